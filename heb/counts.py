@@ -1,0 +1,197 @@
+"""Sufficient statistics of categorical Naive Bayes: class counts and N_cfv tables.
+
+Fitting is counting. A :class:`CountTable` holds, for C classes and F features with
+K_f categories each, the class counts N_c and every N_cfv, the latter flattened over
+features into one (C, V) matrix with V = sum_f K_f and feature f occupying the columns
+``offsets[f]:offsets[f + 1]``. Two tables of the same classes add (``partial_fit``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["CountTable", "as_codes", "MAX_TABLE_CELLS"]
+
+#: Refuse count tables larger than this many cells (C * sum K_f): raw IDs passed as codes.
+MAX_TABLE_CELLS = 200_000_000
+
+
+def as_codes(X, *, name: str = "X") -> np.ndarray:
+    """Validate a 2-D array of integer category codes; negative or NaN means missing.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Integer codes (any integer dtype, or floats holding whole numbers / NaN).
+    name : str
+        Name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of int64, missing values as -1.
+    """
+    arr = np.asarray(X)
+    if arr.dtype == object or arr.dtype.kind in "USb":
+        if arr.dtype.kind == "b":
+            arr = arr.astype(np.int64)
+        else:
+            try:
+                arr = arr.astype(np.float64)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{name} must hold integer category codes; found non-numeric values. "
+                    "Encode raw columns first (heb.preprocess.Preprocessor or heb.make_model)."
+                ) from exc
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array of category codes, got {arr.ndim}-D.")
+    if arr.dtype.kind in "iu":
+        codes = arr.astype(np.int64, copy=False)
+        return np.where(codes < 0, -1, codes)
+    if arr.dtype.kind != "f":
+        raise ValueError(f"{name} has unsupported dtype {arr.dtype}.")
+    missing = ~np.isfinite(arr)
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} contains infinite values; category codes must be integers.")
+    filled = np.where(missing, -1.0, arr)
+    if not np.array_equal(filled, np.round(filled)):
+        raise ValueError(
+            f"{name} must hold integer category codes, but it contains fractional values. "
+            "Bin or encode numeric columns first (heb.preprocess.Preprocessor)."
+        )
+    codes = filled.astype(np.int64)
+    return np.where(codes < 0, -1, codes)
+
+
+@dataclass(frozen=True)
+class CountTable:
+    """Class counts and per-feature class-conditional category counts.
+
+    Attributes
+    ----------
+    class_counts : ndarray of shape (C,)
+        N_c, training rows per class.
+    counts : ndarray of shape (C, V)
+        N_cfv for every feature, concatenated over features (V = sum_f K_f).
+    offsets : ndarray of shape (F + 1,)
+        Feature f occupies columns ``offsets[f]:offsets[f + 1]`` of ``counts``.
+    """
+
+    class_counts: np.ndarray
+    counts: np.ndarray
+    offsets: np.ndarray
+
+    # ---------------------------------------------------------------- building
+    @classmethod
+    def from_codes(
+        cls,
+        X: np.ndarray,
+        y: np.ndarray,
+        n_classes: int,
+        n_categories: np.ndarray | None = None,
+    ) -> CountTable:
+        """Count integer codes in one vectorised pass.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, F), int
+            Category codes from :func:`as_codes`; negative codes are missing and not counted.
+        y : ndarray of shape (n,), int
+            Class indices in ``0..n_classes - 1``.
+        n_classes : int
+            Number of classes C.
+        n_categories : ndarray of shape (F,), optional
+            K_f; default ``max code + 1`` per feature (at least 1). Codes ``>= K_f`` are
+            not counted.
+        """
+        X = np.asarray(X, dtype=np.int64)
+        y = np.asarray(y, dtype=np.int64)
+        n_rows, n_features = X.shape
+        if n_categories is None:
+            n_categories = X.max(axis=0, initial=-1) + 1 if n_rows else np.zeros(n_features, int)
+        n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
+        offsets = np.concatenate(([0], np.cumsum(n_categories))).astype(np.int64)
+        width = int(offsets[-1])
+        if n_classes * width > MAX_TABLE_CELLS:
+            raise ValueError(
+                f"The category codes are too large: the count table would need "
+                f"{n_classes * width:,} cells. Re-encode each feature's categories as "
+                "0..K-1 (heb.preprocess.Preprocessor does this)."
+            )
+        valid = (X >= 0) & (X < n_categories)
+        flat = (y[:, None] * width + offsets[:-1] + X)[valid]
+        counts = np.bincount(flat, minlength=n_classes * width).reshape(n_classes, width)
+        class_counts = np.bincount(y, minlength=n_classes)
+        return cls(class_counts.astype(np.float64), counts.astype(np.float64), offsets)
+
+    @classmethod
+    def empty(cls, n_classes: int, n_categories: np.ndarray) -> CountTable:
+        """An all-zero table of the given shape."""
+        n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
+        offsets = np.concatenate(([0], np.cumsum(n_categories))).astype(np.int64)
+        return cls(
+            np.zeros(n_classes), np.zeros((n_classes, int(offsets[-1]))), offsets
+        )
+
+    # ---------------------------------------------------------------- shape
+    @property
+    def n_classes(self) -> int:
+        """Number of classes C."""
+        return self.counts.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        """Number of features F."""
+        return self.offsets.size - 1
+
+    @property
+    def n_categories(self) -> np.ndarray:
+        """K_f per feature."""
+        return np.diff(self.offsets)
+
+    @property
+    def n_samples(self) -> float:
+        """S, the number of counted rows."""
+        return float(self.class_counts.sum())
+
+    @property
+    def feature_of_column(self) -> np.ndarray:
+        """For each of the V columns, the feature it belongs to."""
+        return np.repeat(np.arange(self.n_features), self.n_categories)
+
+    # ---------------------------------------------------------------- sums
+    def class_feature_totals(self) -> np.ndarray:
+        """N_cf = sum_v N_cfv, rows of class c where feature f is observed; shape (C, F)."""
+        return np.add.reduceat(self.counts, self.offsets[:-1], axis=1)
+
+    def category_totals(self) -> np.ndarray:
+        """N_fv = sum_c N_cfv, shape (V,)."""
+        return self.counts.sum(axis=0)
+
+    def feature_totals(self) -> np.ndarray:
+        """S_f, rows where feature f is observed, shape (F,)."""
+        return self.class_feature_totals().sum(axis=0)
+
+    # ---------------------------------------------------------------- merging
+    def widen(self, n_categories: np.ndarray) -> CountTable:
+        """The same counts in a table with at least ``n_categories`` columns per feature."""
+        new_k = np.maximum(self.n_categories, np.asarray(n_categories, dtype=np.int64))
+        if np.array_equal(new_k, self.n_categories):
+            return self
+        wider = CountTable.empty(self.n_classes, new_k)
+        cols = wider.offsets[self.feature_of_column] + (
+            np.arange(self.counts.shape[1]) - self.offsets[self.feature_of_column]
+        )
+        wider.counts[:, cols] = self.counts
+        wider.class_counts[:] = self.class_counts
+        return wider
+
+    def __add__(self, other: CountTable) -> CountTable:
+        if not isinstance(other, CountTable):
+            return NotImplemented
+        if other.n_classes != self.n_classes or other.n_features != self.n_features:
+            raise ValueError("Count tables of different classes or features cannot be merged.")
+        k = np.maximum(self.n_categories, other.n_categories)
+        a, b = self.widen(k), other.widen(k)
+        return CountTable(a.class_counts + b.class_counts, a.counts + b.counts, a.offsets)

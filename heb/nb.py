@@ -1,0 +1,280 @@
+"""Categorical Naive Bayes with a choice of smoother, scikit-learn compatible.
+
+``NaiveBayes(smoother="heb-m")`` is HEB-NB with the pooled-marginal prior mean;
+``weighting="sqrt-mi"`` adds the sqrt-mutual-information feature weights (HEB-M+GR).
+Input is a 2-D array of integer category codes; a negative code or NaN is missing and a
+code never seen in training is unseen: both are absent evidence (SPEC section 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from heb.concentration import M_MAX, M_MIN
+from heb.counts import CountTable, as_codes
+from heb.smoothing import SMOOTHERS, mutual_information, resolve_params, smooth
+
+__all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
+
+WEIGHTINGS = (None, "sqrt-mi")
+_CLAMP_NAMES = np.array(["low", "none", "high"])
+#: rows scored per block, to bound the (rows, features, classes) gather
+_BLOCK_CELLS = 1 << 22
+
+
+def score_codes(
+    log_theta: np.ndarray,
+    offsets: np.ndarray,
+    codes: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Sum of (weighted) log-probabilities of each row's codes, shape (n, C).
+
+    Codes that are negative, ``>= K_f`` or of unseen categories (log table column 0)
+    contribute nothing.
+    """
+    n_rows, n_features = codes.shape
+    n_cat = np.diff(offsets)
+    C = log_theta.shape[0]
+    padded = np.concatenate([log_theta, np.zeros((C, 1))], axis=1).T  # (V + 1, C)
+    sentinel = log_theta.shape[1]
+    valid = (codes >= 0) & (codes < n_cat)
+    index = np.where(valid, offsets[:-1] + codes, sentinel)
+    out = np.empty((n_rows, C))
+    block = max(1, _BLOCK_CELLS // max(1, n_features * C))
+    for start in range(0, n_rows, block):
+        gathered = padded[index[start : start + block]]  # (b, F, C)
+        if weights is None:
+            out[start : start + block] = gathered.sum(axis=1)
+        else:
+            out[start : start + block] = np.einsum("bfc,f->bc", gathered, weights)
+    return out
+
+
+class NaiveBayes(ClassifierMixin, BaseEstimator):
+    """Categorical Naive Bayes over integer codes with a named smoother.
+
+    Parameters
+    ----------
+    smoother : str, default "heb-m"
+        One of ``"laplace"``, ``"lidstone"``, ``"kt"``, ``"m-estimate"``, ``"te"``,
+        ``"heb-u"``, ``"heb-m"``.
+    alpha : float, optional
+        Lidstone's pseudo-count (default 0.1).
+    m : float, optional
+        The m-estimate's concentration (default 2).
+    k0 : float, optional
+        Target-encoding shrinkage strength (default 10).
+    weighting : {None, "sqrt-mi"}
+        Feature weights w_f = sqrt(MI(X_f; Y)) in nats, from the training counts.
+    n0 : float, default 10
+        HEB: a (class, feature) pair with fewer observed rows uses m = K_f.
+    m_min, m_max : float
+        HEB: the clamp of the learned concentration.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+    n_features_in_ : int
+    n_categories_ : ndarray (F,)
+        K_f, the width of each feature's table.
+    count_table_ : CountTable
+        The sufficient statistics (what ``partial_fit`` adds to).
+    class_log_prior_ : ndarray (C,)
+        log (N_c + 1) / (S + C).
+    feature_log_prob_ : ndarray (C, V)
+        Smoothed log theta over all features' categories (0 for unseen categories).
+    feature_weights_ : ndarray (F,)
+        All ones unless ``weighting="sqrt-mi"``.
+    concentrations_ : dict of ndarray or None
+        One entry per (class, feature) pair (columns: class, feature, N_c, K_f, m, rho,
+        iterations, converged, clamped, log_evidence, fallback); ``None`` for TE.
+    """
+
+    def __init__(
+        self,
+        smoother: str = "heb-m",
+        alpha: float | None = None,
+        m: float | None = None,
+        k0: float | None = None,
+        weighting: str | None = None,
+        n0: float = 10,
+        m_min: float = M_MIN,
+        m_max: float = M_MAX,
+    ):
+        self.smoother = smoother
+        self.alpha = alpha
+        self.m = m
+        self.k0 = k0
+        self.weighting = weighting
+        self.n0 = n0
+        self.m_min = m_min
+        self.m_max = m_max
+
+    # ------------------------------------------------------------------ fitting
+    def _validate_params_(self) -> None:
+        if self.smoother not in SMOOTHERS:
+            raise ValueError(
+                f"Unknown smoother {self.smoother!r}; choose one of {', '.join(SMOOTHERS)}."
+            )
+        resolve_params(self.smoother, alpha=self.alpha, m=self.m, k0=self.k0)
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be None or 'sqrt-mi', got {self.weighting!r}.")
+        if not 0 < self.m_min <= self.m_max:
+            raise ValueError("Need 0 < m_min <= m_max.")
+
+    def _check_xy(self, X, y, reset: bool):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=reset,
+            dtype=None,
+            ensure_all_finite="allow-nan",
+            accept_sparse=False,
+        )
+        check_classification_targets(y)
+        return as_codes(X), y
+
+    def fit(self, X, y):
+        """Count the training rows and smooth.
+
+        Parameters
+        ----------
+        X : array-like (n, F) of integer codes (negative / NaN = missing)
+        y : array-like (n,) of class labels
+        """
+        self._validate_params_()
+        codes, y = self._check_xy(X, y, reset=True)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        table = CountTable.from_codes(codes, y_idx, classes.size)
+        return self._set_counts(table, classes)
+
+    def partial_fit(self, X, y, classes=None):
+        """Add a chunk of rows to the counts and re-smooth.
+
+        ``classes`` (all labels that will ever be seen) is required on the first call.
+        """
+        self._validate_params_()
+        first = not hasattr(self, "count_table_")
+        codes, y = self._check_xy(X, y, reset=first)
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            all_classes = np.unique(np.asarray(classes))
+        else:
+            all_classes = self.classes_
+            if classes is not None and not np.array_equal(np.unique(classes), all_classes):
+                raise ValueError("classes differ from those of the first partial_fit call.")
+        unknown = np.setdiff1d(y, all_classes)
+        if unknown.size:
+            raise ValueError(f"y holds labels not in classes: {unknown[:5].tolist()}.")
+        y_idx = np.searchsorted(all_classes, y)
+        chunk = CountTable.from_codes(codes, y_idx, all_classes.size)
+        table = chunk if first else self.count_table_ + chunk
+        return self._set_counts(table, all_classes)
+
+    def fit_counts(self, table: CountTable, classes=None):
+        """Smooth a precomputed :class:`CountTable` (no recounting: the what-if path).
+
+        Parameters
+        ----------
+        table : CountTable
+        classes : array-like (C,), optional
+            Labels of the table's classes; default ``0..C-1``.
+        """
+        self._validate_params_()
+        classes = np.arange(table.n_classes) if classes is None else np.asarray(classes)
+        if classes.shape != (table.n_classes,):
+            raise ValueError("classes must have one label per class of the table.")
+        return self._set_counts(table, classes)
+
+    def _set_counts(self, table: CountTable, classes: np.ndarray):
+        smoothed = smooth(
+            table,
+            self.smoother,
+            alpha=self.alpha,
+            m=self.m,
+            k0=self.k0,
+            n0=self.n0,
+            m_min=self.m_min,
+            m_max=self.m_max,
+        )
+        C = table.n_classes
+        self.classes_ = classes
+        self.n_features_in_ = table.n_features
+        self.n_categories_ = table.n_categories
+        self.count_table_ = table
+        self.class_log_prior_ = np.log(table.class_counts + 1.0) - np.log(table.n_samples + C)
+        self.feature_log_prob_ = smoothed.log_theta
+        if self.weighting == "sqrt-mi":
+            self.feature_weights_ = np.sqrt(mutual_information(table))
+        else:
+            self.feature_weights_ = np.ones(table.n_features)
+        self.concentrations_ = self._diagnostics(table, smoothed)
+        return self
+
+    @staticmethod
+    def _diagnostics(table: CountTable, smoothed) -> dict[str, np.ndarray] | None:
+        if smoothed.concentration is None:
+            return None
+        C, F = table.n_classes, table.n_features
+        n_cf = table.class_feature_totals().ravel()
+        m = smoothed.concentration.ravel()
+        fit = smoothed.fit
+        pairs = C * F
+        return {
+            "class": np.repeat(np.arange(C), F),
+            "feature": np.tile(np.arange(F), C),
+            "N_c": n_cf,
+            "K_f": np.tile(table.n_categories, C),
+            "m": m,
+            "rho": m / (n_cf + m),
+            "iterations": fit.iterations if fit else np.zeros(pairs, dtype=int),
+            "converged": fit.converged if fit else np.ones(pairs, dtype=bool),
+            "clamped": _CLAMP_NAMES[(fit.clamped + 1) if fit else np.ones(pairs, dtype=int)],
+            "log_evidence": fit.log_evidence if fit else np.zeros(pairs),
+            "fallback": smoothed.fallback.ravel() if fit else np.zeros(pairs, dtype=bool),
+        }
+
+    # ------------------------------------------------------------------ scoring
+    def _codes_for_predict(self, X) -> np.ndarray:
+        check_is_fitted(self, "count_table_")
+        X = validate_data(
+            self, X, reset=False, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
+        )
+        return as_codes(X)
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log pi_c + sum_f w_f log theta_{c,f,x_f} for each row, shape (n, C)."""
+        codes = self._codes_for_predict(X)
+        weights = None if self.weighting is None else self.feature_weights_
+        scores = score_codes(
+            self.feature_log_prob_, self.count_table_.offsets, codes, weights
+        )
+        return scores + self.class_log_prior_
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log posteriors by log-sum-exp, shape (n, C); always finite."""
+        joint = self.predict_joint_log_proba(X)
+        return joint - logsumexp(joint, axis=1, keepdims=True)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior probabilities, shape (n, C), rows summing to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each row."""
+        best = np.argmax(self.predict_joint_log_proba(X), axis=1)
+        return self.classes_[best]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = False
+        return tags

@@ -1,0 +1,44 @@
+"""Shared fixtures: the path to ``../shared`` comes from :mod:`heb.paths` alone."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from heb import paths
+
+
+def _require(path: Path, what: str) -> Path:
+    if not path.exists():
+        pytest.skip(f"{what} not found at {path} (set HEB_SHARED_DIR); a fresh clone has no shared/")
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The shared folder, or skip with the reason."""
+    return _require(paths.shared_dir(), "the shared folder")
+
+
+@pytest.fixture(scope="session")
+def datasets_dir() -> Path:
+    """The shared benchmark datasets, or skip with the reason."""
+    return _require(paths.datasets_dir() / "manifest.json", "the shared dataset manifest").parent
+
+
+@pytest.fixture(scope="session")
+def manifest(datasets_dir: Path) -> dict[str, dict]:
+    """The manifest of the shared datasets, keyed by name."""
+    entries = json.loads((datasets_dir / "manifest.json").read_text())
+    return {entry["name"]: entry for entry in entries}
+
+
+def read_shared_csv(datasets_dir: Path, name: str):
+    """Read one shared ``.csv.gz`` with pandas (tests only)."""
+    import pandas as pd
+
+    with gzip.open(datasets_dir / f"{name}.csv.gz", "rt") as handle:
+        return pd.read_csv(handle)
