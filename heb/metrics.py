@@ -1,0 +1,325 @@
+"""Classification metrics of one test fold, from class indices and probability rows.
+
+``y`` holds class indices ``0..C-1`` (shape ``(n,)``) and ``proba`` the ``(n, C)``
+posterior matrix in the order of ``classes_`` (SPEC section 5). Every metric is one
+vectorised pass; :func:`all_metrics` validates once and computes them all, which is
+what the cross-validation loop calls per fold.
+
+Conventions
+-----------
+- The predicted class is ``argmax(proba)``; a tie between columns goes to the lowest
+  class index (as :func:`numpy.argmax`).
+- F1-macro averages over all C columns; a class with no true and no predicted row
+  scores 0 (scikit-learn's ``labels=range(C), zero_division=0``).
+- Log-loss clips the probability of the true class to ``[1e-15, 1]`` (SPEC) and does
+  not renormalise rows (neither does scikit-learn 1.9, which clips to machine epsilon).
+- Brier is the mean over classes of the one-vs-rest mean squared error: scikit-learn's
+  multiclass ``brier_score_loss`` divided by C; for C = 2 it equals the usual binary
+  Brier score ``brier_score_loss(y, proba[:, 1])``.
+- AUC is the macro one-vs-rest Mann-Whitney AUC (ties count 1/2) over the classes that
+  have both positive and negative rows in the fold; for C = 2 it is the binary AUC of
+  column 1. When no class qualifies (one row, or all rows of one class) it is 0.5,
+  the AUC of an uninformative ranking, so the output is never NaN.
+- ECE is the top-1 expected calibration error over ``n_bins`` bins; uniform bins are
+  ``[(b-1)/B, b/B)`` with the last bin closed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "LOG_LOSS_EPS",
+    "METRIC_NAMES",
+    "accuracy",
+    "all_metrics",
+    "auc_ovr",
+    "brier",
+    "ece_top1",
+    "f1_macro",
+    "log_loss",
+    "reliability",
+]
+
+#: probabilities of the true class are clipped to [LOG_LOSS_EPS, 1] in the log-loss
+LOG_LOSS_EPS = 1e-15
+#: the keys of :func:`all_metrics`, in display order
+METRIC_NAMES = ("accuracy", "f1_macro", "log_loss", "brier", "auc", "ece")
+#: slack allowed on [0, 1] bounds and on row sums, for floating-point round-off
+_RANGE_TOL = 1e-9
+_ROW_SUM_TOL = 1e-6
+_STRATEGIES = ("uniform", "quantile")
+
+
+def _validate(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Check and convert ``y`` to int64 (n,) and ``proba`` to float64 (n, C)."""
+    proba = np.asarray(proba)
+    if proba.dtype == object or not (np.issubdtype(proba.dtype, np.number) or proba.dtype == bool):
+        raise ValueError(f"proba must be a numeric array, got dtype {proba.dtype}.")
+    proba = proba.astype(np.float64, copy=False)
+    if proba.ndim != 2:
+        raise ValueError(f"proba must be a 2-D (rows, classes) array, got {proba.ndim}-D.")
+    n, n_classes = proba.shape
+    if n == 0:
+        raise ValueError("proba has no rows; a metric needs at least one test row.")
+    if n_classes < 2:
+        raise ValueError(f"proba must have at least 2 class columns, got {n_classes}.")
+    if not np.all(np.isfinite(proba)):
+        raise ValueError("proba contains NaN or infinite values.")
+    low, high = float(proba.min()), float(proba.max())
+    if low < -_RANGE_TOL or high > 1 + _RANGE_TOL:
+        raise ValueError(f"Probabilities must lie in [0, 1]; got values in [{low}, {high}].")
+    proba = np.clip(proba, 0.0, 1.0)
+    row_sums = proba.sum(axis=1)
+    bad = np.flatnonzero(np.abs(row_sums - 1.0) > _ROW_SUM_TOL)
+    if bad.size:
+        raise ValueError(
+            f"Each row of proba must sum to 1; row {bad[0]} sums to {row_sums[bad[0]]}."
+        )
+
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of class indices, got {y.ndim}-D.")
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} rows but proba has {n}; they must match.")
+    if y.dtype == bool or np.issubdtype(y.dtype, np.integer):
+        y_int = y.astype(np.int64)
+    elif np.issubdtype(y.dtype, np.floating):
+        if not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
+            raise ValueError("y must hold whole-number class indices 0..C-1.")
+        y_int = y.astype(np.int64)
+    else:
+        raise ValueError(f"y must hold integer class indices, got dtype {y.dtype}.")
+    if y_int.min() < 0 or y_int.max() >= n_classes:
+        raise ValueError(
+            f"y must hold class indices in 0..{n_classes - 1} (the columns of proba); "
+            f"got values in {y_int.min()}..{y_int.max()}."
+        )
+    return y_int, proba
+
+
+def _validate_bins(n_bins: int, strategy: str) -> int:
+    """Check the binning arguments of the calibration metrics."""
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}.")
+    if strategy not in _STRATEGIES:
+        raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}.")
+    return int(n_bins)
+
+
+# ---------------------------------------------------------------- kernels (validated input)
+
+
+def _accuracy(y: np.ndarray, pred: np.ndarray) -> float:
+    return float(np.mean(pred == y))
+
+
+def _f1_macro(y: np.ndarray, pred: np.ndarray, n_classes: int) -> float:
+    true_count = np.bincount(y, minlength=n_classes)
+    pred_count = np.bincount(pred, minlength=n_classes)
+    true_pos = np.bincount(y[pred == y], minlength=n_classes)
+    denominator = true_count + pred_count
+    f1 = np.divide(
+        2.0 * true_pos,
+        denominator,
+        out=np.zeros(n_classes, dtype=np.float64),
+        where=denominator > 0,
+    )
+    return float(np.mean(f1))
+
+
+def _log_loss(y: np.ndarray, proba: np.ndarray) -> float:
+    p_true = np.clip(proba[np.arange(y.shape[0]), y], LOG_LOSS_EPS, 1.0)
+    return float(-np.mean(np.log(p_true)))
+
+
+def _brier(y: np.ndarray, proba: np.ndarray) -> float:
+    residual = proba.copy()
+    residual[np.arange(y.shape[0]), y] -= 1.0
+    return float(np.mean(residual**2))
+
+
+def _column_ranks(values: np.ndarray) -> np.ndarray:
+    """Average ranks (1..n, ties share the mean rank) within each column of an (n, C) array.
+
+    Same result as ``scipy.stats.rankdata(values, axis=0)``, without its per-column overhead.
+    """
+    by_column = np.ascontiguousarray(values.T)  # (C, n)
+    n_columns, n_rows = by_column.shape
+    order = np.argsort(by_column, axis=1)
+    sorted_values = np.take_along_axis(by_column, order, axis=1)
+    starts_group = np.ones((n_columns, n_rows), dtype=bool)
+    starts_group[:, 1:] = sorted_values[:, 1:] != sorted_values[:, :-1]
+    flat_starts = starts_group.ravel()
+    group_id = np.cumsum(flat_starts) - 1
+    group_start = np.flatnonzero(flat_starts)
+    group_size = np.diff(np.append(group_start, flat_starts.size))
+    group_rank = group_start % n_rows + (group_size + 1) / 2.0
+    ranks = np.empty((n_columns, n_rows), dtype=np.float64)
+    np.put_along_axis(ranks, order, group_rank[group_id].reshape(n_columns, n_rows), axis=1)
+    return ranks.T
+
+
+def _auc_ovr(y: np.ndarray, proba: np.ndarray) -> float:
+    n, n_classes = proba.shape
+    if n_classes == 2:
+        positive = y == 1
+        n_pos = np.array([int(positive.sum())])
+        rank_sum = np.array([_column_ranks(proba[:, 1:2])[positive, 0].sum()])
+    else:
+        ranks = _column_ranks(proba)  # (n, C): rank of each row within each column
+        n_pos = np.bincount(y, minlength=n_classes)
+        rank_sum = np.bincount(y, weights=ranks[np.arange(n), y], minlength=n_classes)
+    n_neg = n - n_pos
+    defined = (n_pos > 0) & (n_neg > 0)
+    if not np.any(defined):
+        return 0.5
+    n_pos, n_neg, rank_sum = n_pos[defined], n_neg[defined], rank_sum[defined]
+    auc = (rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
+    return float(np.mean(auc))
+
+
+def _reliability(
+    correct: np.ndarray, confidence: np.ndarray, n_bins: int, strategy: str
+) -> dict[str, np.ndarray | float]:
+    if strategy == "uniform":
+        edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins
+        bin_index = np.searchsorted(edges, confidence, side="right") - 1
+        bin_index = np.clip(bin_index, 0, n_bins - 1)
+    else:
+        edges = np.quantile(confidence, np.linspace(0.0, 1.0, n_bins + 1))
+        bin_index = np.searchsorted(edges[1:-1], confidence, side="right")
+    count = np.bincount(bin_index, minlength=n_bins)
+    confidence_sum = np.bincount(bin_index, weights=confidence, minlength=n_bins)
+    correct_sum = np.bincount(bin_index, weights=correct.astype(np.float64), minlength=n_bins)
+    occupied = count > 0
+    safe_count = np.maximum(count, 1)
+    mean_confidence = np.where(occupied, confidence_sum / safe_count, 0.0)
+    mean_accuracy = np.where(occupied, correct_sum / safe_count, 0.0)
+    ece = float(np.sum(np.abs(correct_sum - confidence_sum)) / confidence.shape[0])
+    return {
+        "edges": edges,
+        "count": count.astype(np.int64),
+        "confidence": mean_confidence,
+        "accuracy": mean_accuracy,
+        "ece": ece,
+    }
+
+
+def _top1(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Predicted class, its probability (confidence) and whether it is right."""
+    pred = np.argmax(proba, axis=1)
+    confidence = proba[np.arange(y.shape[0]), pred]
+    return pred, confidence, pred == y
+
+
+# ---------------------------------------------------------------- public API
+
+
+def accuracy(y: np.ndarray, proba: np.ndarray) -> float:
+    """Share of rows whose most probable class is the true class.
+
+    Parameters
+    ----------
+    y : ndarray (n,) of int
+        True class indices 0..C-1.
+    proba : ndarray (n, C)
+        Probability rows (each sums to 1).
+
+    Returns
+    -------
+    float
+        Accuracy in [0, 1].
+    """
+    y, proba = _validate(y, proba)
+    return _accuracy(y, np.argmax(proba, axis=1))
+
+
+def f1_macro(y: np.ndarray, proba: np.ndarray) -> float:
+    """Macro F1 over all C classes (columns of ``proba``) of the argmax prediction.
+
+    A class with no true and no predicted row scores 0 and still counts in the mean,
+    as scikit-learn's ``f1_score(labels=range(C), average="macro", zero_division=0)``.
+    """
+    y, proba = _validate(y, proba)
+    return _f1_macro(y, np.argmax(proba, axis=1), proba.shape[1])
+
+
+def log_loss(y: np.ndarray, proba: np.ndarray) -> float:
+    """Mean negative log-probability of the true class, clipped to ``[1e-15, 1]``."""
+    y, proba = _validate(y, proba)
+    return _log_loss(y, proba)
+
+
+def brier(y: np.ndarray, proba: np.ndarray) -> float:
+    """Mean over classes of the one-vs-rest mean squared error.
+
+    Equals ``sum_c (1[y = c] - p_c)^2 / C`` averaged over rows: for C = 2 the usual
+    binary Brier score, for C > 2 scikit-learn's multiclass Brier score divided by C.
+    """
+    y, proba = _validate(y, proba)
+    return _brier(y, proba)
+
+
+def auc_ovr(y: np.ndarray, proba: np.ndarray) -> float:
+    """Macro one-vs-rest ROC AUC by the rank (Mann-Whitney) formula, ties counting 1/2.
+
+    Classes without both positive and negative rows in ``y`` are skipped; for C = 2 the
+    result is the binary AUC of column 1. Returns 0.5 when no class can be scored
+    (a single row, or every row of one class).
+    """
+    y, proba = _validate(y, proba)
+    return _auc_ovr(y, proba)
+
+
+def reliability(
+    y: np.ndarray, proba: np.ndarray, n_bins: int = 10, strategy: str = "uniform"
+) -> dict[str, np.ndarray | float]:
+    """Top-1 reliability diagram: per-bin count, mean confidence and accuracy.
+
+    Parameters
+    ----------
+    y, proba
+        True class indices (n,) and probability rows (n, C).
+    n_bins : int
+        Number of bins B.
+    strategy : {"uniform", "quantile"}
+        ``"uniform"``: bins ``[(b-1)/B, b/B)``, the last one closed. ``"quantile"``:
+        edges at the quantiles of the top-1 confidences (equal-mass bins; a confidence
+        equal to an inner edge goes to the upper bin, tied edges leave bins empty).
+
+    Returns
+    -------
+    dict
+        ``"edges"`` (B+1,), ``"count"`` (B,) int, ``"confidence"`` (B,) and
+        ``"accuracy"`` (B,) means per bin (0.0 in empty bins, which are kept with
+        count 0), and ``"ece"`` = sum_b count_b / n * |accuracy_b - confidence_b|.
+    """
+    y, proba = _validate(y, proba)
+    n_bins = _validate_bins(n_bins, strategy)
+    _, confidence, correct = _top1(y, proba)
+    return _reliability(correct, confidence, n_bins, strategy)
+
+
+def ece_top1(
+    y: np.ndarray, proba: np.ndarray, n_bins: int = 10, strategy: str = "uniform"
+) -> float:
+    """Top-1 expected calibration error; binning as in :func:`reliability`."""
+    return float(reliability(y, proba, n_bins=n_bins, strategy=strategy)["ece"])
+
+
+def all_metrics(y: np.ndarray, proba: np.ndarray) -> dict[str, float]:
+    """All fold metrics at once (validated once): keys of :data:`METRIC_NAMES`.
+
+    ``ece`` uses 10 uniform bins (SPEC section 5).
+    """
+    y, proba = _validate(y, proba)
+    pred, confidence, correct = _top1(y, proba)
+    return {
+        "accuracy": _accuracy(y, pred),
+        "f1_macro": _f1_macro(y, pred, proba.shape[1]),
+        "log_loss": _log_loss(y, proba),
+        "brier": _brier(y, proba),
+        "auc": _auc_ovr(y, proba),
+        "ece": float(_reliability(correct, confidence, 10, "uniform")["ece"]),
+    }
