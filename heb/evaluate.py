@@ -1,0 +1,428 @@
+"""The paper's evaluation protocol: stratified 10-fold CV over methods and datasets.
+
+Per fold, preprocessing is fitted on the training rows only, the training codes are
+counted once, and every Naive Bayes method re-smooths that one :class:`CountTable`
+(which is what makes what-if comparisons fast). Results are cached per method on a
+sha256 of the data and every setting, so changing one method's hyper-parameter
+recomputes that method alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedKFold
+
+from heb.cache import ResultCache, cache_key
+from heb.counts import CountTable
+from heb.data import Dataset
+from heb.metrics import all_metrics, reliability
+from heb.nb import NaiveBayes
+from heb.preprocess import Preprocessor, encode_target, safe_n_splits, stratified_subsample
+from heb.smoothing import resolve_params
+from heb.stats import friedman, nemenyi_cd, nemenyi_groups, nemenyi_pvalues
+
+__all__ = [
+    "METHODS",
+    "TABLE1_METHODS",
+    "METRICS",
+    "HIGHER_IS_BETTER",
+    "CVResult",
+    "cross_validate",
+    "run_benchmark",
+    "benchmark_tables",
+    "method_spec",
+]
+
+#: display name -> model family and estimator parameters
+METHODS: dict[str, dict] = {
+    "Laplace": {"model": "nb", "params": {"smoother": "laplace"}},
+    "Lidstone": {"model": "nb", "params": {"smoother": "lidstone"}},
+    "KT": {"model": "nb", "params": {"smoother": "kt"}},
+    "m-estimate": {"model": "nb", "params": {"smoother": "m-estimate"}},
+    "TE": {"model": "nb", "params": {"smoother": "te"}},
+    "HEB-U": {"model": "nb", "params": {"smoother": "heb-u"}},
+    "HEB-M": {"model": "nb", "params": {"smoother": "heb-m"}},
+    "Laplace+GR": {"model": "nb", "params": {"smoother": "laplace", "weighting": "sqrt-mi"}},
+    "HEB-M+GR": {"model": "nb", "params": {"smoother": "heb-m", "weighting": "sqrt-mi"}},
+    "AODE": {"model": "aode", "params": {"smoother": "laplace"}},
+    "HEB-AODE": {"model": "aode", "params": {"smoother": "heb"}},
+}
+TABLE1_METHODS = ("Laplace", "Lidstone", "KT", "m-estimate", "TE", "HEB-U", "HEB-M")
+METRICS = ("accuracy", "f1_macro", "log_loss", "brier", "auc", "ece")
+HIGHER_IS_BETTER = {
+    "accuracy": True,
+    "f1_macro": True,
+    "auc": True,
+    "log_loss": False,
+    "brier": False,
+    "ece": False,
+}
+_FOLD_COLUMNS = ["method", "fold", *METRICS, "fit_time", "predict_time"]
+
+
+def method_spec(name: str, overrides: dict | None = None) -> dict:
+    """The model family and full parameters of a named method, overrides applied.
+
+    Hyper-parameters are resolved to their values (defaults filled in), so two specs
+    that fit the same model compare equal (and share a cache entry).
+    """
+    if name not in METHODS:
+        raise ValueError(f"Unknown method {name!r}; choose from {', '.join(METHODS)}.")
+    spec = METHODS[name]
+    params = {**spec["params"], **(overrides or {})}
+    if spec["model"] == "nb":
+        hyper = resolve_params(
+            params["smoother"], params.get("alpha"), params.get("m"), params.get("k0")
+        )
+        params = {k: v for k, v in params.items() if k not in ("alpha", "m", "k0")} | hyper
+    return {"model": spec["model"], "params": params}
+
+
+def _make_model(spec: dict):
+    if spec["model"] == "nb":
+        return NaiveBayes(**spec["params"])
+    from heb.aode import AODE
+
+    return AODE(**spec["params"])
+
+
+@dataclass
+class _Fold:
+    train_codes: np.ndarray
+    test_codes: np.ndarray
+    y_train: np.ndarray
+    test_index: np.ndarray
+    table: CountTable
+    count_time: float
+
+
+@dataclass
+class _Prepared:
+    y: np.ndarray
+    classes: np.ndarray
+    n_splits: int
+    notes: list[str]
+    folds: list[_Fold]
+
+
+#: the last few datasets' prepared folds, so what-if changes never recount
+_PREPARED: OrderedDict[str, _Prepared] = OrderedDict()
+_PREPARED_MAX = 4
+
+
+def _prepare(
+    dataset: Dataset,
+    key: str,
+    n_splits: int,
+    seed: int,
+    n_bins: int,
+    missing: str,
+    max_rows: int | None,
+) -> _Prepared:
+    if key in _PREPARED:
+        _PREPARED.move_to_end(key)
+        return _PREPARED[key]
+    notes: list[str] = []
+    X, y_raw = dataset.X, dataset.y
+    if max_rows and len(X) > max_rows:
+        X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows, seed=42)
+        notes.append(f"Used a stratified subsample of {max_rows:,} of {len(dataset.X):,} rows.")
+    y, classes = encode_target(y_raw)
+    k, notice = safe_n_splits(y, n_splits)
+    if notice:
+        notes.append(notice)
+    splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
+    folds = []
+    for train, test in splitter.split(np.zeros(len(y)), y):
+        pre = Preprocessor(n_bins=n_bins, missing=missing, categorical=dataset.categorical)
+        train_codes = pre.fit_transform(X.iloc[train])
+        test_codes = pre.transform(X.iloc[test])
+        start = time.perf_counter()
+        table = CountTable.from_codes(
+            train_codes, y[train], classes.size, n_categories=pre.n_categories_
+        )
+        count_time = time.perf_counter() - start
+        folds.append(_Fold(train_codes, test_codes, y[train], test, table, count_time))
+    prepared = _Prepared(y, classes, k, notes, folds)
+    _PREPARED[key] = prepared
+    while len(_PREPARED) > _PREPARED_MAX:
+        _PREPARED.popitem(last=False)
+    return prepared
+
+
+def _run_method(name: str, spec: dict, prepared: _Prepared) -> tuple[pd.DataFrame, np.ndarray]:
+    C = prepared.classes.size
+    oof = np.zeros((prepared.y.size, C))
+    rows = []
+    for index, fold in enumerate(prepared.folds):
+        model = _make_model(spec)
+        start = time.perf_counter()
+        if spec["model"] == "nb":
+            model.fit_counts(fold.table, np.arange(C))
+            fit_time = time.perf_counter() - start + fold.count_time
+        else:
+            model.partial_fit(fold.train_codes, fold.y_train, classes=np.arange(C))
+            fit_time = time.perf_counter() - start
+        start = time.perf_counter()
+        proba = model.predict_proba(fold.test_codes)
+        predict_time = time.perf_counter() - start
+        oof[fold.test_index] = proba
+        scores = all_metrics(prepared.y[fold.test_index], proba)
+        rows.append(
+            {
+                "method": name,
+                "fold": index,
+                **scores,
+                "fit_time": fit_time,
+                "predict_time": predict_time,
+            }
+        )
+    return pd.DataFrame(rows, columns=_FOLD_COLUMNS), oof
+
+
+@dataclass
+class CVResult:
+    """Per-fold records and out-of-fold probabilities of a cross-validation run.
+
+    Attributes
+    ----------
+    folds : DataFrame
+        One row per (method, fold): the metrics, ``fit_time`` and ``predict_time``.
+    oof_proba : dict
+        Method -> (n, C) out-of-fold class probabilities.
+    y : ndarray (n,)
+        Class indices of the evaluated rows.
+    classes : ndarray (C,)
+        Class labels.
+    notes : list of str
+        Notices for the user (subsampling, fewer folds, ...).
+    n_splits : int
+        Folds actually used.
+    cached : list of str
+        Methods served from the cache.
+    """
+
+    folds: pd.DataFrame
+    oof_proba: dict[str, np.ndarray]
+    y: np.ndarray
+    classes: np.ndarray
+    notes: list[str] = field(default_factory=list)
+    n_splits: int = 10
+    cached: list[str] = field(default_factory=list)
+
+    @property
+    def methods(self) -> list[str]:
+        """Methods in the order they were asked for."""
+        return list(self.oof_proba)
+
+    def summary(self) -> pd.DataFrame:
+        """Mean and standard deviation over folds of every metric and time, per method."""
+        cols = [*METRICS, "fit_time", "predict_time"]
+        grouped = self.folds.groupby("method", sort=False)[cols]
+        mean = grouped.mean().add_suffix("_mean")
+        std = grouped.std(ddof=1).fillna(0.0).add_suffix("_std")
+        out = pd.concat([mean, std], axis=1)
+        ordered = [c for pair in zip(mean.columns, std.columns, strict=True) for c in pair]
+        return out[ordered].reindex(self.methods).reset_index(names="method")
+
+    def reliability(self, method: str, n_bins: int = 10) -> dict:
+        """Reliability-diagram data of a method's pooled out-of-fold probabilities."""
+        return reliability(self.y, self.oof_proba[method], n_bins=n_bins)
+
+
+def cross_validate(
+    dataset: Dataset,
+    methods: Sequence[str] = TABLE1_METHODS,
+    *,
+    params: dict[str, dict] | None = None,
+    n_splits: int = 10,
+    seed: int = 42,
+    n_bins: int = 10,
+    missing: str = "impute",
+    max_rows: int | None = 20_000,
+    progress: Callable[[float, str], None] | None = None,
+    use_cache: bool = True,
+    cache: ResultCache | None = None,
+) -> CVResult:
+    """Stratified k-fold CV of the named methods on one dataset (the paper's protocol).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Features, target and declared categorical columns.
+    methods : sequence of str
+        Names from :data:`METHODS`.
+    params : dict, optional
+        Per-method parameter overrides, e.g. ``{"Lidstone": {"alpha": 0.5}}``.
+    n_splits, seed : int
+        Stratified, shuffled folds (fewer when a class has fewer rows; see ``notes``).
+    n_bins, missing : int, str
+        Preprocessing of numeric columns and missing values (fitted per training fold).
+    max_rows : int or None
+        Stratified subsample size (seed 42); None keeps every row.
+    progress : callable, optional
+        Called as ``progress(fraction, message)``.
+    use_cache : bool
+        Read and write results in the result cache.
+    """
+    methods = list(dict.fromkeys(methods))
+    if not methods:
+        raise ValueError("Choose at least one method.")
+    specs = {name: method_spec(name, (params or {}).get(name)) for name in methods}
+    cache = cache if cache is not None else ResultCache()
+    settings = {
+        "n_splits": n_splits,
+        "seed": seed,
+        "n_bins": n_bins,
+        "missing": missing,
+        "max_rows": max_rows,
+    }
+    fingerprint = dataset.fingerprint()
+    data_key = cache_key("cv-data", fingerprint, settings)
+    report = progress or (lambda fraction, message: None)
+
+    frames: dict[str, pd.DataFrame] = {}
+    oof: dict[str, np.ndarray] = {}
+    cached: list[str] = []
+    meta = cache.get_json(data_key) if use_cache else None
+    for name in methods:
+        key = cache_key("cv-method", fingerprint, settings, specs[name])
+        if meta is not None:
+            frame = cache.get_frame(key)
+            arrays = cache.get_arrays(key) if frame is not None else None
+            if frame is not None and arrays is not None:
+                frames[name], oof[name] = frame.assign(method=name), arrays["oof_proba"]
+                cached.append(name)
+    todo = [name for name in methods if name not in frames]
+    if todo:
+        report(0.0, "Preparing folds")
+        prepared = _prepare(dataset, data_key, n_splits, seed, n_bins, missing, max_rows)
+        meta = {
+            "y": prepared.y.tolist(),
+            "classes": [str(c) for c in prepared.classes],
+            "notes": prepared.notes,
+            "n_splits": prepared.n_splits,
+        }
+        for done, name in enumerate(todo):
+            report(done / len(todo), f"Running {name}")
+            frame, proba = _run_method(name, specs[name], prepared)
+            frames[name], oof[name] = frame, proba
+            if use_cache:
+                key = cache_key("cv-method", fingerprint, settings, specs[name])
+                cache.put_frame(key, frame)
+                cache.put_arrays(key, {"oof_proba": proba})
+        if use_cache:
+            cache.put_json(data_key, meta)
+        y, classes = prepared.y, prepared.classes
+    else:
+        y = np.asarray(meta["y"], dtype=np.int64)
+        classes = encode_target(dataset.y)[1]
+        if len(classes) != len(meta["classes"]):
+            classes = np.asarray(meta["classes"])
+    report(1.0, "Done")
+    folds = pd.concat([frames[name] for name in methods], ignore_index=True)
+    return CVResult(
+        folds=folds[_FOLD_COLUMNS],
+        oof_proba={name: oof[name] for name in methods},
+        y=y,
+        classes=classes,
+        notes=list(meta["notes"]),
+        n_splits=int(meta["n_splits"]),
+        cached=cached,
+    )
+
+
+def run_benchmark(
+    datasets: Sequence[Dataset],
+    methods: Sequence[str] = TABLE1_METHODS,
+    *,
+    params: dict[str, dict] | None = None,
+    n_splits: int = 10,
+    seed: int = 42,
+    n_bins: int = 10,
+    missing: str = "impute",
+    max_rows: int | None = 20_000,
+    progress: Callable[[float, str], None] | None = None,
+    use_cache: bool = True,
+    n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Cross-validate every method on every dataset; one row per (dataset, method, fold).
+
+    ``n_jobs > 1`` runs datasets in parallel processes (joblib).
+    """
+    report = progress or (lambda fraction, message: None)
+    kwargs = {
+        "params": params,
+        "n_splits": n_splits,
+        "seed": seed,
+        "n_bins": n_bins,
+        "missing": missing,
+        "max_rows": max_rows,
+        "use_cache": use_cache,
+    }
+
+    def one(dataset: Dataset) -> pd.DataFrame:
+        result = cross_validate(dataset, methods, **kwargs)
+        return result.folds.assign(dataset=dataset.name)
+
+    frames = []
+    if n_jobs == 1:
+        for index, dataset in enumerate(datasets):
+            report(index / max(1, len(datasets)), f"{dataset.name}")
+            frames.append(one(dataset))
+    else:
+        from joblib import Parallel, delayed
+
+        report(0.0, f"{len(datasets)} datasets on {n_jobs} processes")
+        frames = Parallel(n_jobs=n_jobs)(delayed(one)(d) for d in datasets)
+    report(1.0, "Done")
+    if not frames:
+        return pd.DataFrame(columns=["dataset", *_FOLD_COLUMNS])
+    out = pd.concat(frames, ignore_index=True)
+    return out[["dataset", *_FOLD_COLUMNS]]
+
+
+def benchmark_tables(frame: pd.DataFrame, metric: str, alpha: float = 0.05) -> dict:
+    """Mean scores, Friedman test, Nemenyi CD / p-values / groups for one metric.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Output of :func:`run_benchmark`.
+    metric : str
+        One of :data:`METRICS` or ``"fit_time"``.
+
+    Returns
+    -------
+    dict with ``scores`` (dataset x method means), ``avg_ranks`` (Series), ``friedman``
+    (dict), ``cd`` (float), ``pvalues`` (method x method DataFrame) and ``groups``
+    (list of tuples of method names).
+    """
+    higher = HIGHER_IS_BETTER.get(metric, False)
+    scores = frame.pivot_table(index="dataset", columns="method", values=metric, aggfunc="mean")
+    methods = [m for m in dict.fromkeys(frame["method"]) if m in scores.columns]
+    scores = scores[methods].dropna()
+    if scores.shape[0] < 2 or scores.shape[1] < 2:
+        raise ValueError("The statistics need at least two datasets and two methods.")
+    values = scores.to_numpy()
+    result = friedman(values, higher_is_better=higher)
+    cd = nemenyi_cd(len(methods), values.shape[0], alpha=alpha)
+    ranks = np.asarray(result["avg_ranks"])
+    groups = [tuple(methods[i] for i in g) for g in nemenyi_groups(ranks, cd)]
+    pvalues = pd.DataFrame(
+        nemenyi_pvalues(values, higher_is_better=higher), index=methods, columns=methods
+    )
+    return {
+        "scores": scores,
+        "avg_ranks": pd.Series(ranks, index=methods, name="avg_rank"),
+        "friedman": result,
+        "cd": cd,
+        "pvalues": pvalues,
+        "groups": groups,
+    }

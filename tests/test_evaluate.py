@@ -1,0 +1,145 @@
+"""The CV protocol: re-smoothed counts equal direct fits, caching, what-if, progress."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import StratifiedKFold
+
+from heb.aode import AODE
+from heb.cache import ResultCache
+from heb.data import Dataset, load_builtin
+from heb.evaluate import (
+    METHODS,
+    METRICS,
+    TABLE1_METHODS,
+    benchmark_tables,
+    cross_validate,
+    method_spec,
+    run_benchmark,
+)
+from heb.metrics import log_loss
+from heb.nb import NaiveBayes
+from heb.preprocess import Preprocessor, encode_target
+
+
+@pytest.fixture()
+def cache(tmp_path) -> ResultCache:
+    return ResultCache(tmp_path / "results")
+
+
+@pytest.fixture(scope="module")
+def small() -> Dataset:
+    data = load_builtin("breast-cancer")
+    return data
+
+
+def _direct_oof(dataset: Dataset, make, n_splits=10, seed=42) -> np.ndarray:
+    """Reference: preprocess, fit and predict each fold from scratch."""
+    y, classes = encode_target(dataset.y)
+    oof = np.zeros((y.size, classes.size))
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    for train, test in splitter.split(np.zeros(y.size), y):
+        pre = Preprocessor(categorical=dataset.categorical)
+        codes = pre.fit_transform(dataset.X.iloc[train])
+        model = make().partial_fit(codes, y[train], classes=np.arange(classes.size))
+        oof[test] = model.predict_proba(pre.transform(dataset.X.iloc[test]))
+    return oof
+
+
+@pytest.mark.parametrize("name", ["Laplace", "TE", "HEB-M", "HEB-M+GR", "HEB-AODE"])
+def test_resmoothed_counts_equal_direct_fits(small, cache, name):
+    result = cross_validate(small, [name], cache=cache)
+    spec = method_spec(name)
+    family = NaiveBayes if spec["model"] == "nb" else AODE
+    expected = _direct_oof(small, lambda: family(**spec["params"]))
+    np.testing.assert_allclose(result.oof_proba[name], expected, rtol=0, atol=1e-12)
+
+
+def test_folds_frame_and_summary(small, cache):
+    result = cross_validate(small, TABLE1_METHODS, cache=cache)
+    assert len(result.folds) == 10 * len(TABLE1_METHODS)
+    assert set(METRICS) <= set(result.folds.columns)
+    assert np.isfinite(result.folds[list(METRICS)].to_numpy()).all()
+    summary = result.summary()
+    assert list(summary["method"]) == list(TABLE1_METHODS)
+    row = summary.set_index("method").loc["HEB-M"]
+    folds = result.folds[result.folds["method"] == "HEB-M"]["log_loss"]
+    assert row["log_loss_mean"] == pytest.approx(folds.mean())
+    assert row["log_loss_std"] == pytest.approx(folds.std(ddof=1))
+    # pooled out-of-fold probabilities are complete: every row was a test row once
+    for proba in result.oof_proba.values():
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    rel = result.reliability("HEB-M")
+    assert rel["count"].sum() == result.y.size
+
+
+def test_cache_serves_repeat_and_whatif_recomputes_one_method(small, cache):
+    first = cross_validate(small, ["Laplace", "Lidstone"], cache=cache)
+    assert first.cached == []
+    again = cross_validate(small, ["Laplace", "Lidstone"], cache=cache)
+    assert again.cached == ["Laplace", "Lidstone"]
+    pd.testing.assert_frame_equal(first.folds, again.folds)
+    whatif = cross_validate(
+        small, ["Laplace", "Lidstone"], params={"Lidstone": {"alpha": 0.7}}, cache=cache
+    )
+    assert whatif.cached == ["Laplace"]
+    a = first.folds.query("method == 'Lidstone'")["log_loss"].to_numpy()
+    b = whatif.folds.query("method == 'Lidstone'")["log_loss"].to_numpy()
+    assert not np.allclose(a, b)
+    # the default alpha spelled out is the same model, hence the same cache entry
+    same = cross_validate(small, ["Lidstone"], params={"Lidstone": {"alpha": 0.1}}, cache=cache)
+    assert same.cached == ["Lidstone"]
+
+
+def test_progress_reports_fractions(small, cache):
+    seen: list[float] = []
+    cross_validate(small, ["Laplace", "KT"], cache=cache, progress=lambda f, msg: seen.append(f))
+    assert seen[0] == 0.0 and seen[-1] == 1.0
+    assert all(0.0 <= f <= 1.0 for f in seen)
+    assert seen == sorted(seen)
+
+
+def test_use_cache_false_writes_nothing(small, tmp_path):
+    cache = ResultCache(tmp_path / "none")
+    cross_validate(small, ["Laplace"], cache=cache, use_cache=False)
+    assert not any((tmp_path / "none").rglob("*.parquet"))
+
+
+def test_unknown_method_is_a_clear_error(small, cache):
+    with pytest.raises(ValueError, match="Unknown method"):
+        cross_validate(small, ["Laplace", "Magic"], cache=cache)
+    with pytest.raises(ValueError, match="alpha must be a positive"):
+        cross_validate(small, ["Lidstone"], params={"Lidstone": {"alpha": -1}}, cache=cache)
+
+
+def test_heb_beats_laplace_on_the_high_cardinality_default(cache):
+    result = cross_validate(load_builtin(), ["Laplace", "HEB-M"], cache=cache)
+    summary = result.summary().set_index("method")
+    assert summary.loc["HEB-M", "log_loss_mean"] < summary.loc["Laplace", "log_loss_mean"]
+    y = result.y
+    assert log_loss(y, result.oof_proba["HEB-M"]) < log_loss(y, result.oof_proba["Laplace"])
+
+
+def test_benchmark_tables(cache, tmp_path, monkeypatch):
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    datasets = [load_builtin(name) for name in ("breast-cancer", "iris", "wine")]
+    frame = run_benchmark(datasets, ["Laplace", "KT", "HEB-M"], n_splits=3)
+    assert set(frame["dataset"]) == {d.name for d in datasets}
+    assert len(frame) == 3 * 3 * 3
+    tables = benchmark_tables(frame, "log_loss")
+    assert tables["scores"].shape == (3, 3)
+    ranks = tables["avg_ranks"]
+    assert ranks.sum() == pytest.approx(3 * 4 / 2)
+    assert 0 <= tables["friedman"]["p_value"] <= 1
+    assert tables["pvalues"].shape == (3, 3)
+    with pytest.raises(ValueError, match="at least two datasets"):
+        benchmark_tables(frame[frame["dataset"] == datasets[0].name], "log_loss")
+
+
+def test_method_catalogue_is_complete():
+    assert set(TABLE1_METHODS) <= set(METHODS)
+    for name in METHODS:
+        spec = method_spec(name)
+        assert spec["model"] in {"nb", "aode"}
