@@ -134,7 +134,7 @@ def _prepare(
         X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows, seed=42)
         notes.append(f"Used a stratified subsample of {max_rows:,} of {len(dataset.X):,} rows.")
     y, classes = encode_target(y_raw)
-    k, notice = safe_n_splits(y, n_splits)
+    k, notice = safe_n_splits(y_raw, n_splits, rare="keep")
     if notice:
         notes.append(notice)
     splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)

@@ -2,6 +2,9 @@
 
 ``l1_error_study`` is the paper's check of Theorem 1 (section 5.2, SPEC section 7): the
 l1 error of each smoother's estimate of a single Dirichlet-drawn PMF.
+``sample_naive_bayes`` draws a data set from a known Naive Bayes model and
+``high_cardinality_preset`` one with ID / ZIP-code-like features of thousands of
+Zipf-distributed categories, where learned smoothing matters most.
 """
 
 from __future__ import annotations
@@ -12,7 +15,15 @@ import numpy as np
 
 from heb.concentration import M_MAX, M_MIN, fit_concentration_rows
 
-__all__ = ["l1_error_study", "single_pmf_estimates", "PMF_SMOOTHERS"]
+__all__ = [
+    "l1_error_study",
+    "single_pmf_estimates",
+    "PMF_SMOOTHERS",
+    "sample_naive_bayes",
+    "high_cardinality_preset",
+    "zipf_pmf",
+    "HIGH_CARDINALITY_FEATURES",
+]
 
 #: smoothers that estimate a single PMF (uniform prior mean, no classes to pool over)
 PMF_SMOOTHERS = ("unsmoothed", "laplace", "lidstone", "kt", "m-estimate", "heb-u")
@@ -111,3 +122,166 @@ def l1_error_study(
                     }
                 )
     return rows
+
+
+# ---------------------------------------------------------------------------- generators
+def _class_prior(n_classes: int, class_weights: Sequence[float] | None) -> np.ndarray:
+    if n_classes < 1:
+        raise ValueError("n_classes must be at least 1.")
+    if class_weights is None:
+        return np.full(n_classes, 1.0 / n_classes)
+    weights = np.asarray(class_weights, dtype=np.float64)
+    if weights.shape != (n_classes,):
+        raise ValueError(f"class_weights needs one weight per class ({n_classes}).")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or weights.sum() <= 0:
+        raise ValueError("class_weights must be non-negative numbers with a positive sum.")
+    return weights / weights.sum()
+
+
+def _sample_codes(theta: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One code per row from the row's class-conditional PMF ``theta[y]`` (inverse CDF).
+
+    The C cumulative PMFs are stacked as ``c + cdf_c`` so one ``searchsorted`` over the
+    flattened (C K,) array serves every row at once.
+    """
+    n_classes, n_cat = theta.shape
+    cdf = np.cumsum(theta, axis=1)
+    cdf[:, -1] = 1.0
+    stacked = (cdf + np.arange(n_classes)[:, None]).ravel()
+    position = np.searchsorted(stacked, rng.random(y.size) + y, side="right")
+    return np.clip(position - y * n_cat, 0, n_cat - 1)
+
+
+def sample_naive_bayes(
+    n_samples: int,
+    n_categories: Sequence[int],
+    n_classes: int = 2,
+    alpha_dir: float = 1.0,
+    class_weights: Sequence[float] | None = None,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Draw a data set from a Naive Bayes model with known parameters.
+
+    theta_{c,f} ~ Dirichlet(alpha_dir 1_{K_f}) for every class c and feature f; y ~ the
+    class prior; each feature independently given the class.
+
+    Parameters
+    ----------
+    n_samples : int
+        Rows to draw.
+    n_categories : sequence of int
+        K_f for each feature (at least 1 each).
+    n_classes : int, default 2
+        C.
+    alpha_dir : float, default 1.0
+        Dirichlet concentration per category (small = sparse, peaked PMFs).
+    class_weights : sequence of float, optional
+        Relative class frequencies (class imbalance); default equal.
+    seed : int
+        Seed of the generator.
+
+    Returns
+    -------
+    codes : ndarray (n, F) of int64
+        Category codes ``0..K_f - 1``.
+    y : ndarray (n,) of int64
+        Class indices ``0..C - 1``.
+    truth : dict
+        ``class_prior`` (C,), ``theta`` (list of (C, K_f) arrays), ``n_categories`` (F,).
+    """
+    if int(n_samples) < 1:
+        raise ValueError("n_samples must be at least 1.")
+    n_cat = np.asarray(n_categories, dtype=np.int64).ravel()
+    if n_cat.size == 0 or np.any(n_cat < 1):
+        raise ValueError("n_categories needs at least one feature, each with K_f >= 1.")
+    if not alpha_dir > 0:
+        raise ValueError("alpha_dir must be positive.")
+    prior = _class_prior(int(n_classes), class_weights)
+    rng = np.random.default_rng(seed)
+    y = rng.choice(prior.size, size=int(n_samples), p=prior).astype(np.int64)
+    theta = [rng.dirichlet(np.full(int(k), float(alpha_dir)), size=prior.size) for k in n_cat]
+    codes = np.empty((y.size, n_cat.size), dtype=np.int64)
+    for f, theta_f in enumerate(theta):
+        codes[:, f] = _sample_codes(theta_f, y, rng)
+    return codes, y, {"class_prior": prior, "theta": theta, "n_categories": n_cat}
+
+
+def zipf_pmf(n_categories: int, exponent: float = 1.1) -> np.ndarray:
+    """The Zipf PMF p_v proportional to 1 / v^exponent over ranks v = 1..K."""
+    ranks = np.arange(1, int(n_categories) + 1, dtype=np.float64)
+    weights = ranks**-exponent
+    return weights / weights.sum()
+
+
+#: the features of :func:`high_cardinality_preset`: (name, K_f, kind)
+HIGH_CARDINALITY_FEATURES = (
+    ("zip_code", 4000, "zipf"),
+    ("user_id", 5000, "zipf"),
+    ("store_id", 1000, "zipf"),
+    ("product_id", 3000, "zipf"),
+    ("ip_hash", 2000, "zipf"),
+    ("weekday", 7, "uniform"),
+    ("channel", 4, "uniform"),
+    ("device", 3, "uniform"),
+)
+
+
+def high_cardinality_preset(
+    n_samples: int = 5000,
+    seed: int = 0,
+    class_weights: Sequence[float] = (0.85, 0.15),
+    zipf_exponent: float = 1.0,
+    concentration: float = 10.0,
+    low_alpha: float = 5.0,
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """A two-class data set with ID / ZIP-code-like features, where smoothing matters most.
+
+    Five high-cardinality features (:data:`HIGH_CARDINALITY_FEATURES`: ZIP code, user,
+    store, product, IP hash; K_f from 1,000 to 5,000) and three low-cardinality ones, an
+    85 / 15 class imbalance. Each high-cardinality feature has a Zipf-distributed
+    marginal ``base`` over its categories (randomly permuted ranks); each class's PMF is
+    theta_c ~ Dirichlet(concentration K_f base), so classes differ around a shared
+    heavy-tailed marginal: the hierarchical model behind HEB-M. Most categories are rare,
+    many are never seen in a training fold, and Laplace's K_f pseudo-counts swamp N_c.
+    Three low-cardinality features (weekday, channel, device) have
+    theta_c ~ Dirichlet(low_alpha 1_K).
+
+    Returns
+    -------
+    codes : ndarray (n, 8) of int64
+    y : ndarray (n,) of int64
+    truth : dict
+        ``class_prior``, ``theta`` (list of (2, K_f)), ``n_categories``, ``base`` (list:
+        the Zipf marginal of each high-cardinality feature, ``None`` for the others),
+        ``feature_names``.
+    """
+    if int(n_samples) < 1:
+        raise ValueError("n_samples must be at least 1.")
+    if not (zipf_exponent > 0 and concentration > 0 and low_alpha > 0):
+        raise ValueError("zipf_exponent, concentration and low_alpha must be positive.")
+    prior = _class_prior(len(class_weights), class_weights)
+    rng = np.random.default_rng(seed)
+    y = rng.choice(prior.size, size=int(n_samples), p=prior).astype(np.int64)
+    codes = np.empty((y.size, len(HIGH_CARDINALITY_FEATURES)), dtype=np.int64)
+    theta, bases = [], []
+    for f, (_, n_cat, kind) in enumerate(HIGH_CARDINALITY_FEATURES):
+        if kind == "zipf":
+            base = zipf_pmf(n_cat, zipf_exponent)[rng.permutation(n_cat)]
+            theta_f = rng.dirichlet(concentration * n_cat * base, size=prior.size)
+            # Dirichlet draws with tiny parameters can underflow to exact zeros
+            theta_f = np.maximum(theta_f, 1e-300)
+            theta_f /= theta_f.sum(axis=1, keepdims=True)
+        else:
+            base = None
+            theta_f = rng.dirichlet(np.full(n_cat, low_alpha), size=prior.size)
+        codes[:, f] = _sample_codes(theta_f, y, rng)
+        theta.append(theta_f)
+        bases.append(base)
+    truth = {
+        "class_prior": prior,
+        "theta": theta,
+        "n_categories": np.array([k for _, k, _ in HIGH_CARDINALITY_FEATURES]),
+        "base": bases,
+        "feature_names": [name for name, _, _ in HIGH_CARDINALITY_FEATURES],
+    }
+    return codes, y, truth

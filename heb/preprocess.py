@@ -1,0 +1,494 @@
+"""From a DataFrame to the integer codes the engine counts (SPEC section 1).
+
+:class:`Preprocessor` is an sklearn transformer fitted on the training fold only:
+
+- column typing: declared categorical columns (OpenML metadata, the manifest), text /
+  category / bool columns and integer columns with an ID-like name are categorical; every
+  other column is numeric and cut into ``n_bins`` quantile bins;
+- categories are the distinct training values in sorted order, coded ``0..K_f - 1``; a
+  category first met at transform time gets code ``K_f`` (the engine's "unseen");
+- bin edges are the unique training quantiles; a bin that holds no training row is merged
+  into its right-hand neighbour, and values beyond the training range land in the end bins;
+- missing values are imputed (mode / median of the training fold) or, with
+  ``missing="category"``, get a category of their own; columns empty in every training row
+  are dropped.
+
+:func:`stratified_subsample` is the paper's 20,000-row cap (seed 42) and
+:func:`make_model` chains preprocessing and a classifier into one sklearn Pipeline.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from heb.data import DataError, _is_integer_like, _is_text_dtype, is_id_like_name
+
+__all__ = [
+    "Preprocessor",
+    "stratified_subsample",
+    "encode_target",
+    "make_model",
+    "safe_n_splits",
+    "MISSING_LABEL",
+]
+
+#: label of the category that holds missing values when ``missing="category"``
+MISSING_LABEL = "(missing)"
+_MISSING_MODES = ("impute", "category")
+
+
+def _format_number(value: float) -> str:
+    if np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def _bin_labels(cuts: np.ndarray) -> list[str]:
+    edges = np.concatenate(([-np.inf], cuts, [np.inf]))
+    labels = []
+    for low, high in zip(edges[:-1], edges[1:], strict=True):
+        opening = "(" if np.isinf(low) else "["
+        labels.append(f"{opening}{_format_number(low)}, {_format_number(high)})")
+    return labels
+
+
+def _numeric_values(column: pd.Series) -> np.ndarray:
+    """Floats with every non-finite or non-numeric entry as NaN."""
+    if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        column = pd.to_numeric(column.astype(object), errors="coerce")
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.where(np.isfinite(values), values, np.nan)
+
+
+def _text_values(column: pd.Series) -> np.ndarray:
+    """Object array of category labels as strings, missing as None."""
+    present = column.notna().to_numpy()
+    labels = np.full(len(column), None, dtype=object)
+    if present.any():
+        labels[present] = column[present].astype(str).to_numpy(dtype=object)
+    return labels
+
+
+class Preprocessor(TransformerMixin, BaseEstimator):
+    """Encode a DataFrame's columns as integer category codes, fitted on training rows only.
+
+    Parameters
+    ----------
+    n_bins : int, default 10
+        Quantile bins per numeric column.
+    missing : {"impute", "category"}
+        Impute the training mode (categorical) / median (numeric), or give missing values a
+        category ``"(missing)"`` of their own (added when the training rows have any).
+    categorical : list of str, optional
+        Columns declared categorical (e.g. ``Dataset.categorical``); text, category and bool
+        columns and integer columns with an ID-like name are categorical anyway.
+
+    Attributes
+    ----------
+    feature_names_out_ : list of str
+        The encoded columns (all-missing columns dropped).
+    kinds_ : dict
+        Column -> ``"categorical"`` or ``"numeric"``.
+    categories_ : list of list of str
+        Per output feature: the category labels, or the bin intervals like ``"[1.5, 3.2)"``.
+    bin_edges_ : dict
+        Numeric column -> ndarray ``[training min, interior cuts..., training max]``.
+    dropped_ : list of str
+        Columns left out (empty in every training row).
+    n_categories_ : ndarray of int
+        K_f per output feature.
+    impute_values_ : dict
+        Column -> the label missing values are imputed with (``missing="impute"``).
+    """
+
+    def __init__(self, n_bins: int = 10, missing: str = "impute", categorical=None):
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical = categorical
+
+    # ------------------------------------------------------------------ fit
+    def _check_params(self) -> None:
+        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, int | np.integer):
+            raise ValueError(f"n_bins must be a whole number of at least 2, got {self.n_bins!r}.")
+        if self.n_bins < 2:
+            raise ValueError(f"n_bins must be at least 2, got {self.n_bins}.")
+        if self.missing not in _MISSING_MODES:
+            raise ValueError(f"missing must be 'impute' or 'category', got {self.missing!r}.")
+
+    def _kind(self, name, column: pd.Series, declared: set) -> str:
+        if name in declared or _is_text_dtype(column.dtype):
+            return "categorical"
+        if is_id_like_name(name) and _is_integer_like(column):
+            return "categorical"
+        return "numeric"
+
+    def fit(self, X, y=None):
+        """Learn column kinds, categories, bin edges and imputation values from ``X``."""
+        self._check_params()
+        for attribute in ("feature_names_in_", "n_features_in_"):
+            self.__dict__.pop(attribute, None)
+        frame = self._as_frame(X, reset=True)
+        columns = list(frame.columns)
+        if len(set(columns)) != len(columns):
+            raise DataError("Two columns have the same name; give each column a unique name.")
+        declared = {str(c) for c in (self.categorical or [])}
+        self._columns_in = columns
+        self.kinds_, self.bin_edges_, self.impute_values_ = {}, {}, {}
+        self.feature_names_out_, self.categories_, self.dropped_ = [], [], []
+        self._encoders = []
+        for name in columns:
+            column = frame[name]
+            kind = self._kind(name, column, declared)
+            fit = self._fit_numeric if kind == "numeric" else self._fit_categorical
+            fitted = None if column.isna().all() else fit(name, column)
+            if fitted is None:  # nothing observed (missing, or only infinities)
+                self.dropped_.append(name)
+                continue
+            labels, encoder = fitted
+            self.kinds_[name] = kind
+            self.feature_names_out_.append(name)
+            self.categories_.append(labels)
+            self._encoders.append(encoder)
+        if not self.feature_names_out_:
+            raise DataError(
+                "No usable feature column is left: every feature is empty in the training rows."
+            )
+        self.n_categories_ = np.array([len(c) for c in self.categories_], dtype=np.int64)
+        return self
+
+    def _missing_code(self, name, codes: np.ndarray, missing: np.ndarray, n_seen: int):
+        """The code for missing values and whether a missing category was added."""
+        if self.missing == "category":
+            if missing.any():
+                return n_seen, True
+            return n_seen, False  # no missing in training: missing at transform is unseen
+        counts = np.bincount(codes[~missing], minlength=n_seen)
+        return int(np.argmax(counts)), False
+
+    def _fit_categorical(self, name, column: pd.Series):
+        numeric = pd.api.types.is_numeric_dtype(column.dtype) and not (
+            pd.api.types.is_bool_dtype(column.dtype)
+        )
+        values = _numeric_values(column) if numeric else _text_values(column)
+        missing = pd.isna(values)
+        if missing.all():
+            return None
+        categories = np.sort(pd.unique(values[~missing]))  # hash, then sort only K values
+        index = pd.Index(categories)
+        codes = index.get_indexer(values)
+        labels = [_format_number(v) for v in categories] if numeric else list(categories)
+        fill, add_missing = self._missing_code(name, codes, missing, categories.size)
+        if add_missing:
+            labels.append(MISSING_LABEL)
+        elif self.missing == "impute":
+            self.impute_values_[name] = labels[fill]
+        encoder = {
+            "kind": "categorical",
+            "numeric": numeric,
+            "index": index,
+            "fill": fill,
+            "n": len(labels),
+        }
+        return labels, encoder
+
+    def _fit_numeric(self, name, column: pd.Series):
+        values = _numeric_values(column)
+        missing = np.isnan(values)
+        if missing.all():
+            return None
+        observed = values[~missing]
+        quantiles = np.unique(np.quantile(observed, np.linspace(0.0, 1.0, self.n_bins + 1)))
+        cuts = quantiles[1:-1]
+        codes = np.searchsorted(cuts, observed, side="right")
+        counts = np.bincount(codes, minlength=cuts.size + 1)
+        cuts = cuts[counts[:-1] > 0]  # an empty bin merges into its right-hand neighbour
+        labels = _bin_labels(cuts)
+        self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
+        if self.missing == "category" and missing.any():
+            fill = len(labels)
+            labels.append(MISSING_LABEL)
+        elif self.missing == "category":
+            fill = len(labels)
+        else:
+            median = float(np.median(observed))
+            fill = int(np.searchsorted(cuts, median, side="right"))
+            self.impute_values_[name] = _format_number(median)
+        encoder = {"kind": "numeric", "cuts": cuts, "fill": fill, "n": len(labels)}
+        return labels, encoder
+
+    def _as_frame(self, X, reset: bool) -> pd.DataFrame:
+        """A DataFrame with string column names; arrays are validated the sklearn way."""
+        if isinstance(X, pd.DataFrame):
+            if X.shape[0] == 0:
+                raise DataError("There are no rows: a table needs at least one row.")
+            if X.shape[1] == 0:
+                raise DataError(
+                    f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                    "required."
+                )
+            names = [str(c) for c in X.columns]
+            if reset:
+                self.n_features_in_ = X.shape[1]
+                if all(isinstance(c, str) for c in X.columns):
+                    self.feature_names_in_ = np.array(names, dtype=object)
+            return X.set_axis(names, axis=1)
+        array = validate_data(
+            self, X, reset=reset, dtype=None, ensure_all_finite=False, accept_sparse=False
+        )
+        if reset or len(self._columns_in) != array.shape[1]:
+            names = [f"x{i}" for i in range(array.shape[1])]
+        else:
+            names = self._columns_in  # an array in the fitted column order
+        return pd.DataFrame(array, columns=names)
+
+    # ------------------------------------------------------------------ transform
+    def transform(self, X) -> np.ndarray:
+        """Integer codes, shape (n, len(feature_names_out_)); unseen categories get K_f."""
+        check_is_fitted(self, "n_categories_")
+        frame = self._as_frame(X, reset=False)
+        absent = [c for c in self.feature_names_out_ if c not in frame.columns]
+        if absent:
+            raise DataError(f"The data lacks column {absent[0]!r}, which the model was trained on.")
+        out = np.empty((frame.shape[0], len(self.feature_names_out_)), dtype=np.int64)
+        for j, (name, encoder) in enumerate(
+            zip(self.feature_names_out_, self._encoders, strict=True)
+        ):
+            out[:, j] = self._encode(frame[name], encoder)
+        return out
+
+    @staticmethod
+    def _encode(column: pd.Series, encoder: dict) -> np.ndarray:
+        if encoder["kind"] == "numeric":
+            values = _numeric_values(column)
+            missing = np.isnan(values)
+            codes = np.searchsorted(encoder["cuts"], values, side="right")
+            return np.where(missing, encoder["fill"], codes)
+        raw_missing = column.isna().to_numpy()
+        if encoder["numeric"]:
+            values = _numeric_values(column)
+        else:
+            values = _text_values(column)
+        codes = encoder["index"].get_indexer(values)
+        unseen = encoder["n"] if encoder["fill"] < encoder["n"] else encoder["fill"]
+        codes = np.where(codes < 0, unseen, codes)
+        # values that are missing (not merely unreadable as a number) take the fill code
+        return np.where(raw_missing, encoder["fill"], codes)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of the encoded columns."""
+        check_is_fitted(self, "n_categories_")
+        return np.array(self.feature_names_out_, dtype=object)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per input column: kind, K_f, a preview of the categories, handling."""
+        check_is_fitted(self, "n_categories_")
+        rows = []
+        for name, labels in zip(self.feature_names_out_, self.categories_, strict=True):
+            preview = ", ".join(labels[:5]) + (", ..." if len(labels) > 5 else "")
+            rows.append(
+                {
+                    "feature": name,
+                    "kind": self.kinds_[name],
+                    "n_categories": len(labels),
+                    "categories": preview,
+                    "impute_value": self.impute_values_.get(name),
+                }
+            )
+        rows += [
+            {
+                "feature": name,
+                "kind": "dropped (empty)",
+                "n_categories": 0,
+                "categories": "",
+                "impute_value": None,
+            }
+            for name in self.dropped_
+        ]
+        return pd.DataFrame(rows)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags
+
+
+# ---------------------------------------------------------------------------- helpers
+def encode_target(y) -> tuple[np.ndarray, np.ndarray]:
+    """Class indices ``0..C-1`` and the sorted class labels.
+
+    Raises
+    ------
+    DataError
+        If the target has missing values.
+    """
+    values = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
+    if values.ndim != 1:
+        raise ValueError(f"The target must be one-dimensional, got shape {values.shape}.")
+    if pd.isna(values).any():
+        raise DataError("The target has missing values; drop those rows first.")
+    if values.dtype == object and pd.api.types.infer_dtype(values).startswith("mixed"):
+        values = values.astype(str)
+    classes, index = np.unique(values, return_inverse=True)
+    return index.astype(np.int64), classes
+
+
+def stratified_subsample(X, y, max_rows: int = 20000, seed: int = 42):
+    """At most ``max_rows`` rows, class proportions kept (paper protocol: 20,000, seed 42).
+
+    Each class gets ``round(n_c max_rows / n)`` rows (largest remainders, at least one row
+    for every class); rows keep their original order. Identity when ``n <= max_rows``.
+
+    Returns
+    -------
+    X, y : the subsample, of the input's types (DataFrames / Series with a fresh index).
+    """
+    n_rows = len(y)
+    if len(X) != n_rows:
+        raise ValueError("X and y have different numbers of rows.")
+    if n_rows <= max_rows:
+        return X, y
+    y_idx, classes = encode_target(y)
+    if max_rows < classes.size:
+        raise ValueError(f"max_rows must be at least the number of classes ({classes.size}).")
+    counts = np.bincount(y_idx, minlength=classes.size)
+    exact = counts * (max_rows / n_rows)
+    alloc = np.floor(exact).astype(np.int64)
+    leftover = max_rows - int(alloc.sum())
+    alloc[np.argsort(-(exact - alloc), kind="stable")[:leftover]] += 1
+    short = (alloc == 0) & (counts > 0)
+    alloc[short] = 1
+    for _ in range(int(short.sum())):  # give the rows back from the largest classes
+        alloc[np.argmax(alloc)] -= 1
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(n_rows)
+    order = perm[np.argsort(y_idx[perm], kind="stable")]
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    rank = np.arange(n_rows) - starts
+    keep = np.sort(order[rank < alloc[y_idx[order]]])
+    if isinstance(X, pd.DataFrame | pd.Series):
+        X_sub = X.iloc[keep].reset_index(drop=True)
+    else:
+        X_sub = np.asarray(X)[keep]
+    if isinstance(y, pd.Series):
+        y_sub = y.iloc[keep].reset_index(drop=True)
+    else:
+        y_sub = np.asarray(y)[keep]
+    return X_sub, y_sub
+
+
+def safe_n_splits(y, n_splits: int = 10, *, rare: str = "reduce") -> tuple[int, str | None]:
+    """The number of stratified folds the target allows, and a notice for the user.
+
+    Parameters
+    ----------
+    y : array-like
+        The target (no missing values).
+    n_splits : int, default 10
+        The folds wanted.
+    rare : {"reduce", "keep"}
+        ``"reduce"``: as many folds as the smallest class has rows (at least 2), so every
+        class is in every fold. ``"keep"``: ``n_splits`` folds whenever the largest class
+        allows it (scikit-learn's rule); a smaller class is then missing from some folds,
+        which the engine handles (N_c = 0, SPEC section 1).
+
+    A class with a single row is left out of the minimum in both modes: it is kept in the
+    data, tested once while absent from that training fold, and the notice says so.
+
+    Returns
+    -------
+    (folds, notice) : the fold count and one or two sentences, or ``None``.
+
+    Raises
+    ------
+    DataError
+        Fewer than two classes, or no class with two rows.
+    """
+    if rare not in ("reduce", "keep"):
+        raise ValueError(f"rare must be 'reduce' or 'keep', got {rare!r}.")
+    if int(n_splits) < 2:
+        raise ValueError("n_splits must be at least 2.")
+    y_idx, classes = encode_target(y)
+    if classes.size < 2:
+        raise DataError("Cross-validation needs at least two classes in the target.")
+    counts = np.bincount(y_idx, minlength=classes.size)
+    splittable = counts >= 2
+    if not splittable.any():
+        raise DataError(
+            "Every class has a single row, so there is nothing to cross-validate; a classifier "
+            "needs several rows per class."
+        )
+    smallest = int(counts[splittable].min())
+    label = classes[splittable][np.argmin(counts[splittable])]
+    notices = []
+    if rare == "reduce":
+        folds = int(min(n_splits, max(2, smallest)))
+        if folds < n_splits:
+            notices.append(
+                f"The smallest class ('{label}') has only {smallest} rows, so {folds}-fold "
+                f"cross-validation is used instead of {n_splits}-fold."
+            )
+    else:
+        folds = int(min(n_splits, counts.max()))
+        if folds < n_splits:
+            notices.append(
+                f"The largest class has only {counts.max()} rows, so {folds}-fold "
+                f"cross-validation is used instead of {n_splits}-fold."
+            )
+        elif smallest < folds:
+            notices.append(
+                f"The smallest class ('{label}') has only {smallest} rows, fewer than the "
+                f"{folds} folds, so some training folds lack it."
+            )
+    singles = classes[~splittable]
+    if singles.size:
+        shown = ", ".join(f"'{c}'" for c in singles[:5]) + (" ..." if singles.size > 5 else "")
+        plural = singles.size > 1
+        notices.append(
+            f"Class{'es' * plural} {shown} ha{'ve' if plural else 's'} a single row, so "
+            f"{'they are' if plural else 'it is'} only tested in a fold whose training rows "
+            f"lack {'them' if plural else 'it'}."
+        )
+    return folds, " ".join(notices) or None
+
+
+def make_model(
+    smoother: str = "heb-m",
+    n_bins: int = 10,
+    missing: str = "impute",
+    categorical=None,
+    estimator=None,
+    **nb_params,
+) -> Pipeline:
+    """Preprocessing + classifier as one sklearn Pipeline that fits a raw DataFrame.
+
+    Parameters
+    ----------
+    smoother : str
+        The :class:`heb.nb.NaiveBayes` smoother (ignored when ``estimator`` is given).
+    n_bins, missing, categorical
+        :class:`Preprocessor` settings.
+    estimator : sklearn classifier, optional
+        Any classifier of integer codes (e.g. AODE); default ``NaiveBayes(smoother,
+        **nb_params)``.
+    """
+    if estimator is None:
+        from heb.nb import NaiveBayes
+
+        estimator = NaiveBayes(smoother=smoother, **nb_params)
+    elif nb_params:
+        raise ValueError("Pass classifier settings to the estimator itself when giving one.")
+    return Pipeline(
+        [
+            ("preprocess", Preprocessor(n_bins=n_bins, missing=missing, categorical=categorical)),
+            ("classifier", estimator),
+        ]
+    )

@@ -1,0 +1,373 @@
+"""The bad-input catalogue: every case of docs/bad_inputs.md is one test here.
+
+A case either raises :class:`heb.data.DataError` whose message is one sentence a student
+understands (the app shows it as is), or is handled as documented (a note for the user).
+Each test is named ``test_case_<id>``; the docs table lists the same ids.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import socket
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.data import (
+    DataError,
+    load_builtin,
+    load_dataset,
+    load_openml,
+    load_shared,
+    load_upload,
+    read_table,
+)
+from heb.preprocess import Preprocessor, safe_n_splits
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "bad_inputs.md"
+TEST_SERVER = "https://test.openml.org/api/v1/xml"
+
+
+def student_message(exc: BaseException) -> str:
+    """The message, checked to be one plain sentence."""
+    message = str(exc)
+    assert isinstance(exc, DataError), type(exc)
+    assert message.endswith("."), message
+    assert "\n" not in message and "Traceback" not in message, message
+    assert not re.search(r"[.!?]\s+[A-Z]", message), f"more than one sentence: {message}"
+    assert 10 <= len(message) <= 300, message
+    return message
+
+
+def fails(action, fragment: str) -> str:
+    with pytest.raises(DataError) as info:
+        action()
+    message = student_message(info.value)
+    assert fragment in message, message
+    return message
+
+
+def csv(text: str) -> bytes:
+    return text.encode()
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError("network access is disabled in this test")
+
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+# ---------------------------------------------------------------------------- file level
+def test_case_empty_file():
+    fails(lambda: load_upload(b"", "empty.csv"), "The file is empty.")
+
+
+def test_case_whitespace_only():
+    fails(lambda: load_upload(b"\n  \r\n\t\n", "blank.csv"), "The file is empty.")
+
+
+def test_case_header_only():
+    fails(lambda: load_upload(csv("a,b,class\n"), "h.csv"), "header row but no data rows")
+
+
+def test_case_upload_not_bytes():
+    fails(lambda: load_upload("a,b\n1,2\n", "s.csv"), "bytes of a file")
+
+
+def test_case_over_size_limit():
+    payload = csv("a,class\n" + "1,x\n2,y\n" * 200)
+    fails(
+        lambda: load_upload(payload, "big.csv", max_bytes=1000),
+        "is 2 KB, more than the limit of 1000 bytes",
+    )
+    assert load_upload(payload, "big.csv", max_bytes=10_000).X.shape == (400, 1)
+
+
+def test_case_gzip_bomb():
+    payload = gzip.compress(csv("a,class\n" + "1,x\n" * 100_000))
+    assert len(payload) < 5_000
+    fails(lambda: load_upload(payload, "bomb.csv.gz", max_bytes=50_000), "unpacks to more than")
+
+
+def test_case_damaged_gzip():
+    good = gzip.compress(csv("a,class\n1,x\n2,y\n" * 50))
+    fails(lambda: load_upload(good[: len(good) // 2], "cut.csv.gz"), "damaged or incomplete")
+    fails(lambda: load_upload(b"\x1f\x8b" + b"not a gzip stream" * 5, "x.gz"), "damaged")
+
+
+def test_case_binary_junk():
+    junk = np.random.default_rng(7).integers(0, 256, size=4096, dtype=np.uint8).tobytes()
+    fails(lambda: load_upload(junk, "data.csv"), "binary data, not a table")
+
+
+def test_case_zip_or_excel():
+    fails(lambda: load_upload(b"PK\x03\x04" + b"\x00" * 100, "book.xlsx"), "save the table as CSV")
+    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100
+    fails(lambda: load_upload(ole, "book.xls"), "Excel workbook")
+
+
+def test_case_damaged_parquet():
+    fails(lambda: load_upload(b"PAR1" + b"garbage" * 20, "t.parquet"), "parquet file could not")
+
+
+def test_case_non_utf8():
+    payload = "city,class\nZürich,a\nMálaga,b\nKöln,a\n".encode("cp1252")
+    dataset = load_upload(payload, "cities.csv")
+    assert dataset.X["city"].tolist() == ["Zürich", "Málaga", "Köln"]
+    assert "The file is not UTF-8, so it was read as Windows-1252 (Western European)." in (
+        dataset.notes
+    )
+
+
+# ---------------------------------------------------------------------------- table shape
+def test_case_one_row():
+    fails(lambda: load_upload(csv("a,class\n1,x\n"), "one.csv"), "single data row")
+
+
+def test_case_ragged_long_row():
+    payload = csv("a,b,class\n1,2,x\n3,4,y,extra\n5,6,x\n")
+    fails(lambda: load_upload(payload, "r.csv"), "Line 3 of the file has 4 values")
+
+
+def test_case_ragged_short_row():
+    dataset = load_upload(csv("a,b,class\n1,2,x\n3,y\n5,6,x\n6,7,y\n"), "r.csv")
+    # the short row's values fill the first columns; the rest are missing
+    assert dataset.y.tolist() == ["x", "x", "y"]
+    assert "1 row had fewer values than the header; the missing cells are treated as " in (
+        " ".join(dataset.notes)
+    )
+    assert any("Dropped 1 row with a missing target." == note for note in dataset.notes)
+
+
+def test_case_duplicate_column_names():
+    dataset = load_upload(csv("a,a,b,class\n1,2,3,x\n4,5,6,y\n"), "d.csv")
+    assert list(dataset.X.columns) == ["a", "a (2)", "b"]
+    assert any("appears more than once" in note for note in dataset.notes)
+
+
+def test_case_blank_column_name():
+    dataset = load_upload(csv(",b,class\n1,2,x\n3,4,y\n"), "blank.csv")
+    assert list(dataset.X.columns) == ["column_1", "b"]
+    assert any("Columns without a name" in note for note in dataset.notes)
+
+
+def test_case_too_many_columns():
+    header = ",".join(f"c{i}" for i in range(60))
+    payload = csv(header + "\n" + ",".join("1" * 60) + "\n")
+    fails(lambda: read_table(payload, "w.csv", max_columns=50), "more than the 50 this app")
+
+
+def test_case_wide_table():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.integers(0, 3, size=(40, 1200)))
+    frame.columns = [f"f{i}" for i in range(1200)]
+    frame["class"] = np.tile(["a", "b"], 20)
+    dataset = load_upload(frame.to_csv(index=False).encode(), "wide.csv")
+    assert dataset.X.shape == (40, 1200)
+    assert any("1,200 feature columns" in note for note in dataset.notes)
+    codes = Preprocessor().fit_transform(dataset.X)
+    assert codes.shape == (40, 1200)
+
+
+def test_case_no_feature_columns():
+    fails(lambda: load_upload(csv("class\na\nb\n"), "t.csv"), "no feature columns")
+
+
+# ---------------------------------------------------------------------------- target
+def test_case_target_column_missing():
+    payload = csv("a,b,class\n1,2,x\n3,4,y\n")
+    fails(lambda: load_upload(payload, "t.csv", target="label"), "no column named 'label'")
+
+
+def test_case_one_class():
+    fails(lambda: load_upload(csv("a,class\n1,x\n2,x\n3,x\n"), "t.csv"), "at least two classes")
+
+
+def test_case_target_some_missing():
+    dataset = load_upload(csv("a,class\n1,x\n2,\n3,y\n4,?\n5,x\n"), "t.csv")
+    assert "Dropped 2 rows with a missing target." in dataset.notes
+    assert dataset.y.tolist() == ["x", "y", "x"] and dataset.X["a"].tolist() == [1, 3, 5]
+
+
+def test_case_target_all_missing():
+    fails(lambda: load_upload(csv("a,class\n1,\n2,\n3,?\n"), "t.csv"), "has no values")
+
+
+def test_case_continuous_target():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "price": rng.gamma(2.0, 50.0, size=300)})
+    payload = frame.to_csv(index=False).encode()
+    fails(lambda: load_upload(payload, "prices.csv"), "looks like a measurement")
+
+
+def test_case_too_many_classes():
+    frame = pd.DataFrame({"x": range(300), "name": [f"person {i}" for i in range(300)]})
+    payload = frame.to_csv(index=False).encode()
+    fails(lambda: load_upload(payload, "names.csv"), "more than the 100 classes")
+
+
+# ---------------------------------------------------------------------------- columns
+def test_case_unique_per_row_column():
+    frame = pd.DataFrame({"customer": [f"C{i:04d}" for i in range(50)], "y": ["a", "b"] * 25})
+    dataset = load_upload(frame.to_csv(index=False).encode(), "c.csv")
+    assert "customer" in dataset.categorical
+    assert (
+        "Column 'customer' has one value per row: kept as a high-cardinality feature."
+        in dataset.notes
+    )
+
+
+def test_case_constant_column():
+    dataset = load_upload(csv("a,const,class\n1,7,x\n2,7,y\n3,7,x\n"), "c.csv")
+    assert "const" in dataset.X.columns
+    assert (
+        "Column 'const' has a single value, so it cannot help the prediction (kept)."
+        in dataset.notes
+    )
+
+
+def test_case_all_missing_column():
+    dataset = load_upload(csv("a,empty,class\n1,,x\n2,,y\n3,?,x\n"), "c.csv")
+    assert "Column 'empty' is empty in every row and will be left out." in dataset.notes
+    pre = Preprocessor(categorical=dataset.categorical).fit(dataset.X)
+    assert pre.dropped_ == ["empty"] and pre.feature_names_out_ == ["a"]
+
+
+def test_case_nan_and_inf():
+    payload = csv("x,y,class\n1.5,inf,a\nNaN,2.0,b\n3.5,-inf,a\n4.5,4.0,b\n")
+    dataset = load_upload(payload, "n.csv")
+    assert dataset.X["y"].isna().sum() == 2
+    assert "2 infinite values in 'y' are treated as missing." in dataset.notes
+    codes = Preprocessor(n_bins=2).fit_transform(dataset.X)
+    assert codes.min() >= 0
+
+
+def test_case_mixed_types():
+    dataset = load_upload(csv("size,class\n1,a\n2,b\nlarge,a\n4,b\n"), "m.csv")
+    assert "size" in dataset.categorical
+    assert dataset.X["size"].tolist() == ["1", "2", "large", "4"]
+    assert (
+        "Column 'size' mixes numbers and text such as 'large', so it is treated as categorical."
+        in dataset.notes
+    )
+
+
+def test_case_all_features_empty():
+    frame = pd.DataFrame({"a": [np.nan, np.nan], "b": [None, None]})
+    fails(lambda: Preprocessor().fit(frame), "No usable feature column")
+
+
+def test_case_transform_missing_column():
+    pre = Preprocessor().fit(pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}))
+    fails(lambda: pre.transform(pd.DataFrame({"a": [1.0]})), "lacks column 'b'")
+
+
+# ---------------------------------------------------------------------------- folds
+def test_case_class_smaller_than_folds():
+    folds, notice = safe_n_splits(["a"] * 30 + ["b"] * 30 + ["c"] * 3)
+    assert folds == 3
+    assert notice == (
+        "The smallest class ('c') has only 3 rows, so 3-fold cross-validation is used "
+        "instead of 10-fold."
+    )
+
+
+def test_case_single_row_class():
+    folds, notice = safe_n_splits(["a"] * 30 + ["b"] * 30 + ["lonely"])
+    assert folds == 10
+    assert "Class 'lonely' has a single row" in notice
+
+
+def test_case_every_class_single():
+    fails(lambda: safe_n_splits(["a", "b", "c"]), "Every class has a single row")
+
+
+# ---------------------------------------------------------------------------- ARFF
+ARFF_HEAD = "@relation t\n@attribute a numeric\n@attribute c {x,y}\n"
+
+
+def test_case_arff_syntax_error():
+    text = "@relation t\n@attribute a numeric\n@atribute c {x,y}\n@data\n1,x\n"
+    fails(lambda: load_upload(text.encode(), "t.arff"), "cannot read (line 3")
+    broken = "@relation t\n@attribute c {x,y\n@data\nx\n"
+    fails(lambda: load_upload(broken.encode(), "t.arff"), "missing its closing brace")
+
+
+def test_case_arff_no_data():
+    fails(lambda: load_upload(ARFF_HEAD.encode(), "t.arff"), "no @data line")
+
+
+def test_case_arff_bad_nominal_value():
+    text = ARFF_HEAD + "@data\n1,x\n2,z\n"
+    fails(lambda: load_upload(text.encode(), "t.arff"), "not one of its declared values")
+
+
+def test_case_arff_text_in_numeric():
+    text = ARFF_HEAD + "@data\n1,x\nten,y\n"
+    fails(lambda: load_upload(text.encode(), "t.arff"), "declared numeric but holds")
+
+
+def test_case_arff_wrong_value_count():
+    text = ARFF_HEAD + "@data\n1,x\n2,y,3\n"
+    fails(lambda: load_upload(text.encode(), "t.arff"), "declares 2 attributes; check line 6")
+
+
+# ---------------------------------------------------------------------------- OpenML
+@pytest.mark.parametrize("bad", ["abc", "anneal", 2.5, None, True, "3; rm"])
+def test_case_openml_id_not_integer(bad, tmp_path):
+    fails(lambda: load_openml(bad, cache_dir=tmp_path), "whole number such as 31")
+
+
+@pytest.mark.parametrize("bad", [-3, 0, "-7"])
+def test_case_openml_id_negative(bad, tmp_path):
+    fails(lambda: load_openml(bad, cache_dir=tmp_path), "positive whole numbers")
+
+
+def test_case_openml_not_cached_offline(tmp_path, no_network):
+    fails(
+        lambda: load_openml(31, cache_dir=tmp_path, server=TEST_SERVER),
+        "not in the local cache and the OpenML server cannot be reached",
+    )
+    # a partly cached data set: the failed call must leave its files in place
+    folder = tmp_path / "org" / "openml" / "test" / "datasets" / "77"
+    folder.mkdir(parents=True)
+    pd.DataFrame({"a": [1, 2], "class": ["x", "y"]}).to_parquet(folder / "dataset_77.pq")
+    fails(lambda: load_openml(77, cache_dir=tmp_path, server=TEST_SERVER), "cannot be reached")
+    assert sorted(p.name for p in folder.iterdir()) == ["dataset_77.pq"]
+
+
+# ---------------------------------------------------------------------------- names
+def test_case_unknown_builtin():
+    fails(lambda: load_builtin("titanic"), "no built-in data set named 'titanic'")
+
+
+def test_case_shared_folder_absent(tmp_path):
+    fails(lambda: load_shared("car", datasets_dir=tmp_path / "nowhere"), "was not found")
+
+
+def test_case_unknown_shared_name(tmp_path):
+    (tmp_path / "manifest.json").write_text('[{"name": "car", "target": "class"}]')
+    fails(lambda: load_shared("cars", datasets_dir=tmp_path), "no shared data set named 'cars'")
+
+
+def test_case_unknown_spec():
+    fails(lambda: load_dataset("not-a-dataset"), "is not a data set name")
+
+
+# ---------------------------------------------------------------------------- the docs
+def test_docs_table_lists_every_case():
+    text = DOCS.read_text(encoding="utf-8")
+    ids = sorted(
+        name.removeprefix("test_case_").replace("_", "-")
+        for name in globals()
+        if name.startswith("test_case_")
+    )
+    assert len(ids) >= 25
+    listed = set(re.findall(r"^\|\s*\d+\s*\|\s*`([a-z0-9-]+)`", text, flags=re.MULTILINE))
+    assert set(ids) == listed, set(ids) ^ listed
