@@ -1,0 +1,406 @@
+"""Tests of heb.figures: figure structure (traces, shapes, annotations, axes) and export."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from itertools import pairwise
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heb.figures import (
+    METHOD_COLORS,
+    cd_diagram,
+    concentration_heatmap,
+    concentration_scatters,
+    l1_error_figure,
+    method_color,
+    method_label,
+    metric_bars,
+    reliability_diagram,
+    to_image_bytes,
+)
+
+
+# ------------------------------------------------------------------- colours
+def test_known_methods_have_distinct_fixed_colours_in_any_case():
+    assert len(set(METHOD_COLORS.values())) == len(METHOD_COLORS) == 11
+    for name, color in METHOD_COLORS.items():
+        assert method_color(name) == color
+        assert method_color(name.lower()) == color
+    assert method_label("heb-m") == "HEB-M" and method_label("m-estimate") == "m-estimate"
+    assert method_label("heb-m+gr") == "HEB-M+GR" and method_label("kt") == "KT"
+
+
+def test_unknown_method_colour_is_stable_and_unknown_label_unchanged():
+    assert method_color("HEB-M + temperature") == method_color("HEB-M + temperature")
+    assert method_color("HEB-M + temperature").startswith("#")
+    assert method_label("my method") == "my method"
+
+
+# --------------------------------------------------------------- reliability
+def make_curve(count, confidence, accuracy, ece=0.034, n_bins=None):
+    n_bins = n_bins or len(count)
+    return {
+        "edges": np.linspace(0, 1, n_bins + 1),
+        "count": np.asarray(count),
+        "confidence": np.asarray(confidence, dtype=float),
+        "accuracy": np.asarray(accuracy, dtype=float),
+        "ece": ece,
+    }
+
+
+def test_reliability_diagram_skips_empty_bins_and_names_the_ece():
+    curves = {
+        "HEB-M": make_curve([0, 0, 3, 5, 10], [0, 0, 0.5, 0.7, 0.9], [0, 0, 0.4, 0.75, 0.88]),
+        "laplace": make_curve([1, 0, 2, 0, 7], [0.1, 0, 0.5, 0, 0.95], [0, 0, 1, 0, 0.8], 0.1234),
+    }
+    fig = reliability_diagram(curves, title="Calibration")
+    assert [trace.type for trace in fig.data] == ["scatter", "scatter", "bar", "scatter", "bar"]
+    diagonal, heb_curve, heb_bars, laplace_curve, laplace_bars = fig.data
+    np.testing.assert_array_equal(diagonal.x, [0, 1])
+    np.testing.assert_array_equal(diagonal.y, [0, 1])
+    np.testing.assert_allclose(heb_curve.x, [0.5, 0.7, 0.9])
+    np.testing.assert_allclose(heb_curve.y, [0.4, 0.75, 0.88])
+    np.testing.assert_allclose(laplace_curve.x, [0.1, 0.5, 0.95])
+    assert heb_curve.name == "HEB-M (ECE 0.034)"
+    assert laplace_curve.name == "Laplace (ECE 0.123)"
+    assert heb_curve.line.color == METHOD_COLORS["HEB-M"] == heb_bars.marker.color
+    assert laplace_bars.marker.color == METHOD_COLORS["Laplace"]
+    # bars: all B bins at their centres, beneath on the second row with a shared x axis
+    np.testing.assert_allclose(heb_bars.x, [0.1, 0.3, 0.5, 0.7, 0.9])
+    np.testing.assert_array_equal(heb_bars.y, [0, 0, 3, 5, 10])
+    assert heb_curve.xaxis == "x" and heb_curve.yaxis == "y"
+    assert heb_bars.xaxis == "x2" and heb_bars.yaxis == "y2"
+    assert fig.layout.xaxis.matches == "x2" or fig.layout.xaxis2.matches == "x"
+    assert not heb_bars.showlegend
+    assert fig.layout.title.text == "Calibration"
+    assert fig.layout.font.size >= 14
+
+
+def test_reliability_diagram_refuses_bad_curves():
+    with pytest.raises(ValueError, match="at least one"):
+        reliability_diagram({})
+    with pytest.raises(ValueError, match="lacks ece"):
+        reliability_diagram(
+            {"A": {k: v for k, v in make_curve([1], [0.5], [1]).items() if k != "ece"}}
+        )
+    bad = make_curve([1, 2], [0.5, 0.6], [1, 1])
+    bad["edges"] = np.linspace(0, 1, 5)
+    with pytest.raises(ValueError, match="B\\+1 edges"):
+        reliability_diagram({"A": bad})
+
+
+# ---------------------------------------------------------------- CD diagram
+def group_bars(fig: go.Figure) -> list:
+    return [shape for shape in fig.layout.shapes if (shape.name or "").startswith("group")]
+
+
+def annotation_texts(fig: go.Figure) -> list[str]:
+    return [note.text for note in fig.layout.annotations]
+
+
+def assert_bars_do_not_overlap(bars) -> None:
+    by_level: dict[float, list[tuple[float, float]]] = {}
+    for bar in bars:
+        assert bar.y0 == bar.y1 and bar.x0 < bar.x1
+        by_level.setdefault(bar.y0, []).append((bar.x0, bar.x1))
+    for spans in by_level.values():
+        spans.sort()
+        for (_, end), (start, _) in pairwise(spans):
+            assert end < start
+
+
+RANKS = {"HEB-M": 2.1, "HEB-U": 2.9, "Laplace": 4.3, "KT": 4.0, "Lidstone": 5.2, "TE": 5.9}
+
+
+def test_cd_diagram_all_methods_different_has_no_bars():
+    fig = cd_diagram(RANKS, 0.5, groups=[])
+    assert group_bars(fig) == []
+    assert "CD = 0.50" in annotation_texts(fig)
+    assert len(fig.data) == len(RANKS)  # one elbow per method
+    assert all(trace.type == "scatter" for trace in fig.data)
+
+
+def test_cd_diagram_all_methods_same_has_one_bar_over_the_whole_range():
+    fig = cd_diagram(RANKS, 5.0, groups=[tuple(RANKS)])
+    (bar,) = group_bars(fig)
+    assert bar.x0 < min(RANKS.values()) and bar.x1 > max(RANKS.values())
+    assert bar.y0 < 0  # below the axis
+
+
+def test_cd_diagram_overlapping_groups_are_stacked_not_overlapping():
+    groups = [("HEB-M", "HEB-U"), ("HEB-U", "KT", "Laplace"), ("KT", "Laplace", "Lidstone")]
+    fig = cd_diagram(RANKS, 1.62, groups=groups, title="Accuracy")
+    bars = group_bars(fig)
+    assert len(bars) == 3
+    assert_bars_do_not_overlap(bars)
+    assert len({bar.y0 for bar in bars}) >= 2  # overlapping groups need two levels
+    first = next(bar for bar in bars if "HEB-M" in bar.name)
+    assert math.isclose(first.x0 + 0.05, 2.1) and math.isclose(first.x1 - 0.05, 2.9)
+
+
+def test_cd_diagram_layout_follows_demsar():
+    fig = cd_diagram(RANKS, 1.62, groups=[])
+    texts = annotation_texts(fig)
+    assert "CD = 1.62" in texts
+    assert [t for t in texts if t.isdigit()] == [str(i) for i in range(1, len(RANKS) + 1)]
+    axis = next(shape for shape in fig.layout.shapes if shape.name == "axis")
+    assert (axis.x0, axis.x1, axis.y0, axis.y1) == (1, len(RANKS), 0, 0)
+    cd_bar = [shape for shape in fig.layout.shapes if shape.name == "cd"]
+    horizontal = next(shape for shape in cd_bar if shape.y0 == shape.y1)
+    assert horizontal.y0 > 0 and math.isclose(horizontal.x1 - horizontal.x0, 1.62)
+    labels = {note.text: note for note in fig.layout.annotations if "(" in note.text}
+    left = {text for text, note in labels.items() if note.xanchor == "right"}
+    right = {text for text, note in labels.items() if note.xanchor == "left"}
+    assert left == {"HEB-M (2.10)", "HEB-U (2.90)", "KT (4.00)"}
+    assert right == {"(4.30) Laplace", "(5.20) Lidstone", "(5.90) TE"}
+    # each elbow runs from its rank on the axis down to its label row
+    for trace in fig.data:
+        rank = RANKS[trace.name]
+        assert trace.x[0] == trace.x[1] == rank and trace.y[0] == 0 and trace.y[1] < 0
+        assert trace.line.color == method_color(trace.name)
+    # best method on the top row of the left side, worst on the top row of the right side
+    by_name = {trace.name: trace for trace in fig.data}
+    assert by_name["HEB-M"].y[1] > by_name["HEB-U"].y[1] > by_name["KT"].y[1]
+    assert by_name["TE"].y[1] > by_name["Lidstone"].y[1] > by_name["Laplace"].y[1]
+
+
+def test_cd_diagram_computes_groups_with_heb_stats():
+    pytest.importorskip("heb.stats")
+    fig = cd_diagram({"A": 1.0, "B": 2.0, "C": 3.0}, 0.5)
+    assert group_bars(fig) == []
+    fig = cd_diagram({"A": 1.0, "B": 2.0, "C": 3.0}, 5.0)
+    assert [bar.name for bar in group_bars(fig)] == ["group: A, B, C"]
+    fig = cd_diagram({"A": 1.0, "B": 1.5, "C": 2.5, "D": 3.0}, 1.2)
+    names = sorted(bar.name for bar in group_bars(fig))
+    assert names == ["group: A, B", "group: B, C", "group: C, D"]
+    assert_bars_do_not_overlap(group_bars(fig))
+
+
+def test_cd_diagram_refuses_bad_input():
+    with pytest.raises(ValueError, match="two methods"):
+        cd_diagram({"A": 1.0}, 1.0)
+    with pytest.raises(ValueError, match="critical difference"):
+        cd_diagram(RANKS, float("nan"))
+    with pytest.raises(ValueError, match="between 1 and"):
+        cd_diagram({"A": 1.0, "B": 2.5}, 1.0)
+    with pytest.raises(ValueError, match="without a rank"):
+        cd_diagram(RANKS, 1.0, groups=[("HEB-M", "nobody")])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.floats(0, 1), min_size=2, max_size=8),
+    st.floats(0.1, 4),
+)
+def test_cd_bars_never_overlap(fractions, cd):
+    ranks = [1 + u * (len(fractions) - 1) for u in fractions]
+    names = [f"M{i}" for i in range(len(ranks))]
+    order = np.argsort(ranks, kind="stable")
+    groups = []  # every window of methods within cd of its first, as Nemenyi would give
+    for start in range(len(order)):
+        members = [names[j] for j in order[start:] if ranks[j] - ranks[order[start]] <= cd]
+        if len(members) >= 2:
+            groups.append(tuple(members))
+    fig = cd_diagram(dict(zip(names, ranks, strict=True)), cd, groups=groups)
+    assert len(group_bars(fig)) == len(groups)
+    assert_bars_do_not_overlap(group_bars(fig))
+
+
+# ------------------------------------------------------------- concentrations
+def diagnostics(n_classes: int = 2, n_features: int = 3) -> dict[str, np.ndarray]:
+    pairs = n_classes * n_features
+    m = np.geomspace(0.01, 1e4, pairs)
+    n_c = np.repeat(np.linspace(5, 200, n_classes), n_features)
+    clamped = np.array(["none"] * pairs, dtype="<U4")
+    clamped[0], clamped[-1] = "low", "high"
+    fallback = np.zeros(pairs, dtype=bool)
+    fallback[1] = True
+    return {
+        "class": np.repeat(np.arange(n_classes), n_features),
+        "feature": np.tile(np.arange(n_features), n_classes),
+        "N_c": n_c,
+        "K_f": np.tile(np.arange(2, 2 + n_features), n_classes),
+        "m": m,
+        "rho": m / (n_c + m),
+        "iterations": np.arange(pairs),
+        "converged": np.ones(pairs, dtype=bool),
+        "clamped": clamped,
+        "log_evidence": -np.arange(pairs, dtype=float),
+        "fallback": fallback,
+    }
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_concentration_heatmap_grid_hover_and_clamp_marks(as_frame):
+    diag = diagnostics()
+    fig = concentration_heatmap(
+        pd.DataFrame(diag) if as_frame else diag, ["colour", "size", "shape"], ["yes", "no"]
+    )
+    heat = fig.data[0]
+    assert heat.type == "heatmap"
+    np.testing.assert_allclose(np.asarray(heat.z), np.log10(diag["m"]).reshape(2, 3))
+    assert list(fig.layout.xaxis.ticktext) == ["colour", "size", "shape"]
+    assert list(fig.layout.yaxis.ticktext) == ["yes", "no"]
+    custom = np.asarray(heat.customdata)
+    assert custom.shape == (2, 3, 7)
+    assert tuple(custom[1, 2, :2]) == ("no", "shape")
+    assert custom[1, 2, 2] == 200 and custom[1, 2, 3] == 4
+    assert custom[1, 2, 6] == "clamped at m_max" and custom[0, 1, 6].startswith("fallback")
+    for field in ("N_c", "K_f", "m =", "rho"):
+        assert field in heat.hovertemplate
+    marks = {trace.marker.symbol: trace for trace in fig.data[1:]}
+    assert set(marks) == {"triangle-up", "triangle-down", "square"}
+    assert (list(marks["triangle-up"].x), list(marks["triangle-up"].y)) == ([2], [1])
+    assert (list(marks["triangle-down"].x), list(marks["triangle-down"].y)) == ([0], [0])
+    assert (list(marks["square"].x), list(marks["square"].y)) == ([1], [0])  # fallback pair
+    assert fig.layout.showlegend
+
+
+def test_concentration_heatmap_other_values_and_no_marks():
+    diag = diagnostics()
+    diag["clamped"] = np.zeros(6, dtype=int)  # the engine's -1/0/1 coding is accepted too
+    diag["fallback"][:] = False
+    fig = concentration_heatmap(diag, ["a", "b", "c"], ["x", "y"], value="rho")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z).ravel(), diag["rho"])
+    assert len(fig.data) == 1  # nothing clamped, nothing marked
+    fig = concentration_heatmap(diag, ["a", "b", "c"], ["x", "y"], value="iterations")
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z).ravel(), np.arange(6))
+    with pytest.raises(ValueError, match="value must be"):
+        concentration_heatmap(diag, ["a", "b", "c"], ["x", "y"], value="K")
+    with pytest.raises(ValueError, match="names were given"):
+        concentration_heatmap(diag, ["a", "b"], ["x", "y"])
+    with pytest.raises(ValueError, match="no learned concentrations"):
+        concentration_heatmap(None, ["a"], ["x"])
+
+
+def test_concentration_heatmap_of_a_fitted_model():
+    from heb.nb import NaiveBayes
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(300, 3))
+    y = (X[:, 0] + rng.integers(0, 2, 300)) % 3
+    diag = NaiveBayes(smoother="heb-m").fit(X, y).concentrations_
+    fig = concentration_heatmap(diag, ["f0", "f1", "f2"], ["c0", "c1", "c2"])
+    assert np.asarray(fig.data[0].z).shape == (3, 3)
+    assert np.isfinite(np.asarray(fig.data[0].z)).all()
+    m_fig, rho_fig = concentration_scatters(diag, ["f0", "f1", "f2"])
+    assert sum(len(t.x) for t in m_fig.data if t.mode == "markers") == 9
+
+
+def test_concentration_scatters_axes_states_and_hover():
+    diag = diagnostics(3, 4)
+    diag["K_f"][5] = 1  # ln(1) = 0 cannot sit on a log axis
+    m_fig, rho_fig = concentration_scatters(diag, ["a", "b", "c", "d"], ["p", "q", "r"])
+    for fig in (m_fig, rho_fig):
+        assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+        points = [trace for trace in fig.data if trace.mode == "markers"]
+        names = " | ".join(trace.name for trace in points)
+        for state in ("fitted", "m_max", "m_min", "fallback"):
+            assert state in names
+        for trace in points:
+            assert "class %{customdata[0]}, feature %{customdata[1]}" in trace.hovertemplate
+            assert np.all(np.asarray(trace.x) > 0) and np.all(np.asarray(trace.y) > 0)
+    fitted = next(trace for trace in m_fig.data if trace.name.startswith("fitted"))
+    shown = {(row[0], row[1]) for row in fitted.customdata}
+    assert ("q", "b") not in shown  # the K_f = 1 pair is left out of the m plot...
+    assert "(1 pair(s) with N_c = 0 or K_f = 1" in m_fig.layout.xaxis.title.text
+    assert "not shown" not in rho_fig.layout.xaxis.title.text
+    in_rho = next(trace for trace in rho_fig.data if trace.name.startswith("fitted"))
+    assert ("q", "b") in {(row[0], row[1]) for row in in_rho.customdata}  # ...not of rho's
+    expected_x = np.sqrt(diag["N_c"]) * np.log(diag["K_f"])
+    chosen = (diag["clamped"] == "none") & ~diag["fallback"] & (expected_x > 0)
+    np.testing.assert_allclose(np.sort(fitted.x), np.sort(expected_x[chosen]))
+    fit_lines = [trace for trace in m_fig.data if trace.mode == "lines"]
+    assert len(fit_lines) == 1 and fit_lines[0].line.dash == "dash"
+
+
+# ------------------------------------------------------------------ l1 error
+def l1_rows() -> list[dict]:
+    rows = []
+    for K, N in [(10, 200), (50, 1000), (10, 50), (100, 50), (50, 200)]:
+        for smoother, factor in [("laplace", 1.0), ("heb-u", 0.8)]:
+            rows.append({"K": K, "N": N, "smoother": smoother, "mean": factor * K / N, "std": 0.1})
+    return rows
+
+
+def test_l1_error_figure_lines_sorted_by_ratio_with_shared_ratios_averaged():
+    fig = l1_error_figure(l1_rows())
+    lines = [trace for trace in fig.data if trace.mode == "lines+markers"]
+    assert [trace.name for trace in lines] == ["Laplace", "HEB-U"]
+    assert lines[0].line.color == METHOD_COLORS["Laplace"]
+    np.testing.assert_allclose(lines[0].x, [0.05, 0.2, 0.25, 2.0])  # 10/200 = 50/1000
+    np.testing.assert_allclose(lines[1].y, 0.8 * np.array([0.05, 0.2, 0.25, 2.0]))
+    assert "K = 10, N = 200; K = 50, N = 1000" in lines[0].customdata[0]
+    (reference,) = [trace for trace in fig.data if trace.mode == "lines"]
+    assert reference.line.dash == "dash"
+    np.testing.assert_allclose(reference.y, np.sqrt(reference.x))
+    assert reference.x[0] == pytest.approx(0.05) and reference.x[-1] == pytest.approx(2.0)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+
+
+def test_l1_error_figure_accepts_the_study_and_refuses_bad_rows():
+    from heb.synthetic import l1_error_study
+
+    rows = l1_error_study(K_values=(10, 50), N_values=(50, 200), reps=5)
+    fig = l1_error_figure(pd.DataFrame(rows))
+    assert len(fig.data) == 4 + 1
+    with pytest.raises(ValueError, match="K, N, smoother and mean"):
+        l1_error_figure([])
+    with pytest.raises(ValueError, match="positive"):
+        l1_error_figure([{"K": 0, "N": 5, "smoother": "kt", "mean": 0.1}])
+
+
+# --------------------------------------------------------------- metric bars
+def test_metric_bars_means_error_bars_and_colours():
+    summary = pd.DataFrame(
+        {
+            "method": ["Laplace", "heb-m", "new idea"],
+            "log_loss_mean": [0.5, 0.4, 0.45],
+            "log_loss_std": [0.05, 0.02, np.nan],
+        }
+    )
+    fig = metric_bars(summary, "log_loss")
+    (bar,) = fig.data
+    assert bar.type == "bar"
+    assert list(bar.x) == ["Laplace", "HEB-M", "new idea"]
+    np.testing.assert_allclose(bar.y, [0.5, 0.4, 0.45])
+    np.testing.assert_allclose(bar.error_y.array, [0.05, 0.02, 0.0])
+    assert list(bar.marker.color)[:2] == [METHOD_COLORS["Laplace"], METHOD_COLORS["HEB-M"]]
+    assert "Log-loss" in fig.layout.yaxis.title.text
+    with pytest.raises(ValueError, match="accuracy_mean"):
+        metric_bars(summary, "accuracy")
+
+
+# -------------------------------------------------------------------- export
+def test_to_image_bytes_refuses_unknown_format():
+    with pytest.raises(ValueError, match="png"):
+        to_image_bytes(go.Figure(), fmt="jpeg")
+
+
+def test_to_image_bytes_reports_a_missing_browser(monkeypatch):
+    def no_browser(*args, **kwargs):
+        raise FileNotFoundError("chromium not found")
+
+    monkeypatch.setattr(go.Figure, "to_image", no_browser)
+    with pytest.raises(RuntimeError, match="Static export needs Chromium"):
+        to_image_bytes(go.Figure(), fmt="png")
+
+
+def test_export_png_and_svg(tmp_path):
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("no Chromium on this machine: static export is unavailable")
+    fig = cd_diagram(RANKS, 1.62, groups=[("HEB-M", "HEB-U"), ("HEB-U", "KT", "Laplace")])
+    png = to_image_bytes(fig, fmt="png", scale=1)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width = int.from_bytes(png[16:20], "big")
+    assert width == 700  # plotly's default width at scale 1
+    svg = to_image_bytes(fig, fmt="svg")
+    assert svg.lstrip().startswith(b"<svg") and b"CD = 1.62" in svg
+    (tmp_path / "cd.png").write_bytes(png)
