@@ -1,0 +1,191 @@
+"""Each lesson page runs (AppTest), shows its sliders and its figures with the right traces."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGES = Path(__file__).resolve().parents[1] / "pages"
+
+
+def run_page(name: str, **state) -> AppTest:
+    """Run ``pages/<name>.py`` on its own, with optional session state set first."""
+    app = AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=60)
+    for key, value in state.items():
+        app.session_state[key] = value
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def figures(app: AppTest) -> list[dict]:
+    """The plotly specs on the page, in order."""
+    return [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
+
+
+def names(figure: dict) -> list[str]:
+    return [trace.get("name", "") for trace in figure["data"]]
+
+
+def values(array) -> np.ndarray:
+    """A trace array, decoded from plotly's base64 ``bdata`` form when needed."""
+    if isinstance(array, dict) and "bdata" in array:
+        raw = np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"]))
+        return raw.reshape(array["shape"]) if "shape" in array else raw
+    return np.asarray(array)
+
+
+def trace(figure: dict, name: str) -> dict:
+    matches = [t for t in figure["data"] if t.get("name", "") == name]
+    assert matches, f"no trace {name!r} in {names(figure)}"
+    return matches[0]
+
+
+def metrics(app: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in app.metric}
+
+
+def sliders(app: AppTest) -> int:
+    return len(app.slider) + len(app.select_slider)
+
+
+# ------------------------------------------------------------------ lesson 1
+def test_zero_counts_lesson():
+    app = run_page("lesson_zero_counts")
+    assert sliders(app) >= 2
+    assert metrics(app)["P(ham | e-mail)"] == "0.0000"  # unsubscribe vetoes ham at alpha = 0
+    bars, underflow = figures(app)
+    ham = trace(bars, "P(word | ham)")
+    assert ham["type"] == "bar" and values(ham["y"])[-1] == 0.0
+    assert {"spam: exact, from logs", "spam: the float64 product is 0 from here"} <= set(
+        names(underflow)
+    )
+    app.select_slider[0].set_value(1.0).run()
+    assert float(metrics(app)["P(ham | e-mail)"]) > 0.99
+    app.multiselect[0].set_value(["agenda", "winner"])
+    app.select_slider[0].set_value(0.0).run()
+    assert app.error and "0 / 0" in app.error[0].value
+
+
+# ------------------------------------------------------------------ lesson 2
+def test_dirichlet_lesson():
+    app = run_page("lesson_dirichlet")
+    assert sliders(app) >= 3
+    bars, sweep = figures(app)
+    assert {"true p*", "unsmoothed n / N", "posterior mean, α = 1"} <= set(names(bars))
+    assert values(trace(bars, "posterior mean, α = 1")["y"]).sum() == pytest.approx(1.0)
+    assert {"expected l1 error", "l1 bias of the mean"} <= set(names(sweep))
+    assert metrics(app)["Prior's share Kα/(N+Kα)"] == "50%"  # K = N = 50, alpha = 1
+    app.select_slider[2].set_value(0.1).run()
+    assert "posterior mean, α = 0.1" in names(figures(app)[0])
+
+
+# ------------------------------------------------------------------ lesson 3
+def _check_evidence_figures(app: AppTest) -> None:
+    evidence, pmfs, heldout = figures(app)
+    assert names(evidence)[0] == "evidence l(m)"
+    assert any(n.startswith("HEB's m =") for n in names(evidence))
+    assert any(n.startswith("m = K (Laplace) =") for n in names(evidence))
+    assert {"unsmoothed", "Laplace", "HEB", "prior mean"} <= set(names(pmfs))
+    assert names(heldout)[0] == "held-out log-loss"
+    assert np.isfinite(values(heldout["data"][0]["y"])).all()
+
+
+def test_evidence_lesson_on_the_current_dataset_pair():
+    pytest.importorskip("pages.common")
+    app = run_page("lesson_evidence", evidence_pair={"class": 1, "feature": 3})
+    assert app.selectbox[0].value == 1 and app.selectbox[1].value == 3
+    assert sliders(app) >= 1
+    _check_evidence_figures(app)
+
+
+def test_evidence_lesson_typed_counts_and_without_the_app(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pages.common", None)  # as if the app were absent
+    if "pages" in sys.modules:
+        monkeypatch.delattr(sys.modules["pages"], "common", raising=False)
+    app = run_page("lesson_evidence")
+    assert app.info and "type a count vector" in app.info[0].value
+    _check_evidence_figures(app)
+    app.text_input[0].set_value("40, 0, 0, 0").run()  # the vertex: clamped at m_min
+    assert metrics(app)["HEB's m"] == "0.01"
+    app.text_input[0].set_value("3, x").run()
+    assert app.error and "whole numbers" in app.error[0].value
+
+
+# ------------------------------------------------------------------ lesson 4
+def test_high_cardinality_default_view_shows_figure_2():
+    app = run_page("lesson_high_cardinality")
+    assert sliders(app) >= 3
+    grid, reduction, vertex = figures(app)
+    ratios = np.array([float(x) for x in reduction["data"][0]["x"]])
+    assert (values(reduction["data"][0]["y"])[ratios >= 0.1] > 5).all()
+    assert {"Laplace", "HEB-U", "KT", "m-estimate", "√(K/N) reference"} <= set(names(grid))
+    laplace, heb = values(trace(grid, "Laplace")["y"]), values(trace(grid, "HEB-U")["y"])
+    ratio = values(trace(grid, "Laplace")["x"])
+    assert (heb[ratio >= 0.1] < laplace[ratio >= 0.1]).all()
+    assert {"Laplace: 2(K−1)/(N+K)", "HEB-U: m = m_min"} <= set(names(vertex))
+    table = app.dataframe[0].value
+    wide = table[table["K_over_N"] >= 0.1]
+    assert (wide["heb_u"] < wide["laplace"]).all()
+    assert (wide[wide["K_over_N"] <= 2.5]["reduction"] > 0.10).all()  # the paper's pattern
+    assert float(metrics(app)["HEB-U's reduction"].rstrip("%")) > 10
+
+
+# ------------------------------------------------------------------ lesson 5
+def test_calibration_lesson():
+    app = run_page("lesson_calibration")
+    assert sliders(app) >= 1
+    double, reliability, bars, fix_reliability = figures(app)
+    assert {"mean |log-odds| of the copies", "k × one copy", "ECE (top-1)"} <= set(names(double))
+    scale = values(trace(double, "mean |log-odds| of the copies")["y"])
+    np.testing.assert_allclose(scale, np.arange(1, scale.size + 1) * scale[0], rtol=1e-9)
+    shown = " ".join(names(reliability))
+    assert "1 copy (ECE" in shown and "4 copies (ECE" in shown
+    assert {"no post-hoc", "Platt", "isotonic", "temperature"} <= set(names(bars))
+    assert fix_reliability["data"]
+    assert any("omplementary here" in md.value for md in app.markdown)
+    app.slider[0].set_value(1).run()
+    assert not app.exception
+
+
+# ------------------------------------------------------------------ lesson 6
+def test_known_truth_lesson():
+    app = run_page("lesson_known_truth")
+    assert sliders(app) >= 3
+    errors, scatter, calibration = figures(app)
+    assert {t["type"] for t in errors["data"]} == {"box"}
+    assert {"Laplace", "HEB-M", "HEB-U", "TE"} <= set(names(errors))
+    assert {"Laplace", "HEB-M", "perfect"} <= set(names(scatter))
+    assert "true ECE (from the true P(right | x))" in names(calibration)
+    app.radio[0].set_value("ID-like features (ZIP codes, user IDs)").run()
+    assert not app.exception and len(figures(app)) == 3
+
+
+# ------------------------------------------------------------------ under the app
+LESSONS = (
+    "lesson_zero_counts",
+    "lesson_dirichlet",
+    "lesson_evidence",
+    "lesson_high_cardinality",
+    "lesson_calibration",
+    "lesson_known_truth",
+)
+
+
+def test_every_lesson_runs_under_the_apps_navigation():
+    app_file = PAGES.parent / "app.py"
+    if not app_file.exists():
+        pytest.skip("app.py is not there yet")
+    app = AppTest.from_file(str(app_file), default_timeout=60).run()
+    assert not app.exception, [e.value for e in app.exception]
+    for lesson in LESSONS:
+        app.switch_page(f"pages/{lesson}.py").run()
+        assert not app.exception, (lesson, [e.value for e in app.exception])
+        assert app.get("plotly_chart"), lesson
+        assert app.title[0].value.startswith("Lesson")
