@@ -214,6 +214,10 @@ def zipf_pmf(n_categories: int, exponent: float = 1.1) -> np.ndarray:
 
 
 #: the features of :func:`high_cardinality_preset`: (name, K_f, kind)
+#: true concentrations m_f of the preset's ID-like features, from strongly class-specific (30)
+#: to nearly shared (20,000, beyond the clamp): the learned m should track them
+PRESET_CONCENTRATIONS = (300.0, 3000.0, 30.0, 1000.0, 20000.0)
+
 HIGH_CARDINALITY_FEATURES = (
     ("zip_code", 4000, "zipf"),
     ("user_id", 5000, "zipf"),
@@ -231,7 +235,7 @@ def high_cardinality_preset(
     seed: int = 0,
     class_weights: Sequence[float] = (0.85, 0.15),
     zipf_exponent: float = 1.0,
-    concentration: float = 10.0,
+    concentration: float | Sequence[float] = PRESET_CONCENTRATIONS,
     low_alpha: float = 5.0,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """A two-class data set with ID / ZIP-code-like features, where smoothing matters most.
@@ -240,8 +244,10 @@ def high_cardinality_preset(
     store, product, IP hash; K_f from 1,000 to 5,000) and three low-cardinality ones, an
     85 / 15 class imbalance. Each high-cardinality feature has a Zipf-distributed
     marginal ``base`` over its categories (randomly permuted ranks); each class's PMF is
-    theta_c ~ Dirichlet(concentration K_f base), so classes differ around a shared
-    heavy-tailed marginal: the hierarchical model behind HEB-M. Most categories are rare,
+    theta_c ~ Dirichlet(m_f base) with a true concentration m_f per feature (the
+    ``concentration`` sequence, one per high-cardinality feature; a single number c means
+    m_f = c K_f), so classes differ around a shared heavy-tailed marginal: exactly the
+    hierarchical model behind HEB-M, with a known m to compare the learned one against. Most categories are rare,
     many are never seen in a training fold, and Laplace's K_f pseudo-counts swamp N_c.
     Three low-cardinality features (weekday, channel, device) have
     theta_c ~ Dirichlet(low_alpha 1_K).
@@ -253,21 +259,34 @@ def high_cardinality_preset(
     truth : dict
         ``class_prior``, ``theta`` (list of (2, K_f)), ``n_categories``, ``base`` (list:
         the Zipf marginal of each high-cardinality feature, ``None`` for the others),
-        ``feature_names``.
+        ``concentration`` (list: the true m_f, ``None`` for the others), ``feature_names``.
     """
     if int(n_samples) < 1:
         raise ValueError("n_samples must be at least 1.")
-    if not (zipf_exponent > 0 and concentration > 0 and low_alpha > 0):
+    zipf_features = [k for _, k, kind in HIGH_CARDINALITY_FEATURES if kind == "zipf"]
+    if np.ndim(concentration) == 0:
+        true_m = [float(concentration) * k for k in zipf_features]
+    else:
+        true_m = [float(c) for c in concentration]
+        if len(true_m) != len(zipf_features):
+            raise ValueError(
+                f"concentration needs one value per high-cardinality feature "
+                f"({len(zipf_features)}), got {len(true_m)}."
+            )
+    if not (zipf_exponent > 0 and min(true_m) > 0 and low_alpha > 0):
         raise ValueError("zipf_exponent, concentration and low_alpha must be positive.")
     prior = _class_prior(len(class_weights), class_weights)
     rng = np.random.default_rng(seed)
     y = rng.choice(prior.size, size=int(n_samples), p=prior).astype(np.int64)
     codes = np.empty((y.size, len(HIGH_CARDINALITY_FEATURES)), dtype=np.int64)
-    theta, bases = [], []
+    theta, bases, masses = [], [], []
+    zipf_m = iter(true_m)
     for f, (_, n_cat, kind) in enumerate(HIGH_CARDINALITY_FEATURES):
+        mass = next(zipf_m) if kind == "zipf" else None
+        masses.append(mass)
         if kind == "zipf":
             base = zipf_pmf(n_cat, zipf_exponent)[rng.permutation(n_cat)]
-            theta_f = rng.dirichlet(concentration * n_cat * base, size=prior.size)
+            theta_f = rng.dirichlet(mass * base, size=prior.size)
             # Dirichlet draws with tiny parameters can underflow to exact zeros
             theta_f = np.maximum(theta_f, 1e-300)
             theta_f /= theta_f.sum(axis=1, keepdims=True)
@@ -282,6 +301,7 @@ def high_cardinality_preset(
         "theta": theta,
         "n_categories": np.array([k for _, k, _ in HIGH_CARDINALITY_FEATURES]),
         "base": bases,
+        "concentration": masses,
         "feature_names": [name for name, _, _ in HIGH_CARDINALITY_FEATURES],
     }
     return codes, y, truth
