@@ -214,9 +214,9 @@ def zipf_pmf(n_categories: int, exponent: float = 1.1) -> np.ndarray:
 
 
 #: the features of :func:`high_cardinality_preset`: (name, K_f, kind)
-#: true concentrations m_f of the preset's ID-like features, from strongly class-specific (30)
-#: to nearly shared (20,000, beyond the clamp): the learned m should track them
-PRESET_CONCENTRATIONS = (300.0, 3000.0, 30.0, 1000.0, 20000.0)
+#: true concentrations m_f of the preset's ID-like features, from class-specific (300)
+#: to nearly shared (50,000, beyond the clamp): the learned m should track them
+PRESET_CONCENTRATIONS = (1000.0, 10000.0, 300.0, 3000.0, 50000.0)
 
 HIGH_CARDINALITY_FEATURES = (
     ("zip_code", 4000, "zipf"),

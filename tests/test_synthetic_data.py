@@ -158,7 +158,7 @@ def test_heb_m_beats_laplace_on_the_high_cardinality_preset():
     codes, y, _ = high_cardinality_preset(n_samples=5000, seed=0)
     heb_m = _cv_log_loss(codes, y, "heb-m")
     laplace = _cv_log_loss(codes, y, "laplace")
-    assert heb_m < 0.6 * laplace, (heb_m, laplace)
+    assert heb_m < 0.9 * laplace, (heb_m, laplace)
 
 
 def test_learned_concentrations_track_the_presets_true_ones():
@@ -170,7 +170,7 @@ def test_learned_concentrations_track_the_presets_true_ones():
             continue
         learned = diag["m"][minority & (diag["feature"] == f)][0]
         assert true_m / 2 < learned < true_m * 2, (f, true_m, learned)
-    # the nearly shared feature (m_f = 20,000) is learned at the upper clamp
+    # the nearly shared feature (m_f = 50,000) is learned at the upper clamp
     assert diag["clamped"][minority & (diag["feature"] == 4)][0] == "high"
 
 
