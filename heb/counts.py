@@ -130,9 +130,7 @@ class CountTable:
         """An all-zero table of the given shape."""
         n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
         offsets = np.concatenate(([0], np.cumsum(n_categories))).astype(np.int64)
-        return cls(
-            np.zeros(n_classes), np.zeros((n_classes, int(offsets[-1]))), offsets
-        )
+        return cls(np.zeros(n_classes), np.zeros((n_classes, int(offsets[-1]))), offsets)
 
     # ---------------------------------------------------------------- shape
     @property

@@ -9,7 +9,6 @@ code never seen in training is unseen: both are absent evidence (SPEC section 1)
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -22,8 +21,6 @@ __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
 
 WEIGHTINGS = (None, "sqrt-mi")
 _CLAMP_NAMES = np.array(["low", "none", "high"])
-#: rows scored per block, to bound the (rows, features, classes) gather
-_BLOCK_CELLS = 1 << 22
 
 
 def score_codes(
@@ -35,23 +32,22 @@ def score_codes(
     """Sum of (weighted) log-probabilities of each row's codes, shape (n, C).
 
     Codes that are negative, ``>= K_f`` or of unseen categories (log table column 0)
-    contribute nothing.
+    contribute nothing. One vectorised gather of (n, C) rows per feature.
     """
     n_rows, n_features = codes.shape
-    n_cat = np.diff(offsets)
     C = log_theta.shape[0]
-    padded = np.concatenate([log_theta, np.zeros((C, 1))], axis=1).T  # (V + 1, C)
-    sentinel = log_theta.shape[1]
-    valid = (codes >= 0) & (codes < n_cat)
-    index = np.where(valid, offsets[:-1] + codes, sentinel)
-    out = np.empty((n_rows, C))
-    block = max(1, _BLOCK_CELLS // max(1, n_features * C))
-    for start in range(0, n_rows, block):
-        gathered = padded[index[start : start + block]]  # (b, F, C)
+    # (V + 1, C): one row per category, the last (all zeros) for absent evidence
+    rows = np.zeros((log_theta.shape[1] + 1, C))
+    rows[:-1] = log_theta.T
+    valid = (codes >= 0) & (codes < np.diff(offsets))
+    index = np.where(valid, offsets[:-1] + codes, log_theta.shape[1])
+    out = np.zeros((n_rows, C))
+    for f in range(n_features):
+        gathered = rows.take(index[:, f], axis=0)
         if weights is None:
-            out[start : start + block] = gathered.sum(axis=1)
+            out += gathered
         else:
-            out[start : start + block] = np.einsum("bfc,f->bc", gathered, weights)
+            out += weights[f] * gathered
     return out
 
 
@@ -92,7 +88,8 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         All ones unless ``weighting="sqrt-mi"``.
     concentrations_ : dict of ndarray or None
         One entry per (class, feature) pair (columns: class, feature, N_c, K_f, m, rho,
-        iterations, converged, clamped, log_evidence, fallback); ``None`` for TE.
+        iterations, converged, clamped, log_evidence, fallback); ``None`` for TE. Built on
+        first access: the evidence is diagnostics only and fitting does not need it.
     """
 
     def __init__(
@@ -215,8 +212,18 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
             self.feature_weights_ = np.sqrt(mutual_information(table))
         else:
             self.feature_weights_ = np.ones(table.n_features)
-        self.concentrations_ = self._diagnostics(table, smoothed)
+        # the per-pair diagnostics are built on first access of ``concentrations_``
+        self._diagnostics_source = (table, smoothed)
+        self._diagnostics_cache = None
         return self
+
+    @property
+    def concentrations_(self) -> dict[str, np.ndarray] | None:
+        """Per (class, feature) pair diagnostics, built on first access (see class doc)."""
+        check_is_fitted(self, "count_table_")
+        if self._diagnostics_cache is None:
+            self._diagnostics_cache = self._diagnostics(*self._diagnostics_source)
+        return self._diagnostics_cache
 
     @staticmethod
     def _diagnostics(table: CountTable, smoothed) -> dict[str, np.ndarray] | None:
@@ -253,19 +260,21 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         """log pi_c + sum_f w_f log theta_{c,f,x_f} for each row, shape (n, C)."""
         codes = self._codes_for_predict(X)
         weights = None if self.weighting is None else self.feature_weights_
-        scores = score_codes(
-            self.feature_log_prob_, self.count_table_.offsets, codes, weights
-        )
+        scores = score_codes(self.feature_log_prob_, self.count_table_.offsets, codes, weights)
         return scores + self.class_log_prior_
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posteriors by log-sum-exp, shape (n, C); always finite."""
         joint = self.predict_joint_log_proba(X)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
+        joint -= joint.max(axis=1, keepdims=True)
+        return joint - np.log(np.exp(joint).sum(axis=1, keepdims=True))
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior probabilities, shape (n, C), rows summing to 1."""
-        return np.exp(self.predict_log_proba(X))
+        joint = self.predict_joint_log_proba(X)
+        proba = np.exp(joint - joint.max(axis=1, keepdims=True))
+        proba /= proba.sum(axis=1, keepdims=True)
+        return proba
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of each row."""
@@ -273,6 +282,10 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         return self.classes_[best]
 
     def __sklearn_tags__(self):
+        # sklearn's check_positive_only_tag_during_fit does not apply (declared in
+        # tests/test_estimator_checks.py): it fits on X - mean, fractional values that are
+        # not category codes; negative codes mean missing and fractional codes are refused
+        # with a ValueError, so no positive-only tag is set.
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
         tags.input_tags.allow_nan = True

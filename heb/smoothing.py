@@ -18,7 +18,7 @@ from heb.concentration import (
     M_MAX,
     M_MIN,
     ConcentrationFit,
-    fit_concentration_segments,
+    _fit_segments,
 )
 from heb.counts import CountTable
 
@@ -88,21 +88,24 @@ def prior_mean(table: CountTable, kind: str) -> np.ndarray:
     The marginal is N_fv / S_f; a feature never observed gets the uniform mean.
     """
     k = table.n_categories
-    uniform = np.repeat(1.0 / k, k)
     if kind == "uniform":
-        return uniform
+        return np.repeat(1.0 / k, k)
     if kind != "marginal":
         raise ValueError(f"prior kind must be 'uniform' or 'marginal', got {kind!r}.")
-    totals = table.feature_totals()[table.feature_of_column]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        marginal = table.category_totals() / totals
-    return np.where(totals > 0, marginal, uniform)
+    n_fv = table.category_totals()
+    s_f = np.add.reduceat(n_fv, table.offsets[:-1])
+    marginal = n_fv / np.repeat(np.where(s_f > 0, s_f, 1.0), k)
+    if np.any(s_f == 0):  # a feature never observed gets the uniform mean
+        marginal = np.where(np.repeat(s_f == 0, k), np.repeat(1.0 / k, k), marginal)
+    return marginal
 
 
 def _log(theta: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """log theta, in place (theta is a temporary), with unseen columns set to 0."""
     with np.errstate(divide="ignore"):
-        out = np.log(theta)
-    out[:, ~seen] = 0.0
+        out = np.log(theta, out=theta)
+    if not seen.all():
+        out[:, ~seen] = 0.0
     return out
 
 
@@ -110,7 +113,11 @@ def _dirichlet_theta(table, n_cf, m_cf, prior):
     """(N_cfv + m_cf t_v) / (N_cf + m_cf), m_cf broadcast over the feature's columns."""
     col_f = table.feature_of_column
     m_col = m_cf[:, col_f]
-    return (table.counts + m_col * prior) / (n_cf[:, col_f] + m_col)
+    theta = m_col * prior
+    theta += table.counts
+    m_col += n_cf[:, col_f]
+    theta /= m_col
+    return theta
 
 
 def _target_encoding_theta(table, n_cf, k0, prior):
@@ -140,33 +147,55 @@ def learn_concentrations(
     Returns the (C, F) concentrations, the fit diagnostics over all C * F pairs
     (fallback pairs report 0 iterations) and the (C, F) fallback mask.
     """
+    if not 0 < m_min <= m_max:
+        raise ValueError(f"Need 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
     C, F = table.n_classes, table.n_features
     n_cf = table.class_feature_totals()
     fallback = n_cf < n0
     solve = ~fallback.ravel()
-    cls, cols = np.nonzero(table.counts)
-    pair = cls * F + table.feature_of_column[cols]
-    keep = solve[pair]
-    docs = np.flatnonzero(solve)
-    fit = fit_concentration_segments(
-        pair[keep],
-        table.counts[cls[keep], cols[keep]],
-        prior[cols[keep]],
+    # non-zero counts in row-major order, so their (class, feature) pair ids are sorted
+    flat_counts = table.counts.ravel()
+    nonzero = np.flatnonzero(flat_counts > 0)
+    pair_of_cell = (np.arange(C)[:, None] * F + table.feature_of_column).ravel()
+    item_pair = pair_of_cell.take(nonzero)
+    item_count = flat_counts.take(nonzero)
+    item_prior = prior.take(nonzero % table.counts.shape[1])
+    if not solve.all():
+        keep = np.flatnonzero(solve[item_pair])
+        item_pair, item_count, item_prior = (
+            item_pair.take(keep),
+            item_count.take(keep),
+            item_prior.take(keep),
+        )
+    docs = np.flatnonzero(solve & (n_cf.ravel() > 0))
+    # flat evidence: fewer than two observed rows, or a feature whose observed rows all
+    # hold one category of prior mean 1 (fallback pairs are not solved at all)
+    certain = np.maximum.reduceat(prior, table.offsets[:-1]) >= 1.0 - 1e-15
+    flat = ((n_cf < 2) | certain[None, :]).ravel() | fallback.ravel()
+    if item_prior.size and item_prior.min() <= 0:
+        raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
+    # categories of positive prior mean per pair (the marginal is 0 for unseen ones)
+    positive = np.add.reduceat(prior > 0, table.offsets[:-1])
+    fit = _fit_segments(
+        item_pair,
+        item_count,
+        item_prior,
         docs,
         n_cf.ravel()[docs],
         C * F,
         m_min,
         m_max,
+        flat,
+        n_categories=np.broadcast_to(positive, (C, F)).ravel(),
     )
     k_f = np.broadcast_to(table.n_categories.astype(float), (C, F))
     m_cf = np.where(fallback, k_f, fit.m.reshape(C, F))
     fb = fallback.ravel()
-    fit = ConcentrationFit(
+    fit = fit.replace(
         m=m_cf.ravel().copy(),
         iterations=np.where(fb, 0, fit.iterations),
         converged=np.where(fb, True, fit.converged),
         clamped=np.where(fb, CLAMP_NONE, fit.clamped).astype(np.int8),
-        log_evidence=fit.log_evidence,
         flat=np.where(fb, False, fit.flat),
     )
     return m_cf, fit, fallback

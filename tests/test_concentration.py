@@ -1,0 +1,355 @@
+"""Type-II ML concentrations against an independent slow search, and the edge cases.
+
+The reference shares no code with :mod:`heb.concentration`: it evaluates the evidence
+l(m) = log G(m) - log G(N + m) + sum_v [log G(n_v + m t_v) - log G(m t_v)] with
+``scipy.special.gammaln`` on a dense log grid, takes the best grid cell and bisects the
+derivative l'(m), written with plain ``scipy.special.digamma``, inside that cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import special
+
+from heb.concentration import (
+    M_MAX,
+    M_MIN,
+    ConcentrationFit,
+    _polygamma_1_2,
+    fit_concentration,
+    fit_concentration_rows,
+    fit_concentration_segments,
+    log_evidence,
+)
+
+GRID_POINTS = 37  # 6 decades: one point every 1/6 decade
+BISECTIONS = 45
+
+
+# ----------------------------------------------------------------------------- reference
+def _grid_evidence(group, counts, prior, totals, n_groups, grid):
+    """l(m) of every group at every grid value, shape (len(grid), G); gammaln only."""
+    out = np.empty((grid.size, n_groups))
+    for j, m in enumerate(grid):
+        x = m * prior
+        terms = special.gammaln(x + counts) - special.gammaln(x)
+        out[j] = (
+            np.bincount(group, terms, n_groups) + special.gammaln(m) - special.gammaln(m + totals)
+        )
+    return out
+
+
+def _score(m, group, counts, prior, totals, n_groups):
+    """l'(m) per group (m has one entry per group); digamma only."""
+    x = m[group] * prior
+    items = np.bincount(group, prior * (special.digamma(x + counts) - special.digamma(x)), n_groups)
+    return items - (special.digamma(m + totals) - special.digamma(m))
+
+
+def reference_maximisers(group, counts, prior, totals, n_groups, m_min=M_MIN, m_max=M_MAX):
+    """Clamped maximiser of l(m) per group (single document per group), slowly."""
+    grid = np.geomspace(m_min, m_max, GRID_POINTS)
+    best = _grid_evidence(group, counts, prior, totals, n_groups, grid).argmax(axis=0)
+    m_ref = grid[best].copy()
+    lo = grid[np.maximum(best - 1, 0)]
+    hi = grid[np.minimum(best + 1, grid.size - 1)]
+    d_lo = _score(lo, group, counts, prior, totals, n_groups)
+    d_hi = _score(hi, group, counts, prior, totals, n_groups)
+    at_min = (best == 0) & (d_lo <= 0)  # decreasing from m_min: the clamp binds
+    at_max = (best == grid.size - 1) & (d_hi >= 0)
+    m_ref[at_min], m_ref[at_max] = m_min, m_max
+    bracket = ~at_min & ~at_max & (d_lo > 0) & (d_hi < 0)
+    idx = np.flatnonzero(bracket)
+    keep = bracket[group]
+    sub_group = (np.cumsum(bracket) - 1)[group[keep]]
+    a, b = np.log(lo[idx]), np.log(hi[idx])
+    for _ in range(BISECTIONS):
+        mid = 0.5 * (a + b)
+        d = _score(np.exp(mid), sub_group, counts[keep], prior[keep], totals[idx], idx.size)
+        a, b = np.where(d > 0, mid, a), np.where(d > 0, b, mid)
+    m_ref[idx] = np.exp(0.5 * (a + b))
+    return m_ref
+
+
+def _evidence_at(m, group, counts, prior, totals, n_groups):
+    x = m[group] * prior
+    terms = special.gammaln(x + counts) - special.gammaln(x)
+    return np.bincount(group, terms, n_groups) + special.gammaln(m) - special.gammaln(m + totals)
+
+
+# ----------------------------------------------------------------------------- data
+@pytest.fixture(scope="module")
+def random_vectors():
+    """10,000 count vectors: K in [2, 5000], N in [10, 20000], sparse and dense, uniform
+    and non-uniform ("marginal") prior means, drawn from Dirichlet-multinomials whose
+    concentration spans 0.05 .. 1e5 so that both clamps and the interior all occur."""
+    rng = np.random.default_rng(20240601)
+    n_vectors = 10_000
+    k = np.exp(rng.uniform(np.log(2), np.log(5000), n_vectors)).astype(int)
+    n = np.exp(rng.uniform(np.log(10), np.log(20000), n_vectors)).astype(int)
+    uniform = rng.random(n_vectors) < 0.5
+    strength = np.exp(rng.uniform(np.log(0.05), np.log(1e5), n_vectors))
+    shape = rng.choice([0.3, 1.0, 5.0], n_vectors)
+    counts, priors = [], []
+    for i in range(n_vectors):  # test data generation, not a hot path
+        if uniform[i]:
+            t = np.full(k[i], 1.0 / k[i])
+        else:
+            t = rng.dirichlet(np.full(k[i], shape[i])) + 1e-9
+            t /= t.sum()
+        p = rng.dirichlet(np.maximum(strength[i] * t, 1e-3))
+        counts.append(rng.multinomial(n[i], p).astype(float))
+        priors.append(t)
+    group_all = np.repeat(np.arange(n_vectors), k)
+    counts_all, prior_all = np.concatenate(counts), np.concatenate(priors)
+    nz = counts_all > 0
+    return {
+        "n": n_vectors,
+        "counts": counts,
+        "priors": priors,
+        "totals": n.astype(float),
+        "group": group_all[nz],
+        "count": counts_all[nz],
+        "prior": prior_all[nz],
+        "group_all": group_all,
+        "count_all": counts_all,
+        "prior_all": prior_all,
+    }
+
+
+def test_ten_thousand_vectors_match_the_independent_search(random_vectors):
+    d = random_vectors
+    G = d["n"]
+    fit = fit_concentration_segments(
+        d["group"], d["count"], d["prior"], np.arange(G), d["totals"], G
+    )
+    m = fit.m
+    assert np.all(np.isfinite(m)) and np.all((m >= M_MIN) & (m <= M_MAX))
+    assert np.all(fit.converged)
+    # the sample must exercise both clamps and the interior
+    assert min(np.sum(fit.clamped == c) for c in (-1, 0, 1)) > 300
+
+    # zero-count categories add exactly nothing to the evidence: the sparse reference
+    # (non-zero categories) equals the one over ALL categories (checked on a subset)
+    subset = np.isin(d["group_all"], np.arange(300))
+    grid = np.geomspace(M_MIN, M_MAX, 7)
+    full = _grid_evidence(
+        d["group_all"][subset],
+        d["count_all"][subset],
+        d["prior_all"][subset],
+        d["totals"][:300],
+        300,
+        grid,
+    )
+    sparse_subset = d["group"] < 300
+    sparse = _grid_evidence(
+        d["group"][sparse_subset],
+        d["count"][sparse_subset],
+        d["prior"][sparse_subset],
+        d["totals"][:300],
+        300,
+        grid,
+    )
+    np.testing.assert_allclose(sparse, full, rtol=1e-12, atol=1e-9)
+
+    m_ref = reference_maximisers(d["group"], d["count"], d["prior"], d["totals"], G)
+    rel = np.abs(m / m_ref - 1.0)
+    off = rel > 1e-6
+    if off.any():  # accept only where ours is at least as good and l' is ~0 there
+        args = (d["group"], d["count"], d["prior"], d["totals"], G)
+        ev_ours, ev_ref = _evidence_at(m, *args), _evidence_at(m_ref, *args)
+        slope = np.abs(m * _score(m, *args))
+        ok = (ev_ours >= ev_ref - 1e-9 * np.abs(ev_ref)) & (
+            (slope <= 1e-6 * np.maximum(1.0, d["totals"])) | (fit.clamped != 0)
+        )
+        assert np.all(ok[off]), f"{np.sum(off & ~ok)} groups differ from the reference"
+    assert off.mean() < 0.01
+
+
+def test_scalar_function_agrees_with_the_batch(random_vectors):
+    d = random_vectors
+    G = d["n"]
+    batch = fit_concentration_segments(
+        d["group"], d["count"], d["prior"], np.arange(G), d["totals"], G
+    ).m
+    for i in range(0, G, 50):  # 200 vectors through the scalar API
+        assert fit_concentration(d["counts"][i], d["priors"][i]) == pytest.approx(
+            batch[i], rel=1e-12
+        )
+
+
+def test_rows_api_equals_segments_api():
+    rng = np.random.default_rng(3)
+    counts = rng.poisson(rng.gamma(0.5, 4.0, size=(40, 30)))
+    counts[0] = 0
+    counts[1] = 0
+    counts[1, 0] = 1  # N = 1: flat
+    prior = rng.dirichlet(np.ones(30))
+    rows = fit_concentration_rows(counts, prior)
+    g, v = np.nonzero(counts)
+    totals = counts.sum(axis=1)
+    docs = np.flatnonzero(totals > 0)
+    seg = fit_concentration_segments(g, counts[g, v], prior[v], docs, totals[docs], 40)
+    np.testing.assert_array_equal(rows.m, seg.m)
+    np.testing.assert_array_equal(rows.clamped, seg.clamped)
+    assert rows.flat[0] and rows.flat[1] and rows.m[0] == 1.0
+
+
+# ----------------------------------------------------------------------------- edge cases
+def test_single_observation_is_flat_and_returns_one():
+    fit = fit_concentration_rows(np.array([[0.0, 1.0, 0.0]]), np.full(3, 1 / 3))
+    assert fit.flat[0] and fit.m[0] == 1.0 and fit.clamped[0] == 0 and fit.iterations[0] == 0
+
+
+def test_single_category_is_flat_and_returns_one():
+    assert fit_concentration(np.array([25.0]), np.array([1.0])) == 1.0
+
+
+def test_flat_value_is_clamped_when_the_clamp_excludes_one():
+    assert fit_concentration(np.array([1.0, 0.0]), np.full(2, 0.5), m_min=5.0, m_max=9.0) == 5.0
+    assert fit_concentration(np.array([1.0, 0.0]), np.full(2, 0.5), m_min=0.1, m_max=0.5) == 0.5
+
+
+def test_counts_proportional_to_the_prior_give_m_max():
+    prior = np.array([0.5, 0.3, 0.2])
+    assert fit_concentration(np.array([50.0, 30.0, 20.0]), prior) == M_MAX
+    assert fit_concentration(np.full(40, 25.0), np.full(40, 1 / 40)) == M_MAX
+
+
+@pytest.mark.parametrize("k, n", [(2, 10), (5, 10), (50, 37), (1000, 20000)])
+def test_one_hot_counts_give_m_min(k, n):
+    counts = np.zeros(k)
+    counts[0] = n
+    assert fit_concentration(counts, np.full(k, 1 / k)) == M_MIN
+    prior = np.random.default_rng(k).dirichlet(np.ones(k))
+    assert fit_concentration(counts, prior) == M_MIN
+
+
+def test_zero_prior_where_a_count_is_positive_raises():
+    with pytest.raises(ValueError, match="prior mean 0"):
+        fit_concentration(np.array([3.0, 1.0]), np.array([1.0, 0.0]))
+
+
+@pytest.mark.parametrize(
+    "counts, prior, message",
+    [
+        (np.array([]), np.array([]), "empty"),
+        (np.array([1.0, -1.0]), np.array([0.5, 0.5]), "non-negative"),
+        (np.array([1.0, np.nan]), np.array([0.5, 0.5]), "finite"),
+        (np.array([1.0, 2.0]), np.array([0.5, 0.6]), "sum to 1"),
+        (np.array([1.0, 2.0]), np.array([1.0]), "same length"),
+        (np.ones((2, 2)), np.full(2, 0.5), "1-D"),
+    ],
+)
+def test_bad_input_raises_a_clear_error(counts, prior, message):
+    with pytest.raises(ValueError, match=message):
+        fit_concentration(counts, prior)
+
+
+def test_bad_clamp_and_segment_input_raise():
+    with pytest.raises(ValueError, match="m_min"):
+        fit_concentration(np.array([3.0, 1.0]), np.full(2, 0.5), m_min=2.0, m_max=1.0)
+    with pytest.raises(ValueError, match="positive and finite"):
+        fit_concentration_segments([0], [0.0], [0.5], [0], [1.0], 1)
+    with pytest.raises(ValueError, match="Group ids"):
+        fit_concentration_segments([3], [1.0], [0.5], [0], [1.0], 1)
+
+
+def test_clamp_is_honoured():
+    counts = np.array([30.0, 10.0, 5.0, 0.0, 2.0])
+    free = fit_concentration(counts, np.full(5, 0.2))
+    assert M_MIN < free < M_MAX
+    assert fit_concentration(counts, np.full(5, 0.2), m_min=2 * free) == 2 * free
+    assert fit_concentration(counts, np.full(5, 0.2), m_max=free / 2) == free / 2
+
+
+# ----------------------------------------------------------------------------- multi-document
+def test_multi_document_groups_match_a_direct_maximisation():
+    """HEB-AODE groups pool several documents (parent values) over one concentration."""
+    rng = np.random.default_rng(11)
+    n_groups, k = 25, 12
+    items, docs = [], []
+    for g in range(n_groups):
+        prior = rng.dirichlet(np.ones(k))
+        strength = np.exp(rng.uniform(np.log(0.1), np.log(300)))
+        for _ in range(rng.integers(1, 6)):
+            n = rng.multinomial(rng.integers(2, 60), rng.dirichlet(strength * prior + 1e-3))
+            for v in np.flatnonzero(n):
+                items.append((g, n[v], prior[v]))
+            docs.append((g, n.sum()))
+    group, count, prior = (np.array(c) for c in zip(*items, strict=True))
+    doc_group, doc_total = (np.array(c) for c in zip(*docs, strict=True))
+    fit = fit_concentration_segments(group, count, prior, doc_group, doc_total, n_groups)
+
+    grid = np.geomspace(M_MIN, M_MAX, 2001)
+    doc_terms = special.gammaln(grid[:, None]) - special.gammaln(grid[:, None] + doc_total)
+    x = grid[:, None] * prior
+    item_terms = special.gammaln(x + count) - special.gammaln(x)
+    curve = np.stack([np.bincount(group, row, n_groups) for row in item_terms]) + np.stack(
+        [np.bincount(doc_group, row, n_groups) for row in doc_terms]
+    )
+    best = grid[curve.argmax(axis=0)]
+    # the grid is 0.003 decades fine: agreement to well within one grid step
+    np.testing.assert_allclose(fit.m, best, rtol=0.02)
+    x_fit = fit.m[group] * prior
+    ev_fit = np.bincount(
+        group, special.gammaln(x_fit + count) - special.gammaln(x_fit), n_groups
+    ) + np.bincount(
+        doc_group,
+        special.gammaln(fit.m[doc_group]) - special.gammaln(fit.m[doc_group] + doc_total),
+        n_groups,
+    )
+    assert np.all(ev_fit >= curve.max(axis=0) - 1e-9 * np.abs(curve.max(axis=0)))
+    np.testing.assert_allclose(fit.log_evidence, ev_fit, rtol=1e-10, atol=1e-8)
+
+
+def test_fractional_counts_use_the_digamma_path():
+    counts = np.array([[3.5, 1.25, 0.0, 7.0, 2.0]])
+    prior = np.array([0.3, 0.2, 0.1, 0.25, 0.15])
+    m = fit_concentration_rows(counts, prior).m
+    g, v = np.nonzero(counts)
+    ref = reference_maximisers(g, counts[g, v], prior[v], counts.sum(axis=1), 1)
+    np.testing.assert_allclose(m, ref, rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- evidence
+def test_log_evidence_matches_the_gamma_function_formula():
+    counts = np.array([4.0, 0.0, 2.0, 1.0])
+    prior = np.array([0.1, 0.2, 0.3, 0.4])
+    m = np.array([0.05, 1.0, 37.0])
+    x = m[:, None] * prior
+    direct = (
+        special.gammaln(m)
+        - special.gammaln(m + counts.sum())
+        + (special.gammaln(x + counts) - special.gammaln(x)).sum(axis=1)
+    )
+    np.testing.assert_allclose(log_evidence(counts, prior, m), direct, rtol=1e-13)
+    assert np.ndim(log_evidence(counts, prior, 2.0)) == 0
+    with pytest.raises(ValueError, match="prior mean 0"):
+        log_evidence(counts, np.array([0.0, 0.2, 0.4, 0.4]), 1.0)
+    with pytest.raises(ValueError, match="positive"):
+        log_evidence(counts, prior, 0.0)
+
+
+def test_fit_evidence_is_deferred_and_equals_log_evidence():
+    rng = np.random.default_rng(5)
+    counts = rng.poisson(3.0, size=(6, 20)).astype(float)
+    counts[:, 0] += 40  # counts above the rational-expansion limit too
+    prior = np.full(20, 0.05)
+    fit = fit_concentration_rows(counts, prior)
+    expected = [log_evidence(c, prior, m) for c, m in zip(counts, fit.m, strict=True)]
+    np.testing.assert_allclose(fit.log_evidence, expected, rtol=1e-11)
+    copy = fit.replace(m=fit.m * 2)
+    np.testing.assert_allclose(copy.log_evidence, expected, rtol=1e-11)  # of the fit
+    with pytest.raises(TypeError):
+        fit.replace(nonsense=1)
+    direct = ConcentrationFit(fit.m, fit.iterations, fit.converged, fit.clamped, "x", fit.flat)
+    assert direct.log_evidence == "x"
+
+
+def test_curvature_approximations_are_accurate():
+    x = np.geomspace(1e-8, 1e8, 400)
+    tri, tetra = _polygamma_1_2(x)
+    np.testing.assert_allclose(tri, special.polygamma(1, x), rtol=2e-5)
+    np.testing.assert_allclose(tetra, special.polygamma(2, x), rtol=2e-5)

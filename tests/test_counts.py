@@ -1,0 +1,105 @@
+"""CountTable and as_codes: counting is the model, so it is checked against a plain loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from heb.counts import MAX_TABLE_CELLS, CountTable, as_codes
+
+
+def _loop_counts(X, y, n_classes, n_categories):
+    """N_cfv by a plain Python loop (the slow reference)."""
+    offsets = np.concatenate(([0], np.cumsum(n_categories)))
+    counts = np.zeros((n_classes, offsets[-1]))
+    for row, label in zip(X, y, strict=True):
+        for f, code in enumerate(row):
+            if 0 <= code < n_categories[f]:
+                counts[label, offsets[f] + code] += 1
+    return counts
+
+
+def test_from_codes_matches_a_plain_loop():
+    rng = np.random.default_rng(0)
+    X = rng.integers(-1, 6, size=(300, 4))
+    y = rng.integers(0, 3, size=300)
+    table = CountTable.from_codes(X, y, 3)
+    k = X.max(axis=0) + 1
+    np.testing.assert_array_equal(table.n_categories, k)
+    np.testing.assert_array_equal(table.counts, _loop_counts(X, y, 3, k))
+    np.testing.assert_array_equal(table.class_counts, np.bincount(y, minlength=3))
+    assert table.n_samples == 300
+    assert table.n_classes == 3 and table.n_features == 4
+
+
+def test_missing_codes_are_not_counted_and_shrink_the_denominator():
+    X = np.array([[0, 1], [-1, 0], [1, -1], [0, 0]])
+    y = np.array([0, 0, 0, 1])
+    table = CountTable.from_codes(X, y, 2)
+    # class 0 has 3 rows, but feature 0 is observed in 2 of them and feature 1 in 2
+    np.testing.assert_array_equal(table.class_counts, [3, 1])
+    np.testing.assert_array_equal(table.class_feature_totals(), [[2, 2], [1, 1]])
+    np.testing.assert_array_equal(table.feature_totals(), [3, 3])
+    np.testing.assert_array_equal(table.category_totals(), [2, 1, 2, 1])
+
+
+def test_codes_beyond_declared_categories_are_ignored():
+    X = np.array([[0], [1], [5]])
+    table = CountTable.from_codes(X, np.zeros(3, int), 1, n_categories=np.array([2]))
+    np.testing.assert_array_equal(table.counts, [[1, 1]])
+
+
+def test_feature_of_column_and_offsets():
+    table = CountTable.empty(2, np.array([2, 3, 1]))
+    np.testing.assert_array_equal(table.offsets, [0, 2, 5, 6])
+    np.testing.assert_array_equal(table.feature_of_column, [0, 0, 1, 1, 1, 2])
+    assert table.counts.shape == (2, 6)
+
+
+def test_adding_tables_equals_counting_all_rows_and_widens():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 5, size=(200, 3))
+    y = rng.integers(0, 2, size=200)
+    X[:100, 0] = np.minimum(X[:100, 0], 2)  # the first chunk sees fewer categories
+    whole = CountTable.from_codes(X, y, 2)
+    parts = CountTable.from_codes(X[:100], y[:100], 2) + CountTable.from_codes(X[100:], y[100:], 2)
+    np.testing.assert_array_equal(parts.offsets, whole.offsets)
+    np.testing.assert_array_equal(parts.counts, whole.counts)
+    np.testing.assert_array_equal(parts.class_counts, whole.class_counts)
+
+
+def test_adding_mismatched_tables_raises():
+    a = CountTable.empty(2, np.array([2]))
+    b = CountTable.empty(3, np.array([2]))
+    with pytest.raises(ValueError, match="different classes"):
+        a + b
+
+
+def test_huge_codes_are_refused_with_a_clear_message():
+    X = np.array([[0], [MAX_TABLE_CELLS]])
+    with pytest.raises(ValueError, match="too large"):
+        CountTable.from_codes(X, np.array([0, 1]), 2)
+
+
+def test_as_codes_missing_and_integer_forms():
+    codes = as_codes(np.array([[1.0, np.nan], [-3.0, 2.0]]))
+    np.testing.assert_array_equal(codes, [[1, -1], [-1, 2]])
+    assert codes.dtype == np.int64
+    np.testing.assert_array_equal(as_codes(np.array([[True, False]])), [[1, 0]])
+    np.testing.assert_array_equal(as_codes(np.array([[-7, 3]], dtype=np.int8)), [[-1, 3]])
+    np.testing.assert_array_equal(as_codes(np.array([["1", "2"]])), [[1, 2]])
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (np.array([[0.5, 1.0]]), "fractional"),
+        (np.array([[np.inf, 1.0]]), "infinite"),
+        (np.array([["a", "b"]]), "non-numeric"),
+        (np.array([1, 2]), "2-D"),
+        (np.array([[1 + 1j]]), "unsupported dtype"),
+    ],
+)
+def test_as_codes_rejects_what_is_not_a_code(bad, message):
+    with pytest.raises(ValueError, match=message):
+        as_codes(bad)

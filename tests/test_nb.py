@@ -1,0 +1,302 @@
+"""NaiveBayes: agreement with scikit-learn, the SPEC's class rules, and invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import read_shared_csv
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import mutual_info_score
+from sklearn.model_selection import train_test_split
+from sklearn.naive_bayes import CategoricalNB
+
+from heb.concentration import M_MIN
+from heb.counts import CountTable
+from heb.nb import WEIGHTINGS, NaiveBayes, score_codes
+from heb.smoothing import SMOOTHERS, prior_mean
+
+#: all-categorical datasets (mushroom has missing values: imputed) and two with numeric
+#: columns (binned into quantiles)
+AGREEMENT_DATASETS = [
+    "car",
+    "nursery",
+    "tic-tac-toe",
+    "kr-vs-kp",
+    "monks-problems-2",
+    "hayes-roth",
+    "mushroom",
+    "cmc",
+]
+SKLEARN_ALPHA = {"laplace": 1.0, "lidstone": 0.1, "kt": 0.5}
+
+
+def encode(frame: pd.DataFrame, target: str) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes per column: numeric columns with many values are cut into 10
+    quantile bins, missing values take the column's mode, then values are factorised."""
+    frame = frame.copy()
+    y = pd.factorize(frame.pop(target), sort=True)[0]
+    columns = []
+    for name in frame:
+        values = frame[name]
+        if values.isna().all():
+            continue
+        if pd.api.types.is_numeric_dtype(values) and values.nunique() > 10:
+            values = pd.qcut(values, 10, labels=False, duplicates="drop")
+        values = values.fillna(values.mode().iloc[0])
+        columns.append(pd.factorize(values, sort=True)[0])
+    return np.column_stack(columns), y
+
+
+@pytest.fixture(scope="module")
+def encoded(datasets_dir, manifest):
+    return {
+        name: encode(read_shared_csv(datasets_dir, name), manifest[name]["target"])
+        for name in AGREEMENT_DATASETS
+    }
+
+
+@pytest.mark.parametrize("name", AGREEMENT_DATASETS)
+def test_fixed_smoothers_equal_sklearn_categorical_nb(encoded, name):
+    X, y = encoded[name]
+    X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.3, stratify=y, random_state=42)
+    for smoother, alpha in SKLEARN_ALPHA.items():
+        ours = NaiveBayes(smoother=smoother).fit(X_train, y_train)
+        peer = CategoricalNB(
+            alpha=alpha,
+            class_prior=np.exp(ours.class_log_prior_),
+            min_categories=ours.n_categories_,
+        ).fit(X_train, y_train)
+        # test rows whose categories all have training rows (sklearn cannot take others)
+        seen = ours.count_table_.category_totals() > 0
+        in_range = (X_test < ours.n_categories_).all(axis=1)
+        cols = ours.count_table_.offsets[:-1] + np.minimum(X_test, ours.n_categories_ - 1)
+        rows = in_range & seen[cols].all(axis=1)
+        assert rows.mean() > 0.9
+        for data in (X_train, X_test[rows]):
+            np.testing.assert_allclose(
+                ours.predict_proba(data), peer.predict_proba(data), rtol=0, atol=1e-10
+            )
+        np.testing.assert_array_equal(ours.predict(X_train), peer.predict(X_train))
+
+
+# ----------------------------------------------------------------------------- class rules
+X_SMALL = np.array([[0, 0], [0, 1], [1, 0], [1, 2], [1, 2], [0, 1], [1, 1]])
+Y_SMALL = np.array(["a", "a", "a", "b", "b", "b", "b"])
+
+
+def test_class_prior_is_add_one():
+    model = NaiveBayes(smoother="laplace").fit(X_SMALL, Y_SMALL)
+    np.testing.assert_allclose(np.exp(model.class_log_prior_), [4 / 9, 5 / 9])
+    np.testing.assert_array_equal(model.classes_, ["a", "b"])
+
+
+@pytest.mark.parametrize("smoother", SMOOTHERS)
+def test_a_class_absent_from_the_chunk_gets_the_prior(smoother):
+    model = NaiveBayes(smoother=smoother).partial_fit(X_SMALL, Y_SMALL, classes=["a", "b", "c"])
+    prior = np.exp(model.class_log_prior_)
+    np.testing.assert_allclose(prior, [4 / 10, 5 / 10, 1 / 10])
+    kind = "uniform" if smoother in ("laplace", "lidstone", "kt", "heb-u") else "marginal"
+    expected = prior_mean(model.count_table_, kind)
+    np.testing.assert_allclose(np.exp(model.feature_log_prob_[2]), expected, rtol=1e-13)
+    proba = model.predict_proba(np.array([[0, 2], [1, 1], [-1, 7]]))
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+
+
+def test_missing_codes_at_fit_reduce_the_denominator():
+    X = np.array([[0.0, 0.0], [np.nan, 1.0], [1.0, 1.0], [0.0, -1.0]])
+    model = NaiveBayes(smoother="laplace").fit(X, np.zeros(4, int))
+    theta = np.exp(model.feature_log_prob_[0])
+    # feature 0 observed in 3 rows (0, 1, 0), feature 1 in 3 rows (0, 1, 1)
+    np.testing.assert_allclose(theta, [3 / 5, 2 / 5, 2 / 5, 3 / 5])
+
+
+def test_missing_and_unseen_codes_are_absent_evidence():
+    model = NaiveBayes(smoother="laplace").fit(X_SMALL, Y_SMALL)
+    only_f1 = model.predict_joint_log_proba(np.array([[np.nan, 2.0], [9.0, 2.0], [-1.0, 2.0]]))
+    reference = model.class_log_prior_ + model.feature_log_prob_[:, 4]
+    np.testing.assert_allclose(only_f1, np.tile(reference, (3, 1)))
+
+
+def test_pinned_concentration_reaches_both_endpoints():
+    """Proposition 2 through the estimator: m -> 0 unsmoothed, m -> inf pooled marginal."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(300, 3))
+    y = rng.integers(0, 2, 300)
+    table = CountTable.from_codes(X, y, 2)
+    n_cf = table.class_feature_totals()[:, table.feature_of_column]
+    small = NaiveBayes(smoother="heb-m", n0=0, m_min=1e-9, m_max=1e-9).fit(X, y)
+    large = NaiveBayes(smoother="heb-m", n0=0, m_min=1e12, m_max=1e12).fit(X, y)
+    np.testing.assert_allclose(np.exp(small.feature_log_prob_), table.counts / n_cf, atol=1e-9)
+    marginal = np.broadcast_to(prior_mean(table, "marginal"), table.counts.shape)
+    np.testing.assert_allclose(np.exp(large.feature_log_prob_), marginal, atol=1e-9)
+
+
+def test_diagnostics_columns():
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.integers(0, 3, 200), np.zeros(200, int), rng.integers(0, 30, 200)])
+    y = np.repeat([0, 1, 2], [150, 45, 5])
+    X[:150, 1] = 0
+    X[150:, 1] = rng.integers(0, 4, 50)
+    model = NaiveBayes(smoother="heb-m", n0=10).fit(X, y)
+    d = model.concentrations_
+    assert set(d) == {
+        "class",
+        "feature",
+        "N_c",
+        "K_f",
+        "m",
+        "rho",
+        "iterations",
+        "converged",
+        "clamped",
+        "log_evidence",
+        "fallback",
+    }
+    assert all(len(v) == 9 for v in d.values())
+    np.testing.assert_array_equal(d["class"], np.repeat([0, 1, 2], 3))
+    np.testing.assert_array_equal(d["feature"], np.tile([0, 1, 2], 3))
+    np.testing.assert_array_equal(d["N_c"], np.repeat([150, 45, 5], 3))
+    np.testing.assert_array_equal(d["K_f"], np.tile([3, 4, 30], 3))
+    np.testing.assert_allclose(d["rho"], d["m"] / (d["N_c"] + d["m"]))
+    assert set(d["clamped"]) <= {"low", "none", "high"}
+    np.testing.assert_array_equal(d["fallback"], d["N_c"] < 10)
+    np.testing.assert_array_equal(d["m"][d["fallback"]], d["K_f"][d["fallback"]])
+    assert d["m"][3 * 0 + 1] == M_MIN and d["clamped"][1] == "low"  # one-hot: Corollary 1
+    assert np.all(d["iterations"][d["fallback"]] == 0) and np.all(d["converged"])
+    assert np.all(np.isfinite(d["log_evidence"]))
+    lap = NaiveBayes(smoother="laplace").fit(X, y).concentrations_
+    np.testing.assert_array_equal(lap["m"], lap["K_f"])
+    assert set(lap["clamped"]) == {"none"} and not lap["fallback"].any()
+    assert NaiveBayes(smoother="te").fit(X, y).concentrations_ is None
+
+
+def test_sqrt_mi_weights_and_weighted_scores():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 400)
+    X = np.column_stack([(y + rng.integers(0, 2, 400)) % 3, rng.integers(0, 4, 400)])
+    model = NaiveBayes(smoother="heb-m", weighting="sqrt-mi").fit(X, y)
+    expected = np.sqrt([mutual_info_score(X[:, f], y) for f in range(2)])
+    np.testing.assert_allclose(model.feature_weights_, expected, rtol=1e-12)
+    log_theta = model.feature_log_prob_
+    offsets = model.count_table_.offsets
+    manual = model.class_log_prior_ + sum(
+        expected[f] * log_theta[:, offsets[f] + X[:, f]].T for f in range(2)
+    )
+    np.testing.assert_allclose(model.predict_joint_log_proba(X), manual, rtol=1e-12)
+    assert np.all(NaiveBayes(smoother="heb-m").fit(X, y).feature_weights_ == 1.0)
+
+
+def test_fit_counts_is_fit_without_recounting():
+    rng = np.random.default_rng(3)
+    X, y = rng.integers(0, 5, size=(100, 3)), rng.integers(0, 2, 100)
+    table = CountTable.from_codes(X, y, 2)
+    a = NaiveBayes().fit(X, y)
+    b = NaiveBayes().fit_counts(table)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    with pytest.raises(ValueError, match="one label per class"):
+        NaiveBayes().fit_counts(table, classes=[0, 1, 2])
+
+
+def test_score_codes_ignores_codes_out_of_range():
+    log_theta = np.log(np.array([[0.5, 0.5, 0.2, 0.8], [0.1, 0.9, 0.6, 0.4]]))
+    offsets = np.array([0, 2, 4])
+    codes = np.array([[0, 1], [-1, 0], [2, 5]])
+    out = score_codes(log_theta, offsets, codes)
+    np.testing.assert_allclose(out[0], log_theta[:, 0] + log_theta[:, 3])
+    np.testing.assert_allclose(out[1], log_theta[:, 2])
+    np.testing.assert_allclose(out[2], 0.0)
+    weighted = score_codes(log_theta, offsets, codes, np.array([2.0, 0.5]))
+    np.testing.assert_allclose(weighted[0], 2 * log_theta[:, 0] + 0.5 * log_theta[:, 3])
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"smoother": "add-one"}, "Unknown smoother"),
+        ({"weighting": "gain"}, "weighting"),
+        ({"m_min": 5.0, "m_max": 1.0}, "m_min"),
+        ({"smoother": "lidstone", "alpha": 0.0}, "positive"),
+    ],
+)
+def test_bad_parameters_raise(params, message):
+    with pytest.raises(ValueError, match=message):
+        NaiveBayes(**params).fit(X_SMALL, Y_SMALL)
+
+
+def test_partial_fit_errors():
+    with pytest.raises(ValueError, match="classes must be passed"):
+        NaiveBayes().partial_fit(X_SMALL, Y_SMALL)
+    model = NaiveBayes().partial_fit(X_SMALL, Y_SMALL, classes=["a", "b"])
+    with pytest.raises(ValueError, match="not in classes"):
+        model.partial_fit(X_SMALL[:1], ["z"])
+    with pytest.raises(ValueError, match="differ"):
+        model.partial_fit(X_SMALL, Y_SMALL, classes=["a", "c"])
+    with pytest.raises(ValueError, match="fractional"):
+        NaiveBayes().fit(X_SMALL + 0.5, Y_SMALL)
+
+
+# ----------------------------------------------------------------------------- properties
+@st.composite
+def problems(draw):
+    """A small training set and a test set with missing and unseen codes."""
+    n_features = draw(st.integers(1, 3))
+    k = draw(st.lists(st.integers(1, 4), min_size=n_features, max_size=n_features))
+    n_rows = draw(st.integers(2, 30))
+    n_classes = draw(st.integers(1, 3))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(-1, kf, n_rows) for kf in k]).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = rng.integers(0, n_classes, n_rows)
+    X_test = np.column_stack([rng.integers(-2, kf + 2, 15) for kf in k]).astype(float)
+    X_test[rng.random(X_test.shape) < 0.1] = np.nan
+    return X, y, X_test, rng
+
+
+def _relabel(X, X_test, rng):
+    """Permute each feature's training-seen category codes alike in training and test data.
+
+    Codes without a training row stay put, so every K_f (max training code + 1) is kept.
+    """
+    X, X_test = X.copy(), X_test.copy()
+    for f in range(X.shape[1]):
+        seen = np.unique(X[:, f][np.isfinite(X[:, f]) & (X[:, f] >= 0)]).astype(int)
+        mapping = np.arange(int(seen.max()) + 1 if seen.size else 0)
+        mapping[seen] = rng.permutation(seen)
+        for data in (X, X_test):
+            col = data[:, f]
+            inside = np.isfinite(col) & (col >= 0) & (col < mapping.size)
+            col[inside] = mapping[col[inside].astype(int)]
+    return X, X_test
+
+
+COMBOS = [(s, w) for s in SMOOTHERS for w in WEIGHTINGS]
+
+
+@pytest.mark.parametrize("smoother, weighting", COMBOS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=problems())
+def test_invariants(smoother, weighting, problem):
+    X, y, X_test, rng = problem
+    model = NaiveBayes(smoother=smoother, weighting=weighting).fit(X, y)
+    proba = model.predict_proba(X_test)
+    assert np.all(np.isfinite(proba)) and np.all(proba >= 0)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(np.isfinite(model.predict_log_proba(X_test)))
+    assert np.all(np.isfinite(model.feature_log_prob_))
+
+    order = rng.permutation(len(y))
+    shuffled = NaiveBayes(smoother=smoother, weighting=weighting).fit(X[order], y[order])
+    np.testing.assert_allclose(shuffled.predict_proba(X_test), proba, rtol=0, atol=1e-12)
+
+    X_rel, X_test_rel = _relabel(X, X_test, rng)
+    relabelled = NaiveBayes(smoother=smoother, weighting=weighting).fit(X_rel, y)
+    np.testing.assert_allclose(relabelled.predict_proba(X_test_rel), proba, rtol=0, atol=1e-9)
+
+    chunked = NaiveBayes(smoother=smoother, weighting=weighting)
+    cuts = np.sort(rng.choice(np.arange(1, len(y)), size=min(2, len(y) - 1), replace=False))
+    for part in np.split(np.arange(len(y)), cuts):
+        chunked.partial_fit(X[part], y[part], classes=np.unique(y))
+    np.testing.assert_allclose(chunked.predict_proba(X_test), proba, rtol=0, atol=1e-12)

@@ -1,0 +1,251 @@
+"""The seven smoothers: hand-computed values, the paper's limit cases and Corollary 1."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import mutual_info_score
+
+from heb.concentration import M_MIN, fit_concentration
+from heb.counts import CountTable
+from heb.smoothing import (
+    DEFAULT_PARAMS,
+    SMOOTHERS,
+    _dirichlet_theta,
+    mutual_information,
+    prior_mean,
+    resolve_params,
+    smooth,
+)
+
+# A tiny example worked by hand. Two features (K = 2 and K = 3), two classes:
+#   class 0 rows (x0, x1): (0, 0) (0, 1) (1, 0)          N_0 = 3
+#   class 1 rows:          (1, 2) (1, 2) (0, 1) (1, 1)   N_1 = 4,  S = 7
+# N_c,f0,v: class 0 [2, 1], class 1 [1, 3];  N_c,f1,v: class 0 [2, 1, 0], class 1 [0, 2, 2]
+# Pooled marginal: f0 [3/7, 4/7], f1 [2/7, 3/7, 2/7].
+X_HAND = np.array([[0, 0], [0, 1], [1, 0], [1, 2], [1, 2], [0, 1], [1, 1]])
+Y_HAND = np.array([0, 0, 0, 1, 1, 1, 1])
+
+# theta_{c,f,v}, columns (f0 v0, f0 v1, f1 v0, f1 v1, f1 v2), one row per class
+HAND_THETA = {
+    # (N + 1) / (N_c + K)
+    "laplace": [[3 / 5, 2 / 5, 1 / 2, 1 / 3, 1 / 6], [1 / 3, 2 / 3, 1 / 7, 3 / 7, 3 / 7]],
+    # (N + 0.1) / (N_c + 0.1 K)
+    "lidstone": [
+        [21 / 32, 11 / 32, 7 / 11, 1 / 3, 1 / 33],
+        [11 / 42, 31 / 42, 1 / 43, 21 / 43, 21 / 43],
+    ],
+    # (N + 0.5) / (N_c + 0.5 K)
+    "kt": [[5 / 8, 3 / 8, 5 / 9, 1 / 3, 1 / 9], [3 / 10, 7 / 10, 1 / 11, 5 / 11, 5 / 11]],
+    # (N + 2 tbar) / (N_c + 2)
+    "m-estimate": [
+        [4 / 7, 3 / 7, 18 / 35, 13 / 35, 4 / 35],
+        [13 / 42, 29 / 42, 2 / 21, 10 / 21, 3 / 7],
+    ],
+    # lambda_v = N_fv / (N_fv + 10); P(c|v) = lambda N_cfv / N_fv + (1 - lambda) N_c / S;
+    # theta = P(c|v) N_fv / sum_v' P(c|v') N_fv'.  E.g. class 0, f0:
+    # v0: 3/13 * 2/3 + 10/13 * 3/7 = 44/91, times 3;  v1: 2/7 * 1/4 + 5/7 * 3/7 = 37/98,
+    # times 4;  theta = (132/91) / (132/91 + 74/49) = 462/943.
+    "te": [
+        [462 / 943, 481 / 943, 13 / 37, 9 / 22, 195 / 814],
+        [987 / 2573, 1586 / 2573, 260 / 1097, 486 / 1097, 351 / 1097],
+    ],
+    # N_c = 3, 4 < n0 = 10: Algorithm 1 step 8 sets m = K_f, so HEB-U is Laplace ...
+    "heb-u": [[3 / 5, 2 / 5, 1 / 2, 1 / 3, 1 / 6], [1 / 3, 2 / 3, 1 / 7, 3 / 7, 3 / 7]],
+    # ... and HEB-M is (N + K tbar) / (N_c + K)
+    "heb-m": [
+        [4 / 7, 3 / 7, 10 / 21, 8 / 21, 1 / 7],
+        [13 / 42, 29 / 42, 6 / 49, 23 / 49, 20 / 49],
+    ],
+}
+
+
+@pytest.fixture
+def hand_table() -> CountTable:
+    return CountTable.from_codes(X_HAND, Y_HAND, 2)
+
+
+@pytest.mark.parametrize("smoother", SMOOTHERS)
+def test_hand_computed_theta(hand_table, smoother):
+    table = smooth(hand_table, smoother)
+    np.testing.assert_allclose(np.exp(table.log_theta), HAND_THETA[smoother], rtol=1e-13)
+    assert table.seen.all()
+
+
+def test_pinned_concentration_gives_the_dirichlet_posterior_mean(hand_table):
+    m = 1.7
+    table = smooth(hand_table, "heb-m", n0=0, m_min=m, m_max=m)
+    counts = hand_table.counts
+    tbar = np.array([3, 4, 2, 3, 2]) / 7
+    n_c = np.array([[3.0], [4.0]])
+    np.testing.assert_allclose(np.exp(table.log_theta), (counts + m * tbar) / (n_c + m))
+    assert np.all(table.concentration == m)
+
+
+def test_implied_concentrations(hand_table):
+    k = np.array([[2.0, 3.0], [2.0, 3.0]])
+    np.testing.assert_array_equal(smooth(hand_table, "laplace").concentration, k)
+    np.testing.assert_array_equal(smooth(hand_table, "kt").concentration, 0.5 * k)
+    np.testing.assert_allclose(smooth(hand_table, "lidstone", alpha=0.3).concentration, 0.3 * k)
+    np.testing.assert_array_equal(smooth(hand_table, "m-estimate", m=5).concentration, 5.0)
+    te = smooth(hand_table, "te")
+    assert te.concentration is None and te.fit is None
+
+
+# ----------------------------------------------------------------------------- limits
+def _random_table(seed=0, n=400, k=(4, 7, 2), n_classes=3):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, kf, n) for kf in k])
+    y = rng.integers(0, n_classes, n)
+    return CountTable.from_codes(X, y, n_classes)
+
+
+def test_proposition_1_uniform_prior_with_m_equal_k_is_laplace():
+    table = _random_table()
+    n_cf = table.class_feature_totals()
+    k_f = np.broadcast_to(table.n_categories.astype(float), n_cf.shape)
+    theta = _dirichlet_theta(table, n_cf, k_f, prior_mean(table, "uniform"))
+    np.testing.assert_allclose(np.log(theta), smooth(table, "laplace").log_theta, rtol=1e-14)
+    # HEB-U with the fallback forced everywhere (n0 above every N_c) is Laplace as well
+    forced = smooth(table, "heb-u", n0=1e9)
+    np.testing.assert_allclose(forced.log_theta, smooth(table, "laplace").log_theta, rtol=1e-14)
+    assert forced.fallback.all()
+
+
+def test_proposition_2_endpoints_of_heb_m():
+    table = _random_table(1)
+    n_cf = table.class_feature_totals()[:, table.feature_of_column]
+    unsmoothed = table.counts / n_cf
+    marginal = prior_mean(table, "marginal")
+    small = np.exp(smooth(table, "heb-m", n0=0, m_min=1e-9, m_max=1e-9).log_theta)
+    large = np.exp(smooth(table, "heb-m", n0=0, m_min=1e12, m_max=1e12).log_theta)
+    np.testing.assert_allclose(small, unsmoothed, atol=1e-9)
+    np.testing.assert_allclose(large, np.broadcast_to(marginal, large.shape), atol=1e-9)
+
+
+def test_target_encoding_limits():
+    table = _random_table(2)
+    n_cf = table.class_feature_totals()[:, table.feature_of_column]
+    small = np.exp(smooth(table, "te", k0=1e-12).log_theta)
+    large = np.exp(smooth(table, "te", k0=1e15).log_theta)
+    np.testing.assert_allclose(small, table.counts / n_cf, atol=1e-9)
+    marginal = prior_mean(table, "marginal")
+    np.testing.assert_allclose(large, np.broadcast_to(marginal, large.shape), atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- Corollary 1
+@pytest.mark.parametrize("k, n", [(2, 10), (10, 10), (60, 25), (500, 1000)])
+def test_corollary_1_one_hot_counts(k, n):
+    """p* = e1: m = m_min and ||theta - e1||_1 = 2 m_min (1 - tbar_1) / (N + m_min)."""
+    rng = np.random.default_rng(k)
+    counts = np.zeros(k)
+    counts[0] = n
+    e1 = np.eye(k)[0]
+    for tbar in (np.full(k, 1 / k), rng.dirichlet(np.ones(k))):
+        m = fit_concentration(counts, tbar)
+        assert m == M_MIN
+        theta = (counts + m * tbar) / (n + m)
+        l1 = np.abs(theta - e1).sum()
+        assert l1 == pytest.approx(2 * M_MIN * (1 - tbar[0]) / (n + M_MIN), rel=1e-12)
+    laplace = (counts + 1) / (n + k)
+    assert np.abs(laplace - e1).sum() == pytest.approx(2 * (k - 1) / (n + k), rel=1e-12)
+
+
+def test_corollary_1_inside_naive_bayes():
+    """A class whose rows all share one category gets m = m_min for that feature."""
+    n, k = 30, 8
+    rng = np.random.default_rng(4)
+    X = np.concatenate([np.zeros(n, int), rng.integers(0, k, 50)])[:, None]
+    X[n + 7, 0] = k - 1  # make sure the other class reaches category K - 1
+    y = np.concatenate([np.zeros(n, int), np.ones(50, int)])
+    table = CountTable.from_codes(X, y, 2)
+    for smoother, kind in (("heb-u", "uniform"), ("heb-m", "marginal")):
+        smoothed = smooth(table, smoother)
+        assert smoothed.concentration[0, 0] == M_MIN
+        tbar = prior_mean(table, kind)
+        l1 = np.abs(np.exp(smoothed.log_theta[0]) - np.eye(k)[0]).sum()
+        assert l1 == pytest.approx(2 * M_MIN * (1 - tbar[0]) / (n + M_MIN), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- details
+def test_missing_codes_shrink_the_denominator():
+    X = np.array([[0, 0], [0, 1], [1, 0], [-1, 1]])  # the last row misses feature 0
+    table = CountTable.from_codes(X, np.zeros(4, int), 1)
+    theta = np.exp(smooth(table, "laplace").log_theta[0])
+    np.testing.assert_allclose(theta, [3 / 5, 2 / 5, 3 / 6, 3 / 6])
+
+
+def test_unseen_categories_have_log_zero_columns():
+    X = np.array([[0], [2], [2]])  # category 1 has no training row
+    table = CountTable.from_codes(X, np.array([0, 1, 1]), 2)
+    for smoother in SMOOTHERS:
+        smoothed = smooth(table, smoother)
+        np.testing.assert_array_equal(smoothed.seen, [True, False, True])
+        np.testing.assert_array_equal(smoothed.log_theta[:, 1], 0.0)
+        assert np.all(np.isfinite(smoothed.log_theta))
+
+
+@pytest.mark.parametrize("smoother", SMOOTHERS)
+def test_a_class_without_rows_gets_the_prior_mean(hand_table, smoother):
+    table = CountTable(
+        np.append(hand_table.class_counts, 0.0),
+        np.vstack([hand_table.counts, np.zeros(5)]),
+        hand_table.offsets,
+    )
+    kind = "uniform" if smoother in ("laplace", "lidstone", "kt", "heb-u") else "marginal"
+    theta = np.exp(smooth(table, smoother).log_theta[2])
+    np.testing.assert_allclose(theta, prior_mean(table, kind), rtol=1e-13)
+
+
+def test_heb_fallback_below_n0():
+    table = _random_table(5, n=60, k=(3, 40))
+    smoothed = smooth(table, "heb-m", n0=25)
+    n_cf = table.class_feature_totals()
+    np.testing.assert_array_equal(smoothed.fallback, n_cf < 25)
+    k_f = np.broadcast_to(table.n_categories.astype(float), n_cf.shape)
+    np.testing.assert_array_equal(smoothed.concentration[n_cf < 25], k_f[n_cf < 25])
+    assert np.all(smoothed.fit.iterations[(n_cf < 25).ravel()] == 0)
+
+
+def test_prior_mean():
+    table = CountTable.from_codes(np.array([[0, 0], [1, 0], [1, -1]]), np.zeros(3, int), 1)
+    np.testing.assert_allclose(prior_mean(table, "uniform"), [0.5, 0.5, 1.0])
+    np.testing.assert_allclose(prior_mean(table, "marginal"), [1 / 3, 2 / 3, 1.0])
+    never = CountTable.from_codes(np.array([[0, -1]]), np.zeros(1, int), 1, np.array([1, 3]))
+    np.testing.assert_allclose(prior_mean(never, "marginal"), [1.0, 1 / 3, 1 / 3, 1 / 3])
+    with pytest.raises(ValueError, match="uniform"):
+        prior_mean(table, "flat")
+
+
+def test_mutual_information_matches_sklearn():
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 3, 500)
+    X = np.column_stack([(y + rng.integers(0, 2, 500)) % 4, rng.integers(0, 5, 500), y])
+    X[rng.random(500) < 0.1, 1] = -1  # missing: MI over the rows where it is observed
+    table = CountTable.from_codes(X, y, 3)
+    ours = mutual_information(table)
+    observed = X[:, 1] >= 0
+    expected = [
+        mutual_info_score(X[:, 0], y),
+        mutual_info_score(X[observed, 1], y[observed]),
+        mutual_info_score(X[:, 2], y),
+    ]
+    np.testing.assert_allclose(ours, expected, rtol=1e-12)
+
+
+def test_resolve_params():
+    assert resolve_params("laplace") == {}
+    assert resolve_params("lidstone") == DEFAULT_PARAMS["lidstone"]
+    assert resolve_params("te", k0=3) == {"k0": 3.0}
+    assert resolve_params("m-estimate", m=4, alpha=9) == {"m": 4.0}
+    with pytest.raises(ValueError, match="Unknown smoother"):
+        resolve_params("add-one")
+    with pytest.raises(ValueError, match="positive"):
+        resolve_params("lidstone", alpha=-1)
+    with pytest.raises(ValueError, match="positive"):
+        resolve_params("te", k0=float("nan"))
+
+
+def test_smooth_rejects_a_bad_clamp(hand_table):
+    with pytest.raises(ValueError, match="m_min"):
+        smooth(hand_table, "heb-u", m_min=5, m_max=1)
