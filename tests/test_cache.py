@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -313,7 +315,10 @@ def _read_until_done(root: str, key: str, start, done, queue) -> None:
     queue.put((seen, misses_after_first_hit))
 
 
-def test_concurrent_writers_of_one_key_never_corrupt_it(tmp_path):
+def test_concurrent_writers_of_one_key_never_corrupt_it(tmp_path, monkeypatch):
+    # spawned children re-import the parent's __main__; under a suite that ran Streamlit's
+    # AppTest that can be an app script, so give them a bare one
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     root, key = str(tmp_path / "results"), cache_key("concurrent")
     n_writers = 3
     context = multiprocessing.get_context("spawn")
