@@ -24,6 +24,7 @@ from heb import __version__
 from heb.cache import ResultCache, cache_key
 from heb.evaluate import (
     HIGHER_IS_BETTER,
+    METRIC_TITLES,
     METRICS,
     TABLE1_METHODS,
     benchmark_tables,
@@ -55,16 +56,6 @@ TABLE_METHODS = {
     7: ("Laplace", "Laplace+GR", "AODE", "HEB-M"),
     8: TABLE1_METHODS,
 }
-METRIC_TITLES = {
-    "accuracy": "Accuracy",
-    "f1_macro": "F1-macro",
-    "log_loss": "Log-loss",
-    "brier": "Brier",
-    "auc": "AUC",
-    "ece": "ECE",
-}
-
-
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 

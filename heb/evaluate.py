@@ -31,6 +31,7 @@ __all__ = [
     "METHODS",
     "TABLE1_METHODS",
     "METRICS",
+    "METRIC_TITLES",
     "HIGHER_IS_BETTER",
     "CVResult",
     "cross_validate",
@@ -55,6 +56,15 @@ METHODS: dict[str, dict] = {
 }
 TABLE1_METHODS = ("Laplace", "Lidstone", "KT", "m-estimate", "TE", "HEB-U", "HEB-M")
 METRICS = ("accuracy", "f1_macro", "log_loss", "brier", "auc", "ece")
+#: how each metric is named in tables and figures
+METRIC_TITLES = {
+    "accuracy": "Accuracy",
+    "f1_macro": "F1-macro",
+    "log_loss": "Log-loss",
+    "brier": "Brier",
+    "auc": "AUC",
+    "ece": "ECE",
+}
 HIGHER_IS_BETTER = {
     "accuracy": True,
     "f1_macro": True,
