@@ -1,0 +1,380 @@
+"""The Streamlit explorer under ``streamlit.testing.v1.AppTest``: every page, the URL state,
+uploads, friendly errors and the figures' data (plotly 7 stores arrays as base64 bdata)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from heb import data as hdata
+from heb.evaluate import TABLE1_METHODS, cross_validate
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+TIMEOUT = 90
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Results go to a temporary cache, never to the repository's data_cache/."""
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "heb_cache"))
+
+
+class _NavigationPagesManager(PagesManager):
+    """A PagesManager that never falls back to Streamlit's legacy ``pages/`` mode.
+
+    AppTest resets ``PagesManager.uses_pages_directory`` before every run (streamlit PR
+    14217); an app whose entry point sits next to a ``pages/`` folder is then run as a
+    legacy multipage app from the second run on, which skips ``app.py`` (the sidebar).
+    The real server leaves that mode at the first ``st.navigation`` call.
+    """
+
+    def __init__(self, *args, **kwargs):
+        PagesManager.uses_pages_directory = False
+        super().__init__(*args, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def _navigation_mode(monkeypatch):
+    monkeypatch.setattr(app_test_module, "PagesManager", _NavigationPagesManager)
+
+
+def open_app(page: str | None = None, **query: str) -> AppTest:
+    """Run the app (optionally from a shared link's query and on one page)."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page is not None:
+        at.switch_page(page)
+        at.run()
+    assert_clean(at)
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception box and no error message on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+    details = [code.value for code in at.code]
+    assert not at.error, ([e.value for e in at.error], details)
+
+
+def url(at: AppTest, key: str) -> str:
+    """One query parameter of the page's URL."""
+    value = at.query_params[key]
+    return value[0] if isinstance(value, list) else value
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The plotly figures on the page, as decoded JSON specs."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def decode(values) -> np.ndarray:
+    """A plotly 7 array: a list, or ``{"dtype", "bdata", "shape"}`` base64."""
+    if isinstance(values, dict) and "bdata" in values:
+        array = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        if "shape" in values:
+            shape = values["shape"]
+            shape = [int(n) for n in shape.split(",")] if isinstance(shape, str) else shape
+            array = array.reshape(shape)
+        return array
+    return np.asarray(values)
+
+
+def table_with(at: AppTest, column: str) -> pd.DataFrame:
+    """The one table on the page holding ``column`` (tables carry no key in AppTest)."""
+    hits = [frame.value for frame in at.dataframe if column in frame.value.columns]
+    assert len(hits) == 1, [list(frame.value.columns) for frame in at.dataframe]
+    return hits[0]
+
+
+def titled(specs: list[dict], words: str) -> dict:
+    """The one figure whose title contains ``words``."""
+    hits = [s for s in specs if words in str(s["layout"].get("title", {}).get("text", ""))]
+    assert len(hits) == 1, [s["layout"].get("title", {}).get("text") for s in specs]
+    return hits[0]
+
+
+def upload_csv(rows: int = 400, seed: int = 0) -> bytes:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], rows),
+            "size": rng.normal(10, 3, rows).round(2),
+            "shop_id": rng.integers(0, 40, rows),
+            "label": rng.choice(["yes", "no"], rows, p=[0.3, 0.7]),
+        }
+    )
+    return frame.to_csv(index=False).encode()
+
+
+# --------------------------------------------------------------------------- Dataset
+def test_dataset_page_on_the_default():
+    at = open_app()
+    default = hdata.load_builtin(hdata.DEFAULT_DATASET)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows"] == f"{len(default.X):,}"
+    assert metrics["Features"] == str(default.X.shape[1])
+    assert at.sidebar.selectbox(key="w_data_spec").value == f"builtin:{hdata.DEFAULT_DATASET}"
+    features = table_with(at, "MI with target (nats)")
+    assert list(features["feature"]) == list(default.X.columns)
+    assert (features["MI with target (nats)"] >= 0).all()
+    # the class-balance bars are the class counts
+    bars = titled(figures(at), "Rows per class")["data"][0]
+    expected = default.y.value_counts().sort_index()
+    assert decode(bars["y"]).tolist() == expected.tolist()
+    # the rows-per-category heatmap covers every (class, feature) pair
+    heat = titled(figures(at), "Rows per category")["data"][0]
+    assert decode(heat["z"]).shape == (default.n_classes, default.X.shape[1])
+    assert len(at.get("download_button")) >= 6
+
+
+def test_feature_lens_counts_add_up():
+    at = open_app()
+    default = hdata.load_builtin(hdata.DEFAULT_DATASET)
+    at.selectbox(key="lens_feature").set_value(default.X.columns[3]).run()
+    assert_clean(at)
+    table = table_with(at, "total")
+    assert table["total"].sum() == len(default.X)
+    count_columns = [c for c in table.columns if c.startswith("N(class=")]
+    assert len(count_columns) == default.n_classes
+
+
+def test_shared_link_reproduces_the_view():
+    at = open_app(data="builtin:iris", methods="HEB-M,Laplace", bins="5", rows="0")
+    assert at.sidebar.selectbox(key="w_data_spec").value == "builtin:iris"
+    assert set(at.sidebar.multiselect(key="w_methods").value) == {"HEB-M", "Laplace"}
+    assert url(at, "bins") == "5"
+    assert at.metric[0].value == "150"
+    # the state follows the user to another page and stays in the URL
+    at.switch_page("pages/compare.py").run()
+    assert_clean(at)
+    assert url(at, "data") == "builtin:iris"
+    assert url(at, "methods") == "HEB-M,Laplace"
+
+
+def test_a_bad_link_falls_back_to_defaults():
+    at = open_app(methods="Nonsense", bins="abc", missing="?", data="upload:0123abcd")
+    assert any("uploaded file" in info.value for info in at.sidebar.info)
+    assert at.sidebar.selectbox(key="w_data_spec").value == f"builtin:{hdata.DEFAULT_DATASET}"
+    assert at.sidebar.multiselect(key="w_methods").value  # the default selection
+    assert url(at, "bins") == "10"
+    assert url(at, "missing") == "impute"
+
+
+def test_preprocessing_options_apply_everywhere():
+    at = open_app(data="builtin:iris")
+    at.slider(key="w_n_bins").set_value(4).run()
+    assert_clean(at)
+    features = table_with(at, "MI with target (nats)")
+    assert (features["K_f"] <= 4).all()
+    assert url(at, "bins") == "4"
+
+
+def test_upload_a_csv_and_choose_the_target():
+    at = open_app()
+    at.file_uploader(key="upload_file").upload("shops.csv", upload_csv(), "text/csv")
+    at.run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w_data_spec").value.startswith("upload:")
+    assert at.metric[0].value == "400"
+    assert at.selectbox(key="upload_target").value == "label"
+    at.selectbox(key="upload_target").set_value("colour").run()
+    assert_clean(at)
+    assert at.metric[2].value == "3"  # three colours to predict
+    for page in ("pages/concentrations.py", "pages/compare.py"):
+        at.switch_page(page).run()
+        assert_clean(at)
+
+
+#: cases of docs/bad_inputs.md as a user would upload them: (file name, bytes, message start)
+BAD_UPLOADS = [
+    ("empty.csv", b"", "The file is empty"),
+    ("header_only.csv", b"a,b,class\n", "The file has a header row but no data rows"),
+    ("junk.csv", b"\x00\x01\x02\xff" * 50, "This file holds binary data"),
+    ("book.xlsx", b"PK\x03\x04" + b"\x00" * 60, "This is a zip archive or an Excel workbook"),
+    ("broken.csv.gz", b"\x1f\x8b\x08\x00broken", "The file looks gzip-compressed"),
+    ("one_row.csv", b"a,b,class\n1,2,x\n", "The table has a single data row"),
+    ("one_class.csv", b"a,class\n1,x\n2,x\n3,x\n", "The target 'class' has only one class"),
+    ("only_target.csv", b"class\nx\ny\nx\n", "The table has no feature columns"),
+    (
+        "no_data.arff",
+        b"@relation r\n@attribute a {x,y}\n@attribute class {p,q}\n",
+        "The ARFF file has no @data line",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("filename", "payload", "message"), BAD_UPLOADS, ids=[case[0] for case in BAD_UPLOADS]
+)
+def test_a_bad_upload_is_a_message_not_a_traceback(filename, payload, message):
+    at = open_app()
+    at.file_uploader(key="upload_file").upload(filename, payload, "text/csv").run()
+    assert not at.exception
+    assert [e.value for e in at.error] and at.error[0].value.startswith(message), [
+        e.value for e in at.error
+    ]
+    assert not at.code  # the data error is the whole message: no details box
+    # the view keeps the dataset it had
+    assert at.sidebar.selectbox(key="w_data_spec").value == f"builtin:{hdata.DEFAULT_DATASET}"
+
+
+def test_a_class_too_small_for_the_folds_is_explained():
+    rows = "\n".join(
+        [
+            "a,b,class",
+            *(f"{i % 3},{i % 5},big" for i in range(40)),
+            "1,2,tiny",
+            "0,1,tiny",
+            "2,2,tiny",
+        ]
+    )
+    at = open_app()
+    at.file_uploader(key="upload_file").upload("small.csv", rows.encode(), "text/csv").run()
+    assert_clean(at)
+    at.switch_page("pages/compare.py").run()
+    assert_clean(at)
+    notes = [info.value for info in at.info]
+    assert any("'tiny'" in note and "fold" in note for note in notes), notes
+
+
+def test_an_openml_id_offline_is_a_message(monkeypatch, tmp_path):
+    """No cached copy and no network: one friendly sentence, the view unchanged."""
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr("heb.data.DEFAULT_OPENML_SERVER", "http://127.0.0.1:9/api/v1/xml")
+    at = open_app()
+    at.number_input(key="openml_id").set_value(999_999)
+    at.button(key="openml_load").click().run()
+    assert not at.exception
+    assert at.error and "999999" in at.error[0].value
+    assert at.sidebar.selectbox(key="w_data_spec").value == f"builtin:{hdata.DEFAULT_DATASET}"
+    # a catalogue entry without a local copy (splice, OpenML 46), chosen in the sidebar
+    at.sidebar.selectbox(key="w_data_spec").set_value("openml:46").run()
+    assert not at.exception
+    assert at.error and "46" in at.error[0].value
+    at.button(key="back_to_default").click().run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w_data_spec").value == f"builtin:{hdata.DEFAULT_DATASET}"
+
+
+# --------------------------------------------------------------------------- Concentrations
+def test_concentrations_page_and_the_evidence_link():
+    at = open_app("pages/concentrations.py")
+    default = hdata.load_builtin(hdata.DEFAULT_DATASET)
+    C, F = default.n_classes, default.X.shape[1]
+    table = table_with(at, "rho")
+    assert len(table) == C * F
+    assert ((table["rho"] > 0) & (table["rho"] < 1)).all()
+    specs = figures(at)
+    assert len(specs) == 3  # heatmap and the two Figure 5 scatters
+    heat = next(s for s in specs if s["data"][0]["type"] == "heatmap")
+    assert decode(heat["data"][0]["z"]).shape == (C, F)
+    at.radio(key="conc_model").set_value("HEB-U").run()
+    assert_clean(at)
+    at.selectbox(key="pair_class").set_value(str(default.classes[1]))
+    at.selectbox(key="pair_feature").set_value(default.X.columns[2])
+    at.button(key="open_evidence").click().run()
+    assert not at.exception
+    assert at.session_state["evidence_pair"] == {"class": 1, "feature": 2}
+
+
+def test_concentrations_of_heb_aode():
+    at = open_app("pages/concentrations.py", data="builtin:zip-codes", methods="HEB-AODE")
+    at.radio(key="conc_model").set_value("HEB-AODE").run()
+    assert_clean(at)
+    table = table_with(at, "parent name")
+    assert {"class", "parent", "child", "m", "rho"} <= set(table.columns)
+    assert (table["parent"] != table["child"]).all()
+    heat = titled(figures(at), "HEB-AODE")
+    assert heat["data"][0]["type"] == "heatmap"
+
+
+# --------------------------------------------------------------------------- Compare
+def test_compare_page_and_a_what_if_change():
+    at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,Lidstone,HEB-M")
+    shown = table_with(at, "ECE ↓")
+    assert list(shown["method"]) == ["Laplace", "Lidstone", "HEB-M"]
+    reliability = titled(figures(at), "eliab")
+    names = {trace.get("name") for trace in reliability["data"]}
+    assert {"Laplace", "Lidstone", "HEB-M"} <= names
+    # the table and the per-fold boxes show what heb.evaluate computes
+    expected = cross_validate(hdata.load_builtin("iris"), ["Laplace", "Lidstone", "HEB-M"])
+    laplace = expected.summary().set_index("method").loc["Laplace"]
+    assert shown.loc[0, "accuracy ↑"] == (
+        f"{laplace['accuracy_mean']:.4f} ± {laplace['accuracy_std']:.4f}"
+    )
+    at.segmented_control(key="spread_metric").set_value("log_loss").run()
+    assert_clean(at)
+    boxes = titled(figures(at), "per fold")["data"]
+    assert [box["name"] for box in boxes] == ["Laplace", "Lidstone", "HEB-M"]
+    folds = expected.folds
+    for box in boxes:
+        values = folds.loc[folds["method"] == box["name"], "log_loss"].to_numpy()
+        np.testing.assert_allclose(decode(box["y"]), values)
+    before = shown.set_index("method")
+    at.segmented_control(key="w_whatif_alpha").set_value(5.0).run()
+    assert_clean(at)
+    after = table_with(at, "ECE ↓").set_index("method")
+    assert after.loc["Laplace"].equals(before.loc["Laplace"])
+    assert not after.loc["Lidstone"].equals(before.loc["Lidstone"])
+    # going back to a value seen before is served from memory
+    at.segmented_control(key="w_whatif_alpha").set_value(0.1).run()
+    assert any("from memory" in c.value for c in at.caption)
+
+
+def test_compare_with_aode_and_all_seven():
+    at = open_app(
+        "pages/compare.py",
+        data="builtin:iris",
+        methods=",".join([*TABLE1_METHODS, "AODE", "HEB-AODE"]),
+    )
+    shown = table_with(at, "ECE ↓")
+    assert len(shown) == 9
+
+
+# --------------------------------------------------------------------------- Benchmark
+def test_benchmark_page_runs_and_ranks():
+    at = open_app("pages/benchmark.py", methods="Laplace,HEB-M,KT")
+    at.multiselect(key="bench_datasets").set_value(
+        ["builtin:iris", "builtin:wine", "builtin:zip-codes"]
+    ).run()
+    at.button(key="bench_run").click().run()
+    assert_clean(at)
+    specs = figures(at)
+    assert len(specs) == 6  # one critical-difference diagram per metric
+    labels = {m.label for m in at.metric}
+    assert {"Friedman chi²", "Iman-Davenport F"} <= labels
+    score_tables = [t.value for t in at.dataframe if "average rank" in t.value.index]
+    assert len(score_tables) == 6  # the paper's Table 1, one per metric
+    accuracy = score_tables[0]
+    assert list(accuracy.columns) == ["Laplace", "KT", "HEB-M"]
+    assert list(accuracy.index) == ["iris", "wine", "zip-codes", "average rank"]
+    assert accuracy.loc["average rank"].sum() == pytest.approx(6.0)  # ranks 1 + 2 + 3
+
+
+# --------------------------------------------------------------------------- shared data
+def test_every_page_on_amazon(datasets_dir, manifest):
+    """The high-cardinality benchmark dataset (32,769 rows, subsampled to 20,000)."""
+    entry = manifest["amazon-employee-access"]
+    query = {"data": "shared:amazon-employee-access", "methods": "Laplace,HEB-M"}
+    at = open_app("pages/dataset.py", **query)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows"] == "20,000"
+    assert metrics["Features"] == str(entry["n_features"])
+    features = table_with(at, "MI with target (nats)")
+    assert (features["type"] == "categorical").all()
+    assert features["K_f"].max() > 1000  # RESOURCE, MGR_ID: thousands of categories
+    at = open_app("pages/concentrations.py", **query)
+    assert len(table_with(at, "rho")) == entry["n_classes"] * entry["n_features"]
+    at = open_app("pages/compare.py", **query)
+    assert list(table_with(at, "ECE ↓")["method"]) == ["Laplace", "HEB-M"]
+    open_app("pages/benchmark.py", **query)

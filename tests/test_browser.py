@@ -1,0 +1,300 @@
+"""End to end in a real browser: ``streamlit run app.py`` driven by Playwright and Debian's
+Chromium. Uploads a 20,000-row CSV, runs a comparison of the seven smoothers, visits every
+page of the navigation, checks that no exception box is shown and saves a screenshot of
+each page (to ``HEB_SCREENSHOT_DIR`` when set, else the test's tmp folder).
+
+Timings measured here (issue acceptance 2): a fresh 10-fold comparison of the seven
+smoothers on the 20,000-row upload under 10 s, a cached what-if interaction under 0.5 s.
+They are written to ``timings.json`` next to the screenshots.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from heb.synthetic import sample_naive_bayes
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1600, "height": 1000}
+#: JavaScript: count finished script runs (the app root's data-test-script-state attribute)
+RUN_COUNTER = """
+() => {
+  if (window.__hebRuns !== undefined) return;
+  window.__hebRuns = 0;
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => {
+    if (app.getAttribute('data-test-script-state') === 'notRunning') window.__hebRuns += 1;
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}
+"""
+FRESH_COMPARISON_LIMIT = 10.0
+CACHED_INTERACTION_LIMIT = 0.5
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("streamlit exited before it became healthy")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise TimeoutError(f"streamlit did not answer {url}/_stcore/health in {timeout:.0f} s")
+
+
+@pytest.fixture(scope="module")
+def screenshot_dir(tmp_path_factory) -> Path:
+    folder = os.environ.get("HEB_SCREENSHOT_DIR")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screens")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    """``streamlit run app.py`` on a free port with a private cache, until the module ends."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (.ci/run does it)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    root = tmp_path_factory.mktemp("server")
+    port = _free_port()
+    env = {**os.environ, "HEB_CACHE_DIR": str(root / "cache")}
+    log = open(root / "streamlit.log", "w")  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(REPO / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def page(app_url, tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport=VIEWPORT,
+        )
+        tab = context.new_page()
+        tab.set_default_timeout(60_000)
+        tab.goto(app_url)
+        wait_idle(tab)
+        yield tab
+        context.close()
+
+
+# --------------------------------------------------------------------------- helpers
+def wait_idle(page, timeout: float = 60) -> None:
+    """Wait until the script run is over and the page has settled."""
+    page.wait_for_selector(
+        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout * 1000
+    )
+    page.wait_for_timeout(300)
+    page.wait_for_selector(
+        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout * 1000
+    )
+
+
+def timed(page, action, timeout: float = 60) -> float:
+    """Seconds from ``action()`` to the end of the script run it triggers."""
+    page.evaluate(RUN_COUNTER)
+    before = page.evaluate("() => window.__hebRuns")
+    start = time.perf_counter()
+    action()
+    page.wait_for_function(f"() => window.__hebRuns > {before}", timeout=timeout * 1000)
+    elapsed = time.perf_counter() - start
+    wait_idle(page)
+    return elapsed
+
+
+def assert_no_exception(page, where: str) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {where}"
+
+
+def screenshot(page, folder: Path, name: str) -> None:
+    """The whole page: the viewport grows to the height of the main column first."""
+    height = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight"
+    )
+    page.set_viewport_size(
+        {"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], int(height) + 160)}
+    )
+    page.mouse.move(0, 0)  # no tooltip in the picture
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    page.set_viewport_size(VIEWPORT)
+
+
+def nav_links(page) -> list[tuple[str, str]]:
+    """(title, href) of every page in the sidebar navigation."""
+    links = page.locator('[data-testid="stSidebarNavLink"]')
+    # the link text is "<icon ligature>\n\n<title>"
+    return [
+        (
+            links.nth(i).inner_text().strip().split("\n")[-1].strip(),
+            links.nth(i).get_attribute("href"),
+        )
+        for i in range(links.count())
+    ]
+
+
+def big_csv(path: Path, rows: int = 20_000) -> Path:
+    """A 20,000-row CSV: six categorical features (K = 6 ... 3000) and a 3-class target."""
+    codes, y, _ = sample_naive_bayes(rows, [6, 40, 400, 3000, 7, 12], n_classes=3, seed=1)
+    names = ["region", "product", "store", "customer_id", "weekday", "month"]
+    frame = pd.DataFrame(
+        {name: [f"{name[:3]}{v}" for v in codes[:, i]] for i, name in enumerate(names)}
+    )
+    frame["segment"] = [f"s{v}" for v in y]
+    frame.to_csv(path, index=False)
+    return path
+
+
+# --------------------------------------------------------------------------- the tour
+def test_the_app_end_to_end(page, app_url, screenshot_dir, tmp_path):
+    timings: dict[str, float] = {}
+    assert page.get_by_text("Deploy", exact=True).count() == 0  # no developer chrome
+    assert_no_exception(page, "the start page")
+    # the floor of any interaction on this machine: a rerun that changes nothing
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    seven = sidebar.get_by_role("button", name="The paper's seven smoothers")
+    timings["baseline_rerun_s"] = statistics.median(timed(page, seven.click) for _ in range(3))
+    page.goto(app_url)  # back to the default methods
+    wait_idle(page)
+
+    # 1. upload a 20,000-row CSV on the Dataset page
+    page.get_by_text("Add a dataset: upload a file or an OpenML id").click()
+    upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    timings["upload_s"] = timed(
+        page, lambda: upload.set_input_files(big_csv(tmp_path / "shop.csv"))
+    )
+    assert "data=upload" in page.url
+    assert "20,000" in page.locator('[data-testid="stMetricValue"]').first.inner_text()
+    assert_no_exception(page, "the Dataset page after the upload")
+    # a figure downloads as PNG (kaleido + chromium) and its data as CSV
+    buttons = page.locator('[data-testid="stDownloadButton"]')
+    for label, magic in (("PNG", b"\x89PNG"), ("CSV", b"class,")):
+        button = buttons.filter(has_text=label).nth(1 if label == "CSV" else 0)
+        with page.expect_download(timeout=60_000) as download:
+            button.click()
+        assert Path(download.value.path()).read_bytes().startswith(magic), label
+    assert_no_exception(page, "the Dataset page after the downloads")
+
+    # 2. the seven smoothers, a fresh 10-fold comparison
+    timed(page, seven.click)
+    compare = sidebar.locator('[data-testid="stSidebarNavLink"]', has_text="Compare")
+    timings["fresh_compare_7_smoothers_20k_s"] = timed(page, compare.click, timeout=120)
+    page.wait_for_selector('[data-testid="stDataFrame"]')
+    assert_no_exception(page, "the Compare page")
+    assert page.get_by_text("Cross-validation done").count() == 1
+
+    # 3. a what-if change (one smoother re-smoothed), then back to a cached value
+    alpha = page.get_by_role("radiogroup", name="Lidstone's alpha")
+    timings["what_if_new_alpha_s"] = timed(
+        page, alpha.get_by_role("radio", name="0.3", exact=True).click
+    )
+    # both values are now in memory: toggling between them recomputes nothing
+    cached = [
+        timed(page, alpha.get_by_role("radio", name=value, exact=True).click)
+        for value in ("0.1", "0.3") * 4 + ("0.1",)
+    ]
+    timings["what_if_cached_alpha_runs_s"] = cached
+    timings["what_if_cached_alpha_median_s"] = statistics.median(cached)
+    assert page.get_by_text("Shown from memory").count() == 1
+    assert_no_exception(page, "the Compare page after the what-if")
+
+    # 4. every page of the navigation, a screenshot of each
+    links = nav_links(page)
+    assert len(links) >= 4
+    for index, (title, href) in enumerate(links, start=1):
+        link = sidebar.locator(f'[data-testid="stSidebarNavLink"][href="{href}"]')
+        timings[f"page_{title}_s"] = timed(page, link.click, timeout=120)
+        assert_no_exception(page, title)
+        if title == "Benchmark":
+            run = page.get_by_role("button", name="Run the benchmark")
+            if run.is_enabled():
+                timings["benchmark_run_s"] = timed(page, run.click, timeout=120)
+                assert_no_exception(page, "the Benchmark page after a run")
+        screenshot(page, screenshot_dir, f"{index:02d}-{title.lower().replace(' ', '-')}")
+
+    # 5. the Concentrations page opens a pair's evidence curve in the lesson
+    concentrations = sidebar.locator('[data-testid="stSidebarNavLink"]', has_text="Concentrations")
+    timed(page, concentrations.click)
+    button = page.get_by_role("button", name="Open its evidence curve")
+    if button.is_enabled():
+        timed(page, button.click)
+        wait_idle(page)
+        assert "lesson_evidence" in page.url
+        assert_no_exception(page, "the evidence lesson opened from a pair")
+
+    (screenshot_dir / "timings.json").write_text(json.dumps(timings, indent=2))
+    print(json.dumps(timings, indent=2))
+    assert timings["fresh_compare_7_smoothers_20k_s"] < FRESH_COMPARISON_LIMIT, timings
+    assert timings["what_if_cached_alpha_median_s"] < CACHED_INTERACTION_LIMIT, timings
