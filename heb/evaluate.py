@@ -25,7 +25,7 @@ from heb.metrics import all_metrics, reliability
 from heb.nb import NaiveBayes
 from heb.preprocess import Preprocessor, encode_target, safe_n_splits, stratified_subsample
 from heb.smoothing import resolve_params
-from heb.stats import friedman, nemenyi_cd, nemenyi_groups, nemenyi_pvalues
+from heb.stats import friedman, holm, nemenyi_cd, nemenyi_groups, nemenyi_pvalues, wilcoxon
 
 __all__ = [
     "METHODS",
@@ -37,6 +37,7 @@ __all__ = [
     "cross_validate",
     "run_benchmark",
     "benchmark_tables",
+    "wilcoxon_table",
     "method_spec",
 ]
 
@@ -436,3 +437,28 @@ def benchmark_tables(frame: pd.DataFrame, metric: str, alpha: float = 0.05) -> d
         "pvalues": pvalues,
         "groups": groups,
     }
+
+
+def wilcoxon_table(scores: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """Wilcoxon signed-rank of one method against every other, with Holm-adjusted p.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Dataset x method mean scores (``benchmark_tables(...)["scores"]``).
+    reference : str
+        The method compared with each other column.
+
+    Returns
+    -------
+    DataFrame with columns ``against``, ``statistic``, ``p_value``, ``n_nonzero``,
+    ``median_diff`` (reference minus other) and ``holm_p``.
+    """
+    if reference not in scores.columns:
+        raise ValueError(f"{reference!r} is not among the benchmarked methods.")
+    others = [method for method in scores.columns if method != reference]
+    rows = [wilcoxon(scores[reference].to_numpy(), scores[o].to_numpy()) for o in others]
+    frame = pd.DataFrame(rows, columns=["statistic", "p_value", "n_nonzero", "median_diff"])
+    frame.insert(0, "against", others)
+    frame["holm_p"] = holm(frame["p_value"].to_numpy()) if len(frame) else []
+    return frame

@@ -10,20 +10,19 @@ import streamlit as st
 from heb import data as hdata
 from heb import figures
 from heb.cache import cache_key
-from heb.evaluate import HIGHER_IS_BETTER, METRICS, benchmark_tables, run_benchmark
-from heb.stats import holm, wilcoxon
+from heb.evaluate import (
+    HIGHER_IS_BETTER,
+    METRIC_TITLES,
+    METRICS,
+    benchmark_tables,
+    run_benchmark,
+)
+from heb.evaluate import wilcoxon_table as evaluate_wilcoxon_table
 from pages import common
 
 common.ensure_entry_point()
 
-METRIC_LABELS = {
-    "accuracy": "Accuracy",
-    "f1_macro": "F1-macro",
-    "log_loss": "Log-loss",
-    "brier": "Brier",
-    "auc": "AUC",
-    "ece": "ECE",
-}
+METRIC_LABELS = METRIC_TITLES
 BEST_STYLE = "font-weight: bold; color: #1f5fbf"
 #: small paper datasets that run in seconds: the default selection when present
 QUICK_DATASETS = (
@@ -78,13 +77,10 @@ def _key(specs: list[str], methods: list[str]) -> str:
 
 def wilcoxon_table(scores: pd.DataFrame, reference: str, metric: str) -> pd.DataFrame:
     """Wilcoxon signed-rank of the reference against every other method, Holm-adjusted."""
-    others = [method for method in scores.columns if method != reference]
-    rows = [wilcoxon(scores[reference].to_numpy(), scores[other].to_numpy()) for other in others]
-    frame = pd.DataFrame(rows)
-    frame.insert(0, "against", others)
-    frame["Holm p"] = holm(frame["p_value"].to_numpy()) if len(frame) else []
+    frame = evaluate_wilcoxon_table(scores, reference)
     frame = frame.rename(
         columns={
+            "holm_p": "Holm p",
             "median_diff": "median diff.",
             "p_value": "p",
             "n_nonzero": "datasets (non-zero)",

@@ -11,6 +11,13 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:  # `streamlit run p
 import numpy as np
 import streamlit as st
 
+try:  # inside the app: route a direct visit to this URL through app.py
+    from pages.common import ensure_entry_point
+except ImportError:  # run on its own, without the app
+    pass
+else:
+    ensure_entry_point()
+
 from heb import teaching
 from heb import teaching_figures as tfig
 

@@ -146,3 +146,21 @@ def test_method_catalogue_is_complete():
     for name in METHODS:
         spec = method_spec(name)
         assert spec["model"] in {"nb", "aode"}
+
+
+def test_wilcoxon_table_against_a_reference():
+    from scipy.stats import wilcoxon as scipy_wilcoxon
+
+    from heb.evaluate import wilcoxon_table
+
+    rng = np.random.default_rng(3)
+    scores = pd.DataFrame(rng.random((12, 3)), columns=["HEB-M", "Laplace", "KT"])
+    table = wilcoxon_table(scores, "HEB-M")
+    assert list(table["against"]) == ["Laplace", "KT"]
+    expected = scipy_wilcoxon(scores["HEB-M"], scores["Laplace"], zero_method="wilcox")
+    assert table.loc[0, "p_value"] == pytest.approx(expected.pvalue, abs=1e-12)
+    # Holm: the smaller p is doubled, the larger kept, both at least the raw p
+    assert (table["holm_p"] >= table["p_value"] - 1e-15).all()
+    assert table["holm_p"].min() == pytest.approx(min(1.0, 2 * table["p_value"].min()))
+    with pytest.raises(ValueError, match="not among"):
+        wilcoxon_table(scores, "AODE")
