@@ -22,12 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from heb.concentration import CLAMP_NONE, M_MAX, M_MIN, fit_concentration_segments
-from heb.counts import CountTable, as_codes
+from heb.counts import CountTable, category_offsets
+from heb.estimator import CategoricalClassifier
 from heb.nb import NaiveBayes, score_codes
 from heb.smoothing import prior_mean
 
@@ -124,7 +122,7 @@ class JointCounts:
             & (n_classes * cells.astype(np.float64) <= max_joint_cells)
         )
         parent, child = parent[keep], child[keep]
-        offsets = np.concatenate(([0], np.cumsum(cells[keep]))).astype(np.int64)
+        offsets = category_offsets(cells[keep])  # blocks of K_i K_j cells
         if n_classes * float(offsets[-1]) > MAX_TOTAL_CELLS:
             raise ValueError(
                 f"AODE would hold {n_classes * float(offsets[-1]):.3g} joint-table cells, "
@@ -202,7 +200,7 @@ class JointCounts:
     @property
     def parent_offsets(self) -> np.ndarray:
         """Row offsets of each pair's parent values in :meth:`parent_totals` (P + 1,)."""
-        return np.concatenate(([0], np.cumsum(self.n_categories[self.parent]))).astype(np.int64)
+        return category_offsets(self.n_categories[self.parent])
 
     def decode(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(pair, class, parent value u, child value v) of every stored count."""
@@ -331,7 +329,7 @@ def _fit_pair_concentrations(
     return m, fit, fallback, (doc_group, totals[doc_row, doc_cls])
 
 
-class AODE(ClassifierMixin, BaseEstimator):
+class AODE(CategoricalClassifier):
     """Averaged one-dependence estimators, vanilla (Laplace) or HEB-AODE, over integer codes.
 
     Parameters
@@ -416,13 +414,6 @@ class AODE(ClassifierMixin, BaseEstimator):
         if not 0 < self.m_min <= self.m_max:
             raise ValueError("Need 0 < m_min <= m_max.")
 
-    def _check_xy(self, X, y, reset: bool):
-        X, y = validate_data(
-            self, X, y, reset=reset, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
-        )
-        check_classification_targets(y)
-        return as_codes(X), y
-
     def _count(self, codes, y_idx, n_classes, n_categories):
         table = CountTable.from_codes(codes, y_idx, n_classes, n_categories)
         joint = JointCounts.from_codes(
@@ -443,9 +434,7 @@ class AODE(ClassifierMixin, BaseEstimator):
         X : array-like (n, F) of integer codes (negative / NaN = missing)
         y : array-like (n,) of class labels
         """
-        self._validate_params_()
-        codes, y = self._check_xy(X, y, reset=True)
-        classes, y_idx = np.unique(y, return_inverse=True)
+        codes, y_idx, classes = self._fit_input(X, y)
         n_categories = np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
         table, joint = self._count(codes, y_idx, classes.size, n_categories)
         return self._set_counts(table, joint, classes)
@@ -455,21 +444,7 @@ class AODE(ClassifierMixin, BaseEstimator):
 
         ``classes`` (all labels that will ever be seen) is required on the first call.
         """
-        self._validate_params_()
-        first = not hasattr(self, "count_table_")
-        codes, y = self._check_xy(X, y, reset=first)
-        if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            all_classes = np.unique(np.asarray(classes))
-        else:
-            all_classes = self.classes_
-            if classes is not None and not np.array_equal(np.unique(classes), all_classes):
-                raise ValueError("classes differ from those of the first partial_fit call.")
-        unknown = np.setdiff1d(y, all_classes)
-        if unknown.size:
-            raise ValueError(f"y holds labels not in classes: {unknown[:5].tolist()}.")
-        y_idx = np.searchsorted(all_classes, y)
+        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
         n_categories = np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
         if not first:
             n_categories = np.maximum(n_categories, self.n_categories_)
@@ -587,7 +562,7 @@ class AODE(ClassifierMixin, BaseEstimator):
         """
         C = joint.n_classes
         k = joint.n_categories
-        col_offsets = np.concatenate(([0], np.cumsum(k)))
+        col_offsets = category_offsets(k)
         rows = joint.parent_offsets
         pair_of_row = np.repeat(np.arange(joint.n_pairs), np.diff(rows))
         log_den = np.log(totals + m[pair_of_row])  # (sum_p K_i, C)
@@ -643,13 +618,6 @@ class AODE(ClassifierMixin, BaseEstimator):
         }
 
     # ------------------------------------------------------------------ scoring
-    def _codes_for_predict(self, X) -> np.ndarray:
-        check_is_fitted(self, "count_table_")
-        X = validate_data(
-            self, X, reset=False, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
-        )
-        return as_codes(X)
-
     def _joint_log_scores(self, codes: np.ndarray) -> np.ndarray:
         """log P(y, x): log of the mean over qualifying parents' estimates, else NB; (n, C)."""
         table = self.count_table_
@@ -711,25 +679,3 @@ class AODE(ClassifierMixin, BaseEstimator):
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log P(y, x), the mean of the super-parents' estimates (NB without one); (n, C)."""
         return self._joint_log_scores(self._codes_for_predict(X))
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        """Log posteriors, shape (n, C); always finite."""
-        joint = self.predict_joint_log_proba(X)
-        top = joint.max(axis=1, keepdims=True)
-        return joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Posterior probabilities, shape (n, C), rows summing to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """The most probable class of each row."""
-        best = np.argmax(self.predict_joint_log_proba(X), axis=1)
-        return self.classes_[best]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = False
-        return tags

@@ -56,6 +56,8 @@ TABLE_METHODS = {
     7: ("Laplace", "Laplace+GR", "AODE", "HEB-M"),
     8: TABLE1_METHODS,
 }
+
+
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CountTable", "as_codes", "MAX_TABLE_CELLS"]
+__all__ = ["CountTable", "as_codes", "category_offsets", "MAX_TABLE_CELLS"]
 
 #: Refuse count tables larger than this many cells (C * sum K_f): raw IDs passed as codes.
 MAX_TABLE_CELLS = 200_000_000
@@ -64,6 +64,14 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
     return np.where(codes < 0, -1, codes)
 
 
+def category_offsets(n_categories) -> np.ndarray:
+    """Offsets of consecutive blocks of ``n_categories[f]`` columns, shape (F + 1,), int64.
+
+    Block f occupies ``offsets[f]:offsets[f + 1]``; ``offsets[-1]`` is the total width.
+    """
+    return np.concatenate(([0], np.cumsum(n_categories))).astype(np.int64)
+
+
 @dataclass(frozen=True)
 class CountTable:
     """Class counts and per-feature class-conditional category counts.
@@ -111,7 +119,7 @@ class CountTable:
         if n_categories is None:
             n_categories = X.max(axis=0, initial=-1) + 1 if n_rows else np.zeros(n_features, int)
         n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
-        offsets = np.concatenate(([0], np.cumsum(n_categories))).astype(np.int64)
+        offsets = category_offsets(n_categories)
         width = int(offsets[-1])
         if n_classes * width > MAX_TABLE_CELLS:
             raise ValueError(
@@ -129,7 +137,7 @@ class CountTable:
     def empty(cls, n_classes: int, n_categories: np.ndarray) -> CountTable:
         """An all-zero table of the given shape."""
         n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
-        offsets = np.concatenate(([0], np.cumsum(n_categories))).astype(np.int64)
+        offsets = category_offsets(n_categories)
         return cls(np.zeros(n_classes), np.zeros((n_classes, int(offsets[-1]))), offsets)
 
     # ---------------------------------------------------------------- shape

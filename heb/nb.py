@@ -9,12 +9,11 @@ code never seen in training is unseen: both are absent evidence (SPEC section 1)
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
-from heb.counts import CountTable, as_codes
+from heb.counts import CountTable
+from heb.estimator import CategoricalClassifier
 from heb.smoothing import SMOOTHERS, mutual_information, resolve_params, smooth
 
 __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
@@ -51,7 +50,7 @@ def score_codes(
     return out
 
 
-class NaiveBayes(ClassifierMixin, BaseEstimator):
+class NaiveBayes(CategoricalClassifier):
     """Categorical Naive Bayes over integer codes with a named smoother.
 
     Parameters
@@ -124,19 +123,6 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         if not 0 < self.m_min <= self.m_max:
             raise ValueError("Need 0 < m_min <= m_max.")
 
-    def _check_xy(self, X, y, reset: bool):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            reset=reset,
-            dtype=None,
-            ensure_all_finite="allow-nan",
-            accept_sparse=False,
-        )
-        check_classification_targets(y)
-        return as_codes(X), y
-
     def fit(self, X, y):
         """Count the training rows and smooth.
 
@@ -145,9 +131,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         X : array-like (n, F) of integer codes (negative / NaN = missing)
         y : array-like (n,) of class labels
         """
-        self._validate_params_()
-        codes, y = self._check_xy(X, y, reset=True)
-        classes, y_idx = np.unique(y, return_inverse=True)
+        codes, y_idx, classes = self._fit_input(X, y)
         table = CountTable.from_codes(codes, y_idx, classes.size)
         return self._set_counts(table, classes)
 
@@ -156,21 +140,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
 
         ``classes`` (all labels that will ever be seen) is required on the first call.
         """
-        self._validate_params_()
-        first = not hasattr(self, "count_table_")
-        codes, y = self._check_xy(X, y, reset=first)
-        if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            all_classes = np.unique(np.asarray(classes))
-        else:
-            all_classes = self.classes_
-            if classes is not None and not np.array_equal(np.unique(classes), all_classes):
-                raise ValueError("classes differ from those of the first partial_fit call.")
-        unknown = np.setdiff1d(y, all_classes)
-        if unknown.size:
-            raise ValueError(f"y holds labels not in classes: {unknown[:5].tolist()}.")
-        y_idx = np.searchsorted(all_classes, y)
+        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
         chunk = CountTable.from_codes(codes, y_idx, all_classes.size)
         table = chunk if first else self.count_table_ + chunk
         return self._set_counts(table, all_classes)
@@ -249,45 +219,9 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         }
 
     # ------------------------------------------------------------------ scoring
-    def _codes_for_predict(self, X) -> np.ndarray:
-        check_is_fitted(self, "count_table_")
-        X = validate_data(
-            self, X, reset=False, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
-        )
-        return as_codes(X)
-
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log pi_c + sum_f w_f log theta_{c,f,x_f} for each row, shape (n, C)."""
         codes = self._codes_for_predict(X)
         weights = None if self.weighting is None else self.feature_weights_
         scores = score_codes(self.feature_log_prob_, self.count_table_.offsets, codes, weights)
         return scores + self.class_log_prior_
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        """Log posteriors by log-sum-exp, shape (n, C); always finite."""
-        joint = self.predict_joint_log_proba(X)
-        joint -= joint.max(axis=1, keepdims=True)
-        return joint - np.log(np.exp(joint).sum(axis=1, keepdims=True))
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Posterior probabilities, shape (n, C), rows summing to 1."""
-        joint = self.predict_joint_log_proba(X)
-        proba = np.exp(joint - joint.max(axis=1, keepdims=True))
-        proba /= proba.sum(axis=1, keepdims=True)
-        return proba
-
-    def predict(self, X) -> np.ndarray:
-        """The most probable class of each row."""
-        best = np.argmax(self.predict_joint_log_proba(X), axis=1)
-        return self.classes_[best]
-
-    def __sklearn_tags__(self):
-        # sklearn's check_positive_only_tag_during_fit does not apply (declared in
-        # tests/test_estimator_checks.py): it fits on X - mean, fractional values that are
-        # not category codes; negative codes mean missing and fractional codes are refused
-        # with a ValueError, so no positive-only tag is set.
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = False
-        return tags

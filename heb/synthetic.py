@@ -247,8 +247,9 @@ def high_cardinality_preset(
     theta_c ~ Dirichlet(m_f base) with a true concentration m_f per feature (the
     ``concentration`` sequence, one per high-cardinality feature; a single number c means
     m_f = c K_f), so classes differ around a shared heavy-tailed marginal: exactly the
-    hierarchical model behind HEB-M, with a known m to compare the learned one against. Most categories are rare,
-    many are never seen in a training fold, and Laplace's K_f pseudo-counts swamp N_c.
+    hierarchical model behind HEB-M, with a known m to compare the learned one against.
+    Most categories are rare, many are never seen in a training fold, and Laplace's K_f
+    pseudo-counts swamp N_c.
     Three low-cardinality features (weekday, channel, device) have
     theta_c ~ Dirichlet(low_alpha 1_K).
 

@@ -13,7 +13,9 @@ from heb import paths
 
 def _require(path: Path, what: str) -> Path:
     if not path.exists():
-        pytest.skip(f"{what} not found at {path} (set HEB_SHARED_DIR); a fresh clone has no shared/")
+        pytest.skip(
+            f"{what} not found at {path} (set HEB_SHARED_DIR); a fresh clone has no shared/"
+        )
     return path
 
 

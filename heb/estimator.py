@@ -1,0 +1,133 @@
+"""The scikit-learn face shared by the classifiers over integer category codes.
+
+:class:`CategoricalClassifier` holds what :class:`heb.nb.NaiveBayes` and
+:class:`heb.aode.AODE` have in common: input validation (2-D integer codes, negative or
+NaN = missing), the class bookkeeping of ``fit`` / ``partial_fit``, the posterior family
+(``predict_log_proba``, ``predict_proba``, ``predict``) derived from one
+``predict_joint_log_proba``, and the estimator tags.
+"""
+
+from __future__ import annotations
+
+from abc import ABCMeta, abstractmethod
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from heb.counts import as_codes
+
+__all__ = ["CategoricalClassifier"]
+
+
+class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+    """Base of the classifiers over integer category codes (not an estimator by itself).
+
+    A subclass defines ``__init__`` (its parameters, for ``get_params``),
+    ``_validate_params_``, its fitting (which sets ``classes_`` and ``count_table_``)
+    and ``predict_joint_log_proba``; this class supplies the rest.
+    """
+
+    # ------------------------------------------------------------------ hooks
+    @abstractmethod
+    def _validate_params_(self) -> None:
+        """Raise ``ValueError`` on a bad constructor parameter."""
+
+    @abstractmethod
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log P(y, x) up to a constant per row, shape (n, C)."""
+
+    # ------------------------------------------------------------------ input
+    def _check_xy(self, X, y, reset: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Validated codes (int64, missing = -1) and class labels of a training chunk."""
+        X, y = validate_data(
+            self, X, y, reset=reset, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
+        )
+        check_classification_targets(y)
+        return as_codes(X), y
+
+    def _fit_input(self, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Validate parameters and input of ``fit``.
+
+        Returns
+        -------
+        codes : ndarray (n, F) of int64
+        y_idx : ndarray (n,) of int
+            Class index of each row in ``classes``.
+        classes : ndarray (C,)
+            The sorted distinct labels of ``y``.
+        """
+        self._validate_params_()
+        codes, y = self._check_xy(X, y, reset=True)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        return codes, y_idx, classes
+
+    def _partial_fit_input(
+        self, X, y, classes=None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """Validate parameters and input of ``partial_fit``, and keep the classes fixed.
+
+        ``classes`` (all labels that will ever be seen) is required on the first call and,
+        if passed later, must equal the first call's.
+
+        Returns
+        -------
+        codes, y_idx, all_classes : ndarray
+            As from :meth:`_fit_input`, the classes being the first call's sorted labels.
+        first : bool
+            Whether this is the first call (nothing fitted yet).
+        """
+        self._validate_params_()
+        first = not hasattr(self, "count_table_")
+        codes, y = self._check_xy(X, y, reset=first)
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            all_classes = np.unique(np.asarray(classes))
+        else:
+            all_classes = self.classes_
+            if classes is not None and not np.array_equal(np.unique(classes), all_classes):
+                raise ValueError("classes differ from those of the first partial_fit call.")
+        unknown = np.setdiff1d(y, all_classes)
+        if unknown.size:
+            raise ValueError(f"y holds labels not in classes: {unknown[:5].tolist()}.")
+        return codes, np.searchsorted(all_classes, y), all_classes, first
+
+    def _codes_for_predict(self, X) -> np.ndarray:
+        """Validated codes (int64, missing = -1) of rows to score, after the fit check."""
+        check_is_fitted(self, "count_table_")
+        X = validate_data(
+            self, X, reset=False, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
+        )
+        return as_codes(X)
+
+    # ------------------------------------------------------------------ posteriors
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log posteriors by log-sum-exp, shape (n, C); always finite."""
+        joint = self.predict_joint_log_proba(X)
+        joint -= joint.max(axis=1, keepdims=True)
+        return joint - np.log(np.exp(joint).sum(axis=1, keepdims=True))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior probabilities, shape (n, C), rows summing to 1."""
+        joint = self.predict_joint_log_proba(X)
+        proba = np.exp(joint - joint.max(axis=1, keepdims=True))
+        proba /= proba.sum(axis=1, keepdims=True)
+        return proba
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each row."""
+        best = np.argmax(self.predict_joint_log_proba(X), axis=1)
+        return self.classes_[best]
+
+    def __sklearn_tags__(self):
+        # sklearn's check_positive_only_tag_during_fit does not apply (declared in
+        # tests/test_estimator_checks.py): it fits on X - mean, fractional values that are
+        # not category codes; negative codes mean missing and fractional codes are refused
+        # with a ValueError, so no positive-only tag is set.
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = False
+        return tags
