@@ -38,7 +38,7 @@ from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from heb.concentration import M_MAX, M_MIN, fit_concentration_rows, log_evidence
-from heb.counts import CountTable
+from heb.counts import CountTable, category_offsets
 from heb.metrics import _reliability, all_metrics, reliability
 from heb.nb import NaiveBayes, score_codes
 from heb.smoothing import SMOOTHERS, learn_concentrations, mutual_information, prior_mean
@@ -1193,7 +1193,7 @@ def known_truth_study(
     y = np.asarray(y, dtype=np.int64)
     theta_true = np.concatenate([np.asarray(t, dtype=np.float64) for t in truth["theta"]], axis=1)
     k_f = np.array([np.asarray(t).shape[1] for t in truth["theta"]])
-    offsets = np.concatenate(([0], np.cumsum(k_f)))
+    offsets = category_offsets(k_f)
     tiny = np.finfo(float).tiny  # a true probability of exactly 0 (Dirichlet underflow)
     log_prior_true = np.log(np.maximum(np.asarray(truth["class_prior"], dtype=float), tiny))
     x_train, y_train = codes[:n_train], y[:n_train]
