@@ -1,7 +1,22 @@
-"""HEB Explorer: hierarchical empirical-Bayes smoothing for Naive Bayes."""
+"""HEB Explorer: hierarchical empirical-Bayes smoothing for Naive Bayes.
 
-from heb.aode import AODE
-from heb.nb import NaiveBayes
+``from heb import NaiveBayes, AODE`` works; the estimators are imported on first use so
+that light entry points (``python -m heb``, the cache) do not pay for scikit-learn.
+"""
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
 __all__ = ["AODE", "NaiveBayes", "__version__"]
+
+
+def __getattr__(name: str):
+    if name == "NaiveBayes":
+        from heb.nb import NaiveBayes
+
+        return NaiveBayes
+    if name == "AODE":
+        from heb.aode import AODE
+
+        return AODE
+    raise AttributeError(f"module 'heb' has no attribute {name!r}")

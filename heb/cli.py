@@ -17,19 +17,11 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from heb import __version__
 from heb.cache import ResultCache, cache_key
-from heb.evaluate import (
-    HIGHER_IS_BETTER,
-    METRIC_TITLES,
-    METRICS,
-    TABLE1_METHODS,
-    benchmark_tables,
-    cross_validate,
-)
+from heb.methods import HIGHER_IS_BETTER, METRIC_TITLES, METRICS, TABLE1_METHODS
 from heb.paths import cache_dir
 
 ALL_TABLES = (1, 2, 3, 4, 5, 6, 7, 8)
@@ -102,6 +94,7 @@ def _collect(
 ) -> pd.DataFrame:
     """Run every (dataset, method, setting) the chosen tables need; one long frame."""
     from heb.data import DataError, load_dataset
+    from heb.evaluate import cross_validate
 
     base = list(dict.fromkeys(m for t in tables for m in TABLE_METHODS[t]))
     names = {spec.split(":", 1)[-1] for spec in specs}
@@ -159,6 +152,8 @@ def _mean_scores(frame: pd.DataFrame, methods: Sequence[str], metric: str) -> pd
 
 def table1(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean Friedman ranks of the seven smoothers per metric, with the Friedman p-value."""
+    from heb.evaluate import benchmark_tables
+
     rows = []
     for metric in METRICS:
         main = frame[frame["variant"] == "main"]
@@ -223,6 +218,8 @@ def table4(frame: pd.DataFrame) -> pd.DataFrame:
 
 def table5(frame: pd.DataFrame) -> pd.DataFrame:
     """2 x 2 smoothing x weighting: mean score and mean rank per metric."""
+    from heb.evaluate import benchmark_tables
+
     methods = TABLE_METHODS[5]
     main = frame[frame["variant"] == "main"]
     rows = []
@@ -247,6 +244,8 @@ def table5(frame: pd.DataFrame) -> pd.DataFrame:
 
 def table6(frame: pd.DataFrame) -> pd.DataFrame:
     """Lidstone alpha sweep against HEB-M: mean rank among the seven per metric."""
+    from heb.evaluate import benchmark_tables
+
     methods = [*(f"Lidstone({a:g})" for a in LIDSTONE_ALPHAS), "HEB-M"]
     sub = frame[frame["method"].isin(methods) & (frame["variant"] != "bins")]
     sub = sub[~sub["method"].str.contains("bins=")]
@@ -301,11 +300,14 @@ def _write_table(out: Path, name: str, table: pd.DataFrame, title: str) -> None:
     (out / f"{name}.md").write_text(f"# {title}\n\n{text}\n")
 
 
-def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> list[Path]:
-    """Write PNG and SVG, re-using identical figures from the cache (export is slow)."""
+def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> dict[str, str]:
+    """Write PNG and SVG, re-using identical figures from the cache (export is slow).
+
+    Returns the written file names mapped to their copies in the figure cache.
+    """
     from heb.figures import to_image_bytes
 
-    written = []
+    written: dict[str, str] = {}
     spec = fig.to_json()
     for fmt in ("png", "svg"):
         digest = hashlib.sha256(f"{fmt}:{spec}".encode()).hexdigest()
@@ -323,13 +325,15 @@ def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> list[
             tmp.write_bytes(data)
             tmp.replace(cached)
         shutil.copyfile(cached, target)
-        written.append(target)
+        written[target.name] = cached.name
     return written
 
 
-def _figures(frame: pd.DataFrame, out: Path, tables: Sequence[int], report) -> None:
+def _figures(frame: pd.DataFrame, out: Path, tables: Sequence[int], report) -> dict[str, str]:
+    from heb.evaluate import benchmark_tables
     from heb.figures import cd_diagram
 
+    written: dict[str, str] = {}
     main = frame[frame["variant"] == "main"]
     if 1 in tables:
         for metric in METRICS:
@@ -341,17 +345,41 @@ def _figures(frame: pd.DataFrame, out: Path, tables: Sequence[int], report) -> N
                 groups=res["groups"],
                 title=f"{METRIC_TITLES[metric]}: mean ranks over {len(res['scores'])} datasets",
             )
-            _export_figure(fig, out / f"cd_{metric}", report)
+            written |= _export_figure(fig, out / f"cd_{metric}", report)
+    return written
 
 
 def _reliability_figures(
     reliability: dict[str, dict[str, dict]], out: Path, report: Callable[[str], None]
-) -> None:
+) -> dict[str, str]:
     from heb.figures import reliability_diagram
 
+    written: dict[str, str] = {}
     for dataset, curves in reliability.items():
         fig = reliability_diagram(curves, title=f"Reliability: {dataset}")
-        _export_figure(fig, out / f"reliability_{dataset}", report)
+        written |= _export_figure(fig, out / f"reliability_{dataset}", report)
+    return written
+
+
+def _serve_outputs(cache: ResultCache, key: str, out: Path) -> bool:
+    """Write a previous run's tables and figures from the cache; False if any piece is gone."""
+    manifest = cache.get_json(cache_key("bench-outputs", key))
+    if manifest is None:
+        return False
+    frames = {}
+    for name in [*manifest["tables"], "folds"]:
+        frames[name] = cache.get_frame(cache_key("bench-table", key, name))
+        if frames[name] is None:
+            return False
+    figures = {t: cache_dir() / "figures" / c for t, c in manifest["figures"].items()}
+    if not all(path.exists() for path in figures.values()):
+        return False
+    frames.pop("folds").to_csv(out / "folds.csv", index=False)
+    for name, frame in frames.items():
+        _write_table(out, name, frame, manifest["tables"][name])
+    for target, cached in figures.items():
+        shutil.copyfile(cached, out / target)
+    return True
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -374,77 +402,53 @@ def bench(args: argparse.Namespace) -> int:
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     cache = ResultCache()
-    key = cache_key("bench", [_spec_identity(s) for s in specs], tables, settings)
-    frame = None if args.no_cache else cache.get_frame(key)
-    reliability: dict[str, dict[str, dict]] = {}
-    rel_key = cache_key("bench-reliability", key)
-    if frame is not None:
+    key = cache_key(
+        "bench", [_spec_identity(s) for s in specs], tables, settings, not args.no_figures
+    )
+    if not args.no_cache and _serve_outputs(cache, key, out):
         _log(f"Served {len(specs)} datasets from the cache.")
-        stored = cache.get_json(rel_key) or {}
-        reliability = {
-            d: {
-                m: {k: np.asarray(v) if isinstance(v, list) else v for k, v in c.items()}
-                for m, c in curves.items()
-            }
-            for d, curves in stored.items()
-        }
-    else:
-        frame = _collect(specs, tables, settings, _log)
-        cache.put_frame(key, frame)
-        reliability = _collect_reliability(specs, settings, tables)
-        cache.put_json(
-            rel_key,
-            {
-                d: {
-                    m: {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in c.items()}
-                    for m, c in curves.items()
-                }
-                for d, curves in reliability.items()
-            },
-        )
-    frame.to_csv(out / "folds.csv", index=False)
+        _log(f"Wrote tables and figures to {out} in {time.perf_counter() - started:.1f} s.")
+        return 0
+    frame = _collect(specs, tables, settings, _log)
     builders = {
-        1: (
-            "table1_mean_ranks",
-            "Table 1: mean Friedman ranks of the seven smoothers",
-            lambda: table1(frame),
-        ),
-        2: (
-            "table2_wilcoxon",
-            "Table 2: Wilcoxon signed-rank tests over datasets",
-            lambda: table2(frame),
-        ),
-        3: (
-            "table3_high_cardinality_logloss",
-            "Table 3: high-cardinality log-loss",
-            lambda: table3(frame),
-        ),
-        4: ("table4_ece", "Table 4: top-1 ECE", lambda: table4(frame)),
-        5: (
-            "table5_smoothing_x_weighting",
-            "Table 5: smoothing x weighting",
-            lambda: table5(frame),
-        ),
+        1: ("table1_mean_ranks", "Table 1: mean Friedman ranks of the seven smoothers", table1),
+        2: ("table2_wilcoxon", "Table 2: Wilcoxon signed-rank tests over datasets", table2),
+        3: ("table3_high_cardinality_logloss", "Table 3: high-cardinality log-loss", table3),
+        4: ("table4_ece", "Table 4: top-1 ECE", table4),
+        5: ("table5_smoothing_x_weighting", "Table 5: smoothing x weighting", table5),
         6: (
             "table6_lidstone_sweep",
             "Table 6: Lidstone alpha sweep vs HEB-M (mean ranks among the seven)",
-            lambda: table6(frame),
+            table6,
         ),
-        7: ("table7_bins", "Table 7: discretisation ablation", lambda: table7(frame, args.n_bins)),
-        8: ("table8_fit_times", "Table 8: fit time per fold (s)", lambda: table8(frame)),
+        7: (
+            "table7_bins",
+            "Table 7: discretisation ablation",
+            lambda f: table7(f, args.n_bins),
+        ),
+        8: ("table8_fit_times", "Table 8: fit time per fold (s)", table8),
     }
+    frame.to_csv(out / "folds.csv", index=False)
+    written_tables: dict[str, str] = {}
     for number in tables:
         name, title, build = builders[number]
         try:
-            _write_table(out, name, build(), title)
+            table = build(frame)
         except ValueError as exc:
             _log(f"Table {number} skipped: {exc}")
+            continue
+        _write_table(out, name, table, title)
+        cache.put_frame(cache_key("bench-table", key, name), table)
+        written_tables[name] = title
+    figures: dict[str, str] = {}
     if not args.no_figures:
         try:
-            _figures(frame, out, tables, _log)
+            figures |= _figures(frame, out, tables, _log)
         except ValueError as exc:
             _log(f"CD diagrams skipped: {exc}")
-        _reliability_figures(reliability, out, _log)
+        figures |= _reliability_figures(_collect_reliability(specs, settings, tables), out, _log)
+    cache.put_frame(cache_key("bench-table", key, "folds"), frame)
+    cache.put_json(cache_key("bench-outputs", key), {"tables": written_tables, "figures": figures})
     _log(f"Wrote tables and figures to {out} in {time.perf_counter() - started:.1f} s.")
     return 0
 
@@ -452,6 +456,7 @@ def bench(args: argparse.Namespace) -> int:
 def _collect_reliability(specs, settings, tables) -> dict[str, dict[str, dict]]:
     """Reliability data of Table 4's methods on the high-cardinality datasets."""
     from heb.data import DataError, load_dataset
+    from heb.evaluate import cross_validate
 
     if 4 not in tables:
         return {}

@@ -21,6 +21,7 @@ from sklearn.model_selection import StratifiedKFold
 from heb.cache import ResultCache, cache_key
 from heb.counts import CountTable
 from heb.data import Dataset
+from heb.methods import HIGHER_IS_BETTER, METHODS, METRIC_TITLES, METRICS, TABLE1_METHODS
 from heb.metrics import all_metrics, reliability
 from heb.nb import NaiveBayes
 from heb.preprocess import Preprocessor, encode_target, safe_n_splits, stratified_subsample
@@ -41,39 +42,6 @@ __all__ = [
     "method_spec",
 ]
 
-#: display name -> model family and estimator parameters
-METHODS: dict[str, dict] = {
-    "Laplace": {"model": "nb", "params": {"smoother": "laplace"}},
-    "Lidstone": {"model": "nb", "params": {"smoother": "lidstone"}},
-    "KT": {"model": "nb", "params": {"smoother": "kt"}},
-    "m-estimate": {"model": "nb", "params": {"smoother": "m-estimate"}},
-    "TE": {"model": "nb", "params": {"smoother": "te"}},
-    "HEB-U": {"model": "nb", "params": {"smoother": "heb-u"}},
-    "HEB-M": {"model": "nb", "params": {"smoother": "heb-m"}},
-    "Laplace+GR": {"model": "nb", "params": {"smoother": "laplace", "weighting": "sqrt-mi"}},
-    "HEB-M+GR": {"model": "nb", "params": {"smoother": "heb-m", "weighting": "sqrt-mi"}},
-    "AODE": {"model": "aode", "params": {"smoother": "laplace"}},
-    "HEB-AODE": {"model": "aode", "params": {"smoother": "heb"}},
-}
-TABLE1_METHODS = ("Laplace", "Lidstone", "KT", "m-estimate", "TE", "HEB-U", "HEB-M")
-METRICS = ("accuracy", "f1_macro", "log_loss", "brier", "auc", "ece")
-#: how each metric is named in tables and figures
-METRIC_TITLES = {
-    "accuracy": "Accuracy",
-    "f1_macro": "F1-macro",
-    "log_loss": "Log-loss",
-    "brier": "Brier",
-    "auc": "AUC",
-    "ece": "ECE",
-}
-HIGHER_IS_BETTER = {
-    "accuracy": True,
-    "f1_macro": True,
-    "auc": True,
-    "log_loss": False,
-    "brier": False,
-    "ece": False,
-}
 _FOLD_COLUMNS = ["method", "fold", *METRICS, "fit_time", "predict_time"]
 
 
