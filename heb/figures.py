@@ -20,6 +20,9 @@ from plotly.subplots import make_subplots
 __all__ = [
     "FONT_SIZE",
     "METHOD_COLORS",
+    "frame_title_and_legend",
+    "legend_rows",
+    "title_height",
     "method_color",
     "method_label",
     "reliability_diagram",
@@ -107,8 +110,8 @@ def method_color(name: str) -> str:
     return _EXTRA_COLORS[digest[0] % len(_EXTRA_COLORS)]
 
 
-def _legend_rows(fig: go.Figure, width: float = 620.0) -> int:
-    """Rough number of rows a horizontal legend takes (to reserve room above the plot)."""
+def legend_rows(fig: go.Figure, width: float = 700.0) -> int:
+    """Rough number of rows a horizontal legend takes at ``width`` pixels (0: no legend)."""
     names = [
         str(trace.name or "")
         for trace in fig.data
@@ -138,30 +141,78 @@ def _log_axis(values: np.ndarray) -> dict:
     return axis | {"nticks": 6}
 
 
-def _style(fig: go.Figure, title: str, height: int) -> go.Figure:
-    """Projector styling; ``height`` is the figure's height without the legend rows."""
-    rows = _legend_rows(fig)
-    top = (52 if title else 12) + 30 * rows + (8 if rows else 0)
+#: the reliability diagram's whole height in pixels, whatever its legend
+RELIABILITY_HEIGHT = 520
+#: pixels above the title, and between the title (or legend) and the plot
+TITLE_PAD = 12
+PLOT_GAP = 14
+
+
+def title_height(title: str, font_size: int = FONT_SIZE + 4) -> int:
+    """Pixels the title block takes at the top of a figure (0 without a title)."""
+    if not title:
+        return 0
+    lines = 1 + title.lower().count("<br>")
+    return TITLE_PAD + int(round(1.3 * font_size * lines))
+
+
+def frame_title_and_legend(
+    fig: go.Figure, title: str, height: int, font_size: int = FONT_SIZE
+) -> go.Figure:
+    """Title at the figure's top left, the legend right under it, the plot under both.
+
+    The title and a horizontal legend are placed in container (pixel) coordinates, so
+    they never overlap whatever the width: plotly reserves the top margin down to the
+    legend's last row, however many rows it wraps onto, and adds no gap above it.
+    ``height`` is the whole figure's height in pixels.
+    """
+    top = title_height(title, font_size + 4)
+    # plotly centres a multi-line title on its anchor: move it down by the extra half
+    lines = 1 + title.lower().count("<br>") if title else 1
+    shift = 0.5 * (lines - 1) * 1.3 * (font_size + 4)
     fig.update_layout(
-        template="plotly_white",
-        font={"size": FONT_SIZE, "color": _INK},
+        height=height,
         title={
             "text": title,
-            "font": {"size": FONT_SIZE + 4},
+            "font": {"size": font_size + 4},
+            "x": 0.0,
+            "xref": "container",
+            "xanchor": "left",
+            "y": 1.0 - shift / height,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": TITLE_PAD, "l": 10},
+            "automargin": False,
+        },
+        legend={
+            "orientation": "h",
             "x": 0.0,
             "xref": "paper",
             "xanchor": "left",
-            "y": 1.0,
+            "y": 1.0 - (top + 4) / height,
             "yref": "container",
             "yanchor": "top",
-            "pad": {"t": 14},
+            "font": {"size": font_size - 1},
         },
-        height=height + 30 * rows,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.03, "x": 0.0, "xanchor": "left"},
-        margin={"l": 80, "r": 30, "t": top, "b": 70},
-        hoverlabel={"font": {"size": FONT_SIZE - 2}},
+        margin={"t": top + PLOT_GAP},
     )
     return fig
+
+
+def _style(fig: go.Figure, title: str, height: int, grow_with_legend: bool = True) -> go.Figure:
+    """Projector styling; ``height`` is the figure's height without the legend rows.
+
+    With ``grow_with_legend=False`` the height is the whole figure's and a legend that
+    wraps takes its rows from the plot.
+    """
+    rows = legend_rows(fig) if grow_with_legend else 0
+    fig.update_layout(
+        template="plotly_white",
+        font={"size": FONT_SIZE, "color": _INK},
+        margin={"l": 80, "r": 30, "b": 70},
+        hoverlabel={"font": {"size": FONT_SIZE - 2}},
+    )
+    return frame_title_and_legend(fig, title, height + 30 * rows)
 
 
 # ---------------------------------------------------------------- reliability
@@ -191,7 +242,9 @@ def _check_curve(name: str, curve: Mapping) -> dict[str, np.ndarray]:
 
 
 def reliability_diagram(
-    curves: Mapping[str, Mapping], title: str = "Reliability diagram"
+    curves: Mapping[str, Mapping],
+    title: str = "Reliability diagram",
+    colors: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Top-1 reliability curves of several methods, with the rows per bin beneath.
 
@@ -201,6 +254,8 @@ def reliability_diagram(
         Per method, the output of :func:`heb.metrics.reliability`: ``edges`` (B+1,),
         ``count``, ``confidence``, ``accuracy`` (B,) and ``ece``. Empty bins are skipped.
     title : str
+    colors : dict of str to str, optional
+        Colour per curve name; default (and for names left out) :func:`method_color`.
 
     Returns
     -------
@@ -227,7 +282,7 @@ def reliability_diagram(
         col=1,
     )
     for index, (name, curve) in enumerate(checked.items()):
-        color = method_color(name)
+        color = (colors or {}).get(name) or method_color(name)
         keep = (curve["count"] > 0) & np.isfinite(curve["confidence"])
         keep &= np.isfinite(curve["accuracy"])
         fig.add_trace(
@@ -266,7 +321,7 @@ def reliability_diagram(
     fig.update_xaxes(range=[0, 1], title_text="confidence (top-1 probability)", row=2, col=1)
     fig.update_yaxes(range=[0, 1.02], title_text="accuracy", row=1, col=1)
     fig.update_yaxes(title_text="rows", rangemode="tozero", row=2, col=1)
-    return _style(fig, title, 520)
+    return _style(fig, title, RELIABILITY_HEIGHT, grow_with_legend=False)
 
 
 # ----------------------------------------------------------------- CD diagram
@@ -445,12 +500,12 @@ def cd_diagram(
         note.update(xref="x", yref="y")
     fig.update_layout(annotations=annotations)
     fig.update_xaxes(visible=False, range=[x_left - 0.1, max(x_right, low + cd) + 0.1])
-    fig.update_yaxes(visible=False, range=[bottom, cd_y + 0.7])
+    fig.update_yaxes(visible=False, range=[bottom, cd_y + 0.55])
     label_px = 16 + int(0.6 * FONT_SIZE * longest)
-    _style(fig, title, int(70 * (cd_y + 0.7 - bottom)) + (110 if title else 30))
+    _style(fig, title, int(70 * (cd_y + 0.55 - bottom)) + title_height(title) + 60)
     fig.update_layout(
         showlegend=False,
-        margin={"l": label_px, "r": label_px, "t": 70 if title else 10, "b": 10},
+        margin={"l": label_px, "r": label_px, "b": 10},
         plot_bgcolor="white",
     )
     return fig
@@ -567,7 +622,7 @@ def concentration_heatmap(
             zmin=zmin,
             zmax=zmax,
             colorscale="Viridis",
-            colorbar={"title": {"text": choices[value]}},
+            colorbar={"title": {"text": choices[value]}, "ticklabelposition": "outside bottom"},
             xgap=1,
             ygap=1,
             hovertemplate="class %{customdata[0]}<br>feature %{customdata[1]}<br>"
@@ -616,6 +671,7 @@ def concentration_heatmap(
         tickvals=np.arange(n_classes),
         ticktext=[str(name) for name in class_names],
         title_text="class",
+        ticklabelstandoff=6,
         autorange="reversed",
         showgrid=False,
         zeroline=False,

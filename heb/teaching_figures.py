@@ -16,7 +16,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from heb.figures import l1_error_figure, method_color, reliability_diagram
+from heb.figures import (
+    METHOD_COLORS,
+    frame_title_and_legend,
+    l1_error_figure,
+    legend_rows,
+    method_color,
+    method_label,
+    reliability_diagram,
+)
 from heb.teaching import format_m
 
 __all__ = [
@@ -43,33 +51,34 @@ __all__ = [
 
 #: base font size in pixels: readable from the back of a classroom
 FONT_SIZE = 16
-#: colours of the things that are not methods
+#: colours of the things that are not methods (none of them a method's colour)
 TRUTH_COLOR = "#222222"
-PRIOR_COLOR = "#9e9e9e"
-UNSMOOTHED_COLOR = "#bdbdbd"
-WHATIF_COLOR = "#e6550d"
+PRIOR_COLOR = "#9e9e9e"  # neutral marks: shading, reference lines, minor bars
+PRIOR_MEAN_COLOR = "#525252"  # the prior mean t: dark grey, apart from unsmoothed
+UNSMOOTHED_COLOR = "#c7c7c7"  # n / N: light grey
+WHATIF_COLOR = "#009e73"  # the slider's setting: bluish green, no method has it
 CLASS_COLORS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
+#: curves that are not methods (e.g. "1 copy", "4 copies"), in order of appearance
+SERIES_COLORS = ("#3b3b98", "#e6550d", "#009e73", "#b8860b", "#cc79a7", "#555555")
 #: the smallest positive float64 (a subnormal): products below it become exactly 0
 SMALLEST_FLOAT = 5e-324
 
 
 def style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
-    """Projector styling: large type, legend on top, light grid."""
+    """Projector styling: large type, title then legend on top (never overlapping), light grid.
+
+    ``height`` is the figure's height with a one-row legend; each further row the legend
+    is expected to wrap onto (at a lesson column's width) adds its own height.
+    ``<br>`` in ``title`` breaks it over lines (for narrow columns).
+    """
     fig.update_layout(
-        title={"text": title, "font": {"size": FONT_SIZE + 4}, "x": 0.0, "xanchor": "left"},
         font={"size": FONT_SIZE},
         template="plotly_white",
-        height=height,
-        margin={"l": 70, "r": 30, "t": 90, "b": 60},
-        legend={
-            "orientation": "h",
-            "yanchor": "bottom",
-            "y": 1.02,
-            "x": 0.0,
-            "font": {"size": FONT_SIZE - 1},
-        },
+        margin={"l": 70, "r": 30, "b": 60},
         hoverlabel={"font": {"size": FONT_SIZE}},
     )
+    extra_rows = max(0, legend_rows(fig) - 1)
+    frame_title_and_legend(fig, title, height + 28 * extra_rows)
     return readable(fig)
 
 
@@ -87,7 +96,7 @@ def _color(name: str) -> str:
     fixed = {
         "true p*": TRUTH_COLOR,
         "truth": TRUTH_COLOR,
-        "prior mean": PRIOR_COLOR,
+        "prior mean": PRIOR_MEAN_COLOR,
         "unsmoothed": UNSMOOTHED_COLOR,
         "HEB": method_color("HEB-M"),
     }
@@ -219,7 +228,7 @@ def dirichlet_figure(
     fig.add_hline(
         y=1.0 / K,
         line_dash="dot",
-        line_color=PRIOR_COLOR,
+        line_color=PRIOR_MEAN_COLOR,
         annotation_text="prior mean 1/K",
         annotation_position="top right",
     )
@@ -270,13 +279,14 @@ def alpha_sweep_figure(sweep: Mapping, alpha: float, named: Mapping[str, float])
             y=marks_y,
             mode="markers+text",
             text=list(marks),
-            textposition="top center",
+            textposition="top left",  # above the rising curve, left of the α line
+            textfont={"size": FONT_SIZE - 1, "color": [method_color(n) for n in marks]},
             marker={"size": 12, "color": [method_color(n) for n in marks]},
             showlegend=False,
         )
     )
     fig.add_vline(x=alpha, line_color=WHATIF_COLOR, line_dash="dot")
-    fig.update_xaxes(type="log", title="pseudo-count α (log scale)")
+    fig.update_xaxes(type="log", dtick=1, title="pseudo-count α (log scale)")
     fig.update_yaxes(title="l1 distance to the true PMF", rangemode="tozero")
     return style(fig, "Smaller α: less bias, more variance", 380)
 
@@ -373,7 +383,9 @@ def heldout_figure(heldout: Mapping, marks: Mapping[str, tuple[float, float]]) -
     )
     colors = {"HEB's m": method_color("HEB-M"), "m = K (Laplace)": method_color("Laplace")}
     symbols = {"HEB's m": "circle", "m = K (Laplace)": "square"}
-    for name, (m, loss) in marks.items():
+    first = [name for name in colors if name in marks]  # the evidence figure's legend order
+    for name in first + [name for name in marks if name not in colors]:
+        m, loss = marks[name]
         fig.add_trace(
             go.Scatter(
                 name=f"{name}: {loss:.4f}",
@@ -390,7 +402,7 @@ def heldout_figure(heldout: Mapping, marks: Mapping[str, tuple[float, float]]) -
         )
     fig.update_xaxes(type="log", title="concentration m (log scale)")
     fig.update_yaxes(title="log-loss on held-out rows (nats)")
-    title = f"{heldout['n_folds']}-fold held-out log-loss of this pair's {heldout['n_rows']} rows"
+    title = f"{heldout['n_folds']}-fold held-out log-loss of this pair's {heldout['n_rows']:,} rows"
     return style(fig, title, 400)
 
 
@@ -438,8 +450,10 @@ def reduction_figure(reduction: pd.DataFrame) -> go.Figure:
             x=[f"{r:g}" for r in by_ratio["K_over_N"]],
             y=percent,
             marker_color=np.where(wide, method_color("HEB-U"), PRIOR_COLOR).tolist(),
-            text=[f"{v:.0f}%" for v in percent],
+            text=[f"{v:.0f}" for v in percent],
             textposition="outside",
+            textfont={"size": FONT_SIZE - 3},
+            constraintext="none",
             cliponaxis=False,
             hovertemplate="K/N = %{x}: %{y:.1f}%<extra></extra>",
         )
@@ -448,7 +462,7 @@ def reduction_figure(reduction: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(type="category", title="K / N")
     fig.update_yaxes(title="l1 error reduction (%)")
     fig.update_layout(showlegend=False)
-    return style(fig, "HEB-U's error below Laplace's", 400)
+    return style(fig, "HEB-U's l1 error<br>below Laplace's (%)", 400)
 
 
 def vertex_figure(vertex: pd.DataFrame) -> go.Figure:
@@ -475,13 +489,15 @@ def vertex_figure(vertex: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(type="log", title="K / N")
     fig.update_yaxes(type="log", title="l1 error at p* = e₁", exponentformat="power")
     N = int(vertex["N"].iloc[0])
-    style(fig, f"Corollary 1: all {N} draws in one category", 400)
+    style(fig, f"Corollary 1: all {N} draws<br>in one category", 400)
     fig.update_layout(
         legend={
             "orientation": "v",
             "x": 0.98,
+            "xref": "paper",
             "xanchor": "right",
             "y": 0.5,
+            "yref": "paper",
             "yanchor": "middle",
             "bgcolor": "rgba(255,255,255,0.85)",
         }
@@ -537,9 +553,21 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> go.Figure:
     return style(fig, "Duplicating a feature: the same evidence counted k times", 400)
 
 
+def series_colors(names: Sequence[str]) -> dict[str, str]:
+    """A colour per name: a method's own colour, else the next unused of ``SERIES_COLORS``."""
+    known = {name: method_color(name) for name in names if method_label(name) in METHOD_COLORS}
+    spare = iter(c for c in SERIES_COLORS if c not in set(known.values()))
+    return {name: known.get(name) or next(spare, method_color(name)) for name in names}
+
+
 def reliability_figure(curves: Mapping[str, Mapping], title: str) -> go.Figure:
-    """A reliability diagram (:func:`heb.figures.reliability_diagram`), projector-sized."""
-    return readable(reliability_diagram(dict(curves), title=title))
+    """A reliability diagram (:func:`heb.figures.reliability_diagram`), projector-sized.
+
+    Curves named after a method keep its colour; the others (``"1 copy"``,
+    ``"Laplace + temperature"``) get distinct colours from ``SERIES_COLORS``.
+    """
+    fig = reliability_diagram(dict(curves), title=title, colors=series_colors(list(curves)))
+    return readable(fig)
 
 
 def calibration_bars_figure(table: pd.DataFrame, metric: str = "ece") -> go.Figure:
@@ -550,7 +578,7 @@ def calibration_bars_figure(table: pd.DataFrame, metric: str = "ece") -> go.Figu
         "none": TRUTH_COLOR,
         "Platt": "#6baed6",
         "isotonic": "#31a354",
-        "temperature": WHATIF_COLOR,
+        "temperature": "#e6550d",
     }
     for post, part in table.groupby("calibration", sort=False):
         fig.add_trace(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from itertools import pairwise
 
@@ -15,14 +16,17 @@ from hypothesis import strategies as st
 
 from heb.figures import (
     METHOD_COLORS,
+    TITLE_PAD,
     cd_diagram,
     concentration_heatmap,
     concentration_scatters,
+    frame_title_and_legend,
     l1_error_figure,
     method_color,
     method_label,
     metric_bars,
     reliability_diagram,
+    title_height,
     to_image_bytes,
 )
 
@@ -94,6 +98,80 @@ def test_reliability_diagram_refuses_bad_curves():
     bad["edges"] = np.linspace(0, 1, 5)
     with pytest.raises(ValueError, match="B\\+1 edges"):
         reliability_diagram({"A": bad})
+
+
+def test_reliability_diagram_takes_colours_for_curves_that_are_not_methods():
+    curves = {name: make_curve([2, 3], [0.6, 0.9], [0.5, 0.9]) for name in ("1 copy", "HEB-M")}
+    fig = reliability_diagram(curves, colors={"1 copy": "#3b3b98"})
+    assert fig.data[1].line.color == fig.data[2].marker.color == "#3b3b98"
+    assert fig.data[3].line.color == METHOD_COLORS["HEB-M"]  # left out: its method colour
+
+
+# ------------------------------------------------------- title over legend
+def legend_top_px(fig: go.Figure) -> float:
+    """Where the top of a container-referenced legend sits, in pixels from the top."""
+    assert fig.layout.legend.yref == "container" and fig.layout.legend.yanchor == "top"
+    return (1 - fig.layout.legend.y) * fig.layout.height
+
+
+@pytest.mark.parametrize("n_methods", [1, 2, 7, 8])
+def test_reliability_legend_sits_right_under_the_title_at_any_number_of_methods(n_methods):
+    names = list(METHOD_COLORS)[:n_methods]
+    curves = {name: make_curve([2, 3], [0.6, 0.9], [0.5, 0.9]) for name in names}
+    fig = reliability_diagram(curves, title="Reliability diagram")
+    title = fig.layout.title
+    assert (title.yref, title.yanchor, title.y, title.pad.t) == ("container", "top", 1, TITLE_PAD)
+    assert fig.layout.height == 520  # fixed: pages may not resize it and shift the legend
+    block = title_height("Reliability diagram")
+    assert block <= legend_top_px(fig) <= block + 8  # under the title, no gap between them
+    # the top margin leaves the title's room; plotly grows it down to the legend's last row
+    assert block < fig.layout.margin.t < block + 30
+
+
+def test_multi_line_title_keeps_its_first_line_in_place_and_reserves_every_line():
+    one = frame_title_and_legend(go.Figure(), "A title", 400)
+    two = frame_title_and_legend(go.Figure(), "A title<br>on two lines", 400)
+    line = (title_height("a<br>b") - title_height("a")) / 400
+    # plotly centres multi-line titles on their anchor: the anchor moves half a line down
+    assert two.layout.title.y == pytest.approx(1 - line / 2, abs=1e-3)
+    assert two.layout.margin.t - one.layout.margin.t == pytest.approx(line * 400, abs=1)
+    assert legend_top_px(two) - legend_top_px(one) == pytest.approx(line * 400, abs=1)
+    assert frame_title_and_legend(go.Figure(), "", 300).layout.margin.t < TITLE_PAD + 10
+
+
+def svg_geometry(svg: str) -> dict[str, float]:
+    """Pixel rows of a plotly SVG: title top, legend top and bottom, first plot's top."""
+    title = re.search(r'class="gtitle"[^>]*? y="([\d.]+)"', svg)
+    legend = re.search(
+        r'class="legend"[^>]*translate\([\d.]+,([\d.]+)\)"><rect class="bg"[^>]*'
+        r'height="([\d.]+)"',
+        svg,
+    )
+    grid = re.search(r'class="xgrid crisp"[^>]*d="M[\d.]+,([\d.]+)v', svg)
+    assert title and legend and grid, "the SVG lacks a title, a legend or a grid"
+    top = float(legend[1])
+    return {
+        "title_top": float(title[1]),
+        "legend_top": top,
+        "legend_bottom": top + float(legend[2]),
+        "plot_top": float(grid[1]),
+    }
+
+
+def test_rendered_reliability_diagram_stacks_title_legend_and_plot_without_overlap():
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("no Chromium on this machine: static export is unavailable")
+    names = list(METHOD_COLORS)[:7]
+    curves = {name: make_curve([2, 3], [0.6, 0.9], [0.5, 0.9], 0.1) for name in names}
+    fig = reliability_diagram(curves)
+    for width, min_rows in ((1100, 2), (560, 3)):  # the compare page; a lesson column
+        box = svg_geometry(to_image_bytes(fig, fmt="svg", width=width).decode())
+        title_bottom = box["title_top"] + 1.3 * 20  # one line of 20 px type
+        assert box["title_top"] >= TITLE_PAD - 1  # not clipped at the top
+        assert title_bottom <= box["legend_top"] <= title_bottom + 10
+        # the legend wraps onto several rows, all above the plot, which follows closely
+        assert box["legend_bottom"] - box["legend_top"] > 25 * min_rows
+        assert box["legend_bottom"] <= box["plot_top"] <= box["legend_bottom"] + 30
 
 
 # ---------------------------------------------------------------- CD diagram

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from heb.figures import METHOD_COLORS, title_height
+
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 
 
@@ -47,6 +49,26 @@ def trace(figure: dict, name: str) -> dict:
     return matches[0]
 
 
+def assert_title_then_legend(figure: dict, max_line: int = 70) -> None:
+    """Title at the top, a horizontal legend right under it (never over it), lines short.
+
+    ``max_line`` characters per title line: the 20 px bold title type takes about 9 px
+    each, so 70 fit a lesson's right column and 28 half of it (1600 px wide window).
+    """
+    layout = figure["layout"]
+    title = layout["title"]
+    block = title_height(title["text"])
+    assert title["yref"] == "container" and title["yanchor"] == "top"
+    assert max(len(line) for line in title["text"].split("<br>")) <= max_line, title["text"]
+    legend = layout.get("legend", {})
+    if legend.get("yref") == "container":
+        assert legend["yanchor"] == "top"
+        assert block <= (1 - legend["y"]) * layout["height"] <= block + 8
+    else:  # a legend placed inside the plot
+        assert legend["yref"] == "paper" and 0 <= legend["y"] <= 1
+    assert layout["margin"]["t"] >= block
+
+
 def metrics(app: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in app.metric}
 
@@ -61,6 +83,8 @@ def test_zero_counts_lesson():
     assert sliders(app) >= 2
     assert metrics(app)["P(ham | e-mail)"] == "0.0000"  # unsubscribe vetoes ham at alpha = 0
     bars, underflow = figures(app)
+    for figure in (bars, underflow):
+        assert_title_then_legend(figure)
     ham = trace(bars, "P(word | ham)")
     assert ham["type"] == "bar" and values(ham["y"])[-1] == 0.0
     assert {"spam: exact, from logs", "spam: the float64 product is 0 from here"} <= set(
@@ -78,6 +102,8 @@ def test_dirichlet_lesson():
     app = run_page("lesson_dirichlet")
     assert sliders(app) >= 3
     bars, sweep = figures(app)
+    for figure in (bars, sweep):
+        assert_title_then_legend(figure)
     assert {"true p*", "unsmoothed n / N", "posterior mean, α = 1"} <= set(names(bars))
     assert values(trace(bars, "posterior mean, α = 1")["y"]).sum() == pytest.approx(1.0)
     assert {"expected l1 error", "l1 bias of the mean"} <= set(names(sweep))
@@ -93,7 +119,14 @@ def _check_evidence_figures(app: AppTest) -> None:
     assert any(n.startswith("HEB's m =") for n in names(evidence))
     assert any(n.startswith("m = K (Laplace) =") for n in names(evidence))
     assert {"unsmoothed", "Laplace", "HEB", "prior mean"} <= set(names(pmfs))
+    colours = {t["name"]: t["marker"]["color"] for t in pmfs["data"]}
+    assert len(set(colours.values())) == len(colours) == 5  # what-if included
+    assert colours["Laplace"] == METHOD_COLORS["Laplace"]
+    assert colours["HEB"] == METHOD_COLORS["HEB-M"]
+    assert len(pmfs["data"][0]["x"]) <= 20  # five bars per category: few categories
     assert names(heldout)[0] == "held-out log-loss"
+    for figure in (evidence, pmfs, heldout):
+        assert_title_then_legend(figure)
     assert np.isfinite(values(heldout["data"][0]["y"])).all()
 
 
@@ -130,6 +163,11 @@ def test_high_cardinality_default_view_shows_figure_2():
     ratio = values(trace(grid, "Laplace")["x"])
     assert (heb[ratio >= 0.1] < laplace[ratio >= 0.1]).all()
     assert {"Laplace: 2(K−1)/(N+K)", "HEB-U: m = m_min"} <= set(names(vertex))
+    assert_title_then_legend(grid)
+    for half_width in (reduction, vertex):
+        assert_title_then_legend(half_width, max_line=28)
+    # side by side: the same title height, so both plots start at the same row
+    assert reduction["layout"]["margin"]["t"] == vertex["layout"]["margin"]["t"]
     table = app.dataframe[0].value
     wide = table[table["K_over_N"] >= 0.1]
     assert (wide["heb_u"] < wide["laplace"]).all()
@@ -149,6 +187,10 @@ def test_calibration_lesson():
     assert "1 copy (ECE" in shown and "4 copies (ECE" in shown
     assert {"no post-hoc", "Platt", "isotonic", "temperature"} <= set(names(bars))
     assert fix_reliability["data"]
+    for figure in (double, reliability, bars, fix_reliability):
+        assert_title_then_legend(figure)
+    one, four = (t for t in reliability["data"] if "cop" in t["name"] and t["type"] == "scatter")
+    assert one["line"]["color"] != four["line"]["color"]
     assert any("omplementary here" in md.value for md in app.markdown)
     app.slider[0].set_value(1).run()
     assert not app.exception
@@ -163,6 +205,8 @@ def test_known_truth_lesson():
     assert {"Laplace", "HEB-M", "HEB-U", "TE"} <= set(names(errors))
     assert {"Laplace", "HEB-M", "perfect"} <= set(names(scatter))
     assert "true ECE (from the true P(right | x))" in names(calibration)
+    for figure in (errors, scatter, calibration):
+        assert_title_then_legend(figure)
     app.radio[0].set_value("ID-like features (ZIP codes, user IDs)").run()
     assert not app.exception and len(figures(app)) == 3
 
