@@ -171,6 +171,13 @@ class CountTable:
         """N_cf = sum_v N_cfv, rows of class c where feature f is observed; shape (C, F)."""
         return np.add.reduceat(self.counts, self.offsets[:-1], axis=1)
 
+    def rows_per_category(self) -> np.ndarray:
+        """N_cf / K_f, the average training rows per category of each pair; shape (C, F).
+
+        Below a handful, the prior mean (the smoother's choice) dominates the estimate.
+        """
+        return self.class_feature_totals() / self.n_categories[None, :]
+
     def category_totals(self) -> np.ndarray:
         """N_fv = sum_c N_cfv, shape (V,)."""
         return self.counts.sum(axis=0)

@@ -31,6 +31,8 @@ __all__ = [
     "concentration_scatters",
     "l1_error_figure",
     "metric_bars",
+    "fold_boxes",
+    "rows_per_category_heatmap",
     "to_image_bytes",
 ]
 
@@ -917,6 +919,75 @@ def metric_bars(summary: pd.DataFrame, metric: str, title: str | None = None) ->
     fig.update_xaxes(title_text="method")
     _style(fig, title if title is not None else f"{metric_label} per method", 480)
     fig.update_layout(showlegend=False)
+    return fig
+
+
+def rows_per_category_heatmap(
+    per_cell: np.ndarray,
+    feature_names: Sequence[str],
+    class_names: Sequence[str],
+    sparse_cell: float = 5.0,
+) -> go.Figure:
+    """Heatmap of N_c / K_f per (class, feature): red where few rows inform each category.
+
+    Parameters
+    ----------
+    per_cell : ndarray (C, F)
+        ``CountTable.rows_per_category()``.
+    feature_names, class_names : sequence of str
+    sparse_cell : float
+        The colour scale spans 0 to 4 x this value (red below it).
+    """
+    fig = go.Figure(
+        go.Heatmap(
+            z=per_cell,
+            x=[str(f) for f in feature_names],
+            y=[str(c) for c in class_names],
+            zmin=0,
+            zmax=4 * sparse_cell,
+            colorscale="RdYlBu",
+            colorbar={"title": {"text": "N_c / K_f", "side": "top"}, "ypad": 20},
+            hovertemplate="feature %{x}<br>class %{y}<br>rows per category %{z:.2f}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title_text="feature")
+    fig.update_yaxes(title_text="class", type="category", ticklabelstandoff=8)
+    height = max(320, 60 * len(class_names) + 220)
+    return _style(fig, "Rows per category, N_c / K_f (red: few, the prior decides)", height)
+
+
+def fold_boxes(
+    folds: pd.DataFrame, methods: Sequence[str], metric: str, title: str | None = None
+) -> go.Figure:
+    """Per-fold values of one metric: a box with its points per method.
+
+    Parameters
+    ----------
+    folds : DataFrame
+        One row per (method, fold), with columns ``method`` and ``metric``.
+    methods : sequence of str
+        The methods, in drawing order.
+    metric : str
+        e.g. ``"accuracy"``.
+    title : str, optional
+    """
+    if metric not in folds.columns:
+        raise ValueError(f"The folds lack the column {metric!r}.")
+    metric_label = _METRIC_LABELS.get(metric, metric)
+    fig = go.Figure()
+    for method in methods:
+        fig.add_trace(
+            go.Box(
+                y=folds.loc[folds["method"] == method, metric].to_numpy(dtype=np.float64),
+                name=method_label(method),
+                boxpoints="all",
+                jitter=0.3,
+                marker_color=method_color(method),
+                showlegend=False,
+            )
+        )
+    fig.update_yaxes(title_text=metric_label)
+    _style(fig, title if title is not None else f"{metric_label} per fold", 520)
     return fig
 
 

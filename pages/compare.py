@@ -120,13 +120,14 @@ class Comparison:
         self.table, self.summary = metrics_table(self.result)
         curves = {method: self.result.reliability(method) for method in self.result.methods}
         self.reliability_fig = figures.reliability_diagram(curves)
-        self.reliability_fig.update_layout(height=520)
         self.reliability_data = reliability_frame(curves)
 
     def spread_fig(self, metric: str) -> go.Figure:
         """Per-fold values of one metric, one box per method (built on first use)."""
         if metric not in self.spread_figs:
-            self.spread_figs[metric] = spread_figure(self.result.folds, self.result.methods, metric)
+            self.spread_figs[metric] = figures.fold_boxes(
+                self.result.folds, self.result.methods, metric, f"{METRIC_LABELS[metric]} per fold"
+            )
         return self.spread_figs[metric]
 
 
@@ -189,29 +190,6 @@ def _best_style(summary: pd.DataFrame):
         return out
 
     return style
-
-
-def spread_figure(folds: pd.DataFrame, methods: list[str], metric: str) -> go.Figure:
-    fig = go.Figure()
-    for method in methods:
-        values = folds.loc[folds["method"] == method, metric]
-        fig.add_trace(
-            go.Box(
-                y=values,
-                name=method,
-                boxpoints="all",
-                jitter=0.3,
-                marker_color=figures.method_color(method),
-                showlegend=False,
-            )
-        )
-    fig.update_layout(
-        template="plotly_white",
-        title=f"{METRIC_LABELS[metric]} per fold",
-        yaxis_title=metric,
-        height=520,
-    )
-    return fig
 
 
 def reliability_frame(curves: dict[str, dict]) -> pd.DataFrame:

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from heb import data as hdata
+from heb import figures
 from heb.smoothing import mutual_information
 from pages import common
 
@@ -266,27 +267,10 @@ def feature_lens(work: common.WorkingData) -> None:
 def smoothing_pressure(work: common.WorkingData) -> None:
     """Average rows per category N_c / K_f for every (class, feature) pair."""
     st.subheader("Where smoothing will matter most")
-    per_cell = work.table.class_feature_totals() / work.table.n_categories[None, :]
+    per_cell = work.table.rows_per_category()
     frame = pd.DataFrame(per_cell, index=work.class_names, columns=work.feature_names)
-    fig = go.Figure(
-        go.Heatmap(
-            z=per_cell,
-            x=work.feature_names,
-            y=[str(c) for c in work.class_names],
-            zmin=0,
-            zmax=4 * SPARSE_CELL,
-            colorscale="RdYlBu",
-            colorbar={"title": "N_c / K_f"},
-            hovertemplate="feature %{x}<br>class %{y}<br>rows per category %{z:.2f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        template="plotly_white",
-        title="Rows per category, N_c / K_f (red: few, the prior decides)",
-        xaxis_title="feature",
-        yaxis_title="class",
-        yaxis_type="category",
-        height=max(300, 60 * work.n_classes + 200),
+    fig = figures.rows_per_category_heatmap(
+        per_cell, work.feature_names, work.class_names, SPARSE_CELL
     )
     common.show_figure(fig, frame.reset_index(names="class"), "rows-per-category")
     sparse = int((per_cell < SPARSE_CELL).sum())

@@ -20,12 +20,14 @@ from heb.figures import (
     cd_diagram,
     concentration_heatmap,
     concentration_scatters,
+    fold_boxes,
     frame_title_and_legend,
     l1_error_figure,
     method_color,
     method_label,
     metric_bars,
     reliability_diagram,
+    rows_per_category_heatmap,
     title_height,
     to_image_bytes,
 )
@@ -482,3 +484,33 @@ def test_export_png_and_svg(tmp_path):
     svg = to_image_bytes(fig, fmt="svg")
     assert svg.lstrip().startswith(b"<svg") and b"CD = 1.62" in svg
     (tmp_path / "cd.png").write_bytes(png)
+
+
+def test_fold_boxes_one_box_per_method_in_order():
+    folds = pd.DataFrame(
+        {
+            "method": ["Laplace"] * 3 + ["HEB-M"] * 3,
+            "fold": [0, 1, 2] * 2,
+            "accuracy": [0.8, 0.82, 0.81, 0.85, 0.86, 0.84],
+        }
+    )
+    fig = fold_boxes(folds, ["HEB-M", "Laplace"], "accuracy")
+    assert [trace.type for trace in fig.data] == ["box", "box"]
+    assert [trace.name for trace in fig.data] == ["HEB-M", "Laplace"]
+    np.testing.assert_allclose(fig.data[0].y, [0.85, 0.86, 0.84])
+    assert fig.data[0].marker.color == method_color("HEB-M")
+    with pytest.raises(ValueError, match="lack the column"):
+        fold_boxes(folds, ["HEB-M"], "brier")
+
+
+def test_rows_per_category_heatmap_from_a_count_table():
+    from heb.counts import CountTable
+
+    X = np.array([[0, 0], [1, 0], [2, 1], [0, 1]])
+    table = CountTable.from_codes(X, np.array([0, 0, 1, 1]), 2)
+    per_cell = table.rows_per_category()
+    np.testing.assert_allclose(per_cell, [[2 / 3, 2 / 2], [2 / 3, 2 / 2]])
+    fig = rows_per_category_heatmap(per_cell, ["a", "b"], ["no", "yes"], sparse_cell=5)
+    assert fig.data[0].type == "heatmap"
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), per_cell)
+    assert fig.data[0].zmax == 20 and list(fig.data[0].y) == ["no", "yes"]
