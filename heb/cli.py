@@ -312,13 +312,13 @@ def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> dict[
     for fmt in ("png", "svg"):
         digest = hashlib.sha256(f"{fmt}:{spec}".encode()).hexdigest()
         cached = cache_dir() / "figures" / f"{digest}.{fmt}"
-        target = path_stem.with_suffix(f".{fmt}")
+        target = path_stem.parent / f"{path_stem.name}.{fmt}"
         if not cached.exists():
             try:
                 data = to_image_bytes(fig, fmt=fmt)
             except RuntimeError as exc:
                 report(f"  {target.name}: not exported ({exc}); writing HTML instead")
-                fig.write_html(path_stem.with_suffix(".html"), include_plotlyjs="cdn")
+                fig.write_html(path_stem.parent / f"{path_stem.name}.html", include_plotlyjs="cdn")
                 return written
             cached.parent.mkdir(parents=True, exist_ok=True)
             tmp = cached.with_suffix(f".{fmt}.{uuid.uuid4().hex}.tmp")
@@ -493,8 +493,9 @@ def synthetic(args: argparse.Namespace) -> int:
         if not args.no_figures:
             from heb.figures import l1_error_figure
 
-            fig = l1_error_figure(frame.to_dict("records"))
-            fig.update_layout(title=f"l1 error vs K/N, alpha_dir = {alpha:g}")
+            fig = l1_error_figure(
+                frame.to_dict("records"), title=f"Mean l1 error against K/N, alpha_dir = {alpha:g}"
+            )
             _export_figure(fig, out / f"figure2_alpha{alpha:g}", _log)
     table = pd.concat(frames, ignore_index=True)
     wide = table.pivot_table(index=["alpha_dir", "K", "N"], columns="smoother", values="mean")

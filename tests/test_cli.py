@@ -91,3 +91,13 @@ def test_command_line_entry_point_and_errors(tmp_path):
     assert done.returncode == 0 and "bench" in done.stdout
     with pytest.raises(SystemExit, match="Unknown table"):
         main(["bench", "builtin:iris", "--tables", "9", "-o", str(tmp_path)])
+
+
+def test_figure_files_keep_dotted_names(tmp_path, isolated_cache, monkeypatch):
+    import heb.figures
+
+    monkeypatch.setattr(heb.figures, "to_image_bytes", lambda fig, fmt="png", **kw: fmt.encode())
+    out = tmp_path / "figs"
+    assert main(["synthetic", "--reps", "5", "--alpha-dir", "0.3", "-o", str(out)]) == 0
+    assert (out / "figure2_alpha0.3.png").read_bytes() == b"png"
+    assert (out / "figure2_alpha0.3.svg").read_bytes() == b"svg"
