@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import io
 import json
@@ -117,8 +118,22 @@ def _canonical_array(array: np.ndarray) -> Any:
     }
 
 
+@functools.lru_cache(maxsize=1)
+def engine_revision() -> str:
+    """sha256 of the engine's source (every module of the ``heb`` package).
+
+    Part of every cache key, so a changed smoother, metric or loader never serves results
+    computed by the old code, even when nobody bumped ``heb.__version__``.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def cache_key(*parts: Any) -> str:
-    """A sha256 hex key over ``parts`` and the engine version.
+    """A sha256 hex key over ``parts``, the engine version and its source revision.
 
     Parameters
     ----------
@@ -130,11 +145,16 @@ def cache_key(*parts: Any) -> str:
     Returns
     -------
     str
-        64 hex characters; any change in a part or in ``heb.__version__`` changes it.
+        64 hex characters; any change in a part, in ``heb.__version__`` or in the engine's
+        source (:func:`engine_revision`) changes it.
     """
     import heb  # lazy: heb/__init__ may one day import this module
 
-    document = {"engine": heb.__version__, "parts": _canonical(list(parts))}
+    document = {
+        "engine": heb.__version__,
+        "revision": engine_revision(),
+        "parts": _canonical(list(parts)),
+    }
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

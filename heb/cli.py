@@ -71,18 +71,26 @@ def _resolve_dataset_specs(names: Sequence[str]) -> list[str]:
 
 
 def _spec_identity(spec: str) -> str:
-    """A cheap identity of a dataset spec: the file's sha256 where there is a file."""
+    """A cheap identity of a dataset spec: the file's sha256 where there is a file.
+
+    Shared copies also hash the manifest, whose categorical / dropped columns change
+    how a file is read.
+    """
     from heb.paths import datasets_dir
 
     if spec.startswith("shared:"):
         path = datasets_dir() / f"{spec.split(':', 1)[1]}.csv.gz"
+        manifest = datasets_dir() / "manifest.json"
     elif ":" not in spec:
-        path = Path(spec)
+        path, manifest = Path(spec), None
     else:
         return spec
     if not path.exists():
         return spec
-    return f"{spec}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+    digest = hashlib.sha256(path.read_bytes())
+    if manifest is not None and manifest.exists():
+        digest.update(manifest.read_bytes())
+    return f"{spec}:{digest.hexdigest()}"
 
 
 # --------------------------------------------------------------------------- running

@@ -231,8 +231,8 @@ def is_id_like_name(name) -> bool:
 
 
 def _is_integer_like(column: pd.Series) -> bool:
-    """Integer dtype, or floats holding whole numbers and some missing values (an integer
-    column that the missing values turned into floats)."""
+    """Integer dtype, or floats holding only whole numbers (an integer column stored as
+    floats, e.g. by parquet or because missing values turned it into floats)."""
     if pd.api.types.is_bool_dtype(column.dtype):
         return False
     if pd.api.types.is_integer_dtype(column.dtype):
@@ -241,7 +241,7 @@ def _is_integer_like(column: pd.Series) -> bool:
         return False
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     finite = np.isfinite(values)
-    return bool(finite.any() and not finite.all() and np.all(values[finite] % 1 == 0))
+    return bool(finite.any() and np.all(values[finite] % 1 == 0))
 
 
 def id_like_columns(frame: pd.DataFrame) -> list[str]:

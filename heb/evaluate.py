@@ -10,6 +10,7 @@ recomputes that method alone.
 from __future__ import annotations
 
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -215,6 +216,16 @@ class CVResult:
         return reliability(self.y, self.oof_proba[method], n_bins=n_bins)
 
 
+def _store(put: Callable, key: str, value) -> None:
+    """Write a cache entry; a cache that cannot be written costs a warning, not the run."""
+    try:
+        put(key, value)
+    except OSError as exc:
+        warnings.warn(
+            f"Results not cached ({exc}); they will be recomputed next time.", stacklevel=3
+        )
+
+
 def cross_validate(
     dataset: Dataset,
     methods: Sequence[str] = TABLE1_METHODS,
@@ -253,6 +264,8 @@ def cross_validate(
     methods = list(dict.fromkeys(methods))
     if not methods:
         raise ValueError("Choose at least one method.")
+    if max_rows is not None and int(max_rows) < 1:
+        raise ValueError(f"max_rows must be a positive number of rows or None, got {max_rows}.")
     specs = {name: method_spec(name, (params or {}).get(name)) for name in methods}
     cache = cache if cache is not None else ResultCache()
     settings = {
@@ -294,10 +307,10 @@ def cross_validate(
             frames[name], oof[name] = frame, proba
             if use_cache:
                 key = cache_key("cv-method", fingerprint, settings, specs[name])
-                cache.put_frame(key, frame)
-                cache.put_arrays(key, {"oof_proba": proba})
+                _store(cache.put_frame, key, frame)
+                _store(cache.put_arrays, key, {"oof_proba": proba})
         if use_cache:
-            cache.put_json(data_key, meta)
+            _store(cache.put_json, data_key, meta)
         y, classes = prepared.y, prepared.classes
     else:
         y = np.asarray(meta["y"], dtype=np.int64)

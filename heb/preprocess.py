@@ -59,7 +59,18 @@ def _bin_labels(cuts: np.ndarray) -> list[str]:
 
 
 def _numeric_values(column: pd.Series) -> np.ndarray:
-    """Floats with every non-finite or non-numeric entry as NaN."""
+    """Floats with every non-finite or non-numeric entry as NaN.
+
+    Dates, durations and periods become their integer time stamps, so they are binned
+    like any other number.
+    """
+    if isinstance(column.dtype, pd.PeriodDtype):
+        column = column.dt.to_timestamp()
+    if pd.api.types.is_datetime64_any_dtype(column.dtype) or pd.api.types.is_timedelta64_dtype(
+        column.dtype
+    ):
+        stamps = column.to_numpy(dtype="int64", na_value=0).astype(np.float64)
+        return np.where(column.isna().to_numpy(), np.nan, stamps)
     if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         column = pd.to_numeric(column.astype(object), errors="coerce")
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -193,6 +204,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             "numeric": numeric,
             "index": index,
             "fill": fill,
+            "imputed": self.missing == "impute",
             "n": len(labels),
         }
         return labels, encoder
@@ -219,7 +231,13 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             median = float(np.median(observed))
             fill = int(np.searchsorted(cuts, median, side="right"))
             self.impute_values_[name] = _format_number(median)
-        encoder = {"kind": "numeric", "cuts": cuts, "fill": fill, "n": len(labels)}
+        encoder = {
+            "kind": "numeric",
+            "cuts": cuts,
+            "fill": fill,
+            "imputed": self.missing == "impute",
+            "n": len(labels),
+        }
         return labels, encoder
 
     def _as_frame(self, X, reset: bool) -> pd.DataFrame:
@@ -248,8 +266,25 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         return pd.DataFrame(array, columns=names)
 
     # ------------------------------------------------------------------ transform
+    def fit_transform(self, X, y=None, **fit_params) -> np.ndarray:
+        """Fit, then encode the training rows, imputing their missing values.
+
+        Only the training rows are imputed (the paper's mode / median imputation);
+        :meth:`transform` leaves a later row's missing value missing (-1), which the
+        estimators treat as absent evidence (SPEC section 1).
+        """
+        return self.fit(X)._transform(X, impute=True)
+
     def transform(self, X) -> np.ndarray:
-        """Integer codes, shape (n, len(feature_names_out_)); unseen categories get K_f."""
+        """Integer codes, shape (n, len(feature_names_out_)).
+
+        A category never seen in training gets K_f and a missing value -1 (with
+        ``missing="category"``, the missing category's code when training had one): both
+        are absent evidence to the estimators.
+        """
+        return self._transform(X, impute=False)
+
+    def _transform(self, X, impute: bool) -> np.ndarray:
         check_is_fitted(self, "n_categories_")
         frame = self._as_frame(X, reset=False)
         absent = [c for c in self.feature_names_out_ if c not in frame.columns]
@@ -259,16 +294,17 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         for j, (name, encoder) in enumerate(
             zip(self.feature_names_out_, self._encoders, strict=True)
         ):
-            out[:, j] = self._encode(frame[name], encoder)
+            out[:, j] = self._encode(frame[name], encoder, impute)
         return out
 
     @staticmethod
-    def _encode(column: pd.Series, encoder: dict) -> np.ndarray:
+    def _encode(column: pd.Series, encoder: dict, impute: bool) -> np.ndarray:
+        fill = encoder["fill"] if impute or not encoder["imputed"] else -1
         if encoder["kind"] == "numeric":
             values = _numeric_values(column)
             missing = np.isnan(values)
             codes = np.searchsorted(encoder["cuts"], values, side="right")
-            return np.where(missing, encoder["fill"], codes)
+            return np.where(missing, fill, codes)
         raw_missing = column.isna().to_numpy()
         if encoder["numeric"]:
             values = _numeric_values(column)
@@ -278,7 +314,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         unseen = encoder["n"] if encoder["fill"] < encoder["n"] else encoder["fill"]
         codes = np.where(codes < 0, unseen, codes)
         # values that are missing (not merely unreadable as a number) take the fill code
-        return np.where(raw_missing, encoder["fill"], codes)
+        return np.where(raw_missing, fill, codes)
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """Names of the encoded columns."""

@@ -360,3 +360,12 @@ def test_interrupted_write_leaves_previous_entry(store, monkeypatch):
     monkeypatch.undo()
     pd.testing.assert_frame_equal(store.get_frame("k"), example_frame())
     assert sorted(os.listdir(store.root)) == [f"k{KINDS['frame']}"]
+
+
+def test_keys_follow_the_engine_source(monkeypatch):
+    from heb import cache as module
+
+    assert len(module.engine_revision()) == 64
+    before = cache_key("same", 1)
+    monkeypatch.setattr(module, "engine_revision", lambda: "edited engine")
+    assert cache_key("same", 1) != before

@@ -136,8 +136,8 @@ def test_every_shared_dataset_loads_and_encodes(name, manifest, datasets_dir):
     assert set(entry.get("categorical_features", [])) <= set(dataset.categorical)
     assert not set(dropped) & set(dataset.X.columns)
     X, y = stratified_subsample(dataset.X, dataset.y)
-    pre = Preprocessor(categorical=dataset.categorical).fit(X)
-    codes = pre.transform(X)
+    pre = Preprocessor(categorical=dataset.categorical)
+    codes = pre.fit_transform(X)
     assert codes.dtype == np.int64 and codes.min() >= 0
     assert np.all(codes < pre.n_categories_)
     y_idx, classes = encode_target(y)

@@ -164,3 +164,11 @@ def test_wilcoxon_table_against_a_reference():
     assert table["holm_p"].min() == pytest.approx(min(1.0, 2 * table["p_value"].min()))
     with pytest.raises(ValueError, match="not among"):
         wilcoxon_table(scores, "AODE")
+
+
+def test_an_unwritable_cache_warns_and_still_returns_results(small, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.warns(UserWarning, match="not cached"):
+        result = cross_validate(small, ["Laplace"], cache=ResultCache(blocker / "results"))
+    assert len(result.folds) == 10

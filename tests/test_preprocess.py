@@ -93,11 +93,42 @@ def test_unseen_category_stays_unseen():
 
 def test_mode_imputation():
     train = pd.DataFrame({"c": ["a", None, "b", "b", np.nan]})
-    pre = Preprocessor().fit(train)
+    pre = Preprocessor()
+    # the training rows are imputed with the mode ...
+    np.testing.assert_array_equal(pre.fit_transform(train)[:, 0], [0, 1, 1, 1, 1])
     assert pre.categories_ == [["a", "b"]]
     assert pre.impute_values_ == {"c": "b"}
-    np.testing.assert_array_equal(pre.transform(train)[:, 0], [0, 1, 1, 1, 1])
-    np.testing.assert_array_equal(pre.transform(pd.DataFrame({"c": [None]}))[:, 0], [1])
+    # ... a later row's missing value stays missing: absent evidence (SPEC section 1)
+    np.testing.assert_array_equal(pre.transform(pd.DataFrame({"c": [None]}))[:, 0], [-1])
+
+
+def test_missing_at_predict_time_is_absent_evidence():
+    train = pd.DataFrame({"c": ["a", "a", "a", "b"], "x": [1.0, 2.0, 3.0, 4.0]})
+    pre = Preprocessor(n_bins=4)
+    model = NaiveBayes(smoother="laplace").fit(pre.fit_transform(train), [0, 0, 1, 1])
+    row = pd.DataFrame({"c": [None], "x": [np.nan]})
+    np.testing.assert_array_equal(pre.transform(row), [[-1, -1]])
+    proba = model.predict_proba(pre.transform(row))
+    np.testing.assert_allclose(proba[0], np.exp(model.class_log_prior_))
+    # median imputation still applies to training rows
+    codes = pre.fit_transform(pd.DataFrame({"c": ["a", "b", None], "x": [1.0, np.nan, 3.0]}))
+    assert (codes >= 0).all()
+
+
+def test_dates_and_float_stored_ids_are_usable():
+    from heb.data import _is_integer_like
+
+    frame = pd.DataFrame(
+        {
+            "signup": pd.date_range("2024-01-01", periods=40, freq="D"),
+            "wait": pd.to_timedelta(np.arange(40), unit="h"),
+        }
+    )
+    pre = Preprocessor(n_bins=4).fit(frame)
+    assert pre.dropped_ == [] and pre.kinds_ == {"signup": "numeric", "wait": "numeric"}
+    assert list(pre.n_categories_) == [4, 4]
+    assert _is_integer_like(pd.Series([12.0, 7.0, 3.0]))  # parquet / CSV '12.0' IDs
+    assert not _is_integer_like(pd.Series([1.5, 2.0]))
 
 
 def test_mode_ties_take_the_first_category():
@@ -193,12 +224,16 @@ def test_every_bin_holds_training_rows_and_codes_are_monotone(values, n_bins):
 
 def test_median_imputation_and_infinities():
     train = pd.DataFrame({"x": [1.0, 2.0, 3.0, np.nan, np.inf, 100.0]})
-    pre = Preprocessor(n_bins=2).fit(train)
+    pre = Preprocessor(n_bins=2)
+    train_codes = pre.fit_transform(train)[:, 0]
     assert pre.impute_values_ == {"x": "2.5"}  # the median of the finite training values
     assert pre.bin_edges_["x"].tolist() == [1.0, 2.5, 100.0]
+    median_code = pre.transform(pd.DataFrame({"x": [2.5]}))[0, 0]
+    # training rows: NaN and inf take the median's bin
+    np.testing.assert_array_equal(train_codes[[3, 4]], median_code)
+    # later rows: missing (NaN, inf) stays missing, absent evidence
     codes = pre.transform(pd.DataFrame({"x": [np.nan, -np.inf, 2.5]}))[:, 0]
-    expected = pre.transform(pd.DataFrame({"x": [2.5]}))[0, 0]
-    np.testing.assert_array_equal(codes, expected)
+    np.testing.assert_array_equal(codes, [-1, -1, median_code])
 
 
 # ---------------------------------------------------------------------------- columns
@@ -257,11 +292,11 @@ def test_bad_parameters(params):
 def test_codes_never_negative_and_within_k(data, missing):
     frame = pd.DataFrame(data, columns=["c", "x"]).astype({"c": object, "x": float})
     try:
-        pre = Preprocessor(missing=missing).fit(frame)
+        pre = Preprocessor(missing=missing)
+        codes = pre.fit_transform(frame)
     except DataError:
         assert frame["c"].isna().all() and not np.isfinite(frame["x"]).any()
         return
-    codes = pre.transform(frame)
     assert codes.dtype == np.int64 and np.all(codes >= 0)
     assert np.all(codes < pre.n_categories_)  # training rows are never unseen
 
