@@ -255,7 +255,7 @@ def cross_validate(
     n_bins, missing : int, str
         Preprocessing of numeric columns and missing values (fitted per training fold).
     max_rows : int or None
-        Stratified subsample size (seed 42); None keeps every row.
+        Stratified subsample size (seed 42); None or 0 keeps every row.
     progress : callable, optional
         Called as ``progress(fraction, message)``.
     use_cache : bool
@@ -264,8 +264,9 @@ def cross_validate(
     methods = list(dict.fromkeys(methods))
     if not methods:
         raise ValueError("Choose at least one method.")
-    if max_rows is not None and int(max_rows) < 1:
-        raise ValueError(f"max_rows must be a positive number of rows or None, got {max_rows}.")
+    if max_rows is not None and int(max_rows) < 0:
+        raise ValueError(f"max_rows must be a number of rows, or 0 / None for all, not {max_rows}.")
+    max_rows = int(max_rows) or None if max_rows is not None else None
     specs = {name: method_spec(name, (params or {}).get(name)) for name in methods}
     cache = cache if cache is not None else ResultCache()
     settings = {
