@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 from plotly.subplots import make_subplots
 
 from heb.figures import (
@@ -107,6 +108,58 @@ def _color(name: str) -> str:
     return method_color(name)
 
 
+def _class_color(c: int) -> str:
+    """The colour of class ``c`` (the palette repeats after four classes)."""
+    return CLASS_COLORS[c % len(CLASS_COLORS)]
+
+
+def _curve(
+    name: str,
+    x: ArrayLike,
+    y: ArrayLike,
+    color: str,
+    width: float | None = 3,
+    dash: str | None = None,
+    mode: str = "lines",
+    **extra,
+) -> go.Scatter:
+    """A line trace (``mode`` may add markers); ``extra`` are further ``go.Scatter`` keys."""
+    line = {"color": color, "width": width, "dash": dash}
+    line = {key: value for key, value in line.items() if value is not None}
+    return go.Scatter(name=name, x=x, y=y, mode=mode, line=line, **extra)
+
+
+def _point(name: str, x: float, y: float, color: str, symbol: str) -> go.Scatter:
+    """One large marker outlined in white (a chosen m on a curve against m)."""
+    marker = {
+        "size": 15,
+        "color": color,
+        "symbol": symbol,
+        "line": {"width": 1.5, "color": "white"},
+    }
+    return go.Scatter(name=name, x=[x], y=[y], mode="markers", marker=marker)
+
+
+def _hover_bar(
+    name: str, x: ArrayLike, y: ArrayLike, color: str, aside: str | None = None, **extra
+) -> go.Bar:
+    """A bar trace whose hover reads ``x: y`` with ``aside`` (default: the name) beside it."""
+    hover = "%{x}: %{y:.4f}<extra>" + (name if aside is None else aside) + "</extra>"
+    return go.Bar(name=name, x=x, y=y, marker_color=color, hovertemplate=hover, **extra)
+
+
+def _valued_bar(name: str, x: ArrayLike, y: ArrayLike, color: str | list[str]) -> go.Bar:
+    """A bar trace with each value printed above its bar (3 decimals)."""
+    text = [f"{v:.3f}" for v in y]
+    return go.Bar(name=name, x=x, y=y, marker_color=color, text=text, textposition="outside")
+
+
+def _log_m_axes(fig: go.Figure, y_title: str) -> None:
+    """x: the concentration m on a log axis; y: ``y_title``."""
+    fig.update_xaxes(type="log", title="concentration m (log scale)")
+    fig.update_yaxes(title=y_title)
+
+
 # ------------------------------------------------------------------ lesson 1
 def zero_counts_figure(
     vocabulary: Sequence[str],
@@ -120,17 +173,16 @@ def zero_counts_figure(
     labels = [f"<b>▶ {w}</b>" if w in in_message else w for w in vocabulary]
     fig = go.Figure()
     for c, name in enumerate(classes):
-        zero = theta[c] == 0
         fig.add_trace(
-            go.Bar(
-                name=f"P(word | {name})",
-                x=labels,
-                y=theta[c],
-                marker_color=CLASS_COLORS[c % len(CLASS_COLORS)],
-                text=np.where(zero, "0", ""),
+            _hover_bar(
+                f"P(word | {name})",
+                labels,
+                theta[c],
+                _class_color(c),
+                aside=name,
+                text=np.where(theta[c] == 0, "0", ""),
                 textposition="outside",
-                textfont={"size": FONT_SIZE + 4, "color": CLASS_COLORS[c % len(CLASS_COLORS)]},
-                hovertemplate="%{x}: %{y:.4f}<extra>" + name + "</extra>",
+                textfont={"size": FONT_SIZE + 4, "color": _class_color(c)},
             )
         )
     rule = "no smoothing (α = 0)" if alpha == 0 else f"pseudo-count α = {alpha:g}"
@@ -152,20 +204,14 @@ def underflow_figure(
     fig = go.Figure()
     vetoed = []
     for c, name in enumerate(classes):
-        color = CLASS_COLORS[c % len(CLASS_COLORS)]
+        color = _class_color(c)
         if curve["vetoed"][c]:
             vetoed.append(name)
             continue
-        fig.add_trace(
-            go.Scatter(
-                name=f"{name}: exact, from logs",
-                x=lengths,
-                y=curve["log10_likelihood"][c],
-                mode="lines",
-                line={"color": color, "width": 4},
-                hovertemplate="%{x} words: 10^%{y:.1f}<extra></extra>",
-            )
-        )
+        hover = "%{x} words: 10^%{y:.1f}<extra></extra>"
+        exact = f"{name}: exact, from logs"
+        log10_likelihood = curve["log10_likelihood"][c]
+        fig.add_trace(_curve(exact, lengths, log10_likelihood, color, 4, hovertemplate=hover))
         lost = np.flatnonzero(curve["underflow"][c])
         if lost.size:
             first = lost[0]
@@ -218,12 +264,7 @@ def dirichlet_figure(
     mle = counts / N if N > 0 else np.full(K, 1.0 / K)
     fig.add_trace(go.Bar(name="unsmoothed n / N", x=x, y=mle, marker_color=UNSMOOTHED_COLOR))
     fig.add_trace(
-        go.Bar(
-            name=f"posterior mean, α = {alpha:g}",
-            x=x,
-            y=posterior,
-            marker_color=WHATIF_COLOR,
-        )
+        go.Bar(name=f"posterior mean, α = {alpha:g}", x=x, y=posterior, marker_color=WHATIF_COLOR)
     )
     fig.add_hline(
         y=1.0 / K,
@@ -244,24 +285,9 @@ def dirichlet_figure(
 def alpha_sweep_figure(sweep: Mapping, alpha: float, named: Mapping[str, float]) -> go.Figure:
     """Expected l1 error and l1 bias against alpha (log axis), named rules marked."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            name="expected l1 error",
-            x=sweep["alpha"],
-            y=sweep["expected_l1"],
-            mode="lines",
-            line={"color": WHATIF_COLOR, "width": 3},
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            name="l1 bias of the mean",
-            x=sweep["alpha"],
-            y=sweep["bias_l1"],
-            mode="lines",
-            line={"color": TRUTH_COLOR, "width": 2, "dash": "dash"},
-        )
-    )
+    fig.add_trace(_curve("expected l1 error", sweep["alpha"], sweep["expected_l1"], WHATIF_COLOR))
+    bias = _curve("l1 bias of the mean", sweep["alpha"], sweep["bias_l1"], TRUTH_COLOR, 2, "dash")
+    fig.add_trace(bias)
     fig.add_hline(
         y=sweep["unsmoothed_l1"],
         line_dash="dot",
@@ -295,36 +321,21 @@ def alpha_sweep_figure(sweep: Mapping, alpha: float, named: Mapping[str, float])
 def evidence_figure(curve, m_whatif: float | None = None) -> go.Figure:
     """l(m) against m (log axis), the clamp shaded, HEB's m, Laplace's K and the what-if m."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            name="evidence l(m)",
-            x=curve.m,
-            y=curve.log_evidence,
-            mode="lines",
-            line={"color": method_color("HEB-M"), "width": 3},
-            hovertemplate="m = %{x:.3g}<br>l(m) = %{y:.3f}<extra></extra>",
-        )
-    )
+    hover = "m = %{x:.3g}<br>l(m) = %{y:.3f}<extra></extra>"
+    heb = method_color("HEB-M")
+    fig.add_trace(_curve("evidence l(m)", curve.m, curve.log_evidence, heb, hovertemplate=hover))
     for lo, hi in ((curve.m.min(), curve.m_min), (curve.m_max, curve.m.max())):
         fig.add_vrect(x0=lo, x1=hi, fillcolor=PRIOR_COLOR, opacity=0.18, line_width=0)
-    fig.add_annotation(
-        x=np.log10(curve.m_min),
-        y=1,
-        yref="paper",
-        text="clamp",
-        showarrow=False,
-        xanchor="right",
-        font={"color": PRIOR_COLOR},
-    )
-    fig.add_annotation(
-        x=np.log10(curve.m_max),
-        y=1,
-        yref="paper",
-        text="clamp",
-        showarrow=False,
-        xanchor="left",
-        font={"color": PRIOR_COLOR},
-    )
+    for edge, anchor in ((curve.m_min, "right"), (curve.m_max, "left")):
+        fig.add_annotation(
+            x=np.log10(edge),
+            y=1,
+            yref="paper",
+            text="clamp",
+            showarrow=False,
+            xanchor=anchor,
+            font={"color": PRIOR_COLOR},
+        )
     points = [
         ("HEB's m", curve.m_hat, method_color("HEB-M"), "circle"),
         ("m = K (Laplace)", float(curve.n_categories), method_color("Laplace"), "square"),
@@ -332,22 +343,8 @@ def evidence_figure(curve, m_whatif: float | None = None) -> go.Figure:
     if m_whatif is not None:
         points.append(("what-if m", m_whatif, WHATIF_COLOR, "diamond"))
     for name, m, color, symbol in points:
-        fig.add_trace(
-            go.Scatter(
-                name=f"{name} = {format_m(m)}",
-                x=[m],
-                y=[curve.log_evidence_at(m)],
-                mode="markers",
-                marker={
-                    "size": 15,
-                    "color": color,
-                    "symbol": symbol,
-                    "line": {"width": 1.5, "color": "white"},
-                },
-            )
-        )
-    fig.update_xaxes(type="log", title="concentration m (log scale)")
-    fig.update_yaxes(title="log evidence l(m)")
+        fig.add_trace(_point(f"{name} = {format_m(m)}", m, curve.log_evidence_at(m), color, symbol))
+    _log_m_axes(fig, "log evidence l(m)")
     return style(fig, "Type-II ML: the m that makes these counts most probable", 420)
 
 
@@ -355,15 +352,7 @@ def pmf_bars_figure(pmfs: Mapping[str, np.ndarray], category_labels: Sequence[st
     """Grouped bars of several PMFs of one pair (unsmoothed, Laplace, HEB, prior, what-if)."""
     fig = go.Figure()
     for name, values in pmfs.items():
-        fig.add_trace(
-            go.Bar(
-                name=name,
-                x=list(category_labels),
-                y=values,
-                marker_color=_color(name),
-                hovertemplate="%{x}: %{y:.4f}<extra>" + name + "</extra>",
-            )
-        )
+        fig.add_trace(_hover_bar(name, list(category_labels), values, _color(name)))
     fig.update_layout(barmode="group", xaxis_title="category", yaxis_title="probability")
     return style(fig, "The smoothed PMF of this pair", 400)
 
@@ -371,37 +360,17 @@ def pmf_bars_figure(pmfs: Mapping[str, np.ndarray], category_labels: Sequence[st
 def heldout_figure(heldout: Mapping, marks: Mapping[str, tuple[float, float]]) -> go.Figure:
     """Held-out log-loss against m (log axis); ``marks`` name -> (m, log-loss)."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            name="held-out log-loss",
-            x=heldout["m"],
-            y=heldout["log_loss"],
-            mode="lines",
-            line={"color": TRUTH_COLOR, "width": 3},
-            hovertemplate="m = %{x:.3g}<br>log-loss = %{y:.4f}<extra></extra>",
-        )
-    )
+    hover = "m = %{x:.3g}<br>log-loss = %{y:.4f}<extra></extra>"
+    m_grid, losses = heldout["m"], heldout["log_loss"]
+    fig.add_trace(_curve("held-out log-loss", m_grid, losses, TRUTH_COLOR, hovertemplate=hover))
     colors = {"HEB's m": method_color("HEB-M"), "m = K (Laplace)": method_color("Laplace")}
     symbols = {"HEB's m": "circle", "m = K (Laplace)": "square"}
     first = [name for name in colors if name in marks]  # the evidence figure's legend order
     for name in first + [name for name in marks if name not in colors]:
         m, loss = marks[name]
-        fig.add_trace(
-            go.Scatter(
-                name=f"{name}: {loss:.4f}",
-                x=[m],
-                y=[loss],
-                mode="markers",
-                marker={
-                    "size": 15,
-                    "color": colors.get(name, WHATIF_COLOR),
-                    "symbol": symbols.get(name, "diamond"),
-                    "line": {"width": 1.5, "color": "white"},
-                },
-            )
-        )
-    fig.update_xaxes(type="log", title="concentration m (log scale)")
-    fig.update_yaxes(title="log-loss on held-out rows (nats)")
+        color, symbol = colors.get(name, WHATIF_COLOR), symbols.get(name, "diamond")
+        fig.add_trace(_point(f"{name}: {loss:.4f}", m, loss, color, symbol))
+    _log_m_axes(fig, "log-loss on held-out rows (nats)")
     title = f"{heldout['n_folds']}-fold held-out log-loss of this pair's {heldout['n_rows']:,} rows"
     return style(fig, title, 400)
 
@@ -468,24 +437,12 @@ def reduction_figure(reduction: pd.DataFrame) -> go.Figure:
 def vertex_figure(vertex: pd.DataFrame) -> go.Figure:
     """Corollary 1: Laplace's and HEB's l1 error at p* = e1 against K/N (log-log)."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            name="Laplace: 2(K−1)/(N+K)",
-            x=vertex["K_over_N"],
-            y=vertex["laplace_l1"],
-            mode="lines+markers",
-            line={"color": method_color("Laplace"), "width": 3},
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            name="HEB-U: m = m_min",
-            x=vertex["K_over_N"],
-            y=vertex["heb_l1"],
-            mode="lines+markers",
-            line={"color": method_color("HEB-U"), "width": 3},
-        )
-    )
+    for name, column, method in (
+        ("Laplace: 2(K−1)/(N+K)", "laplace_l1", "Laplace"),
+        ("HEB-U: m = m_min", "heb_l1", "HEB-U"),
+    ):
+        x, y = vertex["K_over_N"], vertex[column]
+        fig.add_trace(_curve(name, x, y, method_color(method), mode="lines+markers"))
     fig.update_xaxes(type="log", title="K / N")
     fig.update_yaxes(type="log", title="l1 error at p* = e₁", exponentformat="power")
     N = int(vertex["N"].iloc[0])
@@ -510,18 +467,8 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> go.Figure:
     """Log-odds scale and ECE against the number of copies of one feature."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14)
     k = sweep["copies"]
-    fig.add_trace(
-        go.Scatter(
-            name="k × one copy",
-            x=k,
-            y=k * sweep["log_odds_scale"][0],
-            mode="lines",
-            line={"color": PRIOR_COLOR, "width": 10},
-            opacity=0.5,
-        ),
-        row=1,
-        col=1,
-    )
+    one_copy = k * sweep["log_odds_scale"][0]
+    fig.add_trace(_curve("k × one copy", k, one_copy, PRIOR_COLOR, 10, opacity=0.5), row=1, col=1)
     fig.add_trace(
         go.Scatter(
             name="mean |log-odds| of the copies",
@@ -533,18 +480,10 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> go.Figure:
         row=1,
         col=1,
     )
-    fig.add_trace(
-        go.Scatter(
-            name="ECE (top-1)",
-            x=k,
-            y=sweep["ece"],
-            mode="lines+markers",
-            line={"color": WHATIF_COLOR, "width": 3},
-            marker={"size": 9},
-        ),
-        row=1,
-        col=2,
+    ece = _curve(
+        "ECE (top-1)", k, sweep["ece"], WHATIF_COLOR, mode="lines+markers", marker={"size": 9}
     )
+    fig.add_trace(ece, row=1, col=2)
     for col in (1, 2):
         fig.add_vline(x=chosen, line_dash="dash", line_color=TRUTH_COLOR, row=1, col=col)
     fig.update_xaxes(title="copies k of the feature", dtick=1)
@@ -581,16 +520,9 @@ def calibration_bars_figure(table: pd.DataFrame, metric: str = "ece") -> go.Figu
         "temperature": "#e6550d",
     }
     for post, part in table.groupby("calibration", sort=False):
-        fig.add_trace(
-            go.Bar(
-                name="no post-hoc" if post == "none" else post,
-                x=part["model"],
-                y=part[metric],
-                marker_color=shades.get(post, PRIOR_COLOR),
-                text=[f"{v:.3f}" for v in part[metric]],
-                textposition="outside",
-            )
-        )
+        name = "no post-hoc" if post == "none" else post
+        color = shades.get(post, PRIOR_COLOR)
+        fig.add_trace(_valued_bar(name, part["model"], part[metric], color))
     fig.update_layout(barmode="group", yaxis_title=names.get(metric, metric), xaxis_title="model")
     fig.update_yaxes(rangemode="tozero")
     return style(
@@ -646,15 +578,7 @@ def posterior_scatter_figure(
                 marker={"color": method_color(label), "size": 5, "opacity": 0.45},
             )
         )
-    fig.add_trace(
-        go.Scatter(
-            name="perfect",
-            x=[0, 1],
-            y=[0, 1],
-            mode="lines",
-            line={"color": TRUTH_COLOR, "dash": "dash"},
-        )
-    )
+    fig.add_trace(_curve("perfect", [0, 1], [0, 1], TRUTH_COLOR, width=None, dash="dash"))
     what = "P(class 1 | x)" if len(columns) == 1 else "P(c | x), every class"
     fig.update_xaxes(title=f"true {what}", range=[-0.02, 1.02], constrain="domain")
     fig.update_yaxes(
@@ -666,16 +590,11 @@ def posterior_scatter_figure(
 def true_calibration_figure(summary: pd.DataFrame) -> go.Figure:
     """True calibration error (no label noise) next to the ECE measured from labels."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Bar(
-            name="true ECE (from the true P(right | x))",
-            x=summary["label"],
-            y=summary["true_ece"],
-            marker_color=[method_color(n) for n in summary["label"]],
-            text=[f"{v:.3f}" for v in summary["true_ece"]],
-            textposition="outside",
-        )
+    colors = [method_color(n) for n in summary["label"]]
+    truth = _valued_bar(
+        "true ECE (from the true P(right | x))", summary["label"], summary["true_ece"], colors
     )
+    fig.add_trace(truth)
     fig.add_trace(
         go.Scatter(
             name="ECE measured from labels",
