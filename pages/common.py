@@ -462,43 +462,36 @@ def download_buttons(fig, data_frame: pd.DataFrame | None, stem: str) -> None:
     The files are produced only when a button is clicked (no cost on a re-render).
     Without a Chromium for the image export, an interactive HTML file is offered instead.
     """
-    row = st.container(horizontal=True, gap="small")
-    style = {"on_click": "ignore", "icon": ":material/download:", "type": "tertiary"}
+    files = []  # (label, bytes callable, extension, mime, extra arguments)
     if fig is not None and _image_export_available():
-        row.download_button(
-            "PNG",
-            _image_bytes(fig, "png"),
-            file_name=f"{stem}.png",
-            mime="image/png",
-            key=f"dl_png_{stem}",
-            **style,
-        )
-        row.download_button(
-            "SVG",
-            _image_bytes(fig, "svg"),
-            file_name=f"{stem}.svg",
-            mime="image/svg+xml",
-            key=f"dl_svg_{stem}",
-            **style,
-        )
+        files += [
+            ("PNG", _image_bytes(fig, "png"), "png", "image/png", {}),
+            ("SVG", _image_bytes(fig, "svg"), "svg", "image/svg+xml", {}),
+        ]
     elif fig is not None:
-        row.download_button(
-            "HTML",
-            lambda: fig.to_html(include_plotlyjs=True),
-            file_name=f"{stem}.html",
-            mime="text/html",
-            key=f"dl_html_{stem}",
-            help="PNG / SVG export needs Chromium on the server.",
-            **style,
+        files.append(
+            (
+                "HTML",
+                lambda: fig.to_html(include_plotlyjs=True),
+                "html",
+                "text/html",
+                {"help": "PNG / SVG export needs Chromium on the server."},
+            )
         )
     if data_frame is not None:
+        files.append(("CSV", lambda: data_frame.to_csv(index=False), "csv", "text/csv", {}))
+    row = st.container(horizontal=True, gap="small")
+    for label, data, ext, mime, extra in files:
         row.download_button(
-            "CSV",
-            lambda: data_frame.to_csv(index=False),
-            file_name=f"{stem}.csv",
-            mime="text/csv",
-            key=f"dl_csv_{stem}",
-            **style,
+            label,
+            data,
+            file_name=f"{stem}.{ext}",
+            mime=mime,
+            key=f"dl_{ext}_{stem}",
+            on_click="ignore",
+            icon=":material/download:",
+            type="tertiary",
+            **extra,
         )
 
 
