@@ -1,0 +1,315 @@
+"""The one registry of smoothers, methods and metrics: plain data every layer reads.
+
+Smoothing, :class:`~heb.nb.NaiveBayes`'s validation, the CV protocol, the figures, the
+CLI tables, the lessons and the app's pages all read these tables; none keeps its own
+list of names, labels, colours, defaults or directions.
+
+Adding a smoother touches two places: a :class:`Smoother` entry here (its NB method,
+label, colour and Compare knob follow from it) and, only when its formula is new, a
+rule registered with :func:`heb.smoothing.register_rule`. Adding a metric touches two
+places: its function and a :class:`Metric` entry. At run time
+:func:`register_smoother` / :func:`register_method` / :func:`register_metric` do the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from heb import metrics as _metrics
+
+__all__ = [
+    "Param",
+    "Smoother",
+    "Method",
+    "Metric",
+    "SMOOTHERS",
+    "METHODS",
+    "METRICS",
+    "FAMILIES",
+    "TABLE1_METHODS",
+    "register_smoother",
+    "register_method",
+    "register_metric",
+    "smoother",
+    "method",
+    "metric",
+    "method_of_smoother",
+    "resolve_method_name",
+    "compute_metrics",
+]
+
+#: model families an entry of :data:`METHODS` can name
+FAMILIES = ("nb", "aode", "tan", "reference")
+#: rules of :mod:`heb.smoothing` a smoother can name (more via ``register_rule``)
+RULES = ("additive", "fixed-m", "target-encoding", "type-ii-ml")
+PRIORS = ("uniform", "marginal")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A numeric hyper-parameter: default, accepted closed range, what-if choices."""
+
+    name: str
+    default: float
+    low: float
+    high: float
+    label: str
+    #: the values the Compare page's what-if control offers
+    choices: tuple[float, ...] = ()
+
+    def check(self, value: float, owner: str) -> float:
+        """``value`` as a float, or a ValueError naming ``owner`` and the range."""
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{owner}: {self.name} must be a number, got {value!r}.") from None
+        if not (self.low <= number <= self.high):  # also refuses NaN
+            raise ValueError(
+                f"{owner}: {self.name} must lie in [{self.low:g}, {self.high:g}], got {value!r}."
+            )
+        return number
+
+
+@dataclass(frozen=True)
+class Smoother:
+    """A smoother of :mod:`heb.smoothing`: which rule, toward which prior mean.
+
+    ``fixed`` holds rule inputs that are not user parameters (Laplace is the additive
+    rule with alpha fixed at 1). ``colour`` and ``description`` describe its NB method.
+    """
+
+    name: str
+    label: str
+    rule: str
+    prior: str
+    colour: str
+    description: str
+    params: tuple[Param, ...] = ()
+    fixed: Mapping[str, float] = field(default_factory=dict)
+    #: shown among the paper's seven (Table 1) smoothers
+    paper: bool = False
+
+    def defaults(self) -> dict[str, float]:
+        """Parameter defaults by name."""
+        return {p.name: p.default for p in self.params}
+
+
+@dataclass(frozen=True)
+class Method:
+    """A named method of the CV protocol, the app and the CLI.
+
+    ``params`` are the estimator's constructor arguments. ``knob`` names the one
+    parameter the Compare page offers as a what-if control (``None``: no control).
+    """
+
+    name: str
+    family: str
+    params: Mapping[str, object]
+    colour: str
+    description: str
+    knob: Param | None = None
+    aliases: tuple[str, ...] = ()
+    #: a model an analyst would otherwise use, shown as a reference (not smoothing)
+    reference: bool = False
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A fold metric: ``compute(y, proba) -> float``, its labels and direction."""
+
+    name: str
+    label: str
+    title: str
+    higher_is_better: bool
+    compute: Callable
+    description: str
+
+
+_SMOOTHERS: dict[str, Smoother] = {}
+_METHODS: dict[str, Method] = {}
+_METRICS: dict[str, Metric] = {}
+#: read-only views: register through the functions below
+SMOOTHERS: Mapping[str, Smoother] = MappingProxyType(_SMOOTHERS)
+METHODS: Mapping[str, Method] = MappingProxyType(_METHODS)
+METRICS: Mapping[str, Metric] = MappingProxyType(_METRICS)
+
+
+def register_smoother(entry: Smoother, *, with_method: bool = True) -> Smoother:
+    """Add a smoother (and, by default, its NB method under ``entry.label``)."""
+    if entry.prior not in PRIORS:
+        raise ValueError(f"{entry.name}: prior must be one of {PRIORS}, got {entry.prior!r}.")
+    if entry.name in _SMOOTHERS:
+        raise ValueError(f"A smoother named {entry.name!r} is registered already.")
+    _SMOOTHERS[entry.name] = entry
+    if with_method:
+        register_method(
+            Method(
+                name=entry.label,
+                family="nb",
+                params={"smoother": entry.name},
+                colour=entry.colour,
+                description=entry.description,
+                knob=entry.params[0] if entry.params else None,
+                aliases=(entry.name,),
+            )
+        )
+    return entry
+
+
+def register_method(entry: Method) -> Method:
+    """Add a method; its name and aliases must be new."""
+    if entry.family not in FAMILIES:
+        raise ValueError(f"{entry.name}: family must be one of {FAMILIES}, got {entry.family!r}.")
+    taken = {_key(n) for m in _METHODS.values() for n in (m.name, *m.aliases)}
+    for name in (entry.name, *entry.aliases):
+        if _key(name) in taken:
+            raise ValueError(f"A method named {name!r} is registered already.")
+    _METHODS[entry.name] = entry
+    return entry
+
+
+def register_metric(entry: Metric) -> Metric:
+    """Add a fold metric."""
+    if entry.name in _METRICS:
+        raise ValueError(f"A metric named {entry.name!r} is registered already.")
+    _METRICS[entry.name] = entry
+    return entry
+
+
+def unregister(kind: str, name: str) -> None:
+    """Remove an entry (``kind`` is ``"smoother"``, ``"method"`` or ``"metric"``); for tests."""
+    table = {"smoother": _SMOOTHERS, "method": _METHODS, "metric": _METRICS}[kind]
+    table.pop(name, None)
+    if kind == "smoother":
+        for key in [k for k, m in _METHODS.items() if m.params.get("smoother") == name]:
+            _METHODS.pop(key)
+
+
+def _key(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum() or ch == "+")
+
+
+def smoother(name: str) -> Smoother:
+    """The smoother called ``name``, or a ValueError listing the known ones."""
+    try:
+        return _SMOOTHERS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(_SMOOTHERS)
+        raise ValueError(f"Unknown smoother {name!r}; choose one of {known}.") from None
+
+
+def resolve_method_name(name: str) -> str:
+    """The registered display name for ``name`` or one of its aliases (case-insensitive)."""
+    wanted = _key(str(name))
+    for entry in _METHODS.values():
+        if wanted in {_key(n) for n in (entry.name, *entry.aliases)}:
+            return entry.name
+    raise ValueError(f"Unknown method {name!r}; choose from {', '.join(_METHODS)}.")
+
+
+def method(name: str) -> Method:
+    """The method called ``name`` (display name or alias)."""
+    return _METHODS[resolve_method_name(name)]
+
+
+def metric(name: str) -> Metric:
+    """The metric called ``name``."""
+    try:
+        return _METRICS[name]
+    except KeyError:
+        raise ValueError(f"Unknown metric {name!r}; choose from {', '.join(_METRICS)}.") from None
+
+
+def method_of_smoother(name: str) -> Method:
+    """The plain NB method of smoother ``name``."""
+    return method(smoother(name).label)
+
+
+def compute_metrics(y, proba) -> dict[str, float]:
+    """Every registered metric of one fold, by name, in registry order."""
+    return {name: float(entry.compute(y, proba)) for name, entry in _METRICS.items()}
+
+
+# --------------------------------------------------------------------------- entries
+_ALPHA = Param(
+    "alpha", 0.1, 1e-6, 1e3, "Lidstone's alpha", (0.01, 0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0)
+)
+_M = Param("m", 2.0, 1e-6, 1e6, "m-estimate's m", (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0))
+_K0 = Param("k0", 10.0, 1e-6, 1e6, "TE's k0", (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0))
+
+for _entry in (
+    Smoother(
+        "laplace", "Laplace", "additive", "uniform", "#1f77b4",
+        "add one to every count: (N_cfv + 1) / (N_c + K_f)", fixed={"alpha": 1.0}, paper=True,
+    ),
+    Smoother(
+        "lidstone", "Lidstone", "additive", "uniform", "#17becf",
+        "add alpha to every count: (N_cfv + a) / (N_c + a K_f)", params=(_ALPHA,), paper=True,
+    ),
+    Smoother(
+        "kt", "KT", "additive", "uniform", "#8c564b",
+        "Krichevsky-Trofimov: Lidstone with alpha = 1/2", fixed={"alpha": 0.5}, paper=True,
+    ),
+    Smoother(
+        "m-estimate", "m-estimate", "fixed-m", "marginal", "#9467bd",
+        "m virtual rows spread as the pooled marginal: (N_cfv + m tbar_v) / (N_c + m)",
+        params=(_M,), paper=True,
+    ),
+    Smoother(
+        "te", "TE", "target-encoding", "marginal", "#7f7f7f",
+        "target-encoding shrinkage of P(c | v) toward P(c) with strength k0",
+        params=(_K0,), paper=True,
+    ),
+    Smoother(
+        "heb-u", "HEB-U", "type-ii-ml", "uniform", "#ff7f0e",
+        "learned m_cf (Type-II ML) toward the uniform mean 1/K_f", paper=True,
+    ),
+    Smoother(
+        "heb-m", "HEB-M", "type-ii-ml", "marginal", "#d62728",
+        "learned m_cf (Type-II ML) toward the pooled marginal N_fv / S", paper=True,
+    ),
+):  # fmt: skip
+    register_smoother(_entry)
+
+for _entry in (
+    Method(
+        "Laplace+GR", "nb", {"smoother": "laplace", "weighting": "sqrt-mi"}, "#0b3a6e",
+        "Laplace with sqrt-mutual-information feature weights", aliases=("laplace-gr",),
+    ),
+    Method(
+        "HEB-M+GR", "nb", {"smoother": "heb-m", "weighting": "sqrt-mi"}, "#8b0a1a",
+        "HEB-M with sqrt-mutual-information feature weights", aliases=("heb-m-gr",),
+    ),
+    Method(
+        "AODE", "aode", {"smoother": "laplace"}, "#2ca02c",
+        "averaged one-dependence estimators (Webb et al. 2005), Laplace smoothing",
+    ),
+    Method(
+        "HEB-AODE", "aode", {"smoother": "heb"}, "#e377c2",
+        "AODE with learned concentrations shared over each parent's values",
+    ),
+):  # fmt: skip
+    register_method(_entry)
+
+for _entry in (
+    Metric("accuracy", "Accuracy", "Accuracy", True, _metrics.accuracy,
+           "share of rows whose most probable class is the true one"),
+    Metric("f1_macro", "F1-macro", "F1 (macro)", True, _metrics.f1_macro,
+           "F1 averaged over classes with equal weight"),
+    Metric("log_loss", "Log-loss", "Log-loss", False, _metrics.log_loss,
+           "mean -log P(true class), p clipped to 1e-15"),
+    Metric("brier", "Brier", "Brier score", False, _metrics.brier,
+           "mean over classes of the one-vs-rest squared error"),
+    Metric("auc", "AUC", "AUC", True, _metrics.auc_ovr,
+           "macro one-vs-rest area under the ROC curve"),
+    Metric("ece", "ECE", "ECE (top-1, 10 bins)", False, _metrics.ece_top1,
+           "top-1 expected calibration error over 10 equal-width bins"),
+):  # fmt: skip
+    register_metric(_entry)
+
+del _entry
+
+#: the paper's seven smoothers (Table 1), as method names, in the paper's order
+TABLE1_METHODS: tuple[str, ...] = tuple(s.label for s in _SMOOTHERS.values() if s.paper)
