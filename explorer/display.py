@@ -1,0 +1,137 @@
+"""Figures and tables on a page: one display helper with PNG / SVG / CSV downloads.
+
+Every figure of the app (Explore pages and lessons) goes through :func:`show_figure`,
+which draws it in projector-sized type and offers the figure as PNG and SVG (or an
+interactive HTML file where no Chromium is installed) and the data behind it as CSV.
+Every table goes through :func:`show_table`, which caps what one cell sends to the browser.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from explorer.exports import cap_cells, csv_bytes
+
+__all__ = [
+    "FIGURE_FONT_SIZE",
+    "FIGURE_TEXT_COLOR",
+    "download_buttons",
+    "show_figure",
+    "show_table",
+]
+
+#: projector-friendly font size of every figure (pixels)
+FIGURE_FONT_SIZE = 16
+FIGURE_TEXT_COLOR = "#1a1a1a"
+
+
+def _image_export_available() -> bool:
+    """Whether plotly's kaleido can find a Chromium to export PNG / SVG."""
+    if os.environ.get("BROWSER_PATH") and Path(os.environ["BROWSER_PATH"]).exists():
+        return True
+    names = ("chromium", "chromium-browser", "google-chrome", "chrome")
+    return any(shutil.which(name) for name in names)
+
+
+def _image_bytes(fig, fmt: str) -> Callable[[], bytes]:
+    """A callable producing the image bytes when the download button is clicked."""
+
+    def render() -> bytes:
+        from heb.figures import to_image_bytes
+
+        return to_image_bytes(fig, fmt=fmt)
+
+    return render
+
+
+def download_buttons(fig, data_frame: pd.DataFrame | None, stem: str) -> None:
+    """PNG, SVG and CSV download buttons for a figure and the data behind it.
+
+    The files are produced only when a button is clicked (no cost on a re-render).
+    Without a Chromium for the image export, an interactive HTML file is offered instead.
+    The CSV has formula-like text neutralised (see :func:`explorer.exports.csv_bytes`).
+    """
+    files = []  # (label, bytes callable, extension, mime, extra arguments)
+    if fig is not None and _image_export_available():
+        files += [
+            ("PNG", _image_bytes(fig, "png"), "png", "image/png", {}),
+            ("SVG", _image_bytes(fig, "svg"), "svg", "image/svg+xml", {}),
+        ]
+    elif fig is not None:
+        files.append(
+            (
+                "HTML",
+                lambda: fig.to_html(include_plotlyjs=True),
+                "html",
+                "text/html",
+                {"help": "PNG / SVG export needs Chromium on the server."},
+            )
+        )
+    if data_frame is not None:
+        files.append(("CSV", lambda: csv_bytes(data_frame), "csv", "text/csv", {}))
+    row = st.container(horizontal=True, gap="small")
+    for label, data, ext, mime, extra in files:
+        row.download_button(
+            label,
+            data,
+            file_name=f"{stem}.{ext}",
+            mime=mime,
+            key=f"dl_{ext}_{stem}",
+            on_click="ignore",
+            icon=":material/download:",
+            type="tertiary",
+            **extra,
+        )
+
+
+def _style(fig) -> None:
+    """Projector-sized dark type, applied once per figure object."""
+    if getattr(fig, "_heb_styled", False):
+        return
+    fig.update_layout(
+        font={"size": FIGURE_FONT_SIZE, "color": FIGURE_TEXT_COLOR},
+        title={"font": {"size": FIGURE_FONT_SIZE + 4}},
+    )
+    axis_fonts = {
+        "tickfont": {"size": FIGURE_FONT_SIZE - 1},
+        "title_font": {"size": FIGURE_FONT_SIZE + 1},
+    }
+    fig.update_xaxes(**axis_fonts)
+    fig.update_yaxes(**axis_fonts)
+    fig._heb_styled = True
+
+
+def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None = None) -> None:
+    """Plot a figure in projector-sized dark type, with its PNG / SVG / CSV downloads.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Drawn with its own template (not Streamlit's theme), so the PNG / SVG download
+        looks exactly like the screen.
+    data_frame : DataFrame or None
+        The numbers behind the figure, offered as CSV; None offers no CSV.
+    stem : str
+        File name of the downloads without extension (``stem.png``, ``stem.csv``); also
+        the widget keys, so unique on a page.
+    key : str, optional
+        Streamlit key of the chart; default ``fig_<stem>``.
+    """
+    _style(fig)
+    st.plotly_chart(fig, key=key or f"fig_{stem}", theme=None, config={"displaylogo": False})
+    download_buttons(fig, data_frame, stem)
+
+
+def show_table(frame: pd.DataFrame, **kwargs) -> None:
+    """``st.dataframe`` of ``frame`` with every text cell capped for the browser.
+
+    Keyword arguments go to :func:`streamlit.dataframe` (``hide_index``, ``column_config``...).
+    """
+    kwargs.setdefault("hide_index", True)
+    st.dataframe(cap_cells(frame), **kwargs)
