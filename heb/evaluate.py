@@ -25,7 +25,7 @@ from heb.data import Dataset
 from heb.methods import HIGHER_IS_BETTER, METHODS, METRIC_TITLES, METRICS, TABLE1_METHODS
 from heb.metrics import all_metrics, reliability
 from heb.nb import NaiveBayes
-from heb.preprocess import Preprocessor, encode_target, safe_n_splits, stratified_subsample
+from heb.data import Preprocessor, encode_target, safe_n_splits, stratified_subsample
 from heb.smoothing import resolve_params
 from heb.stats import friedman, holm, nemenyi_cd, nemenyi_groups, nemenyi_pvalues, wilcoxon
 

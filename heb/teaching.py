@@ -39,7 +39,7 @@ from threadpoolctl import threadpool_limits
 
 from heb.concentration import M_MAX, M_MIN, fit_concentration_rows, log_evidence
 from heb.counts import CountTable, category_offsets
-from heb.metrics import _reliability, all_metrics, reliability
+from heb.metrics import all_metrics, reliability, reliability_curve
 from heb.nb import NaiveBayes, score_codes
 from heb.smoothing import SMOOTHERS, learn_concentrations, mutual_information, prior_mean
 from heb.synthetic import l1_error_study, single_pmf_estimates
@@ -921,7 +921,7 @@ def calibration_data(name: str = "synthetic", seed: int = 0) -> dict:
             "class_names": ["class 0", "class 1"],
         }
     from heb.data import load_builtin
-    from heb.preprocess import Preprocessor, encode_target
+    from heb.data import Preprocessor, encode_target
 
     dataset = load_builtin(name)
     pre = Preprocessor(categorical=dataset.categorical)
@@ -1225,7 +1225,7 @@ def known_truth_study(
         )
         proba = model.predict_proba(x_test)
         pred = proba.argmax(axis=1)
-        true_curve = _reliability(true_post[rows, pred], proba[rows, pred], 10, "uniform")
+        true_curve = reliability_curve(true_post[rows, pred], proba[rows, pred], 10, "uniform")
         metrics = all_metrics(y_test, proba)
         posteriors[label] = proba
         curves[label] = true_curve

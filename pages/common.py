@@ -25,7 +25,7 @@ import streamlit as st
 from heb import data as hdata
 from heb.counts import CountTable
 from heb.evaluate import METHODS, TABLE1_METHODS
-from heb.preprocess import Preprocessor, encode_target, stratified_subsample
+from heb.data import Preprocessor, encode_target, stratified_subsample
 
 __all__ = [
     "DEFAULT_METHODS",

@@ -25,7 +25,7 @@ from heb.data import (
     load_upload,
     read_table,
 )
-from heb.preprocess import Preprocessor, safe_n_splits
+from heb.data import Preprocessor, safe_n_splits
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "bad_inputs.md"
 TEST_SERVER = "https://test.openml.org/api/v1/xml"

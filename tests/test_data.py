@@ -40,7 +40,7 @@ from heb.data import (
     shared_dataset_names,
 )
 from heb.nb import NaiveBayes
-from heb.preprocess import Preprocessor, encode_target, stratified_subsample
+from heb.data import Preprocessor, encode_target, stratified_subsample
 from heb.smoothing import SMOOTHERS
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -416,13 +416,12 @@ def test_known_truth_carries_its_parameters():
 def test_offline_defaults_in_a_fresh_clone(tmp_path):
     """Acceptance 3: a copy of the package with no ../shared loads and fits the built-ins."""
     clone = tmp_path / "clone"
-    (clone / "heb").mkdir(parents=True)
-    for source in Path(data.__file__).parent.glob("*.py"):
-        shutil.copy(source, clone / "heb" / source.name)
+    package = Path(data.__file__).resolve().parent.parent
+    shutil.copytree(package, clone / "heb", ignore=shutil.ignore_patterns("__pycache__"))
     script = (
         "import json\n"
         "from heb import data\n"
-        "from heb.preprocess import make_model\n"
+        "from heb.data import make_model\n"
         "out = {'shared': data.shared_dataset_names(), 'fits': {}}\n"
         "for name in data.BUILTIN_DATASETS:\n"
         "    d = data.load_builtin(name)\n"

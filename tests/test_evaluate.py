@@ -21,7 +21,7 @@ from heb.evaluate import (
 )
 from heb.metrics import log_loss
 from heb.nb import NaiveBayes
-from heb.preprocess import Preprocessor, encode_target
+from heb.data import Preprocessor, encode_target
 
 
 @pytest.fixture()

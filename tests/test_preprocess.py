@@ -1,4 +1,4 @@
-"""heb.preprocess: column typing, quantile bins, categories, imputation, subsampling, Pipeline."""
+"""heb.data.preprocess: column typing, quantile bins, categories, imputation, subsampling, Pipeline."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from heb.data import DataError, load_builtin
 from heb.nb import NaiveBayes
-from heb.preprocess import (
+from heb.data import (
     MISSING_LABEL,
     Preprocessor,
     encode_target,
@@ -116,7 +116,7 @@ def test_missing_at_predict_time_is_absent_evidence():
 
 
 def test_dates_and_float_stored_ids_are_usable():
-    from heb.data import _is_integer_like
+    from heb.data.dataset import is_integer_like
 
     frame = pd.DataFrame(
         {
@@ -127,8 +127,8 @@ def test_dates_and_float_stored_ids_are_usable():
     pre = Preprocessor(n_bins=4).fit(frame)
     assert pre.dropped_ == [] and pre.kinds_ == {"signup": "numeric", "wait": "numeric"}
     assert list(pre.n_categories_) == [4, 4]
-    assert _is_integer_like(pd.Series([12.0, 7.0, 3.0]))  # parquet / CSV '12.0' IDs
-    assert not _is_integer_like(pd.Series([1.5, 2.0]))
+    assert is_integer_like(pd.Series([12.0, 7.0, 3.0]))  # parquet / CSV '12.0' IDs
+    assert not is_integer_like(pd.Series([1.5, 2.0]))
 
 
 def test_mode_ties_take_the_first_category():

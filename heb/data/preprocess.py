@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from heb.data import DataError, _is_integer_like, _is_text_dtype, is_id_like_name
+from heb.data.dataset import DataError, is_id_like_name, is_integer_like, is_text_dtype
 
 __all__ = [
     "Preprocessor",
@@ -133,9 +133,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             raise ValueError(f"missing must be 'impute' or 'category', got {self.missing!r}.")
 
     def _kind(self, name, column: pd.Series, declared: set) -> str:
-        if name in declared or _is_text_dtype(column.dtype):
+        if name in declared or is_text_dtype(column.dtype):
             return "categorical"
-        if is_id_like_name(name) and _is_integer_like(column):
+        if is_id_like_name(name) and is_integer_like(column):
             return "categorical"
         return "numeric"
 

@@ -1,0 +1,321 @@
+"""Uploaded files: CSV / TSV (delimiter and encoding detected), gzip, ARFF, parquet."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from heb.data.arff import read_arff
+from heb.data.dataset import (
+    DEFAULT_MAX_BYTES,
+    MAX_COLUMNS,
+    NA_TOKENS,
+    DataError,
+    Dataset,
+    finalize,
+    format_size,
+    quote,
+    unique_names,
+)
+
+
+# ---------------------------------------------------------------------------- reading files
+def gunzip(data: bytes, max_bytes: int) -> bytes:
+    """Decompress gzip data, refusing more than ``max_bytes`` of output."""
+    out = []
+    total = 0
+    remaining = data
+    try:
+        while remaining:
+            inflater = zlib.decompressobj(wbits=31)
+            while remaining:
+                chunk = inflater.decompress(remaining, max_bytes + 1 - total)
+                total += len(chunk)
+                out.append(chunk)
+                if total > max_bytes:
+                    raise DataError(
+                        f"The compressed file unpacks to more than {format_size(max_bytes)}, the "
+                        "size limit."
+                    )
+                remaining = inflater.unconsumed_tail
+                if inflater.eof:
+                    break
+            if not inflater.eof:
+                raise DataError("The file looks gzip-compressed but is damaged or incomplete.")
+            remaining = inflater.unused_data.lstrip(b"\x00")
+    except zlib.error as exc:
+        raise DataError("The file looks gzip-compressed but is damaged or incomplete.") from exc
+    return b"".join(out)
+
+
+def decode_text(data: bytes, notes: list[str]) -> str:
+    """Text from bytes: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = data.decode("cp1252")
+        notes.append("The file is not UTF-8, so it was read as Windows-1252 (Western European).")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+        notes.append("The file is not UTF-8, so it was read as Latin-1.")
+    return text
+
+
+def _looks_binary(data: bytes) -> bool:
+    sample = data[:65536]
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    if b"\x00" in sample:
+        return True
+    control = sum(sample.count(bytes([b])) for b in range(32) if b not in (9, 10, 12, 13))
+    return control > 0.05 * len(sample)
+
+
+def _sniff_delimiter(text: str, filename: str) -> str:
+    """The most consistent of ``, TAB ; |`` over the first lines (quoted parts ignored)."""
+    lines = [line for line in text[:65536].splitlines()[:50] if line.strip()]
+    lines = [re.sub(r'"[^"]*"', "", line) for line in lines]
+    if filename.endswith((".tsv", ".tab")) and any("\t" in line for line in lines):
+        return "\t"
+    best, best_score = ",", (-1, -1)
+    for delimiter in (",", "\t", ";", "|"):
+        counts = np.array([line.count(delimiter) for line in lines])
+        if counts.size == 0 or counts.max() == 0:
+            continue
+        mode = np.bincount(counts).argmax()
+        score = (int(np.mean(counts == mode) * 100) if mode > 0 else 0, int(mode))
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
+
+
+def _short_rows(text: str, delimiter: str, n_columns: int) -> int:
+    """Rows with fewer delimiters than the header (exact when the text has no quotes)."""
+    if '"' in text or n_columns < 2:
+        return 0
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    newlines = np.flatnonzero(raw == 10)
+    ends = np.append(newlines, raw.size)
+    starts = np.concatenate(([0], newlines + 1))
+    blank = np.zeros(ends.size, dtype=bool)
+    lengths = ends - starts
+    # a line holding only '\r' or nothing is blank
+    blank |= lengths == 0
+    cr_only = (lengths == 1) & (raw[np.minimum(starts, raw.size - 1)] == 13)
+    blank |= cr_only
+    line_of = np.searchsorted(newlines, np.flatnonzero(raw == ord(delimiter)), side="left")
+    counts = np.bincount(line_of, minlength=ends.size)
+    data_lines = np.flatnonzero(~blank)[1:]
+    return int(np.sum(counts[data_lines] < n_columns - 1))
+
+
+def _parser_error(exc: Exception) -> DataError:
+    match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+    if match:
+        expected, line, saw = match.groups()
+        return DataError(
+            f"Line {line} of the file has {saw} values but the header has {expected}; every "
+            "row needs the same number of values."
+        )
+    return DataError("The file could not be read as a table; check its quotes and delimiters.")
+
+
+def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
+    delimiter = _sniff_delimiter(text, filename)
+    options = dict(sep=delimiter, skipinitialspace=True, index_col=False, engine="c")
+    try:
+        header = pd.read_csv(
+            io.StringIO(text), header=None, nrows=1, dtype=str, na_filter=False, **options
+        )
+    except pd.errors.EmptyDataError as exc:
+        raise DataError("The file is empty.") from exc
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise _parser_error(exc) from exc
+    names = list(header.iloc[0]) if header.shape[0] else []
+    if len(names) > max_columns:
+        raise DataError(
+            f"The table has {len(names):,} columns, more than the {max_columns:,} this app handles."
+        )
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            header=None,
+            skiprows=1,
+            names=list(range(len(names))),
+            na_values=list(NA_TOKENS),
+            keep_default_na=False,
+            **options,
+        )
+    except pd.errors.EmptyDataError:
+        frame = pd.DataFrame(columns=list(range(len(names))))
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise _parser_error(exc) from exc
+    if frame.shape[0] == 0:
+        raise DataError("The file has a header row but no data rows.")
+    frame.columns = unique_names(names, notes)
+    short = _short_rows(text, delimiter, len(names))
+    if short:
+        notes.append(
+            f"{short} row{'s' * (short != 1)} had fewer values than the header; the missing "
+            "cells are treated as missing values."
+        )
+    return _tidy_text_columns(frame, notes, decimal_comma=delimiter == ";")
+
+
+_DECIMAL_COMMA = r"[+-]?\d*,?\d+(?:[eE][+-]?\d+)?"
+
+
+def _tidy_text_columns(
+    frame: pd.DataFrame, notes: list[str], decimal_comma: bool = False
+) -> pd.DataFrame:
+    """Strip text cells and report columns mixing numbers and text (kept as categorical).
+
+    With ``decimal_comma`` (semicolon-separated files), a column whose every value is a
+    number written with a decimal comma (``12,5``) becomes numeric.
+    """
+    mixed = []
+    for column in frame.columns:
+        values = frame[column]
+        if not (
+            pd.api.types.is_object_dtype(values.dtype) or pd.api.types.is_string_dtype(values.dtype)
+        ):
+            continue
+        text = values.astype("str").str.strip().where(values.notna())
+        text = text.mask(text.isin(NA_TOKENS))
+        present = text.notna()
+        if decimal_comma and present.any() and text[present].str.fullmatch(_DECIMAL_COMMA).all():
+            frame[column] = pd.to_numeric(text.str.replace(",", ".", regex=False))
+            continue
+        numbers = pd.to_numeric(text, errors="coerce")
+        n_numbers = int(numbers.notna().sum())
+        if 0 < n_numbers < int(text.notna().sum()):
+            example = text[numbers.isna() & text.notna()].iloc[0]
+            mixed.append((column, example))
+        frame[column] = text
+    if mixed:
+        column, example = mixed[0]
+        others = f" (and {len(mixed) - 1} more columns)" if len(mixed) > 1 else ""
+        notes.append(
+            f"Column {quote(column)}{others} mixes numbers and text such as {quote(example)}, "
+            "so it is treated as categorical."
+        )
+    return frame
+
+
+# ---- entry points
+def read_table(
+    data: bytes,
+    filename: str,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    *,
+    max_columns: int = MAX_COLUMNS,
+) -> pd.DataFrame:
+    """The raw table of an uploaded file (so the app can offer the target choice).
+
+    Reads CSV / TSV (delimiter and encoding detected), gzip-compressed files, ARFF and
+    parquet. Notes for the user are in ``frame.attrs["heb_notes"]`` and the ARFF nominal
+    columns in ``frame.attrs["heb_categorical"]``.
+
+    Raises
+    ------
+    DataError
+        Empty, oversized, binary, damaged or unreadable files.
+    """
+    if isinstance(data, memoryview | bytearray):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        raise DataError("The upload must be the bytes of a file.")
+    filename = str(filename or "upload")
+    if len(data) > max_bytes:
+        raise DataError(
+            f"The file is {format_size(len(data))}, more than the limit of "
+            f"{format_size(max_bytes)}."
+        )
+    notes: list[str] = []
+    lower = filename.lower()
+    if data[:2] == b"\x1f\x8b":
+        data = gunzip(data, max_bytes)
+        lower = lower.removesuffix(".gz").removesuffix(".gzip")
+    if not data.strip():
+        raise DataError("The file is empty.")
+    categorical: list[str] = []
+    if data[:4] == b"PAR1" or lower.endswith((".parquet", ".pq")):
+        try:
+            frame = pd.read_parquet(io.BytesIO(data))
+        except Exception as exc:  # pyarrow raises several types for damaged files
+            raise DataError(
+                "The parquet file could not be read; it may be damaged or incomplete."
+            ) from exc
+        frame.columns = unique_names(list(frame.columns), notes)
+    elif data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        raise DataError(
+            "This is a zip archive or an Excel workbook; save the table as CSV and upload that."
+        )
+    elif _looks_binary(data):
+        raise DataError(
+            "This file holds binary data, not a table; upload a CSV, TSV, ARFF or parquet file."
+        )
+    else:
+        text = decode_text(data, notes)
+        is_arff = lower.endswith(".arff") or re.match(
+            r"(\s*(%[^\n]*)?\n)*\s*@relation", text[:65536], flags=re.IGNORECASE
+        )
+        if is_arff:
+            frame, categorical = read_arff(text, notes)
+        else:
+            frame = _read_delimited(text, lower, notes, max_columns)
+    if frame.shape[1] > max_columns:
+        raise DataError(
+            f"The table has {frame.shape[1]:,} columns, more than the {max_columns:,} this app "
+            "handles."
+        )
+    if frame.shape[0] == 0:
+        raise DataError("The file has a header row but no data rows.")
+    frame.attrs["heb_notes"] = notes
+    frame.attrs["heb_categorical"] = categorical
+    return frame
+
+
+def load_upload(
+    data: bytes,
+    filename: str,
+    target: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Dataset:
+    """A :class:`Dataset` from an uploaded file.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    filename : str
+        Its name (the extension helps detect the format).
+    target : str, optional
+        The target column; default :func:`default_target` (``class`` / ``target``, else
+        the last column).
+    max_bytes : int
+        Size limit, default 200 MB.
+    """
+    frame = read_table(data, filename, max_bytes)
+    name = Path(str(filename)).name or "upload"
+    return finalize(
+        frame,
+        target,
+        name=name,
+        source=f"upload:{name}",
+        declared=frame.attrs.get("heb_categorical", []),
+        notes=frame.attrs.get("heb_notes", []),
+    )
