@@ -128,10 +128,32 @@ def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None
     download_buttons(fig, data_frame, stem)
 
 
-def show_table(frame: pd.DataFrame, **kwargs) -> None:
-    """``st.dataframe`` of ``frame`` with every text cell capped for the browser.
+def show_table(
+    frame: pd.DataFrame,
+    style: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    number_format: str | None = None,
+    **kwargs,
+) -> None:
+    """``st.dataframe`` of ``frame`` with every text cell and label capped for the browser.
 
-    Keyword arguments go to :func:`streamlit.dataframe` (``hide_index``, ``column_config``...).
+    Parameters
+    ----------
+    frame : DataFrame
+    style : callable, optional
+        A pandas Styler function over the whole (capped) frame (``Styler.apply(axis=None)``),
+        returning CSS per cell.
+    number_format : str, optional
+        A Styler format for every cell, e.g. ``"{:.4f}"``.
+    **kwargs
+        Go to :func:`streamlit.dataframe` (``hide_index`` defaults to True).
     """
     kwargs.setdefault("hide_index", True)
-    st.dataframe(cap_cells(frame), **kwargs)
+    shown = cap_cells(frame)
+    if style is not None or number_format is not None:
+        styler = shown.style
+        if style is not None:
+            styler = styler.apply(style, axis=None)
+        if number_format is not None:
+            styler = styler.format(number_format)
+        shown = styler
+    st.dataframe(shown, **kwargs)
