@@ -21,8 +21,8 @@ import pandas as pd
 
 from heb import __version__
 from heb.cache import ResultCache, cache_key
-from heb.methods import HIGHER_IS_BETTER, METRIC_TITLES, METRICS, TABLE1_METHODS
 from heb.paths import cache_dir
+from heb.registry import HIGHER_IS_BETTER, METRIC_LABELS, METRICS, TABLE1_METHODS
 
 ALL_TABLES = (1, 2, 3, 4, 5, 6, 7, 8)
 LIDSTONE_ALPHAS = (0.001, 0.01, 0.1, 0.5, 1.0, 2.0)
@@ -166,7 +166,7 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
     for metric in METRICS:
         main = frame[frame["variant"] == "main"]
         out = benchmark_tables(main[main["method"].isin(TABLE1_METHODS)], metric)
-        row = {"metric": METRIC_TITLES[metric], **out["avg_ranks"].round(3).to_dict()}
+        row = {"metric": METRIC_LABELS[metric], **out["avg_ranks"].round(3).to_dict()}
         row["friedman_p"] = out["friedman"]["p_value"]
         row["CD"] = round(out["cd"], 3)
         rows.append(row)
@@ -191,7 +191,7 @@ def table2(frame: pd.DataFrame) -> pd.DataFrame:
             rows.append(
                 {
                     "comparison": f"{a} vs {b}",
-                    "metric": METRIC_TITLES[metric],
+                    "metric": METRIC_LABELS[metric],
                     "wins": int(better.sum()),
                     "datasets": len(scores),
                     "median_diff": test["median_diff"],
@@ -239,7 +239,7 @@ def table5(frame: pd.DataFrame) -> pd.DataFrame:
         for method in methods:
             rows.append(
                 {
-                    "metric": METRIC_TITLES[metric],
+                    "metric": METRIC_LABELS[metric],
                     "method": method,
                     "smoothing": "HEB-M" if method.startswith("HEB") else "Laplace",
                     "weighting": "sqrt-MI" if method.endswith("+GR") else "none",
@@ -261,7 +261,7 @@ def table6(frame: pd.DataFrame) -> pd.DataFrame:
     for metric in ("accuracy", "f1_macro", "log_loss", "brier"):
         out = benchmark_tables(sub, metric)
         for m in methods:
-            rows[m][METRIC_TITLES[metric]] = round(float(out["avg_ranks"][m]), 3)
+            rows[m][METRIC_LABELS[metric]] = round(float(out["avg_ranks"][m]), 3)
     return pd.DataFrame(list(rows.values()))
 
 
@@ -351,7 +351,7 @@ def _figures(frame: pd.DataFrame, out: Path, tables: Sequence[int], report) -> d
                 res["avg_ranks"].to_dict(),
                 res["cd"],
                 groups=res["groups"],
-                title=f"{METRIC_TITLES[metric]}: mean ranks over {len(res['scores'])} datasets",
+                title=f"{METRIC_LABELS[metric]}: mean ranks over {len(res['scores'])} datasets",
             )
             written |= _export_figure(fig, out / f"cd_{metric}", report)
     return written

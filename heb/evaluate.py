@@ -19,13 +19,21 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
+from heb import registry
 from heb.cache import ResultCache, cache_key
 from heb.counts import CountTable
-from heb.data import Dataset
-from heb.methods import HIGHER_IS_BETTER, METHODS, METRIC_TITLES, METRICS, TABLE1_METHODS
-from heb.metrics import all_metrics, reliability
+from heb.data import Dataset, Preprocessor, encode_target, safe_n_splits, stratified_subsample
+from heb.metrics import reliability
 from heb.nb import NaiveBayes
-from heb.data import Preprocessor, encode_target, safe_n_splits, stratified_subsample
+from heb.registry import (
+    HIGHER_IS_BETTER,
+    METHODS,
+    METRIC_LABELS,
+    METRICS,
+    TABLE1_METHODS,
+    compute_metrics,
+    smoother_param_names,
+)
 from heb.smoothing import resolve_params
 from heb.stats import friedman, holm, nemenyi_cd, nemenyi_groups, nemenyi_pvalues, wilcoxon
 
@@ -33,6 +41,7 @@ __all__ = [
     "METHODS",
     "TABLE1_METHODS",
     "METRICS",
+    "METRIC_LABELS",
     "METRIC_TITLES",
     "HIGHER_IS_BETTER",
     "CVResult",
@@ -43,33 +52,63 @@ __all__ = [
     "method_spec",
 ]
 
-_FOLD_COLUMNS = ["method", "fold", *METRICS, "fit_time", "predict_time"]
+#: the old name of :data:`METRIC_LABELS` (the app's pages read it)
+METRIC_TITLES = METRIC_LABELS
+
+
+def _fold_columns() -> list[str]:
+    """Columns of a folds frame: the registered metrics at call time, then the timings."""
+    return ["method", "fold", *METRICS, "fit_time", "predict_time"]
+
+
+def _aode(params: dict):
+    from heb.aode import AODE  # lazy: only AODE runs pay for its import
+
+    return AODE(**params)
+
+
+@dataclass(frozen=True)
+class Family:
+    """How the CV loop builds and fits a model family of :data:`heb.registry.FAMILIES`.
+
+    ``make(params)`` returns an unfitted estimator; ``fits_counts`` says it has
+    ``fit_counts(table, classes)`` (re-smoothing a fold's one count table, no recount);
+    otherwise it is fitted with ``partial_fit`` on the fold's codes.
+    """
+
+    make: Callable[[dict], object]
+    fits_counts: bool = False
+
+
+#: model family -> estimator factory; adding a family is one entry here
+FAMILY_ESTIMATORS: dict[str, Family] = {
+    "nb": Family(lambda params: NaiveBayes(**params), fits_counts=True),
+    "aode": Family(_aode),
+}
 
 
 def method_spec(name: str, overrides: dict | None = None) -> dict:
     """The model family and full parameters of a named method, overrides applied.
 
-    Hyper-parameters are resolved to their values (defaults filled in), so two specs
-    that fit the same model compare equal (and share a cache entry).
+    Smoother hyper-parameters are resolved through the registry (defaults filled in,
+    ranges checked, one the smoother does not use refused), so two specs that fit the
+    same model compare equal (and share a cache entry).
     """
-    if name not in METHODS:
-        raise ValueError(f"Unknown method {name!r}; choose from {', '.join(METHODS)}.")
-    spec = METHODS[name]
-    params = {**spec["params"], **(overrides or {})}
-    if spec["model"] == "nb":
-        hyper = resolve_params(
-            params["smoother"], params.get("alpha"), params.get("m"), params.get("k0")
-        )
-        params = {k: v for k, v in params.items() if k not in ("alpha", "m", "k0")} | hyper
-    return {"model": spec["model"], "params": params}
+    entry = registry.method(name)
+    params = {**entry.params, **(overrides or {})}
+    if entry.family == "nb":
+        names = smoother_param_names()
+        hyper = {k: v for k, v in params.items() if k in names}
+        params = {k: v for k, v in params.items() if k not in names}
+        params |= resolve_params(params["smoother"], **hyper)
+    return {"model": entry.family, "params": params}
 
 
-def _make_model(spec: dict):
-    if spec["model"] == "nb":
-        return NaiveBayes(**spec["params"])
-    from heb.aode import AODE
-
-    return AODE(**spec["params"])
+def _family(spec: dict) -> Family:
+    try:
+        return FAMILY_ESTIMATORS[spec["model"]]
+    except KeyError:
+        raise ValueError(f"No estimator is wired for the model family {spec['model']!r}.") from None
 
 
 @dataclass
@@ -140,10 +179,11 @@ def _run_method(name: str, spec: dict, prepared: _Prepared) -> tuple[pd.DataFram
     C = prepared.classes.size
     oof = np.zeros((prepared.y.size, C))
     rows = []
+    family = _family(spec)
     for index, fold in enumerate(prepared.folds):
-        model = _make_model(spec)
+        model = family.make(spec["params"])
         start = time.perf_counter()
-        if spec["model"] == "nb":
+        if family.fits_counts:
             model.fit_counts(fold.table, np.arange(C))
             fit_time = time.perf_counter() - start + fold.count_time
         else:
@@ -153,7 +193,7 @@ def _run_method(name: str, spec: dict, prepared: _Prepared) -> tuple[pd.DataFram
         proba = model.predict_proba(fold.test_codes)
         predict_time = time.perf_counter() - start
         oof[fold.test_index] = proba
-        scores = all_metrics(prepared.y[fold.test_index], proba)
+        scores = compute_metrics(prepared.y[fold.test_index], proba)
         rows.append(
             {
                 "method": name,
@@ -163,7 +203,7 @@ def _run_method(name: str, spec: dict, prepared: _Prepared) -> tuple[pd.DataFram
                 "predict_time": predict_time,
             }
         )
-    return pd.DataFrame(rows, columns=_FOLD_COLUMNS), oof
+    return pd.DataFrame(rows, columns=_fold_columns()), oof
 
 
 @dataclass
@@ -203,7 +243,7 @@ class CVResult:
 
     def summary(self) -> pd.DataFrame:
         """Mean and standard deviation over folds of every metric and time, per method."""
-        cols = [*METRICS, "fit_time", "predict_time"]
+        cols = [c for c in _fold_columns()[2:] if c in self.folds.columns]
         grouped = self.folds.groupby("method", sort=False)[cols]
         mean = grouped.mean().add_suffix("_mean")
         std = grouped.std(ddof=1).fillna(0.0).add_suffix("_std")
@@ -247,7 +287,7 @@ def cross_validate(
     dataset : Dataset
         Features, target and declared categorical columns.
     methods : sequence of str
-        Names from :data:`METHODS`.
+        Names (or aliases) from :data:`heb.registry.METHODS`.
     params : dict, optional
         Per-method parameter overrides, e.g. ``{"Lidstone": {"alpha": 0.5}}``.
     n_splits, seed : int
@@ -285,7 +325,7 @@ def cross_validate(
     cached: list[str] = []
     meta = cache.get_json(data_key) if use_cache else None
     for name in methods:
-        key = cache_key("cv-method", fingerprint, settings, specs[name])
+        key = cache_key("cv-method", fingerprint, settings, specs[name], list(METRICS))
         if meta is not None:
             frame = cache.get_frame(key)
             arrays = cache.get_arrays(key) if frame is not None else None
@@ -307,7 +347,7 @@ def cross_validate(
             frame, proba = _run_method(name, specs[name], prepared)
             frames[name], oof[name] = frame, proba
             if use_cache:
-                key = cache_key("cv-method", fingerprint, settings, specs[name])
+                key = cache_key("cv-method", fingerprint, settings, specs[name], list(METRICS))
                 _store(cache.put_frame, key, frame)
                 _store(cache.put_arrays, key, {"oof_proba": proba})
         if use_cache:
@@ -321,7 +361,7 @@ def cross_validate(
     report(1.0, "Done")
     folds = pd.concat([frames[name] for name in methods], ignore_index=True)
     return CVResult(
-        folds=folds[_FOLD_COLUMNS],
+        folds=folds[_fold_columns()],
         oof_proba={name: oof[name] for name in methods},
         y=y,
         classes=classes,
@@ -376,9 +416,9 @@ def run_benchmark(
         frames = Parallel(n_jobs=n_jobs)(delayed(one)(d) for d in datasets)
     report(1.0, "Done")
     if not frames:
-        return pd.DataFrame(columns=["dataset", *_FOLD_COLUMNS])
+        return pd.DataFrame(columns=["dataset", *_fold_columns()])
     out = pd.concat(frames, ignore_index=True)
-    return out[["dataset", *_FOLD_COLUMNS]]
+    return out[["dataset", *_fold_columns()]]
 
 
 def benchmark_tables(frame: pd.DataFrame, metric: str, alpha: float = 0.05) -> dict:
@@ -389,7 +429,7 @@ def benchmark_tables(frame: pd.DataFrame, metric: str, alpha: float = 0.05) -> d
     frame : DataFrame
         Output of :func:`run_benchmark`.
     metric : str
-        One of :data:`METRICS` or ``"fit_time"``.
+        A name of :data:`heb.registry.METRICS`, or ``"fit_time"`` (lower is better).
 
     Returns
     -------
@@ -397,7 +437,7 @@ def benchmark_tables(frame: pd.DataFrame, metric: str, alpha: float = 0.05) -> d
     (dict), ``cd`` (float), ``pvalues`` (method x method DataFrame) and ``groups``
     (list of tuples of method names).
     """
-    higher = HIGHER_IS_BETTER.get(metric, False)
+    higher = registry.metric(metric).higher_is_better if metric in METRICS else False
     scores = frame.pivot_table(index="dataset", columns="method", values=metric, aggfunc="mean")
     methods = [m for m in dict.fromkeys(frame["method"]) if m in scores.columns]
     scores = scores[methods].dropna()

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier
-from heb.smoothing import SMOOTHERS, mutual_information, resolve_params, smooth
+from heb.smoothing import mutual_information, resolve_params, smooth
 
 __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
 
@@ -56,14 +56,18 @@ class NaiveBayes(CategoricalClassifier):
     Parameters
     ----------
     smoother : str, default "heb-m"
-        One of ``"laplace"``, ``"lidstone"``, ``"kt"``, ``"m-estimate"``, ``"te"``,
-        ``"heb-u"``, ``"heb-m"``.
+        A name of :data:`heb.registry.SMOOTHERS`: ``"laplace"``, ``"lidstone"``, ``"kt"``,
+        ``"m-estimate"``, ``"te"``, ``"heb-u"``, ``"heb-m"``.
     alpha : float, optional
         Lidstone's pseudo-count (default 0.1).
     m : float, optional
         The m-estimate's concentration (default 2).
     k0 : float, optional
         Target-encoding shrinkage strength (default 10).
+
+        Defaults and accepted ranges come from the registry; a parameter the chosen
+        smoother does not use (``NaiveBayes("laplace", alpha=0.5)``) is a ValueError in
+        ``fit``.
     weighting : {None, "sqrt-mi"}
         Feature weights w_f = sqrt(MI(X_f; Y)) in nats, from the training counts.
     n0 : float, default 10
@@ -112,16 +116,23 @@ class NaiveBayes(CategoricalClassifier):
         self.m_max = m_max
 
     # ------------------------------------------------------------------ fitting
+    def _hyper_params(self) -> dict[str, float | None]:
+        """The smoother hyper-parameters given to the constructor (``None``: default)."""
+        return {"alpha": self.alpha, "m": self.m, "k0": self.k0}
+
     def _validate_params_(self) -> None:
-        if self.smoother not in SMOOTHERS:
-            raise ValueError(
-                f"Unknown smoother {self.smoother!r}; choose one of {', '.join(SMOOTHERS)}."
-            )
-        resolve_params(self.smoother, alpha=self.alpha, m=self.m, k0=self.k0)
+        # the registry knows the smoother, the parameters it uses and their ranges
+        resolve_params(self.smoother, **self._hyper_params())
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be None or 'sqrt-mi', got {self.weighting!r}.")
-        if not 0 < self.m_min <= self.m_max:
-            raise ValueError("Need 0 < m_min <= m_max.")
+        try:
+            m_min, m_max = float(self.m_min), float(self.m_max)
+        except (TypeError, ValueError):
+            raise ValueError("m_min and m_max must be numbers.") from None
+        if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
+            raise ValueError(
+                f"Need finite 0 < m_min <= m_max, got m_min={self.m_min}, m_max={self.m_max}."
+            )
 
     def fit(self, X, y):
         """Count the training rows and smooth.
@@ -164,12 +175,10 @@ class NaiveBayes(CategoricalClassifier):
         smoothed = smooth(
             table,
             self.smoother,
-            alpha=self.alpha,
-            m=self.m,
-            k0=self.k0,
             n0=self.n0,
             m_min=self.m_min,
             m_max=self.m_max,
+            **self._hyper_params(),
         )
         C = table.n_classes
         self.classes_ = classes

@@ -9,33 +9,39 @@ so they leave the score unchanged (absent evidence).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
+from heb import registry
 from heb.concentration import (
     CLAMP_NONE,
     M_MAX,
     M_MIN,
     ConcentrationFit,
-    _fit_segments,
+    fit_segments,
 )
 from heb.counts import CountTable
 
 __all__ = [
     "SMOOTHERS",
-    "DEFAULT_PARAMS",
+    "RULES",
     "SmoothedTable",
     "prior_mean",
     "smooth",
+    "learn_concentrations",
     "mutual_information",
     "resolve_params",
+    "register_rule",
+    "unregister_rule",
 ]
 
-SMOOTHERS = ("laplace", "lidstone", "kt", "m-estimate", "te", "heb-u", "heb-m")
-#: default hyper-parameters of the smoothers that have one
-DEFAULT_PARAMS = {"lidstone": {"alpha": 0.1}, "m-estimate": {"m": 2.0}, "te": {"k0": 10.0}}
-_UNIFORM = {"laplace", "lidstone", "kt", "heb-u"}
+#: the registered smoothers by name (a live, read-only view of :data:`heb.registry.SMOOTHERS`)
+SMOOTHERS = registry.SMOOTHERS
+#: HEB's options, accepted by every rule (only the Type-II ML rule reads them)
+HEB_OPTIONS = ("n0", "m_min", "m_max")
 
 
 @dataclass(frozen=True)
@@ -65,21 +71,22 @@ class SmoothedTable:
     fallback: np.ndarray | None = field(default=None)
 
 
-def resolve_params(
-    smoother: str, alpha: float | None = None, m: float | None = None, k0: float | None = None
-) -> dict[str, float]:
-    """The hyper-parameters a smoother uses, with defaults filled in and checked."""
-    if smoother not in SMOOTHERS:
-        raise ValueError(f"Unknown smoother {smoother!r}; choose one of {', '.join(SMOOTHERS)}.")
-    given = {"alpha": alpha, "m": m, "k0": k0}
-    params = dict(DEFAULT_PARAMS.get(smoother, {}))
-    for key in params:
-        if given[key] is not None:
-            params[key] = float(given[key])
-    for key, value in params.items():
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(f"{smoother}: {key} must be a positive number, got {value}.")
-    return params
+def resolve_params(smoother: str, **given: float | None) -> dict[str, float]:
+    """The hyper-parameters a smoother uses, defaults filled in and ranges checked.
+
+    ``given`` maps parameter names to values (``None`` means "use the default"). A
+    parameter the smoother does not use is a ValueError, never silently ignored.
+    """
+    entry = registry.smoother(smoother)
+    own = {p.name: p for p in entry.params}
+    unused = sorted(k for k, v in given.items() if v is not None and k not in own)
+    if unused:
+        takes = ", ".join(own) if own else "no parameter"
+        raise ValueError(f"{smoother} does not use {', '.join(unused)} (it takes {takes}).")
+    return {
+        name: p.default if given.get(name) is None else p.check(given[name], smoother)
+        for name, p in own.items()
+    }
 
 
 def prior_mean(table: CountTable, kind: str) -> np.ndarray:
@@ -176,7 +183,7 @@ def learn_concentrations(
         raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
     # categories of positive prior mean per pair (the marginal is 0 for unseen ones)
     positive = np.add.reduceat(prior > 0, table.offsets[:-1])
-    fit = _fit_segments(
+    fit = fit_segments(
         item_pair,
         item_count,
         item_prior,
@@ -201,57 +208,111 @@ def learn_concentrations(
     return m_cf, fit, fallback
 
 
+def _additive_rule(table: CountTable, prior: np.ndarray, params: dict) -> tuple:
+    """alpha pseudo-counts per category: m_cf = alpha K_f (Laplace, Lidstone, KT)."""
+    k_f = table.n_categories.astype(float)
+    m_cf = np.broadcast_to(params["alpha"] * k_f, (table.n_classes, table.n_features)).copy()
+    return _dirichlet_theta(table, table.class_feature_totals(), m_cf, prior), m_cf, None, None
+
+
+def _fixed_m_rule(table: CountTable, prior: np.ndarray, params: dict) -> tuple:
+    """m virtual rows spread as the prior mean: m_cf = m (the m-estimate)."""
+    m_cf = np.full((table.n_classes, table.n_features), params["m"])
+    return _dirichlet_theta(table, table.class_feature_totals(), m_cf, prior), m_cf, None, None
+
+
+def _target_encoding_rule(table: CountTable, prior: np.ndarray, params: dict) -> tuple:
+    """Target-encoding shrinkage with strength k0 (no Dirichlet concentration)."""
+    theta = _target_encoding_theta(table, table.class_feature_totals(), params["k0"], prior)
+    return theta, None, None, None
+
+
+def _type_ii_ml_rule(table: CountTable, prior: np.ndarray, params: dict) -> tuple:
+    """Learned m_cf by Type-II ML (HEB), with the N_cf < n0 fallback m = K_f."""
+    m_cf, fit, fallback = learn_concentrations(
+        table, prior, params["n0"], params["m_min"], params["m_max"]
+    )
+    return _dirichlet_theta(table, table.class_feature_totals(), m_cf, prior), m_cf, fit, fallback
+
+
+#: rule name -> ``rule(table, prior, params) -> (theta, concentration, fit, fallback)``
+_RULES: dict[str, Callable[[CountTable, np.ndarray, dict], tuple]] = {
+    "additive": _additive_rule,
+    "fixed-m": _fixed_m_rule,
+    "target-encoding": _target_encoding_rule,
+    "type-ii-ml": _type_ii_ml_rule,
+}
+_BUILTIN_RULES = frozenset(_RULES)
+#: the smoothing rules by name (a read-only view; add one with :func:`register_rule`)
+RULES = MappingProxyType(_RULES)
+
+
+def register_rule(name: str, rule: Callable[[CountTable, np.ndarray, dict], tuple]) -> None:
+    """Add a smoothing rule a :class:`heb.registry.Smoother` can name.
+
+    Parameters
+    ----------
+    name : str
+        The rule's name (new).
+    rule : callable
+        ``rule(table, prior, params)`` with the prior mean (V,) and a dict of the
+        smoother's parameters, fixed values and HEB's options; returns ``(theta,
+        concentration, fit, fallback)``: theta (C, V) probabilities, the (C, F)
+        concentration or None, and HEB's diagnostics or None.
+    """
+    if name in _RULES:
+        raise ValueError(f"A smoothing rule named {name!r} is registered already.")
+    if not callable(rule):
+        raise ValueError(f"The rule {name!r} must be a function.")
+    _RULES[name] = rule
+
+
+def unregister_rule(name: str) -> None:
+    """Remove a rule added by :func:`register_rule` (the built-in four stay)."""
+    if name not in _BUILTIN_RULES:
+        _RULES.pop(name, None)
+
+
 def smooth(
     table: CountTable,
     smoother: str = "heb-m",
     *,
-    alpha: float | None = None,
-    m: float | None = None,
-    k0: float | None = None,
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
+    **params: float | None,
 ) -> SmoothedTable:
-    """Smooth a count table with one of :data:`SMOOTHERS`.
+    """Smooth a count table with one of the registered :data:`SMOOTHERS`.
 
     Parameters
     ----------
     table : CountTable
         The counts (left untouched).
     smoother : str
-        ``"laplace"``, ``"lidstone"`` (alpha, default 0.1), ``"kt"``, ``"m-estimate"``
-        (m, default 2), ``"te"`` (k0, default 10), ``"heb-u"`` or ``"heb-m"``.
-    alpha, m, k0 : float, optional
-        Hyper-parameters of Lidstone, m-estimate and TE; ignored by the others.
+        A name of :data:`heb.registry.SMOOTHERS`: ``"laplace"``, ``"lidstone"`` (alpha,
+        default 0.1), ``"kt"``, ``"m-estimate"`` (m, default 2), ``"te"`` (k0, default
+        10), ``"heb-u"``, ``"heb-m"``.
     n0, m_min, m_max : float
-        HEB's low-count threshold and clamp.
+        HEB's low-count threshold and clamp (read by the Type-II ML rule only).
+    **params : float or None
+        The smoother's own hyper-parameters (``None``: its default); one it does not
+        use is a ValueError.
 
     Returns
     -------
     SmoothedTable
     """
-    params = resolve_params(smoother, alpha=alpha, m=m, k0=k0)
-    C, F = table.n_classes, table.n_features
-    k_f = np.broadcast_to(table.n_categories.astype(float), (C, F))
-    prior = prior_mean(table, "uniform" if smoother in _UNIFORM else "marginal")
-    n_cf = table.class_feature_totals()
+    entry = registry.smoother(smoother)
+    values = {**entry.fixed, **resolve_params(smoother, **params)}
+    values.update(n0=n0, m_min=m_min, m_max=m_max)
+    try:
+        rule = _RULES[entry.rule]
+    except KeyError:
+        raise ValueError(f"{smoother}: no smoothing rule named {entry.rule!r}.") from None
+    prior = prior_mean(table, entry.prior)
+    theta, concentration, fit, fallback = rule(table, prior, values)
     seen = table.category_totals() > 0
-    fit = fallback = None
-    if smoother == "te":
-        theta = _target_encoding_theta(table, n_cf, params["k0"], prior)
-        return SmoothedTable(_log(theta, seen), seen, None)
-    if smoother == "laplace":
-        m_cf = k_f.copy()
-    elif smoother == "kt":
-        m_cf = 0.5 * k_f
-    elif smoother == "lidstone":
-        m_cf = params["alpha"] * k_f
-    elif smoother == "m-estimate":
-        m_cf = np.full((C, F), params["m"])
-    else:
-        m_cf, fit, fallback = learn_concentrations(table, prior, n0, m_min, m_max)
-    theta = _dirichlet_theta(table, n_cf, m_cf, prior)
-    return SmoothedTable(_log(theta, seen), seen, m_cf, fit, fallback)
+    return SmoothedTable(_log(theta, seen), seen, concentration, fit, fallback)
 
 
 def mutual_information(table: CountTable) -> np.ndarray:

@@ -9,7 +9,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from heb.aode import AODE
 from heb.cache import ResultCache
-from heb.data import Dataset, load_builtin
+from heb.data import Dataset, Preprocessor, encode_target, load_builtin
 from heb.evaluate import (
     METHODS,
     METRICS,
@@ -21,7 +21,6 @@ from heb.evaluate import (
 )
 from heb.metrics import log_loss
 from heb.nb import NaiveBayes
-from heb.data import Preprocessor, encode_target
 
 
 @pytest.fixture()
@@ -113,8 +112,10 @@ def test_use_cache_false_writes_nothing(small, tmp_path):
 def test_unknown_method_is_a_clear_error(small, cache):
     with pytest.raises(ValueError, match="Unknown method"):
         cross_validate(small, ["Laplace", "Magic"], cache=cache)
-    with pytest.raises(ValueError, match="alpha must be a positive"):
+    with pytest.raises(ValueError, match=r"alpha must lie in \[1e-06, 1000\]"):
         cross_validate(small, ["Lidstone"], params={"Lidstone": {"alpha": -1}}, cache=cache)
+    with pytest.raises(ValueError, match="laplace does not use alpha"):
+        cross_validate(small, ["Laplace"], params={"Laplace": {"alpha": 0.5}}, cache=cache)
 
 
 def test_heb_beats_laplace_on_the_high_cardinality_default(cache):

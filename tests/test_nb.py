@@ -217,7 +217,12 @@ def test_score_codes_ignores_codes_out_of_range():
         ({"smoother": "add-one"}, "Unknown smoother"),
         ({"weighting": "gain"}, "weighting"),
         ({"m_min": 5.0, "m_max": 1.0}, "m_min"),
-        ({"smoother": "lidstone", "alpha": 0.0}, "positive"),
+        ({"smoother": "lidstone", "alpha": 0.0}, r"alpha must lie in \[1e-06, 1000\]"),
+        ({"smoother": "laplace", "alpha": 0.5}, "laplace does not use alpha"),
+        ({"smoother": "te", "m": 3.0}, "te does not use m"),
+        ({"m_max": float("inf")}, "finite"),
+        ({"m_min": 0.0}, "m_min"),
+        ({"m_min": float("nan")}, "m_min"),
     ],
 )
 def test_bad_parameters_raise(params, message):
