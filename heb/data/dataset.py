@@ -15,6 +15,9 @@ import pandas as pd
 DEFAULT_MAX_BYTES = 200 * 2**20
 #: widest table accepted
 MAX_COLUMNS = 10_000
+#: most cells (rows x columns) a loaded table may have: counted before a file is parsed,
+#: so a small file that would expand into a huge table is refused before it is expanded
+MAX_CELLS = 20_000_000
 #: most classes a target may have
 MAX_CLASSES = 100
 #: a float target with more distinct non-integer values than this looks continuous
@@ -142,9 +145,19 @@ def format_size(n_bytes: int) -> str:
     return f"{mb:.1f} MB" if mb < 10 and not float(mb).is_integer() else f"{mb:.0f} MB"
 
 
+#: longest user text quoted in a message (a longer one is cut, with an ellipsis)
+QUOTE_LIMIT = 60
+
+
 def quote(name) -> str:
+    """``'name'`` for a message: plain text, at most :data:`QUOTE_LIMIT` characters.
+
+    The value is user text (a column name, a cell, a data set name), so it is cut to a
+    bounded length (a huge name cannot flood a message) and ``repr`` escapes newlines and
+    control characters; the app escapes markup before display.
+    """
     text = str(name)
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+    return repr(text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 1] + "\u2026")
 
 
 def join_names(names: Sequence, limit: int = 8) -> str:
@@ -155,6 +168,15 @@ def join_names(names: Sequence, limit: int = 8) -> str:
 def columns_phrase(names: Sequence) -> str:
     """``Column 'a'`` or ``Columns 'a', 'b'``."""
     return ("Columns " if len(names) > 1 else "Column ") + join_names(names)
+
+
+def check_cells(n_rows: int, n_columns: int, max_cells: int = MAX_CELLS) -> None:
+    """Refuse a table of more than ``max_cells`` cells (rows x columns) before it is built."""
+    if n_rows * n_columns > max_cells:
+        raise DataError(
+            f"The table would have {n_rows:,} rows x {n_columns:,} columns, more than the "
+            f"{max_cells:,} cells this app loads; upload a sample of the rows."
+        )
 
 
 def default_target(columns: Iterable) -> str:
@@ -204,10 +226,34 @@ def unique_names(names: Sequence, notes: list[str]) -> list[str]:
     return out
 
 
+def is_mixed_labels(values: np.ndarray) -> bool:
+    """True when an object array mixes kinds of value (numbers, booleans, text)."""
+    return values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) in (
+        "mixed",
+        "mixed-integer",
+        "mixed-integer-float",
+    )
+
+
+def labels_as_text(values: np.ndarray) -> np.ndarray:
+    """The one rule for labels of mixed kinds: each label is its text, and a whole number
+    is written as an integer.
+
+    ``[1, True, 1.0, '1']`` become ``['1', 'True', '1', '1']``: the two classes ``'1'``
+    and ``'True'``. :attr:`Dataset.n_classes`, :func:`heb.data.encode_target` and
+    cross-validation all see these labels.
+    """
+    text = pd.Series(np.asarray(values, dtype=object)).astype(str)
+    return text.str.replace(r"^([+-]?\d+)\.0+$", r"\1", regex=True).to_numpy(dtype=object)
+
+
 def _clean_target(y: pd.Series, target: str) -> pd.Series:
-    """Whole-number float targets become integers; category targets plain values."""
+    """Whole-number float targets become integers; category targets plain values; targets
+    mixing kinds of value become text (:func:`labels_as_text`)."""
     if isinstance(y.dtype, pd.CategoricalDtype):
         y = y.astype(y.cat.categories.dtype)
+    if is_mixed_labels(y.to_numpy()):
+        return pd.Series(labels_as_text(y.to_numpy()), index=y.index, name=y.name, dtype=object)
     if pd.api.types.is_float_dtype(y.dtype):
         values = y.to_numpy(dtype=np.float64)
         if np.all(np.isfinite(values)) and np.all(values % 1 == 0):

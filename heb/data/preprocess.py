@@ -25,7 +25,14 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from heb.data.dataset import DataError, is_id_like_name, is_integer_like, is_text_dtype
+from heb.data.dataset import (
+    DataError,
+    is_id_like_name,
+    is_integer_like,
+    is_mixed_labels,
+    is_text_dtype,
+    labels_as_text,
+)
 
 __all__ = [
     "Preprocessor",
@@ -75,6 +82,27 @@ def _numeric_values(column: pd.Series) -> np.ndarray:
         column = pd.to_numeric(column.astype(object), errors="coerce")
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     return np.where(np.isfinite(values), values, np.nan)
+
+
+def _integer_values(column: pd.Series) -> np.ndarray:
+    """Object array of exact Python ints, missing as None (no float64 round trip, so IDs
+    beyond 2**53 stay distinct)."""
+    return column.to_numpy(dtype=object, na_value=None)
+
+
+def _category_values(column: pd.Series, numeric: str) -> np.ndarray:
+    """The values a categorical column is coded from: ``numeric`` is ``"integer"``,
+    ``"float"`` or ``""`` (text)."""
+    if numeric == "integer":
+        return _integer_values(column)
+    return _numeric_values(column) if numeric else _text_values(column)
+
+
+def _number_kind(column: pd.Series) -> str:
+    """``"integer"`` (numpy or nullable integers), ``"float"`` (other numbers) or ``""``."""
+    if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+        return ""
+    return "integer" if pd.api.types.is_integer_dtype(column.dtype) else "float"
 
 
 def _text_values(column: pd.Series) -> np.ndarray:
@@ -183,17 +211,18 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         return int(np.argmax(counts)), False
 
     def _fit_categorical(self, name, column: pd.Series):
-        numeric = pd.api.types.is_numeric_dtype(column.dtype) and not (
-            pd.api.types.is_bool_dtype(column.dtype)
-        )
-        values = _numeric_values(column) if numeric else _text_values(column)
+        numeric = _number_kind(column)
+        values = _category_values(column, numeric)
         missing = pd.isna(values)
         if missing.all():
             return None
         categories = np.sort(pd.unique(values[~missing]))  # hash, then sort only K values
         index = pd.Index(categories)
         codes = index.get_indexer(values)
-        labels = [_format_number(v) for v in categories] if numeric else list(categories)
+        if numeric == "integer":
+            labels = [str(int(v)) for v in categories]
+        else:
+            labels = [_format_number(v) for v in categories] if numeric else list(categories)
         fill, add_missing = self._missing_code(name, codes, missing, categories.size)
         if add_missing:
             labels.append(MISSING_LABEL)
@@ -306,10 +335,10 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             codes = np.searchsorted(encoder["cuts"], values, side="right")
             return np.where(missing, fill, codes)
         raw_missing = column.isna().to_numpy()
-        if encoder["numeric"]:
-            values = _numeric_values(column)
-        else:
-            values = _text_values(column)
+        numeric = encoder["numeric"]
+        if numeric == "integer" and not pd.api.types.is_integer_dtype(column.dtype):
+            numeric = "float" if pd.api.types.is_numeric_dtype(column.dtype) else ""
+        values = _category_values(column, numeric)
         codes = encoder["index"].get_indexer(values)
         unseen = encoder["n"] if encoder["fill"] < encoder["n"] else encoder["fill"]
         codes = np.where(codes < 0, unseen, codes)
@@ -371,8 +400,8 @@ def encode_target(y) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"The target must be one-dimensional, got shape {values.shape}.")
     if pd.isna(values).any():
         raise DataError("The target has missing values; drop those rows first.")
-    if values.dtype == object and pd.api.types.infer_dtype(values).startswith("mixed"):
-        values = values.astype(str)
+    if is_mixed_labels(values):
+        values = labels_as_text(values)
     classes, index = np.unique(values, return_inverse=True)
     return index.astype(np.int64), classes
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
+import warnings
 import zlib
 from pathlib import Path
 
@@ -18,11 +19,13 @@ from heb.data.dataset import (
     NA_TOKENS,
     DataError,
     Dataset,
+    check_cells,
     finalize,
     format_size,
     quote,
     unique_names,
 )
+from heb.data.parquet import read_parquet
 
 
 # ---------------------------------------------------------------------------- reading files
@@ -55,12 +58,20 @@ def gunzip(data: bytes, max_bytes: int) -> bytes:
 
 
 def decode_text(data: bytes, notes: list[str]) -> str:
-    """Text from bytes: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
+    """Text from bytes: UTF-8 (with or without BOM), UTF-32 / UTF-16 with a BOM, else
+    Windows-1252.
+
+    UTF-32's little-endian BOM begins with UTF-16's (``FF FE``), so it is tried first.
+    """
+    for boms, codec in (
+        ((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "utf-32"),
+        ((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), "utf-16"),
+    ):
+        if data.startswith(boms):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                pass
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -74,9 +85,17 @@ def decode_text(data: bytes, notes: list[str]) -> str:
     return text
 
 
+_UNICODE_BOMS = (
+    codecs.BOM_UTF32_LE,
+    codecs.BOM_UTF32_BE,
+    codecs.BOM_UTF16_LE,
+    codecs.BOM_UTF16_BE,
+)
+
+
 def _looks_binary(data: bytes) -> bool:
     sample = data[:65536]
-    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if sample.startswith(_UNICODE_BOMS):
         return False
     if b"\x00" in sample:
         return True
@@ -133,6 +152,22 @@ def _parser_error(exc: Exception) -> DataError:
     return DataError("The file could not be read as a table; check its quotes and delimiters.")
 
 
+def _first_data_line(text: str) -> int:
+    """File line number of the first data row (the first non-blank line after the header)."""
+    seen_header = False
+    for number, line in enumerate(text[:1_000_000].splitlines(), start=1):
+        if line.strip():
+            if seen_header:
+                return number
+            seen_header = True
+    return 2
+
+
+def _line_count(text: str) -> int:
+    """Lines in ``text`` (newline, or carriage return in a file without newlines)."""
+    return text.count("\n") or text.count("\r")
+
+
 def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
     delimiter = _sniff_delimiter(text, filename)
     options = dict(sep=delimiter, skipinitialspace=True, index_col=False, engine="c")
@@ -149,22 +184,32 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         raise DataError(
             f"The table has {len(names):,} columns, more than the {max_columns:,} this app handles."
         )
+    check_cells(_line_count(text), len(names))
     try:
-        frame = pd.read_csv(
-            io.StringIO(text),
-            header=None,
-            skiprows=1,
-            names=list(range(len(names))),
-            na_values=list(NA_TOKENS),
-            keep_default_na=False,
-            **options,
-        )
+        with warnings.catch_warnings():
+            # pandas drops the extra values of a long first row with only a warning
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                io.StringIO(text),
+                header=None,
+                skiprows=1,
+                names=list(range(len(names))),
+                na_values=list(NA_TOKENS),
+                keep_default_na=False,
+                **options,
+            )
+    except pd.errors.ParserWarning as exc:
+        raise DataError(
+            f"Line {_first_data_line(text)} of the file has more values than the header's "
+            f"{len(names)}; every row needs the same number of values."
+        ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(len(names))))
     except (pd.errors.ParserError, ValueError) as exc:
         raise _parser_error(exc) from exc
     if frame.shape[0] == 0:
         raise DataError("The file has a header row but no data rows.")
+    frame = _exact_big_integers(frame, text, options)
     frame.columns = unique_names(names, notes)
     short = _short_rows(text, delimiter, len(names))
     if short:
@@ -175,7 +220,49 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
     return _tidy_text_columns(frame, notes, decimal_comma=delimiter == ";")
 
 
-_DECIMAL_COMMA = r"[+-]?\d*,?\d+(?:[eE][+-]?\d+)?"
+#: a number in the decimal-comma convention: ``12,5``, ``-0,25``, ``1.234,56``, ``1.234``
+_DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,\d+|\d+)(?:[eE][+-]?\d+)?"
+#: a quoted ``12,5`` in a comma-separated file (a decimal comma, or a thousands separator)
+_COMMA_NUMBER = r"[+-]?\d+,\d+"
+#: integers beyond this magnitude are not exact in a float64
+_EXACT_FLOAT = 2**53
+
+
+def _exact_big_integers(frame: pd.DataFrame, text: str, options: dict) -> pd.DataFrame:
+    """Re-read as exact integers the float columns that hold whole numbers beyond 2**53.
+
+    pandas turns an integer column with a missing cell into float64, which merges IDs
+    above 2**53 (2**53 and 2**53 + 1 become one value). Such a column is read again as
+    text and converted to pandas' nullable ``Int64`` (or kept as text past int64's range).
+    """
+    floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c].dtype)]
+    if not floats:
+        return frame
+    values = frame[floats].to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        big = np.nanmax(np.where(np.isfinite(values), np.abs(values), 0), axis=0) >= _EXACT_FLOAT
+    lossy = [c for c, flag in zip(floats, big, strict=True) if flag]
+    if not lossy:
+        return frame
+    raw = pd.read_csv(
+        io.StringIO(text),
+        header=None,
+        skiprows=1,
+        usecols=lossy,
+        dtype=str,
+        na_values=list(NA_TOKENS),
+        keep_default_na=False,
+        **options,
+    )
+    for column in lossy:
+        cells = raw[column].str.strip()
+        missing = cells.isna().to_numpy()
+        whole = pd.to_numeric(cells.fillna("0"), errors="coerce")
+        if whole.dtype.kind in "iu":  # every cell an integer within int64 / uint64: exact
+            frame[column] = pd.arrays.IntegerArray(whole.to_numpy(), missing)
+        elif cells.dropna().str.fullmatch(r"[+-]?\d+").all():  # past uint64: exact as text
+            frame[column] = cells
+    return frame
 
 
 def _tidy_text_columns(
@@ -187,6 +274,7 @@ def _tidy_text_columns(
     number written with a decimal comma (``12,5``) becomes numeric.
     """
     mixed = []
+    comma_columns = []
     for column in frame.columns:
         values = frame[column]
         if not (
@@ -197,8 +285,11 @@ def _tidy_text_columns(
         text = text.mask(text.isin(NA_TOKENS))
         present = text.notna()
         if decimal_comma and present.any() and text[present].str.fullmatch(_DECIMAL_COMMA).all():
-            frame[column] = pd.to_numeric(text.str.replace(",", ".", regex=False))
+            plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+            frame[column] = pd.to_numeric(plain)
             continue
+        if not decimal_comma and present.any() and text[present].str.fullmatch(_COMMA_NUMBER).all():
+            comma_columns.append((column, text[present].iloc[0]))
         numbers = pd.to_numeric(text, errors="coerce")
         n_numbers = int(numbers.notna().sum())
         if 0 < n_numbers < int(text.notna().sum()):
@@ -211,6 +302,13 @@ def _tidy_text_columns(
         notes.append(
             f"Column {quote(column)}{others} mixes numbers and text such as {quote(example)}, "
             "so it is treated as categorical."
+        )
+    if comma_columns:
+        column, example = comma_columns[0]
+        notes.append(
+            f"Column {quote(column)} holds numbers written with a comma such as {quote(example)}, "
+            "which in a comma-separated file may be a decimal or a thousands separator, so it "
+            "is treated as categorical; save the file with decimal points to read them as numbers."
         )
     return frame
 
@@ -253,12 +351,7 @@ def read_table(
         raise DataError("The file is empty.")
     categorical: list[str] = []
     if data[:4] == b"PAR1" or lower.endswith((".parquet", ".pq")):
-        try:
-            frame = pd.read_parquet(io.BytesIO(data))
-        except Exception as exc:  # pyarrow raises several types for damaged files
-            raise DataError(
-                "The parquet file could not be read; it may be damaged or incomplete."
-            ) from exc
+        frame = read_parquet(data, max_bytes, max_columns=max_columns)
         frame.columns = unique_names(list(frame.columns), notes)
     elif data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
         raise DataError(
