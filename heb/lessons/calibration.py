@@ -34,6 +34,8 @@ __all__ = [
     "calibration_comparison",
     "most_informative_feature",
     "complementarity",
+    "verdict_text",
+    "temperature_text",
 ]
 
 #: the lesson's datasets: name -> what the menu says
@@ -291,3 +293,28 @@ def complementarity(table: pd.DataFrame, metric: str = "ece") -> dict:
         "combined": combined,
         "complementary": combined[1] < min(upstream[1], post_hoc[1]),
     }
+
+
+def verdict_text(verdict: dict, label: str, copies: int) -> str:
+    """The :func:`complementarity` verdict as one markdown paragraph (``label``: the metric)."""
+    upstream, post_hoc, combined = verdict["upstream"], verdict["post_hoc"], verdict["combined"]
+    summary = (
+        f"**With {copies} copies:** Laplace {label} {verdict['laplace']:.3f}. Best upstream "
+        f"fix: {upstream[0]} {upstream[1]:.3f}. Best post-hoc: {post_hoc[0]} "
+        f"{post_hoc[1]:.3f}. Both: {combined[0]} {combined[1]:.3f}. "
+    )
+    if verdict["complementary"]:
+        return summary + "**Complementary here**: the combination beats either alone."
+    return summary + (
+        "**Not complementary here**: combining them does not beat the best single remedy."
+    )
+
+
+def temperature_text(table: pd.DataFrame) -> str:
+    """The fitted temperatures of a :func:`calibration_comparison` table, as a sentence."""
+    fitted = table.dropna(subset=["temperature"])
+    listed = ", ".join(
+        f"{model} T = {t:.2f}"
+        for model, t in zip(fitted["model"], fitted["temperature"], strict=True)
+    )
+    return f"Fitted temperatures: {listed} (T > 1 softens over-confident posteriors)."

@@ -15,7 +15,15 @@ from scipy.special import logsumexp
 from heb.counts import CountTable
 from heb.nb import NaiveBayes, score_codes
 
-__all__ = ["ToySpam", "toy_spam", "word_probabilities", "score_message", "underflow_curve"]
+__all__ = [
+    "ToySpam",
+    "toy_spam",
+    "word_probabilities",
+    "score_message",
+    "underflow_curve",
+    "direct_summary",
+    "logspace_summary",
+]
 
 
 @dataclass(frozen=True)
@@ -179,3 +187,22 @@ def underflow_curve(
         "direct_posterior": direct_posterior,
         "posterior": posterior,
     }
+
+
+def direct_summary(curve: dict, corpus: ToySpam, at: int) -> str:
+    """The posteriors from direct products at message length index ``at``, as a sentence part."""
+    if not curve["direct_defined"][at]:
+        return "0 / 0: every product is exactly 0"
+    return ", ".join(
+        f"P({name}) = {curve['direct_posterior'][c, at]:.4f}"
+        for c, name in enumerate(corpus.classes)
+    )
+
+
+def logspace_summary(curve: dict, corpus: ToySpam, at: int) -> str:
+    """The posteriors by log-sum-exp at message length index ``at``, as a sentence part."""
+    if curve["posterior"] is None:
+        return "0 / 0: every class is vetoed by a zero factor"
+    return ", ".join(
+        f"P({name}) = {curve['posterior'][c, at]:.4f}" for c, name in enumerate(corpus.classes)
+    )
