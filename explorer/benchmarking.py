@@ -10,9 +10,8 @@ import streamlit as st
 from explorer.comparison import BEST_STYLE
 from explorer.loading import load_spec
 from heb import registry
-from heb.cache import cache_key
 from heb.data import BUILTIN_DATASETS, shared_dataset_names
-from heb.evaluate import run_benchmark, wilcoxon_table
+from heb.evaluate import cache_key, run_benchmark, wilcoxon_table
 
 __all__ = [
     "QUICK_DATASETS",

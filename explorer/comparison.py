@@ -19,9 +19,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from heb import figures, registry
-from heb.cache import cache_key
 from heb.data import Dataset
-from heb.evaluate import CVResult, cross_validate
+from heb.evaluate import CVResult, cache_key, cross_validate
 
 __all__ = [
     "BEST_STYLE",

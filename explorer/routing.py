@@ -1,13 +1,14 @@
-"""The app's pages and the route every request takes through ``app.py``.
+"""The app's pages, the shell drawn around each of them, and the route through it.
 
-``app.py`` routes with ``st.navigation``. Streamlit, however, starts an app whose entry
+``app.py`` calls :func:`app_shell` (page config, style, ``st.navigation``, the shared
+sidebar) and runs the page it returns. Streamlit, however, starts an app whose entry
 script sits next to a ``pages/`` folder in its legacy multipage mode, which lasts until
 the first ``st.navigation`` call of the server process: on a fresh server, the first
 visit to a page's own URL (``/compare``) runs ``pages/compare.py`` alone, without
-``app.py`` (no sidebar, no shared state). :func:`ensure_entry_point`, called at the top
-of every page, notices that ``app.py`` did not run, calls ``st.navigation`` (the public
-call that ends the legacy mode) and reruns, so the same URL then goes through ``app.py``.
-No Streamlit internal is touched.
+``app.py``. :func:`ensure_entry_point`, called at the top of every page, notices that and
+draws the same shell itself; its ``st.navigation`` call (public API) ends the legacy mode
+for every later run. No Streamlit internal is touched, and nothing is rerun, so a click
+that started the run is never lost.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["SECTIONS", "ensure_entry_point", "mark_app_run", "navigation_pages"]
+__all__ = ["SECTIONS", "app_shell", "ensure_entry_point", "navigation_pages"]
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
 #: URL of the Dataset page; it is also the default page served at the root URL
@@ -38,8 +39,7 @@ SECTIONS = {
         ("lesson_known_truth.py", "Known truth", ":material/verified:"),
     ],
 }
-_APP_RAN = "_explorer_app_ran"
-_REROUTED = "_explorer_rerouted"
+_SHELL_DRAWN = "_explorer_shell_drawn"
 
 
 def navigation_pages() -> dict[str, list]:
@@ -75,23 +75,39 @@ def navigation_pages() -> dict[str, list]:
     return navigation
 
 
-def mark_app_run() -> None:
-    """Record that ``app.py`` runs this script run (call just before ``page.run()``)."""
-    st.session_state.pop(_REROUTED, None)
-    st.session_state[_APP_RAN] = True
+def app_shell():
+    """Draw what every page shares and return the page to run.
+
+    The app's one ``set_page_config``, the projector style, the navigation menu and the
+    shared sidebar (which also syncs the URL). Called once per script run: by ``app.py``,
+    or by :func:`ensure_entry_point` when Streamlit ran a page file without ``app.py``.
+    """
+    from explorer.sidebar import sidebar
+    from explorer.style import apply_style
+
+    st.set_page_config(
+        page_title="HEB Explorer",
+        page_icon=":material/insights:",
+        layout="wide",
+        initial_sidebar_state="expanded",
+        menu_items={"About": "HEB Explorer: learned smoothing for categorical Naive Bayes."},
+    )
+    apply_style()
+    page = st.navigation(navigation_pages())
+    sidebar()
+    st.session_state[_SHELL_DRAWN] = True
+    return page
 
 
 def ensure_entry_point() -> None:
-    """Rerun through ``app.py`` when Streamlit ran this page file on its own.
+    """Draw the app's shell when Streamlit ran this page file without ``app.py``.
 
-    Call first thing in every page. A page run by ``app.py`` returns at once. A page run
-    alone (Streamlit's legacy ``pages/`` mode on a fresh server) calls ``st.navigation``,
-    which ends that mode for the whole server, and reruns; if ``app.py`` still does not
-    run (``streamlit run pages/x.py``), the page carries on alone.
+    Call first thing in every page. After ``app.py`` it does nothing; in Streamlit's
+    legacy ``pages/`` mode (the first visit of a fresh server to a page's own URL) or
+    under ``streamlit run pages/x.py`` it draws the menu, style and sidebar itself and
+    lets the page carry on in the same run.
     """
-    state = st.session_state
-    if state.pop(_APP_RAN, False) or state.pop(_REROUTED, False):
+    if st.session_state.pop(_SHELL_DRAWN, False):
         return
-    state[_REROUTED] = True
-    st.navigation(navigation_pages(), position="hidden")
-    st.rerun()
+    app_shell()
+    st.session_state.pop(_SHELL_DRAWN, None)
