@@ -120,7 +120,7 @@ def reliability_diagram(
                 customdata=curve["count"][keep],
                 mode="lines+markers",
                 name=f"{label} (ECE {curve['ece']:.3f})",
-                legendgroup=name,
+                legendgroup=label,
                 line={"color": color, "width": 3},
                 marker={"size": 9, "symbol": SYMBOLS[index % len(SYMBOLS)]},
                 hovertemplate=f"{label}<br>confidence %{{x:.3f}}<br>"
@@ -135,7 +135,7 @@ def reliability_diagram(
                 x=(edges[:-1] + edges[1:]) / 2,
                 y=curve["count"],
                 name=label,
-                legendgroup=name,
+                legendgroup=label,
                 showlegend=False,
                 marker={"color": color},
                 hovertemplate=f"{label}<br>bin centre %{{x:.2f}}<br>rows %{{y:.0f}}<extra></extra>",
