@@ -36,12 +36,13 @@ with left:
     K = st.select_slider("Categories K", [2, 5, 10, 20, 50, 100, 200], value=50)
     N = st.select_slider("Observations N", [0, 5, 10, 20, 50, 100, 200, 500, 1000], value=50)
     alpha = st.select_slider("Pseudo-count α", lesson.ALPHA_CHOICES, value=1.0)
+    sparse, flat = (f"{lesson.TRUTH_CONCENTRATION[kind]:g}" for kind in ("sparse", "flat"))
     truth = st.radio(
         "The true PMF",
-        ["sparse", "flat"],
+        list(lesson.TRUTH_CONCENTRATION),
         horizontal=True,
-        help="sparse: drawn from Dirichlet(0.3), a few categories hold most mass; "
-        "flat: from Dirichlet(5), close to uniform.",
+        help=f"sparse: drawn from Dirichlet({sparse}), a few categories hold most mass; "
+        f"flat: from Dirichlet({flat}), close to uniform.",
     )
     st.markdown(
         "The prior's share of the estimate is Kα / (N + Kα), and the estimate is biased "

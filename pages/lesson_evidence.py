@@ -162,13 +162,11 @@ with right:
     else:
         fig, data_frame = figures.heldout_figure(out["heldout"], out["marks"], heb)
         show_figure(fig, data_frame, "evidence-held-out")
-        marks = out["marks"]
-        move = marks["what-if m"][1] - marks[f"{heb}'s m"][1]
         refit = (
             " (the prior mean is refitted without the held-out rows)" if pooled is not None else ""
         )
         st.markdown(
             f"Moving m from {heb}'s {format_m(curve.m_hat)} to {format_m(m_whatif)} changes "
-            f"the held-out log-loss by **{move:+.3g}** nats per row{refit}. A uniform guess "
-            f"scores log K = {out['heldout']['uniform_log_loss']:.2f}."
+            f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
+            f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
         )

@@ -475,9 +475,9 @@ def test_estimated_pmfs_are_pmfs_with_unseen_categories():
     table = CountTable.from_codes(codes, np.array([0, 0, 1]), 2, n_categories=np.array([4]))
     for smoother in ("laplace", "heb-m", "te"):
         model = NaiveBayes(smoother=smoother).fit_counts(table)
-        pmfs = known_truth._estimated_pmfs(model)
+        pmfs = known_truth.estimated_pmfs(model)
         np.testing.assert_allclose(pmfs.sum(axis=1), 1.0)
-    laplace = known_truth._estimated_pmfs(NaiveBayes(smoother="laplace").fit_counts(table))
+    laplace = known_truth.estimated_pmfs(NaiveBayes(smoother="laplace").fit_counts(table))
     np.testing.assert_allclose(laplace[0], [3 / 6, 1 / 6, 1 / 6, 1 / 6])
 
 

@@ -14,6 +14,7 @@ from heb.synthetic import single_pmf_estimates
 
 __all__ = [
     "NAMED_ALPHAS",
+    "TRUTH_CONCENTRATION",
     "dirichlet_example",
     "prior_weight",
     "dirichlet_view",
@@ -27,6 +28,8 @@ __all__ = [
 
 #: pseudo-counts with a name, by smoother (Lidstone's default, Krichevsky-Trofimov, Laplace)
 NAMED_ALPHAS = {"Lidstone": 0.1, "KT": 0.5, "Laplace": 1.0}
+#: the Dirichlet concentration each kind of hidden PMF is drawn with
+TRUTH_CONCENTRATION = {"sparse": 0.3, "flat": 5.0}
 #: the pseudo-counts the lesson's slider offers
 ALPHA_CHOICES = (0.001, 0.01, 0.03, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 #: the sweep's grid holds every slider value, so the slider's point lies on the curve
@@ -52,7 +55,7 @@ def dirichlet_example(
         raise ValueError("A PMF needs at least K = 2 categories.")
     if n_samples < 0:
         raise ValueError("The number of observations N cannot be negative.")
-    concentration = {"sparse": 0.3, "flat": 5.0}.get(truth)
+    concentration = TRUTH_CONCENTRATION.get(truth)
     if concentration is None:
         raise ValueError("The true PMF is either 'sparse' or 'flat'.")
     rng = np.random.default_rng([seed, n_categories])

@@ -364,7 +364,8 @@ def evidence_lesson(
         ``heldout`` (:func:`heldout_log_loss_curve` on :data:`HELDOUT_GRID`, ``None`` when
         N < 2) and ``marks`` name -> (m, held-out log-loss) on the same folds for the
         what-if m and HEB's m (the lesson's prior mean) and Laplace (m = K with the
-        uniform prior mean, as everywhere).
+        uniform prior mean, as everywhere); ``whatif_change`` the held-out log-loss of the
+        what-if m minus HEB's (``None`` when N < 2).
     """
     counts = np.asarray(counts, dtype=np.float64)
     if prior is None:
@@ -387,7 +388,9 @@ def evidence_lesson(
             LAPLACE: (K, float(laplace)),
         }
     shown = np.sort(np.argsort(-counts, kind="stable")[:max_bars])
+    change = marks["what-if m"][1] - marks[f"{heb}'s m"][1] if marks else None
     return {
+        "whatif_change": change,
         "curve": curve,
         "heb": heb,
         "uniform_prior": is_uniform(prior),

@@ -17,10 +17,10 @@ from heb.lessons.common import smoother_label
 from heb.metrics import all_metrics, reliability_curve
 from heb.nb import NaiveBayes, score_codes
 
-__all__ = ["KNOWN_TRUTH_POOL", "known_truth_study"]
+__all__ = ["KNOWN_TRUTH_POOL", "estimated_pmfs", "known_truth_study"]
 
 
-def _estimated_pmfs(model: NaiveBayes) -> np.ndarray:
+def estimated_pmfs(model: NaiveBayes) -> np.ndarray:
     """The estimated (C, V) PMFs of every feature, unseen categories included.
 
     The engine stores 0 in the log column of a category with no training row (absent
@@ -115,7 +115,7 @@ def known_truth_study(
     for smoother in smoothers:  # every smoother of the same counts
         label = smoother_label(smoother)
         model = NaiveBayes(smoother=smoother).fit_counts(table, classes)
-        diff = np.abs(_estimated_pmfs(model) - theta_true)
+        diff = np.abs(estimated_pmfs(model) - theta_true)
         l1 = np.add.reduceat(diff, offsets[:-1], axis=1)  # (C, F)
         cls, feat = np.indices(l1.shape)
         errors.append(
