@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import re
+import warnings
 
+import numpy as np
 import pandas as pd
 
-from heb.data.dataset import DataError, quote, unique_names
+from heb.data.dataset import MAX_COLUMNS, DataError, check_cells, quote, unique_names
 
-# ---- ARFF
 _ARFF_ATTRIBUTE = re.compile(
     r"""^@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{]+)\s*(.*)$""", re.IGNORECASE
 )
@@ -75,73 +77,137 @@ def _arff_header(header: str) -> tuple[list[str], list]:
     return names, kinds
 
 
-def read_arff(text: str, notes: list[str]) -> tuple[pd.DataFrame, list[str]]:
-    """A dense ARFF file read with pandas (sparse files go through liac-arff)."""
-    marker = re.search(r"^[ \t]*@data[ \t]*\r?$", text, flags=re.IGNORECASE | re.MULTILINE)
+def _count_cells(header: str, body: str, max_columns: int) -> int:
+    """The declared width, checked with the declared size before anything is parsed."""
+    width = len(re.findall(r"^[ \t]*@attribute\b", header, flags=re.IGNORECASE | re.MULTILINE))
+    if width > max_columns:
+        raise DataError(
+            f"The ARFF file declares {width:,} attributes, more than the {max_columns:,} this "
+            "app handles."
+        )
+    check_cells(body.count("\n"), width)
+    return width
+
+
+def _data_line(text: str, marker_end: int) -> int:
+    """File line number of the ``@data`` line (the body's line 1)."""
+    return text.count("\n", 0, marker_end) + 1
+
+
+def _bad_row(body: str, first_line: int, width: int, quotechar: str) -> DataError:
+    """The first data row whose value count is not ``width``, named by its file line.
+
+    Runs only after pandas has found a bad row (an error path): the csv module follows
+    quoted values across lines, so the line number is the file's.
+    """
+    reader = csv.reader(
+        io.StringIO(body), quotechar=quotechar, escapechar="\\", skipinitialspace=True
+    )
+    start = 1
+    for row in reader:
+        if row and any(cell.strip() for cell in row) and len(row) != width:
+            return DataError(
+                f"An ARFF data row has {len(row)} values but the header declares {width} "
+                f"attributes; check line {first_line + start - 1} of the file."
+            )
+        start = reader.line_num + 1
+    return DataError("The ARFF data section could not be read; check its syntax.")
+
+
+def read_arff(
+    text: str, notes: list[str], max_columns: int = MAX_COLUMNS
+) -> tuple[pd.DataFrame, list[str]]:
+    """A dense ARFF file read with pandas (sparse files, and files quoting values with both
+    ``'`` and ``"``, go through liac-arff).
+
+    Line endings may be LF, CRLF or CR alone. The declared width and the number of data
+    lines x attributes are checked before any row is parsed.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    marker = re.search(r"^[ \t]*@data[ \t]*$", text, flags=re.IGNORECASE | re.MULTILINE)
     if marker is None:
         raise DataError("The ARFF file has no @data line, so it holds no rows.")
-    names, kinds = _arff_header(text[: marker.start()])
     body = re.sub(r"^[ \t]*%.*$", "", text[marker.end() :], flags=re.MULTILINE)
-    if re.match(r"\s*\{", body):
-        return _read_sparse_arff(text, names)
+    width = _count_cells(text[: marker.start()], body, max_columns)
+    names, kinds = _arff_header(text[: marker.start()])
+    if re.match(r"\s*\{", body) or ('"' in body and "'" in body):
+        return _read_with_liac(text)
+    quotechar = '"' if '"' in body else "'"
     try:
-        frame = pd.read_csv(
-            io.StringIO(body),
-            header=None,
-            names=list(range(len(names))),
-            index_col=False,
-            sep=",",
-            quotechar="'",
-            escapechar="\\",
-            skipinitialspace=True,
-            dtype=str,
-            na_filter=False,
-            engine="c",
-        )
+        with warnings.catch_warnings():
+            # pandas drops the extra values of a long first row with only a warning
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                io.StringIO(body),
+                header=None,
+                names=list(range(width)),
+                index_col=False,
+                sep=",",
+                quotechar=quotechar,
+                escapechar="\\",
+                skipinitialspace=True,
+                dtype=object,
+                na_filter=False,
+                engine="c",
+            )
     except pd.errors.EmptyDataError:
-        frame = pd.DataFrame(columns=list(range(len(names))), dtype=str)
-    except (pd.errors.ParserError, ValueError) as exc:
-        match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
-        if match:
-            line = text[: marker.end()].count("\n") + int(match.group(2))
-            raise DataError(
-                f"An ARFF data row has {match.group(3)} values but the header declares "
-                f"{len(names)} attributes; check line {line} of the file."
-            ) from exc
-        raise DataError("The ARFF data section could not be read; check its syntax.") from exc
-    columns = {}
+        frame = pd.DataFrame(columns=list(range(width)), dtype=str)
+    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError) as exc:
+        raise _bad_row(body, _data_line(text, marker.end()), width, quotechar) from exc
+    return _typed_columns(frame, names, kinds, notes)
+
+
+def _typed_columns(
+    frame: pd.DataFrame, names: list[str], kinds: list, notes: list[str]
+) -> tuple[pd.DataFrame, list[str]]:
+    """Cells (text) to typed columns, checked against their declarations.
+
+    All cells are cleaned in one pass and all numeric attributes converted in one call, so
+    the work grows with the cells, not with a per-column overhead times the width.
+    """
+    n_rows, width = frame.shape
+    flat = pd.Series(frame.to_numpy(dtype=object).ravel(order="F"), dtype=object)
+    flat = flat.str.strip().str.replace(r'^"(.*)"$', r"\1", regex=True)
+    missing = (flat.isna() | flat.isin(["?", ""])).to_numpy()
+    cells = flat.to_numpy(dtype=object, copy=True)
+    cells[missing] = None
+    cells, missing = cells.reshape(width, n_rows), missing.reshape(width, n_rows)
+    numeric = np.array([kind == "numeric" for kind in kinds], dtype=bool)
+    numbers = pd.to_numeric(pd.Series(cells[numeric].ravel()), errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
+    numbers = numbers.reshape(int(numeric.sum()), n_rows)
+    bad = np.isnan(numbers) & ~missing[numeric]
+    if bad.any():
+        row, column = np.argwhere(bad)[0][::-1]
+        name = np.asarray(names, dtype=object)[numeric][column]
+        raise DataError(
+            f"The ARFF attribute {quote(name)} is declared numeric but holds the value "
+            f"{quote(cells[numeric][column, row])}."
+        )
+    columns: dict = dict(zip(np.asarray(names, dtype=object)[numeric], numbers, strict=True))
     nominal = []
-    for i, (name, kind) in enumerate(zip(names, kinds, strict=True)):
-        values = frame[i].str.strip()
-        values = values.str.replace(r'^"(.*)"$', r"\1", regex=True)
-        missing = values.isna() | values.isin(["?", ""])
-        values = values.mask(missing)
-        if kind == "numeric":
-            numbers = pd.to_numeric(values, errors="coerce")
-            bad = numbers.isna() & ~missing
-            if bad.any():
-                raise DataError(
-                    f"The ARFF attribute {quote(name)} is declared numeric but holds the value "
-                    f"{quote(values[bad].iloc[0])}."
-                )
-            columns[name] = numbers
-        elif kind == "string":
-            columns[name] = values.astype("str").where(~missing)
-        else:
-            unknown = ~missing & ~values.isin(kind)
-            if unknown.any():
-                raise DataError(
-                    f"The ARFF attribute {quote(name)} holds {quote(values[unknown].iloc[0])}, "
-                    "which is not one of its declared values."
-                )
-            columns[name] = pd.Categorical(values, categories=list(dict.fromkeys(kind)))
-            nominal.append(name)
-    frame = pd.DataFrame(columns)
+    for i in np.flatnonzero(~numeric):
+        name, kind = names[i], kinds[i]
+        if kind == "string":
+            columns[name] = pd.array(cells[i], dtype="str")
+            continue
+        values = pd.Categorical(cells[i], categories=list(dict.fromkeys(kind)))
+        unknown = (values.codes < 0) & ~missing[i]
+        if unknown.any():
+            raise DataError(
+                f"The ARFF attribute {quote(name)} holds {quote(cells[i][unknown][0])}, "
+                "which is not one of its declared values."
+            )
+        columns[name] = values
+        nominal.append(name)
+    frame = pd.DataFrame({i: columns[name] for i, name in enumerate(names)})
     frame.columns = unique_names(names, notes)
     return frame, [frame.columns[names.index(n)] for n in nominal]
 
 
-def _read_sparse_arff(text: str, names: list[str]) -> tuple[pd.DataFrame, list[str]]:
+def _read_with_liac(text: str) -> tuple[pd.DataFrame, list[str]]:
+    """Sparse ARFF, or values quoted both ways, through liac-arff (size already checked)."""
     import arff
 
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -331,7 +332,7 @@ def finalize(
     X, column_notes = _column_notes(X)
     notes.extend(column_notes)
     declared = {str(c) for c in declared}
-    categorical = [c for c in X.columns if c in declared or is_text_dtype(X[c].dtype)]
+    categorical = [c for c, dtype in X.dtypes.items() if c in declared or is_text_dtype(dtype)]
     categorical += [c for c in id_like_columns(X) if c not in categorical]
     unique_per_row = [c for c in categorical if X.shape[0] >= 10 and X[c].nunique() == X.shape[0]]
     if unique_per_row:
@@ -353,10 +354,27 @@ def finalize(
     )
 
 
+def _distinct_counts(X: pd.DataFrame, floats: list) -> pd.Series:
+    """Distinct values per column, capped at 2 for the float columns (enough to tell empty
+    and constant ones apart), which are counted in one vectorised pass."""
+    float_set = set(floats)
+    others = [c for c in X.columns if c not in float_set]
+    counts = X[others].nunique(dropna=True) if others else pd.Series(dtype=np.int64)
+    if floats:
+        values = X[floats].to_numpy(dtype=np.float64, na_value=np.nan)
+        present = ~np.isnan(values)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-missing columns
+            spread = np.nanmax(values, axis=0) > np.nanmin(values, axis=0)
+        capped = np.where(present.any(axis=0), 1 + spread, 0)
+        counts = pd.concat([counts, pd.Series(capped, index=floats)])
+    return counts.reindex(X.columns)
+
+
 def _column_notes(X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Infinite numbers become missing; empty, constant and wide tables are reported."""
     notes = []
-    numeric = [c for c in X.columns if pd.api.types.is_float_dtype(X[c].dtype)]
+    numeric = [c for c, dtype in X.dtypes.items() if pd.api.types.is_float_dtype(dtype)]
     if numeric:
         values = X[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
         infinite = np.isinf(values)
@@ -369,7 +387,7 @@ def _column_notes(X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
                 f"{'s' * int(infinite.sum() != 1)} in {join_names(columns)} "
                 f"{'are' if infinite.sum() != 1 else 'is'} treated as missing."
             )
-    n_distinct = X.nunique(dropna=True)
+    n_distinct = _distinct_counts(X, numeric)
     empty = list(n_distinct.index[n_distinct.to_numpy() == 0])
     if empty:
         notes.append(

@@ -367,7 +367,7 @@ def read_table(
             r"(\s*(%[^\n]*)?\n)*\s*@relation", text[:65536], flags=re.IGNORECASE
         )
         if is_arff:
-            frame, categorical = read_arff(text, notes)
+            frame, categorical = read_arff(text, notes, max_columns)
         else:
             frame = _read_delimited(text, lower, notes, max_columns)
     if frame.shape[1] > max_columns:
