@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import gzip
+import hashlib
 import os
 import re
 import shutil
@@ -17,8 +17,17 @@ import pandas as pd
 
 from heb import paths
 from heb.data.arff import read_arff
-from heb.data.dataset import DataError, Dataset, finalize, is_text_dtype, quote
-from heb.data.readers import decode_text
+from heb.data.dataset import (
+    DEFAULT_MAX_BYTES,
+    MAX_COLUMNS,
+    DataError,
+    Dataset,
+    finalize,
+    is_text_dtype,
+    quote,
+)
+from heb.data.parquet import read_parquet
+from heb.data.readers import decode_text, gunzip, read_local_file
 
 # ---------------------------------------------------------------------------- OpenML
 DEFAULT_OPENML_SERVER = "https://www.openml.org/api/v1/xml"
@@ -56,7 +65,16 @@ def _parse_openml_id(dataset_id) -> int:
 
 @contextlib.contextmanager
 def _openml_config(root: Path, server: str) -> Iterator:
-    """Point the openml client at ``root`` and ``server``; restore its settings after."""
+    """Point the openml client at ``root`` and ``server``; restore its settings after.
+
+    The openml client keeps its cache folder, server and retry count in module globals
+    (``openml.config``) and reads a parquet switch from ``os.environ``: there is no
+    per-call setting. So every change is made only inside this context, which
+    :func:`load_openml` enters under the module lock ``_OPENML_LOCK`` (one OpenML load at
+    a time in this process), and the ``finally`` block puts every saved value back, also
+    when the load fails. Other code of this process that uses the openml client while a
+    load runs would see these settings for that moment; nothing in HEB Explorer does.
+    """
     import openml
 
     config = openml.config
@@ -161,7 +179,7 @@ def _nominal_from_features_xml(path: Path) -> list[str] | None:
 def _read_openml_files(dataset, dataset_dir: Path) -> tuple[pd.DataFrame, list[str]]:
     parquet = getattr(dataset, "parquet_file", None)
     if parquet and Path(parquet).is_file():
-        frame = pd.read_parquet(parquet)
+        frame = read_parquet(Path(parquet), DEFAULT_MAX_BYTES, max_columns=MAX_COLUMNS)
         nominal = _nominal_from_features_xml(dataset_dir / "features.xml")
         if nominal is None:
             nominal = [c for c in frame.columns if is_text_dtype(frame[c].dtype)]
@@ -169,10 +187,25 @@ def _read_openml_files(dataset, dataset_dir: Path) -> tuple[pd.DataFrame, list[s
     arff_path = getattr(dataset, "data_file", None)
     if not arff_path or not Path(arff_path).is_file():
         raise DataError(f"OpenML data set {dataset.dataset_id} has no data file in the cache.")
-    raw = Path(arff_path).read_bytes()
+    raw = read_local_file(arff_path, DEFAULT_MAX_BYTES)
+    _check_md5(raw, dataset)
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        raw = gunzip(raw, DEFAULT_MAX_BYTES)
     return read_arff(decode_text(raw, []), [])
+
+
+def _check_md5(raw: bytes, dataset) -> None:
+    """Refuse a cached ARFF whose md5 differs from the one in OpenML's description.
+
+    The client checks the checksum only when it downloads; a file cut short or replaced
+    in the cache afterwards would otherwise load as this data set.
+    """
+    expected = str(getattr(dataset, "md5_checksum", None) or "").strip().lower()
+    if expected and hashlib.md5(raw, usedforsecurity=False).hexdigest() != expected:
+        raise DataError(
+            f"The cached data file of OpenML data set {dataset.dataset_id} does not match the "
+            "checksum OpenML published for it; delete its cache folder to download it again."
+        )
 
 
 def load_openml(

@@ -8,24 +8,20 @@ value that comes from a visitor (the app's ``?data=`` URL) goes through
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from pathlib import Path
 
 from heb.data.builtins import BUILTIN_DATASETS, load_builtin
 from heb.data.catalogue import CATALOGUE_BY_NAME
-from heb.data.dataset import DEFAULT_MAX_BYTES, DataError, Dataset, format_size, quote
+from heb.data.dataset import DEFAULT_MAX_BYTES, DataError, Dataset, quote
 from heb.data.openml import load_openml
-from heb.data.readers import load_upload
+from heb.data.readers import load_upload, read_local_file
 from heb.data.shared import load_shared, shared_dataset_names
 
-__all__ = ["load_dataset", "read_local_file", "MAX_SPEC_LENGTH"]
+__all__ = ["load_dataset", "MAX_SPEC_LENGTH"]
 
 #: longest data set name accepted (a longer value is refused before any lookup)
 MAX_SPEC_LENGTH = 200
-#: folders of the system's virtual files, never opened even when named as a path
-_SYSTEM_ROOTS = ("/proc", "/sys", "/dev")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 
 
@@ -33,41 +29,6 @@ def _refuse_name(spec: str) -> DataError:
     return DataError(
         f"{quote(spec)} is not a data set name; use builtin:NAME, shared:NAME or openml:ID."
     )
-
-
-def read_local_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """The bytes of a local regular file, at most ``max_bytes`` of them.
-
-    Refuses, without reading a byte, anything that is not a regular file (a FIFO, a device,
-    a socket, a folder) and the system's virtual files under ``/proc``, ``/sys`` and
-    ``/dev`` (their sizes lie, and some block forever). The file is opened without
-    following a FIFO's blocking open (``O_NONBLOCK``) and checked on the open handle, so a
-    swap between the check and the read cannot slip a FIFO in.
-    """
-    path = Path(path)
-    resolved = os.path.realpath(path)
-    if any(resolved == root or resolved.startswith(root + "/") for root in _SYSTEM_ROOTS):
-        raise DataError(f"{quote(path.name)} is a system file, not a data file.")
-    try:
-        descriptor = os.open(resolved, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError as exc:
-        raise DataError(f"There is no file {quote(str(path))}.") from exc
-    except OSError as exc:
-        raise DataError(f"The file {quote(path.name)} cannot be opened.") from exc
-    info = os.fstat(descriptor)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(descriptor)
-        raise DataError(f"{quote(path.name)} is not a regular file, so it is not read.")
-    with os.fdopen(descriptor, "rb") as handle:
-        if info.st_size > max_bytes:
-            raise DataError(
-                f"The file is {format_size(info.st_size)}, more than the limit of "
-                f"{format_size(max_bytes)}."
-            )
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise DataError(f"The file is more than the limit of {format_size(max_bytes)}.")
-    return data
 
 
 def _load_name(spec: str, kwargs: dict) -> Dataset | None:
