@@ -18,14 +18,15 @@ import pytest
 
 from heb.data import (
     DataError,
+    Preprocessor,
     load_builtin,
     load_dataset,
     load_openml,
     load_shared,
     load_upload,
     read_table,
+    safe_n_splits,
 )
-from heb.data import Preprocessor, safe_n_splits
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "bad_inputs.md"
 TEST_SERVER = "https://test.openml.org/api/v1/xml"

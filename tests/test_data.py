@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +28,10 @@ from heb.data import (
     DEFAULT_DATASET,
     DataError,
     Dataset,
+    Preprocessor,
     catalogue_frame,
     default_target,
+    encode_target,
     load_builtin,
     load_dataset,
     load_openml,
@@ -38,9 +39,9 @@ from heb.data import (
     load_upload,
     read_table,
     shared_dataset_names,
+    stratified_subsample,
 )
 from heb.nb import NaiveBayes
-from heb.data import Preprocessor, encode_target, stratified_subsample
 from heb.smoothing import SMOOTHERS
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -381,11 +382,10 @@ def test_zip_codes_is_the_default_and_high_cardinality():
     assert dataset.truth["n_categories"].max() == 5000
 
 
-def test_zip_codes_cross_validation_is_fast_and_favours_heb_m():
-    """The app opens on this data set: a 10-fold CV of the 7 smoothers takes about a second."""
+def test_zip_codes_cross_validation_favours_heb_m():
+    """The app opens on this data set: in a 10-fold CV of the 7 smoothers HEB-M wins."""
     dataset = load_builtin("zip-codes")
     y_idx, _ = encode_target(dataset.y)
-    start = time.perf_counter()
     losses = {name: [] for name in SMOOTHERS}
     for train, test in StratifiedKFold(10, shuffle=True, random_state=42).split(dataset.X, y_idx):
         pre = Preprocessor(categorical=dataset.categorical).fit(dataset.X.iloc[train])
@@ -396,12 +396,10 @@ def test_zip_codes_cross_validation_is_fast_and_favours_heb_m():
         for name in SMOOTHERS:
             model = NaiveBayes(smoother=name).fit(codes_train, y_idx[train])
             losses[name].append(log_loss(y_idx[test], model.predict_proba(codes_test)))
-    elapsed = time.perf_counter() - start
     mean = {name: np.mean(values) for name, values in losses.items()}
     assert mean["heb-m"] < 0.85 * mean["laplace"], mean  # 0.10 against 0.12
     fixed = [name for name in mean if not name.startswith("heb")]
     assert all(mean["heb-m"] < mean[name] for name in fixed), mean
-    assert elapsed < 10.0, elapsed  # about 1 s on an idle core
 
 
 def test_known_truth_carries_its_parameters():
@@ -479,14 +477,15 @@ def test_fingerprint_sees_values_names_and_dtypes():
     assert base not in others and len(others) == 5
 
 
-def test_fingerprint_is_fast():
+def test_fingerprint_of_a_large_table_sees_one_cell():
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(50_000, 50)))
     X.columns = [f"c{i}" for i in range(50)]
     y = pd.Series(rng.integers(0, 3, size=50_000), name="y")
-    start = time.perf_counter()
-    _dataset(X, y).fingerprint()
-    assert time.perf_counter() - start < 1.0
+    before = _dataset(X, y).fingerprint()
+    assert _dataset(X.copy(), y.copy()).fingerprint() == before
+    X.iloc[49_999, 49] += 1e-9
+    assert _dataset(X, y).fingerprint() != before
 
 
 # ---------------------------------------------------------------------------- dispatch
@@ -506,7 +505,7 @@ def test_load_dataset_by_catalogue_name(datasets_dir):
     assert load_dataset("car").source == "shared:car"
 
 
-def test_upload_speed_20000_by_50():
+def test_upload_20000_by_50():
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(rng.normal(size=(20_000, 45)).round(4))
     frame.columns = [f"n{i}" for i in range(45)]
@@ -514,12 +513,11 @@ def test_upload_speed_20000_by_50():
         frame[f"c{i}"] = rng.choice(["alpha", "beta", "gamma"], size=20_000)
     frame["class"] = rng.choice(["a", "b"], size=20_000)
     payload = frame.to_csv(index=False).encode()
-    start = time.perf_counter()
     dataset = load_upload(payload, "big.csv")
-    Preprocessor(categorical=dataset.categorical).fit_transform(dataset.X)
-    elapsed = time.perf_counter() - start
-    assert dataset.X.shape == (20_000, 50)
-    assert elapsed < 3.0, elapsed  # about 0.5 s on an idle core
+    codes = Preprocessor(categorical=dataset.categorical).fit_transform(dataset.X)
+    assert dataset.X.shape == (20_000, 50) and codes.shape == (20_000, 50)
+    assert dataset.categorical == [f"c{i}" for i in range(5)]
+    np.testing.assert_array_equal(dataset.X["n0"].to_numpy(), frame["n0"].to_numpy())
 
 
 def test_read_table_accepts_bytearray_and_memoryview():

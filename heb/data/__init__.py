@@ -19,7 +19,8 @@ One module per job:
   that a failed call never wipes;
 - :mod:`~heb.data.specs`: ``load_dataset`` (one string to a Dataset; ``allow_paths=False``
   for names that come from a URL);
-- :mod:`~heb.data.preprocess`: from a DataFrame to the integer codes the engine counts.
+- :mod:`~heb.data.preprocess`: from a DataFrame to the integer codes the engine counts;
+- :mod:`~heb.data.folds`: class codes, the 20,000-row subsample, a safe fold count.
 """
 
 from __future__ import annotations
@@ -36,15 +37,9 @@ from heb.data.dataset import (
     id_like_columns,
     is_id_like_name,
 )
+from heb.data.folds import encode_target, safe_n_splits, stratified_subsample
 from heb.data.openml import DEFAULT_OPENML_SERVER, load_openml
-from heb.data.preprocess import (
-    MISSING_LABEL,
-    Preprocessor,
-    encode_target,
-    make_model,
-    safe_n_splits,
-    stratified_subsample,
-)
+from heb.data.preprocess import MISSING_LABEL, Preprocessor, make_model
 from heb.data.readers import load_upload, read_table
 from heb.data.shared import load_shared, shared_dataset_names
 from heb.data.specs import load_dataset
