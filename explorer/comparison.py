@@ -2,8 +2,9 @@
 
 A finished comparison (the CV result plus the tables and figures drawn from it) is kept
 in a small process-wide store, bounded and guarded by a lock (Streamlit serves each
-session from its own thread), keyed on a sha256 of the data and every setting. A what-if
-change that returns to a value seen before is served from it: nothing is recomputed.
+session from its own thread), keyed on the run settings (:class:`heb.evaluate.RunSettings`,
+what the result cache keys on too). A what-if change that returns to a value seen before
+is served from it: nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import streamlit as st
 
 from heb import figures, registry
 from heb.data import Dataset
-from heb.evaluate import CVResult, cache_key, cross_validate
+from heb.evaluate import CVResult, RunSettings, cross_validate
 
 __all__ = [
     "BEST_STYLE",
@@ -134,18 +135,17 @@ def _store() -> tuple[OrderedDict, threading.Lock]:
 
 
 def run_comparison(
-    dataset: Dataset,
-    data_key: str,
-    methods: list[str],
-    params: dict[str, dict],
-    settings: dict,
-    folds: int,
+    dataset: Dataset, fingerprint: str, methods: list[str], settings: RunSettings
 ) -> tuple[Comparison, bool]:
     """The comparison from memory, or cross-validated (disk cache or fresh) with progress.
 
-    Returns the comparison and whether it came from memory (nothing recomputed).
+    ``fingerprint`` is the dataset's sha256 (computed once per dataset by the caller); the
+    memory key is the run settings' key with it. Returns the comparison and whether it
+    came from memory (nothing recomputed).
     """
-    key = cache_key("compare", data_key, methods, params, settings, folds)
+    settings = settings.replace(fingerprint=fingerprint)
+    folds = settings.n_splits
+    key = settings.key("compare", list(methods))
     store, lock = _store()
     with lock:
         if key in store:
@@ -160,9 +160,7 @@ def run_comparison(
         def progress(fraction: float, message: str) -> None:
             bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
 
-        result = cross_validate(
-            dataset, methods, params=params, n_splits=folds, progress=progress, **settings
-        )
+        result = cross_validate(dataset, methods, settings=settings, progress=progress)
         elapsed = time.perf_counter() - start
         status.update(
             label=f"Cross-validation done in {elapsed:.1f} s", state="complete", expanded=False

@@ -40,8 +40,11 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """UTF-8 CSV of ``frame`` (no index) with formula-like text neutralised."""
-    return neutralise_formulas(frame).to_csv(index=False).encode("utf-8")
+    """UTF-8 CSV of ``frame`` (no index) with formula-like text neutralised.
+
+    Lines end in CRLF (RFC 4180), so a cell holding a CR or LF is quoted and stays one cell.
+    """
+    return neutralise_formulas(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
 def _cap(value: object, limit: int) -> object:

@@ -14,18 +14,16 @@ from heb import registry
 
 ensure_entry_point()
 
-FOLD_CHOICES = (10, 5, 3)
 BIN_CHOICES = (3, 5, 10, 20, 50)
 
 
 def data_knobs() -> None:
     """Folds and bins: a change here makes new folds (counted afresh, then cached)."""
-    st.session_state.setdefault("folds", FOLD_CHOICES[0])
     bins = sorted({*BIN_CHOICES, st.session_state["n_bins"]})
     with st.container(horizontal=True, gap="medium"):
         st.segmented_control(
             "Folds",
-            FOLD_CHOICES,
+            state.FOLD_CHOICES,
             required=True,
             help="Stratified, shuffled, seed 42 (the paper uses 10).",
             **state.bound("folds"),
@@ -39,20 +37,19 @@ def data_knobs() -> None:
         )
 
 
-def smoother_knobs(methods: list[str]) -> dict[str, dict]:
-    """What-if knobs of the chosen smoothers; returns the per-method parameter overrides."""
+def smoother_knobs(methods: list[str]) -> None:
+    """What-if knobs of the chosen smoothers (their values go into the run settings)."""
     knobs = cmp.what_if_knobs(methods)
     if knobs:
         st.markdown(
             "**What if?** Change a smoother's setting: only that smoother is "
             "re-smoothed, from the fold counts already made."
         )
-    params: dict[str, dict] = {}
     with st.container(horizontal=True, gap="medium"):
         for method, knob in knobs.items():
             name = f"whatif_{knob.name}"
             st.session_state.setdefault(name, knob.default)
-            value = st.segmented_control(
+            st.segmented_control(
                 knob.label,
                 knob.choices,
                 required=True,
@@ -60,8 +57,6 @@ def smoother_knobs(methods: list[str]) -> dict[str, dict]:
                 help=f"What if? Re-smooths {method} from the same fold counts.",
                 **state.bound(name),
             )
-            params[method] = {knob.name: value}
-    return params
 
 
 def show(comparison: cmp.Comparison, from_memory: bool) -> None:
@@ -120,16 +115,12 @@ dataset = loading.current_dataset()
 @st.fragment
 def comparison_view() -> None:
     """Knobs and results: turning a smoother's knob reruns only this part of the page."""
-    params = smoother_knobs(methods)
+    smoother_knobs(methods)
+    state.sync_url()  # a fragment rerun skips the sidebar, which syncs the URL otherwise
     comparison = None
     with guard("cross-validating"):
         comparison, from_memory = cmp.run_comparison(
-            dataset,
-            loading.dataset_key(dataset),
-            methods,
-            params,
-            state.current_settings(),
-            st.session_state["folds"],
+            dataset, loading.dataset_key(dataset), methods, state.run_settings()
         )
     if comparison is not None:
         with guard("showing the comparison"):

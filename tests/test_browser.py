@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from heb.data import DEFAULT_DATASET, load_builtin
 from heb.synthetic import sample_naive_bayes
 
 pytestmark = pytest.mark.browser
@@ -247,7 +248,7 @@ def test_a_direct_page_link_on_a_fresh_server_goes_through_the_app(page, app_url
     main = page.locator('[data-testid="stMain"]').inner_text()
     assert "setosa" in main  # the shared state, read from the link: iris's classes
     assert page.get_by_role("heading", name="Concentrations").count() == 1
-    assert "data=builtin%3Airis" in page.url or "data=builtin:iris" in page.url
+    assert "dataset=builtin%3Airis" in page.url or "dataset=builtin:iris" in page.url
 
 
 def test_dataset_has_its_own_address(page, app_url):
@@ -271,7 +272,8 @@ def test_a_hostile_data_link_loads_the_default(page, app_url, value):
     assert any("cannot open from a URL" in text for text in alerts), alerts
     text = page.locator('[data-testid="stApp"]').inner_text()
     assert "root:" not in text and "Page not found" not in text
-    assert "Rows" in text  # the default dataset is shown
+    rows = page.locator('[data-testid="stMetricValue"]').first.inner_text()
+    assert rows == f"{len(load_builtin(DEFAULT_DATASET).X):,}"  # the default dataset is shown
 
 
 def test_user_text_renders_as_text(page, app_url, tmp_path):
@@ -316,7 +318,7 @@ def test_the_app_end_to_end(page, app_url, screenshot_dir, tmp_path):
     timings["upload_s"] = timed(
         page, lambda: upload.set_input_files(big_csv(tmp_path / "shop.csv"))
     )
-    assert "data=upload" in page.url
+    assert "dataset=upload" in page.url
     assert "20,000" in page.locator('[data-testid="stMetricValue"]').first.inner_text()
     assert_no_exception(page, "the Dataset page after the upload")
     # a figure downloads as PNG (kaleido + chromium) and its data as CSV
