@@ -192,14 +192,15 @@ def _typed_columns(
         if kind == "string":
             columns[name] = pd.array(cells[i], dtype="str")
             continue
-        values = pd.Categorical(cells[i], categories=list(dict.fromkeys(kind)))
-        unknown = (values.codes < 0) & ~missing[i]
+        categories = pd.Index(list(dict.fromkeys(kind)))
+        codes = categories.get_indexer(cells[i])
+        unknown = (codes < 0) & ~missing[i]
         if unknown.any():
             raise DataError(
                 f"The ARFF attribute {quote(name)} holds {quote(cells[i][unknown][0])}, "
                 "which is not one of its declared values."
             )
-        columns[name] = values
+        columns[name] = pd.Categorical.from_codes(codes, categories=categories)
         nominal.append(name)
     frame = pd.DataFrame({i: columns[name] for i, name in enumerate(names)})
     frame.columns = unique_names(names, notes)

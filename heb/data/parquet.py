@@ -41,6 +41,14 @@ def _nested_column(schema) -> str | None:
     return None
 
 
+def _byte_width(arrow_type) -> int:
+    """Bytes per value once decoded (8 for anything without a fixed width)."""
+    try:
+        return max(1, arrow_type.bit_width // 8)
+    except ValueError:
+        return 8
+
+
 def read_parquet(
     source: bytes | str | Path, max_bytes: int = DEFAULT_MAX_BYTES, *, max_columns: int
 ) -> pd.DataFrame:
@@ -86,16 +94,21 @@ def read_parquet(
         for g in range(meta.num_row_groups)
         for c in range(meta.row_group(g).num_columns)
     )
-    if unpacked > max_bytes:
-        raise DataError(
-            f"The parquet file unpacks to {format_size(unpacked)}, more than the size limit "
-            f"of {format_size(max_bytes)}."
-        )
     import pyarrow as pa
 
     text = [
         f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
     ]
+    # decoded size: every row of every column at its in-memory width (4-byte codes for text
+    # read as a dictionary) plus the encoded pages; run-length or dictionary encoding can
+    # make the pages tiny while the decoded table is not
+    widths = [4 if f.name in text else _byte_width(f.type) for f in schema]
+    unpacked += meta.num_rows * sum(widths)
+    if unpacked > max_bytes:
+        raise DataError(
+            f"The parquet file unpacks to about {format_size(unpacked)}, more than the size "
+            f"limit of {format_size(max_bytes)}."
+        )
     handle = io.BytesIO(source) if isinstance(source, bytes) else str(source)
     try:
         table = pq.ParquetFile(handle, read_dictionary=text or None).read(use_pandas_metadata=True)
