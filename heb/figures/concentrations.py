@@ -13,7 +13,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from heb.figures.style import FONT_SIZE, INK, escape_all, log_axis, style
+from heb.figures.style import (
+    CLAMP_COLORS,
+    FONT_SIZE,
+    INK,
+    NEUTRAL_COLOR,
+    escape_all,
+    log_axis,
+    style,
+)
 
 __all__ = [
     "CLAMP_STATES",
@@ -24,10 +32,10 @@ __all__ = [
 ]
 
 CLAMP_STATES = {  # state -> (legend label, colour, marker symbol)
-    "none": ("fitted by Type-II ML", "#1f77b4", "circle"),
-    "high": ("clamped at m_max", "#d62728", "triangle-up"),
-    "low": ("clamped at m_min", "#ff7f0e", "triangle-down"),
-    "fallback": ("fallback m = K_f (N_c < N0)", "#7f7f7f", "square"),
+    "none": ("fitted by Type-II ML", CLAMP_COLORS["none"], "circle"),
+    "high": ("clamped at m_max", CLAMP_COLORS["high"], "triangle-up"),
+    "low": ("clamped at m_min", CLAMP_COLORS["low"], "triangle-down"),
+    "fallback": ("fallback m = K_f (N_c < N0)", CLAMP_COLORS["fallback"], "square"),
 }
 #: the log-log slope the paper's Figure 5 expects in each scatter (m, then rho)
 PAPER_SLOPE = (1.0, 1.0)
@@ -168,7 +176,7 @@ def concentration_heatmap(
                     marker={
                         "symbol": symbol,
                         "size": marker_size * (0.75 if state == "fallback" else 1.0),
-                        "color": "#d9d9d9" if state == "fallback" else "white",
+                        "color": NEUTRAL_COLOR if state == "fallback" else "white",
                         "line": {"color": INK, "width": 1.5},
                     },
                     hoverinfo="skip",

@@ -8,30 +8,17 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from heb.figures.style import NEUTRAL_COLOR, escape, escape_all, style
+from heb.figures.style import BAR_COLOR, CLASS_PALETTE, NEUTRAL_COLOR, escape, escape_all, style
 
 __all__ = [
-    "CLASS_PALETTE",
     "MAX_CLASS_SERIES",
     "class_balance_figure",
     "feature_counts_figure",
     "rows_per_category_heatmap",
 ]
 
-#: distinct colours for class series (colour-blind-safe Okabe-Ito order, then Tableau)
-CLASS_PALETTE = (
-    "#0072b2",
-    "#d55e00",
-    "#009e73",
-    "#cc79a7",
-    "#e69f00",
-    "#56b4e9",
-    "#8c564b",
-    "#f0e442",
-)
 #: classes drawn as their own bars; the rest are summed into one "other classes" series
 MAX_CLASS_SERIES = 6
-_BAR_COLOR = "#1f5fbf"
 
 
 def class_balance_figure(class_names: Sequence[str], class_counts: np.ndarray) -> go.Figure:
@@ -41,7 +28,7 @@ def class_balance_figure(class_names: Sequence[str], class_counts: np.ndarray) -
         go.Bar(
             x=escape_all(class_names),
             y=counts,
-            marker_color=_BAR_COLOR,
+            marker_color=BAR_COLOR,
             text=counts,
             textposition="outside",
             cliponaxis=False,

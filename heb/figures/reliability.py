@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from heb.figures.style import SYMBOLS, escape, method_color, method_label, style
+from heb.figures.style import NEUTRAL_COLOR, SYMBOLS, escape, method_color, method_label, style
 
 __all__ = ["RELIABILITY_HEIGHT", "reliability_diagram", "reliability_frame"]
 
@@ -102,7 +102,7 @@ def reliability_diagram(
             y=[0.0, 1.0],
             mode="lines",
             name="perfect calibration",
-            line={"color": "#9e9e9e", "dash": "dash", "width": 2},
+            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
             hoverinfo="skip",
         ),
         row=1,

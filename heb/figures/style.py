@@ -29,6 +29,10 @@ __all__ = [
     "UNSMOOTHED_COLOR",
     "WHATIF_COLOR",
     "SERIES_COLORS",
+    "CLASS_PALETTE",
+    "BAR_COLOR",
+    "POST_HOC_COLORS",
+    "CLAMP_COLORS",
     "escape",
     "escape_all",
     "method_label",
@@ -63,6 +67,28 @@ UNSMOOTHED_COLOR = "#c7c7c7"
 WHATIF_COLOR = "#009e73"
 #: curves that are not methods (e.g. "1 copy", "4 copies"), in order of appearance
 SERIES_COLORS = ("#3b3b98", "#e6550d", "#009e73", "#b8860b", "#cc79a7", "#555555")
+#: classes as separate series (colour-blind-safe Okabe-Ito order, then two more)
+CLASS_PALETTE = (
+    "#0072b2",
+    "#d55e00",
+    "#009e73",
+    "#cc79a7",
+    "#e69f00",
+    "#56b4e9",
+    "#8c564b",
+    "#f0e442",
+)
+#: a single-series bar chart (rows per class)
+BAR_COLOR = "#1f5fbf"
+#: each post-hoc calibration of the calibration lesson
+POST_HOC_COLORS = {
+    "none": TRUTH_COLOR,
+    "Platt": "#6baed6",
+    "isotonic": "#31a354",
+    "temperature": "#e6550d",
+}
+#: the state of a learned concentration: fitted, clamped high or low, small-class fallback
+CLAMP_COLORS = {"none": "#1f77b4", "high": "#d62728", "low": "#ff7f0e", "fallback": "#7f7f7f"}
 #: colours for names outside the registry (picked by a stable hash of the name)
 _HASHED_COLORS = (
     "#bcbd22",

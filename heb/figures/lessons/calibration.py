@@ -11,17 +11,16 @@ from plotly.subplots import make_subplots
 from heb import registry
 from heb.figures.lessons.parts import curve, lesson_style, readable, series_colors, valued_bar
 from heb.figures.reliability import reliability_diagram, reliability_frame
-from heb.figures.style import NEUTRAL_COLOR, TRUTH_COLOR, WHATIF_COLOR, method_color, metric_title
+from heb.figures.style import (
+    NEUTRAL_COLOR,
+    POST_HOC_COLORS,
+    TRUTH_COLOR,
+    WHATIF_COLOR,
+    method_color,
+    metric_title,
+)
 
 __all__ = ["double_counting_figure", "reliability_figure", "calibration_bars_figure"]
-
-#: colour of each post-hoc calibration in the grouped bars
-_POST_HOC_COLORS = {
-    "none": TRUTH_COLOR,
-    "Platt": "#6baed6",
-    "isotonic": "#31a354",
-    "temperature": "#e6550d",
-}
 
 
 def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.DataFrame]:
@@ -82,7 +81,7 @@ def calibration_bars_figure(
     fig = go.Figure()
     for post, part in table.groupby("calibration", sort=False):
         label = "no post-hoc" if post == "none" else post
-        color = _POST_HOC_COLORS.get(post, NEUTRAL_COLOR)
+        color = POST_HOC_COLORS.get(post, NEUTRAL_COLOR)
         fig.add_trace(valued_bar(label, part["model"], part[metric], color))
     fig.update_layout(barmode="group", yaxis_title=name, xaxis_title="model")
     fig.update_yaxes(rangemode="tozero")

@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike
 
 from heb import registry
 from heb.figures.style import (
+    CLASS_PALETTE,
     FONT_SIZE,
     PRIOR_MEAN_COLOR,
     SERIES_COLORS,
@@ -22,7 +23,6 @@ from heb.figures.style import (
 )
 
 __all__ = [
-    "CLASS_COLORS",
     "lesson_style",
     "readable",
     "series_color",
@@ -34,9 +34,6 @@ __all__ = [
     "valued_bar",
     "log_m_axes",
 ]
-
-#: colours of the classes of a toy example (the palette repeats after four classes)
-CLASS_COLORS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
 
 
 def lesson_style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
@@ -91,7 +88,7 @@ def series_colors(names: Sequence[str]) -> dict[str, str]:
 
 def class_color(c: int) -> str:
     """The colour of class ``c``."""
-    return CLASS_COLORS[c % len(CLASS_COLORS)]
+    return CLASS_PALETTE[c % len(CLASS_PALETTE)]
 
 
 def curve(
