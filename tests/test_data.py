@@ -30,6 +30,7 @@ from heb.data import (
     Dataset,
     Preprocessor,
     catalogue_frame,
+    dataset_from_table,
     default_target,
     encode_target,
     load_builtin,
@@ -579,3 +580,14 @@ def test_openml_parquet_with_feature_metadata(tmp_path, no_network):
     with pytest.raises(DataError, match="could not be read"):
         load_openml(77, cache_dir=tmp_path, server=TEST_SERVER)
     assert (folder / "description.xml").is_file()
+
+
+def test_dataset_from_table_parses_an_upload_once():
+    """The app reads an upload once and builds a Dataset per target from that table."""
+    payload = b"a,b,class\n1,x,p\n2,y,q\n3,x,p\n4,y,q\n"
+    table = read_table(payload, "t.csv")
+    for target in (None, "b", "a"):
+        from_table = dataset_from_table(table, "t.csv", target)
+        assert from_table.fingerprint() == load_upload(payload, "t.csv", target).fingerprint()
+    assert list(table.columns) == ["a", "b", "class"]  # the shared table is left as it was
+    assert dataset_from_table(table, "dir/t.csv").source == "upload:t.csv"

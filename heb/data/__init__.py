@@ -40,7 +40,7 @@ from heb.data.dataset import (
 from heb.data.folds import encode_target, safe_n_splits, stratified_subsample
 from heb.data.openml import DEFAULT_OPENML_SERVER, load_openml
 from heb.data.preprocess import MISSING_LABEL, Preprocessor, make_model
-from heb.data.readers import load_upload, read_table
+from heb.data.readers import dataset_from_table, load_upload, read_table
 from heb.data.shared import load_shared, shared_dataset_names
 from heb.data.specs import load_dataset
 
@@ -59,6 +59,7 @@ __all__ = [
     "load_openml",
     "load_upload",
     "read_table",
+    "dataset_from_table",
     "default_target",
     "load_dataset",
     "is_id_like_name",

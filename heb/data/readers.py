@@ -423,13 +423,32 @@ def read_table(
     return frame
 
 
+def dataset_from_table(frame: pd.DataFrame, filename: str, target: str | None = None) -> Dataset:
+    """A :class:`Dataset` from a table :func:`read_table` returned (its notes and declared
+    categorical columns travel in ``frame.attrs``).
+
+    The app reads an upload once with :func:`read_table` (to offer the target choice) and
+    builds the Dataset from that table for each target, instead of parsing the file again.
+    """
+    name = Path(str(filename)).name or "upload"
+    return finalize(
+        frame,
+        target,
+        name=name,
+        source=f"upload:{name}",
+        declared=frame.attrs.get("heb_categorical", []),
+        notes=frame.attrs.get("heb_notes", []),
+    )
+
+
 def load_upload(
     data: bytes,
     filename: str,
     target: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> Dataset:
-    """A :class:`Dataset` from an uploaded file.
+    """A :class:`Dataset` from an uploaded file: :func:`read_table` then
+    :func:`dataset_from_table`.
 
     Parameters
     ----------
@@ -443,13 +462,4 @@ def load_upload(
     max_bytes : int
         Size limit, default 200 MB.
     """
-    frame = read_table(data, filename, max_bytes)
-    name = Path(str(filename)).name or "upload"
-    return finalize(
-        frame,
-        target,
-        name=name,
-        source=f"upload:{name}",
-        declared=frame.attrs.get("heb_categorical", []),
-        notes=frame.attrs.get("heb_notes", []),
-    )
+    return dataset_from_table(read_table(data, filename, max_bytes), filename, target)
