@@ -1,0 +1,161 @@
+"""A run's prepared folds (codes and one count table per fold), kept in a bounded store.
+
+Preparing folds (preprocessing fitted on each training fold, counting) is what a what-if
+change must not repeat, so the last few runs' folds stay in memory. The store is shared
+by the app's session threads: every access holds a lock, and it is bounded both by the
+number of runs and by the bytes of their arrays (least recently used first out).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+
+from heb.counts import CountTable
+from heb.data import Dataset, Preprocessor, encode_target, safe_n_splits, stratified_subsample
+from heb.evaluate.settings import RunSettings
+
+__all__ = ["Fold", "PreparedFolds", "FoldStore", "prepare_folds", "FOLD_STORE"]
+
+#: the seed of the stratified subsample (fixed, so a subsample is the same in every run)
+SUBSAMPLE_SEED = 42
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One fold: training / test codes, training labels, test rows and the training counts."""
+
+    train_codes: np.ndarray
+    test_codes: np.ndarray
+    y_train: np.ndarray
+    test_index: np.ndarray
+    table: CountTable
+    count_time: float
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the fold's arrays (what the store's byte bound counts)."""
+        arrays = (self.train_codes, self.test_codes, self.y_train, self.test_index)
+        return sum(a.nbytes for a in arrays) + self.table.counts.nbytes
+
+
+@dataclass(frozen=True)
+class PreparedFolds:
+    """The evaluated rows' classes, the folds actually used and notices for the user."""
+
+    y: np.ndarray
+    classes: np.ndarray
+    n_splits: int
+    notes: tuple[str, ...]
+    folds: tuple[Fold, ...]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of every array held."""
+        return self.y.nbytes + sum(fold.nbytes for fold in self.folds)
+
+
+def prepare_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
+    """Subsample, split (stratified, shuffled), preprocess per training fold and count."""
+    notes: list[str] = []
+    X, y_raw = dataset.X, dataset.y
+    max_rows = settings.max_rows
+    if max_rows and len(X) > max_rows:
+        X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows, seed=SUBSAMPLE_SEED)
+        notes.append(f"Used a stratified subsample of {max_rows:,} of {len(dataset.X):,} rows.")
+    y, classes = encode_target(y_raw)
+    k, notice = safe_n_splits(y_raw, settings.n_splits, rare="keep")
+    if notice:
+        notes.append(notice)
+    splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=settings.seed)
+    folds = []
+    for train, test in splitter.split(np.zeros(len(y)), y):
+        pre = Preprocessor(
+            n_bins=settings.n_bins, missing=settings.missing, categorical=dataset.categorical
+        )
+        train_codes = pre.fit_transform(X.iloc[train])
+        test_codes = pre.transform(X.iloc[test])
+        start = time.perf_counter()
+        table = CountTable.from_codes(
+            train_codes, y[train], classes.size, n_categories=pre.n_categories_
+        )
+        count_time = time.perf_counter() - start
+        folds.append(Fold(train_codes, test_codes, y[train], test, table, count_time))
+    return PreparedFolds(y, classes, k, tuple(notes), tuple(folds))
+
+
+class FoldStore:
+    """A thread-safe, bounded, least-recently-used store of prepared folds by key.
+
+    Parameters
+    ----------
+    max_entries : int
+        Runs kept at most.
+    max_bytes : int
+        Bytes of arrays kept at most; a run larger than this is returned, not kept.
+    """
+
+    def __init__(self, max_entries: int = 4, max_bytes: int = 1 << 30):
+        if max_entries < 1 or max_bytes < 1:
+            raise ValueError("A fold store needs room for at least one entry and one byte.")
+        self.max_entries, self.max_bytes = int(max_entries), int(max_bytes)
+        self._entries: OrderedDict[str, PreparedFolds] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held now."""
+        with self._lock:
+            return self._bytes
+
+    def get(self, key: str) -> PreparedFolds | None:
+        """The folds stored under ``key`` (now the most recently used), or ``None``."""
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: str, prepared: PreparedFolds) -> None:
+        """Keep ``prepared`` under ``key``, dropping the least recently used beyond the bounds."""
+        size = prepared.nbytes
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old.nbytes
+            if size > self.max_bytes:
+                return
+            self._entries[key] = prepared
+            self._bytes += size
+            while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= dropped.nbytes
+
+    def get_or_build(self, key: str, build: Callable[[], PreparedFolds]) -> PreparedFolds:
+        """The stored folds, or ``build()``'s (built outside the lock, then stored)."""
+        found = self.get(key)
+        if found is None:
+            found = build()
+            self.put(key, found)
+        return found
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+
+#: the process-wide store the CV protocol reads (shared by the app's sessions)
+FOLD_STORE = FoldStore()
