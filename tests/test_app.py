@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import state
 from explorer.errors import escape
 from explorer.exports import MAX_CELL_CHARS, cap_cells, csv_bytes, neutralise_formulas
+from explorer.routing import SECTIONS
 from heb import data as hdata
 from heb.evaluate import RunSettings, cross_validate
 from heb.registry import TABLE1_METHODS
@@ -548,3 +549,17 @@ def test_a_huge_cell_reaches_the_page_capped():
         for value in frame.value[column]
     )
     assert longest <= MAX_CELL_CHARS
+
+
+# --------------------------------------------------------------------------- routing
+def test_every_page_file_is_in_the_navigation():
+    """(The browser test checks that /dataset and each page's own address open it.)"""
+    routed = [name for entries in SECTIONS.values() for name, _, _ in entries]
+    assert len(routed) == len(set(routed))
+    assert set(routed) == {path.name for path in (APP.parent / "pages").glob("*.py")}
+
+
+def test_set_page_config_is_called_in_one_place():
+    sources = [APP, *(APP.parent / "pages").glob("*.py"), *(APP.parent / "explorer").glob("*.py")]
+    calls = [path.name for path in sources if "set_page_config(" in path.read_text()]
+    assert calls == ["routing.py"]
