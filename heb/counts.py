@@ -42,7 +42,7 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
             except ValueError as exc:
                 raise ValueError(
                     f"{name} must hold integer category codes; found non-numeric values. "
-                    "Encode raw columns first (heb.preprocess.Preprocessor or heb.make_model)."
+                    "Encode raw columns first (heb.data.Preprocessor)."
                 ) from exc
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of category codes, got {arr.ndim}-D.")
@@ -58,7 +58,7 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
     if not np.array_equal(filled, np.round(filled)):
         raise ValueError(
             f"{name} must hold integer category codes, but it contains fractional values. "
-            "Bin or encode numeric columns first (heb.preprocess.Preprocessor)."
+            "Bin or encode numeric columns first (heb.data.Preprocessor)."
         )
     codes = filled.astype(np.int64)
     return np.where(codes < 0, -1, codes)
@@ -125,7 +125,7 @@ class CountTable:
             raise ValueError(
                 f"The category codes are too large: the count table would need "
                 f"{n_classes * width:,} cells. Re-encode each feature's categories as "
-                "0..K-1 (heb.preprocess.Preprocessor does this)."
+                "0..K-1 (heb.data.Preprocessor does this)."
             )
         valid = (X >= 0) & (X < n_categories)
         flat = (y[:, None] * width + offsets[:-1] + X)[valid]

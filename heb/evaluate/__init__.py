@@ -28,9 +28,6 @@ from heb.evaluate.settings import RunSettings
 from heb.evaluate.tables import benchmark_tables, wilcoxon_table
 from heb.registry import HIGHER_IS_BETTER, METHODS, METRIC_LABELS, METRICS, TABLE1_METHODS
 
-#: the metric labels under their former name (read by the app's pages)
-METRIC_TITLES = METRIC_LABELS
-
 __all__ = [
     "CVResult",
     "FAMILY_ESTIMATORS",
@@ -42,7 +39,6 @@ __all__ = [
     "METHODS",
     "METRICS",
     "METRIC_LABELS",
-    "METRIC_TITLES",
     "PreparedFolds",
     "ResultCache",
     "RunSettings",

@@ -1,10 +1,12 @@
 """The paper's evaluation protocol: stratified 10-fold CV over methods and datasets.
 
 Per fold, preprocessing is fitted on the training rows only, the training codes are
-counted once, and every Naive Bayes method re-smooths that one :class:`CountTable`
-(which is what makes what-if comparisons fast). Results are cached per method on a
-sha256 of the data and every setting, so changing one method's hyper-parameter
-recomputes that method alone.
+counted once, and every Naive Bayes method re-smooths that one
+:class:`~heb.counts.CountTable` (which is what makes what-if comparisons fast). Results
+are cached per method under :meth:`RunSettings.method_key
+<heb.evaluate.settings.RunSettings.method_key>`, so changing one method's
+hyper-parameter recomputes that method alone. A model family is one entry of
+:data:`FAMILY_ESTIMATORS`.
 """
 
 from __future__ import annotations

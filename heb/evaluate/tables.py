@@ -20,7 +20,7 @@ def benchmark_tables(frame: pd.DataFrame, metric: str, alpha: float = 0.05) -> d
     Parameters
     ----------
     frame : DataFrame
-        Output of :func:`run_benchmark`.
+        Output of :func:`heb.evaluate.run_benchmark`.
     metric : str
         A name of :data:`heb.registry.METRICS`, or ``"fit_time"`` (lower is better).
 
