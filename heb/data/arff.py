@@ -5,12 +5,18 @@ from __future__ import annotations
 import csv
 import io
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from heb.data.dataset import MAX_COLUMNS, DataError, check_cells, quote, unique_names
+from heb.data.dataset import (
+    MAX_COLUMNS,
+    DataError,
+    check_cells,
+    quote,
+    read_csv_strict,
+    unique_names,
+)
 
 _ARFF_ATTRIBUTE = re.compile(
     r"""^@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{]+)\s*(.*)$""", re.IGNORECASE
@@ -134,22 +140,17 @@ def read_arff(
         return _read_with_liac(text)
     quotechar = '"' if '"' in body else "'"
     try:
-        with warnings.catch_warnings():
-            # pandas drops the extra values of a long first row with only a warning
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(
-                io.StringIO(body),
-                header=None,
-                names=list(range(width)),
-                index_col=False,
-                sep=",",
-                quotechar=quotechar,
-                escapechar="\\",
-                skipinitialspace=True,
-                dtype=object,
-                na_filter=False,
-                engine="c",
-            )
+        frame = read_csv_strict(
+            body,
+            width,
+            sep=",",
+            quotechar=quotechar,
+            escapechar="\\",
+            skipinitialspace=True,
+            dtype=object,
+            na_filter=False,
+            engine="c",
+        )
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(width)), dtype=str)
     except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError) as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import warnings
@@ -169,6 +170,17 @@ def join_names(names: Sequence, limit: int = 8) -> str:
 def columns_phrase(names: Sequence) -> str:
     """``Column 'a'`` or ``Columns 'a', 'b'``."""
     return ("Columns " if len(names) > 1 else "Column ") + join_names(names)
+
+
+def read_csv_strict(text: str, n_columns: int, **options) -> pd.DataFrame:
+    """``pandas.read_csv`` of ``text`` into columns ``0..n_columns-1``, where a first data
+    row longer than that raises ``pandas.errors.ParserWarning`` instead of losing its extra
+    values (pandas drops them with only a warning when ``index_col=False``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        return pd.read_csv(
+            io.StringIO(text), header=None, names=list(range(n_columns)), index_col=False, **options
+        )
 
 
 def check_cells(n_rows: int, n_columns: int, max_cells: int = MAX_CELLS) -> None:

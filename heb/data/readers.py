@@ -7,7 +7,6 @@ import io
 import os
 import re
 import stat
-import warnings
 import zlib
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from heb.data.dataset import (
     finalize,
     format_size,
     quote,
+    read_csv_strict,
     unique_names,
 )
 from heb.data.parquet import read_parquet
@@ -172,7 +172,7 @@ def _line_count(text: str) -> int:
 
 def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
     delimiter = _sniff_delimiter(text, filename)
-    options = dict(sep=delimiter, skipinitialspace=True, index_col=False, engine="c")
+    options = dict(sep=delimiter, skipinitialspace=True, engine="c")
     try:
         header = pd.read_csv(
             io.StringIO(text), header=None, nrows=1, dtype=str, na_filter=False, **options
@@ -188,18 +188,14 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         )
     check_cells(_line_count(text), len(names))
     try:
-        with warnings.catch_warnings():
-            # pandas drops the extra values of a long first row with only a warning
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(
-                io.StringIO(text),
-                header=None,
-                skiprows=1,
-                names=list(range(len(names))),
-                na_values=list(NA_TOKENS),
-                keep_default_na=False,
-                **options,
-            )
+        frame = read_csv_strict(
+            text,
+            len(names),
+            skiprows=1,
+            na_values=list(NA_TOKENS),
+            keep_default_na=False,
+            **options,
+        )
     except pd.errors.ParserWarning as exc:
         raise DataError(
             f"Line {_first_data_line(text)} of the file has more values than the header's "
