@@ -39,17 +39,33 @@ def _arff_nominal_values(spec: str, line_no: int) -> list[str]:
     return values
 
 
+def _arff_kind(name: str, spec: str, line_no: int):
+    """An attribute's type: its list of nominal values, ``"numeric"`` or ``"string"``."""
+    kind = spec.lower().split()[0]
+    if spec.startswith("{"):
+        if not spec.endswith("}"):
+            raise DataError(
+                f"The ARFF nominal attribute on line {line_no} is missing its closing brace."
+            )
+        return _arff_nominal_values(spec, line_no)
+    if kind in ("numeric", "real", "integer"):
+        return "numeric"
+    if kind in ("string", "date"):
+        return "string"
+    raise DataError(
+        f"The ARFF attribute {quote(name)} has a type this app cannot read "
+        f"({quote(spec[:20])}, line {line_no})."
+    )
+
+
 def _arff_header(header: str) -> tuple[list[str], list]:
     names: list[str] = []
     kinds: list = []
     for line_no, raw_line in enumerate(header.splitlines(), start=1):
         line = raw_line.strip()
-        if not line or line.startswith("%"):
+        if not line or line.startswith("%") or line.lower().startswith("@relation"):
             continue
-        lower = line.lower()
-        if lower.startswith("@relation"):
-            continue
-        if not lower.startswith("@attribute"):
+        if not line.lower().startswith("@attribute"):
             raise DataError(
                 f"The ARFF header has a line it cannot read (line {line_no}: "
                 f"{quote(line[:30])}); check the file's syntax."
@@ -60,23 +76,8 @@ def _arff_header(header: str) -> tuple[list[str], list]:
                 f"The ARFF file has a malformed @attribute line (line {line_no}); each needs a "
                 "name and a type."
             )
-        name, spec = _arff_unquote(match.group(1)), match.group(2).strip()
-        kind = spec.lower().split()[0]
-        if spec.startswith("{"):
-            if not spec.endswith("}"):
-                raise DataError(
-                    f"The ARFF nominal attribute on line {line_no} is missing its closing brace."
-                )
-            kinds.append(_arff_nominal_values(spec, line_no))
-        elif kind in ("numeric", "real", "integer"):
-            kinds.append("numeric")
-        elif kind in ("string", "date"):
-            kinds.append("string")
-        else:
-            raise DataError(
-                f"The ARFF attribute {quote(name)} has a type this app cannot read "
-                f"({quote(spec[:20])}, line {line_no})."
-            )
+        name = _arff_unquote(match.group(1))
+        kinds.append(_arff_kind(name, match.group(2).strip(), line_no))
         names.append(name)
     if not names:
         raise DataError("The ARFF file declares no attributes.")

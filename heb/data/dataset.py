@@ -276,6 +276,42 @@ def _clean_target(y: pd.Series, target: str) -> pd.Series:
     return y
 
 
+def _checked_target(
+    frame: pd.DataFrame, target: str, notes: list[str]
+) -> tuple[pd.DataFrame, pd.Series]:
+    """Rows with a target (the dropped ones noted) and the cleaned target, refused when it
+    has fewer than two classes, looks continuous, or has too many classes."""
+    y = frame[target]
+    missing = y.isna().to_numpy()
+    if missing.all():
+        raise DataError(f"The target column {quote(target)} has no values.")
+    if missing.any():
+        frame = frame.loc[~missing]
+        count = int(missing.sum())
+        notes.append(f"Dropped {count} row{'s' * (count != 1)} with a missing target.")
+        y = frame[target]
+    if frame.shape[0] < 2:
+        raise DataError("The table has a single data row; a classifier needs at least two.")
+    y = _clean_target(y.reset_index(drop=True), target)
+    n_values = int(y.nunique())
+    if n_values < 2:
+        raise DataError(
+            f"The target {quote(target)} has only one class ({quote(y.iloc[0])}); a "
+            "classifier needs at least two classes."
+        )
+    if pd.api.types.is_float_dtype(y.dtype) and n_values > CONTINUOUS_TARGET_VALUES:
+        raise DataError(
+            f"The target {quote(target)} has {n_values} different decimal values, so it "
+            "looks like a measurement rather than classes; pick a column with a few classes."
+        )
+    if n_values > MAX_CLASSES:
+        raise DataError(
+            f"The target {quote(target)} has {n_values} different values, more than the "
+            f"{MAX_CLASSES} classes this app handles; pick a column with fewer classes."
+        )
+    return frame, y
+
+
 def finalize(
     frame: pd.DataFrame,
     target: str | None,
@@ -311,34 +347,7 @@ def finalize(
             f"The table has no feature columns besides the target {quote(target)}; a "
             "classifier needs at least one."
         )
-    y = frame[target]
-    missing = y.isna().to_numpy()
-    if missing.all():
-        raise DataError(f"The target column {quote(target)} has no values.")
-    if missing.any():
-        frame = frame.loc[~missing]
-        count = int(missing.sum())
-        notes.append(f"Dropped {count} row{'s' * (count != 1)} with a missing target.")
-        y = frame[target]
-    if frame.shape[0] < 2:
-        raise DataError("The table has a single data row; a classifier needs at least two.")
-    y = _clean_target(y.reset_index(drop=True), target)
-    n_values = int(y.nunique())
-    if n_values < 2:
-        raise DataError(
-            f"The target {quote(target)} has only one class ({quote(y.iloc[0])}); a "
-            "classifier needs at least two classes."
-        )
-    if pd.api.types.is_float_dtype(y.dtype) and n_values > CONTINUOUS_TARGET_VALUES:
-        raise DataError(
-            f"The target {quote(target)} has {n_values} different decimal values, so it "
-            "looks like a measurement rather than classes; pick a column with a few classes."
-        )
-    if n_values > MAX_CLASSES:
-        raise DataError(
-            f"The target {quote(target)} has {n_values} different values, more than the "
-            f"{MAX_CLASSES} classes this app handles; pick a column with fewer classes."
-        )
+    frame, y = _checked_target(frame, target, notes)
     y.name = target
     X = frame.drop(columns=[target]).reset_index(drop=True)
     X, column_notes = _column_notes(X)

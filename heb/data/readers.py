@@ -351,6 +351,35 @@ def read_local_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> byt
     return data
 
 
+def _parse(
+    data: bytes, lower: str, notes: list[str], max_bytes: int, max_columns: int
+) -> tuple[pd.DataFrame, list[str]]:
+    """The table of unpacked bytes by format (parquet, refused archives, ARFF, CSV / TSV)
+    and the columns it declares categorical."""
+    categorical: list[str] = []
+    if data[:4] == b"PAR1" or lower.endswith((".parquet", ".pq")):
+        frame = read_parquet(data, max_bytes, max_columns=max_columns)
+        frame.columns = unique_names(list(frame.columns), notes)
+    elif data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        raise DataError(
+            "This is a zip archive or an Excel workbook; save the table as CSV and upload that."
+        )
+    elif _looks_binary(data):
+        raise DataError(
+            "This file holds binary data, not a table; upload a CSV, TSV, ARFF or parquet file."
+        )
+    else:
+        text = decode_text(data, notes)
+        is_arff = lower.endswith(".arff") or re.match(
+            r"(\s*(%[^\n]*)?\n)*\s*@relation", text[:65536], flags=re.IGNORECASE
+        )
+        if is_arff:
+            frame, categorical = read_arff(text, notes, max_columns)
+        else:
+            frame = _read_delimited(text, lower, notes, max_columns)
+    return frame, categorical
+
+
 def read_table(
     data: bytes,
     filename: str,
@@ -386,27 +415,7 @@ def read_table(
         lower = lower.removesuffix(".gz").removesuffix(".gzip")
     if not data.strip():
         raise DataError("The file is empty.")
-    categorical: list[str] = []
-    if data[:4] == b"PAR1" or lower.endswith((".parquet", ".pq")):
-        frame = read_parquet(data, max_bytes, max_columns=max_columns)
-        frame.columns = unique_names(list(frame.columns), notes)
-    elif data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
-        raise DataError(
-            "This is a zip archive or an Excel workbook; save the table as CSV and upload that."
-        )
-    elif _looks_binary(data):
-        raise DataError(
-            "This file holds binary data, not a table; upload a CSV, TSV, ARFF or parquet file."
-        )
-    else:
-        text = decode_text(data, notes)
-        is_arff = lower.endswith(".arff") or re.match(
-            r"(\s*(%[^\n]*)?\n)*\s*@relation", text[:65536], flags=re.IGNORECASE
-        )
-        if is_arff:
-            frame, categorical = read_arff(text, notes, max_columns)
-        else:
-            frame = _read_delimited(text, lower, notes, max_columns)
+    frame, categorical = _parse(data, lower, notes, max_bytes, max_columns)
     if frame.shape[1] > max_columns:
         raise DataError(
             f"The table has {frame.shape[1]:,} columns, more than the {max_columns:,} this app "
