@@ -88,6 +88,26 @@ def _spec_identity(spec: str) -> str:
 
 
 # --------------------------------------------------------------------------- running
+def _variants(
+    tables: Sequence[int], base: list[str], n_bins: int, with_bins: bool
+) -> list[tuple[str, list[str], dict, dict]]:
+    """(label, methods, overrides, settings changes) of every run one dataset needs.
+
+    ``"main"`` runs the tables' methods; Table 6 adds a Lidstone run per alpha and
+    Table 7 (when ``with_bins``) the discretisation ablation at the other bin counts.
+    """
+    runs = [("main", base, {}, {})]
+    if 6 in tables:
+        runs += [
+            (f"Lidstone({a:g})", ["Lidstone"], {"Lidstone": {"alpha": a}}, {})
+            for a in LIDSTONE_ALPHAS
+        ]
+    if with_bins:
+        methods = list(TABLE_METHODS[7])
+        runs += [(f"bins={b}", methods, {}, {"n_bins": b}) for b in BIN_COUNTS if b != n_bins]
+    return runs
+
+
 def _collect(
     specs: Sequence[str],
     tables: Sequence[int],
@@ -109,22 +129,11 @@ def _collect(
         except DataError as exc:
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({exc})")
             continue
-        runs: list[tuple[str, dict, dict]] = [("", {}, {})]
-        if 6 in tables:
-            runs += [(f"Lidstone({a:g})", {"Lidstone": {"alpha": a}}, {}) for a in LIDSTONE_ALPHAS]
-        if 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset):
-            runs += [
-                (f"bins={b}", {}, {"n_bins": b}) for b in BIN_COUNTS if b != settings["n_bins"]
-            ]
-        for label, params, override in runs:
-            if label.startswith("Lidstone"):
-                methods = ["Lidstone"]
-            elif label.startswith("bins="):
-                methods = list(TABLE_METHODS[7])
-            else:
-                methods = base
+        with_bins = 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset)
+        for run in _variants(tables, base, settings["n_bins"], with_bins):
+            label, methods, params, override = run
             result = cross_validate(dataset, methods, params=params, **{**settings, **override})
-            frame = result.folds.assign(dataset=dataset.name, variant=label or "main")
+            frame = result.folds.assign(dataset=dataset.name, variant=label)
             if label.startswith("Lidstone"):
                 frame["method"] = label
             elif label.startswith("bins="):

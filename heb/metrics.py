@@ -49,7 +49,7 @@ _ROW_SUM_TOL = 1e-6
 _STRATEGIES = ("uniform", "quantile")
 
 
-def _validate(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _validate(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: C901 -- a flat list of input checks
     """Check and convert ``y`` to int64 (n,) and ``proba`` to float64 (n, C)."""
     proba = np.asarray(proba)
     if proba.dtype == object or not (np.issubdtype(proba.dtype, np.number) or proba.dtype == bool):

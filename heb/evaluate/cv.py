@@ -175,6 +175,20 @@ class CVResult:
         return reliability(self.y, self.oof_proba[method], n_bins=n_bins)
 
 
+def _cached_results(
+    cache: ResultCache, keys: dict[str, str]
+) -> tuple[dict[str, pd.DataFrame], dict[str, np.ndarray]]:
+    """The fold frames and out-of-fold probabilities of the methods found in the cache."""
+    frames: dict[str, pd.DataFrame] = {}
+    oof: dict[str, np.ndarray] = {}
+    for name, key in keys.items():
+        frame = cache.get_frame(key)
+        arrays = cache.get_arrays(key) if frame is not None else None
+        if frame is not None and arrays is not None:
+            frames[name], oof[name] = frame.assign(method=name), arrays["oof_proba"]
+    return frames, oof
+
+
 def cross_validate(
     dataset: Dataset,
     methods: Sequence[str] = TABLE1_METHODS,
@@ -236,14 +250,8 @@ def cross_validate(
     cache = cache if cache is not None else ResultCache()
     report = progress or (lambda fraction, message: None)
 
-    frames: dict[str, pd.DataFrame] = {}
-    oof: dict[str, np.ndarray] = {}
     meta = cache.get_json(settings.data_key()) if use_cache else None
-    for name in methods if meta is not None else ():
-        frame = cache.get_frame(keys[name])
-        arrays = cache.get_arrays(keys[name]) if frame is not None else None
-        if frame is not None and arrays is not None:
-            frames[name], oof[name] = frame.assign(method=name), arrays["oof_proba"]
+    frames, oof = _cached_results(cache, keys) if meta is not None else ({}, {})
     cached = list(frames)
     todo = [name for name in methods if name not in frames]
     if todo:
