@@ -69,11 +69,10 @@ def load_spec(spec: str) -> Dataset:
     """A dataset by spec (``builtin:``, ``shared:``, ``openml:``), loaded once per process.
 
     Only specs checked by :func:`explorer.state.url_spec` (or built by the app itself)
-    reach this function: it never opens a path.
+    reach this function, and the data layer's safe form refuses a path again: it never
+    opens a file of the server.
     """
-    if spec.split(":", 1)[0] not in ("builtin", "shared", "openml"):
-        raise DataError("Only built-in, paper and OpenML datasets can be opened by name.")
-    return load_dataset(spec)
+    return load_dataset(spec, allow_paths=False)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

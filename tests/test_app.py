@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import state
+from explorer import loading, state
 from explorer.errors import escape
 from explorer.exports import MAX_CELL_CHARS, cap_cells, csv_bytes, neutralise_formulas
 from explorer.routing import SECTIONS
@@ -563,3 +563,10 @@ def test_set_page_config_is_called_in_one_place():
     sources = [APP, *(APP.parent / "pages").glob("*.py"), *(APP.parent / "explorer").glob("*.py")]
     calls = [path.name for path in sources if "set_page_config(" in path.read_text()]
     assert calls == ["routing.py"]
+
+
+@pytest.mark.parametrize("spec", ["/etc/passwd", "file:/etc/passwd", "upload:/etc/passwd"])
+def test_the_app_loader_never_opens_a_path(spec):
+    """A second line behind url_spec: the data layer's safe form refuses paths."""
+    with pytest.raises(hdata.DataError, match="not a data set name"):
+        loading.load_spec(spec)
