@@ -73,9 +73,10 @@ def conditional_counts(work: WorkingData, feature: int) -> pd.DataFrame:
     return frame
 
 
-def zero_cells(counts: pd.DataFrame) -> int:
-    """How many (category, class) cells of :func:`conditional_counts` hold zero rows."""
-    return int((counts.iloc[:, 1:-1] == 0).to_numpy().sum())
+def zero_cells(counts: pd.DataFrame) -> tuple[int, int]:
+    """How many (category, class) cells of :func:`conditional_counts` hold zero rows, of all."""
+    cells = counts.iloc[:, 1:-1].to_numpy()
+    return int((cells == 0).sum()), int(cells.size)
 
 
 def rows_per_category(work: WorkingData) -> tuple[np.ndarray, int]:

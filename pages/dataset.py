@@ -164,10 +164,10 @@ def feature_lens(work: loading.WorkingData) -> None:
     with left:
         show_figure(fig, frame, f"counts-{feature}")
     with right:
-        cells = len(frame) * work.n_classes
+        zeros, cells = summaries.zero_cells(frame)
         st.markdown(
             f"**{len(frame):,} categories** × **{work.n_classes} classes**: "
-            f"{summaries.zero_cells(frame):,} of {cells:,} cells are **zero**. An unsmoothed "
+            f"{zeros:,} of {cells:,} cells are **zero**. An unsmoothed "
             "estimate would give those a probability of exactly 0 and veto the class."
         )
         show_table(

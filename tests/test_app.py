@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import loading, state
+from explorer import loading, state, summaries
 from explorer.errors import escape
 from explorer.exports import MAX_CELL_CHARS, cap_cells, csv_bytes, neutralise_formulas
 from explorer.routing import SECTIONS
@@ -570,3 +570,11 @@ def test_the_app_loader_never_opens_a_path(spec):
     """A second line behind url_spec: the data layer's safe form refuses paths."""
     with pytest.raises(hdata.DataError, match="not a data set name"):
         loading.load_spec(spec)
+
+
+def test_zero_cells_counts_the_empty_class_cells():
+    counts = pd.DataFrame(
+        {"category": ["a", "b", "c"], "N(class=x)": [0, 3, 0], "N(class=y)": [2, 0, 5]}
+    )
+    counts["total"] = counts.iloc[:, 1:].sum(axis=1)
+    assert summaries.zero_cells(counts) == (3, 6)
