@@ -296,33 +296,28 @@ def run_benchmark(
     datasets: Sequence[Dataset],
     methods: Sequence[str] = TABLE1_METHODS,
     *,
+    settings: RunSettings | None = None,
     params: dict[str, dict] | None = None,
-    n_splits: int = 10,
-    seed: int = 42,
-    n_bins: int = 10,
-    missing: str = "impute",
-    max_rows: int | None = 20_000,
     progress: Callable[[float, str], None] | None = None,
     use_cache: bool = True,
     n_jobs: int = 1,
+    **words,
 ) -> pd.DataFrame:
     """Cross-validate every method on every dataset; one row per (dataset, method, fold).
 
-    ``n_jobs > 1`` runs datasets in parallel processes (joblib).
+    The settings come as ``settings`` or as :class:`RunSettings`' words (``n_splits``,
+    ``seed``, ``n_bins``, ``missing``, ``max_rows``) with ``params`` as its overrides,
+    exactly as :func:`cross_validate` takes them. ``n_jobs > 1`` runs datasets in
+    parallel processes (joblib).
     """
+    if settings is None:
+        settings = RunSettings(overrides=params or {}, **words)
+    elif params is not None or words:
+        raise ValueError("Give the settings as a RunSettings or as words, not both.")
     report = progress or (lambda fraction, message: None)
-    kwargs = {
-        "params": params,
-        "n_splits": n_splits,
-        "seed": seed,
-        "n_bins": n_bins,
-        "missing": missing,
-        "max_rows": max_rows,
-        "use_cache": use_cache,
-    }
 
     def one(dataset: Dataset) -> pd.DataFrame:
-        result = cross_validate(dataset, methods, **kwargs)
+        result = cross_validate(dataset, methods, settings=settings, use_cache=use_cache)
         return result.folds.assign(dataset=dataset.name)
 
     frames = []
