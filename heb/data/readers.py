@@ -281,18 +281,17 @@ def _tidy_text_columns(
             continue
         text = values.astype("str").str.strip().where(values.notna())
         text = text.mask(text.isin(NA_TOKENS))
-        present = text.notna()
-        if decimal_comma and present.any() and text[present].str.fullmatch(_DECIMAL_COMMA).all():
+        # the checks look at the distinct values only (a category column has few)
+        distinct = pd.Series(pd.unique(text[text.notna()]), dtype=object)
+        if decimal_comma and distinct.size and distinct.str.fullmatch(_DECIMAL_COMMA).all():
             plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
             frame[column] = pd.to_numeric(plain)
             continue
-        if not decimal_comma and present.any() and text[present].str.fullmatch(_COMMA_NUMBER).all():
-            comma_columns.append((column, text[present].iloc[0]))
-        numbers = pd.to_numeric(text, errors="coerce")
-        n_numbers = int(numbers.notna().sum())
-        if 0 < n_numbers < int(text.notna().sum()):
-            example = text[numbers.isna() & text.notna()].iloc[0]
-            mixed.append((column, example))
+        if not decimal_comma and distinct.size and distinct.str.fullmatch(_COMMA_NUMBER).all():
+            comma_columns.append((column, distinct.iloc[0]))
+        numbers = pd.to_numeric(distinct, errors="coerce")
+        if 0 < int(numbers.notna().sum()) < distinct.size:
+            mixed.append((column, distinct[numbers.isna()].iloc[0]))
         frame[column] = text
     if mixed:
         column, example = mixed[0]
