@@ -526,6 +526,12 @@ def test_case_big_integer_ids():
     rows = "".join(f"{2**64 - 1 - k},{'ab'[k % 2]}\n" for k in range(6))
     dataset = load_upload(csv("hash_id,class\n" + rows + ",a\n"), "ids.csv")
     assert dataset.X["hash_id"].iloc[0] == str(2**64 - 1)  # past int64: exact as text
+    import pyarrow as pa
+
+    ids = pa.array([base + k for k in range(8)] + [None], pa.int64())
+    table = pa.table({"user_id": ids, "class": list("abababab") + ["a"]})
+    dataset = load_upload(_parquet(table), "ids.parquet")  # pyarrow alone gives float64
+    assert dataset.X["user_id"].dropna().tolist() == [base + k for k in range(8)]
     labels = "".join(f"{k},{base + k % 2}\n" for k in range(6))
     dataset = load_upload(csv("a,class\n" + labels), "labels.csv")
     assert sorted(set(dataset.y.tolist())) == [base, base + 1]

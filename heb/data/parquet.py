@@ -41,6 +41,23 @@ def _nested_column(schema) -> str | None:
     return None
 
 
+def _nullable_integers() -> dict:
+    """Arrow integer types to pandas' nullable ones: an integer column with a missing
+    value stays exact (pyarrow's default turns it into float64, merging IDs past 2**53)."""
+    import pyarrow as pa
+
+    return {
+        pa.int8(): pd.Int8Dtype(),
+        pa.int16(): pd.Int16Dtype(),
+        pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(),
+        pa.uint8(): pd.UInt8Dtype(),
+        pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(),
+        pa.uint64(): pd.UInt64Dtype(),
+    }
+
+
 def _byte_width(arrow_type) -> int:
     """Bytes per value once decoded (8 for anything without a fixed width)."""
     try:
@@ -112,6 +129,6 @@ def read_parquet(
     handle = io.BytesIO(source) if isinstance(source, bytes) else str(source)
     try:
         table = pq.ParquetFile(handle, read_dictionary=text or None).read(use_pandas_metadata=True)
-        return table.to_pandas()
+        return table.to_pandas(types_mapper=_nullable_integers().get)
     except Exception as exc:
         raise _damaged() from exc
