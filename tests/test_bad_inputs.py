@@ -144,6 +144,8 @@ def test_case_ragged_short_row():
         " ".join(dataset.notes)
     )
     assert any("Dropped 1 row with a missing target." == note for note in dataset.notes)
+    cr_only = load_upload(csv("a,b,class\r1,2,x\r3,y\r5,6,x\r6,7,y\r"), "r.csv")
+    assert cr_only.notes == dataset.notes and cr_only.y.tolist() == dataset.y.tolist()
 
 
 def test_case_duplicate_column_names():

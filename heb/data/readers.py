@@ -128,7 +128,7 @@ def _short_rows(text: str, delimiter: str, n_columns: int) -> int:
     if '"' in text or n_columns < 2:
         return 0
     raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    newlines = np.flatnonzero(raw == 10)
+    newlines = np.flatnonzero(raw == (10 if "\n" in text else 13))  # CR-only files too
     ends = np.append(newlines, raw.size)
     starts = np.concatenate(([0], newlines + 1))
     blank = np.zeros(ends.size, dtype=bool)
