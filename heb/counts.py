@@ -48,7 +48,9 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
         raise ValueError(f"{name} must be a 2-D array of category codes, got {arr.ndim}-D.")
     if arr.dtype.kind in "iu":
         codes = arr.astype(np.int64, copy=False)
-        return np.where(codes < 0, -1, codes)
+        if not codes.size or codes.min() >= 0:  # nothing missing: no copy
+            return codes
+        return np.maximum(codes, -1)
     if arr.dtype.kind != "f":
         raise ValueError(f"{name} has unsupported dtype {arr.dtype}.")
     missing = ~np.isfinite(arr)
@@ -116,7 +118,8 @@ class CountTable:
         X = np.asarray(X, dtype=np.int64)
         y = np.asarray(y, dtype=np.int64)
         n_rows, n_features = X.shape
-        if n_categories is None:
+        codes_fit = n_categories is None  # K_f = max code + 1: no code is too large
+        if codes_fit:
             n_categories = X.max(axis=0, initial=-1) + 1 if n_rows else np.zeros(n_features, int)
         n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
         offsets = category_offsets(n_categories)
@@ -127,11 +130,22 @@ class CountTable:
                 f"{n_classes * width:,} cells. Re-encode each feature's categories as "
                 "0..K-1 (heb.data.Preprocessor does this)."
             )
-        valid = (X >= 0) & (X < n_categories)
-        flat = (y[:, None] * width + offsets[:-1] + X)[valid]
-        counts = np.bincount(flat, minlength=n_classes * width).reshape(n_classes, width)
-        class_counts = np.bincount(y, minlength=n_classes)
-        return cls(class_counts.astype(np.float64), counts.astype(np.float64), offsets)
+        # one bincount over combined (class, feature, code) indices; codes outside
+        # 0..K_f-1 go to one extra bin that is dropped
+        n_cells = n_classes * width
+        flat = X + offsets[:-1]
+        flat += (y * width)[:, None]
+        if n_rows and (X.min() < 0 or not (codes_fit or np.all(X.max(axis=0) < n_categories))):
+            flat[(X < 0) | (X >= n_categories)] = n_cells
+        flat = flat.ravel()
+        if flat.size <= n_cells:
+            # few rows, many cells: count straight into float64, no (C, V) conversion pass
+            counts = np.bincount(flat, weights=np.ones(flat.size), minlength=n_cells + 1)
+        else:
+            counts = np.bincount(flat, minlength=n_cells + 1).astype(np.float64)
+        counts = counts[:n_cells].reshape(n_classes, width)
+        class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+        return cls(class_counts, counts, offsets)
 
     @classmethod
     def empty(cls, n_classes: int, n_categories: np.ndarray) -> CountTable:

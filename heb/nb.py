@@ -31,15 +31,29 @@ def score_codes(
     """Sum of (weighted) log-probabilities of each row's codes, shape (n, C).
 
     Codes that are negative, ``>= K_f`` or of unseen categories (log table column 0)
-    contribute nothing. One vectorised gather of (n, C) rows per feature.
+    contribute nothing. One vectorised gather per feature: of (n, C) rows from a transposed
+    copy of the table when the rows outnumber its V columns, else of columns of the table
+    itself (a large-K table is never copied for a few rows).
     """
     n_rows, n_features = codes.shape
-    C = log_theta.shape[0]
-    # (V + 1, C): one row per category, the last (all zeros) for absent evidence
-    rows = np.zeros((log_theta.shape[1] + 1, C))
-    rows[:-1] = log_theta.T
+    C, V = log_theta.shape
     valid = (codes >= 0) & (codes < np.diff(offsets))
-    index = np.where(valid, offsets[:-1] + codes, log_theta.shape[1])
+    all_valid = bool(valid.all())
+    index = offsets[:-1] + codes if all_valid else np.where(valid, offsets[:-1] + codes, V)
+    if n_rows * n_features < V:
+        # (C, n) sums over columns; the absent-evidence index V is masked to 0
+        out_t = np.zeros((C, n_rows))
+        if not all_valid:
+            np.minimum(index, V - 1, out=index)
+        for f in range(n_features):
+            gathered = log_theta.take(index[:, f], axis=1)
+            if not all_valid:
+                gathered[:, ~valid[:, f]] = 0.0
+            out_t += gathered if weights is None else weights[f] * gathered
+        return np.ascontiguousarray(out_t.T)
+    # (V + 1, C): one row per category, the last (all zeros) for absent evidence
+    rows = np.zeros((V + 1, C))
+    rows[:-1] = log_theta.T
     out = np.zeros((n_rows, C))
     for f in range(n_features):
         gathered = rows.take(index[:, f], axis=0)

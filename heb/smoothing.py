@@ -89,7 +89,9 @@ def resolve_params(smoother: str, **given: float | None) -> dict[str, float]:
     }
 
 
-def prior_mean(table: CountTable, kind: str) -> np.ndarray:
+def prior_mean(
+    table: CountTable, kind: str, *, _category_totals: np.ndarray | None = None
+) -> np.ndarray:
     """The prior mean tbar_fv over the V columns: ``"uniform"`` 1/K_f or ``"marginal"``.
 
     The marginal is N_fv / S_f; a feature never observed gets the uniform mean.
@@ -99,7 +101,7 @@ def prior_mean(table: CountTable, kind: str) -> np.ndarray:
         return np.repeat(1.0 / k, k)
     if kind != "marginal":
         raise ValueError(f"prior kind must be 'uniform' or 'marginal', got {kind!r}.")
-    n_fv = table.category_totals()
+    n_fv = table.category_totals() if _category_totals is None else _category_totals
     s_f = np.add.reduceat(n_fv, table.offsets[:-1])
     marginal = n_fv / np.repeat(np.where(s_f > 0, s_f, 1.0), k)
     if np.any(s_f == 0):  # a feature never observed gets the uniform mean
@@ -127,6 +129,98 @@ def _dirichlet_theta(table, n_cf, m_cf, prior):
     return theta
 
 
+@dataclass(frozen=True)
+class _LogTable:
+    """A rule's result that is log theta already, unseen columns 0 (no second pass)."""
+
+    values: np.ndarray
+
+
+class _Totals:
+    """The sums of a count table every smoother needs, each computed once per ``smooth``.
+
+    When most categories are unseen (large K, few rows), the per-pair totals and the
+    positive cells are read from the seen columns only, never from the whole (C, V) table.
+    """
+
+    def __init__(self, table: CountTable):
+        self.table = table
+        self.n_fv = table.category_totals()
+        self.seen = self.n_fv > 0
+        self.seen_cols = np.flatnonzero(self.seen)
+        self.all_seen = self.seen_cols.size == self.seen.size
+        self._seen_counts = None
+        if 2 * self.seen_cols.size < self.seen.size:
+            self._seen_counts = table.counts[:, self.seen_cols]
+            # a zero column closes the last segment, so features without a seen column sum to 0
+            padded = np.concatenate((self._seen_counts, np.zeros((table.n_classes, 1))), axis=1)
+            starts = np.searchsorted(self.seen_cols, table.offsets[:-1])
+            empty = starts == np.append(starts[1:], self.seen_cols.size)
+            sums = np.add.reduceat(padded, starts, axis=1)
+            self.n_cf = np.where(empty[None, :], 0.0, sums)
+        else:
+            self.n_cf = table.class_feature_totals()
+        self._positive = None
+
+    @property
+    def positive_cells(self) -> np.ndarray:
+        """Flat (row-major) indices of the positive counts, ascending."""
+        if self._positive is None:
+            if self._seen_counts is None:
+                self._positive = np.flatnonzero(self.table.counts > 0)
+            else:
+                c, j = np.nonzero(self._seen_counts > 0)
+                self._positive = c * self.seen.size + self.seen_cols[j]
+        return self._positive
+
+    def sparse(self) -> bool:
+        """Whether the positive counts fill under a quarter of the (C, V) table."""
+        return 4 * self.n_cf.sum() < self.table.counts.size
+
+
+def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
+    """log theta of :func:`_dirichlet_theta`, unseen columns 0, from the positive cells only.
+
+    A zero count in a seen column has theta = m_cf t_v / (N_cf + m_cf): one value per
+    (class, feature) pair when the feature's prior mean is uniform (the same floating-point
+    operations as the dense formula), else log t_v + log(m_cf / (N_cf + m_cf)) (equal to the
+    dense value within a few ulps). Positive counts use the dense formula cell by cell.
+    Falls back to the dense formula when the counts are not sparse.
+    """
+    table = totals.table
+    n_cf = totals.n_cf
+    if not totals.sparse():
+        return _LogTable(_log(_dirichlet_theta(table, n_cf, m_cf, prior), totals.seen))
+    C, V = table.counts.shape
+    starts, k = table.offsets[:-1], table.n_categories
+    denom = n_cf + m_cf
+    constant = np.maximum.reduceat(prior, starts) == np.minimum.reduceat(prior, starts)
+    with np.errstate(divide="ignore"):
+        zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
+        log_t = None if constant.all() else np.where(np.repeat(constant, k), 0.0, np.log(prior))
+    col_f = table.feature_of_column
+    if totals.all_seen:
+        out = np.repeat(zero_value, k, axis=1)
+        if log_t is not None:
+            out += log_t
+    else:
+        cols = totals.seen_cols
+        out = np.zeros((C, V))
+        block = zero_value[:, col_f[cols]]
+        if log_t is not None:
+            block += log_t[cols]
+        out[:, cols] = block
+    cells = totals.positive_cells
+    c, v = np.divmod(cells, V)
+    pair = (c, col_f[v])
+    m_cell = m_cf[pair]
+    theta = m_cell * prior[v]
+    theta += table.counts.ravel()[cells]
+    theta /= m_cell + n_cf[pair]
+    out.ravel()[cells] = np.log(theta)
+    return _LogTable(out)
+
+
 def _target_encoding_theta(table, n_cf, k0, prior):
     col_f = table.feature_of_column
     n_fv = table.category_totals()
@@ -148,6 +242,8 @@ def learn_concentrations(
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
+    *,
+    _totals: _Totals | None = None,
 ) -> tuple[np.ndarray, ConcentrationFit, np.ndarray]:
     """Type-II ML m_cf for every (class, feature) pair, with the N_cf < n0 fallback m = K_f.
 
@@ -156,17 +252,17 @@ def learn_concentrations(
     """
     if not 0 < m_min <= m_max:
         raise ValueError(f"Need 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
+    totals = _Totals(table) if _totals is None else _totals
     C, F = table.n_classes, table.n_features
-    n_cf = table.class_feature_totals()
+    n_cf = totals.n_cf
     fallback = n_cf < n0
     solve = ~fallback.ravel()
     # non-zero counts in row-major order, so their (class, feature) pair ids are sorted
-    flat_counts = table.counts.ravel()
-    nonzero = np.flatnonzero(flat_counts > 0)
-    pair_of_cell = (np.arange(C)[:, None] * F + table.feature_of_column).ravel()
-    item_pair = pair_of_cell.take(nonzero)
-    item_count = flat_counts.take(nonzero)
-    item_prior = prior.take(nonzero % table.counts.shape[1])
+    nonzero = totals.positive_cells
+    row, col = np.divmod(nonzero, table.counts.shape[1])
+    item_pair = row * F + table.feature_of_column.take(col)
+    item_count = table.counts.ravel().take(nonzero)
+    item_prior = prior.take(col)
     if not solve.all():
         keep = np.flatnonzero(solve[item_pair])
         item_pair, item_count, item_prior = (
@@ -208,31 +304,35 @@ def learn_concentrations(
     return m_cf, fit, fallback
 
 
-def _additive_rule(table: CountTable, prior: np.ndarray, params: dict) -> tuple:
+def _additive_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
     """alpha pseudo-counts per category: m_cf = alpha K_f (Laplace, Lidstone, KT)."""
+    totals = _Totals(table) if totals is None else totals
     k_f = table.n_categories.astype(float)
     m_cf = np.broadcast_to(params["alpha"] * k_f, (table.n_classes, table.n_features)).copy()
-    return _dirichlet_theta(table, table.class_feature_totals(), m_cf, prior), m_cf, None, None
+    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, None, None
 
 
-def _fixed_m_rule(table: CountTable, prior: np.ndarray, params: dict) -> tuple:
+def _fixed_m_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
     """m virtual rows spread as the prior mean: m_cf = m (the m-estimate)."""
+    totals = _Totals(table) if totals is None else totals
     m_cf = np.full((table.n_classes, table.n_features), params["m"])
-    return _dirichlet_theta(table, table.class_feature_totals(), m_cf, prior), m_cf, None, None
+    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, None, None
 
 
-def _target_encoding_rule(table: CountTable, prior: np.ndarray, params: dict) -> tuple:
+def _target_encoding_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
     """Target-encoding shrinkage with strength k0 (no Dirichlet concentration)."""
-    theta = _target_encoding_theta(table, table.class_feature_totals(), params["k0"], prior)
+    n_cf = table.class_feature_totals() if totals is None else totals.n_cf
+    theta = _target_encoding_theta(table, n_cf, params["k0"], prior)
     return theta, None, None, None
 
 
-def _type_ii_ml_rule(table: CountTable, prior: np.ndarray, params: dict) -> tuple:
+def _type_ii_ml_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
     """Learned m_cf by Type-II ML (HEB), with the N_cf < n0 fallback m = K_f."""
+    totals = _Totals(table) if totals is None else totals
     m_cf, fit, fallback = learn_concentrations(
-        table, prior, params["n0"], params["m_min"], params["m_max"]
+        table, prior, params["n0"], params["m_min"], params["m_max"], _totals=totals
     )
-    return _dirichlet_theta(table, table.class_feature_totals(), m_cf, prior), m_cf, fit, fallback
+    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, fit, fallback
 
 
 #: rule name -> ``rule(table, prior, params) -> (theta, concentration, fit, fallback)``
@@ -309,10 +409,15 @@ def smooth(
         rule = _RULES[entry.rule]
     except KeyError:
         raise ValueError(f"{smoother}: no smoothing rule named {entry.rule!r}.") from None
-    prior = prior_mean(table, entry.prior)
-    theta, concentration, fit, fallback = rule(table, prior, values)
-    seen = table.category_totals() > 0
-    return SmoothedTable(_log(theta, seen), seen, concentration, fit, fallback)
+    totals = _Totals(table)
+    prior = prior_mean(table, entry.prior, _category_totals=totals.n_fv)
+    if entry.rule in _BUILTIN_RULES:  # they share the table's sums computed once
+        theta, concentration, fit, fallback = rule(table, prior, values, totals)
+    else:
+        theta, concentration, fit, fallback = rule(table, prior, values)
+    if isinstance(theta, _LogTable):
+        return SmoothedTable(theta.values, totals.seen, concentration, fit, fallback)
+    return SmoothedTable(_log(theta, totals.seen), totals.seen, concentration, fit, fallback)
 
 
 def mutual_information(table: CountTable) -> np.ndarray:
