@@ -6,7 +6,9 @@ list of names, labels, colours, defaults or directions.
 
 Adding a smoother touches two places: a :class:`Smoother` entry here (its NB method,
 label, colour and Compare knob follow from it) and, only when its formula is new, a
-rule registered with :func:`heb.smoothing.register_rule`. Adding a metric touches two
+rule registered with :func:`heb.smoothing.register_rule` (a parameter under a new name
+also needs an argument of :class:`~heb.nb.NaiveBayes`, whose constructor scikit-learn
+wants explicit; ``alpha``, ``m`` and ``k0`` exist). Adding a metric touches two
 places: its function and a :class:`Metric` entry. At run time
 :func:`register_smoother` / :func:`register_method` / :func:`register_metric` do the same.
 """

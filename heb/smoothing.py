@@ -250,8 +250,8 @@ def learn_concentrations(
     Returns the (C, F) concentrations, the fit diagnostics over all C * F pairs
     (fallback pairs report 0 iterations) and the (C, F) fallback mask.
     """
-    if not 0 < m_min <= m_max:
-        raise ValueError(f"Need 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
+    if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
+        raise ValueError(f"Need finite 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
     totals = _Totals(table) if _totals is None else _totals
     C, F = table.n_classes, table.n_features
     n_cf = totals.n_cf

@@ -260,3 +260,7 @@ def test_resolve_params():
 def test_smooth_rejects_a_bad_clamp(hand_table):
     with pytest.raises(ValueError, match="m_min"):
         smooth(hand_table, "heb-u", m_min=5, m_max=1)
+    with pytest.raises(ValueError, match="finite"):
+        smooth(hand_table, "heb-m", m_max=float("inf"))
+    with pytest.raises(ValueError, match="laplace does not use alpha"):
+        smooth(hand_table, "laplace", alpha=0.5)
