@@ -145,7 +145,24 @@ class CountTable:
             counts = np.bincount(flat, minlength=n_cells + 1).astype(np.float64)
         counts = counts[:n_cells].reshape(n_classes, width)
         class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
-        return cls(class_counts, counts, offsets)
+        table = cls(class_counts, counts, offsets)
+        if flat.size < n_cells:
+            # a large table of few rows: its sums come from the rows, not from reading the
+            # mostly-zero table; the table is made read-only so they cannot go stale
+            table._keep_sums(flat, n_rows, n_features)
+        return table
+
+    def _keep_sums(self, flat: np.ndarray, n_rows: int, n_features: int) -> None:
+        """Store N_fv and N_cf counted from the combined indices of :meth:`from_codes`."""
+        C, width = self.counts.shape
+        counted = flat < C * width
+        cell = flat[counted]
+        row, column = np.divmod(cell, width)
+        feature = np.tile(np.arange(n_features), n_rows)[counted]
+        n_fv = np.bincount(column, minlength=width).astype(np.float64)
+        n_cf = np.bincount(row * n_features + feature, minlength=C * n_features)
+        self.counts.flags.writeable = False
+        object.__setattr__(self, "_sums", (n_fv, n_cf.reshape(C, n_features).astype(np.float64)))
 
     @classmethod
     def empty(cls, n_classes: int, n_categories: np.ndarray) -> CountTable:
@@ -183,6 +200,9 @@ class CountTable:
     # ---------------------------------------------------------------- sums
     def class_feature_totals(self) -> np.ndarray:
         """N_cf = sum_v N_cfv, rows of class c where feature f is observed; shape (C, F)."""
+        sums = getattr(self, "_sums", None)
+        if sums is not None:
+            return sums[1].copy()
         return np.add.reduceat(self.counts, self.offsets[:-1], axis=1)
 
     def rows_per_category(self) -> np.ndarray:
@@ -194,6 +214,9 @@ class CountTable:
 
     def category_totals(self) -> np.ndarray:
         """N_fv = sum_c N_cfv, shape (V,)."""
+        sums = getattr(self, "_sums", None)
+        if sums is not None:
+            return sums[0].copy()
         return self.counts.sum(axis=0)
 
     def feature_totals(self) -> np.ndarray:

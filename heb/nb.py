@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier
-from heb.smoothing import mutual_information, resolve_params, smooth
+from heb.smoothing import SeenColumnLog, mutual_information, resolve_params, smooth
 
 __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
 
@@ -31,29 +31,45 @@ def score_codes(
     """Sum of (weighted) log-probabilities of each row's codes, shape (n, C).
 
     Codes that are negative, ``>= K_f`` or of unseen categories (log table column 0)
-    contribute nothing. One vectorised gather per feature: of (n, C) rows from a transposed
-    copy of the table when the rows outnumber its V columns, else of columns of the table
-    itself (a large-K table is never copied for a few rows).
+    contribute nothing.
     """
-    n_rows, n_features = codes.shape
-    C, V = log_theta.shape
+    return sum_columns(log_theta, column_numbers(offsets, codes, log_theta.shape[1]), weights)
+
+
+def column_numbers(offsets: np.ndarray, codes: np.ndarray, absent: int) -> np.ndarray:
+    """Table column of each code, shape (n, F); ``absent`` where a code is outside 0..K_f-1."""
     valid = (codes >= 0) & (codes < np.diff(offsets))
-    all_valid = bool(valid.all())
-    index = offsets[:-1] + codes if all_valid else np.where(valid, offsets[:-1] + codes, V)
+    if valid.all():
+        return offsets[:-1] + codes
+    return np.where(valid, offsets[:-1] + codes, absent)
+
+
+def sum_columns(
+    table: np.ndarray, index: np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Sum over features of ``weights[f] * table[:, index[:, f]]``, shape (n, C).
+
+    An index equal to the table's width contributes nothing. One vectorised gather per
+    feature: of (n, C) rows from a transposed copy of the table when the rows outnumber
+    its columns, else of columns of the table itself (never copied for a few rows).
+    """
+    n_rows, n_features = index.shape
+    C, V = table.shape
+    absent = index == V
+    any_absent = bool(absent.any())
     if n_rows * n_features < V:
-        # (C, n) sums over columns; the absent-evidence index V is masked to 0
         out_t = np.zeros((C, n_rows))
-        if not all_valid:
-            np.minimum(index, V - 1, out=index)
+        if any_absent:
+            index = np.minimum(index, V - 1)
         for f in range(n_features):
-            gathered = log_theta.take(index[:, f], axis=1)
-            if not all_valid:
-                gathered[:, ~valid[:, f]] = 0.0
+            gathered = table.take(index[:, f], axis=1)
+            if any_absent:
+                gathered[:, absent[:, f]] = 0.0
             out_t += gathered if weights is None else weights[f] * gathered
         return np.ascontiguousarray(out_t.T)
-    # (V + 1, C): one row per category, the last (all zeros) for absent evidence
+    # (V + 1, C): one row per column, the last (all zeros) for absent evidence
     rows = np.zeros((V + 1, C))
-    rows[:-1] = log_theta.T
+    rows[:-1] = table.T
     out = np.zeros((n_rows, C))
     for f in range(n_features):
         gathered = rows.take(index[:, f], axis=0)
@@ -200,7 +216,8 @@ class NaiveBayes(CategoricalClassifier):
         self.n_categories_ = table.n_categories
         self.count_table_ = table
         self.class_log_prior_ = np.log(table.class_counts + 1.0) - np.log(table.n_samples + C)
-        self.feature_log_prob_ = smoothed.log_theta
+        self._log_columns = smoothed.log_columns
+        self._feature_log_prob = None  # the dense table is built on first access
         if self.weighting == "sqrt-mi":
             self.feature_weights_ = np.sqrt(mutual_information(table))
         else:
@@ -209,6 +226,21 @@ class NaiveBayes(CategoricalClassifier):
         self._diagnostics_source = (table, smoothed)
         self._diagnostics_cache = None
         return self
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """Smoothed log theta (C, V), 0 for unseen categories (see class doc)."""
+        if not hasattr(self, "_log_columns"):
+            raise AttributeError("feature_log_prob_ is set by fit.")
+        if self._feature_log_prob is None:
+            self._feature_log_prob = self._log_columns.dense()
+        return self._feature_log_prob
+
+    @feature_log_prob_.setter
+    def feature_log_prob_(self, value: np.ndarray) -> None:
+        value = np.asarray(value, dtype=float)
+        self._log_columns = SeenColumnLog(value, None, value.shape[1])
+        self._feature_log_prob = value
 
     @property
     def concentrations_(self) -> dict[str, np.ndarray] | None:
@@ -246,5 +278,7 @@ class NaiveBayes(CategoricalClassifier):
         """log pi_c + sum_f w_f log theta_{c,f,x_f} for each row, shape (n, C)."""
         codes = self._codes_for_predict(X)
         weights = None if self.weighting is None else self.feature_weights_
-        scores = score_codes(self.feature_log_prob_, self.count_table_.offsets, codes, weights)
-        return scores + self.class_log_prior_
+        table = self._log_columns
+        # only the seen columns are read: a large-K table is never materialised to score
+        index = table.position(column_numbers(self.count_table_.offsets, codes, table.width))
+        return sum_columns(table.values, index, weights) + self.class_log_prior_

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
@@ -29,6 +30,7 @@ __all__ = [
     "SMOOTHERS",
     "RULES",
     "SmoothedTable",
+    "SeenColumnLog",
     "prior_mean",
     "smooth",
     "learn_concentrations",
@@ -44,6 +46,41 @@ SMOOTHERS = registry.SMOOTHERS
 HEB_OPTIONS = ("n0", "m_min", "m_max")
 
 
+class SeenColumnLog:
+    """A (C, V) log table whose columns are 0 except for the seen ones, stored as those.
+
+    Parameters
+    ----------
+    values : ndarray (C, S)
+        The seen columns, or the whole (C, V) table when ``columns`` is None.
+    columns : ndarray (S,) of int or None
+        Their column numbers, ascending.
+    width : int
+        V, the width of the whole table.
+    """
+
+    def __init__(self, values: np.ndarray, columns: np.ndarray | None, width: int):
+        self.values = values
+        self.columns = columns
+        self.width = width
+
+    def dense(self) -> np.ndarray:
+        """The whole (C, V) table."""
+        if self.columns is None:
+            return self.values
+        out = np.zeros((self.values.shape[0], self.width))
+        out[:, self.columns] = self.values
+        return out
+
+    def position(self, column: np.ndarray) -> np.ndarray:
+        """Column numbers 0..V (V: absent evidence) as indices into ``values`` (S: 0)."""
+        if self.columns is None:
+            return column
+        where = np.full(self.width + 1, self.columns.size, dtype=np.int64)
+        where[self.columns] = np.arange(self.columns.size)
+        return where.take(column)
+
+
 @dataclass(frozen=True)
 class SmoothedTable:
     """Smoothed class-conditional log-probabilities, ready to score.
@@ -51,7 +88,10 @@ class SmoothedTable:
     Attributes
     ----------
     log_theta : ndarray (C, V)
-        log theta_{c,f,v}; 0 in the columns of unseen categories.
+        log theta_{c,f,v}; 0 in the columns of unseen categories. Built on first access
+        from ``log_columns``, which holds the seen columns only (scoring reads those).
+    log_columns : SeenColumnLog
+        The same table, its seen columns only.
     seen : ndarray (V,) of bool
         Category has at least one training row.
     concentration : ndarray (C, F)
@@ -64,11 +104,16 @@ class SmoothedTable:
         N_cf < n0: the concentration was set to K_f instead of learned (HEB only).
     """
 
-    log_theta: np.ndarray
+    log_columns: SeenColumnLog
     seen: np.ndarray
     concentration: np.ndarray | None
     fit: ConcentrationFit | None = None
     fallback: np.ndarray | None = field(default=None)
+
+    @cached_property
+    def log_theta(self) -> np.ndarray:
+        """log theta over all V columns (0 for unseen categories), shape (C, V)."""
+        return self.log_columns.dense()
 
 
 def resolve_params(smoother: str, **given: float | None) -> dict[str, float]:
@@ -129,13 +174,6 @@ def _dirichlet_theta(table, n_cf, m_cf, prior):
     return theta
 
 
-@dataclass(frozen=True)
-class _LogTable:
-    """A rule's result that is log theta already, unseen columns 0 (no second pass)."""
-
-    values: np.ndarray
-
-
 class _Totals:
     """The sums of a count table every smoother needs, each computed once per ``smooth``.
 
@@ -152,6 +190,9 @@ class _Totals:
         self._seen_counts = None
         if 2 * self.seen_cols.size < self.seen.size:
             self._seen_counts = table.counts[:, self.seen_cols]
+        if getattr(table, "_sums", None) is not None:  # counted from the rows
+            self.n_cf = table.class_feature_totals()
+        elif self._seen_counts is not None:
             # a zero column closes the last segment, so features without a seen column sum to 0
             padded = np.concatenate((self._seen_counts, np.zeros((table.n_classes, 1))), axis=1)
             starts = np.searchsorted(self.seen_cols, table.offsets[:-1])
@@ -190,7 +231,8 @@ def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
     table = totals.table
     n_cf = totals.n_cf
     if not totals.sparse():
-        return _LogTable(_log(_dirichlet_theta(table, n_cf, m_cf, prior), totals.seen))
+        dense = _log(_dirichlet_theta(table, n_cf, m_cf, prior), totals.seen)
+        return SeenColumnLog(dense, None, dense.shape[1])
     C, V = table.counts.shape
     starts, k = table.offsets[:-1], table.n_categories
     denom = n_cf + m_cf
@@ -199,26 +241,25 @@ def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
         zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
         log_t = None if constant.all() else np.where(np.repeat(constant, k), 0.0, np.log(prior))
     col_f = table.feature_of_column
+    cells = totals.positive_cells
+    c, v = np.divmod(cells, V)
     if totals.all_seen:
-        out = np.repeat(zero_value, k, axis=1)
+        columns, out, j = None, np.repeat(zero_value, k, axis=1), v
         if log_t is not None:
             out += log_t
     else:
-        cols = totals.seen_cols
-        out = np.zeros((C, V))
-        block = zero_value[:, col_f[cols]]
+        columns = totals.seen_cols
+        out = zero_value[:, col_f[columns]]
         if log_t is not None:
-            block += log_t[cols]
-        out[:, cols] = block
-    cells = totals.positive_cells
-    c, v = np.divmod(cells, V)
+            out += log_t[columns]
+        j = np.searchsorted(columns, v)
     pair = (c, col_f[v])
     m_cell = m_cf[pair]
     theta = m_cell * prior[v]
     theta += table.counts.ravel()[cells]
     theta /= m_cell + n_cf[pair]
-    out.ravel()[cells] = np.log(theta)
-    return _LogTable(out)
+    out[c, j] = np.log(theta)
+    return SeenColumnLog(out, columns, V)
 
 
 def _target_encoding_theta(table, n_cf, k0, prior):
@@ -415,9 +456,9 @@ def smooth(
         theta, concentration, fit, fallback = rule(table, prior, values, totals)
     else:
         theta, concentration, fit, fallback = rule(table, prior, values)
-    if isinstance(theta, _LogTable):
-        return SmoothedTable(theta.values, totals.seen, concentration, fit, fallback)
-    return SmoothedTable(_log(theta, totals.seen), totals.seen, concentration, fit, fallback)
+    if not isinstance(theta, SeenColumnLog):  # a rule's probabilities
+        theta = SeenColumnLog(_log(theta, totals.seen), None, theta.shape[1])
+    return SmoothedTable(theta, totals.seen, concentration, fit, fallback)
 
 
 def mutual_information(table: CountTable) -> np.ndarray:
