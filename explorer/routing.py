@@ -17,7 +17,15 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["SECTIONS", "app_shell", "ensure_entry_point", "navigation_pages"]
+__all__ = [
+    "SECTIONS",
+    "app_shell",
+    "ensure_entry_point",
+    "navigation_pages",
+    "neighbours",
+    "page_footer",
+    "page_title",
+]
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
 #: URL of the Dataset page; it is also the default page served at the root URL
@@ -37,6 +45,9 @@ SECTIONS = {
         ("lesson_high_cardinality.py", "High cardinality", ":material/view_comfy:"),
         ("lesson_calibration.py", "Calibration", ":material/straighten:"),
         ("lesson_known_truth.py", "Known truth", ":material/verified:"),
+    ],
+    "Read more": [
+        ("references.py", "References", ":material/menu_book:"),
     ],
 }
 _SHELL_DRAWN = "_explorer_shell_drawn"
@@ -83,6 +94,7 @@ def app_shell():
     or by :func:`ensure_entry_point` when Streamlit ran a page file without ``app.py``.
     """
     from explorer.sidebar import sidebar
+    from explorer.state import enter_page, init_state, presenting
     from explorer.style import apply_style
 
     st.set_page_config(
@@ -92,8 +104,10 @@ def app_shell():
         initial_sidebar_state="expanded",
         menu_items={"About": "HEB Explorer: learned smoothing for categorical Naive Bayes."},
     )
-    apply_style()
-    page = st.navigation(navigation_pages())
+    init_state()
+    apply_style(presenting())
+    page = st.navigation(navigation_pages(), position="hidden" if presenting() else "sidebar")
+    enter_page(page.url_path)
     sidebar()
     st.session_state[_SHELL_DRAWN] = True
     return page
@@ -111,3 +125,93 @@ def ensure_entry_point() -> None:
         return
     app_shell()
     st.session_state.pop(_SHELL_DRAWN, None)
+
+
+def _ordered() -> list[tuple[str, str, str]]:
+    """(file, title, icon) of every page, in menu order."""
+    return [entry for entries in SECTIONS.values() for entry in entries]
+
+
+def page_title(file: str) -> str:
+    """The menu title of the page in ``file`` (a page's ``__file__``): one name per page."""
+    name = Path(file).name
+    return next(title for entry, title, _ in _ordered() if entry == name)
+
+
+def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
+    """The (file, title, icon) before and after ``file`` in the menu (None at either end)."""
+    pages = _ordered()
+    index = [entry for entry, _, _ in pages].index(Path(file).name)
+    before = pages[index - 1] if index > 0 else None
+    after = pages[index + 1] if index + 1 < len(pages) else None
+    return before, after
+
+
+#: JavaScript run once per browser tab: PageDown / arrow right (outside a widget) follow the
+#: "Next" link, PageUp / arrow left the "Previous" one (a presenter's clicker sends PageUp/Down)
+_KEYS = """
+<script>
+const doc = window.parent.document;
+if (!window.parent.__hebKeys) {
+  window.parent.__hebKeys = true;
+  doc.addEventListener("keydown", (event) => {
+    const where = doc.activeElement;
+    const inWidget = where && (where.closest("input, textarea, [role=slider], [role=combobox]"));
+    const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
+    const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
+    if (!forward && !back) return;
+    const word = forward ? "Next:" : "Previous:";
+    const link = [...doc.querySelectorAll('[data-testid="stPageLink-NavLink"]')]
+      .find((a) => a.innerText.includes(word));
+    if (link) { event.preventDefault(); link.click(); }
+  });
+}
+</script>
+"""
+
+
+def _toggle_presenting() -> None:
+    from explorer.state import PRESENT
+
+    st.session_state[PRESENT] = not st.session_state.get(PRESENT, False)
+
+
+def page_footer(file: str, settings: bool = False) -> None:
+    """Previous / next links, the link to this view, a reset and the presenter switch.
+
+    Parameters
+    ----------
+    file : str
+        The page's ``__file__``.
+    settings : bool
+        Whether the page has settings of its own (:func:`explorer.state.page_setting`):
+        then a "Reset to defaults" button is offered.
+    """
+    from explorer.state import page_link, presenting, reset_page_settings
+
+    before, after = neighbours(file)
+    st.divider()
+    row = st.columns([2, 3, 2], vertical_alignment="center")
+    if before is not None:
+        row[0].page_link(PAGES_DIR / before[0], label=f"Previous: {before[1]}", icon=before[2])
+    if after is not None:
+        row[2].page_link(PAGES_DIR / after[0], label=f"Next: {after[1]}", icon=after[2])
+    with row[1].container(horizontal=True, gap="small"):
+        with st.popover("Copy link", icon=":material/link:"):
+            st.caption("This view (page, data, methods and every setting): copy and share.")
+            st.code(page_link(), language=None, wrap_lines=True)
+        if settings:
+            st.button(
+                "Reset to defaults",
+                on_click=reset_page_settings,
+                icon=":material/restart_alt:",
+                key="reset_page_settings",
+            )
+        st.button(
+            "Leave presenter mode" if presenting() else "Presenter mode",
+            on_click=_toggle_presenting,
+            icon=":material/co_present:",
+            key="presenter_toggle",
+            help="Large type, no sidebar; PageDown / PageUp or the arrow keys turn the pages.",
+        )
+    st.iframe(_KEYS, height=1)  # our own constant script, no user text

@@ -30,6 +30,11 @@ __all__ = [
     "UPLOAD_PREFIX",
     "bound",
     "current_settings",
+    "enter_page",
+    "page_link",
+    "page_setting",
+    "presenting",
+    "reset_page_settings",
     "default_spec",
     "init_state",
     "run_settings",
@@ -167,6 +172,8 @@ def init_state() -> None:
     state["folds"] = _setting(query, "folds", "n_splits", FOLD_CHOICES, FOLD_CHOICES[0])
     state.update(_knob_values(query))
     state.setdefault("uploads", {})
+    state[_INITIAL_QUERY] = {key: value for key, value in query.items() if key not in _RUN_KEYS}
+    state[PRESENT] = query.get(PRESENT) == "1"
     state["_notes"] = notes
     state["_state_ready"] = True
 
@@ -198,9 +205,19 @@ def run_settings() -> RunSettings:
     )
 
 
+def _wanted_query() -> dict[str, str]:
+    """The URL of the current view: run settings, methods, the page's settings, presenting."""
+    state = st.session_state
+    wanted = {**run_settings().to_query(), "methods": ",".join(state["methods"])}
+    wanted.update(state.get(_PAGE_VALUES, {}))
+    if state.get(PRESENT):
+        wanted[PRESENT] = "1"
+    return wanted
+
+
 def sync_url() -> None:
     """Mirror the shared state in the URL (only what differs, to avoid needless messages)."""
-    wanted = {**run_settings().to_query(), "methods": ",".join(st.session_state["methods"])}
+    wanted = _wanted_query()
     current = {key: st.query_params.get(key) for key in st.query_params}
     if current != wanted:
         st.query_params.from_dict(wanted)
@@ -237,3 +254,119 @@ def selected_methods() -> list[str]:
     """The methods chosen in the sidebar, in the registry's order."""
     chosen = st.session_state.get("methods") or []
     return [name for name in registry.METHODS if name in chosen]
+
+
+# --------------------------------------------------------------------------- page settings
+#: URL flag of the presenter mode (``?present=1``)
+PRESENT = "present"
+_INITIAL_QUERY = "_initial_query"
+_PAGE = "_page_path"
+_PAGE_VALUES = "_page_values"
+_PAGE_DEFAULTS = "_page_defaults"
+#: URL names of the shared state (never a page setting's name)
+_RUN_KEYS = frozenset({*RunSettings().to_query(), "params", "methods", *_URL_ALIASES})
+
+
+def enter_page(path: str) -> None:
+    """Note the page about to run; leaving a page drops its settings from the URL (they stay
+    in the session, so coming back finds them)."""
+    state = st.session_state
+    if state.get(_PAGE) != path:
+        state[_PAGE] = path
+        state[_PAGE_VALUES] = {}
+        state[_PAGE_DEFAULTS] = {}
+
+
+def _as_text(value) -> str:
+    """A setting's URL form: ``1`` / ``0`` for a switch, comma-joined for a list."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, list | tuple):
+        return ",".join(_as_text(item) for item in value)
+    return str(value)
+
+
+def _from_text(text: str, default, choices):
+    """A URL value read back as the setting's type, or None if it is not a value it can take."""
+    if len(text) > MAX_URL_VALUE:
+        return None
+    if isinstance(default, list):
+        options = {_as_text(choice): choice for choice in choices or ()}
+        picked = [options[item] for item in text.split(",") if item in options]
+        return list(dict.fromkeys(picked)) if (picked or not text) else None
+    if choices is not None:
+        return {_as_text(choice): choice for choice in choices}.get(text)
+    if isinstance(default, bool):
+        return {"1": True, "0": False}.get(text)
+    try:
+        value = type(default)(text)
+    except (TypeError, ValueError):
+        return None
+    return value if value == value and value not in (float("inf"), float("-inf")) else None
+
+
+def _allowed(value, default, choices) -> bool:
+    if choices is None:
+        return isinstance(value, type(default))
+    if isinstance(default, list):
+        return isinstance(value, list) and all(item in choices for item in value)
+    return value in choices
+
+
+def page_setting(name: str, default, choices=None) -> dict:
+    """Widget arguments for a page's own setting, kept for the session and in the URL.
+
+    The value lives in ``st.session_state[name]`` (so it survives a page switch), starts
+    from the URL of the session's first run (a shared link) when that names a value it
+    can take, else from ``default``; it appears in the URL (as ``?name=value``) while it
+    differs from ``default``. Create the widget without a default value, as with
+    :func:`bound`.
+
+    Parameters
+    ----------
+    name : str
+        Session and URL name, unique in the app (e.g. ``dirichlet_K``).
+    default : bool, int, float, str or list
+        The value of a fresh visit, and the type a URL value is read as.
+    choices : sequence, optional
+        The values the widget offers (of the list, for a multiselect); anything else in
+        the URL or the session falls back to ``default``.
+    """
+    state = st.session_state
+    if name not in state:
+        text = state.get(_INITIAL_QUERY, {}).get(name)
+        from_url = None if text is None else _from_text(text, default, choices)
+        state[name] = default if from_url is None else from_url
+    elif not _allowed(state[name], default, choices):
+        state[name] = default
+    state.setdefault(_PAGE_DEFAULTS, {})[name] = default
+    values = state.setdefault(_PAGE_VALUES, {})
+    if state[name] == default:
+        values.pop(name, None)
+        if name in st.query_params:
+            del st.query_params[name]
+    else:
+        values[name] = _as_text(state[name])
+        if st.query_params.get(name) != values[name]:
+            st.query_params[name] = values[name]
+    return bound(name)
+
+
+def reset_page_settings() -> None:
+    """Callback: every setting of the current page back to its default."""
+    state = st.session_state
+    for name, default in state.get(_PAGE_DEFAULTS, {}).items():
+        state[name] = list(default) if isinstance(default, list) else default
+
+
+def presenting() -> bool:
+    """Whether the presenter mode is on (``?present=1`` or the toggle)."""
+    return bool(st.session_state.get(PRESENT))
+
+
+def page_link() -> str:
+    """The address of the current view: page, shared state and the page's settings."""
+    from urllib.parse import urlencode
+
+    base = (st.context.url or "").split("?")[0]
+    return f"{base}?{urlencode(_wanted_query())}"

@@ -9,7 +9,7 @@ from explorer import benchmarking as bench
 from explorer import state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import guard
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures, registry
 from heb.evaluate import benchmark_tables
@@ -42,8 +42,9 @@ def metric_report(frame: pd.DataFrame, metric: str) -> None:
     reference = st.selectbox(
         "Reference method",
         methods,
-        index=methods.index("HEB-M") if "HEB-M" in methods else 0,
-        key=f"wilcoxon_ref_{metric}",
+        **state.page_setting(
+            f"wilcoxon_ref_{metric}", "HEB-M" if "HEB-M" in methods else methods[0], methods
+        ),
     )
     wtable = bench.wilcoxon_frame(scores, reference)
     show_table(
@@ -68,7 +69,7 @@ def metric_report(frame: pd.DataFrame, metric: str) -> None:
 
 # --------------------------------------------------------------------------- page
 page_header(
-    "Benchmark",
+    page_title(__file__),
     "The paper's protocol over many datasets: 10-fold CV per dataset, then ranks, the "
     "Friedman test, Nemenyi's critical difference and Wilcoxon signed-rank tests.",
 )
@@ -76,9 +77,8 @@ choices = bench.dataset_choices()
 specs = st.multiselect(
     "Datasets",
     list(choices),
-    default=bench.default_datasets(choices),
     format_func=choices.get,
-    key="bench_datasets",
+    **state.page_setting("bench_datasets", list(bench.default_datasets(choices)), list(choices)),
 )
 methods = state.selected_methods()
 settings = state.current_settings()
@@ -120,3 +120,5 @@ if stored is not None:
     for tab, metric in zip(tabs, registry.METRICS, strict=True):
         with tab, guard(f"summarising {metric}"):
             metric_report(frame, metric)
+
+page_footer(__file__, settings=True)

@@ -8,7 +8,7 @@ from explorer import comparison as cmp
 from explorer import loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import guard, show_info
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import registry
 
@@ -89,9 +89,8 @@ def show(comparison: cmp.Comparison, from_memory: bool) -> None:
         "Metric",
         list(registry.METRICS),
         format_func=cmp.metric_column,
-        default="accuracy",
         required=True,
-        key="spread_metric",
+        **state.page_setting("spread_metric", "accuracy", list(registry.METRICS)),
     )
     data = result.folds[["method", "fold", metric]]
     show_figure(comparison.spread_fig(metric), data, f"folds-{metric}", key="spread_fig")
@@ -99,7 +98,7 @@ def show(comparison: cmp.Comparison, from_memory: bool) -> None:
 
 # --------------------------------------------------------------------------- page
 page_header(
-    "Compare",
+    page_title(__file__),
     "Stratified cross-validation of the methods chosen in the sidebar on the current "
     "dataset. Turn a knob and only that smoother is re-smoothed from the same fold counts.",
 )
@@ -128,3 +127,5 @@ def comparison_view() -> None:
 
 
 comparison_view()
+
+page_footer(__file__, settings=True)

@@ -9,7 +9,7 @@ from explorer import concentrations as conc
 from explorer import loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import guard
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
 
@@ -44,7 +44,11 @@ def summary(frame: pd.DataFrame) -> None:
 
 def heatmaps(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice: str) -> None:
     value = st.radio(
-        "Colour by", list(VALUES), format_func=VALUES.get, horizontal=True, key="heat_value"
+        "Colour by",
+        list(VALUES),
+        format_func=VALUES.get,
+        horizontal=True,
+        **state.page_setting("heat_value", "m", list(VALUES)),
     )
     fig = figures.concentration_heatmap(diag, work.feature_names, work.class_names, value=value)
     columns = ["class name", "feature name", "N_c", "K_f", value]
@@ -110,7 +114,11 @@ def aode_view(work: loading.WorkingData) -> None:
         return
     frame = conc.pair_frame(diag, work)
     summary(frame)
-    class_name = st.selectbox("Class", work.class_names, key="aode_class")
+    class_name = st.selectbox(
+        "Class",
+        work.class_names,
+        **state.page_setting("aode_class", work.class_names[0], work.class_names),
+    )
     grid = conc.aode_grid(frame, work.class_names.index(class_name))
     fig = figures.aode_concentration_heatmap(grid, class_name)
     show_figure(fig, grid.reset_index(), "heb-aode-m-heatmap", key="aode_heatmap")
@@ -119,13 +127,19 @@ def aode_view(work: loading.WorkingData) -> None:
 
 # --------------------------------------------------------------------------- page
 page_header(
-    "Concentrations",
+    page_title(__file__),
     "HEB learns one Dirichlet concentration m per (class, feature) pair by maximising the "
     "evidence: a large m trusts the prior mean, a small m trusts the counts.",
 )
 work = loading.current_codes()
 options = [*conc.SMOOTHER, *(["HEB-AODE"] if "HEB-AODE" in state.selected_methods() else [])]
-choice = st.radio("Model", options, format_func=CHOICES.get, horizontal=True, key="conc_model")
+choice = st.radio(
+    "Model",
+    options,
+    format_func=CHOICES.get,
+    horizontal=True,
+    **state.page_setting("conc_model", options[0], options),
+)
 
 if choice == "HEB-AODE":
     with guard("fitting HEB-AODE"):
@@ -145,3 +159,5 @@ else:
         with table_tab:
             table(frame, choice)
         open_evidence(work)
+
+page_footer(__file__, settings=True)

@@ -8,7 +8,7 @@ import streamlit as st
 from explorer import loading, state, summaries
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
 from heb.data import default_target, load_upload
@@ -45,6 +45,15 @@ def _on_openml() -> None:
 
 
 # --------------------------------------------------------------------------- sections
+def _free_label(label: str, taken) -> str:
+    """``label``, else ``label (2)``, ``label (3)``...: the first not among ``taken``."""
+    taken, candidate, number = {str(name) for name in taken}, label, 1
+    while candidate in taken:
+        number += 1
+        candidate = f"{label} ({number})"
+    return candidate
+
+
 def choose_dataset() -> None:
     """Upload a file or fetch an OpenML id (the sidebar lists built-in and paper data)."""
     with st.expander("Add a dataset: upload a file or an OpenML id", expanded=False):
@@ -157,7 +166,9 @@ def feature_lens(work: loading.WorkingData) -> None:
     """One feature's counts per class: what every smoother starts from."""
     st.subheader("One feature under the lens")
     names = work.feature_names
-    feature = names.index(st.selectbox("Feature", names, key="lens_feature"))
+    feature = names.index(
+        st.selectbox("Feature", names, **state.page_setting("lens_feature", names[0], names))
+    )
     frame = summaries.conditional_counts(work, feature)
     fig = figures.feature_counts_figure(frame, names[feature], summaries.TOP_CATEGORIES)
     left, right = st.columns([3, 2])
@@ -183,7 +194,9 @@ def smoothing_pressure(work: loading.WorkingData) -> None:
     fig = figures.rows_per_category_heatmap(
         per_cell, work.feature_names, work.class_names, summaries.SPARSE_CELL
     )
-    show_figure(fig, frame.reset_index(names="class"), "rows-per-category")
+    show_figure(
+        fig, frame.reset_index(names=_free_label("class", frame.columns)), "rows-per-category"
+    )
     st.markdown(
         f"{sparse} of {per_cell.size} (class, feature) pairs have fewer than "
         f"{summaries.SPARSE_CELL:g} rows per category: there the choice of smoother "
@@ -194,7 +207,7 @@ def smoothing_pressure(work: loading.WorkingData) -> None:
 
 # --------------------------------------------------------------------------- page
 page_header(
-    "Dataset",
+    page_title(__file__),
     "What the classifier will count: the features, their categories and the class-"
     "conditional frequencies every smoother starts from.",
 )
@@ -222,3 +235,5 @@ with right, guard("drawing the rows per category"):
     smoothing_pressure(work)
 with guard("counting one feature"):
     feature_lens(work)
+
+page_footer(__file__, settings=True)

@@ -6,7 +6,8 @@ import streamlit as st
 
 from explorer.display import show_figure, show_table
 from explorer.errors import show_error
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import page_setting
 from heb.figures import metric_title
 from heb.figures.lessons import calibration as figures
 from heb.lessons import calibration as lesson
@@ -37,26 +38,35 @@ def comparison(name: str, feature: int, copies: int):
     return lesson.calibration_comparison(data["codes"], data["y"], feature, copies)
 
 
-st.title("Lesson 5 · Calibration and double counting")
+st.title(page_title(__file__))
+st.caption("Lesson 5 of 6 · Double counting and calibration")
 left, right = st.columns([1, 2], gap="large")
 
 with left:
     names = lesson.CALIBRATION_DATASETS
-    name = st.selectbox("Data", list(names), format_func=names.get)
+    name = st.selectbox(
+        "Data",
+        list(names),
+        format_func=names.get,
+        **page_setting("calib_data", next(iter(names)), list(names)),
+    )
     try:
         data = dataset(name)
     except Exception as exc:  # noqa: BLE001 - a loader error becomes a message
         show_error(exc, "loading the lesson's data")
+        page_footer(__file__, settings=True)
         st.stop()
+    features = list(range(len(data["feature_names"])))
     feature = st.selectbox(
         "Feature to duplicate",
-        list(range(len(data["feature_names"]))),
-        index=data["best_feature"],
+        features,
         format_func=lambda f: data["feature_names"][f],
-        key=f"calibration_feature_{name}",
         help="Default: the feature with the largest mutual information with the class.",
+        **page_setting(f"calib_feature_{name}", int(data["best_feature"]), features),
     )
-    copies = st.slider("Copies k of that feature", 1, 10, 4)
+    copies = st.slider(
+        "Copies k of that feature", 1, 10, **page_setting("calib_copies", 4, range(1, 11))
+    )
     st.markdown(
         "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k times and "
         "its evidence is counted k times (textbook 18.4.1):"
@@ -107,7 +117,13 @@ with right:
     with tab_fixes:
         compared = comparison(name, int(feature), int(copies))
         table = compared["table"]
-        metric = st.radio("Compare on", COMPARED, format_func=metric_title, horizontal=True)
+        metric = st.radio(
+            "Compare on",
+            COMPARED,
+            format_func=metric_title,
+            horizontal=True,
+            **page_setting("calib_metric", COMPARED[0], COMPARED),
+        )
         verdict = lesson.complementarity(table, metric)
         st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
         fig, frame = figures.calibration_bars_figure(table, metric)
@@ -120,3 +136,5 @@ with right:
         show_figure(fig, frame, "calibration-reliability-remedies")
         st.caption(lesson.temperature_text(table))
         show_table(table.drop(columns=["model", "calibration", "temperature"]).round(4))
+
+page_footer(__file__, settings=True)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import page_setting
 from heb.figures.lessons import dirichlet as figures
 from heb.lessons import dirichlet as lesson
 
 ensure_entry_point()
+K_CHOICES = [2, 5, 10, 20, 50, 100, 200]
+N_CHOICES = [0, 5, 10, 20, 50, 100, 200, 500, 1000]
+TRUTHS = list(lesson.TRUTH_CONCENTRATION)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -18,7 +22,8 @@ def numbers(K: int, N: int, truth: str, alpha: float) -> dict:
     return lesson.dirichlet_lesson(K, N, truth, alpha)
 
 
-st.title("Lesson 2 · Laplace is a Dirichlet posterior mean")
+st.title(page_title(__file__))
+st.caption("Lesson 2 of 6 · Laplace is a Dirichlet posterior mean")
 left, right = st.columns([1, 2], gap="large")
 
 with left:
@@ -33,14 +38,19 @@ with left:
         "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
         "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the uniform 1/K."
     )
-    K = st.select_slider("Categories K", [2, 5, 10, 20, 50, 100, 200], value=50)
-    N = st.select_slider("Observations N", [0, 5, 10, 20, 50, 100, 200, 500, 1000], value=50)
-    alpha = st.select_slider("Pseudo-count α", lesson.ALPHA_CHOICES, value=1.0)
+    K = st.select_slider("Categories K", K_CHOICES, **page_setting("dirichlet_K", 50, K_CHOICES))
+    N = st.select_slider("Observations N", N_CHOICES, **page_setting("dirichlet_N", 50, N_CHOICES))
+    alpha = st.select_slider(
+        "Pseudo-count α",
+        lesson.ALPHA_CHOICES,
+        **page_setting("dirichlet_alpha", 1.0, lesson.ALPHA_CHOICES),
+    )
     sparse, flat = (f"{lesson.TRUTH_CONCENTRATION[kind]:g}" for kind in ("sparse", "flat"))
     truth = st.radio(
         "The true PMF",
-        list(lesson.TRUTH_CONCENTRATION),
+        TRUTHS,
         horizontal=True,
+        **page_setting("dirichlet_truth", TRUTHS[0], TRUTHS),
         help=f"sparse: drawn from Dirichlet({sparse}), a few categories hold most mass; "
         f"flat: from Dirichlet({flat}), close to uniform.",
     )
@@ -75,3 +85,5 @@ with right:
         f"α = {alpha:g} it is {sweep['expected_l1'][at]:.3f}; the l1 size of the bias "
         f"alone is {sweep['bias_l1'][at]:.3f}."
     )
+
+page_footer(__file__, settings=True)

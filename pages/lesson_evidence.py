@@ -8,8 +8,8 @@ import streamlit as st
 from explorer.display import show_figure
 from explorer.errors import escape
 from explorer.loading import current_codes
-from explorer.routing import ensure_entry_point
-from explorer.state import init_state
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import init_state, page_setting
 from heb.figures.lessons import evidence as figures
 from heb.lessons import evidence as lesson
 from heb.lessons.common import M_MAX, M_MIN, N0, format_m
@@ -23,6 +23,10 @@ UNIFORM = "uniform (HEB-U)"
 #: bars per PMF in the grouped chart (5 series each: wider bars read on a projector)
 MAX_BARS = 20
 DEFAULT_TEXT = ", ".join(str(int(v)) for v in lesson.EXAMPLE_COUNTS)
+SOURCES = [DATASET, TYPED]
+PRIORS = [MARGINAL, UNIFORM]
+#: the longest counts text typed (and read from a link)
+MAX_TEXT = 300
 
 
 def _array(values: tuple | None):
@@ -59,30 +63,43 @@ def choose_pair(data) -> tuple[int, int]:
             state["evidence_feature"] = pair["feature"]
     classes = list(range(data.n_classes))
     features = list(range(len(data.feature_names)))
-    if state.get("evidence_class") not in classes or state.get("evidence_feature") not in features:
-        state["evidence_class"], state["evidence_feature"] = showcase(data.key, data.table)
+    first_class, first_feature = showcase(data.key, data.table)
     c = st.selectbox(
-        "Class", classes, format_func=lambda i: data.class_names[i], key="evidence_class"
+        "Class",
+        classes,
+        format_func=lambda i: data.class_names[i],
+        **page_setting("evidence_class", first_class, classes),
     )
     f = st.selectbox(
         "Feature",
         features,
         format_func=lambda i: f"{data.feature_names[i]} (K = {data.table.n_categories[i]})",
-        key="evidence_feature",
+        **page_setting("evidence_feature", first_feature, features),
     )
     return c, f
 
 
-st.title("Lesson 3 · The evidence curve")
+st.title(page_title(__file__))
+st.caption("Lesson 3 of 6 · Type-II maximum likelihood")
 left, right = st.columns([1, 2], gap="large")
 
 with left:
-    source = st.radio("Counts from", [DATASET, TYPED], horizontal=True, key="evidence_source")
+    source = st.radio(
+        "Counts from",
+        SOURCES,
+        horizontal=True,
+        **page_setting("evidence_source", DATASET, SOURCES),
+    )
     if source == DATASET:
         init_state()
         data = current_codes()
         c, f = choose_pair(data)
-        prior_kind = st.radio("Prior mean t", [MARGINAL, UNIFORM], horizontal=True)
+        prior_kind = st.radio(
+            "Prior mean t",
+            PRIORS,
+            horizontal=True,
+            **page_setting("evidence_prior", MARGINAL, PRIORS),
+        )
         counts, prior, pooled = lesson.pair_counts(
             data.table, c, f, "marginal" if prior_kind == MARGINAL else "uniform"
         )
@@ -91,11 +108,17 @@ with left:
             f"class **{escape(data.class_names[c])}**, feature **{escape(data.feature_names[f])}**"
         )
     else:
-        text = st.text_input("Counts n₁, …, n_K", DEFAULT_TEXT, help="Whole numbers.")
+        text = st.text_input(
+            "Counts n₁, …, n_K",
+            help="Whole numbers.",
+            max_chars=MAX_TEXT,
+            **page_setting("evidence_counts", DEFAULT_TEXT),
+        )
         try:
             counts = lesson.parse_counts(text)
         except ValueError as exc:
             st.error(str(exc))
+            page_footer(__file__, settings=True)
             st.stop()
         labels = [f"v{v + 1}" for v in range(counts.size)]
         prior, pooled = None, None  # uniform
@@ -103,7 +126,7 @@ with left:
     m_whatif = st.select_slider(
         "What-if concentration m",
         lesson.M_WHATIF_CHOICES,
-        value=1000.0,
+        **page_setting("evidence_m", 1000.0, lesson.M_WHATIF_CHOICES),
         help="Smooth with this m instead of HEB's and watch the held-out log-loss move.",
         format_func=format_m,
     )
@@ -129,6 +152,7 @@ with right:
         out = numbers(_tuple(counts), _tuple(prior), float(m_whatif), _tuple(pooled))
     except ValueError as exc:
         st.error(str(exc))
+        page_footer(__file__, settings=True)
         st.stop()
     curve, heb = out["curve"], out["heb"]
     st.markdown(f"Counts of {what}: N = {curve.n_samples:,} rows over K = {curve.n_categories:,}.")
@@ -170,3 +194,5 @@ with right:
             f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
             f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
         )
+
+page_footer(__file__, settings=True)

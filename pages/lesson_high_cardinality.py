@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import page_setting
 from heb.figures.lessons import high_cardinality as figures
 from heb.lessons import high_cardinality as lesson
 from heb.lessons.common import M_MIN, format_m
@@ -36,7 +37,8 @@ def vertex(N: int):
     return lesson.vertex_errors(K_CHOICES, N)
 
 
-st.title("Lesson 4 · High cardinality (Theorem 1)")
+st.title(page_title(__file__))
+st.caption("Lesson 4 of 6 · Theorem 1 and Corollary 1")
 left, right = st.columns([1, 2], gap="large")
 
 with left:
@@ -45,10 +47,24 @@ with left:
         "K categories, observe N draws, smooth, and measure ‖θ̂ − p*‖₁. Small α_dir makes "
         "p* **sparse**: a few categories hold the mass, as ZIP codes or IDs do."
     )
-    alpha_dir = st.select_slider("Sparsity of the truth α_dir", ALPHA_DIR_CHOICES, value=0.3)
-    K = st.select_slider("Your K (categories)", K_CHOICES, value=500)
-    N = st.select_slider("Your N (observations)", N_CHOICES, value=200)
-    reps = REPS[st.radio("Repetitions", list(REPS), horizontal=True)]
+    alpha_dir = st.select_slider(
+        "Sparsity of the truth α_dir",
+        ALPHA_DIR_CHOICES,
+        **page_setting("cardinality_alpha_dir", 0.3, ALPHA_DIR_CHOICES),
+    )
+    K = st.select_slider(
+        "Your K (categories)", K_CHOICES, **page_setting("cardinality_K", 500, K_CHOICES)
+    )
+    N = st.select_slider(
+        "Your N (observations)", N_CHOICES, **page_setting("cardinality_N", 200, N_CHOICES)
+    )
+    reps = st.radio(
+        "Repetitions",
+        list(REPS.values()),
+        format_func={n: label for label, n in REPS.items()}.get,
+        horizontal=True,
+        **page_setting("cardinality_reps", 200, list(REPS.values())),
+    )
     st.markdown("**Theorem 1.** Both estimators pay the same sampling term and differ in bias:")
     st.latex(r"\mathbb{E}\,\|\hat\theta - p^*\|_1 \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}")
     st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
@@ -91,3 +107,5 @@ with right:
         show_figure(fig, data, "corollary1-vertex")
     with st.expander("The grid's numbers: HEB-U against Laplace"):
         show_table(table.round(3))
+
+page_footer(__file__, settings=True)

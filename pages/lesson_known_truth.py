@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import page_setting
 from heb.figures.lessons import known_truth as figures
 from heb.lessons import known_truth as lesson
 
@@ -16,6 +17,8 @@ PRESET = "ID-like features (ZIP codes, user IDs)"
 N_CHOICES = [20, 50, 100, 200, 500, 1000, 2000, 5000]
 K_CHOICES = [2, 5, 10, 20, 50, 100, 200, 500, 1000]
 ALPHA_DIR_CHOICES = [0.1, 0.3, 0.5, 1.0, 2.0]
+KINDS = [DIRICHLET, PRESET]
+FEATURES = range(1, 13)
 #: test rows scored against the true posteriors
 N_TEST = 10_000
 
@@ -33,7 +36,8 @@ def study(n_train: int, K: int, n_features: int, alpha_dir: float, preset: str |
     )
 
 
-st.title("Lesson 6 · Known truth")
+st.title(page_title(__file__))
+st.caption("Lesson 6 of 6")
 left, right = st.columns([1, 2], gap="large")
 
 with left:
@@ -43,13 +47,27 @@ with left:
         "every θ_cf — sample a training set from it, fit every smoother to the same "
         "counts, and compare each estimate with the truth."
     )
-    kind = st.radio("True model", [DIRICHLET, PRESET], key="truth_kind")
-    n_train = st.select_slider("Training rows", N_CHOICES, value=200)
+    kind = st.radio(
+        "True model", [DIRICHLET, PRESET], **page_setting("truth_kind", DIRICHLET, KINDS)
+    )
+    n_train = st.select_slider(
+        "Training rows", N_CHOICES, **page_setting("truth_rows", 200, N_CHOICES)
+    )
     preset = "high-cardinality" if kind == PRESET else None
-    K = st.select_slider("Categories per feature K", K_CHOICES, value=50, disabled=bool(preset))
-    n_features = st.slider("Features", 1, 12, 4, disabled=bool(preset))
+    K = st.select_slider(
+        "Categories per feature K",
+        K_CHOICES,
+        disabled=bool(preset),
+        **page_setting("truth_K", 50, K_CHOICES),
+    )
+    n_features = st.slider(
+        "Features", 1, 12, disabled=bool(preset), **page_setting("truth_features", 4, FEATURES)
+    )
     alpha_dir = st.select_slider(
-        "Sparsity α_dir of each θ_cf", ALPHA_DIR_CHOICES, value=2.0, disabled=bool(preset)
+        "Sparsity α_dir of each θ_cf",
+        ALPHA_DIR_CHOICES,
+        disabled=bool(preset),
+        **page_setting("truth_alpha_dir", 2.0, ALPHA_DIR_CHOICES),
     )
     st.markdown("What only a known truth can show:")
     st.markdown(
@@ -92,7 +110,9 @@ with right:
         show_figure(fig, data, "known-truth-pmf-error")
     with tab_post:
         labels = st.multiselect(
-            "Smoothers", list(out["posteriors"]), default=["Laplace", "HEB-M"], key="truth_pick"
+            "Smoothers",
+            list(out["posteriors"]),
+            **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
         )
         fig, data = figures.posterior_scatter_figure(
             out["true_posterior"], out["posteriors"], labels
@@ -115,3 +135,5 @@ with right:
         )
         .round(4)
     )
+
+page_footer(__file__, settings=True)

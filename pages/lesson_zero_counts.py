@@ -5,12 +5,16 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure
-from explorer.routing import ensure_entry_point
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import page_setting
 from heb.figures.lessons import zero_counts as figures
 from heb.lessons import zero_counts as lesson
 
 ensure_entry_point()
-st.title("Lesson 1 · Zero counts")
+ALPHA_CHOICES = [0.0, 0.01, 0.1, 0.5, 1.0, 2.0]
+COPY_CHOICES = range(1, 201)
+st.title(page_title(__file__))
+st.caption("Lesson 1 of 6")
 
 corpus = lesson.toy_spam()
 left, right = st.columns([1, 2], gap="large")
@@ -23,16 +27,24 @@ with left:
     message = st.multiselect(
         "The new e-mail's words",
         corpus.vocabulary,
-        default=["meeting", "project", "report", "unsubscribe"],
         help="Try adding 'agenda' and 'winner' together.",
+        **page_setting(
+            "zero_words", ["meeting", "project", "report", "unsubscribe"], corpus.vocabulary
+        ),
     )
     alpha = st.select_slider(
         "Pseudo-count α",
-        options=[0.0, 0.01, 0.1, 0.5, 1.0, 2.0],
-        value=0.0,
+        options=ALPHA_CHOICES,
         help="0 = no smoothing. 1 = Laplace.",
+        **page_setting("zero_alpha", 0.0, ALPHA_CHOICES),
     )
-    copies = st.slider("Repeat the e-mail (times)", 1, 200, 60, help="A longer document.")
+    copies = st.slider(
+        "Repeat the e-mail (times)",
+        1,
+        200,
+        help="A longer document.",
+        **page_setting("zero_copies", 60, COPY_CHOICES),
+    )
     st.markdown("Naive Bayes multiplies one factor per word:")
     st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
     st.markdown(
@@ -54,6 +66,7 @@ with left:
 with right:
     if not message:
         st.info("Pick at least one word for the e-mail.")
+        page_footer(__file__, settings=True)
         st.stop()
     score = lesson.score_message(corpus, message, alpha)
     curve = lesson.underflow_curve(corpus, message, alpha, max_copies=200)
@@ -87,3 +100,5 @@ with right:
         f"Multiplying probabilities directly: {lesson.direct_summary(curve, corpus, at)}.  \n"
         f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
     )
+
+page_footer(__file__, settings=True)
