@@ -116,8 +116,18 @@ class Comparison:
     def __post_init__(self) -> None:
         self.table, self.summary = metrics_table(self.result)
         curves = {method: self.result.reliability(method) for method in self.result.methods}
-        self.reliability_fig = figures.reliability_diagram(curves)
+        self.reliability_fig = self.reliability_of(self.result.methods)
         self.reliability_data = reliability_frame(curves)
+
+    def reliability_of(self, methods: list[str]) -> go.Figure:
+        """The reliability diagram of some of the methods (built once per choice)."""
+        key = ("reliability", *methods)
+        if key not in self.spread_figs:
+            curves = {method: self.result.reliability(method) for method in methods}
+            self.spread_figs[key] = figures.reliability_diagram(
+                curves, title="Reliability of the pooled out-of-fold predictions", show_ece=False
+            )
+        return self.spread_figs[key]
 
     def spread_fig(self, metric: str) -> go.Figure:
         """Per-fold values of one metric, one box per method (built on first use)."""

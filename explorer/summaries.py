@@ -42,16 +42,31 @@ def dataset_notes(dataset: Dataset, work: WorkingData) -> list[str]:
     return notes
 
 
+#: column names of the plug-in MI's chance level and of the MI above it
+MI_CHANCE, MI_ABOVE = "chance MI (K−1)(C−1)/2N", "MI above chance"
+
+
 def feature_table(dataset: Dataset, work: WorkingData) -> pd.DataFrame:
-    """Per feature: type, K_f, missing share, mutual information with the target (nats)."""
+    """Per feature: type, K_f, missing share, mutual information with the target (nats),
+    its chance level and the MI above it.
+
+    The plug-in MI of a feature independent of the target is about (K−1)(C−1)/(2N) nats
+    (Miller-Madow): an ID column with a category per few rows scores high by chance alone.
+    """
     missing = dataset.X.isna().mean()
+    mi = mutual_information(work.table)
+    chance = (
+        (work.table.n_categories - 1) * (work.n_classes - 1) / (2 * max(work.codes.shape[0], 1))
+    )
     return pd.DataFrame(
         {
             "feature": work.feature_names,
             "type": [work.preprocessor.kinds_.get(name, "") for name in work.feature_names],
             "K_f": work.table.n_categories,
             "missing share": [missing.get(name, 0.0) for name in work.feature_names],
-            "MI with target (nats)": mutual_information(work.table),
+            "MI with target (nats)": mi,
+            MI_CHANCE: chance,
+            MI_ABOVE: np.maximum(mi - chance, 0.0),
         }
     )
 

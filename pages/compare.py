@@ -10,11 +10,13 @@ from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import guard, show_info
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
-from heb import registry
+from heb import figures, registry
 
 ensure_entry_point()
 
 BIN_CHOICES = (3, 5, 10, 20, 50)
+#: methods drawn in the reliability diagram on a first visit
+MAX_DRAWN = 5
 
 
 def data_knobs() -> None:
@@ -71,19 +73,38 @@ def show(comparison: cmp.Comparison, from_memory: bool) -> None:
         style=cmp.best_style(comparison.summary),
         key="metrics_table",
     )
-    st.caption("Best mean of each metric in blue. Fit time includes counting the fold.")
+    st.caption(
+        "Best mean of each metric in blue. Fit time includes counting the fold. Each metric "
+        "is computed on each test fold, then averaged over the folds. ECE: the top-1 "
+        "expected calibration error, |accuracy − confidence| per bin of 10 equal-width "
+        "confidence bins, weighted by the bin's share of rows. Brier: the squared error "
+        "between the predicted probabilities and the one-hot label, averaged over the "
+        "classes (one-vs-rest) and rows; for two classes it is the usual binary Brier score."
+    )
     download_buttons(None, result.folds, "cv-folds")
     st.subheader("Reliability (pooled out-of-fold)")
+    drawn = st.multiselect(
+        "Draw",
+        result.methods,
+        help="The methods drawn in the diagram (a few at a time read best).",
+        **state.page_setting(
+            "reliability_methods", list(result.methods[:MAX_DRAWN]), list(result.methods)
+        ),
+    )
     st.caption(
-        "Each point: rows binned by their top-1 probability; a calibrated model sits "
-        "on the diagonal. The bars below count the rows per bin."
+        "Every row's out-of-fold prediction pooled over the folds, binned by its top-1 "
+        "probability (no ECE here: the table's ECE is the mean over folds). Each point's "
+        "size grows with its rows (hover for the number); a bin of fewer than "
+        f"{figures.MIN_BIN_ROWS} rows is a grey hollow point off the curve. A calibrated "
+        "model sits on the diagonal; the bars below count the rows per bin."
     )
-    show_figure(
-        comparison.reliability_fig,
-        comparison.reliability_data,
-        "reliability",
-        key="reliability_fig",
-    )
+    if drawn:
+        show_figure(
+            comparison.reliability_of([m for m in result.methods if m in drawn]),
+            comparison.reliability_data[comparison.reliability_data["method"].isin(drawn)],
+            "reliability",
+            key="reliability_fig",
+        )
     st.subheader("Spread over folds")
     metric = st.segmented_control(
         "Metric",

@@ -149,8 +149,19 @@ def show_features(frame: pd.DataFrame) -> None:
             "MI with target (nats)": st.column_config.ProgressColumn(
                 "MI with target (nats)", format="%.3f", min_value=0.0, max_value=top_mi
             ),
+            summaries.MI_CHANCE: st.column_config.NumberColumn(format="%.3f"),
+            summaries.MI_ABOVE: st.column_config.ProgressColumn(
+                summaries.MI_ABOVE, format="%.3f", min_value=0.0, max_value=top_mi
+            ),
         },
         key="feature_table",
+    )
+    st.caption(
+        "Mutual information is the plug-in estimate from the counts, which is biased "
+        "upward: a feature unrelated to the target still scores about (K−1)(C−1)/(2N) "
+        "nats (K categories, C classes, N rows). An ID-like column with a category for "
+        "every few rows therefore ranks high by chance alone; compare MI with its chance "
+        "level, or read the MI above chance."
     )
     download_buttons(None, frame, "features")
 

@@ -25,7 +25,12 @@ from heb.figures.dataset import (
 )
 from heb.figures.export import to_image_bytes
 from heb.figures.l1_study import l1_error_figure
-from heb.figures.reliability import RELIABILITY_HEIGHT, reliability_diagram, reliability_frame
+from heb.figures.reliability import (
+    MIN_BIN_ROWS,
+    RELIABILITY_HEIGHT,
+    reliability_diagram,
+    reliability_frame,
+)
 from heb.figures.style import (
     FONT_SIZE,
     TITLE_PAD,
@@ -40,6 +45,7 @@ from heb.figures.style import (
 
 __all__ = [
     "FONT_SIZE",
+    "MIN_BIN_ROWS",
     "RELIABILITY_HEIGHT",
     "TITLE_PAD",
     "aode_concentration_heatmap",

@@ -12,10 +12,14 @@ from plotly.subplots import make_subplots
 
 from heb.figures.style import NEUTRAL_COLOR, SYMBOLS, escape, method_color, method_label, style
 
-__all__ = ["RELIABILITY_HEIGHT", "reliability_diagram", "reliability_frame"]
+__all__ = ["MIN_BIN_ROWS", "RELIABILITY_HEIGHT", "reliability_diagram", "reliability_frame"]
 
 #: the reliability diagram's whole height in pixels, whatever its legend
 RELIABILITY_HEIGHT = 520
+#: a bin with fewer rows is drawn as a grey hollow point off the curve (too few to judge)
+MIN_BIN_ROWS = 5
+#: marker diameters (pixels) of the smallest and the largest bin of a diagram
+_MARKER_PX = (6.0, 22.0)
 _CURVE_KEYS = ("edges", "count", "confidence", "accuracy", "ece")
 
 
@@ -68,10 +72,17 @@ def reliability_frame(curves: Mapping[str, Mapping]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
+def _marker_sizes(count: np.ndarray, largest: float) -> np.ndarray:
+    """Marker diameters growing with the square root of the rows in each bin."""
+    low, high = _MARKER_PX
+    return low + (high - low) * np.sqrt(count / max(largest, 1.0))
+
+
 def reliability_diagram(
     curves: Mapping[str, Mapping],
     title: str = "Reliability diagram",
     colors: Mapping[str, str] | None = None,
+    show_ece: bool = True,
 ) -> go.Figure:
     """Top-1 reliability curves of several methods, with the rows per bin beneath.
 
@@ -83,12 +94,17 @@ def reliability_diagram(
     title : str
     colors : dict of str to str, optional
         Colour per curve name; default (and for names left out) :func:`method_color`.
+    show_ece : bool
+        Name each curve's ECE in the legend; leave it out where another ECE (say a mean
+        over folds) is shown beside the figure, so one place shows one definition.
 
     Returns
     -------
     go.Figure
         Row 1: accuracy vs mean confidence per method and the diagonal of perfect
-        calibration; row 2: grouped bars of the bin counts (shared x axis).
+        calibration, each point sized by its rows (also in its hover); bins of fewer than
+        :data:`MIN_BIN_ROWS` rows are grey hollow points off the curve. Row 2: grouped
+        bars of the bin counts (shared x axis).
     """
     if not curves:
         raise ValueError("Give at least one method's reliability curve.")
@@ -108,27 +124,40 @@ def reliability_diagram(
         row=1,
         col=1,
     )
+    largest = max(float(curve["count"].max(initial=0.0)) for curve in checked.values())
     for index, (name, curve) in enumerate(checked.items()):
         color = (colors or {}).get(name) or method_color(name)
         label = escape(method_label(name))
-        keep = (curve["count"] > 0) & np.isfinite(curve["confidence"])
-        keep &= np.isfinite(curve["accuracy"])
-        fig.add_trace(
-            go.Scatter(
-                x=curve["confidence"][keep],
-                y=curve["accuracy"][keep],
-                customdata=curve["count"][keep],
-                mode="lines+markers",
-                name=f"{label} (ECE {curve['ece']:.3f})",
-                legendgroup=label,
-                line={"color": color, "width": 3},
-                marker={"size": 9, "symbol": SYMBOLS[index % len(SYMBOLS)]},
-                hovertemplate=f"{label}<br>confidence %{{x:.3f}}<br>"
-                "accuracy %{y:.3f}<br>rows %{customdata:.0f}<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
+        filled = (curve["count"] > 0) & np.isfinite(curve["confidence"])
+        filled &= np.isfinite(curve["accuracy"])
+        for few, trace_name, line in (
+            (False, f"{label} (ECE {curve['ece']:.3f})" if show_ece else label, color),
+            (True, f"{label}: bins of fewer than {MIN_BIN_ROWS} rows", NEUTRAL_COLOR),
+        ):
+            keep = filled & ((curve["count"] < MIN_BIN_ROWS) == few)
+            if few and not keep.any():
+                continue
+            fig.add_trace(
+                go.Scatter(
+                    x=curve["confidence"][keep],
+                    y=curve["accuracy"][keep],
+                    customdata=curve["count"][keep],
+                    mode="markers" if few else "lines+markers",
+                    name=trace_name,
+                    legendgroup=label,
+                    showlegend=not few,
+                    line={"color": line, "width": 3},
+                    marker={
+                        "size": _marker_sizes(curve["count"][keep], largest),
+                        "symbol": SYMBOLS[index % len(SYMBOLS)] + ("-open" if few else ""),
+                        "color": line,
+                    },
+                    hovertemplate=f"{trace_name}<br>confidence %{{x:.3f}}<br>"
+                    "accuracy %{y:.3f}<br>rows %{customdata:.0f}<extra></extra>",
+                ),
+                row=1,
+                col=1,
+            )
         edges = curve["edges"]
         fig.add_trace(
             go.Bar(
