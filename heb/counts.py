@@ -133,10 +133,12 @@ class CountTable:
         # one bincount over combined (class, feature, code) indices; codes outside
         # 0..K_f-1 go to one extra bin that is dropped
         n_cells = n_classes * width
-        flat = X + offsets[:-1]
-        flat += (y * width)[:, None]
+        column = X + offsets[:-1]
+        flat = column + (y * width)[:, None]
         if n_rows and (X.min() < 0 or not (codes_fit or np.all(X.max(axis=0) < n_categories))):
-            flat[(X < 0) | (X >= n_categories)] = n_cells
+            outside = (X < 0) | (X >= n_categories)
+            column[outside] = -1
+            flat[outside] = n_cells
         flat = flat.ravel()
         if flat.size <= n_cells:
             # few rows, many cells: count straight into float64, no (C, V) conversion pass
@@ -147,22 +149,36 @@ class CountTable:
         class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
         table = cls(class_counts, counts, offsets)
         if flat.size < n_cells:
-            # a large table of few rows: its sums come from the rows, not from reading the
-            # mostly-zero table; the table is made read-only so they cannot go stale
-            table._keep_sums(flat, n_rows, n_features)
+            # a large table of few rows: its sums and positive cells come from the rows,
+            # not from reading the mostly-zero table, which is made read-only so that
+            # they cannot go stale
+            table._keep_sums(flat, column, y)
         return table
 
-    def _keep_sums(self, flat: np.ndarray, n_rows: int, n_features: int) -> None:
-        """Store N_fv and N_cf counted from the combined indices of :meth:`from_codes`."""
+    def _keep_sums(self, flat: np.ndarray, column: np.ndarray, y: np.ndarray) -> None:
+        """Store N_fv, N_cf and the positive cells, counted from the rows."""
         C, width = self.counts.shape
-        counted = flat < C * width
-        cell = flat[counted]
-        row, column = np.divmod(cell, width)
-        feature = np.tile(np.arange(n_features), n_rows)[counted]
-        n_fv = np.bincount(column, minlength=width).astype(np.float64)
-        n_cf = np.bincount(row * n_features + feature, minlength=C * n_features)
+        F = self.n_features
+        pair = (y * F)[:, None] + np.arange(F)
+        if column.size and column.min() < 0:  # missing codes are not counted
+            counted = column >= 0
+            column, pair = column[counted], pair[counted]
+        column = column.ravel()
+        n_fv = np.bincount(column, weights=np.ones(column.size), minlength=width)
+        n_cf = np.bincount(pair.ravel(), minlength=C * F).reshape(C, F).astype(np.float64)
+        cells = np.sort(flat)  # distinct by sort (np.unique may hash, slower here)
+        cells = cells[: np.searchsorted(cells, C * width)]
+        if cells.size:
+            cells = cells[np.concatenate(([True], cells[1:] != cells[:-1]))]
         self.counts.flags.writeable = False
-        object.__setattr__(self, "_sums", (n_fv, n_cf.reshape(C, n_features).astype(np.float64)))
+        object.__setattr__(self, "_sums", (n_fv, n_cf, cells))
+
+    def positive_cells(self) -> np.ndarray:
+        """Flat (row-major) indices of the positive counts of ``counts``, ascending."""
+        sums = getattr(self, "_sums", None)
+        if sums is not None:
+            return sums[2]
+        return np.flatnonzero(self.counts > 0)
 
     @classmethod
     def empty(cls, n_classes: int, n_categories: np.ndarray) -> CountTable:

@@ -188,11 +188,12 @@ class _Totals:
         self.seen_cols = np.flatnonzero(self.seen)
         self.all_seen = self.seen_cols.size == self.seen.size
         self._seen_counts = None
-        if 2 * self.seen_cols.size < self.seen.size:
-            self._seen_counts = table.counts[:, self.seen_cols]
+        self._positive = None
         if getattr(table, "_sums", None) is not None:  # counted from the rows
             self.n_cf = table.class_feature_totals()
-        elif self._seen_counts is not None:
+            self._positive = table.positive_cells()
+        elif 2 * self.seen_cols.size < self.seen.size:
+            self._seen_counts = table.counts[:, self.seen_cols]
             # a zero column closes the last segment, so features without a seen column sum to 0
             padded = np.concatenate((self._seen_counts, np.zeros((table.n_classes, 1))), axis=1)
             starts = np.searchsorted(self.seen_cols, table.offsets[:-1])
@@ -201,18 +202,21 @@ class _Totals:
             self.n_cf = np.where(empty[None, :], 0.0, sums)
         else:
             self.n_cf = table.class_feature_totals()
-        self._positive = None
 
     @property
     def positive_cells(self) -> np.ndarray:
         """Flat (row-major) indices of the positive counts, ascending."""
         if self._positive is None:
             if self._seen_counts is None:
-                self._positive = np.flatnonzero(self.table.counts > 0)
+                self._positive = self.table.positive_cells()
             else:
                 c, j = np.nonzero(self._seen_counts > 0)
                 self._positive = c * self.seen.size + self.seen_cols[j]
         return self._positive
+
+    def feature_of(self, column: np.ndarray) -> np.ndarray:
+        """The feature of each of the given columns."""
+        return np.searchsorted(self.table.offsets, column, side="right") - 1
 
     def sparse(self) -> bool:
         """Whether the positive counts fill under a quarter of the (C, V) table."""
@@ -240,7 +244,6 @@ def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
     with np.errstate(divide="ignore"):
         zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
         log_t = None if constant.all() else np.where(np.repeat(constant, k), 0.0, np.log(prior))
-    col_f = table.feature_of_column
     cells = totals.positive_cells
     c, v = np.divmod(cells, V)
     if totals.all_seen:
@@ -249,11 +252,11 @@ def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
             out += log_t
     else:
         columns = totals.seen_cols
-        out = zero_value[:, col_f[columns]]
+        out = zero_value[:, totals.feature_of(columns)]
         if log_t is not None:
             out += log_t[columns]
         j = np.searchsorted(columns, v)
-    pair = (c, col_f[v])
+    pair = (c, totals.feature_of(v))
     m_cell = m_cf[pair]
     theta = m_cell * prior[v]
     theta += table.counts.ravel()[cells]
@@ -301,7 +304,7 @@ def learn_concentrations(
     # non-zero counts in row-major order, so their (class, feature) pair ids are sorted
     nonzero = totals.positive_cells
     row, col = np.divmod(nonzero, table.counts.shape[1])
-    item_pair = row * F + table.feature_of_column.take(col)
+    item_pair = row * F + totals.feature_of(col)
     item_count = table.counts.ravel().take(nonzero)
     item_prior = prior.take(col)
     if not solve.all():
