@@ -31,11 +31,11 @@ import pytest
 
 from heb.data import DEFAULT_DATASET, load_builtin
 from heb.synthetic import sample_naive_bayes
+from tests.peers import CHROMIUM, require_chromium, require_module
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -95,9 +95,8 @@ def screenshot_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     """``streamlit run app.py`` on a free port with a private cache, until the module ends."""
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (.ci/run does it)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    require_chromium()  # a skip here, a failure in CI
+    require_module("playwright.sync_api", "the browser tests drive chromium through it")
     root = tmp_path_factory.mktemp("server")
     port = _free_port()
     env = {**os.environ, "HEB_CACHE_DIR": str(root / "cache")}

@@ -246,10 +246,7 @@ LESSONS = (
 
 
 def test_every_lesson_runs_under_the_apps_navigation():
-    app_file = PAGES.parent / "app.py"
-    if not app_file.exists():
-        pytest.skip("app.py is not there yet")
-    app = AppTest.from_file(str(app_file), default_timeout=60).run()
+    app = AppTest.from_file(str(PAGES.parent / "app.py"), default_timeout=60).run()
     assert not app.exception, [e.value for e in app.exception]
     for lesson in LESSONS:
         app.switch_page(f"pages/{lesson}.py").run()

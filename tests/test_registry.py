@@ -114,7 +114,8 @@ def test_toys_reach_the_cli_tables_and_the_labels(toys, cache, monkeypatch, tmp_
     assert registry.HIGHER_IS_BETTER["rows"] is False
     ranks = benchmark_tables(frame, "rows")["avg_ranks"]
     assert ranks.notna().all()
-    style = pytest.importorskip("heb.figures.style", reason="the figures package is absent")
+    from heb.figures import style
+
     assert style.method_color("Toy") == "#123456"
     assert style.method_color("toy") == "#123456"  # the smoother's name is an alias
     assert style.metric_title("rows") == "Rows per fold"
