@@ -99,6 +99,23 @@ def _number_kind(column: pd.Series) -> str:
     return "integer" if pd.api.types.is_integer_dtype(column.dtype) else "float"
 
 
+def quantile_edges(observed: np.ndarray, n_bins: int) -> np.ndarray:
+    """The unique interior quantiles of the observed training floats (empty bins kept)."""
+    return np.unique(np.quantile(observed, np.linspace(0.0, 1.0, n_bins + 1)))[1:-1]
+
+
+def quantile_cuts(observed: np.ndarray, n_bins: int) -> np.ndarray:
+    """Interior bin edges of the observed training floats: unique quantiles, no empty bin.
+
+    A bin that holds no observed value (ties can make one) merges into its right-hand
+    neighbour, so every bin ``searchsorted(cuts, value, side="right")`` gives is counted.
+    """
+    cuts = quantile_edges(observed, n_bins)
+    codes = np.searchsorted(cuts, observed, side="right")
+    counts = np.bincount(codes, minlength=cuts.size + 1)
+    return cuts[counts[:-1] > 0]
+
+
 def _text_values(column: pd.Series) -> np.ndarray:
     """Object array of category labels as strings, missing as None."""
     present = column.notna().to_numpy()
@@ -238,11 +255,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if missing.all():
             return None
         observed = values[~missing]
-        quantiles = np.unique(np.quantile(observed, np.linspace(0.0, 1.0, self.n_bins + 1)))
-        cuts = quantiles[1:-1]
-        codes = np.searchsorted(cuts, observed, side="right")
-        counts = np.bincount(codes, minlength=cuts.size + 1)
-        cuts = cuts[counts[:-1] > 0]  # an empty bin merges into its right-hand neighbour
+        cuts = quantile_cuts(observed, self.n_bins)
         labels = _bin_labels(cuts)
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
         if self.missing == "category" and missing.any():

@@ -1,7 +1,8 @@
 """The paper's evaluation protocol: stratified 10-fold CV over methods and datasets.
 
-Per fold, preprocessing is fitted on the training rows only, the training codes are
-counted once, and every Naive Bayes method re-smooths that one
+Each column is encoded once per dataset; per fold, the encoding is fitted on the training
+rows only (:mod:`heb.data.encoding`), the training rows are counted once, and every Naive
+Bayes method re-smooths that one
 :class:`~heb.counts.CountTable` (which is what makes what-if comparisons fast). Results
 are cached per method under :meth:`RunSettings.method_key
 <heb.evaluate.settings.RunSettings.method_key>`, so changing one method's
@@ -21,7 +22,7 @@ import pandas as pd
 from heb import registry
 from heb.data import Dataset, encode_target
 from heb.evaluate.cache import ResultCache
-from heb.evaluate.folds import FOLD_STORE, PreparedFolds, prepare_folds
+from heb.evaluate.folds import FOLD_STORE, Fold, PreparedFolds, prepare_folds
 from heb.evaluate.settings import RunSettings
 from heb.metrics import reliability
 from heb.nb import NaiveBayes
@@ -94,35 +95,43 @@ def _family(spec: dict) -> Family:
         raise ValueError(f"No estimator is wired for the model family {spec['model']!r}.") from None
 
 
-def _run_method(name: str, spec: dict, prepared: PreparedFolds) -> tuple[pd.DataFrame, np.ndarray]:
+def _fit_fold(family: Family, params: dict, fold: Fold, C: int) -> tuple[object, float]:
+    """A model fitted on one fold's training rows, and its fit time (counting included)."""
+    model = family.make(params)
+    start = time.perf_counter()
+    if family.fits_counts:
+        model.fit_counts(fold.table, np.arange(C))
+        return model, time.perf_counter() - start + fold.count_time
+    model.partial_fit(fold.train_codes, fold.y_train, classes=np.arange(C))
+    return model, time.perf_counter() - start
+
+
+def _run_methods(
+    specs: dict[str, dict],
+    prepared: PreparedFolds,
+    report: Callable[[float, str], None],
+) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
+    """Per method, its per-fold records and out-of-fold probabilities.
+
+    Folds are the outer loop, so each fold's test codes are read once for every method.
+    """
     C = prepared.classes.size
-    oof = np.zeros((prepared.y.size, C))
-    rows = []
-    family = _family(spec)
+    oof = {name: np.zeros((prepared.y.size, C)) for name in specs}
+    rows: dict[str, list] = {name: [] for name in specs}
+    n_folds = len(prepared.folds)
     for index, fold in enumerate(prepared.folds):
-        model = family.make(spec["params"])
-        start = time.perf_counter()
-        if family.fits_counts:
-            model.fit_counts(fold.table, np.arange(C))
-            fit_time = time.perf_counter() - start + fold.count_time
-        else:
-            model.partial_fit(fold.train_codes, fold.y_train, classes=np.arange(C))
-            fit_time = time.perf_counter() - start
-        start = time.perf_counter()
-        proba = model.predict_proba(fold.test_codes)
-        predict_time = time.perf_counter() - start
-        oof[fold.test_index] = proba
-        scores = compute_metrics(prepared.y[fold.test_index], proba)
-        rows.append(
-            {
-                "method": name,
-                "fold": index,
-                **scores,
-                "fit_time": fit_time,
-                "predict_time": predict_time,
-            }
-        )
-    return pd.DataFrame(rows, columns=fold_columns()), oof
+        report(index / n_folds, f"Fold {index + 1} of {n_folds}")
+        test_codes = fold.test_codes
+        y_test = prepared.y[fold.test_index]
+        for name, spec in specs.items():
+            model, fit_time = _fit_fold(_family(spec), spec["params"], fold, C)
+            start = time.perf_counter()
+            proba = model.predict_proba(test_codes)
+            predict_time = time.perf_counter() - start
+            oof[name][fold.test_index] = proba
+            record = {"method": name, "fold": index, **compute_metrics(y_test, proba)}
+            rows[name].append(record | {"fit_time": fit_time, "predict_time": predict_time})
+    return {name: (pd.DataFrame(rows[name], columns=fold_columns()), oof[name]) for name in specs}
 
 
 @dataclass
@@ -265,9 +274,9 @@ def cross_validate(
             "notes": list(prepared.notes),
             "n_splits": prepared.n_splits,
         }
-        for done, name in enumerate(todo):
-            report(done / len(todo), f"Running {name}")
-            frames[name], oof[name] = _run_method(name, specs[name], prepared)
+        results = _run_methods({name: specs[name] for name in todo}, prepared, report)
+        for name in todo:
+            frames[name], oof[name] = results[name]
             if use_cache:
                 cache.store("frame", keys[name], frames[name])
                 cache.store("arrays", keys[name], {"oof_proba": oof[name]})

@@ -1,6 +1,7 @@
-"""A run's prepared folds (codes and one count table per fold), kept in a bounded store.
+"""A run's prepared folds (the dataset's codes, one encoding and count table per fold),
+kept in a bounded store.
 
-Preparing folds (preprocessing fitted on each training fold, counting) is what a what-if
+Preparing folds (encoding fitted on each training fold, counting) is what a what-if
 change must not repeat, so the last few runs' folds stay in memory. The store is shared
 by the app's session threads: every access holds a lock, and it is bounded both by the
 number of runs and by the bytes of their arrays (least recently used first out).
@@ -15,13 +16,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
 from heb.counts import CountTable
 from heb.data import Dataset, Preprocessor, encode_target, safe_n_splits, stratified_subsample
+from heb.data.encoding import DatasetCodes, FoldEncoding, class_totals, encode_columns
 from heb.evaluate.settings import RunSettings
 
-__all__ = ["Fold", "PreparedFolds", "FoldStore", "prepare_folds", "FOLD_STORE"]
+__all__ = [
+    "Fold",
+    "PreparedFolds",
+    "FoldStore",
+    "prepare_folds",
+    "reference_folds",
+    "ReferenceFold",
+    "FOLD_STORE",
+]
 
 #: the seed of the stratified subsample (fixed, so a subsample is the same in every run)
 SUBSAMPLE_SEED = 42
@@ -29,20 +40,36 @@ SUBSAMPLE_SEED = 42
 
 @dataclass(frozen=True)
 class Fold:
-    """One fold: training / test codes, training labels, test rows and the training counts."""
+    """One fold: its rows, its fitted encoding and the training counts.
 
-    train_codes: np.ndarray
-    test_codes: np.ndarray
-    y_train: np.ndarray
+    The codes are not kept: :attr:`test_codes` and :attr:`train_codes` are read from the
+    dataset's one :class:`~heb.data.encoding.DatasetCodes` through the fold's lookup
+    tables when asked for, so the store holds one copy of the data, not one per fold.
+    """
+
+    codes: DatasetCodes
+    encoding: FoldEncoding
+    train_index: np.ndarray
     test_index: np.ndarray
+    y_train: np.ndarray
     table: CountTable
     count_time: float
 
     @property
+    def train_codes(self) -> np.ndarray:
+        """The training rows' codes, missing values imputed (``Preprocessor.fit_transform``)."""
+        return self.encoding.transform(self.codes, self.train_index, impute=True)
+
+    @property
+    def test_codes(self) -> np.ndarray:
+        """The test rows' codes (``Preprocessor.transform``)."""
+        return self.encoding.transform(self.codes, self.test_index)
+
+    @property
     def nbytes(self) -> int:
-        """Bytes of the fold's arrays (what the store's byte bound counts)."""
-        arrays = (self.train_codes, self.test_codes, self.y_train, self.test_index)
-        return sum(a.nbytes for a in arrays) + self.table.counts.nbytes
+        """Bytes of the fold's own arrays (the shared codes are counted once, by the run)."""
+        arrays = (self.train_index, self.test_index, self.y_train, self.table.counts)
+        return sum(a.nbytes for a in arrays) + self.encoding.nbytes
 
 
 @dataclass(frozen=True)
@@ -53,16 +80,30 @@ class PreparedFolds:
     classes: np.ndarray
     n_splits: int
     notes: tuple[str, ...]
-    folds: tuple[Fold, ...]
+    folds: tuple[Fold | ReferenceFold, ...]
+    codes: DatasetCodes | None = None
 
     @property
     def nbytes(self) -> int:
         """Bytes of every array held."""
-        return self.y.nbytes + sum(fold.nbytes for fold in self.folds)
+        shared = 0 if self.codes is None else self.codes.nbytes
+        return self.y.nbytes + shared + sum(fold.nbytes for fold in self.folds)
 
 
-def prepare_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
-    """Subsample, split (stratified, shuffled), preprocess per training fold and count."""
+@dataclass(frozen=True)
+class _Split:
+    """The evaluated rows (after the subsample), their classes and the folds' rows."""
+
+    X: pd.DataFrame
+    y: np.ndarray
+    classes: np.ndarray
+    n_splits: int
+    notes: tuple[str, ...]
+    folds: list[tuple[np.ndarray, np.ndarray]]
+
+
+def _split(dataset: Dataset, settings: RunSettings) -> _Split:
+    """Subsample, then split stratified and shuffled (the fewer folds a rare class allows)."""
     notes: list[str] = []
     X, y_raw = dataset.X, dataset.y
     max_rows = settings.max_rows
@@ -70,24 +111,72 @@ def prepare_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
         X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows, seed=SUBSAMPLE_SEED)
         notes.append(f"Used a stratified subsample of {max_rows:,} of {len(dataset.X):,} rows.")
     y, classes = encode_target(y_raw)
-    k, notice = safe_n_splits(y_raw, settings.n_splits, rare="keep")
+    # the fold count and its notice depend on the class counts and labels alone: the
+    # labels in sorted runs spare a second sort of every row's label
+    by_class = np.repeat(classes, np.bincount(y, minlength=classes.size))
+    k, notice = safe_n_splits(by_class, settings.n_splits, rare="keep")
     if notice:
         notes.append(notice)
     splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=settings.seed)
+    folds = list(splitter.split(np.zeros(len(y)), y))
+    return _Split(X, y, classes, k, tuple(notes), folds)
+
+
+def prepare_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
+    """Subsample, split (stratified, shuffled), encode per training fold and count.
+
+    The columns are read once (:func:`~heb.data.encoding.encode_columns`); each fold's
+    encoding and counts then come from those codes, equal to a ``Preprocessor`` fitted on
+    the fold's training rows and ``CountTable.from_codes`` of its codes.
+    """
+    split = _split(dataset, settings)
+    y, C = split.y, split.classes.size
+    codes = encode_columns(split.X, categorical=dataset.categorical)
+    totals = class_totals(codes, y, C)
     folds = []
-    for train, test in splitter.split(np.zeros(len(y)), y):
+    for train, test in split.folds:
+        start = time.perf_counter()
+        encoding, table = codes.fit_fold(
+            train, test, y, C, n_bins=settings.n_bins, missing=settings.missing, totals=totals
+        )
+        count_time = time.perf_counter() - start  # encoding the fold and counting it
+        folds.append(Fold(codes, encoding, train, test, y[train], table, count_time))
+    return PreparedFolds(y, split.classes, split.n_splits, split.notes, tuple(folds), codes)
+
+
+@dataclass(frozen=True)
+class ReferenceFold:
+    """A fold of :func:`reference_folds`: the codes a fold's own ``Preprocessor`` gives."""
+
+    train_codes: np.ndarray
+    test_codes: np.ndarray
+    y_train: np.ndarray
+    test_index: np.ndarray
+    table: CountTable
+    count_time: float
+
+
+def reference_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
+    """The same folds as :func:`prepare_folds`, each read from the raw frame by a
+    ``Preprocessor`` fitted on its training rows (the slow, direct path: the reference the
+    tests and ``benchmarks/cv_speed.py`` hold the encoding to)."""
+    split = _split(dataset, settings)
+    folds = []
+    for train, test in split.folds:
         pre = Preprocessor(
             n_bins=settings.n_bins, missing=settings.missing, categorical=dataset.categorical
         )
-        train_codes = pre.fit_transform(X.iloc[train])
-        test_codes = pre.transform(X.iloc[test])
+        train_codes = pre.fit_transform(split.X.iloc[train])
+        test_codes = pre.transform(split.X.iloc[test])
         start = time.perf_counter()
         table = CountTable.from_codes(
-            train_codes, y[train], classes.size, n_categories=pre.n_categories_
+            train_codes, split.y[train], split.classes.size, n_categories=pre.n_categories_
         )
         count_time = time.perf_counter() - start
-        folds.append(Fold(train_codes, test_codes, y[train], test, table, count_time))
-    return PreparedFolds(y, classes, k, tuple(notes), tuple(folds))
+        folds.append(
+            ReferenceFold(train_codes, test_codes, split.y[train], test, table, count_time)
+        )
+    return PreparedFolds(split.y, split.classes, split.n_splits, split.notes, tuple(folds))
 
 
 class FoldStore:
