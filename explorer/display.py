@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.exports import cap_cells, csv_bytes
+from explorer.report import view_footer
 
 __all__ = [
     "FIGURE_FONT_SIZE",
@@ -39,35 +40,45 @@ def _image_export_available() -> bool:
     return any(shutil.which(name) for name in names)
 
 
-def _image_bytes(fig, fmt: str) -> Callable[[], bytes]:
-    """A callable producing the image bytes when the download button is clicked."""
+def _with_footer(fig, footer: str):
+    from heb.figures.footer import with_footer
+
+    return with_footer(fig, footer)
+
+
+def _image_bytes(fig, fmt: str, footer: str = "") -> Callable[[], bytes]:
+    """A callable producing the image bytes (``footer`` under the plot) when clicked."""
 
     def render() -> bytes:
         from heb.figures import to_image_bytes
 
-        return to_image_bytes(fig, fmt=fmt)
+        return to_image_bytes(_with_footer(fig, footer), fmt=fmt)
 
     return render
 
 
-def download_buttons(fig, data_frame: pd.DataFrame | None, stem: str) -> None:
+def download_buttons(
+    fig, data_frame: pd.DataFrame | None, stem: str, footer: str | None = None
+) -> None:
     """PNG, SVG and CSV download buttons for a figure and the data behind it.
 
     The files are produced only when a button is clicked (no cost on a re-render).
     Without a Chromium for the image export, an interactive HTML file is offered instead.
     The CSV has formula-like text neutralised (see :func:`explorer.exports.csv_bytes`).
+    Exported figures carry ``footer`` (default: the dataset and settings of the view's URL).
     """
+    footer = view_footer() if footer is None else footer
     files = []  # (label, bytes callable, extension, mime, extra arguments)
     if fig is not None and _image_export_available():
         files += [
-            ("PNG", _image_bytes(fig, "png"), "png", "image/png", {}),
-            ("SVG", _image_bytes(fig, "svg"), "svg", "image/svg+xml", {}),
+            ("PNG", _image_bytes(fig, "png", footer), "png", "image/png", {}),
+            ("SVG", _image_bytes(fig, "svg", footer), "svg", "image/svg+xml", {}),
         ]
     elif fig is not None:
         files.append(
             (
                 "HTML",
-                lambda: fig.to_html(include_plotlyjs=True),
+                lambda: _with_footer(fig, footer).to_html(include_plotlyjs=True),
                 "html",
                 "text/html",
                 {"help": "PNG / SVG export needs Chromium on the server."},

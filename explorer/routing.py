@@ -36,6 +36,7 @@ SECTIONS = {
         ("dataset.py", "Dataset", ":material/table_chart:"),
         ("concentrations.py", "Concentrations", ":material/grid_on:"),
         ("compare.py", "Compare", ":material/compare_arrows:"),
+        ("explain.py", "Explain a prediction", ":material/psychology_alt:"),
         ("benchmark.py", "Benchmark", ":material/leaderboard:"),
     ],
     "Lessons": [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import comparison as cmp
-from explorer import loading, state
+from explorer import diagnostics, loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import guard, show_info
 from explorer.routing import ensure_entry_point, page_footer, page_title
@@ -145,6 +145,8 @@ def comparison_view() -> None:
     if comparison is not None:
         with guard("showing the comparison"):
             show(comparison, from_memory)
+        with guard("showing the per-class diagnostics"):
+            diagnostics.show_diagnostics(comparison, dataset, methods)
 
 
 comparison_view()

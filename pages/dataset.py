@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import loading, state, summaries
+from explorer import catalogue, loading, state, summaries
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info
 from explorer.routing import ensure_entry_point, page_footer, page_title
@@ -223,6 +223,7 @@ page_header(
     "conditional frequencies every smoother starts from.",
 )
 choose_dataset()
+catalogue.show_catalogue()
 spec = st.session_state["data_spec"]
 if spec.startswith(state.UPLOAD_PREFIX) and spec in st.session_state["uploads"]:
     with guard("reading the uploaded file"):
