@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.routing import page_title
 from heb.figures import title_height
 from heb.lessons.common import M_MIN, format_m
 from heb.registry import METHODS
@@ -248,8 +249,9 @@ LESSONS = (
 def test_every_lesson_runs_under_the_apps_navigation():
     app = AppTest.from_file(str(PAGES.parent / "app.py"), default_timeout=60).run()
     assert not app.exception, [e.value for e in app.exception]
-    for lesson in LESSONS:
+    for number, lesson in enumerate(LESSONS, start=1):
         app.switch_page(f"pages/{lesson}.py").run()
         assert not app.exception, (lesson, [e.value for e in app.exception])
         assert app.get("plotly_chart"), lesson
-        assert app.title[0].value.startswith("Lesson")
+        assert app.title[0].value == page_title(f"{lesson}.py")  # the menu's name
+        assert app.caption[0].value.startswith(f"Lesson {number} of {len(LESSONS)}")
