@@ -74,7 +74,7 @@ def _figure_html(figure: object, first: bool) -> str:
     return figure.to_html(
         full_html=False,
         include_plotlyjs=first,  # inline plotly.js once: the file works offline
-        config={"displaylogo": False, "showLink": False, "responsive": True},
+        config={"displaylogo": False, "responsive": True},
     )
 
 

@@ -22,6 +22,26 @@ def with_footer(fig: go.Figure, text: str) -> go.Figure:
     if not text:
         return out
     height = out.layout.height or 450
+    margin = out.layout.margin
+    top = margin.t if margin.t is not None else 100
+    bottom = (margin.b if margin.b is not None else 80) + FOOTER_HEIGHT
+    plot_height = max(height - top - bottom + FOOTER_HEIGHT, 1)
+    out.add_annotation(
+        text=escape(text),
+        x=0,
+        xref="paper",
+        xanchor="left",
+        # paper units: the plot area is 0..1, the figure's bottom edge lies ``bottom`` px below
+        y=-(bottom - 6) / plot_height,
+        yref="paper",
+        yanchor="bottom",
+        showarrow=False,
+        font={"size": 11, "color": NEUTRAL_COLOR},
+        align="left",
+    )
+    out.update_layout(height=height + FOOTER_HEIGHT, margin={"b": bottom})
+    return out
+    height = out.layout.height or 450
     bottom = out.layout.margin.b if out.layout.margin.b is not None else 80
     out.add_annotation(
         text=escape(text),
