@@ -8,6 +8,8 @@ hand-computed cases.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -220,3 +222,33 @@ def test_prepared_folds_hold_one_copy_of_the_codes():
         totals = fold.table.class_feature_totals().sum(axis=0)
         np.testing.assert_array_equal(totals, [fold.train_index.size] * 2)
     FOLD_STORE.clear()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    labels=st.lists(
+        st.one_of(st.sampled_from(["a", "b", "c", "d"]), st.integers(0, 3), st.booleans()),
+        min_size=2,
+        max_size=60,
+    ),
+    n_splits=st.integers(2, 10),
+    text=st.booleans(),
+)
+def test_the_target_shortcuts_give_what_encode_target_and_safe_n_splits_give(
+    labels, n_splits, text
+):
+    from heb.data import safe_n_splits
+    from heb.evaluate.folds import _encode_target, _stand_in_target
+
+    y_raw = pd.Series([str(v) for v in labels] if text else labels, dtype=object)
+    y, classes = _encode_target(y_raw)
+    expected_y, expected_classes = encode_target(y_raw)
+    np.testing.assert_array_equal(y, expected_y)
+    np.testing.assert_array_equal(classes, expected_classes)
+    try:
+        expected = safe_n_splits(y_raw, n_splits, rare="keep")
+    except DataError as error:
+        with pytest.raises(DataError, match=re.escape(str(error))):
+            safe_n_splits(_stand_in_target(y, classes, n_splits), n_splits, rare="keep")
+        return
+    assert safe_n_splits(_stand_in_target(y, classes, n_splits), n_splits, rare="keep") == expected

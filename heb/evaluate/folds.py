@@ -40,20 +40,32 @@ SUBSAMPLE_SEED = 42
 
 @dataclass(frozen=True)
 class Fold:
-    """One fold: its rows, its fitted encoding and the training counts.
+    """One fold: its test rows, its fitted encoding and the training counts.
 
-    The codes are not kept: :attr:`test_codes` and :attr:`train_codes` are read from the
-    dataset's one :class:`~heb.data.encoding.DatasetCodes` through the fold's lookup
-    tables when asked for, so the store holds one copy of the data, not one per fold.
+    Only the test rows are kept: the training rows are the others, and the codes are read
+    from the dataset's one :class:`~heb.data.encoding.DatasetCodes` through the fold's
+    lookup tables when asked for, so the store holds one copy of the data, not one per
+    fold.
     """
 
     codes: DatasetCodes
     encoding: FoldEncoding
-    train_index: np.ndarray
     test_index: np.ndarray
-    y_train: np.ndarray
+    y: np.ndarray  # every evaluated row's class (shared by the folds)
     table: CountTable
-    count_time: float
+    count_time: float  # encoding the fold and counting its training rows
+
+    @property
+    def train_index(self) -> np.ndarray:
+        """The training rows, ascending."""
+        train = np.ones(self.y.size, dtype=bool)
+        train[self.test_index] = False
+        return np.flatnonzero(train)
+
+    @property
+    def y_train(self) -> np.ndarray:
+        """The training rows' classes."""
+        return self.y[self.train_index]
 
     @property
     def train_codes(self) -> np.ndarray:
@@ -67,9 +79,9 @@ class Fold:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the fold's own arrays (the shared codes are counted once, by the run)."""
-        arrays = (self.train_index, self.test_index, self.y_train, self.table.counts)
-        return sum(a.nbytes for a in arrays) + self.encoding.nbytes
+        """Bytes of the fold's own arrays (the shared codes and classes count once, by the
+        run)."""
+        return self.test_index.nbytes + self.table.counts.nbytes + self.encoding.nbytes
 
 
 @dataclass(frozen=True)
@@ -102,6 +114,28 @@ class _Split:
     folds: list[tuple[np.ndarray, np.ndarray]]
 
 
+def _encode_target(y_raw: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``encode_target`` of the distinct labels only (hashed first), then of every row.
+
+    Object labels that are not all text go the direct way: hashing would merge 1, 1.0 and
+    True, which ``encode_target`` reads as different labels.
+    """
+    codes, uniques = pd.factorize(y_raw, use_na_sentinel=False)  # NaN stays a label
+    uniques = np.asarray(uniques)
+    if uniques.dtype == object and not all(isinstance(v, str) for v in uniques):
+        return encode_target(y_raw)
+    index, classes = encode_target(uniques)
+    return index[codes], classes
+
+
+def _stand_in_target(y: np.ndarray, classes: np.ndarray, n_splits: int) -> np.ndarray:
+    """Labels with each class count capped at ``n_splits + 1``: ``safe_n_splits`` gives the
+    same folds and notice as for every row (its rules compare counts with ``n_splits``
+    and quote only counts below it), without sorting a million labels."""
+    counts = np.minimum(np.bincount(y, minlength=classes.size), int(n_splits) + 1)
+    return np.repeat(classes, counts)
+
+
 def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     """Subsample, then split stratified and shuffled (the fewer folds a rare class allows)."""
     notes: list[str] = []
@@ -110,11 +144,10 @@ def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     if max_rows and len(X) > max_rows:
         X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows, seed=SUBSAMPLE_SEED)
         notes.append(f"Used a stratified subsample of {max_rows:,} of {len(dataset.X):,} rows.")
-    y, classes = encode_target(y_raw)
-    # the fold count and its notice depend on the class counts and labels alone: the
-    # labels in sorted runs spare a second sort of every row's label
-    by_class = np.repeat(classes, np.bincount(y, minlength=classes.size))
-    k, notice = safe_n_splits(by_class, settings.n_splits, rare="keep")
+    y, classes = _encode_target(y_raw)
+    k, notice = safe_n_splits(
+        _stand_in_target(y, classes, settings.n_splits), settings.n_splits, rare="keep"
+    )
     if notice:
         notes.append(notice)
     splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=settings.seed)
@@ -139,8 +172,8 @@ def prepare_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
         encoding, table = codes.fit_fold(
             train, test, y, C, n_bins=settings.n_bins, missing=settings.missing, totals=totals
         )
-        count_time = time.perf_counter() - start  # encoding the fold and counting it
-        folds.append(Fold(codes, encoding, train, test, y[train], table, count_time))
+        count_time = time.perf_counter() - start
+        folds.append(Fold(codes, encoding, test, y, table, count_time))
     return PreparedFolds(y, split.classes, split.n_splits, split.notes, tuple(folds), codes)
 
 
