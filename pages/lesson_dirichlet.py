@@ -24,66 +24,77 @@ def numbers(K: int, N: int, truth: str, alpha: float) -> dict:
 
 st.title(page_title(__file__))
 st.caption("Lesson 2 of 6 · Laplace is a Dirichlet posterior mean")
-left, right = st.columns([1, 2], gap="large")
 
-with left:
-    st.markdown(
-        "A feature with **K** categories has an unknown PMF $p^*$. We see **N** draws, "
-        "counts $n_1, \\dots, n_K$, and put a symmetric Dirichlet(α, …, α) prior on $p^*$: "
-        "α phantom observations of every category. Conjugacy gives a Dirichlet posterior "
-        "with parameters $n_v + \\alpha$, whose mean is the smoothed estimate:"
-    )
-    st.latex(r"\hat p_v = \mathbb{E}[p_v \mid n] = \frac{n_v + \alpha}{N + K\alpha}")
-    st.markdown(
-        "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
-        "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the uniform 1/K."
-    )
-    K = st.select_slider("Categories K", K_CHOICES, **page_setting("dirichlet_K", 50, K_CHOICES))
-    N = st.select_slider("Observations N", N_CHOICES, **page_setting("dirichlet_N", 50, N_CHOICES))
-    alpha = st.select_slider(
-        "Pseudo-count α",
-        lesson.ALPHA_CHOICES,
-        **page_setting("dirichlet_alpha", 1.0, lesson.ALPHA_CHOICES),
-    )
-    sparse, flat = (f"{lesson.TRUTH_CONCENTRATION[kind]:g}" for kind in ("sparse", "flat"))
-    truth = st.radio(
-        "The true PMF",
-        TRUTHS,
-        horizontal=True,
-        **page_setting("dirichlet_truth", TRUTHS[0], TRUTHS),
-        help=f"sparse: drawn from Dirichlet({sparse}), a few categories hold most mass; "
-        f"flat: from Dirichlet({flat}), close to uniform.",
-    )
-    st.markdown(
-        "The prior's share of the estimate is Kα / (N + Kα), and the estimate is biased "
-        "toward uniform by"
-    )
-    st.latex(r"\mathbb{E}[\hat p] - p^* = \frac{K\alpha}{N + K\alpha}")
-    st.latex(r"\times \left(\tfrac{1}{K} - p^*\right)")
-    st.markdown(
-        "With K comparable to N, Laplace's K phantom counts outweigh the data: on a "
-        "sparse truth the bias reaches 2(K−1)/(N+K) in l1."
-    )
-    st.caption("Textbook section 18.3.4.1; paper section 4 (Theorem 2).")
 
-with right:
-    out = numbers(int(K), int(N), truth, float(alpha))
-    view, sweep, at = out["view"], out["sweep"], out["at"]
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Prior's share Kα/(N+Kα)", f"{view['prior_share']:.0%}")
-    c2.metric("l1 error of this estimate", f"{view['l1']:.3f}")
-    if out["best"] is None:
-        c3.metric("Best α (expected l1)", "none", help="With N = 0 every α gives 1/K.")
-    else:
-        c3.metric("Best α (expected l1)", f"{out['best']:.3g}", help="For this K and N.")
-    fig, data = figures.dirichlet_figure(out["p_true"], out["counts"], view["estimate"], alpha)
-    show_figure(fig, data, "dirichlet-posterior-mean")
-    fig, data = figures.alpha_sweep_figure(sweep, alpha, lesson.NAMED_ALPHAS, out["best"])
-    show_figure(fig, data, "dirichlet-alpha-sweep")
-    st.caption(
-        f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "
-        f"α = {alpha:g} it is {sweep['expected_l1'][at]:.3f}; the l1 size of the bias "
-        f"alone is {sweep['bias_l1'][at]:.3f}."
-    )
+@st.fragment
+def lesson_view() -> None:
+    """The lesson's controls and what they show: a control reruns this part alone."""
+    left, right = st.columns([1, 2], gap="large")
 
+    with left:
+        st.markdown(
+            "A feature with **K** categories has an unknown PMF $p^*$. We see **N** draws, "
+            "counts $n_1, \\dots, n_K$, and put a symmetric Dirichlet(α, …, α) prior on $p^*$: "
+            "α phantom observations of every category. Conjugacy gives a Dirichlet posterior "
+            "with parameters $n_v + \\alpha$, whose mean is the smoothed estimate:"
+        )
+        st.latex(r"\hat p_v = \mathbb{E}[p_v \mid n] = \frac{n_v + \alpha}{N + K\alpha}")
+        st.markdown(
+            "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
+            "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the uniform 1/K."
+        )
+        K = st.select_slider(
+            "Categories K", K_CHOICES, **page_setting("dirichlet_K", 50, K_CHOICES)
+        )
+        N = st.select_slider(
+            "Observations N", N_CHOICES, **page_setting("dirichlet_N", 50, N_CHOICES)
+        )
+        alpha = st.select_slider(
+            "Pseudo-count α",
+            lesson.ALPHA_CHOICES,
+            **page_setting("dirichlet_alpha", 1.0, lesson.ALPHA_CHOICES),
+        )
+        sparse, flat = (f"{lesson.TRUTH_CONCENTRATION[kind]:g}" for kind in ("sparse", "flat"))
+        truth = st.radio(
+            "The true PMF",
+            TRUTHS,
+            horizontal=True,
+            **page_setting("dirichlet_truth", TRUTHS[0], TRUTHS),
+            help=f"sparse: drawn from Dirichlet({sparse}), a few categories hold most mass; "
+            f"flat: from Dirichlet({flat}), close to uniform.",
+        )
+        st.markdown(
+            "The prior's share of the estimate is Kα / (N + Kα), and the estimate is biased "
+            "toward uniform by"
+        )
+        st.latex(r"\mathbb{E}[\hat p] - p^* = \frac{K\alpha}{N + K\alpha}")
+        st.latex(r"\times \left(\tfrac{1}{K} - p^*\right)")
+        st.markdown(
+            "With K comparable to N, Laplace's K phantom counts outweigh the data: on a "
+            "sparse truth the bias reaches 2(K−1)/(N+K) in l1."
+        )
+        st.caption("Textbook section 18.3.4.1; paper section 4 (Theorem 2).")
+
+    with right:
+        out = numbers(int(K), int(N), truth, float(alpha))
+        view, sweep, at = out["view"], out["sweep"], out["at"]
+        c1, c2, c3 = st.columns(3)
+        c1.metric("Prior's share Kα/(N+Kα)", f"{view['prior_share']:.0%}")
+        c2.metric("l1 error of this estimate", f"{view['l1']:.3f}")
+        if out["best"] is None:
+            c3.metric("Best α (expected l1)", "none", help="With N = 0 every α gives 1/K.")
+        else:
+            c3.metric("Best α (expected l1)", f"{out['best']:.3g}", help="For this K and N.")
+        fig, data = figures.dirichlet_figure(out["p_true"], out["counts"], view["estimate"], alpha)
+        show_figure(fig, data, "dirichlet-posterior-mean")
+        fig, data = figures.alpha_sweep_figure(sweep, alpha, lesson.NAMED_ALPHAS, out["best"])
+        show_figure(fig, data, "dirichlet-alpha-sweep")
+        st.caption(
+            f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "
+            f"α = {alpha:g} it is {sweep['expected_l1'][at]:.3f}; the l1 size of the bias "
+            f"alone is {sweep['bias_l1'][at]:.3f}."
+        )
+
+
+lesson_view()
 page_footer(__file__, settings=True)

@@ -81,118 +81,128 @@ def choose_pair(data) -> tuple[int, int]:
 
 st.title(page_title(__file__))
 st.caption("Lesson 3 of 6 · Type-II maximum likelihood")
-left, right = st.columns([1, 2], gap="large")
 
-with left:
-    source = st.radio(
-        "Counts from",
-        SOURCES,
-        horizontal=True,
-        **page_setting("evidence_source", DATASET, SOURCES),
-    )
-    if source == DATASET:
-        init_state()
-        data = current_codes()
-        c, f = choose_pair(data)
-        prior_kind = st.radio(
-            "Prior mean t",
-            PRIORS,
+
+@st.fragment
+def lesson_view() -> None:
+    """The lesson's controls and what they show: a control reruns this part alone."""
+    left, right = st.columns([1, 2], gap="large")
+
+    with left:
+        source = st.radio(
+            "Counts from",
+            SOURCES,
             horizontal=True,
-            **page_setting("evidence_prior", MARGINAL, PRIORS),
+            **page_setting("evidence_source", DATASET, SOURCES),
         )
-        counts, prior, pooled = lesson.pair_counts(
-            data.table, c, f, "marginal" if prior_kind == MARGINAL else "uniform"
-        )
-        labels = [str(v) for v in data.preprocessor.categories_[f]]
-        what = (
-            f"class **{escape(data.class_names[c])}**, feature **{escape(data.feature_names[f])}**"
-        )
-    else:
-        text = st.text_input(
-            "Counts n₁, …, n_K",
-            help="Whole numbers.",
-            max_chars=MAX_TEXT,
-            **page_setting("evidence_counts", DEFAULT_TEXT),
-        )
-        try:
-            counts = lesson.parse_counts(text)
-        except ValueError as exc:
-            st.error(str(exc))
-            page_footer(__file__, settings=True)
-            st.stop()
-        labels = [f"v{v + 1}" for v in range(counts.size)]
-        prior, pooled = None, None  # uniform
-        what = "your counts, uniform prior mean (HEB-U)"
-    m_whatif = st.select_slider(
-        "What-if concentration m",
-        lesson.M_WHATIF_CHOICES,
-        **page_setting("evidence_m", 1000.0, lesson.M_WHATIF_CHOICES),
-        help="Smooth with this m instead of HEB's and watch the held-out log-loss move.",
-        format_func=format_m,
-    )
-    st.markdown(
-        "HEB gives each (class, feature) pair a Dirichlet(m t) prior with mean t and "
-        "concentration m, and learns m by **Type-II maximum likelihood**: the m under "
-        "which the observed counts are most probable once θ is integrated out (paper eq. 5):"
-    )
-    st.latex(r"\ell(m) = \log\frac{\Gamma(m)}{\Gamma(N + m)}")
-    st.latex(r"+ \sum_{v=1}^{K} \log\frac{\Gamma(n_v + m t_v)}{\Gamma(m t_v)}")
-    st.latex(r"\hat\theta_v = \frac{n_v + \hat m\, t_v}{N + \hat m}")
-    st.markdown(
-        "m → 0 gives the unsmoothed n / N, m → ∞ the prior mean t. **Laplace** is "
-        "(n + 1) / (N + K): the uniform t with m = K, on every chart of this page. "
-        f"The maximiser is clamped to [{format_m(M_MIN)}, {format_m(M_MAX)}], and a pair "
-        f"with N < {format_m(N0)} rows uses m = K (Algorithm 1, step 8). The held-out "
-        "curve checks the choice: smooth with m on some of the pair's rows, score the rest."
-    )
-    st.caption("Paper section 3.1 (eq. 5-6, Algorithm 1); Minka (2000).")
-
-with right:
-    try:
-        out = numbers(_tuple(counts), _tuple(prior), float(m_whatif), _tuple(pooled))
-    except ValueError as exc:
-        st.error(str(exc))
-        page_footer(__file__, settings=True)
-        st.stop()
-    curve, heb = out["curve"], out["heb"]
-    st.markdown(f"Counts of {what}: N = {curve.n_samples:,} rows over K = {curve.n_categories:,}.")
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric(f"{heb}'s m", format_m(curve.m_hat))
-    c2.metric("Shrinkage ρ", f"{out['rho']:.2f}", help="ρ = m / (N + m)")
-    c3.metric("Laplace's m = K", f"{curve.n_categories:,}")
-    clamp = {"low": f"at {format_m(M_MIN)}", "high": f"at {format_m(M_MAX)}", "none": "no"}
-    c4.metric("Clamped?", clamp[curve.clamped] if not curve.flat else "flat l(m)")
-    if curve.fallback:
-        st.warning(
-            f"N = {curve.n_samples} < {format_m(N0)} rows: {heb} uses m = K = "
-            f"{curve.n_categories} (the evidence's own maximiser would be "
-            f"{format_m(curve.m_argmax)})."
-        )
-    fig, data_frame = figures.evidence_figure(curve, heb, out["uniform_prior"], float(m_whatif))
-    show_figure(fig, data_frame, "evidence-curve")
-    if not out["uniform_prior"]:
-        st.caption(
-            "Laplace is not on this curve: its prior mean is uniform, this curve's is the "
-            "pooled marginal."
-        )
-    shown = out["shown"]
-    pmfs = {name: values[shown] for name, values in out["pmfs"].items()}
-    fig, data_frame = figures.pmf_bars_figure(pmfs, [labels[i] for i in shown])
-    show_figure(fig, data_frame, "evidence-smoothed-pmfs")
-    if shown.size < curve.n_categories:
-        st.caption(f"Showing the {shown.size} most frequent of {curve.n_categories:,} categories.")
-    if out["heldout"] is None:
-        st.info("The held-out curve needs at least two rows in this pair.")
-    else:
-        fig, data_frame = figures.heldout_figure(out["heldout"], out["marks"], heb)
-        show_figure(fig, data_frame, "evidence-held-out")
-        refit = (
-            " (the prior mean is refitted without the held-out rows)" if pooled is not None else ""
+        if source == DATASET:
+            init_state()
+            data = current_codes()
+            c, f = choose_pair(data)
+            prior_kind = st.radio(
+                "Prior mean t",
+                PRIORS,
+                horizontal=True,
+                **page_setting("evidence_prior", MARGINAL, PRIORS),
+            )
+            counts, prior, pooled = lesson.pair_counts(
+                data.table, c, f, "marginal" if prior_kind == MARGINAL else "uniform"
+            )
+            labels = [str(v) for v in data.preprocessor.categories_[f]]
+            class_name, feature_name = escape(data.class_names[c]), escape(data.feature_names[f])
+            what = f"class **{class_name}**, feature **{feature_name}**"
+        else:
+            text = st.text_input(
+                "Counts n₁, …, n_K",
+                help="Whole numbers.",
+                max_chars=MAX_TEXT,
+                **page_setting("evidence_counts", DEFAULT_TEXT),
+            )
+            try:
+                counts = lesson.parse_counts(text)
+            except ValueError as exc:
+                st.error(str(exc))
+                return
+            labels = [f"v{v + 1}" for v in range(counts.size)]
+            prior, pooled = None, None  # uniform
+            what = "your counts, uniform prior mean (HEB-U)"
+        m_whatif = st.select_slider(
+            "What-if concentration m",
+            lesson.M_WHATIF_CHOICES,
+            **page_setting("evidence_m", 1000.0, lesson.M_WHATIF_CHOICES),
+            help="Smooth with this m instead of HEB's and watch the held-out log-loss move.",
+            format_func=format_m,
         )
         st.markdown(
-            f"Moving m from {heb}'s {format_m(curve.m_hat)} to {format_m(m_whatif)} changes "
-            f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
-            f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
+            "HEB gives each (class, feature) pair a Dirichlet(m t) prior with mean t and "
+            "concentration m, and learns m by **Type-II maximum likelihood**: the m under "
+            "which the observed counts are most probable once θ is integrated out (paper eq. 5):"
         )
+        st.latex(r"\ell(m) = \log\frac{\Gamma(m)}{\Gamma(N + m)}")
+        st.latex(r"+ \sum_{v=1}^{K} \log\frac{\Gamma(n_v + m t_v)}{\Gamma(m t_v)}")
+        st.latex(r"\hat\theta_v = \frac{n_v + \hat m\, t_v}{N + \hat m}")
+        st.markdown(
+            "m → 0 gives the unsmoothed n / N, m → ∞ the prior mean t. **Laplace** is "
+            "(n + 1) / (N + K): the uniform t with m = K, on every chart of this page. "
+            f"The maximiser is clamped to [{format_m(M_MIN)}, {format_m(M_MAX)}], and a pair "
+            f"with N < {format_m(N0)} rows uses m = K (Algorithm 1, step 8). The held-out "
+            "curve checks the choice: smooth with m on some of the pair's rows, score the rest."
+        )
+        st.caption("Paper section 3.1 (eq. 5-6, Algorithm 1); Minka (2000).")
 
+    with right:
+        try:
+            out = numbers(_tuple(counts), _tuple(prior), float(m_whatif), _tuple(pooled))
+        except ValueError as exc:
+            st.error(str(exc))
+            return
+        curve, heb = out["curve"], out["heb"]
+        st.markdown(
+            f"Counts of {what}: N = {curve.n_samples:,} rows over K = {curve.n_categories:,}."
+        )
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric(f"{heb}'s m", format_m(curve.m_hat))
+        c2.metric("Shrinkage ρ", f"{out['rho']:.2f}", help="ρ = m / (N + m)")
+        c3.metric("Laplace's m = K", f"{curve.n_categories:,}")
+        clamp = {"low": f"at {format_m(M_MIN)}", "high": f"at {format_m(M_MAX)}", "none": "no"}
+        c4.metric("Clamped?", clamp[curve.clamped] if not curve.flat else "flat l(m)")
+        if curve.fallback:
+            st.warning(
+                f"N = {curve.n_samples} < {format_m(N0)} rows: {heb} uses m = K = "
+                f"{curve.n_categories} (the evidence's own maximiser would be "
+                f"{format_m(curve.m_argmax)})."
+            )
+        fig, data_frame = figures.evidence_figure(curve, heb, out["uniform_prior"], float(m_whatif))
+        show_figure(fig, data_frame, "evidence-curve")
+        if not out["uniform_prior"]:
+            st.caption(
+                "Laplace is not on this curve: its prior mean is uniform, this curve's is the "
+                "pooled marginal."
+            )
+        shown = out["shown"]
+        pmfs = {name: values[shown] for name, values in out["pmfs"].items()}
+        fig, data_frame = figures.pmf_bars_figure(pmfs, [labels[i] for i in shown])
+        show_figure(fig, data_frame, "evidence-smoothed-pmfs")
+        if shown.size < curve.n_categories:
+            st.caption(
+                f"Showing the {shown.size} most frequent of {curve.n_categories:,} categories."
+            )
+        if out["heldout"] is None:
+            st.info("The held-out curve needs at least two rows in this pair.")
+        else:
+            fig, data_frame = figures.heldout_figure(out["heldout"], out["marks"], heb)
+            show_figure(fig, data_frame, "evidence-held-out")
+            refit = (
+                " (the prior mean is refitted without the held-out rows)"
+                if pooled is not None
+                else ""
+            )
+            st.markdown(
+                f"Moving m from {heb}'s {format_m(curve.m_hat)} to {format_m(m_whatif)} changes "
+                f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
+                f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
+            )
+
+
+lesson_view()
 page_footer(__file__, settings=True)

@@ -39,73 +39,80 @@ def vertex(N: int):
 
 st.title(page_title(__file__))
 st.caption("Lesson 4 of 6 · Theorem 1 and Corollary 1")
-left, right = st.columns([1, 2], gap="large")
 
-with left:
-    st.markdown(
-        "The paper's synthetic study (section 5.2): draw a PMF p* ~ Dirichlet(α_dir) over "
-        "K categories, observe N draws, smooth, and measure ‖θ̂ − p*‖₁. Small α_dir makes "
-        "p* **sparse**: a few categories hold the mass, as ZIP codes or IDs do."
-    )
-    alpha_dir = st.select_slider(
-        "Sparsity of the truth α_dir",
-        ALPHA_DIR_CHOICES,
-        **page_setting("cardinality_alpha_dir", 0.3, ALPHA_DIR_CHOICES),
-    )
-    K = st.select_slider(
-        "Your K (categories)", K_CHOICES, **page_setting("cardinality_K", 500, K_CHOICES)
-    )
-    N = st.select_slider(
-        "Your N (observations)", N_CHOICES, **page_setting("cardinality_N", 200, N_CHOICES)
-    )
-    reps = st.radio(
-        "Repetitions",
-        list(REPS.values()),
-        format_func={n: label for label, n in REPS.items()}.get,
-        horizontal=True,
-        **page_setting("cardinality_reps", 200, list(REPS.values())),
-    )
-    st.markdown("**Theorem 1.** Both estimators pay the same sampling term and differ in bias:")
-    st.latex(r"\mathbb{E}\,\|\hat\theta - p^*\|_1 \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}")
-    st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
-    st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
-    st.markdown(
-        "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and reaches "
-        "order 1 once K ≈ N. **Corollary 1**: if every draw lands in one category "
-        f"(p* = e₁), l(m) decreases for all m, Type-II ML returns m_min = {format_m(M_MIN)}, "
-        "and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while Laplace's is "
-        "2(K − 1)/(N + K)."
-    )
-    st.caption(
-        "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
-        "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they overlap."
-    )
 
-with right:
-    full = grid(float(alpha_dir), reps)
-    mine = chosen(int(K), int(N), float(alpha_dir), reps)
-    mine_wide = lesson.theorem1_reduction(mine).iloc[0]
-    c1, c2, c3 = st.columns(3)
-    c1.metric(f"Laplace, K = {K}, N = {N}", f"{mine_wide['laplace']:.3f}")
-    c2.metric("HEB-U", f"{mine_wide['heb_u']:.3f}")
-    c3.metric("HEB-U's reduction", f"{mine_wide['reduction']:.0%}")
-    fig, data = figures.theorem1_figure(full, mine)
-    show_figure(fig, data, "theorem1-grid")
-    K_grid = ", ".join(str(k) for k in lesson.THEOREM1_K)
-    N_grid = ", ".join(str(n) for n in lesson.THEOREM1_N)
-    st.caption(
-        f"Lines: the paper's grid K ∈ {{{K_grid}}} × N ∈ {{{N_grid}}}, {reps} repetitions "
-        "per cell; stars: your (K, N)."
-    )
-    table = lesson.theorem1_reduction(full)
-    col_a, col_b = st.columns(2)
-    with col_a:
-        fig, data = figures.reduction_figure(table)
-        show_figure(fig, data, "theorem1-reduction")
-    with col_b:
-        fig, data = figures.vertex_figure(vertex(int(N)))
-        show_figure(fig, data, "corollary1-vertex")
-    with st.expander("The grid's numbers: HEB-U against Laplace"):
-        show_table(table.round(3))
+@st.fragment
+def lesson_view() -> None:
+    """The lesson's controls and what they show: a control reruns this part alone."""
+    left, right = st.columns([1, 2], gap="large")
 
+    with left:
+        st.markdown(
+            "The paper's synthetic study (section 5.2): draw a PMF p* ~ Dirichlet(α_dir) over "
+            "K categories, observe N draws, smooth, and measure ‖θ̂ − p*‖₁. Small α_dir makes "
+            "p* **sparse**: a few categories hold the mass, as ZIP codes or IDs do."
+        )
+        alpha_dir = st.select_slider(
+            "Sparsity of the truth α_dir",
+            ALPHA_DIR_CHOICES,
+            **page_setting("cardinality_alpha_dir", 0.3, ALPHA_DIR_CHOICES),
+        )
+        K = st.select_slider(
+            "Your K (categories)", K_CHOICES, **page_setting("cardinality_K", 500, K_CHOICES)
+        )
+        N = st.select_slider(
+            "Your N (observations)", N_CHOICES, **page_setting("cardinality_N", 200, N_CHOICES)
+        )
+        reps = st.radio(
+            "Repetitions",
+            list(REPS.values()),
+            format_func={n: label for label, n in REPS.items()}.get,
+            horizontal=True,
+            **page_setting("cardinality_reps", 200, list(REPS.values())),
+        )
+        st.markdown("**Theorem 1.** Both estimators pay the same sampling term and differ in bias:")
+        st.latex(r"\mathbb{E}\,\|\hat\theta - p^*\|_1 \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}")
+        st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
+        st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
+        st.markdown(
+            "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and reaches "
+            "order 1 once K ≈ N. **Corollary 1**: if every draw lands in one category "
+            f"(p* = e₁), l(m) decreases for all m, Type-II ML returns m_min = {format_m(M_MIN)}, "
+            "and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while Laplace's is "
+            "2(K − 1)/(N + K)."
+        )
+        st.caption(
+            "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
+            "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they overlap."
+        )
+
+    with right:
+        full = grid(float(alpha_dir), reps)
+        mine = chosen(int(K), int(N), float(alpha_dir), reps)
+        mine_wide = lesson.theorem1_reduction(mine).iloc[0]
+        c1, c2, c3 = st.columns(3)
+        c1.metric(f"Laplace, K = {K}, N = {N}", f"{mine_wide['laplace']:.3f}")
+        c2.metric("HEB-U", f"{mine_wide['heb_u']:.3f}")
+        c3.metric("HEB-U's reduction", f"{mine_wide['reduction']:.0%}")
+        fig, data = figures.theorem1_figure(full, mine)
+        show_figure(fig, data, "theorem1-grid")
+        K_grid = ", ".join(str(k) for k in lesson.THEOREM1_K)
+        N_grid = ", ".join(str(n) for n in lesson.THEOREM1_N)
+        st.caption(
+            f"Lines: the paper's grid K ∈ {{{K_grid}}} × N ∈ {{{N_grid}}}, {reps} repetitions "
+            "per cell; stars: your (K, N)."
+        )
+        table = lesson.theorem1_reduction(full)
+        col_a, col_b = st.columns(2)
+        with col_a:
+            fig, data = figures.reduction_figure(table)
+            show_figure(fig, data, "theorem1-reduction")
+        with col_b:
+            fig, data = figures.vertex_figure(vertex(int(N)))
+            show_figure(fig, data, "corollary1-vertex")
+        with st.expander("The grid's numbers: HEB-U against Laplace"):
+            show_table(table.round(3))
+
+
+lesson_view()
 page_footer(__file__, settings=True)

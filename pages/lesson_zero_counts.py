@@ -16,89 +16,96 @@ COPY_CHOICES = range(1, 201)
 st.title(page_title(__file__))
 st.caption("Lesson 1 of 6")
 
-corpus = lesson.toy_spam()
-left, right = st.columns([1, 2], gap="large")
 
-with left:
-    st.markdown(
-        "A spam filter counted words in **40 spam** and **60 ham** (legitimate) e-mails. "
-        "*unsubscribe* never appeared in ham; *agenda* never appeared in spam."
-    )
-    message = st.multiselect(
-        "The new e-mail's words",
-        corpus.vocabulary,
-        help="Try adding 'agenda' and 'winner' together.",
-        **page_setting(
-            "zero_words", ["meeting", "project", "report", "unsubscribe"], corpus.vocabulary
-        ),
-    )
-    alpha = st.select_slider(
-        "Pseudo-count α",
-        options=ALPHA_CHOICES,
-        help="0 = no smoothing. 1 = Laplace.",
-        **page_setting("zero_alpha", 0.0, ALPHA_CHOICES),
-    )
-    copies = st.slider(
-        "Repeat the e-mail (times)",
-        1,
-        200,
-        help="A longer document.",
-        **page_setting("zero_copies", 60, COPY_CHOICES),
-    )
-    st.markdown("Naive Bayes multiplies one factor per word:")
-    st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
-    st.markdown(
-        "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one zero "
-        "factor sends the whole product to 0: a single unseen word vetoes *ham*, whatever "
-        "the other words say. Adding α phantom occurrences of every word fixes it:"
-    )
-    st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
-    st.markdown(
-        "**Underflow.** A product of many factors below 1 falls under the smallest "
-        "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
-        "Summing logs and normalising with log-sum-exp never underflows:"
-    )
-    st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
-    st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
-    st.latex(r"s^* = \max_{c'} s_{c'}")
-    st.caption("Textbook sections 18.2 (the decision rule) and 18.3.4 (Laplace smoothing).")
+@st.fragment
+def lesson_view() -> None:
+    """The lesson's controls and what they show: a control reruns this part alone."""
+    corpus = lesson.toy_spam()
+    left, right = st.columns([1, 2], gap="large")
 
-with right:
-    if not message:
-        st.info("Pick at least one word for the e-mail.")
-        page_footer(__file__, settings=True)
-        st.stop()
-    score = lesson.score_message(corpus, message, alpha)
-    curve = lesson.underflow_curve(corpus, message, alpha, max_copies=200)
-    columns = st.columns(len(corpus.classes) + 1)
-    for c, name in enumerate(corpus.classes):
-        if score["posterior"] is None:
-            columns[c].metric(f"P({name} | e-mail)", "0 / 0")
-        else:
-            columns[c].metric(
-                f"P({name} | e-mail)",
-                f"{score['posterior'][c]:.4f}",
-                "vetoed by a zero" if score["vetoed"][c] else None,
-                delta_color="inverse",
-                delta_arrow="off",
-            )
-    columns[-1].metric("Words in the e-mail", len(message))
-    if score["posterior"] is None:
-        st.error(
-            "Every class has a zero factor: Naive Bayes cannot answer at all (0 / 0). "
-            "Raise α above 0."
+    with left:
+        st.markdown(
+            "A spam filter counted words in **40 spam** and **60 ham** (legitimate) e-mails. "
+            "*unsubscribe* never appeared in ham; *agenda* never appeared in spam."
         )
-    theta, _ = lesson.word_probabilities(corpus, alpha)
-    fig, data = figures.zero_counts_figure(corpus.vocabulary, corpus.classes, theta, message, alpha)
-    show_figure(fig, data, "zero-counts-word-probabilities")
-    at = copies - 1
-    n_words = int(curve["n_words"][at])
-    fig, data = figures.underflow_figure(curve, corpus.classes, n_words)
-    show_figure(fig, data, "zero-counts-underflow")
-    st.markdown(
-        f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
-        f"Multiplying probabilities directly: {lesson.direct_summary(curve, corpus, at)}.  \n"
-        f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
-    )
+        message = st.multiselect(
+            "The new e-mail's words",
+            corpus.vocabulary,
+            help="Try adding 'agenda' and 'winner' together.",
+            **page_setting(
+                "zero_words", ["meeting", "project", "report", "unsubscribe"], corpus.vocabulary
+            ),
+        )
+        alpha = st.select_slider(
+            "Pseudo-count α",
+            options=ALPHA_CHOICES,
+            help="0 = no smoothing. 1 = Laplace.",
+            **page_setting("zero_alpha", 0.0, ALPHA_CHOICES),
+        )
+        copies = st.slider(
+            "Repeat the e-mail (times)",
+            1,
+            200,
+            help="A longer document.",
+            **page_setting("zero_copies", 60, COPY_CHOICES),
+        )
+        st.markdown("Naive Bayes multiplies one factor per word:")
+        st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
+        st.markdown(
+            "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one zero "
+            "factor sends the whole product to 0: a single unseen word vetoes *ham*, whatever "
+            "the other words say. Adding α phantom occurrences of every word fixes it:"
+        )
+        st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
+        st.markdown(
+            "**Underflow.** A product of many factors below 1 falls under the smallest "
+            "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
+            "Summing logs and normalising with log-sum-exp never underflows:"
+        )
+        st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
+        st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
+        st.latex(r"s^* = \max_{c'} s_{c'}")
+        st.caption("Textbook sections 18.2 (the decision rule) and 18.3.4 (Laplace smoothing).")
 
+    with right:
+        if not message:
+            st.info("Pick at least one word for the e-mail.")
+            return
+        score = lesson.score_message(corpus, message, alpha)
+        curve = lesson.underflow_curve(corpus, message, alpha, max_copies=200)
+        columns = st.columns(len(corpus.classes) + 1)
+        for c, name in enumerate(corpus.classes):
+            if score["posterior"] is None:
+                columns[c].metric(f"P({name} | e-mail)", "0 / 0")
+            else:
+                columns[c].metric(
+                    f"P({name} | e-mail)",
+                    f"{score['posterior'][c]:.4f}",
+                    "vetoed by a zero" if score["vetoed"][c] else None,
+                    delta_color="inverse",
+                    delta_arrow="off",
+                )
+        columns[-1].metric("Words in the e-mail", len(message))
+        if score["posterior"] is None:
+            st.error(
+                "Every class has a zero factor: Naive Bayes cannot answer at all (0 / 0). "
+                "Raise α above 0."
+            )
+        theta, _ = lesson.word_probabilities(corpus, alpha)
+        fig, data = figures.zero_counts_figure(
+            corpus.vocabulary, corpus.classes, theta, message, alpha
+        )
+        show_figure(fig, data, "zero-counts-word-probabilities")
+        at = copies - 1
+        n_words = int(curve["n_words"][at])
+        fig, data = figures.underflow_figure(curve, corpus.classes, n_words)
+        show_figure(fig, data, "zero-counts-underflow")
+        st.markdown(
+            f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
+            f"Multiplying probabilities directly: {lesson.direct_summary(curve, corpus, at)}.  \n"
+            f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
+        )
+
+
+lesson_view()
 page_footer(__file__, settings=True)

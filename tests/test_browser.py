@@ -183,18 +183,18 @@ def assert_no_exception(page, where: str) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {where}"
 
 
-def screenshot(page, folder: Path, name: str) -> None:
+def screenshot(page, folder: Path, name: str, viewport: dict = VIEWPORT) -> None:
     """The whole page: the viewport grows to the height of the main column first."""
     height = page.evaluate(
         "() => document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight"
     )
     page.set_viewport_size(
-        {"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], int(height) + 160)}
+        {"width": viewport["width"], "height": max(viewport["height"], int(height) + 160)}
     )
     page.mouse.move(0, 0)  # no tooltip in the picture
     page.wait_for_timeout(800)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
-    page.set_viewport_size(VIEWPORT)
+    page.set_viewport_size(viewport)
 
 
 def nav_links(page) -> list[tuple[str, str]]:
@@ -377,3 +377,186 @@ def test_the_app_end_to_end(page, app_url, screenshot_dir, tmp_path):
 
     (screenshot_dir / "timings.json").write_text(json.dumps(timings, indent=2))
     print_timings(timings)
+
+
+# --------------------------------------------------------------------------- links and speed
+#: the window of a projector-sized laptop screen (issue 12)
+SMALL_VIEWPORT = {"width": 1440, "height": 900}
+#: the shared part of every link below: a small dataset, two methods
+BASE_QUERY = "dataset=builtin%3Airis&methods=Laplace%2CLidstone%2CHEB-M"
+#: JavaScript: the data of every plotly figure on the page, as JSON text
+PLOT_DATA = """
+() => [...document.querySelectorAll('.js-plotly-plot')].map(
+  (el) => JSON.stringify((el.data || []).map((t) => [t.name, t.x, t.y, t.z, t.customdata])))
+"""
+#: JavaScript: true once the page's script run is over and its title is drawn
+DRAWN = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return app && app.getAttribute('data-test-script-state') === 'notRunning'
+    && document.querySelector('[data-testid="stMain"] h1') !== null;
+}
+"""
+
+
+def _slider_steps(tab, label: str):
+    """Two actions: one step right on the slider labelled ``label``, one step back."""
+    thumb = tab.get_by_label(label, exact=False).first
+
+    def press(key: str):
+        return lambda: (thumb.focus(), thumb.press(key))
+
+    return press("ArrowRight"), press("ArrowLeft")
+
+
+def _clicks(tab, first: str, second: str):
+    """Two actions: click the option ``first``, then ``second`` (radio or segmented control)."""
+    return (
+        lambda: tab.get_by_text(first, exact=True).filter(visible=True).first.click(),
+        lambda: tab.get_by_text(second, exact=True).filter(visible=True).first.click(),
+    )
+
+
+#: per page: (URL path, control name, a builder of its two actions)
+CONTROLS = [
+    ("dataset", "lens feature", lambda t: _select_feature(t)),
+    (
+        "concentrations",
+        "colour by",
+        lambda t: _clicks(
+            t,
+            "rho = m / (N_c + m), the share of the prior in the estimate",
+            "m, the prior's weight in pseudo-rows",
+        ),
+    ),
+    ("compare", "spread metric", lambda t: _clicks(t, "Log-loss ↓", "Accuracy ↑")),
+    ("benchmark", "run", None),
+    ("lesson_zero_counts", "alpha slider", lambda t: _slider_steps(t, "Pseudo-count α")),
+    ("lesson_dirichlet", "K slider", lambda t: _slider_steps(t, "Categories K")),
+    ("lesson_evidence", "m slider", lambda t: _slider_steps(t, "What-if concentration m")),
+    ("lesson_high_cardinality", "K slider", lambda t: _slider_steps(t, "Your K (categories)")),
+    ("lesson_calibration", "copies slider", lambda t: _slider_steps(t, "Copies k of that feature")),
+    ("lesson_known_truth", "rows slider", lambda t: _slider_steps(t, "Training rows")),
+    ("references", None, None),
+]
+
+
+def _select_feature(tab):
+    def choose(name: str):
+        def act():
+            tab.get_by_label("Feature", exact=True).first.click()
+            tab.get_by_role("option", name=name, exact=True).click()
+
+        return act
+
+    return choose("petal width (cm)"), choose("sepal length (cm)")
+
+
+def _shown(tab) -> dict:
+    """The numbers a reader compares: metric values and every figure's data."""
+    return {
+        "metrics": tab.locator('[data-testid="stMetricValue"]').all_inner_texts(),
+        "figures": tab.evaluate(PLOT_DATA),
+    }
+
+
+def _open(context, url: str) -> tuple:
+    """A new tab on ``url``; seconds until its first script run is over and drawn."""
+    tab = context.new_page()
+    tab.set_default_timeout(120_000)
+    start = time.perf_counter()
+    tab.goto(url, wait_until="commit")
+    tab.wait_for_function(DRAWN, timeout=120_000)
+    elapsed = time.perf_counter() - start
+    wait_idle(tab)
+    return tab, elapsed
+
+
+def _link(tab) -> str:
+    """The address shown by the page's "Copy link" popover."""
+    tab.get_by_role("button", name="Copy link").click()
+    code = tab.locator('[data-testid="stPopoverBody"] code').first
+    code.wait_for()
+    text = code.inner_text().strip()
+    tab.keyboard.press("Escape")
+    return text
+
+
+@pytest.fixture(scope="module")
+def browser(app_url):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield chromium
+        chromium.close()
+
+
+def test_every_page_link_reproduces_the_view_and_timings(browser, app_url, screenshot_dir):
+    """Each page: first draw, one control there and back (the second time from the cache),
+    the Copy link address opened in a fresh browser context shows the same numbers; a
+    screenshot at 1440 x 900. Timings are printed (with the load average), never asserted."""
+    rows = []
+    for path, control, actions in CONTROLS:
+        context = browser.new_context(viewport=SMALL_VIEWPORT)
+        tab, first_draw = _open(context, f"{app_url}/{path}?{BASE_QUERY}")
+        assert_no_exception(tab, path)
+        row = {"page": path, "control": control or "-", "first draw": first_draw}
+        if path == "benchmark":
+            run = tab.get_by_role("button", name="Run the benchmark")
+            row["control s"] = timed(tab, run.click, timeout=300)
+            row["cached s"] = timed(tab, run.click, timeout=300)
+        elif actions is not None:
+            there, back = actions(tab)
+            row["control s"] = timed(tab, there)
+            row["cached s"] = timed(tab, back)
+            timed(tab, there)  # leave the control changed: the link must carry it
+        assert_no_exception(tab, f"{path} after its control")
+        shown = _shown(tab)
+        link = _link(tab)
+        assert link.startswith(app_url), link
+        fresh_context = browser.new_context(viewport=SMALL_VIEWPORT)
+        fresh, _ = _open(fresh_context, link)
+        if path == "benchmark":
+            timed(fresh, fresh.get_by_role("button", name="Run the benchmark").click, timeout=300)
+        assert _shown(fresh) == shown, (path, link)
+        screenshot(tab, screenshot_dir, f"1440-{path}", SMALL_VIEWPORT)
+        fresh_context.close()
+        context.close()
+        rows.append(row)
+    load = os.getloadavg()
+    print(
+        f"\nload average (1, 5, 15 min): {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} "
+        f"on {os.cpu_count()} cores"
+    )
+    print(f"{'page':<26}{'control':<16}{'first draw s':>14}{'control s':>11}{'cached s':>10}")
+    for row in rows:
+        cells = [
+            f"{row.get(key, float('nan')):.2f}" for key in ("first draw", "control s", "cached s")
+        ]
+        print(f"{row['page']:<26}{row['control']:<16}{cells[0]:>14}{cells[1]:>11}{cells[2]:>10}")
+    (screenshot_dir / "timings-per-page.json").write_text(
+        json.dumps({"load": load, "rows": rows}, indent=2)
+    )
+
+
+def test_presenter_mode_hides_the_sidebar_and_turns_pages_with_the_keyboard(
+    browser, app_url, screenshot_dir
+):
+    context = browser.new_context(viewport=SMALL_VIEWPORT)
+    tab, _ = _open(context, f"{app_url}/lesson_dirichlet?{BASE_QUERY}&present=1")
+    assert not tab.locator('[data-testid="stSidebar"]').is_visible()
+    size = tab.evaluate("() => getComputedStyle(document.documentElement).fontSize")
+    assert float(size.removesuffix("px")) >= 20
+    screenshot(tab, screenshot_dir, "1440-present-lesson_dirichlet", SMALL_VIEWPORT)
+    tab.locator("body").click(position={"x": 5, "y": 5})
+    tab.keyboard.press("PageDown")
+    tab.wait_for_url("**/lesson_evidence**")
+    wait_idle(tab)
+    assert tab.get_by_role("heading", name="The evidence curve").count() == 1
+    assert "present=1" in tab.url
+    tab.keyboard.press("PageUp")
+    tab.wait_for_url("**/lesson_dirichlet**")
+    context.close()
