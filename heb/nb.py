@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier
-from heb.smoothing import SMOOTHERS, mutual_information, resolve_params, smooth
+from heb.smoothing import EXTRA_SMOOTHERS, SMOOTHERS, mutual_information, resolve_params, smooth
 
 __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
 
@@ -57,7 +57,7 @@ class NaiveBayes(CategoricalClassifier):
     ----------
     smoother : str, default "heb-m"
         One of ``"laplace"``, ``"lidstone"``, ``"kt"``, ``"m-estimate"``, ``"te"``,
-        ``"heb-u"``, ``"heb-m"``.
+        ``"heb-u"``, ``"heb-m"``, ``"heb-h"``.
     alpha : float, optional
         Lidstone's pseudo-count (default 0.1).
     m : float, optional
@@ -70,6 +70,10 @@ class NaiveBayes(CategoricalClassifier):
         HEB: a (class, feature) pair with fewer observed rows uses m = K_f.
     m_min, m_max : float
         HEB: the clamp of the learned concentration.
+    hierarchies : dict, optional
+        HEB-H only: feature index -> list of levels, each the parent code of every code of
+        the level below (:mod:`heb.hierarchy`; helpers in :mod:`heb.hierarchy_sources`).
+        ``None``: HEB-H is HEB-M.
 
     Attributes
     ----------
@@ -101,6 +105,7 @@ class NaiveBayes(CategoricalClassifier):
         n0: float = 10,
         m_min: float = M_MIN,
         m_max: float = M_MAX,
+        hierarchies: dict | None = None,
     ):
         self.smoother = smoother
         self.alpha = alpha
@@ -110,12 +115,14 @@ class NaiveBayes(CategoricalClassifier):
         self.n0 = n0
         self.m_min = m_min
         self.m_max = m_max
+        self.hierarchies = hierarchies
 
     # ------------------------------------------------------------------ fitting
     def _validate_params_(self) -> None:
-        if self.smoother not in SMOOTHERS:
+        if self.smoother not in SMOOTHERS + EXTRA_SMOOTHERS:
             raise ValueError(
-                f"Unknown smoother {self.smoother!r}; choose one of {', '.join(SMOOTHERS)}."
+                f"Unknown smoother {self.smoother!r}; "
+                f"choose one of {', '.join(SMOOTHERS + EXTRA_SMOOTHERS)}."
             )
         resolve_params(self.smoother, alpha=self.alpha, m=self.m, k0=self.k0)
         if self.weighting not in WEIGHTINGS:
@@ -170,6 +177,7 @@ class NaiveBayes(CategoricalClassifier):
             n0=self.n0,
             m_min=self.m_min,
             m_max=self.m_max,
+            hierarchies=self.hierarchies,
         )
         C = table.n_classes
         self.classes_ = classes

@@ -43,7 +43,7 @@ __all__ = [
 #: model families an entry of :data:`METHODS` can name
 FAMILIES = ("nb", "aode", "tan", "reference")
 #: rules of :mod:`heb.smoothing` a smoother can name (more via ``register_rule``)
-RULES = ("additive", "fixed-m", "target-encoding", "type-ii-ml")
+RULES = ("additive", "fixed-m", "target-encoding", "type-ii-ml", "nested-type-ii-ml")
 PRIORS = ("uniform", "marginal")
 
 
@@ -269,6 +269,11 @@ for _entry in (
     Smoother(
         "heb-m", "HEB-M", "type-ii-ml", "marginal", "#d62728",
         "learned m_cf (Type-II ML) toward the pooled marginal N_fv / S", paper=True,
+    ),
+    Smoother(
+        "heb-h", "HEB-H", "nested-type-ii-ml", "marginal", "#6b6ecf",
+        "nested Dirichlet along a category hierarchy, every level's m by Type-II ML "
+        "(HEB-M where a feature has no hierarchy)",
     ),
 ):  # fmt: skip
     register_smoother(_entry)

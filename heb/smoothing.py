@@ -24,6 +24,7 @@ from heb.counts import CountTable
 
 __all__ = [
     "SMOOTHERS",
+    "EXTRA_SMOOTHERS",
     "DEFAULT_PARAMS",
     "SmoothedTable",
     "prior_mean",
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 SMOOTHERS = ("laplace", "lidstone", "kt", "m-estimate", "te", "heb-u", "heb-m")
+#: beyond the paper's seven: HEB-H (heb.hierarchy; HEB-M for features without a hierarchy)
+EXTRA_SMOOTHERS = ("heb-h",)
 #: default hyper-parameters of the smoothers that have one
 DEFAULT_PARAMS = {"lidstone": {"alpha": 0.1}, "m-estimate": {"m": 2.0}, "te": {"k0": 10.0}}
 _UNIFORM = {"laplace", "lidstone", "kt", "heb-u"}
@@ -69,7 +72,7 @@ def resolve_params(
     smoother: str, alpha: float | None = None, m: float | None = None, k0: float | None = None
 ) -> dict[str, float]:
     """The hyper-parameters a smoother uses, with defaults filled in and checked."""
-    if smoother not in SMOOTHERS:
+    if smoother not in SMOOTHERS + EXTRA_SMOOTHERS:
         raise ValueError(f"Unknown smoother {smoother!r}; choose one of {', '.join(SMOOTHERS)}.")
     given = {"alpha": alpha, "m": m, "k0": k0}
     params = dict(DEFAULT_PARAMS.get(smoother, {}))
@@ -211,6 +214,7 @@ def smooth(
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
+    hierarchies=None,
 ) -> SmoothedTable:
     """Smooth a count table with one of :data:`SMOOTHERS`.
 
@@ -225,12 +229,22 @@ def smooth(
         Hyper-parameters of Lidstone, m-estimate and TE; ignored by the others.
     n0, m_min, m_max : float
         HEB's low-count threshold and clamp.
+    hierarchies : mapping, optional
+        ``"heb-h"`` only: feature -> levels (:mod:`heb.hierarchy`); none gives HEB-M.
 
     Returns
     -------
     SmoothedTable
     """
     params = resolve_params(smoother, alpha=alpha, m=m, k0=k0)
+    if smoother == "heb-h":  # the nested-Dirichlet rule (HEB-H) lives in heb.hierarchy
+        from heb.hierarchy import nested_dirichlet_rule
+
+        return nested_dirichlet_rule(
+            table, hierarchies=hierarchies, n0=n0, m_min=m_min, m_max=m_max
+        )
+    if hierarchies:
+        raise ValueError(f"hierarchies apply to the smoother 'heb-h' only, not {smoother!r}.")
     C, F = table.n_classes, table.n_features
     k_f = np.broadcast_to(table.n_categories.astype(float), (C, F))
     prior = prior_mean(table, "uniform" if smoother in _UNIFORM else "marginal")
