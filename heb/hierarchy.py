@@ -33,6 +33,12 @@ with prior mean bar(c, node) = est(c, parent) w(node), so::
 with m learned from the pair's single count vector against bar (a plug-in: bar already
 used the same counts at the level above). Fallback pairs use m = K of the level.
 
+Model selection (``select=True``, tree form): both HEB-M's flat Dirichlet and the tree
+give an exact marginal likelihood of the same leaf counts, so per (class, feature) pair
+the hierarchy is kept only where its evidence, less a BIC penalty of (1/2) log N_cf per
+extra concentration, beats HEB-M's; elsewhere, and for pairs below n0 rows, the pair is
+HEB-M. Where the hierarchy carries no signal HEB-H therefore stays at HEB-M.
+
 Identities (tests/test_hierarchy.py): a feature with no hierarchy, or one group holding
 every category, is HEB-M exactly in both forms; in the tree form one group per category
 (or any level that maps its nodes one-to-one) changes nothing, so it is HEB-M too; in the
@@ -208,7 +214,8 @@ class NestedFit:
     levels : dict of ndarray
         One entry per (step, class, feature) fitted: ``class``, ``feature``, ``level``
         (0 = leaves), ``n_nodes``, ``m``, ``rho`` (m / (N_cf + m)), ``fallback``,
-        ``clamped`` (-1 / 0 / 1), ``iterations``, ``converged``.
+        ``clamped`` (-1 / 0 / 1), ``iterations``, ``converged``, ``hierarchy_used``
+        (the pair kept the hierarchy; otherwise its estimate is HEB-M's).
     """
 
     theta: np.ndarray
@@ -232,6 +239,7 @@ def fit_nested(
     hierarchies: Hierarchies | None = None,
     *,
     form: str = "tree",
+    select: bool = True,
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
@@ -245,6 +253,12 @@ def fit_nested(
     hierarchies : mapping of feature -> levels, optional
         See :func:`check_hierarchies`; a feature without one is smoothed as HEB-M.
     form : {"tree", "prior-mean"}
+    select : bool, default True
+        Tree form, nothing ``fixed``: per (class, feature) pair, keep the hierarchy only
+        where its evidence (the product over levels and parents, an exact marginal
+        likelihood of the leaf counts) beats HEB-M's flat Dirichlet evidence by more than
+        a BIC penalty of (1/2) log N_cf per extra concentration; else the pair is HEB-M.
+        Pairs below ``n0`` rows are HEB-M.
     n0, m_min, m_max : float
         HEB's low-count threshold and the concentration clamp (every level).
     fixed : mapping of (feature, level) -> float, optional
@@ -261,6 +275,31 @@ def fit_nested(
         raise ValueError(f"Need 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
     nodes = _Nodes.build(table, check_hierarchies(hierarchies, table.n_categories))
     fixed = _fixed_concentrations(fixed, nodes)
+    settings = (n0, m_min, m_max)
+    theta, level_m, fits, records = _fit_pass(table, nodes, form, settings, fixed)
+    n_cf = table.class_feature_totals()
+    fallback = n_cf < n0
+    smoothed = _leaf_table(theta, table, nodes, level_m, fits, fallback)
+    use = np.broadcast_to(nodes.depth > 0, fallback.shape)
+    if select and form == "tree" and not fixed and use.any():
+        flat_nodes = _Nodes.build(table, {})
+        flat = _fit_pass(table, flat_nodes, "tree", settings, {})
+        tree_evidence = sum(fit.log_evidence.reshape(n_cf.shape) for fit in fits)
+        penalty = 0.5 * nodes.depth * np.log(np.maximum(n_cf, 1.0))
+        better = tree_evidence - penalty > flat[2][0].log_evidence.reshape(n_cf.shape)
+        use = use & better & ~fallback
+        col_use = use[:, table.feature_of_column]
+        theta = np.where(col_use, theta, flat[0])
+        flat_table = _leaf_table(flat[0], table, flat_nodes, flat[1], flat[2], fallback)
+        smoothed = _merge(use, col_use, smoothed, flat_table)
+    for record in records:
+        record["hierarchy_used"] = use[record["class"], record["feature"]]
+    return NestedFit(theta, smoothed, _concat(records))
+
+
+def _fit_pass(table, nodes, form, settings, fixed):
+    """Every level top-down: leaf estimates (C, V), (steps, C, F) m, fits and records."""
+    n0, m_min, m_max = settings
     C, F = table.n_classes, table.n_features
     counts = nodes.aggregate(table.counts)
     n_cf = table.class_feature_totals()
@@ -287,36 +326,52 @@ def fit_nested(
         if form == "tree":
             prior = np.broadcast_to(share[cols], block.shape)
             doc_key = parent_key[cols]
-            doc_totals = parent_counts[:, cols]
+            totals = parent_counts[:, cols]
+            fallback_m = siblings[cols]
         else:
             prior = above * share[cols]
             doc_key = f_col
-            doc_totals = n_cf[:, f_col]
-        fit = _fit_level(block, prior, doc_key, doc_totals, f_col, F, m_min, m_max)
-        m_pair = fit.m.reshape(C, F)
-        if form == "tree":
-            fallback_m = siblings[cols]
-            summary = _children_per_parent(f_col, doc_key, F)
-        else:
+            totals = n_cf[:, f_col]
             fallback_m = np.bincount(f_col, minlength=F)[f_col].astype(np.float64)
-            summary = np.bincount(f_col, minlength=F).astype(np.float64)
+        fit = _fit_level(block, prior, doc_key, totals, f_col, F, m_min, m_max)
+        m_pair = fit.m.reshape(C, F)
         m_col = np.where(fallback[:, f_col], fallback_m, m_pair[:, f_col])
         for (f, lv), value in fixed.items():
             if nodes.depth[f] - lv == s:
                 m_col[:, f_col == f] = value
+        summary = _children_per_parent(f_col, doc_key, F)
         level_m[s] = np.where(fallback, summary, m_pair)
-        totals = parent_counts[:, cols] if form == "tree" else n_cf[:, f_col]
         with np.errstate(invalid="ignore", divide="ignore"):
             rho = 1.0 / (1.0 + totals / m_col)
             empirical = np.where(totals > 0, block / totals, 0.0)
-        mean = share[cols] if form == "tree" else prior
-        step_est = (1.0 - rho) * empirical + rho * mean
+        step_est = (1.0 - rho) * empirical + rho * prior
         est[:, cols] = above * step_est if form == "tree" else step_est
         fits.append(_with_fallback(fit, fallback))
         records.append(_level_records(s, nodes, fits[-1], level_m[s], fallback, n_cf, fixed))
-    theta = est[:, nodes.leaf]
-    return NestedFit(
-        theta, _leaf_table(theta, table, nodes, level_m, fits, fallback), _concat(records)
+    return est[:, nodes.leaf], level_m, fits, records
+
+
+def _merge(use, col_use, tree: SmoothedTable, flat: SmoothedTable) -> SmoothedTable:
+    """Per (class, feature) pair, the tree's table where ``use`` holds, else the flat one."""
+    pick = use.ravel()
+
+    def either(attr):
+        return np.where(pick, getattr(tree.fit, attr), getattr(flat.fit, attr))
+
+    fit = ConcentrationFit(
+        either("m"),
+        either("iterations"),
+        either("converged"),
+        either("clamped").astype(np.int8),
+        either("log_evidence"),
+        either("flat"),
+    )
+    return SmoothedTable(
+        np.where(col_use, tree.log_theta, flat.log_theta),
+        tree.seen,
+        np.where(use, tree.concentration, flat.concentration),
+        fit,
+        tree.fallback,
     )
 
 
