@@ -167,8 +167,9 @@ class NaiveBayes(CategoricalClassifier):
             raise ValueError("classes must have one label per class of the table.")
         return self._set_counts(table, classes)
 
-    def _set_counts(self, table: CountTable, classes: np.ndarray):
-        smoothed = smooth(
+    def _smooth(self, table: CountTable, hierarchies: dict | None = None):
+        """The smoothed table; ``hierarchies`` (a subclass's own) overrides the parameter."""
+        return smooth(
             table,
             self.smoother,
             alpha=self.alpha,
@@ -177,8 +178,11 @@ class NaiveBayes(CategoricalClassifier):
             n0=self.n0,
             m_min=self.m_min,
             m_max=self.m_max,
-            hierarchies=self.hierarchies,
+            hierarchies=self.hierarchies if hierarchies is None else hierarchies,
         )
+
+    def _set_counts(self, table: CountTable, classes: np.ndarray):
+        smoothed = self._smooth(table)
         C = table.n_classes
         self.classes_ = classes
         self.n_features_in_ = table.n_features

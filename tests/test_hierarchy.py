@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from heb.concentration import log_evidence
 from heb.counts import CountTable
+from heb.hierarchical_nb import HierarchicalNaiveBayes
 from heb.hierarchy import check_hierarchies, fit_nested
 from heb.hierarchy_sources import (
     dependency_chains,
@@ -272,16 +273,19 @@ def test_naive_bayes_refuses_hierarchies_it_cannot_use():
         NaiveBayes("heb-h", hierarchies={0: [np.zeros(2, int)]}).fit(X, y)
 
 
-def test_check_estimator_heb_h():
+@pytest.mark.parametrize(
+    "estimator", [NaiveBayes("heb-h"), HierarchicalNaiveBayes()], ids=["heb-h", "fd-aware"]
+)
+def test_check_estimator(estimator):
     results = check_estimator(
-        NaiveBayes("heb-h"),
+        estimator,
         expected_failed_checks={"check_positive_only_tag_during_fit": "fractional codes"},
         on_skip=None,
     )
     statuses = {r["check_name"]: r["status"] for r in results}
-    statuses.pop("check_positive_only_tag_during_fit")
+    assert statuses.pop("check_positive_only_tag_during_fit") == "xfail"
     statuses.pop("check_array_api_input", None)
-    assert set(statuses.values()) == {"passed"}
+    assert len(statuses) > 40 and set(statuses.values()) == {"passed"}
 
 
 # ---------------------------------------------------------------------------- sources
@@ -351,3 +355,41 @@ def test_study_meets_its_targets_on_a_small_grid():
     none = {r["smoother"]: r["mean"] for r in hierarchy_l1_study(scenario="flat", **kwargs)}
     assert signal["heb-h"] <= 0.8 * signal["heb-m"] < signal["laplace"]
     assert none["heb-h"] <= 1.02 * none["heb-m"]
+
+
+# ---------------------------------------------------------------------------- FD-aware NB
+def _fd_data(n=1500, seed=8):
+    rng = np.random.default_rng(seed)
+    leaf = rng.integers(0, 40, size=n)
+    y = ((leaf % 7 < 3) ^ (rng.random(n) < 0.15)).astype(int)
+    return np.column_stack([leaf, leaf // 8, rng.integers(0, 4, size=n)]), y
+
+
+def test_child_is_scored_given_its_parent_feature():
+    X, y = _fd_data()
+    model = HierarchicalNaiveBayes(fd_tolerance=0.0).fit(X, y)
+    assert model.parents_ == {0: 1}
+    np.testing.assert_array_equal(model.hierarchies_[0][0], np.arange(40) // 8)
+    plain = NaiveBayes("heb-h", hierarchies=model.hierarchies_).fit(X, y)
+    log_theta = plain.feature_log_prob_
+    phi = np.exp(log_theta[:, :40]).reshape(2, 5, 8).sum(axis=2)  # groups of 8 leaves
+    rows = np.array([[3, 0, 1], [17, 2, 0]])
+    expected = plain.predict_joint_log_proba(rows) - np.log(phi[:, [0, 2]]).T
+    np.testing.assert_allclose(model.predict_joint_log_proba(rows), expected, rtol=1e-12)
+    # parent missing, unseen or not the child's group: the child's full factor
+    odd = np.array([[3, -1, 1], [3, 9, 1], [3, 4, 1], [99, 0, 1]])
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(odd), plain.predict_joint_log_proba(odd), rtol=1e-12
+    )
+    off = HierarchicalNaiveBayes(fd_tolerance=0.0, condition_on_parent=False).fit(X, y)
+    np.testing.assert_allclose(off.predict_proba(X), plain.predict_proba(X), rtol=1e-12)
+
+
+def test_fd_aware_partial_fit_equals_fit_and_bad_parents_are_refused():
+    X, y = _fd_data()
+    full = HierarchicalNaiveBayes().fit(X, y)
+    part = HierarchicalNaiveBayes().partial_fit(X[:800], y[:800], classes=[0, 1])
+    part.partial_fit(X[800:], y[800:])
+    np.testing.assert_allclose(part.predict_proba(X), full.predict_proba(X), rtol=1e-12)
+    with pytest.raises(ValueError, match="without a hierarchy"):
+        HierarchicalNaiveBayes(hierarchies={}, parents={0: 1}).fit(X, y)
