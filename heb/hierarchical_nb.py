@@ -13,7 +13,8 @@ factor is the full theta_c(a), as in Naive Bayes.
 Hierarchies are detected in ``fit`` from the training codes
 (:func:`heb.hierarchy_sources.functional_dependencies` with ``fd_tolerance``), or given
 (``hierarchies`` with ``parents``, the feature each child's level 1 is made of).
-``partial_fit`` detects on its first chunk only and keeps that structure.
+``partial_fit`` detects on its first chunk only and keeps that structure (a category first
+met in a later chunk hangs alone under new nodes and is scored as in Naive Bayes).
 """
 
 from __future__ import annotations
@@ -37,6 +38,19 @@ def detect_hierarchies(codes: np.ndarray, tolerance: float) -> tuple[dict, dict]
     chains = dependency_chains(functional_dependencies(codes, tolerance=tolerance))
     hierarchies = {a: levels_from_chain(codes, a, chain) for a, chain in chains.items()}
     return hierarchies, {a: chain[0] for a, chain in chains.items()}
+
+
+def _padded(levels: list[np.ndarray], n_leaves: int) -> list[np.ndarray]:
+    """The levels with leaves ``len(levels[0])..n_leaves - 1`` added, each alone under a
+    new node at every level (categories the structure was not detected on)."""
+    extra = n_leaves - levels[0].size
+    if extra <= 0:
+        return levels
+    out = []
+    for j, level in enumerate(levels):
+        above = levels[j + 1].size if j + 1 < len(levels) else int(level.max()) + 1
+        out.append(np.concatenate([level, above + np.arange(extra)]))
+    return out
 
 
 class HierarchicalNaiveBayes(NaiveBayes):
@@ -116,8 +130,13 @@ class HierarchicalNaiveBayes(NaiveBayes):
         return self._set_counts(table, all_classes)
 
     def _smooth(self, table: CountTable):
+        # categories first met in a later partial_fit chunk hang alone under new nodes
+        self._levels = {
+            f: _padded(levels, int(table.n_categories[f]))
+            for f, levels in self.hierarchies_.items()
+        }
         # other smoothers take no hierarchy; their children are still scored conditionally
-        smoothed = super()._smooth(table, self.hierarchies_ if self.smoother == "heb-h" else {})
+        smoothed = super()._smooth(table, self._levels if self.smoother == "heb-h" else {})
         conditional = self.condition_on_parent
         self.group_log_prob_ = self._group_tables(table, smoothed) if conditional else {}
         return smoothed
@@ -128,7 +147,7 @@ class HierarchicalNaiveBayes(NaiveBayes):
         for a in self.parents_:
             cols = slice(table.offsets[a], table.offsets[a + 1])
             theta = np.where(smoothed.seen[cols], np.exp(smoothed.log_theta[:, cols]), 0.0)
-            groups = self.hierarchies_[a][0][: theta.shape[1]]
+            groups = self._levels[a][0][: theta.shape[1]]
             C, G = theta.shape[0], int(groups.max()) + 1
             index = (np.arange(C)[:, None] * G + groups[None, :]).ravel()
             phi = np.bincount(index, theta.ravel(), C * G).reshape(C, G)
@@ -147,7 +166,8 @@ class HierarchicalNaiveBayes(NaiveBayes):
         for a, log_phi in self.group_log_prob_.items():
             b = self.parents_[a]
             xa, xb = codes[:, a], codes[:, b]
-            ok = (xa >= 0) & (xa < k[a])
+            # codes of the detection's chunk only (later ones have no parent group)
+            ok = (xa >= 0) & (xa < min(k[a], self.hierarchies_[a][0].size))
             ok[ok] &= seen[table.offsets[a] + xa[ok]]
             group = np.where(ok, self.hierarchies_[a][0][np.where(ok, xa, 0)], -1)
             ok &= (xb == group) & (xb < k[b])

@@ -393,3 +393,20 @@ def test_fd_aware_partial_fit_equals_fit_and_bad_parents_are_refused():
     np.testing.assert_allclose(part.predict_proba(X), full.predict_proba(X), rtol=1e-12)
     with pytest.raises(ValueError, match="without a hierarchy"):
         HierarchicalNaiveBayes(hierarchies={}, parents={0: 1}).fit(X, y)
+
+
+def test_fd_aware_partial_fit_with_categories_first_met_later():
+    X, y = _fd_data()
+    early = X[:, 0] < 30
+    early[800:] = False  # leaves 30..39 (parents 3, 4) come in the second chunk only
+    model = HierarchicalNaiveBayes(fd_tolerance=0.0)
+    model.partial_fit(X[early], y[early], classes=[0, 1])
+    model.partial_fit(X[~early], y[~early])
+    np.testing.assert_array_equal(model.hierarchies_[0][0], np.arange(30) // 8)
+    padded = {0: [np.r_[np.arange(30) // 8, np.arange(4, 14)]]}
+    plain = NaiveBayes("heb-h", hierarchies=padded).fit(X, y)
+    new_leaf = np.array([[35, 4, 1]])  # not in the detected structure: full factor
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(new_leaf), plain.predict_joint_log_proba(new_leaf)
+    )
+    assert np.isfinite(model.predict_proba(X)).all()
