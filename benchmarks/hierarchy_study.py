@@ -43,7 +43,7 @@ from heb.hierarchy_sources import (  # noqa: E402
 from heb.nb import NaiveBayes  # noqa: E402
 from heb.paths import datasets_dir  # noqa: E402
 from heb.preprocess import Preprocessor, encode_target, stratified_subsample  # noqa: E402
-from heb.registry import METRICS, compute_metrics  # noqa: E402
+from heb.registry import METRICS, compute_metrics, smoother  # noqa: E402
 from heb.synthetic_hierarchy import hierarchy_l1_study  # noqa: E402
 
 SEED = 42
@@ -51,6 +51,11 @@ TOLERANCES = (0.0, 0.05)
 #: CV datasets beyond amazon, with columns to treat as categorical (a calendar date
 #: determines the weekday: declared so that the date is not binned)
 EXTRA_CV = {"soybean": None, "electricity": ["date", "day"]}
+
+
+def label(name: str) -> str:
+    """A smoother's display label, from the registry."""
+    return smoother(name).label
 
 
 def _manifest() -> dict[str, dict]:
@@ -78,7 +83,8 @@ def synthetic(reps: int) -> None:
             table[r["K"], r["N"]][r["smoother"]] = r["mean"]
             table[r["K"], r["N"]]["unseen"] = r["unseen_mass"]
         print(f"scenario {scenario!r}")
-        print("|    K |    N |   K/N | Laplace | HEB-M | HEB-H | HEB-H (prior-mean) | "
+        laplace, hebm, hebh = (label(n) for n in ("laplace", "heb-m", "heb-h"))
+        print(f"| K | N | K/N | {laplace} | {hebm} | {hebh} | {hebh} (prior-mean) | "
               "H / M | H / M beyond the unseen floor | unseen mass |")  # fmt: skip
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for (K, N), v in table.items():
@@ -118,7 +124,7 @@ def _fold_hierarchies(codes: np.ndarray, tol: float) -> tuple[dict, list[str]]:
     return hierarchies, chains
 
 
-def cross_validate(name: str, X: pd.DataFrame, y: pd.Series, categorical) -> None:
+def cross_validate(dataset: str, X: pd.DataFrame, y: pd.Series, categorical) -> None:
     X, y = stratified_subsample(X, y, 20_000, SEED)
     y_idx, classes = encode_target(y)
     folds = StratifiedKFold(10, shuffle=True, random_state=SEED)
@@ -129,32 +135,31 @@ def cross_validate(name: str, X: pd.DataFrame, y: pd.Series, categorical) -> Non
         tr = prep.fit_transform(X.iloc[train])
         te = prep.transform(X.iloc[test])
         names = prep.feature_names_out_
-        models = {
-            "Laplace": NaiveBayes("laplace"),
-            "HEB-M": NaiveBayes("heb-m"),
-        }
+        models = {label(n): NaiveBayes(n) for n in ("laplace", "heb-m")}
         for tol in TOLERANCES:
             hierarchies, chains = _fold_hierarchies(tr, tol)
             chains_seen[tol] = {names[c]: [names[p] for p in ch] for c, ch in chains.items()}
-            models[f"HEB-H (FD tol {tol:.2f})"] = NaiveBayes("heb-h", hierarchies=hierarchies)
-            for smoother in ("heb-m", "heb-h"):
-                label = f"{smoother.upper()}, child given parent (FD tol {tol:.2f})"
-                models[label] = HierarchicalNaiveBayes(smoother, fd_tolerance=tol)
-        for label, model in models.items():
+            models[f"{label('heb-h')} (FD tol {tol:.2f})"] = NaiveBayes(
+                "heb-h", hierarchies=hierarchies
+            )
+            for base in ("heb-m", "heb-h"):
+                given = f"{label(base)}, child given parent (FD tol {tol:.2f})"
+                models[given] = HierarchicalNaiveBayes(base, fd_tolerance=tol)
+        for model_name, model in models.items():
             start = time.perf_counter()
             model.fit(tr, y_idx[train])
-            scores[label]["fit_ms"].append(1e3 * (time.perf_counter() - start))
+            scores[model_name]["fit_ms"].append(1e3 * (time.perf_counter() - start))
             proba = np.zeros((test.size, classes.size))
             proba[:, model.classes_] = model.predict_proba(te)
             for metric, value in compute_metrics(y_idx[test], proba).items():
-                scores[label][metric].append(value)
+                scores[model_name][metric].append(value)
             hierarchies = getattr(model, "hierarchies_", model.hierarchies)
             if hierarchies and model.smoother == "heb-h":  # diagnostics, outside the timing
                 levels = fit_nested(model.count_table_, hierarchies).levels
                 mine = (levels["level"] == 0) & np.isin(levels["feature"], list(hierarchies))
                 used = levels["hierarchy_used"][mine]
-                used_share[label].append(used.mean() if used.size else np.nan)
-    print(f"\n### {name}: {len(y)} rows, {classes.size} classes, 10-fold CV (seed {SEED})\n")
+                used_share[model_name].append(used.mean() if used.size else np.nan)
+    print(f"\n### {dataset}: {len(y)} rows, {classes.size} classes, 10-fold CV (seed {SEED})\n")
     for tol, chains in chains_seen.items():
         shown = "; ".join(f"{c} -> {' -> '.join(p)}" for c, p in chains.items()) or "none"
         print(f"- hierarchies (FD tol {tol:.2f}, last fold): {shown}")
@@ -162,12 +167,13 @@ def cross_validate(name: str, X: pd.DataFrame, y: pd.Series, categorical) -> Non
     header = " | ".join(METRICS[m].label for m in metric_names)
     print(f"\n| model | {header} | fit ms | pairs using the hierarchy |")
     print("|---|" + "---:|" * (len(metric_names) + 2))
-    for label, values in scores.items():
+    for model_name, values in scores.items():
         cells = " | ".join(
             f"{np.mean(values[m]):.4f} ± {np.std(values[m], ddof=1):.4f}" for m in metric_names
         )
-        share = f"{np.nanmean(used_share[label]):.0%}" if label in used_share else "-"
-        print(f"| {label} | {cells} | {np.median(values['fit_ms']):.1f} | {share} |")
+        used = used_share.get(model_name)
+        share = f"{np.nanmean(used):.0%}" if used else "-"
+        print(f"| {model_name} | {cells} | {np.median(values['fit_ms']):.1f} | {share} |")
 
 
 def cv() -> None:
