@@ -23,6 +23,7 @@ import numpy as np
 
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
+from heb.hierarchy import check_hierarchies
 from heb.hierarchy_sources import dependency_chains, functional_dependencies, levels_from_chain
 from heb.nb import NaiveBayes, score_codes
 
@@ -38,19 +39,6 @@ def detect_hierarchies(codes: np.ndarray, tolerance: float) -> tuple[dict, dict]
     chains = dependency_chains(functional_dependencies(codes, tolerance=tolerance))
     hierarchies = {a: levels_from_chain(codes, a, chain) for a, chain in chains.items()}
     return hierarchies, {a: chain[0] for a, chain in chains.items()}
-
-
-def _padded(levels: list[np.ndarray], n_leaves: int) -> list[np.ndarray]:
-    """The levels with leaves ``len(levels[0])..n_leaves - 1`` added, each alone under a
-    new node at every level (categories the structure was not detected on)."""
-    extra = n_leaves - levels[0].size
-    if extra <= 0:
-        return levels
-    out = []
-    for j, level in enumerate(levels):
-        above = levels[j + 1].size if j + 1 < len(levels) else int(level.max()) + 1
-        out.append(np.concatenate([level, above + np.arange(extra)]))
-    return out
 
 
 class HierarchicalNaiveBayes(NaiveBayes):
@@ -131,10 +119,7 @@ class HierarchicalNaiveBayes(NaiveBayes):
 
     def _smooth(self, table: CountTable):
         # categories first met in a later partial_fit chunk hang alone under new nodes
-        self._levels = {
-            f: _padded(levels, int(table.n_categories[f]))
-            for f, levels in self.hierarchies_.items()
-        }
+        self._levels = check_hierarchies(self.hierarchies_, table.n_categories)
         # other smoothers take no hierarchy; their children are still scored conditionally
         smoothed = super()._smooth(table, self._levels if self.smoother == "heb-h" else {})
         conditional = self.condition_on_parent

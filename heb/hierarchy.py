@@ -69,6 +69,7 @@ __all__ = [
     "NESTED_RULE",
     "NestedFit",
     "check_hierarchies",
+    "pad_levels",
     "fit_nested",
     "nested_dirichlet_rule",
 ]
@@ -86,9 +87,10 @@ def check_hierarchies(hierarchies: Hierarchies | None, n_categories) -> dict[int
     Parameters
     ----------
     hierarchies : mapping of int -> sequence of 1-D int arrays, or None
-        ``levels[0]`` gives the level-1 code of every leaf code (at least K_f entries;
-        extra entries, categories not seen in training, are dropped); ``levels[j]`` the
-        level-(j + 1) code of every level-j code, with one entry per level-j node.
+        ``levels[0]`` gives the level-1 code of every leaf code (entries beyond K_f,
+        categories not seen in training, are dropped; leaves it does not name hang alone
+        under new nodes, see :func:`pad_levels`); ``levels[j]`` the level-(j + 1) code of
+        every level-j code, with one entry per level-j node.
     n_categories : array-like (F,)
         K_f of the count table.
 
@@ -121,19 +123,28 @@ def check_hierarchies(hierarchies: Hierarchies | None, n_categories) -> dict[int
                 raise ValueError(f"hierarchies: level {j + 1} of feature {f} must be 1-D integers.")
             if arr.size and arr.min() < 0:
                 raise ValueError(f"hierarchies: level {j + 1} of feature {f} has a negative code.")
-        if arrays[0].size < k[f]:
-            raise ValueError(
-                f"hierarchies: level 1 of feature {f} gives parents for {arrays[0].size} "
-                f"categories, but the feature has {k[f]}."
-            )
-        arrays[0] = arrays[0][: k[f]]
         for j in range(len(arrays) - 1):
             if arrays[j].size and arrays[j].max() >= arrays[j + 1].size:
                 raise ValueError(
                     f"hierarchies: level {j + 1} of feature {f} names parent "
                     f"{int(arrays[j].max())}, but level {j + 2} lists {arrays[j + 1].size} nodes."
                 )
-        out[f] = [a.astype(np.int64) for a in arrays]
+        arrays[0] = arrays[0][: k[f]]
+        out[f] = pad_levels([a.astype(np.int64) for a in arrays], int(k[f]))
+    return out
+
+
+def pad_levels(levels: list[np.ndarray], n_leaves: int) -> list[np.ndarray]:
+    """The levels with leaves ``len(levels[0])..n_leaves - 1`` added, each alone under a
+    new node at every level (categories the hierarchy does not name, e.g. first met in a
+    later ``partial_fit`` chunk: HEB-M-like, never an error)."""
+    extra = n_leaves - levels[0].size
+    if extra <= 0:
+        return levels
+    out = []
+    for j, level in enumerate(levels):
+        above = levels[j + 1].size if j + 1 < len(levels) else int(level.max(initial=-1)) + 1
+        out.append(np.concatenate([level, above + np.arange(extra)]))
     return out
 
 

@@ -49,7 +49,6 @@ def _sums(theta, table):
     [
         ([1, 2], "must map a feature"),
         ({5: [np.zeros(12, int)]}, "not an index"),
-        ({0: [np.zeros(5, int)]}, "gives parents for 5 categories"),
         ({0: [np.full(12, -1)]}, "negative code"),
         ({0: [np.arange(12) // 2, np.zeros(3, int)]}, "names parent 5"),
         ({0: [np.zeros(12)]}, "1-D integers"),
@@ -64,6 +63,12 @@ def test_bad_hierarchies_are_refused_in_one_sentence(hierarchies, message):
 def test_level_one_is_cut_to_the_table_categories():
     levels = check_hierarchies({1: [np.arange(20) // 5]}, [12, 12, 12])
     np.testing.assert_array_equal(levels[1][0], np.arange(12) // 5)
+
+
+def test_categories_the_hierarchy_does_not_name_hang_alone_under_new_nodes():
+    levels = check_hierarchies({0: [np.array([0, 0, 1]), np.array([0, 0])]}, [5])[0]
+    np.testing.assert_array_equal(levels[0], [0, 0, 1, 2, 3])
+    np.testing.assert_array_equal(levels[1], [0, 0, 1, 2])
 
 
 # ---------------------------------------------------------------------------- identities
@@ -269,8 +274,8 @@ def test_naive_bayes_refuses_hierarchies_it_cannot_use():
     X, y = np.array([[0, 1], [1, 0], [2, 1]]), np.array([0, 1, 0])
     with pytest.raises(ValueError, match="'heb-h' only"):
         NaiveBayes("heb-m", hierarchies={0: [np.zeros(3, int)]}).fit(X, y)
-    with pytest.raises(ValueError, match="gives parents for 2 categories"):
-        NaiveBayes("heb-h", hierarchies={0: [np.zeros(2, int)]}).fit(X, y)
+    with pytest.raises(ValueError, match="names parent 3"):
+        NaiveBayes("heb-h", hierarchies={0: [np.array([0, 3, 1]), np.zeros(2, int)]}).fit(X, y)
 
 
 @pytest.mark.parametrize(
@@ -410,3 +415,13 @@ def test_fd_aware_partial_fit_with_categories_first_met_later():
         model.predict_joint_log_proba(new_leaf), plain.predict_joint_log_proba(new_leaf)
     )
     assert np.isfinite(model.predict_proba(X)).all()
+
+
+def test_naive_bayes_heb_h_partial_fit_with_categories_the_hierarchy_does_not_name():
+    rng = np.random.default_rng(9)
+    X, y = rng.integers(0, 6, size=(300, 2)), rng.integers(0, 2, size=300)
+    first = X[:, 0] < 4
+    model = NaiveBayes("heb-h", hierarchies={0: [np.arange(4) // 2]})
+    model.partial_fit(X[first], y[first], classes=[0, 1]).partial_fit(X[~first], y[~first])
+    padded = NaiveBayes("heb-h", hierarchies={0: [np.array([0, 0, 1, 1, 2, 3])]}).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), padded.predict_proba(X), rtol=1e-12)
