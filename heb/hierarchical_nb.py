@@ -25,7 +25,7 @@ from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.hierarchy import check_hierarchies
 from heb.hierarchy_sources import dependency_chains, functional_dependencies, levels_from_chain
-from heb.nb import NaiveBayes, score_codes
+from heb.nb import NaiveBayes
 
 __all__ = ["HierarchicalNaiveBayes", "detect_hierarchies"]
 
@@ -142,10 +142,10 @@ class HierarchicalNaiveBayes(NaiveBayes):
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log pi_c + sum_f w_f log theta_{c,f,x_f}, children given their parent feature."""
+        scores = super().predict_joint_log_proba(X)  # the plain NB sum, class prior included
         codes = self._codes_for_predict(X)
         weights = None if self.weighting is None else self.feature_weights_
         table = self.count_table_
-        scores = score_codes(self.feature_log_prob_, table.offsets, codes, weights)
         seen = table.category_totals() > 0
         k = table.n_categories
         for a, log_phi in self.group_log_prob_.items():
@@ -160,4 +160,4 @@ class HierarchicalNaiveBayes(NaiveBayes):
             rows = np.flatnonzero(ok)
             w = 1.0 if weights is None else weights[a]
             scores[rows] -= w * log_phi[:, group[rows]].T
-        return scores + self.class_log_prior_
+        return scores

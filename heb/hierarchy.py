@@ -62,7 +62,7 @@ from heb.concentration import (
     fit_concentration_segments,
 )
 from heb.counts import CountTable
-from heb.smoothing import SmoothedTable
+from heb.smoothing import SeenColumnLog, SmoothedTable
 
 __all__ = [
     "FORMS",
@@ -81,7 +81,7 @@ NESTED_RULE = "nested-type-ii-ml"
 Hierarchies = Mapping[int, Sequence[np.ndarray]]
 
 
-def check_hierarchies(hierarchies: Hierarchies | None, n_categories) -> dict[int, list]:
+def check_hierarchies(hierarchies: Hierarchies | None, n_categories) -> dict[int, list]:  # noqa: C901 -- one check per kind of malformed level, each its own message
     """Validated levels per feature, the first level cut to the table's K_f leaves.
 
     Parameters
@@ -377,8 +377,9 @@ def _merge(use, col_use, tree: SmoothedTable, flat: SmoothedTable) -> SmoothedTa
         either("log_evidence"),
         either("flat"),
     )
+    log_theta = np.where(col_use, tree.log_theta, flat.log_theta)
     return SmoothedTable(
-        np.where(col_use, tree.log_theta, flat.log_theta),
+        SeenColumnLog(log_theta, None, log_theta.shape[1]),
         tree.seen,
         np.where(use, tree.concentration, flat.concentration),
         fit,
@@ -483,7 +484,8 @@ def _leaf_table(theta, table, nodes, level_m, fits, fallback) -> SmoothedTable:
         np.stack([fit.log_evidence for fit in fits])[steps, pick],
         gather("flat"),
     )
-    return SmoothedTable(log_theta, seen, m_leaf, leaf_fit, fallback)
+    columns = SeenColumnLog(log_theta, None, log_theta.shape[1])
+    return SmoothedTable(columns, seen, m_leaf, leaf_fit, fallback)
 
 
 def nested_dirichlet_rule(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 import warnings
@@ -24,11 +23,10 @@ from heb.aode import AODE
 from heb.counts import CountTable
 from heb.nb import NaiveBayes
 from tests.conftest import read_shared_csv
+from tests.peers import WEKA_JAR, require_weka
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WEKA_DRIVER = Path(__file__).resolve().parent / "weka" / "AodeDistributions.java"
-#: Debian's weka package; WEKA_JAR overrides
-WEKA_JAR = Path(os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar"))
 WEKA_DATASETS = ("car", "nursery", "tic-tac-toe", "kr-vs-kp")
 HYPOTHESIS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -127,10 +125,7 @@ def write_arff(path, codes, y_idx, n_categories, n_classes):
 @pytest.fixture(scope="module")
 def weka_distributions(datasets_dir, tmp_path_factory):
     """Weka's AODE distributions on each dataset's test half, with our codes (one JVM run)."""
-    if not WEKA_JAR.exists():
-        pytest.skip(f"Weka is absent: no jar at {WEKA_JAR} (apt-get install weka, or set WEKA_JAR)")
-    if shutil.which("javac") is None or shutil.which("java") is None:
-        pytest.skip("Java is absent: javac and java are needed to run Weka's AODE")
+    require_weka()  # a skip here, a failure in CI
     tmp = tmp_path_factory.mktemp("weka")
     subprocess.run(
         ["javac", "-cp", str(WEKA_JAR), "-d", str(tmp), str(WEKA_DRIVER)],

@@ -4,18 +4,24 @@ uploads, friendly errors and the figures' data (plotly 7 stores arrays as base64
 from __future__ import annotations
 
 import base64
+import csv
+import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
+from explorer import loading, state, summaries
+from explorer.errors import escape
+from explorer.exports import MAX_CELL_CHARS, cap_cells, csv_bytes, neutralise_formulas
+from explorer.routing import SECTIONS
 from heb import data as hdata
-from heb.evaluate import TABLE1_METHODS, cross_validate
+from heb.evaluate import RunSettings, cross_validate
+from heb.registry import TABLE1_METHODS
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 TIMEOUT = 90
@@ -25,25 +31,6 @@ TIMEOUT = 90
 def _private_cache(tmp_path_factory, monkeypatch):
     """Results go to a temporary cache, never to the repository's data_cache/."""
     monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "heb_cache"))
-
-
-class _NavigationPagesManager(PagesManager):
-    """A PagesManager that never falls back to Streamlit's legacy ``pages/`` mode.
-
-    AppTest resets ``PagesManager.uses_pages_directory`` before every run (streamlit PR
-    14217); an app whose entry point sits next to a ``pages/`` folder is then run as a
-    legacy multipage app from the second run on, which skips ``app.py`` (the sidebar).
-    The real server leaves that mode at the first ``st.navigation`` call.
-    """
-
-    def __init__(self, *args, **kwargs):
-        PagesManager.uses_pages_directory = False
-        super().__init__(*args, **kwargs)
-
-
-@pytest.fixture(autouse=True)
-def _navigation_mode(monkeypatch):
-    monkeypatch.setattr(app_test_module, "PagesManager", _NavigationPagesManager)
 
 
 def open_app(page: str | None = None, **query: str) -> AppTest:
@@ -64,6 +51,11 @@ def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     details = [code.value for code in at.code]
     assert not at.error, ([e.value for e in at.error], details)
+
+
+def unescape(markdown: str) -> str:
+    """The text a backslash-escaped markdown string renders as."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def url(at: AppTest, key: str) -> str:
@@ -152,21 +144,50 @@ def test_shared_link_reproduces_the_view():
     at = open_app(data="builtin:iris", methods="HEB-M,Laplace", bins="5", rows="0")
     assert at.sidebar.selectbox(key="w_data_spec").value == "builtin:iris"
     assert set(at.sidebar.multiselect(key="w_methods").value) == {"HEB-M", "Laplace"}
-    assert url(at, "bins") == "5"
+    assert url(at, "n_bins") == "5"
     assert at.metric[0].value == "150"
     # the state follows the user to another page and stays in the URL
     at.switch_page("pages/compare.py").run()
     assert_clean(at)
-    assert url(at, "data") == "builtin:iris"
+    assert url(at, "dataset") == "builtin:iris"
     assert url(at, "methods") == "HEB-M,Laplace"
+
+
+def test_a_link_holds_the_run_settings_and_reads_back():
+    """The URL is RunSettings.to_query() plus the methods: folds and what-if values too."""
+    at = open_app(
+        "pages/compare.py",
+        dataset="builtin:iris",
+        methods="Laplace,Lidstone",
+        folds="5",
+        params="Lidstone:alpha=0.3",
+        max_rows="0",
+    )
+    assert at.segmented_control(key="w_folds").value == 5
+    assert at.segmented_control(key="w_whatif_alpha").value == 0.3
+    query = {key: url(at, key) for key in at.query_params}
+    settings = RunSettings.from_query(query)
+    assert settings == RunSettings(
+        dataset="builtin:iris", n_splits=5, max_rows=None, overrides={"Lidstone": {"alpha": 0.3}}
+    )
+    assert query["methods"] == "Laplace,Lidstone"
+    # the numbers are those of cross_validate with the same settings
+    expected = cross_validate(
+        hdata.load_builtin("iris"), ["Laplace", "Lidstone"], settings=settings
+    )
+    lidstone = expected.summary().set_index("method").loc["Lidstone"]
+    shown = table_with(at, "ECE ↓").set_index("method")
+    assert shown.loc["Lidstone", "Accuracy ↑"] == (
+        f"{lidstone['accuracy_mean']:.4f} ± {lidstone['accuracy_std']:.4f}"
+    )
 
 
 def test_a_bad_link_falls_back_to_defaults():
     at = open_app(methods="Nonsense", bins="abc", missing="?", data="upload:0123abcd")
-    assert any("uploaded file" in info.value for info in at.sidebar.info)
+    assert [info.value for info in at.sidebar.info] == [escape(state.UPLOAD_LINK_NOTE)]
     assert at.sidebar.selectbox(key="w_data_spec").value == f"builtin:{hdata.DEFAULT_DATASET}"
     assert at.sidebar.multiselect(key="w_methods").value  # the default selection
-    assert url(at, "bins") == "10"
+    assert url(at, "n_bins") == "10"
     assert url(at, "missing") == "impute"
 
 
@@ -176,7 +197,7 @@ def test_preprocessing_options_apply_everywhere():
     assert_clean(at)
     features = table_with(at, "MI with target (nats)")
     assert (features["K_f"] <= 4).all()
-    assert url(at, "bins") == "4"
+    assert url(at, "n_bins") == "4"
 
 
 def test_upload_a_csv_and_choose_the_target():
@@ -220,7 +241,7 @@ def test_a_bad_upload_is_a_message_not_a_traceback(filename, payload, message):
     at = open_app()
     at.file_uploader(key="upload_file").upload(filename, payload, "text/csv").run()
     assert not at.exception
-    assert [e.value for e in at.error] and at.error[0].value.startswith(message), [
+    assert [e.value for e in at.error] and unescape(at.error[0].value).startswith(message), [
         e.value for e in at.error
     ]
     assert not at.code  # the data error is the whole message: no details box
@@ -243,7 +264,7 @@ def test_a_class_too_small_for_the_folds_is_explained():
     assert_clean(at)
     at.switch_page("pages/compare.py").run()
     assert_clean(at)
-    notes = [info.value for info in at.info]
+    notes = [unescape(info.value) for info in at.info]
     assert any("'tiny'" in note and "fold" in note for note in notes), notes
 
 
@@ -309,7 +330,7 @@ def test_compare_page_and_a_what_if_change():
     # the table and the per-fold boxes show what heb.evaluate computes
     expected = cross_validate(hdata.load_builtin("iris"), ["Laplace", "Lidstone", "HEB-M"])
     laplace = expected.summary().set_index("method").loc["Laplace"]
-    assert shown.loc[0, "accuracy ↑"] == (
+    assert shown.loc[0, "Accuracy ↑"] == (
         f"{laplace['accuracy_mean']:.4f} ± {laplace['accuracy_std']:.4f}"
     )
     at.segmented_control(key="spread_metric").set_value("log_loss").run()
@@ -378,3 +399,182 @@ def test_every_page_on_amazon(datasets_dir, manifest):
     at = open_app("pages/compare.py", **query)
     assert list(table_with(at, "ECE ↓")["method"]) == ["Laplace", "HEB-M"]
     open_app("pages/benchmark.py", **query)
+
+
+# --------------------------------------------------------------------------- hostile input
+#: markdown that would draw a live link or make the browser fetch a remote image
+LINK = "[Click](https://x)"
+IMAGE = "![a](http://127.0.0.1:9/o.png)"
+#: ASCII punctuation that is not preceded by a backslash
+_UNESCAPED = re.compile(r"(?<!\\)[!\"#$%&'()*+,\-./:;<=>?@\[\]^_`{|}~]")
+
+
+def assert_plain(markdown: str) -> None:
+    """Every punctuation character is backslash-escaped: the text renders as itself.
+
+    CommonMark renders ``\\x`` as ``x`` for any ASCII punctuation; with every bracket,
+    parenthesis, ``!``, ``<`` and ``:`` escaped no link, image, tag, directive or bare-URL
+    autolink can form (the browser test checks the rendered page too).
+    """
+    assert not _UNESCAPED.search(markdown.replace("\\\\", "")), markdown
+
+
+@pytest.mark.parametrize("text", [LINK, IMAGE, "<a href='x'>CLICK</a>", "see https://e.com"])
+def test_escape_leaves_no_markdown_construct(text):
+    escaped = escape(text)
+    assert_plain(escaped)
+    assert unescape(escaped) == text  # renders as exactly the text
+
+
+def test_escape_caps_and_flattens():
+    escaped = escape("a\n# heading\r\n" + "b" * 3000)
+    assert "\n" not in escaped and "\r" not in escaped
+    assert unescape(escaped).startswith("a # heading b")  # no heading line
+    assert len(unescape(escaped)) <= 500
+    assert escaped.endswith("…")
+
+
+HOSTILE_LINKS = [
+    "/etc/passwd",
+    "../../../etc/passwd",
+    "file:/etc/os-release",
+    "file:///etc/passwd",
+    "/proc/self/maps",
+    "/proc/kmsg",
+    "shared:../../etc/passwd",
+    "builtin:/etc/passwd",
+    "openml:" + LINK,
+    IMAGE,
+    "openml:31 ",
+    "x" * 3000,
+]
+
+
+@pytest.mark.parametrize("value", HOSTILE_LINKS, ids=range(len(HOSTILE_LINKS)))
+def test_a_hostile_data_link_loads_the_default_calmly(value):
+    at = open_app(data=value)
+    assert [info.value for info in at.sidebar.info] == [escape(state.BAD_LINK_NOTE)]
+    assert at.sidebar.selectbox(key="w_data_spec").value == state.default_spec()
+    assert url(at, "dataset") == state.default_spec()
+    shown = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.metric])
+    assert "root:" not in shown and "passwd" not in shown and "Click" not in shown
+
+
+@pytest.mark.parametrize(
+    ("value", "allowed"),
+    [
+        ("builtin:iris", True),
+        ("openml:31", True),
+        ("shared:car", True),  # a catalogue name, whether or not a local copy exists
+        ("openml:0", False),
+        ("openml:1e3", False),
+        ("shared:not-a-dataset", False),
+        ("builtin:", False),
+        ("upload:0123abcd", False),
+        ("C:/data.csv", False),
+    ],
+)
+def test_url_spec_names_only_known_datasets(value, allowed):
+    assert (state.url_spec(value) == value) is allowed
+
+
+def test_user_text_in_notes_and_errors_is_escaped():
+    """A duplicate column named like a link, a rare class named like an image."""
+    header = f"{LINK},{LINK},class"
+    rows = [f"{i % 3},{i % 4},big" for i in range(40)] + [f"1,2,{IMAGE}", f"0,1,{IMAGE}"]
+    at = open_app()
+    payload = "\n".join([header, *rows]).encode()
+    at.file_uploader(key="upload_file").upload(f"{LINK}.csv", payload, "text/csv").run()
+    assert_clean(at)
+    notes = [info.value for info in at.info]
+    assert any("Click" in note for note in notes), notes  # the duplicate-name note
+    for note in notes:
+        assert_plain(note)  # escaped as a whole
+        assert LINK not in note
+    at.switch_page("pages/compare.py").run()
+    assert_clean(at)
+    notes = [info.value for info in at.info]
+    assert any("fold" in note for note in notes), notes  # the rare-class notice
+    assert all(IMAGE not in note for note in notes)
+    assert any(escape(IMAGE) in note for note in notes), notes
+    # a failed upload's message is escaped too
+    at.switch_page("pages/dataset.py").run()
+    at.file_uploader(key="upload_file").upload(f"{IMAGE}.csv", b"", "text/csv").run()
+    assert not at.exception
+    assert at.error and IMAGE not in at.error[0].value
+
+
+def test_csv_downloads_neutralise_formulas():
+    frame = pd.DataFrame(
+        {
+            "=HYPERLINK(1)": ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tx", "\ry", "safe", "a=b"],
+            "number": [-1.5, 2, 3, 4, 5, 6, 7, 8],
+        }
+    )
+    text = csv_bytes(frame).decode()
+    header, *rows = csv.reader(io.StringIO(text, newline=""))
+    assert header == ["'=HYPERLINK(1)", "number"]
+    assert [row[0] for row in rows] == [
+        "'=1+1",
+        "'+SUM(A1)",
+        "'-2+3",
+        "'@cmd",
+        "'\tx",
+        "'\ry",
+        "safe",
+        "a=b",
+    ]
+    assert [float(row[1]) for row in rows] == [-1.5, 2, 3, 4, 5, 6, 7, 8]  # numbers stay numbers
+    assert neutralise_formulas(frame).shape == frame.shape
+
+
+def test_table_cells_are_capped():
+    frame = pd.DataFrame({"x" * 500: ["y" * 100_000, "short"], "n": [1, 2]})
+    capped = cap_cells(frame)
+    assert len(capped.iloc[0, 0]) == MAX_CELL_CHARS and capped.iloc[0, 0].endswith("…")
+    assert capped.iloc[1, 0] == "short"
+    assert len(capped.columns[0]) == MAX_CELL_CHARS
+    assert capped["n"].tolist() == [1, 2]
+
+
+def test_a_huge_cell_reaches_the_page_capped():
+    payload = f"note,class\n{'z' * 50_000},a\nshort,b\nx,a\ny,b\n".encode()
+    at = open_app()
+    at.file_uploader(key="upload_file").upload("big_cell.csv", payload, "text/csv").run()
+    assert_clean(at)
+    longest = max(
+        len(str(value))
+        for frame in at.dataframe
+        for column in frame.value.columns
+        for value in frame.value[column]
+    )
+    assert longest <= MAX_CELL_CHARS
+
+
+# --------------------------------------------------------------------------- routing
+def test_every_page_file_is_in_the_navigation():
+    """(The browser test checks that /dataset and each page's own address open it.)"""
+    routed = [name for entries in SECTIONS.values() for name, _, _ in entries]
+    assert len(routed) == len(set(routed))
+    assert set(routed) == {path.name for path in (APP.parent / "pages").glob("*.py")}
+
+
+def test_set_page_config_is_called_in_one_place():
+    sources = [APP, *(APP.parent / "pages").glob("*.py"), *(APP.parent / "explorer").glob("*.py")]
+    calls = [path.name for path in sources if "set_page_config(" in path.read_text()]
+    assert calls == ["routing.py"]
+
+
+@pytest.mark.parametrize("spec", ["/etc/passwd", "file:/etc/passwd", "upload:/etc/passwd"])
+def test_the_app_loader_never_opens_a_path(spec):
+    """A second line behind url_spec: the data layer's safe form refuses paths."""
+    with pytest.raises(hdata.DataError, match="not a data set name"):
+        loading.load_spec(spec)
+
+
+def test_zero_cells_counts_the_empty_class_cells():
+    counts = pd.DataFrame(
+        {"category": ["a", "b", "c"], "N(class=x)": [0, 3, 0], "N(class=y)": [2, 0, 5]}
+    )
+    counts["total"] = counts.iloc[:, 1:].sum(axis=1)
+    assert summaries.zero_cells(counts) == (3, 6)
