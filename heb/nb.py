@@ -104,6 +104,10 @@ class NaiveBayes(CategoricalClassifier):
         HEB: a (class, feature) pair with fewer observed rows uses m = K_f.
     m_min, m_max : float
         HEB: the clamp of the learned concentration.
+    hierarchies : dict, optional
+        HEB-H only: feature index -> list of levels, each the parent code of every code of
+        the level below (:mod:`heb.hierarchy`; helpers in :mod:`heb.hierarchy_sources`).
+        ``None``: HEB-H is HEB-M.
 
     Attributes
     ----------
@@ -135,6 +139,7 @@ class NaiveBayes(CategoricalClassifier):
         n0: float = 10,
         m_min: float = M_MIN,
         m_max: float = M_MAX,
+        hierarchies: dict | None = None,
     ):
         self.smoother = smoother
         self.alpha = alpha
@@ -144,6 +149,7 @@ class NaiveBayes(CategoricalClassifier):
         self.n0 = n0
         self.m_min = m_min
         self.m_max = m_max
+        self.hierarchies = hierarchies
 
     # ------------------------------------------------------------------ fitting
     def _hyper_params(self) -> dict[str, float | None]:
@@ -201,15 +207,20 @@ class NaiveBayes(CategoricalClassifier):
             raise ValueError("classes must have one label per class of the table.")
         return self._set_counts(table, classes)
 
-    def _set_counts(self, table: CountTable, classes: np.ndarray):
-        smoothed = smooth(
+    def _smooth(self, table: CountTable, hierarchies: dict | None = None):
+        """The smoothed table; ``hierarchies`` (a subclass's own) overrides the parameter."""
+        return smooth(
             table,
             self.smoother,
             n0=self.n0,
             m_min=self.m_min,
             m_max=self.m_max,
+            hierarchies=self.hierarchies if hierarchies is None else hierarchies,
             **self._hyper_params(),
         )
+
+    def _set_counts(self, table: CountTable, classes: np.ndarray):
+        smoothed = self._smooth(table)
         C = table.n_classes
         self.classes_ = classes
         self.n_features_in_ = table.n_features

@@ -313,6 +313,11 @@ for _entry in (
         "heb-m", "HEB-M", "type-ii-ml", "marginal", "#d62728",
         "learned m_cf (Type-II ML) toward the pooled marginal N_fv / S", paper=True,
     ),
+    Smoother(
+        "heb-h", "HEB-H", "nested-type-ii-ml", "marginal", "#6b6ecf",
+        "nested Dirichlet along a category hierarchy, every level's m by Type-II ML "
+        "(HEB-M where a feature has no hierarchy)",
+    ),
 ):  # fmt: skip
     register_smoother(_entry)
 

@@ -44,6 +44,8 @@ __all__ = [
 SMOOTHERS = registry.SMOOTHERS
 #: HEB's options, accepted by every rule (only the Type-II ML rule reads them)
 HEB_OPTIONS = ("n0", "m_min", "m_max")
+#: the nested-Dirichlet rule of HEB-H (:mod:`heb.hierarchy`), which takes a hierarchy
+NESTED_RULE = "nested-type-ii-ml"
 
 
 class SeenColumnLog:
@@ -424,6 +426,7 @@ def smooth(
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
+    hierarchies=None,
     **params: float | None,
 ) -> SmoothedTable:
     """Smooth a count table with one of the registered :data:`SMOOTHERS`.
@@ -438,6 +441,8 @@ def smooth(
         10), ``"heb-u"``, ``"heb-m"``.
     n0, m_min, m_max : float
         HEB's low-count threshold and clamp (read by the Type-II ML rule only).
+    hierarchies : mapping, optional
+        HEB-H (``"heb-h"``) only: feature -> levels (:mod:`heb.hierarchy`); none gives HEB-M.
     **params : float or None
         The smoother's own hyper-parameters (``None``: its default); one it does not
         use is a ValueError.
@@ -447,6 +452,15 @@ def smooth(
     SmoothedTable
     """
     entry = registry.smoother(smoother)
+    if entry.rule == NESTED_RULE:  # structure, not a number: the rule lives in heb.hierarchy
+        from heb.hierarchy import nested_dirichlet_rule
+
+        resolve_params(smoother, **params)
+        return nested_dirichlet_rule(
+            table, hierarchies=hierarchies, n0=n0, m_min=m_min, m_max=m_max
+        )
+    if hierarchies:
+        raise ValueError(f"hierarchies apply to the smoother 'heb-h' only, not {smoother!r}.")
     values = {**entry.fixed, **resolve_params(smoother, **params)}
     values.update(n0=n0, m_min=m_min, m_max=m_max)
     try:

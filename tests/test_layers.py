@@ -23,6 +23,10 @@ ENGINE = (
     "metrics",
     "stats",
     "synthetic",
+    "hierarchy",
+    "hierarchy_sources",
+    "hierarchical_nb",
+    "synthetic_hierarchy",
 )
 FORBIDDEN = ("pandas", "plotly", "streamlit", "openml", "pyarrow", "duckdb", "pyspark")
 ALLOWED_THIRD_PARTY = {"numpy", "scipy", "sklearn"}

@@ -58,6 +58,8 @@ HAND_THETA = {
         [13 / 42, 29 / 42, 6 / 49, 23 / 49, 20 / 49],
     ],
 }
+# HEB-H with no hierarchy is HEB-M exactly
+HAND_THETA["heb-h"] = HAND_THETA["heb-m"]
 
 
 @pytest.fixture
