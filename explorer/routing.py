@@ -192,7 +192,7 @@ def page_footer(file: str, settings: bool = False) -> None:
 
     before, after = neighbours(file)
     st.divider()
-    row = st.columns([2, 3, 2], vertical_alignment="center")
+    row = st.columns([2, 5, 2], vertical_alignment="center")
     if before is not None:
         row[0].page_link(PAGES_DIR / before[0], label=f"Previous: {before[1]}", icon=before[2])
     if after is not None:

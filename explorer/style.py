@@ -14,6 +14,10 @@ _STYLE = """
 [data-testid="stCaptionContainer"] { font-size: 0.95rem; }
 button[data-baseweb="tab"] p { font-size: 1.05rem; }
 [data-testid="stSidebar"] [data-testid="stMarkdownContainer"] p { font-size: 0.98rem; }
+/* Metric labels and values wrap onto a second line instead of ending in "...". */
+[data-testid="stMetricLabel"] *, [data-testid="stMetricValue"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
 /* Formulas wider than their column scroll instead of being cut at the edge. */
 [data-testid="stMarkdownContainer"] .katex-display { overflow-x: auto; overflow-y: hidden; }
 </style>

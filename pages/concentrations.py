@@ -42,7 +42,9 @@ def summary(frame: pd.DataFrame) -> None:
     )
 
 
+@st.fragment
 def heatmaps(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice: str) -> None:
+    """One heatmap of the pairs (a fragment: changing its colour reruns it alone)."""
     value = st.radio(
         "Colour by",
         list(VALUES),

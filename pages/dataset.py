@@ -173,8 +173,10 @@ def class_balance(work: loading.WorkingData) -> None:
     show_figure(fig, frame, "class-balance")
 
 
+@st.fragment
 def feature_lens(work: loading.WorkingData) -> None:
-    """One feature's counts per class: what every smoother starts from."""
+    """One feature's counts per class: what every smoother starts from (a fragment: picking
+    a feature reruns this part alone)."""
     st.subheader("One feature under the lens")
     names = work.feature_names
     feature = names.index(
