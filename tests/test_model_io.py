@@ -145,3 +145,20 @@ def test_size_bound(tmp_path):
 def test_unfitted_model_is_refused():
     with pytest.raises(ValueError, match="fitted"):
         model_io.dumps(NaiveBayes())
+
+
+def test_engine_modules_load_no_app_library():
+    """heb.model_io and heb.explain are engine: numpy, scipy, scikit-learn and stdlib only."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "import numpy, scipy.special, scipy.stats, scipy.optimize, sklearn.base\n"
+        "before = set(sys.modules)\n"
+        "import heb.model_io, heb.explain\n"
+        "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+        "print(json.dumps(sorted(new - set(sys.stdlib_module_names) - {'heb', 'sklearn'})))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
