@@ -35,11 +35,25 @@ __all__ = [
     "Preprocessor",
     "make_model",
     "MISSING_LABEL",
+    "MAX_BINS",
+    "check_n_bins",
 ]
 
 #: label of the category that holds missing values when ``missing="category"``
 MISSING_LABEL = "(missing)"
 _MISSING_MODES = ("impute", "category")
+#: most quantile bins of a numeric column: more only costs memory (``n_bins + 1`` edges
+#: are computed), since a column never has more bins than distinct training values
+MAX_BINS = 1000
+
+
+def check_n_bins(n_bins) -> int:
+    """``n_bins`` as an int in [2, :data:`MAX_BINS`], or a one-sentence ValueError."""
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer):
+        raise ValueError(f"n_bins must be a whole number of at least 2, got {n_bins!r}.")
+    if not 2 <= n_bins <= MAX_BINS:
+        raise ValueError(f"n_bins must be between 2 and {MAX_BINS:,}, got {n_bins:,}.")
+    return int(n_bins)
 
 
 def _format_number(value: float) -> str:
@@ -101,6 +115,7 @@ def _number_kind(column: pd.Series) -> str:
 
 def quantile_edges(observed: np.ndarray, n_bins: int) -> np.ndarray:
     """The unique interior quantiles of the observed training floats (empty bins kept)."""
+    n_bins = check_n_bins(n_bins)  # before allocating n_bins + 1 edges
     return np.unique(np.quantile(observed, np.linspace(0.0, 1.0, n_bins + 1)))[1:-1]
 
 
@@ -164,10 +179,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
-        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, int | np.integer):
-            raise ValueError(f"n_bins must be a whole number of at least 2, got {self.n_bins!r}.")
-        if self.n_bins < 2:
-            raise ValueError(f"n_bins must be at least 2, got {self.n_bins}.")
+        check_n_bins(self.n_bins)
         if self.missing not in _MISSING_MODES:
             raise ValueError(f"missing must be 'impute' or 'category', got {self.missing!r}.")
 
