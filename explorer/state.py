@@ -171,11 +171,22 @@ def init_state() -> None:
     state["max_rows"] = DEFAULT_SETTINGS["max_rows"] if rows == "default" else rows or 0
     state["folds"] = _setting(query, "folds", "n_splits", FOLD_CHOICES, FOLD_CHOICES[0])
     state.update(_knob_values(query))
+    state["hierarchies"] = {state["data_spec"]: _url_hierarchies(query.get("hierarchies"))}
     state.setdefault("uploads", {})
     state[_INITIAL_QUERY] = {key: value for key, value in query.items() if key not in _RUN_KEYS}
     state[PRESENT] = query.get(PRESENT) == "1"
     state["_notes"] = notes
     state["_state_ready"] = True
+
+
+def _url_hierarchies(text: str | None) -> str:
+    """The URL's declared hierarchies (canonical text), or none if malformed or too long."""
+    if not text or len(text) > 8 * MAX_URL_VALUE:
+        return ""
+    try:
+        return RunSettings(hierarchies=text).hierarchies
+    except ValueError:
+        return ""
 
 
 def _overrides() -> dict[str, dict[str, float]]:
@@ -202,6 +213,7 @@ def run_settings() -> RunSettings:
         max_rows=state["max_rows"],
         n_splits=state.get("folds", FOLD_CHOICES[0]),
         overrides=_overrides(),
+        hierarchies=state.get("hierarchies", {}).get(state["data_spec"], ""),
     )
 
 
@@ -264,7 +276,9 @@ _PAGE = "_page_path"
 _PAGE_VALUES = "_page_values"
 _PAGE_DEFAULTS = "_page_defaults"
 #: URL names of the shared state (never a page setting's name)
-_RUN_KEYS = frozenset({*RunSettings().to_query(), "params", "methods", *_URL_ALIASES})
+_RUN_KEYS = frozenset(
+    {*RunSettings().to_query(), "params", "hierarchies", "methods", *_URL_ALIASES}
+)
 
 
 def enter_page(path: str) -> None:

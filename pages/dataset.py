@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import catalogue, loading, state, summaries
+from explorer import catalogue, hierarchies, loading, state, summaries
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info
 from explorer.routing import ensure_entry_point, page_footer, page_title
@@ -249,5 +249,7 @@ with right, guard("drawing the rows per category"):
     smoothing_pressure(work)
 with guard("counting one feature"):
     feature_lens(work)
+with guard("looking for hierarchies"):
+    hierarchies.show_hierarchies(work)
 
 page_footer(__file__, settings=True)

@@ -63,6 +63,9 @@ class ColumnCodes:
     values : ndarray or None
         The sorted distinct floats (G,) of an indexed number-valued column, the row floats
         (n,) of a numeric column (NaN where missing), None for labels.
+    labels : ndarray or None
+        The sorted distinct labels (G,) of a column coded from its labels (what a category
+        rule such as a ZIP prefix reads); None otherwise.
     """
 
     name: str
@@ -70,6 +73,7 @@ class ColumnCodes:
     index: np.ndarray | None
     n_values: int
     values: np.ndarray | None = None
+    labels: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
@@ -84,16 +88,16 @@ class ColumnCodes:
         return np.append(self.values, [np.nan, np.nan])[self.index[rows]]
 
 
-def _ranked(raw_codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, int]:
-    """Row indices into the sorted distinct ``labels`` (``raw_codes`` -1 -> ``missing``)."""
+def _ranked(raw_codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices into the sorted distinct ``labels`` (-1 -> their number G), and those labels."""
     order = np.sort(pd.unique(labels))  # the Preprocessor's order: np.sort of the distinct
     rank = pd.Index(order).get_indexer(labels).astype(np.int32)
     G = order.size
     index = np.append(rank, G)[raw_codes]  # -1 picks the appended G
-    return index.astype(np.int32, copy=False), G
+    return index.astype(np.int32, copy=False), order
 
 
-def _label_codes(column: pd.Series, numeric: str) -> tuple[np.ndarray, int]:
+def _label_codes(column: pd.Series, numeric: str) -> tuple[np.ndarray, np.ndarray]:
     """Indices of a categorical column coded from its text or exact integer labels."""
     if numeric == "integer":
         raw, uniques = pd.factorize(column, use_na_sentinel=True)
@@ -153,8 +157,8 @@ def encode_columns(X: pd.DataFrame, categorical=None) -> DatasetCodes:
         role = _role(name, column, declared)
         numeric = _number_kind(column)
         if role == "categorical" and numeric != "float":
-            index, G = _label_codes(column, numeric)
-            columns.append(ColumnCodes(name, role, index, G))
+            index, labels = _label_codes(column, numeric)
+            columns.append(ColumnCodes(name, role, index, labels.size, labels=labels))
         elif role == "numeric":
             columns.append(ColumnCodes(name, role, None, 0, _numeric_values(column)))
         else:

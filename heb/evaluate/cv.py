@@ -23,6 +23,7 @@ from heb import registry
 from heb.data import Dataset, encode_target
 from heb.evaluate.cache import ResultCache
 from heb.evaluate.folds import FOLD_STORE, Fold, PreparedFolds, prepare_folds
+from heb.evaluate.hierarchy_specs import attach_hierarchies, with_fold_hierarchies
 from heb.evaluate.settings import RunSettings
 from heb.metrics import reliability
 from heb.nb import NaiveBayes
@@ -97,7 +98,7 @@ def _family(spec: dict) -> Family:
 
 def _fit_fold(family: Family, params: dict, fold: Fold, C: int) -> tuple[object, float]:
     """A model fitted on one fold's training rows, and its fit time (counting included)."""
-    model = family.make(params)
+    model = family.make(with_fold_hierarchies(params, fold))
     start = time.perf_counter()
     if family.fits_counts:
         model.fit_counts(fold.table, np.arange(C))
@@ -255,6 +256,7 @@ def cross_validate(
     settings = settings.replace(fingerprint=dataset.fingerprint())
     overrides = settings.params()
     specs = {name: method_spec(name, overrides.get(name)) for name in methods}
+    specs = attach_hierarchies(specs, settings.hierarchies)
     keys = {name: settings.method_key(specs[name], list(METRICS)) for name in methods}
     cache = cache if cache is not None else ResultCache()
     report = progress or (lambda fraction, message: None)

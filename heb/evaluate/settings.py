@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from heb.evaluate.hierarchy_specs import hierarchies_text, parse_hierarchies
 from heb.evaluate.keys import cache_key
 
 __all__ = ["RunSettings", "MISSING_POLICIES"]
@@ -77,6 +78,9 @@ class RunSettings:
     overrides : dict
         Method -> parameter overrides (``{"Lidstone": {"alpha": 0.5}}``); stored frozen
         and sorted, so equal settings hash equal in any order.
+    hierarchies : str
+        Declared category hierarchies (:mod:`heb.evaluate.hierarchy_specs`), canonical
+        JSON; only the methods whose smoother takes a hierarchy (HEB-H) read them.
     """
 
     dataset: str = ""
@@ -87,6 +91,7 @@ class RunSettings:
     n_splits: int = 10
     seed: int = 42
     overrides: tuple = field(default=())
+    hierarchies: str = ""
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # frozen: normalise in place once
@@ -105,6 +110,7 @@ class RunSettings:
             set_(self, "overrides", _freeze(self.overrides))
         else:
             set_(self, "overrides", _freeze({m: dict(p) for m, p in self.overrides}))
+        set_(self, "hierarchies", hierarchies_text(parse_hierarchies(self.hierarchies)))
 
     # ------------------------------------------------------------------ views
     def params(self) -> dict[str, dict[str, float]]:
@@ -114,7 +120,7 @@ class RunSettings:
     def data_settings(self) -> dict[str, Any]:
         """What the prepared folds depend on: the data and every setting but the overrides."""
         out = asdict(self)
-        del out["overrides"], out["dataset"]
+        del out["overrides"], out["dataset"], out["hierarchies"]
         out["data"] = self.fingerprint or self.dataset
         del out["fingerprint"]
         return out
@@ -128,7 +134,8 @@ class RunSettings:
     # ------------------------------------------------------------------ keys
     def key(self, *parts: Any) -> str:
         """The cache key of this run (and of ``parts``, e.g. one method's spec)."""
-        return cache_key("run", self.data_settings(), self.params(), *parts)
+        extra = (self.hierarchies,) if self.hierarchies else ()
+        return cache_key("run", self.data_settings(), self.params(), *extra, *parts)
 
     def data_key(self) -> str:
         """The key of the prepared folds: the overrides do not change them."""
@@ -157,6 +164,8 @@ class RunSettings:
         }
         if overrides:
             query["params"] = overrides
+        if self.hierarchies:
+            query["hierarchies"] = self.hierarchies
         return query
 
     @classmethod
@@ -173,6 +182,7 @@ class RunSettings:
             ("max_rows", "max_rows"),
             ("folds", "n_splits"),
             ("seed", "seed"),
+            ("hierarchies", "hierarchies"),
         ):
             if name in query:
                 values[attribute] = query[name]
