@@ -46,6 +46,7 @@ SECTIONS = {
         ("lesson_high_cardinality.py", "High cardinality", ":material/view_comfy:"),
         ("lesson_calibration.py", "Calibration", ":material/straighten:"),
         ("lesson_known_truth.py", "Known truth", ":material/verified:"),
+        ("lesson_hierarchy.py", "Borrowing along a hierarchy", ":material/account_tree:"),
     ],
     "Read more": [
         ("references.py", "References", ":material/menu_book:"),
@@ -148,16 +149,38 @@ def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
     return before, after
 
 
-#: JavaScript run once per browser tab: PageDown / arrow right (outside a widget) follow the
-#: "Next" link, PageUp / arrow left the "Previous" one (a presenter's clicker sends PageUp/Down)
-_KEYS = """
+#: The footer's strip, our own constant HTML (no user text). "Copy link" copies the
+#: browser's address at the moment of the click (a fragment's rerun keeps it current, where
+#: text drawn by the last full run would not be) and shows it for copying by hand. Keys, set
+#: once per browser tab: PageDown / arrow right (outside a widget) follow the "Next" link,
+#: PageUp / arrow left the "Previous" one (a presenter's clicker sends PageUp / PageDown).
+_LINK_AND_KEYS = """
+<div style="display:flex;gap:8px;align-items:center;font:14px 'Source Sans Pro',sans-serif">
+  <button id="copy" type="button" style="padding:4px 12px;border:1px solid #ccc;
+    border-radius:8px;background:#fff;cursor:pointer;font:inherit">Copy link</button>
+  <input id="link" readonly aria-label="Link to this view" style="flex:1;padding:4px 8px;
+    border:1px solid #ddd;border-radius:6px;color:#333;font:13px monospace">
+  <span id="done" style="color:#1f7a3a"></span>
+</div>
 <script>
+const box = document.getElementById("link");
+const show = () => { box.value = window.parent.location.href; };
+show();
+setInterval(show, 1000);
+document.getElementById("copy").onclick = async () => {
+  show();
+  box.select();
+  let copied = false;
+  try { await navigator.clipboard.writeText(box.value); copied = true; }
+  catch (error) { copied = document.execCommand("copy"); }
+  document.getElementById("done").textContent = copied ? "copied" : "select and copy";
+};
 const doc = window.parent.document;
 if (!window.parent.__hebKeys) {
   window.parent.__hebKeys = true;
   doc.addEventListener("keydown", (event) => {
     const where = doc.activeElement;
-    const inWidget = where && (where.closest("input, textarea, [role=slider], [role=combobox]"));
+    const inWidget = where && where.closest("input, textarea, [role=slider], [role=combobox]");
     const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
     const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
     if (!forward && !back) return;
@@ -188,7 +211,7 @@ def page_footer(file: str, settings: bool = False) -> None:
         Whether the page has settings of its own (:func:`explorer.state.page_setting`):
         then a "Reset to defaults" button is offered.
     """
-    from explorer.state import page_link, presenting, reset_page_settings
+    from explorer.state import presenting, reset_page_settings
 
     before, after = neighbours(file)
     st.divider()
@@ -197,10 +220,7 @@ def page_footer(file: str, settings: bool = False) -> None:
         row[0].page_link(PAGES_DIR / before[0], label=f"Previous: {before[1]}", icon=before[2])
     if after is not None:
         row[2].page_link(PAGES_DIR / after[0], label=f"Next: {after[1]}", icon=after[2])
-    with row[1].container(horizontal=True, gap="small"):
-        with st.popover("Copy link", icon=":material/link:"):
-            st.caption("This view (page, data, methods and every setting): copy and share.")
-            st.code(page_link(), language=None, wrap_lines=True)
+    with row[1].container(horizontal=True, gap="small", horizontal_alignment="center"):
         if settings:
             st.button(
                 "Reset to defaults",
@@ -215,4 +235,8 @@ def page_footer(file: str, settings: bool = False) -> None:
             key="presenter_toggle",
             help="Large type, no sidebar; PageDown / PageUp or the arrow keys turn the pages.",
         )
-    st.iframe(_KEYS, height=1)  # our own constant script, no user text
+    st.caption(
+        "The link below holds this view: page, dataset, methods and every setting; "
+        "opened elsewhere it shows the same numbers."
+    )
+    st.iframe(_LINK_AND_KEYS, height=44)
