@@ -31,7 +31,6 @@ __all__ = [
     "bound",
     "current_settings",
     "enter_page",
-    "page_link",
     "page_setting",
     "presenting",
     "reset_page_settings",
@@ -376,11 +375,3 @@ def reset_page_settings() -> None:
 def presenting() -> bool:
     """Whether the presenter mode is on (``?present=1`` or the toggle)."""
     return bool(st.session_state.get(PRESENT))
-
-
-def page_link() -> str:
-    """The address of the current view: page, shared state and the page's settings."""
-    from urllib.parse import urlencode
-
-    base = (st.context.url or "").split("?")[0]
-    return f"{base}?{urlencode(_wanted_query())}"
