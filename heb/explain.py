@@ -86,7 +86,9 @@ def explain(model: NaiveBayes, X, target: int, reference: int) -> Explanation:
         ``prior + contributions.sum(axis=1)`` equals
         ``log_proba[:, target] - log_proba[:, reference]`` up to rounding.
     """
-    if not isinstance(model, NaiveBayes) or not hasattr(model, "count_table_"):
+    # duck-typed: a model cached across a module reload is another class object's instance
+    fitted = all(hasattr(model, name) for name in ("count_table_", "class_log_prior_"))
+    if not (fitted and hasattr(model, "feature_log_prob_")):
         raise ValueError("explain needs a fitted heb NaiveBayes model.")
     target = _class_index(model, target, "target")
     reference = _class_index(model, reference, "reference")

@@ -156,7 +156,7 @@ with guard("fitting the models"):
     st.caption(
         "Bars right of 0 push toward the first class, left toward the second; the prior "
         "row is log pi ratio. Prior plus the bars of one smoother is its log posterior odds "
-        "(the last column of the table above). A missing or unseen value adds nothing."
+        "(the log-odds column of the table above). A missing or unseen value adds nothing."
     )
     model_files(fitted, work)
     spec = st.session_state["data_spec"]
