@@ -5,6 +5,12 @@ in a small process-wide store, bounded and guarded by a lock (Streamlit serves e
 session from its own thread), keyed on the run settings (:class:`heb.evaluate.RunSettings`,
 what the result cache keys on too). A what-if change that returns to a value seen before
 is served from it: nothing is recomputed.
+
+Many visitors at once: one computation per key (a session asking for a comparison that
+another session is computing waits for it instead of computing it again), at most
+:data:`MAX_HEAVY_RUNS` cross-validations at a time (the others say they are queued), and
+a run whose session has gone (its browser closed) stops at its next fold: Streamlit
+keeps a disconnected session's script running, so the progress callback checks.
 """
 
 from __future__ import annotations
@@ -26,17 +32,48 @@ from heb.evaluate import CVResult, RunSettings, cross_validate
 __all__ = [
     "BEST_STYLE",
     "Comparison",
+    "MAX_HEAVY_RUNS",
+    "RunCancelled",
     "best_style",
     "metric_column",
     "metrics_table",
     "reliability_frame",
     "run_comparison",
+    "session_gone",
     "what_if_knobs",
 ]
 
 BEST_STYLE = "font-weight: bold; color: #1f5fbf"
 #: completed comparisons kept in memory (on top of heb.evaluate's disk cache)
 MEMORY_ENTRIES = 32
+#: cross-validations computed at once by the whole server (one per core); others queue
+MAX_HEAVY_RUNS = 2
+#: how often a waiting or queued session looks again (and checks that it is still there)
+POLL_SECONDS = 0.25
+
+
+class RunCancelled(Exception):
+    """The session that asked for a comparison has gone; its work was stopped."""
+
+
+def session_gone() -> bool:
+    """True when this script's browser session is no longer connected to the server.
+
+    Streamlit stops a script at its next ``st`` call only on a rerun, not when the browser
+    closes, so long work asks here. False outside a running server (tests, bare mode).
+    """
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not Runtime.exists():
+        return False
+    return not Runtime.instance().is_active_session(ctx.session_id)
+
+
+def _check_session() -> None:
+    if session_gone():
+        raise RunCancelled("The session closed, so its cross-validation was stopped.")
 
 
 def metric_column(name: str) -> str:
@@ -138,10 +175,60 @@ class Comparison:
         return self.spread_figs[metric]
 
 
+@dataclass
+class _Shared:
+    """What every session shares: finished comparisons, runs under way, the run slots."""
+
+    store: OrderedDict = field(default_factory=OrderedDict)
+    running: dict[str, threading.Event] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    slots: threading.BoundedSemaphore = field(
+        default_factory=lambda: threading.BoundedSemaphore(MAX_HEAVY_RUNS)
+    )
+
+
 @st.cache_resource(show_spinner=False)
-def _store() -> tuple[OrderedDict, threading.Lock]:
-    """The process-wide store of finished comparisons and its lock."""
-    return OrderedDict(), threading.Lock()
+def _shared() -> _Shared:
+    """The process-wide comparisons, runs under way and run slots."""
+    return _Shared()
+
+
+def _claim(shared: _Shared, key: str) -> tuple[Comparison | None, threading.Event | None]:
+    """The stored comparison, or this session's claim on computing it (an Event it sets
+    when done), or neither: another session is computing it (wait, then look again)."""
+    with shared.lock:
+        if key in shared.store:
+            shared.store.move_to_end(key)
+            return shared.store[key], None
+        if key in shared.running:
+            return None, None
+        shared.running[key] = event = threading.Event()
+        return None, event
+
+
+def _wait_for_other(shared: _Shared, key: str) -> None:
+    """Wait while another session computes ``key`` (stopping if this session goes)."""
+    with shared.lock:
+        event = shared.running.get(key)
+    if event is None:
+        return
+    with st.status("Another visitor is computing this same comparison: waiting for it..."):
+        while not event.wait(POLL_SECONDS):
+            _check_session()
+
+
+def _take_slot(shared: _Shared) -> None:
+    """One of the :data:`MAX_HEAVY_RUNS` slots, saying so while queued."""
+    if shared.slots.acquire(blocking=False):
+        return
+    notice = st.info(
+        f"Queued: {MAX_HEAVY_RUNS} cross-validations are running on this server; "
+        "this one starts when one of them ends.",
+        icon=":material/hourglass_top:",
+    )
+    while not shared.slots.acquire(timeout=POLL_SECONDS):
+        _check_session()
+    notice.empty()
 
 
 def run_comparison(
@@ -151,23 +238,47 @@ def run_comparison(
 
     ``fingerprint`` is the dataset's sha256 (computed once per dataset by the caller); the
     memory key is the run settings' key with it. Returns the comparison and whether it
-    came from memory (nothing recomputed).
+    came from memory (nothing recomputed). A comparison another session is computing is
+    waited for, not computed again (and then comes from memory); raises
+    :class:`RunCancelled` when this session closes while waiting, queued or running.
     """
     settings = settings.replace(fingerprint=fingerprint)
-    folds = settings.n_splits
     key = settings.key("compare", list(methods))
-    store, lock = _store()
-    with lock:
-        if key in store:
-            store.move_to_end(key)
-            return store[key], True
+    shared = _shared()
+    while True:
+        comparison, claim = _claim(shared, key)
+        if comparison is not None:
+            return comparison, True
+        if claim is not None:
+            break
+        _wait_for_other(shared, key)  # then look again: stored, or its session went
+    try:
+        _take_slot(shared)
+        try:
+            comparison = _cross_validate(dataset, methods, settings)
+        finally:
+            shared.slots.release()
+        with shared.lock:
+            shared.store[key] = comparison
+            while len(shared.store) > MEMORY_ENTRIES:
+                shared.store.popitem(last=False)
+    finally:
+        with shared.lock:
+            del shared.running[key]
+        claim.set()
+    return comparison, False
+
+
+def _cross_validate(dataset: Dataset, methods: list[str], settings: RunSettings) -> Comparison:
+    """Cross-validate with a progress bar; stops (:class:`RunCancelled`) if the session goes."""
     start = time.perf_counter()
     with st.status(
-        f"Cross-validating {len(methods)} methods ({folds} folds)...", expanded=True
+        f"Cross-validating {len(methods)} methods ({settings.n_splits} folds)...", expanded=True
     ) as status:
         bar = st.progress(0.0, text="Preparing folds")
 
         def progress(fraction: float, message: str) -> None:
+            _check_session()  # between folds: a closed browser's run stops here
             bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
 
         result = cross_validate(dataset, methods, settings=settings, progress=progress)
@@ -175,9 +286,4 @@ def run_comparison(
         status.update(
             label=f"Cross-validation done in {elapsed:.1f} s", state="complete", expanded=False
         )
-    comparison = Comparison(result, elapsed)
-    with lock:
-        store[key] = comparison
-        while len(store) > MEMORY_ENTRIES:
-            store.popitem(last=False)
-    return comparison, False
+    return Comparison(result, elapsed)
