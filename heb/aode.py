@@ -40,6 +40,8 @@ _NB_SMOOTHER = {"laplace": "laplace", "heb": "heb-m"}
 _CLAMP_NAMES = np.array(["low", "none", "high"])
 #: bound on the (pairs x rows) index entries of one counting or scoring block
 _BLOCK_ENTRIES = 1 << 22
+_COUNT_ENTRIES = 1 << 18
+_COUNT_REGION = 1 << 16
 #: bound on the dense count region (cells x classes) of one block of pairs
 _DENSE_REGION = 1 << 23
 #: refuse layouts whose joint tables together exceed this many cells (3.2 GB as float64)
@@ -53,6 +55,12 @@ def _ragged_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     total = int(ends[-1]) if lengths.size else 0
     shift = np.asarray(starts, dtype=np.int64) - ends + lengths
     return np.arange(total) + np.repeat(shift, lengths)
+
+
+def _runs(sorted_values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Run r of each sorted value, ``starts[r] <= value < starts[r + 1]`` (no division)."""
+    counts = np.diff(np.searchsorted(sorted_values, starts))
+    return np.repeat(np.arange(starts.size - 1), counts)
 
 
 def _block_bounds(sizes: np.ndarray, budget: int) -> np.ndarray:
@@ -72,31 +80,36 @@ def _parent_features(k: np.ndarray, max_parent_cardinality: float, max_pairs: fl
 def _count_pairs(X, y, n_classes, k, parent, child, offsets) -> tuple[np.ndarray, np.ndarray]:
     """Sorted non-zero (key, count) of every pair's joint codes (see :class:`JointCounts`).
 
-    While counting, pair p owns (K_i + 1)(K_j + 1) C cells, code K_f standing for a
-    missing or out-of-range value, so a block of pairs and rows is counted by one
-    ``bincount`` over combined indices (a sort where the block's cells are too many);
-    the missing row and column are dropped afterwards.
+    N_{c,u,v} of (i, j) is N_{c,v,u} of (j, i), so each unordered pair {a < b} is counted
+    once and written in both directions. While counting, {a, b} owns (K_a + 1)(K_b + 1) C
+    cells, code K_f standing for a missing or out-of-range value, so a block of pairs and
+    rows is counted by one ``bincount`` over combined indices (a sort where the block's
+    cells are too many); the missing row and column are dropped afterwards.
     """
-    C, n_rows = n_classes, X.shape[0]
+    C, n_rows, n_features = n_classes, X.shape[0], k.size
     if parent.size == 0 or n_rows == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
+    pair_index = np.full((n_features, n_features), -1, dtype=np.int64)
+    pair_index[parent, child] = np.arange(parent.size)
+    low, high = np.minimum(parent, child), np.maximum(parent, child)
+    first, second = np.divmod(np.unique(low * n_features + high), n_features)
+    forward, backward = pair_index[first, second], pair_index[second, first]
     codes = np.where((X >= 0) & (X < k), X, k).T.copy()  # (F, n)
     child_term = codes * C + y  # (F, n): the (v, c) offset inside a parent value's row
-    width = (k[child] + 1) * C
-    size = (k[parent] + 1) * width
+    width = (k[second] + 1) * C
+    size = (k[first] + 1) * width
     keys, counts = [], []
-    bounds = _block_bounds(size, _DENSE_REGION // 2)
+    bounds = _block_bounds(size, _COUNT_REGION)
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        par, chi = parent[lo:hi], child[lo:hi]
         base = category_offsets(size[lo:hi])
         region = int(base[-1])
         dense = np.zeros(region, dtype=np.int64) if region <= _DENSE_REGION else None
         sparse = []
-        step = max(1, _BLOCK_ENTRIES // (hi - lo))
+        step = max(1, _COUNT_ENTRIES // (hi - lo))
         for start in range(0, n_rows, step):
-            local = codes[par, start : start + step] * width[lo:hi, None]
+            local = codes[first[lo:hi], start : start + step] * width[lo:hi, None]
             local += base[:-1, None]
-            local += child_term[chi, start : start + step]
+            local += child_term[second[lo:hi], start : start + step]
             if dense is not None:
                 dense += np.bincount(local.ravel(), minlength=region)
             else:
@@ -107,13 +120,33 @@ def _count_pairs(X, y, n_classes, k, parent, child, offsets) -> tuple[np.ndarray
         else:
             found, inverse = np.unique(np.concatenate([s[0] for s in sparse]), return_inverse=True)
             found_counts = np.bincount(inverse, weights=np.concatenate([s[1] for s in sparse]))
-        pair = np.searchsorted(base, found, side="right") - 1
-        u, rest = np.divmod(found - base[pair], width[lo:hi][pair])
-        v, cls_idx = np.divmod(rest, C)
-        k_child = k[chi][pair]
-        keep = (u < k[par][pair]) & (v < k_child)
-        keys.append(((offsets[lo:hi][pair] + u * k_child + v) * C + cls_idx)[keep])
-        counts.append(found_counts[keep].astype(np.float64))
+        # rows of the region: (q, u) for u = 0..K_a, each of width (K_b + 1) C
+        row_q = np.repeat(np.arange(hi - lo), k[first[lo:hi]] + 1)
+        row_u = np.arange(row_q.size) - (category_offsets(k[first[lo:hi]] + 1)[:-1])[row_q]
+        row_start = base[row_q] + row_u * width[lo:hi][row_q]
+        row = _runs(found, np.append(row_start, region))  # ``found`` is sorted
+        q, u = row_q[row], row_u[row]
+        v = (found - row_start[row]) // C
+        cls_idx = found - row_start[row] - v * C
+        k_a, k_b = k[first[lo:hi]][q], k[second[lo:hi]][q]
+        keep = (u < k_a) & (v < k_b)
+        to_ab, to_ba = forward[lo:hi][q], backward[lo:hi][q]
+        ab, ba = np.flatnonzero(keep & (to_ab >= 0)), np.flatnonzero(keep & (to_ba >= 0))
+        ab_keys = (offsets[to_ab[ab]] + u[ab] * k_b[ab] + v[ab]) * C + cls_idx[ab]  # sorted
+        ba_keys = (offsets[to_ba[ba]] + v[ba] * k_a[ba] + u[ba]) * C + cls_idx[ba]
+        ba_order = np.argsort(ba_keys)
+        ba = ba[ba_order]
+        # pair (a, b) directly precedes (b, a): interleave the two sorted runs by q
+        n_ab = np.bincount(q[ab], minlength=hi - lo)
+        n_ba = np.bincount(q[ba], minlength=hi - lo)
+        block_keys = np.empty(ab.size + ba.size, dtype=np.int64)
+        block_counts = np.empty(block_keys.size)
+        at_ab = np.arange(ab.size) + (np.cumsum(n_ba) - n_ba)[q[ab]]
+        at_ba = np.arange(ba.size) + np.cumsum(n_ab)[q[ba]]
+        block_keys[at_ab], block_counts[at_ab] = ab_keys, found_counts[ab]
+        block_keys[at_ba], block_counts[at_ba] = ba_keys[ba_order], found_counts[ba]
+        keys.append(block_keys)
+        counts.append(block_counts)
     return np.concatenate(keys), np.concatenate(counts)
 
 
@@ -165,13 +198,14 @@ class JointCounts:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The pairs the caps allow, as (parent, child, cell offsets)."""
         k = np.asarray(n_categories, dtype=np.int64)
-        parents = np.flatnonzero(_parent_features(k, max_parent_cardinality, max_pairs))
-        parent = np.repeat(parents, k.size)
-        child = np.tile(np.arange(k.size), parents.size)
-        cells = k[parent] * k[child]
-        keep = (parent != child) & (n_classes * cells.astype(np.float64) <= max_joint_cells)
-        parent, child = parent[keep], child[keep]
-        offsets = category_offsets(cells[keep])  # blocks of K_i K_j cells
+        is_parent = _parent_features(k, max_parent_cardinality, max_pairs)
+        # ordered by unordered pair {a < b}: (a, b) then (b, a), as counting writes them
+        a, b = np.triu_indices(k.size, 1) if is_parent.any() else (np.zeros(0, int),) * 2
+        fits = n_classes * (k[a] * k[b]).astype(np.float64) <= max_joint_cells
+        held = np.column_stack([is_parent[a] & fits, is_parent[b] & fits])
+        parent = np.column_stack([a, b])[held]
+        child = np.column_stack([b, a])[held]
+        offsets = category_offsets(k[parent] * k[child])  # blocks of K_i K_j cells
         if n_classes * float(offsets[-1]) > MAX_TOTAL_CELLS:
             raise ValueError(
                 f"AODE would hold {n_classes * float(offsets[-1]):.3g} joint-table cells, "
@@ -237,12 +271,14 @@ class JointCounts:
     def decode(self, part: slice = slice(None)) -> tuple[np.ndarray, ...]:
         """(pair, class, parent value u, child value v) of the stored counts ``part``."""
         keys = self.keys[part]
-        cls_idx = keys % self.n_classes
+        rows = self.parent_offsets
+        row_pair = np.repeat(np.arange(self.n_pairs), np.diff(rows))
+        row_u = np.arange(row_pair.size) - rows[row_pair]
+        row_cell = self.offsets[row_pair] + row_u * self.n_categories[self.child[row_pair]]
+        row = _runs(keys, np.append(row_cell, self.offsets[-1]) * self.n_classes)  # sorted keys
         cell = keys // self.n_classes
-        pair = np.searchsorted(self.offsets, cell, side="right") - 1
-        k_child = self.n_categories[self.child[pair]]
-        u, v = np.divmod(cell - self.offsets[pair], k_child)
-        return pair, cls_idx, u, v
+        pair = row_pair[row]
+        return pair, keys - cell * self.n_classes, row_u[row], cell - row_cell[row]
 
     def parts(self) -> list[slice]:
         """Consecutive slices of the stored counts, each of bounded size."""
@@ -353,13 +389,14 @@ def _fit_pair_concentrations(
     return m, fit, fallback, (doc_group, totals[doc_row, doc_cls])
 
 
-def _pair_score_table(joint, totals, m, prior, seen) -> np.ndarray:
-    """log P(x_j = v | y, x_i = u) of every pair held, shape (C, sum_p K_i (K_j + 1)).
+def _fill_pair_scores(out, joint, totals, m, prior, seen) -> None:
+    """Write log P(x_j = v | y, x_i = u) of every pair held into ``out`` (C, sum_p K_i (K_j + 1)).
 
     Pair p owns K_i rows (its parent values u) of K_j + 1 cells (its child values v, the
     last for an absent child); a cell holds log (N_{c,u,v} + a_v) - log (N_{c,u} + m), with
     a_v = m t_v (HEB) or 1 (Laplace), and 0 where v is absent or unseen (never scored).
-    Built in one pass over the rows (u), then one over the non-zero counts.
+    Filled by blocks of rows (u) with the zero-count value, then by blocks of the non-zero
+    counts.
     """
     k = joint.n_categories
     rows = joint.parent_offsets
@@ -369,20 +406,19 @@ def _pair_score_table(joint, totals, m, prior, seen) -> np.ndarray:
     row_start = np.cumsum(width) - width
     m_row = m[pair_of_row]  # (R, C)
     log_den = np.log(totals + m_row)
-    shift = -log_den if prior is None else np.log(m_row) - log_den
-    out = np.repeat(shift.T, width, axis=1)  # (C, cells): the zero-count value, but log a_v
+    shift = (-log_den if prior is None else np.log(m_row) - log_den).T  # (C, R)
     ext_offsets = category_offsets(k + 1)  # every feature's values and its absent slot
     ext_ok = np.zeros(int(ext_offsets[-1]), dtype=bool)
     ext_ok[np.arange(seen.size) + np.repeat(np.arange(k.size), k)] = seen
-    if prior is not None:  # add log t_v, block by block of rows
-        with np.errstate(divide="ignore"):
-            log_t = np.log(np.where(seen, prior, 1.0))
-        ext_log_t = np.zeros(ext_ok.size)
-        ext_log_t[ext_ok] = log_t[seen]
-        bounds = _block_bounds(width, _BLOCK_ENTRIES)
-        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-            col = _ragged_arange(ext_offsets[child_of_row[lo:hi]], width[lo:hi])
-            out[:, row_start[lo] : row_start[lo] + col.size] += ext_log_t[col]
+    ext_log_t = np.zeros(ext_ok.size)
+    if prior is not None:
+        ext_log_t[ext_ok] = np.log(prior[seen])
+    bounds = _block_bounds(width, _BLOCK_ENTRIES)
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        block = out[:, row_start[lo] : row_start[lo] + int(width[lo:hi].sum())]
+        block[:] = np.repeat(shift[:, lo:hi], width[lo:hi], axis=1)
+        if prior is not None:  # + log t_v
+            block += ext_log_t[_ragged_arange(ext_offsets[child_of_row[lo:hi]], width[lo:hi])]
     # absent and unseen child values are never scored: keep them at 0
     bad = np.flatnonzero(~ext_ok)
     bad_feature = np.searchsorted(ext_offsets, bad, side="right") - 1
@@ -400,7 +436,6 @@ def _pair_score_table(joint, totals, m, prior, seen) -> np.ndarray:
             pseudo = m[pair, cls_idx] * prior[ext_offsets[j] - j + v]
         value = np.log(joint.counts[part] + pseudo) - log_den[row, cls_idx]
         out[cls_idx, row_start[row] + v] = value
-    return out
 
 
 class AODE(CategoricalClassifier):
@@ -637,18 +672,19 @@ class AODE(CategoricalClassifier):
     def _build_score_table(self, joint, totals, prior, pair_index) -> None:
         """One (C, cells) table for every log factor a row can gather, and each slot's place.
 
-        Regions: the pairs' conditionals (:func:`_pair_score_table`), the NB factors of
+        Regions: the pairs' conditionals (:func:`_fill_pair_scores`), the NB factors of
         each feature (K_j + 1 cells, the last 0) and a run of zeros for the slot j = i.
         Slot (parent i, child j) of a row gathers ``base[i, j] + x_i stride[i, j] + x_j``
         with x_j = K_j for an absent child.
         """
         table, k, C = self.count_table_, self.n_categories_, joint.n_classes
-        pairs = _pair_score_table(joint, totals, self.pair_concentration_, prior, self._seen)
         ext_offsets = category_offsets(k + 1)
-        nb_base = pairs.shape[1]
+        nb_base = joint.n_cells + int(joint.parent_offsets[-1])  # K_i (K_j + 1) per pair
         zero_base = nb_base + int(ext_offsets[-1])
         score = np.zeros((C, zero_base + int(k.max()) + 1))
-        score[:, :nb_base] = pairs
+        _fill_pair_scores(
+            score[:, :nb_base], joint, totals, self.pair_concentration_, prior, self._seen
+        )
         score[:, nb_base + np.arange(table.offsets[-1]) + table.feature_of_column] = (
             self.nb_.feature_log_prob_
         )
