@@ -38,8 +38,11 @@ __all__ = ["AODE", "AODE_SMOOTHERS", "JointCounts", "MAX_TOTAL_CELLS"]
 AODE_SMOOTHERS = ("laplace", "heb")
 _NB_SMOOTHER = {"laplace": "laplace", "heb": "heb-m"}
 _CLAMP_NAMES = np.array(["low", "none", "high"])
-#: bound on the (pairs x rows) index entries of one counting or scoring block
+#: bound on the entries of one block of stored counts or score-table cells
 _BLOCK_ENTRIES = 1 << 22
+#: bound on the (parent, child, row) slots of one scoring block (small: cache-resident)
+_SCORE_SLOTS = 1 << 18
+#: bound on the (pairs x rows) index entries of one counting block
 _COUNT_ENTRIES = 1 << 18
 _COUNT_REGION = 1 << 16
 #: bound on the dense count region (cells x classes) of one block of pairs
@@ -389,53 +392,57 @@ def _fit_pair_concentrations(
     return m, fit, fallback, (doc_group, totals[doc_row, doc_cls])
 
 
+def _score_starts(joint: JointCounts) -> np.ndarray:
+    """Where each pair's K_i x (K_j + 1) block starts in the score table (pairs by child)."""
+    k = joint.n_categories
+    size = k[joint.parent] * (k[joint.child] + 1)
+    order = np.argsort(joint.child, kind="stable")
+    start = np.empty(joint.n_pairs, dtype=np.int64)
+    start[order] = np.cumsum(size[order]) - size[order]
+    return start
+
+
 def _fill_pair_scores(out, joint, totals, m, prior, seen) -> None:
     """Write log P(x_j = v | y, x_i = u) of every pair held into ``out`` (C, sum_p K_i (K_j + 1)).
 
     Pair p owns K_i rows (its parent values u) of K_j + 1 cells (its child values v, the
-    last for an absent child); a cell holds log (N_{c,u,v} + a_v) - log (N_{c,u} + m), with
-    a_v = m t_v (HEB) or 1 (Laplace), and 0 where v is absent or unseen (never scored).
-    Filled by blocks of rows (u) with the zero-count value, then by blocks of the non-zero
-    counts.
+    last for an absent child) from ``_score_starts``, the pairs of one child j side by
+    side; a cell holds log (N_{c,u,v} + a_v) - log (N_{c,u} + m), with a_v = m t_v (HEB)
+    or 1 (Laplace), and 0 where v is absent or unseen (never scored). Each child's block
+    of all its parents' rows gets the zero-count value in one broadcast; the non-zero
+    counts are then written by blocks.
     """
-    k = joint.n_categories
+    k, n_features = joint.n_categories, joint.n_categories.size
     rows = joint.parent_offsets
     pair_of_row = np.repeat(np.arange(joint.n_pairs), np.diff(rows))
-    child_of_row = joint.child[pair_of_row]
-    width = k[child_of_row] + 1
-    row_start = np.cumsum(width) - width
     m_row = m[pair_of_row]  # (R, C)
     log_den = np.log(totals + m_row)
     shift = (-log_den if prior is None else np.log(m_row) - log_den).T  # (C, R)
-    ext_offsets = category_offsets(k + 1)  # every feature's values and its absent slot
-    ext_ok = np.zeros(int(ext_offsets[-1]), dtype=bool)
-    ext_ok[np.arange(seen.size) + np.repeat(np.arange(k.size), k)] = seen
-    ext_log_t = np.zeros(ext_ok.size)
-    if prior is not None:
-        ext_log_t[ext_ok] = np.log(prior[seen])
-    bounds = _block_bounds(width, _BLOCK_ENTRIES)
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        block = out[:, row_start[lo] : row_start[lo] + int(width[lo:hi].sum())]
-        block[:] = np.repeat(shift[:, lo:hi], width[lo:hi], axis=1)
-        if prior is not None:  # + log t_v
-            block += ext_log_t[_ragged_arange(ext_offsets[child_of_row[lo:hi]], width[lo:hi])]
-    # absent and unseen child values are never scored: keep them at 0
-    bad = np.flatnonzero(~ext_ok)
-    bad_feature = np.searchsorted(ext_offsets, bad, side="right") - 1
-    bad_offsets = category_offsets(np.bincount(bad_feature, minlength=k.size))
-    n_bad = np.diff(bad_offsets)[child_of_row]
-    within = _ragged_arange(bad_offsets[child_of_row], n_bad)
-    out[:, np.repeat(row_start, n_bad) + bad[within] - ext_offsets[bad_feature[within]]] = 0.0
+    by_child = np.argsort(joint.child, kind="stable")
+    row_order = _ragged_arange(rows[:-1][by_child], np.diff(rows)[by_child])
+    child_pairs = np.searchsorted(joint.child[by_child], np.arange(n_features + 1))
+    child_rows = category_offsets(np.diff(rows)[by_child])[child_pairs]
+    col_offsets = category_offsets(k)
+    log_t = np.zeros(seen.size) if prior is None else np.log(np.where(seen, prior, 1.0))
+    cell = 0
+    for j in np.flatnonzero(np.diff(child_pairs)).tolist():  # one broadcast per child
+        n_rows = int(child_rows[j + 1] - child_rows[j])
+        block = out[:, cell : cell + n_rows * (k[j] + 1)].reshape(-1, n_rows, k[j] + 1)
+        values = block[:, :, : k[j]]
+        values[:] = shift[:, row_order[child_rows[j] : child_rows[j + 1]], None]
+        if prior is not None:
+            values += log_t[col_offsets[j] : col_offsets[j + 1]]
+        values[:, :, ~seen[col_offsets[j] : col_offsets[j + 1]]] = 0.0
+        block[:, :, k[j]] = 0.0  # an absent child is never scored
+        cell += block.shape[1] * block.shape[2]
+    start = _score_starts(joint)
     for part in joint.parts():  # the non-zero counts
         pair, cls_idx, u, v = joint.decode(part)
         row = rows[pair] + u
-        if prior is None:
-            pseudo = 1.0
-        else:
-            j = joint.child[pair]
-            pseudo = m[pair, cls_idx] * prior[ext_offsets[j] - j + v]
+        j = joint.child[pair]
+        pseudo = 1.0 if prior is None else m[pair, cls_idx] * prior[col_offsets[j] + v]
         value = np.log(joint.counts[part] + pseudo) - log_den[row, cls_idx]
-        out[cls_idx, row_start[row] + v] = value
+        out[cls_idx, start[pair] + u * (k[j] + 1) + v] = value
 
 
 class AODE(CategoricalClassifier):
@@ -688,9 +695,8 @@ class AODE(CategoricalClassifier):
         score[:, nb_base + np.arange(table.offsets[-1]) + table.feature_of_column] = (
             self.nb_.feature_log_prob_
         )
-        # pair p starts K_i cells later per earlier pair's parent value; the last entry is
-        # what slot -1 (no pair) reads before ``np.where`` replaces it
-        pair_start = np.append(joint.offsets[:-1] + joint.parent_offsets[:-1], 0)
+        # the last entry is what slot -1 (no pair) reads before ``np.where`` replaces it
+        pair_start = np.append(_score_starts(joint), 0)
         slots = pair_index[self.parents_]  # (n_par, F)
         held = slots >= 0
         base = np.where(held, pair_start[slots], nb_base + ext_offsets[:-1])
@@ -704,10 +710,11 @@ class AODE(CategoricalClassifier):
     def conditional_log_prob_(self) -> np.ndarray:
         """log P(x_j = v | y, x_i = u) of the pairs held, cell layout of ``joint_counts_``."""
         joint = self.joint_counts_
-        rows = joint.parent_offsets
         k_child = self.n_categories_[joint.child]
-        row_of_cell = np.repeat(np.arange(int(rows[-1])), np.repeat(k_child, np.diff(rows)))
-        return self._score_table[:, np.arange(joint.n_cells) + row_of_cell].T
+        pair = np.repeat(np.arange(joint.n_pairs), np.diff(joint.offsets))
+        u, v = np.divmod(np.arange(joint.n_cells) - joint.offsets[pair], k_child[pair])
+        at = _score_starts(joint)[pair] + u * (k_child[pair] + 1) + v
+        return self._score_table[:, at].T
 
     @staticmethod
     def _diagnostics(joint, totals, m, fit, fallback, docs) -> dict[str, np.ndarray]:
@@ -757,7 +764,7 @@ class AODE(CategoricalClassifier):
         base = self._slot_base[:, :, None]
         stride = self._slot_stride[:, :, None]
         parent_columns = col_offsets[parents][:, None]
-        block = max(1, _BLOCK_ENTRIES // (parents.size * F))
+        block = max(1, _SCORE_SLOTS // (parents.size * F))
         for start in range(0, codes.shape[0], block):
             x = codes[start : start + block].T  # (F, b)
             in_range = (x >= 0) & (x < k[:, None])
