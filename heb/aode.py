@@ -370,17 +370,21 @@ def _fit_pair_concentrations(
     fallback = largest < n0
     solve = ~fallback.ravel()
 
-    pair, cls_idx, _, v = joint.decode()
-    item_group = pair * C + cls_idx
-    keep = solve[item_group]
-    item_prior = prior[column_offsets[joint.child[pair]] + v]
+    groups, counts, priors = [], [], []
+    for part in joint.parts():  # the items of the groups solved, a bounded part at a time
+        pair, cls_idx, _, v = joint.decode(part)
+        item_group = pair * C + cls_idx
+        keep = np.flatnonzero(solve[item_group])
+        groups.append(item_group[keep])
+        counts.append(joint.counts[part][keep])
+        priors.append(prior[column_offsets[joint.child[pair[keep]]] + v[keep]])
     doc_row, doc_cls = np.nonzero(totals)
     doc_group = doc_pair[doc_row] * C + doc_cls
     doc_keep = solve[doc_group]
     fit = fit_concentration_segments(
-        item_group[keep],
-        joint.counts[keep],
-        item_prior[keep],
+        np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64),
+        np.concatenate(counts) if counts else np.zeros(0),
+        np.concatenate(priors) if priors else np.zeros(0),
         doc_group[doc_keep],
         totals[doc_row[doc_keep], doc_cls[doc_keep]],
         P * C,
