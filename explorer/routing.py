@@ -176,9 +176,8 @@ document.getElementById("copy").onclick = async () => {
   document.getElementById("done").textContent = copied ? "copied" : "select and copy";
 };
 const doc = window.parent.document;
-if (!window.parent.__hebKeys) {
-  window.parent.__hebKeys = true;
-  doc.addEventListener("keydown", (event) => {
+if (!window.parent.__hebTurn) {
+  window.parent.__hebTurn = (event) => {
     const where = doc.activeElement;
     const inWidget = where && where.closest("input, textarea, [role=slider], [role=combobox]");
     const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
@@ -188,8 +187,13 @@ if (!window.parent.__hebKeys) {
     const link = [...doc.querySelectorAll('[data-testid="stPageLink-NavLink"]')]
       .find((a) => a.innerText.includes(word));
     if (link) { event.preventDefault(); link.click(); }
-  });
+  };
+  doc.addEventListener("keydown", window.parent.__hebTurn);
 }
+/* keys pressed while this strip has the focus turn the pages too (not in its link box) */
+document.addEventListener("keydown", (event) => {
+  if (event.target !== box) window.parent.__hebTurn(event);
+});
 </script>
 """
 

@@ -445,8 +445,10 @@ CONTROLS = [
 def _select_feature(tab):
     def choose(name: str):
         def act():
-            tab.get_by_label("Feature", exact=True).first.click()
-            tab.get_by_role("option", name=name, exact=True).click()
+            box = tab.locator('[data-testid="stSelectbox"]').filter(has_text="Feature").last
+            box.click()
+            tab.keyboard.type(name)
+            tab.keyboard.press("Enter")
 
         return act
 
@@ -561,6 +563,7 @@ def test_presenter_mode_hides_the_sidebar_and_turns_pages_with_the_keyboard(
     wait_idle(tab)
     assert tab.get_by_role("heading", name="The evidence curve").count() == 1
     assert "present=1" in tab.url
+    tab.locator('[data-testid="stMain"] h1').first.click()
     tab.keyboard.press("PageUp")
     tab.wait_for_url("**/lesson_dirichlet**")
     context.close()
