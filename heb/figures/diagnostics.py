@@ -143,9 +143,23 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], title: str)
             "<br>share %{z:.3f}<extra></extra>",
         )
     )
-    fig.update_xaxes(title_text="predicted class", type="category")
-    fig.update_yaxes(title_text="true class", type="category", autorange="reversed")
+    fig.update_xaxes(title_text="predicted class", type="category", automargin=True)
+    fig.update_yaxes(
+        title_text="true class", type="category", autorange="reversed", automargin=True
+    )
     return style(fig, title, 180 + 28 * min(len(names), 25), grow_with_legend=False)
+
+
+def _diagonal(name: str) -> go.Scatter:
+    """The dashed grey line y = x (perfect calibration, or a chance ROC)."""
+    return go.Scatter(
+        x=[0, 1],
+        y=[0, 1],
+        mode="lines",
+        name=name,
+        line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
+        hoverinfo="skip",
+    )
 
 
 def _top_classes(curves: list[dict], limit: int) -> np.ndarray:
@@ -162,16 +176,7 @@ def class_reliability_figure(
 
     Points are sized by their rows; bins of fewer than 5 rows are left out of the line.
     """
-    fig = go.Figure(
-        go.Scatter(
-            x=[0, 1],
-            y=[0, 1],
-            mode="lines",
-            name="perfect calibration",
-            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
-            hoverinfo="skip",
-        )
-    )
+    fig = go.Figure(_diagonal("perfect calibration"))
     for slot, c in enumerate(_top_classes(curves, limit)):
         curve = curves[c]
         keep = curve["count"] >= 5
@@ -200,16 +205,7 @@ def class_reliability_figure(
 
 def roc_figure(curves: Mapping[str, dict], title: str) -> go.Figure:
     """ROC curves (one per method, as :func:`roc_curve` gives them) and the chance diagonal."""
-    fig = go.Figure(
-        go.Scatter(
-            x=[0, 1],
-            y=[0, 1],
-            mode="lines",
-            name="chance",
-            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
-            hoverinfo="skip",
-        )
-    )
+    fig = go.Figure(_diagonal("chance"))
     for index, (name, curve) in enumerate(curves.items()):
         label = escape(method_label(name))
         fig.add_trace(
