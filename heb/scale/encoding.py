@@ -114,6 +114,13 @@ class FeatureValues:
     def _process(raw: pd.Series, numeric_values: bool) -> np.ndarray:
         return _numeric_values(raw) if numeric_values else _text_values(raw)
 
+    def dictionary_only(self) -> FeatureValues:
+        """A copy without the histogram (what scoring needs: name, kind and keys)."""
+        empty = np.zeros(0, dtype=np.int64)
+        return FeatureValues(
+            self.name, self.kind, self.keys, self.numeric_values, empty, empty, empty, empty
+        )
+
     @property
     def n_slots(self) -> int:
         """D + 2."""

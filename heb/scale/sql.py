@@ -98,16 +98,16 @@ def histogram_query(
 def bin_expression(dialect: Dialect, column: str, cuts: Sequence[float]) -> str:
     """SQL for the number of ``cuts`` <= the column's value (searchsorted, side right).
 
-    NULL and NaN give NULL. Cuts are written as exact decimal strings cast to DOUBLE.
+    NULL, NaN and infinities give NULL (all read as missing, as ``_numeric_values`` does).
+    Cuts are written as exact decimal strings (shortest round-trip repr) cast to DOUBLE.
     """
     q = dialect.quote(column)
     value = f"CAST({q} AS DOUBLE)"
-    if not len(cuts):
-        return f"CASE WHEN {value} IS NULL OR isnan({value}) THEN NULL ELSE 0 END"
+    missing = f"{value} IS NULL OR isnan({value}) OR abs({value}) = CAST('Infinity' AS DOUBLE)"
     whens = " ".join(
         f"WHEN {value} < CAST('{float(c)!r}' AS DOUBLE) THEN {i}" for i, c in enumerate(cuts)
     )
-    return f"CASE WHEN {value} IS NULL OR isnan({value}) THEN NULL {whens} ELSE {len(cuts)} END"
+    return f"CASE WHEN {missing} THEN NULL {whens} ELSE {len(cuts)} END"
 
 
 def pair_histogram_query(

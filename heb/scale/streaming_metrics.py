@@ -70,6 +70,7 @@ class MetricSums:
             "ece_confidence": np.zeros(_ECE_BINS),
             "ece_correct": np.zeros(_ECE_BINS),
             "auc_grid": np.zeros(1),
+            "seconds": np.zeros(1),  # time spent scoring (for predict_time)
         }
         for c in self._auc_classes():
             for part in ("values", "pos", "neg"):
