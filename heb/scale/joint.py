@@ -3,8 +3,8 @@
 Each feature is grouped by a value that every fold's code is a function of: a categorical
 feature by its raw value, a numeric feature by its *fine bin* (the number of cuts <= the
 value over the union of all folds' cuts, so each fold's bin is a function of it). One
-GROUPING SETS scan counts (fold, class, a_i, a_j) for every pair some fold's caps allow
-(SPEC section 4); fold k's joint counts are the rows of the other folds, mapped to fold
+GROUPING SETS scan counts (fold, class, a_i, a_j) for every unordered pair i < j some
+fold's caps allow in either direction (SPEC section 4); fold k's joint counts are the rows of the other folds, mapped to fold
 k's codes and laid out as :class:`heb.aode.JointCounts` (sorted non-zero keys), exactly
 what ``JointCounts.from_codes`` builds from the training codes in memory.
 """
@@ -57,16 +57,15 @@ def _fold_mapper(histograms: Histograms, fold: FittedFold, fine: dict[int, np.nd
 
 
 def _allowed_pairs(fitted: list[FittedFold], n_classes: int, caps: list[tuple]) -> list:
-    """Global (i, j) pairs held by some fold's layout under some cap pair."""
+    """Global pairs i < j held (in either direction) by some fold's layout under some cap."""
     pairs = set()
     for fold in fitted:
         for parent_cap, joint_cap in caps:
             parent, child, _ = JointCounts.layout(
                 fold.table.n_categories, n_classes, parent_cap, joint_cap
             )
-            pairs.update(
-                zip(fold.features[parent].tolist(), fold.features[child].tolist(), strict=True)
-            )
+            i, j = fold.features[parent], fold.features[child]
+            pairs.update(zip(np.minimum(i, j).tolist(), np.maximum(i, j).tolist(), strict=True))
     return sorted(pairs)
 
 
@@ -129,7 +128,10 @@ def _layout_counts(fold: FittedFold, n_classes: int, cap: tuple, pieces) -> Join
     local = {int(f): j for j, f in enumerate(fold.features)}
     slot = {(int(a), int(b)): p for p, (a, b) in enumerate(zip(parent, child, strict=True))}
     keys, counts = [], []
-    for i, j, u, v, y, n in pieces:
+    # each unordered pair's counts serve both directions (i as parent, and j as parent)
+    directed = [(i, j, u, v, y, n) for i, j, u, v, y, n in pieces]
+    directed += [(j, i, v, u, y, n) for i, j, u, v, y, n in pieces]
+    for i, j, u, v, y, n in directed:
         if i not in local or j not in local or (local[i], local[j]) not in slot:
             continue
         p, ki, kj = slot[(local[i], local[j])], k[local[i]], k[local[j]]
