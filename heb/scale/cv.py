@@ -26,11 +26,11 @@ import pandas as pd
 from heb import registry
 from heb.aode import AODE
 from heb.nb import NaiveBayes
-from heb.scale.counting import Columns, FittedFold, Histograms, count_histograms, describe
+from heb.scale.counting import FittedFold, count_histograms, describe
+from heb.scale.scoring import FoldScorer, merge_sums
 from heb.scale.sql import rows_query
-from heb.scale.streaming_metrics import MetricSums
 
-__all__ = ["ScaleCVResult", "cross_validate", "make_models", "Scorer"]
+__all__ = ["ScaleCVResult", "cross_validate", "make_models"]
 
 _FOLD_COLUMNS = ["method", "fold", *registry.METRICS, "auc_bound", "fit_time", "predict_time"]
 
@@ -88,65 +88,28 @@ def make_models(name: str, fitted: FittedFold, classes: np.ndarray, joint=None, 
     raise ValueError(f"{name} is a {entry.family} method; the engine path fits NB and AODE.")
 
 
-class Scorer:
-    """What the scoring scan needs, small enough to ship to Spark workers.
-
-    Holds, per fold, the kept features' encodings and the fitted models of each method
-    (feature histograms are dropped: only the distinct-value dictionaries travel).
-    """
-
-    def __init__(self, histograms: Histograms, fitted: list[FittedFold], models: dict):
-        self.classes = histograms.classes
-        self.class_index = pd.Index(histograms.classes)
-        self.values = [v.dictionary_only() for v in histograms.values]
-        self.fitted = {f.fold: (f.features, f.encodings) for f in fitted}
-        self.models = models  # (method, fold) -> fitted estimator
-
-    def __call__(self, frame: pd.DataFrame) -> dict:
-        """MetricSums per (method, fold) of one batch of rows (``__fold``, ``__y``, features)."""
-        out: dict = {}
-        y_all = self.class_index.get_indexer(frame["__y"].to_numpy())
-        fold_all = frame["__fold"].to_numpy()
-        for fold in np.unique(fold_all):
-            rows = fold_all == fold
-            features, encodings = self.fitted[int(fold)]
-            part = frame.loc[rows]
-            codes = np.empty((part.shape[0], features.size), dtype=np.int64)
-            for j, (index, encoding) in enumerate(zip(features, encodings, strict=True)):
-                values = self.values[index]
-                codes[:, j] = encoding.codes(values, part[values.name])
-            for (method, model_fold), model in self.models.items():
-                if model_fold != fold:
-                    continue
-                start = time.perf_counter()
-                proba = model.predict_proba(codes)
-                sums = MetricSums(self.classes.size).update(y_all[rows], proba)
-                sums.state["seconds"] += time.perf_counter() - start
-                out[(method, int(fold))] = sums
-        return out
-
-
-def merge_sums(a: dict, b: dict) -> dict:
-    """Add two dicts of MetricSums key by key."""
-    for key, sums in b.items():
-        if key in a:
-            a[key].merge(sums)
-        else:
-            a[key] = sums
-    return a
-
-
-def _groups(methods: list[str], bytes_per_method: dict[str, float], budget: float):
-    """Consecutive groups of methods whose models fit the budget (at least one each)."""
+def _fold_groups(fitted: list[FittedFold], bytes_per_fold: list[float], budget: float):
+    """Consecutive groups of folds whose models fit the budget (at least one fold each)."""
     groups, current, used = [], [], 0.0
-    for name in methods:
-        size = bytes_per_method[name]
+    for fold, size in zip(fitted, bytes_per_fold, strict=True):
         if current and used + size > budget:
             groups.append(current)
             current, used = [], 0.0
-        current.append(name)
+        current.append(fold)
         used += size
     return groups + ([current] if current else [])
+
+
+def _fold_bytes(fold: FittedFold, methods: list[str], joints: dict, params) -> float:
+    """Rough bytes of one fold's fitted models while scoring (tables, stacked copy, joints)."""
+    table = float(fold.table.counts.nbytes)
+    total = 0.0
+    for name in methods:
+        total += 3 * table
+        joint = joints.get((_cap_key(name, params), fold.fold))
+        if joint is not None:
+            total += 3 * 8.0 * joint.n_cells * joint.n_classes
+    return total
 
 
 def cross_validate(
@@ -162,8 +125,8 @@ def cross_validate(
     features: Sequence[str] | None = None,
     categorical=None,
     progress: Callable[[float, str], None] | None = None,
-    batch_rows: int = 262_144,
-    model_budget: float = 768e6,
+    batch_rows: int = 500_000,
+    model_budget: float = 600e6,
 ) -> ScaleCVResult:
     """k-fold CV of registry methods on the source registered with ``engine``.
 
@@ -186,7 +149,8 @@ def cross_validate(
     batch_rows : int
         Rows per scoring batch.
     model_budget : float
-        Bytes of fitted models scored in one scan.
+        Bytes of fitted models per scoring scan: folds are scored in groups that fit it,
+        one scan each (``WHERE fold IN ...``), so memory stays bounded at any V.
     """
     methods = [registry.resolve_method_name(m) for m in dict.fromkeys(methods)]
     if not methods:
@@ -212,31 +176,32 @@ def cross_validate(
         joints = count_joints(engine, histograms, fitted, caps_of_methods(methods, params))
         timings["joint"] = time.perf_counter() - start
 
-    report(0.1, "Smoothing the fold counts")
-    models, fit_time = {}, {}
-    for name in methods:
-        for fold in fitted:
-            start = time.perf_counter()
-            joint = joints.get((_cap_key(name, params), fold.fold))
-            models[(name, fold.fold)] = make_models(
-                name, fold, histograms.classes, joint, (params or {}).get(name)
-            )
-            fit_time[(name, fold.fold)] = time.perf_counter() - start
-    timings["fit"] = float(sum(fit_time.values()))
-
-    sizes = {
-        name: float(sum(_model_bytes(models[(name, f.fold)]) for f in fitted)) for name in methods
-    }
-    groups = _groups(methods, sizes, model_budget)
-    sql = rows_query(engine.dialect, target, list(columns.features), n_splits, seed)
+    sizes = [_fold_bytes(fold, methods, joints, params) for fold in fitted]
+    groups = _fold_groups(fitted, sizes, model_budget)
     sums: dict = {}
-    start = time.perf_counter()
+    fit_time: dict = {}
+    timings["fit"] = timings["score"] = 0.0
     for index, group in enumerate(groups):
-        report(0.15 + 0.85 * index / len(groups), f"Scoring {', '.join(group)}")
-        chosen = {key: model for key, model in models.items() if key[0] in group}
-        scorer = Scorer(histograms, fitted, chosen)
-        sums.update(engine.map_reduce(sql, scorer, merge_sums, batch_rows) or {})
-    timings["score"] = time.perf_counter() - start
+        folds = [fold.fold for fold in group]
+        report(0.1 + 0.9 * index / len(groups), f"Fitting and scoring folds {folds}")
+        models = {}
+        for name in methods:
+            for fold in group:
+                start = time.perf_counter()
+                joint = joints.get((_cap_key(name, params), fold.fold))
+                models[(name, fold.fold)] = make_models(
+                    name, fold, histograms.classes, joint, (params or {}).get(name)
+                )
+                fit_time[(name, fold.fold)] = time.perf_counter() - start
+        timings["fit"] += sum(fit_time[(name, k)] for name in methods for k in folds)
+        start = time.perf_counter()
+        scorer = FoldScorer(histograms, group, models)
+        del models
+        sql = rows_query(
+            engine.dialect, target, list(columns.features), n_splits, seed, folds=folds
+        )
+        merge_sums(sums, engine.map_reduce(sql, scorer, merge_sums, batch_rows) or {})
+        timings["score"] += time.perf_counter() - start
     report(1.0, "Done")
 
     rows = []
@@ -252,7 +217,7 @@ def cross_validate(
                     "predict_time": float(sums[(name, fold)].state["seconds"][0]),
                 }
             )
-    notes = [f"{len(groups)} scoring scans (model budget)."] if len(groups) > 1 else []
+    notes = [f"Scored in {len(groups)} scans to keep the models in budget."] * (len(groups) > 1)
     return ScaleCVResult(
         pd.DataFrame(rows, columns=_FOLD_COLUMNS),
         histograms.classes,
@@ -262,14 +227,6 @@ def cross_validate(
         timings,
         notes,
     )
-
-
-def _model_bytes(model) -> float:
-    """Rough bytes a fitted model holds (its tables)."""
-    arrays = [v for v in vars(model).values() if isinstance(v, np.ndarray)]
-    table = getattr(model, "count_table_", None)
-    extra = table.counts.nbytes if table is not None else 0
-    return float(sum(a.nbytes for a in arrays) + extra)
 
 
 def _cap_key(name: str, params) -> tuple:
@@ -284,6 +241,3 @@ def caps_of_methods(methods: Sequence[str], params) -> list[tuple]:
     """The distinct (parent cap, joint cap) pairs of the AODE methods asked for."""
     keys = [_cap_key(m, params) for m in methods if registry.method(m).family == "aode"]
     return list(dict.fromkeys(keys))
-
-
-__all__ += ["describe", "Columns", "merge_sums", "caps_of_methods"]

@@ -137,9 +137,27 @@ class FeatureValues:
     def slots_of(self, raw: pd.Series) -> np.ndarray:
         """The slot of each raw value of a batch of rows."""
         processed = self._process(raw, self.numeric_values)
-        slot = self.keys.get_indexer(processed)
+        slot = self._lookup(processed)
         missing = raw.isna().to_numpy()
         return np.where(missing, len(self.keys), np.where(slot < 0, len(self.keys) + 1, slot))
+
+    def row_keys(self, raw: pd.Series) -> np.ndarray:
+        """What a fold needs to code a batch: slots (categorical) or numbers (numeric)."""
+        if self.kind == "numeric":
+            return _numeric_values(raw)
+        return self.slots_of(raw)
+
+    def _lookup(self, processed: np.ndarray) -> np.ndarray:
+        """Slot of each processed value, -1 when absent (numbers: binary search of sorted keys)."""
+        if not self.numeric_values or not len(self.keys):
+            return self.keys.get_indexer(processed)
+        if getattr(self, "_sorted", None) is None:
+            numbers = self.keys.to_numpy(dtype=np.float64)
+            order = np.argsort(numbers, kind="stable")
+            self._sorted = (numbers[order], order)
+        keys, order = self._sorted
+        pos = np.minimum(np.searchsorted(keys, processed), keys.size - 1)
+        return np.where(keys[pos] == processed, order[pos], -1)
 
 
 @dataclass
@@ -164,12 +182,15 @@ class FoldEncoding:
     cuts: np.ndarray | None = None
 
     def codes(self, values: FeatureValues, raw: pd.Series) -> np.ndarray:
-        """Scoring codes of a batch of raw values (numeric: binned directly, no slot lookup)."""
+        """Scoring codes of a batch of raw values."""
+        return self.codes_of(values.row_keys(raw))
+
+    def codes_of(self, row_keys: np.ndarray) -> np.ndarray:
+        """Scoring codes from :meth:`FeatureValues.row_keys` (slots, or numbers if binned)."""
         if self.cuts is None:
-            return self.test_code[values.slots_of(raw)]
-        numbers = _numeric_values(raw)
-        codes = np.searchsorted(self.cuts, numbers, side="right")
-        return np.where(np.isnan(numbers), self.test_code[-1], codes)
+            return self.test_code[row_keys]
+        codes = np.searchsorted(self.cuts, row_keys, side="right")
+        return np.where(np.isnan(row_keys), self.test_code[-1], codes)
 
 
 def _categorical(values: FeatureValues, weight: np.ndarray, missing: str) -> FoldEncoding | None:

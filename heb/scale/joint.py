@@ -4,9 +4,10 @@ Each feature is grouped by a value that every fold's code is a function of: a ca
 feature by its raw value, a numeric feature by its *fine bin* (the number of cuts <= the
 value over the union of all folds' cuts, so each fold's bin is a function of it). One
 GROUPING SETS scan counts (fold, class, a_i, a_j) for every unordered pair i < j some
-fold's caps allow in either direction (SPEC section 4); fold k's joint counts are the rows of the other folds, mapped to fold
-k's codes and laid out as :class:`heb.aode.JointCounts` (sorted non-zero keys), exactly
-what ``JointCounts.from_codes`` builds from the training codes in memory.
+fold's caps allow in either direction (SPEC section 4); fold k's joint counts are the
+rows of the other folds, mapped to fold k's codes and laid out as
+:class:`heb.aode.JointCounts` (sorted non-zero keys), exactly what
+``JointCounts.from_codes`` builds from the training codes in memory.
 """
 
 from __future__ import annotations

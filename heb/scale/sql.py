@@ -61,15 +61,21 @@ SPARK = Dialect("spark", "`", "(xxhash64({file}, {row}, {seed}) & 92233720368547
 
 
 def rows_query(
-    dialect: Dialect, target: str, columns: Sequence[str], n_folds: int, seed: int
+    dialect: Dialect,
+    target: str,
+    columns: Sequence[str],
+    n_folds: int,
+    seed: int,
+    folds: Sequence[int] | None = None,
 ) -> str:
-    """Fold, target and the given columns of every row with a target (a subquery)."""
+    """Fold, target and the given columns of every row with a target (of ``folds`` only)."""
     q = dialect.quote
     cols = "".join(f", {q(c)}" for c in columns)
-    return (
-        f"SELECT {dialect.fold(n_folds, seed)} AS __fold, {q(target)} AS __y{cols} "
-        f"FROM {VIEW} WHERE {q(target)} IS NOT NULL"
-    )
+    fold = dialect.fold(n_folds, seed)
+    where = f"{q(target)} IS NOT NULL"
+    if folds is not None and len(folds) < n_folds:
+        where += f" AND {fold} IN ({', '.join(str(int(k)) for k in folds)})"
+    return f"SELECT {fold} AS __fold, {q(target)} AS __y{cols} FROM {VIEW} WHERE {where}"
 
 
 def _set_id(dialect: Dialect, groups: Sequence[str]) -> str:
