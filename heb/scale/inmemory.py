@@ -22,7 +22,7 @@ from heb.nb import NaiveBayes
 from heb.preprocess import Preprocessor, encode_target
 from heb.scale.sql import fold_query
 
-__all__ = ["fold_assignment", "cross_validate_in_memory"]
+__all__ = ["fold_assignment", "cross_validate_in_memory", "example_frame"]
 
 
 def fold_assignment(engine, target: str, n_splits: int, seed: int) -> np.ndarray:
@@ -87,3 +87,37 @@ def cross_validate_in_memory(
             rows.append({"method": name, "fold": fold, **all_metrics(y[test], proba)})
     result = pd.DataFrame(rows)
     return (result, probas, tables) if return_proba else result
+
+
+def example_frame(rows: int = 1_500, seed: int = 0) -> pd.DataFrame:
+    """A small frame with every kind of column the engine path encodes (tests, docs).
+
+    Columns: ``colour`` (text with missing), ``shop_id`` (integer ID), ``user_id`` (an ID
+    stored as floats, with missing), ``price`` (floats with ties, NaN and an infinity),
+    ``visits`` (integers, binned), ``member`` (bool), ``empty`` (all missing) and the
+    target ``label`` (three classes, one row without a target).
+    """
+    rng = np.random.default_rng(seed)
+    label = rng.choice(["buy", "leave", "wait"], size=rows, p=[0.3, 0.5, 0.2])
+    shift = (label == "buy").astype(int) + 2 * (label == "wait")
+    colour = rng.choice(["red", "green", "blue", "Black", "é"], size=rows).astype(object)
+    colour[rng.random(rows) < 0.05] = None
+    user = (rng.zipf(1.6, rows) % 40 + 5 * shift).astype(np.float64)
+    user[rng.random(rows) < 0.04] = np.nan
+    price = np.round(rng.gamma(2.0 + shift, 3.0), 1)
+    price[rng.random(rows) < 0.03] = np.nan
+    price[rng.integers(rows)] = np.inf
+    frame = pd.DataFrame(
+        {
+            "colour": colour,
+            "shop_id": rng.integers(0, 25, rows) * 3 + shift,
+            "user_id": user,
+            "price": price,
+            "visits": rng.poisson(2 + shift),
+            "member": rng.random(rows) < 0.3 + 0.2 * (shift == 1),
+            "empty": np.full(rows, np.nan),
+            "label": label.astype(object),
+        }
+    )
+    frame.loc[rng.integers(rows), "label"] = None
+    return frame

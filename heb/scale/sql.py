@@ -127,22 +127,23 @@ def pair_histogram_query(
     """Rows per (fold, class, a_i, a_j) of each feature pair (i, j), one GROUPING SETS scan.
 
     ``expressions[f]`` is the SQL of feature f's grouping value (its raw column, or its bin).
-    Result columns: ``__fold``, ``__y``, ``__a0``.. per feature, ``__s1`` and ``__s2`` (sum
+    Result columns: ``__fold``, ``__y``, ``__a<f>`` per feature in a pair, ``__s1``, ``__s2`` (sum
     and sum of squares of i + 1 and j + 1, which identify the pair) and ``__n``.
     """
     q = dialect.quote
-    aliases = [f"__a{f}" for f in range(len(expressions))]
-    select = ", ".join(f"{e} AS {a}" for e, a in zip(expressions, aliases, strict=True))
+    used = sorted({f for pair in pairs for f in pair})  # GROUPING() takes grouped columns only
+    aliases = {f: f"__a{f}" for f in used}
+    select = ", ".join(f"{expressions[f]} AS {aliases[f]}" for f in used)
     inner = (
         f"SELECT {dialect.fold(n_folds, seed)} AS __fold, {q(target)} AS __y, {select} "
         f"FROM {VIEW} WHERE {q(target)} IS NOT NULL"
     )
     sets = ", ".join(f"(__fold, __y, {aliases[i]}, {aliases[j]})" for i, j in pairs)
     # the two grouped features i, j of a row's set: s1 = (i+1) + (j+1), s2 = (i+1)^2 + (j+1)^2
-    s1 = " + ".join(f"(1 - GROUPING({a})) * {f + 1}" for f, a in enumerate(aliases))
-    s2 = " + ".join(f"(1 - GROUPING({a})) * {(f + 1) ** 2}" for f, a in enumerate(aliases))
+    s1 = " + ".join(f"(1 - GROUPING({a})) * {f + 1}" for f, a in aliases.items())
+    s2 = " + ".join(f"(1 - GROUPING({a})) * {(f + 1) ** 2}" for f, a in aliases.items())
     return (
-        f"SELECT __fold, __y, {', '.join(aliases)}, ({s1}) AS __s1, ({s2}) AS __s2, "
+        f"SELECT __fold, __y, {', '.join(aliases.values())}, ({s1}) AS __s1, ({s2}) AS __s2, "
         f"count(*) AS __n FROM ({inner}) AS r GROUP BY GROUPING SETS ({sets})"
     )
 
