@@ -96,6 +96,19 @@ def _format_of(path: Path) -> str | None:
     return None
 
 
+def _type_name(arrow_type) -> str:
+    """The Arrow type's name, with every encoding of text (large, view, dictionary) as string."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "string"
+    if str(arrow_type) == "string_view":
+        return "string"
+    return str(arrow_type)
+
+
 def _check_folder_schemas(files: list[Path]) -> None:
     """Every column keeps one type over the parquet files of a folder."""
     import pyarrow.parquet as pq
@@ -107,9 +120,7 @@ def _check_folder_schemas(files: list[Path]) -> None:
         except Exception as exc:  # pyarrow raises several types for a broken footer
             raise DataError(f"The file {file.name!r} is not a readable parquet file.") from exc
         for field in schema:
-            kind = str(field.type)
-            if kind.startswith("dictionary<values=string"):
-                kind = "string"  # dictionary-encoded text reads as text
+            kind = _type_name(field.type)
             first = seen.setdefault(field.name, (kind, file.name))
             if first[0] != kind:
                 raise DataError(
