@@ -178,18 +178,33 @@ class Histograms:
         return out
 
 
-def _split_sets(table, columns: Columns):
-    """Per feature: (raw values Series, fold, y) of its grouping set's rows."""
-    set_id = table.column("__set").to_numpy()
-    order = np.argsort(set_id, kind="stable")
-    bounds = np.searchsorted(set_id[order], np.arange(len(columns.features) + 1))
-    fold = table.column("__fold").to_numpy()[order]
-    y_raw = table.column("__y").to_numpy(zero_copy_only=False)[order]
-    n = table.column("__n").to_numpy()[order]
+def _split_sets(batches, columns: Columns):
+    """Per feature: (raw values Series, fold, y, n) of its grouping set's rows.
+
+    The result streams in record batches; each batch keeps only every set's own value
+    column, so the wide, mostly-NULL result is never held whole.
+    """
+    import pyarrow as pa
+
+    parts: dict[int, list] = {i: [] for i in range(len(columns.features))}
+    for batch in batches:
+        set_id = batch.column("__set").to_numpy()
+        fold = batch.column("__fold").to_numpy()
+        y_raw = batch.column("__y")
+        n = batch.column("__n").to_numpy()
+        for index in np.unique(set_id):
+            rows = np.flatnonzero(set_id == index)
+            take = pa.array(rows)
+            value = batch.column(columns.features[index]).take(take)
+            parts[int(index)].append((value, fold[rows], y_raw.take(take), n[rows]))
     for index, name in enumerate(columns.features):
-        lo, hi = bounds[index], bounds[index + 1]
-        raw = table.column(name).take(order[lo:hi]).to_pandas()
-        yield index, name, raw, fold[lo:hi], y_raw[lo:hi], n[lo:hi]
+        pieces = parts.pop(index)
+        if not pieces:
+            raise DataError("There are no rows with a target value to count.")
+        raw = pa.chunked_array([p[0] for p in pieces]).to_pandas()
+        y_raw = pa.chunked_array([p[2] for p in pieces]).to_numpy()
+        fold = np.concatenate([p[1] for p in pieces])
+        yield index, name, raw, fold, y_raw, np.concatenate([p[3] for p in pieces])
 
 
 def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42) -> Histograms:
@@ -201,8 +216,7 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
         The target has fewer than two distinct values.
     """
     sql = histogram_query(engine.dialect, columns.target, columns.features, n_folds, seed)
-    table = engine.table(sql)
-    parts = list(_split_sets(table, columns))
+    parts = list(_split_sets(engine.batches(sql), columns))
     classes = np.unique(parts[0][4])  # the first feature's set holds every row
     if classes.size < 2:
         shown = "no value" if classes.size == 0 else f"the single value {classes[0]!r}"

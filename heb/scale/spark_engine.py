@@ -63,6 +63,7 @@ def _start_session(master: str):
             SparkSession.builder.master(master)
             .appName("heb-scale")
             .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "4")
             .config("spark.sql.execution.arrow.pyspark.enabled", "true")
             .getOrCreate()
@@ -157,6 +158,10 @@ class SparkEngine:
     def table(self, sql: str) -> pa.Table:
         """The whole (small) result of a query, collected as Arrow."""
         return self.spark.sql(sql).toArrow()
+
+    def batches(self, sql: str, batch_rows: int = 262_144):
+        """The result of a query as Arrow record batches (collected to the driver first)."""
+        yield from self.table(sql).to_batches(batch_rows)
 
     def map_reduce(self, sql: str, func: Callable, merge: Callable, batch_rows: int = 262_144):
         """``merge`` of ``func(batch)`` over the partitions' pandas batches (``mapInPandas``)."""
