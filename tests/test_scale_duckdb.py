@@ -164,3 +164,42 @@ def test_kinds_follow_spec_section_1(data):
         "member": "categorical",  # bool
         "empty": "numeric",
     }
+
+
+def test_describe_source_and_fit_counts_summarise_every_row(data):
+    from heb.scale import describe_source, fit_counts
+
+    engine, rows, _, _ = data
+    summary = describe_source(engine, "label").set_index("feature")
+    assert summary.loc["colour", "K"] == rows["colour"].nunique()
+    assert summary.loc["user_id", "K"] == rows["user_id"].nunique()
+    price = rows["price"]
+    assert summary.loc["price", "missing_share"] == pytest.approx(
+        (price.isna() | np.isinf(price)).mean()  # an infinity reads as missing (SPEC 1)
+    )
+    assert summary.loc["empty", "missing_share"] == 1.0
+    assert (summary["rows"] == len(rows)).all()
+    fitted = fit_counts(engine, "label")
+    pre = Preprocessor()
+    codes = pre.fit_transform(rows.drop(columns=["label"]))
+    y, _ = encode_target(rows["label"])
+    assert fitted.features == pre.feature_names_out_
+    assert np.array_equal(fitted.table.counts, pre_counts(codes, y, pre))
+    assert fitted.n_rows == len(rows) and fitted.engine == "duckdb"
+
+
+def test_raising_from_progress_cancels_the_run(data):
+    engine, _, _, _ = data
+    seen = []
+
+    class Cancelled(Exception):
+        pass
+
+    def progress(fraction, message):
+        seen.append(message)
+        if fraction >= 0.1:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        cross_validate(engine, "label", ["Laplace"], n_splits=N_SPLITS, progress=progress)
+    assert seen[0].startswith("Counting values on duckdb")
