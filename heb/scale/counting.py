@@ -10,6 +10,7 @@ training histogram of fold k (total minus fold k: counts add) into the encodings
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -216,8 +217,9 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
         The target has fewer than two distinct values.
     """
     sql = histogram_query(engine.dialect, columns.target, columns.features, n_folds, seed)
-    parts = list(_split_sets(engine.batches(sql), columns))
-    classes = np.unique(parts[0][4])  # the first feature's set holds every row
+    parts = _split_sets(engine.batches(sql), columns)
+    first = next(parts)
+    classes = np.unique(first[4])  # the first feature's set holds every row
     if classes.size < 2:
         shown = "no value" if classes.size == 0 else f"the single value {classes[0]!r}"
         raise DataError(
@@ -226,7 +228,7 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
     class_index = pd.Index(classes)
     values = []
     fold_class = np.zeros((n_folds, classes.size))
-    for index, name, raw, fold, y_raw, n in parts:
+    for index, name, raw, fold, y_raw, n in itertools.chain([first], parts):
         y = class_index.get_indexer(y_raw)
         values.append(
             FeatureValues.from_histogram(

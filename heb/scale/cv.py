@@ -101,14 +101,14 @@ def _fold_groups(fitted: list[FittedFold], bytes_per_fold: list[float], budget: 
 
 
 def _fold_bytes(fold: FittedFold, methods: list[str], joints: dict, params) -> float:
-    """Rough bytes of one fold's fitted models while scoring (tables, stacked copy, joints)."""
+    """Rough bytes of one fold's fitted models while scoring (model table + stacked copy)."""
     table = float(fold.table.counts.nbytes)
     total = 0.0
     for name in methods:
-        total += 3 * table
+        total += 2 * table
         joint = joints.get((_cap_key(name, params), fold.fold))
         if joint is not None:
-            total += 3 * 8.0 * joint.n_cells * joint.n_classes
+            total += 2 * 8.0 * joint.n_cells * joint.n_classes
     return total
 
 

@@ -108,7 +108,13 @@ class FeatureValues:
         keys = pd.Index(pd.unique(processed[~missing]))
         slot = keys.get_indexer(processed)
         slot = np.where(raw.isna().to_numpy(), len(keys), np.where(slot < 0, len(keys) + 1, slot))
-        return cls(name, kind, keys, numeric_values, *(np.asarray(a) for a in (fold, y, slot, n)))
+        compact = (  # histograms can hold tens of millions of rows: small integer types
+            np.asarray(fold, dtype=np.int16),
+            np.asarray(y, dtype=np.int32),
+            np.asarray(slot, dtype=np.int32),
+            np.asarray(n, dtype=np.float64),
+        )
+        return cls(name, kind, keys, numeric_values, *compact)
 
     @staticmethod
     def _process(raw: pd.Series, numeric_values: bool) -> np.ndarray:
@@ -129,7 +135,7 @@ class FeatureValues:
     def counts(self, n_classes: int, fold: int | None = None) -> np.ndarray:
         """Rows per (class, slot), shape (C, D + 2): all folds, or one fold."""
         keep = slice(None) if fold is None else self.fold == fold
-        flat = self.y[keep] * self.n_slots + self.slot[keep]
+        flat = self.y[keep].astype(np.int64) * self.n_slots + self.slot[keep]
         return np.bincount(flat, weights=self.n[keep], minlength=n_classes * self.n_slots).reshape(
             n_classes, self.n_slots
         )
