@@ -203,3 +203,20 @@ def test_raising_from_progress_cancels_the_run(data):
     with pytest.raises(Cancelled):
         cross_validate(engine, "label", ["Laplace"], n_splits=N_SPLITS, progress=progress)
     assert seen[0].startswith("Counting values on duckdb")
+
+
+def test_progress_moves_during_the_scoring_scan(data):
+    engine, rows, _, _ = data
+    seen = []
+    cross_validate(
+        engine,
+        "label",
+        ["Laplace"],
+        n_splits=N_SPLITS,
+        batch_rows=200,
+        progress=lambda fraction, message: seen.append((fraction, message)),
+    )
+    scored = [f for f, m in seen if m.startswith("Scored")]
+    assert len(scored) >= len(rows) // 200  # one report per batch
+    assert scored == sorted(scored) and 0.1 < scored[0] < scored[-1] <= 1.0
+    assert seen[-1] == (1.0, "Done")

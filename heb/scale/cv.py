@@ -25,6 +25,8 @@ import pandas as pd
 
 from heb import registry
 from heb.aode import AODE
+from heb.data import DataError
+from heb.metrics import METRIC_NAMES
 from heb.nb import NaiveBayes
 from heb.scale.counting import FittedFold, count_histograms, describe
 from heb.scale.scoring import FoldScorer, merge_sums
@@ -32,7 +34,7 @@ from heb.scale.sql import rows_query
 
 __all__ = ["ScaleCVResult", "cross_validate", "make_models"]
 
-_FOLD_COLUMNS = ["method", "fold", *registry.METRICS, "auc_bound", "fit_time", "predict_time"]
+_FOLD_COLUMNS = ["method", "fold", *METRIC_NAMES, "auc_bound", "fit_time", "predict_time"]
 
 
 @dataclass
@@ -145,7 +147,8 @@ def cross_validate(
     n_bins, missing, features, categorical
         SPEC section 1 encoding, fitted per training fold.
     progress : callable, optional
-        ``progress(fraction, message)``; raise from it to cancel the run.
+        ``progress(fraction, message)``, called between phases and, on DuckDB, after every
+        scored batch; raise from it to cancel the run.
     batch_rows : int
         Rows per scoring batch.
     model_budget : float
@@ -200,10 +203,23 @@ def cross_validate(
         sql = rows_query(
             engine.dialect, target, list(columns.features), n_splits, seed, folds=folds
         )
-        merge_sums(sums, engine.map_reduce(sql, scorer, merge_sums, batch_rows) or {})
+        group_rows = float(histograms.fold_class_counts[folds].sum())
+        low, high = 0.1 + 0.9 * index / len(groups), 0.1 + 0.9 * (index + 1) / len(groups)
+
+        def scanned(rows_done: int, low=low, high=high, group_rows=group_rows, folds=folds):
+            share = min(1.0, rows_done / max(group_rows, 1.0))
+            report(low + (high - low) * share, f"Scored {rows_done:,} rows of folds {folds}")
+
+        part = engine.map_reduce(sql, scorer, merge_sums, batch_rows, on_batch=scanned)
+        merge_sums(sums, part or {})
         timings["score"] += time.perf_counter() - start
     report(1.0, "Done")
 
+    empty = [k for k in range(n_splits) if (methods[0], k) not in sums]
+    if empty:
+        raise DataError(
+            f"Fold {empty[0]} received no rows; use fewer folds for {histograms.n_rows} rows."
+        )
     rows = []
     for name in methods:
         for fold in range(n_splits):

@@ -105,12 +105,25 @@ class DuckDBEngine:
         reader = self._con.sql(sql).to_arrow_reader(batch_rows)
         yield from reader
 
-    def map_reduce(self, sql: str, func: Callable, merge: Callable, batch_rows: int = 262_144):
-        """``merge`` of ``func(batch as a pandas DataFrame)`` over the streamed result."""
-        total = None
+    def map_reduce(
+        self,
+        sql: str,
+        func: Callable,
+        merge: Callable,
+        batch_rows: int = 262_144,
+        on_batch: Callable[[int], None] | None = None,
+    ):
+        """``merge`` of ``func(batch as a pandas DataFrame)`` over the streamed result.
+
+        ``on_batch(rows so far)`` is called after each batch (progress; raise to cancel).
+        """
+        total, done = None, 0
         for batch in self.batches(sql, batch_rows):
             part = func(batch.to_pandas())
             total = part if total is None else merge(total, part)
+            done += batch.num_rows
+            if on_batch is not None:
+                on_batch(done)
         return total
 
     def close(self) -> None:

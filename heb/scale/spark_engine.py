@@ -163,8 +163,18 @@ class SparkEngine:
         """The result of a query as Arrow record batches (collected to the driver first)."""
         yield from self.table(sql).to_batches(batch_rows)
 
-    def map_reduce(self, sql: str, func: Callable, merge: Callable, batch_rows: int = 262_144):
-        """``merge`` of ``func(batch)`` over the partitions' pandas batches (``mapInPandas``)."""
+    def map_reduce(
+        self,
+        sql: str,
+        func: Callable,
+        merge: Callable,
+        batch_rows: int = 262_144,
+        on_batch: Callable[[int], None] | None = None,
+    ):
+        """``merge`` of ``func(batch)`` over the partitions' pandas batches (``mapInPandas``).
+
+        The batches run on the workers: ``on_batch`` is called once, when the job is done.
+        """
         self.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(int(batch_rows)))
 
         def per_partition(batches):
@@ -191,6 +201,9 @@ class SparkEngine:
         for rows in partitions.values():
             part = _deserialise(rows)
             total = part if total is None else merge(total, part)
+        if on_batch is not None and total:
+            first = next(iter(total))[0]  # rows of one method, over its folds
+            on_batch(sum(int(a.state["n"][0]) for (m, _), a in total.items() if m == first))
         return total
 
     def close(self) -> None:
