@@ -68,6 +68,8 @@ def _duckdb_study(path: Path, memory_limit: str) -> dict:
     _, out["floor_s"] = _timed(lambda: engine.table(floor_sql), "floor")
     _, out["count_s"] = _timed(lambda: count_histograms(engine, columns, 10, 42), "count")
     _, out["floor2_s"] = _timed(lambda: engine.table(floor_sql), "floor2")  # warm, again
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("PARTIAL " + json.dumps(out | {"cpu": dict(_CPU), "peak_rss_mb": rss}), flush=True)
     result, out["study_s"] = _timed(
         lambda: cross_validate(engine, TARGET, TABLE1_METHODS, n_splits=10, seed=42), "study"
     )
