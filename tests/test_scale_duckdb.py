@@ -220,3 +220,18 @@ def test_progress_moves_during_the_scoring_scan(data):
     assert len(scored) >= len(rows) // 200  # one report per batch
     assert scored == sorted(scored) and 0.1 < scored[0] < scored[-1] <= 1.0
     assert seen[-1] == (1.0, "Done")
+
+
+def test_stacked_scoring_is_bit_identical_to_predict_proba(data):
+    from heb.scale.scoring import StackedNB
+
+    engine, rows, folds, _ = data
+    histograms = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42)
+    fold = histograms.fit_fold(1)
+    names = [*TABLE1_METHODS, "HEB-M+GR"]
+    models = [make_models(name, fold, histograms.classes) for name in names]
+    codes = histograms.test_codes(fold, rows[folds == 1])
+    codes[::7, 2] = -1  # absent evidence
+    codes[::11, 0] = 10_000  # a code beyond K: unseen
+    for model, proba in zip(models, StackedNB(models).predict_proba(codes), strict=True):
+        assert np.array_equal(proba, model.predict_proba(codes))
