@@ -95,12 +95,16 @@ def class_reliability(y, proba, n_bins: int = 10) -> list[dict]:
     ]
 
 
-def roc_curve(y, proba, positive: int) -> dict[str, np.ndarray | float]:
+def roc_curve(
+    y, proba, positive: int, drop_intermediate: bool = True
+) -> dict[str, np.ndarray | float]:
     """One-vs-rest ROC of class ``positive``: false / true positive rates and the AUC.
 
     One point per distinct score (ties move both rates at once, so the AUC counts a tie
-    as 1/2, as :func:`heb.metrics.auc_ovr`); rates are NaN-free: a class without positive
-    or negative rows gives the diagonal and AUC 0.5.
+    as 1/2, as :func:`heb.metrics.auc_ovr`); with ``drop_intermediate`` the points on a
+    straight stretch are left out (as scikit-learn does; the curve and its area are the
+    same, the figure far lighter). A class without positive or negative rows gives the
+    diagonal and AUC 0.5.
     """
     y, proba = _check(y, proba)
     score = proba[:, positive]
@@ -110,6 +114,9 @@ def roc_curve(y, proba, positive: int) -> dict[str, np.ndarray | float]:
     last_of_tie = np.r_[np.flatnonzero(np.diff(score) != 0), score.size - 1] if score.size else []
     tp = np.cumsum(is_pos)[last_of_tie]
     fp = np.cumsum(1.0 - is_pos)[last_of_tie]
+    if drop_intermediate and tp.size > 2:
+        keep = np.r_[True, np.logical_or(np.diff(fp, 2), np.diff(tp, 2)), True]
+        tp, fp = tp[keep], fp[keep]
     n_pos, n_neg = is_pos.sum(), score.size - is_pos.sum()
     if n_pos == 0 or n_neg == 0:
         return {"fpr": np.array([0.0, 1.0]), "tpr": np.array([0.0, 1.0]), "auc": 0.5}
