@@ -88,9 +88,15 @@ def test_compare_shows_confusion_reliability_and_roc(compare_page, iris_result):
 
 def test_diagnostics_follow_the_chosen_method(compare_page):
     at = compare_page
-    at.selectbox(key="diag_method").set_value("HEB-M").run()
+    at.selectbox(key="w_diag_method").set_value("HEB-M").run()
     assert_clean(at)
     titled(at, "Confusion matrix: HEB-M")
+    at.selectbox(key="w_roc_class").set_value(2).run()
+    assert_clean(at)
+    titled(at, "ROC, class virginica against the rest")
+    # both choices live in the URL, so a copied link shows the same figures
+    assert at.query_params["diag_method"] in ("HEB-M", ["HEB-M"])
+    assert at.query_params["roc_class"] in ("2", ["2"])
 
 
 # --------------------------------------------------------------------------- items 17, 18
