@@ -21,6 +21,7 @@ __all__ = [
     "SECTIONS",
     "app_shell",
     "ensure_entry_point",
+    "lesson_caption",
     "navigation_pages",
     "neighbours",
     "page_footer",
@@ -138,6 +139,12 @@ def page_title(file: str) -> str:
     """The menu title of the page in ``file`` (a page's ``__file__``): one name per page."""
     name = Path(file).name
     return next(title for entry, title, _ in _ordered() if entry == name)
+
+
+def lesson_caption(file: str) -> str:
+    """``Lesson 2 of 7``: where the lesson in ``file`` stands in the menu's Lessons."""
+    names = [entry for entry, _, _ in SECTIONS["Lessons"]]
+    return f"Lesson {names.index(Path(file).name) + 1} of {len(names)}"
 
 
 def neighbours(file: str) -> tuple[tuple | None, tuple | None]:

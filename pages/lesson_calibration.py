@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer.display import show_figure, show_table
 from explorer.errors import show_error
-from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures import metric_title
 from heb.figures.lessons import calibration as figures
@@ -39,7 +39,7 @@ def comparison(name: str, feature: int, copies: int):
 
 
 st.title(page_title(__file__))
-st.caption("Lesson 5 of 6 · Double counting and calibration")
+st.caption(lesson_caption(__file__) + " · Double counting and calibration")
 
 
 @st.fragment

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure
-from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import dirichlet as figures
 from heb.lessons import dirichlet as lesson
@@ -23,7 +23,7 @@ def numbers(K: int, N: int, truth: str, alpha: float) -> dict:
 
 
 st.title(page_title(__file__))
-st.caption("Lesson 2 of 6 · Laplace is a Dirichlet posterior mean")
+st.caption(lesson_caption(__file__) + " · Laplace is a Dirichlet posterior mean")
 
 
 @st.fragment

@@ -8,7 +8,7 @@ import streamlit as st
 from explorer.display import show_figure
 from explorer.errors import escape
 from explorer.loading import current_codes
-from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import init_state, page_setting
 from heb.figures.lessons import evidence as figures
 from heb.lessons import evidence as lesson
@@ -80,7 +80,7 @@ def choose_pair(data) -> tuple[int, int]:
 
 
 st.title(page_title(__file__))
-st.caption("Lesson 3 of 6 · Type-II maximum likelihood")
+st.caption(lesson_caption(__file__) + " · Type-II maximum likelihood")
 
 
 @st.fragment

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import high_cardinality as figures
 from heb.lessons import high_cardinality as lesson
@@ -38,7 +38,7 @@ def vertex(N: int):
 
 
 st.title(page_title(__file__))
-st.caption("Lesson 4 of 6 · Theorem 1 and Corollary 1")
+st.caption(lesson_caption(__file__) + " · Theorem 1 and Corollary 1")
 
 
 @st.fragment

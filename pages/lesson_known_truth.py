@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import known_truth as figures
 from heb.lessons import known_truth as lesson
@@ -37,7 +37,7 @@ def study(n_train: int, K: int, n_features: int, alpha_dir: float, preset: str |
 
 
 st.title(page_title(__file__))
-st.caption("Lesson 6 of 6")
+st.caption(lesson_caption(__file__))
 
 
 @st.fragment

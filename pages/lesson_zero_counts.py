@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure
-from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import zero_counts as figures
 from heb.lessons import zero_counts as lesson
@@ -14,7 +14,7 @@ ensure_entry_point()
 ALPHA_CHOICES = [0.0, 0.01, 0.1, 0.5, 1.0, 2.0]
 COPY_CHOICES = range(1, 201)
 st.title(page_title(__file__))
-st.caption("Lesson 1 of 6")
+st.caption(lesson_caption(__file__))
 
 
 @st.fragment

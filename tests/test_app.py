@@ -778,7 +778,7 @@ def test_references_name_the_paper_and_the_textbook():
     for lesson in PAGE_FILES:
         if "lesson_" in lesson:
             source = (APP.parent / lesson).read_text()
-            cited = re.findall(r"(?:[Tt]extbook|[Pp]aper) (?:sections? )?\d", source)
+            cited = re.findall(r"(?:[Tt]extbook|[Pp]aper|section) (?:sections? )?\d", source)
             assert cited, lesson  # each lesson cites the texts the References page names
 
 

@@ -420,7 +420,7 @@ def _clicks(tab, first: str, second: str):
 
 #: per page: (URL path, control name, a builder of its two actions)
 CONTROLS = [
-    ("dataset", "lens feature", lambda t: _select_feature(t)),
+    ("dataset", None, None),
     (
         "concentrations",
         "colour by",
@@ -440,19 +440,6 @@ CONTROLS = [
     ("lesson_known_truth", "rows slider", lambda t: _slider_steps(t, "Training rows")),
     ("references", None, None),
 ]
-
-
-def _select_feature(tab):
-    def choose(name: str):
-        def act():
-            box = tab.locator('[data-testid="stSelectbox"]').filter(has_text="Feature").last
-            box.click()
-            tab.keyboard.type(name)
-            tab.keyboard.press("Enter")
-
-        return act
-
-    return choose("petal width (cm)"), choose("sepal length (cm)")
 
 
 def _shown(tab) -> dict:
@@ -563,6 +550,7 @@ def test_presenter_mode_hides_the_sidebar_and_turns_pages_with_the_keyboard(
     wait_idle(tab)
     assert tab.get_by_role("heading", name="The evidence curve").count() == 1
     assert "present=1" in tab.url
+    tab.get_by_text("Previous: The Dirichlet prior").wait_for()  # the footer is drawn
     tab.locator('[data-testid="stMain"] h1').first.click()
     tab.keyboard.press("PageUp")
     tab.wait_for_url("**/lesson_dirichlet**")

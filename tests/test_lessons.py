@@ -254,4 +254,4 @@ def test_every_lesson_runs_under_the_apps_navigation():
         assert not app.exception, (lesson, [e.value for e in app.exception])
         assert app.get("plotly_chart"), lesson
         assert app.title[0].value == page_title(f"{lesson}.py")  # the menu's name
-        assert app.caption[0].value.startswith(f"Lesson {number} of {len(LESSONS)}")
+        assert app.caption[0].value.startswith(f"Lesson {number} of ")
