@@ -1,0 +1,121 @@
+"""Many visitors at once (issue 11, item 11), in headless Chromium against a real server.
+
+Eight sessions open Compare on the largest shared dataset (a built-in one where
+``../shared`` is absent) with the same settings while a ninth loads another page. The
+eight must end with the table and no error, the work must be done once (seven are
+served from memory), and the server's memory must stay bounded. The ninth page's load
+time is measured and printed, not asserted (a loaded 2-core machine makes any bound a
+coin toss; ``benchmarks/`` is where timings go). Loopback only; everything has a timeout
+and the browser and server are closed at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from heb import paths
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, app_url, wait_idle  # noqa: F401
+
+pytestmark = pytest.mark.browser
+
+SESSIONS = 8
+METHODS = "Laplace,HEB-M,AODE,HEB-AODE"
+#: the whole run may take this long before the test gives up (it stops by itself)
+DEADLINE_SECONDS = 300
+#: the server's peak resident memory allowed (24 GB machine): eight sessions computing the
+#: same 20,000-row comparison separately would hold eight fold stores and eight AODE
+#: tables; shared, the peak is that of one run plus eight sessions' pages
+MAX_SERVER_MB = 4096
+
+
+def _largest_dataset() -> str:
+    """``shared:<name>`` of the shared dataset with the most rows, else a built-in one."""
+    manifest = paths.datasets_dir() / "manifest.json"
+    if manifest.is_file():
+        entries = json.loads(manifest.read_text())
+        return "shared:" + max(entries, key=lambda e: e["n_rows"] * e["n_features"])["name"]
+    return "builtin:zip-codes"
+
+
+def _server_pid(url: str) -> int | None:
+    """The pid of this test's streamlit child (found by its port), or None."""
+    port = url.rsplit(":", 1)[1]
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == os.getpid() and b"streamlit" in b" ".join(cmdline) and port.encode() in cmdline:
+            return int(proc.name)
+    return None
+
+
+def _peak_mb(pid: int) -> float:
+    """Peak resident memory (VmHWM) of a process, in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM line")
+
+
+def _text(page) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text(timeout=5_000)
+
+
+def test_case_eight_sessions_compare(app_url):  # noqa: F811 - the fixture
+    from playwright.sync_api import sync_playwright
+
+    data = _largest_dataset()
+    compare = f"{app_url}/compare?data={data}&methods={METHODS}"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            tabs = []
+            for _ in range(SESSIONS):
+                tab = browser.new_context(viewport=VIEWPORT).new_page()
+                tab.goto(compare, wait_until="commit")
+                tabs.append(tab)
+            # the ninth comes once the eight are at work (one computing, the others waiting)
+            tabs[-1].wait_for_selector(
+                "text=/Cross-validating|Another visitor|Queued/", timeout=180_000
+            )
+            ninth = browser.new_context(viewport=VIEWPORT).new_page()
+            start = time.perf_counter()
+            ninth.goto(f"{app_url}/?data=builtin:iris", wait_until="commit")
+            wait_idle(ninth, timeout=120)
+            ninth_seconds = time.perf_counter() - start
+            assert ninth.locator('[data-testid="stException"]').count() == 0
+            finished = time.perf_counter()
+            texts = []
+            for tab in tabs:
+                left = DEADLINE_SECONDS - (time.perf_counter() - start)
+                tab.wait_for_selector("text=ECE ↓", timeout=max(left, 1) * 1000)
+                wait_idle(tab, timeout=120)
+                texts.append(_text(tab))
+            finished = time.perf_counter() - finished
+        finally:
+            browser.close()
+    pid = _server_pid(app_url)
+    peak = _peak_mb(pid) if pid else float("nan")
+    print(
+        f"\n{SESSIONS} Compare sessions on {data} ({METHODS}): all done "
+        f"{finished:.1f} s after the ninth page loaded; ninth page (home) loaded in "
+        f"{ninth_seconds:.2f} s; server peak RSS {peak:.0f} MB"
+    )
+    for text in texts:
+        assert "went wrong" not in text and "Traceback" not in text
+    computed = sum("Cross-validation done" in text for text in texts)
+    served = sum("Shown from memory" in text for text in texts)
+    assert (computed, served) == (1, SESSIONS - 1), (computed, served)
+    if pid:
+        assert peak < MAX_SERVER_MB
