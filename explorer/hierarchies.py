@@ -215,7 +215,7 @@ def _in_use_view(work: WorkingData) -> None:
     _, notes = work_hierarchies(work, items)
     for note in notes:
         st.caption(escape(note))
-    left, right = st.columns([3, 1])
+    left, right = st.columns([3, 2])
     left.selectbox(
         "Declared", [d.feature for d in items], key="hier_remove_pick",
         label_visibility="collapsed",
@@ -239,9 +239,10 @@ def show_hierarchies(work: WorkingData) -> None:
     )
     if "hier_error" in st.session_state:
         show_error(st.session_state.pop("hier_error"), "declaring the hierarchy")
-    detected_col, declare_col = st.columns(2, gap="large")
-    with detected_col:
-        _detected_view(work)
+    _detected_view(work)
+    declare_col, in_use_col = st.columns(2, gap="large")
     with declare_col:
         _declare_view(work)
+    with in_use_col:
+        st.markdown("**In use for HEB-H**")
         _in_use_view(work)

@@ -135,6 +135,6 @@ def concentration_figure(concentrations: pd.DataFrame) -> tuple[go.Figure, pd.Da
                         "line": {"width": 3}},
             )
         )  # fmt: skip
-    fig.update_xaxes(title="level (leaves first)")
+    fig.update_xaxes(title="level (from the root down)")
     fig.update_yaxes(type="log", title="concentration m (log scale)")
     return lesson_style(fig, "The concentration learned at each level", 420), concentrations
