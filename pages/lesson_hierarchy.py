@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import hierarchy as figures
 from heb.lessons import hierarchy as lesson
@@ -28,7 +28,7 @@ def study(n_per_class: int, scenario: str, seed: int) -> dict:
 
 
 st.title(page_title(__file__))
-st.caption("Lesson 7: beyond the paper (its section 5.6)")
+st.caption(f"{lesson_caption(__file__)}: beyond the paper (its section 5.6)")
 
 
 @st.fragment
