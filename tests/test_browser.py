@@ -453,12 +453,12 @@ def _shown(tab) -> dict:
 def _open(context, url: str) -> tuple:
     """A new tab on ``url``; seconds until its first script run is over and drawn."""
     tab = context.new_page()
-    tab.set_default_timeout(120_000)
+    tab.set_default_timeout(300_000)
     start = time.perf_counter()
     tab.goto(url, wait_until="commit")
-    tab.wait_for_function(DRAWN, timeout=120_000)
+    tab.wait_for_function(DRAWN, timeout=300_000)  # a loaded machine can take minutes
     elapsed = time.perf_counter() - start
-    wait_idle(tab)
+    wait_idle(tab, timeout=300)
     return tab, elapsed
 
 
