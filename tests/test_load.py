@@ -21,7 +21,7 @@ import pytest
 from heb import paths
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, app_url, wait_idle  # noqa: F401
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.load]
 
 SESSIONS = 8
 METHODS = "Laplace,HEB-M,AODE,HEB-AODE"
