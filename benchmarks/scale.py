@@ -89,7 +89,7 @@ def _in_memory(path: Path) -> dict:
     import pandas as pd
     from sklearn.naive_bayes import CategoricalNB
 
-    from heb.preprocess import Preprocessor, encode_target
+    from heb.data import Preprocessor, encode_target
     from heb.scale.duckdb_engine import DuckDBEngine
     from heb.scale.inmemory import cross_validate_in_memory, fold_assignment
     from heb.scale.source import open_source

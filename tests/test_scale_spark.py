@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from heb.counts import CountTable
-from heb.preprocess import Preprocessor, encode_target
+from heb.data import Preprocessor, encode_target
 from heb.registry import TABLE1_METHODS
 from heb.scale.counting import count_histograms, describe
 from heb.scale.cv import cross_validate

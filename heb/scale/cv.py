@@ -26,8 +26,8 @@ import pandas as pd
 from heb import registry
 from heb.aode import AODE
 from heb.data import DataError
-from heb.metrics import METRIC_NAMES
 from heb.nb import NaiveBayes
+from heb.registry import METRICS as METRIC_NAMES  # metric names, in order
 from heb.scale.counting import FittedFold, count_histograms, describe
 from heb.scale.scoring import FoldScorer, merge_sums
 from heb.scale.sql import rows_query

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from heb.preprocess import _numeric_values, _text_values
+from heb.data.preprocess import numeric_values as _numeric_values
+from heb.data.preprocess import text_values as _text_values
 
 __all__ = [
     "FeatureValues",

@@ -17,9 +17,9 @@ import pandas as pd
 from heb import registry
 from heb.aode import AODE
 from heb.counts import CountTable
+from heb.data import Preprocessor, encode_target
 from heb.metrics import all_metrics
 from heb.nb import NaiveBayes
-from heb.preprocess import Preprocessor, encode_target
 from heb.scale.sql import fold_query
 
 __all__ = ["fold_assignment", "cross_validate_in_memory", "example_frame"]

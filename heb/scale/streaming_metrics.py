@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from heb.metrics import LOG_LOSS_EPS, METRIC_NAMES
+from heb.metrics import LOG_LOSS_EPS
+from heb.registry import METRICS as METRIC_NAMES  # metric names, in order
 
 __all__ = ["MetricSums", "AUC_GRID_BINS"]
 
