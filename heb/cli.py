@@ -1,9 +1,11 @@
-"""Headless runs: ``python -m heb bench`` and ``python -m heb synthetic``.
+"""Headless runs: ``python -m heb bench``, ``synthetic`` and ``make-data``.
 
 ``bench`` cross-validates methods on datasets and writes the paper's Tables 1-8 (CSV and
 markdown) and its CD and reliability diagrams (PNG and SVG) to an output folder;
 ``synthetic`` writes the Theorem 1 study (Figure 2). Every run is keyed on a sha256 of
 its inputs and settings and served from the result cache when repeated.
+``bench FILE --engine duckdb|spark`` counts every row of a parquet / CSV file or folder on
+that engine (:mod:`heb.cli_scale`); ``make-data clicks`` writes a generated parquet file.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from heb import __version__
+from heb.cli_scale import ENGINES, BadInput, collect_on_engine, engine_identity, make_data
 from heb.evaluate.cache import ResultCache, cache_key
 from heb.evaluate.paper import (
     ALL_TABLES,
@@ -108,6 +111,11 @@ def _variants(
     return runs
 
 
+def _base_methods(tables: Sequence[int]) -> list[str]:
+    """The methods the chosen tables compare, each once."""
+    return list(dict.fromkeys(m for t in tables for m in TABLE_METHODS[t]))
+
+
 def _collect(
     specs: Sequence[str],
     tables: Sequence[int],
@@ -118,7 +126,7 @@ def _collect(
     from heb.data import DataError, load_dataset
     from heb.evaluate import cross_validate
 
-    base = list(dict.fromkeys(m for t in tables for m in TABLE_METHODS[t]))
+    base = _base_methods(tables)
     names = {spec.split(":", 1)[-1] for spec in specs}
     table7_subset = bool(names & set(TABLE7_DATASETS))
     frames = []
@@ -261,6 +269,31 @@ def _output_folder(path: str) -> Path:
     return out
 
 
+def _bench_specs(args: argparse.Namespace) -> list[str]:
+    """The inputs of ``bench``: paths as given with ``--engine``, else dataset specs."""
+    if not args.engine:
+        return _resolve_dataset_specs(args.datasets)
+    specs = list(dict.fromkeys(args.datasets))
+    if specs == ["shared"]:
+        raise BadInput(f"--engine {args.engine} needs a parquet / CSV file or folder path.")
+    return specs
+
+
+def _bench_frame(args: argparse.Namespace, specs, tables, settings) -> pd.DataFrame:
+    """The long per-fold frame: on the engine (every row) or in memory (as before)."""
+    if not args.engine:
+        return _collect(specs, tables, settings, _log)
+    return collect_on_engine(
+        specs,
+        args.engine,
+        lambda name: _variants(tables, _base_methods(tables), settings["n_bins"], 7 in tables),
+        settings,
+        _log,
+        target=args.target,
+        master=args.spark_master,
+    )
+
+
 def bench(args: argparse.Namespace) -> int:
     """The ``bench`` command."""
     started = time.perf_counter()
@@ -273,7 +306,7 @@ def bench(args: argparse.Namespace) -> int:
     unknown = set(tables) - set(ALL_TABLES)
     if unknown:
         raise SystemExit(f"Unknown table(s): {sorted(unknown)}; choose from 1-8.")
-    specs = _resolve_dataset_specs(args.datasets)
+    specs = _bench_specs(args)
     if not specs:
         raise SystemExit("No datasets: the shared folder is absent and none were named.")
     run = RunSettings(
@@ -292,14 +325,20 @@ def bench(args: argparse.Namespace) -> int:
     }
     out = _output_folder(args.output)
     cache = ResultCache()
+    identity = engine_identity if args.engine else _spec_identity
     key = cache_key(
-        "bench", [_spec_identity(s) for s in specs], tables, settings, not args.no_figures
+        "bench",
+        [identity(s) for s in specs],
+        tables,
+        settings,
+        not args.no_figures,
+        *([args.engine] if args.engine else []),
     )
     if not args.no_cache and _serve_outputs(cache, key, out):
         _log(f"Served {len(specs)} datasets from the cache.")
         _log(f"Wrote tables and figures to {out} in {time.perf_counter() - started:.1f} s.")
         return 0
-    frame = _collect(specs, tables, settings, _log)
+    frame = _bench_frame(args, specs, tables, settings)
     builders = {
         1: ("table1_mean_ranks", "Table 1: mean Friedman ranks of the seven smoothers", table1),
         2: ("table2_wilcoxon", "Table 2: Wilcoxon signed-rank tests over datasets", table2),
@@ -336,7 +375,9 @@ def bench(args: argparse.Namespace) -> int:
             figures |= _figures(frame, out, tables, _log)
         except ValueError as exc:
             _log(f"CD diagrams skipped: {exc}")
-        figures |= _reliability_figures(_collect_reliability(specs, settings, tables), out, _log)
+        if not args.engine:  # reliability needs pooled out-of-fold probabilities
+            curves = _collect_reliability(specs, settings, tables)
+            figures |= _reliability_figures(curves, out, _log)
     cache.store("frame", cache_key("bench-table", key, "folds"), frame)
     manifest = {"tables": written_tables, "figures": figures}
     cache.store("json", cache_key("bench-outputs", key), manifest)
@@ -422,7 +463,20 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--max-rows", type=int, default=20_000)
     b.add_argument("--no-cache", action="store_true", help="recompute everything")
     b.add_argument("--no-figures", action="store_true", help="skip PNG/SVG export")
+    b.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=None,
+        help="count every row of parquet / CSV files or folders on this engine "
+        "(default: in memory, subsampled to --max-rows)",
+    )
+    b.add_argument("--target", default=None, help="class column with --engine (default: last)")
+    b.add_argument("--spark-master", default="local[*]", help="Spark master with --engine spark")
     b.set_defaults(func=bench)
+    d = sub.add_parser("make-data", help="write a generated dataset of any size (parquet)")
+    d.add_argument("kind", choices=("clicks",))
+    d.add_argument("options", nargs=argparse.REMAINDER, help="--rows N -o FILE [--seed S]")
+    d.set_defaults(func=lambda a: make_data(a.kind, a.options))
     s = sub.add_parser("synthetic", help="the Theorem 1 study (Figure 2)")
     s.add_argument("-o", "--output", default="results")
     s.add_argument("--alpha-dir", type=float, nargs="+", default=[0.3, 1.0])
@@ -438,5 +492,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except BadInput as exc:  # large-data input: one sentence, exit code 2
+        print(f"heb: {exc}", file=sys.stderr)
+        return 2
     except ValueError as exc:  # bad settings or data: one sentence, not a traceback
         raise SystemExit(f"heb: {exc}") from None

@@ -1,0 +1,113 @@
+"""``python -m heb make-data`` and ``bench --engine``: the engine's numbers, one-sentence errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from heb.cli import main
+from heb.registry import METRICS, TABLE1_METHODS
+from heb.scale import DuckDBEngine, cross_validate, open_source, write_clicks
+from tests.peers import require_java, require_module
+
+ROWS = 3_000
+
+
+@pytest.fixture(scope="module")
+def clicks(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("clicks")
+    return write_clicks(folder / "clicks.parquet", ROWS, seed=5, n_features=4)
+
+
+def _one_sentence_error(capsys, argv) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("heb: ") and "\n" not in err and "Traceback" not in err
+    assert err.endswith(".") and err.count(". ") == 0
+    return err
+
+
+def test_make_data_writes_the_generator_s_file(tmp_path, capsys):
+    out = tmp_path / "made.parquet"
+    assert main(["make-data", "clicks", "--rows", "1_500", "-o", str(out), "--seed", "3"]) == 0
+    assert "Wrote 1,500 rows" in capsys.readouterr().out
+    direct = write_clicks(tmp_path / "direct.parquet", 1_500, seed=3)
+    assert pq.read_table(out).equals(pq.read_table(direct))
+
+
+def test_bench_on_duckdb_gives_the_scale_cv_numbers(clicks, tmp_path):
+    out = tmp_path / "out"
+    argv = [str(clicks), "--engine", "duckdb", "--folds", "3", "--tables", "8"]
+    assert main(["bench", *argv, "-o", str(out), "--no-figures", "--no-cache"]) == 0
+    folds = pd.read_csv(out / "folds.csv")
+    engine = DuckDBEngine(threads=1)
+    engine.register(open_source(clicks, root=clicks.parent))
+    expected = cross_validate(engine, "click", TABLE1_METHODS, n_splits=3).folds
+    assert set(folds["dataset"]) == {"clicks"} and set(folds["variant"]) == {"main"}
+    assert folds["method"].tolist() == expected["method"].tolist()
+    assert folds["fold"].tolist() == expected["fold"].tolist()
+    for metric in METRICS:
+        np.testing.assert_allclose(folds[metric], expected[metric], rtol=1e-12, atol=0)
+    table8 = pd.read_csv(out / "table8_fit_times.csv").set_index("dataset")
+    assert set(TABLE1_METHODS) <= set(table8.columns)
+    assert table8.loc["x Laplace", "Laplace"] == pytest.approx(1.0)
+
+
+def test_bench_ranks_two_files_on_the_engine(clicks, tmp_path):
+    other = write_clicks(tmp_path / "second.parquet", ROWS, seed=6, n_features=4)
+    out = tmp_path / "out"
+    argv = [str(clicks), str(other), "--engine", "duckdb", "--folds", "2", "--tables", "1"]
+    assert main(["bench", *argv, "-o", str(out), "--no-figures", "--no-cache"]) == 0
+    table1 = pd.read_csv(out / "table1_mean_ranks.csv")
+    ranks = table1[list(TABLE1_METHODS)].to_numpy()
+    # seven methods ranked on each dataset: every row of mean ranks sums to 1 + ... + 7
+    np.testing.assert_allclose(ranks.sum(axis=1), 28.0, atol=0.01)
+    assert set(pd.read_csv(out / "folds.csv")["dataset"]) == {"clicks", "second"}
+
+
+def test_bad_inputs_are_one_sentence_and_exit_2(clicks, tmp_path, capsys):
+    text = tmp_path / "notes.txt"
+    text.write_text("a,b\n1,2\n")
+    one = tmp_path / "one.parquet"
+    pd.DataFrame({"x": np.arange(8), "y": ["a"] * 8}).to_parquet(one)
+    out = str(tmp_path / "out")
+    err = _one_sentence_error(capsys, ["bench", str(text), "--engine", "duckdb", "-o", out])
+    assert "neither parquet nor CSV" in err
+    err = _one_sentence_error(
+        capsys, ["bench", str(one), "--engine", "duckdb", "--tables", "8", "-o", out]
+    )
+    assert "single value 'a'" in err
+    missing = str(tmp_path / "absent.parquet")
+    err = _one_sentence_error(capsys, ["bench", missing, "--engine", "duckdb", "-o", out])
+    assert "There is no file or folder" in err
+    err = _one_sentence_error(capsys, ["bench", "--engine", "duckdb", "-o", out])
+    assert "needs a parquet / CSV file or folder path" in err
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    pd.DataFrame({"x": [1, 2], "y": ["a", "b"]}).to_parquet(folder / "a.parquet")
+    pd.DataFrame({"x": ["1", "2"], "y": ["a", "b"]}).to_parquet(folder / "b.parquet")
+    err = _one_sentence_error(capsys, ["bench", str(folder), "--engine", "duckdb", "-o", out])
+    assert "Column 'x' is int64 in 'a.parquet' but string" in err
+    argv = ["bench", str(clicks), "--engine", "duckdb", "--target", "nope", "-o", out]
+    assert "no column 'nope'" in _one_sentence_error(capsys, argv)
+
+
+def test_spark_without_java_is_one_sentence(clicks, tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java on PATH
+    argv = ["bench", str(clicks), "--engine", "spark", "-o", str(tmp_path / "out")]
+    assert "no Java runtime was found" in _one_sentence_error(capsys, argv)
+
+
+def test_bench_on_spark_gives_the_same_table_shape(clicks, tmp_path):
+    require_java()
+    require_module("pyspark", "Spark runs the engine path")
+    out = tmp_path / "out"
+    argv = [str(clicks), "--engine", "spark", "--spark-master", "local[2]", "--folds", "2"]
+    assert main(["bench", *argv, "--tables", "8", "-o", str(out), "--no-figures"]) == 0
+    folds = pd.read_csv(out / "folds.csv")
+    assert sorted(set(folds["method"])) == sorted(TABLE1_METHODS)
+    assert folds.groupby("method")["fold"].nunique().eq(2).all()
+    assert folds["accuracy"].between(0, 1).all() and (folds["log_loss"] > 0).all()
