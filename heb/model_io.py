@@ -93,7 +93,12 @@ def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
         }
     else:
         joint = model.joint_counts_
-        out["joint"] = {"keys": joint.keys.tolist(), "counts": joint.counts.tolist()}
+        out["joint"] = {
+            "parent": joint.parent.tolist(),
+            "child": joint.child.tolist(),
+            "keys": joint.keys.tolist(),
+            "counts": joint.counts.tolist(),
+        }
     return out
 
 
@@ -243,12 +248,20 @@ def _params(data: dict, kind: type) -> dict:
 
 
 def _joint(data: dict, model: AODE, table: CountTable) -> JointCounts:
+    """The joint counts of an AODE file, in this heb's layout for the file's caps.
+
+    The file names its pairs (``parent``, ``child``); a file whose pairs are not the
+    layout this heb builds (another version's order) is refused rather than misread.
+    """
     joint = _field(data, "joint", dict)
     C = table.n_classes
     k = table.n_categories
-    parent, child, offsets = JointCounts.layout(
-        k, C, model.max_parent_cardinality, model.max_joint_cells
-    )
+    caps = model._caps
+    parent, child, offsets = JointCounts.layout(k, C, *caps)
+    for name, expected in (("parent", parent), ("child", child)):
+        stored = _field(joint, name, list, "joint")
+        if not np.array_equal(_numbers(stored, f"joint.{name}", integer=True), expected):
+            raise ValueError("The AODE file's pairs are not in this heb's layout; refit and save.")
     n = len(_field(joint, "keys", list, "joint"))
     keys = _numbers(joint["keys"], "joint.keys", shape=(n,), integer=True)
     counts = _numbers(_field(joint, "counts", list, "joint"), "joint.counts", shape=(n,))
@@ -256,17 +269,7 @@ def _joint(data: dict, model: AODE, table: CountTable) -> JointCounts:
         raise ValueError("The joint counts' keys must be increasing and inside the layout.")
     if np.any(counts <= 0):
         raise ValueError("The joint counts must be positive (only non-zero cells are stored).")
-    return JointCounts(
-        C,
-        k,
-        model.max_parent_cardinality,
-        model.max_joint_cells,
-        parent,
-        child,
-        offsets,
-        keys,
-        counts,
-    )
+    return JointCounts(C, k, *caps, parent, child, offsets, keys, counts)
 
 
 def _check_tables(data: dict, model: NaiveBayes) -> None:

@@ -85,6 +85,14 @@ def test_aode_round_trip_predicts_identically(smoother):
     assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
 
 
+def test_aode_file_of_another_layout_is_refused():
+    X, y = data(1, 300)
+    doc = json.loads(model_io.dumps(AODE().fit(X, y)))
+    doc["joint"]["parent"] = doc["joint"]["parent"][::-1]
+    with pytest.raises(ValueError, match="layout"):
+        model_io.loads(json.dumps(doc))
+
+
 def _doc():
     X, y = data()
     return json.loads(model_io.dumps(NaiveBayes("laplace").fit(X, y)))
