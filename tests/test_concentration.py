@@ -16,12 +16,13 @@ from heb.concentration import (
     M_MAX,
     M_MIN,
     ConcentrationFit,
-    _polygamma_1_2,
+    ConcentrationProblem,
     fit_concentration,
     fit_concentration_rows,
     fit_concentration_segments,
     log_evidence,
 )
+from heb.concentration_score import polygamma_1_2
 
 GRID_POINTS = 37  # 6 decades: one point every 1/6 decade
 BISECTIONS = 45
@@ -304,6 +305,77 @@ def test_multi_document_groups_match_a_direct_maximisation():
     np.testing.assert_allclose(fit.log_evidence, ev_fit, rtol=1e-10, atol=1e-8)
 
 
+def _pooled_groups(seed: int, n_groups: int = 30, k: int = 8):
+    """Groups of many small documents over a shared prior (HEB-AODE's shape): items as
+    (group, category, count) and documents as (group, total)."""
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.ones(k))
+    items, docs = [], []
+    for g in range(n_groups):
+        strength = np.exp(rng.uniform(np.log(0.1), np.log(300)))
+        for _ in range(rng.integers(1, 40)):
+            n = rng.multinomial(rng.integers(1, 25), rng.dirichlet(strength * prior + 1e-3))
+            items += [(g, v, n[v]) for v in np.flatnonzero(n)]
+            docs.append((g, n.sum()))
+    group, category, count = (np.array(c) for c in zip(*items, strict=True))
+    doc_group, doc_total = (np.array(c, dtype=float) for c in zip(*docs, strict=True))
+    return prior, group, category, count.astype(float), doc_group.astype(int), doc_total
+
+
+def test_merged_duplicates_match_the_independent_search():
+    """Pooled groups repeat (prior, count) items and totals: the merged solve is exact."""
+    prior, group, category, count, doc_group, doc_total = _pooled_groups(3)
+    fit = fit_concentration_segments(group, count, prior[category], doc_group, doc_total, 30)
+    # the reference handles one document per group: check the score changes sign at m
+    for g in range(30):
+        if fit.clamped[g] or fit.flat[g]:
+            continue
+        i, d = group == g, doc_group == g
+
+        def score(m, i=i, d=d):
+            x = m * prior[category[i]]
+            items = prior[category[i]] * (special.digamma(x + count[i]) - special.digamma(x))
+            docs = special.digamma(m + doc_total[d]) - special.digamma(m)
+            return items.sum() - docs.sum()
+
+        assert score(fit.m[g] * (1 - 1e-6)) > 0 > score(fit.m[g] * (1 + 1e-6))
+
+
+def test_problem_in_parts_equals_the_segments_api():
+    """Items given in three parts that split groups give the one-call fit."""
+    prior, group, category, count, doc_group, doc_total = _pooled_groups(4)
+    whole = fit_concentration_segments(group, count, prior[category], doc_group, doc_total, 30)
+    problem = ConcentrationProblem(30, prior)
+    order = np.random.default_rng(0).permutation(group.size)
+    for part in np.array_split(order, 3):
+        problem.add_items(group[part], category[part], count[part])
+    problem.add_documents(doc_group[::2], doc_total[::2])
+    problem.add_documents(doc_group[1::2], doc_total[1::2])
+    parts = problem.fit()
+    np.testing.assert_allclose(parts.m, whole.m, rtol=1e-10)
+    np.testing.assert_array_equal(parts.clamped, whole.clamped)
+    np.testing.assert_array_equal(parts.flat, whole.flat)
+    np.testing.assert_allclose(parts.log_evidence, whole.log_evidence, rtol=1e-10)
+    one = ConcentrationProblem(1, np.array([0.25, 0.75]))
+    one.add_items([0, 0], [0, 1], [5.0, 2.0])
+    one.add_documents([0], [7.0])
+    assert one.fit().m[0] == fit_concentration(np.array([5.0, 2.0]), np.array([0.25, 0.75]))
+
+
+def test_problem_rejects_bad_parts():
+    problem = ConcentrationProblem(2, np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match="Category ids"):
+        problem.add_items([0], [2], [1.0])
+    with pytest.raises(ValueError, match="prior mean 0"):
+        problem.add_items([0], [0], [1.0])
+    with pytest.raises(ValueError, match="Group ids"):
+        problem.add_items([2], [1], [1.0])
+    with pytest.raises(ValueError, match="positive"):
+        problem.add_documents([0], [0.0])
+    with pytest.raises(ValueError, match="1-D"):
+        ConcentrationProblem(2, np.ones((2, 2)))
+
+
 def test_fractional_counts_use_the_digamma_path():
     counts = np.array([[3.5, 1.25, 0.0, 7.0, 2.0]])
     prior = np.array([0.3, 0.2, 0.1, 0.25, 0.15])
@@ -350,6 +422,6 @@ def test_fit_evidence_is_deferred_and_equals_log_evidence():
 
 def test_curvature_approximations_are_accurate():
     x = np.geomspace(1e-8, 1e8, 400)
-    tri, tetra = _polygamma_1_2(x)
+    tri, tetra = polygamma_1_2(x)
     np.testing.assert_allclose(tri, special.polygamma(1, x), rtol=2e-5)
     np.testing.assert_allclose(tetra, special.polygamma(2, x), rtol=2e-5)

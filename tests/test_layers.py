@@ -17,6 +17,8 @@ ENGINE = (
     "counts",
     "smoothing",
     "concentration",
+    "concentration_score",
+    "concentration_solver",
     "estimator",
     "nb",
     "aode",

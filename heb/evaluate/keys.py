@@ -32,7 +32,7 @@ NUMERIC_SOURCES = (
     "registry.py",
     "counts.py",
     "smoothing.py",
-    "concentration.py",
+    "concentration*.py",
     "estimator.py",
     "nb.py",
     "aode.py",
