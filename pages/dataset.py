@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import catalogue, hierarchies, loading, state, summaries
+from explorer import catalogue, hierarchies, large_files, loading, state, summaries
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info
 from explorer.routing import ensure_entry_point, page_footer, page_title
@@ -225,6 +225,7 @@ page_header(
     "conditional frequencies every smoother starts from.",
 )
 choose_dataset()
+large_files.show_large_file_source()
 catalogue.show_catalogue()
 spec = st.session_state["data_spec"]
 if spec.startswith(state.UPLOAD_PREFIX) and spec in st.session_state["uploads"]:

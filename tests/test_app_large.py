@@ -1,0 +1,129 @@
+"""The Dataset page's "Large file" source under AppTest: the engine's numbers, a guarded root."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import APP, TIMEOUT, _private_cache, assert_clean, unescape  # noqa: F401 - fixture
+
+from explorer.large_files import CONFIGURE_HELP, Cancelled, list_sources, progress_reporter
+from explorer.state import DEFAULT_METHODS
+from heb.scale import (
+    DATA_ROOT_ENV,
+    DuckDBEngine,
+    cross_validate,
+    describe_source,
+    open_source,
+    write_clicks,
+)
+
+PAGE = "pages/dataset.py"
+PICKER = "File or folder under the data root"
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("large_root")
+    write_clicks(root / "small.parquet", 2_000, seed=2, n_features=3)
+    (root / "events").mkdir()
+    write_clicks(root / "events" / "part-0.parquet", 500, seed=3, n_features=3)
+    (root / "notes.txt").write_text("not data")
+    return root
+
+
+@pytest.fixture
+def rooted(data_root, monkeypatch):
+    monkeypatch.setenv(DATA_ROOT_ENV, str(data_root))
+    return data_root
+
+
+def _open(**query: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    return at
+
+
+def _frame_with(at: AppTest, column: str) -> pd.DataFrame:
+    frames = [d.value for d in at.dataframe if column in d.value.columns]
+    assert len(frames) == 1, [list(d.value.columns) for d in at.dataframe]
+    return frames[0]
+
+
+def _engine(root, name: str) -> DuckDBEngine:
+    engine = DuckDBEngine(threads=1)
+    engine.register(open_source(name, root))
+    return engine
+
+
+def test_the_source_lists_parquet_files_and_folders_only(rooted):
+    assert list_sources(rooted) == ["events/", "small.parquet"]
+    at = _open()
+    assert_clean(at)
+    options = at.selectbox(key="w_large_file").options  # as shown: the empty choice explained
+    assert options[1:] == ["events/", "small.parquet"] and options[0].startswith("(choose")
+
+
+def test_describe_numbers_are_the_engine_s(rooted):
+    at = _open(large_file="small.parquet")
+    assert_clean(at)
+    shown = _frame_with(at, "missing_share")
+    expected = describe_source(_engine(rooted, "small.parquet"), "click")
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), expected, check_dtype=False)
+    assert "2,000" in " ".join(m.value for m in at.metric)
+
+
+def test_compare_numbers_equal_heb_scale_cross_validate(rooted):
+    at = _open(large_file="small.parquet")
+    at.button(key="large_go").click().run()
+    assert_clean(at)
+    shown = _frame_with(at, "method")
+    expected = cross_validate(
+        _engine(rooted, "small.parquet"), "click", DEFAULT_METHODS, n_splits=10, seed=42
+    ).summary()
+    expected = expected.reset_index() if "method" not in expected.columns else expected
+    assert shown["method"].tolist() == expected["method"].tolist() == list(DEFAULT_METHODS)
+    numbers = [c for c in expected.columns if c.startswith(("accuracy", "log_loss", "auc", "ece"))]
+    assert numbers
+    for column in numbers:
+        np.testing.assert_allclose(shown[column], expected[column], rtol=1e-12)
+    captions = " ".join(unescape(c.value) for c in at.caption)
+    assert "Engine: duckdb; 2,000 rows seen; 10 folds" in captions
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("../../etc/passwd", "lies outside the data root"),
+        ("/etc/passwd", "is not a path relative to the data root"),
+        ("notes.txt", "neither parquet nor CSV"),
+    ],
+)
+def test_a_link_outside_the_root_is_refused_with_a_message(rooted, name, message):
+    at = _open(large_file=name)
+    assert not at.exception
+    assert any(message in unescape(e.value) for e in at.error), [e.value for e in at.error]
+    assert at.selectbox(key="w_large_file").value == ""
+    assert not [d for d in at.dataframe if "missing_share" in d.value.columns]
+
+
+def test_without_a_root_the_source_says_how_to_configure(monkeypatch):
+    monkeypatch.delenv(DATA_ROOT_ENV, raising=False)
+    at = _open()
+    assert_clean(at)
+    infos = [unescape(i.value) for i in at.info]
+    assert any(DATA_ROOT_ENV in i and "secrets.toml" in i for i in infos), infos
+    assert CONFIGURE_HELP.startswith("No data root is configured")
+
+
+def test_cancel_stops_the_engine_scan(rooted):
+    seen: list[float] = []
+    progress = progress_reporter(lambda f, m: seen.append(f), lambda: len(seen) >= 2)
+    with pytest.raises(Cancelled):
+        cross_validate(_engine(rooted, "small.parquet"), "click", ["Laplace"], progress=progress)
+    assert len(seen) == 2 and seen == sorted(seen)
