@@ -101,6 +101,30 @@ class RationalTerms:
         return cls(Runs(np.arange(n_groups), sizes, n_groups), k / np.repeat(t, reps), w)
 
     @classmethod
+    def expand_shared(cls, group, t, reps, weight, n_groups) -> RationalTerms:
+        """Like :meth:`expand`, but adjacent items of equal (group, t) share their terms.
+
+        Their terms k / t, k = 1 .. max(reps), are stored once, each weighted by the
+        summed weight of the items with reps >= k (a difference array, exact for integer
+        weights). Items must be sorted by group; sorting by t within a group shares more.
+        """
+        if not group.size:
+            return cls.empty(n_groups)
+        new_block = np.ones(group.size, dtype=bool)
+        new_block[1:] = (group[1:] != group[:-1]) | (t[1:] != t[:-1])
+        first = np.flatnonzero(new_block)
+        length = np.maximum.reduceat(reps, first)
+        starts = np.cumsum(length) - length
+        total = int(length.sum())
+        start_of_item = np.repeat(starts, np.diff(np.append(first, group.size)))
+        change = np.bincount(start_of_item, weight, total + 1)
+        change -= np.bincount(start_of_item + reps, weight, total + 1)
+        k = np.arange(1.0, total + 1.0) - np.repeat(starts, length)
+        sizes = np.bincount(group[first], length, n_groups).astype(np.int64)
+        runs = Runs(np.arange(n_groups), sizes, n_groups)
+        return cls(runs, k / np.repeat(t[first], length), np.cumsum(change)[:total])
+
+    @classmethod
     def empty(cls, n_groups: int) -> RationalTerms:
         return cls(Runs(np.arange(0), np.arange(0), n_groups), np.zeros(0), None)
 
@@ -157,10 +181,17 @@ class Score:
         # rational k = 0 terms and log(m) terms of the evidence: items minus documents
         self.coef0 = _group_sums(item_bounds, ones_i) - _group_sums(doc_bounds, ones_d)
         reps = np.where(small, item_n - 1.0, 0.0).astype(np.int64)
-        self.items = RationalTerms.expand(item_t, reps, item_bounds, item_w)
+        if item_w is None:
+            self.items = RationalTerms.expand(item_t, reps, item_bounds)
+        else:  # merged items: equal (group, t) recur with different counts
+            self.items = RationalTerms.expand_shared(item_group, item_t, reps, item_w, n_groups)
         if small_doc.any():
             doc_reps = np.where(small_doc, doc_n - 1.0, 0.0).astype(np.int64)
-            self.docs = RationalTerms.expand(np.ones(doc_n.size), doc_reps, doc_bounds, doc_w)
+            ones = np.ones(doc_n.size)
+            if doc_w is None:
+                self.docs = RationalTerms.expand(ones, doc_reps, doc_bounds)
+            else:
+                self.docs = RationalTerms.expand_shared(doc_group, ones, doc_reps, doc_w, n_groups)
         else:
             self.docs = RationalTerms.empty(n_groups)
         # the evidence's constant sum over small counts of w n log t
