@@ -279,7 +279,8 @@ def _compare(name, root, identity, target, settings) -> None:
     if st.session_state.pop("large_cancelled", False):
         show_info("Cancelled: the scan was stopped and nothing was kept.")
     if st.session_state.get("large_run") == key and key not in results:
-        st.button("Cancel", key="large_cancel", on_click=_cancel)
+        cancel = st.empty()  # the Cancel button lives only while the scan runs
+        cancel.button("Cancel", key="large_cancel", on_click=_cancel)
         bar = st.progress(0.0, text="Starting the engine")
         progress = progress_reporter(
             lambda f, m: bar.progress(f, text=escape(m)),
@@ -292,6 +293,7 @@ def _compare(name, root, identity, target, settings) -> None:
             return
         finally:
             st.session_state.pop("large_run", None)
+            cancel.empty()
         bar.progress(1.0, text="Done")
     if key in results:
         result = results[key]
