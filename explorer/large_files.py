@@ -259,6 +259,12 @@ def _concentrations(name, root, identity, target, settings) -> None:
     show_table(frame, key="large_conc_table", height=300)
 
 
+def _start(key: str) -> None:
+    """Callback: run Compare under ``key`` (kept in the session, so a rerun cannot lose it)."""
+    st.session_state["large_run"] = key
+    st.session_state.pop("large_cancelled", None)
+
+
 def _cancel() -> None:
     st.session_state.pop("large_run", None)
     st.session_state["large_cancelled"] = True
@@ -273,9 +279,9 @@ def _compare(name, root, identity, target, settings) -> None:
     run = {**settings, "n_splits": int(st.session_state.get("folds", 10)), "seed": 42}
     key = repr((name, identity, target, methods, sorted(run.items())))
     results = st.session_state.setdefault("large_results", {})
-    if st.button(f"Compare {len(methods)} methods on every row", key="large_go"):
-        st.session_state["large_run"] = key
-        st.session_state.pop("large_cancelled", None)
+    st.button(
+        f"Compare {len(methods)} methods on every row", key="large_go", on_click=_start, args=(key,)
+    )
     if st.session_state.pop("large_cancelled", False):
         show_info("Cancelled: the scan was stopped and nothing was kept.")
     if st.session_state.get("large_run") == key and key not in results:
