@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from heb import paths
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache_dir(tmp_path_factory) -> Path:
+    """Every test run caches results in its own temporary folder, never in ``data_cache/``.
+
+    Tests that need another folder set ``HEB_CACHE_DIR`` themselves (monkeypatch); each
+    pytest-xdist worker gets its own folder.
+    """
+    folder = tmp_path_factory.mktemp("heb_cache")
+    os.environ["HEB_CACHE_DIR"] = str(folder)
+    return folder
 
 
 def _require(path: Path, what: str) -> Path:
