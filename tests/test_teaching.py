@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
 
+from heb import registry
 from heb.concentration import M_MIN, fit_concentration, log_evidence
 from heb.counts import CountTable
 from heb.lessons import (
@@ -458,9 +459,10 @@ def test_most_informative_feature():
 def test_known_truth_study_shape_and_sanity():
     out = known_truth.known_truth_study(n_train=300, n_categories=8, n_features=3, n_test=2000)
     summary = out["summary"]
-    assert len(summary) == 7
+    paper = [name for name, entry in registry.SMOOTHERS.items() if entry.paper]
+    assert summary["smoother"].tolist() == paper  # the paper's Table 1 smoothers, in order
     assert ((out["pmf_errors"]["l1"] >= 0) & (out["pmf_errors"]["l1"] <= 2)).all()
-    assert len(out["pmf_errors"]) == 7 * 2 * 3
+    assert len(out["pmf_errors"]) == len(paper) * 2 * 3
     np.testing.assert_allclose(out["true_posterior"].sum(axis=1), 1.0)
     for proba in out["posteriors"].values():
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
@@ -468,6 +470,16 @@ def test_known_truth_study_shape_and_sanity():
     # the truth does not change with the training size
     other = known_truth.known_truth_study(n_train=50, n_categories=8, n_features=3, n_test=2000)
     np.testing.assert_array_equal(other["true_posterior"], out["true_posterior"])
+
+
+def test_known_truth_study_takes_a_smoother_outside_the_paper():
+    # the truths have no category hierarchy, so HEB-H estimates what HEB-M does
+    out = known_truth.known_truth_study(
+        n_train=200, n_categories=6, n_features=2, n_test=500, smoothers=["heb-m", "heb-h"]
+    )
+    summary = out["summary"].set_index("smoother")
+    assert summary.index.tolist() == ["heb-m", "heb-h"]
+    np.testing.assert_allclose(summary.loc["heb-h", "mean_l1"], summary.loc["heb-m", "mean_l1"])
 
 
 def test_estimated_pmfs_are_pmfs_with_unseen_categories():

@@ -17,7 +17,7 @@ from heb.lessons.common import smoother_label
 from heb.metrics import all_metrics, reliability_curve
 from heb.nb import NaiveBayes, score_codes
 
-__all__ = ["KNOWN_TRUTH_POOL", "estimated_pmfs", "known_truth_study"]
+__all__ = ["KNOWN_TRUTH_POOL", "estimated_pmfs", "known_truth_study", "paper_smoothers"]
 
 
 def estimated_pmfs(model: NaiveBayes) -> np.ndarray:
@@ -37,6 +37,15 @@ def estimated_pmfs(model: NaiveBayes) -> np.ndarray:
     return np.where(seen[None, :], theta, (left / n_unseen)[:, col_f])
 
 
+def paper_smoothers() -> tuple[str, ...]:
+    """The registry's smoothers of the paper's Table 1 (``Smoother.paper``), in its order.
+
+    The lesson's default: its truths have no category hierarchy, where HEB-H is HEB-M
+    (an added non-paper smoother is studied when passed as ``smoothers``).
+    """
+    return tuple(name for name, entry in registry.SMOOTHERS.items() if entry.paper)
+
+
 #: training rows are the first ``n_train`` of this many, so the truth never depends on n_train
 KNOWN_TRUTH_POOL = 5000
 
@@ -52,14 +61,15 @@ def known_truth_study(
     preset: str | None = None,
     smoothers: Sequence[str] | None = None,
 ) -> dict:
-    """Sample from a known Naive Bayes model, fit every smoother, compare with the truth.
+    """Sample from a known Naive Bayes model, fit each smoother, compare with the truth.
 
     One call of :func:`heb.synthetic.sample_naive_bayes` (theta_cf ~ Dirichlet(alpha_dir))
     or, with ``preset="high-cardinality"``, of :func:`heb.synthetic.high_cardinality_preset`
     (ID-like features around a shared Zipf marginal; ``n_categories``, ``n_features``,
     ``n_classes`` and ``alpha_dir`` are then ignored) draws ``KNOWN_TRUTH_POOL + n_test``
     rows from one true model: the first ``n_train`` train, the last ``n_test`` are scored
-    against the exact posteriors of the truth.
+    against the exact posteriors of the truth. ``smoothers`` (registry names) default to
+    :func:`paper_smoothers`.
 
     Returns
     -------
@@ -110,8 +120,8 @@ def known_truth_study(
 
     errors, summary, posteriors, curves = [], [], {}, {}
     rows = np.arange(y_test.size)
-    if smoothers is None:  # every registered smoother (the paper's seven and any added)
-        smoothers = tuple(registry.SMOOTHERS)
+    if smoothers is None:
+        smoothers = paper_smoothers()
     for smoother in smoothers:  # every smoother of the same counts
         label = smoother_label(smoother)
         model = NaiveBayes(smoother=smoother).fit_counts(table, classes)
