@@ -10,9 +10,9 @@ import pytest
 from heb.aode import JointCounts
 from heb.counts import CountTable
 from heb.data import Preprocessor, encode_target
-from heb.registry import TABLE1_METHODS
+from heb.registry import METHODS as REGISTERED
 from heb.scale.counting import count_histograms, describe
-from heb.scale.cv import cross_validate, make_models
+from heb.scale.cv import caps_of_methods, cross_validate, make_models
 from heb.scale.duckdb_engine import DuckDBEngine
 from heb.scale.inmemory import cross_validate_in_memory, example_frame, fold_assignment
 from heb.scale.joint import count_joints
@@ -20,7 +20,8 @@ from heb.scale.source import open_source
 
 pytest.importorskip("duckdb")
 
-METHODS = [*TABLE1_METHODS, "HEB-M+GR", "AODE", "HEB-AODE"]
+# every registered NB method (HEB-H without hierarchies is HEB-M), AODE and HEB-AODE
+METHODS = [name for name, m in REGISTERED.items() if m.family in ("nb", "aode")]
 METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
 N_SPLITS = 4
 
@@ -78,7 +79,8 @@ def test_probabilities_equal_in_memory(data):
     engine, rows, folds, _ = data
     histograms = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42)
     fitted = [histograms.fit_fold(k) for k in range(N_SPLITS)]
-    joints = count_joints(engine, histograms, fitted, [(200, 5e7)])
+    caps = caps_of_methods(["AODE"], None)[0]  # AODE's defaults, in JointCounts.caps order
+    joints = count_joints(engine, histograms, fitted, [caps])
     _, probas, _ = cross_validate_in_memory(rows, "label", folds, METHODS, return_proba=True)
     for fold in fitted:
         test_rows = rows[folds == fold.fold]
@@ -86,9 +88,10 @@ def test_probabilities_equal_in_memory(data):
         _, train, y_train, ref_codes = _reference_fold(rows, folds, fold.fold)
         assert np.array_equal(codes, ref_codes)
         ref_joint = JointCounts.from_codes(train, y_train, 3, fold.table.n_categories)
-        mine = joints[((200, 5e7), fold.fold)]
-        assert np.array_equal(mine.keys, ref_joint.keys)
-        assert np.array_equal(mine.counts, ref_joint.counts)
+        mine = joints[(caps, fold.fold)]
+        assert mine.caps == ref_joint.caps
+        for part in ("parent", "child", "offsets", "keys", "counts"):
+            assert np.array_equal(getattr(mine, part), getattr(ref_joint, part)), part
         for name in METHODS:
             model = make_models(name, fold, histograms.classes, mine)
             np.testing.assert_allclose(
@@ -228,10 +231,17 @@ def test_stacked_scoring_is_bit_identical_to_predict_proba(data):
     engine, rows, folds, _ = data
     histograms = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42)
     fold = histograms.fit_fold(1)
-    names = [*TABLE1_METHODS, "HEB-M+GR"]
+    names = [name for name in METHODS if REGISTERED[name].family == "nb"]
     models = [make_models(name, fold, histograms.classes) for name in names]
     codes = histograms.test_codes(fold, rows[folds == 1])
     codes[::7, 2] = -1  # absent evidence
     codes[::11, 0] = 10_000  # a code beyond K: unseen
     for model, proba in zip(models, StackedNB(models).predict_proba(codes), strict=True):
         assert np.array_equal(proba, model.predict_proba(codes))
+
+
+def test_hierarchies_are_refused_on_the_engine_path(data):
+    engine, _, _, _ = data
+    fold = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42).fit_fold(0)
+    with pytest.raises(ValueError, match="hierarchies are not available"):
+        make_models("HEB-H", fold, np.arange(3), overrides={"hierarchies": {0: [[0, 0]]}})

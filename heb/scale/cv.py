@@ -78,9 +78,19 @@ class ScaleCVResult:
 
 
 def make_models(name: str, fitted: FittedFold, classes: np.ndarray, joint=None, overrides=None):
-    """The named registry method fitted on one fold's counts (no rows needed)."""
+    """The named registry method fitted on one fold's counts (no rows needed).
+
+    Every registered NB smoother runs here; HEB-H runs without hierarchies (it is then
+    HEB-M): its levels are written in one fold's in-memory codes, which the engine path's
+    per-fold encodings do not share, so hierarchies given in ``overrides`` are refused.
+    """
     entry = registry.method(name)
     params = {**entry.params, **(overrides or {})}
+    if params.get("hierarchies") or params.get("hierarchy_declared"):
+        raise ValueError(
+            f"{name}: category hierarchies are not available on the large-data path; "
+            "run it without them (HEB-H is then HEB-M) or in memory."
+        )
     if entry.family == "nb":
         return NaiveBayes(**params).fit_counts(fitted.table, np.arange(classes.size))
     if entry.family == "aode":
@@ -187,15 +197,7 @@ def cross_validate(
     for index, group in enumerate(groups):
         folds = [fold.fold for fold in group]
         report(0.1 + 0.9 * index / len(groups), f"Fitting and scoring folds {folds}")
-        models = {}
-        for name in methods:
-            for fold in group:
-                start = time.perf_counter()
-                joint = joints.get((_cap_key(name, params), fold.fold))
-                models[(name, fold.fold)] = make_models(
-                    name, fold, histograms.classes, joint, (params or {}).get(name)
-                )
-                fit_time[(name, fold.fold)] = time.perf_counter() - start
+        models = _fit_group(methods, group, histograms.classes, joints, params, fit_time)
         timings["fit"] += sum(fit_time[(name, k)] for name in methods for k in folds)
         start = time.perf_counter()
         scorer = FoldScorer(histograms, group, models)
@@ -245,15 +247,30 @@ def cross_validate(
     )
 
 
+def _fit_group(methods, group, classes, joints, params, fit_time: dict) -> dict:
+    """Every method fitted on every fold of ``group``; seconds go into ``fit_time``."""
+    models = {}
+    for name in methods:
+        for fold in group:
+            start = time.perf_counter()
+            joint = joints.get((_cap_key(name, params), fold.fold))
+            models[(name, fold.fold)] = make_models(
+                name, fold, classes, joint, (params or {}).get(name)
+            )
+            fit_time[(name, fold.fold)] = time.perf_counter() - start
+    return models
+
+
 def _cap_key(name: str, params) -> tuple:
+    """The joint-count caps of an AODE method, in the order of ``JointCounts.caps``."""
     entry = registry.method(name)
     if entry.family != "aode":
         return ()
     model = AODE(**{**entry.params, **((params or {}).get(name) or {})})
-    return (model.max_parent_cardinality, model.max_joint_cells)
+    return (model.max_parent_cardinality, model.max_joint_cells, model.max_pairs)
 
 
 def caps_of_methods(methods: Sequence[str], params) -> list[tuple]:
-    """The distinct (parent cap, joint cap) pairs of the AODE methods asked for."""
+    """The distinct caps (parent cardinality, joint cells, pairs) of the AODE methods asked for."""
     keys = [_cap_key(m, params) for m in methods if registry.method(m).family == "aode"]
     return list(dict.fromkeys(keys))

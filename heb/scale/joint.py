@@ -61,19 +61,34 @@ def _allowed_pairs(fitted: list[FittedFold], n_classes: int, caps: list[tuple]) 
     """Global pairs i < j held (in either direction) by some fold's layout under some cap."""
     pairs = set()
     for fold in fitted:
-        for parent_cap, joint_cap in caps:
-            parent, child, _ = JointCounts.layout(
-                fold.table.n_categories, n_classes, parent_cap, joint_cap
-            )
+        for cap in caps:
+            parent, child, _ = JointCounts.layout(fold.table.n_categories, n_classes, *cap)
             i, j = fold.features[parent], fold.features[child]
             pairs.update(zip(np.minimum(i, j).tolist(), np.maximum(i, j).tolist(), strict=True))
     return sorted(pairs)
 
 
+def _pair_of_rows(pairs: list, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+    """Index into ``pairs`` of each result row, from its set's (i + j + 2, (i+1)^2 + (j+1)^2)."""
+    first, second = np.asarray(pairs, dtype=np.int64).T + 1
+    stride = 2 * int(second.max()) ** 2 + 1  # above every sum of squares
+    keys = (first + second) * stride + first**2 + second**2
+    order = np.argsort(keys)
+    wanted = np.asarray(s1, dtype=np.int64) * stride + np.asarray(s2, dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys[order], wanted), keys.size - 1)
+    if not np.array_equal(keys[order][at], wanted):
+        raise ValueError("The pair histogram holds a grouping set of no requested pair.")
+    return order[at]
+
+
 def count_joints(
     engine, histograms: Histograms, fitted: list[FittedFold], caps: list[tuple]
 ) -> dict:
-    """JointCounts per ((parent cap, joint cap), fold) from one pair-histogram scan."""
+    """JointCounts per (caps, fold) from one pair-histogram scan.
+
+    ``caps`` lists :attr:`heb.aode.JointCounts.caps` tuples (parent cardinality, joint
+    cells, pairs), as :func:`heb.scale.cv.caps_of_methods` returns them.
+    """
     C = histograms.classes.size
     columns = histograms.columns
     pairs = _allowed_pairs(fitted, C, caps)
@@ -92,10 +107,9 @@ def count_joints(
         engine.dialect, columns.target, expressions, pairs, histograms.n_folds, histograms.seed
     )
     table = engine.table(sql)
-    s1 = table.column("__s1").to_numpy()
-    s2 = table.column("__s2").to_numpy()
-    lookup = {((i + 1) + (j + 1), (i + 1) ** 2 + (j + 1) ** 2): p for p, (i, j) in enumerate(pairs)}
-    pair_of_row = np.array([lookup[key] for key in zip(s1.tolist(), s2.tolist(), strict=True)])
+    pair_of_row = _pair_of_rows(
+        pairs, table.column("__s1").to_numpy(), table.column("__s2").to_numpy()
+    )
     fold_of_row = table.column("__fold").to_numpy()
     y_of_row = pd.Index(histograms.classes).get_indexer(
         table.column("__y").to_numpy(zero_copy_only=False)
@@ -124,7 +138,7 @@ def count_joints(
 
 def _layout_counts(fold: FittedFold, n_classes: int, cap: tuple, pieces) -> JointCounts:
     """Place the mapped pair counts into fold ``fold``'s JointCounts layout under ``cap``."""
-    k = fold.table.n_categories
+    k = np.maximum(fold.table.n_categories, 1)  # as JointCounts.from_codes lays them out
     parent, child, offsets = JointCounts.layout(k, n_classes, *cap)
     local = {int(f): j for j, f in enumerate(fold.features)}
     slot = {(int(a), int(b)): p for p, (a, b) in enumerate(zip(parent, child, strict=True))}
@@ -143,14 +157,16 @@ def _layout_counts(fold: FittedFold, n_classes: int, cap: tuple, pieces) -> Join
     unique, inverse = np.unique(all_keys, return_inverse=True)
     summed = np.bincount(inverse, weights=np.concatenate(counts) if counts else None)
     nonzero = summed > 0
+    max_parent_cardinality, max_joint_cells, max_pairs = cap
     return JointCounts(
-        n_classes,
-        np.maximum(k, 1),
-        cap[0],
-        cap[1],
-        parent,
-        child,
-        offsets,
-        unique[nonzero],
-        summed[nonzero].astype(np.float64),
+        n_classes=n_classes,
+        n_categories=k,
+        max_parent_cardinality=max_parent_cardinality,
+        max_joint_cells=max_joint_cells,
+        max_pairs=max_pairs,
+        parent=parent,
+        child=child,
+        offsets=offsets,
+        keys=unique[nonzero],
+        counts=summed[nonzero].astype(np.float64),
     )
