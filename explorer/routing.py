@@ -158,9 +158,9 @@ def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
 
 #: The footer's strip, our own constant HTML (no user text). "Copy link" copies the
 #: browser's address at the moment of the click (a fragment's rerun keeps it current, where
-#: text drawn by the last full run would not be) and shows it for copying by hand. Keys, set
-#: once per browser tab: PageDown / arrow right (outside a widget) follow the "Next" link,
-#: PageUp / arrow left the "Previous" one (a presenter's clicker sends PageUp / PageDown).
+#: text drawn by the last full run would not be) and shows it for copying by hand. Keys (the
+#: listener of the strip drawn last): PageDown / arrow right (outside a widget) follow the
+#: "Next" link, PageUp / arrow left the "Previous" one (a clicker sends PageUp / PageDown).
 _LINK_AND_KEYS = """
 <div style="display:flex;gap:8px;align-items:center;font:14px 'Source Sans Pro',sans-serif">
   <button id="copy" type="button" style="padding:4px 12px;border:1px solid #ccc;
@@ -183,20 +183,21 @@ document.getElementById("copy").onclick = async () => {
   document.getElementById("done").textContent = copied ? "copied" : "select and copy";
 };
 const doc = window.parent.document;
-if (!window.parent.__hebTurn) {
-  window.parent.__hebTurn = (event) => {
-    const where = doc.activeElement;
-    const inWidget = where && where.closest("input, textarea, [role=slider], [role=combobox]");
-    const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
-    const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
-    if (!forward && !back) return;
-    const word = forward ? "Next:" : "Previous:";
-    const link = [...doc.querySelectorAll('[data-testid="stPageLink-NavLink"]')]
-      .find((a) => a.innerText.includes(word));
-    if (link) { event.preventDefault(); link.click(); }
-  };
-  doc.addEventListener("keydown", window.parent.__hebTurn);
-}
+/* the listener is this strip's own: a page switch removes the old strip, and Chromium never
+   calls a function of a removed frame, so each strip replaces its predecessor's listener */
+if (window.parent.__hebTurn) doc.removeEventListener("keydown", window.parent.__hebTurn);
+window.parent.__hebTurn = (event) => {
+  const where = doc.activeElement;
+  const inWidget = where && where.closest("input, textarea, [role=slider], [role=combobox]");
+  const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
+  const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
+  if (!forward && !back) return;
+  const word = forward ? "Next:" : "Previous:";
+  const link = [...doc.querySelectorAll('[data-testid="stPageLink-NavLink"]')]
+    .find((a) => a.innerText.includes(word));
+  if (link) { event.preventDefault(); link.click(); }
+};
+doc.addEventListener("keydown", window.parent.__hebTurn);
 /* keys pressed while this strip has the focus turn the pages too (not in its link box) */
 document.addEventListener("keydown", (event) => {
   if (event.target !== box) window.parent.__hebTurn(event);
