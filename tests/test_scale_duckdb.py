@@ -245,3 +245,20 @@ def test_hierarchies_are_refused_on_the_engine_path(data):
     fold = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42).fit_fold(0)
     with pytest.raises(ValueError, match="hierarchies are not available"):
         make_models("HEB-H", fold, np.arange(3), overrides={"hierarchies": {0: [[0, 0]]}})
+
+
+@pytest.mark.filterwarnings("ignore:AODE over")
+def test_pair_cap_override_gives_the_in_memory_numbers(data):
+    engine, rows, folds, _ = data
+    # 6 kept features score 30 (parent, child) pairs: a cap of 29 makes AODE the NB posterior
+    params = {"AODE": {"max_pairs": 29}, "HEB-AODE": {"max_parent_cardinality": 6}}
+    names = ["AODE", "HEB-AODE"]
+    result = cross_validate(engine, "label", names, params=params, n_splits=N_SPLITS)
+    reference = cross_validate_in_memory(rows, "label", folds, names, params=params)
+    merged = result.folds.merge(reference, on=["method", "fold"], suffixes=("", "_ref"))
+    assert len(merged) == len(names) * N_SPLITS
+    for metric in METRICS:
+        np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
+    nb = cross_validate(engine, "label", ["Laplace"], n_splits=N_SPLITS).folds
+    capped = result.folds[result.folds["method"] == "AODE"]
+    np.testing.assert_allclose(capped["log_loss"], nb["log_loss"], rtol=0, atol=1e-12)
