@@ -1,0 +1,281 @@
+"""Tree-augmented Naive Bayes (TAN) and HEB-TAN over integer category codes.
+
+TAN (Friedman, Geiger and Goldszmidt 1997) gives every feature the class and at most one
+feature parent; the feature tree is a maximum spanning tree over the conditional mutual
+information I(X_i; X_j | Y) of the training counts (:mod:`heb.tan_structure`)::
+
+    P(y | x)  ~  P(y) P(x_root | y) prod_{j != root} P(x_j | y, x_parent(j))
+
+``TAN(smoother="laplace")`` smooths every table as Weka's ``SimpleEstimator`` does,
+(N + alpha) / (N_parent + alpha K), and equals Weka 3.6's ``BayesNet`` with the TAN search
+scored by ``ENTROPY`` (whose arc gain is N I(X_i; X_j | Y)) and ``SimpleEstimator -A
+alpha``. ``TAN(smoother="heb")`` is HEB-TAN: each child table is smoothed toward the
+child's pooled marginal with a concentration per (class, child) shared over the parent's
+values and learned by the multi-document Type-II ML of HEB-AODE (paper eq. 11-12); the
+features without a feature parent use HEB-M.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from heb.aode import AODE, _fit_pair_concentrations
+from heb.concentration import M_MAX, M_MIN
+from heb.counts import CountTable
+from heb.estimator import CategoricalClassifier
+from heb.nb import NaiveBayes
+from heb.smoothing import prior_mean
+from heb.tan_structure import PairCounts, arc_gains, spanning_tree, tree_pair_counts
+
+__all__ = ["TAN", "TAN_SMOOTHERS"]
+
+TAN_SMOOTHERS = ("laplace", "heb")
+#: bound on the (rows, features, classes) gather of one prediction block
+_BLOCK_CELLS = 1 << 22
+
+
+class TAN(CategoricalClassifier):
+    """Tree-augmented Naive Bayes, Laplace-style (Weka's) or HEB-TAN, over integer codes.
+
+    Parameters
+    ----------
+    smoother : {"laplace", "heb"}, default "laplace"
+        ``"laplace"``: every conditional is (N + alpha) / (N_parent + alpha K), Weka's
+        ``SimpleEstimator``. ``"heb"``: a child's table is (N_{y,u,v} + m t_v) /
+        (N_{y,u} + m) with t the child's pooled marginal and m learned per (class, child)
+        over the parent's values u; features without a feature parent use HEB-M.
+    root : int, optional
+        The feature the tree is rooted at. ``None`` (default) roots it as Weka's TAN search
+        does: at the lower-indexed feature of the pair of largest conditional mutual
+        information, moved to any lower-indexed feature that the tree-growing later links
+        straight to the root (see :func:`heb.tan_structure.spanning_tree`).
+    alpha : float, default 0.5
+        The pseudo-count of the Laplace-style tables (Weka's default 0.5) and, under both
+        smoothers, of the class prior P(y) = (N_y + alpha) / (S + alpha C).
+    max_parent_cardinality : float, default 200
+        A feature with more categories is never a tree parent (it is attached as a leaf).
+    max_joint_cells : float, default 5e7
+        A pair with C K_i K_j above this is never linked. A feature left with no linkable
+        partner keeps the class as its only parent: its factor is Naive Bayes's P(x_j | y).
+    n0 : float, default 10
+        HEB: a (class, child) group whose best-populated parent value has fewer rows uses
+        m = K_j (SPEC section 4).
+    m_min, m_max : float
+        HEB: the clamp of the learned concentration.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+    n_features_in_ : int
+    n_categories_ : ndarray (F,)
+    count_table_ : CountTable
+        Class and single-feature counts.
+    pair_counts_ : PairCounts
+        Joint counts of every pair the caps allow (what ``partial_fit`` adds to).
+    arc_gain_ : ndarray (F, F)
+        The tree's arc weights: ``arc_gain_[a, b]`` is the log-likelihood gain of giving
+        feature a the parent b, N_ab I(X_a; X_b | Y) over the N_ab rows where both are
+        observed (see :func:`heb.tan_structure.arc_gains`); NaN on the diagonal and for
+        pairs over a cap.
+    conditional_mutual_info_ : ndarray (F, F)
+        I(X_a; X_b | Y) in nats (``arc_gain_ / N_ab``); NaN where ``arc_gain_`` is.
+    parents_ : ndarray (F,)
+        Each feature's tree parent, -1 for none (the root, and features over the caps).
+    root_ : int
+        The root of the tree (of the first tree when the caps split it into several).
+    tree_counts_ : JointCounts
+        Joint counts of the tree's arcs, oriented (parent, child).
+    class_log_prior_ : ndarray (C,)
+    conditional_log_prob_ : ndarray (cells, C)
+        log P(x_j = v | y, x_parent = u) of the arcs, cell layout of ``tree_counts_``.
+    arc_concentration_ : ndarray (arcs, C)
+        m of each arc and class (alpha K_j for Laplace).
+    nb_ : NaiveBayes
+        The factors P(x_j | y) of features without a feature parent, and of a child whose
+        parent value is missing or unseen (Lidstone alpha, or HEB-M for HEB-TAN).
+    concentrations_ : dict of ndarray or None
+        HEB only: one entry per (class, arc) group, as HEB-AODE's ``concentrations_``.
+
+    Notes
+    -----
+    Missing or unseen values are absent evidence: a feature's factor is left out; a child
+    whose parent value is missing or was never seen in training uses its NB factor.
+    ``partial_fit`` adds the chunk to the single and pairwise counts and re-learns the tree
+    and every table from all counts so far, so any split into chunks gives ``fit``'s model.
+    """
+
+    def __init__(
+        self,
+        smoother: str = "laplace",
+        root: int | None = None,
+        alpha: float = 0.5,
+        max_parent_cardinality: float = 200,
+        max_joint_cells: float = 5e7,
+        n0: float = 10,
+        m_min: float = M_MIN,
+        m_max: float = M_MAX,
+    ):
+        self.smoother = smoother
+        self.root = root
+        self.alpha = alpha
+        self.max_parent_cardinality = max_parent_cardinality
+        self.max_joint_cells = max_joint_cells
+        self.n0 = n0
+        self.m_min = m_min
+        self.m_max = m_max
+
+    # ------------------------------------------------------------------ fitting
+    def _validate_params_(self) -> None:
+        if self.smoother not in TAN_SMOOTHERS:
+            raise ValueError(f"Unknown TAN smoother {self.smoother!r}; choose 'laplace' or 'heb'.")
+        for name in ("max_parent_cardinality", "max_joint_cells", "n0"):
+            value = getattr(self, name)
+            if not _is_number(value) or value < 0:
+                raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
+        if not _is_number(self.alpha) or not 0 < self.alpha < np.inf:
+            raise ValueError(f"alpha must be a positive number, got {self.alpha!r}.")
+        if self.root is not None and (
+            isinstance(self.root, bool) or not isinstance(self.root, int | np.integer)
+        ):
+            raise ValueError(f"root must be None or a feature index, got {self.root!r}.")
+        if not 0 < self.m_min <= self.m_max:
+            raise ValueError("Need 0 < m_min <= m_max.")
+
+    def _count(self, codes, y_idx, n_classes, n_categories):
+        table = CountTable.from_codes(codes, y_idx, n_classes, n_categories)
+        pairs = PairCounts.from_codes(
+            codes,
+            y_idx,
+            n_classes,
+            table.n_categories,
+            self.max_parent_cardinality,
+            self.max_joint_cells,
+        )
+        return table, pairs
+
+    def fit(self, X, y):
+        """Count the training rows (single and pairwise), learn the tree and smooth.
+
+        Parameters
+        ----------
+        X : array-like (n, F) of integer codes (negative / NaN = missing)
+        y : array-like (n,) of class labels
+        """
+        codes, y_idx, classes = self._fit_input(X, y)
+        n_categories = np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
+        table, pairs = self._count(codes, y_idx, classes.size, n_categories)
+        return self._set_counts(table, pairs, classes)
+
+    def partial_fit(self, X, y, classes=None):
+        """Add a chunk of rows to the counts, then re-learn the tree and the tables.
+
+        ``classes`` (all labels that will ever be seen) is required on the first call.
+        """
+        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
+        n_categories = np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
+        if not first:
+            n_categories = np.maximum(n_categories, self.n_categories_)
+        table, pairs = self._count(codes, y_idx, all_classes.size, n_categories)
+        if not first:
+            table = self.count_table_ + table
+            pairs = self.pair_counts_ + pairs
+        return self._set_counts(table, pairs, all_classes)
+
+    def _set_counts(self, table: CountTable, pairs: PairCounts, classes: np.ndarray):
+        C, F = table.n_classes, table.n_features
+        k = table.n_categories
+        can_parent = k <= self.max_parent_cardinality
+        if self.root is not None:
+            if not 0 <= self.root < F:
+                raise ValueError(f"root must be a feature index in 0..{F - 1}, got {self.root}.")
+            if not can_parent[self.root]:
+                raise ValueError(
+                    f"root feature {self.root} has {k[self.root]} categories, more than "
+                    f"max_parent_cardinality ({self.max_parent_cardinality:g}); it cannot "
+                    "be a parent."
+                )
+        self.classes_ = classes
+        self.n_features_in_ = F
+        self.n_categories_ = k
+        self.count_table_ = table
+        self.pair_counts_ = pairs
+        self.arc_gain_, rows = arc_gains(pairs)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.conditional_mutual_info_ = np.where(rows > 0, self.arc_gain_ / rows, 0.0)
+        self.conditional_mutual_info_[np.isnan(rows)] = np.nan
+        parents = spanning_tree(self.arc_gain_, can_parent, self.root)
+        self.parents_ = parents
+        roots = np.flatnonzero((parents < 0) & can_parent)
+        self.root_ = int(self.root if self.root is not None else (roots[0] if roots.size else 0))
+        arcs = tree_pair_counts(pairs, parents)
+        self.tree_counts_ = arcs
+
+        self.class_log_prior_ = np.log(table.class_counts + self.alpha) - np.log(
+            table.n_samples + self.alpha * C
+        )
+        if self.smoother == "laplace":
+            nb = NaiveBayes(smoother="lidstone", alpha=self.alpha)
+        else:
+            nb = NaiveBayes(smoother="heb-m", n0=self.n0, m_min=self.m_min, m_max=self.m_max)
+        self.nb_ = nb.fit_counts(table, classes)
+
+        totals = arcs.parent_totals()
+        self.concentrations_ = None
+        k_child = k[arcs.child].astype(np.float64)
+        if self.smoother == "laplace":
+            m = np.repeat(self.alpha * k_child[:, None], C, axis=1)
+            prior = prior_mean(table, "uniform")
+        else:
+            prior = prior_mean(table, "marginal")
+            m, fit, fallback, docs = _fit_pair_concentrations(
+                arcs, totals, prior, table.offsets, self.n0, self.m_min, self.m_max
+            )
+            self.concentrations_ = AODE._diagnostics(arcs, totals, m, fit, fallback, docs)
+        self.arc_concentration_ = m
+
+        seen = table.category_totals() > 0
+        score_table = np.empty((arcs.n_cells + table.counts.shape[1] + 1, C))
+        AODE._fill_conditionals(score_table, arcs, totals, m, prior, seen)
+        score_table[arcs.n_cells : -1] = self.nb_.feature_log_prob_.T
+        score_table[-1] = 0.0  # absent evidence adds nothing
+        self._score_table = score_table
+        self.conditional_log_prob_ = score_table[: arcs.n_cells]
+        self._seen = seen
+        arc_start = np.full(F, -1, dtype=np.int64)
+        arc_start[arcs.child] = arcs.offsets[:-1]
+        self._arc_start = arc_start
+        return self
+
+    # ------------------------------------------------------------------ scoring
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log P(y) + the log of every observed feature's factor, shape (n, C)."""
+        codes = self._codes_for_predict(X)
+        table = self.count_table_
+        k = table.n_categories
+        C, F = table.n_classes, table.n_features
+        col_offsets = table.offsets[:-1]
+        has_parent = self.parents_ >= 0
+        parent = np.where(has_parent, self.parents_, 0)
+        nb_start = self.tree_counts_.n_cells + col_offsets
+        sentinel = self._score_table.shape[0] - 1
+        out = np.empty((codes.shape[0], C))
+        block = max(1, _BLOCK_CELLS // max(1, F * C))
+        for start in range(0, codes.shape[0], block):
+            x = codes[start : start + block]
+            in_range = (x >= 0) & (x < k)
+            observed = in_range & self._seen[np.where(in_range, col_offsets + x, 0)]
+            x_parent = x[:, parent]
+            use_arc = has_parent & observed[:, parent]
+            arc_cell = self._arc_start + x_parent * k + x
+            index = np.where(use_arc, arc_cell, nb_start + x)
+            index = np.where(observed, index, sentinel)
+            out[start : start + block] = self._score_table[index].sum(axis=1)
+        return out + self.class_log_prior_
+
+
+def _is_number(value) -> bool:
+    return (
+        isinstance(value, int | float | np.number)
+        and not isinstance(value, bool)
+        and (not np.isnan(value))
+    )
