@@ -290,6 +290,14 @@ for _entry in (
         "HEB-AODE", "aode", {"smoother": "heb"}, "#e377c2",
         "AODE with learned concentrations shared over each parent's values",
     ),
+    Method(
+        "TAN", "tan", {"smoother": "laplace"}, "#bcbd22",
+        "tree-augmented NB (Friedman et al. 1997), Weka's estimator: (N + 0.5) / (N_u + 0.5 K)",
+    ),
+    Method(
+        "HEB-TAN", "tan", {"smoother": "heb"}, "#5c3c92",
+        "TAN with learned concentrations shared over each tree parent's values",
+    ),
 ):  # fmt: skip
     register_method(_entry)
 

@@ -126,6 +126,11 @@ def arc_gains(pairs: PairCounts) -> tuple[np.ndarray, np.ndarray]:
     gain, rows : ndarray (F, F)
     """
     C, F, P = pairs.n_classes, pairs.n_categories.size, pairs.n_pairs
+    gain, rows = np.full((F, F), np.nan), np.full((F, F), np.nan)
+    if pairs.keys.size == 0:
+        rows[pairs.parent, pairs.child] = rows[pairs.child, pairs.parent] = 0.0
+        gain[pairs.parent, pairs.child] = gain[pairs.child, pairs.parent] = 0.0
+        return gain, rows
     pair, cls_idx, u, v = pairs.decode()  # u: value of the lower feature, v: the higher's
     n = pairs.counts
     k = pairs.n_categories
@@ -144,10 +149,8 @@ def arc_gains(pairs: PairCounts) -> tuple[np.ndarray, np.ndarray]:
     seg_class, m_value = np.divmod(keys, k.max())
     m_segment, m_class = np.divmod(seg_class, C)
     without = _log_likelihood(m_segment, m_class, m_value, marginal, 2 * P)
-    gain = np.full((F, F), np.nan)
     gain[pairs.child, pairs.parent] = (with_parent - without)[0::2]
     gain[pairs.parent, pairs.child] = (with_parent - without)[1::2]
-    rows = np.full((F, F), np.nan)
     n_rows = np.bincount(pair, n, P)
     rows[pairs.child, pairs.parent] = n_rows
     rows[pairs.parent, pairs.child] = n_rows
