@@ -96,19 +96,29 @@ def _sequential_sums(segment: np.ndarray, terms: np.ndarray, n_segments: int) ->
     return out
 
 
-def _log_likelihood(segment, config, value, counts, n_segments):
-    """sum n log(n / N_config) per segment, terms in (config, value) order as Weka adds them.
+def _ordered_log_likelihood(pair, order_key, counts, config_total, n_pairs):
+    """Per pair, sum n log(n / N_config) with the terms added in ``order_key`` order."""
+    order = np.argsort(order_key)
+    n = counts[order]
+    terms = n * np.log(n / config_total[order])
+    return _sequential_sums(pair[order], terms, n_pairs)
 
-    ``config`` numbers the parent configurations within a segment, ``value`` the node's
-    values; (segment, config, value) triples are distinct and ``counts`` positive.
+
+def _class_only_log_likelihood(n_pcx, rows, k, n_classes):
+    """Per pair, sum n log(n / N_c) over (class, value) in that order, Weka's base score.
+
+    ``n_pcx[(rows[p] + x) * C + c]`` counts the rows of pair p with class c and value x.
     """
-    order = np.lexsort((value, config, segment))
-    segment, config, counts = segment[order], config[order], counts[order]
-    key = segment * (int(config.max(initial=0)) + 1) + config
-    config_id = np.cumsum(np.concatenate(([0], key[1:] != key[:-1])))
-    config_total = np.bincount(config_id, counts)
-    terms = counts * np.log(counts / config_total[config_id])
-    return _sequential_sums(segment, terms, n_segments)
+    n_pairs = k.size
+    cells = k * n_classes
+    pair = np.repeat(np.arange(n_pairs), cells)
+    within = np.arange(int(cells.sum())) - np.repeat(np.cumsum(cells) - cells, cells)
+    cls, x = np.divmod(within, k[pair])
+    n = n_pcx[(rows[pair] + x) * n_classes + cls]
+    class_total = np.bincount(pair * n_classes + cls, n, n_pairs * n_classes)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(n > 0, n * np.log(n / class_total[pair * n_classes + cls]), 0.0)
+    return _sequential_sums(pair, terms, n_pairs)
 
 
 def arc_gains(pairs: PairCounts) -> tuple[np.ndarray, np.ndarray]:
@@ -117,9 +127,9 @@ def arc_gains(pairs: PairCounts) -> tuple[np.ndarray, np.ndarray]:
     ``gain[a, b]`` = LL(X_a | Y, X_b) - LL(X_a | Y) over the ``rows[a, b]`` training rows
     where both features are observed: ``rows * I(X_a; X_b | Y)``, the conditional mutual
     information of those rows. Each log-likelihood is summed term by term in the order
-    of Weka's ``ENTROPY`` score (configurations class-major, then values), so that arcs
-    of equal information compare as in Weka (its two directions of one pair differ in the
-    last bits). Pairs not held (over a cap) and the diagonal are NaN.
+    of Weka's ``ENTROPY`` score (parent configurations class-major, then the node's
+    values), so that arcs of equal information compare as in Weka (the two directions of
+    one pair differ in the last bits). Pairs not held (over a cap) and the diagonal are NaN.
 
     Returns
     -------
@@ -134,23 +144,20 @@ def arc_gains(pairs: PairCounts) -> tuple[np.ndarray, np.ndarray]:
     pair, cls_idx, u, v = pairs.decode()  # u: value of the lower feature, v: the higher's
     n = pairs.counts
     k = pairs.n_categories
-    k_low, k_high = k[pairs.parent], k[pairs.child]
-    # segment 2p: node = higher feature, parent = lower; 2p + 1: node = lower, parent = higher
-    both = np.concatenate([2 * pair, 2 * pair + 1])
-    config = np.concatenate([cls_idx * k_low[pair] + u, cls_idx * k_high[pair] + v])
-    value = np.concatenate([v, u])
-    with_parent = _log_likelihood(both, config, value, np.concatenate([n, n]), 2 * P)
-    # the same rows without the feature parent: N_{c, value} summed over the other feature
-    marginal_key = np.concatenate(
-        [(2 * pair * C + cls_idx) * k.max() + v, ((2 * pair + 1) * C + cls_idx) * k.max() + u]
-    )
-    keys, inverse = np.unique(marginal_key, return_inverse=True)
-    marginal = np.bincount(inverse.ravel(), np.concatenate([n, n]))
-    seg_class, m_value = np.divmod(keys, k.max())
-    m_segment, m_class = np.divmod(seg_class, C)
-    without = _log_likelihood(m_segment, m_class, m_value, marginal, 2 * P)
-    gain[pairs.child, pairs.parent] = (with_parent - without)[0::2]
-    gain[pairs.parent, pairs.child] = (with_parent - without)[1::2]
+    k_lo, k_hi = k[pairs.parent], k[pairs.child]
+    rows_lo, rows_hi = category_offsets(k_lo), category_offsets(k_hi)
+    at_u = (rows_lo[pair] + u) * C + cls_idx
+    at_v = (rows_hi[pair] + v) * C + cls_idx
+    n_pcu = np.bincount(at_u, n, int(rows_lo[-1]) * C)
+    n_pcv = np.bincount(at_v, n, int(rows_hi[-1]) * C)
+    # each pair's cells renumbered class-major: (c, parent value, node value)
+    start = pairs.offsets[pair] * C + cls_idx * (k_lo * k_hi)[pair]
+    hi_given_lo = _ordered_log_likelihood(pair, start + u * k_hi[pair] + v, n, n_pcu[at_u], P)
+    lo_given_hi = _ordered_log_likelihood(pair, start + v * k_lo[pair] + u, n, n_pcv[at_v], P)
+    hi_alone = _class_only_log_likelihood(n_pcv, rows_hi, k_hi, C)
+    lo_alone = _class_only_log_likelihood(n_pcu, rows_lo, k_lo, C)
+    gain[pairs.child, pairs.parent] = hi_given_lo - hi_alone
+    gain[pairs.parent, pairs.child] = lo_given_hi - lo_alone
     n_rows = np.bincount(pair, n, P)
     rows[pairs.child, pairs.parent] = n_rows
     rows[pairs.parent, pairs.child] = n_rows
