@@ -12,18 +12,19 @@ scored by ``ENTROPY`` (whose arc gain is N I(X_i; X_j | Y)) and ``SimpleEstimato
 alpha``. ``TAN(smoother="heb")`` is HEB-TAN: each child table is smoothed toward the
 child's pooled marginal with a concentration per (class, child) shared over the parent's
 values and learned by the multi-document Type-II ML of HEB-AODE (paper eq. 11-12); the
-features without a feature parent use HEB-M.
+class-only factors (a feature without a feature parent) are HEB-M's. All concentrations
+come from one batched solve.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from heb.aode import AODE, _fit_pair_concentrations
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier
-from heb.nb import NaiveBayes
 from heb.smoothing import prior_mean
 from heb.tan_structure import PairCounts, arc_gains, spanning_tree, tree_pair_counts
 
@@ -83,18 +84,25 @@ class TAN(CategoricalClassifier):
         Each feature's tree parent, -1 for none (the root, and features over the caps).
     root_ : int
         The root of the tree (of the first tree when the caps split it into several).
-    tree_counts_ : JointCounts
-        Joint counts of the tree's arcs, oriented (parent, child).
+    factor_counts_ : JointCounts
+        The counts of every factor, as arcs (parent, child): first the tree's arcs, in
+        feature order, then one class-only arc per feature from a virtual constant parent
+        (feature index F), whose table is the Naive Bayes factor P(x_j | y).
     class_log_prior_ : ndarray (C,)
     conditional_log_prob_ : ndarray (cells, C)
-        log P(x_j = v | y, x_parent = u) of the arcs, cell layout of ``tree_counts_``.
-    arc_concentration_ : ndarray (arcs, C)
-        m of each arc and class (alpha K_j for Laplace).
-    nb_ : NaiveBayes
-        The factors P(x_j | y) of features without a feature parent, and of a child whose
-        parent value is missing or unseen (Lidstone alpha, or HEB-M for HEB-TAN).
+        log P(x_j = v | y, x_parent = u) of the tree's arcs, cell layout of
+        ``factor_counts_``.
+    feature_log_prob_ : ndarray (C, V)
+        log P(x_j = v | y), the class-only factors over all features' categories (0 for
+        unseen categories): the factor of a feature without a feature parent, and of a
+        child whose parent value is missing or unseen. Lidstone with alpha, or HEB-M
+        (for HEB-TAN).
+    arc_concentration_ : ndarray (arcs + F, C)
+        m of each arc (tree arcs, then class-only) and class (alpha K_j for Laplace).
     concentrations_ : dict of ndarray or None
-        HEB only: one entry per (class, arc) group, as HEB-AODE's ``concentrations_``.
+        HEB only: one entry per (class, arc) group, as HEB-AODE's ``concentrations_``
+        (parent, child, m, rho, ...), parent -1 for the class-only factors; built on
+        first access.
 
     Notes
     -----
@@ -207,44 +215,53 @@ class TAN(CategoricalClassifier):
         self.parents_ = parents
         roots = np.flatnonzero((parents < 0) & can_parent)
         self.root_ = int(self.root if self.root is not None else (roots[0] if roots.size else 0))
-        arcs = tree_pair_counts(pairs, parents)
-        self.tree_counts_ = arcs
-
+        factors = tree_pair_counts(pairs, parents, table)
+        self.factor_counts_ = factors
+        n_arcs = int((parents >= 0).sum())
         self.class_log_prior_ = np.log(table.class_counts + self.alpha) - np.log(
             table.n_samples + self.alpha * C
         )
-        if self.smoother == "laplace":
-            nb = NaiveBayes(smoother="lidstone", alpha=self.alpha)
-        else:
-            nb = NaiveBayes(smoother="heb-m", n0=self.n0, m_min=self.m_min, m_max=self.m_max)
-        self.nb_ = nb.fit_counts(table, classes)
 
-        totals = arcs.parent_totals()
-        self.concentrations_ = None
-        k_child = k[arcs.child].astype(np.float64)
+        totals = factors.parent_totals()
+        self._diagnostics_source = None
         if self.smoother == "laplace":
+            k_child = factors.n_categories[factors.child].astype(np.float64)
             m = np.repeat(self.alpha * k_child[:, None], C, axis=1)
             prior = prior_mean(table, "uniform")
         else:
             prior = prior_mean(table, "marginal")
             m, fit, fallback, docs = _fit_pair_concentrations(
-                arcs, totals, prior, table.offsets, self.n0, self.m_min, self.m_max
+                factors, totals, prior, table.offsets, self.n0, self.m_min, self.m_max
             )
-            self.concentrations_ = AODE._diagnostics(arcs, totals, m, fit, fallback, docs)
+            self._diagnostics_source = (factors, totals, m, fit, fallback, docs)
+        self._diagnostics_cache = None
         self.arc_concentration_ = m
 
         seen = table.category_totals() > 0
-        score_table = np.empty((arcs.n_cells + table.counts.shape[1] + 1, C))
-        AODE._fill_conditionals(score_table, arcs, totals, m, prior, seen)
-        score_table[arcs.n_cells : -1] = self.nb_.feature_log_prob_.T
+        score_table = np.empty((factors.n_cells + 1, C))
+        AODE._fill_conditionals(score_table, factors, totals, m, prior, np.append(seen, True))
         score_table[-1] = 0.0  # absent evidence adds nothing
         self._score_table = score_table
-        self.conditional_log_prob_ = score_table[: arcs.n_cells]
+        single_start = int(factors.offsets[n_arcs])
+        self.conditional_log_prob_ = score_table[:single_start]
+        self.feature_log_prob_ = score_table[single_start:-1].T
+        self._single_start = single_start
         self._seen = seen
         arc_start = np.full(F, -1, dtype=np.int64)
-        arc_start[arcs.child] = arcs.offsets[:-1]
+        arc_start[factors.child[:n_arcs]] = factors.offsets[:n_arcs]
         self._arc_start = arc_start
         return self
+
+    @property
+    def concentrations_(self) -> dict[str, np.ndarray] | None:
+        """HEB: per (class, arc) diagnostics, built on first access (see class doc)."""
+        check_is_fitted(self, "count_table_")
+        if self._diagnostics_cache is None and self._diagnostics_source is not None:
+            diagnostics = AODE._diagnostics(*self._diagnostics_source)
+            class_only = diagnostics["parent"] == self.n_features_in_
+            diagnostics["parent"] = np.where(class_only, -1, diagnostics["parent"])
+            self._diagnostics_cache = diagnostics
+        return self._diagnostics_cache
 
     # ------------------------------------------------------------------ scoring
     def predict_joint_log_proba(self, X) -> np.ndarray:
@@ -256,7 +273,7 @@ class TAN(CategoricalClassifier):
         col_offsets = table.offsets[:-1]
         has_parent = self.parents_ >= 0
         parent = np.where(has_parent, self.parents_, 0)
-        nb_start = self.tree_counts_.n_cells + col_offsets
+        nb_start = self._single_start + col_offsets
         sentinel = self._score_table.shape[0] - 1
         out = np.empty((codes.shape[0], C))
         block = max(1, _BLOCK_CELLS // max(1, F * C))

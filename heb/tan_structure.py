@@ -21,7 +21,7 @@ from dataclasses import fields
 import numpy as np
 
 from heb.aode import MAX_TOTAL_CELLS, JointCounts
-from heb.counts import category_offsets
+from heb.counts import CountTable, category_offsets
 
 __all__ = ["PairCounts", "arc_gains", "spanning_tree", "tree_pair_counts"]
 
@@ -238,18 +238,23 @@ def spanning_tree(
     return parent
 
 
-def tree_pair_counts(pairs: PairCounts, parent: np.ndarray) -> JointCounts:
-    """The joint counts of the tree's arcs, oriented (parent, child), as a JointCounts.
+def tree_pair_counts(pairs: PairCounts, parent: np.ndarray, table: CountTable) -> JointCounts:
+    """The counts of every factor of the model as arcs (parent, child) of a JointCounts.
 
-    Arc e = (``parent[child_e]``, ``child_e``) for every feature with a tree parent, in
-    feature order; its cells are (u, v) = (parent value, child value), u-major.
+    First an arc (``parent[j]``, j) for every feature j with a tree parent, in feature
+    order, cells (u, v) = (parent value, child value), u-major; then one *class-only*
+    arc per feature, from a virtual constant feature F (K = 1) appended to the
+    categories, holding N_{c, j = v}: its table is the Naive Bayes factor P(x_j | y), and
+    its cells lie where ``table``'s columns do, shifted by the tree arcs' cells. One
+    smoothing pass (one Type-II ML solve for HEB) then serves every factor.
     """
     C = pairs.n_classes
     k = pairs.n_categories
+    n_features = k.size
     child = np.flatnonzero(parent >= 0)
     arc_parent = parent[child]
-    offsets = category_offsets(k[arc_parent] * k[child])
-    n_features = k.size
+    arc_cells = k[arc_parent] * k[child]
+    offsets = category_offsets(np.concatenate([arc_cells, k]))
     arc_of = np.full((n_features, n_features), -1, dtype=np.int64)
     arc_of[arc_parent, child] = np.arange(child.size)
     pair, cls_idx, u, v = pairs.decode()
@@ -263,14 +268,16 @@ def tree_pair_counts(pairs: PairCounts, parent: np.ndarray) -> JointCounts:
     v_chi = np.where(down[kept] >= 0, v[kept], u[kept])
     keys = (offsets[arc] + u_par * k[child[arc]] + v_chi) * C + cls_idx
     order = np.argsort(keys, kind="stable")
+    single = table.counts.T.ravel()  # (column, class) order: sorted keys past the arcs
+    single_keys = np.flatnonzero(single)
     return JointCounts(
         C,
-        k,
+        np.append(k, 1),
         pairs.max_parent_cardinality,
         pairs.max_joint_cells,
-        arc_parent,
-        child,
+        np.append(arc_parent, np.full(n_features, n_features)),
+        np.append(child, np.arange(n_features)),
         offsets,
-        keys[order],
-        pairs.counts[kept][order],
+        np.concatenate([keys[order], single_keys + int(offsets[child.size]) * C]),
+        np.concatenate([pairs.counts[kept][order], single[single_keys]]),
     )

@@ -18,6 +18,7 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.utils.estimator_checks import check_estimator
 
 from heb import registry
+from heb.nb import NaiveBayes
 from heb.tan import TAN
 from tests.conftest import read_shared_csv
 from tests.test_aode import minka_fixed_point, random_codes, split_codes, write_arff
@@ -100,10 +101,11 @@ def weka_cpt(model, attribute, config, value):
     parent = model.parents_[attribute]
     if parent < 0:
         column = model.count_table_.offsets[attribute] + value
-        return np.exp(model.nb_.feature_log_prob_[config, column])
+        return np.exp(model.feature_log_prob_[config, column])
     cls, u = np.divmod(config, k[parent])
-    arc = np.flatnonzero(model.tree_counts_.child == attribute)[0]
-    cell = model.tree_counts_.offsets[arc] + u * k[attribute] + value
+    arc = np.flatnonzero(model.factor_counts_.child == attribute)[0]  # tree arcs come first
+    assert model.factor_counts_.parent[arc] == parent
+    cell = model.factor_counts_.offsets[arc] + u * k[attribute] + value
     assert np.all(cls < C)
     return np.exp(model.conditional_log_prob_[cell, cls])
 
@@ -282,16 +284,32 @@ def test_heb_concentrations_match_the_fixed_point_of_eq12():
     table = model.count_table_
     marginal = table.category_totals() / table.feature_totals()[table.feature_of_column]
     interior = np.flatnonzero(~diag["fallback"] & (diag["clamped"] == "none"))
-    assert interior.size >= 4
+    assert np.isin(diag["parent"][interior], [-1]).any()  # class-only factors (one document)
+    assert (diag["parent"][interior] >= 0).sum() >= 4  # tree arcs (a document per u)
     for g in interior:
         c, i, j = diag["class"][g], diag["parent"][g], diag["child"][g]
-        assert model.parents_[j] == i
-        rows = (y == c) & (X[:, i] >= 0) & (X[:, j] >= 0)
-        docs = np.zeros((model.n_categories_[i], model.n_categories_[j]))
-        np.add.at(docs, (X[rows, i], X[rows, j]), 1.0)
+        assert model.parents_[j] == i or i == -1
+        rows = (y == c) & (X[:, j] >= 0)
+        if i >= 0:
+            rows &= X[:, i] >= 0
+        docs = np.zeros((model.n_categories_[i] if i >= 0 else 1, model.n_categories_[j]))
+        np.add.at(docs, (X[rows, i] if i >= 0 else 0, X[rows, j]), 1.0)
         docs = docs[docs.sum(axis=1) > 0]
         prior = marginal[table.offsets[j] : table.offsets[j + 1]]
         assert diag["m"][g] == pytest.approx(minka_fixed_point(docs, prior), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("smoother", "nb", "tolerance"), [("laplace", "lidstone", 1e-12), ("heb", "heb-m", 1e-7)]
+)
+def test_class_only_factors_are_naive_bayes(smoother, nb, tolerance):
+    rng = np.random.default_rng(8)
+    X, y = random_codes(rng, 500, [4, 6, 3, 5], 3, missing=0.1)
+    model = TAN(smoother=smoother).fit(X, y)
+    reference = NaiveBayes(smoother=nb, alpha=0.5 if nb == "lidstone" else None).fit(X, y)
+    np.testing.assert_allclose(
+        model.feature_log_prob_, reference.feature_log_prob_, rtol=0, atol=tolerance
+    )
 
 
 def test_heb_tables_are_dirichlet_means_and_the_n0_fallback_is_k():
@@ -301,14 +319,17 @@ def test_heb_tables_are_dirichlet_means_and_the_n0_fallback_is_k():
     model = TAN(smoother="heb", n0=1e9).fit(X, y)
     assert model.concentrations_["fallback"].all()
     k = model.n_categories_
-    for arc, j in enumerate(model.tree_counts_.child):
+    arcs = model.factor_counts_
+    assert arcs.child.size == 2 + 3  # two tree arcs, three class-only factors
+    for arc, j in enumerate(arcs.child[:2]):
         i = model.parents_[j]
+        assert arcs.parent[arc] == i
         t = np.bincount(X[:, j], minlength=k[j]) / len(y)
         assert np.all(model.arc_concentration_[arc] == k[j])
         for c, u, v in itertools.product(range(2), range(k[i]), range(k[j])):
             n_u = ((y == c) & (X[:, i] == u)).sum()
             n_uv = ((y == c) & (X[:, i] == u) & (X[:, j] == v)).sum()
-            cell = model.tree_counts_.offsets[arc] + u * k[j] + v
+            cell = arcs.offsets[arc] + u * k[j] + v
             expected = (n_uv + k[j] * t[v]) / (n_u + k[j])
             assert np.exp(model.conditional_log_prob_[cell, c]) == pytest.approx(expected)
     # the same tree as Laplace TAN: the structure does not depend on the smoother
@@ -366,17 +387,21 @@ def test_fit_equals_partial_fit_over_chunks(smoother):
     n_rows=st.integers(1, 60),
     n_features=st.integers(1, 6),
 )
-def test_missing_and_unseen_codes_never_raise(seed, smoother, n_rows, n_features):
+def test_missing_and_unseen_codes_are_absent_evidence(seed, smoother, n_rows, n_features):
     rng = np.random.default_rng(seed)
     X = rng.integers(-2, 5, (n_rows, n_features))
     y = rng.integers(0, 3, n_rows)
-    X_test = rng.integers(-3, 9, (40, n_features)).astype(float)
+    X_test = rng.integers(-3, 9, (30, n_features)).astype(float)
     X_test[rng.random(X_test.shape) < 0.2] = np.nan
     model = TAN(smoother=smoother).fit(X, y)
     log_proba = model.predict_log_proba(X_test)
     assert np.all(np.isfinite(log_proba))
     np.testing.assert_allclose(np.exp(log_proba).sum(axis=1), 1.0, atol=1e-12)
-    assert set(model.predict(X_test)) <= set(model.classes_)
+    if smoother == "laplace":  # and exactly the definition's posterior
+        classes, y_idx = np.unique(y, return_inverse=True)
+        codes = np.where(np.isnan(X_test), -1, X_test).astype(int)
+        expected = naive_tan(X, y_idx, codes, classes.size, model.parents_, 0.5)
+        np.testing.assert_allclose(np.exp(log_proba), expected, rtol=0, atol=1e-12)
 
 
 def test_bad_parameters_get_a_clear_message():
