@@ -7,11 +7,16 @@ information I(X_i; X_j | Y) of the training counts (:mod:`heb.tan_structure`)::
     P(y | x)  ~  P(y) P(x_root | y) prod_{j != root} P(x_j | y, x_parent(j))
 
 ``TAN(smoother="laplace")`` smooths every table as Weka's ``SimpleEstimator`` does,
-(N + alpha) / (N_parent + alpha K), and equals Weka 3.6's ``BayesNet`` with the TAN search
-scored by ``ENTROPY`` (whose arc gain is N I(X_i; X_j | Y)) and ``SimpleEstimator -A
-alpha``. ``TAN(smoother="heb")`` is HEB-TAN: each child table is smoothed toward the
-child's pooled marginal with a concentration per (class, child) shared over the parent's
-values and learned by the multi-document Type-II ML of HEB-AODE (paper eq. 11-12); the
+(N + alpha) / (N_parent + alpha K), and equals Weka 3.6's ``BayesNet -Q
+weka.classifiers.bayes.net.search.local.TAN -- -S ENTROPY -E
+weka.classifiers.bayes.net.estimate.SimpleEstimator -- -A alpha`` (tree, root, tables and
+posteriors; ``tests/test_tan.py``). The ``ENTROPY`` score is needed: its arc gain is
+N I(X_i; X_j | Y), Friedman et al.'s criterion, while Weka's default ``BAYES`` score (a
+Dirichlet marginal likelihood) penalises wide tables and can pick another tree.
+
+``TAN(smoother="heb")`` is HEB-TAN: each child table is smoothed toward the child's
+pooled marginal with a concentration per (class, child) shared over the parent's values
+and learned by the multi-document Type-II ML of HEB-AODE (paper eq. 11-12); the
 class-only factors (a feature without a feature parent) are HEB-M's. All concentrations
 come from one batched solve.
 """
@@ -46,10 +51,13 @@ class TAN(CategoricalClassifier):
         (N_{y,u} + m) with t the child's pooled marginal and m learned per (class, child)
         over the parent's values u; features without a feature parent use HEB-M.
     root : int, optional
-        The feature the tree is rooted at. ``None`` (default) roots it as Weka's TAN search
-        does: at the lower-indexed feature of the pair of largest conditional mutual
-        information, moved to any lower-indexed feature that the tree-growing later links
-        straight to the root (see :func:`heb.tan_structure.spanning_tree`).
+        The feature the tree is rooted at. ``None`` (default) roots it as Weka 3.6's TAN
+        search does: at feature a of the ordered pair (a, b) of largest arc gain
+        ``arc_gain_[a, b]`` (the strongest pair of conditional mutual information; its two
+        directions differ by rounding alone, and Weka's arithmetic is reproduced so that
+        such near-ties fall as in Weka), the root then moving to any feature c that the
+        tree-growing links to it through the ordered pair (c, root) (see
+        :func:`heb.tan_structure.spanning_tree`). An int re-roots the same tree there.
     alpha : float, default 0.5
         The pseudo-count of the Laplace-style tables (Weka's default 0.5) and, under both
         smoothers, of the class prior P(y) = (N_y + alpha) / (S + alpha C).

@@ -203,11 +203,11 @@ def spanning_tree(
         Features allowed to be a parent. The others are attached as leaves, each to the
         linkable parent-capable feature of largest weight (none: no feature parent).
     root : int, optional
-        ``None``: Weka's orientation. Weka grows the tree from its strongest arc and
-        orients each link in order: the link's first feature takes the second as parent
-        unless it has a parent already, in which case the second takes the first. The
-        tree is thus rooted at the lower-indexed end of the strongest arc, and the root
-        moves to any lower-indexed feature later linked straight to it. An int: the tree
+        ``None``: Weka's orientation. Weka links the ordered pairs (a, b) in the order of
+        :func:`_weka_links` and records each as (b, a); then, link by link, b takes a as
+        parent unless b has a parent already, in which case a takes b. The tree is thus
+        rooted at a of the first (strongest) link, and the root moves to a feature c
+        whenever a later link is found as the ordered pair (c, root). An int: the tree
         containing that feature is re-rooted there (it must be parent-capable).
 
     Returns
