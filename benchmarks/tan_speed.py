@@ -5,17 +5,18 @@ of the 26), subsampled to at most 20,000 rows (stratified, seed 42). Protocol (S
 sections 1, 5, 6): stratified k-fold CV, shuffled, seed 42 (``safe_n_splits`` folds); each
 fold is encoded by the project's ``heb.preprocess.Preprocessor`` fitted on its training
 rows (10 quantile bins, mode / median imputation). Per fold, the four models' fits run
-interleaved ``--repeats`` times and each keeps its median; a dataset's figure is the
-median over folds. Fit time is ``fit`` on the code matrix (validation, counting, tree,
-smoothing), in process CPU time by default (``--clock cpu``: on a shared machine, wall
-time mostly measures the other jobs; ``--clock wall`` for SPEC's wall time). Log-loss
-(true-class probability clipped to 1e-15) is averaged over folds.
+interleaved ``--repeats`` times (the order rotated each round) and each keeps its median;
+a dataset's figure is the median over folds. Fit time is ``fit`` on the code matrix
+(validation, counting, tree, smoothing), in process CPU time by default (``--clock
+cpu``: on a shared machine, wall time mostly measures the other jobs; ``--clock wall``
+for SPEC's wall time). Log-loss (true-class probability clipped to 1e-15) is averaged
+over folds.
 
 Target (issue 14): HEB-TAN fit within 2x of TAN's.
 
 Run from the repository root::
 
-    python3 benchmarks/tan_speed.py                    # 10 folds, 3 repeats
+    python3 benchmarks/tan_speed.py                    # 10 folds, 4 repeats
     python3 benchmarks/tan_speed.py --folds 3 --repeats 1 --datasets car,amazon-employee-access
 """
 
@@ -72,9 +73,11 @@ def time_fold(X_train, y_train, X_test, y_test, repeats: int, clock):
     """Median fit seconds per model (interleaved runs) and each model's log-loss."""
     times = {name: [] for name in MODELS}
     fitted = {}
-    for _ in range(repeats):
-        for name, make in MODELS.items():
-            estimator = make()
+    names = list(MODELS)
+    for r in range(repeats):
+        # rotate the order each round: a fit right after a large one pays its page faults
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            estimator = MODELS[name]()
             start = clock()
             fitted[name] = estimator.fit(X_train, y_train)
             times[name].append(clock() - start)
@@ -91,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run every dataset and print the table and the ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=10, help="folds actually run (of 10)")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=4, help="rounds (4: every order)")
     parser.add_argument("--datasets", default="", help="comma-separated names (default: all)")
     parser.add_argument(
         "--clock",
