@@ -1,15 +1,23 @@
 """Fit / predict_proba speed of every smoother against scikit-learn's CategoricalNB.
 
-Data: amazon-employee-access from the shared datasets (all nine columns categorical, K up
-to about 5,800 after subsampling), stratified 20,000-row subsample with seed 42. Every
-timing is the median of ``--repeats`` interleaved rounds, all in one process, printed as
-ratios; predict_proba is timed on the 20,000 training rows.
+Two benchmarks, every timing the median of ``--repeats`` interleaved rounds after a
+warm-up, all in one process, printed as ratios against a peer run in the same rounds:
+
+* ``--grid`` (default): Zipf-distributed codes over a grid of shapes, N rows x F features
+  x K categories x C classes (N 10^4 - 5 x 10^6, F 10 - 100, K 2 - 10^5, C 2 - 10). Per
+  point: our Laplace and HEB-M fits, CategoricalNB(alpha=1, min_categories=K), and the
+  counting floor: one ``np.bincount`` over combined class / feature / code indices
+  (building those indices included). ``--quick`` runs a smaller grid with 3 repeats.
+* ``--dataset``: amazon-employee-access from the shared datasets (all nine columns
+  categorical, K up to about 5,800 after subsampling), a stratified 20,000-row subsample
+  with seed 42, every smoother; predict_proba is timed on the 20,000 training rows.
 
 Run from the repository root::
 
-    python3 benchmarks/nb_speed.py                  # 21 interleaved rounds
-    python3 benchmarks/nb_speed.py --consecutive    # each model's runs back to back
-    python3 benchmarks/nb_speed.py --repeats 5
+    python3 benchmarks/nb_speed.py                  # the grid, 5 interleaved rounds
+    python3 benchmarks/nb_speed.py --quick          # a smaller grid, 3 rounds
+    python3 benchmarks/nb_speed.py --dataset        # amazon, 21 interleaved rounds
+    python3 benchmarks/nb_speed.py --dataset --consecutive
 """
 
 from __future__ import annotations
@@ -70,16 +78,119 @@ def median_times(jobs: dict, repeats: int, consecutive: bool = False) -> dict[st
     return {name: float(np.median(values)) for name, values in times.items()}
 
 
+def zipf_codes(n_rows: int, n_features: int, k: int, n_classes: int, seed: int = 0):
+    """Codes 0..k-1 of Zipf(1.1) frequencies (a per-feature random order of categories,
+    shifted by class for a third of the features) and uniform classes; row 0 holds code
+    k - 1 in every feature so that every K_f is exactly k."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n_rows)
+    cdf = np.cumsum(1.0 / np.arange(1, k + 1) ** 1.1)
+    cdf /= cdf[-1]
+    X = np.empty((n_rows, n_features), dtype=np.int64)
+    for f in range(n_features):
+        ranks = np.minimum(np.searchsorted(cdf, rng.random(n_rows)), k - 1)
+        X[:, f] = rng.permutation(k)[(ranks + y * (f % 3)) % k]
+    X[0] = k - 1
+    return X, y
+
+
+def counting_floor(X: np.ndarray, y: np.ndarray, n_classes: int, k: int) -> np.ndarray:
+    """The bare count: one bincount over combined (class, feature, code) indices."""
+    width = X.shape[1] * k
+    flat = (y[:, None] * width + np.arange(X.shape[1]) * k + X).ravel()
+    return np.bincount(flat, minlength=n_classes * width)
+
+
+#: (N, F, K, C) of the full grid and of --quick
+GRID = [
+    (10_000, 100, 2, 2),
+    (10_000, 100, 100, 10),
+    (10_000, 100, 100_000, 10),
+    (100_000, 100, 100_000, 10),
+    (100_000, 10, 10, 5),
+    (1_000_000, 10, 1_000, 2),
+    (5_000_000, 10, 100_000, 2),
+]
+QUICK_GRID = [
+    (10_000, 100, 2, 2),
+    (10_000, 100, 100, 10),
+    (10_000, 100, 100_000, 10),
+    (1_000_000, 10, 1_000, 2),
+]
+
+
+def time_point(n_rows: int, n_features: int, k: int, n_classes: int, repeats: int):
+    """Median fit times (floor, CategoricalNB, Laplace, HEB-M) and predict_proba times
+    (CategoricalNB, Laplace) at one grid point."""
+    X, y = zipf_codes(n_rows, n_features, k, n_classes)
+    k_f = np.full(n_features, k)
+    fit_jobs = {
+        "floor": lambda: counting_floor(X, y, n_classes, k),
+        "cnb": lambda: CategoricalNB(alpha=1.0, min_categories=k_f).fit(X, y),
+        "laplace": lambda: NaiveBayes(smoother="laplace").fit(X, y),
+        "heb-m": lambda: NaiveBayes(smoother="heb-m").fit(X, y),
+    }
+    fit = median_times(fit_jobs, repeats)
+    models = {"cnb": fit_jobs["cnb"](), "laplace": fit_jobs["laplace"]()}
+    predict = median_times(
+        {name: (lambda m=model: m.predict_proba(X)) for name, model in models.items()},
+        repeats,
+    )
+    return fit, predict
+
+
+def grid(points, repeats: int) -> None:
+    """Time fit and predict_proba at every grid point and print the table of ratios."""
+    header = (
+        f"{'N':>9} {'F':>4} {'K':>7} {'C':>3} | {'lap fit':>8} {'CNB fit':>8} {'floor':>7} "
+        f"{'HEB-M':>7} | {'lap/CNB':>7} {'lap/floor':>9} {'HEBM/lap':>8} | "
+        f"{'lap prd':>8} {'CNB prd':>8} {'prd/CNB':>7}"
+    )
+    print(f"medians of {repeats} interleaved rounds after a warm-up, seconds\n")
+    print(header)
+    print("-" * len(header))
+    worst = {"lap/CNB": 0.0, "lap/floor": 0.0, "HEBM/lap": 0.0, "prd/CNB": 0.0}
+    for n_rows, n_features, k, n_classes in points:
+        fit, predict = time_point(n_rows, n_features, k, n_classes, repeats)
+        ratios = {
+            "lap/CNB": fit["laplace"] / fit["cnb"],
+            "lap/floor": fit["laplace"] / fit["floor"],
+            "HEBM/lap": fit["heb-m"] / fit["laplace"],
+            "prd/CNB": predict["laplace"] / predict["cnb"],
+        }
+        worst = {key: max(worst[key], value) for key, value in ratios.items()}
+        print(
+            f"{n_rows:>9} {n_features:>4} {k:>7} {n_classes:>3} | {fit['laplace']:8.3f} "
+            f"{fit['cnb']:8.3f} {fit['floor']:7.3f} {fit['heb-m']:7.3f} | "
+            f"{ratios['lap/CNB']:7.2f} {ratios['lap/floor']:9.2f} {ratios['HEBM/lap']:8.2f} | "
+            f"{predict['laplace']:8.3f} {predict['cnb']:8.3f} {ratios['prd/CNB']:7.2f}",
+            flush=True,
+        )
+    print(
+        f"\nworst ratios: Laplace fit / CategoricalNB {worst['lap/CNB']:.2f} (target <= 1.0), "
+        f"Laplace fit / floor {worst['lap/floor']:.2f} (<= 3), HEB-M / Laplace fit "
+        f"{worst['HEBM/lap']:.2f} (<= 1.3), predict_proba / CategoricalNB "
+        f"{worst['prd/CNB']:.2f} (<= 1.0)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Time every model and print a table of medians and ratios."""
+    """Run the grid (default) or the dataset benchmark and print medians and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=21)
+    parser.add_argument("--dataset", action="store_true", help="the amazon benchmark")
+    parser.add_argument("--quick", action="store_true", help="a smaller grid, 3 repeats")
+    parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument(
         "--consecutive",
         action="store_true",
         help="time each model's repeats back to back instead of interleaved rounds",
     )
     args = parser.parse_args(argv)
+    if not args.dataset:
+        repeats = args.repeats or (3 if args.quick else 5)
+        grid(QUICK_GRID if args.quick else GRID, repeats)
+        return
+    args.repeats = args.repeats or 21
 
     X, y = load_codes()
     k = X.max(axis=0) + 1

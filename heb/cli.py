@@ -9,45 +9,39 @@ its inputs and settings and served from the result cache when repeated.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import shutil
 import sys
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from heb import __version__
-from heb.cache import ResultCache, cache_key
-from heb.methods import HIGHER_IS_BETTER, METRIC_TITLES, METRICS, TABLE1_METHODS
-from heb.paths import cache_dir
-
-ALL_TABLES = (1, 2, 3, 4, 5, 6, 7, 8)
-LIDSTONE_ALPHAS = (0.001, 0.01, 0.1, 0.5, 1.0, 2.0)
-#: the paper's "representative subset" of the discretisation ablation (section 5.5.2)
-TABLE7_DATASETS = (
-    "adult",
-    "bank-marketing",
-    "nomao",
-    "click-prediction",
-    "optdigits",
-    "pendigits",
-    "connect-4",
+from heb.evaluate.cache import ResultCache, cache_key
+from heb.evaluate.paper import (
+    ALL_TABLES,
+    BIN_COUNTS,
+    LIDSTONE_ALPHAS,
+    TABLE7_DATASETS,
+    TABLE_METHODS,
+    dataset_groups,
+    table1,
+    table2,
+    table3,
+    table4,
+    table5,
+    table6,
+    table7,
+    table8,
 )
-BIN_COUNTS = (5, 10, 20)
-#: the methods each table needs (on top of Table 1's seven smoothers)
-TABLE_METHODS = {
-    1: TABLE1_METHODS,
-    2: ("HEB-M", "AODE", "HEB-AODE"),
-    3: ("AODE", "HEB-AODE"),
-    4: ("Laplace", "HEB-M", "HEB-M+GR"),
-    5: ("Laplace", "Laplace+GR", "HEB-M", "HEB-M+GR"),
-    6: ("HEB-M",),
-    7: ("Laplace", "Laplace+GR", "AODE", "HEB-M"),
-    8: TABLE1_METHODS,
-}
+from heb.evaluate.settings import RunSettings
+from heb.paths import cache_dir
+from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS
 
 
 def _log(message: str) -> None:
@@ -94,6 +88,26 @@ def _spec_identity(spec: str) -> str:
 
 
 # --------------------------------------------------------------------------- running
+def _variants(
+    tables: Sequence[int], base: list[str], n_bins: int, with_bins: bool
+) -> list[tuple[str, list[str], dict, dict]]:
+    """(label, methods, overrides, settings changes) of every run one dataset needs.
+
+    ``"main"`` runs the tables' methods; Table 6 adds a Lidstone run per alpha and
+    Table 7 (when ``with_bins``) the discretisation ablation at the other bin counts.
+    """
+    runs = [("main", base, {}, {})]
+    if 6 in tables:
+        runs += [
+            (f"Lidstone({a:g})", ["Lidstone"], {"Lidstone": {"alpha": a}}, {})
+            for a in LIDSTONE_ALPHAS
+        ]
+    if with_bins:
+        methods = list(TABLE_METHODS[7])
+        runs += [(f"bins={b}", methods, {}, {"n_bins": b}) for b in BIN_COUNTS if b != n_bins]
+    return runs
+
+
 def _collect(
     specs: Sequence[str],
     tables: Sequence[int],
@@ -115,22 +129,11 @@ def _collect(
         except DataError as exc:
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({exc})")
             continue
-        runs: list[tuple[str, dict, dict]] = [("", {}, {})]
-        if 6 in tables:
-            runs += [(f"Lidstone({a:g})", {"Lidstone": {"alpha": a}}, {}) for a in LIDSTONE_ALPHAS]
-        if 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset):
-            runs += [
-                (f"bins={b}", {}, {"n_bins": b}) for b in BIN_COUNTS if b != settings["n_bins"]
-            ]
-        for label, params, override in runs:
-            if label.startswith("Lidstone"):
-                methods = ["Lidstone"]
-            elif label.startswith("bins="):
-                methods = list(TABLE_METHODS[7])
-            else:
-                methods = base
+        with_bins = 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset)
+        for run in _variants(tables, base, settings["n_bins"], with_bins):
+            label, methods, params, override = run
             result = cross_validate(dataset, methods, params=params, **{**settings, **override})
-            frame = result.folds.assign(dataset=dataset.name, variant=label or "main")
+            frame = result.folds.assign(dataset=dataset.name, variant=label)
             if label.startswith("Lidstone"):
                 frame["method"] = label
             elif label.startswith("bins="):
@@ -145,167 +148,26 @@ def _collect(
     return pd.concat(frames, ignore_index=True)
 
 
-def _dataset_groups() -> dict[str, str]:
-    from heb.data import CATALOGUE
-
-    return {entry.name: entry.group for entry in CATALOGUE}
-
-
-# --------------------------------------------------------------------------- tables
-def _mean_scores(frame: pd.DataFrame, methods: Sequence[str], metric: str) -> pd.DataFrame:
-    sub = frame[frame["method"].isin(methods)]
-    table = sub.pivot_table(index="dataset", columns="method", values=metric, aggfunc="mean")
-    return table[[m for m in methods if m in table.columns]]
-
-
-def table1(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean Friedman ranks of the seven smoothers per metric, with the Friedman p-value."""
-    from heb.evaluate import benchmark_tables
-
-    rows = []
-    for metric in METRICS:
-        main = frame[frame["variant"] == "main"]
-        out = benchmark_tables(main[main["method"].isin(TABLE1_METHODS)], metric)
-        row = {"metric": METRIC_TITLES[metric], **out["avg_ranks"].round(3).to_dict()}
-        row["friedman_p"] = out["friedman"]["p_value"]
-        row["CD"] = round(out["cd"], 3)
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def table2(frame: pd.DataFrame) -> pd.DataFrame:
-    """Wilcoxon signed-rank over datasets: HEB-M vs AODE and HEB-AODE vs AODE."""
-    from heb.stats import wilcoxon
-
-    rows = []
-    main = frame[frame["variant"] == "main"]
-    for a, b in (("HEB-M", "AODE"), ("HEB-AODE", "AODE")):
-        for metric in METRICS:
-            scores = _mean_scores(main, (a, b), metric).dropna()
-            if scores.shape[1] < 2 or len(scores) < 2:
-                continue
-            test = wilcoxon(scores[a].to_numpy(), scores[b].to_numpy())
-            better = (
-                (scores[a] > scores[b]) if HIGHER_IS_BETTER[metric] else (scores[a] < scores[b])
-            )
-            rows.append(
-                {
-                    "comparison": f"{a} vs {b}",
-                    "metric": METRIC_TITLES[metric],
-                    "wins": int(better.sum()),
-                    "datasets": len(scores),
-                    "median_diff": test["median_diff"],
-                    "W": test["statistic"],
-                    "p_value": test["p_value"],
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def table3(frame: pd.DataFrame) -> pd.DataFrame:
-    """Log-loss of AODE and HEB-AODE on the high-cardinality datasets."""
-    groups = _dataset_groups()
-    main = frame[frame["variant"] == "main"]
-    scores = _mean_scores(main, ("AODE", "HEB-AODE"), "log_loss")
-    scores = scores[[groups.get(d) == "high-cardinality" for d in scores.index]]
-    if scores.shape[1] == 2:
-        scores["reduction_%"] = 100 * (1 - scores["HEB-AODE"] / scores["AODE"])
-    return scores.reset_index()
-
-
-def table4(frame: pd.DataFrame) -> pd.DataFrame:
-    """Top-1 ECE of Laplace, HEB-M and HEB-M+GR per dataset (high-cardinality first)."""
-    groups = _dataset_groups()
-    main = frame[frame["variant"] == "main"]
-    scores = _mean_scores(main, ("Laplace", "HEB-M", "HEB-M+GR"), "ece")
-    if "Laplace" in scores and "HEB-M+GR" in scores:
-        scores["HEB-M+GR_vs_Laplace_%"] = 100 * (scores["HEB-M+GR"] / scores["Laplace"] - 1)
-    scores.insert(0, "group", [groups.get(d, "") for d in scores.index])
-    return scores.sort_values("group", key=lambda s: s != "high-cardinality").reset_index()
-
-
-def table5(frame: pd.DataFrame) -> pd.DataFrame:
-    """2 x 2 smoothing x weighting: mean score and mean rank per metric."""
-    from heb.evaluate import benchmark_tables
-
-    methods = TABLE_METHODS[5]
-    main = frame[frame["variant"] == "main"]
-    rows = []
-    for metric in METRICS:
-        scores = _mean_scores(main, methods, metric).dropna()
-        if scores.shape[1] < len(methods) or len(scores) < 2:
-            continue
-        out = benchmark_tables(main[main["method"].isin(methods)], metric)
-        for method in methods:
-            rows.append(
-                {
-                    "metric": METRIC_TITLES[metric],
-                    "method": method,
-                    "smoothing": "HEB-M" if method.startswith("HEB") else "Laplace",
-                    "weighting": "sqrt-MI" if method.endswith("+GR") else "none",
-                    "mean": scores[method].mean(),
-                    "avg_rank": out["avg_ranks"][method],
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def table6(frame: pd.DataFrame) -> pd.DataFrame:
-    """Lidstone alpha sweep against HEB-M: mean rank among the seven per metric."""
-    from heb.evaluate import benchmark_tables
-
-    methods = [*(f"Lidstone({a:g})" for a in LIDSTONE_ALPHAS), "HEB-M"]
-    sub = frame[frame["method"].isin(methods) & (frame["variant"] != "bins")]
-    sub = sub[~sub["method"].str.contains("bins=")]
-    rows = {m: {"method": m} for m in methods}
-    for metric in ("accuracy", "f1_macro", "log_loss", "brier"):
-        out = benchmark_tables(sub, metric)
-        for m in methods:
-            rows[m][METRIC_TITLES[metric]] = round(float(out["avg_ranks"][m]), 3)
-    return pd.DataFrame(list(rows.values()))
-
-
-def table7(frame: pd.DataFrame, default_bins: int) -> pd.DataFrame:
-    """Discretisation ablation: mean accuracy (and log-loss) at 5 / 10 / 20 bins."""
-    labelled = frame[frame["method"].str.contains("bins=")]
-    datasets = set(labelled["dataset"])
-    rows = []
-    for bins in BIN_COUNTS:
-        for method in TABLE_METHODS[7]:
-            name = method if bins == default_bins else f"{method} [bins={bins}]"
-            sub = frame[(frame["method"] == name) & frame["dataset"].isin(datasets)]
-            if bins == default_bins:
-                sub = sub[sub["variant"] == "main"]
-            if sub.empty:
-                continue
-            per_dataset = sub.groupby("dataset")[["accuracy", "log_loss"]].mean()
-            rows.append(
-                {
-                    "n_bins": bins,
-                    "method": method,
-                    "datasets": len(per_dataset),
-                    **per_dataset.mean().to_dict(),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def table8(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean fit time per fold (seconds) of every method on every dataset."""
-    main = frame[frame["variant"] == "main"]
-    times = main.pivot_table(index="dataset", columns="method", values="fit_time", aggfunc="mean")
-    times.loc["mean"] = times.mean()
-    if "Laplace" in times:
-        ratio = (times.loc["mean"] / times.loc["mean", "Laplace"]).rename("x Laplace")
-        times = pd.concat([times, ratio.to_frame().T])
-    return times.reset_index(names="dataset")
-
-
 # --------------------------------------------------------------------------- output
 def _write_table(out: Path, name: str, table: pd.DataFrame, title: str) -> None:
     table.to_csv(out / f"{name}.csv", index=False)
     text = table.to_markdown(index=False, floatfmt=".4g") if len(table) else "(no rows)"
     (out / f"{name}.md").write_text(f"# {title}\n\n{text}\n")
+
+
+def _keep_figure(cached: Path, data: bytes) -> bool:
+    """Store an exported figure in the figure cache; False (and a warning) when unwritable."""
+    tmp = cached.with_suffix(f"{cached.suffix}.{uuid.uuid4().hex}.tmp")
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        tmp.replace(cached)
+    except OSError as exc:
+        warnings.warn(f"Figure not cached ({exc}); it will be exported again.", stacklevel=2)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return False
+    return True
 
 
 def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> dict[str, str]:
@@ -328,10 +190,9 @@ def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> dict[
                 report(f"  {target.name}: not exported ({exc}); writing HTML instead")
                 fig.write_html(path_stem.parent / f"{path_stem.name}.html", include_plotlyjs="cdn")
                 return written
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_suffix(f".{fmt}.{uuid.uuid4().hex}.tmp")
-            tmp.write_bytes(data)
-            tmp.replace(cached)
+            if not _keep_figure(cached, data):  # no figure cache: write the file alone
+                target.write_bytes(data)
+                continue
         shutil.copyfile(cached, target)
         written[target.name] = cached.name
     return written
@@ -351,7 +212,7 @@ def _figures(frame: pd.DataFrame, out: Path, tables: Sequence[int], report) -> d
                 res["avg_ranks"].to_dict(),
                 res["cd"],
                 groups=res["groups"],
-                title=f"{METRIC_TITLES[metric]}: mean ranks over {len(res['scores'])} datasets",
+                title=f"{METRIC_LABELS[metric]}: mean ranks over {len(res['scores'])} datasets",
             )
             written |= _export_figure(fig, out / f"cd_{metric}", report)
     return written
@@ -390,25 +251,46 @@ def _serve_outputs(cache: ResultCache, key: str, out: Path) -> bool:
     return True
 
 
+def _output_folder(path: str) -> Path:
+    """The output folder, created; a folder that cannot be made is a one-line exit."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SystemExit(f"Cannot write the output folder {out}: {exc.strerror or exc}.") from None
+    return out
+
+
 def bench(args: argparse.Namespace) -> int:
     """The ``bench`` command."""
     started = time.perf_counter()
-    tables = sorted({int(t) for t in args.tables.split(",")}) if args.tables else list(ALL_TABLES)
+    try:
+        tables = sorted({int(t) for t in args.tables.split(",")}) if args.tables else ALL_TABLES
+    except ValueError:
+        message = f"--tables takes numbers 1-8 separated by commas, not {args.tables!r}."
+        raise SystemExit(message) from None
+    tables = list(tables)
     unknown = set(tables) - set(ALL_TABLES)
     if unknown:
         raise SystemExit(f"Unknown table(s): {sorted(unknown)}; choose from 1-8.")
     specs = _resolve_dataset_specs(args.datasets)
     if not specs:
         raise SystemExit("No datasets: the shared folder is absent and none were named.")
+    run = RunSettings(
+        n_bins=args.n_bins,
+        missing=args.missing,
+        max_rows=args.max_rows,
+        n_splits=args.folds,
+        seed=args.seed,
+    )  # checks every setting before any work
     settings = {
-        "n_splits": args.folds,
-        "seed": args.seed,
-        "n_bins": args.n_bins,
-        "missing": args.missing,
-        "max_rows": args.max_rows,
+        "n_splits": run.n_splits,
+        "seed": run.seed,
+        "n_bins": run.n_bins,
+        "missing": run.missing,
+        "max_rows": run.max_rows,
     }
-    out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _output_folder(args.output)
     cache = ResultCache()
     key = cache_key(
         "bench", [_spec_identity(s) for s in specs], tables, settings, not args.no_figures
@@ -446,7 +328,7 @@ def bench(args: argparse.Namespace) -> int:
             _log(f"Table {number} skipped: {exc}")
             continue
         _write_table(out, name, table, title)
-        cache.put_frame(cache_key("bench-table", key, name), table)
+        cache.store("frame", cache_key("bench-table", key, name), table)
         written_tables[name] = title
     figures: dict[str, str] = {}
     if not args.no_figures:
@@ -455,8 +337,9 @@ def bench(args: argparse.Namespace) -> int:
         except ValueError as exc:
             _log(f"CD diagrams skipped: {exc}")
         figures |= _reliability_figures(_collect_reliability(specs, settings, tables), out, _log)
-    cache.put_frame(cache_key("bench-table", key, "folds"), frame)
-    cache.put_json(cache_key("bench-outputs", key), {"tables": written_tables, "figures": figures})
+    cache.store("frame", cache_key("bench-table", key, "folds"), frame)
+    manifest = {"tables": written_tables, "figures": figures}
+    cache.store("json", cache_key("bench-outputs", key), manifest)
     _log(f"Wrote tables and figures to {out} in {time.perf_counter() - started:.1f} s.")
     return 0
 
@@ -468,7 +351,7 @@ def _collect_reliability(specs, settings, tables) -> dict[str, dict[str, dict]]:
 
     if 4 not in tables:
         return {}
-    groups = _dataset_groups()
+    groups = dataset_groups()
     curves: dict[str, dict[str, dict]] = {}
     for spec in specs:
         try:
@@ -486,8 +369,7 @@ def synthetic(args: argparse.Namespace) -> int:
     """The ``synthetic`` command: the Theorem 1 study (paper Figure 2)."""
     from heb.synthetic import l1_error_study
 
-    out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _output_folder(args.output)
     cache = ResultCache()
     frames = []
     for alpha in args.alpha_dir:
@@ -496,7 +378,7 @@ def synthetic(args: argparse.Namespace) -> int:
         if frame is None:
             _log(f"alpha_dir = {alpha}: {args.reps} repetitions per (K, N)")
             frame = pd.DataFrame(l1_error_study(alpha_dir=alpha, reps=args.reps, seed=args.seed))
-            cache.put_frame(key, frame)
+            cache.store("frame", key, frame)
         frames.append(frame.assign(alpha_dir=alpha))
         if not args.no_figures:
             from heb.figures import l1_error_figure
@@ -554,4 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m heb``."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except ValueError as exc:  # bad settings or data: one sentence, not a traceback
+        raise SystemExit(f"heb: {exc}") from None

@@ -35,6 +35,7 @@ __all__ = [
     "fit_concentration",
     "fit_concentration_rows",
     "fit_concentration_segments",
+    "fit_segments",
     "log_evidence",
     "M_MIN",
     "M_MAX",
@@ -421,7 +422,7 @@ def fit_concentration_segments(
     informative_docs = np.bincount(doc_group[doc_total >= 2], minlength=n_groups)
     degenerate = (item_prior >= 1.0 - 1e-15) & (item_count >= 2)
     flat = informative_docs <= np.bincount(item_group[degenerate], minlength=n_groups)
-    return _fit_segments(
+    return fit_segments(
         item_group, item_count, item_prior, doc_group, doc_total, n_groups, m_min, m_max, flat
     )
 
@@ -504,7 +505,7 @@ class _Items:
         return out
 
 
-def _fit_segments(
+def fit_segments(
     item_group,
     item_count,
     item_prior,
@@ -516,7 +517,10 @@ def _fit_segments(
     flat,
     n_categories=None,
 ) -> ConcentrationFit:
-    """The solver behind :func:`fit_concentration_segments`, on validated input.
+    """The solver behind :func:`fit_concentration_segments`, on input already validated.
+
+    Callers that build the segments themselves (:func:`heb.smoothing.learn_concentrations`)
+    call it directly and skip the checks.
 
     ``flat`` (G,) marks the groups whose evidence is constant in m. ``n_categories``
     (G,), the number of categories of positive prior mean, may be given for groups of

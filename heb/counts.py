@@ -42,13 +42,15 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
             except ValueError as exc:
                 raise ValueError(
                     f"{name} must hold integer category codes; found non-numeric values. "
-                    "Encode raw columns first (heb.preprocess.Preprocessor or heb.make_model)."
+                    "Encode raw columns first (heb.data.Preprocessor)."
                 ) from exc
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of category codes, got {arr.ndim}-D.")
     if arr.dtype.kind in "iu":
         codes = arr.astype(np.int64, copy=False)
-        return np.where(codes < 0, -1, codes)
+        if not codes.size or codes.min() >= 0:  # nothing missing: no copy
+            return codes
+        return np.maximum(codes, -1)
     if arr.dtype.kind != "f":
         raise ValueError(f"{name} has unsupported dtype {arr.dtype}.")
     missing = ~np.isfinite(arr)
@@ -58,7 +60,7 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
     if not np.array_equal(filled, np.round(filled)):
         raise ValueError(
             f"{name} must hold integer category codes, but it contains fractional values. "
-            "Bin or encode numeric columns first (heb.preprocess.Preprocessor)."
+            "Bin or encode numeric columns first (heb.data.Preprocessor)."
         )
     codes = filled.astype(np.int64)
     return np.where(codes < 0, -1, codes)
@@ -116,7 +118,8 @@ class CountTable:
         X = np.asarray(X, dtype=np.int64)
         y = np.asarray(y, dtype=np.int64)
         n_rows, n_features = X.shape
-        if n_categories is None:
+        codes_fit = n_categories is None  # K_f = max code + 1: no code is too large
+        if codes_fit:
             n_categories = X.max(axis=0, initial=-1) + 1 if n_rows else np.zeros(n_features, int)
         n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
         offsets = category_offsets(n_categories)
@@ -125,13 +128,57 @@ class CountTable:
             raise ValueError(
                 f"The category codes are too large: the count table would need "
                 f"{n_classes * width:,} cells. Re-encode each feature's categories as "
-                "0..K-1 (heb.preprocess.Preprocessor does this)."
+                "0..K-1 (heb.data.Preprocessor does this)."
             )
-        valid = (X >= 0) & (X < n_categories)
-        flat = (y[:, None] * width + offsets[:-1] + X)[valid]
-        counts = np.bincount(flat, minlength=n_classes * width).reshape(n_classes, width)
-        class_counts = np.bincount(y, minlength=n_classes)
-        return cls(class_counts.astype(np.float64), counts.astype(np.float64), offsets)
+        # one bincount over combined (class, feature, code) indices; codes outside
+        # 0..K_f-1 go to one extra bin that is dropped
+        n_cells = n_classes * width
+        column = X + offsets[:-1]
+        flat = column + (y * width)[:, None]
+        if n_rows and (X.min() < 0 or not (codes_fit or np.all(X.max(axis=0) < n_categories))):
+            outside = (X < 0) | (X >= n_categories)
+            column[outside] = -1
+            flat[outside] = n_cells
+        flat = flat.ravel()
+        if flat.size <= n_cells:
+            # few rows, many cells: count straight into float64, no (C, V) conversion pass
+            counts = np.bincount(flat, weights=np.ones(flat.size), minlength=n_cells + 1)
+        else:
+            counts = np.bincount(flat, minlength=n_cells + 1).astype(np.float64)
+        counts = counts[:n_cells].reshape(n_classes, width)
+        class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+        table = cls(class_counts, counts, offsets)
+        if flat.size < n_cells:
+            # a large table of few rows: its sums and positive cells come from the rows,
+            # not from reading the mostly-zero table, which is made read-only so that
+            # they cannot go stale
+            table._keep_sums(flat, column, y)
+        return table
+
+    def _keep_sums(self, flat: np.ndarray, column: np.ndarray, y: np.ndarray) -> None:
+        """Store N_fv, N_cf and the positive cells, counted from the rows."""
+        C, width = self.counts.shape
+        F = self.n_features
+        pair = (y * F)[:, None] + np.arange(F)
+        if column.size and column.min() < 0:  # missing codes are not counted
+            counted = column >= 0
+            column, pair = column[counted], pair[counted]
+        column = column.ravel()
+        n_fv = np.bincount(column, weights=np.ones(column.size), minlength=width)
+        n_cf = np.bincount(pair.ravel(), minlength=C * F).reshape(C, F).astype(np.float64)
+        cells = np.sort(flat)  # distinct by sort (np.unique may hash, slower here)
+        cells = cells[: np.searchsorted(cells, C * width)]
+        if cells.size:
+            cells = cells[np.concatenate(([True], cells[1:] != cells[:-1]))]
+        self.counts.flags.writeable = False
+        object.__setattr__(self, "_sums", (n_fv, n_cf, cells))
+
+    def positive_cells(self) -> np.ndarray:
+        """Flat (row-major) indices of the positive counts of ``counts``, ascending."""
+        sums = getattr(self, "_sums", None)
+        if sums is not None:
+            return sums[2]
+        return np.flatnonzero(self.counts > 0)
 
     @classmethod
     def empty(cls, n_classes: int, n_categories: np.ndarray) -> CountTable:
@@ -169,6 +216,9 @@ class CountTable:
     # ---------------------------------------------------------------- sums
     def class_feature_totals(self) -> np.ndarray:
         """N_cf = sum_v N_cfv, rows of class c where feature f is observed; shape (C, F)."""
+        sums = getattr(self, "_sums", None)
+        if sums is not None:
+            return sums[1].copy()
         return np.add.reduceat(self.counts, self.offsets[:-1], axis=1)
 
     def rows_per_category(self) -> np.ndarray:
@@ -180,6 +230,9 @@ class CountTable:
 
     def category_totals(self) -> np.ndarray:
         """N_fv = sum_c N_cfv, shape (V,)."""
+        sums = getattr(self, "_sums", None)
+        if sums is not None:
+            return sums[0].copy()
         return self.counts.sum(axis=0)
 
     def feature_totals(self) -> np.ndarray:

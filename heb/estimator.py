@@ -20,6 +20,22 @@ from heb.counts import as_codes
 
 __all__ = ["CategoricalClassifier"]
 
+#: integer labels spanning fewer values than this are indexed by a bincount, not a sort
+_LABEL_SPAN_FOR_BINCOUNT = 1 << 20
+
+
+def _label_indices(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)``, without sorting the rows for integer labels."""
+    if y.ndim == 1 and y.size and y.dtype.kind in "iu":
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < _LABEL_SPAN_FOR_BINCOUNT and -(2**62) < lo <= hi < 2**62:
+            shifted = y.astype(np.int64) - np.int64(lo)
+            present = np.bincount(shifted, minlength=hi - lo + 1) > 0
+            classes = (np.flatnonzero(present) + lo).astype(y.dtype)
+            position = np.cumsum(present) - 1
+            return classes, position[shifted]
+    return np.unique(y, return_inverse=True)
+
 
 class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Base of the classifiers over integer category codes (not an estimator by itself).
@@ -60,7 +76,7 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         self._validate_params_()
         codes, y = self._check_xy(X, y, reset=True)
-        classes, y_idx = np.unique(y, return_inverse=True)
+        classes, y_idx = _label_indices(y)
         return codes, y_idx, classes
 
     def _partial_fit_input(

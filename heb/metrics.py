@@ -30,7 +30,6 @@ import numpy as np
 
 __all__ = [
     "LOG_LOSS_EPS",
-    "METRIC_NAMES",
     "accuracy",
     "all_metrics",
     "auc_ovr",
@@ -39,19 +38,18 @@ __all__ = [
     "f1_macro",
     "log_loss",
     "reliability",
+    "reliability_curve",
 ]
 
 #: probabilities of the true class are clipped to [LOG_LOSS_EPS, 1] in the log-loss
 LOG_LOSS_EPS = 1e-15
-#: the keys of :func:`all_metrics`, in display order
-METRIC_NAMES = ("accuracy", "f1_macro", "log_loss", "brier", "auc", "ece")
 #: slack allowed on [0, 1] bounds and on row sums, for floating-point round-off
 _RANGE_TOL = 1e-9
 _ROW_SUM_TOL = 1e-6
 _STRATEGIES = ("uniform", "quantile")
 
 
-def _validate(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _validate(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: C901 -- a flat list of input checks
     """Check and convert ``y`` to int64 (n,) and ``proba`` to float64 (n, C)."""
     proba = np.asarray(proba)
     if proba.dtype == object or not (np.issubdtype(proba.dtype, np.number) or proba.dtype == bool):
@@ -179,9 +177,13 @@ def _auc_ovr(y: np.ndarray, proba: np.ndarray) -> float:
     return float(np.mean(auc))
 
 
-def _reliability(
+def reliability_curve(
     correct: np.ndarray, confidence: np.ndarray, n_bins: int, strategy: str
 ) -> dict[str, np.ndarray | float]:
+    """:func:`reliability` from per-row correctness (n,) and top-1 confidence (n,).
+
+    No validation: for callers that already hold checked arrays (one pass per fold).
+    """
     if strategy == "uniform":
         edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins
         bin_index = np.searchsorted(edges, confidence, side="right") - 1
@@ -298,7 +300,7 @@ def reliability(
     y, proba = _validate(y, proba)
     n_bins = _validate_bins(n_bins, strategy)
     _, confidence, correct = _top1(y, proba)
-    return _reliability(correct, confidence, n_bins, strategy)
+    return reliability_curve(correct, confidence, n_bins, strategy)
 
 
 def ece_top1(
@@ -309,7 +311,7 @@ def ece_top1(
 
 
 def all_metrics(y: np.ndarray, proba: np.ndarray) -> dict[str, float]:
-    """All fold metrics at once (validated once): keys of :data:`METRIC_NAMES`.
+    """The six built-in fold metrics at once (validated once), by registry name.
 
     ``ece`` uses 10 uniform bins (SPEC section 5).
     """
@@ -321,5 +323,5 @@ def all_metrics(y: np.ndarray, proba: np.ndarray) -> dict[str, float]:
         "log_loss": _log_loss(y, proba),
         "brier": _brier(y, proba),
         "auc": _auc_ovr(y, proba),
-        "ece": float(_reliability(correct, confidence, 10, "uniform")["ece"]),
+        "ece": float(reliability_curve(correct, confidence, 10, "uniform")["ece"]),
     }

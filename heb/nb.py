@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier
-from heb.smoothing import SMOOTHERS, mutual_information, resolve_params, smooth
+from heb.smoothing import SeenColumnLog, mutual_information, resolve_params, smooth
 
 __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
 
@@ -31,15 +31,45 @@ def score_codes(
     """Sum of (weighted) log-probabilities of each row's codes, shape (n, C).
 
     Codes that are negative, ``>= K_f`` or of unseen categories (log table column 0)
-    contribute nothing. One vectorised gather of (n, C) rows per feature.
+    contribute nothing.
     """
-    n_rows, n_features = codes.shape
-    C = log_theta.shape[0]
-    # (V + 1, C): one row per category, the last (all zeros) for absent evidence
-    rows = np.zeros((log_theta.shape[1] + 1, C))
-    rows[:-1] = log_theta.T
+    return sum_columns(log_theta, column_numbers(offsets, codes, log_theta.shape[1]), weights)
+
+
+def column_numbers(offsets: np.ndarray, codes: np.ndarray, absent: int) -> np.ndarray:
+    """Table column of each code, shape (n, F); ``absent`` where a code is outside 0..K_f-1."""
     valid = (codes >= 0) & (codes < np.diff(offsets))
-    index = np.where(valid, offsets[:-1] + codes, log_theta.shape[1])
+    if valid.all():
+        return offsets[:-1] + codes
+    return np.where(valid, offsets[:-1] + codes, absent)
+
+
+def sum_columns(
+    table: np.ndarray, index: np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Sum over features of ``weights[f] * table[:, index[:, f]]``, shape (n, C).
+
+    An index equal to the table's width contributes nothing. One vectorised gather per
+    feature: of (n, C) rows from a transposed copy of the table when the rows outnumber
+    its columns, else of columns of the table itself (never copied for a few rows).
+    """
+    n_rows, n_features = index.shape
+    C, V = table.shape
+    absent = index == V
+    any_absent = bool(absent.any())
+    if n_rows * n_features < V:
+        out_t = np.zeros((C, n_rows))
+        if any_absent:
+            index = np.minimum(index, V - 1)
+        for f in range(n_features):
+            gathered = table.take(index[:, f], axis=1)
+            if any_absent:
+                gathered[:, absent[:, f]] = 0.0
+            out_t += gathered if weights is None else weights[f] * gathered
+        return np.ascontiguousarray(out_t.T)
+    # (V + 1, C): one row per column, the last (all zeros) for absent evidence
+    rows = np.zeros((V + 1, C))
+    rows[:-1] = table.T
     out = np.zeros((n_rows, C))
     for f in range(n_features):
         gathered = rows.take(index[:, f], axis=0)
@@ -56,20 +86,28 @@ class NaiveBayes(CategoricalClassifier):
     Parameters
     ----------
     smoother : str, default "heb-m"
-        One of ``"laplace"``, ``"lidstone"``, ``"kt"``, ``"m-estimate"``, ``"te"``,
-        ``"heb-u"``, ``"heb-m"``.
+        A name of :data:`heb.registry.SMOOTHERS`: ``"laplace"``, ``"lidstone"``, ``"kt"``,
+        ``"m-estimate"``, ``"te"``, ``"heb-u"``, ``"heb-m"``.
     alpha : float, optional
         Lidstone's pseudo-count (default 0.1).
     m : float, optional
         The m-estimate's concentration (default 2).
     k0 : float, optional
         Target-encoding shrinkage strength (default 10).
+
+        Defaults and accepted ranges come from the registry; a parameter the chosen
+        smoother does not use (``NaiveBayes("laplace", alpha=0.5)``) is a ValueError in
+        ``fit``.
     weighting : {None, "sqrt-mi"}
         Feature weights w_f = sqrt(MI(X_f; Y)) in nats, from the training counts.
     n0 : float, default 10
         HEB: a (class, feature) pair with fewer observed rows uses m = K_f.
     m_min, m_max : float
         HEB: the clamp of the learned concentration.
+    hierarchies : dict, optional
+        HEB-H only: feature index -> list of levels, each the parent code of every code of
+        the level below (:mod:`heb.hierarchy`; helpers in :mod:`heb.hierarchy_sources`).
+        ``None``: HEB-H is HEB-M.
 
     Attributes
     ----------
@@ -101,6 +139,7 @@ class NaiveBayes(CategoricalClassifier):
         n0: float = 10,
         m_min: float = M_MIN,
         m_max: float = M_MAX,
+        hierarchies: dict | None = None,
     ):
         self.smoother = smoother
         self.alpha = alpha
@@ -110,18 +149,26 @@ class NaiveBayes(CategoricalClassifier):
         self.n0 = n0
         self.m_min = m_min
         self.m_max = m_max
+        self.hierarchies = hierarchies
 
     # ------------------------------------------------------------------ fitting
+    def _hyper_params(self) -> dict[str, float | None]:
+        """The smoother hyper-parameters given to the constructor (``None``: default)."""
+        return {"alpha": self.alpha, "m": self.m, "k0": self.k0}
+
     def _validate_params_(self) -> None:
-        if self.smoother not in SMOOTHERS:
-            raise ValueError(
-                f"Unknown smoother {self.smoother!r}; choose one of {', '.join(SMOOTHERS)}."
-            )
-        resolve_params(self.smoother, alpha=self.alpha, m=self.m, k0=self.k0)
+        # the registry knows the smoother, the parameters it uses and their ranges
+        resolve_params(self.smoother, **self._hyper_params())
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be None or 'sqrt-mi', got {self.weighting!r}.")
-        if not 0 < self.m_min <= self.m_max:
-            raise ValueError("Need 0 < m_min <= m_max.")
+        try:
+            m_min, m_max = float(self.m_min), float(self.m_max)
+        except (TypeError, ValueError):
+            raise ValueError("m_min and m_max must be numbers.") from None
+        if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
+            raise ValueError(
+                f"Need finite 0 < m_min <= m_max, got m_min={self.m_min}, m_max={self.m_max}."
+            )
 
     def fit(self, X, y):
         """Count the training rows and smooth.
@@ -160,24 +207,28 @@ class NaiveBayes(CategoricalClassifier):
             raise ValueError("classes must have one label per class of the table.")
         return self._set_counts(table, classes)
 
-    def _set_counts(self, table: CountTable, classes: np.ndarray):
-        smoothed = smooth(
+    def _smooth(self, table: CountTable, hierarchies: dict | None = None):
+        """The smoothed table; ``hierarchies`` (a subclass's own) overrides the parameter."""
+        return smooth(
             table,
             self.smoother,
-            alpha=self.alpha,
-            m=self.m,
-            k0=self.k0,
             n0=self.n0,
             m_min=self.m_min,
             m_max=self.m_max,
+            hierarchies=self.hierarchies if hierarchies is None else hierarchies,
+            **self._hyper_params(),
         )
+
+    def _set_counts(self, table: CountTable, classes: np.ndarray):
+        smoothed = self._smooth(table)
         C = table.n_classes
         self.classes_ = classes
         self.n_features_in_ = table.n_features
         self.n_categories_ = table.n_categories
         self.count_table_ = table
         self.class_log_prior_ = np.log(table.class_counts + 1.0) - np.log(table.n_samples + C)
-        self.feature_log_prob_ = smoothed.log_theta
+        self._log_columns = smoothed.log_columns
+        self._feature_log_prob = None  # the dense table is built on first access
         if self.weighting == "sqrt-mi":
             self.feature_weights_ = np.sqrt(mutual_information(table))
         else:
@@ -186,6 +237,21 @@ class NaiveBayes(CategoricalClassifier):
         self._diagnostics_source = (table, smoothed)
         self._diagnostics_cache = None
         return self
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """Smoothed log theta (C, V), 0 for unseen categories (see class doc)."""
+        if not hasattr(self, "_log_columns"):
+            raise AttributeError("feature_log_prob_ is set by fit.")
+        if self._feature_log_prob is None:
+            self._feature_log_prob = self._log_columns.dense()
+        return self._feature_log_prob
+
+    @feature_log_prob_.setter
+    def feature_log_prob_(self, value: np.ndarray) -> None:
+        value = np.asarray(value, dtype=float)
+        self._log_columns = SeenColumnLog(value, None, value.shape[1])
+        self._feature_log_prob = value
 
     @property
     def concentrations_(self) -> dict[str, np.ndarray] | None:
@@ -223,5 +289,7 @@ class NaiveBayes(CategoricalClassifier):
         """log pi_c + sum_f w_f log theta_{c,f,x_f} for each row, shape (n, C)."""
         codes = self._codes_for_predict(X)
         weights = None if self.weighting is None else self.feature_weights_
-        scores = score_codes(self.feature_log_prob_, self.count_table_.offsets, codes, weights)
-        return scores + self.class_log_prior_
+        table = self._log_columns
+        # only the seen columns are read: a large-K table is never materialised to score
+        index = table.position(column_numbers(self.count_table_.offsets, codes, table.width))
+        return sum_columns(table.values, index, weights) + self.class_log_prior_

@@ -6,7 +6,9 @@ list of names, labels, colours, defaults or directions.
 
 Adding a smoother touches two places: a :class:`Smoother` entry here (its NB method,
 label, colour and Compare knob follow from it) and, only when its formula is new, a
-rule registered with :func:`heb.smoothing.register_rule`. Adding a metric touches two
+rule registered with :func:`heb.smoothing.register_rule` (a parameter under a new name
+also needs an argument of :class:`~heb.nb.NaiveBayes`, whose constructor scikit-learn
+wants explicit; ``alpha``, ``m`` and ``k0`` exist). Adding a metric touches two
 places: its function and a :class:`Metric` entry. At run time
 :func:`register_smoother` / :func:`register_method` / :func:`register_metric` do the same.
 """
@@ -38,12 +40,15 @@ __all__ = [
     "method_of_smoother",
     "resolve_method_name",
     "compute_metrics",
+    "smoother_param_names",
+    "HIGHER_IS_BETTER",
+    "METRIC_LABELS",
+    "unregister",
 ]
 
 #: model families an entry of :data:`METHODS` can name
 FAMILIES = ("nb", "aode", "tan", "reference")
-#: rules of :mod:`heb.smoothing` a smoother can name (more via ``register_rule``)
-RULES = ("additive", "fixed-m", "target-encoding", "type-ii-ml")
+#: prior means a smoother can shrink toward (:func:`heb.smoothing.prior_mean`)
 PRIORS = ("uniform", "marginal")
 
 
@@ -227,9 +232,47 @@ def method_of_smoother(name: str) -> Method:
     return method(smoother(name).label)
 
 
+def smoother_param_names() -> frozenset[str]:
+    """Every hyper-parameter name some registered smoother takes."""
+    return frozenset(p.name for s in _SMOOTHERS.values() for p in s.params)
+
+
 def compute_metrics(y, proba) -> dict[str, float]:
-    """Every registered metric of one fold, by name, in registry order."""
-    return {name: float(entry.compute(y, proba)) for name, entry in _METRICS.items()}
+    """Every registered metric of one fold, by name, in registry order.
+
+    The built-in metrics come from one validated pass of :func:`heb.metrics.all_metrics`
+    (while their entries still hold the built-in functions); any other metric is
+    computed by its own ``compute``.
+    """
+    fast = _metrics.all_metrics(y, proba)
+    return {
+        name: fast[name]
+        if _BUILTIN_COMPUTE.get(name) is entry.compute
+        else float(entry.compute(y, proba))
+        for name, entry in _METRICS.items()
+    }
+
+
+class _FieldView(Mapping):
+    """A live, read-only ``name -> getattr(entry, field)`` view of a registry table."""
+
+    def __init__(self, table: Mapping, field_name: str):
+        self._table, self._field = table, field_name
+
+    def __getitem__(self, name: str):
+        return getattr(self._table[name], self._field)
+
+    def __iter__(self):
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
+#: metric name -> True when higher is better (live view of :data:`METRICS`)
+HIGHER_IS_BETTER: Mapping[str, bool] = _FieldView(_METRICS, "higher_is_better")
+#: metric name -> its short label in tables and figures (live view of :data:`METRICS`)
+METRIC_LABELS: Mapping[str, str] = _FieldView(_METRICS, "label")
 
 
 # --------------------------------------------------------------------------- entries
@@ -269,6 +312,11 @@ for _entry in (
     Smoother(
         "heb-m", "HEB-M", "type-ii-ml", "marginal", "#d62728",
         "learned m_cf (Type-II ML) toward the pooled marginal N_fv / S", paper=True,
+    ),
+    Smoother(
+        "heb-h", "HEB-H", "nested-type-ii-ml", "marginal", "#6b6ecf",
+        "nested Dirichlet along a category hierarchy, every level's m by Type-II ML "
+        "(HEB-M where a feature has no hierarchy)",
     ),
 ):  # fmt: skip
     register_smoother(_entry)
@@ -318,6 +366,8 @@ for _entry in (
     register_metric(_entry)
 
 del _entry
+#: the functions behind the built-in metrics (``compute_metrics``'s one-pass fast path)
+_BUILTIN_COMPUTE = {name: entry.compute for name, entry in _METRICS.items()}
 
 #: the paper's seven smoothers (Table 1), as method names, in the paper's order
 TABLE1_METHODS: tuple[str, ...] = tuple(s.label for s in _SMOOTHERS.values() if s.paper)

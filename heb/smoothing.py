@@ -9,33 +9,78 @@ so they leave the score unchanged (absent evidence).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
 
 import numpy as np
 
+from heb import registry
 from heb.concentration import (
     CLAMP_NONE,
     M_MAX,
     M_MIN,
     ConcentrationFit,
-    _fit_segments,
+    fit_segments,
 )
 from heb.counts import CountTable
 
 __all__ = [
     "SMOOTHERS",
-    "DEFAULT_PARAMS",
+    "RULES",
     "SmoothedTable",
+    "SeenColumnLog",
     "prior_mean",
     "smooth",
+    "learn_concentrations",
     "mutual_information",
     "resolve_params",
+    "register_rule",
+    "unregister_rule",
 ]
 
-SMOOTHERS = ("laplace", "lidstone", "kt", "m-estimate", "te", "heb-u", "heb-m")
-#: default hyper-parameters of the smoothers that have one
-DEFAULT_PARAMS = {"lidstone": {"alpha": 0.1}, "m-estimate": {"m": 2.0}, "te": {"k0": 10.0}}
-_UNIFORM = {"laplace", "lidstone", "kt", "heb-u"}
+#: the registered smoothers by name (a live, read-only view of :data:`heb.registry.SMOOTHERS`)
+SMOOTHERS = registry.SMOOTHERS
+#: HEB's options, accepted by every rule (only the Type-II ML rule reads them)
+HEB_OPTIONS = ("n0", "m_min", "m_max")
+#: the nested-Dirichlet rule of HEB-H (:mod:`heb.hierarchy`), which takes a hierarchy
+NESTED_RULE = "nested-type-ii-ml"
+
+
+class SeenColumnLog:
+    """A (C, V) log table whose columns are 0 except for the seen ones, stored as those.
+
+    Parameters
+    ----------
+    values : ndarray (C, S)
+        The seen columns, or the whole (C, V) table when ``columns`` is None.
+    columns : ndarray (S,) of int or None
+        Their column numbers, ascending.
+    width : int
+        V, the width of the whole table.
+    """
+
+    def __init__(self, values: np.ndarray, columns: np.ndarray | None, width: int):
+        self.values = values
+        self.columns = columns
+        self.width = width
+
+    def dense(self) -> np.ndarray:
+        """The whole (C, V) table."""
+        if self.columns is None:
+            return self.values
+        out = np.zeros((self.values.shape[0], self.width))
+        out[:, self.columns] = self.values
+        return out
+
+    def position(self, column: np.ndarray) -> np.ndarray:
+        """Column numbers 0..V (V: absent evidence) as indices into ``values`` (S: 0)."""
+        if self.columns is None:
+            return column
+        where = np.full(self.width + 1, self.columns.size, dtype=np.int64)
+        where[self.columns] = np.arange(self.columns.size)
+        return where.take(column)
 
 
 @dataclass(frozen=True)
@@ -45,7 +90,10 @@ class SmoothedTable:
     Attributes
     ----------
     log_theta : ndarray (C, V)
-        log theta_{c,f,v}; 0 in the columns of unseen categories.
+        log theta_{c,f,v}; 0 in the columns of unseen categories. Built on first access
+        from ``log_columns``, which holds the seen columns only (scoring reads those).
+    log_columns : SeenColumnLog
+        The same table, its seen columns only.
     seen : ndarray (V,) of bool
         Category has at least one training row.
     concentration : ndarray (C, F)
@@ -58,31 +106,39 @@ class SmoothedTable:
         N_cf < n0: the concentration was set to K_f instead of learned (HEB only).
     """
 
-    log_theta: np.ndarray
+    log_columns: SeenColumnLog
     seen: np.ndarray
     concentration: np.ndarray | None
     fit: ConcentrationFit | None = None
     fallback: np.ndarray | None = field(default=None)
 
-
-def resolve_params(
-    smoother: str, alpha: float | None = None, m: float | None = None, k0: float | None = None
-) -> dict[str, float]:
-    """The hyper-parameters a smoother uses, with defaults filled in and checked."""
-    if smoother not in SMOOTHERS:
-        raise ValueError(f"Unknown smoother {smoother!r}; choose one of {', '.join(SMOOTHERS)}.")
-    given = {"alpha": alpha, "m": m, "k0": k0}
-    params = dict(DEFAULT_PARAMS.get(smoother, {}))
-    for key in params:
-        if given[key] is not None:
-            params[key] = float(given[key])
-    for key, value in params.items():
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(f"{smoother}: {key} must be a positive number, got {value}.")
-    return params
+    @cached_property
+    def log_theta(self) -> np.ndarray:
+        """log theta over all V columns (0 for unseen categories), shape (C, V)."""
+        return self.log_columns.dense()
 
 
-def prior_mean(table: CountTable, kind: str) -> np.ndarray:
+def resolve_params(smoother: str, **given: float | None) -> dict[str, float]:
+    """The hyper-parameters a smoother uses, defaults filled in and ranges checked.
+
+    ``given`` maps parameter names to values (``None`` means "use the default"). A
+    parameter the smoother does not use is a ValueError, never silently ignored.
+    """
+    entry = registry.smoother(smoother)
+    own = {p.name: p for p in entry.params}
+    unused = sorted(k for k, v in given.items() if v is not None and k not in own)
+    if unused:
+        takes = ", ".join(own) if own else "no parameter"
+        raise ValueError(f"{smoother} does not use {', '.join(unused)} (it takes {takes}).")
+    return {
+        name: p.default if given.get(name) is None else p.check(given[name], smoother)
+        for name, p in own.items()
+    }
+
+
+def prior_mean(
+    table: CountTable, kind: str, *, _category_totals: np.ndarray | None = None
+) -> np.ndarray:
     """The prior mean tbar_fv over the V columns: ``"uniform"`` 1/K_f or ``"marginal"``.
 
     The marginal is N_fv / S_f; a feature never observed gets the uniform mean.
@@ -92,7 +148,7 @@ def prior_mean(table: CountTable, kind: str) -> np.ndarray:
         return np.repeat(1.0 / k, k)
     if kind != "marginal":
         raise ValueError(f"prior kind must be 'uniform' or 'marginal', got {kind!r}.")
-    n_fv = table.category_totals()
+    n_fv = table.category_totals() if _category_totals is None else _category_totals
     s_f = np.add.reduceat(n_fv, table.offsets[:-1])
     marginal = n_fv / np.repeat(np.where(s_f > 0, s_f, 1.0), k)
     if np.any(s_f == 0):  # a feature never observed gets the uniform mean
@@ -120,6 +176,97 @@ def _dirichlet_theta(table, n_cf, m_cf, prior):
     return theta
 
 
+class _Totals:
+    """The sums of a count table every smoother needs, each computed once per ``smooth``.
+
+    When most categories are unseen (large K, few rows), the per-pair totals and the
+    positive cells are read from the seen columns only, never from the whole (C, V) table.
+    """
+
+    def __init__(self, table: CountTable):
+        self.table = table
+        self.n_fv = table.category_totals()
+        self.seen = self.n_fv > 0
+        self.seen_cols = np.flatnonzero(self.seen)
+        self.all_seen = self.seen_cols.size == self.seen.size
+        self._seen_counts = None
+        self._positive = None
+        if getattr(table, "_sums", None) is not None:  # counted from the rows
+            self.n_cf = table.class_feature_totals()
+            self._positive = table.positive_cells()
+        elif 2 * self.seen_cols.size < self.seen.size:
+            self._seen_counts = table.counts[:, self.seen_cols]
+            # a zero column closes the last segment, so features without a seen column sum to 0
+            padded = np.concatenate((self._seen_counts, np.zeros((table.n_classes, 1))), axis=1)
+            starts = np.searchsorted(self.seen_cols, table.offsets[:-1])
+            empty = starts == np.append(starts[1:], self.seen_cols.size)
+            sums = np.add.reduceat(padded, starts, axis=1)
+            self.n_cf = np.where(empty[None, :], 0.0, sums)
+        else:
+            self.n_cf = table.class_feature_totals()
+
+    @property
+    def positive_cells(self) -> np.ndarray:
+        """Flat (row-major) indices of the positive counts, ascending."""
+        if self._positive is None:
+            if self._seen_counts is None:
+                self._positive = self.table.positive_cells()
+            else:
+                c, j = np.nonzero(self._seen_counts > 0)
+                self._positive = c * self.seen.size + self.seen_cols[j]
+        return self._positive
+
+    def feature_of(self, column: np.ndarray) -> np.ndarray:
+        """The feature of each of the given columns."""
+        return np.searchsorted(self.table.offsets, column, side="right") - 1
+
+    def sparse(self) -> bool:
+        """Whether the positive counts fill under a quarter of the (C, V) table."""
+        return 4 * self.n_cf.sum() < self.table.counts.size
+
+
+def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
+    """log theta of :func:`_dirichlet_theta`, unseen columns 0, from the positive cells only.
+
+    A zero count in a seen column has theta = m_cf t_v / (N_cf + m_cf): one value per
+    (class, feature) pair when the feature's prior mean is uniform (the same floating-point
+    operations as the dense formula), else log t_v + log(m_cf / (N_cf + m_cf)) (equal to the
+    dense value within a few ulps). Positive counts use the dense formula cell by cell.
+    Falls back to the dense formula when the counts are not sparse.
+    """
+    table = totals.table
+    n_cf = totals.n_cf
+    if not totals.sparse():
+        dense = _log(_dirichlet_theta(table, n_cf, m_cf, prior), totals.seen)
+        return SeenColumnLog(dense, None, dense.shape[1])
+    C, V = table.counts.shape
+    starts, k = table.offsets[:-1], table.n_categories
+    denom = n_cf + m_cf
+    constant = np.maximum.reduceat(prior, starts) == np.minimum.reduceat(prior, starts)
+    with np.errstate(divide="ignore"):
+        zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
+        log_t = None if constant.all() else np.where(np.repeat(constant, k), 0.0, np.log(prior))
+    cells = totals.positive_cells
+    c, v = np.divmod(cells, V)
+    if totals.all_seen:
+        columns, out, j = None, np.repeat(zero_value, k, axis=1), v
+        if log_t is not None:
+            out += log_t
+    else:
+        columns = totals.seen_cols
+        out = zero_value[:, totals.feature_of(columns)]
+        if log_t is not None:
+            out += log_t[columns]
+        j = np.searchsorted(columns, v)
+    pair = (c, totals.feature_of(v))
+    m_cell = m_cf[pair]
+    theta = m_cell * prior[v]
+    theta += table.counts.ravel()[cells]
+    theta /= m_cell + n_cf[pair]
+    out[c, j] = np.log(theta)
+    return SeenColumnLog(out, columns, V)
+
+
 def _target_encoding_theta(table, n_cf, k0, prior):
     col_f = table.feature_of_column
     n_fv = table.category_totals()
@@ -141,25 +288,27 @@ def learn_concentrations(
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
+    *,
+    _totals: _Totals | None = None,
 ) -> tuple[np.ndarray, ConcentrationFit, np.ndarray]:
     """Type-II ML m_cf for every (class, feature) pair, with the N_cf < n0 fallback m = K_f.
 
     Returns the (C, F) concentrations, the fit diagnostics over all C * F pairs
     (fallback pairs report 0 iterations) and the (C, F) fallback mask.
     """
-    if not 0 < m_min <= m_max:
-        raise ValueError(f"Need 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
+    if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
+        raise ValueError(f"Need finite 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
+    totals = _Totals(table) if _totals is None else _totals
     C, F = table.n_classes, table.n_features
-    n_cf = table.class_feature_totals()
+    n_cf = totals.n_cf
     fallback = n_cf < n0
     solve = ~fallback.ravel()
     # non-zero counts in row-major order, so their (class, feature) pair ids are sorted
-    flat_counts = table.counts.ravel()
-    nonzero = np.flatnonzero(flat_counts > 0)
-    pair_of_cell = (np.arange(C)[:, None] * F + table.feature_of_column).ravel()
-    item_pair = pair_of_cell.take(nonzero)
-    item_count = flat_counts.take(nonzero)
-    item_prior = prior.take(nonzero % table.counts.shape[1])
+    nonzero = totals.positive_cells
+    row, col = np.divmod(nonzero, table.counts.shape[1])
+    item_pair = row * F + totals.feature_of(col)
+    item_count = table.counts.ravel().take(nonzero)
+    item_prior = prior.take(col)
     if not solve.all():
         keep = np.flatnonzero(solve[item_pair])
         item_pair, item_count, item_prior = (
@@ -176,7 +325,7 @@ def learn_concentrations(
         raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
     # categories of positive prior mean per pair (the marginal is 0 for unseen ones)
     positive = np.add.reduceat(prior > 0, table.offsets[:-1])
-    fit = _fit_segments(
+    fit = fit_segments(
         item_pair,
         item_count,
         item_prior,
@@ -201,57 +350,132 @@ def learn_concentrations(
     return m_cf, fit, fallback
 
 
+def _additive_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
+    """alpha pseudo-counts per category: m_cf = alpha K_f (Laplace, Lidstone, KT)."""
+    totals = _Totals(table) if totals is None else totals
+    k_f = table.n_categories.astype(float)
+    m_cf = np.broadcast_to(params["alpha"] * k_f, (table.n_classes, table.n_features)).copy()
+    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, None, None
+
+
+def _fixed_m_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
+    """m virtual rows spread as the prior mean: m_cf = m (the m-estimate)."""
+    totals = _Totals(table) if totals is None else totals
+    m_cf = np.full((table.n_classes, table.n_features), params["m"])
+    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, None, None
+
+
+def _target_encoding_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
+    """Target-encoding shrinkage with strength k0 (no Dirichlet concentration)."""
+    n_cf = table.class_feature_totals() if totals is None else totals.n_cf
+    theta = _target_encoding_theta(table, n_cf, params["k0"], prior)
+    return theta, None, None, None
+
+
+def _type_ii_ml_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
+    """Learned m_cf by Type-II ML (HEB), with the N_cf < n0 fallback m = K_f."""
+    totals = _Totals(table) if totals is None else totals
+    m_cf, fit, fallback = learn_concentrations(
+        table, prior, params["n0"], params["m_min"], params["m_max"], _totals=totals
+    )
+    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, fit, fallback
+
+
+#: rule name -> ``rule(table, prior, params) -> (theta, concentration, fit, fallback)``
+_RULES: dict[str, Callable[[CountTable, np.ndarray, dict], tuple]] = {
+    "additive": _additive_rule,
+    "fixed-m": _fixed_m_rule,
+    "target-encoding": _target_encoding_rule,
+    "type-ii-ml": _type_ii_ml_rule,
+}
+_BUILTIN_RULES = frozenset(_RULES)
+#: the smoothing rules by name (a read-only view; add one with :func:`register_rule`)
+RULES = MappingProxyType(_RULES)
+
+
+def register_rule(name: str, rule: Callable[[CountTable, np.ndarray, dict], tuple]) -> None:
+    """Add a smoothing rule a :class:`heb.registry.Smoother` can name.
+
+    Parameters
+    ----------
+    name : str
+        The rule's name (new).
+    rule : callable
+        ``rule(table, prior, params)`` with the prior mean (V,) and a dict of the
+        smoother's parameters, fixed values and HEB's options; returns ``(theta,
+        concentration, fit, fallback)``: theta (C, V) probabilities, the (C, F)
+        concentration or None, and HEB's diagnostics or None.
+    """
+    if name in _RULES:
+        raise ValueError(f"A smoothing rule named {name!r} is registered already.")
+    if not callable(rule):
+        raise ValueError(f"The rule {name!r} must be a function.")
+    _RULES[name] = rule
+
+
+def unregister_rule(name: str) -> None:
+    """Remove a rule added by :func:`register_rule` (the built-in four stay)."""
+    if name not in _BUILTIN_RULES:
+        _RULES.pop(name, None)
+
+
 def smooth(
     table: CountTable,
     smoother: str = "heb-m",
     *,
-    alpha: float | None = None,
-    m: float | None = None,
-    k0: float | None = None,
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
+    hierarchies=None,
+    **params: float | None,
 ) -> SmoothedTable:
-    """Smooth a count table with one of :data:`SMOOTHERS`.
+    """Smooth a count table with one of the registered :data:`SMOOTHERS`.
 
     Parameters
     ----------
     table : CountTable
         The counts (left untouched).
     smoother : str
-        ``"laplace"``, ``"lidstone"`` (alpha, default 0.1), ``"kt"``, ``"m-estimate"``
-        (m, default 2), ``"te"`` (k0, default 10), ``"heb-u"`` or ``"heb-m"``.
-    alpha, m, k0 : float, optional
-        Hyper-parameters of Lidstone, m-estimate and TE; ignored by the others.
+        A name of :data:`heb.registry.SMOOTHERS`: ``"laplace"``, ``"lidstone"`` (alpha,
+        default 0.1), ``"kt"``, ``"m-estimate"`` (m, default 2), ``"te"`` (k0, default
+        10), ``"heb-u"``, ``"heb-m"``.
     n0, m_min, m_max : float
-        HEB's low-count threshold and clamp.
+        HEB's low-count threshold and clamp (read by the Type-II ML rule only).
+    hierarchies : mapping, optional
+        HEB-H (``"heb-h"``) only: feature -> levels (:mod:`heb.hierarchy`); none gives HEB-M.
+    **params : float or None
+        The smoother's own hyper-parameters (``None``: its default); one it does not
+        use is a ValueError.
 
     Returns
     -------
     SmoothedTable
     """
-    params = resolve_params(smoother, alpha=alpha, m=m, k0=k0)
-    C, F = table.n_classes, table.n_features
-    k_f = np.broadcast_to(table.n_categories.astype(float), (C, F))
-    prior = prior_mean(table, "uniform" if smoother in _UNIFORM else "marginal")
-    n_cf = table.class_feature_totals()
-    seen = table.category_totals() > 0
-    fit = fallback = None
-    if smoother == "te":
-        theta = _target_encoding_theta(table, n_cf, params["k0"], prior)
-        return SmoothedTable(_log(theta, seen), seen, None)
-    if smoother == "laplace":
-        m_cf = k_f.copy()
-    elif smoother == "kt":
-        m_cf = 0.5 * k_f
-    elif smoother == "lidstone":
-        m_cf = params["alpha"] * k_f
-    elif smoother == "m-estimate":
-        m_cf = np.full((C, F), params["m"])
+    entry = registry.smoother(smoother)
+    if entry.rule == NESTED_RULE:  # structure, not a number: the rule lives in heb.hierarchy
+        from heb.hierarchy import nested_dirichlet_rule
+
+        resolve_params(smoother, **params)
+        return nested_dirichlet_rule(
+            table, hierarchies=hierarchies, n0=n0, m_min=m_min, m_max=m_max
+        )
+    if hierarchies:
+        raise ValueError(f"hierarchies apply to the smoother 'heb-h' only, not {smoother!r}.")
+    values = {**entry.fixed, **resolve_params(smoother, **params)}
+    values.update(n0=n0, m_min=m_min, m_max=m_max)
+    try:
+        rule = _RULES[entry.rule]
+    except KeyError:
+        raise ValueError(f"{smoother}: no smoothing rule named {entry.rule!r}.") from None
+    totals = _Totals(table)
+    prior = prior_mean(table, entry.prior, _category_totals=totals.n_fv)
+    if entry.rule in _BUILTIN_RULES:  # they share the table's sums computed once
+        theta, concentration, fit, fallback = rule(table, prior, values, totals)
     else:
-        m_cf, fit, fallback = learn_concentrations(table, prior, n0, m_min, m_max)
-    theta = _dirichlet_theta(table, n_cf, m_cf, prior)
-    return SmoothedTable(_log(theta, seen), seen, m_cf, fit, fallback)
+        theta, concentration, fit, fallback = rule(table, prior, values)
+    if not isinstance(theta, SeenColumnLog):  # a rule's probabilities
+        theta = SeenColumnLog(_log(theta, totals.seen), None, theta.shape[1])
+    return SmoothedTable(theta, totals.seen, concentration, fit, fallback)
 
 
 def mutual_information(table: CountTable) -> np.ndarray:

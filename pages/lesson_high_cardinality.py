@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-if str(Path(__file__).resolve().parents[1]) not in sys.path:  # `streamlit run pages/...`
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import streamlit as st
 
-try:  # inside the app: route a direct visit to this URL through app.py
-    from pages.common import ensure_entry_point
-except ImportError:  # run on its own, without the app
-    pass
-else:
-    ensure_entry_point()
+from explorer.display import show_figure, show_table
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import page_setting
+from heb.figures.lessons import high_cardinality as figures
+from heb.lessons import high_cardinality as lesson
+from heb.lessons.common import M_MIN, format_m
 
-from heb import teaching
-from heb import teaching_figures as tfig
+ensure_entry_point()
 
 ALPHA_DIR_CHOICES = [0.1, 0.3, 0.5, 1.0, 2.0]
 K_CHOICES = [2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
@@ -29,76 +22,97 @@ REPS = {"200 (as the paper)": 200, "50 (faster)": 50}
 @st.cache_data(max_entries=16, show_spinner="Simulating the paper's grid...")
 def grid(alpha_dir: float, reps: int):
     """The paper's 4 x 4 grid of (K, N), cached per alpha_dir and repetitions."""
-    return teaching.theorem1_grid(alpha_dir, reps=reps)
+    return lesson.theorem1_grid(alpha_dir, reps=reps)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def point(K: int, N: int, alpha_dir: float, reps: int):
+def chosen(K: int, N: int, alpha_dir: float, reps: int):
     """The chosen (K, N) alone."""
-    return teaching.theorem1_grid(alpha_dir, reps=reps, K_values=[K], N_values=[N])
+    return lesson.theorem1_grid(alpha_dir, reps=reps, K_values=[K], N_values=[N])
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def vertex(N: int):
     """Corollary 1 over K for the chosen N."""
-    return teaching.vertex_errors(K_CHOICES, N)
+    return lesson.vertex_errors(K_CHOICES, N)
 
 
-st.set_page_config(layout="wide")
-st.title("Lesson 4 · High cardinality (Theorem 1)")
-left, right = st.columns([1, 2], gap="large")
+st.title(page_title(__file__))
+st.caption("Lesson 4 of 6 · Theorem 1 and Corollary 1")
 
-with left:
-    st.markdown(
-        "The paper's synthetic study (section 5.2): draw a PMF p* ~ Dirichlet(α_dir) over "
-        "K categories, observe N draws, smooth, and measure ‖θ̂ − p*‖₁. Small α_dir makes "
-        "p* **sparse**: a few categories hold the mass, as ZIP codes or IDs do."
-    )
-    alpha_dir = st.select_slider("Sparsity of the truth α_dir", ALPHA_DIR_CHOICES, value=0.3)
-    K = st.select_slider("Your K (categories)", K_CHOICES, value=500)
-    N = st.select_slider("Your N (observations)", N_CHOICES, value=200)
-    reps = REPS[st.radio("Repetitions", list(REPS), horizontal=True)]
-    st.markdown("**Theorem 1.** Both estimators pay the same sampling term and differ in bias:")
-    st.latex(r"\mathbb{E}\,\|\hat\theta - p^*\|_1 \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}")
-    st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
-    st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
-    st.markdown(
-        "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and reaches "
-        "order 1 once K ≈ N. **Corollary 1**: if every draw lands in one category "
-        "(p* = e₁), l(m) decreases for all m, Type-II ML returns m_min = 10⁻², and HEB's "
-        "error 2m_min(1 − 1/K)/(N + m_min) is tiny while Laplace's is 2(K − 1)/(N + K)."
-    )
-    st.caption(
-        "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
-        "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they overlap."
-    )
 
-with right:
-    full = grid(float(alpha_dir), reps)
-    mine = point(int(K), int(N), float(alpha_dir), reps)
-    mine_wide = teaching.theorem1_reduction(mine).iloc[0]
-    c1, c2, c3 = st.columns(3)
-    c1.metric(f"Laplace, K = {K}, N = {N}", f"{mine_wide['laplace']:.3f}")
-    c2.metric("HEB-U", f"{mine_wide['heb_u']:.3f}")
-    c3.metric("HEB-U's reduction", f"{mine_wide['reduction']:.0%}")
-    st.plotly_chart(tfig.theorem1_figure(full, mine), key="theorem1_grid")
-    st.caption(
-        f"Lines: the paper's grid K ∈ {{10, 50, 100, 500}} × N ∈ {{50, 200, 1000, 5000}}, "
-        f"{reps} repetitions per cell; stars: your (K, N)."
-    )
-    table = teaching.theorem1_reduction(full)
-    col_a, col_b = st.columns(2)
-    col_a.plotly_chart(tfig.reduction_figure(table), key="theorem1_reduction")
-    col_b.plotly_chart(tfig.vertex_figure(vertex(int(N))), key="theorem1_vertex")
-    with st.expander("The grid's numbers: HEB-U against Laplace"):
-        st.dataframe(
-            table.style.format(
-                {
-                    "K_over_N": "{:.3g}",
-                    "laplace": "{:.3f}",
-                    "heb_u": "{:.3f}",
-                    "reduction": "{:.0%}",
-                }
-            ),
-            hide_index=True,
+@st.fragment
+def lesson_view() -> None:
+    """The lesson's controls and what they show: a control reruns this part alone."""
+    left, right = st.columns([1, 2], gap="large")
+
+    with left:
+        st.markdown(
+            "The paper's synthetic study (section 5.2): draw a PMF p* ~ Dirichlet(α_dir) over "
+            "K categories, observe N draws, smooth, and measure ‖θ̂ − p*‖₁. Small α_dir makes "
+            "p* **sparse**: a few categories hold the mass, as ZIP codes or IDs do."
         )
+        alpha_dir = st.select_slider(
+            "Sparsity of the truth α_dir",
+            ALPHA_DIR_CHOICES,
+            **page_setting("cardinality_alpha_dir", 0.3, ALPHA_DIR_CHOICES),
+        )
+        K = st.select_slider(
+            "Your K (categories)", K_CHOICES, **page_setting("cardinality_K", 500, K_CHOICES)
+        )
+        N = st.select_slider(
+            "Your N (observations)", N_CHOICES, **page_setting("cardinality_N", 200, N_CHOICES)
+        )
+        reps = st.radio(
+            "Repetitions",
+            list(REPS.values()),
+            format_func={n: label for label, n in REPS.items()}.get,
+            horizontal=True,
+            **page_setting("cardinality_reps", 200, list(REPS.values())),
+        )
+        st.markdown("**Theorem 1.** Both estimators pay the same sampling term and differ in bias:")
+        st.latex(r"\mathbb{E}\,\|\hat\theta - p^*\|_1 \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}")
+        st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
+        st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
+        st.markdown(
+            "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and reaches "
+            "order 1 once K ≈ N. **Corollary 1**: if every draw lands in one category "
+            f"(p* = e₁), l(m) decreases for all m, Type-II ML returns m_min = {format_m(M_MIN)}, "
+            "and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while Laplace's is "
+            "2(K − 1)/(N + K)."
+        )
+        st.caption(
+            "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
+            "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they overlap."
+        )
+
+    with right:
+        full = grid(float(alpha_dir), reps)
+        mine = chosen(int(K), int(N), float(alpha_dir), reps)
+        mine_wide = lesson.theorem1_reduction(mine).iloc[0]
+        c1, c2, c3 = st.columns(3)
+        c1.metric(f"Laplace, K = {K}, N = {N}", f"{mine_wide['laplace']:.3f}")
+        c2.metric("HEB-U", f"{mine_wide['heb_u']:.3f}")
+        c3.metric("HEB-U's reduction", f"{mine_wide['reduction']:.0%}")
+        fig, data = figures.theorem1_figure(full, mine)
+        show_figure(fig, data, "theorem1-grid")
+        K_grid = ", ".join(str(k) for k in lesson.THEOREM1_K)
+        N_grid = ", ".join(str(n) for n in lesson.THEOREM1_N)
+        st.caption(
+            f"Lines: the paper's grid K ∈ {{{K_grid}}} × N ∈ {{{N_grid}}}, {reps} repetitions "
+            "per cell; stars: your (K, N)."
+        )
+        table = lesson.theorem1_reduction(full)
+        col_a, col_b = st.columns(2)
+        with col_a:
+            fig, data = figures.reduction_figure(table)
+            show_figure(fig, data, "theorem1-reduction")
+        with col_b:
+            fig, data = figures.vertex_figure(vertex(int(N)))
+            show_figure(fig, data, "corollary1-vertex")
+        with st.expander("The grid's numbers: HEB-U against Laplace"):
+            show_table(table.round(3))
+
+
+lesson_view()
+page_footer(__file__, settings=True)

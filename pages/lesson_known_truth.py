@@ -2,125 +2,145 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-if str(Path(__file__).resolve().parents[1]) not in sys.path:  # `streamlit run pages/...`
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import streamlit as st
 
-try:  # inside the app: route a direct visit to this URL through app.py
-    from pages.common import ensure_entry_point
-except ImportError:  # run on its own, without the app
-    pass
-else:
-    ensure_entry_point()
+from explorer.display import show_figure, show_table
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import page_setting
+from heb.figures.lessons import known_truth as figures
+from heb.lessons import known_truth as lesson
 
-from heb import teaching
-from heb import teaching_figures as tfig
+ensure_entry_point()
 
 DIRICHLET = "Dirichlet(α_dir) PMFs"
 PRESET = "ID-like features (ZIP codes, user IDs)"
 N_CHOICES = [20, 50, 100, 200, 500, 1000, 2000, 5000]
 K_CHOICES = [2, 5, 10, 20, 50, 100, 200, 500, 1000]
 ALPHA_DIR_CHOICES = [0.1, 0.3, 0.5, 1.0, 2.0]
+KINDS = [DIRICHLET, PRESET]
+FEATURES = range(1, 13)
+#: test rows scored against the true posteriors
+N_TEST = 10_000
 
 
-@st.cache_data(max_entries=64, show_spinner="Sampling and fitting the seven smoothers...")
+@st.cache_data(max_entries=64, show_spinner="Sampling and fitting every smoother...")
 def study(n_train: int, K: int, n_features: int, alpha_dir: float, preset: str | None):
     """Every number of the page, cached per slider state."""
-    return teaching.known_truth_study(
+    return lesson.known_truth_study(
         n_train=n_train,
         n_categories=K,
         n_features=n_features,
         alpha_dir=alpha_dir,
         preset=preset,
-        n_test=10_000,
+        n_test=N_TEST,
     )
 
 
-st.set_page_config(layout="wide")
-st.title("Lesson 6 · Known truth")
-left, right = st.columns([1, 2], gap="large")
+st.title(page_title(__file__))
+st.caption("Lesson 6 of 6")
 
-with left:
-    st.markdown(
-        "On real data the true PMFs are unknown, so smoothers are compared by proxies "
-        "(log-loss, accuracy). Here we **choose** a Naive Bayes model — class prior π and "
-        "every θ_cf — sample a training set from it, fit all seven smoothers to the same "
-        "counts, and compare each estimate with the truth."
-    )
-    kind = st.radio("True model", [DIRICHLET, PRESET], key="truth_kind")
-    n_train = st.select_slider("Training rows", N_CHOICES, value=200)
-    preset = "high-cardinality" if kind == PRESET else None
-    K = st.select_slider("Categories per feature K", K_CHOICES, value=50, disabled=bool(preset))
-    n_features = st.slider("Features", 1, 12, 4, disabled=bool(preset))
-    alpha_dir = st.select_slider(
-        "Sparsity α_dir of each θ_cf", ALPHA_DIR_CHOICES, value=2.0, disabled=bool(preset)
-    )
-    st.markdown("What only a known truth can show:")
-    st.markdown(
-        "- the exact l1 error of every estimated class-conditional PMF, "
-        "‖θ̂_cf − θ_cf‖₁;\n"
-        "- estimated against **true** posteriors on fresh test rows;\n"
-        "- the **true** calibration error: in each confidence bin, compare the mean "
-        "confidence with the true probability that the prediction is right, "
-        "P(Y = ŷ | x), instead of with noisy 0/1 labels."
-    )
-    st.latex(
-        r"\mathrm{ECE}_{\mathrm{true}} = \sum_b \frac{|I_b|}{n}\,\Big|\,"
-        r"\overline{P(Y=\hat y \mid x)}_b - \overline{\hat q}_b\Big|"
-    )
-    st.markdown(
-        "Which prior mean is right depends on the truth. With Dirichlet(α_dir) PMFs drawn "
-        "independently per class, nothing is shared between classes: the uniform mean "
-        "(HEB-U) fits. The ID-like preset draws every class's PMF around one shared "
-        "Zipf marginal, HEB-M's hierarchical model: there the pooled marginal wins."
-    )
-    st.markdown(
-        "Watch HEB-M at the default settings: its prior mean is the marginal pooled "
-        "from the *same* rows (empirical Bayes, paper Remark 1). With two classes and "
-        "about two rows per category, each class's counts look like draws from that "
-        "marginal, Type-II ML picks a huge m, and the classes blur together: a flat band "
-        "in *Posteriors*. More rows (try 5,000) or the preset undo it."
-    )
-    st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
 
-with right:
-    out = study(int(n_train), int(K), int(n_features), float(alpha_dir), preset)
-    summary = out["summary"]
-    best = summary.sort_values("mean_l1").iloc[0]
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Smallest mean l1 error", f"{best['label']}: {best['mean_l1']:.3f}")
-    best_ece = summary.sort_values("true_ece").iloc[0]
-    c2.metric("Smallest true ECE", f"{best_ece['label']}: {best_ece['true_ece']:.3f}")
-    c3.metric("True model's log-loss (floor)", f"{out['true_log_loss']:.3f}")
-    tab_pmf, tab_post, tab_cal = st.tabs(["PMF error", "Posteriors", "Calibration"])
-    with tab_pmf:
-        st.plotly_chart(tfig.pmf_error_figure(out["pmf_errors"]), key="truth_pmf_error")
-    with tab_post:
-        labels = st.multiselect(
-            "Smoothers", list(out["posteriors"]), default=["Laplace", "HEB-M"], key="truth_pick"
+@st.fragment
+def lesson_view() -> None:
+    """The lesson's controls and what they show: a control reruns this part alone."""
+    left, right = st.columns([1, 2], gap="large")
+
+    with left:
+        st.markdown(
+            "On real data the true PMFs are unknown, so smoothers are compared by proxies "
+            "(log-loss, accuracy). Here we **choose** a Naive Bayes model — class prior π and "
+            "every θ_cf — sample a training set from it, fit every smoother to the same "
+            "counts, and compare each estimate with the truth."
         )
-        st.plotly_chart(
-            tfig.posterior_scatter_figure(out["true_posterior"], out["posteriors"], labels),
-            key="truth_posteriors",
+        kind = st.radio(
+            "True model", [DIRICHLET, PRESET], **page_setting("truth_kind", DIRICHLET, KINDS)
         )
-    with tab_cal:
-        st.plotly_chart(tfig.true_calibration_figure(summary), key="truth_calibration")
-    st.dataframe(
-        summary.drop(columns=["smoother"])
-        .rename(
-            columns={
-                "label": "smoother",
-                "mean_l1": "mean PMF l1",
-                "true_ece": "true ECE",
-                "sample_ece": "ECE from labels",
-                "posterior_l1": "posterior l1",
-                "log_loss": "log-loss",
-            }
+        n_train = st.select_slider(
+            "Training rows", N_CHOICES, **page_setting("truth_rows", 200, N_CHOICES)
         )
-        .style.format(precision=4),
-        hide_index=True,
-    )
+        preset = "high-cardinality" if kind == PRESET else None
+        K = st.select_slider(
+            "Categories per feature K",
+            K_CHOICES,
+            disabled=bool(preset),
+            **page_setting("truth_K", 50, K_CHOICES),
+        )
+        n_features = st.slider(
+            "Features", 1, 12, disabled=bool(preset), **page_setting("truth_features", 4, FEATURES)
+        )
+        alpha_dir = st.select_slider(
+            "Sparsity α_dir of each θ_cf",
+            ALPHA_DIR_CHOICES,
+            disabled=bool(preset),
+            **page_setting("truth_alpha_dir", 2.0, ALPHA_DIR_CHOICES),
+        )
+        st.markdown("What only a known truth can show:")
+        st.markdown(
+            "- the exact l1 error of every estimated class-conditional PMF, "
+            "‖θ̂_cf − θ_cf‖₁;\n"
+            "- estimated against **true** posteriors on fresh test rows;\n"
+            "- the **true** calibration error: in each confidence bin, compare the mean "
+            "confidence with the true probability that the prediction is right, "
+            "P(Y = ŷ | x), instead of with noisy 0/1 labels."
+        )
+        st.latex(r"\mathrm{ECE}_{\mathrm{true}} = \sum_b \frac{|I_b|}{n}")
+        st.latex(r"\times\,\Big|\,\overline{P(Y=\hat y \mid x)}_b - \overline{\hat q}_b\Big|")
+        st.markdown(
+            "Which prior mean is right depends on the truth. With Dirichlet(α_dir) PMFs drawn "
+            "independently per class, nothing is shared between classes: the uniform mean "
+            "(HEB-U) fits. The ID-like preset draws every class's PMF around one shared "
+            "Zipf marginal, HEB-M's hierarchical model: there the pooled marginal wins."
+        )
+        st.markdown(
+            "Watch HEB-M at the default settings: its prior mean is the marginal pooled "
+            "from the *same* rows (empirical Bayes, paper Remark 1). With two classes and "
+            "about two rows per category, each class's counts look like draws from that "
+            "marginal, Type-II ML picks a huge m, and the classes blur together: a flat band "
+            "in *Posteriors*. More rows (try 5,000) or the preset undo it."
+        )
+        st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
+
+    with right:
+        out = study(int(n_train), int(K), int(n_features), float(alpha_dir), preset)
+        summary = out["summary"]
+        best = summary.sort_values("mean_l1").iloc[0]
+        c1, c2, c3 = st.columns(3)
+        c1.metric("Smallest mean l1 error", f"{best['label']}: {best['mean_l1']:.3f}")
+        best_ece = summary.sort_values("true_ece").iloc[0]
+        c2.metric("Smallest true ECE", f"{best_ece['label']}: {best_ece['true_ece']:.3f}")
+        c3.metric("True model's log-loss (floor)", f"{out['true_log_loss']:.3f}")
+        tab_pmf, tab_post, tab_cal = st.tabs(["PMF error", "Posteriors", "Calibration"])
+        with tab_pmf:
+            fig, data = figures.pmf_error_figure(out["pmf_errors"])
+            show_figure(fig, data, "known-truth-pmf-error")
+        with tab_post:
+            labels = st.multiselect(
+                "Smoothers",
+                list(out["posteriors"]),
+                **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
+            )
+            fig, data = figures.posterior_scatter_figure(
+                out["true_posterior"], out["posteriors"], labels
+            )
+            show_figure(fig, data, "known-truth-posteriors")
+        with tab_cal:
+            fig, data = figures.true_calibration_figure(summary)
+            show_figure(fig, data, "known-truth-calibration")
+        show_table(
+            summary.drop(columns=["smoother"])
+            .rename(
+                columns={
+                    "label": "smoother",
+                    "mean_l1": "mean PMF l1",
+                    "true_ece": "true ECE",
+                    "sample_ece": "ECE from labels",
+                    "posterior_l1": "posterior l1",
+                    "log_loss": "log-loss",
+                }
+            )
+            .round(4)
+        )
+
+
+lesson_view()
+page_footer(__file__, settings=True)

@@ -2,118 +2,110 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-if str(Path(__file__).resolve().parents[1]) not in sys.path:  # `streamlit run pages/...`
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import streamlit as st
 
-try:  # inside the app: route a direct visit to this URL through app.py
-    from pages.common import ensure_entry_point
-except ImportError:  # run on its own, without the app
-    pass
-else:
-    ensure_entry_point()
+from explorer.display import show_figure
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.state import page_setting
+from heb.figures.lessons import zero_counts as figures
+from heb.lessons import zero_counts as lesson
 
-from heb import teaching
-from heb import teaching_figures as tfig
+ensure_entry_point()
+ALPHA_CHOICES = [0.0, 0.01, 0.1, 0.5, 1.0, 2.0]
+COPY_CHOICES = range(1, 201)
+st.title(page_title(__file__))
+st.caption("Lesson 1 of 6")
 
-st.set_page_config(layout="wide")
-st.title("Lesson 1 · Zero counts")
 
-corpus = teaching.toy_spam()
-left, right = st.columns([1, 2], gap="large")
+@st.fragment
+def lesson_view() -> None:
+    """The lesson's controls and what they show: a control reruns this part alone."""
+    corpus = lesson.toy_spam()
+    left, right = st.columns([1, 2], gap="large")
 
-with left:
-    st.markdown(
-        "A spam filter counted words in **40 spam** and **60 ham** (legitimate) e-mails. "
-        "*unsubscribe* never appeared in ham; *agenda* never appeared in spam."
-    )
-    message = st.multiselect(
-        "The new e-mail's words",
-        corpus.vocabulary,
-        default=["meeting", "project", "report", "unsubscribe"],
-        help="Try adding 'agenda' and 'winner' together.",
-    )
-    alpha = st.select_slider(
-        "Pseudo-count α",
-        options=[0.0, 0.01, 0.1, 0.5, 1.0, 2.0],
-        value=0.0,
-        help="0 = no smoothing. 1 = Laplace.",
-    )
-    copies = st.slider("Repeat the e-mail (times)", 1, 200, 60, help="A longer document.")
-    st.markdown("Naive Bayes multiplies one factor per word:")
-    st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
-    st.markdown(
-        "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one zero "
-        "factor sends the whole product to 0: a single unseen word vetoes *ham*, whatever "
-        "the other words say. Adding α phantom occurrences of every word fixes it:"
-    )
-    st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
-    st.markdown(
-        "**Underflow.** A product of many factors below 1 falls under the smallest "
-        "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
-        "Summing logs and normalising with log-sum-exp never underflows:"
-    )
-    st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
-    st.latex(
-        r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}},"
-        r"\qquad s^* = \max_{c'} s_{c'}"
-    )
-    st.caption("Textbook sections 18.2 (the decision rule) and 18.3.4 (Laplace smoothing).")
+    with left:
+        st.markdown(
+            "A spam filter counted words in **40 spam** and **60 ham** (legitimate) e-mails. "
+            "*unsubscribe* never appeared in ham; *agenda* never appeared in spam."
+        )
+        message = st.multiselect(
+            "The new e-mail's words",
+            corpus.vocabulary,
+            help="Try adding 'agenda' and 'winner' together.",
+            **page_setting(
+                "zero_words", ["meeting", "project", "report", "unsubscribe"], corpus.vocabulary
+            ),
+        )
+        alpha = st.select_slider(
+            "Pseudo-count α",
+            options=ALPHA_CHOICES,
+            help="0 = no smoothing. 1 = Laplace.",
+            **page_setting("zero_alpha", 0.0, ALPHA_CHOICES),
+        )
+        copies = st.slider(
+            "Repeat the e-mail (times)",
+            1,
+            200,
+            help="A longer document.",
+            **page_setting("zero_copies", 60, COPY_CHOICES),
+        )
+        st.markdown("Naive Bayes multiplies one factor per word:")
+        st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
+        st.markdown(
+            "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one zero "
+            "factor sends the whole product to 0: a single unseen word vetoes *ham*, whatever "
+            "the other words say. Adding α phantom occurrences of every word fixes it:"
+        )
+        st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
+        st.markdown(
+            "**Underflow.** A product of many factors below 1 falls under the smallest "
+            "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
+            "Summing logs and normalising with log-sum-exp never underflows:"
+        )
+        st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
+        st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
+        st.latex(r"s^* = \max_{c'} s_{c'}")
+        st.caption("Textbook sections 18.2 (the decision rule) and 18.3.4 (Laplace smoothing).")
 
-with right:
-    if not message:
-        st.info("Pick at least one word for the e-mail.")
-        st.stop()
-    score = teaching.score_message(corpus, message, alpha)
-    curve = teaching.underflow_curve(corpus, message, alpha, max_copies=200)
-    columns = st.columns(len(corpus.classes) + 1)
-    for c, name in enumerate(corpus.classes):
+    with right:
+        if not message:
+            st.info("Pick at least one word for the e-mail.")
+            return
+        score = lesson.score_message(corpus, message, alpha)
+        curve = lesson.underflow_curve(corpus, message, alpha, max_copies=200)
+        columns = st.columns(len(corpus.classes) + 1)
+        for c, name in enumerate(corpus.classes):
+            if score["posterior"] is None:
+                columns[c].metric(f"P({name} | e-mail)", "0 / 0")
+            else:
+                columns[c].metric(
+                    f"P({name} | e-mail)",
+                    f"{score['posterior'][c]:.4f}",
+                    "vetoed by a zero" if score["vetoed"][c] else None,
+                    delta_color="inverse",
+                    delta_arrow="off",
+                )
+        columns[-1].metric("Words in the e-mail", len(message))
         if score["posterior"] is None:
-            columns[c].metric(f"P({name} | e-mail)", "0 / 0")
-        else:
-            value = f"{score['posterior'][c]:.4f}"
-            columns[c].metric(
-                f"P({name} | e-mail)",
-                value,
-                "vetoed by a zero" if score["vetoed"][c] else None,
-                delta_color="inverse",
-                delta_arrow="off",
+            st.error(
+                "Every class has a zero factor: Naive Bayes cannot answer at all (0 / 0). "
+                "Raise α above 0."
             )
-    columns[-1].metric("Words in the e-mail", len(message))
-    if score["posterior"] is None:
-        st.error(
-            "Every class has a zero factor: Naive Bayes cannot answer at all (0 / 0). "
-            "Raise α above 0."
+        theta, _ = lesson.word_probabilities(corpus, alpha)
+        fig, data = figures.zero_counts_figure(
+            corpus.vocabulary, corpus.classes, theta, message, alpha
         )
-    theta, _ = teaching.word_probabilities(corpus, alpha)
-    st.plotly_chart(
-        tfig.zero_counts_figure(corpus.vocabulary, corpus.classes, theta, message, alpha),
-        key="zero_counts_bars",
-    )
-    at = copies - 1
-    n_words = int(curve["n_words"][at])
-    st.plotly_chart(
-        tfig.underflow_figure(curve, corpus.classes, n_words), key="zero_counts_underflow"
-    )
-    if curve["direct_defined"][at]:
-        direct = ", ".join(
-            f"P({name}) = {curve['direct_posterior'][c, at]:.4f}"
-            for c, name in enumerate(corpus.classes)
+        show_figure(fig, data, "zero-counts-word-probabilities")
+        at = copies - 1
+        n_words = int(curve["n_words"][at])
+        fig, data = figures.underflow_figure(curve, corpus.classes, n_words)
+        show_figure(fig, data, "zero-counts-underflow")
+        st.markdown(
+            f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
+            f"Multiplying probabilities directly: {lesson.direct_summary(curve, corpus, at)}.  \n"
+            f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
         )
-    else:
-        direct = "0 / 0: every product is exactly 0"
-    if curve["posterior"] is None:
-        logspace = "0 / 0: every class is vetoed by a zero factor"
-    else:
-        logspace = ", ".join(
-            f"P({name}) = {curve['posterior'][c, at]:.4f}" for c, name in enumerate(corpus.classes)
-        )
-    st.markdown(
-        f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
-        f"Multiplying probabilities directly: {direct}.  \n"
-        f"Summing logs, then log-sum-exp: {logspace}."
-    )
+
+
+lesson_view()
+page_footer(__file__, settings=True)

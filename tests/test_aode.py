@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 import warnings
@@ -20,15 +19,15 @@ from scipy.special import digamma
 from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import check_estimator
 
-from heb.aode import AODE
+import heb.aode
+from heb.aode import AODE, JointCounts
 from heb.counts import CountTable
 from heb.nb import NaiveBayes
 from tests.conftest import read_shared_csv
+from tests.peers import WEKA_JAR, require_weka
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WEKA_DRIVER = Path(__file__).resolve().parent / "weka" / "AodeDistributions.java"
-#: Debian's weka package; WEKA_JAR overrides
-WEKA_JAR = Path(os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar"))
 WEKA_DATASETS = ("car", "nursery", "tic-tac-toe", "kr-vs-kp")
 HYPOTHESIS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -127,10 +126,7 @@ def write_arff(path, codes, y_idx, n_categories, n_classes):
 @pytest.fixture(scope="module")
 def weka_distributions(datasets_dir, tmp_path_factory):
     """Weka's AODE distributions on each dataset's test half, with our codes (one JVM run)."""
-    if not WEKA_JAR.exists():
-        pytest.skip(f"Weka is absent: no jar at {WEKA_JAR} (apt-get install weka, or set WEKA_JAR)")
-    if shutil.which("javac") is None or shutil.which("java") is None:
-        pytest.skip("Java is absent: javac and java are needed to run Weka's AODE")
+    require_weka()  # a skip here, a failure in CI
     tmp = tmp_path_factory.mktemp("weka")
     subprocess.run(
         ["javac", "-cp", str(WEKA_JAR), "-d", str(tmp), str(WEKA_DRIVER)],
@@ -212,6 +208,119 @@ def test_no_qualifying_parent_gives_the_nb_posterior():
     strict = AODE(frequency_limit=1e9).fit(X, y).predict_proba(X[:20])
     np.testing.assert_allclose(
         strict, NaiveBayes(smoother="laplace").fit(X, y).predict_proba(X[:20]), atol=1e-14
+    )
+
+
+@pytest.mark.parametrize("frequency_limit", [1, 0])
+def test_a_parent_value_never_seen_in_training_does_not_qualify(frequency_limit):
+    """SPEC section 4: an unseen x_i does not qualify, even with frequency_limit 0."""
+    rng = np.random.default_rng(11)
+    X, y = random_codes(rng, 300, [4, 5, 3], 2, missing=0.0)
+    X[X[:, 0] == 2, 0] = 3  # code 2 of feature 0 is in range (K = 4) but never seen
+    model = AODE(frequency_limit=frequency_limit).fit(X, y)
+    assert model.n_categories_[0] == 4 and model.count_table_.category_totals()[2] == 0
+    rows = np.array([[2, 1, 0], [2, 4, 2], [2, 0, 1]])
+    as_missing = np.where(np.arange(3) == 0, -1, rows)  # feature 0 left out
+    expected = naive_aode(X, y, as_missing, 2)
+    np.testing.assert_allclose(model.predict_proba(rows), expected, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(
+        model.predict_proba(X[:50]), AODE().fit(X, y).predict_proba(X[:50]), atol=1e-14
+    )
+
+
+def test_heb_aode_falls_back_to_heb_m():
+    """Rows with no qualifying parent and the pair cap: HEB-M's posterior, not HEB-U's."""
+    rng = np.random.default_rng(12)
+    X, y = random_codes(rng, 400, [6, 9, 4, 12], 2, missing=0.05)
+    heb_m = NaiveBayes(smoother="heb-m").fit(X, y).predict_log_proba(X[:60])
+    heb_u = NaiveBayes(smoother="heb-u").fit(X, y).predict_log_proba(X[:60])
+    assert np.abs(heb_m - heb_u).max() > 0.1  # the two are told apart on these rows
+    no_parent = AODE(smoother="heb", frequency_limit=1e9).fit(X, y)
+    np.testing.assert_allclose(no_parent.predict_log_proba(X[:60]), heb_m, rtol=0, atol=1e-10)
+    with pytest.warns(UserWarning, match="max_pairs"):
+        capped = AODE(smoother="heb", max_pairs=11).fit(X, y)  # F (F - 1) = 12 pairs
+    np.testing.assert_allclose(capped.predict_log_proba(X[:60]), heb_m, rtol=0, atol=1e-10)
+
+
+def test_heb_aode_n0_boundary():
+    """A (class, parent, child) group falls back to m = K_j iff max_u N_{c,u} < n0 = 10."""
+    # class 0: parent value 0 seen 10 times; class 1: at most 9 times (child always observed)
+    x0 = np.array([0] * 10 + [1] * 4 + [0] * 9 + [1] * 5)
+    x1 = np.array([0, 1, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0, 1, 1] + [1, 0, 1, 1, 0, 1, 0, 0, 1] * 2)[
+        : x0.size
+    ]
+    y = np.array([0] * 14 + [1] * 14)
+    model = AODE(smoother="heb").fit(np.column_stack([x0, x1]), y)
+    diag = model.concentrations_
+    group = (diag["parent"] == 0) & (diag["child"] == 1)
+    assert diag["class"][group].tolist() == [0, 1]
+    assert diag["fallback"][group].tolist() == [False, True]  # largest 10 fits, 9 falls back
+    assert diag["m"][group][1] == 2.0  # K_j
+    assert diag["m"][group][0] != 2.0
+
+
+def test_pair_cap_makes_a_wide_model_naive_bayes():
+    """F (F - 1) > max_pairs: no joint table, the NB posterior, a note (issue 11, item 8)."""
+    rng = np.random.default_rng(13)
+    X, y = random_codes(rng, 200, [3, 4, 5, 3], 2)
+    exact = AODE(max_pairs=12).fit(X, y)  # 4 * 3 = 12 pairs: within the cap
+    assert exact.notes_ == [] and len(exact.joint_pairs_) == 12
+    np.testing.assert_allclose(exact.predict_proba(X), AODE().fit(X, y).predict_proba(X))
+    with pytest.warns(UserWarning, match="more than max_pairs = 11"):
+        over = AODE(max_pairs=11).fit(X, y)
+    assert over.joint_counts_.n_pairs == 0 and over.parents_.size == 0
+    assert "NB posterior" in over.notes_[0]
+    nb = NaiveBayes(smoother="laplace").fit(X, y)
+    np.testing.assert_allclose(over.predict_proba(X), nb.predict_proba(X), rtol=0, atol=1e-13)
+    # 3,000 binary features: the default cap answers at once instead of 9 million pairs
+    wide = rng.integers(0, 2, (40, 3000))
+    with pytest.warns(UserWarning, match="max_pairs"):
+        model = AODE().fit(wide, np.arange(40) % 2)
+    assert model.joint_counts_.n_pairs == 0
+    np.testing.assert_allclose(
+        model.predict_proba(wide),
+        NaiveBayes(smoother="laplace").fit(wide, np.arange(40) % 2).predict_proba(wide),
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("dense_region", [1 << 23, 64])
+def test_joint_counts_equal_a_direct_count(monkeypatch, dense_region):
+    """Each stored count against np.add.at per pair; both counting paths (bincount, sort)."""
+    monkeypatch.setattr(heb.aode, "_DENSE_REGION", dense_region)
+    monkeypatch.setattr(heb.aode, "_COUNT_ENTRIES", 97)  # many blocks of pairs and rows
+    monkeypatch.setattr(heb.aode, "_COUNT_REGION", 50)
+    rng = np.random.default_rng(14)
+    X, y = random_codes(rng, 150, [3, 7, 4, 2, 5], 3)
+    k = np.array([3, 7, 4, 2, 5])
+    # feature 1 is no parent: (3, 1) is held but not (1, 3); C K_0 K_1 = 63 > 60: neither
+    joint = JointCounts.from_codes(X, y, 3, k, max_parent_cardinality=6, max_joint_cells=60)
+    held = set(zip(joint.parent.tolist(), joint.child.tolist(), strict=True))
+    assert (3, 1) in held and (1, 3) not in held and (0, 1) not in held
+    assert np.all(np.diff(joint.keys) > 0)
+    dense = np.zeros(joint.n_cells * 3)
+    for p, (i, j) in enumerate(zip(joint.parent, joint.child, strict=True)):
+        both = (X[:, i] >= 0) & (X[:, j] >= 0)
+        cell = joint.offsets[p] + X[both, i] * k[j] + X[both, j]
+        np.add.at(dense, cell * 3 + y[both], 1.0)
+    np.testing.assert_array_equal(joint.keys, np.flatnonzero(dense))
+    np.testing.assert_array_equal(joint.counts, dense[dense > 0])
+
+
+@pytest.mark.parametrize("smoother", ["laplace", "heb"])
+def test_blocks_do_not_change_the_result(monkeypatch, smoother):
+    """Scoring and filling in many small blocks gives the one-block result."""
+    rng = np.random.default_rng(15)
+    X, y = random_codes(rng, 300, [4, 9, 3, 6, 5], 3)
+    X_test, _ = random_codes(rng, 80, [5, 10, 3, 6, 7], 3)
+    whole = AODE(smoother=smoother).fit(X, y)
+    expected = whole.predict_log_proba(X_test)
+    monkeypatch.setattr(heb.aode, "_BLOCK_ENTRIES", 37)
+    monkeypatch.setattr(heb.aode, "_SCORE_SLOTS", 41)
+    blocked = AODE(smoother=smoother).fit(X, y)
+    np.testing.assert_allclose(blocked.predict_log_proba(X_test), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        blocked.conditional_log_prob_, whole.conditional_log_prob_, rtol=0, atol=1e-13
     )
 
 
@@ -385,7 +494,8 @@ _AMAZON_SCRIPT = """
 import gzip, json, resource, sys
 import numpy as np, pandas as pd
 from sklearn.model_selection import train_test_split
-from heb.aode import AODE
+import heb.aode
+from heb.aode import AODE, JointCounts
 from heb.counts import CountTable
 with gzip.open(sys.argv[1], "rt") as handle:
     frame = pd.read_csv(handle)

@@ -4,18 +4,24 @@ uploads, friendly errors and the figures' data (plotly 7 stores arrays as base64
 from __future__ import annotations
 
 import base64
+import csv
+import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
+from explorer import loading, state, summaries
+from explorer.errors import escape
+from explorer.exports import MAX_CELL_CHARS, cap_cells, csv_bytes, neutralise_formulas
+from explorer.routing import SECTIONS
 from heb import data as hdata
-from heb.evaluate import TABLE1_METHODS, cross_validate
+from heb.evaluate import RunSettings, cross_validate
+from heb.registry import TABLE1_METHODS
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 TIMEOUT = 90
@@ -25,25 +31,6 @@ TIMEOUT = 90
 def _private_cache(tmp_path_factory, monkeypatch):
     """Results go to a temporary cache, never to the repository's data_cache/."""
     monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "heb_cache"))
-
-
-class _NavigationPagesManager(PagesManager):
-    """A PagesManager that never falls back to Streamlit's legacy ``pages/`` mode.
-
-    AppTest resets ``PagesManager.uses_pages_directory`` before every run (streamlit PR
-    14217); an app whose entry point sits next to a ``pages/`` folder is then run as a
-    legacy multipage app from the second run on, which skips ``app.py`` (the sidebar).
-    The real server leaves that mode at the first ``st.navigation`` call.
-    """
-
-    def __init__(self, *args, **kwargs):
-        PagesManager.uses_pages_directory = False
-        super().__init__(*args, **kwargs)
-
-
-@pytest.fixture(autouse=True)
-def _navigation_mode(monkeypatch):
-    monkeypatch.setattr(app_test_module, "PagesManager", _NavigationPagesManager)
 
 
 def open_app(page: str | None = None, **query: str) -> AppTest:
@@ -64,6 +51,11 @@ def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     details = [code.value for code in at.code]
     assert not at.error, ([e.value for e in at.error], details)
+
+
+def unescape(markdown: str) -> str:
+    """The text a backslash-escaped markdown string renders as."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def url(at: AppTest, key: str) -> str:
@@ -140,7 +132,7 @@ def test_dataset_page_on_the_default():
 def test_feature_lens_counts_add_up():
     at = open_app()
     default = hdata.load_builtin(hdata.DEFAULT_DATASET)
-    at.selectbox(key="lens_feature").set_value(default.X.columns[3]).run()
+    at.selectbox(key="w_lens_feature").set_value(default.X.columns[3]).run()
     assert_clean(at)
     table = table_with(at, "total")
     assert table["total"].sum() == len(default.X)
@@ -152,21 +144,50 @@ def test_shared_link_reproduces_the_view():
     at = open_app(data="builtin:iris", methods="HEB-M,Laplace", bins="5", rows="0")
     assert at.sidebar.selectbox(key="w_data_spec").value == "builtin:iris"
     assert set(at.sidebar.multiselect(key="w_methods").value) == {"HEB-M", "Laplace"}
-    assert url(at, "bins") == "5"
+    assert url(at, "n_bins") == "5"
     assert at.metric[0].value == "150"
     # the state follows the user to another page and stays in the URL
     at.switch_page("pages/compare.py").run()
     assert_clean(at)
-    assert url(at, "data") == "builtin:iris"
+    assert url(at, "dataset") == "builtin:iris"
     assert url(at, "methods") == "HEB-M,Laplace"
+
+
+def test_a_link_holds_the_run_settings_and_reads_back():
+    """The URL is RunSettings.to_query() plus the methods: folds and what-if values too."""
+    at = open_app(
+        "pages/compare.py",
+        dataset="builtin:iris",
+        methods="Laplace,Lidstone",
+        folds="5",
+        params="Lidstone:alpha=0.3",
+        max_rows="0",
+    )
+    assert at.segmented_control(key="w_folds").value == 5
+    assert at.segmented_control(key="w_whatif_alpha").value == 0.3
+    query = {key: url(at, key) for key in at.query_params}
+    settings = RunSettings.from_query(query)
+    assert settings == RunSettings(
+        dataset="builtin:iris", n_splits=5, max_rows=None, overrides={"Lidstone": {"alpha": 0.3}}
+    )
+    assert query["methods"] == "Laplace,Lidstone"
+    # the numbers are those of cross_validate with the same settings
+    expected = cross_validate(
+        hdata.load_builtin("iris"), ["Laplace", "Lidstone"], settings=settings
+    )
+    lidstone = expected.summary().set_index("method").loc["Lidstone"]
+    shown = table_with(at, "ECE ↓").set_index("method")
+    assert shown.loc["Lidstone", "Accuracy ↑"] == (
+        f"{lidstone['accuracy_mean']:.4f} ± {lidstone['accuracy_std']:.4f}"
+    )
 
 
 def test_a_bad_link_falls_back_to_defaults():
     at = open_app(methods="Nonsense", bins="abc", missing="?", data="upload:0123abcd")
-    assert any("uploaded file" in info.value for info in at.sidebar.info)
+    assert [info.value for info in at.sidebar.info] == [escape(state.UPLOAD_LINK_NOTE)]
     assert at.sidebar.selectbox(key="w_data_spec").value == f"builtin:{hdata.DEFAULT_DATASET}"
     assert at.sidebar.multiselect(key="w_methods").value  # the default selection
-    assert url(at, "bins") == "10"
+    assert url(at, "n_bins") == "10"
     assert url(at, "missing") == "impute"
 
 
@@ -176,7 +197,7 @@ def test_preprocessing_options_apply_everywhere():
     assert_clean(at)
     features = table_with(at, "MI with target (nats)")
     assert (features["K_f"] <= 4).all()
-    assert url(at, "bins") == "4"
+    assert url(at, "n_bins") == "4"
 
 
 def test_upload_a_csv_and_choose_the_target():
@@ -220,7 +241,7 @@ def test_a_bad_upload_is_a_message_not_a_traceback(filename, payload, message):
     at = open_app()
     at.file_uploader(key="upload_file").upload(filename, payload, "text/csv").run()
     assert not at.exception
-    assert [e.value for e in at.error] and at.error[0].value.startswith(message), [
+    assert [e.value for e in at.error] and unescape(at.error[0].value).startswith(message), [
         e.value for e in at.error
     ]
     assert not at.code  # the data error is the whole message: no details box
@@ -243,7 +264,7 @@ def test_a_class_too_small_for_the_folds_is_explained():
     assert_clean(at)
     at.switch_page("pages/compare.py").run()
     assert_clean(at)
-    notes = [info.value for info in at.info]
+    notes = [unescape(info.value) for info in at.info]
     assert any("'tiny'" in note and "fold" in note for note in notes), notes
 
 
@@ -278,7 +299,7 @@ def test_concentrations_page_and_the_evidence_link():
     assert len(specs) == 3  # heatmap and the two Figure 5 scatters
     heat = next(s for s in specs if s["data"][0]["type"] == "heatmap")
     assert decode(heat["data"][0]["z"]).shape == (C, F)
-    at.radio(key="conc_model").set_value("HEB-U").run()
+    at.radio(key="w_conc_model").set_value("HEB-U").run()
     assert_clean(at)
     at.selectbox(key="pair_class").set_value(str(default.classes[1]))
     at.selectbox(key="pair_feature").set_value(default.X.columns[2])
@@ -289,7 +310,7 @@ def test_concentrations_page_and_the_evidence_link():
 
 def test_concentrations_of_heb_aode():
     at = open_app("pages/concentrations.py", data="builtin:zip-codes", methods="HEB-AODE")
-    at.radio(key="conc_model").set_value("HEB-AODE").run()
+    at.radio(key="w_conc_model").set_value("HEB-AODE").run()
     assert_clean(at)
     table = table_with(at, "parent name")
     assert {"class", "parent", "child", "m", "rho"} <= set(table.columns)
@@ -303,16 +324,16 @@ def test_compare_page_and_a_what_if_change():
     at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,Lidstone,HEB-M")
     shown = table_with(at, "ECE ↓")
     assert list(shown["method"]) == ["Laplace", "Lidstone", "HEB-M"]
-    reliability = titled(figures(at), "eliab")
+    reliability = titled(figures(at), "pooled out-of-fold")
     names = {trace.get("name") for trace in reliability["data"]}
     assert {"Laplace", "Lidstone", "HEB-M"} <= names
     # the table and the per-fold boxes show what heb.evaluate computes
     expected = cross_validate(hdata.load_builtin("iris"), ["Laplace", "Lidstone", "HEB-M"])
     laplace = expected.summary().set_index("method").loc["Laplace"]
-    assert shown.loc[0, "accuracy ↑"] == (
+    assert shown.loc[0, "Accuracy ↑"] == (
         f"{laplace['accuracy_mean']:.4f} ± {laplace['accuracy_std']:.4f}"
     )
-    at.segmented_control(key="spread_metric").set_value("log_loss").run()
+    at.segmented_control(key="w_spread_metric").set_value("log_loss").run()
     assert_clean(at)
     boxes = titled(figures(at), "per fold")["data"]
     assert [box["name"] for box in boxes] == ["Laplace", "Lidstone", "HEB-M"]
@@ -344,7 +365,7 @@ def test_compare_with_aode_and_all_seven():
 # --------------------------------------------------------------------------- Benchmark
 def test_benchmark_page_runs_and_ranks():
     at = open_app("pages/benchmark.py", methods="Laplace,HEB-M,KT")
-    at.multiselect(key="bench_datasets").set_value(
+    at.multiselect(key="w_bench_datasets").set_value(
         ["builtin:iris", "builtin:wine", "builtin:zip-codes"]
     ).run()
     at.button(key="bench_run").click().run()
@@ -378,3 +399,397 @@ def test_every_page_on_amazon(datasets_dir, manifest):
     at = open_app("pages/compare.py", **query)
     assert list(table_with(at, "ECE ↓")["method"]) == ["Laplace", "HEB-M"]
     open_app("pages/benchmark.py", **query)
+
+
+# --------------------------------------------------------------------------- hostile input
+#: markdown that would draw a live link or make the browser fetch a remote image
+LINK = "[Click](https://x)"
+IMAGE = "![a](http://127.0.0.1:9/o.png)"
+#: ASCII punctuation that is not preceded by a backslash
+_UNESCAPED = re.compile(r"(?<!\\)[!\"#$%&'()*+,\-./:;<=>?@\[\]^_`{|}~]")
+
+
+def assert_plain(markdown: str) -> None:
+    """Every punctuation character is backslash-escaped: the text renders as itself.
+
+    CommonMark renders ``\\x`` as ``x`` for any ASCII punctuation; with every bracket,
+    parenthesis, ``!``, ``<`` and ``:`` escaped no link, image, tag, directive or bare-URL
+    autolink can form (the browser test checks the rendered page too).
+    """
+    assert not _UNESCAPED.search(markdown.replace("\\\\", "")), markdown
+
+
+@pytest.mark.parametrize("text", [LINK, IMAGE, "<a href='x'>CLICK</a>", "see https://e.com"])
+def test_escape_leaves_no_markdown_construct(text):
+    escaped = escape(text)
+    assert_plain(escaped)
+    assert unescape(escaped) == text  # renders as exactly the text
+
+
+def test_escape_caps_and_flattens():
+    escaped = escape("a\n# heading\r\n" + "b" * 3000)
+    assert "\n" not in escaped and "\r" not in escaped
+    assert unescape(escaped).startswith("a # heading b")  # no heading line
+    assert len(unescape(escaped)) <= 500
+    assert escaped.endswith("…")
+
+
+HOSTILE_LINKS = [
+    "/etc/passwd",
+    "../../../etc/passwd",
+    "file:/etc/os-release",
+    "file:///etc/passwd",
+    "/proc/self/maps",
+    "/proc/kmsg",
+    "shared:../../etc/passwd",
+    "builtin:/etc/passwd",
+    "openml:" + LINK,
+    IMAGE,
+    "openml:31 ",
+    "x" * 3000,
+]
+
+
+@pytest.mark.parametrize("value", HOSTILE_LINKS, ids=range(len(HOSTILE_LINKS)))
+def test_a_hostile_data_link_loads_the_default_calmly(value):
+    at = open_app(data=value)
+    assert [info.value for info in at.sidebar.info] == [escape(state.BAD_LINK_NOTE)]
+    assert at.sidebar.selectbox(key="w_data_spec").value == state.default_spec()
+    assert url(at, "dataset") == state.default_spec()
+    shown = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.metric])
+    assert "root:" not in shown and "passwd" not in shown
+    assert "[Click" not in shown and "Click\\]" not in shown  # the link's text is not echoed
+
+
+@pytest.mark.parametrize(
+    ("value", "allowed"),
+    [
+        ("builtin:iris", True),
+        ("openml:31", True),
+        ("shared:car", True),  # a catalogue name, whether or not a local copy exists
+        ("openml:0", False),
+        ("openml:1e3", False),
+        ("shared:not-a-dataset", False),
+        ("builtin:", False),
+        ("upload:0123abcd", False),
+        ("C:/data.csv", False),
+    ],
+)
+def test_url_spec_names_only_known_datasets(value, allowed):
+    assert (state.url_spec(value) == value) is allowed
+
+
+def test_user_text_in_notes_and_errors_is_escaped():
+    """A duplicate column named like a link, a rare class named like an image."""
+    header = f"{LINK},{LINK},class"
+    rows = [f"{i % 3},{i % 4},big" for i in range(40)] + [f"1,2,{IMAGE}", f"0,1,{IMAGE}"]
+    at = open_app()
+    payload = "\n".join([header, *rows]).encode()
+    at.file_uploader(key="upload_file").upload(f"{LINK}.csv", payload, "text/csv").run()
+    assert_clean(at)
+    notes = [info.value for info in at.info]
+    assert any("Click" in note for note in notes), notes  # the duplicate-name note
+    for note in notes:
+        assert_plain(note)  # escaped as a whole
+        assert LINK not in note
+    at.switch_page("pages/compare.py").run()
+    assert_clean(at)
+    notes = [info.value for info in at.info]
+    assert any("fold" in note for note in notes), notes  # the rare-class notice
+    assert all(IMAGE not in note for note in notes)
+    assert any(escape(IMAGE) in note for note in notes), notes
+    # a failed upload's message is escaped too
+    at.switch_page("pages/dataset.py").run()
+    at.file_uploader(key="upload_file").upload(f"{IMAGE}.csv", b"", "text/csv").run()
+    assert not at.exception
+    assert at.error and IMAGE not in at.error[0].value
+
+
+def test_csv_downloads_neutralise_formulas():
+    frame = pd.DataFrame(
+        {
+            "=HYPERLINK(1)": ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tx", "\ry", "safe", "a=b"],
+            "number": [-1.5, 2, 3, 4, 5, 6, 7, 8],
+        }
+    )
+    text = csv_bytes(frame).decode()
+    header, *rows = csv.reader(io.StringIO(text, newline=""))
+    assert header == ["'=HYPERLINK(1)", "number"]
+    assert [row[0] for row in rows] == [
+        "'=1+1",
+        "'+SUM(A1)",
+        "'-2+3",
+        "'@cmd",
+        "'\tx",
+        "'\ry",
+        "safe",
+        "a=b",
+    ]
+    assert [float(row[1]) for row in rows] == [-1.5, 2, 3, 4, 5, 6, 7, 8]  # numbers stay numbers
+    assert neutralise_formulas(frame).shape == frame.shape
+
+
+def test_table_cells_are_capped():
+    frame = pd.DataFrame({"x" * 500: ["y" * 100_000, "short"], "n": [1, 2]})
+    capped = cap_cells(frame)
+    assert len(capped.iloc[0, 0]) == MAX_CELL_CHARS and capped.iloc[0, 0].endswith("…")
+    assert capped.iloc[1, 0] == "short"
+    assert len(capped.columns[0]) == MAX_CELL_CHARS
+    assert capped["n"].tolist() == [1, 2]
+
+
+def test_a_huge_cell_reaches_the_page_capped():
+    payload = f"note,class\n{'z' * 50_000},a\nshort,b\nx,a\ny,b\n".encode()
+    at = open_app()
+    at.file_uploader(key="upload_file").upload("big_cell.csv", payload, "text/csv").run()
+    assert_clean(at)
+    longest = max(
+        len(str(value))
+        for frame in at.dataframe
+        for column in frame.value.columns
+        for value in frame.value[column]
+    )
+    assert longest <= MAX_CELL_CHARS
+
+
+# --------------------------------------------------------------------------- routing
+def test_every_page_file_is_in_the_navigation():
+    """(The browser test checks that /dataset and each page's own address open it.)"""
+    routed = [name for entries in SECTIONS.values() for name, _, _ in entries]
+    assert len(routed) == len(set(routed))
+    assert set(routed) == {path.name for path in (APP.parent / "pages").glob("*.py")}
+
+
+def test_set_page_config_is_called_in_one_place():
+    sources = [APP, *(APP.parent / "pages").glob("*.py"), *(APP.parent / "explorer").glob("*.py")]
+    calls = [path.name for path in sources if "set_page_config(" in path.read_text()]
+    assert calls == ["routing.py"]
+
+
+@pytest.mark.parametrize("spec", ["/etc/passwd", "file:/etc/passwd", "upload:/etc/passwd"])
+def test_the_app_loader_never_opens_a_path(spec):
+    """A second line behind url_spec: the data layer's safe form refuses paths."""
+    with pytest.raises(hdata.DataError, match="not a data set name"):
+        loading.load_spec(spec)
+
+
+def test_zero_cells_counts_the_empty_class_cells():
+    counts = pd.DataFrame(
+        {"category": ["a", "b", "c"], "N(class=x)": [0, 3, 0], "N(class=y)": [2, 0, 5]}
+    )
+    counts["total"] = counts.iloc[:, 1:].sum(axis=1)
+    assert summaries.zero_cells(counts) == (3, 6)
+
+
+# --------------------------------------------------------------------------- issue 12
+#: feature names that collide with the app's own table columns (issue 12, item 1)
+CLASHING_NAMES = ["class", "fold", "method", "index", "count", "category", "total", "rows"]
+#: every page file of the navigation, in menu order
+PAGE_FILES = [f"pages/{name}" for entries in SECTIONS.values() for name, _, _ in entries]
+
+
+def clashing_csv(rows: int = 300) -> bytes:
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({name: rng.choice(list("abcd"), rows) for name in CLASHING_NAMES})
+    frame["label"] = rng.choice(["x", "y", "z"], rows)
+    return frame.to_csv(index=False).encode()
+
+
+def test_any_column_name_works_on_every_page():
+    """Features named class, fold, method, index, count...; then one of them the target."""
+    at = open_app()
+    at.file_uploader(key="upload_file").upload("clash.csv", clashing_csv(), "text/csv").run()
+    assert_clean(at)
+    for target in ("class", "fold", "index"):
+        at.selectbox(key="upload_target").set_value(target).run()
+        assert_clean(at)
+        assert {m.label: m.value for m in at.metric}["Classes"] == "4"
+    heat = titled(figures(at), "per category")
+    assert len(heat["data"][0]["y"]) == 4  # four classes of the target "index"
+    for page in PAGE_FILES[1:]:
+        at.switch_page(page).run()
+        assert_clean(at)
+
+
+def test_the_mutual_information_shows_its_chance_level():
+    """A pure-noise ID column: large plug-in MI, all of it about chance (item 9)."""
+    rng = np.random.default_rng(0)
+    rows = 2_000
+    frame = pd.DataFrame(
+        {
+            "user_id": [f"u{v}" for v in rng.integers(0, 1_500, rows)],
+            "colour": rng.choice(["red", "blue"], rows),
+        }
+    )
+    frame["label"] = np.where((frame["colour"] == "red") ^ (rng.random(rows) < 0.2), "yes", "no")
+    at = open_app()
+    at.file_uploader(key="upload_file").upload("ids.csv", frame.to_csv(index=False).encode(), "")
+    at.run()
+    assert_clean(at)
+    table = table_with(at, summaries.MI_ABOVE).set_index("feature")
+    k_ids = table.loc["user_id", "K_f"]
+    assert table.loc["user_id", summaries.MI_CHANCE] == pytest.approx((k_ids - 1) / (2 * rows))
+    ids, colour = table.loc["user_id"], table.loc["colour"]
+    assert ids["MI with target (nats)"] > colour["MI with target (nats)"]  # the trap
+    assert ids[summaries.MI_ABOVE] < colour[summaries.MI_ABOVE]  # the correction
+    assert any("(K−1)(C−1)/(2N)" in c.value for c in at.caption)
+
+
+#: (page, URL settings, what the page shows for them): one case per kind of setting
+LINKED_VIEWS = [
+    ("pages/lesson_zero_counts.py", {"zero_alpha": "1.0", "zero_words": "agenda,winner"}),
+    ("pages/lesson_dirichlet.py", {"dirichlet_K": "20", "dirichlet_N": "10"}),
+    ("pages/lesson_evidence.py", {"evidence_source": "Counts I type", "evidence_m": "10.0"}),
+    ("pages/lesson_high_cardinality.py", {"cardinality_K": "50", "cardinality_reps": "50"}),
+    ("pages/lesson_calibration.py", {"calib_copies": "2", "calib_metric": "brier"}),
+    ("pages/lesson_known_truth.py", {"truth_rows": "500", "truth_features": "2"}),
+    ("pages/concentrations.py", {"conc_model": "HEB-U", "heat_value": "rho"}),
+    ("pages/compare.py", {"spread_metric": "log_loss", "reliability_methods": "HEB-M"}),
+    ("pages/dataset.py", {"lens_feature": "petal length (cm)"}),
+]
+
+
+WIDGET_KINDS = ("slider", "select_slider", "radio", "multiselect", "selectbox", "segmented_control")
+
+
+def widget(at: AppTest, key: str):
+    """The one widget keyed ``key``, whatever its kind."""
+    for kind in WIDGET_KINDS:
+        try:
+            return getattr(at, kind)(key=key)
+        except KeyError:
+            continue
+    raise KeyError(key)
+
+
+def shown_numbers(at: AppTest) -> dict:
+    """What a reader compares: the metrics, and every figure's data."""
+    return {
+        "metrics": {m.label: m.value for m in at.metric},
+        "figures": [json.dumps(spec["data"], sort_keys=True) for spec in figures(at)],
+    }
+
+
+@pytest.mark.parametrize(("page", "settings"), LINKED_VIEWS, ids=[v[0][6:-3] for v in LINKED_VIEWS])
+def test_a_page_link_reproduces_its_view(page, settings):
+    """Settings changed with the widgets reach the URL; that URL, opened in a new session,
+    shows the same widgets and the same numbers (items 3 and 4)."""
+    base = {"dataset": "builtin:iris", "methods": "Laplace,HEB-M"}
+    at = open_app(page, **base)
+    default_view = shown_numbers(at)
+    for name, text in settings.items():
+        current = at.session_state[name]
+        value = text.split(",") if isinstance(current, list) else type(current)(text)
+        widget(at, f"w_{name}").set_value(value).run()
+        assert_clean(at)
+    query = {key: url(at, key) for key in at.query_params}
+    assert {name: query.get(name) for name in settings} == settings
+    view = shown_numbers(at)
+    assert view != default_view  # the settings change what is shown
+    fresh = open_app(page, **query)
+    assert shown_numbers(fresh) == view
+    for name in settings:
+        assert fresh.session_state[name] == at.session_state[name]
+
+
+def test_lesson_settings_persist_across_pages_and_reset():
+    at = open_app("pages/lesson_dirichlet.py")
+    at.select_slider(key="w_dirichlet_K").set_value(20).run()
+    at.switch_page("pages/lesson_zero_counts.py").run()
+    assert "dirichlet_K" not in at.query_params  # another page's setting leaves the URL
+    at.slider(key="w_zero_copies").set_value(7).run()
+    at.switch_page("pages/lesson_dirichlet.py").run()
+    assert_clean(at)
+    assert at.select_slider(key="w_dirichlet_K").value == 20  # kept for the session
+    assert url(at, "dirichlet_K") == "20"
+    at.button(key="reset_page_settings").click().run()
+    assert at.select_slider(key="w_dirichlet_K").value == 50
+    assert "dirichlet_K" not in at.query_params
+    at.switch_page("pages/lesson_zero_counts.py").run()
+    assert at.slider(key="w_zero_copies").value == 7  # a reset touches its own page only
+
+
+def test_a_link_value_a_setting_cannot_take_falls_back():
+    at = open_app("pages/lesson_dirichlet.py", dirichlet_K="7", dirichlet_N="nan")
+    assert at.select_slider(key="w_dirichlet_K").value == 50
+    assert at.select_slider(key="w_dirichlet_N").value == 50
+
+
+def test_reliability_names_what_it_shows_and_draws_the_chosen_methods():
+    at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,Lidstone,HEB-M")
+    spec = titled(figures(at), "pooled out-of-fold")
+    curves = [t for t in spec["data"] if t["type"] == "scatter" and t.get("showlegend", True)]
+    names = [t["name"] for t in curves if t["name"] != "perfect calibration"]
+    assert names == ["Laplace", "Lidstone", "HEB-M"]  # no second ECE beside the table's
+    for trace in spec["data"]:
+        if trace["type"] != "scatter" or trace["name"] == "perfect calibration":
+            continue
+        rows = decode(trace["customdata"])
+        few = trace["name"].endswith(f"fewer than {figures_module().MIN_BIN_ROWS} rows")
+        assert ((rows < figures_module().MIN_BIN_ROWS) == few).all(), trace["name"]
+        sizes = decode(trace["marker"]["size"])
+        assert (np.diff(sizes[np.argsort(rows)]) >= 0).all()  # more rows, larger point
+    captions = " ".join(c.value for c in at.caption)
+    assert "mean over folds" in captions and "Brier" in captions
+    at.multiselect(key="w_reliability_methods").set_value(["HEB-M"]).run()
+    spec = titled(figures(at), "pooled out-of-fold")
+    drawn = {t["name"] for t in spec["data"] if t["type"] == "bar"}
+    assert drawn == {"HEB-M"}
+
+
+def figures_module():
+    from heb import figures as heb_figures
+
+    return heb_figures
+
+
+def test_one_name_per_page_and_previous_next_links():
+    at = open_app()
+    titles = [title for entries in SECTIONS.values() for _, title, _ in entries]
+    for index, page in enumerate(PAGE_FILES):
+        at.switch_page(page).run()
+        assert_clean(at)
+        assert at.title[0].value == titles[index]
+        links = {link.proto.label for link in at.get("page_link")}
+        expected = set()
+        if index > 0:
+            expected.add(f"Previous: {titles[index - 1]}")
+        if index + 1 < len(titles):
+            expected.add(f"Next: {titles[index + 1]}")
+        assert links == expected
+
+
+def test_references_name_the_paper_and_the_textbook():
+    from heb.paths import shared_dir
+
+    seeds = shared_dir() / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the shared seeds folder is absent")
+    paper = (seeds / "heb-nb-paper-clean.txt").read_text().splitlines()[0].strip()
+    chapter = next(
+        line.strip()
+        for line in (seeds / "naive-bayes-chapter.txt").read_text().splitlines()
+        if line.startswith("18 ")
+    )
+    at = open_app("pages/references.py")
+    text = " ".join(m.value for m in at.markdown)
+    assert paper in text
+    assert chapter[3:] in text and "chapter 18" in text  # "Naive Bayes"
+    for lesson in PAGE_FILES:
+        if "lesson_" in lesson:
+            source = (APP.parent / lesson).read_text()
+            cited = re.findall(r"(?:[Tt]extbook|[Pp]aper) (?:sections? )?\d", source)
+            assert cited, lesson  # each lesson cites the texts the References page names
+
+
+def test_presenter_mode_from_the_link_and_the_toggle():
+    at = open_app("pages/lesson_evidence.py", present="1")
+    styles = " ".join(h.proto.body for h in at.get("html"))
+    assert '[data-testid="stSidebar"]' in styles and "display: none" in styles
+    assert url(at, "present") == "1"
+    at.button(key="presenter_toggle").click().run()
+    assert "present" not in at.query_params
+    styles = " ".join(h.proto.body for h in at.get("html"))
+    assert "display: none" not in styles
+    at.button(key="presenter_toggle").click().run()
+    assert url(at, "present") == "1"

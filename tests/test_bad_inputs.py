@@ -18,14 +18,15 @@ import pytest
 
 from heb.data import (
     DataError,
+    Preprocessor,
     load_builtin,
     load_dataset,
     load_openml,
     load_shared,
     load_upload,
     read_table,
+    safe_n_splits,
 )
-from heb.preprocess import Preprocessor, safe_n_splits
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "bad_inputs.md"
 TEST_SERVER = "https://test.openml.org/api/v1/xml"
@@ -143,6 +144,8 @@ def test_case_ragged_short_row():
         " ".join(dataset.notes)
     )
     assert any("Dropped 1 row with a missing target." == note for note in dataset.notes)
+    cr_only = load_upload(csv("a,b,class\r1,2,x\r3,y\r5,6,x\r6,7,y\r"), "r.csv")
+    assert cr_only.notes == dataset.notes and cr_only.y.tolist() == dataset.y.tolist()
 
 
 def test_case_duplicate_column_names():
@@ -318,6 +321,23 @@ def test_case_arff_wrong_value_count():
     fails(lambda: load_upload(text.encode(), "t.arff"), "declares 2 attributes; check line 6")
 
 
+def test_case_arff_cr_only():
+    text = (ARFF_HEAD + "@data\n1,x\n2,y\n").replace("\n", "\r")
+    assert load_upload(text.encode(), "cr.arff").y.tolist() == ["x", "y"]
+
+
+def test_case_arff_quoted_comma():
+    head = "@relation t\n@attribute a numeric\n@attribute c string\n@data\n"
+    for text in (head + '1,"a, b"\n2,c\n', head + "1,'a, b'\n2,\"c, d\"\n"):
+        assert load_upload(text.encode(), "q.arff").y.tolist()[0] == "a, b"
+
+
+def test_case_arff_error_line():
+    text = ARFF_HEAD + "@data\n% a comment\n\n1,x\n   \n2,y\n3,x,9\n"
+    assert text.splitlines()[9] == "3,x,9"  # file line 10
+    fails(lambda: load_upload(text.encode(), "e.arff"), "check line 10 of the file")
+
+
 # ---------------------------------------------------------------------------- OpenML
 @pytest.mark.parametrize("bad", ["abc", "anneal", 2.5, None, True, "3; rm"])
 def test_case_openml_id_not_integer(bad, tmp_path):
@@ -358,6 +378,230 @@ def test_case_unknown_shared_name(tmp_path):
 
 def test_case_unknown_spec():
     fails(lambda: load_dataset("not-a-dataset"), "is not a data set name")
+
+
+# ---------------------------------------------------------------------------- names from a URL
+URL_VALUES = [
+    "/etc/passwd",
+    "../../../etc/passwd",
+    "file:/etc/os-release",
+    "/proc/self/maps",
+    "/proc/kmsg",
+    "/proc/self/pagemap",
+    "openml:[Click to fix](https://example.invalid)",
+    "![a](http://127.0.0.1:9/o.png)",
+    "shared:../../etc/passwd",
+]
+
+
+@pytest.mark.parametrize("value", URL_VALUES)
+def test_case_url_path_refused(value, monkeypatch):
+    """``allow_paths=False`` (the app's URL): no file is opened, nothing of one is shown."""
+    import builtins
+    import os
+
+    def no_open(*args, **kwargs):
+        raise AssertionError("a file was opened for a URL value")
+
+    monkeypatch.setattr(os, "open", no_open)
+    monkeypatch.setattr(builtins, "open", no_open)
+    message = fails(lambda: load_dataset(value, allow_paths=False), "is not a data set name")
+    assert "root:" not in message and "ID=" not in message
+
+
+def test_case_very_long_name():
+    fails(lambda: load_dataset("a" * 3000, allow_paths=False), "3,000 characters long")
+    fails(lambda: load_dataset("openml:" + "9" * 3000), "more than the 200 a name may have")
+
+
+def test_case_system_file_path():
+    """Even for the CLI / API (paths allowed), /proc, /sys and /dev are never read."""
+    for path in ("/proc/self/maps", "/proc/kmsg", "/dev/zero", "/sys/kernel/notes"):
+        message = fails(lambda path=path: load_dataset(path), "is a system file")
+        assert "r-xp" not in message
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs on this system")
+def test_case_fifo_or_folder(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    fails(lambda: load_dataset(str(fifo)), "'pipe.csv' is not a regular file")
+    fails(lambda: load_dataset(f"file:{tmp_path}"), "is not a regular file")
+    good = tmp_path / "ok.csv"
+    good.write_bytes(csv("a,class\n1,x\n2,y\n"))
+    assert load_dataset(str(good)).y.tolist() == ["x", "y"]
+    fails(lambda: load_dataset(str(good), allow_paths=False), "is not a data set name")
+
+
+def test_case_long_quoted_name():
+    message = fails(
+        lambda: load_upload(csv("a,class\n1,x\n2,y\n"), "t.csv", target="T" * 5000),
+        "There is no column named 'TTT",
+    )
+    assert "T" * 59 + "\u2026'" in message and "T" * 60 not in message
+
+
+# ---------------------------------------------------------------------------- budgets
+def _parquet(frame_or_table) -> bytes:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = frame_or_table
+    if isinstance(table, pd.DataFrame):
+        table = pa.Table.from_pandas(table, preserve_index=False)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd")
+    return buffer.getvalue()
+
+
+def test_case_parquet_budget():
+    zeros = _parquet(pd.DataFrame({"a": np.zeros(2_000_000), "class": np.zeros(2_000_000)}))
+    assert len(zeros) < 100_000
+    fails(lambda: load_upload(zeros, "z.parquet", max_bytes=5_000_000), "unpacks to")
+    import pyarrow as pa
+
+    n = 10_000_001
+    cells = pa.table({"a": pa.array(np.zeros(n, dtype=np.int8)), "b": pa.nulls(n, pa.int8())})
+    fails(lambda: load_upload(_parquet(cells), "c.parquet"), "20,000,000 cells")
+
+
+def test_case_parquet_string_bomb():
+    """A long string repeated through a dictionary is decoded once (a category)."""
+    long_text = "x" * 1_000_000
+    payload = _parquet(pd.DataFrame({"s": [long_text] * 2000, "class": ["a", "b"] * 1000}))
+    assert len(payload) < 200_000
+    dataset = load_upload(payload, "s.parquet")
+    assert dataset.X["s"].dtype == "category" and dataset.X["s"].cat.categories.size == 1
+    assert dataset.X.memory_usage(deep=True).sum() < 5_000_000  # not 2 GB of copies
+
+
+def test_case_parquet_nested_column():
+    frame = pd.DataFrame({"tags": [[1, 2], [3]], "class": ["a", "b"]})
+    fails(lambda: load_upload(_parquet(frame), "n.parquet"), "column 'tags' holds lists")
+    struct = pd.DataFrame({"point": [{"x": 1}, {"x": 2}], "class": ["a", "b"]})
+    fails(lambda: load_upload(_parquet(struct), "n.parquet"), "column 'point' holds lists")
+
+
+def test_case_gzip_many_cells():
+    """A small gzip under the byte limit whose rows x columns exceed the cell budget."""
+    payload = gzip.compress(csv("a,class\n" + "1,x\n" * 10_000_001), compresslevel=9)
+    assert len(payload) < 200_000
+    fails(lambda: load_upload(payload, "rows.csv.gz"), "more than the 20,000,000 cells")
+
+
+def test_case_arff_too_wide():
+    header = "@relation w\n" + "".join(f"@attribute a{i} numeric\n" for i in range(50_000))
+    fails(lambda: load_upload((header + "@data\n1\n").encode(), "w.arff"), "50,000 attributes")
+
+
+def test_case_arff_sparse_huge():
+    header = "@relation s\n" + "".join(f"@attribute a{i} numeric\n" for i in range(2_999))
+    header += "@attribute class {x,y}\n@data\n"
+    rows = "{0 1, 2999 x}\n{1 1, 2999 y}\n" * 5_000
+    fails(lambda: load_upload((header + rows).encode(), "s.arff"), "3,000 columns")
+
+
+# ---------------------------------------------------------------------------- silent results
+def test_case_first_row_too_long():
+    payload = csv("a,b,class\n1,2,3,x\n4,5,y\n6,7,x\n")
+    fails(lambda: load_upload(payload, "r.csv"), "Line 2 of the file has more values")
+    arff_text = ARFF_HEAD + "@data\n% weights follow\n1,x,{2}\n2,y\n"
+    fails(lambda: load_upload(arff_text.encode(), "w.arff"), "check line 6 of the file")
+
+
+def test_case_big_integer_ids():
+    """IDs beyond 2**53 stay distinct and exact, also with a missing cell."""
+    base = 2**53
+    rows = "".join(f"{base + k},{'ab'[k % 2]}\n" for k in range(8))
+    dataset = load_upload(csv("user_id,class\n" + rows + ",a\n"), "ids.csv")
+    assert dataset.X["user_id"].nunique() == 8
+    pre = Preprocessor(categorical=dataset.categorical).fit(dataset.X)
+    assert pre.categories_[0] == [str(base + k) for k in range(8)]
+    assert pre.transform(dataset.X)[:8, 0].tolist() == list(range(8))
+    rows = "".join(f"{2**62 + k},{'ab'[k % 2]}\n" for k in range(20))
+    dataset = load_upload(csv("order_id,class\n" + rows), "ids.csv")
+    assert Preprocessor(categorical=dataset.categorical).fit(dataset.X).n_categories_[0] == 20
+    rows = "".join(f"{2**64 - 1 - k},{'ab'[k % 2]}\n" for k in range(6))
+    dataset = load_upload(csv("hash_id,class\n" + rows + ",a\n"), "ids.csv")
+    assert dataset.X["hash_id"].iloc[0] == str(2**64 - 1)  # past int64: exact as text
+    import pyarrow as pa
+
+    ids = pa.array([base + k for k in range(8)] + [None], pa.int64())
+    table = pa.table({"user_id": ids, "class": list("abababab") + ["a"]})
+    dataset = load_upload(_parquet(table), "ids.parquet")  # pyarrow alone gives float64
+    assert dataset.X["user_id"].dropna().tolist() == [base + k for k in range(8)]
+    labels = "".join(f"{k},{base + k % 2}\n" for k in range(6))
+    dataset = load_upload(csv("a,class\n" + labels), "labels.csv")
+    assert sorted(set(dataset.y.tolist())) == [base, base + 1]
+
+
+def test_case_utf32_bom():
+    text = "city,class\nZürich,a\nKöln,b\n"
+    for payload in (text.encode("utf-32"), text.encode("utf-32-be")):
+        if not payload.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+            payload = b"\x00\x00\xfe\xff" + payload
+        dataset = load_upload(payload, "u.csv")
+        assert dataset.X["city"].tolist() == ["Zürich", "Köln"] and dataset.notes == []
+
+
+def test_case_decimal_comma():
+    dataset = load_upload(csv("price;class\n1.234,56;a\n12,5;b\n-0,25;a\n7;b\n"), "s.csv")
+    assert dataset.X["price"].tolist() == [1234.56, 12.5, -0.25, 7.0]
+    dataset = load_upload(csv('price,class\n"12,5",a\n"3,25",b\n'), "c.csv")
+    assert dataset.X["price"].tolist() == ["12,5", "3,25"]
+    assert any("numbers written with a comma such as '12,5'" in n for n in dataset.notes)
+
+
+def test_case_mixed_labels():
+    """One rule: a label is its text, a whole number written as an integer."""
+    from heb.data import encode_target
+    from heb.data.dataset import finalize
+
+    labels = pd.Series([1, True, 1.0, "1", 2, "b", 2.0, False] * 3, dtype=object)
+    frame = pd.DataFrame({"x": np.arange(24) % 3, "y": labels})
+    dataset = finalize(frame, "y", name="m", source="test")
+    _, classes = encode_target(dataset.y)
+    assert dataset.n_classes == len(classes) == 5
+    assert list(classes) == ["1", "2", "False", "True", "b"]
+    assert list(encode_target(labels)[1]) == list(classes)  # raw labels: the same rule
+    n_splits, _ = safe_n_splits(dataset.y, 10)
+    assert n_splits == 3  # 'b', 'False' and 'True' have 3 rows each
+
+
+def test_case_openml_checksum_mismatch(tmp_path, no_network):
+    import hashlib
+
+    folder = tmp_path / "org" / "openml" / "test" / "datasets" / "78"
+    folder.mkdir(parents=True)
+    good = (ARFF_HEAD + "@data\n1,x\n2,y\n3,x\n").encode()
+    md5 = hashlib.md5(good, usedforsecurity=False).hexdigest()
+    (folder / "description.xml").write_text(OPENML_78.format(md5=md5))
+    (folder / "dataset.arff").write_bytes(good)
+    assert load_openml(78, cache_dir=tmp_path, server=TEST_SERVER).y.tolist() == list("xyx")
+    (folder / "dataset.arff").write_bytes(good[:-4])  # cut short after the download
+    fails(
+        lambda: load_openml(78, cache_dir=tmp_path, server=TEST_SERVER),
+        "does not match the checksum",
+    )
+    assert (folder / "description.xml").is_file()  # the cache is kept for the user to fix
+
+
+OPENML_78 = """<oml:data_set_description xmlns:oml="http://openml.org/openml">
+  <oml:id>78</oml:id>
+  <oml:name>tiny-arff</oml:name>
+  <oml:version>1</oml:version>
+  <oml:format>ARFF</oml:format>
+  <oml:url>https://test.openml.org/data/v1/download/78/tiny.arff</oml:url>
+  <oml:file_id>78</oml:file_id>
+  <oml:default_target_attribute>c</oml:default_target_attribute>
+  <oml:md5_checksum>{md5}</oml:md5_checksum>
+  <oml:status>active</oml:status>
+</oml:data_set_description>
+"""
 
 
 # ---------------------------------------------------------------------------- the docs

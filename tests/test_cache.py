@@ -1,4 +1,4 @@
-"""Tests of heb.cache: keys, round trips, corruption detection, concurrent writers."""
+"""Tests of heb.evaluate.cache: keys, round trips, corruption detection, concurrent writers."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import heb
-from heb import cache as cache_module
-from heb.cache import KINDS, ResultCache, cache_key, cached_frame
+from heb.evaluate import cache as cache_module
+from heb.evaluate.cache import KINDS, ResultCache, cache_key, cached_frame
 
 
 @pytest.fixture
@@ -272,7 +272,7 @@ def test_cached_frame_checks_compute_result(store):
 def test_cached_frame_warns_when_cache_is_read_only(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    with pytest.warns(UserWarning, match="Could not write"):
+    with pytest.warns(UserWarning, match="Results not cached"):
         frame, was_cached = cached_frame("k", example_frame, ResultCache(blocker / "results"))
     assert not was_cached and len(frame) == 50
 
@@ -363,9 +363,87 @@ def test_interrupted_write_leaves_previous_entry(store, monkeypatch):
 
 
 def test_keys_follow_the_engine_source(monkeypatch):
-    from heb import cache as module
+    from heb.evaluate import keys as module
 
     assert len(module.engine_revision()) == 64
     before = cache_key("same", 1)
     monkeypatch.setattr(module, "engine_revision", lambda: "edited engine")
     assert cache_key("same", 1) != before
+
+
+# ------------------------------------------------------------------ integrity
+def test_an_entry_swapped_under_another_key_is_refused_and_recomputed(store):
+    store.put_frame("first", example_frame(5))
+    store.put_frame("second", example_frame(7))
+    first, second = _entry_file(store, "first"), _entry_file(store, "second")
+    blob = first.read_bytes()
+    second.write_bytes(blob)  # an intact entry, under the wrong name
+    assert store.get_frame("second") is None
+    assert not second.exists()  # deleted, so the caller recomputes and rewrites it
+    frame, was_cached = cached_frame("second", lambda: example_frame(7), store)
+    assert not was_cached and len(frame) == 7
+    assert len(store.get_frame("first")) == 5
+
+
+def test_only_regular_files_are_read(store, tmp_path):
+    store.put_frame("real", example_frame(5))
+    real = _entry_file(store, "real")
+    link = _entry_file(store, "linked")
+    link.symlink_to(real)
+    assert store.get_frame("linked") is None  # a symlink is not followed
+    assert real.exists()
+    fifo = _entry_file(store, "fifo")
+    os.mkfifo(fifo)
+    assert store.get_frame("fifo") is None  # returns at once: no blocking open of a FIFO
+    assert fifo.exists()
+    folder = _entry_file(store, "folder")
+    folder.mkdir()
+    assert store.get_frame("folder") is None
+
+
+def test_reads_and_writes_are_bounded_in_size(tmp_path):
+    roomy = ResultCache(tmp_path / "results")
+    roomy.put_frame("big", example_frame(400))
+    size = _entry_file(roomy, "big").stat().st_size
+    tight = ResultCache(tmp_path / "results", max_entry_bytes=size // 2)
+    assert tight.get_frame("big") is None  # too large to read: a miss, and deleted
+    assert not _entry_file(roomy, "big").exists()
+    with pytest.raises(OSError, match="exceeds the cache's limit"):
+        tight.put_frame("big", example_frame(400))
+    with pytest.warns(UserWarning, match="Results not cached"):
+        assert tight.store("frame", "big", example_frame(400)) is False
+    assert tight.store("frame", "small", example_frame(2)) is True
+
+
+def _copy_package(tmp_path: Path) -> Path:
+    import shutil
+
+    package = Path(heb.__file__).resolve().parent
+    copy = tmp_path / "heb"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def test_revision_ignores_figures_lessons_and_docstrings_but_not_code(tmp_path):
+    from heb.evaluate.keys import NUMERIC_SOURCES, engine_revision, source_revision
+
+    copy = _copy_package(tmp_path)
+    before = source_revision(copy)
+    # engine_revision is this computation on the installed package (cached per process)
+    assert engine_revision.__wrapped__() == source_revision(Path(heb.__file__).resolve().parent)
+    figure = next((copy / "figures").glob("*.py"))
+    figure.write_text(figure.read_text() + "\nEDITED = 1\n")
+    lesson = next((copy / "lessons").rglob("*.py"), None)
+    if lesson is not None:
+        lesson.write_text(lesson.read_text() + "\nEDITED = 1\n")
+    assert source_revision(copy) == before
+    smoothing = copy / "smoothing.py"
+    text = smoothing.read_text()
+    smoothing.write_text(text.replace('"""The seven smoothers', '"""Seven smoothers', 1))
+    smoothing.write_text(smoothing.read_text() + "\n# a comment\n")
+    assert source_revision(copy) == before  # a docstring and a comment are not code
+    smoothing.write_text(text.replace("theta /= m_col", "theta /= m_col * 1.0", 1))
+    assert source_revision(copy) != before
+    # every listed source exists, so the list cannot silently rot
+    for pattern in NUMERIC_SOURCES:
+        assert list(copy.glob(pattern)), pattern

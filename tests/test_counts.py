@@ -103,3 +103,37 @@ def test_as_codes_missing_and_integer_forms():
 def test_as_codes_rejects_what_is_not_a_code(bad, message):
     with pytest.raises(ValueError, match=message):
         as_codes(bad)
+
+
+@pytest.mark.parametrize("n_rows", [3, 2000])  # float bincount (few rows) and int bincount
+def test_both_counting_paths_match_a_plain_loop(n_rows):
+    rng = np.random.default_rng(n_rows)
+    k = np.array([40, 3, 7])
+    X = np.column_stack([rng.integers(-2, kf + 3, n_rows) for kf in k])
+    y = rng.integers(0, 2, n_rows)
+    table = CountTable.from_codes(X, y, 2, n_categories=k)
+    assert table.counts.dtype == np.float64
+    np.testing.assert_array_equal(table.counts, _loop_counts(X, y, 2, k))
+
+
+def test_as_codes_keeps_non_negative_integers_and_marks_negatives():
+    codes = np.array([[0, 3], [2, 1]])
+    assert as_codes(codes) is codes
+    np.testing.assert_array_equal(as_codes(np.array([[-5, 3], [2, -1]])), [[-1, 3], [2, -1]])
+
+
+def test_sums_of_a_large_few_row_table_come_from_the_rows():
+    rng = np.random.default_rng(7)
+    k = np.array([500, 2, 900])
+    X = np.column_stack([rng.integers(-1, kf + 2, 40) for kf in k])
+    y = rng.integers(0, 3, 40)
+    table = CountTable.from_codes(X, y, 3, n_categories=k)
+    dense = _loop_counts(X, y, 3, k)
+    np.testing.assert_array_equal(table.counts, dense)
+    np.testing.assert_array_equal(table.category_totals(), dense.sum(axis=0))
+    np.testing.assert_array_equal(
+        table.class_feature_totals(), np.add.reduceat(dense, table.offsets[:-1], axis=1)
+    )
+    np.testing.assert_array_equal(table.positive_cells(), np.flatnonzero(dense))
+    with pytest.raises(ValueError, match="read-only"):  # the kept sums cannot go stale
+        table.counts[0, 0] += 1

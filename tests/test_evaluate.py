@@ -8,12 +8,12 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 
 from heb.aode import AODE
-from heb.cache import ResultCache
-from heb.data import Dataset, load_builtin
+from heb.data import Dataset, Preprocessor, encode_target, load_builtin
 from heb.evaluate import (
     METHODS,
     METRICS,
     TABLE1_METHODS,
+    ResultCache,
     benchmark_tables,
     cross_validate,
     method_spec,
@@ -21,7 +21,6 @@ from heb.evaluate import (
 )
 from heb.metrics import log_loss
 from heb.nb import NaiveBayes
-from heb.preprocess import Preprocessor, encode_target
 
 
 @pytest.fixture()
@@ -113,8 +112,10 @@ def test_use_cache_false_writes_nothing(small, tmp_path):
 def test_unknown_method_is_a_clear_error(small, cache):
     with pytest.raises(ValueError, match="Unknown method"):
         cross_validate(small, ["Laplace", "Magic"], cache=cache)
-    with pytest.raises(ValueError, match="alpha must be a positive"):
+    with pytest.raises(ValueError, match=r"alpha must lie in \[1e-06, 1000\]"):
         cross_validate(small, ["Lidstone"], params={"Lidstone": {"alpha": -1}}, cache=cache)
+    with pytest.raises(ValueError, match="laplace does not use alpha"):
+        cross_validate(small, ["Laplace"], params={"Laplace": {"alpha": 0.5}}, cache=cache)
 
 
 def test_heb_beats_laplace_on_the_high_cardinality_default(cache):
@@ -172,3 +173,134 @@ def test_an_unwritable_cache_warns_and_still_returns_results(small, tmp_path):
     with pytest.warns(UserWarning, match="not cached"):
         result = cross_validate(small, ["Laplace"], cache=ResultCache(blocker / "results"))
     assert len(result.folds) == 10
+
+
+# ------------------------------------------------------------------ settings and folds
+def test_run_settings_round_trip_through_the_url_and_key_the_cache():
+    from heb.evaluate import RunSettings
+
+    settings = RunSettings(
+        dataset="builtin:iris",
+        n_bins=5,
+        missing="category",
+        max_rows=0,
+        n_splits=4,
+        seed=7,
+        overrides={"TE": {"k0": 3}, "Lidstone": {"alpha": 0.25}},
+    )
+    assert settings.max_rows is None  # 0 means every row
+    query = settings.to_query()
+    assert all(isinstance(v, str) for v in query.values())
+    assert query["params"] == "Lidstone:alpha=0.25;TE:k0=3.0"
+    back = RunSettings.from_query(query)
+    assert back == settings and back.key() == settings.key()
+    # the order of the overrides does not matter; any setting does
+    same = settings.replace(overrides={"Lidstone": {"alpha": 0.25}, "TE": {"k0": 3.0}})
+    assert same.key() == settings.key()
+    for change in ({"n_bins": 6}, {"seed": 8}, {"missing": "impute"}, {"max_rows": 100}):
+        assert settings.replace(**change).key() != settings.key()
+        assert settings.replace(**change).data_key() != settings.data_key()
+    # overrides change the run's key but not the prepared folds' or another method's
+    other = settings.replace(overrides={"TE": {"k0": 9.0}})
+    assert other.key() != settings.key() and other.data_key() == settings.data_key()
+    assert other.method_key("HEB-M") == settings.method_key("HEB-M")
+    # the fingerprint, when known, identifies the data instead of the spec
+    a = settings.replace(fingerprint="f" * 64)
+    assert a.data_key() == a.replace(dataset="builtin:wine").data_key()
+    assert "fingerprint" not in a.to_query()
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ({"n_bins": "1"}, "n_bins must be a whole number of at least 2"),
+        ({"folds": "ten"}, "n_splits must be a whole number"),
+        ({"seed": "-1"}, "seed must be a whole number of at least 0"),
+        ({"missing": "drop"}, "missing must be one of impute, category"),
+        ({"max_rows": "2.5"}, "max_rows must be a whole number"),
+        ({"params": "Lidstone-alpha"}, "must read 'Method:name=value'"),
+        ({"params": "Lidstone:alpha=big"}, "Lidstone: alpha must be a number"),
+    ],
+)
+def test_run_settings_refuse_bad_url_values(query, message):
+    from heb.evaluate import RunSettings
+
+    with pytest.raises(ValueError, match=message):
+        RunSettings.from_query(query)
+
+
+def test_cross_validate_takes_the_settings_object(small, cache):
+    from heb.evaluate import RunSettings
+
+    settings = RunSettings(n_splits=3, overrides={"Lidstone": {"alpha": 0.5}})
+    by_object = cross_validate(small, ["Lidstone"], settings=settings, cache=cache)
+    by_words = cross_validate(
+        small, ["Lidstone"], n_splits=3, params={"Lidstone": {"alpha": 0.5}}, cache=cache
+    )
+    assert by_words.cached == ["Lidstone"]  # the same run, so the same cache entry
+    np.testing.assert_array_equal(by_object.oof_proba["Lidstone"], by_words.oof_proba["Lidstone"])
+    with pytest.raises(ValueError, match="not both"):
+        cross_validate(small, ["Lidstone"], settings=settings, params={}, cache=cache)
+
+
+def _prepared(n_rows: int):
+    from heb.evaluate import PreparedFolds
+
+    return PreparedFolds(np.zeros(n_rows, dtype=np.int64), np.arange(2), 2, (), ())
+
+
+def test_fold_store_is_bounded_by_entries_and_bytes():
+    from heb.evaluate import FoldStore
+
+    store = FoldStore(max_entries=2, max_bytes=8 * 250)
+    store.put("a", _prepared(100))
+    store.put("b", _prepared(100))
+    assert store.get("a") is not None  # a is now the most recently used
+    store.put("c", _prepared(10))
+    assert store.get("b") is None and len(store) == 2  # b went first
+    store.put("d", _prepared(200))  # 1,600 bytes: a (800) must go too
+    assert store.get("a") is None and store.get("d") is not None
+    assert store.nbytes <= 8 * 250
+    store.put("huge", _prepared(1000))  # larger than the whole store: not kept
+    assert store.get("huge") is None and store.nbytes <= 8 * 250
+    with pytest.raises(ValueError, match="at least one"):
+        FoldStore(max_entries=0)
+
+
+def test_fold_store_is_safe_under_threads():
+    import threading
+
+    from heb.evaluate import FoldStore
+
+    store = FoldStore(max_entries=3, max_bytes=10**6)
+    errors = []
+
+    def worker(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        try:
+            for _ in range(300):
+                key = f"k{rng.integers(0, 6)}"
+                found = store.get_or_build(key, lambda: _prepared(int(rng.integers(1, 50))))
+                assert found.y.size >= 1
+        except Exception as exc:  # noqa: BLE001 -- collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(store) <= 3
+    with store._lock:  # the byte count matches what is held
+        assert store._bytes == sum(p.nbytes for p in store._entries.values())
+
+
+def test_an_unwritable_cache_costs_a_warning_not_the_run(small, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.warns(UserWarning, match="Results not cached"):
+        result = cross_validate(
+            small, ["Laplace"], n_splits=3, cache=ResultCache(blocker / "results")
+        )
+    assert len(result.folds) == 3 and result.cached == []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 from itertools import pairwise
 
 import numpy as np
@@ -15,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heb.figures import (
-    METHOD_COLORS,
     TITLE_PAD,
     cd_diagram,
     concentration_heatmap,
@@ -31,16 +29,22 @@ from heb.figures import (
     title_height,
     to_image_bytes,
 )
-
+from heb.registry import METHODS
+from tests.peers import require_chromium
 
 # ------------------------------------------------------------------- colours
+#: each method's colour, read from the registry (the one place colours are written)
+METHOD_COLORS = {name: entry.colour for name, entry in METHODS.items()}
+
+
 def test_known_methods_have_distinct_fixed_colours_in_any_case():
-    assert len(set(METHOD_COLORS.values())) == len(METHOD_COLORS) == 11
+    assert len(set(METHOD_COLORS.values())) == len(METHOD_COLORS) >= 11
     for name, color in METHOD_COLORS.items():
         assert method_color(name) == color
         assert method_color(name.lower()) == color
     assert method_label("heb-m") == "HEB-M" and method_label("m-estimate") == "m-estimate"
     assert method_label("heb-m+gr") == "HEB-M+GR" and method_label("kt") == "KT"
+    assert method_color("laplace") == METHODS["Laplace"].colour == "#1f77b4"
 
 
 def test_unknown_method_colour_is_stable_and_unknown_label_unchanged():
@@ -161,8 +165,7 @@ def svg_geometry(svg: str) -> dict[str, float]:
 
 
 def test_rendered_reliability_diagram_stacks_title_legend_and_plot_without_overlap():
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-        pytest.skip("no Chromium on this machine: static export is unavailable")
+    require_chromium()  # static export; a skip here, a failure in CI
     names = list(METHOD_COLORS)[:7]
     curves = {name: make_curve([2, 3], [0.6, 0.9], [0.5, 0.9], 0.1) for name in names}
     fig = reliability_diagram(curves)
@@ -252,7 +255,6 @@ def test_cd_diagram_layout_follows_demsar():
 
 
 def test_cd_diagram_computes_groups_with_heb_stats():
-    pytest.importorskip("heb.stats")
     fig = cd_diagram({"A": 1.0, "B": 2.0, "C": 3.0}, 0.5)
     assert group_bars(fig) == []
     fig = cd_diagram({"A": 1.0, "B": 2.0, "C": 3.0}, 5.0)
@@ -474,8 +476,7 @@ def test_to_image_bytes_reports_a_missing_browser(monkeypatch):
 
 
 def test_export_png_and_svg(tmp_path):
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-        pytest.skip("no Chromium on this machine: static export is unavailable")
+    require_chromium()  # static export; a skip here, a failure in CI
     fig = cd_diagram(RANKS, 1.62, groups=[("HEB-M", "HEB-U"), ("HEB-U", "KT", "Laplace")])
     png = to_image_bytes(fig, fmt="png", scale=1)
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
@@ -514,3 +515,79 @@ def test_rows_per_category_heatmap_from_a_count_table():
     assert fig.data[0].type == "heatmap"
     np.testing.assert_allclose(np.asarray(fig.data[0].z), per_cell)
     assert fig.data[0].zmax == 20 and list(fig.data[0].y) == ["no", "yes"]
+
+
+# ---------------------------------------------------------- user text escaped
+EVIL = '<a href="https://evil.example/">x</a><b>y</b><img src=z>'
+
+
+def plotly_strings(value) -> list[str]:
+    """Every string inside a figure's JSON form (text, names, ticks, custom data)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in plotly_strings(item)]
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [s for item in value for s in plotly_strings(item)]
+    return []
+
+
+def assert_shown_as_text(fig: go.Figure) -> None:
+    strings = plotly_strings(fig.to_plotly_json())
+    assert not [s for s in strings if "<a " in s or "<b>y" in s or "<img" in s]
+    assert any("&lt;a href=" in s and "&lt;b&gt;y&lt;/b&gt;" in s for s in strings)
+
+
+def test_user_text_in_labels_is_escaped_not_rendered():
+    from heb.figures import (
+        aode_concentration_heatmap,
+        class_balance_figure,
+        feature_counts_figure,
+    )
+    from heb.figures.lessons.evidence import pmf_bars_figure
+
+    names = [EVIL, "plain"]
+    diag = diagnostics(2, 2)
+    counts = pd.DataFrame({"category": [EVIL, "b"], EVIL: [3, 1], "no": [0, 2], "total": [3, 3]})
+    grid = pd.DataFrame([[1.0, 2.0]], index=[EVIL], columns=["c", EVIL])
+    figures = [
+        rows_per_category_heatmap(np.ones((2, 2)), names, ["yes", EVIL]),
+        concentration_heatmap(diag, names, ["yes", EVIL]),
+        *concentration_scatters(diag, names, ["yes", EVIL]),
+        class_balance_figure([EVIL, "no"], np.array([3, 4])),
+        feature_counts_figure(counts, EVIL),
+        aode_concentration_heatmap(grid, EVIL),
+        cd_diagram({EVIL: 1.0, "Laplace": 2.0}, 0.5),
+        reliability_diagram({EVIL: make_curve([2, 3], [0.6, 0.9], [0.5, 0.9])}),
+        metric_bars(
+            pd.DataFrame({"method": [EVIL], "accuracy_mean": [0.5], "accuracy_std": [0.1]}),
+            "accuracy",
+        ),
+        pmf_bars_figure({"Laplace": np.array([0.5, 0.5])}, [EVIL, "b"])[0],
+    ]
+    for fig in figures:
+        assert_shown_as_text(fig)
+
+
+def test_feature_counts_figure_groups_many_classes_into_other():
+    from heb.figures import feature_counts_figure
+    from heb.figures.dataset import MAX_CLASS_SERIES
+
+    rng = np.random.default_rng(0)
+    classes = [f"c{i}" for i in range(21)]
+    block = rng.integers(0, 9, size=(40, 21))
+    counts = pd.DataFrame(block, columns=classes)
+    counts.insert(0, "category", [f"v{i}" for i in range(40)])
+    counts["total"] = block.sum(axis=1)
+    fig = feature_counts_figure(counts, "zip", top_categories=30)
+    assert len(fig.data) == MAX_CLASS_SERIES + 1  # the largest classes, then "other"
+    other = fig.data[-1]
+    assert other.name == f"{21 - MAX_CLASS_SERIES} other classes"
+    shown = counts.nlargest(30, "total")
+    largest = [classes[i] for i in np.argsort(-block.sum(axis=0), kind="stable")]
+    rest = largest[MAX_CLASS_SERIES:]
+    np.testing.assert_array_equal(other.y, shown[rest].sum(axis=1))
+    colours = [trace.marker.color for trace in fig.data]
+    assert len(set(colours)) == len(colours)  # no colour repeats
+    assert "30 most frequent of 40" in fig.layout.title.text
+    assert fig.layout.legend.yref == "container"  # under the title, never over it

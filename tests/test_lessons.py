@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from heb.figures import METHOD_COLORS, title_height
+from explorer.routing import page_title
+from heb.figures import title_height
+from heb.lessons.common import M_MIN, format_m
+from heb.registry import METHODS
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 
@@ -23,7 +25,16 @@ def run_page(name: str, **state) -> AppTest:
         app.session_state[key] = value
     app.run()
     assert not app.exception, [e.value for e in app.exception]
+    assert_every_figure_downloads(app)
     return app
+
+
+def assert_every_figure_downloads(app: AppTest) -> None:
+    """Each figure on the page offers its image (PNG, or HTML without Chromium) and CSV."""
+    labels = [button.proto.label for button in app.get("download_button")]
+    n_figures = len(app.get("plotly_chart"))
+    assert labels.count("CSV") >= n_figures, labels
+    assert labels.count("PNG") + labels.count("HTML") == n_figures, labels
 
 
 def figures(app: AppTest) -> list[dict]:
@@ -112,41 +123,54 @@ def test_dirichlet_lesson():
     assert "posterior mean, α = 0.1" in names(figures(app)[0])
 
 
+def test_dirichlet_lesson_with_no_observations_names_no_best_alpha():
+    app = run_page("lesson_dirichlet")
+    app.select_slider[1].set_value(0).run()  # N = 0: every alpha gives 1/K
+    assert not app.exception
+    assert metrics(app)["Best α (expected l1)"] == "none"
+    bars, sweep = figures(app)
+    assert "unsmoothed n / N" not in names(bars)  # n / N is 0 / 0
+    assert "every α gives the same estimate" in sweep["layout"]["title"]["text"]
+    for figure in (bars, sweep):  # labels are legend entries: nothing to overlap
+        assert not figure["layout"].get("annotations"), figure["layout"].get("annotations")
+        assert_title_then_legend(figure)
+
+
 # ------------------------------------------------------------------ lesson 3
-def _check_evidence_figures(app: AppTest) -> None:
+def _check_evidence_figures(app: AppTest, heb: str) -> None:
     evidence, pmfs, heldout = figures(app)
     assert names(evidence)[0] == "evidence l(m)"
-    assert any(n.startswith("HEB's m =") for n in names(evidence))
-    assert any(n.startswith("m = K (Laplace) =") for n in names(evidence))
-    assert {"unsmoothed", "Laplace", "HEB", "prior mean"} <= set(names(pmfs))
+    assert any(n.startswith(f"{heb}'s m =") for n in names(evidence))
+    # Laplace (uniform t, m = K) is a point of the evidence curve only under a uniform t
+    assert any(n.startswith("Laplace: m = K =") for n in names(evidence)) == (heb == "HEB-U")
+    assert {"unsmoothed", "Laplace", heb, "prior mean"} <= set(names(pmfs))
     colours = {t["name"]: t["marker"]["color"] for t in pmfs["data"]}
     assert len(set(colours.values())) == len(colours) == 5  # what-if included
-    assert colours["Laplace"] == METHOD_COLORS["Laplace"]
-    assert colours["HEB"] == METHOD_COLORS["HEB-M"]
+    assert colours["Laplace"] == METHODS["Laplace"].colour
+    assert colours[heb] == METHODS[heb].colour
     assert len(pmfs["data"][0]["x"]) <= 20  # five bars per category: few categories
     assert names(heldout)[0] == "held-out log-loss"
+    assert any(n.startswith("Laplace (m = K, uniform t): ") for n in names(heldout))
+    assert any(n.startswith("uniform guess: log K = ") for n in names(heldout))
     for figure in (evidence, pmfs, heldout):
         assert_title_then_legend(figure)
     assert np.isfinite(values(heldout["data"][0]["y"])).all()
 
 
 def test_evidence_lesson_on_the_current_dataset_pair():
-    pytest.importorskip("pages.common")
     app = run_page("lesson_evidence", evidence_pair={"class": 1, "feature": 3})
     assert app.selectbox[0].value == 1 and app.selectbox[1].value == 3
     assert sliders(app) >= 1
-    _check_evidence_figures(app)
+    _check_evidence_figures(app, "HEB-M")
+    app.radio[1].set_value("uniform (HEB-U)").run()
+    _check_evidence_figures(app, "HEB-U")
 
 
-def test_evidence_lesson_typed_counts_and_without_the_app(monkeypatch):
-    monkeypatch.setitem(sys.modules, "pages.common", None)  # as if the app were absent
-    if "pages" in sys.modules:
-        monkeypatch.delattr(sys.modules["pages"], "common", raising=False)
-    app = run_page("lesson_evidence")
-    assert app.info and "type a count vector" in app.info[0].value
-    _check_evidence_figures(app)
+def test_evidence_lesson_typed_counts():
+    app = run_page("lesson_evidence", evidence_source="Counts I type")
+    _check_evidence_figures(app, "HEB-U")
     app.text_input[0].set_value("40, 0, 0, 0").run()  # the vertex: clamped at m_min
-    assert metrics(app)["HEB's m"] == "0.01"
+    assert metrics(app)["HEB-U's m"] == format_m(M_MIN)
     app.text_input[0].set_value("3, x").run()
     assert app.error and "whole numbers" in app.error[0].value
 
@@ -223,13 +247,11 @@ LESSONS = (
 
 
 def test_every_lesson_runs_under_the_apps_navigation():
-    app_file = PAGES.parent / "app.py"
-    if not app_file.exists():
-        pytest.skip("app.py is not there yet")
-    app = AppTest.from_file(str(app_file), default_timeout=60).run()
+    app = AppTest.from_file(str(PAGES.parent / "app.py"), default_timeout=60).run()
     assert not app.exception, [e.value for e in app.exception]
-    for lesson in LESSONS:
+    for number, lesson in enumerate(LESSONS, start=1):
         app.switch_page(f"pages/{lesson}.py").run()
         assert not app.exception, (lesson, [e.value for e in app.exception])
         assert app.get("plotly_chart"), lesson
-        assert app.title[0].value.startswith("Lesson")
+        assert app.title[0].value == page_title(f"{lesson}.py")  # the menu's name
+        assert app.caption[0].value.startswith(f"Lesson {number} of {len(LESSONS)}")

@@ -217,7 +217,12 @@ def test_score_codes_ignores_codes_out_of_range():
         ({"smoother": "add-one"}, "Unknown smoother"),
         ({"weighting": "gain"}, "weighting"),
         ({"m_min": 5.0, "m_max": 1.0}, "m_min"),
-        ({"smoother": "lidstone", "alpha": 0.0}, "positive"),
+        ({"smoother": "lidstone", "alpha": 0.0}, r"alpha must lie in \[1e-06, 1000\]"),
+        ({"smoother": "laplace", "alpha": 0.5}, "laplace does not use alpha"),
+        ({"smoother": "te", "m": 3.0}, "te does not use m"),
+        ({"m_max": float("inf")}, "finite"),
+        ({"m_min": 0.0}, "m_min"),
+        ({"m_min": float("nan")}, "m_min"),
     ],
 )
 def test_bad_parameters_raise(params, message):
@@ -300,3 +305,111 @@ def test_invariants(smoother, weighting, problem):
     for part in np.split(np.arange(len(y)), cuts):
         chunked.partial_fit(X[part], y[part], classes=np.unique(y))
     np.testing.assert_allclose(chunked.predict_proba(X_test), proba, rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------- large-K fast paths
+def _dense_log_theta(table: CountTable, smoother: str, concentration: np.ndarray) -> np.ndarray:
+    """log (N_cfv + m_cf t_v) / (N_cf + m_cf) over the whole dense table, unseen columns 0:
+    the reference the sparse path (seen columns and positive cells only) must equal."""
+    from heb import registry
+
+    prior = prior_mean(table, registry.smoother(smoother).prior)
+    col_f = table.feature_of_column
+    m_col = concentration[:, col_f]
+    theta = (table.counts + m_col * prior) / (table.class_feature_totals()[:, col_f] + m_col)
+    with np.errstate(divide="ignore"):
+        log_theta = np.log(theta)
+    log_theta[:, table.category_totals() == 0] = 0.0
+    return log_theta
+
+
+@st.composite
+def sparse_tables(draw):
+    """Count tables of few rows over many categories (most cells zero, many unseen)."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    n_classes = draw(st.integers(1, 4))
+    k = np.array(draw(st.lists(st.integers(1, 400), min_size=1, max_size=4)))
+    n_rows = draw(st.integers(0, 60))
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(-1, kf, n_rows) for kf in k])
+    y = rng.integers(0, n_classes, n_rows)
+    return CountTable.from_codes(X, y, n_classes, k)
+
+
+@pytest.mark.parametrize("smoother", [s for s in SMOOTHERS if s != "te"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=sparse_tables())
+def test_sparse_smoothing_equals_the_dense_formula(smoother, table):
+    model = NaiveBayes(smoother=smoother).fit_counts(table)
+    m_cf = model.concentrations_["m"].reshape(table.n_classes, table.n_features)
+    reference = _dense_log_theta(table, smoother, m_cf)
+    np.testing.assert_allclose(model.feature_log_prob_, reference, rtol=0, atol=1e-12)
+    if smoother in ("laplace", "lidstone", "kt", "heb-u"):  # uniform prior: same operations
+        np.testing.assert_array_equal(model.feature_log_prob_, reference)
+    # scoring reads the seen columns only: the same sums as over the dense table
+    rng = np.random.default_rng(table.n_features)
+    codes = np.column_stack([rng.integers(-1, kf + 2, 25) for kf in table.n_categories])
+    dense = score_codes(reference, table.offsets, codes) + model.class_log_prior_
+    np.testing.assert_allclose(model.predict_joint_log_proba(codes), dense, rtol=0, atol=1e-11)
+
+
+def test_large_k_laplace_equals_sklearn_on_seen_categories():
+    rng = np.random.default_rng(3)
+    k = np.array([5000, 20000, 3])
+    X = np.column_stack([rng.integers(0, kf, 400) for kf in k])
+    X[0] = k - 1
+    y = rng.integers(0, 3, 400)
+    ours = NaiveBayes(smoother="laplace").fit(X, y)
+    theirs = CategoricalNB(alpha=1.0, min_categories=k).fit(X, y)
+    seen = ours.count_table_.category_totals() > 0
+    reference = np.concatenate(theirs.feature_log_prob_, axis=1)
+    np.testing.assert_allclose(ours.feature_log_prob_[:, seen], reference[:, seen], rtol=1e-12)
+    np.testing.assert_array_equal(ours.feature_log_prob_[:, ~seen], 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_rows=st.integers(0, 40),
+    k=st.lists(st.integers(1, 30), min_size=1, max_size=4),
+    weighted=st.booleans(),
+)
+def test_score_codes_both_gathers_equal_a_plain_sum(seed, n_rows, k, weighted):
+    rng = np.random.default_rng(seed)
+    offsets = np.concatenate(([0], np.cumsum(k)))
+    log_theta = rng.normal(size=(3, offsets[-1]))
+    codes = np.column_stack([rng.integers(-2, kf + 2, n_rows) for kf in k])
+    weights = rng.random(len(k)) if weighted else None
+    expected = np.zeros((n_rows, 3))
+    for i in range(n_rows):
+        for f, code in enumerate(codes[i]):
+            if 0 <= code < k[f]:
+                w = 1.0 if weights is None else weights[f]
+                expected[i] += w * log_theta[:, offsets[f] + code]
+    # few rows: column gathers; many rows (the same codes tiled): the transposed table
+    np.testing.assert_allclose(
+        score_codes(log_theta, offsets, codes, weights), expected, atol=1e-12
+    )
+    many = np.tile(codes, (offsets[-1] + 1, 1))
+    np.testing.assert_allclose(
+        score_codes(log_theta, offsets, many, weights),
+        np.tile(expected, (offsets[-1] + 1, 1)),
+        atol=1e-12,
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    labels=st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=30)
+    | st.lists(st.integers(-128, 127), min_size=1, max_size=30).map(
+        lambda v: np.array(v, dtype=np.int8)
+    )
+)
+def test_integer_labels_are_indexed_as_np_unique(labels):
+    y = np.asarray(labels)
+    X = np.zeros((y.size, 1), dtype=int)
+    model = NaiveBayes(smoother="laplace").fit(X, y)
+    classes, index = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(model.classes_, classes)
+    assert model.classes_.dtype == classes.dtype
+    np.testing.assert_array_equal(model.count_table_.class_counts, np.bincount(index))

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import mutual_info_score
 
+from heb import registry
 from heb.concentration import M_MIN, fit_concentration
 from heb.counts import CountTable
 from heb.smoothing import (
-    DEFAULT_PARAMS,
     SMOOTHERS,
     _dirichlet_theta,
     mutual_information,
@@ -58,6 +58,8 @@ HAND_THETA = {
         [13 / 42, 29 / 42, 6 / 49, 23 / 49, 20 / 49],
     ],
 }
+# HEB-H with no hierarchy is HEB-M exactly
+HAND_THETA["heb-h"] = HAND_THETA["heb-m"]
 
 
 @pytest.fixture
@@ -126,11 +128,18 @@ def test_proposition_2_endpoints_of_heb_m():
 def test_target_encoding_limits():
     table = _random_table(2)
     n_cf = table.class_feature_totals()[:, table.feature_of_column]
-    small = np.exp(smooth(table, "te", k0=1e-12).log_theta)
-    large = np.exp(smooth(table, "te", k0=1e15).log_theta)
-    np.testing.assert_allclose(small, table.counts / n_cf, atol=1e-9)
+    k0 = registry.smoother("te").params[0]  # the ends of k0's accepted range
+    small = np.exp(smooth(table, "te", k0=k0.low).log_theta)
+    large = np.exp(smooth(table, "te", k0=k0.high).log_theta)
+    # the shrinkage weight k0 / (N_fv + k0) bounds the distance from each limit
+    n_fv = table.category_totals()
+    np.testing.assert_allclose(small, table.counts / n_cf, atol=2 * k0.low / n_fv.min())
     marginal = prior_mean(table, "marginal")
-    np.testing.assert_allclose(large, np.broadcast_to(marginal, large.shape), atol=1e-9)
+    np.testing.assert_allclose(
+        large, np.broadcast_to(marginal, large.shape), atol=2 * n_fv.max() / k0.high
+    )
+    with pytest.raises(ValueError, match="k0 must lie in"):
+        smooth(table, "te", k0=k0.high * 10)
 
 
 # ----------------------------------------------------------------------------- Corollary 1
@@ -235,17 +244,25 @@ def test_mutual_information_matches_sklearn():
 
 def test_resolve_params():
     assert resolve_params("laplace") == {}
-    assert resolve_params("lidstone") == DEFAULT_PARAMS["lidstone"]
+    assert resolve_params("lidstone") == {"alpha": 0.1}
     assert resolve_params("te", k0=3) == {"k0": 3.0}
-    assert resolve_params("m-estimate", m=4, alpha=9) == {"m": 4.0}
+    assert resolve_params("m-estimate", m=4, alpha=None) == {"m": 4.0}
+    with pytest.raises(ValueError, match="m-estimate does not use alpha"):
+        resolve_params("m-estimate", m=4, alpha=9)
     with pytest.raises(ValueError, match="Unknown smoother"):
         resolve_params("add-one")
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="must lie in"):
         resolve_params("lidstone", alpha=-1)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="must lie in"):
         resolve_params("te", k0=float("nan"))
+    with pytest.raises(ValueError, match="must be a number"):
+        resolve_params("te", k0="many")
 
 
 def test_smooth_rejects_a_bad_clamp(hand_table):
     with pytest.raises(ValueError, match="m_min"):
         smooth(hand_table, "heb-u", m_min=5, m_max=1)
+    with pytest.raises(ValueError, match="finite"):
+        smooth(hand_table, "heb-m", m_max=float("inf"))
+    with pytest.raises(ValueError, match="laplace does not use alpha"):
+        smooth(hand_table, "laplace", alpha=0.5)

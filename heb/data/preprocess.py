@@ -13,7 +13,6 @@
   ``missing="category"``, get a category of their own; columns empty in every training row
   are dropped.
 
-:func:`stratified_subsample` is the paper's 20,000-row cap (seed 42) and
 :func:`make_model` chains preprocessing and a classifier into one sklearn Pipeline.
 """
 
@@ -25,20 +24,36 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from heb.data import DataError, _is_integer_like, _is_text_dtype, is_id_like_name
+from heb.data.dataset import (
+    DataError,
+    is_id_like_name,
+    is_integer_like,
+    is_text_dtype,
+)
 
 __all__ = [
     "Preprocessor",
-    "stratified_subsample",
-    "encode_target",
     "make_model",
-    "safe_n_splits",
     "MISSING_LABEL",
+    "MAX_BINS",
+    "check_n_bins",
 ]
 
 #: label of the category that holds missing values when ``missing="category"``
 MISSING_LABEL = "(missing)"
 _MISSING_MODES = ("impute", "category")
+#: most quantile bins of a numeric column: more only costs memory (``n_bins + 1`` edges
+#: are computed), since a column never has more bins than distinct training values
+MAX_BINS = 1000
+
+
+def check_n_bins(n_bins) -> int:
+    """``n_bins`` as an int in [2, :data:`MAX_BINS`], or a one-sentence ValueError."""
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer):
+        raise ValueError(f"n_bins must be a whole number of at least 2, got {n_bins!r}.")
+    if not 2 <= n_bins <= MAX_BINS:
+        raise ValueError(f"n_bins must be between 2 and {MAX_BINS:,}, got {n_bins:,}.")
+    return int(n_bins)
 
 
 def _format_number(value: float) -> str:
@@ -75,6 +90,45 @@ def _numeric_values(column: pd.Series) -> np.ndarray:
         column = pd.to_numeric(column.astype(object), errors="coerce")
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     return np.where(np.isfinite(values), values, np.nan)
+
+
+def _integer_values(column: pd.Series) -> np.ndarray:
+    """Object array of exact Python ints, missing as None (no float64 round trip, so IDs
+    beyond 2**53 stay distinct)."""
+    return column.to_numpy(dtype=object, na_value=None)
+
+
+def _category_values(column: pd.Series, numeric: str) -> np.ndarray:
+    """The values a categorical column is coded from: ``numeric`` is ``"integer"``,
+    ``"float"`` or ``""`` (text)."""
+    if numeric == "integer":
+        return _integer_values(column)
+    return _numeric_values(column) if numeric else _text_values(column)
+
+
+def _number_kind(column: pd.Series) -> str:
+    """``"integer"`` (numpy or nullable integers), ``"float"`` (other numbers) or ``""``."""
+    if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+        return ""
+    return "integer" if pd.api.types.is_integer_dtype(column.dtype) else "float"
+
+
+def quantile_edges(observed: np.ndarray, n_bins: int) -> np.ndarray:
+    """The unique interior quantiles of the observed training floats (empty bins kept)."""
+    n_bins = check_n_bins(n_bins)  # before allocating n_bins + 1 edges
+    return np.unique(np.quantile(observed, np.linspace(0.0, 1.0, n_bins + 1)))[1:-1]
+
+
+def quantile_cuts(observed: np.ndarray, n_bins: int) -> np.ndarray:
+    """Interior bin edges of the observed training floats: unique quantiles, no empty bin.
+
+    A bin that holds no observed value (ties can make one) merges into its right-hand
+    neighbour, so every bin ``searchsorted(cuts, value, side="right")`` gives is counted.
+    """
+    cuts = quantile_edges(observed, n_bins)
+    codes = np.searchsorted(cuts, observed, side="right")
+    counts = np.bincount(codes, minlength=cuts.size + 1)
+    return cuts[counts[:-1] > 0]
 
 
 def _text_values(column: pd.Series) -> np.ndarray:
@@ -125,17 +179,14 @@ class Preprocessor(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
-        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, int | np.integer):
-            raise ValueError(f"n_bins must be a whole number of at least 2, got {self.n_bins!r}.")
-        if self.n_bins < 2:
-            raise ValueError(f"n_bins must be at least 2, got {self.n_bins}.")
+        check_n_bins(self.n_bins)
         if self.missing not in _MISSING_MODES:
             raise ValueError(f"missing must be 'impute' or 'category', got {self.missing!r}.")
 
     def _kind(self, name, column: pd.Series, declared: set) -> str:
-        if name in declared or _is_text_dtype(column.dtype):
+        if name in declared or is_text_dtype(column.dtype):
             return "categorical"
-        if is_id_like_name(name) and _is_integer_like(column):
+        if is_id_like_name(name) and is_integer_like(column):
             return "categorical"
         return "numeric"
 
@@ -183,17 +234,18 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         return int(np.argmax(counts)), False
 
     def _fit_categorical(self, name, column: pd.Series):
-        numeric = pd.api.types.is_numeric_dtype(column.dtype) and not (
-            pd.api.types.is_bool_dtype(column.dtype)
-        )
-        values = _numeric_values(column) if numeric else _text_values(column)
+        numeric = _number_kind(column)
+        values = _category_values(column, numeric)
         missing = pd.isna(values)
         if missing.all():
             return None
         categories = np.sort(pd.unique(values[~missing]))  # hash, then sort only K values
         index = pd.Index(categories)
         codes = index.get_indexer(values)
-        labels = [_format_number(v) for v in categories] if numeric else list(categories)
+        if numeric == "integer":
+            labels = [str(int(v)) for v in categories]
+        else:
+            labels = [_format_number(v) for v in categories] if numeric else list(categories)
         fill, add_missing = self._missing_code(name, codes, missing, categories.size)
         if add_missing:
             labels.append(MISSING_LABEL)
@@ -215,11 +267,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if missing.all():
             return None
         observed = values[~missing]
-        quantiles = np.unique(np.quantile(observed, np.linspace(0.0, 1.0, self.n_bins + 1)))
-        cuts = quantiles[1:-1]
-        codes = np.searchsorted(cuts, observed, side="right")
-        counts = np.bincount(codes, minlength=cuts.size + 1)
-        cuts = cuts[counts[:-1] > 0]  # an empty bin merges into its right-hand neighbour
+        cuts = quantile_cuts(observed, self.n_bins)
         labels = _bin_labels(cuts)
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
         if self.missing == "category" and missing.any():
@@ -306,10 +354,10 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             codes = np.searchsorted(encoder["cuts"], values, side="right")
             return np.where(missing, fill, codes)
         raw_missing = column.isna().to_numpy()
-        if encoder["numeric"]:
-            values = _numeric_values(column)
-        else:
-            values = _text_values(column)
+        numeric = encoder["numeric"]
+        if numeric == "integer" and not pd.api.types.is_integer_dtype(column.dtype):
+            numeric = "float" if pd.api.types.is_numeric_dtype(column.dtype) else ""
+        values = _category_values(column, numeric)
         codes = encoder["index"].get_indexer(values)
         unseen = encoder["n"] if encoder["fill"] < encoder["n"] else encoder["fill"]
         codes = np.where(codes < 0, unseen, codes)
@@ -355,145 +403,6 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.transformer_tags.preserves_dtype = []
         return tags
-
-
-# ---------------------------------------------------------------------------- helpers
-def encode_target(y) -> tuple[np.ndarray, np.ndarray]:
-    """Class indices ``0..C-1`` and the sorted class labels.
-
-    Raises
-    ------
-    DataError
-        If the target has missing values.
-    """
-    values = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
-    if values.ndim != 1:
-        raise ValueError(f"The target must be one-dimensional, got shape {values.shape}.")
-    if pd.isna(values).any():
-        raise DataError("The target has missing values; drop those rows first.")
-    if values.dtype == object and pd.api.types.infer_dtype(values).startswith("mixed"):
-        values = values.astype(str)
-    classes, index = np.unique(values, return_inverse=True)
-    return index.astype(np.int64), classes
-
-
-def stratified_subsample(X, y, max_rows: int = 20000, seed: int = 42):
-    """At most ``max_rows`` rows, class proportions kept (paper protocol: 20,000, seed 42).
-
-    Each class gets ``round(n_c max_rows / n)`` rows (largest remainders, at least one row
-    for every class); rows keep their original order. Identity when ``n <= max_rows``.
-
-    Returns
-    -------
-    X, y : the subsample, of the input's types (DataFrames / Series with a fresh index).
-    """
-    n_rows = len(y)
-    if len(X) != n_rows:
-        raise ValueError("X and y have different numbers of rows.")
-    if n_rows <= max_rows:
-        return X, y
-    y_idx, classes = encode_target(y)
-    if max_rows < classes.size:
-        raise ValueError(f"max_rows must be at least the number of classes ({classes.size}).")
-    counts = np.bincount(y_idx, minlength=classes.size)
-    exact = counts * (max_rows / n_rows)
-    alloc = np.floor(exact).astype(np.int64)
-    leftover = max_rows - int(alloc.sum())
-    alloc[np.argsort(-(exact - alloc), kind="stable")[:leftover]] += 1
-    short = (alloc == 0) & (counts > 0)
-    alloc[short] = 1
-    for _ in range(int(short.sum())):  # give the rows back from the largest classes
-        alloc[np.argmax(alloc)] -= 1
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(n_rows)
-    order = perm[np.argsort(y_idx[perm], kind="stable")]
-    starts = np.repeat(np.cumsum(counts) - counts, counts)
-    rank = np.arange(n_rows) - starts
-    keep = np.sort(order[rank < alloc[y_idx[order]]])
-    if isinstance(X, pd.DataFrame | pd.Series):
-        X_sub = X.iloc[keep].reset_index(drop=True)
-    else:
-        X_sub = np.asarray(X)[keep]
-    if isinstance(y, pd.Series):
-        y_sub = y.iloc[keep].reset_index(drop=True)
-    else:
-        y_sub = np.asarray(y)[keep]
-    return X_sub, y_sub
-
-
-def safe_n_splits(y, n_splits: int = 10, *, rare: str = "reduce") -> tuple[int, str | None]:
-    """The number of stratified folds the target allows, and a notice for the user.
-
-    Parameters
-    ----------
-    y : array-like
-        The target (no missing values).
-    n_splits : int, default 10
-        The folds wanted.
-    rare : {"reduce", "keep"}
-        ``"reduce"``: as many folds as the smallest class has rows (at least 2), so every
-        class is in every fold. ``"keep"``: ``n_splits`` folds whenever the largest class
-        allows it (scikit-learn's rule); a smaller class is then missing from some folds,
-        which the engine handles (N_c = 0, SPEC section 1).
-
-    A class with a single row is left out of the minimum in both modes: it is kept in the
-    data, tested once while absent from that training fold, and the notice says so.
-
-    Returns
-    -------
-    (folds, notice) : the fold count and one or two sentences, or ``None``.
-
-    Raises
-    ------
-    DataError
-        Fewer than two classes, or no class with two rows.
-    """
-    if rare not in ("reduce", "keep"):
-        raise ValueError(f"rare must be 'reduce' or 'keep', got {rare!r}.")
-    if int(n_splits) < 2:
-        raise ValueError("n_splits must be at least 2.")
-    y_idx, classes = encode_target(y)
-    if classes.size < 2:
-        raise DataError("Cross-validation needs at least two classes in the target.")
-    counts = np.bincount(y_idx, minlength=classes.size)
-    splittable = counts >= 2
-    if not splittable.any():
-        raise DataError(
-            "Every class has a single row, so there is nothing to cross-validate; a classifier "
-            "needs several rows per class."
-        )
-    smallest = int(counts[splittable].min())
-    label = classes[splittable][np.argmin(counts[splittable])]
-    notices = []
-    if rare == "reduce":
-        folds = int(min(n_splits, max(2, smallest)))
-        if folds < n_splits:
-            notices.append(
-                f"The smallest class ('{label}') has only {smallest} rows, so {folds}-fold "
-                f"cross-validation is used instead of {n_splits}-fold."
-            )
-    else:
-        folds = int(min(n_splits, counts.max()))
-        if folds < n_splits:
-            notices.append(
-                f"The largest class has only {counts.max()} rows, so {folds}-fold "
-                f"cross-validation is used instead of {n_splits}-fold."
-            )
-        elif smallest < folds:
-            notices.append(
-                f"The smallest class ('{label}') has only {smallest} rows, fewer than the "
-                f"{folds} folds, so some training folds lack it."
-            )
-    singles = classes[~splittable]
-    if singles.size:
-        shown = ", ".join(f"'{c}'" for c in singles[:5]) + (" ..." if singles.size > 5 else "")
-        plural = singles.size > 1
-        notices.append(
-            f"Class{'es' * plural} {shown} ha{'ve' if plural else 's'} a single row, so "
-            f"{'they are' if plural else 'it is'} only tested in a fold whose training rows "
-            f"lack {'them' if plural else 'it'}."
-        )
-    return folds, " ".join(notices) or None
 
 
 def make_model(

@@ -1,28 +1,32 @@
 """A small on-disk cache for results: frames (parquet), JSON and arrays (npz).
 
 Entries live in ``data_cache/results/`` (the root comes from :func:`heb.paths.cache_dir`
-and can be overridden per cache). Keys come from :func:`cache_key`, a sha256 over the
-settings, the data bytes and the engine version, so a change to any of them is a miss.
+and can be overridden per cache). Keys come from :func:`cache_key` (usually through
+:meth:`heb.evaluate.RunSettings.key`), a sha256 over the settings, the data bytes, the
+engine version and the code of the modules that produce numbers
+(:func:`engine_revision`), so a change to any of them is a miss.
 
 Each entry is one file: the payload bytes, then a JSON footer holding the payload's
 size and sha256, then the footer's length and an end marker. A write goes to a temporary
 file in the same folder that is then renamed over the entry (``os.replace`` is atomic),
 so a reader sees either the old or the new complete entry, and concurrent writers of one
-key cannot interleave. A read re-hashes the payload: a truncated, corrupt or foreign
-file is deleted and reported as a miss, so the caller recomputes. Nothing is pickled.
+key cannot interleave. A read opens regular files only (no symlink, FIFO or device), reads
+at most ``max_entry_bytes``, checks that the footer names the key asked for (an entry
+file copied or swapped under another name is refused) and re-hashes the payload: a
+truncated, corrupt, oversized or foreign entry is deleted and reported as a miss, so the
+caller recomputes. Nothing is pickled.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
+import errno
 import hashlib
 import io
 import json
-import math
 import os
 import re
+import stat
 import struct
 import tempfile
 import time
@@ -36,8 +40,16 @@ import numpy as np
 import pandas as pd
 
 from heb import paths
+from heb.evaluate.keys import cache_key, engine_revision
 
-__all__ = ["cache_key", "ResultCache", "cached_frame", "KINDS"]
+__all__ = [
+    "cache_key",
+    "ResultCache",
+    "cached_frame",
+    "engine_revision",
+    "KINDS",
+    "MAX_ENTRY_BYTES",
+]
 
 #: the payload kinds and the file suffix of each
 KINDS = {"frame": ".frame.hebc", "json": ".json.hebc", "arrays": ".arrays.hebc"}
@@ -47,116 +59,8 @@ _LENGTH = struct.Struct("<Q")
 _KEY_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
 _TEMP_PREFIX = ".tmp-"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-
-
-# ---------------------------------------------------------------------- keys
-def _canonical(obj: Any) -> Any:
-    """A JSON-ready, order-independent description of ``obj`` for hashing."""
-    if obj is None or isinstance(obj, bool | str):
-        return obj
-    if obj is pd.NA or obj is pd.NaT:
-        return {"__missing__": repr(obj)}
-    if isinstance(obj, pd.Timestamp | pd.Timedelta | pd.Period | pd.Interval):
-        return {"__pandas__": type(obj).__name__, "value": str(obj)}
-    if isinstance(obj, int):
-        return obj
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else {"__float__": repr(obj)}
-    if isinstance(obj, np.generic):
-        return _canonical(obj.item())
-    if isinstance(obj, bytes | bytearray | memoryview):
-        return {"__bytes__": hashlib.sha256(bytes(obj)).hexdigest()}
-    if isinstance(obj, np.ndarray):
-        return _canonical_array(obj)
-    if isinstance(obj, pd.DataFrame):
-        return {
-            "__frame__": [_canonical(list(obj.columns)), [str(t) for t in obj.dtypes]],
-            "index": _canonical(obj.index),
-            "columns": [_canonical_array(obj.iloc[:, j].to_numpy()) for j in range(obj.shape[1])],
-        }
-    if isinstance(obj, pd.Series):
-        return {
-            "__series__": [_canonical(obj.name), str(obj.dtype)],
-            "index": _canonical(obj.index),
-            "values": _canonical_array(obj.to_numpy()),
-        }
-    if isinstance(obj, pd.Index):
-        return {
-            "__index__": [type(obj).__name__, str(obj.dtype)],
-            "values": _canonical_array(obj.to_numpy()),
-        }
-    if isinstance(obj, Mapping):
-        items = [[_canonical(k), _canonical(v)] for k, v in obj.items()]
-        items.sort(key=lambda kv: json.dumps(kv[0], sort_keys=True))
-        return {"__dict__": items}
-    if isinstance(obj, list | tuple):
-        return [_canonical(item) for item in obj]
-    if isinstance(obj, set | frozenset):
-        return {"__set__": sorted((_canonical(i) for i in obj), key=json.dumps)}
-    if isinstance(obj, os.PathLike):
-        return {"__path__": os.fspath(obj)}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-        return {"__dataclass__": type(obj).__qualname__, "fields": _canonical(fields)}
-    if hasattr(obj, "get_params"):
-        return {"__estimator__": type(obj).__qualname__, "params": _canonical(obj.get_params())}
-    raise TypeError(
-        f"cache_key cannot describe a {type(obj).__name__}; pass numbers, strings, "
-        "dicts, lists, numpy arrays or pandas objects."
-    )
-
-
-def _canonical_array(array: np.ndarray) -> Any:
-    array = np.asarray(array)
-    if array.dtype.hasobject:
-        return {"__objects__": list(array.shape), "values": _canonical(array.ravel().tolist())}
-    data = np.ascontiguousarray(array).reshape(-1)
-    return {
-        "__ndarray__": hashlib.sha256(data.view(np.uint8)).hexdigest(),
-        "dtype": str(np.lib.format.dtype_to_descr(array.dtype)),
-        "shape": list(array.shape),
-    }
-
-
-@functools.lru_cache(maxsize=1)
-def engine_revision() -> str:
-    """sha256 of the engine's source (every module of the ``heb`` package).
-
-    Part of every cache key, so a changed smoother, metric or loader never serves results
-    computed by the old code, even when nobody bumped ``heb.__version__``.
-    """
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def cache_key(*parts: Any) -> str:
-    """A sha256 hex key over ``parts``, the engine version and its source revision.
-
-    Parameters
-    ----------
-    *parts
-        Settings and data: numbers, strings, dicts (order of keys does not matter),
-        lists, numpy scalars (hashed as the Python number) and arrays (hashed by bytes,
-        dtype and shape), pandas frames, series and indexes.
-
-    Returns
-    -------
-    str
-        64 hex characters; any change in a part, in ``heb.__version__`` or in the engine's
-        source (:func:`engine_revision`) changes it.
-    """
-    import heb  # lazy: heb/__init__ may one day import this module
-
-    document = {
-        "engine": heb.__version__,
-        "revision": engine_revision(),
-        "parts": _canonical(list(parts)),
-    }
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+#: the largest entry a cache reads or writes by default (bytes)
+MAX_ENTRY_BYTES = 1 << 30
 
 
 # ------------------------------------------------------------------ payloads
@@ -229,8 +133,8 @@ class _CorruptEntry(Exception):
     """The bytes on disk are not a complete, intact entry."""
 
 
-def _unwrap(blob: bytes, kind: str) -> tuple[bytes, dict]:
-    """Split a stored entry into its payload and footer, checking size and sha256."""
+def _unwrap(blob: bytes, kind: str, key: str) -> tuple[bytes, dict]:
+    """Split a stored entry into its payload and footer, checking key, kind, size and sha256."""
     tail = len(_END) + _LENGTH.size
     if len(blob) < len(_START) + tail or not blob.startswith(_START) or not blob.endswith(_END):
         raise _CorruptEntry("missing start or end marker")
@@ -245,11 +149,35 @@ def _unwrap(blob: bytes, kind: str) -> tuple[bytes, dict]:
     payload = blob[len(_START) : footer_start]
     if not isinstance(footer, dict) or footer.get("kind") != kind:
         raise _CorruptEntry("wrong kind")
+    if footer.get("key") != key:
+        raise _CorruptEntry("the entry of another key")
     if footer.get("size") != len(payload):
         raise _CorruptEntry("payload size mismatch")
     if footer.get("sha256") != hashlib.sha256(payload).hexdigest():
         raise _CorruptEntry("checksum mismatch")
     return payload, footer
+
+
+def _read_regular_file(path: Path, limit: int) -> tuple[bytes, os.stat_result] | None:
+    """At most ``limit + 1`` bytes of ``path`` and its identity; ``None`` unless a regular file.
+
+    Symlinks are not followed and a FIFO is opened without blocking, then refused.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        handle = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        identity = os.fstat(handle)
+        if not stat.S_ISREG(identity.st_mode):
+            return None
+        with os.fdopen(os.dup(handle), "rb") as stream:
+            return stream.read(limit + 1), identity
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
 
 
 # --------------------------------------------------------------------- cache
@@ -261,10 +189,14 @@ class ResultCache:
     root : Path, optional
         Folder holding the entries; default ``heb.paths.cache_dir() / "results"``.
         Created on the first write.
+    max_entry_bytes : int
+        Larger entries are neither written (an ``OSError``, which callers treat as an
+        unwritable cache) nor read (a miss).
     """
 
-    def __init__(self, root: Path | str | None = None):
+    def __init__(self, root: Path | str | None = None, max_entry_bytes: int = MAX_ENTRY_BYTES):
         self.root = Path(root) if root is not None else paths.cache_dir() / "results"
+        self.max_entry_bytes = int(max_entry_bytes)
 
     def __repr__(self) -> str:
         return f"ResultCache(root={str(self.root)!r})"
@@ -296,6 +228,12 @@ class ResultCache:
             "meta": meta or {},
         }
         footer_bytes = json.dumps(footer, default=_json_default, sort_keys=True).encode("utf-8")
+        size = len(_START) + len(payload) + len(footer_bytes) + _LENGTH.size + len(_END)
+        if size > self.max_entry_bytes:
+            raise OSError(
+                errno.EFBIG,
+                f"A {size:,}-byte entry exceeds the cache's limit of {self.max_entry_bytes:,}",
+            )
         self.root.mkdir(parents=True, exist_ok=True)
         handle, temp_name = tempfile.mkstemp(dir=self.root, prefix=_TEMP_PREFIX, suffix=".part")
         try:
@@ -315,14 +253,14 @@ class ResultCache:
 
     def _read(self, key: str, kind: str) -> tuple[bytes, dict] | None:
         target = self._path(key, kind)
-        try:
-            with open(target, "rb") as handle:
-                identity = os.fstat(handle.fileno())
-                blob = handle.read()
-        except OSError:  # absent, or an unreadable cache folder: a miss either way
+        found = _read_regular_file(target, self.max_entry_bytes)
+        if found is None:  # absent, not a regular file, or unreadable: a miss
             return None
+        blob, identity = found
         try:
-            return _unwrap(blob, kind)
+            if len(blob) > self.max_entry_bytes:
+                raise _CorruptEntry("larger than the cache's limit")
+            return _unwrap(blob, kind, key)
         except _CorruptEntry:
             self._discard(target, identity)
             return None
@@ -385,6 +323,24 @@ class ResultCache:
         found = self._read(key, kind)
         return None if found is None else found[1].get("meta", {})
 
+    def store(self, kind: str, key: str, value: Any) -> bool:
+        """``put_<kind>(key, value)``, but a cache that cannot be written costs a warning.
+
+        Returns whether the entry was written. A result that could not be stored is
+        recomputed next time; the run that computed it goes on.
+        """
+        if kind not in KINDS:
+            raise ValueError(f"Unknown entry kind {kind!r}; choose one of {', '.join(KINDS)}.")
+        try:
+            self._write(key, kind, _ENCODERS[kind](value), None)
+        except OSError as exc:
+            warnings.warn(
+                f"Results not cached in {self.root} ({exc}); they will be recomputed next time.",
+                stacklevel=2,
+            )
+            return False
+        return True
+
     def delete(self, key: str) -> None:
         """Remove every entry stored under ``key`` (no error when there is none)."""
         for kind in KINDS:
@@ -432,8 +388,5 @@ def cached_frame(
     frame = compute()
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"compute() must return a pandas DataFrame, got {type(frame).__name__}.")
-    try:
-        cache.put_frame(key, frame)
-    except OSError as exc:
-        warnings.warn(f"Could not write the result cache at {cache.root}: {exc}", stacklevel=2)
+    cache.store("frame", key, frame)
     return frame, False

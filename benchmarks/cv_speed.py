@@ -1,0 +1,165 @@
+"""Cross-validation speed at a million rows: the seven smoothers, 10 folds, every row.
+
+Data: a synthetic frame (seed 0) of ``--rows`` rows and 20 features, 12 string columns
+(pandas' default string dtype) with K = 2 .. 5,000 and 8 float columns (two rounded, so
+bin edges tie, and 2 % missing in two), a 3-class target that depends on four of them.
+Timed, in one process, each a median of ``--repeats`` runs with the fold store emptied
+first: ``cross_validate(dataset, TABLE1_METHODS, max_rows=None, use_cache=False)``
+and, inside it, ``prepare_folds`` (encoding + counting). The peer is today's direct path,
+``reference_folds`` (a ``Preprocessor`` fitted per fold on the raw frame) followed by the
+same model loop, at ``--peer-rows`` rows. CPU seconds (``time.process_time``) stand beside
+the wall times: on a shared machine under load the wall time stretches, the CPU time much
+less. Memory: ``tracemalloc`` peak of one
+``cross_validate`` against the input frame's deep size, and what stays allocated after it
+(the fold store, and anything else).
+
+    python3 benchmarks/cv_speed.py                       # 1,000,000 and 200,000 rows
+    python3 benchmarks/cv_speed.py --rows 200000 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from heb.data import Dataset  # noqa: E402
+from heb.evaluate import FOLD_STORE, RunSettings, cross_validate, prepare_folds  # noqa: E402
+from heb.evaluate.cv import _run_methods, method_spec  # noqa: E402
+from heb.evaluate.folds import reference_folds  # noqa: E402
+from heb.registry import TABLE1_METHODS  # noqa: E402
+
+CARDINALITIES = (2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
+
+
+def make_frame(n_rows: int, seed: int = 0) -> Dataset:
+    """The 20-feature benchmark frame (12 string columns, 8 float columns) and its target."""
+    rng = np.random.default_rng(seed)
+    columns: dict[str, object] = {}
+    signal = np.zeros(n_rows)
+    for j, k in enumerate(CARDINALITIES):
+        codes = np.minimum(rng.zipf(1.3, n_rows) - 1, k - 1)
+        labels = np.array([f"c{j}_{v:05d}" for v in range(k)], dtype=object)
+        columns[f"cat{j}"] = pd.Series(labels[codes], dtype="str")
+        if j in (1, 6):
+            signal += (codes % 3 == 0) * 0.8
+    for j in range(8):
+        values = rng.normal(size=n_rows)
+        if j in (0, 4):
+            signal += values * 0.5
+        if j in (2, 3):
+            values = np.round(values, 1)  # ties on the quantile edges
+        if j in (5, 6):
+            values[rng.random(n_rows) < 0.02] = np.nan
+        columns[f"num{j}"] = values
+    X = pd.DataFrame(columns)
+    score = signal + rng.normal(size=n_rows)
+    y = pd.Series(np.digitize(score, np.quantile(score, [0.5, 0.8])).astype(str), name="y")
+    return Dataset("cv-speed", X, y, categorical=[], source="synthetic:cv-speed")
+
+
+def _settings() -> RunSettings:
+    return RunSettings(max_rows=None, n_splits=10, seed=42)
+
+
+def time_study(dataset: Dataset) -> tuple[float, float, float, float]:
+    """Wall and CPU seconds of one full cross-validation, then of its fold preparation."""
+    FOLD_STORE.clear()
+    start, cpu = time.perf_counter(), time.process_time()
+    prepare_folds(dataset, _settings().replace(fingerprint=dataset.fingerprint()))
+    prepare, prepare_cpu = time.perf_counter() - start, time.process_time() - cpu
+    FOLD_STORE.clear()
+    start, cpu = time.perf_counter(), time.process_time()
+    cross_validate(dataset, TABLE1_METHODS, max_rows=None, use_cache=False)
+    total, cpu = time.perf_counter() - start, time.process_time() - cpu
+    FOLD_STORE.clear()
+    return total, cpu, prepare, prepare_cpu
+
+
+def time_peer(dataset: Dataset) -> tuple[float, float]:
+    """Seconds of today's direct path: a Preprocessor per fold, then the same model loop."""
+    start = time.perf_counter()
+    reference = reference_folds(dataset, _settings())
+    prepare = time.perf_counter() - start
+    specs = {name: method_spec(name) for name in TABLE1_METHODS}
+    _run_methods(specs, reference, lambda fraction, message: None)
+    return time.perf_counter() - start, prepare
+
+
+def memory(dataset: Dataset) -> tuple[float, float, float, float]:
+    """MB of the input frame, the traced peak of one run, what the store keeps and what
+    stays allocated after the run besides the store."""
+    FOLD_STORE.clear()
+    gc.collect()
+    frame = dataset.X.memory_usage(deep=True).sum() / 2**20
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    result = cross_validate(dataset, TABLE1_METHODS, max_rows=None, use_cache=False)
+    peak = (tracemalloc.get_traced_memory()[1] - base) / 2**20
+    del result
+    gc.collect()
+    after = (tracemalloc.get_traced_memory()[0] - base) / 2**20
+    tracemalloc.stop()
+    stored = FOLD_STORE.nbytes / 2**20
+    FOLD_STORE.clear()
+    return frame, peak, stored, after - stored
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 200_000])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--peer-rows", type=int, default=200_000, help="0: no peer run")
+    parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--memory-only", action="store_true")
+    args = parser.parse_args()
+    if not args.memory_only:
+        speed_table(args)
+    if not args.no_memory:
+        memory_table(args.rows)
+
+
+def speed_table(args: argparse.Namespace) -> None:
+    """Print the timing table (medians; CPU seconds show how much the machine's load
+    stretched the wall time)."""
+    print(
+        "| rows | CV s | CV CPU s | prepare s | prepare CPU s | prepare / CV (CPU) | peer CV s "
+        "| peer prepare s | speed-up |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n_rows in args.rows:
+        dataset = make_frame(n_rows)
+        runs = [time_study(dataset) for _ in range(args.repeats)]
+        total, cpu, prepare, prepare_cpu = np.median(runs, axis=0)
+        peer = time_peer(dataset) if n_rows == args.peer_rows else None
+        peer_cells = f"{peer[0]:.1f} | {peer[1]:.1f} | {peer[0] / total:.1f}x" if peer else "| |"
+        print(
+            f"| {n_rows:,} | {total:.2f} | {cpu:.2f} | {prepare:.2f} | {prepare_cpu:.2f} "
+            f"| {prepare_cpu / cpu:.2f} | {peer_cells} |",
+            flush=True,
+        )
+
+
+def memory_table(rows: list[int]) -> None:
+    """Print the memory table."""
+    print("\n| rows | input frame MB | peak traced MB | peak / frame | store MB | other kept MB |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n_rows in rows:
+        frame, peak, stored, other = memory(make_frame(n_rows))
+        print(
+            f"| {n_rows:,} | {frame:.0f} | {peak:.0f} | {peak / frame:.2f} | {stored:.0f} "
+            f"| {other:.1f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""The Benchmark page's work: many datasets x methods, then the paper's rank tables."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from explorer.comparison import BEST_STYLE
+from explorer.loading import load_spec
+from heb import registry
+from heb.data import BUILTIN_DATASETS, shared_dataset_names
+from heb.evaluate import cache_key, run_benchmark, wilcoxon_table
+
+__all__ = [
+    "QUICK_DATASETS",
+    "benchmark_key",
+    "dataset_choices",
+    "default_datasets",
+    "run",
+    "score_table",
+    "wilcoxon_frame",
+]
+
+#: small paper datasets that run in seconds: the default selection when present
+QUICK_DATASETS = (
+    "car",
+    "tic-tac-toe",
+    "monks-problems-2",
+    "vote",
+    "hayes-roth",
+    "cmc",
+    "credit-g",
+    "soybean",
+)
+_WILCOXON_COLUMNS = {
+    "holm_p": "Holm p",
+    "median_diff": "median diff.",
+    "p_value": "p",
+    "n_nonzero": "datasets (non-zero)",
+    "statistic": "W",
+}
+
+
+def dataset_choices() -> dict[str, str]:
+    """Spec -> label: the paper's local copies, then the built-in datasets."""
+    choices = {f"shared:{name}": name for name in shared_dataset_names()}
+    choices.update({f"builtin:{name}": f"{name} (built-in)" for name in BUILTIN_DATASETS})
+    return choices
+
+
+def default_datasets(choices: dict[str, str]) -> list[str]:
+    """The quick paper datasets present, else the first four built-in ones."""
+    quick = [f"shared:{name}" for name in QUICK_DATASETS if f"shared:{name}" in choices]
+    return quick or [spec for spec in choices if spec.startswith("builtin:")][:4]
+
+
+def benchmark_key(specs: list[str], methods: list[str], settings: dict) -> str:
+    """A key saying which selection a stored benchmark answers."""
+    return cache_key("benchmark", sorted(specs), methods, settings)
+
+
+def run(specs: list[str], methods: list[str], settings: dict) -> pd.DataFrame:
+    """Load the datasets and cross-validate every method on each, with a progress bar."""
+    start = time.perf_counter()
+    with st.status(
+        f"Benchmark: {len(methods)} methods on {len(specs)} datasets...", expanded=True
+    ) as status:
+        bar = st.progress(0.0, text="Loading the datasets")
+        datasets = []
+        for index, spec in enumerate(specs):
+            bar.progress(0.2 * index / len(specs), text=f"Loading {spec.split(':', 1)[1]}")
+            datasets.append(load_spec(spec))
+
+        def progress(fraction: float, message: str) -> None:
+            bar.progress(0.2 + 0.8 * min(max(float(fraction), 0.0), 1.0), text=message)
+
+        frame = run_benchmark(datasets, methods, progress=progress, **settings)
+        elapsed = time.perf_counter() - start
+        status.update(label=f"Benchmark done in {elapsed:.1f} s", state="complete", expanded=False)
+    return frame
+
+
+def score_table(scores: pd.DataFrame, ranks: pd.Series, metric: str):
+    """Mean score per dataset with the average rank as last row, and its Styler function."""
+    table = scores.copy()
+    table.loc["average rank"] = ranks
+    rows = table.iloc[:-1]
+    best = rows.max(axis=1) if registry.metric(metric).higher_is_better else rows.min(axis=1)
+    winners = rows.eq(best, axis=0)  # every method tied at the best mean
+
+    def bold_best(frame: pd.DataFrame) -> pd.DataFrame:
+        out = pd.DataFrame("", index=frame.index, columns=frame.columns)
+        out.iloc[:-1] = winners.map(lambda won: BEST_STYLE if won else "").to_numpy()
+        out.loc["average rank", ranks.idxmin()] = BEST_STYLE
+        return out
+
+    return table, bold_best
+
+
+def wilcoxon_frame(scores: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """Wilcoxon signed-rank of the reference against every other method, Holm-adjusted."""
+    return wilcoxon_table(scores, reference).rename(columns=_WILCOXON_COLUMNS)

@@ -1,0 +1,81 @@
+"""The Concentrations page's numbers: HEB's learned m per pair, from the counts made once.
+
+The fits are cached per process on the working data's key; the page only lays them out.
+Clamp and fallback thresholds are read from the engine, never restated.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from explorer.loading import WorkingData
+from heb.aode import AODE
+from heb.concentration import M_MAX, M_MIN
+from heb.nb import NaiveBayes
+
+__all__ = [
+    "CLAMP_HELP",
+    "FALLBACK_HELP",
+    "SMOOTHER",
+    "aode_concentrations",
+    "aode_grid",
+    "nb_concentrations",
+    "pair_frame",
+    "summary_numbers",
+]
+
+#: the page's model choices and their NaiveBayes smoothers
+SMOOTHER = {"HEB-M": "heb-m", "HEB-U": "heb-u"}
+_N0 = NaiveBayes().get_params()["n0"]
+CLAMP_HELP = f"m hit the clamp [{M_MIN:g}, {M_MAX:,.0f}]: the evidence kept rising past it."
+FALLBACK_HELP = f"Fewer than {_N0:g} observed rows: m is set to K_f (Laplace's strength)."
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def nb_concentrations(key: str, smoother: str, _work: WorkingData) -> dict:
+    """HEB's per-pair diagnostics, from the counts already made (no recount)."""
+    return NaiveBayes(smoother=smoother).fit_counts(_work.table).concentrations_
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def aode_concentrations(key: str, _work: WorkingData) -> dict:
+    """HEB-AODE's per-(class, parent, child) diagnostics on the working rows."""
+    return AODE(smoother="heb").fit(_work.codes, _work.y).concentrations_
+
+
+def pair_frame(diag: dict, work: WorkingData) -> pd.DataFrame:
+    """The diagnostics as a table with class and feature names."""
+    frame = pd.DataFrame(diag)
+    frame.insert(0, "class name", [work.class_names[c] for c in frame["class"]])
+    for column in ("feature", "parent", "child"):
+        if column in frame:
+            frame.insert(1, f"{column} name", [work.feature_names[f] for f in frame[column]])
+    return frame
+
+
+def _number(value: float) -> str:
+    """A concentration for display: 12,000 / 81.7 / 0.034."""
+    return f"{value:,.0f}" if value >= 1000 else f"{value:.3g}"
+
+
+def summary_numbers(frame: pd.DataFrame) -> dict[str, str]:
+    """Pairs, median m, clamped low / high, fallbacks, max iterations and non-converged."""
+    return {
+        "Pairs": f"{len(frame):,}",
+        "Median m": _number(frame["m"].median()),
+        "Clamped low / high": (
+            f"{(frame['clamped'] == 'low').sum()} / {(frame['clamped'] == 'high').sum()}"
+        ),
+        "Fallback m = K_f": f"{int(frame['fallback'].sum())}",
+        "Max iterations": f"{int(frame['iterations'].max())}",
+        "not converged": f"{int((~frame['converged'].astype(bool)).sum())}",
+    }
+
+
+def aode_grid(frame: pd.DataFrame, class_index: int) -> pd.DataFrame:
+    """HEB-AODE's m of one class as a (super-parent x child) table."""
+    chosen = frame[frame["class"] == class_index]
+    return chosen.pivot_table(
+        index="parent name", columns="child name", values="m", aggfunc="first"
+    )

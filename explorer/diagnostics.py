@@ -1,0 +1,107 @@
+"""Compare page, per class: confusion matrix, precision / recall, one-vs-rest reliability
+and ROC curves of the out-of-fold predictions; then the downloads and the code box.
+
+Everything is drawn from the comparison's :class:`heb.evaluate.CVResult` (no refit).
+Figures of one method are built once per comparison and kept on it.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from explorer import report, state
+from explorer.comparison import Comparison
+from explorer.display import show_figure, show_table
+from heb.data import Dataset
+from heb.figures import diagnostics as dg
+
+__all__ = ["show_diagnostics", "method_figures", "roc_for_class"]
+
+
+def method_figures(comparison: Comparison, method: str) -> dict:
+    """The confusion matrix, per-class scores and one-vs-rest reliability of one method."""
+    if not hasattr(comparison, "_diagnostics"):
+        comparison._diagnostics = {}  # built once per comparison, kept with it
+    cache = comparison._diagnostics
+    if method not in cache:
+        result = comparison.result
+        names = [str(c) for c in result.classes]
+        proba = result.oof_proba[method]
+        matrix = dg.confusion_counts(result.y, proba)
+        curves = dg.class_reliability(result.y, proba)
+        cache[method] = {
+            "confusion": dg.confusion_figure(matrix, names, f"Confusion matrix: {method}"),
+            "matrix": matrix,
+            "scores": dg.class_scores(result.y, proba, names),
+            "reliability": dg.class_reliability_figure(
+                curves, names, f"Per-class reliability (one-vs-rest): {method}"
+            ),
+        }
+    return cache[method]
+
+
+def roc_for_class(comparison: Comparison, positive: int):
+    """ROC curves of every method for one class (one-vs-rest), and their points."""
+    result = comparison.result
+    curves = {m: dg.roc_curve(result.y, result.oof_proba[m], positive) for m in result.methods}
+    name = str(result.classes[positive])
+    fig = dg.roc_figure(curves, f"ROC, class {name} against the rest")
+    return fig, curves
+
+
+def _frame(matrix, names: list[str]) -> pd.DataFrame:
+    """The confusion matrix as a table (true class per row)."""
+    out = pd.DataFrame(matrix, columns=[f"predicted {n}" for n in names])
+    out.insert(0, "true class", names)
+    return out
+
+
+def show_diagnostics(comparison: Comparison, dataset: Dataset, methods: list[str]) -> None:
+    """The per-class section, the out-of-fold / report downloads and the code box."""
+    result = comparison.result
+    names = [str(c) for c in result.classes]
+    st.subheader("Per class: confusion, precision / recall, reliability, ROC")
+    st.caption(
+        "All from the pooled out-of-fold predictions: every row scored by the model that "
+        "did not see it."
+    )
+    method = st.selectbox("Method", result.methods, key="diag_method")
+    views = method_figures(comparison, method)
+    left, right = st.columns(2)
+    with left:
+        show_figure(views["confusion"], _frame(views["matrix"], names), "confusion", key="cm_fig")
+    with right:
+        show_figure(views["reliability"], None, "class-reliability", key="class_rel_fig")
+    show_table(views["scores"], number_format=None, key="class_scores")
+    positive = st.selectbox(
+        "ROC of class (against the rest)",
+        range(len(names)),
+        index=1 if len(names) == 2 else 0,
+        format_func=lambda i: names[i],
+        key="roc_class",
+    )
+    roc, curves = roc_for_class(comparison, positive)
+    show_figure(roc, None, "roc", key="roc_fig")
+
+    spec = st.session_state["data_spec"]
+    upload = st.session_state.get("uploads", {}).get(spec)
+    settings = state.run_settings()
+    code = report.compare_code(report.dataset_line(spec, upload), list(methods), settings)
+    report.comparison_downloads(
+        result,
+        settings,
+        dataset.name,
+        tables={
+            "Metrics, mean ± standard deviation over folds": comparison.table,
+            f"Per class: {method}": views["scores"],
+        },
+        figures={
+            "Reliability (pooled out-of-fold, top-1)": comparison.reliability_fig,
+            f"Confusion matrix: {method}": views["confusion"],
+            f"Per-class reliability: {method}": views["reliability"],
+            "ROC curves": roc,
+        },
+        code=code,
+    )
+    report.show_code(code)

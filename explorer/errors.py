@@ -1,0 +1,78 @@
+"""Messages shown to the user: every user-supplied string escaped, errors without tracebacks.
+
+Streamlit renders the text of ``st.error``, ``st.info``, ``st.markdown`` and friends as
+markdown (links, images, colour directives, LaTeX, bare URLs). A dataset name, a column
+name, a category value, a file name or a URL value inside such a text could therefore
+draw a live link or make the visitor's browser fetch a remote image. :func:`escape`
+makes any string render as the literal text it is; every message built from user input
+goes through it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+__all__ = ["escape", "guard", "show_error", "show_info", "show_warning"]
+
+#: ASCII punctuation: CommonMark lets a backslash escape every one of these
+_PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
+#: the most characters of one user-supplied value shown in a message
+MAX_MESSAGE_CHARS = 500
+
+
+def escape(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` as markdown that renders as exactly that text (capped to ``limit`` characters).
+
+    Every ASCII punctuation character gets a backslash, which CommonMark renders as the
+    character itself: no link, image, emphasis, heading, HTML tag, ``:colour[...]``
+    directive, ``$`` maths or bare-URL autolink (``https\\://`` is not a URL) can form.
+    Line breaks become spaces, so a value cannot start a block of its own.
+    """
+    value = str(text)
+    if len(value) > limit:
+        value = value[: limit - 1] + "…"
+    value = re.sub(r"[\r\n\t\v\f]+", " ", value)
+    return _PUNCTUATION.sub(r"\\\1", value)
+
+
+def show_error(exc: BaseException, action: str = "working") -> None:
+    """A friendly, escaped message for ``exc``.
+
+    A data or value error is shown as its own sentence; anything else as a generic
+    sentence naming ``action``, with the exception's type and text in a details box.
+    """
+    from heb.data import DataError
+
+    if isinstance(exc, DataError | ValueError) and str(exc):
+        st.error(escape(exc), icon=":material/error:")
+        return
+    st.error(
+        f"Something went wrong while {action}. Try another dataset or setting; "
+        "the details below help when reporting it.",
+        icon=":material/error:",
+    )
+    with st.expander("Details"):
+        st.code(f"{type(exc).__name__}: {str(exc)[:MAX_MESSAGE_CHARS]}", language=None)
+
+
+def show_info(text: object) -> None:
+    """An info box holding ``text`` as plain, escaped text."""
+    st.info(escape(text), icon=":material/info:")
+
+
+def show_warning(text: object) -> None:
+    """A warning box holding ``text`` as plain, escaped text."""
+    st.warning(escape(text), icon=":material/warning:")
+
+
+@contextmanager
+def guard(action: str) -> Iterator[None]:
+    """Show any error raised inside the block as a friendly message and carry on."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - st.stop / st.rerun are BaseExceptions
+        show_error(exc, action)

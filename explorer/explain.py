@@ -1,0 +1,129 @@
+"""The Explain page's work: one NB per smoother on the current counts, and a row's nomogram.
+
+The models are fitted once per (data, settings, smoother) on the whole working data's
+count table (re-smoothing, no recount) and kept in a small process-wide cache; the
+predictions of every row are kept with them, so picking a row only gathers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer.loading import WorkingData
+from heb import model_io, registry
+from heb.explain import Explanation, explain_smoothers
+from heb.nb import NaiveBayes
+
+__all__ = [
+    "Fitted",
+    "DEFAULT_SMOOTHERS",
+    "fitted_models",
+    "decision_table",
+    "disagreeing_rows",
+    "row_values",
+    "model_json",
+    "accuracy_on",
+]
+
+#: the smoothers compared by default: a fixed, a marginal-prior fixed and both learned ones
+DEFAULT_SMOOTHERS = ("laplace", "m-estimate", "heb-u", "heb-m")
+
+
+class Fitted:
+    """Fitted models by smoother name and every row's predicted class under each."""
+
+    def __init__(self, models: dict[str, NaiveBayes], predicted: dict[str, np.ndarray]):
+        self.models = models
+        self.predicted = predicted
+
+    def explain(self, codes_row: np.ndarray, target: int, reference: int) -> dict[str, Explanation]:
+        """:func:`heb.explain.explain_smoothers` of one row (codes of shape (F,))."""
+        return explain_smoothers(self.models, codes_row[None, :], target, reference)
+
+    def classes_to_explain(
+        self, codes_row: np.ndarray, target: int | None, reference: int | None
+    ) -> tuple[int, int]:
+        """Target and reference classes; ``None`` picks the last model's top two for the row
+        (the reference: the most probable class other than the target)."""
+        last = list(self.models.values())[-1]
+        ranked = np.argsort(-last.predict_joint_log_proba(codes_row[None, :])[0], kind="stable")
+        target = int(ranked[0]) if target is None else int(target)
+        others = [int(c) for c in ranked if c != target]
+        if reference is None or reference == target:
+            reference = others[0]
+        return target, int(reference)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _fit(key: str, smoother: str, _work: WorkingData) -> tuple[NaiveBayes, np.ndarray]:
+    model = NaiveBayes(smoother).fit_counts(_work.table, np.arange(_work.n_classes))
+    return model, model.predict(_work.codes)
+
+
+def fitted_models(work: WorkingData, smoothers: list[str]) -> Fitted:
+    """One NaiveBayes per smoother on the working data's counts (cached on its key)."""
+    models, predicted = {}, {}
+    for name in smoothers:
+        models[name], predicted[name] = _fit(work.key, name, work)
+    return Fitted(models, predicted)
+
+
+def label(smoother: str) -> str:
+    """A smoother's display label from the registry."""
+    return registry.smoother(smoother).label
+
+
+def disagreeing_rows(fitted: Fitted) -> np.ndarray:
+    """Rows whose predicted class differs between at least two of the smoothers."""
+    stacked = np.stack(list(fitted.predicted.values()))
+    return np.flatnonzero((stacked != stacked[0]).any(axis=0))
+
+
+def decision_table(
+    explanations: dict[str, Explanation], class_names: list[str], true_class: int
+) -> pd.DataFrame:
+    """Per smoother: its predicted class, P(predicted), P(target), P(reference), the
+    log-odds of target against reference, and whether it gets the row right."""
+    rows = []
+    for name, e in explanations.items():
+        proba = np.exp(e.log_proba[0])
+        predicted = int(e.predicted[0])
+        rows.append(
+            {
+                "smoother": label(name),
+                "predicts": class_names[predicted],
+                "P(predicted)": proba[predicted],
+                f"P({class_names[e.target]})": proba[e.target],
+                f"P({class_names[e.reference]})": proba[e.reference],
+                "log-odds target vs reference": float(e.log_odds[0]),
+                "right": predicted == true_class,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def row_values(work: WorkingData, row: int) -> list[str]:
+    """The row's category (or bin) label per feature; ``(missing)`` for a missing code."""
+    labels = work.preprocessor.categories_
+    codes = work.codes[row]
+    return [labels[f][c] if 0 <= c < len(labels[f]) else "(missing)" for f, c in enumerate(codes)]
+
+
+def accuracy_on(model, work: WorkingData) -> float | None:
+    """A loaded model's accuracy on the working rows (None when its features do not fit)."""
+    if model.n_features_in_ != work.codes.shape[1]:
+        return None
+    truth = np.asarray(work.class_names)[work.y]
+    return float(np.mean(model.predict(work.codes).astype(str) == truth))
+
+
+def model_json(
+    fitted: Fitted, smoother: str, feature_names: list[str], classes: list[str]
+) -> bytes:
+    """The fitted model of one smoother as the documented JSON file (docs/model_json.md)."""
+    source = fitted.models[smoother]
+    model = NaiveBayes(smoother).fit_counts(source.count_table_, np.asarray(classes))
+    model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+    return model_io.dumps(model).encode("utf-8")

@@ -1,0 +1,247 @@
+"""Category hierarchies in the app: detected on the Dataset page, declared there, used by HEB-H.
+
+Detected hierarchies are functional dependencies A -> B between encoded columns (every
+value of A with one value of B, up to a share of violating rows:
+:func:`heb.hierarchy_sources.functional_dependencies` on the working codes). The user
+confirms one, or declares a parent column or a prefix rule on a labelled column. The
+declarations of the current dataset live in ``st.session_state["hierarchies"]`` (dataset
+spec -> canonical text) and, through :func:`explorer.state.run_settings`, in the URL and
+in :class:`heb.evaluate.RunSettings`; every HEB-H run of the app (Compare, the CV cache,
+Concentrations) reads them from there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import state
+from explorer.display import show_table
+from explorer.errors import escape, show_error
+from explorer.loading import WorkingData
+from heb.evaluate.hierarchy_specs import (
+    MAX_DECLARED,
+    Declared,
+    hierarchies_text,
+    parse_hierarchies,
+    resolve_levels,
+)
+from heb.hierarchy_sources import functional_dependencies
+
+__all__ = [
+    "TOLERANCES",
+    "declare",
+    "declared",
+    "dependency_frame",
+    "detected",
+    "labels_of",
+    "levels_summary",
+    "parse_lengths",
+    "remove",
+    "show_hierarchies",
+    "work_hierarchies",
+]
+
+#: the violating-row tolerances offered (Goodman-Kruskal lambda >= 1 - tolerance)
+TOLERANCES = (0.0, 0.01, 0.05, 0.1)
+
+
+# --------------------------------------------------------------------------- logic
+@st.cache_data(max_entries=16, show_spinner="Looking for functional dependencies...")
+def detected(key: str, tolerance: float, _work: WorkingData) -> list:
+    """The functional dependencies of the working codes (cached on the data key)."""
+    return functional_dependencies(_work.codes, _work.feature_names, tolerance=tolerance)
+
+
+def dependency_frame(dependencies: list, chosen: tuple[Declared, ...] = ()) -> pd.DataFrame:
+    """One row per dependency: child, parent, their K, violating share, whether in use."""
+    used = {(d.feature, d.parents[0]) for d in chosen if d.parents}
+    return pd.DataFrame(
+        {
+            "child A": [d.child_name for d in dependencies],
+            "parent B": [d.parent_name for d in dependencies],
+            "K of A": [d.n_child for d in dependencies],
+            "K of B": [d.n_parent for d in dependencies],
+            "violating rows": [d.violating_rows for d in dependencies],
+            "violating share": [d.share for d in dependencies],
+            "in use": [(d.child_name, d.parent_name) in used for d in dependencies],
+        }
+    )
+
+
+def declared(spec: str | None = None) -> tuple[Declared, ...]:
+    """The hierarchies declared for dataset ``spec`` (default: the current one)."""
+    spec = spec or st.session_state["data_spec"]
+    return parse_hierarchies(st.session_state.setdefault("hierarchies", {}).get(spec, ""))
+
+
+def _store(items: tuple[Declared, ...] | list[Declared]) -> None:
+    spec = st.session_state["data_spec"]
+    st.session_state.setdefault("hierarchies", {})[spec] = hierarchies_text(items)
+
+
+def declare(item: Declared) -> None:
+    """Add (or replace, for its feature) a declaration of the current dataset."""
+    current = [d for d in declared() if d.feature != item.feature]
+    if len(current) >= MAX_DECLARED:
+        raise ValueError(f"At most {MAX_DECLARED} hierarchies can be declared.")
+    _store([*current, item])
+
+
+def remove(feature: str) -> None:
+    """Forget the declaration of ``feature`` (a widget callback)."""
+    _store([d for d in declared() if d.feature != feature])
+
+
+def labels_of(work: WorkingData, f: int) -> list | None:
+    """The labels of column f's codes, or None when they are bins of a number."""
+    pre = work.preprocessor
+    name = pre.feature_names_out_[f]
+    return list(pre.categories_[f]) if pre.kinds_.get(name) != "numeric" else None
+
+
+def work_hierarchies(work: WorkingData, items: tuple[Declared, ...] | None = None):
+    """The declarations' levels on the working codes, and a note per one left out."""
+    items = declared() if items is None else items
+    return resolve_levels(items, work.feature_names, work.codes, lambda f: labels_of(work, f))
+
+
+def levels_summary(work: WorkingData, items: tuple[Declared, ...]) -> pd.DataFrame:
+    """Per declaration: the number of nodes at each level, leaves first."""
+    levels, _ = work_hierarchies(work, items)
+    rows = []
+    for item in items:
+        if item.feature not in work.feature_names:
+            continue
+        f = work.feature_names.index(item.feature)
+        found = levels.get(f)
+        sizes = [int(work.table.n_categories[f])]
+        sizes += [int(np.unique(level).size) for level in found or []]
+        rows.append(
+            {
+                "hierarchy": item.describe(),
+                "nodes per level (leaves first)": " -> ".join(f"{n:,}" for n in sizes),
+                "used": found is not None,
+            }
+        )
+    return pd.DataFrame(rows, columns=["hierarchy", "nodes per level (leaves first)", "used"])
+
+
+def parse_lengths(text: str) -> tuple[int, ...]:
+    """Prefix lengths typed as ``"3"`` or ``"3, 1"``; a ValueError in one sentence."""
+    parts = [p.strip() for p in str(text).replace(";", ",").split(",") if p.strip()]
+    if not parts or not all(p.isdigit() for p in parts):
+        raise ValueError("Type the prefix lengths as whole numbers, finest first: 3 or 3, 1.")
+    return tuple(int(p) for p in parts)
+
+
+# --------------------------------------------------------------------------- widgets
+def _confirm(dependencies: list) -> None:
+    picked = st.session_state.get("fd_pick")
+    found = [dep for dep in dependencies if str(dep) == picked]
+    if found:
+        item = Declared(found[0].child_name, parents=(found[0].parent_name,))
+        _try(lambda: declare(item))
+
+
+def _declare_from_form(names: list[str]) -> None:
+    feature = st.session_state.get("hier_feature")
+    if st.session_state.get("hier_kind") == "parent column":
+        parent = st.session_state.get("hier_parent")
+        _try(lambda: declare(Declared(feature, parents=(parent,))))
+    else:
+        _try(lambda: declare(Declared(feature, prefix=parse_lengths(st.session_state["hier_L"]))))
+
+
+def _try(action) -> None:
+    try:
+        action()
+    except ValueError as exc:
+        st.session_state["hier_error"] = exc
+
+
+def _detected_view(work: WorkingData) -> None:
+    tolerance = st.select_slider(
+        "Violating rows allowed (share of the rows a blind guess of B gets wrong)",
+        TOLERANCES,
+        format_func=lambda t: f"{t:.0%}",
+        **state.page_setting("fd_tolerance", 0.0, TOLERANCES),
+    )
+    dependencies = detected(work.key, float(tolerance), work)
+    if not dependencies:
+        st.markdown("No column here is a function of another at that tolerance.")
+        return
+    show_table(
+        dependency_frame(dependencies, declared()),
+        column_config={
+            "violating share": st.column_config.NumberColumn(format="percent"),
+        },
+        key="fd_table",
+    )
+    left, right = st.columns([3, 1])
+    left.selectbox(
+        "A detected hierarchy", [str(d) for d in dependencies], key="fd_pick",
+        label_visibility="collapsed",
+    )  # fmt: skip
+    right.button(
+        "Use it for HEB-H", on_click=_confirm, args=(dependencies,), key="fd_confirm",
+        icon=":material/account_tree:",
+    )  # fmt: skip
+
+
+def _declare_view(work: WorkingData) -> None:
+    names = work.feature_names
+    with st.form("hier_form", border=True):
+        st.markdown("**Declare a hierarchy**")
+        left, middle, right = st.columns(3)
+        left.selectbox("Feature (the leaves)", names, key="hier_feature")
+        middle.radio("Its parent is", ["parent column", "prefix of the label"], key="hier_kind")
+        right.selectbox("Parent column", names, key="hier_parent")
+        right.text_input(
+            "Prefix lengths, finest first", "3", key="hier_L",
+            help="ZIP 02139 with lengths 3, 1: 02139 -> 021 -> 0.",
+        )  # fmt: skip
+        st.form_submit_button("Declare", on_click=_declare_from_form, args=(names,))
+
+
+def _in_use_view(work: WorkingData) -> None:
+    items = declared()
+    if not items:
+        st.markdown("No hierarchy declared: HEB-H runs as HEB-M on this dataset until one is.")
+        return
+    frame = levels_summary(work, items)
+    show_table(frame, key="hier_in_use")
+    _, notes = work_hierarchies(work, items)
+    for note in notes:
+        st.caption(escape(note))
+    left, right = st.columns([3, 1])
+    left.selectbox(
+        "Declared", [d.feature for d in items], key="hier_remove_pick",
+        label_visibility="collapsed",
+    )  # fmt: skip
+    right.button(
+        "Remove", key="hier_remove", icon=":material/delete:",
+        on_click=lambda: remove(st.session_state.get("hier_remove_pick")),
+    )  # fmt: skip
+
+
+def show_hierarchies(work: WorkingData) -> None:
+    """The Dataset page's section: detected hierarchies, declaring one, those in use."""
+    st.subheader("Category hierarchies (for HEB-H)")
+    st.markdown(
+        "HEB-H borrows a category's prior mean from its **parent group** instead of the "
+        "flat pooled marginal: a ZIP code from its prefix, a role from its role family. "
+        "Below: column pairs where every value of A comes with one value of B "
+        "(a functional dependency A → B, B coarser), found in the encoded rows, with the "
+        "share of rows that break it. Use one, or declare your own; HEB-H on the Compare "
+        "page (and in a copied link) uses those in use."
+    )
+    if "hier_error" in st.session_state:
+        show_error(st.session_state.pop("hier_error"), "declaring the hierarchy")
+    detected_col, declare_col = st.columns(2, gap="large")
+    with detected_col:
+        _detected_view(work)
+    with declare_col:
+        _declare_view(work)
+        _in_use_view(work)

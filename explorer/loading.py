@@ -1,0 +1,209 @@
+"""The current dataset for the app: loaded, fingerprinted and encoded once per process.
+
+Every heavy object is cached under an explicit string key (the dataset spec, an upload's
+sha256, or the data fingerprint plus the settings), never on Streamlit's sampled hashing
+of large arrays. Loading errors become one escaped message and stop the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from explorer.errors import show_error
+from explorer.state import UPLOAD_PREFIX, current_settings, default_spec, set_dataset
+from heb.counts import CountTable
+from heb.data import (
+    BUILTIN_DATASETS,
+    DataError,
+    Dataset,
+    Preprocessor,
+    catalogue_frame,
+    encode_target,
+    load_dataset,
+    load_upload,
+    read_table,
+    stratified_subsample,
+)
+
+__all__ = [
+    "WorkingData",
+    "current_codes",
+    "current_dataset",
+    "dataset_key",
+    "dataset_options",
+    "load_spec",
+    "register_upload",
+    "upload_columns",
+]
+
+
+@st.cache_data(show_spinner=False, ttl=3600)
+def _catalogue_options() -> dict[str, str]:
+    """Spec -> label for the built-in datasets and the paper's catalogue."""
+    options = {f"builtin:{name}": f"{name} (built-in)" for name in BUILTIN_DATASETS}
+    for row in catalogue_frame().itertuples(index=False):
+        if row.available:
+            options[f"shared:{row.name}"] = f"{row.name} (paper, local copy)"
+        else:
+            options[f"openml:{int(row.openml_id)}"] = f"{row.name} (paper, OpenML {row.openml_id})"
+    return options
+
+
+def dataset_options() -> dict[str, str]:
+    """Every dataset the sidebar offers (spec -> label), the current one included."""
+    options = dict(_catalogue_options())
+    for spec, upload in st.session_state.get("uploads", {}).items():
+        options[spec] = f"{upload['filename']} (upload)"
+    spec = st.session_state.get("data_spec", default_spec())
+    if spec not in options and spec.startswith("openml:"):
+        options[spec] = f"OpenML dataset {spec.split(':', 1)[1]}"
+    return options
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def load_spec(spec: str) -> Dataset:
+    """A dataset by spec (``builtin:``, ``shared:``, ``openml:``), loaded once per process.
+
+    Only specs checked by :func:`explorer.state.url_spec` (or built by the app itself)
+    reach this function, and the data layer's safe form refuses a path again: it never
+    opens a file of the server.
+    """
+    return load_dataset(spec, allow_paths=False)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _load_upload(digest: str, target: str | None, _payload: bytes, filename: str) -> Dataset:
+    return load_upload(_payload, filename, target=target)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def upload_columns(digest: str, _payload: bytes, filename: str) -> list[str]:
+    """The column names of an uploaded file (read once per upload)."""
+    return [str(column) for column in read_table(_payload, filename).columns]
+
+
+def register_upload(payload: bytes, filename: str) -> str:
+    """Keep an uploaded file in the session and return its dataset spec."""
+    digest = hashlib.sha256(payload).hexdigest()
+    spec = f"{UPLOAD_PREFIX}{digest[:12]}"
+    uploads = st.session_state.setdefault("uploads", {})
+    if spec not in uploads:
+        uploads[spec] = {"payload": payload, "filename": filename, "digest": digest, "target": None}
+    return spec
+
+
+def _load_current() -> Dataset:
+    spec = st.session_state["data_spec"]
+    if spec.startswith(UPLOAD_PREFIX):
+        upload = st.session_state.get("uploads", {}).get(spec)
+        if upload is None:
+            raise DataError("That upload is no longer in this session; upload it again.")
+        return _load_upload(
+            upload["digest"], upload["target"], upload["payload"], upload["filename"]
+        )
+    return load_spec(spec)
+
+
+def current_dataset() -> Dataset:
+    """The dataset chosen in the sidebar; on a loading error, a friendly message and stop."""
+    try:
+        with st.spinner("Loading the dataset..."):
+            return _load_current()
+    except Exception as exc:  # noqa: BLE001 - every loader error becomes a message
+        show_error(exc, "loading the dataset")
+        if st.session_state["data_spec"] != default_spec():
+            st.button(
+                "Back to the built-in default",
+                on_click=set_dataset,
+                args=(default_spec(),),
+                key="back_to_default",
+            )
+        st.stop()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _fingerprint(spec: str, target: str | None, _dataset: Dataset) -> str:
+    return _dataset.fingerprint()
+
+
+def dataset_key(dataset: Dataset) -> str:
+    """sha256 fingerprint of the current dataset (computed once per dataset)."""
+    spec = st.session_state["data_spec"]
+    upload = st.session_state.get("uploads", {}).get(spec)
+    if upload is not None:
+        return _fingerprint(upload["digest"], upload["target"], dataset)
+    return _fingerprint(spec, None, dataset)
+
+
+@dataclass(frozen=True)
+class WorkingData:
+    """The current dataset as integer codes, the shape every :mod:`heb` model reads.
+
+    Attributes
+    ----------
+    codes : ndarray (n, F) of int64
+        Category codes (-1 = missing), after binning and imputation on all kept rows.
+    y : ndarray (n,)
+        Class indices.
+    feature_names, class_names : list of str
+    preprocessor : Preprocessor
+        The fitted encoder (kinds, categories, bin edges, dropped columns).
+    table : CountTable
+        The class-conditional counts of ``codes``.
+    key : str
+        Cache key: dataset fingerprint plus preprocessing settings.
+    n_rows_total : int
+        Rows of the dataset before any subsample.
+    """
+
+    codes: np.ndarray
+    y: np.ndarray
+    feature_names: list[str]
+    class_names: list[str]
+    preprocessor: Preprocessor
+    table: CountTable
+    key: str
+    n_rows_total: int
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes C."""
+        return len(self.class_names)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _working(key: str, _dataset: Dataset, n_bins: int, missing: str, max_rows: int) -> WorkingData:
+    X, y_raw = _dataset.X, _dataset.y
+    if max_rows and len(X) > max_rows:
+        X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows)
+    y, classes = encode_target(y_raw)
+    pre = Preprocessor(n_bins=n_bins, missing=missing, categorical=_dataset.categorical)
+    codes = pre.fit_transform(X)
+    table = CountTable.from_codes(codes, y, len(classes), n_categories=pre.n_categories_)
+    return WorkingData(
+        codes=codes,
+        y=y,
+        feature_names=[str(name) for name in pre.feature_names_out_],
+        class_names=[str(label) for label in classes],
+        preprocessor=pre,
+        table=table,
+        key=key,
+        n_rows_total=len(_dataset.X),
+    )
+
+
+def current_codes(dataset: Dataset | None = None) -> WorkingData:
+    """The current dataset encoded with the current settings (cached on a sha256 key)."""
+    dataset = dataset if dataset is not None else current_dataset()
+    settings = current_settings()
+    key = "|".join([dataset_key(dataset), *(f"{k}={v}" for k, v in settings.items())])
+    try:
+        with st.spinner("Encoding the features..."):
+            return _working(key, dataset, **settings)
+    except Exception as exc:  # noqa: BLE001
+        show_error(exc, "encoding the dataset")
+        st.stop()

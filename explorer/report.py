@@ -1,0 +1,150 @@
+"""What leaves the app besides a figure: reproducing code, out-of-fold CSV, the HTML report,
+and the footer every exported figure carries.
+
+The code a "Show code" box prints is built from the same state the page reads (dataset
+spec, run settings, methods), with every user value written as a Python literal by
+``repr`` (a file name cannot break out of its string).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.exports import csv_bytes
+from heb.evaluate import CVResult, RunSettings
+from heb.evaluate.report import comparison_report, oof_frame
+
+__all__ = [
+    "dataset_line",
+    "compare_code",
+    "explain_code",
+    "view_footer",
+    "show_code",
+    "comparison_downloads",
+]
+
+#: keys of the URL left out of a figure's footer (not settings of a number)
+_FOOTER_SKIP = ("present",)
+MAX_FOOTER_CHARS = 220
+
+
+def dataset_line(spec: str, upload: dict | None = None) -> str:
+    """``dataset = load_dataset(...)`` for a spec, or for an upload by its file name."""
+    if upload is not None:
+        target = upload.get("target")
+        extra = f", target={target!r}" if target else ""
+        return f"dataset = load_dataset({upload['filename']!r}{extra})  # your file"
+    return f"dataset = load_dataset({spec!r})"
+
+
+def _settings_line(settings: RunSettings) -> str:
+    words = {
+        "n_bins": settings.n_bins,
+        "missing": settings.missing,
+        "max_rows": settings.max_rows,
+        "n_splits": settings.n_splits,
+        "seed": settings.seed,
+    }
+    if settings.overrides:
+        words["overrides"] = settings.params()
+    return "settings = RunSettings(" + ", ".join(f"{k}={v!r}" for k, v in words.items()) + ")"
+
+
+def compare_code(data_line: str, methods: list[str], settings: RunSettings) -> str:
+    """Python that reruns the Compare page's cross-validation and prints its table."""
+    return "\n".join(
+        [
+            "from heb.data import load_dataset",
+            "from heb.evaluate import RunSettings, cross_validate",
+            "",
+            data_line,
+            _settings_line(settings),
+            f"result = cross_validate(dataset, {list(methods)!r}, settings=settings)",
+            "print(result.summary().to_string())",
+        ]
+    )
+
+
+def explain_code(
+    data_line: str,
+    settings: dict,
+    smoothers: list[str],
+    row: int,
+    target: int,
+    reference: int,
+) -> str:
+    """Python that refits the Explain page's models and prints the row's contributions."""
+    return "\n".join(
+        [
+            "from heb import NaiveBayes",
+            "from heb.counts import CountTable",
+            "from heb.data import Preprocessor, encode_target, load_dataset, stratified_subsample",
+            "from heb.explain import explain_smoothers",
+            "",
+            data_line,
+            "X, y_raw = dataset.X, dataset.y",
+            f"if {settings['max_rows']!r} and len(X) > {settings['max_rows']!r}:",
+            f"    X, y_raw = stratified_subsample(X, y_raw, max_rows={settings['max_rows']!r})",
+            "y, classes = encode_target(y_raw)",
+            f"pre = Preprocessor(n_bins={settings['n_bins']!r}, missing={settings['missing']!r}, "
+            "categorical=dataset.categorical)",
+            "codes = pre.fit_transform(X)",
+            "table = CountTable.from_codes(codes, y, len(classes), pre.n_categories_)",
+            f"models = {{s: NaiveBayes(s).fit_counts(table) for s in {list(smoothers)!r}}}",
+            f"out = explain_smoothers(models, codes[[{int(row)}]], "
+            f"target={int(target)}, reference={int(reference)})",
+            "for name, e in out.items():",
+            "    print(name, e.prior, e.contributions[0].round(4).tolist(), e.log_odds[0])",
+        ]
+    )
+
+
+def show_code(code: str) -> None:
+    """A closed "Show code" box with the Python that reproduces the view."""
+    with st.expander("Show code: reproduce this view with heb", icon=":material/code:"):
+        st.code(code, language="python")
+        st.caption("Runs as is where heb is installed (`pip install -r requirements.txt`).")
+
+
+def view_footer() -> str:
+    """The footer of an exported figure: the dataset and every setting of the view's URL."""
+    parts = [
+        f"{key}={st.query_params.get(key)}" for key in st.query_params if key not in _FOOTER_SKIP
+    ]
+    text = "HEB Explorer · " + " · ".join(parts)
+    return text if len(text) <= MAX_FOOTER_CHARS else text[: MAX_FOOTER_CHARS - 1] + "…"
+
+
+def comparison_downloads(
+    result: CVResult,
+    settings: RunSettings,
+    dataset: str,
+    tables: dict,
+    figures: dict,
+    code: str,
+) -> None:
+    """Out-of-fold predictions as CSV and the comparison as one HTML report (made on click)."""
+    row = st.container(horizontal=True, gap="small")
+    row.download_button(
+        "Out-of-fold predictions (CSV)",
+        lambda: csv_bytes(oof_frame(result)),
+        file_name="out-of-fold-predictions.csv",
+        mime="text/csv",
+        key="dl_oof_csv",
+        on_click="ignore",
+        icon=":material/download:",
+        help="One row per evaluated row: its true class and, per method, the predicted "
+        "class and every class probability from the fold that held it out.",
+    )
+    row.download_button(
+        "Report (HTML)",
+        lambda: comparison_report(
+            result, settings, dataset=dataset, tables=tables, figures=figures, code=code
+        ).encode("utf-8"),
+        file_name="comparison-report.html",
+        mime="text/html",
+        key="dl_report_html",
+        on_click="ignore",
+        icon=":material/description:",
+        help="One file with the settings, tables and interactive figures; opens offline.",
+    )

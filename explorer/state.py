@@ -1,0 +1,377 @@
+"""The app's shared state: the current dataset, methods and settings, mirrored in the URL.
+
+The values live in ``st.session_state`` (so they persist across pages) and in the URL, so
+a shared link reproduces the view. The URL is :meth:`heb.evaluate.RunSettings.to_query`
+of the current run settings (the same frozen object the result cache keys on) plus the
+chosen methods: ``?dataset=builtin:iris&n_bins=10&missing=impute&max_rows=20000&folds=10
+&seed=42&params=Lidstone:alpha=0.3&methods=Laplace,Lidstone``. Links of the earlier form
+(``data``, ``bins``, ``rows``) still open. Every URL value is checked before use: the
+dataset only ever names a built-in, a shared or a catalogue dataset, or ``openml:<id>``,
+never a path; a value out of range falls back to its default.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from heb import registry
+from heb.data import BUILTIN_DATASETS, CATALOGUE, DEFAULT_DATASET, shared_dataset_names
+from heb.evaluate import RunSettings
+
+__all__ = [
+    "DEFAULT_METHODS",
+    "DEFAULT_SETTINGS",
+    "FOLD_CHOICES",
+    "MAX_BINS",
+    "MISSING_CHOICES",
+    "ROW_CHOICES",
+    "UPLOAD_PREFIX",
+    "bound",
+    "current_settings",
+    "enter_page",
+    "page_setting",
+    "presenting",
+    "reset_page_settings",
+    "default_spec",
+    "init_state",
+    "run_settings",
+    "selected_methods",
+    "set_dataset",
+    "sync_url",
+    "url_spec",
+]
+
+#: methods selected on a fresh visit: the classic rule, two fixed rules and the HEB pair
+DEFAULT_METHODS = ["Laplace", "m-estimate", "TE", "HEB-U", "HEB-M"]
+DEFAULT_SETTINGS = {"n_bins": 10, "missing": "impute", "max_rows": 20_000}
+#: the most quantile bins a numeric column can be given
+MAX_BINS = 50
+MISSING_CHOICES = {
+    "impute": "Impute (mode / median), as in the paper",
+    "category": "Missing as its own category",
+}
+ROW_CHOICES = {20_000: "Subsample to 20,000 rows (paper protocol)", 0: "Use every row"}
+#: cross-validation folds the Compare page offers (the paper uses 10)
+FOLD_CHOICES = (10, 5, 3)
+#: earlier URL names still read: old name -> RunSettings.to_query name
+_URL_ALIASES = {"data": "dataset", "bins": "n_bins", "rows": "max_rows"}
+UPLOAD_PREFIX = "upload:"
+#: the longest URL value read at all (a dataset name or a method list is far shorter)
+MAX_URL_VALUE = 300
+_OPENML_ID = re.compile(r"[1-9][0-9]{0,8}")
+BAD_LINK_NOTE = (
+    "The link names a dataset this app cannot open from a URL (only built-in, paper and "
+    "OpenML datasets can be linked): showing the built-in default instead."
+)
+UPLOAD_LINK_NOTE = (
+    "The link points to an uploaded file, which is not part of this session: "
+    "showing the built-in default instead (upload the file on the Dataset page)."
+)
+
+
+def default_spec() -> str:
+    """The dataset of a fresh visit."""
+    return f"builtin:{DEFAULT_DATASET}"
+
+
+def url_spec(value: str | None) -> str | None:
+    """``value`` if a URL may name it as the dataset, else None.
+
+    Allowed: ``builtin:NAME`` of a built-in, ``shared:NAME`` of a shared copy or of the
+    paper's catalogue, ``openml:ID`` with a positive integer id. Never a path, a
+    ``file:`` address or anything longer than :data:`MAX_URL_VALUE`.
+    """
+    if not value or len(value) > MAX_URL_VALUE:
+        return None
+    kind, sep, name = value.partition(":")
+    if not sep:
+        return None
+    if kind == "builtin" and name in BUILTIN_DATASETS:
+        return value
+    if kind == "shared" and (
+        name in {entry.name for entry in CATALOGUE} or name in shared_dataset_names()
+    ):
+        return value
+    if kind == "openml" and _OPENML_ID.fullmatch(name):
+        return value
+    return None
+
+
+def _parse_methods(text: str | None) -> list[str] | None:
+    """The known method names of a comma-separated URL value, in order, or None."""
+    if not text or len(text) > MAX_URL_VALUE:
+        return None
+    chosen = [name.strip() for name in text.split(",") if name.strip() in registry.METHODS]
+    return list(dict.fromkeys(chosen)) or None
+
+
+def _query() -> dict[str, str]:
+    """The URL's values under their RunSettings names (earlier names mapped), short ones only."""
+    query = {}
+    for key in st.query_params:
+        value = st.query_params.get(key)
+        if value is not None:
+            query[_URL_ALIASES.get(key, key)] = value
+    return query
+
+
+def _setting(query: dict[str, str], name: str, attribute: str, allowed, default):
+    """One URL value parsed by :meth:`RunSettings.from_query`; ``default`` if absent or not
+    among ``allowed``."""
+    text = query.get(name)
+    if text is None or len(text) > MAX_URL_VALUE:
+        return default
+    try:
+        value = getattr(RunSettings.from_query({name: text}), attribute)
+    except ValueError:
+        return default
+    return value if value in allowed else default
+
+
+def _knob_values(query: dict[str, str]) -> dict[str, float]:
+    """What-if values from the URL's overrides: ``whatif_<param>`` -> a value the knob offers."""
+    text = query.get("params")
+    if not text or len(text) > MAX_URL_VALUE:
+        return {}
+    try:
+        overrides = RunSettings.from_query({"params": text}).params()
+    except ValueError:
+        return {}
+    values = {}
+    for method, params in overrides.items():
+        knob = registry.METHODS[method].knob if method in registry.METHODS else None
+        if knob is not None and params.get(knob.name) in knob.choices:
+            values[f"whatif_{knob.name}"] = params[knob.name]
+    return values
+
+
+def init_state() -> None:
+    """Seed the session state from the URL on a session's first run (a shared link)."""
+    state = st.session_state
+    if state.get("_state_ready"):
+        return
+    query = _query()
+    notes = []
+    requested = query.get("dataset")
+    spec = url_spec(requested)
+    if requested and spec is None:
+        notes.append(UPLOAD_LINK_NOTE if requested.startswith(UPLOAD_PREFIX) else BAD_LINK_NOTE)
+    state["data_spec"] = spec or default_spec()
+    state["methods"] = _parse_methods(query.get("methods")) or list(DEFAULT_METHODS)
+    state["n_bins"] = _setting(
+        query, "n_bins", "n_bins", range(2, MAX_BINS + 1), DEFAULT_SETTINGS["n_bins"]
+    )
+    missing = query.get("missing")
+    state["missing"] = missing if missing in MISSING_CHOICES else DEFAULT_SETTINGS["missing"]
+    # RunSettings reads "0" (every row) as None
+    rows = _setting(query, "max_rows", "max_rows", (*ROW_CHOICES, None), "default")
+    state["max_rows"] = DEFAULT_SETTINGS["max_rows"] if rows == "default" else rows or 0
+    state["folds"] = _setting(query, "folds", "n_splits", FOLD_CHOICES, FOLD_CHOICES[0])
+    state.update(_knob_values(query))
+    state["hierarchies"] = {state["data_spec"]: _url_hierarchies(query.get("hierarchies"))}
+    state.setdefault("uploads", {})
+    state[_INITIAL_QUERY] = {key: value for key, value in query.items() if key not in _RUN_KEYS}
+    state[PRESENT] = query.get(PRESENT) == "1"
+    state["_notes"] = notes
+    state["_state_ready"] = True
+
+
+def _url_hierarchies(text: str | None) -> str:
+    """The URL's declared hierarchies (canonical text), or none if malformed or too long."""
+    if not text or len(text) > 8 * MAX_URL_VALUE:
+        return ""
+    try:
+        return RunSettings(hierarchies=text).hierarchies
+    except ValueError:
+        return ""
+
+
+def _overrides() -> dict[str, dict[str, float]]:
+    """The chosen methods' what-if values that differ from their defaults."""
+    state = st.session_state
+    out = {}
+    for method in selected_methods():
+        knob = registry.method(method).knob
+        if knob is None:
+            continue
+        value = state.get(f"whatif_{knob.name}", knob.default)
+        if value != knob.default:
+            out[method] = {knob.name: value}
+    return out
+
+
+def run_settings() -> RunSettings:
+    """The current run: dataset, preprocessing, folds and the what-if overrides."""
+    state = st.session_state
+    return RunSettings(
+        dataset=state["data_spec"],
+        n_bins=state["n_bins"],
+        missing=state["missing"],
+        max_rows=state["max_rows"],
+        n_splits=state.get("folds", FOLD_CHOICES[0]),
+        overrides=_overrides(),
+        hierarchies=state.get("hierarchies", {}).get(state["data_spec"], ""),
+    )
+
+
+def _wanted_query() -> dict[str, str]:
+    """The URL of the current view: run settings, methods, the page's settings, presenting."""
+    state = st.session_state
+    wanted = {**run_settings().to_query(), "methods": ",".join(state["methods"])}
+    wanted.update(state.get(_PAGE_VALUES, {}))
+    if state.get(PRESENT):
+        wanted[PRESENT] = "1"
+    return wanted
+
+
+def sync_url() -> None:
+    """Mirror the shared state in the URL (only what differs, to avoid needless messages)."""
+    wanted = _wanted_query()
+    current = {key: st.query_params.get(key) for key in st.query_params}
+    if current != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def set_dataset(spec: str) -> None:
+    """Make ``spec`` the current dataset (call from a widget callback)."""
+    st.session_state["data_spec"] = spec
+
+
+def _copy_widget(widget: str, name: str) -> None:
+    st.session_state[name] = st.session_state[widget]
+
+
+def bound(name: str) -> dict:
+    """Widget arguments that tie a widget to the shared session value ``name``.
+
+    The value itself lives under ``name`` (plain session state, which survives page
+    switches); the widget, keyed ``w_<name>``, shows it and writes changes back. Create
+    the widget without a default (``value`` / ``index``): the shared value is its state.
+    """
+    key = f"w_{name}"
+    st.session_state[key] = st.session_state[name]
+    return {"key": key, "on_change": _copy_widget, "args": (key, name)}
+
+
+def current_settings() -> dict:
+    """The preprocessing settings shared by every page: n_bins, missing, max_rows."""
+    state = st.session_state
+    return {key: state[key] for key in DEFAULT_SETTINGS}
+
+
+def selected_methods() -> list[str]:
+    """The methods chosen in the sidebar, in the registry's order."""
+    chosen = st.session_state.get("methods") or []
+    return [name for name in registry.METHODS if name in chosen]
+
+
+# --------------------------------------------------------------------------- page settings
+#: URL flag of the presenter mode (``?present=1``)
+PRESENT = "present"
+_INITIAL_QUERY = "_initial_query"
+_PAGE = "_page_path"
+_PAGE_VALUES = "_page_values"
+_PAGE_DEFAULTS = "_page_defaults"
+#: URL names of the shared state (never a page setting's name)
+_RUN_KEYS = frozenset(
+    {*RunSettings().to_query(), "params", "hierarchies", "methods", *_URL_ALIASES}
+)
+
+
+def enter_page(path: str) -> None:
+    """Note the page about to run; leaving a page drops its settings from the URL (they stay
+    in the session, so coming back finds them)."""
+    state = st.session_state
+    if state.get(_PAGE) != path:
+        state[_PAGE] = path
+        state[_PAGE_VALUES] = {}
+        state[_PAGE_DEFAULTS] = {}
+
+
+def _as_text(value) -> str:
+    """A setting's URL form: ``1`` / ``0`` for a switch, comma-joined for a list."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, list | tuple):
+        return ",".join(_as_text(item) for item in value)
+    return str(value)
+
+
+def _from_text(text: str, default, choices):
+    """A URL value read back as the setting's type, or None if it is not a value it can take."""
+    if len(text) > MAX_URL_VALUE:
+        return None
+    if isinstance(default, list):
+        options = {_as_text(choice): choice for choice in choices or ()}
+        picked = [options[item] for item in text.split(",") if item in options]
+        return list(dict.fromkeys(picked)) if (picked or not text) else None
+    if choices is not None:
+        return {_as_text(choice): choice for choice in choices}.get(text)
+    if isinstance(default, bool):
+        return {"1": True, "0": False}.get(text)
+    try:
+        value = type(default)(text)
+    except (TypeError, ValueError):
+        return None
+    return value if value == value and value not in (float("inf"), float("-inf")) else None
+
+
+def _allowed(value, default, choices) -> bool:
+    if choices is None:
+        return isinstance(value, type(default))
+    if isinstance(default, list):
+        return isinstance(value, list) and all(item in choices for item in value)
+    return value in choices
+
+
+def page_setting(name: str, default, choices=None) -> dict:
+    """Widget arguments for a page's own setting, kept for the session and in the URL.
+
+    The value lives in ``st.session_state[name]`` (so it survives a page switch), starts
+    from the URL of the session's first run (a shared link) when that names a value it
+    can take, else from ``default``; it appears in the URL (as ``?name=value``) while it
+    differs from ``default``. Create the widget without a default value, as with
+    :func:`bound`.
+
+    Parameters
+    ----------
+    name : str
+        Session and URL name, unique in the app (e.g. ``dirichlet_K``).
+    default : bool, int, float, str or list
+        The value of a fresh visit, and the type a URL value is read as.
+    choices : sequence, optional
+        The values the widget offers (of the list, for a multiselect); anything else in
+        the URL or the session falls back to ``default``.
+    """
+    state = st.session_state
+    if name not in state:
+        text = state.get(_INITIAL_QUERY, {}).get(name)
+        from_url = None if text is None else _from_text(text, default, choices)
+        state[name] = default if from_url is None else from_url
+    elif not _allowed(state[name], default, choices):
+        state[name] = default
+    state.setdefault(_PAGE_DEFAULTS, {})[name] = default
+    values = state.setdefault(_PAGE_VALUES, {})
+    if state[name] == default:
+        values.pop(name, None)
+        if name in st.query_params:
+            del st.query_params[name]
+    else:
+        values[name] = _as_text(state[name])
+        if st.query_params.get(name) != values[name]:
+            st.query_params[name] = values[name]
+    return bound(name)
+
+
+def reset_page_settings() -> None:
+    """Callback: every setting of the current page back to its default."""
+    state = st.session_state
+    for name, default in state.get(_PAGE_DEFAULTS, {}).items():
+        state[name] = list(default) if isinstance(default, list) else default
+
+
+def presenting() -> bool:
+    """Whether the presenter mode is on (``?present=1`` or the toggle)."""
+    return bool(st.session_state.get(PRESENT))

@@ -1,0 +1,47 @@
+"""The app's look: projector-friendly CSS and the page header."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+__all__ = ["apply_style", "page_header"]
+
+_STYLE = """
+<style>
+/* Readable from the back of a classroom: larger tables, metrics and tabs. */
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; max-width: 1500px; }
+[data-testid="stMetricValue"] { font-size: 2rem; }
+[data-testid="stCaptionContainer"] { font-size: 0.95rem; }
+button[data-baseweb="tab"] p { font-size: 1.05rem; }
+[data-testid="stSidebar"] [data-testid="stMarkdownContainer"] p { font-size: 0.98rem; }
+/* Metric labels and values wrap onto a second line instead of ending in "...". */
+[data-testid="stMetricLabel"] *, [data-testid="stMetricValue"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
+/* Formulas wider than their column scroll instead of being cut at the edge. */
+[data-testid="stMarkdownContainer"] .katex-display { overflow-x: auto; overflow-y: hidden; }
+</style>
+"""
+#: the presenter mode (a projector in a lecture hall): large type, no sidebar, no header
+_PRESENT_STYLE = """
+<style>
+html { font-size: 22px; }
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], header[data-testid="stHeader"] { display: none; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2.5rem; }
+[data-testid="stMetricValue"] { font-size: 2.6rem; }
+h1 { font-size: 2.6rem !important; }
+</style>
+"""
+
+
+def apply_style(presenting: bool = False) -> None:
+    """Projector-friendly CSS (larger metric values, captions and tabs); in the presenter
+    mode larger type still, and neither sidebar nor header."""
+    st.html(_STYLE + (_PRESENT_STYLE if presenting else ""))
+
+
+def page_header(title: str, lead: str) -> None:
+    """A page title and one sentence (the app's own text) saying what the page is for."""
+    st.title(title)
+    st.markdown(lead)

@@ -1,0 +1,100 @@
+"""The Dataset page's numbers: per-feature summary, class counts, one feature's counts.
+
+Everything here reads the counts already made (:class:`explorer.loading.WorkingData`);
+nothing is refitted. Plain pandas: tested without a running app.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from explorer.loading import WorkingData
+from heb.data import Dataset
+from heb.smoothing import mutual_information
+
+__all__ = [
+    "SPARSE_CELL",
+    "TOP_CATEGORIES",
+    "class_counts",
+    "conditional_counts",
+    "dataset_notes",
+    "feature_table",
+    "rows_per_category",
+    "zero_cells",
+]
+
+#: categories drawn in the class-conditional chart of one feature (the table has them all)
+TOP_CATEGORIES = 30
+#: average rows per category below which the smoother decides much of each estimate
+SPARSE_CELL = 5.0
+
+
+def dataset_notes(dataset: Dataset, work: WorkingData) -> list[str]:
+    """The loader's notes, plus the subsample and the columns dropped by the encoder."""
+    notes = list(dataset.notes)
+    kept = work.codes.shape[0]
+    if work.n_rows_total > kept:
+        notes.append(f"Stratified subsample of {kept:,} of {work.n_rows_total:,} rows (seed 42).")
+    dropped = list(getattr(work.preprocessor, "dropped_", []) or [])
+    if dropped:
+        notes.append(f"Dropped (entirely missing): {', '.join(map(str, dropped))}.")
+    return notes
+
+
+#: column names of the plug-in MI's chance level and of the MI above it
+MI_CHANCE, MI_ABOVE = "chance MI (K−1)(C−1)/2N", "MI above chance"
+
+
+def feature_table(dataset: Dataset, work: WorkingData) -> pd.DataFrame:
+    """Per feature: type, K_f, missing share, mutual information with the target (nats),
+    its chance level and the MI above it.
+
+    The plug-in MI of a feature independent of the target is about (K−1)(C−1)/(2N) nats
+    (Miller-Madow): an ID column with a category per few rows scores high by chance alone.
+    """
+    missing = dataset.X.isna().mean()
+    mi = mutual_information(work.table)
+    chance = (
+        (work.table.n_categories - 1) * (work.n_classes - 1) / (2 * max(work.codes.shape[0], 1))
+    )
+    return pd.DataFrame(
+        {
+            "feature": work.feature_names,
+            "type": [work.preprocessor.kinds_.get(name, "") for name in work.feature_names],
+            "K_f": work.table.n_categories,
+            "missing share": [missing.get(name, 0.0) for name in work.feature_names],
+            "MI with target (nats)": mi,
+            MI_CHANCE: chance,
+            MI_ABOVE: np.maximum(mi - chance, 0.0),
+        }
+    )
+
+
+def class_counts(work: WorkingData) -> pd.DataFrame:
+    """Rows per class N_c."""
+    counts = work.table.class_counts.astype(np.int64)
+    return pd.DataFrame({"class": work.class_names, "rows (N_c)": counts})
+
+
+def conditional_counts(work: WorkingData, feature: int) -> pd.DataFrame:
+    """The class-conditional counts N_cfv of one feature (classes as columns, then total)."""
+    start, stop = work.table.offsets[feature], work.table.offsets[feature + 1]
+    labels = [str(label) for label in work.preprocessor.categories_[feature]]
+    block = work.table.counts[:, start:stop].T.astype(np.int64)
+    frame = pd.DataFrame(block, columns=[f"N(class={c})" for c in work.class_names])
+    frame.insert(0, "category", labels[: len(frame)])
+    frame["total"] = block.sum(axis=1)
+    return frame
+
+
+def zero_cells(counts: pd.DataFrame) -> tuple[int, int]:
+    """How many (category, class) cells of :func:`conditional_counts` hold zero rows, of all."""
+    cells = counts.iloc[:, 1:-1].to_numpy()
+    return int((cells == 0).sum()), int(cells.size)
+
+
+def rows_per_category(work: WorkingData) -> tuple[np.ndarray, int]:
+    """N_c / K_f per (class, feature), and how many pairs fall below :data:`SPARSE_CELL`."""
+    per_cell = work.table.rows_per_category()
+    return per_cell, int((per_cell < SPARSE_CELL).sum())

@@ -1,0 +1,426 @@
+"""The Dataset every loader returns, DataError, and the checks and notes shared by loaders."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+#: upload size limit (bytes), also applied to the unpacked size of a gzip file
+DEFAULT_MAX_BYTES = 200 * 2**20
+#: widest table accepted
+MAX_COLUMNS = 10_000
+#: most cells (rows x columns) a loaded table may have: counted before a file is parsed,
+#: so a small file that would expand into a huge table is refused before it is expanded
+MAX_CELLS = 20_000_000
+#: most classes a target may have
+MAX_CLASSES = 100
+#: a float target with more distinct non-integer values than this looks continuous
+CONTINUOUS_TARGET_VALUES = 20
+#: cell texts read as missing in uploaded text tables
+NA_TOKENS = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "#N/A")
+
+_ID_LIKE = re.compile(r"id|hash|url|impression", re.IGNORECASE)
+
+
+class DataError(ValueError):
+    """A data problem a user can fix; ``str(exc)`` is one sentence for the app to show."""
+
+
+# ---------------------------------------------------------------------------- Dataset
+@dataclass
+class Dataset:
+    """A classification data set ready for preprocessing.
+
+    Attributes
+    ----------
+    name : str
+    X : DataFrame
+        Feature columns only.
+    y : Series
+        The target; rows with a missing target are already dropped.
+    categorical : list of str
+        Columns declared categorical (OpenML metadata, the manifest, text / category /
+        bool dtype, or an integer column with an ID-like name).
+    source : str
+        Where it came from: ``"builtin:zip-codes"``, ``"shared:car"``, ``"openml:2"``,
+        ``"upload:my.csv"``.
+    notes : list of str
+        Notices for the user, one sentence each.
+    target : str
+        Name of the target column.
+    description : str
+        One line about the data set (built-ins), else empty.
+    truth : dict or None
+        The generating parameters of a synthetic data set.
+    """
+
+    name: str
+    X: pd.DataFrame
+    y: pd.Series
+    categorical: list[str]
+    source: str
+    notes: list[str] = field(default_factory=list)
+    target: str = ""
+    description: str = ""
+    truth: dict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def n_classes(self) -> int:
+        """Number of distinct target values."""
+        return int(self.y.nunique())
+
+    @property
+    def classes(self) -> np.ndarray:
+        """The sorted class labels."""
+        return np.unique(np.asarray(self.y))
+
+    def fingerprint(self) -> str:
+        """sha256 hex of the data: values of X and y, column names, dtypes, categorical list.
+
+        Stable across processes (pandas' row hashes use a fixed key); used as a cache key.
+        """
+        digest = hashlib.sha256()
+        header = {
+            "columns": [str(c) for c in self.X.columns],
+            "dtypes": [str(d) for d in self.X.dtypes],
+            "target": str(self.target),
+            "y_dtype": str(self.y.dtype),
+            "categorical": sorted(str(c) for c in self.categorical),
+            "shape": list(self.X.shape),
+        }
+        digest.update(json.dumps(header, sort_keys=True).encode())
+        if self.X.shape[1]:
+            digest.update(pd.util.hash_pandas_object(self.X, index=False).to_numpy().tobytes())
+        digest.update(pd.util.hash_pandas_object(self.y, index=False).to_numpy().tobytes())
+        return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------------- helpers
+def is_id_like_name(name) -> bool:
+    """True when a column name contains ``id``, ``hash``, ``url`` or ``impression``."""
+    return bool(_ID_LIKE.search(str(name)))
+
+
+def is_integer_like(column: pd.Series) -> bool:
+    """Integer dtype, or floats holding only whole numbers (an integer column stored as
+    floats, e.g. by parquet or because missing values turned it into floats)."""
+    if pd.api.types.is_bool_dtype(column.dtype):
+        return False
+    if pd.api.types.is_integer_dtype(column.dtype):
+        return True
+    if not pd.api.types.is_float_dtype(column.dtype):
+        return False
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    finite = np.isfinite(values)
+    return bool(finite.any() and np.all(values[finite] % 1 == 0))
+
+
+def id_like_columns(frame: pd.DataFrame) -> list[str]:
+    """Integer columns whose name looks like an identifier (categorical by SPEC section 1)."""
+    return [c for c in frame.columns if is_id_like_name(c) and is_integer_like(frame[c])]
+
+
+def is_text_dtype(dtype) -> bool:
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_bool_dtype(dtype)
+        or pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
+    )
+
+
+def format_size(n_bytes: int) -> str:
+    """``812 bytes``, ``3 KB``, ``1.1 MB``, ``200 MB``."""
+    if n_bytes < 1024:
+        return f"{n_bytes} bytes"
+    if n_bytes < 2**20:
+        return f"{n_bytes / 1024:.0f} KB"
+    mb = n_bytes / 2**20
+    return f"{mb:.1f} MB" if mb < 10 and not float(mb).is_integer() else f"{mb:.0f} MB"
+
+
+#: longest user text quoted in a message (a longer one is cut, with an ellipsis)
+QUOTE_LIMIT = 60
+
+
+def quote(name) -> str:
+    """``'name'`` for a message: plain text, at most :data:`QUOTE_LIMIT` characters.
+
+    The value is user text (a column name, a cell, a data set name), so it is cut to a
+    bounded length (a huge name cannot flood a message) and ``repr`` escapes newlines and
+    control characters; the app escapes markup before display.
+    """
+    text = str(name)
+    return repr(text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 1] + "\u2026")
+
+
+def join_names(names: Sequence, limit: int = 8) -> str:
+    shown = ", ".join(quote(n) for n in list(names)[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def columns_phrase(names: Sequence) -> str:
+    """``Column 'a'`` or ``Columns 'a', 'b'``."""
+    return ("Columns " if len(names) > 1 else "Column ") + join_names(names)
+
+
+def read_csv_strict(text: str, n_columns: int, **options) -> pd.DataFrame:
+    """``pandas.read_csv`` of ``text`` into columns ``0..n_columns-1``, where a first data
+    row longer than that raises ``pandas.errors.ParserWarning`` instead of losing its extra
+    values (pandas drops them with only a warning when ``index_col=False``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        return pd.read_csv(
+            io.StringIO(text), header=None, names=list(range(n_columns)), index_col=False, **options
+        )
+
+
+def check_cells(n_rows: int, n_columns: int, max_cells: int = MAX_CELLS) -> None:
+    """Refuse a table of more than ``max_cells`` cells (rows x columns) before it is built."""
+    if n_rows * n_columns > max_cells:
+        raise DataError(
+            f"The table would have {n_rows:,} rows x {n_columns:,} columns, more than the "
+            f"{max_cells:,} cells this app loads; upload a sample of the rows."
+        )
+
+
+def default_target(columns: Iterable) -> str:
+    """The default target: a column named ``class`` or ``target`` (any case), else the last."""
+    columns = [str(c) for c in columns]
+    if not columns:
+        raise DataError("The table has no columns.")
+    for wanted in ("class", "target"):
+        for column in columns:
+            if column.strip().lower() == wanted:
+                return column
+    return columns[-1]
+
+
+def unique_names(names: Sequence, notes: list[str]) -> list[str]:
+    """Column names as unique, non-empty strings; renames reported in ``notes``."""
+    out = []
+    blank = []
+    for i, name in enumerate(names):
+        text = "" if name is None or (isinstance(name, float) and np.isnan(name)) else str(name)
+        text = text.strip()
+        if not text:
+            text = f"column_{i + 1}"
+            blank.append(text)
+        out.append(text)
+    if blank:
+        notes.append(f"Columns without a name were named {join_names(blank)}.")
+    seen: dict[str, int] = {}
+    renamed = []
+    for i, name in enumerate(out):
+        if name in seen:
+            seen[name] += 1
+            new = f"{name} ({seen[name]})"
+            while new in seen:
+                seen[name] += 1
+                new = f"{name} ({seen[name]})"
+            seen[new] = 1
+            out[i] = new
+            renamed.append((name, new))
+        else:
+            seen[name] = 1
+    if renamed:
+        notes.append(
+            f"Column name {quote(renamed[0][0])} appears more than once, so the repeats were "
+            f"renamed ({', '.join(repr(new) for _, new in renamed[:5])})."
+        )
+    return out
+
+
+def is_mixed_labels(values: np.ndarray) -> bool:
+    """True when an object array mixes kinds of value (numbers, booleans, text)."""
+    return values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) in (
+        "mixed",
+        "mixed-integer",
+        "mixed-integer-float",
+    )
+
+
+def labels_as_text(values: np.ndarray) -> np.ndarray:
+    """The one rule for labels of mixed kinds: each label is its text, and a whole number
+    is written as an integer.
+
+    ``[1, True, 1.0, '1']`` become ``['1', 'True', '1', '1']``: the two classes ``'1'``
+    and ``'True'``. :attr:`Dataset.n_classes`, :func:`heb.data.encode_target` and
+    cross-validation all see these labels.
+    """
+    text = pd.Series(np.asarray(values, dtype=object)).astype(str)
+    return text.str.replace(r"^([+-]?\d+)\.0+$", r"\1", regex=True).to_numpy(dtype=object)
+
+
+def _clean_target(y: pd.Series, target: str) -> pd.Series:
+    """Whole-number float targets become integers; category targets plain values; targets
+    mixing kinds of value become text (:func:`labels_as_text`)."""
+    if isinstance(y.dtype, pd.CategoricalDtype):
+        y = y.astype(y.cat.categories.dtype)
+    if is_mixed_labels(y.to_numpy()):
+        return pd.Series(labels_as_text(y.to_numpy()), index=y.index, name=y.name, dtype=object)
+    if pd.api.types.is_float_dtype(y.dtype):
+        values = y.to_numpy(dtype=np.float64)
+        if np.all(np.isfinite(values)) and np.all(values % 1 == 0):
+            return y.astype(np.int64)
+        if np.isinf(values).any():
+            raise DataError(f"The target column {quote(target)} holds infinite values.")
+    return y
+
+
+def _checked_target(
+    frame: pd.DataFrame, target: str, notes: list[str]
+) -> tuple[pd.DataFrame, pd.Series]:
+    """Rows with a target (the dropped ones noted) and the cleaned target, refused when it
+    has fewer than two classes, looks continuous, or has too many classes."""
+    y = frame[target]
+    missing = y.isna().to_numpy()
+    if missing.all():
+        raise DataError(f"The target column {quote(target)} has no values.")
+    if missing.any():
+        frame = frame.loc[~missing]
+        count = int(missing.sum())
+        notes.append(f"Dropped {count} row{'s' * (count != 1)} with a missing target.")
+        y = frame[target]
+    if frame.shape[0] < 2:
+        raise DataError("The table has a single data row; a classifier needs at least two.")
+    y = _clean_target(y.reset_index(drop=True), target)
+    n_values = int(y.nunique())
+    if n_values < 2:
+        raise DataError(
+            f"The target {quote(target)} has only one class ({quote(y.iloc[0])}); a "
+            "classifier needs at least two classes."
+        )
+    if pd.api.types.is_float_dtype(y.dtype) and n_values > CONTINUOUS_TARGET_VALUES:
+        raise DataError(
+            f"The target {quote(target)} has {n_values} different decimal values, so it "
+            "looks like a measurement rather than classes; pick a column with a few classes."
+        )
+    if n_values > MAX_CLASSES:
+        raise DataError(
+            f"The target {quote(target)} has {n_values} different values, more than the "
+            f"{MAX_CLASSES} classes this app handles; pick a column with fewer classes."
+        )
+    return frame, y
+
+
+def finalize(
+    frame: pd.DataFrame,
+    target: str | None,
+    *,
+    name: str,
+    source: str,
+    declared: Iterable[str] = (),
+    drop: Iterable[str] = (),
+    notes: list[str] | None = None,
+    description: str = "",
+    truth: dict | None = None,
+) -> Dataset:
+    """Checks shared by every loader: target, classes, column notes; builds the Dataset."""
+    notes = list(notes or [])
+    if frame.shape[1] == 0:
+        raise DataError("The table has no columns.")
+    frame = frame.copy(deep=False)
+    frame.columns = unique_names(list(frame.columns), notes)
+    if frame.shape[0] == 0:
+        raise DataError("The table has a header but no data rows.")
+    target = default_target(frame.columns) if target is None else str(target)
+    if target not in frame.columns:
+        raise DataError(
+            f"There is no column named {quote(target)}; the columns are "
+            f"{join_names(list(frame.columns))}."
+        )
+    drop = [c for c in drop if c in frame.columns and c != target]
+    if drop:
+        frame = frame.drop(columns=drop)
+        notes.append(f"Left out {join_names(drop)} (row identifiers or ignored columns).")
+    if frame.shape[1] < 2:
+        raise DataError(
+            f"The table has no feature columns besides the target {quote(target)}; a "
+            "classifier needs at least one."
+        )
+    frame, y = _checked_target(frame, target, notes)
+    y.name = target
+    X = frame.drop(columns=[target]).reset_index(drop=True)
+    X, column_notes = _column_notes(X)
+    notes.extend(column_notes)
+    declared = {str(c) for c in declared}
+    categorical = [c for c, dtype in X.dtypes.items() if c in declared or is_text_dtype(dtype)]
+    categorical += [c for c in id_like_columns(X) if c not in categorical]
+    unique_per_row = [c for c in categorical if X.shape[0] >= 10 and X[c].nunique() == X.shape[0]]
+    if unique_per_row:
+        notes.append(
+            f"{columns_phrase(unique_per_row)} "
+            f"{'have' if len(unique_per_row) > 1 else 'has'} one value per row: kept as a "
+            "high-cardinality feature."
+        )
+    return Dataset(
+        name=name,
+        X=X,
+        y=y,
+        categorical=categorical,
+        source=source,
+        notes=notes,
+        target=target,
+        description=description,
+        truth=truth,
+    )
+
+
+def _distinct_counts(X: pd.DataFrame, floats: list) -> pd.Series:
+    """Distinct values per column, capped at 2 for the float columns (enough to tell empty
+    and constant ones apart), which are counted in one vectorised pass."""
+    float_set = set(floats)
+    others = [c for c in X.columns if c not in float_set]
+    counts = X[others].nunique(dropna=True) if others else pd.Series(dtype=np.int64)
+    if floats:
+        values = X[floats].to_numpy(dtype=np.float64, na_value=np.nan)
+        present = ~np.isnan(values)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-missing columns
+            spread = np.nanmax(values, axis=0) > np.nanmin(values, axis=0)
+        capped = np.where(present.any(axis=0), 1 + spread, 0)
+        counts = pd.concat([counts, pd.Series(capped, index=floats)])
+    return counts.reindex(X.columns)
+
+
+def _column_notes(X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Infinite numbers become missing; empty, constant and wide tables are reported."""
+    notes = []
+    numeric = [c for c, dtype in X.dtypes.items() if pd.api.types.is_float_dtype(dtype)]
+    if numeric:
+        values = X[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+        infinite = np.isinf(values)
+        if infinite.any():
+            columns = [numeric[i] for i in np.flatnonzero(infinite.any(axis=0))]
+            X = X.copy()
+            X[columns] = X[columns].replace([np.inf, -np.inf], np.nan)
+            notes.append(
+                f"{int(infinite.sum())} infinite value"
+                f"{'s' * int(infinite.sum() != 1)} in {join_names(columns)} "
+                f"{'are' if infinite.sum() != 1 else 'is'} treated as missing."
+            )
+    n_distinct = _distinct_counts(X, numeric)
+    empty = list(n_distinct.index[n_distinct.to_numpy() == 0])
+    if empty:
+        notes.append(
+            f"{columns_phrase(empty)} {'are' if len(empty) > 1 else 'is'} empty in every row "
+            "and will be left out."
+        )
+    constant = list(n_distinct.index[n_distinct.to_numpy() == 1])
+    if constant:
+        notes.append(
+            f"{columns_phrase(constant)} {'have' if len(constant) > 1 else 'has'} a single "
+            f"value, so {'they' if len(constant) > 1 else 'it'} cannot help the prediction (kept)."
+        )
+    if X.shape[1] > 1000:
+        notes.append(f"The table has {X.shape[1]:,} feature columns; fitting may take a while.")
+    return X, notes

@@ -1,0 +1,153 @@
+"""Targets and folds: class codes, the paper's 20,000-row subsample, a safe fold count.
+
+:func:`encode_target` codes labels ``0..C-1`` (labels of mixed kinds by the one rule of
+:func:`heb.data.dataset.labels_as_text`); :func:`stratified_subsample` is the paper's
+20,000-row cap (seed 42); :func:`safe_n_splits` picks a fold count every class allows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from heb.data.dataset import DataError, is_mixed_labels, labels_as_text
+
+__all__ = ["encode_target", "stratified_subsample", "safe_n_splits"]
+
+
+def encode_target(y) -> tuple[np.ndarray, np.ndarray]:
+    """Class indices ``0..C-1`` and the sorted class labels.
+
+    Raises
+    ------
+    DataError
+        If the target has missing values.
+    """
+    values = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
+    if values.ndim != 1:
+        raise ValueError(f"The target must be one-dimensional, got shape {values.shape}.")
+    if pd.isna(values).any():
+        raise DataError("The target has missing values; drop those rows first.")
+    if is_mixed_labels(values):
+        values = labels_as_text(values)
+    classes, index = np.unique(values, return_inverse=True)
+    return index.astype(np.int64), classes
+
+
+def stratified_subsample(X, y, max_rows: int = 20000, seed: int = 42):
+    """At most ``max_rows`` rows, class proportions kept (paper protocol: 20,000, seed 42).
+
+    Each class gets ``round(n_c max_rows / n)`` rows (largest remainders, at least one row
+    for every class); rows keep their original order. Identity when ``n <= max_rows``.
+
+    Returns
+    -------
+    X, y : the subsample, of the input's types (DataFrames / Series with a fresh index).
+    """
+    n_rows = len(y)
+    if len(X) != n_rows:
+        raise ValueError("X and y have different numbers of rows.")
+    if n_rows <= max_rows:
+        return X, y
+    y_idx, classes = encode_target(y)
+    if max_rows < classes.size:
+        raise ValueError(f"max_rows must be at least the number of classes ({classes.size}).")
+    counts = np.bincount(y_idx, minlength=classes.size)
+    exact = counts * (max_rows / n_rows)
+    alloc = np.floor(exact).astype(np.int64)
+    leftover = max_rows - int(alloc.sum())
+    alloc[np.argsort(-(exact - alloc), kind="stable")[:leftover]] += 1
+    short = (alloc == 0) & (counts > 0)
+    alloc[short] = 1
+    for _ in range(int(short.sum())):  # give the rows back from the largest classes
+        alloc[np.argmax(alloc)] -= 1
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(n_rows)
+    order = perm[np.argsort(y_idx[perm], kind="stable")]
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    rank = np.arange(n_rows) - starts
+    keep = np.sort(order[rank < alloc[y_idx[order]]])
+    if isinstance(X, pd.DataFrame | pd.Series):
+        X_sub = X.iloc[keep].reset_index(drop=True)
+    else:
+        X_sub = np.asarray(X)[keep]
+    if isinstance(y, pd.Series):
+        y_sub = y.iloc[keep].reset_index(drop=True)
+    else:
+        y_sub = np.asarray(y)[keep]
+    return X_sub, y_sub
+
+
+def safe_n_splits(y, n_splits: int = 10, *, rare: str = "reduce") -> tuple[int, str | None]:
+    """The number of stratified folds the target allows, and a notice for the user.
+
+    Parameters
+    ----------
+    y : array-like
+        The target (no missing values).
+    n_splits : int, default 10
+        The folds wanted.
+    rare : {"reduce", "keep"}
+        ``"reduce"``: as many folds as the smallest class has rows (at least 2), so every
+        class is in every fold. ``"keep"``: ``n_splits`` folds whenever the largest class
+        allows it (scikit-learn's rule); a smaller class is then missing from some folds,
+        which the engine handles (N_c = 0, SPEC section 1).
+
+    A class with a single row is left out of the minimum in both modes: it is kept in the
+    data, tested once while absent from that training fold, and the notice says so.
+
+    Returns
+    -------
+    (folds, notice) : the fold count and one or two sentences, or ``None``.
+
+    Raises
+    ------
+    DataError
+        Fewer than two classes, or no class with two rows.
+    """
+    if rare not in ("reduce", "keep"):
+        raise ValueError(f"rare must be 'reduce' or 'keep', got {rare!r}.")
+    if int(n_splits) < 2:
+        raise ValueError("n_splits must be at least 2.")
+    y_idx, classes = encode_target(y)
+    if classes.size < 2:
+        raise DataError("Cross-validation needs at least two classes in the target.")
+    counts = np.bincount(y_idx, minlength=classes.size)
+    splittable = counts >= 2
+    if not splittable.any():
+        raise DataError(
+            "Every class has a single row, so there is nothing to cross-validate; a classifier "
+            "needs several rows per class."
+        )
+    smallest = int(counts[splittable].min())
+    label = classes[splittable][np.argmin(counts[splittable])]
+    notices = []
+    if rare == "reduce":
+        folds = int(min(n_splits, max(2, smallest)))
+        if folds < n_splits:
+            notices.append(
+                f"The smallest class ('{label}') has only {smallest} rows, so {folds}-fold "
+                f"cross-validation is used instead of {n_splits}-fold."
+            )
+    else:
+        folds = int(min(n_splits, counts.max()))
+        if folds < n_splits:
+            notices.append(
+                f"The largest class has only {counts.max()} rows, so {folds}-fold "
+                f"cross-validation is used instead of {n_splits}-fold."
+            )
+        elif smallest < folds:
+            notices.append(
+                f"The smallest class ('{label}') has only {smallest} rows, fewer than the "
+                f"{folds} folds, so some training folds lack it."
+            )
+    singles = classes[~splittable]
+    if singles.size:
+        shown = ", ".join(f"'{c}'" for c in singles[:5]) + (" ..." if singles.size > 5 else "")
+        plural = singles.size > 1
+        notices.append(
+            f"Class{'es' * plural} {shown} ha{'ve' if plural else 's'} a single row, so "
+            f"{'they are' if plural else 'it is'} only tested in a fold whose training rows "
+            f"lack {'them' if plural else 'it'}."
+        )
+    return folds, " ".join(notices) or None

@@ -1,0 +1,348 @@
+"""The paper's evaluation protocol: stratified 10-fold CV over methods and datasets.
+
+Each column is encoded once per dataset; per fold, the encoding is fitted on the training
+rows only (:mod:`heb.data.encoding`), the training rows are counted once, and every Naive
+Bayes method re-smooths that one
+:class:`~heb.counts.CountTable` (which is what makes what-if comparisons fast). Results
+are cached per method under :meth:`RunSettings.method_key
+<heb.evaluate.settings.RunSettings.method_key>`, so changing one method's
+hyper-parameter recomputes that method alone. A model family is one entry of
+:data:`FAMILY_ESTIMATORS`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from heb import registry
+from heb.data import Dataset, encode_target
+from heb.evaluate.cache import ResultCache
+from heb.evaluate.folds import FOLD_STORE, Fold, PreparedFolds, prepare_folds
+from heb.evaluate.hierarchy_specs import attach_hierarchies, with_fold_hierarchies
+from heb.evaluate.settings import RunSettings
+from heb.metrics import reliability
+from heb.nb import NaiveBayes
+from heb.registry import METRICS, TABLE1_METHODS, compute_metrics, smoother_param_names
+from heb.smoothing import resolve_params
+
+__all__ = [
+    "CVResult",
+    "FAMILY_ESTIMATORS",
+    "Family",
+    "cross_validate",
+    "fold_columns",
+    "method_spec",
+    "run_benchmark",
+]
+
+
+def fold_columns() -> list[str]:
+    """Columns of a folds frame: the registered metrics at call time, then the timings."""
+    return ["method", "fold", *METRICS, "fit_time", "predict_time"]
+
+
+def _aode(params: dict):
+    from heb.aode import AODE  # lazy: only AODE runs pay for its import
+
+    return AODE(**params)
+
+
+@dataclass(frozen=True)
+class Family:
+    """How the CV loop builds and fits a model family of :data:`heb.registry.FAMILIES`.
+
+    ``make(params)`` returns an unfitted estimator; ``fits_counts`` says it has
+    ``fit_counts(table, classes)`` (re-smoothing a fold's one count table, no recount);
+    otherwise it is fitted with ``partial_fit`` on the fold's codes.
+    """
+
+    make: Callable[[dict], object]
+    fits_counts: bool = False
+
+
+#: model family -> estimator factory; adding a family is one entry here
+FAMILY_ESTIMATORS: dict[str, Family] = {
+    "nb": Family(lambda params: NaiveBayes(**params), fits_counts=True),
+    "aode": Family(_aode),
+}
+
+
+def method_spec(name: str, overrides: dict | None = None) -> dict:
+    """The model family and full parameters of a named method, overrides applied.
+
+    Smoother hyper-parameters are resolved through the registry (defaults filled in,
+    ranges checked, one the smoother does not use refused), so two specs that fit the
+    same model compare equal (and share a cache entry).
+    """
+    entry = registry.method(name)
+    params = {**entry.params, **(overrides or {})}
+    if entry.family == "nb":
+        names = smoother_param_names()
+        hyper = {k: v for k, v in params.items() if k in names}
+        params = {k: v for k, v in params.items() if k not in names}
+        params |= resolve_params(params["smoother"], **hyper)
+    return {"model": entry.family, "params": params}
+
+
+def _family(spec: dict) -> Family:
+    try:
+        return FAMILY_ESTIMATORS[spec["model"]]
+    except KeyError:
+        raise ValueError(f"No estimator is wired for the model family {spec['model']!r}.") from None
+
+
+def _fit_fold(family: Family, params: dict, fold: Fold, C: int) -> tuple[object, float]:
+    """A model fitted on one fold's training rows, and its fit time (counting included)."""
+    model = family.make(with_fold_hierarchies(params, fold))
+    start = time.perf_counter()
+    if family.fits_counts:
+        model.fit_counts(fold.table, np.arange(C))
+        return model, time.perf_counter() - start + fold.count_time
+    model.partial_fit(fold.train_codes, fold.y_train, classes=np.arange(C))
+    return model, time.perf_counter() - start
+
+
+def _run_methods(
+    specs: dict[str, dict],
+    prepared: PreparedFolds,
+    report: Callable[[float, str], None],
+) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
+    """Per method, its per-fold records and out-of-fold probabilities.
+
+    Folds are the outer loop, so each fold's test codes are read once for every method.
+    """
+    C = prepared.classes.size
+    oof = {name: np.zeros((prepared.y.size, C)) for name in specs}
+    rows: dict[str, list] = {name: [] for name in specs}
+    n_folds = len(prepared.folds)
+    for index, fold in enumerate(prepared.folds):
+        report(index / n_folds, f"Fold {index + 1} of {n_folds}")
+        test_codes = fold.test_codes
+        y_test = prepared.y[fold.test_index]
+        for name, spec in specs.items():
+            model, fit_time = _fit_fold(_family(spec), spec["params"], fold, C)
+            start = time.perf_counter()
+            proba = model.predict_proba(test_codes)
+            predict_time = time.perf_counter() - start
+            oof[name][fold.test_index] = proba
+            record = {"method": name, "fold": index, **compute_metrics(y_test, proba)}
+            rows[name].append(record | {"fit_time": fit_time, "predict_time": predict_time})
+    return {name: (pd.DataFrame(rows[name], columns=fold_columns()), oof[name]) for name in specs}
+
+
+@dataclass
+class CVResult:
+    """Per-fold records and out-of-fold probabilities of a cross-validation run.
+
+    Attributes
+    ----------
+    folds : DataFrame
+        One row per (method, fold): the metrics, ``fit_time`` and ``predict_time``.
+    oof_proba : dict
+        Method -> (n, C) out-of-fold class probabilities.
+    y : ndarray (n,)
+        Class indices of the evaluated rows.
+    classes : ndarray (C,)
+        Class labels.
+    notes : list of str
+        Notices for the user (subsampling, fewer folds, ...).
+    n_splits : int
+        Folds actually used.
+    cached : list of str
+        Methods served from the cache.
+    """
+
+    folds: pd.DataFrame
+    oof_proba: dict[str, np.ndarray]
+    y: np.ndarray
+    classes: np.ndarray
+    notes: list[str] = field(default_factory=list)
+    n_splits: int = 10
+    cached: list[str] = field(default_factory=list)
+
+    @property
+    def methods(self) -> list[str]:
+        """Methods in the order they were asked for."""
+        return list(self.oof_proba)
+
+    def summary(self) -> pd.DataFrame:
+        """Mean and standard deviation over folds of every metric and time, per method."""
+        cols = [c for c in fold_columns()[2:] if c in self.folds.columns]
+        grouped = self.folds.groupby("method", sort=False)[cols]
+        mean = grouped.mean().add_suffix("_mean")
+        std = grouped.std(ddof=1).fillna(0.0).add_suffix("_std")
+        out = pd.concat([mean, std], axis=1)
+        ordered = [c for pair in zip(mean.columns, std.columns, strict=True) for c in pair]
+        return out[ordered].reindex(self.methods).reset_index(names="method")
+
+    def reliability(self, method: str, n_bins: int = 10) -> dict:
+        """Reliability-diagram data of a method's pooled out-of-fold probabilities."""
+        return reliability(self.y, self.oof_proba[method], n_bins=n_bins)
+
+
+def _cached_results(
+    cache: ResultCache, keys: dict[str, str]
+) -> tuple[dict[str, pd.DataFrame], dict[str, np.ndarray]]:
+    """The fold frames and out-of-fold probabilities of the methods found in the cache."""
+    frames: dict[str, pd.DataFrame] = {}
+    oof: dict[str, np.ndarray] = {}
+    for name, key in keys.items():
+        frame = cache.get_frame(key)
+        arrays = cache.get_arrays(key) if frame is not None else None
+        if frame is not None and arrays is not None:
+            frames[name], oof[name] = frame.assign(method=name), arrays["oof_proba"]
+    return frames, oof
+
+
+def cross_validate(
+    dataset: Dataset,
+    methods: Sequence[str] = TABLE1_METHODS,
+    *,
+    params: dict[str, dict] | None = None,
+    n_splits: int = 10,
+    seed: int = 42,
+    n_bins: int = 10,
+    missing: str = "impute",
+    max_rows: int | None = 20_000,
+    progress: Callable[[float, str], None] | None = None,
+    use_cache: bool = True,
+    cache: ResultCache | None = None,
+    settings: RunSettings | None = None,
+) -> CVResult:
+    """Stratified k-fold CV of the named methods on one dataset (the paper's protocol).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Features, target and declared categorical columns.
+    methods : sequence of str
+        Names (or aliases) from :data:`heb.registry.METHODS`.
+    params : dict, optional
+        Per-method parameter overrides, e.g. ``{"Lidstone": {"alpha": 0.5}}``.
+    n_splits, seed : int
+        Stratified, shuffled folds (fewer when a class has fewer rows; see ``notes``).
+    n_bins, missing : int, str
+        Preprocessing of numeric columns and missing values (fitted per training fold).
+    max_rows : int or None
+        Stratified subsample size (seed 42); None or 0 keeps every row.
+    progress : callable, optional
+        Called as ``progress(fraction, message)``.
+    use_cache : bool
+        Read and write results in the result cache (a cache that cannot be written
+        costs a warning, not the run).
+    settings : RunSettings, optional
+        Every setting at once (the app's URL state); when given it replaces ``params``,
+        ``n_splits``, ``seed``, ``n_bins``, ``missing`` and ``max_rows``.
+    """
+    methods = list(dict.fromkeys(methods))
+    if not methods:
+        raise ValueError("Choose at least one method.")
+    if settings is None:
+        settings = RunSettings(
+            n_bins=n_bins,
+            missing=missing,
+            max_rows=max_rows,
+            n_splits=n_splits,
+            seed=seed,
+            overrides=params or {},
+        )
+    elif params is not None:
+        raise ValueError("Give the overrides in settings or in params, not both.")
+    settings = settings.replace(fingerprint=dataset.fingerprint())
+    overrides = settings.params()
+    specs = {name: method_spec(name, overrides.get(name)) for name in methods}
+    specs = attach_hierarchies(specs, settings.hierarchies)
+    keys = {name: settings.method_key(specs[name], list(METRICS)) for name in methods}
+    cache = cache if cache is not None else ResultCache()
+    report = progress or (lambda fraction, message: None)
+
+    meta = cache.get_json(settings.data_key()) if use_cache else None
+    frames, oof = _cached_results(cache, keys) if meta is not None else ({}, {})
+    cached = list(frames)
+    todo = [name for name in methods if name not in frames]
+    if todo:
+        report(0.0, "Preparing folds")
+        prepared = FOLD_STORE.get_or_build(
+            settings.data_key(), lambda: prepare_folds(dataset, settings)
+        )
+        meta = {
+            "y": prepared.y.tolist(),
+            "classes": [str(c) for c in prepared.classes],
+            "notes": list(prepared.notes),
+            "n_splits": prepared.n_splits,
+        }
+        results = _run_methods({name: specs[name] for name in todo}, prepared, report)
+        for name in todo:
+            frames[name], oof[name] = results[name]
+            if use_cache:
+                cache.store("frame", keys[name], frames[name])
+                cache.store("arrays", keys[name], {"oof_proba": oof[name]})
+        if use_cache:
+            cache.store("json", settings.data_key(), meta)
+        y, classes = prepared.y, prepared.classes
+    else:
+        y = np.asarray(meta["y"], dtype=np.int64)
+        classes = encode_target(dataset.y)[1]
+        if len(classes) != len(meta["classes"]):
+            classes = np.asarray(meta["classes"])
+    report(1.0, "Done")
+    folds = pd.concat([frames[name] for name in methods], ignore_index=True)
+    return CVResult(
+        folds=folds[fold_columns()],
+        oof_proba={name: oof[name] for name in methods},
+        y=y,
+        classes=classes,
+        notes=list(meta["notes"]),
+        n_splits=int(meta["n_splits"]),
+        cached=cached,
+    )
+
+
+def run_benchmark(
+    datasets: Sequence[Dataset],
+    methods: Sequence[str] = TABLE1_METHODS,
+    *,
+    settings: RunSettings | None = None,
+    params: dict[str, dict] | None = None,
+    progress: Callable[[float, str], None] | None = None,
+    use_cache: bool = True,
+    n_jobs: int = 1,
+    **words,
+) -> pd.DataFrame:
+    """Cross-validate every method on every dataset; one row per (dataset, method, fold).
+
+    The settings come as ``settings`` or as :class:`RunSettings`' words (``n_splits``,
+    ``seed``, ``n_bins``, ``missing``, ``max_rows``) with ``params`` as its overrides,
+    exactly as :func:`cross_validate` takes them. ``n_jobs > 1`` runs datasets in
+    parallel processes (joblib).
+    """
+    if settings is None:
+        settings = RunSettings(overrides=params or {}, **words)
+    elif params is not None or words:
+        raise ValueError("Give the settings as a RunSettings or as words, not both.")
+    report = progress or (lambda fraction, message: None)
+
+    def one(dataset: Dataset) -> pd.DataFrame:
+        result = cross_validate(dataset, methods, settings=settings, use_cache=use_cache)
+        return result.folds.assign(dataset=dataset.name)
+
+    frames = []
+    if n_jobs == 1:
+        for index, dataset in enumerate(datasets):
+            report(index / max(1, len(datasets)), f"{dataset.name}")
+            frames.append(one(dataset))
+    else:
+        from joblib import Parallel, delayed
+
+        report(0.0, f"{len(datasets)} datasets on {n_jobs} processes")
+        frames = Parallel(n_jobs=n_jobs)(delayed(one)(d) for d in datasets)
+    report(1.0, "Done")
+    if not frames:
+        return pd.DataFrame(columns=["dataset", *fold_columns()])
+    out = pd.concat(frames, ignore_index=True)
+    return out[["dataset", *fold_columns()]]

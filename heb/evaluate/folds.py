@@ -1,0 +1,283 @@
+"""A run's prepared folds (the dataset's codes, one encoding and count table per fold),
+kept in a bounded store.
+
+Preparing folds (encoding fitted on each training fold, counting) is what a what-if
+change must not repeat, so the last few runs' folds stay in memory. The store is shared
+by the app's session threads: every access holds a lock, and it is bounded both by the
+number of runs and by the bytes of their arrays (least recently used first out).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedKFold
+
+from heb.counts import CountTable
+from heb.data import Dataset, Preprocessor, encode_target, safe_n_splits, stratified_subsample
+from heb.data.encoding import DatasetCodes, FoldEncoding, class_totals, encode_columns
+from heb.evaluate.settings import RunSettings
+
+__all__ = [
+    "Fold",
+    "PreparedFolds",
+    "FoldStore",
+    "prepare_folds",
+    "reference_folds",
+    "ReferenceFold",
+    "FOLD_STORE",
+]
+
+#: the seed of the stratified subsample (fixed, so a subsample is the same in every run)
+SUBSAMPLE_SEED = 42
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One fold: its test rows, its fitted encoding and the training counts.
+
+    Only the test rows are kept: the training rows are the others, and the codes are read
+    from the dataset's one :class:`~heb.data.encoding.DatasetCodes` through the fold's
+    lookup tables when asked for, so the store holds one copy of the data, not one per
+    fold.
+    """
+
+    codes: DatasetCodes
+    encoding: FoldEncoding
+    test_index: np.ndarray
+    y: np.ndarray  # every evaluated row's class (shared by the folds)
+    table: CountTable
+    count_time: float  # encoding the fold and counting its training rows
+
+    @property
+    def train_index(self) -> np.ndarray:
+        """The training rows, ascending."""
+        train = np.ones(self.y.size, dtype=bool)
+        train[self.test_index] = False
+        return np.flatnonzero(train)
+
+    @property
+    def y_train(self) -> np.ndarray:
+        """The training rows' classes."""
+        return self.y[self.train_index]
+
+    @property
+    def train_codes(self) -> np.ndarray:
+        """The training rows' codes, missing values imputed (``Preprocessor.fit_transform``)."""
+        return self.encoding.transform(self.codes, self.train_index, impute=True)
+
+    @property
+    def test_codes(self) -> np.ndarray:
+        """The test rows' codes (``Preprocessor.transform``)."""
+        return self.encoding.transform(self.codes, self.test_index)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the fold's own arrays (the shared codes and classes count once, by the
+        run)."""
+        return self.test_index.nbytes + self.table.counts.nbytes + self.encoding.nbytes
+
+
+@dataclass(frozen=True)
+class PreparedFolds:
+    """The evaluated rows' classes, the folds actually used and notices for the user."""
+
+    y: np.ndarray
+    classes: np.ndarray
+    n_splits: int
+    notes: tuple[str, ...]
+    folds: tuple[Fold | ReferenceFold, ...]
+    codes: DatasetCodes | None = None
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of every array held."""
+        shared = 0 if self.codes is None else self.codes.nbytes
+        return self.y.nbytes + shared + sum(fold.nbytes for fold in self.folds)
+
+
+@dataclass(frozen=True)
+class _Split:
+    """The evaluated rows (after the subsample), their classes and the folds' rows."""
+
+    X: pd.DataFrame
+    y: np.ndarray
+    classes: np.ndarray
+    n_splits: int
+    notes: tuple[str, ...]
+    folds: list[tuple[np.ndarray, np.ndarray]]
+
+
+def _encode_target(y_raw: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``encode_target`` of the distinct labels only (hashed first), then of every row.
+
+    Object labels that are not all text go the direct way: hashing would merge 1, 1.0 and
+    True, which ``encode_target`` reads as different labels.
+    """
+    codes, uniques = pd.factorize(y_raw, use_na_sentinel=False)  # NaN stays a label
+    uniques = np.asarray(uniques)
+    if uniques.dtype == object and not all(isinstance(v, str) for v in uniques):
+        return encode_target(y_raw)
+    index, classes = encode_target(uniques)
+    return index[codes], classes
+
+
+def _stand_in_target(y: np.ndarray, classes: np.ndarray, n_splits: int) -> np.ndarray:
+    """Labels with each class count capped at ``n_splits + 1``: ``safe_n_splits`` gives the
+    same folds and notice as for every row (its rules compare counts with ``n_splits``
+    and quote only counts below it), without sorting a million labels."""
+    counts = np.minimum(np.bincount(y, minlength=classes.size), int(n_splits) + 1)
+    return np.repeat(classes, counts)
+
+
+def _split(dataset: Dataset, settings: RunSettings) -> _Split:
+    """Subsample, then split stratified and shuffled (the fewer folds a rare class allows)."""
+    notes: list[str] = []
+    X, y_raw = dataset.X, dataset.y
+    max_rows = settings.max_rows
+    if max_rows and len(X) > max_rows:
+        X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows, seed=SUBSAMPLE_SEED)
+        notes.append(f"Used a stratified subsample of {max_rows:,} of {len(dataset.X):,} rows.")
+    y, classes = _encode_target(y_raw)
+    k, notice = safe_n_splits(
+        _stand_in_target(y, classes, settings.n_splits), settings.n_splits, rare="keep"
+    )
+    if notice:
+        notes.append(notice)
+    splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=settings.seed)
+    folds = list(splitter.split(np.zeros(len(y)), y))
+    return _Split(X, y, classes, k, tuple(notes), folds)
+
+
+def prepare_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
+    """Subsample, split (stratified, shuffled), encode per training fold and count.
+
+    The columns are read once (:func:`~heb.data.encoding.encode_columns`); each fold's
+    encoding and counts then come from those codes, equal to a ``Preprocessor`` fitted on
+    the fold's training rows and ``CountTable.from_codes`` of its codes.
+    """
+    split = _split(dataset, settings)
+    y, C = split.y, split.classes.size
+    codes = encode_columns(split.X, categorical=dataset.categorical)
+    totals = class_totals(codes, y, C)
+    folds = []
+    for train, test in split.folds:
+        start = time.perf_counter()
+        encoding, table = codes.fit_fold(
+            train, test, y, C, n_bins=settings.n_bins, missing=settings.missing, totals=totals
+        )
+        count_time = time.perf_counter() - start
+        folds.append(Fold(codes, encoding, test, y, table, count_time))
+    return PreparedFolds(y, split.classes, split.n_splits, split.notes, tuple(folds), codes)
+
+
+@dataclass(frozen=True)
+class ReferenceFold:
+    """A fold of :func:`reference_folds`: the codes a fold's own ``Preprocessor`` gives."""
+
+    train_codes: np.ndarray
+    test_codes: np.ndarray
+    y_train: np.ndarray
+    test_index: np.ndarray
+    table: CountTable
+    count_time: float
+
+
+def reference_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
+    """The same folds as :func:`prepare_folds`, each read from the raw frame by a
+    ``Preprocessor`` fitted on its training rows (the slow, direct path: the reference the
+    tests and ``benchmarks/cv_speed.py`` hold the encoding to)."""
+    split = _split(dataset, settings)
+    folds = []
+    for train, test in split.folds:
+        pre = Preprocessor(
+            n_bins=settings.n_bins, missing=settings.missing, categorical=dataset.categorical
+        )
+        train_codes = pre.fit_transform(split.X.iloc[train])
+        test_codes = pre.transform(split.X.iloc[test])
+        start = time.perf_counter()
+        table = CountTable.from_codes(
+            train_codes, split.y[train], split.classes.size, n_categories=pre.n_categories_
+        )
+        count_time = time.perf_counter() - start
+        folds.append(
+            ReferenceFold(train_codes, test_codes, split.y[train], test, table, count_time)
+        )
+    return PreparedFolds(split.y, split.classes, split.n_splits, split.notes, tuple(folds))
+
+
+class FoldStore:
+    """A thread-safe, bounded, least-recently-used store of prepared folds by key.
+
+    Parameters
+    ----------
+    max_entries : int
+        Runs kept at most.
+    max_bytes : int
+        Bytes of arrays kept at most; a run larger than this is returned, not kept.
+    """
+
+    def __init__(self, max_entries: int = 4, max_bytes: int = 1 << 30):
+        if max_entries < 1 or max_bytes < 1:
+            raise ValueError("A fold store needs room for at least one entry and one byte.")
+        self.max_entries, self.max_bytes = int(max_entries), int(max_bytes)
+        self._entries: OrderedDict[str, PreparedFolds] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held now."""
+        with self._lock:
+            return self._bytes
+
+    def get(self, key: str) -> PreparedFolds | None:
+        """The folds stored under ``key`` (now the most recently used), or ``None``."""
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: str, prepared: PreparedFolds) -> None:
+        """Keep ``prepared`` under ``key``, dropping the least recently used beyond the bounds."""
+        size = prepared.nbytes
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old.nbytes
+            if size > self.max_bytes:
+                return
+            self._entries[key] = prepared
+            self._bytes += size
+            while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= dropped.nbytes
+
+    def get_or_build(self, key: str, build: Callable[[], PreparedFolds]) -> PreparedFolds:
+        """The stored folds, or ``build()``'s (built outside the lock, then stored)."""
+        found = self.get(key)
+        if found is None:
+            found = build()
+            self.put(key, found)
+        return found
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+
+#: the process-wide store the CV protocol reads (shared by the app's sessions)
+FOLD_STORE = FoldStore()

@@ -1,0 +1,214 @@
+"""Declared category hierarchies of a run: their text form and their levels on a fold.
+
+A declaration names a feature column and either its chain of parent columns (each
+coarser than the one before, e.g. ``ROLE_ROLLUP_2 -> ROLE_ROLLUP_1``) or the prefix
+lengths of its labels, finest first (ZIP ``02139 -> 021 -> 0`` is ``prefix=(3, 1)``).
+The declarations travel as one canonical JSON text (:func:`hierarchies_text`): it is a
+field of :class:`~heb.evaluate.RunSettings` (so it enters the cache key of the methods
+that read it, and the URL), and each training fold turns it into the levels
+:class:`heb.nb.NaiveBayes` reads (:func:`fold_hierarchies`), from that fold's own codes:
+a parent column by its most frequent value per child code
+(:func:`heb.hierarchy_sources.levels_from_chain`), a prefix rule from the labels of the
+fold's categories (:func:`heb.hierarchy_sources.prefix_levels`). A declaration whose
+columns a fold lacks (or a prefix rule on a binned numeric column) is left out there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from heb import registry
+from heb.hierarchy import NESTED_RULE
+from heb.hierarchy_sources import levels_from_chain, prefix_levels
+
+__all__ = [
+    "Declared",
+    "HIERARCHY_PARAM",
+    "MAX_DECLARED",
+    "attach_hierarchies",
+    "fold_hierarchies",
+    "hierarchies_text",
+    "parse_hierarchies",
+    "resolve_levels",
+    "with_fold_hierarchies",
+]
+
+#: the key of a method spec's params that holds the declarations (replaced per fold)
+HIERARCHY_PARAM = "hierarchy_declared"
+#: declarations one run may hold (a URL stays short)
+MAX_DECLARED = 16
+_MISSING_LABEL = "(missing)"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One declared hierarchy: ``feature`` with its parent columns or prefix lengths."""
+
+    feature: str
+    parents: tuple[str, ...] = ()
+    prefix: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "feature", str(self.feature))
+        set_(self, "parents", tuple(str(p) for p in self.parents))
+        if not self.feature:
+            raise ValueError("A hierarchy needs the name of its feature column.")
+        if bool(self.parents) == bool(self.prefix):
+            raise ValueError(
+                f"The hierarchy of {self.feature!r} needs either parent columns or prefix lengths."
+            )
+        if self.feature in self.parents or len(set(self.parents)) != len(self.parents):
+            raise ValueError(
+                f"The parent columns of {self.feature!r} must be other, distinct columns."
+            )
+        lengths = []
+        for value in self.prefix:
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise ValueError(f"Prefix lengths of {self.feature!r} must be whole numbers.")
+            lengths.append(int(value))
+        if lengths and (min(lengths) < 1 or np.any(np.diff(lengths) >= 0)):
+            raise ValueError(
+                f"Prefix lengths of {self.feature!r} must be positive and strictly decreasing."
+            )
+        set_(self, "prefix", tuple(lengths))
+
+    def as_dict(self) -> dict:
+        """The JSON form: ``{"feature": ..., "parents": [...]}`` or ``{..., "prefix": [...]}``."""
+        if self.parents:
+            return {"feature": self.feature, "parents": list(self.parents)}
+        return {"feature": self.feature, "prefix": list(self.prefix)}
+
+    def describe(self) -> str:
+        """``zip_code -> prefix 3 -> prefix 1`` or ``A -> B -> C``."""
+        steps = self.parents or tuple(f"prefix {n}" for n in self.prefix)
+        return " -> ".join((self.feature, *steps))
+
+
+def parse_hierarchies(text: str | None) -> tuple[Declared, ...]:
+    """The declarations of a :func:`hierarchies_text` (empty text: none).
+
+    Raises
+    ------
+    ValueError
+        With one sentence saying what is malformed.
+    """
+    if not text:
+        return ()
+    try:
+        items = json.loads(text)
+    except (TypeError, ValueError):
+        raise ValueError("The hierarchies must be a JSON list of declarations.") from None
+    if not isinstance(items, list) or len(items) > MAX_DECLARED:
+        raise ValueError(f"The hierarchies must be a JSON list of at most {MAX_DECLARED} items.")
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or set(item) - {"feature", "parents", "prefix"}:
+            raise ValueError(
+                "Each hierarchy must read {'feature': ..., 'parents' or 'prefix': [...]}."
+            )
+        parents, prefix = item.get("parents", []), item.get("prefix", [])
+        if not isinstance(parents, list) or not isinstance(prefix, list):
+            raise ValueError("A hierarchy's parents and prefix must be lists.")
+        out.append(Declared(item.get("feature", ""), tuple(parents), tuple(prefix)))
+    return tuple(out)
+
+
+def hierarchies_text(declared: Iterable[Declared]) -> str:
+    """The canonical text of declarations: one per feature (the last given wins), sorted."""
+    by_feature = {d.feature: d for d in declared}
+    if len(by_feature) > MAX_DECLARED:
+        raise ValueError(f"At most {MAX_DECLARED} hierarchies can be declared.")
+    if not by_feature:
+        return ""
+    items = [by_feature[name].as_dict() for name in sorted(by_feature)]
+    return json.dumps(items, separators=(",", ":"), ensure_ascii=False)
+
+
+def resolve_levels(
+    declared: Sequence[Declared],
+    names: Sequence[str],
+    codes: np.ndarray,
+    labels_of: Callable[[int], Sequence | None],
+) -> tuple[dict[int, list[np.ndarray]], list[str]]:
+    """Levels per feature index on one encoding, and a note per declaration left out.
+
+    Parameters
+    ----------
+    declared : sequence of Declared
+    names : sequence of str
+        The encoded columns' names (the order of ``codes``' columns).
+    codes : ndarray (n, F)
+        Training codes (parent chains take each child code's most frequent parent).
+    labels_of : callable
+        ``labels_of(f)``: the label of every code of column f, or None when its codes are
+        not labels (binned numbers: no prefix rule).
+    """
+    position = {str(name): f for f, name in enumerate(names)}
+    out, notes = {}, []
+    for item in declared:
+        columns = (item.feature, *item.parents)
+        missing = [c for c in columns if c not in position]
+        if missing:
+            notes.append(f"{item.describe()}: no column {missing[0]!r} here, left out.")
+            continue
+        f = position[item.feature]
+        if item.parents:
+            out[f] = levels_from_chain(codes, f, [position[p] for p in item.parents])
+            continue
+        labels = labels_of(f)
+        if labels is None:
+            notes.append(f"{item.describe()}: {item.feature!r} is binned, not labelled; left out.")
+            continue
+        out[f] = prefix_levels([str(label) for label in labels], item.prefix)
+    return out, notes
+
+
+def _fold_labels(fold, f: int) -> np.ndarray | None:
+    """The label of each of the fold's codes of column f (None for binned numbers)."""
+    fitted = fold.encoding.fitted[f]
+    column = fold.codes.columns[fitted.position]
+    if fitted.table is None or column.labels is None:
+        return None
+    out = np.full(fitted.n, _MISSING_LABEL, dtype=object)
+    code = fitted.table[: column.n_values]
+    present = code < fitted.n
+    out[code[present]] = column.labels[present]
+    return out
+
+
+def fold_hierarchies(text: str, fold) -> dict[int, list[np.ndarray]]:
+    """The levels of ``text``'s declarations on one prepared fold's training codes."""
+    declared = parse_hierarchies(text)
+    if not declared:
+        return {}
+    names = fold.encoding.feature_names_out_
+    needs_codes = any(d.parents for d in declared)
+    codes = fold.train_codes if needs_codes else np.zeros((0, len(names)), dtype=np.int64)
+    return resolve_levels(declared, names, codes, lambda f: _fold_labels(fold, f))[0]
+
+
+def attach_hierarchies(specs: dict[str, dict], text: str) -> dict[str, dict]:
+    """Method specs with the declarations added to those whose smoother takes a hierarchy
+    (so they enter those methods' cache keys, and no other's)."""
+    if not text:
+        return specs
+    out = {}
+    for name, spec in specs.items():
+        smoother = spec["params"].get("smoother") if spec["model"] == "nb" else None
+        if smoother is not None and registry.smoother(smoother).rule == NESTED_RULE:
+            spec = {**spec, "params": {**spec["params"], HIERARCHY_PARAM: text}}
+        out[name] = spec
+    return out
+
+
+def with_fold_hierarchies(params: dict, fold) -> dict:
+    """``params`` with the declarations replaced by their levels on ``fold``."""
+    if HIERARCHY_PARAM not in params:
+        return params
+    params = dict(params)
+    return params | {"hierarchies": fold_hierarchies(params.pop(HIERARCHY_PARAM), fold)}

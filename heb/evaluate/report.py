@@ -1,0 +1,138 @@
+"""One self-contained HTML file of a comparison: settings, tables and figures.
+
+The report is what an analyst attaches to an email: it opens offline in any browser.
+Figures are interactive plotly with plotly.js inlined once (``include_plotlyjs=True`` on
+the first figure only), or static SVG text; nothing is loaded from the network. Every
+piece of user text (dataset name, class and method names, notes) is HTML-escaped, and
+plotly's own JSON escapes ``<`` inside figures.
+
+Layer 3: figures come in as objects with ``to_html`` (plotly) or as SVG text; this module
+builds none.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from heb import registry
+from heb.evaluate.cv import CVResult
+from heb.evaluate.settings import RunSettings
+
+__all__ = ["comparison_report", "oof_frame"]
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: 0.6em 0; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.7em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.note { color: #555; }
+figure { margin: 1em 0; } figcaption { color: #555; }
+"""
+
+
+def oof_frame(result: CVResult) -> pd.DataFrame:
+    """The out-of-fold predictions per evaluated row: true class, and per method the
+    predicted class and the probability of every class.
+
+    ``row`` numbers the evaluated rows (after any subsample) in the dataset's order.
+    """
+    classes = [str(label) for label in result.classes]
+    columns: dict[str, object] = {
+        "row": range(result.y.size),
+        "true class": [classes[i] for i in result.y],
+    }
+    for method in result.methods:
+        proba = result.oof_proba[method]
+        columns[f"{method}: predicted"] = [classes[i] for i in proba.argmax(axis=1)]
+        for index, label in enumerate(classes):
+            columns[f"{method}: P({label})"] = proba[:, index]
+    return pd.DataFrame(columns)
+
+
+def _table(frame: pd.DataFrame) -> str:
+    """An HTML table of ``frame`` with every cell and header escaped."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = []
+    for values in frame.itertuples(index=False):
+        cells = "".join(f"<td>{html.escape(_text(value))}</td>" for value in values)
+        rows.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _text(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _figure_html(figure: object, first: bool) -> str:
+    if isinstance(figure, str):  # SVG text, already safe markup made by plotly's exporter
+        return figure
+    return figure.to_html(
+        full_html=False,
+        include_plotlyjs=first,  # inline plotly.js once: the file works offline
+        config={"displaylogo": False, "responsive": True},
+    )
+
+
+def comparison_report(
+    result: CVResult,
+    settings: RunSettings,
+    *,
+    dataset: str,
+    figures: Mapping[str, object] | None = None,
+    tables: Mapping[str, pd.DataFrame] | None = None,
+    code: str | None = None,
+    title: str = "HEB Explorer: comparison report",
+) -> str:
+    """The comparison as one self-contained HTML page.
+
+    Parameters
+    ----------
+    result : CVResult
+    settings : RunSettings
+        The run's settings (shown as a table).
+    dataset : str
+        The dataset's name (user text: escaped).
+    figures : mapping of caption to figure
+        plotly figures (or SVG text), in order.
+    tables : mapping of caption to DataFrame
+        The tables to show (the metrics table first); default the mean of every metric.
+    code : str, optional
+        Python that reproduces the run (shown verbatim, escaped).
+    """
+    query = {key: value for key, value in settings.to_query().items() if key != "dataset"}
+    settings_frame = pd.DataFrame(
+        [("dataset", dataset), ("methods", ", ".join(result.methods)), *query.items()],
+        columns=["setting", "value"],
+    )
+    if not tables:
+        metrics = [f"{name}_mean" for name in registry.METRICS]
+        tables = {"Metrics, mean over folds": result.summary()[["method", *metrics]]}
+    parts = [
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="note">Dataset <b>{html.escape(dataset)}</b>, {result.y.size:,} rows, '
+        f"{result.classes.size} classes, {result.n_splits}-fold stratified cross-validation. "
+        f"Made {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.</p>",
+        "<h2>Settings</h2>",
+        _table(settings_frame),
+    ]
+    parts += [f'<p class="note">{html.escape(note)}</p>' for note in result.notes]
+    for caption, frame in (tables or {}).items():
+        parts += [f"<h2>{html.escape(caption)}</h2>", _table(frame)]
+    for index, (caption, figure) in enumerate((figures or {}).items()):
+        parts.append(
+            f"<figure>{_figure_html(figure, index == 0)}"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
+    if code:
+        parts += ["<h2>Reproduce with heb</h2>", f"<pre><code>{html.escape(code)}</code></pre>"]
+    body = "\n".join(parts)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
+        f"<body>\n{body}\n</body></html>\n"
+    )

@@ -1,0 +1,228 @@
+"""Per-class diagnostics of out-of-fold predictions: confusion matrix, precision / recall,
+one-vs-rest reliability and ROC curves (what Orange and Weka's Explorer show per class).
+
+Inputs are class indices ``y`` (n,) and probability rows ``proba`` (n, C), as
+:class:`heb.evaluate.CVResult` holds them per method. The numbers are one vectorised pass
+each; the figures draw them in the projector style of :mod:`heb.figures.style`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from heb.figures.style import (
+    CLASS_PALETTE,
+    NEUTRAL_COLOR,
+    SYMBOLS,
+    escape,
+    escape_all,
+    method_color,
+    method_label,
+    style,
+)
+from heb.metrics import reliability_curve
+
+__all__ = [
+    "MAX_CLASS_CURVES",
+    "confusion_counts",
+    "class_scores",
+    "class_reliability",
+    "roc_curve",
+    "confusion_figure",
+    "class_reliability_figure",
+    "roc_figure",
+]
+
+#: one-vs-rest curves drawn at most (the classes with the most rows); the rest are in the CSV
+MAX_CLASS_CURVES = len(CLASS_PALETTE)
+
+
+def _check(y, proba) -> tuple[np.ndarray, np.ndarray]:
+    y = np.asarray(y, dtype=np.int64)
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.ndim != 2 or y.shape != (proba.shape[0],):
+        raise ValueError("Need class indices y (n,) and probability rows proba (n, C).")
+    if y.size and (y.min() < 0 or y.max() >= proba.shape[1]):
+        raise ValueError("Class indices must lie in 0..C-1.")
+    if not np.all(np.isfinite(proba)):
+        raise ValueError("Probabilities must be finite.")
+    return y, proba
+
+
+def confusion_counts(y, proba) -> np.ndarray:
+    """Rows per (true class, predicted class), shape (C, C); the prediction is the argmax."""
+    y, proba = _check(y, proba)
+    C = proba.shape[1]
+    pred = np.argmax(proba, axis=1)
+    return np.bincount(y * C + pred, minlength=C * C).reshape(C, C)
+
+
+def class_scores(y, proba, class_names: Sequence[str]) -> pd.DataFrame:
+    """Per class: rows (support), predicted, precision, recall and F1 (0 where undefined)."""
+    matrix = confusion_counts(y, proba)
+    hits = np.diag(matrix).astype(np.float64)
+    support, predicted = matrix.sum(axis=1), matrix.sum(axis=0)
+    precision = np.divide(hits, predicted, out=np.zeros_like(hits), where=predicted > 0)
+    recall = np.divide(hits, support, out=np.zeros_like(hits), where=support > 0)
+    total = precision + recall
+    f1 = np.divide(2 * precision * recall, total, out=np.zeros_like(hits), where=total > 0)
+    return pd.DataFrame(
+        {
+            "class": [str(name) for name in class_names],
+            "rows": support,
+            "predicted": predicted,
+            "precision": precision,
+            "recall": recall,
+            "F1": f1,
+        }
+    )
+
+
+def class_reliability(y, proba, n_bins: int = 10) -> list[dict]:
+    """One-vs-rest reliability of every class: P(class c) binned against the share of c.
+
+    Each entry is :func:`heb.metrics.reliability_curve`'s output for "is class c" against
+    the predicted probability of c (10 equal-width bins), so its ``ece`` is that class's
+    one-vs-rest calibration error.
+    """
+    y, proba = _check(y, proba)
+    return [
+        reliability_curve(y == c, proba[:, c], n_bins, "uniform") for c in range(proba.shape[1])
+    ]
+
+
+def roc_curve(y, proba, positive: int) -> dict[str, np.ndarray | float]:
+    """One-vs-rest ROC of class ``positive``: false / true positive rates and the AUC.
+
+    One point per distinct score (ties move both rates at once, so the AUC counts a tie
+    as 1/2, as :func:`heb.metrics.auc_ovr`); rates are NaN-free: a class without positive
+    or negative rows gives the diagonal and AUC 0.5.
+    """
+    y, proba = _check(y, proba)
+    score = proba[:, positive]
+    is_pos = (y == positive).astype(np.float64)
+    order = np.argsort(-score, kind="stable")
+    score, is_pos = score[order], is_pos[order]
+    last_of_tie = np.r_[np.flatnonzero(np.diff(score) != 0), score.size - 1] if score.size else []
+    tp = np.cumsum(is_pos)[last_of_tie]
+    fp = np.cumsum(1.0 - is_pos)[last_of_tie]
+    n_pos, n_neg = is_pos.sum(), score.size - is_pos.sum()
+    if n_pos == 0 or n_neg == 0:
+        return {"fpr": np.array([0.0, 1.0]), "tpr": np.array([0.0, 1.0]), "auc": 0.5}
+    fpr = np.r_[0.0, fp / n_neg]
+    tpr = np.r_[0.0, tp / n_pos]
+    auc = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
+    return {"fpr": fpr, "tpr": tpr, "auc": auc}
+
+
+# --------------------------------------------------------------------------- figures
+def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], title: str) -> go.Figure:
+    """Heatmap of a confusion matrix: colour = share of the true class's rows, text = rows."""
+    matrix = np.asarray(matrix)
+    names = escape_all(class_names)
+    support = matrix.sum(axis=1, keepdims=True)
+    share = np.divide(matrix, support, out=np.zeros(matrix.shape), where=support > 0)
+    small = len(names) <= 12
+    fig = go.Figure(
+        go.Heatmap(
+            z=share,
+            x=names,
+            y=names,
+            text=matrix if small else None,
+            texttemplate="%{text}" if small else None,
+            customdata=matrix,
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            colorbar={"title": {"text": "share of<br>true class"}},
+            hovertemplate="true %{y}<br>predicted %{x}<br>rows %{customdata}"
+            "<br>share %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title_text="predicted class", type="category")
+    fig.update_yaxes(title_text="true class", type="category", autorange="reversed")
+    return style(fig, title, 180 + 28 * min(len(names), 25), grow_with_legend=False)
+
+
+def _top_classes(curves: list[dict], limit: int) -> np.ndarray:
+    """Indices of the classes with the most positive rows (their order kept)."""
+    positives = np.array([float(np.sum(c["accuracy"] * c["count"])) for c in curves])
+    keep = np.sort(np.argsort(-positives, kind="stable")[:limit])
+    return keep
+
+
+def class_reliability_figure(
+    curves: list[dict], class_names: Sequence[str], title: str, limit: int = MAX_CLASS_CURVES
+) -> go.Figure:
+    """One-vs-rest reliability, one line per class (the ``limit`` classes with most rows).
+
+    Points are sized by their rows; bins of fewer than 5 rows are left out of the line.
+    """
+    fig = go.Figure(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            name="perfect calibration",
+            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
+            hoverinfo="skip",
+        )
+    )
+    for slot, c in enumerate(_top_classes(curves, limit)):
+        curve = curves[c]
+        keep = curve["count"] >= 5
+        label = escape(class_names[c])
+        rows = curve["count"][keep]
+        fig.add_trace(
+            go.Scatter(
+                x=curve["confidence"][keep],
+                y=curve["accuracy"][keep],
+                customdata=rows,
+                mode="lines+markers",
+                name=f"{label} (ECE {curve['ece']:.3f})",
+                line={"color": CLASS_PALETTE[slot % len(CLASS_PALETTE)], "width": 3},
+                marker={
+                    "size": 6 + 14 * np.sqrt(rows / max(rows.max(initial=1), 1)),
+                    "symbol": SYMBOLS[slot % len(SYMBOLS)],
+                },
+                hovertemplate=f"{label}<br>predicted P %{{x:.3f}}<br>observed share %{{y:.3f}}"
+                "<br>rows %{customdata}<extra></extra>",
+            )
+        )
+    fig.update_xaxes(range=[0, 1], title_text="predicted probability of the class")
+    fig.update_yaxes(range=[0, 1.02], title_text="observed share of the class")
+    return style(fig, title, 460)
+
+
+def roc_figure(curves: Mapping[str, dict], title: str) -> go.Figure:
+    """ROC curves (one per method, as :func:`roc_curve` gives them) and the chance diagonal."""
+    fig = go.Figure(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            name="chance",
+            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
+            hoverinfo="skip",
+        )
+    )
+    for index, (name, curve) in enumerate(curves.items()):
+        label = escape(method_label(name))
+        fig.add_trace(
+            go.Scatter(
+                x=curve["fpr"],
+                y=curve["tpr"],
+                mode="lines",
+                name=f"{label} (AUC {curve['auc']:.3f})",
+                line={"color": method_color(name), "width": 3, "dash": ("solid", "dot")[index % 2]},
+                hovertemplate=f"{label}<br>false positive rate %{{x:.3f}}"
+                "<br>true positive rate %{y:.3f}<extra></extra>",
+            )
+        )
+    fig.update_xaxes(range=[0, 1], title_text="false positive rate")
+    fig.update_yaxes(range=[0, 1.02], title_text="true positive rate")
+    return style(fig, title, 460)

@@ -1,0 +1,92 @@
+"""The nomogram of one prediction: each feature's log-odds contribution under each smoother."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from heb.explain import Explanation, decisive_features
+from heb.figures.style import NEUTRAL_COLOR, escape, method_color, method_label, style
+
+__all__ = ["MAX_FEATURE_BARS", "PRIOR_ROW", "contribution_frame", "contribution_figure"]
+
+#: features drawn at most (those with the largest contribution); the rest are summed
+MAX_FEATURE_BARS = 15
+PRIOR_ROW = "(prior: class frequencies)"
+
+
+def contribution_frame(
+    explanations: Mapping[str, Explanation],
+    feature_names: Sequence[str],
+    values: Sequence[str],
+    row: int = 0,
+) -> pd.DataFrame:
+    """One row per feature (and the prior first): its value and contribution per model.
+
+    Columns: ``feature``, ``value``, one column per model (nats of log-odds of the target
+    against the reference class), ``spread`` (max - min over the models), ``absent``.
+    """
+    first = next(iter(explanations.values()))
+    frame = pd.DataFrame(
+        {"feature": list(map(str, feature_names)), "value": list(map(str, values))}
+    )
+    for name, explanation in explanations.items():
+        frame[name] = explanation.contributions[row]
+    frame["spread"] = decisive_features(explanations, row)
+    frame["absent"] = first.absent[row]
+    prior = {name: e.prior for name, e in explanations.items()}
+    spread = max(prior.values()) - min(prior.values())
+    head = pd.DataFrame(
+        [{"feature": PRIOR_ROW, "value": "", **prior, "spread": spread, "absent": False}]
+    )
+    return pd.concat([head, frame], ignore_index=True)
+
+
+def _shown_rows(frame: pd.DataFrame, models: Sequence[str], limit: int) -> pd.DataFrame:
+    """The prior, the ``limit`` features of largest |contribution|, the rest summed."""
+    prior, features = frame.iloc[:1], frame.iloc[1:]
+    size = features[list(models)].abs().max(axis=1).to_numpy()
+    order = np.argsort(-size, kind="stable")
+    top = features.iloc[order[:limit]]
+    rest = features.iloc[order[limit:]]
+    parts = [prior, top]
+    if len(rest):
+        summed = {name: float(rest[name].sum()) for name in models}
+        label = f"({len(rest)} other features)"
+        parts.append(pd.DataFrame([{"feature": label, "value": "", **summed}]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def contribution_figure(
+    frame: pd.DataFrame, models: Sequence[str], title: str, limit: int = MAX_FEATURE_BARS
+) -> go.Figure:
+    """Grouped horizontal bars: per feature, its contribution under each model.
+
+    Positive bars push toward the target class, negative toward the reference class.
+    """
+    shown = _shown_rows(frame, models, limit)
+    labels = [
+        escape(f"{f} = {v}" if v else f)
+        for f, v in zip(shown["feature"], shown["value"], strict=True)
+    ]
+    fig = go.Figure()
+    for name in models:
+        label = escape(method_label(name))
+        fig.add_trace(
+            go.Bar(
+                x=shown[name],
+                y=labels,
+                orientation="h",
+                name=label,
+                marker={"color": method_color(name)},
+                hovertemplate=f"{label}<br>%{{y}}<br>%{{x:+.3f}} nats<extra></extra>",
+            )
+        )
+    fig.add_vline(x=0, line={"color": NEUTRAL_COLOR, "width": 1})
+    fig.update_layout(barmode="group", bargap=0.25)
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_xaxes(title_text="log-odds contribution (nats): + favours the target class")
+    return style(fig, title, 160 + len(shown) * (14 + 9 * len(models)))

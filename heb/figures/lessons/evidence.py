@@ -1,0 +1,124 @@
+"""Figures of lesson 3: the evidence curve l(m), the smoothed PMFs, the held-out check.
+
+"Laplace" is always (n + 1) / (N + K) with the uniform prior mean: on the evidence curve
+it is marked only when the lesson's prior mean is uniform (with the pooled marginal, m = K
+on that curve is not Laplace); the HEB series carries its smoother's name (HEB-M / HEB-U).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from heb.figures.lessons.parts import (
+    curve,
+    hover_bar,
+    lesson_style,
+    log_m_axes,
+    point,
+    series_color,
+)
+from heb.figures.style import NEUTRAL_COLOR, TRUTH_COLOR, WHATIF_COLOR, escape_all, method_color
+from heb.lessons.common import format_m
+from heb.lessons.evidence import LAPLACE, EvidenceCurve
+
+__all__ = ["evidence_figure", "pmf_bars_figure", "heldout_figure"]
+
+_SYMBOLS = {"heb": "circle", LAPLACE: "square", "what-if m": "diamond"}
+
+
+def evidence_figure(
+    evidence: EvidenceCurve, heb: str, uniform_prior: bool, m_whatif: float | None = None
+) -> tuple[go.Figure, pd.DataFrame]:
+    """l(m) against m (log axis), the clamp shaded, HEB's m, the what-if m (and Laplace's K).
+
+    Laplace's m = K is marked only when ``uniform_prior``: only then is it a point of this
+    curve.
+    """
+    fig = go.Figure()
+    hover = "m = %{x:.3g}<br>l(m) = %{y:.3f}<extra></extra>"
+    color = method_color(heb)
+    fig.add_trace(
+        curve("evidence l(m)", evidence.m, evidence.log_evidence, color, hovertemplate=hover)
+    )
+    for lo, hi in ((evidence.m.min(), evidence.m_min), (evidence.m_max, evidence.m.max())):
+        fig.add_vrect(x0=lo, x1=hi, fillcolor=NEUTRAL_COLOR, opacity=0.18, line_width=0)
+    for edge, anchor in ((evidence.m_min, "right"), (evidence.m_max, "left")):
+        fig.add_annotation(
+            x=np.log10(edge),
+            y=1,
+            yref="paper",
+            text="clamp",
+            showarrow=False,
+            xanchor=anchor,
+            font={"color": NEUTRAL_COLOR},
+        )
+    points = [(f"{heb}'s m", evidence.m_hat, color, _SYMBOLS["heb"])]
+    if uniform_prior:
+        K = float(evidence.n_categories)
+        points.append((f"{LAPLACE}: m = K", K, method_color(LAPLACE), _SYMBOLS[LAPLACE]))
+    if m_whatif is not None:
+        points.append(("what-if m", m_whatif, WHATIF_COLOR, _SYMBOLS["what-if m"]))
+    for name, m, mark_color, symbol in points:
+        fig.add_trace(
+            point(f"{name} = {format_m(m)}", m, evidence.log_evidence_at(m), mark_color, symbol)
+        )
+    log_m_axes(fig, "log evidence l(m)")
+    data = pd.DataFrame({"m": evidence.m, "log_evidence": evidence.log_evidence})
+    title = "Type-II ML: the m that makes these counts most probable"
+    return lesson_style(fig, title, 420), data
+
+
+def pmf_bars_figure(
+    pmfs: Mapping[str, np.ndarray], category_labels: Sequence[str]
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Grouped bars of several PMFs of one pair (unsmoothed, Laplace, HEB, prior, what-if).
+
+    Category labels are user data (a dataset's values): escaped.
+    """
+    labels = escape_all(category_labels)
+    fig = go.Figure()
+    for name, values in pmfs.items():
+        fig.add_trace(hover_bar(name, labels, values, series_color(name)))
+    fig.update_layout(barmode="group", xaxis_title="category", yaxis_title="probability")
+    fig.update_xaxes(type="category")
+    data = pd.DataFrame({"category": [str(label) for label in category_labels]})
+    for name, values in pmfs.items():
+        data[name] = values
+    return lesson_style(fig, "The smoothed PMF of this pair", 400), data
+
+
+def heldout_figure(
+    heldout: Mapping, marks: Mapping[str, tuple[float, float]], heb: str
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Held-out log-loss against m (log axis), a uniform guess's log K, marked m values.
+
+    ``marks`` maps a name (``"<heb>'s m"``, ``"Laplace"``, ``"what-if m"``) to
+    (m, held-out log-loss); Laplace is scored with its own uniform prior mean.
+    """
+    fig = go.Figure()
+    hover = "m = %{x:.3g}<br>log-loss = %{y:.4f}<extra></extra>"
+    m_grid, losses = heldout["m"], heldout["log_loss"]
+    fig.add_trace(curve("held-out log-loss", m_grid, losses, TRUTH_COLOR, hovertemplate=hover))
+    guess = heldout["uniform_log_loss"]
+    ends = [float(np.min(m_grid)), float(np.max(m_grid))]
+    fig.add_trace(
+        curve(f"uniform guess: log K = {guess:.2f}", ends, [guess, guess], NEUTRAL_COLOR, 2, "dot")
+    )
+    styles = {
+        f"{heb}'s m": (method_color(heb), _SYMBOLS["heb"]),
+        LAPLACE: (method_color(LAPLACE), _SYMBOLS[LAPLACE]),
+    }
+    first = [name for name in styles if name in marks]  # the evidence figure's legend order
+    for name in first + [name for name in marks if name not in styles]:
+        m, loss = marks[name]
+        color, symbol = styles.get(name, (WHATIF_COLOR, _SYMBOLS["what-if m"]))
+        shown = f"{LAPLACE} (m = K, uniform t)" if name == LAPLACE else name
+        fig.add_trace(point(f"{shown}: {loss:.4f}", m, loss, color, symbol))
+    log_m_axes(fig, "log-loss on held-out rows (nats)")
+    title = f"{heldout['n_folds']}-fold held-out log-loss of this pair's {heldout['n_rows']:,} rows"
+    data = pd.DataFrame({"m": m_grid, "heldout_log_loss": losses})
+    return lesson_style(fig, title, 400), data

@@ -1,0 +1,140 @@
+"""Figures of lesson 7: the ZIP-like tree, a sparse code's estimates, each level's concentration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from heb.figures.lessons.parts import class_color, lesson_style, readable, series_color
+from heb.figures.style import FONT_SIZE, TRUTH_COLOR, escape
+
+__all__ = ["concentration_figure", "leaf_figure", "prefix_figure", "tree_figure"]
+
+_OTHER = "#d9d9d9"
+_PATH = "#6b6ecf"
+
+
+def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
+    """Sunburst region -> prefix -> code sized by class 0's true PMF; the sparse code's path
+    coloured."""
+    labels, (to_prefix, to_region) = out["labels"], out["levels"]
+    theta0, leaf = out["theta"][0], out["leaf"]
+    n_prefix, n_region = to_region.size, int(to_region.max()) + 1
+    prefix_mass = np.bincount(to_prefix, theta0, n_prefix)
+    region_mass = np.bincount(to_region, prefix_mass, n_region)
+    region_names = [f"region {labels[int(np.flatnonzero(to_prefix == p)[0])][0]}" for p in
+                    np.unique(to_region, return_index=True)[1]]  # fmt: skip
+    prefix_names = [f"prefix {labels[int(np.flatnonzero(to_prefix == p)[0])][:2]}" for p in
+                    range(n_prefix)]  # fmt: skip
+    ids = region_names + prefix_names + list(labels)
+    parents = [""] * n_region + [region_names[r] for r in to_region]
+    parents += [prefix_names[p] for p in to_prefix]
+    values = np.concatenate([region_mass, prefix_mass, theta0])
+    on_path = {
+        labels[leaf],
+        prefix_names[to_prefix[leaf]],
+        region_names[to_region[to_prefix[leaf]]],
+    }
+    title = f"The tree, sized by class 0's true PMF; code {labels[leaf]}'s path in colour"
+    colors = [_PATH if name in on_path else _OTHER for name in ids]
+    fig = go.Figure(
+        go.Sunburst(
+            ids=ids,
+            labels=ids,
+            parents=parents,
+            values=values,
+            branchvalues="total",
+            marker={"colors": colors, "line": {"color": "white", "width": 0.5}},
+            hovertemplate="%{label}: true P = %{value:.4f}<extra></extra>",
+            maxdepth=3,
+        )
+    )
+    fig.update_layout(
+        margin={"t": 60, "l": 0, "r": 0, "b": 0},
+        height=480,
+        font={"size": FONT_SIZE},
+        title={"text": title, "x": 0.0, "xanchor": "left"},
+    )  # a sunburst has no legend: lesson_style's legend rows do not apply
+    data = pd.DataFrame({"node": ids, "parent": parents, "true P (class 0)": values})
+    return readable(fig), data
+
+
+def leaf_figure(leaf_table: pd.DataFrame, label: str) -> tuple[go.Figure, pd.DataFrame]:
+    """The sparse code's estimate per class under each smoother, the truth as a bar of its own."""
+    fig = go.Figure()
+    classes = [f"class {c}" for c in leaf_table["class"].unique()]
+    truth = leaf_table.drop_duplicates("class")["truth"].to_numpy()
+    fig.add_trace(
+        go.Bar(name="truth", x=classes, y=truth, marker_color=TRUTH_COLOR,
+               text=[f"{v:.4f}" for v in truth], textposition="outside")
+    )  # fmt: skip
+    for name, part in leaf_table.groupby("smoother", sort=False):
+        fig.add_trace(
+            go.Bar(
+                name=escape(name),
+                x=classes,
+                y=part["estimate"],
+                marker_color=series_color(name),
+                text=[f"{v:.4f}" for v in part["estimate"]],
+                textposition="outside",
+            )
+        )
+    fig.update_layout(barmode="group", yaxis_title=f"P(code {escape(label)} | class)")
+    fig.update_yaxes(rangemode="tozero")
+    return lesson_style(fig, f"Code {escape(label)}: estimate against the truth", 440), leaf_table
+
+
+def prefix_figure(prefix_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+    """Class 0's codes of the sparse code's prefix: truth and each smoother's estimate."""
+    fig = go.Figure()
+    codes = [escape(c) for c in prefix_table["code"]]
+    fig.add_trace(
+        go.Bar(name="truth", x=codes, y=prefix_table["truth"], marker_color=_OTHER,
+               marker_line={"color": TRUTH_COLOR, "width": 1})
+    )  # fmt: skip
+    for name in prefix_table.columns[3:]:
+        fig.add_trace(
+            go.Scatter(
+                name=escape(name),
+                x=codes,
+                y=prefix_table[name],
+                mode="markers+lines",
+                marker={"size": 10, "color": series_color(name)},
+                line={"color": series_color(name), "width": 2},
+            )
+        )
+    fig.update_layout(xaxis_title="code (rows of class 0 under the bars in the table)")
+    fig.update_yaxes(title="P(code | class 0)", rangemode="tozero")
+    return lesson_style(fig, "The code's siblings (same prefix), class 0", 420), prefix_table
+
+
+def concentration_figure(concentrations: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+    """HEB-H's learned m at each level per class (log scale), the true concentration beside."""
+    fig = go.Figure()
+    for c, part in concentrations.groupby("class", sort=True):
+        fig.add_trace(
+            go.Scatter(
+                name=f"learned m, class {c}",
+                x=part["level"],
+                y=part["learned m"],
+                mode="markers+lines",
+                marker={"size": 13, "color": class_color(int(c))},
+                line={"color": class_color(int(c)), "width": 2},
+            )
+        )
+    truth = concentrations.drop_duplicates("level")
+    if truth["true concentration"].notna().any():
+        fig.add_trace(
+            go.Scatter(
+                name="true concentration",
+                x=truth["level"],
+                y=truth["true concentration"],
+                mode="markers",
+                marker={"size": 16, "color": TRUTH_COLOR, "symbol": "diamond-open",
+                        "line": {"width": 3}},
+            )
+        )  # fmt: skip
+    fig.update_xaxes(title="level (leaves first)")
+    fig.update_yaxes(type="log", title="concentration m (log scale)")
+    return lesson_style(fig, "The concentration learned at each level", 420), concentrations

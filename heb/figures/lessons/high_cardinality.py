@@ -1,0 +1,105 @@
+"""Figures of lesson 4: the paper's Figure 2 with your (K, N), HEB-U's reduction, Corollary 1."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from heb.figures.l1_study import l1_error_figure
+from heb.figures.lessons.parts import curve, lesson_style, readable
+from heb.figures.style import FONT_SIZE, NEUTRAL_COLOR, TRUTH_COLOR, escape, method_color
+
+__all__ = ["theorem1_figure", "reduction_figure", "vertex_figure"]
+
+
+def theorem1_figure(
+    grid: pd.DataFrame, chosen: pd.DataFrame | None = None
+) -> tuple[go.Figure, pd.DataFrame]:
+    """The paper's Figure 2 (:func:`heb.figures.l1_error_figure`) plus the chosen (K, N)."""
+    fig = l1_error_figure(
+        grid[["K", "N", "smoother", "mean", "std"]], title="Mean l1 error against K/N (log-log)"
+    )
+    if chosen is not None and len(chosen):
+        for row in chosen.itertuples(index=False):
+            label = escape(row.label)
+            fig.add_trace(
+                go.Scatter(
+                    name=f"your K/N: {label}",
+                    x=[row.K_over_N],
+                    y=[row.mean],
+                    mode="markers",
+                    marker={
+                        "size": 16,
+                        "symbol": "star",
+                        "color": method_color(row.label),
+                        "line": {"width": 1, "color": TRUTH_COLOR},
+                    },
+                    showlegend=False,
+                    hovertemplate=f"K = {row.K}, N = {row.N}<br>{label}: %{{y:.3f}}<extra></extra>",
+                )
+            )
+    data = (
+        grid if chosen is None else pd.concat([grid.assign(yours=False), chosen.assign(yours=True)])
+    )
+    return readable(fig), data.reset_index(drop=True)
+
+
+def reduction_figure(reduction: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+    """HEB-U's l1 error reduction over Laplace per K/N (from ``theorem1_reduction``).
+
+    One bar per distinct K/N (settings sharing a ratio are averaged), on a categorical
+    axis; bars from K/N = 0.1 on, where the paper reports the separation, are coloured.
+    """
+    by_ratio = reduction.groupby("K_over_N", as_index=False)["reduction"].mean()
+    percent = 100 * by_ratio["reduction"].to_numpy()
+    wide = by_ratio["K_over_N"].to_numpy() >= 0.1
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            name="HEB-U below Laplace (%)",
+            x=[f"{r:g}" for r in by_ratio["K_over_N"]],
+            y=percent,
+            marker_color=np.where(wide, method_color("HEB-U"), NEUTRAL_COLOR).tolist(),
+            text=[f"{v:.0f}" for v in percent],
+            textposition="outside",
+            textfont={"size": FONT_SIZE - 3},
+            constraintext="none",
+            cliponaxis=False,
+            hovertemplate="K/N = %{x}: %{y:.1f}%<extra></extra>",
+        )
+    )
+    fig.add_hline(y=0, line_color=TRUTH_COLOR)
+    fig.update_xaxes(type="category", title="K / N")
+    fig.update_yaxes(title="l1 error reduction (%)")
+    fig.update_layout(showlegend=False)
+    data = by_ratio.assign(reduction_percent=percent)
+    return lesson_style(fig, "HEB-U's l1 error<br>below Laplace's (%)", 400), data
+
+
+def vertex_figure(vertex: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+    """Corollary 1: Laplace's and HEB's l1 error at p* = e1 against K/N (log-log)."""
+    fig = go.Figure()
+    for name, column, method in (
+        ("Laplace: 2(K−1)/(N+K)", "laplace_l1", "Laplace"),
+        ("HEB-U: m = m_min", "heb_l1", "HEB-U"),
+    ):
+        x, y = vertex["K_over_N"], vertex[column]
+        fig.add_trace(curve(name, x, y, method_color(method), mode="lines+markers"))
+    fig.update_xaxes(type="log", title="K / N")
+    fig.update_yaxes(type="log", title="l1 error at p* = e₁", exponentformat="power")
+    N = int(vertex["N"].iloc[0])
+    lesson_style(fig, f"Corollary 1: all {N} draws<br>in one category", 400)
+    fig.update_layout(
+        legend={
+            "orientation": "v",
+            "x": 0.98,
+            "xref": "paper",
+            "xanchor": "right",
+            "y": 0.5,
+            "yref": "paper",
+            "yanchor": "middle",
+            "bgcolor": "rgba(255,255,255,0.85)",
+        }
+    )
+    return fig, vertex

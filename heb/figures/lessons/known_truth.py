@@ -1,0 +1,97 @@
+"""Figures of lesson 6: exact PMF errors, estimated against true posteriors, true calibration."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from heb.figures.lessons.parts import curve, lesson_style, valued_bar
+from heb.figures.style import TRUTH_COLOR, method_color
+
+__all__ = ["pmf_error_figure", "posterior_scatter_figure", "true_calibration_figure"]
+
+
+def pmf_error_figure(errors: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+    """Exact l1 error of every estimated class-conditional PMF, one box per smoother."""
+    fig = go.Figure()
+    for label, part in errors.groupby("label", sort=False):
+        fig.add_trace(
+            go.Box(
+                name=label,
+                y=part["l1"],
+                boxmean=True,
+                boxpoints="all",
+                jitter=0.4,
+                pointpos=0,
+                marker={"color": method_color(label), "size": 5},
+                line={"color": method_color(label)},
+            )
+        )
+    fig.update_layout(showlegend=False, yaxis_title="‖θ̂ − θ‖₁ per (class, feature)")
+    fig.update_yaxes(rangemode="tozero")
+    return lesson_style(fig, "Exact l1 error of each estimated PMF (dashed: mean)", 440), errors
+
+
+def posterior_scatter_figure(
+    true_posterior: np.ndarray,
+    posteriors: Mapping[str, np.ndarray],
+    labels: Sequence[str],
+    max_points: int = 1500,
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Estimated against true P(class 1 | x) (every class when C > 2), on the diagonal."""
+    n = true_posterior.shape[0]
+    keep = np.random.default_rng(0).permutation(n)[: min(n, max_points)]
+    columns = [1] if true_posterior.shape[1] == 2 else list(range(true_posterior.shape[1]))
+    x = true_posterior[np.ix_(keep, columns)].ravel()
+    data = pd.DataFrame({"true": x})
+    fig = go.Figure()
+    for label in labels:
+        y = posteriors[label][np.ix_(keep, columns)].ravel()
+        data[label] = y
+        fig.add_trace(
+            go.Scattergl(
+                name=label,
+                x=x,
+                y=y,
+                mode="markers",
+                marker={"color": method_color(label), "size": 5, "opacity": 0.45},
+            )
+        )
+    fig.add_trace(curve("perfect", [0, 1], [0, 1], TRUTH_COLOR, width=None, dash="dash"))
+    what = "P(class 1 | x)" if len(columns) == 1 else "P(c | x), every class"
+    fig.update_xaxes(title=f"true {what}", range=[-0.02, 1.02], constrain="domain")
+    fig.update_yaxes(
+        title=f"estimated {what}", range=[-0.02, 1.02], scaleanchor="x", constrain="domain"
+    )
+    return lesson_style(fig, "Estimated against true posteriors (test rows)", 520), data
+
+
+def true_calibration_figure(summary: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+    """True calibration error (no label noise) next to the ECE measured from labels."""
+    fig = go.Figure()
+    colors = [method_color(n) for n in summary["label"]]
+    truth = valued_bar(
+        "true ECE (from the true P(right | x))", summary["label"], summary["true_ece"], colors
+    )
+    fig.add_trace(truth)
+    fig.add_trace(
+        go.Scatter(
+            name="ECE measured from labels",
+            x=summary["label"],
+            y=summary["sample_ece"],
+            mode="markers",
+            marker={
+                "symbol": "line-ew-open",
+                "size": 34,
+                "color": TRUTH_COLOR,
+                "line": {"width": 3},
+            },
+        )
+    )
+    fig.update_layout(yaxis_title="top-1 ECE", showlegend=True)
+    fig.update_yaxes(rangemode="tozero")
+    data = summary[["label", "true_ece", "sample_ece"]]
+    return lesson_style(fig, "Calibration error, known exactly", 420), data

@@ -1,0 +1,117 @@
+"""Figures of lesson 1: word probabilities with their zeros, and where products underflow."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from heb.figures.lessons.parts import class_color, curve, hover_bar, lesson_style
+from heb.figures.style import FONT_SIZE, NEUTRAL_COLOR, TRUTH_COLOR
+
+__all__ = ["SMALLEST_FLOAT", "zero_counts_figure", "underflow_figure"]
+
+#: the smallest positive float64 (a subnormal): products below it become exactly 0
+SMALLEST_FLOAT = 5e-324
+
+
+def zero_counts_figure(
+    vocabulary: Sequence[str],
+    classes: Sequence[str],
+    theta: np.ndarray,
+    message: Sequence[str],
+    alpha: float,
+) -> tuple[go.Figure, pd.DataFrame]:
+    """P(word | class) for every word, the message's words marked, zeros labelled."""
+    in_message = set(message)
+    labels = [f"<b>▶ {w}</b>" if w in in_message else w for w in vocabulary]
+    fig = go.Figure()
+    for c, name in enumerate(classes):
+        fig.add_trace(
+            hover_bar(
+                f"P(word | {name})",
+                labels,
+                theta[c],
+                class_color(c),
+                aside=name,
+                text=np.where(theta[c] == 0, "0", ""),
+                textposition="outside",
+                textfont={"size": FONT_SIZE + 4, "color": class_color(c)},
+            )
+        )
+    rule = "no smoothing (α = 0)" if alpha == 0 else f"pseudo-count α = {alpha:g}"
+    fig.update_layout(
+        barmode="group", yaxis_title="P(word | class)", xaxis_title="▶ = in the message"
+    )
+    data = pd.DataFrame(
+        {"word": list(vocabulary), "in_message": [w in in_message for w in vocabulary]}
+    )
+    for c, name in enumerate(classes):
+        data[f"P(word | {name})"] = theta[c]
+    data["alpha"] = alpha
+    return lesson_style(fig, f"Word probabilities per class, {rule}"), data
+
+
+def underflow_figure(
+    curve_data: Mapping, classes: Sequence[str], n_words: int | None = None
+) -> tuple[go.Figure, pd.DataFrame]:
+    """log10 P(message, class) against message length, with where float64 products hit 0.
+
+    Vetoed classes (a zero factor, log 0 = -inf) have no line and are named in a note;
+    ``n_words`` marks the length the page reports on.
+    """
+    lengths = curve_data["n_words"]
+    fig = go.Figure()
+    vetoed = []
+    data = pd.DataFrame({"words": lengths})
+    for c, name in enumerate(classes):
+        color = class_color(c)
+        if curve_data["vetoed"][c]:
+            vetoed.append(name)
+            continue
+        hover = "%{x} words: 10^%{y:.1f}<extra></extra>"
+        exact = f"{name}: exact, from logs"
+        log10_likelihood = curve_data["log10_likelihood"][c]
+        data[f"log10 P(message, {name})"] = log10_likelihood
+        data[f"direct product of {name} is 0"] = curve_data["underflow"][c]
+        fig.add_trace(curve(exact, lengths, log10_likelihood, color, 4, hovertemplate=hover))
+        lost = np.flatnonzero(curve_data["underflow"][c])
+        if lost.size:
+            first = lost[0]
+            fig.add_trace(
+                go.Scatter(
+                    name=f"{name}: the float64 product is 0 from here",
+                    x=[lengths[first]],
+                    y=[log10_likelihood[first]],
+                    mode="markers",
+                    marker={"color": color, "symbol": "x", "size": 16, "line": {"width": 2}},
+                    hovertemplate="%{x} words: the direct product is exactly 0<extra></extra>",
+                )
+            )
+    fig.add_hline(
+        y=np.log10(SMALLEST_FLOAT),
+        line_dash="dash",
+        line_color=TRUTH_COLOR,
+        annotation_text="smallest float64 ≈ 10^-323.3",
+        annotation_position="top right",
+    )
+    if n_words is not None:
+        fig.add_vline(x=n_words, line_color=NEUTRAL_COLOR, line_width=2)
+    if vetoed:
+        fig.add_annotation(
+            x=0.98,
+            y=0.95,
+            xref="paper",
+            yref="paper",
+            xanchor="right",
+            showarrow=False,
+            text=", ".join(vetoed) + ": a zero factor, log 0 = −∞ (no line)",
+        )
+    fig.update_layout(
+        xaxis_title="words in the message",
+        yaxis_title="log10 of P(class) × Π P(word | class)",
+    )
+    title = "Products of many small numbers underflow; sums of logs do not"
+    return lesson_style(fig, title, 420), data

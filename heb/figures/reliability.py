@@ -1,0 +1,180 @@
+"""Reliability diagrams: top-1 accuracy against confidence, with the rows per bin."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from heb.figures.style import NEUTRAL_COLOR, SYMBOLS, escape, method_color, method_label, style
+
+__all__ = ["MIN_BIN_ROWS", "RELIABILITY_HEIGHT", "reliability_diagram", "reliability_frame"]
+
+#: the reliability diagram's whole height in pixels, whatever its legend
+RELIABILITY_HEIGHT = 520
+#: a bin with fewer rows is drawn as a grey hollow point off the curve (too few to judge)
+MIN_BIN_ROWS = 5
+#: marker diameters (pixels) of the smallest and the largest bin of a diagram
+_MARKER_PX = (6.0, 22.0)
+_CURVE_KEYS = ("edges", "count", "confidence", "accuracy", "ece")
+
+
+def _check_curve(name: str, curve: Mapping) -> dict[str, np.ndarray]:
+    missing = set(_CURVE_KEYS) - set(curve)
+    if missing:
+        raise ValueError(f"Reliability curve {name!r} lacks {', '.join(sorted(missing))}.")
+    edges, count, confidence, accuracy = (
+        np.asarray(curve[key], dtype=np.float64) for key in _CURVE_KEYS[:4]
+    )
+    n_bins = count.size
+    if edges.shape != (n_bins + 1,) or confidence.shape != (n_bins,) or accuracy.shape != (n_bins,):
+        raise ValueError(
+            f"Reliability curve {name!r} needs B+1 edges and B counts, confidences and accuracies."
+        )
+    ece = float(curve["ece"])
+    if not math.isfinite(ece):
+        raise ValueError(f"Reliability curve {name!r} has a non-finite ECE.")
+    return {
+        "edges": edges,
+        "count": count,
+        "confidence": confidence,
+        "accuracy": accuracy,
+        "ece": ece,
+    }
+
+
+def reliability_frame(curves: Mapping[str, Mapping]) -> pd.DataFrame:
+    """The numbers of a reliability diagram, one row per (curve, bin).
+
+    Columns: method, bin_low, bin_high, rows, confidence, accuracy, ece.
+    """
+    parts = []
+    for name, curve in curves.items():
+        checked = _check_curve(name, curve)
+        edges = checked["edges"]
+        parts.append(
+            pd.DataFrame(
+                {
+                    "method": method_label(name),
+                    "bin_low": edges[:-1],
+                    "bin_high": edges[1:],
+                    "rows": checked["count"],
+                    "confidence": checked["confidence"],
+                    "accuracy": checked["accuracy"],
+                    "ece": checked["ece"],
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _marker_sizes(count: np.ndarray, largest: float) -> np.ndarray:
+    """Marker diameters growing with the square root of the rows in each bin."""
+    low, high = _MARKER_PX
+    return low + (high - low) * np.sqrt(count / max(largest, 1.0))
+
+
+def reliability_diagram(
+    curves: Mapping[str, Mapping],
+    title: str = "Reliability diagram",
+    colors: Mapping[str, str] | None = None,
+    show_ece: bool = True,
+) -> go.Figure:
+    """Top-1 reliability curves of several methods, with the rows per bin beneath.
+
+    Parameters
+    ----------
+    curves : dict of str to dict
+        Per method, the output of :func:`heb.metrics.reliability`: ``edges`` (B+1,),
+        ``count``, ``confidence``, ``accuracy`` (B,) and ``ece``. Empty bins are skipped.
+    title : str
+    colors : dict of str to str, optional
+        Colour per curve name; default (and for names left out) :func:`method_color`.
+    show_ece : bool
+        Name each curve's ECE in the legend; leave it out where another ECE (say a mean
+        over folds) is shown beside the figure, so one place shows one definition.
+
+    Returns
+    -------
+    go.Figure
+        Row 1: accuracy vs mean confidence per method and the diagonal of perfect
+        calibration, each point sized by its rows (also in its hover); bins of fewer than
+        :data:`MIN_BIN_ROWS` rows are grey hollow points off the curve. Row 2: grouped
+        bars of the bin counts (shared x axis).
+    """
+    if not curves:
+        raise ValueError("Give at least one method's reliability curve.")
+    checked = {name: _check_curve(name, curve) for name, curve in curves.items()}
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, row_heights=[0.72, 0.28], vertical_spacing=0.05
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0.0, 1.0],
+            y=[0.0, 1.0],
+            mode="lines",
+            name="perfect calibration",
+            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
+            hoverinfo="skip",
+        ),
+        row=1,
+        col=1,
+    )
+    largest = max(float(curve["count"].max(initial=0.0)) for curve in checked.values())
+    for index, (name, curve) in enumerate(checked.items()):
+        color = (colors or {}).get(name) or method_color(name)
+        label = escape(method_label(name))
+        filled = (curve["count"] > 0) & np.isfinite(curve["confidence"])
+        filled &= np.isfinite(curve["accuracy"])
+        for few, trace_name, line in (
+            (False, f"{label} (ECE {curve['ece']:.3f})" if show_ece else label, color),
+            (True, f"{label}: bins of fewer than {MIN_BIN_ROWS} rows", NEUTRAL_COLOR),
+        ):
+            keep = filled & ((curve["count"] < MIN_BIN_ROWS) == few)
+            if few and not keep.any():
+                continue
+            fig.add_trace(
+                go.Scatter(
+                    x=curve["confidence"][keep],
+                    y=curve["accuracy"][keep],
+                    customdata=curve["count"][keep],
+                    mode="markers" if few else "lines+markers",
+                    name=trace_name,
+                    legendgroup=label,
+                    showlegend=not few,
+                    line={"color": line, "width": 3},
+                    marker={
+                        "size": _marker_sizes(curve["count"][keep], largest),
+                        "symbol": SYMBOLS[index % len(SYMBOLS)] + ("-open" if few else ""),
+                        "color": line,
+                    },
+                    hovertemplate=f"{trace_name}<br>confidence %{{x:.3f}}<br>"
+                    "accuracy %{y:.3f}<br>rows %{customdata:.0f}<extra></extra>",
+                ),
+                row=1,
+                col=1,
+            )
+        edges = curve["edges"]
+        fig.add_trace(
+            go.Bar(
+                x=(edges[:-1] + edges[1:]) / 2,
+                y=curve["count"],
+                name=label,
+                legendgroup=label,
+                showlegend=False,
+                marker={"color": color},
+                hovertemplate=f"{label}<br>bin centre %{{x:.2f}}<br>rows %{{y:.0f}}<extra></extra>",
+            ),
+            row=2,
+            col=1,
+        )
+    fig.update_layout(barmode="group", bargap=0.15)
+    fig.update_xaxes(range=[0, 1], row=1, col=1)
+    fig.update_xaxes(range=[0, 1], title_text="confidence (top-1 probability)", row=2, col=1)
+    fig.update_yaxes(range=[0, 1.02], title_text="accuracy", row=1, col=1)
+    fig.update_yaxes(title_text="rows", rangemode="tozero", row=2, col=1)
+    return style(fig, title, RELIABILITY_HEIGHT, grow_with_legend=False)

@@ -1,0 +1,241 @@
+"""The look every figure shares: type sizes, colours, title and legend placement.
+
+Method colours and labels come from :mod:`heb.registry` (one colour per method, the same
+on every page); metric titles too. Colours of series that are not methods (the truth,
+the prior mean, a what-if setting) are named here, once. User-supplied text (category
+values, column names, class names, titles built from them) goes through :func:`escape`
+before it reaches a plotly label, which would otherwise render ``<a href=...>`` or ``<b>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from heb import registry
+
+__all__ = [
+    "FONT_SIZE",
+    "INK",
+    "SYMBOLS",
+    "TITLE_PAD",
+    "PLOT_GAP",
+    "TRUTH_COLOR",
+    "NEUTRAL_COLOR",
+    "PRIOR_MEAN_COLOR",
+    "UNSMOOTHED_COLOR",
+    "WHATIF_COLOR",
+    "SERIES_COLORS",
+    "CLASS_PALETTE",
+    "BAR_COLOR",
+    "POST_HOC_COLORS",
+    "CLAMP_COLORS",
+    "escape",
+    "escape_all",
+    "method_label",
+    "method_color",
+    "metric_title",
+    "legend_rows",
+    "log_axis",
+    "title_height",
+    "frame_title_and_legend",
+    "style",
+]
+
+#: base font size in pixels (readable on a projector)
+FONT_SIZE = 16
+#: the colour of text, axes and reference lines
+INK = "#222222"
+#: marker symbols given to series in order, so that lines differ without colour too
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon")
+#: pixels above the title, and between the title (or legend) and the plot
+TITLE_PAD = 12
+PLOT_GAP = 14
+
+# colours of series that are not methods (none of them a method's colour)
+TRUTH_COLOR = INK
+#: neutral marks: shading, reference lines, minor bars
+NEUTRAL_COLOR = "#9e9e9e"
+#: the prior mean t: dark grey, apart from the unsmoothed estimate
+PRIOR_MEAN_COLOR = "#525252"
+#: the unsmoothed n / N: light grey
+UNSMOOTHED_COLOR = "#c7c7c7"
+#: a slider's setting: bluish green, which no method has
+WHATIF_COLOR = "#009e73"
+#: curves that are not methods (e.g. "1 copy", "4 copies"), in order of appearance
+SERIES_COLORS = ("#3b3b98", "#e6550d", "#009e73", "#b8860b", "#cc79a7", "#555555")
+#: classes as separate series (colour-blind-safe Okabe-Ito order, then two more)
+CLASS_PALETTE = (
+    "#0072b2",
+    "#d55e00",
+    "#009e73",
+    "#cc79a7",
+    "#e69f00",
+    "#56b4e9",
+    "#8c564b",
+    "#f0e442",
+)
+#: a single-series bar chart (rows per class)
+BAR_COLOR = "#1f5fbf"
+#: each post-hoc calibration of the calibration lesson
+POST_HOC_COLORS = {
+    "none": TRUTH_COLOR,
+    "Platt": "#6baed6",
+    "isotonic": "#31a354",
+    "temperature": "#e6550d",
+}
+#: the state of a learned concentration: fitted, clamped high or low, small-class fallback
+CLAMP_COLORS = {"none": "#1f77b4", "high": "#d62728", "low": "#ff7f0e", "fallback": "#7f7f7f"}
+#: colours for names outside the registry (picked by a stable hash of the name)
+_HASHED_COLORS = (
+    "#bcbd22",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#7b4173",
+    "#3182bd",
+    "#e6550d",
+    "#31a354",
+    "#756bb1",
+    "#636363",
+)
+
+
+# ------------------------------------------------------------------ text
+def escape(text: object) -> str:
+    """``text`` as plain text in a plotly label: ``<``, ``>`` and ``&`` shown, not parsed."""
+    return html.escape(str(text), quote=False)
+
+
+def escape_all(values) -> list[str]:
+    """:func:`escape` of every value (category values, feature or class names)."""
+    return [escape(value) for value in values]
+
+
+def method_label(name: str) -> str:
+    """The registered display name of a method (``"heb-m"`` -> ``"HEB-M"``).
+
+    Names the registry does not know (``"1 copy"``, ``"HEB-M + temperature"``) come
+    back unchanged.
+    """
+    try:
+        return registry.resolve_method_name(str(name).strip())
+    except ValueError:
+        return str(name)
+
+
+def method_color(name: str) -> str:
+    """The registry colour of a method in any spelling; other names a stable hashed colour."""
+    label = method_label(name)
+    if label in registry.METHODS:
+        return registry.METHODS[label].colour
+    digest = hashlib.sha256(label.encode("utf-8")).digest()
+    return _HASHED_COLORS[digest[0] % len(_HASHED_COLORS)]
+
+
+def metric_title(name: str) -> str:
+    """The registry title of a metric (``"log_loss"`` -> ``"Log-loss"``); others unchanged."""
+    entry = registry.METRICS.get(name)
+    return entry.title if entry is not None else str(name)
+
+
+# ---------------------------------------------------------------- layout
+def legend_rows(fig: go.Figure, width: float = 700.0) -> int:
+    """Rough number of rows a horizontal legend takes at ``width`` pixels (0: no legend)."""
+    names = [
+        str(trace.name or "")
+        for trace in fig.data
+        if trace.showlegend is True or (trace.showlegend is None and trace.type != "heatmap")
+    ]
+    if fig.layout.showlegend is False or (len(names) < 2 and fig.layout.showlegend is not True):
+        return 0
+    total, rows = 0.0, 1
+    for name in names:
+        item = 50 + 0.55 * FONT_SIZE * len(name)
+        if total + item > width and total > 0:
+            rows, total = rows + 1, 0.0
+        total += item
+    return rows
+
+
+def log_axis(values: np.ndarray) -> dict:
+    """Log-axis settings: one labelled tick per decade when the data span several."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values) & (values > 0)]
+    if not values.size:
+        return {"type": "log"}
+    plain = values.min() >= 1e-3 and values.max() <= 1e5  # 0.001 ... 100000 read fine
+    axis = {"type": "log", "exponentformat": "none" if plain else "power"}
+    if np.log10(values.max() / values.min()) >= 1.2:
+        return axis | {"dtick": 1}
+    return axis | {"nticks": 6}
+
+
+def title_height(title: str, font_size: int = FONT_SIZE + 4) -> int:
+    """Pixels the title block takes at the top of a figure (0 without a title)."""
+    if not title:
+        return 0
+    lines = 1 + title.lower().count("<br>")
+    return TITLE_PAD + int(round(1.3 * font_size * lines))
+
+
+def frame_title_and_legend(
+    fig: go.Figure, title: str, height: int, font_size: int = FONT_SIZE
+) -> go.Figure:
+    """Title at the figure's top left, the legend right under it, the plot under both.
+
+    The title and a horizontal legend are placed in container (pixel) coordinates, so
+    they never overlap whatever the width: plotly reserves the top margin down to the
+    legend's last row, however many rows it wraps onto, and adds no gap above it.
+    ``height`` is the whole figure's height in pixels.
+    """
+    top = title_height(title, font_size + 4)
+    # plotly centres a multi-line title on its anchor: move it down by the extra half
+    lines = 1 + title.lower().count("<br>") if title else 1
+    shift = 0.5 * (lines - 1) * 1.3 * (font_size + 4)
+    fig.update_layout(
+        height=height,
+        title={
+            "text": title,
+            "font": {"size": font_size + 4},
+            "x": 0.0,
+            "xref": "container",
+            "xanchor": "left",
+            "y": 1.0 - shift / height,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": TITLE_PAD, "l": 10},
+            "automargin": False,
+        },
+        legend={
+            "orientation": "h",
+            "x": 0.0,
+            "xref": "paper",
+            "xanchor": "left",
+            "y": 1.0 - (top + 4) / height,
+            "yref": "container",
+            "yanchor": "top",
+            "font": {"size": font_size - 1},
+        },
+        margin={"t": top + PLOT_GAP},
+    )
+    return fig
+
+
+def style(fig: go.Figure, title: str, height: int, grow_with_legend: bool = True) -> go.Figure:
+    """Projector styling; ``height`` is the figure's height without the legend rows.
+
+    With ``grow_with_legend=False`` the height is the whole figure's and a legend that
+    wraps takes its rows from the plot.
+    """
+    rows = legend_rows(fig) if grow_with_legend else 0
+    fig.update_layout(
+        template="plotly_white",
+        font={"size": FONT_SIZE, "color": INK},
+        margin={"l": 80, "r": 30, "b": 70},
+        hoverlabel={"font": {"size": FONT_SIZE - 2}},
+    )
+    return frame_title_and_legend(fig, title, height + 30 * rows)

@@ -1,0 +1,163 @@
+"""Naive Bayes over features that form hierarchies among themselves (HEB-H, FD-aware).
+
+When feature A determines feature B (every value of A has one parent value in B, as
+ROLE_TITLE -> ROLE_FAMILY on amazon-employee-access), plain Naive Bayes multiplies
+P(a | c) P(b | c) and counts B's evidence twice, since P(a | c) = P(b | c) P(a | b, c).
+:class:`HierarchicalNaiveBayes` smooths A with HEB-H along its hierarchy (B's values as
+A's level-1 groups) and scores A *given its parent feature*: its factor is the
+within-group conditional psi_c(a) = theta_c(a) / phi_c(g(a)), phi_c(g) = sum over the
+group's leaves of theta_c, so that P(a, b | c) = P(b | c) psi_c(a) exactly when b = g(a).
+Where the row's B is missing, unseen or not A's group (an approximate dependency), A's
+factor is the full theta_c(a), as in Naive Bayes.
+
+Hierarchies are detected in ``fit`` from the training codes
+(:func:`heb.hierarchy_sources.functional_dependencies` with ``fd_tolerance``), or given
+(``hierarchies`` with ``parents``, the feature each child's level 1 is made of).
+``partial_fit`` detects on its first chunk only and keeps that structure (a category first
+met in a later chunk hangs alone under new nodes and is scored as in Naive Bayes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from heb.concentration import M_MAX, M_MIN
+from heb.counts import CountTable
+from heb.hierarchy import check_hierarchies
+from heb.hierarchy_sources import dependency_chains, functional_dependencies, levels_from_chain
+from heb.nb import NaiveBayes
+
+__all__ = ["HierarchicalNaiveBayes", "detect_hierarchies"]
+
+
+def detect_hierarchies(codes: np.ndarray, tolerance: float) -> tuple[dict, dict]:
+    """Hierarchies among the columns of ``codes`` and each child's parent column.
+
+    Returns ``(hierarchies, parents)``: feature -> levels (from its chain of ever coarser
+    dependent columns) and feature -> the column its level 1 is made of.
+    """
+    chains = dependency_chains(functional_dependencies(codes, tolerance=tolerance))
+    hierarchies = {a: levels_from_chain(codes, a, chain) for a, chain in chains.items()}
+    return hierarchies, {a: chain[0] for a, chain in chains.items()}
+
+
+class HierarchicalNaiveBayes(NaiveBayes):
+    """HEB-H Naive Bayes scoring each child feature given its parent feature (module doc).
+
+    Parameters
+    ----------
+    smoother, alpha, m, k0, weighting, n0, m_min, m_max
+        As :class:`heb.nb.NaiveBayes` (default ``"heb-h"``).
+    hierarchies : dict, optional
+        Feature -> levels; ``None`` detects them in ``fit``.
+    parents : dict, optional
+        Feature -> the feature whose codes make its level 1 (scored conditionally);
+        with given ``hierarchies`` and no ``parents``, nothing is scored conditionally.
+    fd_tolerance : float, default 0.05
+        Detection's tolerance (Goodman-Kruskal lambda of the parent given the child at
+        least ``1 - fd_tolerance``; 0: exact dependencies only).
+    condition_on_parent : bool, default True
+        Score a child given its parent feature; False: plain Naive Bayes factors.
+
+    Attributes
+    ----------
+    hierarchies_, parents_ : dict
+        The structure used (detected or given).
+    group_log_prob_ : dict of int -> ndarray (C, G)
+        log phi_c(g) of each conditionally scored child's level-1 groups.
+    """
+
+    def __init__(
+        self,
+        smoother: str = "heb-h",
+        alpha: float | None = None,
+        m: float | None = None,
+        k0: float | None = None,
+        weighting: str | None = None,
+        n0: float = 10,
+        m_min: float = M_MIN,
+        m_max: float = M_MAX,
+        hierarchies: dict | None = None,
+        parents: dict | None = None,
+        fd_tolerance: float = 0.05,
+        condition_on_parent: bool = True,
+    ):
+        super().__init__(smoother, alpha, m, k0, weighting, n0, m_min, m_max, hierarchies)
+        self.parents = parents
+        self.fd_tolerance = fd_tolerance
+        self.condition_on_parent = condition_on_parent
+
+    def _validate_params_(self) -> None:
+        super()._validate_params_()
+        if not 0 <= self.fd_tolerance < 1:
+            raise ValueError(f"fd_tolerance must lie in [0, 1), got {self.fd_tolerance!r}.")
+
+    def _structure(self, codes: np.ndarray) -> None:
+        if self.hierarchies is None:
+            self.hierarchies_, self.parents_ = detect_hierarchies(codes, self.fd_tolerance)
+        else:
+            self.hierarchies_ = dict(self.hierarchies)
+            self.parents_ = dict(self.parents or {})
+        bad = [a for a, b in self.parents_.items() if a not in self.hierarchies_ or a == b]
+        if bad:
+            raise ValueError(f"parents names features {bad} without a hierarchy of their own.")
+
+    def fit(self, X, y):
+        """Detect (or take) the hierarchies, count and smooth; see :class:`NaiveBayes`."""
+        codes, y_idx, classes = self._fit_input(X, y)
+        self._structure(codes)
+        return self._set_counts(CountTable.from_codes(codes, y_idx, classes.size), classes)
+
+    def partial_fit(self, X, y, classes=None):
+        """Add a chunk; the structure is detected on the first chunk and then kept."""
+        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
+        if first:
+            self._structure(codes)
+        chunk = CountTable.from_codes(codes, y_idx, all_classes.size)
+        table = chunk if first else self.count_table_ + chunk
+        return self._set_counts(table, all_classes)
+
+    def _smooth(self, table: CountTable):
+        # categories first met in a later partial_fit chunk hang alone under new nodes
+        self._levels = check_hierarchies(self.hierarchies_, table.n_categories)
+        # other smoothers take no hierarchy; their children are still scored conditionally
+        smoothed = super()._smooth(table, self._levels if self.smoother == "heb-h" else {})
+        conditional = self.condition_on_parent
+        self.group_log_prob_ = self._group_tables(table, smoothed) if conditional else {}
+        return smoothed
+
+    def _group_tables(self, table: CountTable, smoothed) -> dict[int, np.ndarray]:
+        """log phi_c(g) = log sum over the group's leaves of theta_c, per child feature."""
+        out = {}
+        for a in self.parents_:
+            cols = slice(table.offsets[a], table.offsets[a + 1])
+            theta = np.where(smoothed.seen[cols], np.exp(smoothed.log_theta[:, cols]), 0.0)
+            groups = self._levels[a][0][: theta.shape[1]]
+            C, G = theta.shape[0], int(groups.max()) + 1
+            index = (np.arange(C)[:, None] * G + groups[None, :]).ravel()
+            phi = np.bincount(index, theta.ravel(), C * G).reshape(C, G)
+            with np.errstate(divide="ignore"):
+                out[a] = np.log(phi)
+        return out
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log pi_c + sum_f w_f log theta_{c,f,x_f}, children given their parent feature."""
+        scores = super().predict_joint_log_proba(X)  # the plain NB sum, class prior included
+        codes = self._codes_for_predict(X)
+        weights = None if self.weighting is None else self.feature_weights_
+        table = self.count_table_
+        seen = table.category_totals() > 0
+        k = table.n_categories
+        for a, log_phi in self.group_log_prob_.items():
+            b = self.parents_[a]
+            xa, xb = codes[:, a], codes[:, b]
+            # codes of the detection's chunk only (later ones have no parent group)
+            ok = (xa >= 0) & (xa < min(k[a], self.hierarchies_[a][0].size))
+            ok[ok] &= seen[table.offsets[a] + xa[ok]]
+            group = np.where(ok, self.hierarchies_[a][0][np.where(ok, xa, 0)], -1)
+            ok &= (xb == group) & (xb < k[b])
+            ok[ok] &= seen[table.offsets[b] + xb[ok]]
+            rows = np.flatnonzero(ok)
+            w = 1.0 if weights is None else weights[a]
+            scores[rows] -= w * log_phi[:, group[rows]].T
+        return scores

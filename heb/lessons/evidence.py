@@ -1,0 +1,402 @@
+"""Lesson 3: the Type-II ML evidence curve of one (class, feature) pair (paper eq. 5).
+
+Entry points: :func:`parse_counts`, :func:`pair_counts`, :func:`showcase_pair`, and
+:func:`evidence_lesson`, which bundles :func:`evidence_curve`, :func:`pmf_comparison` and
+:func:`heldout_log_loss_curve`.
+
+One name, one estimator: "Laplace" is always (n + 1) / (N + K), the uniform prior mean
+with m = K, whatever prior mean the lesson's HEB uses; the HEB series is named after the
+smoother whose prior mean it uses (HEB-M: pooled marginal, HEB-U: uniform).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from heb.concentration import fit_concentration_rows, log_evidence
+from heb.counts import CountTable
+from heb.lessons.common import M_MAX, M_MIN, N0, dirichlet_posterior_mean, format_m
+from heb.nb import NaiveBayes
+from heb.smoothing import learn_concentrations, prior_mean
+from heb.synthetic import single_pmf_estimates
+
+__all__ = [
+    "EXAMPLE_COUNTS",
+    "M_WHATIF_CHOICES",
+    "HELDOUT_GRID",
+    "LAPLACE",
+    "parse_counts",
+    "pair_counts",
+    "showcase_pair",
+    "EvidenceCurve",
+    "evidence_curve",
+    "heb_name",
+    "is_uniform",
+    "pmf_comparison",
+    "heldout_prior",
+    "heldout_log_loss_curve",
+    "evidence_lesson",
+]
+
+#: a hand-made count vector: a few frequent categories and a long tail of zeros
+EXAMPLE_COUNTS = np.array([14, 9, 5, 3, 2, 1, 1, 0, 0, 0, 0, 0], dtype=float)
+
+
+def parse_counts(text: str) -> np.ndarray:
+    """Read a count vector typed as ``"3, 0, 1, 7"`` (commas, spaces or semicolons)."""
+    parts = [p for p in re.split(r"[,\s;]+", text.strip()) if p]
+    if not parts:
+        raise ValueError("Type at least two counts, for example: 3, 0, 1, 7.")
+    try:
+        values = np.array([float(p) for p in parts])
+    except ValueError:
+        raise ValueError(
+            "Counts must be whole numbers separated by commas, for example: 3, 0, 1, 7."
+        ) from None
+    if values.size < 2:
+        raise ValueError("A PMF needs at least two categories: type two or more counts.")
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values != np.round(values)):
+        raise ValueError("Counts must be whole numbers, zero or more.")
+    if values.sum() == 0:
+        raise ValueError("All counts are zero: there is nothing to learn from.")
+    if values.size > 5000:
+        raise ValueError("Keep the hand-typed vector under 5,000 categories.")
+    return values
+
+
+def pair_counts(
+    table: CountTable, class_index: int, feature_index: int, prior: str = "marginal"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """N_cfv of one (class, feature) pair with its prior mean, from the engine's table.
+
+    Parameters
+    ----------
+    table : CountTable
+    class_index, feature_index : int
+    prior : {"marginal", "uniform"}
+        HEB-M's pooled marginal N_fv / S_f or HEB-U's 1 / K_f
+        (:func:`heb.smoothing.prior_mean`).
+
+    Returns
+    -------
+    counts : ndarray (K_f,)
+    prior_mean : ndarray (K_f,)
+    pooled : ndarray (K_f,) or None
+        N_fv over all classes (marginal prior only), so a held-out split can refit it.
+    """
+    if not 0 <= feature_index < table.n_features:
+        raise ValueError(f"There is no feature number {feature_index}.")
+    if not 0 <= class_index < table.n_classes:
+        raise ValueError(f"There is no class number {class_index}.")
+    columns = slice(table.offsets[feature_index], table.offsets[feature_index + 1])
+    mean = prior_mean(table, prior)[columns]
+    pooled = table.category_totals()[columns] if prior == "marginal" else None
+    return table.counts[class_index, columns].copy(), mean, pooled
+
+
+def showcase_pair(table: CountTable, n0: float = N0, max_width: int = 60) -> tuple[int, int]:
+    """A (class, feature) pair worth opening the lesson on: an interior HEB-M maximiser.
+
+    Among the pairs HEB-M fits by Type-II ML (N_cf >= n0) whose maximiser is not clamped,
+    the one with the most categories per row K_f / N_cf (where smoothing matters most),
+    preferring features of at most ``max_width`` categories (readable bars); (0, 0) when
+    every pair is clamped or falls back.
+    """
+    diag = NaiveBayes(smoother="heb-m", n0=n0).fit_counts(table).concentrations_
+    ok = (diag["clamped"] == "none") & ~diag["fallback"]
+    readable = ok & (diag["K_f"] <= max_width)
+    pool = readable if readable.any() else ok
+    if not pool.any():
+        return 0, 0
+    ratio = diag["K_f"] / np.maximum(diag["N_c"], 1.0)
+    best = np.flatnonzero(pool)[np.argmax(ratio[pool])]
+    return int(diag["class"][best]), int(diag["feature"][best])
+
+
+@dataclass(frozen=True)
+class EvidenceCurve:
+    """The Type-II ML evidence l(m) of one count vector and its clamped maximiser.
+
+    Attributes
+    ----------
+    m : ndarray (M,)
+        The grid of concentrations.
+    log_evidence : ndarray (M,)
+        l(m) on the grid (paper eq. 5).
+    m_hat : float
+        The m HEB uses: the clamped maximiser, or K when N < n0 (Algorithm 1, step 8).
+    m_argmax : float
+        The clamped maximiser itself.
+    clamped : str
+        ``"low"``, ``"high"`` or ``"none"``.
+    fallback : bool
+        N < n0: HEB uses m = K (Laplace's strength) instead of the maximiser.
+    flat : bool
+        The evidence does not depend on m (N <= 1).
+    n_samples, n_categories : int
+    m_min, m_max : float
+        The clamp.
+    counts, prior : ndarray (K,)
+        The count vector and prior mean the curve was computed from.
+    """
+
+    m: np.ndarray
+    log_evidence: np.ndarray
+    m_hat: float
+    m_argmax: float
+    clamped: str
+    fallback: bool
+    flat: bool
+    n_samples: int
+    n_categories: int
+    m_min: float
+    m_max: float
+    counts: np.ndarray
+    prior: np.ndarray
+
+    def log_evidence_at(self, m: float) -> float:
+        """l(m) at one m (not necessarily on the grid)."""
+        return float(log_evidence(self.counts, self.prior, float(m)))
+
+
+def _check_vector(counts: np.ndarray, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    counts = np.asarray(counts, dtype=np.float64)
+    prior = np.asarray(prior, dtype=np.float64)
+    if counts.ndim != 1 or counts.size < 2:
+        raise ValueError("The count vector needs at least two categories.")
+    if prior.shape != counts.shape:
+        raise ValueError("The prior mean needs one value per category.")
+    if np.any(counts < 0) or not np.all(np.isfinite(counts)):
+        raise ValueError("Counts must be finite and non-negative.")
+    if np.any((prior <= 0) & (counts > 0)):
+        raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
+    return counts, prior
+
+
+def evidence_curve(
+    counts: np.ndarray,
+    prior: np.ndarray,
+    m_grid: np.ndarray | None = None,
+    n0: float = N0,
+    m_min: float = M_MIN,
+    m_max: float = M_MAX,
+) -> EvidenceCurve:
+    """l(m) on a log grid, with the engine's clamped maximiser and the N0 fallback.
+
+    Parameters
+    ----------
+    counts : ndarray (K,)
+        N_cfv of the pair.
+    prior : ndarray (K,)
+        The prior mean t (uniform for HEB-U, pooled marginal for HEB-M).
+    m_grid : ndarray (M,), optional
+        Default: 241 points from 1e-3 to 1e5 (one decade past each clamp end).
+    n0, m_min, m_max : float
+        Algorithm 1's low-count threshold and clamp.
+    """
+    counts, prior = _check_vector(counts, prior)
+    if m_grid is None:
+        m_grid = np.logspace(-3, 5, 241)
+    m_grid = np.asarray(m_grid, dtype=np.float64)
+    K = counts.size
+    table = CountTable(np.array([counts.sum()]), counts[None, :], np.array([0, K]))
+    m_cf, fit, fallback = learn_concentrations(table, prior, n0=n0, m_min=m_min, m_max=m_max)
+    # a fallback pair skips the fit: fit it anyway to show where the maximiser would be
+    raw = fit_concentration_rows(counts[None, :], prior, m_min, m_max) if fallback[0, 0] else fit
+    clamp_names = {-1: "low", 0: "none", 1: "high"}
+    return EvidenceCurve(
+        m=m_grid,
+        log_evidence=log_evidence(counts, prior, m_grid),
+        m_hat=float(m_cf[0, 0]),
+        m_argmax=float(raw.m[0]),
+        clamped=clamp_names[int(raw.clamped[0])],
+        fallback=bool(fallback[0, 0]),
+        flat=bool(raw.flat[0]),
+        n_samples=int(counts.sum()),
+        n_categories=K,
+        m_min=m_min,
+        m_max=m_max,
+        counts=counts,
+        prior=prior,
+    )
+
+
+#: the held-out curve's grid of concentrations (a decade past each end of the clamp)
+HELDOUT_GRID = np.logspace(-3, 5, 161)
+#: the what-if slider's concentrations (the clamp's ends included)
+M_WHATIF_CHOICES = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1e3, 3e3, 1e4)
+#: the name of (n + 1) / (N + K) everywhere in the lesson
+LAPLACE = "Laplace"
+
+
+def is_uniform(prior: np.ndarray) -> bool:
+    """Whether a prior mean is the uniform 1/K."""
+    prior = np.asarray(prior, dtype=np.float64)
+    return bool(np.allclose(prior, 1.0 / prior.size, rtol=1e-12, atol=0.0))
+
+
+def heb_name(prior: np.ndarray) -> str:
+    """The smoother a learned m with this prior mean is: ``"HEB-U"`` (uniform) or ``"HEB-M"``."""
+    return "HEB-U" if is_uniform(prior) else "HEB-M"
+
+
+def pmf_comparison(
+    counts: np.ndarray, prior: np.ndarray, m_hat: float, m_whatif: float | None = None
+) -> dict[str, np.ndarray]:
+    """The smoothed PMFs of one pair: unsmoothed, Laplace, HEB (m_hat), prior mean, what-if.
+
+    Laplace is (n + 1) / (N + K) (uniform prior, m = K) whatever ``prior`` is; HEB (named
+    by :func:`heb_name`) and the what-if use the given prior mean t with concentration
+    ``m_hat`` / ``m_whatif``.
+    """
+    counts, prior = _check_vector(counts, prior)
+    out = {
+        "unsmoothed": single_pmf_estimates(counts[None, :], "unsmoothed")[0],
+        LAPLACE: single_pmf_estimates(counts[None, :], "laplace")[0],
+        heb_name(prior): dirichlet_posterior_mean(counts, prior, m_hat),
+        "prior mean": prior.copy(),
+    }
+    if m_whatif is not None:
+        out[f"what-if m = {format_m(m_whatif)}"] = dirichlet_posterior_mean(counts, prior, m_whatif)
+    return out
+
+
+def _fold_counts(counts: np.ndarray, n_folds: int, seed: int) -> np.ndarray:
+    """(n_folds, K) counts of the pair's rows shuffled into folds."""
+    K = counts.size
+    rows = np.repeat(np.arange(K), counts.astype(np.int64))
+    rows = np.random.default_rng(seed).permutation(rows)
+    fold = np.arange(rows.size) % n_folds
+    return np.bincount(fold * K + rows, minlength=n_folds * K).reshape(n_folds, K).astype(float)
+
+
+def heldout_prior(pooled_train: np.ndarray) -> np.ndarray:
+    """The pooled marginal refitted on a training part, every category kept positive.
+
+    (N_fv + 1) / (S + K) per row of ``pooled_train`` (folds, K): a category whose every
+    row is held out keeps a positive prior mean, so its smoothed probability
+    m t_v / (N + m) is never ~0 (the engine's categories always hold a training row).
+    """
+    pooled_train = np.asarray(pooled_train, dtype=np.float64)
+    K = pooled_train.shape[-1]
+    return (pooled_train + 1.0) / (pooled_train.sum(axis=-1, keepdims=True) + K)
+
+
+def heldout_log_loss_curve(
+    counts: np.ndarray,
+    prior: np.ndarray,
+    m_grid: np.ndarray,
+    n_folds: int = 5,
+    seed: int = 0,
+    pooled: np.ndarray | None = None,
+) -> dict:
+    """K-fold held-out log-loss of the posterior mean (n + m t) / (N + m) for each m.
+
+    The pair's N rows (one per count) are shuffled into ``n_folds`` folds; each fold's
+    rows are scored by the PMF smoothed from the other folds' counts. With ``pooled``
+    (N_fv over all classes), the marginal prior is refitted without the held-out rows
+    (no leakage) by :func:`heldout_prior`; otherwise the prior ``t`` is held fixed. A
+    held-out category unseen in the training part gets its smoothed probability
+    m t_v / (N + m) > 0, never a clipped 0: every score is finite, and as m grows the
+    score tends to the prior mean's (log K for the uniform prior: a uniform guess).
+
+    Returns
+    -------
+    dict
+        ``m`` (M,), ``log_loss`` (M,) mean over all held-out rows in nats, ``n_folds``
+        int, ``n_rows`` int, ``uniform_log_loss`` log K (a uniform guess).
+    """
+    counts, prior = _check_vector(counts, prior)
+    m_grid = np.asarray(m_grid, dtype=np.float64)
+    if np.any(m_grid <= 0) or not np.all(np.isfinite(m_grid)):
+        raise ValueError("Held-out concentrations m must be positive and finite.")
+    N = int(counts.sum())
+    if N < 2:
+        raise ValueError("Held-out log-loss needs at least two rows in this pair.")
+    n_folds = int(min(max(n_folds, 2), N))
+    K = counts.size
+    test = _fold_counts(counts, n_folds, seed)
+    train = counts[None, :] - test
+    if pooled is None:
+        if np.any(prior <= 0):
+            raise ValueError("A held-out score needs a positive prior mean for every category.")
+        priors = np.broadcast_to(prior, (n_folds, K))
+    else:
+        priors = heldout_prior(np.asarray(pooled, dtype=np.float64)[None, :] - test)
+    fold_i, cat_i = np.nonzero(test)  # held-out cells with at least one row
+    weight = test[fold_i, cat_i]
+    n_train = train.sum(axis=1)
+    mm = m_grid[:, None]
+    theta = (train[fold_i, cat_i][None, :] + mm * priors[fold_i, cat_i][None, :]) / (
+        n_train[fold_i][None, :] + mm
+    )
+    loss = -(weight[None, :] * np.log(theta)).sum(axis=1) / N
+    return {
+        "m": m_grid,
+        "log_loss": loss,
+        "n_folds": n_folds,
+        "n_rows": N,
+        "uniform_log_loss": float(np.log(K)),
+    }
+
+
+def evidence_lesson(
+    counts: np.ndarray,
+    prior: np.ndarray | None,
+    m_whatif: float,
+    pooled: np.ndarray | None = None,
+    max_bars: int = 30,
+    n0: float = N0,
+) -> dict:
+    """Everything lesson 3 shows for one count vector, in one call.
+
+    ``prior=None`` is the uniform prior mean 1/K (HEB-U).
+
+    Returns
+    -------
+    dict
+        ``curve`` (:class:`EvidenceCurve`), ``heb`` the HEB smoother's name (:func:`heb_name`),
+        ``rho`` = m_hat / (N + m_hat), ``pmfs`` (:func:`pmf_comparison`), ``shown``
+        indices of the (at most ``max_bars``) most frequent categories, in category order;
+        ``heldout`` (:func:`heldout_log_loss_curve` on :data:`HELDOUT_GRID`, ``None`` when
+        N < 2) and ``marks`` name -> (m, held-out log-loss) on the same folds for the
+        what-if m and HEB's m (the lesson's prior mean) and Laplace (m = K with the
+        uniform prior mean, as everywhere); ``whatif_change`` the held-out log-loss of the
+        what-if m minus HEB's (``None`` when N < 2).
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if prior is None:
+        prior = np.full(counts.size, 1.0 / max(counts.size, 1))
+    counts, prior = _check_vector(counts, prior)
+    curve = evidence_curve(counts, prior, n0=n0)
+    heb = heb_name(prior)
+    heldout, marks = None, {}
+    if curve.n_samples >= 2:
+        heldout = heldout_log_loss_curve(counts, prior, HELDOUT_GRID, pooled=pooled)
+        at = heldout_log_loss_curve(
+            counts, prior, np.array([float(m_whatif), curve.m_hat]), pooled=pooled
+        )["log_loss"]
+        K = float(counts.size)
+        uniform = np.full(counts.size, 1.0 / K)
+        laplace = heldout_log_loss_curve(counts, uniform, np.array([K]))["log_loss"][0]
+        marks = {
+            "what-if m": (float(m_whatif), float(at[0])),
+            f"{heb}'s m": (curve.m_hat, float(at[1])),
+            LAPLACE: (K, float(laplace)),
+        }
+    shown = np.sort(np.argsort(-counts, kind="stable")[:max_bars])
+    change = marks["what-if m"][1] - marks[f"{heb}'s m"][1] if marks else None
+    return {
+        "whatif_change": change,
+        "curve": curve,
+        "heb": heb,
+        "uniform_prior": is_uniform(prior),
+        "rho": curve.m_hat / (curve.n_samples + curve.m_hat),
+        "pmfs": pmf_comparison(counts, prior, curve.m_hat, m_whatif),
+        "shown": shown,
+        "heldout": heldout,
+        "marks": marks,
+    }

@@ -1,0 +1,160 @@
+"""Lesson 6: known truth: sample from a Naive Bayes model, fit every smoother, compare.
+
+Entry point: :func:`known_truth_study`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.special import log_softmax
+
+from heb import registry
+from heb.counts import CountTable, category_offsets
+from heb.lessons.common import smoother_label
+from heb.metrics import all_metrics, reliability_curve
+from heb.nb import NaiveBayes, score_codes
+
+__all__ = ["KNOWN_TRUTH_POOL", "estimated_pmfs", "known_truth_study"]
+
+
+def estimated_pmfs(model: NaiveBayes) -> np.ndarray:
+    """The estimated (C, V) PMFs of every feature, unseen categories included.
+
+    The engine stores 0 in the log column of a category with no training row (absent
+    evidence at predict time); the mass a smoother gives such categories is what the
+    seen ones leave, shared equally (m t_v / (N + m) with uniform t; 0 with a marginal t).
+    """
+    table = model.count_table_
+    starts = table.offsets[:-1]
+    col_f = table.feature_of_column
+    seen = table.category_totals() > 0
+    theta = np.where(seen[None, :], np.exp(model.feature_log_prob_), 0.0)
+    left = np.clip(1.0 - np.add.reduceat(theta, starts, axis=1), 0.0, 1.0)  # (C, F)
+    n_unseen = np.maximum(np.add.reduceat((~seen).astype(float), starts), 1.0)  # (F,)
+    return np.where(seen[None, :], theta, (left / n_unseen)[:, col_f])
+
+
+#: training rows are the first ``n_train`` of this many, so the truth never depends on n_train
+KNOWN_TRUTH_POOL = 5000
+
+
+def known_truth_study(
+    n_train: int = 500,
+    n_categories: int = 50,
+    n_features: int = 6,
+    n_classes: int = 2,
+    alpha_dir: float = 0.5,
+    seed: int = 0,
+    n_test: int = 20000,
+    preset: str | None = None,
+    smoothers: Sequence[str] | None = None,
+) -> dict:
+    """Sample from a known Naive Bayes model, fit every smoother, compare with the truth.
+
+    One call of :func:`heb.synthetic.sample_naive_bayes` (theta_cf ~ Dirichlet(alpha_dir))
+    or, with ``preset="high-cardinality"``, of :func:`heb.synthetic.high_cardinality_preset`
+    (ID-like features around a shared Zipf marginal; ``n_categories``, ``n_features``,
+    ``n_classes`` and ``alpha_dir`` are then ignored) draws ``KNOWN_TRUTH_POOL + n_test``
+    rows from one true model: the first ``n_train`` train, the last ``n_test`` are scored
+    against the exact posteriors of the truth.
+
+    Returns
+    -------
+    dict
+        ``pmf_errors`` DataFrame (smoother, label, class, feature, l1): the exact l1
+        error of every estimated class-conditional PMF; ``summary`` DataFrame, one row per
+        smoother (smoother, label, mean_l1, true_ece, sample_ece, posterior_l1,
+        log_loss, accuracy); ``true_log_loss`` and ``true_accuracy`` of the true model
+        (the floor); ``posteriors`` dict label -> (n_test, C) estimated posteriors,
+        ``true_posterior`` (n_test, C), ``y_test``; ``reliability_true`` dict label ->
+        reliability dict whose accuracy is the true probability that the prediction is
+        right (no label noise); ``n_categories`` (F,).
+    """
+    from heb.synthetic import high_cardinality_preset, sample_naive_bayes
+
+    if not 2 <= n_train <= KNOWN_TRUTH_POOL:
+        raise ValueError(f"Train on 2 to {KNOWN_TRUTH_POOL:,} rows.")
+    if n_test < 2:
+        raise ValueError("Score at least two test rows.")
+    total = KNOWN_TRUTH_POOL + n_test
+    if preset == "high-cardinality":
+        codes, y, truth = high_cardinality_preset(n_samples=total, seed=seed)
+        n_classes = len(truth["class_prior"])
+    elif preset is None:
+        codes, y, truth = sample_naive_bayes(
+            total,
+            [int(n_categories)] * int(n_features),
+            n_classes=n_classes,
+            alpha_dir=alpha_dir,
+            seed=seed,
+        )
+    else:
+        raise ValueError(f"Unknown preset {preset!r}; use None or 'high-cardinality'.")
+    codes = np.asarray(codes)
+    y = np.asarray(y, dtype=np.int64)
+    theta_true = np.concatenate([np.asarray(t, dtype=np.float64) for t in truth["theta"]], axis=1)
+    k_f = np.array([np.asarray(t).shape[1] for t in truth["theta"]])
+    offsets = category_offsets(k_f)
+    tiny = np.finfo(float).tiny  # a true probability of exactly 0 (Dirichlet underflow)
+    log_prior_true = np.log(np.maximum(np.asarray(truth["class_prior"], dtype=float), tiny))
+    x_train, y_train = codes[:n_train], y[:n_train]
+    x_test, y_test = codes[-n_test:], y[-n_test:]
+    true_joint = score_codes(np.log(np.maximum(theta_true, tiny)), offsets, x_test)
+    true_post = np.exp(log_softmax(true_joint + log_prior_true, axis=1))
+    true_metrics = all_metrics(y_test, true_post)
+    table = CountTable.from_codes(x_train, y_train, n_classes, n_categories=k_f)
+    classes = np.arange(n_classes)
+
+    errors, summary, posteriors, curves = [], [], {}, {}
+    rows = np.arange(y_test.size)
+    if smoothers is None:  # every registered smoother (the paper's seven and any added)
+        smoothers = tuple(registry.SMOOTHERS)
+    for smoother in smoothers:  # every smoother of the same counts
+        label = smoother_label(smoother)
+        model = NaiveBayes(smoother=smoother).fit_counts(table, classes)
+        diff = np.abs(estimated_pmfs(model) - theta_true)
+        l1 = np.add.reduceat(diff, offsets[:-1], axis=1)  # (C, F)
+        cls, feat = np.indices(l1.shape)
+        errors.append(
+            pd.DataFrame(
+                {
+                    "smoother": smoother,
+                    "label": label,
+                    "class": cls.ravel(),
+                    "feature": feat.ravel(),
+                    "l1": l1.ravel(),
+                }
+            )
+        )
+        proba = model.predict_proba(x_test)
+        pred = proba.argmax(axis=1)
+        true_curve = reliability_curve(true_post[rows, pred], proba[rows, pred], 10, "uniform")
+        metrics = all_metrics(y_test, proba)
+        posteriors[label] = proba
+        curves[label] = true_curve
+        summary.append(
+            {
+                "smoother": smoother,
+                "label": label,
+                "mean_l1": float(l1.mean()),
+                "true_ece": float(true_curve["ece"]),
+                "sample_ece": metrics["ece"],
+                "posterior_l1": float(np.abs(proba - true_post).sum(axis=1).mean()),
+                "log_loss": metrics["log_loss"],
+                "accuracy": metrics["accuracy"],
+            }
+        )
+    return {
+        "pmf_errors": pd.concat(errors, ignore_index=True),
+        "summary": pd.DataFrame(summary),
+        "true_log_loss": true_metrics["log_loss"],
+        "true_accuracy": true_metrics["accuracy"],
+        "posteriors": posteriors,
+        "true_posterior": true_post,
+        "y_test": y_test,
+        "reliability_true": curves,
+        "n_categories": k_f,
+    }

@@ -1,0 +1,334 @@
+"""Save and load fitted models as a documented JSON file of their counts (never pickle).
+
+The model is its counts (ARCHITECTURE): a file holds the class labels, the constructor
+parameters and the sufficient statistics; loading re-smooths those counts with the same
+deterministic code, so a loaded model predicts exactly as the saved one. A
+:class:`~heb.nb.NaiveBayes` file also carries its smoothed tables (log priors, log
+theta, feature weights) so that another program can score rows without heb; on load they
+must agree with the re-smoothed tables. The format is described in ``docs/model_json.md``.
+
+Only :func:`json.loads` ever reads a file: no code, no pickle. Anything malformed (wrong
+types or shapes, negative or non-finite counts, unknown keys or parameters, duplicate
+keys, NaN / Infinity, a file over the size bound) is one ``ValueError`` sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from heb.aode import AODE, JointCounts
+from heb.counts import MAX_TABLE_CELLS, CountTable, category_offsets
+from heb.nb import NaiveBayes
+
+__all__ = [
+    "FORMAT",
+    "SCHEMA_VERSION",
+    "MAX_BYTES",
+    "to_dict",
+    "from_dict",
+    "dumps",
+    "loads",
+    "save",
+    "load",
+]
+
+#: the ``format`` field of every file
+FORMAT = "heb-model"
+#: bumped when the layout changes; a file of another version is refused with its number
+SCHEMA_VERSION = 1
+#: the largest file :func:`loads` / :func:`load` accept (bytes)
+MAX_BYTES = 64 * 1024 * 1024
+#: stored tables must equal the re-smoothed ones to this relative tolerance
+TABLE_RTOL = 1e-9
+_KINDS = {"NaiveBayes": NaiveBayes, "AODE": AODE}
+_TOP_KEYS = {"format", "schema_version", "model", "params", "classes", "n_categories",
+             "class_counts", "counts", "feature_names", "tables", "joint"}  # fmt: skip
+
+
+# --------------------------------------------------------------------------- writing
+def _labels(classes: np.ndarray) -> dict:
+    """Class labels as JSON with their kind (``int``, ``float``, ``bool`` or ``str``)."""
+    kind = {"i": "int", "u": "int", "f": "float", "b": "bool"}.get(classes.dtype.kind, "str")
+    values = classes.tolist() if kind != "str" else [str(label) for label in classes]
+    return {"kind": kind, "values": values}
+
+
+def _sparse(counts: np.ndarray) -> dict:
+    """Non-zero cells of a (C, V) count matrix as (class, column, count) lists."""
+    rows, columns = np.nonzero(counts)
+    return {
+        "class": rows.tolist(),
+        "column": columns.tolist(),
+        "count": counts[rows, columns].tolist(),
+    }
+
+
+def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
+    """The JSON-ready description of a fitted model (see ``docs/model_json.md``)."""
+    kind = type(model).__name__
+    if kind not in _KINDS or not hasattr(model, "count_table_"):
+        raise ValueError("Only a fitted heb NaiveBayes or AODE can be saved.")
+    table = model.count_table_
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "model": kind,
+        "params": {key: _plain(value) for key, value in model.get_params().items()},
+        "classes": _labels(np.asarray(model.classes_)),
+        "n_categories": table.n_categories.tolist(),
+        "class_counts": table.class_counts.tolist(),
+        "counts": _sparse(table.counts),
+    }
+    if hasattr(model, "feature_names_in_"):
+        out["feature_names"] = [str(name) for name in model.feature_names_in_]
+    if kind == "NaiveBayes":
+        out["tables"] = {
+            "class_log_prior": model.class_log_prior_.tolist(),
+            "feature_log_prob": model.feature_log_prob_.tolist(),
+            "feature_weights": model.feature_weights_.tolist(),
+        }
+    else:
+        joint = model.joint_counts_
+        out["joint"] = {"keys": joint.keys.tolist(), "counts": joint.counts.tolist()}
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """A parameter as a JSON scalar (numpy numbers become Python ones)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def dumps(model: NaiveBayes | AODE) -> str:
+    """The model as JSON text."""
+    return json.dumps(to_dict(model), allow_nan=False, separators=(",", ":"))
+
+
+def save(model: NaiveBayes | AODE, path: str | Path) -> None:
+    """Write the model's JSON to ``path``."""
+    Path(path).write_text(dumps(model), encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- reading
+def _refuse_constant(name: str):
+    raise ValueError(f"The model file holds {name}, which is not a JSON number.")
+
+
+def _no_duplicates(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("The model file repeats a key in one object.")
+    return out
+
+
+def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
+    """A fitted model from :func:`dumps`' JSON text (at most ``max_bytes``)."""
+    if len(text) > max_bytes:
+        raise ValueError(f"The model file is larger than {max_bytes:,} bytes.")
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise ValueError("The model file is nested too deeply to be a heb model.") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError("The model file is not valid UTF-8 JSON.") from exc
+    return from_dict(data)
+
+
+def load(path: str | Path, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
+    """A fitted model from a JSON file written by :func:`save` (read up to ``max_bytes``)."""
+    with open(path, "rb") as handle:
+        text = handle.read(max_bytes + 1)
+    return loads(text, max_bytes=max_bytes)
+
+
+def _field(data: dict, key: str, kind: type | tuple, where: str = "the model file") -> Any:
+    if key not in data:
+        raise ValueError(f"{where} lacks the field {key!r}.")
+    value = data[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise ValueError(f"The field {key!r} of {where} has the wrong type.")
+    return value
+
+
+def _numbers(
+    value: Any, name: str, *, shape: tuple | None = None, integer: bool = False
+) -> np.ndarray:
+    """A JSON list of numbers as a finite float (or int64) array, or a ValueError."""
+    if not isinstance(value, list):
+        raise ValueError(f"{name} must be a list of numbers.")
+    try:
+        array = np.array(value)
+    except (ValueError, OverflowError):
+        raise ValueError(f"{name} must be a list of numbers of one shape.") from None
+    if array.size == 0:
+        array = array.astype(np.float64).reshape(shape if shape is not None else (0,))
+    if array.dtype.kind not in "if":
+        raise ValueError(f"{name} must hold numbers only.")
+    if shape is not None and array.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {array.shape}.")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} holds a value that is not finite.")
+    if integer:
+        if not np.array_equal(array, np.round(array)) or np.abs(array).max(initial=0) > 2**62:
+            raise ValueError(f"{name} must hold whole numbers.")
+        return array.astype(np.int64)
+    return array.astype(np.float64)
+
+
+def _classes(data: dict) -> np.ndarray:
+    labels = _field(data, "classes", dict)
+    kind = _field(labels, "kind", str, "classes")
+    values = _field(labels, "values", list, "classes")
+    if not values:
+        raise ValueError("The model file has no classes.")
+    if kind == "str":
+        if not all(isinstance(v, str) for v in values):
+            raise ValueError("The class labels of kind 'str' must all be text.")
+        classes = np.array(values, dtype=str)
+    elif kind == "bool":
+        if not all(isinstance(v, bool) for v in values):
+            raise ValueError("The class labels of kind 'bool' must all be true or false.")
+        classes = np.array(values, dtype=bool)
+    elif kind in ("int", "float"):
+        classes = _numbers(values, "the class labels", integer=kind == "int")
+    else:
+        raise ValueError(f"The class labels' kind must be int, float, bool or str, got {kind!r}.")
+    if np.unique(classes).size != classes.size:
+        raise ValueError("The class labels must be distinct.")
+    return classes
+
+
+def _count_table(data: dict, n_classes: int) -> CountTable:
+    k = _numbers(_field(data, "n_categories", list), "n_categories", integer=True)
+    if k.ndim != 1 or k.size == 0 or k.min() < 1:
+        raise ValueError("n_categories must list at least one positive whole number.")
+    offsets = category_offsets(k)
+    width = int(offsets[-1])
+    if n_classes * width > MAX_TABLE_CELLS:
+        raise ValueError(f"The model's count table would need {n_classes * width:,} cells.")
+    class_counts = _numbers(_field(data, "class_counts", list), "class_counts", shape=(n_classes,))
+    sparse = _field(data, "counts", dict)
+    n = len(_field(sparse, "count", list, "counts"))
+    rows = _numbers(
+        _field(sparse, "class", list, "counts"), "counts.class", shape=(n,), integer=True
+    )
+    cols = _numbers(
+        _field(sparse, "column", list, "counts"), "counts.column", shape=(n,), integer=True
+    )
+    values = _numbers(sparse["count"], "counts.count", shape=(n,))
+    if n and (rows.min() < 0 or rows.max() >= n_classes or cols.min() < 0 or cols.max() >= width):
+        raise ValueError("A count of the model file lies outside its table.")
+    if np.any(values < 0) or np.any(class_counts < 0):
+        raise ValueError("Counts must not be negative.")
+    counts = np.zeros((n_classes, width))
+    np.add.at(counts, (rows, cols), values)
+    if np.unique(rows * width + cols).size != n:
+        raise ValueError("The model file lists a count cell twice.")
+    return CountTable(class_counts, counts, offsets)
+
+
+def _params(data: dict, kind: type) -> dict:
+    params = _field(data, "params", dict)
+    known = set(kind().get_params())
+    unknown = set(params) - known
+    if unknown:
+        raise ValueError(f"Unknown parameters for {kind.__name__}: {', '.join(sorted(unknown))}.")
+    for key, value in params.items():
+        if value is not None and not isinstance(value, (str, int, float)):
+            raise ValueError(f"The parameter {key!r} must be a number, text or null.")
+    return params
+
+
+def _joint(data: dict, model: AODE, table: CountTable) -> JointCounts:
+    joint = _field(data, "joint", dict)
+    C = table.n_classes
+    k = table.n_categories
+    parent, child, offsets = JointCounts.layout(
+        k, C, model.max_parent_cardinality, model.max_joint_cells
+    )
+    n = len(_field(joint, "keys", list, "joint"))
+    keys = _numbers(joint["keys"], "joint.keys", shape=(n,), integer=True)
+    counts = _numbers(_field(joint, "counts", list, "joint"), "joint.counts", shape=(n,))
+    if n and (keys.min() < 0 or keys.max() >= int(offsets[-1]) * C or np.any(np.diff(keys) <= 0)):
+        raise ValueError("The joint counts' keys must be increasing and inside the layout.")
+    if np.any(counts <= 0):
+        raise ValueError("The joint counts must be positive (only non-zero cells are stored).")
+    return JointCounts(
+        C,
+        k,
+        model.max_parent_cardinality,
+        model.max_joint_cells,
+        parent,
+        child,
+        offsets,
+        keys,
+        counts,
+    )
+
+
+def _check_tables(data: dict, model: NaiveBayes) -> None:
+    """The stored smoothed tables must be the re-smoothed ones (a file edited by hand is not)."""
+    tables = _field(data, "tables", dict)
+    C, V = model.feature_log_prob_.shape
+    for key, expected in (
+        ("class_log_prior", model.class_log_prior_),
+        ("feature_log_prob", model.feature_log_prob_),
+        ("feature_weights", model.feature_weights_),
+    ):
+        stored = _numbers(
+            _field(tables, key, list, "tables"), f"tables.{key}", shape=expected.shape
+        )
+        if not np.allclose(stored, expected, rtol=TABLE_RTOL, atol=1e-12):
+            raise ValueError(f"The stored {key} does not match the model's counts and parameters.")
+
+
+def _header(data: Any) -> type:
+    """The model class a file describes, after checking its format, version and keys."""
+    if not isinstance(data, dict):
+        raise ValueError("A model file must hold one JSON object.")
+    if data.get("format") != FORMAT:
+        raise ValueError(f"This is not a heb model file (its format must be {FORMAT!r}).")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ValueError(
+            f"The model file has schema version {version!r}; this heb reads {SCHEMA_VERSION}."
+        )
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ValueError(
+            f"The model file has unknown fields: {', '.join(sorted(map(str, unknown)))}."
+        )
+    name = _field(data, "model", str)
+    if name not in _KINDS:
+        raise ValueError(f"The model must be one of {', '.join(_KINDS)}, got {name!r}.")
+    return _KINDS[name]
+
+
+def _feature_names(data: dict, n_features: int) -> np.ndarray:
+    names = _field(data, "feature_names", list)
+    if len(names) != n_features or not all(isinstance(n, str) for n in names):
+        raise ValueError("feature_names must hold one text per feature.")
+    return np.array(names, dtype=object)
+
+
+def from_dict(data: Any) -> NaiveBayes | AODE:
+    """A fitted model from :func:`to_dict`'s description, every field checked."""
+    kind = _header(data)
+    model = kind(**_params(data, kind))
+    classes = _classes(data)
+    table = _count_table(data, classes.size)
+    try:
+        if isinstance(model, NaiveBayes):
+            model.fit_counts(table, classes)
+        else:
+            model.fit_counts(table, _joint(data, model, table), classes)
+    except TypeError:
+        raise ValueError("A parameter of the model file has the wrong type.") from None
+    if "feature_names" in data:
+        model.feature_names_in_ = _feature_names(data, table.n_features)
+    if isinstance(model, NaiveBayes):
+        _check_tables(data, model)
+    return model

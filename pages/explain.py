@@ -1,0 +1,175 @@
+"""Explain a prediction: one row's log-odds, feature by feature, under each smoother."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from explorer import explain as ex
+from explorer import loading, report, state
+from explorer.display import show_figure, show_table
+from explorer.errors import escape, guard, show_error, show_info
+from explorer.routing import ensure_entry_point, page_footer, page_title
+from explorer.style import page_header
+from heb import model_io, registry
+from heb.figures.explain import contribution_figure, contribution_frame
+
+ensure_entry_point()
+AUTO = "(automatic)"
+SMOOTHER_LABELS = {name: entry.label for name, entry in registry.SMOOTHERS.items()}
+
+
+def _next_disagreement(rows: np.ndarray) -> None:
+    """Callback: jump to the next row (after the current one) the smoothers disagree on."""
+    current = int(st.session_state.get("explain_row", 0))
+    later = rows[rows > current]
+    st.session_state["explain_row"] = int(later[0] if later.size else rows[0])
+
+
+def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> int:
+    n_rows = work.codes.shape[0]
+    row_args = state.page_setting("explain_row", 0)
+    if not 0 <= st.session_state["explain_row"] < n_rows:
+        st.session_state["explain_row"] = 0
+    disagree = ex.disagreeing_rows(fitted)
+    left, right = st.columns([1, 2], vertical_alignment="bottom")
+    left.number_input(f"Row (0 to {n_rows - 1:,})", 0, n_rows - 1, step=1, **row_args)
+    if disagree.size:
+        right.button(
+            "Next row where the smoothers disagree",
+            on_click=_next_disagreement,
+            args=(disagree,),
+            icon=":material/skip_next:",
+            key="explain_next_disagreement",
+        )
+    st.caption(
+        f"{disagree.size:,} of {n_rows:,} rows get a different class from at least two "
+        "of the chosen smoothers. The models are fitted on every row (this one included)."
+    )
+    return int(st.session_state["explain_row"])
+
+
+def pick_classes(work: loading.WorkingData, fitted: ex.Fitted, row: int) -> tuple[int, int]:
+    """Target and reference classes: by default the last smoother's top two for the row."""
+    names = work.class_names
+    options = [AUTO, *names]
+    left, right = st.columns(2)
+    target_name = left.selectbox(
+        "Explain the odds of class", options, **state.page_setting("explain_target", AUTO, options)
+    )
+    reference_name = right.selectbox(
+        "against class", options, **state.page_setting("explain_reference", AUTO, options)
+    )
+    target = None if target_name == AUTO else names.index(target_name)
+    reference = None if reference_name == AUTO else names.index(reference_name)
+    return fitted.classes_to_explain(work.codes[row], target, reference)
+
+
+def verdict(explanations: dict, frame, class_names: list[str]) -> str:
+    """One sentence: do the smoothers agree, and which feature moved the decision most."""
+    predicted = {ex.label(n): class_names[int(e.predicted[0])] for n, e in explanations.items()}
+    features = frame.iloc[1:]
+    top = features.loc[features["spread"].idxmax()] if len(features) else None
+    where = (
+        f" The feature the smoothers disagree on most is **{escape(top['feature'])} = "
+        f"{escape(top['value'])}** (its contribution spans {top['spread']:.2f} nats)."
+        if top is not None and top["spread"] > 0
+        else ""
+    )
+    if len(set(predicted.values())) == 1:
+        only = escape(next(iter(predicted.values())))
+        return f"Every chosen smoother predicts **{only}**: smoothing did not change it.{where}"
+    parts = ", ".join(f"{escape(m)} → **{escape(c)}**" for m, c in predicted.items())
+    return f"**Smoothing moved the decision**: {parts}.{where}"
+
+
+def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
+    """Save a fitted model as JSON; load one back and score the current rows with it."""
+    with st.expander("Save or load a fitted model (JSON, no pickle)", icon=":material/save:"):
+        choice = st.selectbox(
+            "Model to save", list(fitted.models), format_func=ex.label, key="explain_save"
+        )
+        st.download_button(
+            "Download the fitted model (JSON)",
+            lambda: ex.model_json(fitted, choice, work.feature_names, work.class_names),
+            file_name=f"nb-{choice}.json",
+            mime="application/json",
+            on_click="ignore",
+            icon=":material/download:",
+            key="explain_save_json",
+        )
+        st.caption(
+            "The counts, parameters and smoothed tables, documented in docs/model_json.md; "
+            "`heb.model_io.load(path)` gives back a model that predicts identically."
+        )
+        file = st.file_uploader("Load a model file", type=["json"], key="explain_load")
+        if file is not None:
+            try:
+                model = model_io.loads(file.getvalue())
+            except ValueError as exc:
+                show_error(exc, "reading the model file")
+                return
+            st.markdown(
+                f"Loaded **{escape(type(model).__name__)}** "
+                f"({escape(model.get_params().get('smoother'))}), "
+                f"{model.classes_.size} classes, {model.n_features_in_} features."
+            )
+            accuracy = ex.accuracy_on(model, work)
+            if accuracy is not None:
+                st.metric("Accuracy on the current dataset's rows", f"{accuracy:.4f}")
+
+
+# --------------------------------------------------------------------------- page
+page_header(
+    page_title(__file__),
+    "Naive Bayes adds one log-odds term per feature, so a prediction can be read off "
+    "feature by feature (Orange's nomogram). Here each smoother's terms stand side by "
+    "side: where they differ, the smoothing, not the data, decides.",
+)
+dataset = loading.current_dataset()
+work = loading.current_codes(dataset)
+smoothers = st.multiselect(
+    "Smoothers side by side",
+    list(SMOOTHER_LABELS),
+    format_func=SMOOTHER_LABELS.get,
+    **state.page_setting("explain_smoothers", list(ex.DEFAULT_SMOOTHERS), list(SMOOTHER_LABELS)),
+)
+if not smoothers:
+    show_info("Choose at least one smoother.")
+    st.stop()
+with guard("fitting the models"):
+    fitted = ex.fitted_models(work, smoothers)
+    row = pick_row(work, fitted)
+    target, reference = pick_classes(work, fitted, row)
+    explanations = fitted.explain(work.codes[row], target, reference)
+    names = work.class_names
+    frame = contribution_frame(explanations, work.feature_names, ex.row_values(work, row))
+    st.markdown(
+        f"Row {row:,}: true class **{escape(names[int(work.y[row])])}**. "
+        + verdict(explanations, frame, names)
+    )
+    show_table(ex.decision_table(explanations, names, int(work.y[row])), key="explain_decisions")
+    title = f"Row {row}: log-odds of {names[target]} against {names[reference]}"
+    fig = contribution_figure(frame, smoothers, title)
+    shown = frame.rename(columns={s: SMOOTHER_LABELS[s] for s in smoothers})
+    show_figure(fig, shown, f"explain-row-{row}", key="explain_fig")
+    st.caption(
+        "Bars right of 0 push toward the first class, left toward the second; the prior "
+        "row is log pi ratio. Prior plus the bars of one smoother is its log posterior odds "
+        "(the log-odds column of the table above). A missing or unseen value adds nothing."
+    )
+    model_files(fitted, work)
+    spec = st.session_state["data_spec"]
+    upload = st.session_state.get("uploads", {}).get(spec)
+    report.show_code(
+        report.explain_code(
+            report.dataset_line(spec, upload),
+            state.current_settings(),
+            smoothers,
+            row,
+            target,
+            reference,
+        )
+    )
+
+page_footer(__file__, settings=True)

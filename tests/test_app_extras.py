@@ -1,0 +1,230 @@
+"""AppTest of issue 12's items 15-19: per-class diagnostics and downloads on Compare, the
+Explain page (with model files and its code), the catalogue table, the shown code."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import explain as ex
+from heb import model_io
+from heb.data import BUILTIN_DATASETS, CATALOGUE, load_dataset
+from heb.evaluate import RunSettings, cross_validate
+from heb.figures import diagnostics as dg
+from heb.nb import NaiveBayes
+
+REPO = Path(__file__).resolve().parents[1]
+APP = REPO / "app.py"
+TIMEOUT = 120
+COMPARE_LINK = {"dataset": "builtin:iris", "methods": "Laplace,HEB-M", "folds": "5"}
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "heb_cache"))
+
+
+def open_page(page: str | None = None, **query: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    assert_clean(at)
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def titled(at: AppTest, words: str) -> dict:
+    hits = [s for s in specs(at) if words in str(s["layout"].get("title", {}).get("text", ""))]
+    assert len(hits) == 1, [s["layout"].get("title", {}).get("text") for s in specs(at)]
+    return hits[0]
+
+
+def decode(values) -> np.ndarray:
+    import base64
+
+    if isinstance(values, dict) and "bdata" in values:
+        array = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        if "shape" in values:
+            shape = values["shape"]
+            shape = [int(n) for n in shape.split(",")] if isinstance(shape, str) else shape
+            array = array.reshape(shape)
+        return array
+    return np.asarray(values)
+
+
+def shown_code(at: AppTest, words: str) -> str:
+    hits = [c.value for c in at.code if words in c.value]
+    assert len(hits) == 1
+    return hits[0]
+
+
+def run_python(code: str, tmp_path: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HEB_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def compare_page(tmp_path_factory) -> AppTest:
+    os.environ["HEB_CACHE_DIR"] = str(tmp_path_factory.getbasetemp() / "heb_cache")
+    return open_page("pages/compare.py", **COMPARE_LINK)
+
+
+@pytest.fixture(scope="module")
+def iris_result():
+    settings = RunSettings(dataset="builtin:iris", n_splits=5)
+    return cross_validate(
+        load_dataset("builtin:iris"), ["Laplace", "HEB-M"], settings=settings, use_cache=False
+    )
+
+
+# --------------------------------------------------------------------------- item 15
+def test_compare_shows_confusion_reliability_and_roc(compare_page, iris_result):
+    at = compare_page
+    assert "Per class: confusion, precision / recall, reliability, ROC" in [
+        s.value for s in at.subheader
+    ]
+    proba = iris_result.oof_proba["Laplace"]
+    matrix = titled(at, "Confusion matrix: Laplace")["data"][0]
+    np.testing.assert_array_equal(
+        decode(matrix["customdata"]), dg.confusion_counts(iris_result.y, proba)
+    )
+    scores = [f.value for f in at.dataframe if "precision" in f.value.columns][0]
+    expected = dg.class_scores(iris_result.y, proba, [str(c) for c in iris_result.classes])
+    np.testing.assert_allclose(scores["recall"], expected["recall"])
+    reliability = titled(at, "Per-class reliability (one-vs-rest): Laplace")
+    assert len(reliability["data"]) == 1 + iris_result.classes.size
+    roc = titled(at, "ROC, class")
+    names = [trace["name"] for trace in roc["data"][1:]]
+    for method, name in zip(iris_result.methods, names, strict=True):
+        auc = dg.roc_curve(iris_result.y, iris_result.oof_proba[method], 0)["auc"]
+        assert name == f"{method} (AUC {auc:.3f})"
+
+
+def test_diagnostics_follow_the_chosen_method(compare_page):
+    at = compare_page
+    at.selectbox(key="diag_method").set_value("HEB-M").run()
+    assert_clean(at)
+    titled(at, "Confusion matrix: HEB-M")
+
+
+# --------------------------------------------------------------------------- items 17, 18
+def test_compare_offers_out_of_fold_csv_and_report(compare_page):
+    labels = [button.proto.label for button in compare_page.get("download_button")]
+    assert "Out-of-fold predictions (CSV)" in labels and "Report (HTML)" in labels
+
+
+def test_shown_compare_code_reproduces_the_page_numbers(compare_page, tmp_path):
+    code = shown_code(compare_page, "from heb.evaluate import")
+    out = run_python(code + "\nprint('JSON' + result.summary().to_json())", tmp_path)
+    summary = pd.read_json(io.StringIO(out.split("JSON", 1)[1]))
+    table = [f.value for f in compare_page.dataframe if "method" in f.value.columns][0]
+    accuracy = [c for c in table.columns if c.startswith("Accuracy")][0]
+    log_loss = [c for c in table.columns if c.startswith("Log-loss")][0]
+    assert table["method"].tolist() == summary["method"].tolist()
+    for column, key in ((accuracy, "accuracy_mean"), (log_loss, "log_loss_mean")):
+        page = [float(text.split(" ± ")[0]) for text in table[column]]
+        np.testing.assert_allclose(page, summary[key], atol=5.1e-5)
+
+
+# --------------------------------------------------------------------------- item 16
+def decision_and_bars(at: AppTest) -> tuple[pd.DataFrame, dict]:
+    table = [f.value for f in at.dataframe if "log-odds target vs reference" in f.value.columns]
+    fig = titled(at, "log-odds of")
+    bars = {trace["name"]: decode(trace["x"]).astype(float) for trace in fig["data"]}
+    return table[0], bars
+
+
+def test_explain_page_bars_add_up_to_each_smoothers_log_odds():
+    at = open_page("pages/explain.py")
+    table, bars = decision_and_bars(at)
+    assert table["smoother"].tolist() == ["Laplace", "m-estimate", "HEB-U", "HEB-M"]
+    for smoother, log_odds in zip(
+        table["smoother"], table["log-odds target vs reference"], strict=True
+    ):
+        # prior row + every feature row (the rest summed into one) = the model's log-odds
+        assert bars[smoother].sum() == pytest.approx(log_odds, abs=1e-9)
+
+
+def test_explain_jumps_to_a_row_where_smoothing_moves_the_decision():
+    at = open_page("pages/explain.py")
+    at.button(key="explain_next_disagreement").click().run()
+    assert_clean(at)
+    row = at.session_state["explain_row"]
+    assert row > 0 and at.query_params["explain_row"] in (str(row), [str(row)])
+    table, _ = decision_and_bars(at)
+    assert table["predicts"].nunique() >= 2
+    assert any("Smoothing moved the decision" in m.value for m in at.markdown)
+
+
+def test_explain_from_a_link_and_its_code(tmp_path):
+    at = open_page(explain_row="9", explain_smoothers="laplace,heb-m")
+    at.switch_page("pages/explain.py").run()
+    assert_clean(at)
+    table, _ = decision_and_bars(at)
+    assert table["smoother"].tolist() == ["Laplace", "HEB-M"]
+    assert any(m.value.startswith("Row 9:") for m in at.markdown)
+    code = shown_code(at, "from heb.explain import")
+    out = run_python(
+        code + "\nimport json\nprint('JSON' + json.dumps([e.log_odds[0] for e in out.values()]))",
+        tmp_path,
+    )
+    np.testing.assert_allclose(
+        json.loads(out.split("JSON", 1)[1]), table["log-odds target vs reference"], atol=1e-9
+    )
+
+
+def test_saved_model_json_from_the_page_loads_and_predicts_the_same():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(200, 3))
+    y = (X[:, 0] > 1).astype(int)
+    model = NaiveBayes("heb-m").fit_counts(NaiveBayes("laplace").fit(X, y).count_table_)
+    fitted = ex.Fitted({"heb-m": model}, {"heb-m": model.predict(X)})
+    text = ex.model_json(fitted, "heb-m", ["a", "b", "c"], ["no", "yes"])
+    loaded = model_io.loads(text)
+    assert loaded.classes_.tolist() == ["no", "yes"]
+    assert loaded.feature_names_in_.tolist() == ["a", "b", "c"]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(X))
+
+
+# --------------------------------------------------------------------------- item 19
+def test_dataset_page_lists_every_dataset_as_a_table():
+    at = open_page()
+    table = [f.value for f in at.dataframe if "OpenML id" in f.value.columns][0]
+    assert list(table.columns) == [
+        "dataset", "group", "rows", "features", "classes", "offline", "OpenML id"
+    ]  # fmt: skip
+    assert len(table) == len(BUILTIN_DATASETS) + len(CATALOGUE)
+    builtin = table[table["group"] == "built-in"].set_index("dataset")
+    assert builtin.loc["iris", ["rows", "features", "classes"]].tolist() == [150, 4, 3]
+    assert builtin["offline"].all()
+    paper = table[table["group"] != "built-in"]
+    assert set(paper["group"]) == {entry.group for entry in CATALOGUE}
+    # a dataset with a shared copy shows its size; one only OpenML has does not pretend to
+    offline = paper[paper["offline"]]
+    assert offline["rows"].notna().all()
+    assert paper[~paper["offline"]]["rows"].isna().all()

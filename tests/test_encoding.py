@@ -1,0 +1,254 @@
+"""The once-per-dataset encoding gives a fold exactly what a Preprocessor fitted on it gives.
+
+Compared on every shared benchmark dataset (codes, K_f and counts of two folds each, full
+cross-validation results on a handful), on hypothesis-generated frames (missing values,
+infinities, unseen categories, ties on bin edges, ID-like float columns) and on
+hand-computed cases.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.model_selection import StratifiedKFold
+
+from heb.counts import CountTable
+from heb.data import DataError, Dataset, Preprocessor, encode_target
+from heb.data.encoding import class_totals, encode_columns
+from heb.data.shared import load_shared, shared_dataset_names
+from heb.evaluate import FOLD_STORE, RunSettings, cross_validate, prepare_folds
+from heb.evaluate.cv import _run_methods, method_spec
+from heb.evaluate.folds import reference_folds
+from heb.registry import TABLE1_METHODS
+
+
+def assert_same_fold(X, y, train, test, categorical=(), n_bins=10, missing="impute"):
+    """The encoding's codes, K_f and counts equal the Preprocessor's on one fold."""
+    C = int(y.max()) + 1
+    pre = Preprocessor(n_bins=n_bins, missing=missing, categorical=list(categorical))
+    train_codes = pre.fit_transform(X.iloc[train])
+    test_codes = pre.transform(X.iloc[test])
+    codes = encode_columns(X, categorical=list(categorical))
+    expected = CountTable.from_codes(train_codes, y[train], C, n_categories=pre.n_categories_)
+    for totals in (class_totals(codes, y, C), None):
+        encoding, table = codes.fit_fold(train, test, y, C, n_bins, missing, totals=totals)
+        assert encoding.feature_names_out_ == pre.feature_names_out_
+        np.testing.assert_array_equal(encoding.n_categories_, pre.n_categories_)
+        np.testing.assert_array_equal(encoding.transform(codes, train, impute=True), train_codes)
+        np.testing.assert_array_equal(encoding.transform(codes, test), test_codes)
+        np.testing.assert_array_equal(table.offsets, expected.offsets)
+        np.testing.assert_array_equal(table.counts, expected.counts)
+        np.testing.assert_array_equal(table.class_counts, expected.class_counts)
+    np.testing.assert_array_equal(
+        codes.fit(train, n_bins, missing).n_categories_, pre.n_categories_
+    )
+
+
+# ---------------------------------------------------------------- hand-computed cases
+def test_categories_are_the_training_values_sorted_and_unseen_is_k():
+    X = pd.DataFrame({"colour": ["red", "blue", "red", None, "green", "blue"]})
+    codes = encode_columns(X)
+    train, test = np.array([0, 1, 2, 3]), np.array([4, 5])
+    encoding = codes.fit(train)
+    np.testing.assert_array_equal(encoding.n_categories_, [2])  # blue, red
+    # training rows: red 1, blue 0, red 1, missing imputed with the mode (red: 2 rows)
+    np.testing.assert_array_equal(encoding.transform(codes, train, impute=True)[:, 0], [1, 0, 1, 1])
+    # green was never seen in training: code K_f = 2, absent evidence; blue is 0
+    np.testing.assert_array_equal(encoding.transform(codes, test)[:, 0], [2, 0])
+    # missing as a category of its own: blue 0, red 1, (missing) 2; unseen green 3
+    own = codes.fit(train, missing="category")
+    np.testing.assert_array_equal(own.n_categories_, [3])
+    np.testing.assert_array_equal(own.transform(codes, train, impute=True)[:, 0], [1, 0, 1, 2])
+    np.testing.assert_array_equal(own.transform(codes, test)[:, 0], [3, 0])
+
+
+def test_tied_quantiles_merge_the_empty_bin():
+    # six 0s, then 1, 2, 3, 4: the quantiles at thirds are 0, 0, 1, 4, so the cuts are
+    # [0, 1]; no training value lies below 0, so bin (-inf, 0) is empty and merges into
+    # its neighbour: cuts [1], six rows in bin 0 and four in bin 1
+    X = pd.DataFrame({"x": [0.0] * 6 + [1.0, 2.0, 3.0, 4.0, -5.0]})
+    codes = encode_columns(X)
+    train = np.arange(10)
+    y = np.zeros(11, dtype=np.int64)
+    for totals in (class_totals(codes, y, 1), None):
+        encoding, table = codes.fit_fold(train, np.array([10]), y, 1, n_bins=3, totals=totals)
+        np.testing.assert_array_equal(encoding.fitted[0].cuts, [1.0])
+        np.testing.assert_array_equal(table.counts, [[6, 4]])
+        np.testing.assert_array_equal(encoding.transform(codes, np.array([10]))[:, 0], [0])
+
+
+def test_a_column_empty_in_training_is_dropped_and_none_left_is_an_error():
+    X = pd.DataFrame({"a": [None, None, "x"], "b": ["p", "q", "p"]})
+    codes = encode_columns(X)
+    encoding = codes.fit(np.array([0, 1]))
+    assert encoding.feature_names_out_ == ["b"]
+    with pytest.raises(DataError, match="No usable feature"):
+        encode_columns(X[["a"]]).fit(np.array([0, 1]))
+    with pytest.raises(ValueError, match="n_bins"):
+        codes.fit(np.array([0, 1]), n_bins=1)
+    with pytest.raises(DataError, match="same name"):
+        encode_columns(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+
+
+def test_id_like_floats_are_categorical_only_while_training_holds_whole_numbers():
+    X = pd.DataFrame({"user_id": [1.0, 2.0, 2.0, np.nan, 2.5, np.inf]})
+    y = np.array([0, 1, 0, 1, 0, 1])
+    assert_same_fold(X, y, np.array([0, 1, 2, 3, 5]), np.array([4]))  # categorical
+    assert_same_fold(X, y, np.array([0, 1, 2, 4]), np.array([3, 5]))  # numeric
+
+
+def test_mixed_objects_keep_their_text_labels():
+    # 1 and "1" read alike as text, True does not: hashing would merge 1 and True
+    X = pd.DataFrame({"v": np.array([1, "1", True, "b", None, 1.0, "1.0"], dtype=object)})
+    y = np.array([0, 1, 0, 1, 0, 1, 0])
+    assert_same_fold(X, y, np.arange(5), np.array([5, 6]))
+
+
+# ---------------------------------------------------------------- generated frames
+@st.composite
+def frames(draw):
+    n = draw(st.integers(6, 40))
+    labels = st.one_of(st.none(), st.sampled_from(["a", "b", "c", "d"]))
+    numbers = st.one_of(
+        st.just(np.nan), st.just(np.inf), st.sampled_from([0.0, 0.5, 1.0, 1.0, 2.0, 3.0, -1.0])
+    )
+    X = pd.DataFrame(
+        {
+            "text": pd.array(draw(st.lists(labels, min_size=n, max_size=n)), dtype="str"),
+            "obj": pd.Series(draw(st.lists(labels, min_size=n, max_size=n)), dtype=object),
+            "num": draw(st.lists(numbers, min_size=n, max_size=n)),
+            "ties": draw(
+                st.lists(st.sampled_from([0.0, 0.0, 0.0, 1.0, 2.0]), min_size=n, max_size=n)
+            ),
+            "row_id": draw(st.lists(numbers, min_size=n, max_size=n)),
+            "code": draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)),
+            "flag": pd.array(
+                draw(st.lists(st.one_of(st.none(), st.booleans()), min_size=n, max_size=n)),
+                dtype="boolean",
+            ),
+        }
+    )
+    y = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    test = np.array(sorted(draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=n // 2))))
+    train = np.setdiff1d(np.arange(n), test)
+    return X, y, train, test
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=frames(),
+    n_bins=st.integers(2, 6),
+    missing=st.sampled_from(["impute", "category"]),
+    declared=st.booleans(),
+)
+def test_generated_frames_encode_as_the_preprocessor_does(data, n_bins, missing, declared):
+    X, y, train, test = data
+    categorical = ["code"] if declared else []
+    try:
+        Preprocessor(n_bins=n_bins, missing=missing, categorical=categorical).fit(X.iloc[train])
+    except DataError:
+        with pytest.raises(DataError):
+            encode_columns(X, categorical=categorical).fit(train, n_bins, missing)
+        return
+    assert_same_fold(X, y, train, test, categorical, n_bins, missing)
+
+
+# ---------------------------------------------------------------- shared datasets
+def _shared_names(datasets_dir) -> list[str]:
+    return shared_dataset_names(datasets_dir)
+
+
+def test_every_shared_dataset_encodes_as_the_preprocessor_does(datasets_dir):
+    names = _shared_names(datasets_dir)
+    assert len(names) == 26
+    for name in names:
+        dataset = load_shared(name, datasets_dir)
+        X, y_raw = dataset.X, dataset.y
+        if len(X) > 2000:  # the first 2,000 rows keep this quick; every column is checked
+            X, y_raw = X.iloc[:2000], y_raw.iloc[:2000]
+        y = encode_target(y_raw)[0]
+        splitter = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
+        _, counts = np.unique(y, return_counts=True)
+        if counts.min() < 3:
+            splitter = StratifiedKFold(n_splits=2, shuffle=True, random_state=0)
+        train, test = (
+            next(splitter.split(np.zeros(len(y)), y))
+            if counts.min() >= 2
+            else (
+                np.arange(len(y) // 2, len(y)),
+                np.arange(len(y) // 2),
+            )
+        )
+        for missing in ("impute", "category"):
+            assert_same_fold(X, y, train, test, dataset.categorical, 10, missing)
+
+
+@pytest.mark.parametrize("name", ["adult", "amazon-employee-access", "sick", "soybean", "vote"])
+def test_cross_validation_results_equal_the_preprocessor_path(datasets_dir, name):
+    if name not in _shared_names(datasets_dir):
+        pytest.skip(f"{name} is not among the shared datasets")
+    dataset = load_shared(name, datasets_dir)
+    run = RunSettings(max_rows=3000, n_splits=5)
+    result = cross_validate(dataset, TABLE1_METHODS, n_splits=5, max_rows=3000, use_cache=False)
+    reference = reference_folds(dataset, run)
+    specs = {method: method_spec(method) for method in TABLE1_METHODS}
+    expected = _run_methods(specs, reference, lambda fraction, message: None)
+    metrics = [
+        c for c in result.folds.columns if c not in ("method", "fold", "fit_time", "predict_time")
+    ]
+    for method in TABLE1_METHODS:
+        np.testing.assert_array_equal(result.oof_proba[method], expected[method][1])
+        mine = result.folds.query("method == @method")[metrics].to_numpy()
+        np.testing.assert_array_equal(mine, expected[method][0][metrics].to_numpy())
+
+
+def test_prepared_folds_hold_one_copy_of_the_codes():
+    rng = np.random.default_rng(1)
+    n = 2000
+    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.normal(size=n)})
+    y = pd.Series(rng.choice(["p", "q"], n))
+    dataset = Dataset("toy", X, y, categorical=[], source="test")
+    prepared = prepare_folds(dataset, RunSettings(max_rows=None, n_splits=5))
+    assert all(fold.codes is prepared.codes for fold in prepared.folds)
+    one_copy = X.shape[0] * 4 + X.shape[0] * 8  # int32 indices of a, float64 floats of b
+    assert prepared.codes.nbytes == one_copy
+    # every fold's counts add up to its training rows, per feature
+    for fold in prepared.folds:
+        totals = fold.table.class_feature_totals().sum(axis=0)
+        np.testing.assert_array_equal(totals, [fold.train_index.size] * 2)
+    FOLD_STORE.clear()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    labels=st.lists(
+        st.one_of(st.sampled_from(["a", "b", "c", "d"]), st.integers(0, 3), st.booleans()),
+        min_size=2,
+        max_size=60,
+    ),
+    n_splits=st.integers(2, 10),
+    text=st.booleans(),
+)
+def test_the_target_shortcuts_give_what_encode_target_and_safe_n_splits_give(
+    labels, n_splits, text
+):
+    from heb.data import safe_n_splits
+    from heb.evaluate.folds import _encode_target, _stand_in_target
+
+    y_raw = pd.Series([str(v) for v in labels] if text else labels, dtype=object)
+    y, classes = _encode_target(y_raw)
+    expected_y, expected_classes = encode_target(y_raw)
+    np.testing.assert_array_equal(y, expected_y)
+    np.testing.assert_array_equal(classes, expected_classes)
+    try:
+        expected = safe_n_splits(y_raw, n_splits, rare="keep")
+    except DataError as error:
+        with pytest.raises(DataError, match=re.escape(str(error))):
+            safe_n_splits(_stand_in_target(y, classes, n_splits), n_splits, rare="keep")
+        return
+    assert safe_n_splits(_stand_in_target(y, classes, n_splits), n_splits, rare="keep") == expected

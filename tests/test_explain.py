@@ -1,0 +1,93 @@
+"""heb.explain: per-feature log-odds contributions add up to the model's log posterior odds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heb import registry
+from heb.explain import decisive_features, explain, explain_smoothers
+from heb.nb import NaiveBayes
+
+SMOOTHERS = list(registry.SMOOTHERS)
+
+
+def toy():
+    """Two features (K = 3, 2), two classes, six rows."""
+    X = np.array([[0, 0], [0, 1], [1, 0], [2, 1], [2, 1], [1, 1]])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    return X, y
+
+
+def test_laplace_contributions_by_hand():
+    X, y = toy()
+    model = NaiveBayes("laplace").fit(X, y)
+    out = explain(model, [[0, 1]], target=1, reference=0)
+    # pi = (3 + 1) / (6 + 2) for both classes: prior log-odds 0
+    assert out.prior == pytest.approx(0.0, abs=1e-15)
+    # feature 0 = 0: class 1 has 0 of 3 rows, class 0 has 2 of 3 -> (0+1)/(3+3) vs (2+1)/(3+3)
+    # feature 1 = 1: class 1 has 3 of 3, class 0 has 1 of 3 -> (3+1)/(3+2) vs (1+1)/(3+2)
+    expected = [np.log(1 / 3), np.log(4 / 2)]
+    np.testing.assert_allclose(out.contributions[0], expected, rtol=0, atol=1e-15)
+    assert not out.absent.any()
+
+
+@pytest.mark.parametrize("smoother", SMOOTHERS)
+@pytest.mark.parametrize("weighting", [None, "sqrt-mi"])
+def test_contributions_sum_to_log_posterior_odds(smoother, weighting):
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 6, size=(300, 5))
+    y = (X[:, 0] + rng.integers(0, 3, 300)) % 4
+    model = NaiveBayes(smoother, weighting=weighting).fit(X, y)
+    rows = rng.integers(-1, 8, size=(50, 5))  # missing (-1) and unseen (6, 7) codes too
+    log_proba = model.predict_log_proba(rows)
+    for target, reference in [(0, 1), (3, 2), (1, 3)]:
+        out = explain(model, rows, target, reference)
+        np.testing.assert_allclose(
+            out.log_odds, log_proba[:, target] - log_proba[:, reference], rtol=0, atol=1e-12
+        )
+        assert np.all(out.contributions[out.absent] == 0.0)
+        assert out.absent[rows < 0].all() and out.absent[rows >= 6].all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n_classes=st.integers(2, 4),
+    smoother=st.sampled_from(SMOOTHERS),
+)
+def test_additivity_property(seed, n_classes, smoother):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(40, 3))
+    y = np.arange(40) % n_classes
+    model = NaiveBayes(smoother).fit(X, y)
+    out = explain(model, X[:5], n_classes - 1, 0)
+    joint = model.predict_joint_log_proba(X[:5])
+    np.testing.assert_allclose(out.log_odds, joint[:, -1] - joint[:, 0], rtol=0, atol=1e-12)
+
+
+def test_smoothers_side_by_side_and_the_decisive_feature():
+    # feature 1 is rare in class 1: Laplace and a marginal-prior smoother disagree most there
+    X, y = toy()
+    models = {name: NaiveBayes(name).fit(X, y) for name in ("laplace", "m-estimate", "te")}
+    out = explain_smoothers(models, [[0, 0]], target=1, reference=0)
+    spread = decisive_features(out)
+    stacked = np.stack([e.contributions[0] for e in out.values()])
+    np.testing.assert_allclose(spread, stacked.max(axis=0) - stacked.min(axis=0))
+    assert set(out) == set(models)
+    assert spread.shape == (2,) and np.all(spread >= 0) and spread.max() > 0
+
+
+def test_bad_requests_are_clear_errors():
+    X, y = toy()
+    model = NaiveBayes("laplace").fit(X, y)
+    with pytest.raises(ValueError, match="two different classes"):
+        explain(model, X[:1], 0, 0)
+    with pytest.raises(ValueError, match="class index"):
+        explain(model, X[:1], 5, 0)
+    with pytest.raises(ValueError, match="fitted heb NaiveBayes"):
+        explain(NaiveBayes(), X[:1], 1, 0)
+    with pytest.raises(ValueError, match="at least one"):
+        decisive_features({})

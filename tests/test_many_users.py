@@ -1,0 +1,117 @@
+"""Many sessions at once on the Compare page's work (issue 11, item 11).
+
+Sessions are threads here, as Streamlit serves them: one computation per key (the others
+wait for it and share it), at most ``MAX_HEAVY_RUNS`` cross-validations at a time, and a
+run whose session has gone stops at its next fold and leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from explorer import comparison as cmp
+from heb.data import load_builtin
+from heb.evaluate import RunSettings, cross_validate
+
+METHODS = ["Laplace", "HEB-M"]
+
+
+@pytest.fixture
+def counted(monkeypatch, tmp_path):
+    """Fresh shared state, and cross_validate counted (with its peak concurrency)."""
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    shared = cmp._Shared()
+    monkeypatch.setattr(cmp, "_shared", lambda: shared)
+    calls = {"n": 0, "running": 0, "peak": 0}
+    lock = threading.Lock()
+
+    def slow_cross_validate(dataset, methods, *, settings, progress):
+        with lock:
+            calls["n"] += 1
+            calls["running"] += 1
+            calls["peak"] = max(calls["peak"], calls["running"])
+        try:
+            time.sleep(0.4)  # long enough for every other thread to arrive meanwhile
+            return cross_validate(
+                dataset, methods, settings=settings, progress=progress, use_cache=False
+            )
+        finally:
+            with lock:
+                calls["running"] -= 1
+
+    monkeypatch.setattr(cmp, "cross_validate", slow_cross_validate)
+    return calls
+
+
+def _in_threads(target, count: int) -> list:
+    out: list = [None] * count
+    errors: list = []
+
+    def run(index: int) -> None:
+        try:
+            out[index] = target(index)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    return out
+
+
+def test_one_computation_per_key_the_others_wait_and_share_it(counted):
+    dataset = load_builtin("iris")
+    settings = RunSettings(dataset="builtin:iris", n_splits=3)
+    fingerprint = dataset.fingerprint()
+    out = _in_threads(
+        lambda i: cmp.run_comparison(dataset, fingerprint, METHODS, settings), count=6
+    )
+    assert counted["n"] == 1
+    assert len({id(comparison) for comparison, _ in out}) == 1
+    assert sorted(from_memory for _, from_memory in out) == [False] + [True] * 5
+
+
+def test_heavy_runs_are_bounded(counted):
+    dataset = load_builtin("iris")
+    fingerprint = dataset.fingerprint()
+    seeds = range(cmp.MAX_HEAVY_RUNS + 3)  # distinct keys: nothing to share
+    _in_threads(
+        lambda i: cmp.run_comparison(
+            dataset, fingerprint, METHODS, RunSettings(n_splits=3, seed=seeds[i])
+        ),
+        count=len(seeds),
+    )
+    assert counted["n"] == len(seeds)
+    assert counted["peak"] == cmp.MAX_HEAVY_RUNS
+
+
+def test_a_closed_session_stops_its_run_and_a_later_one_computes(counted, monkeypatch):
+    dataset = load_builtin("iris")
+    settings = RunSettings(n_splits=3)
+    fingerprint = dataset.fingerprint()
+    checks = {"n": 0}
+
+    def gone() -> bool:
+        checks["n"] += 1
+        return checks["n"] >= 2  # the browser closes after the first fold began
+
+    monkeypatch.setattr(cmp, "session_gone", gone)
+    with pytest.raises(cmp.RunCancelled):
+        cmp.run_comparison(dataset, fingerprint, METHODS, settings)
+    shared = cmp._shared()
+    assert not shared.store and not shared.running  # nothing half-stored, no stale claim
+    assert shared.slots.acquire(blocking=False)  # the slot came back
+    shared.slots.release()
+    monkeypatch.setattr(cmp, "session_gone", lambda: False)
+    comparison, from_memory = cmp.run_comparison(dataset, fingerprint, METHODS, settings)
+    assert not from_memory and comparison.result.n_splits == 3
+
+
+def test_no_session_means_not_gone():
+    assert cmp.session_gone() is False  # outside a server (tests, bare mode) never cancels

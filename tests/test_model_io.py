@@ -1,0 +1,164 @@
+"""heb.model_io: a saved model loads back predicting identically; bad files are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb import model_io, registry
+from heb.aode import AODE
+from heb.nb import NaiveBayes
+
+
+def data(seed: int = 0, n: int = 400):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, size=(n, 4))
+    X[rng.random(X.shape) < 0.05] = -1
+    y = np.where(X[:, 0] + rng.integers(0, 3, n) > 3, "yes", "no")
+    return X, y
+
+
+def test_no_pickle_anywhere():
+    source = open(model_io.__file__, encoding="utf-8").read()
+    assert "pickle" not in source.replace("never pickle", "").replace("no pickle", "")
+
+
+@pytest.mark.parametrize("smoother", list(registry.SMOOTHERS))
+@pytest.mark.parametrize("weighting", [None, "sqrt-mi"])
+def test_naive_bayes_round_trip_predicts_identically(tmp_path, smoother, weighting):
+    X, y = data()
+    model = NaiveBayes(smoother, weighting=weighting).fit(X, y)
+    path = tmp_path / "model.json"
+    model_io.save(model, path)
+    loaded = model_io.load(path)
+    rows = np.vstack([X, [[7, -1, 2, 9]]])  # an unseen and a missing code too
+    assert np.array_equal(loaded.predict_proba(rows), model.predict_proba(rows))
+    assert np.array_equal(loaded.predict(rows), model.predict(rows))
+    assert loaded.get_params() == model.get_params()
+    assert loaded.classes_.tolist() == ["no", "yes"]
+
+
+def test_file_is_documented_json_with_the_tables():
+    X, y = data()
+    model = NaiveBayes("laplace").fit(X, y)
+    doc = json.loads(model_io.dumps(model))
+    assert doc["format"] == "heb-model" and doc["schema_version"] == 1
+    assert doc["model"] == "NaiveBayes"
+    # the stored tables alone score a row (another program needs no heb)
+    tables = doc["tables"]
+    log_prob = np.array(tables["feature_log_prob"])
+    offsets = np.concatenate([[0], np.cumsum(doc["n_categories"])])
+    row = X[1]
+    joint = np.array(tables["class_log_prior"]) + sum(
+        log_prob[:, offsets[f] + row[f]] for f in range(4) if row[f] >= 0
+    )
+    np.testing.assert_allclose(joint, model.predict_joint_log_proba(X[1:2])[0], rtol=1e-12)
+    documented = (
+        (Path(__file__).resolve().parents[1] / "docs" / "model_json.md")
+        .open(encoding="utf-8")
+        .read()
+    )
+    for key in doc:
+        assert f"`{key}`" in documented, key
+
+
+def test_feature_names_and_integer_labels_survive():
+    X, _ = data()
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    y = (X[:, 1] > 2).astype(int) * 7
+    model = NaiveBayes("heb-u").fit(frame, y)
+    loaded = model_io.loads(model_io.dumps(model))
+    assert loaded.feature_names_in_.tolist() == ["a", "b", "c", "d"]
+    assert loaded.classes_.tolist() == [0, 7] and loaded.classes_.dtype.kind == "i"
+    assert np.array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+
+
+@pytest.mark.parametrize("smoother", ["laplace", "heb"])
+def test_aode_round_trip_predicts_identically(smoother):
+    X, y = data(1, 300)
+    model = AODE(smoother=smoother).fit(X, y)
+    loaded = model_io.loads(model_io.dumps(model))
+    assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def _doc():
+    X, y = data()
+    return json.loads(model_io.dumps(NaiveBayes("laplace").fit(X, y)))
+
+
+def _tamper(change):
+    doc = _doc()
+    change(doc)
+    return json.dumps(doc)
+
+
+BAD = {
+    "not json": ("{nope", "not valid"),
+    "a list": ("[1, 2]", "one JSON object"),
+    "NaN": (_tamper(lambda d: d.update(extra=1)).replace('"extra": 1', '"extra": NaN'), "NaN"),
+    "duplicate key": ('{"format": "heb-model", "format": "x"}', "repeats a key"),
+    "deep nesting": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "other format": (_tamper(lambda d: d.update(format="pickle")), "not a heb model"),
+    "future version": (_tamper(lambda d: d.update(schema_version=2)), "schema version 2"),
+    "unknown field": (_tamper(lambda d: d.update(code="import os")), "unknown fields"),
+    "unknown model": (_tamper(lambda d: d.update(model="os.system")), "must be one of"),
+    "unknown param": (_tamper(lambda d: d["params"].update(evil=1)), "Unknown parameters"),
+    "bad param": (_tamper(lambda d: d["params"].update(smoother="nope")), "Unknown smoother"),
+    "param type": (_tamper(lambda d: d["params"].update(n0=[1])), "number, text or null"),
+    "negative count": (_tamper(lambda d: d["counts"]["count"].__setitem__(0, -3)), "negative"),
+    "text count": (_tamper(lambda d: d["counts"]["count"].__setitem__(0, "3")), "numbers only"),
+    "count outside": (_tamper(lambda d: d["counts"]["column"].__setitem__(0, 99)), "outside"),
+    "short class counts": (_tamper(lambda d: d["class_counts"].pop()), "shape"),
+    "huge table": (_tamper(lambda d: d.update(n_categories=[10**9] * 4)), "cells"),
+    "huge number": (_tamper(lambda d: d["class_counts"].__setitem__(0, 10**400)), "numbers"),
+    "edited table": (
+        _tamper(lambda d: d["tables"]["feature_log_prob"][0].__setitem__(0, -0.1)),
+        "does not match",
+    ),
+    "duplicate labels": (_tamper(lambda d: d["classes"].update(values=["a", "a"])), "distinct"),
+    "no tables": (_tamper(lambda d: d.pop("tables")), "lacks the field 'tables'"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_malformed_or_hostile_files_are_one_clear_error(case):
+    text, message = BAD[case]
+    with pytest.raises(ValueError, match=message):
+        model_io.loads(text)
+
+
+def test_size_bound(tmp_path):
+    X, y = data()
+    text = model_io.dumps(NaiveBayes("laplace").fit(X, y))
+    with pytest.raises(ValueError, match="larger than"):
+        model_io.loads(text, max_bytes=len(text) - 1)
+    path = tmp_path / "big.json"
+    path.write_text(text + " " * 100)
+    with pytest.raises(ValueError, match="larger than"):
+        model_io.load(path, max_bytes=len(text))
+
+
+def test_unfitted_model_is_refused():
+    with pytest.raises(ValueError, match="fitted"):
+        model_io.dumps(NaiveBayes())
+
+
+def test_engine_modules_load_no_app_library():
+    """heb.model_io and heb.explain are engine: numpy, scipy, scikit-learn and stdlib only."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "import numpy, scipy.special, scipy.stats, scipy.optimize, sklearn.base\n"
+        "before = set(sys.modules)\n"
+        "import heb.model_io, heb.explain\n"
+        "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+        "print(json.dumps(sorted(new - set(sys.stdlib_module_names) - {'heb', 'sklearn'})))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
