@@ -23,13 +23,15 @@ come from one batched solve.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from heb.aode import AODE, _fit_pair_concentrations
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier
+from heb.pair_smoothing import conditional_log_probs, fit_pair_concentrations
 from heb.smoothing import prior_mean
 from heb.tan_structure import PairCounts, arc_gains, spanning_tree, tree_pair_counts
 
@@ -66,6 +68,11 @@ class TAN(CategoricalClassifier):
     max_joint_cells : float, default 5e7
         A pair with C K_i K_j above this is never linked. A feature left with no linkable
         partner keeps the class as its only parent: its factor is Naive Bayes's P(x_j | y).
+    max_pairs : float, default 2e4
+        AODE's pair cap: with F features, a model whose F (F - 1) ordered pairs exceed this
+        (more than 141 features at the default) counts no pair, links no feature and is
+        Naive Bayes (Lidstone with alpha, or HEB-M); ``notes_`` says so and a warning is
+        issued. This bounds the counting work per row.
     n0 : float, default 10
         HEB: a (class, child) group whose best-populated parent value has fewer rows uses
         m = K_j (SPEC section 4).
@@ -92,6 +99,8 @@ class TAN(CategoricalClassifier):
         Each feature's tree parent, -1 for none (the root, and features over the caps).
     root_ : int
         The root of the tree (of the first tree when the caps split it into several).
+    notes_ : list of str
+        What a cap changed about the model (empty when no note applies).
     factor_counts_ : JointCounts
         The counts of every factor, as arcs (parent, child): first the tree's arcs, in
         feature order, then one class-only arc per feature from a virtual constant parent
@@ -127,6 +136,7 @@ class TAN(CategoricalClassifier):
         alpha: float = 0.5,
         max_parent_cardinality: float = 200,
         max_joint_cells: float = 5e7,
+        max_pairs: float = 2e4,
         n0: float = 10,
         m_min: float = M_MIN,
         m_max: float = M_MAX,
@@ -136,6 +146,7 @@ class TAN(CategoricalClassifier):
         self.alpha = alpha
         self.max_parent_cardinality = max_parent_cardinality
         self.max_joint_cells = max_joint_cells
+        self.max_pairs = max_pairs
         self.n0 = n0
         self.m_min = m_min
         self.m_max = m_max
@@ -144,7 +155,7 @@ class TAN(CategoricalClassifier):
     def _validate_params_(self) -> None:
         if self.smoother not in TAN_SMOOTHERS:
             raise ValueError(f"Unknown TAN smoother {self.smoother!r}; choose 'laplace' or 'heb'.")
-        for name in ("max_parent_cardinality", "max_joint_cells", "n0"):
+        for name in ("max_parent_cardinality", "max_joint_cells", "max_pairs", "n0"):
             value = getattr(self, name)
             if not _is_number(value) or value < 0:
                 raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
@@ -166,6 +177,7 @@ class TAN(CategoricalClassifier):
             table.n_categories,
             self.max_parent_cardinality,
             self.max_joint_cells,
+            self.max_pairs,
         )
         return table, pairs
 
@@ -215,6 +227,13 @@ class TAN(CategoricalClassifier):
         self.n_categories_ = k
         self.count_table_ = table
         self.pair_counts_ = pairs
+        self.notes_ = []
+        if F * (F - 1) > self.max_pairs:
+            self.notes_.append(
+                f"TAN over {F} features would weigh {F * (F - 1):,} (parent, child) pairs, "
+                f"more than max_pairs = {self.max_pairs:g}: it is Naive Bayes instead."
+            )
+            warnings.warn(self.notes_[-1], stacklevel=3)
         self.arc_gain_, rows = arc_gains(pairs)
         with np.errstate(invalid="ignore", divide="ignore"):
             self.conditional_mutual_info_ = np.where(rows > 0, self.arc_gain_ / rows, 0.0)
@@ -231,24 +250,23 @@ class TAN(CategoricalClassifier):
         )
 
         totals = factors.parent_totals()
-        self._diagnostics_source = None
+        self._learned = None
         if self.smoother == "laplace":
             k_child = factors.n_categories[factors.child].astype(np.float64)
             m = np.repeat(self.alpha * k_child[:, None], C, axis=1)
             prior = prior_mean(table, "uniform")
         else:
             prior = prior_mean(table, "marginal")
-            m, fit, fallback, docs = _fit_pair_concentrations(
+            self._learned = fit_pair_concentrations(
                 factors, totals, prior, table.offsets, self.n0, self.m_min, self.m_max
             )
-            self._diagnostics_source = (factors, totals, m, fit, fallback, docs)
+            m = self._learned.m
         self._diagnostics_cache = None
         self.arc_concentration_ = m
 
         seen = table.category_totals() > 0
-        score_table = np.empty((factors.n_cells + 1, C))
-        AODE._fill_conditionals(score_table, factors, totals, m, prior, np.append(seen, True))
-        score_table[-1] = 0.0  # absent evidence adds nothing
+        conditionals = conditional_log_probs(factors, totals, m, prior, seen)
+        score_table = np.vstack([conditionals, np.zeros((1, C))])  # absent evidence adds 0
         self._score_table = score_table
         single_start = int(factors.offsets[n_arcs])
         self.conditional_log_prob_ = score_table[:single_start]
@@ -264,8 +282,8 @@ class TAN(CategoricalClassifier):
     def concentrations_(self) -> dict[str, np.ndarray] | None:
         """HEB: per (class, arc) diagnostics, built on first access (see class doc)."""
         check_is_fitted(self, "count_table_")
-        if self._diagnostics_cache is None and self._diagnostics_source is not None:
-            diagnostics = AODE._diagnostics(*self._diagnostics_source)
+        if self._diagnostics_cache is None and self._learned is not None:
+            diagnostics = self._learned.diagnostics(self.factor_counts_)
             class_only = diagnostics["parent"] == self.n_features_in_
             diagnostics["parent"] = np.where(class_only, -1, diagnostics["parent"])
             self._diagnostics_cache = diagnostics

@@ -7,7 +7,7 @@ steps that find it:
 
 - :class:`PairCounts`: the non-zero joint counts N_{y, x_i = u, x_j = v} of every feature
   pair i < j the memory caps allow (one table per unordered pair, in the layout of
-  :class:`heb.aode.JointCounts`, whose counting, merging and decoding it reuses);
+  :class:`heb.joint_counts.JointCounts`, whose counting, merging and decoding it reuses);
 - :func:`arc_gains`: the log-likelihood gain N I(X_i; X_j | Y) of every arc the caps allow;
 - :func:`spanning_tree`: the tree, grown and oriented exactly as Weka 3.6's TAN search
   (``weka.classifiers.bayes.net.search.local.TAN``) grows and orients it, or re-rooted at
@@ -20,8 +20,8 @@ from dataclasses import fields
 
 import numpy as np
 
-from heb.aode import MAX_TOTAL_CELLS, JointCounts
 from heb.counts import CountTable, category_offsets
+from heb.joint_counts import JointCounts, check_total_cells
 
 __all__ = ["PairCounts", "arc_gains", "spanning_tree", "tree_pair_counts"]
 
@@ -35,12 +35,13 @@ class PairCounts(JointCounts):
     Pair p stores N_{c, x_i = u, x_j = v} with ``parent[p] = i < child[p] = j`` (the
     names are the layout's: the tree's orientation is decided later). A pair is held when
     C K_i K_j <= ``max_joint_cells`` and at least one of the two features may be a tree
-    parent (K <= ``max_parent_cardinality``). Adding two tables (``partial_fit``) and
-    widening the categories keep this layout.
+    parent (K <= ``max_parent_cardinality``); none is when the F (F - 1) ordered pairs
+    exceed ``max_pairs`` (AODE's pair cap: the TAN is then Naive Bayes). Adding two
+    tables (``partial_fit``) and widening the categories keep this layout.
     """
 
     @staticmethod
-    def layout(n_categories, n_classes, max_parent_cardinality, max_joint_cells):
+    def layout(n_categories, n_classes, max_parent_cardinality, max_joint_cells, max_pairs):
         """The pairs the caps allow, as (lower feature, higher feature, cell offsets)."""
         k = np.asarray(n_categories, dtype=np.int64)
         low, high = np.triu_indices(k.size, 1)
@@ -48,14 +49,10 @@ class PairCounts(JointCounts):
         keep = (np.minimum(k[low], k[high]) <= max_parent_cardinality) & (
             n_classes * cells.astype(np.float64) <= max_joint_cells
         )
+        keep &= k.size * (k.size - 1) <= max_pairs
         low, high = low[keep], high[keep]
         offsets = category_offsets(cells[keep])
-        if n_classes * float(offsets[-1]) > MAX_TOTAL_CELLS:
-            raise ValueError(
-                f"TAN would count {n_classes * float(offsets[-1]):.3g} joint-table cells, "
-                f"more than {MAX_TOTAL_CELLS:.0e}; lower max_parent_cardinality or "
-                "max_joint_cells (or bin the features more coarsely)."
-            )
+        check_total_cells(n_classes * float(offsets[-1]), "TAN")
         return low.astype(np.int64), high.astype(np.int64), offsets
 
     @classmethod
@@ -275,6 +272,7 @@ def tree_pair_counts(pairs: PairCounts, parent: np.ndarray, table: CountTable) -
         np.append(k, 1),
         pairs.max_parent_cardinality,
         pairs.max_joint_cells,
+        pairs.max_pairs,
         np.append(arc_parent, np.full(n_features, n_features)),
         np.append(child, np.arange(n_features)),
         offsets,

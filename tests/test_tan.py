@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
 import subprocess
 import warnings
 from pathlib import Path
@@ -21,11 +20,10 @@ from heb import registry
 from heb.nb import NaiveBayes
 from heb.tan import TAN
 from tests.conftest import read_shared_csv
+from tests.peers import WEKA_JAR, require_weka
 from tests.test_aode import minka_fixed_point, random_codes, split_codes, write_arff
 
 WEKA_DRIVER = Path(__file__).resolve().parent / "weka" / "TanDistributions.java"
-#: Debian's weka package; WEKA_JAR overrides
-WEKA_JAR = Path(os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar"))
 WEKA_DATASETS = ("car", "nursery", "tic-tac-toe", "kr-vs-kp")
 #: (dataset, alpha) runs: Weka's default alpha on all four, another alpha on car
 WEKA_CASES = [*((name, 0.5) for name in WEKA_DATASETS), ("car", 1.0)]
@@ -110,19 +108,6 @@ def weka_cpt(model, attribute, config, value):
     return np.exp(model.conditional_log_prob_[cell, cls])
 
 
-def require_weka():
-    """Skip where Weka or a JDK is absent, except under CI=true, where that fails."""
-    missing = None
-    if not WEKA_JAR.exists():
-        missing = f"Weka is absent: no jar at {WEKA_JAR} (apt-get install weka, or set WEKA_JAR)"
-    elif shutil.which("javac") is None or shutil.which("java") is None:
-        missing = "Java is absent: javac and java are needed to run Weka's TAN"
-    if missing and os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{missing}; CI must run the Weka agreement test.")
-    if missing:
-        pytest.skip(missing)
-
-
 # ---------------------------------------------------------------------- Weka
 @pytest.fixture(scope="module")
 def weka_tan(datasets_dir, tmp_path_factory):
@@ -131,7 +116,7 @@ def weka_tan(datasets_dir, tmp_path_factory):
     Test rows holding a value unseen in training are left out: Weka's BayesNet imputes
     missing values with the mode, where we drop the factor (absent evidence).
     """
-    require_weka()
+    require_weka()  # a skip here, a failure under CI=true
     tmp = tmp_path_factory.mktemp("weka-tan")
     subprocess.run(
         ["javac", "-cp", str(WEKA_JAR), "-d", str(tmp), str(WEKA_DRIVER)],
@@ -272,6 +257,19 @@ def test_one_feature_is_naive_bayes():
     assert model.parents_.tolist() == [-1]
     expected = naive_tan(X, y, X[:20], 2, [-1], 0.5)
     np.testing.assert_allclose(model.predict_proba(X[:20]), expected, atol=1e-12)
+
+
+def test_pair_cap_makes_a_wide_model_naive_bayes():
+    """F (F - 1) = 12 ordered pairs over max_pairs = 11: no pair counted, no arc, NB factors."""
+    rng = np.random.default_rng(6)
+    X, y = random_codes(rng, 300, [3, 5, 4, 2], 2, missing=0.05)
+    with pytest.warns(UserWarning, match="max_pairs = 11"):
+        model = TAN(max_pairs=11).fit(X, y)
+    assert model.pair_counts_.n_pairs == 0 and model.parents_.tolist() == [-1] * 4
+    assert len(model.notes_) == 1
+    expected = naive_tan(X, y, X[:40], 2, [-1] * 4, 0.5)
+    np.testing.assert_allclose(model.predict_proba(X[:40]), expected, rtol=0, atol=1e-12)
+    assert TAN(max_pairs=12).fit(X, y).notes_ == []
 
 
 # ---------------------------------------------------------------------- HEB
