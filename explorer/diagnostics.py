@@ -66,7 +66,10 @@ def show_diagnostics(comparison: Comparison, dataset: Dataset, methods: list[str
         "All from the pooled out-of-fold predictions: every row scored by the model that "
         "did not see it."
     )
-    method = st.selectbox("Method", result.methods, key="diag_method")
+    methods_run = list(result.methods)
+    method = st.selectbox(
+        "Method", methods_run, **state.page_setting("diag_method", methods_run[0], methods_run)
+    )
     views = method_figures(comparison, method)
     left, right = st.columns(2)
     with left:
@@ -74,12 +77,12 @@ def show_diagnostics(comparison: Comparison, dataset: Dataset, methods: list[str
     with right:
         show_figure(views["reliability"], None, "class-reliability", key="class_rel_fig")
     show_table(views["scores"], number_format=None, key="class_scores")
+    classes = list(range(len(names)))
     positive = st.selectbox(
         "ROC of class (against the rest)",
-        range(len(names)),
-        index=1 if len(names) == 2 else 0,
+        classes,
         format_func=lambda i: names[i],
-        key="roc_class",
+        **state.page_setting("roc_class", 1 if len(names) == 2 else 0, classes),
     )
     roc, curves = roc_for_class(comparison, positive)
     show_figure(roc, None, "roc", key="roc_fig")

@@ -25,7 +25,7 @@ __all__ = [
 
 #: keys of the URL left out of a figure's footer (not settings of a number)
 _FOOTER_SKIP = ("present",)
-MAX_FOOTER_CHARS = 220
+MAX_FOOTER_CHARS = 600
 
 
 def dataset_line(spec: str, upload: dict | None = None) -> str:

@@ -6,14 +6,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app import assert_clean, decode, open_app  # the app suite's helpers
+from test_report import run_python
 
 from explorer import explain as ex
 from heb import model_io
@@ -22,9 +21,6 @@ from heb.evaluate import RunSettings, cross_validate
 from heb.figures import diagnostics as dg
 from heb.nb import NaiveBayes
 
-REPO = Path(__file__).resolve().parents[1]
-APP = REPO / "app.py"
-TIMEOUT = 120
 COMPARE_LINK = {"dataset": "builtin:iris", "methods": "Laplace,HEB-M", "folds": "5"}
 
 
@@ -34,19 +30,7 @@ def _private_cache(tmp_path_factory, monkeypatch):
 
 
 def open_page(page: str | None = None, **query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    if page is not None:
-        at.switch_page(page).run()
-    assert_clean(at)
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    return open_app(page, **query)
 
 
 def specs(at: AppTest) -> list[dict]:
@@ -59,32 +43,10 @@ def titled(at: AppTest, words: str) -> dict:
     return hits[0]
 
 
-def decode(values) -> np.ndarray:
-    import base64
-
-    if isinstance(values, dict) and "bdata" in values:
-        array = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
-        if "shape" in values:
-            shape = values["shape"]
-            shape = [int(n) for n in shape.split(",")] if isinstance(shape, str) else shape
-            array = array.reshape(shape)
-        return array
-    return np.asarray(values)
-
-
 def shown_code(at: AppTest, words: str) -> str:
     hits = [c.value for c in at.code if words in c.value]
     assert len(hits) == 1
     return hits[0]
-
-
-def run_python(code: str, tmp_path: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HEB_CACHE_DIR": str(tmp_path / "cache")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -126,9 +88,15 @@ def test_compare_shows_confusion_reliability_and_roc(compare_page, iris_result):
 
 def test_diagnostics_follow_the_chosen_method(compare_page):
     at = compare_page
-    at.selectbox(key="diag_method").set_value("HEB-M").run()
+    at.selectbox(key="w_diag_method").set_value("HEB-M").run()
     assert_clean(at)
     titled(at, "Confusion matrix: HEB-M")
+    at.selectbox(key="w_roc_class").set_value(2).run()
+    assert_clean(at)
+    titled(at, "ROC, class virginica against the rest")
+    # both choices live in the URL, so a copied link shows the same figures
+    assert at.query_params["diag_method"] in ("HEB-M", ["HEB-M"])
+    assert at.query_params["roc_class"] in ("2", ["2"])
 
 
 # --------------------------------------------------------------------------- items 17, 18

@@ -28,7 +28,8 @@ from heb.data import (
     safe_n_splits,
 )
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "bad_inputs.md"
+HERE = Path(__file__).resolve().parent
+DOCS = HERE.parent / "docs" / "bad_inputs.md"
 TEST_SERVER = "https://test.openml.org/api/v1/xml"
 
 
@@ -604,12 +605,46 @@ OPENML_78 = """<oml:data_set_description xmlns:oml="http://openml.org/openml">
 """
 
 
+# ---------------------------------------------------------------------------- parameters
+def test_case_n_bins_huge(tmp_path, monkeypatch):
+    import tracemalloc
+
+    from heb.cli import main
+    from heb.evaluate import cross_validate
+
+    iris = load_builtin("iris")
+    message = "n_bins must be between 2 and 1,000, got 1,000,000,000."
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as caught:
+            Preprocessor(n_bins=10**9).fit(iris.X)
+        assert str(caught.value) == message
+        with pytest.raises(ValueError) as caught:
+            cross_validate(iris, ["Laplace"], n_bins=10**9, use_cache=False)
+        assert str(caught.value) == message
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20  # refused before the 8 GB of quantile edges
+    Preprocessor(n_bins=1000).fit(iris.X)  # the bound itself is allowed
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["bench", "builtin:iris", "--n-bins", "1000000000", "--no-figures", "--tables", "1"]
+    with pytest.raises(SystemExit) as stopped:  # one line for the shell, no traceback
+        main([*args, "-o", str(tmp_path / "out")])
+    assert str(stopped.value) == f"heb: {message}"
+
+
 # ---------------------------------------------------------------------------- the docs
 def test_docs_table_lists_every_case():
     text = DOCS.read_text(encoding="utf-8")
+    elsewhere = [  # the many-users cases are tested where their fixtures live
+        name
+        for module in ("test_many_users.py", "test_load.py")
+        for name in re.findall(r"^def (test_case_\w+)", (HERE / module).read_text(), re.M)
+    ]
     ids = sorted(
         name.removeprefix("test_case_").replace("_", "-")
-        for name in globals()
+        for name in [*globals(), *elsewhere]
         if name.startswith("test_case_")
     )
     assert len(ids) >= 25

@@ -51,12 +51,13 @@ def test_scores_match_sklearn(C):
 
 
 @pytest.mark.parametrize("ties", [False, True])
-def test_roc_matches_sklearn_and_the_auc_metric(ties):
+@pytest.mark.parametrize("drop", [False, True])
+def test_roc_matches_sklearn_and_the_auc_metric(ties, drop):
     y, proba = sample(1, C=3, ties=ties)
     aucs = []
     for c in range(3):
-        curve = dg.roc_curve(y, proba, c)
-        fpr, tpr, _ = skm.roc_curve(y == c, proba[:, c], drop_intermediate=False)
+        curve = dg.roc_curve(y, proba, c, drop_intermediate=drop)
+        fpr, tpr, _ = skm.roc_curve(y == c, proba[:, c], drop_intermediate=drop)
         np.testing.assert_allclose(curve["fpr"], fpr)
         np.testing.assert_allclose(curve["tpr"], tpr)
         assert curve["auc"] == pytest.approx(skm.roc_auc_score(y == c, proba[:, c]), abs=1e-12)

@@ -2,7 +2,8 @@
 
 Sessions are threads here, as Streamlit serves them: one computation per key (the others
 wait for it and share it), at most ``MAX_HEAVY_RUNS`` cross-validations at a time, and a
-run whose session has gone stops at its next fold and leaves nothing behind.
+run whose session has gone stops at its next fold and leaves nothing behind. The
+``test_case_<id>`` tests are rows of docs/bad_inputs.md.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def _in_threads(target, count: int) -> list:
     return out
 
 
-def test_one_computation_per_key_the_others_wait_and_share_it(counted):
+def test_case_same_comparison_many_sessions(counted):
     dataset = load_builtin("iris")
     settings = RunSettings(dataset="builtin:iris", n_splits=3)
     fingerprint = dataset.fingerprint()
@@ -77,7 +78,7 @@ def test_one_computation_per_key_the_others_wait_and_share_it(counted):
     assert sorted(from_memory for _, from_memory in out) == [False] + [True] * 5
 
 
-def test_heavy_runs_are_bounded(counted):
+def test_case_heavy_runs_at_once(counted):
     dataset = load_builtin("iris")
     fingerprint = dataset.fingerprint()
     seeds = range(cmp.MAX_HEAVY_RUNS + 3)  # distinct keys: nothing to share
@@ -91,7 +92,7 @@ def test_heavy_runs_are_bounded(counted):
     assert counted["peak"] == cmp.MAX_HEAVY_RUNS
 
 
-def test_a_closed_session_stops_its_run_and_a_later_one_computes(counted, monkeypatch):
+def test_case_closed_session(counted, monkeypatch):
     dataset = load_builtin("iris")
     settings = RunSettings(n_splits=3)
     fingerprint = dataset.fingerprint()

@@ -22,7 +22,7 @@ from heb.data import load_dataset
 from heb.data.dataset import finalize
 from heb.evaluate import RunSettings, cross_validate
 from heb.evaluate.report import comparison_report, oof_frame
-from heb.figures.footer import FOOTER_HEIGHT, with_footer
+from heb.figures.footer import FOOTER_LINE_HEIGHT, footer_lines, with_footer
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = '<img src="http://evil.example/x.png">=HYPERLINK("http://evil")'
@@ -99,9 +99,19 @@ def test_footer_is_added_to_a_copy():
     fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1]))
     fig.update_layout(height=400, margin={"b": 60})
     out = with_footer(fig, "dataset=<b>x</b> · n_bins=10")
-    assert out.layout.height == 400 + FOOTER_HEIGHT and out.layout.margin.b == 60 + FOOTER_HEIGHT
+    extra = FOOTER_LINE_HEIGHT + 10
+    assert out.layout.height == 400 + extra and out.layout.margin.b == 60 + extra
     assert out.layout.annotations[-1].text == "dataset=&lt;b&gt;x&lt;/b&gt; · n_bins=10"
     assert not fig.layout.annotations and fig.layout.height == 400
+
+
+def test_a_long_footer_wraps_at_its_separators():
+    parts = [f"setting_{i}={'v' * 10}" for i in range(12)]
+    lines = footer_lines(" · ".join(parts), width=60)
+    assert " · ".join(lines) == " · ".join(parts)
+    assert all(len(line) <= 60 for line in lines) and len(lines) > 1
+    out = with_footer(go.Figure(), " · ".join(parts))
+    assert out.layout.annotations[-1].text.count("<br>") == len(footer_lines(" · ".join(parts))) - 1
 
 
 @pytest.mark.skipif(not _image_export_available(), reason="PNG/SVG export needs chromium")

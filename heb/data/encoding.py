@@ -30,12 +30,12 @@ import pandas as pd
 from heb.counts import CountTable, category_offsets
 from heb.data.dataset import DataError, is_id_like_name, is_text_dtype
 from heb.data.preprocess import (
-    _integer_values,
-    _number_kind,
-    _numeric_values,
-    _text_values,
+    integer_values,
+    number_kind,
+    numeric_values,
     quantile_cuts,
     quantile_edges,
+    text_values,
 )
 
 __all__ = ["ColumnCodes", "DatasetCodes", "FoldEncoding", "class_totals", "encode_columns"]
@@ -82,7 +82,7 @@ class ColumnCodes:
         return sum(a.nbytes for a in arrays)
 
     def floats(self, rows: np.ndarray) -> np.ndarray:
-        """The rows' numbers, NaN where missing or infinite (``_numeric_values``)."""
+        """The rows' numbers, NaN where missing or infinite (``numeric_values``)."""
         if self.index is None:
             return self.values[rows]
         return np.append(self.values, [np.nan, np.nan])[self.index[rows]]
@@ -101,20 +101,20 @@ def _label_codes(column: pd.Series, numeric: str) -> tuple[np.ndarray, np.ndarra
     """Indices of a categorical column coded from its text or exact integer labels."""
     if numeric == "integer":
         raw, uniques = pd.factorize(column, use_na_sentinel=True)
-        labels = _integer_values(pd.Series(uniques))
+        labels = integer_values(pd.Series(uniques))
         return _ranked(raw, labels)
     raw, uniques = pd.factorize(column, use_na_sentinel=True)
     uniques = pd.Series(uniques)
     if pd.api.types.is_object_dtype(column.dtype) and not all(isinstance(v, str) for v in uniques):
         # 1, 1.0 and True hash alike but read "1", "1.0", "True": factorize the labels
-        raw, label_uniques = pd.factorize(_text_values(column), use_na_sentinel=True)
+        raw, label_uniques = pd.factorize(text_values(column), use_na_sentinel=True)
         return _ranked(raw, np.asarray(label_uniques, dtype=object))
-    return _ranked(raw, _text_values(uniques))
+    return _ranked(raw, text_values(uniques))
 
 
 def _float_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Indices into the sorted distinct finite floats; ``G`` missing, ``G + 1`` infinite."""
-    values = _numeric_values(column)
+    values = numeric_values(column)
     finite = ~np.isnan(values)
     distinct, inverse = np.unique(values[finite], return_inverse=True)
     G = distinct.size
@@ -155,12 +155,12 @@ def encode_columns(X: pd.DataFrame, categorical=None) -> DatasetCodes:
     for position, name in enumerate(names):
         column = X.iloc[:, position]
         role = _role(name, column, declared)
-        numeric = _number_kind(column)
+        numeric = number_kind(column)
         if role == "categorical" and numeric != "float":
             index, labels = _label_codes(column, numeric)
             columns.append(ColumnCodes(name, role, index, labels.size, labels=labels))
         elif role == "numeric":
-            columns.append(ColumnCodes(name, role, None, 0, _numeric_values(column)))
+            columns.append(ColumnCodes(name, role, None, 0, numeric_values(column)))
         else:
             index, distinct = _float_codes(column)
             columns.append(ColumnCodes(name, role, index, distinct.size, distinct))

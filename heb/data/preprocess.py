@@ -73,7 +73,7 @@ def _bin_labels(cuts: np.ndarray) -> list[str]:
     return labels
 
 
-def _numeric_values(column: pd.Series) -> np.ndarray:
+def numeric_values(column: pd.Series) -> np.ndarray:
     """Floats with every non-finite or non-numeric entry as NaN.
 
     Dates, durations and periods become their integer time stamps, so they are binned
@@ -92,7 +92,7 @@ def _numeric_values(column: pd.Series) -> np.ndarray:
     return np.where(np.isfinite(values), values, np.nan)
 
 
-def _integer_values(column: pd.Series) -> np.ndarray:
+def integer_values(column: pd.Series) -> np.ndarray:
     """Object array of exact Python ints, missing as None (no float64 round trip, so IDs
     beyond 2**53 stay distinct)."""
     return column.to_numpy(dtype=object, na_value=None)
@@ -102,11 +102,11 @@ def _category_values(column: pd.Series, numeric: str) -> np.ndarray:
     """The values a categorical column is coded from: ``numeric`` is ``"integer"``,
     ``"float"`` or ``""`` (text)."""
     if numeric == "integer":
-        return _integer_values(column)
-    return _numeric_values(column) if numeric else _text_values(column)
+        return integer_values(column)
+    return numeric_values(column) if numeric else text_values(column)
 
 
-def _number_kind(column: pd.Series) -> str:
+def number_kind(column: pd.Series) -> str:
     """``"integer"`` (numpy or nullable integers), ``"float"`` (other numbers) or ``""``."""
     if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
         return ""
@@ -131,7 +131,7 @@ def quantile_cuts(observed: np.ndarray, n_bins: int) -> np.ndarray:
     return cuts[counts[:-1] > 0]
 
 
-def _text_values(column: pd.Series) -> np.ndarray:
+def text_values(column: pd.Series) -> np.ndarray:
     """Object array of category labels as strings, missing as None."""
     present = column.notna().to_numpy()
     labels = np.full(len(column), None, dtype=object)
@@ -234,7 +234,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         return int(np.argmax(counts)), False
 
     def _fit_categorical(self, name, column: pd.Series):
-        numeric = _number_kind(column)
+        numeric = number_kind(column)
         values = _category_values(column, numeric)
         missing = pd.isna(values)
         if missing.all():
@@ -262,7 +262,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         return labels, encoder
 
     def _fit_numeric(self, name, column: pd.Series):
-        values = _numeric_values(column)
+        values = numeric_values(column)
         missing = np.isnan(values)
         if missing.all():
             return None
@@ -349,7 +349,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
     def _encode(column: pd.Series, encoder: dict, impute: bool) -> np.ndarray:
         fill = encoder["fill"] if impute or not encoder["imputed"] else -1
         if encoder["kind"] == "numeric":
-            values = _numeric_values(column)
+            values = numeric_values(column)
             missing = np.isnan(values)
             codes = np.searchsorted(encoder["cuts"], values, side="right")
             return np.where(missing, fill, codes)

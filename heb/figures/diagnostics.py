@@ -95,12 +95,16 @@ def class_reliability(y, proba, n_bins: int = 10) -> list[dict]:
     ]
 
 
-def roc_curve(y, proba, positive: int) -> dict[str, np.ndarray | float]:
+def roc_curve(
+    y, proba, positive: int, drop_intermediate: bool = True
+) -> dict[str, np.ndarray | float]:
     """One-vs-rest ROC of class ``positive``: false / true positive rates and the AUC.
 
     One point per distinct score (ties move both rates at once, so the AUC counts a tie
-    as 1/2, as :func:`heb.metrics.auc_ovr`); rates are NaN-free: a class without positive
-    or negative rows gives the diagonal and AUC 0.5.
+    as 1/2, as :func:`heb.metrics.auc_ovr`); with ``drop_intermediate`` the points on a
+    straight stretch are left out (as scikit-learn does; the curve and its area are the
+    same, the figure far lighter). A class without positive or negative rows gives the
+    diagonal and AUC 0.5.
     """
     y, proba = _check(y, proba)
     score = proba[:, positive]
@@ -110,6 +114,9 @@ def roc_curve(y, proba, positive: int) -> dict[str, np.ndarray | float]:
     last_of_tie = np.r_[np.flatnonzero(np.diff(score) != 0), score.size - 1] if score.size else []
     tp = np.cumsum(is_pos)[last_of_tie]
     fp = np.cumsum(1.0 - is_pos)[last_of_tie]
+    if drop_intermediate and tp.size > 2:
+        keep = np.r_[True, np.logical_or(np.diff(fp, 2), np.diff(tp, 2)), True]
+        tp, fp = tp[keep], fp[keep]
     n_pos, n_neg = is_pos.sum(), score.size - is_pos.sum()
     if n_pos == 0 or n_neg == 0:
         return {"fpr": np.array([0.0, 1.0]), "tpr": np.array([0.0, 1.0]), "auc": 0.5}
@@ -143,9 +150,23 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], title: str)
             "<br>share %{z:.3f}<extra></extra>",
         )
     )
-    fig.update_xaxes(title_text="predicted class", type="category")
-    fig.update_yaxes(title_text="true class", type="category", autorange="reversed")
+    fig.update_xaxes(title_text="predicted class", type="category", automargin=True)
+    fig.update_yaxes(
+        title_text="true class", type="category", autorange="reversed", automargin=True
+    )
     return style(fig, title, 180 + 28 * min(len(names), 25), grow_with_legend=False)
+
+
+def _diagonal(name: str) -> go.Scatter:
+    """The dashed grey line y = x (perfect calibration, or a chance ROC)."""
+    return go.Scatter(
+        x=[0, 1],
+        y=[0, 1],
+        mode="lines",
+        name=name,
+        line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
+        hoverinfo="skip",
+    )
 
 
 def _top_classes(curves: list[dict], limit: int) -> np.ndarray:
@@ -162,16 +183,7 @@ def class_reliability_figure(
 
     Points are sized by their rows; bins of fewer than 5 rows are left out of the line.
     """
-    fig = go.Figure(
-        go.Scatter(
-            x=[0, 1],
-            y=[0, 1],
-            mode="lines",
-            name="perfect calibration",
-            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
-            hoverinfo="skip",
-        )
-    )
+    fig = go.Figure(_diagonal("perfect calibration"))
     for slot, c in enumerate(_top_classes(curves, limit)):
         curve = curves[c]
         keep = curve["count"] >= 5
@@ -200,16 +212,7 @@ def class_reliability_figure(
 
 def roc_figure(curves: Mapping[str, dict], title: str) -> go.Figure:
     """ROC curves (one per method, as :func:`roc_curve` gives them) and the chance diagonal."""
-    fig = go.Figure(
-        go.Scatter(
-            x=[0, 1],
-            y=[0, 1],
-            mode="lines",
-            name="chance",
-            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
-            hoverinfo="skip",
-        )
-    )
+    fig = go.Figure(_diagonal("chance"))
     for index, (name, curve) in enumerate(curves.items()):
         label = escape(method_label(name))
         fig.add_trace(

@@ -1,0 +1,240 @@
+"""One scan of the data into per-fold value histograms, and per-fold CountTables from them.
+
+:func:`describe` reads the column types and decides each feature's kind as SPEC section 1
+does in memory (text -> categorical, integer columns with an ID-like name -> categorical,
+other numbers -> numeric, binned by quantiles). :func:`count_histograms` runs the one
+GROUPING SETS query of :mod:`heb.scale.sql`; :meth:`Histograms.fit_fold` then turns the
+training histogram of fold k (total minus fold k: counts add) into the encodings and the
+:class:`~heb.counts.CountTable` the in-memory path would build from the same rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from heb.counts import CountTable
+from heb.data import DataError, is_id_like_name
+from heb.scale.encoding import FeatureValues, FoldEncoding, fit_fold
+from heb.scale.sql import VIEW, histogram_query
+
+__all__ = ["Columns", "describe", "Histograms", "FittedFold", "count_histograms"]
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The target and the features with their kinds, decided from the engine's types.
+
+    Attributes
+    ----------
+    target : str
+    features : tuple of str
+    kinds : tuple of {"categorical", "numeric"}
+    numeric_values : tuple of bool
+        Whether a feature's values are numbers (True) or text.
+    """
+
+    target: str
+    features: tuple[str, ...]
+    kinds: tuple[str, ...]
+    numeric_values: tuple[bool, ...]
+
+
+def _whole_numbers(engine, column: str) -> bool:
+    """Whether a float column holds whole numbers only (an integer column stored as floats)."""
+    q = engine.dialect.quote(column)
+    sql = (
+        f"SELECT sum(CASE WHEN {q} <> floor({q}) THEN 1 ELSE 0 END) AS frac, count({q}) AS n "
+        f"FROM {VIEW}"
+    )
+    frac, n = engine.table(sql).to_pylist()[0].values()
+    return bool(n) and not frac
+
+
+def describe(
+    engine, target: str, features: Sequence[str] | None = None, categorical=None
+) -> Columns:
+    """Kinds of the features of the registered source (all columns but the target by default).
+
+    Raises
+    ------
+    DataError
+        The target or a feature is not a column, no feature is left, or a feature has a
+        type the engine path cannot bin (dates, nested values).
+    """
+    families = dict(engine.columns())
+    if target not in families:
+        raise DataError(f"There is no column {target!r} to use as the target.")
+    names = [c for c in families if c != target] if features is None else list(features)
+    absent = [c for c in names if c not in families]
+    if absent:
+        raise DataError(f"There is no column {absent[0]!r} in {engine.source.label!r}.")
+    if not names:
+        raise DataError("There is no feature column besides the target.")
+    declared = {str(c) for c in (categorical or [])}
+    kinds, numeric = [], []
+    for name in names:
+        family = families[name]
+        if family == "other":
+            raise DataError(
+                f"Column {name!r} has a type the large-data path cannot encode (only text, "
+                "booleans and numbers); leave it out or convert it."
+            )
+        id_like = is_id_like_name(name) and (
+            family == "integer" or (family == "float" and _whole_numbers(engine, name))
+        )
+        categorical_kind = name in declared or family == "text" or id_like
+        kinds.append("categorical" if categorical_kind else "numeric")
+        numeric.append(family != "text")
+    return Columns(target, tuple(names), tuple(kinds), tuple(numeric))
+
+
+@dataclass
+class FittedFold:
+    """Encodings and counts of one training fold.
+
+    Attributes
+    ----------
+    fold : int
+    features : ndarray of int
+        Indices (into ``Columns.features``) of the features kept (observed in training).
+    encodings : list of FoldEncoding
+        One per kept feature.
+    table : CountTable
+        The training counts, classes in the order of ``Histograms.classes``.
+    """
+
+    fold: int
+    features: np.ndarray
+    encodings: list[FoldEncoding]
+    table: CountTable
+
+
+@dataclass
+class Histograms:
+    """Per-fold value histograms of every feature, from one scan.
+
+    Attributes
+    ----------
+    columns : Columns
+    classes : ndarray (C,)
+        The target's distinct values, sorted (as :func:`heb.preprocess.encode_target`).
+    n_folds, seed : int
+    values : list of FeatureValues
+    fold_class_counts : ndarray (n_folds, C)
+        Rows per fold and class.
+    """
+
+    columns: Columns
+    classes: np.ndarray
+    n_folds: int
+    seed: int
+    values: list[FeatureValues]
+    fold_class_counts: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        """Rows with a target."""
+        return int(self.fold_class_counts.sum())
+
+    def fit_fold(self, fold: int | None, n_bins: int = 10, missing: str = "impute") -> FittedFold:
+        """Encodings and CountTable of the rows outside ``fold`` (``None``: every row)."""
+        C = self.classes.size
+        kept, encodings, blocks = [], [], []
+        class_counts = None
+        for index, values in enumerate(self.values):
+            train = values.counts(C)
+            if fold is not None:
+                train = train - values.counts(C, fold)
+            if class_counts is None:
+                class_counts = train.sum(axis=1)  # every row has one slot per feature
+            encoding = fit_fold(values, train, missing=missing, n_bins=n_bins)
+            if encoding is None:
+                continue  # empty in every training row: dropped, as in memory
+            kept.append(index)
+            encodings.append(encoding)
+            code = encoding.train_code
+            counted = (code >= 0) & (code < encoding.n_categories)
+            k = encoding.n_categories
+            flat = (np.arange(C)[:, None] * k + code[counted]).ravel()
+            block = np.bincount(flat, weights=train[:, counted].ravel(), minlength=C * k)
+            blocks.append(block.reshape(C, k))
+        if not kept:
+            raise DataError("No usable feature column is left: every feature is empty in training.")
+        counts = np.concatenate(blocks, axis=1)
+        offsets = np.concatenate(([0], np.cumsum([e.n_categories for e in encodings])))
+        table = CountTable(class_counts.astype(np.float64), counts, offsets.astype(np.int64))
+        return FittedFold(-1 if fold is None else fold, np.array(kept), encodings, table)
+
+    def test_codes(self, fitted: FittedFold, frame: pd.DataFrame) -> np.ndarray:
+        """Scoring codes (n, F_kept) of a batch of raw rows for ``fitted``'s models."""
+        out = np.empty((len(frame), fitted.features.size), dtype=np.int64)
+        for j, (index, encoding) in enumerate(zip(fitted.features, fitted.encodings, strict=True)):
+            values = self.values[index]
+            out[:, j] = encoding.codes(values, frame[values.name])
+        return out
+
+
+def _split_sets(batches, columns: Columns):
+    """Per feature: (raw values Series, fold, y, n) of its grouping set's rows.
+
+    The result streams in record batches; each batch keeps only every set's own value
+    column, so the wide, mostly-NULL result is never held whole.
+    """
+    import pyarrow as pa
+
+    parts: dict[int, list] = {i: [] for i in range(len(columns.features))}
+    for batch in batches:
+        set_id = batch.column("__set").to_numpy()
+        fold = batch.column("__fold").to_numpy()
+        y_raw = batch.column("__y")
+        n = batch.column("__n").to_numpy()
+        for index in np.unique(set_id):
+            rows = np.flatnonzero(set_id == index)
+            take = pa.array(rows)
+            value = batch.column(columns.features[index]).take(take)
+            parts[int(index)].append((value, fold[rows], y_raw.take(take), n[rows]))
+    for index, name in enumerate(columns.features):
+        pieces = parts.pop(index)
+        if not pieces:
+            raise DataError("There are no rows with a target value to count.")
+        raw = pa.chunked_array([p[0] for p in pieces]).to_pandas()
+        y_raw = pa.chunked_array([p[2] for p in pieces]).to_numpy()
+        fold = np.concatenate([p[1] for p in pieces])
+        yield index, name, raw, fold, y_raw, np.concatenate([p[3] for p in pieces])
+
+
+def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42) -> Histograms:
+    """Run the counting query once and split it into per-feature slot histograms.
+
+    Raises
+    ------
+    DataError
+        The target has fewer than two distinct values.
+    """
+    sql = histogram_query(engine.dialect, columns.target, columns.features, n_folds, seed)
+    parts = _split_sets(engine.batches(sql), columns)
+    first = next(parts)
+    classes = np.unique(first[4])  # the first feature's set holds every row
+    if classes.size < 2:
+        shown = "no value" if classes.size == 0 else f"the single value {classes[0]!r}"
+        raise DataError(
+            f"The target {columns.target!r} has {shown}; a classifier needs at least two classes."
+        )
+    class_index = pd.Index(classes)
+    values = []
+    fold_class = np.zeros((n_folds, classes.size))
+    for index, name, raw, fold, y_raw, n in itertools.chain([first], parts):
+        y = class_index.get_indexer(y_raw)
+        values.append(
+            FeatureValues.from_histogram(
+                name, columns.kinds[index], columns.numeric_values[index], raw, fold, y, n
+            )
+        )
+        if index == 0:
+            np.add.at(fold_class, (fold, y), n)
+    return Histograms(columns, classes, n_folds, seed, values, fold_class)

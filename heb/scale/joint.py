@@ -1,0 +1,156 @@
+"""AODE's joint counts per training fold from one scan of pair histograms.
+
+Each feature is grouped by a value that every fold's code is a function of: a categorical
+feature by its raw value, a numeric feature by its *fine bin* (the number of cuts <= the
+value over the union of all folds' cuts, so each fold's bin is a function of it). One
+GROUPING SETS scan counts (fold, class, a_i, a_j) for every unordered pair i < j some
+fold's caps allow in either direction (SPEC section 4); fold k's joint counts are the
+rows of the other folds, mapped to fold k's codes and laid out as
+:class:`heb.aode.JointCounts` (sorted non-zero keys), exactly what
+``JointCounts.from_codes`` builds from the training codes in memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from heb.aode import JointCounts
+from heb.scale.counting import FittedFold, Histograms
+from heb.scale.sql import bin_expression, pair_histogram_query
+
+__all__ = ["count_joints"]
+
+
+def _fine_cuts(fitted: list[FittedFold], feature: int) -> np.ndarray:
+    cuts = [
+        enc.cuts
+        for fold in fitted
+        for index, enc in zip(fold.features, fold.encodings, strict=True)
+        if index == feature
+    ]
+    return np.unique(np.concatenate(cuts)) if cuts else np.zeros(0)
+
+
+def _fold_mapper(histograms: Histograms, fold: FittedFold, fine: dict[int, np.ndarray]):
+    """For fold ``fold``: a function (feature, grouped values) -> training codes (or -1)."""
+    position = {int(f): j for j, f in enumerate(fold.features)}
+
+    def codes(feature: int, grouped: pd.Series) -> np.ndarray:
+        if feature not in position:
+            return np.full(len(grouped), -1, dtype=np.int64)
+        encoding = fold.encodings[position[feature]]
+        if encoding.cuts is None:
+            slots = histograms.values[feature].slots_of(grouped)
+            return encoding.train_code[slots]
+        union = fine[feature]
+        bins = grouped.to_numpy(dtype=np.float64, na_value=np.nan)
+        missing = np.isnan(bins)
+        if union.size == 0:  # a single bin in every fold
+            return np.where(missing, encoding.train_code[-1], 0)
+        lower = union[np.clip(bins[~missing].astype(np.int64) - 1, 0, None)]
+        out = np.full(len(grouped), encoding.train_code[-1], dtype=np.int64)
+        inner = np.searchsorted(encoding.cuts, lower, side="right")
+        out[~missing] = np.where(bins[~missing] == 0, 0, inner)
+        return out
+
+    return codes
+
+
+def _allowed_pairs(fitted: list[FittedFold], n_classes: int, caps: list[tuple]) -> list:
+    """Global pairs i < j held (in either direction) by some fold's layout under some cap."""
+    pairs = set()
+    for fold in fitted:
+        for parent_cap, joint_cap in caps:
+            parent, child, _ = JointCounts.layout(
+                fold.table.n_categories, n_classes, parent_cap, joint_cap
+            )
+            i, j = fold.features[parent], fold.features[child]
+            pairs.update(zip(np.minimum(i, j).tolist(), np.maximum(i, j).tolist(), strict=True))
+    return sorted(pairs)
+
+
+def count_joints(
+    engine, histograms: Histograms, fitted: list[FittedFold], caps: list[tuple]
+) -> dict:
+    """JointCounts per ((parent cap, joint cap), fold) from one pair-histogram scan."""
+    C = histograms.classes.size
+    columns = histograms.columns
+    pairs = _allowed_pairs(fitted, C, caps)
+    out: dict = {}
+    if not pairs:
+        for cap in caps:
+            for fold in fitted:
+                out[(cap, fold.fold)] = _layout_counts(fold, C, cap, [])
+        return out
+    fine = {f: _fine_cuts(fitted, f) for f, kind in enumerate(columns.kinds) if kind == "numeric"}
+    expressions = [
+        bin_expression(engine.dialect, name, fine[f]) if f in fine else engine.dialect.quote(name)
+        for f, name in enumerate(columns.features)
+    ]
+    sql = pair_histogram_query(
+        engine.dialect, columns.target, expressions, pairs, histograms.n_folds, histograms.seed
+    )
+    table = engine.table(sql)
+    s1 = table.column("__s1").to_numpy()
+    s2 = table.column("__s2").to_numpy()
+    lookup = {((i + 1) + (j + 1), (i + 1) ** 2 + (j + 1) ** 2): p for p, (i, j) in enumerate(pairs)}
+    pair_of_row = np.array([lookup[key] for key in zip(s1.tolist(), s2.tolist(), strict=True)])
+    fold_of_row = table.column("__fold").to_numpy()
+    y_of_row = pd.Index(histograms.classes).get_indexer(
+        table.column("__y").to_numpy(zero_copy_only=False)
+    )
+    n_of_row = table.column("__n").to_numpy().astype(np.float64)
+    grouped = {}
+    for p, (i, j) in enumerate(pairs):
+        rows = np.flatnonzero(pair_of_row == p)
+        grouped[p] = (
+            rows,
+            table.column(f"__a{i}").take(rows).to_pandas(),
+            table.column(f"__a{j}").take(rows).to_pandas(),
+        )
+    for fold in fitted:
+        mapper = _fold_mapper(histograms, fold, fine)
+        pieces = []
+        for p, (i, j) in enumerate(pairs):
+            rows, a_i, a_j = grouped[p]
+            train = fold_of_row[rows] != fold.fold
+            u, v = mapper(i, a_i[train]), mapper(j, a_j[train])
+            pieces.append((i, j, u, v, y_of_row[rows][train], n_of_row[rows][train]))
+        for cap in caps:
+            out[(cap, fold.fold)] = _layout_counts(fold, C, cap, pieces)
+    return out
+
+
+def _layout_counts(fold: FittedFold, n_classes: int, cap: tuple, pieces) -> JointCounts:
+    """Place the mapped pair counts into fold ``fold``'s JointCounts layout under ``cap``."""
+    k = fold.table.n_categories
+    parent, child, offsets = JointCounts.layout(k, n_classes, *cap)
+    local = {int(f): j for j, f in enumerate(fold.features)}
+    slot = {(int(a), int(b)): p for p, (a, b) in enumerate(zip(parent, child, strict=True))}
+    keys, counts = [], []
+    # each unordered pair's counts serve both directions (i as parent, and j as parent)
+    directed = [(i, j, u, v, y, n) for i, j, u, v, y, n in pieces]
+    directed += [(j, i, v, u, y, n) for i, j, u, v, y, n in pieces]
+    for i, j, u, v, y, n in directed:
+        if i not in local or j not in local or (local[i], local[j]) not in slot:
+            continue
+        p, ki, kj = slot[(local[i], local[j])], k[local[i]], k[local[j]]
+        ok = (u >= 0) & (u < ki) & (v >= 0) & (v < kj)
+        keys.append(((offsets[p] + u[ok] * kj + v[ok]) * n_classes + y[ok]).astype(np.int64))
+        counts.append(n[ok])
+    all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+    unique, inverse = np.unique(all_keys, return_inverse=True)
+    summed = np.bincount(inverse, weights=np.concatenate(counts) if counts else None)
+    nonzero = summed > 0
+    return JointCounts(
+        n_classes,
+        np.maximum(k, 1),
+        cap[0],
+        cap[1],
+        parent,
+        child,
+        offsets,
+        unique[nonzero],
+        summed[nonzero].astype(np.float64),
+    )

@@ -1,0 +1,162 @@
+"""Where large data lives: a parquet file, a CSV file or a folder of parquet files under one root.
+
+A user (the app, the CLI) names a path; :func:`resolve_data_path` keeps it inside the
+configured data root (env ``HEB_DATA_ROOT``) and :func:`open_source` checks what is there
+before any engine reads it: the format, and that every parquet file of a folder gives each
+column the same type. Every refusal is a :class:`~heb.data.DataError` of one sentence.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from heb.data import DataError
+
+__all__ = ["DATA_ROOT_ENV", "Source", "data_root", "resolve_data_path", "open_source"]
+
+#: the environment variable naming the folder large files are read from
+DATA_ROOT_ENV = "HEB_DATA_ROOT"
+_PARQUET = (".parquet", ".parq", ".pq")
+_CSV = (".csv", ".csv.gz", ".tsv")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Checked input of an engine.
+
+    Attributes
+    ----------
+    path : Path
+        The file or folder.
+    format : {"parquet", "csv"}
+    files : tuple of Path
+        The files read (one, or every parquet file of the folder, sorted).
+    """
+
+    path: Path
+    format: str
+    files: tuple[Path, ...]
+
+    @property
+    def label(self) -> str:
+        """The name shown to a user: the file or folder name."""
+        return self.path.name
+
+
+def data_root(root=None) -> Path:
+    """The configured data root: ``root`` if given, else env ``HEB_DATA_ROOT``.
+
+    Raises
+    ------
+    DataError
+        Neither is set, or the root is not a folder.
+    """
+    value = root if root is not None else os.environ.get(DATA_ROOT_ENV)
+    if not value:
+        raise DataError(
+            f"No data root is configured; set {DATA_ROOT_ENV} to the folder large files live in."
+        )
+    path = Path(value).expanduser().resolve()
+    if not path.is_dir():
+        raise DataError(f"The data root {path.name!r} is not a folder that exists.")
+    return path
+
+
+def resolve_data_path(user_path, root=None) -> Path:
+    """The absolute path of ``user_path`` (relative to the root, or absolute) inside the root.
+
+    Symbolic links and ``..`` are resolved first, so neither can leave the root.
+
+    Raises
+    ------
+    DataError
+        The path lies outside the data root, or does not exist.
+    """
+    base = data_root(root)
+    given = Path(str(user_path)).expanduser()
+    candidate = (given if given.is_absolute() else base / given).resolve()
+    if not candidate.is_relative_to(base):
+        raise DataError(
+            f"The path {str(user_path)!r} lies outside the data root; only files under "
+            f"{DATA_ROOT_ENV} can be read."
+        )
+    if not candidate.exists():
+        raise DataError(f"There is no file or folder {str(user_path)!r} under the data root.")
+    return candidate
+
+
+def _format_of(path: Path) -> str | None:
+    name = path.name.lower()
+    if name.endswith(_PARQUET):
+        return "parquet"
+    if name.endswith(_CSV):
+        return "csv"
+    return None
+
+
+def _type_name(arrow_type) -> str:
+    """The Arrow type's name, with every encoding of text (large, view, dictionary) as string."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "string"
+    if str(arrow_type) == "string_view":
+        return "string"
+    return str(arrow_type)
+
+
+def _check_folder_schemas(files: list[Path]) -> None:
+    """Every column keeps one type over the parquet files of a folder."""
+    import pyarrow.parquet as pq
+
+    seen: dict[str, tuple[str, str]] = {}
+    for file in files:
+        try:
+            schema = pq.read_schema(file)
+        except Exception as exc:  # pyarrow raises several types for a broken footer
+            raise DataError(f"The file {file.name!r} is not a readable parquet file.") from exc
+        for field in schema:
+            kind = _type_name(field.type)
+            first = seen.setdefault(field.name, (kind, file.name))
+            if first[0] != kind:
+                raise DataError(
+                    f"Column {field.name!r} is {first[0]} in {first[1]!r} but {kind} in "
+                    f"{file.name!r}; give it one type in every file of the folder."
+                )
+
+
+def open_source(path, root=None) -> Source:
+    """Check a file or folder under the data root and describe it for an engine.
+
+    Parameters
+    ----------
+    path : str or Path
+        Relative to the data root, or absolute (it must still lie under the root).
+    root : str or Path, optional
+        The data root; default env ``HEB_DATA_ROOT``.
+
+    Raises
+    ------
+    DataError
+        Outside the root, missing, neither parquet nor CSV, an empty folder, or a column
+        whose type changes between the parquet files of a folder.
+    """
+    resolved = resolve_data_path(path, root)
+    if resolved.is_dir():
+        files = sorted(p for p in resolved.iterdir() if p.is_file() and _format_of(p) == "parquet")
+        if not files:
+            raise DataError(f"The folder {resolved.name!r} holds no parquet file.")
+        _check_folder_schemas(files)
+        return Source(resolved, "parquet", tuple(files))
+    kind = _format_of(resolved)
+    if kind is None:
+        raise DataError(
+            f"The file {resolved.name!r} is neither parquet nor CSV; give a .parquet or .csv file."
+        )
+    if kind == "parquet":
+        _check_folder_schemas([resolved])
+    return Source(resolved, kind, (resolved,))

@@ -1,0 +1,55 @@
+"""The click-log generator: chunked parquet, known truth, deterministic per seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from heb.scale.clicks import clicks_truth, main, write_clicks
+
+
+def test_chunks_make_one_file_with_the_truths_shares(tmp_path):
+    path = write_clicks(tmp_path / "c.parquet", 30_000, seed=2, n_features=20, chunk_rows=7_000)
+    meta = pq.ParquetFile(path).metadata
+    assert meta.num_rows == 30_000 and meta.num_row_groups == 5
+    frame = pd.read_parquet(path)
+    truth = clicks_truth(2, 20)
+    assert list(frame.columns) == [f.name for f in truth.features] + ["click"]
+    assert frame["click"].mean() == pytest.approx(truth.prior[1], abs=0.01)
+    assert frame["user_id"].isna().mean() == pytest.approx(0.02, abs=0.005)
+    # a low-cardinality feature follows its class-conditional truth (3 sigma per cell)
+    device = truth.features[11]
+    labels = sorted(frame["device_type"].astype(str).unique())
+    for c in (0, 1):
+        rows = frame.loc[frame["click"] == c, "device_type"].astype(str)
+        observed = rows.value_counts(normalize=True).reindex(labels, fill_value=0).to_numpy()
+        expected = device.theta[c][: len(labels)]
+        sigma = np.sqrt(expected * (1 - expected) / len(rows))
+        assert np.all(np.abs(observed - expected) <= 3 * sigma + 1e-3)
+
+
+def test_truth_is_seeded_and_normalised():
+    a, b, c = clicks_truth(1), clicks_truth(1), clicks_truth(2)
+    assert np.array_equal(a.features[0].theta, b.features[0].theta)
+    assert not np.array_equal(a.features[0].theta, c.features[0].theta)
+    for feature in a.features:
+        np.testing.assert_allclose(feature.theta.sum(axis=1), 1.0)
+        assert feature.theta.shape == (2, feature.base.size)
+    assert max(f.base.size for f in a.features) == 1_000_000
+
+
+def test_main_writes_the_requested_rows(tmp_path, capsys):
+    out = tmp_path / "m.parquet"
+    assert main(["--rows", "2_500", "-o", str(out), "--features", "4", "--seed", "3"]) == 0
+    assert pq.ParquetFile(out).metadata.num_rows == 2_500
+    assert "2,500 rows" in capsys.readouterr().out
+    same = write_clicks(tmp_path / "n.parquet", 2_500, 3, n_features=4)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), pd.read_parquet(same))
+
+
+@pytest.mark.parametrize("kwargs", [{"rows": 0}, {"rows": 5, "missing_share": 1.0}])
+def test_bad_arguments_are_refused(tmp_path, kwargs):
+    with pytest.raises(ValueError):
+        write_clicks(tmp_path / "x.parquet", seed=0, **kwargs)

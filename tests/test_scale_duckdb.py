@@ -1,0 +1,237 @@
+"""The DuckDB path gives the in-memory numbers: identical CountTables, probabilities to
+1e-12 and metrics to 1e-9, for the seven smoothers, HEB-M+GR, AODE and HEB-AODE."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.aode import JointCounts
+from heb.counts import CountTable
+from heb.preprocess import Preprocessor, encode_target
+from heb.registry import TABLE1_METHODS
+from heb.scale.counting import count_histograms, describe
+from heb.scale.cv import cross_validate, make_models
+from heb.scale.duckdb_engine import DuckDBEngine
+from heb.scale.inmemory import cross_validate_in_memory, example_frame, fold_assignment
+from heb.scale.joint import count_joints
+from heb.scale.source import open_source
+
+pytest.importorskip("duckdb")
+
+METHODS = [*TABLE1_METHODS, "HEB-M+GR", "AODE", "HEB-AODE"]
+METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
+N_SPLITS = 4
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("root")
+    frame = example_frame(1_200, seed=3)
+    frame.to_parquet(root / "mixed.parquet", index=False)
+    engine = DuckDBEngine(memory_limit="512MB", threads=2)
+    engine.register(open_source("mixed.parquet", root=root))
+    rows = frame[frame["label"].notna()].reset_index(drop=True)
+    folds = fold_assignment(engine, "label", N_SPLITS, 42)
+    return engine, rows, folds, root
+
+
+def _reference_fold(rows, folds, k, missing="impute"):
+    y, _ = encode_target(rows["label"])
+    X = rows.drop(columns=["label"])
+    pre = Preprocessor(missing=missing)
+    train = pre.fit_transform(X[folds != k])
+    return pre, train, y[folds != k], pre.transform(X[folds == k])
+
+
+@pytest.mark.parametrize("missing", ["impute", "category"])
+def test_count_tables_are_identical_integers(data, missing):
+    engine, rows, folds, _ = data
+    histograms = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42)
+    assert np.array_equal(histograms.fold_class_counts.sum(axis=1), np.bincount(folds))
+    for k in range(N_SPLITS):
+        fitted = histograms.fit_fold(k, missing=missing)
+        pre, train, y_train, _ = _reference_fold(rows, folds, k, missing)
+        ref = CountTable.from_codes(train, y_train, 3, n_categories=pre.n_categories_)
+        assert np.array_equal(fitted.table.offsets, ref.offsets)
+        assert np.array_equal(fitted.table.counts, ref.counts)
+        assert np.array_equal(fitted.table.class_counts, ref.class_counts)
+        names = [histograms.columns.features[i] for i in fitted.features]
+        assert names == pre.feature_names_out_  # "empty" dropped in both
+
+
+def test_whole_data_fit_equals_preprocessor_on_every_row(data):
+    engine, rows, _, _ = data
+    histograms = count_histograms(engine, describe(engine, "label"), 1, 0)
+    fitted = histograms.fit_fold(None)
+    pre = Preprocessor()
+    codes = pre.fit_transform(rows.drop(columns=["label"]))
+    y, classes = encode_target(rows["label"])
+    assert list(histograms.classes) == list(classes)
+    assert np.array_equal(fitted.table.counts, pre_counts(codes, y, pre))
+    X = rows.drop(columns=["label"])
+    assert np.array_equal(histograms.test_codes(fitted, rows), pre.transform(X))
+
+
+def test_probabilities_equal_in_memory(data):
+    engine, rows, folds, _ = data
+    histograms = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42)
+    fitted = [histograms.fit_fold(k) for k in range(N_SPLITS)]
+    joints = count_joints(engine, histograms, fitted, [(200, 5e7)])
+    _, probas, _ = cross_validate_in_memory(rows, "label", folds, METHODS, return_proba=True)
+    for fold in fitted:
+        test_rows = rows[folds == fold.fold]
+        codes = histograms.test_codes(fold, test_rows)
+        _, train, y_train, ref_codes = _reference_fold(rows, folds, fold.fold)
+        assert np.array_equal(codes, ref_codes)
+        ref_joint = JointCounts.from_codes(train, y_train, 3, fold.table.n_categories)
+        mine = joints[((200, 5e7), fold.fold)]
+        assert np.array_equal(mine.keys, ref_joint.keys)
+        assert np.array_equal(mine.counts, ref_joint.counts)
+        for name in METHODS:
+            model = make_models(name, fold, histograms.classes, mine)
+            np.testing.assert_allclose(
+                model.predict_proba(codes), probas[(name, fold.fold)], rtol=0, atol=1e-12
+            )
+
+
+@pytest.mark.parametrize("missing", ["impute", "category"])
+def test_cross_validation_metrics_equal_in_memory(data, missing):
+    engine, rows, folds, _ = data
+    result = cross_validate(
+        engine, "label", METHODS, n_splits=N_SPLITS, missing=missing, batch_rows=97
+    )
+    reference = cross_validate_in_memory(rows, "label", folds, METHODS, missing=missing)
+    merged = result.folds.merge(reference, on=["method", "fold"], suffixes=("", "_ref"))
+    assert len(merged) == len(METHODS) * N_SPLITS
+    for metric in METRICS:
+        np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
+    assert (result.folds["auc_bound"] == 0).all()  # exact AUC at this size
+    assert result.n_rows == len(rows) and result.engine == "duckdb"
+    summary = result.summary()
+    assert list(summary["method"]) == METHODS
+
+
+def test_small_model_budget_scores_in_several_scans_with_the_same_numbers(data):
+    engine, _, _, _ = data
+    one = cross_validate(engine, "label", ["HEB-M", "TE"], n_splits=N_SPLITS)
+    split = cross_validate(engine, "label", ["HEB-M", "TE"], n_splits=N_SPLITS, model_budget=1)
+    assert split.notes and "4 scans" in split.notes[0]
+    pd.testing.assert_frame_equal(
+        one.folds[["method", "fold", *METRICS]], split.folds[["method", "fold", *METRICS]]
+    )
+
+
+def test_folder_of_parquet_files_and_csv_give_the_same_counts(tmp_path):
+    frame = example_frame(600, seed=5).drop(columns=["empty"])
+    frame = frame[frame["label"].notna()].reset_index(drop=True)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    frame.iloc[:250].to_parquet(folder / "a.parquet", index=False)
+    frame.iloc[250:].to_parquet(folder / "b.parquet", index=False)
+    text = frame[["colour", "shop_id", "visits", "label"]]
+    text.to_csv(tmp_path / "rows.csv", index=False)
+    engine = DuckDBEngine(threads=1)
+    engine.register(open_source("parts", root=tmp_path))
+    folded = count_histograms(engine, describe(engine, "label"), 1, 0).fit_fold(None)
+    pre = Preprocessor()
+    codes = pre.fit_transform(frame.drop(columns=["label"]))
+    y, _ = encode_target(frame["label"])
+    assert np.array_equal(folded.table.counts, pre_counts(codes, y, pre))
+    engine.register(open_source("rows.csv", root=tmp_path))
+    from_csv = count_histograms(engine, describe(engine, "label"), 1, 0).fit_fold(None)
+    pre = Preprocessor()
+    codes = pre.fit_transform(pd.read_csv(tmp_path / "rows.csv").drop(columns=["label"]))
+    assert np.array_equal(from_csv.table.counts, pre_counts(codes, y, pre))
+
+
+def pre_counts(codes, y, pre):
+    """The in-memory count table of encoded rows."""
+    return CountTable.from_codes(codes, y, 3, n_categories=pre.n_categories_).counts
+
+
+def test_kinds_follow_spec_section_1(data):
+    engine, _, _, _ = data
+    columns = describe(engine, "label", categorical=["visits"])
+    kinds = dict(zip(columns.features, columns.kinds, strict=True))
+    assert kinds == {
+        "colour": "categorical",
+        "shop_id": "categorical",  # integer, ID-like name
+        "user_id": "categorical",  # whole floats, ID-like name
+        "price": "numeric",
+        "visits": "categorical",  # declared
+        "member": "categorical",  # bool
+        "empty": "numeric",
+    }
+
+
+def test_describe_source_and_fit_counts_summarise_every_row(data):
+    from heb.scale import describe_source, fit_counts
+
+    engine, rows, _, _ = data
+    summary = describe_source(engine, "label").set_index("feature")
+    assert summary.loc["colour", "K"] == rows["colour"].nunique()
+    assert summary.loc["user_id", "K"] == rows["user_id"].nunique()
+    price = rows["price"]
+    assert summary.loc["price", "missing_share"] == pytest.approx(
+        (price.isna() | np.isinf(price)).mean()  # an infinity reads as missing (SPEC 1)
+    )
+    assert summary.loc["empty", "missing_share"] == 1.0
+    assert (summary["rows"] == len(rows)).all()
+    fitted = fit_counts(engine, "label")
+    pre = Preprocessor()
+    codes = pre.fit_transform(rows.drop(columns=["label"]))
+    y, _ = encode_target(rows["label"])
+    assert fitted.features == pre.feature_names_out_
+    assert np.array_equal(fitted.table.counts, pre_counts(codes, y, pre))
+    assert fitted.n_rows == len(rows) and fitted.engine == "duckdb"
+
+
+def test_raising_from_progress_cancels_the_run(data):
+    engine, _, _, _ = data
+    seen = []
+
+    class Cancelled(Exception):
+        pass
+
+    def progress(fraction, message):
+        seen.append(message)
+        if fraction >= 0.1:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        cross_validate(engine, "label", ["Laplace"], n_splits=N_SPLITS, progress=progress)
+    assert seen[0].startswith("Counting values on duckdb")
+
+
+def test_progress_moves_during_the_scoring_scan(data):
+    engine, rows, _, _ = data
+    seen = []
+    cross_validate(
+        engine,
+        "label",
+        ["Laplace"],
+        n_splits=N_SPLITS,
+        batch_rows=200,
+        progress=lambda fraction, message: seen.append((fraction, message)),
+    )
+    scored = [f for f, m in seen if m.startswith("Scored")]
+    assert len(scored) >= len(rows) // 200  # one report per batch
+    assert scored == sorted(scored) and 0.1 < scored[0] < scored[-1] <= 1.0
+    assert seen[-1] == (1.0, "Done")
+
+
+def test_stacked_scoring_is_bit_identical_to_predict_proba(data):
+    from heb.scale.scoring import StackedNB
+
+    engine, rows, folds, _ = data
+    histograms = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42)
+    fold = histograms.fit_fold(1)
+    names = [*TABLE1_METHODS, "HEB-M+GR"]
+    models = [make_models(name, fold, histograms.classes) for name in names]
+    codes = histograms.test_codes(fold, rows[folds == 1])
+    codes[::7, 2] = -1  # absent evidence
+    codes[::11, 0] = 10_000  # a code beyond K: unseen
+    for model, proba in zip(models, StackedNB(models).predict_proba(codes), strict=True):
+        assert np.array_equal(proba, model.predict_proba(codes))

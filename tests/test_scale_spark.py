@@ -1,0 +1,78 @@
+"""Spark local[2] gives the in-memory numbers too (one shared session; Java required).
+
+Where Java or pyspark is missing the tests skip with the reason, except under CI=true,
+where a missing Spark fails: CI installs a JDK and pyspark (.ci/run).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from heb.counts import CountTable
+from heb.preprocess import Preprocessor, encode_target
+from heb.registry import TABLE1_METHODS
+from heb.scale.counting import count_histograms, describe
+from heb.scale.cv import cross_validate
+from heb.scale.inmemory import cross_validate_in_memory, example_frame, fold_assignment
+from heb.scale.source import open_source
+from heb.scale.spark_engine import SparkEngine, java_available
+
+METHODS = [*TABLE1_METHODS, "HEB-M+GR", "AODE", "HEB-AODE"]
+METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
+N_SPLITS = 3
+
+
+def _require_spark() -> None:
+    reason = None
+    if not java_available():
+        reason = "no Java runtime (install a JDK or set JAVA_HOME)"
+    else:
+        try:
+            import pyspark  # noqa: F401
+        except ImportError:
+            reason = "pyspark is not installed"
+    if reason and os.environ.get("CI") == "true":
+        pytest.fail(f"Spark tests must run in CI, but {reason}.")
+    if reason:
+        pytest.skip(f"Spark tests skipped: {reason}.")
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory):
+    _require_spark()
+    root = tmp_path_factory.mktemp("spark")
+    frame = example_frame(700, seed=9)
+    frame.to_parquet(root / "mixed.parquet", index=False)
+    engine = SparkEngine(master="local[2]")
+    engine.spark.sparkContext.setLogLevel("ERROR")
+    engine.register(open_source("mixed.parquet", root=root))
+    rows = frame[frame["label"].notna()].reset_index(drop=True)
+    yield engine, rows, fold_assignment(engine, "label", N_SPLITS, 42)
+    engine.close()
+
+
+def test_spark_count_tables_are_identical_integers(spark):
+    engine, rows, folds = spark
+    histograms = count_histograms(engine, describe(engine, "label"), N_SPLITS, 42)
+    y, _ = encode_target(rows["label"])
+    X = rows.drop(columns=["label"])
+    for k in range(N_SPLITS):
+        pre = Preprocessor()
+        codes = pre.fit_transform(X[folds != k])
+        ref = CountTable.from_codes(codes, y[folds != k], 3, n_categories=pre.n_categories_)
+        table = histograms.fit_fold(k).table
+        assert np.array_equal(table.counts, ref.counts)
+        assert np.array_equal(table.class_counts, ref.class_counts)
+
+
+def test_spark_cross_validation_equals_in_memory(spark):
+    engine, rows, folds = spark
+    result = cross_validate(engine, "label", METHODS, n_splits=N_SPLITS, batch_rows=150)
+    reference = cross_validate_in_memory(rows, "label", folds, METHODS)
+    merged = result.folds.merge(reference, on=["method", "fold"], suffixes=("", "_ref"))
+    assert len(merged) == len(METHODS) * N_SPLITS and result.engine == "spark"
+    for metric in METRICS:
+        np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
