@@ -4,8 +4,8 @@ Cross-validates HEB-M, HEB-M+GR, HEB-AODE, HEB-TAN, HEB-H and the three referenc
 (CategoricalNB, TargetEncoder+LR, HistGradientBoosting) through
 :func:`heb.evaluate.run_benchmark` (the paper protocol: stratified 10 folds, seed 42),
 one dataset at a time, appending each dataset's fold rows to ``--out`` (so a long run can
-be read while it goes), then prints the mean ranks on log-loss, Brier, ECE and accuracy
-and the mean fit time per fold as a ratio to HEB-M's.
+be read while it goes); ``--summarise`` prints Table 9 (:func:`heb.evaluate.paper.table9`):
+mean ranks on log-loss, Brier, ECE and accuracy and the fit time per fold against HEB-M's.
 
     python benchmarks/references.py --max-rows 5000 --out /tmp/references.csv
     python benchmarks/references.py --summarise /tmp/references.csv
@@ -19,41 +19,10 @@ from pathlib import Path
 import pandas as pd
 
 from heb.data import load_shared, shared_dataset_names
-from heb.evaluate import benchmark_tables, run_benchmark
-from heb.registry import METRIC_LABELS
+from heb.evaluate import run_benchmark
+from heb.evaluate.paper import TABLE_METHODS, table9
 
-METHODS = (
-    "HEB-M",
-    "HEB-M+GR",
-    "HEB-AODE",
-    "HEB-TAN",
-    "HEB-H",
-    "CategoricalNB",
-    "TargetEncoder+LR",
-    "HistGradientBoosting",
-)
-RANKED = ("log_loss", "brier", "ece", "accuracy")
-
-
-def summarise(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean rank per metric (rows: methods) and the fit-time ratio to HEB-M."""
-    complete = frame.groupby("dataset")["method"].nunique() == len(METHODS)
-    frame = frame[frame["dataset"].isin(complete[complete].index)]
-    ranks = {
-        METRIC_LABELS[m]: benchmark_tables(frame, m)["avg_ranks"].reindex(list(METHODS))
-        for m in RANKED
-    }
-    out = pd.DataFrame(ranks)
-    times = frame.groupby(["dataset", "method"])["fit_time"].mean().unstack()
-    ratio = times.div(times["HEB-M"], axis=0)
-    out["fit time / HEB-M (geo. mean)"] = (
-        ratio.apply(lambda col: float(col.map(lambda v: max(v, 1e-12)).apply("log").mean()))
-        .map(lambda v: float(pd.Series([v]).apply("exp").iloc[0]))
-        .reindex(list(METHODS))
-    )
-    out["mean fit s/fold"] = times.mean().reindex(list(METHODS))
-    out.index.name = f"method ({complete.sum()} datasets)"
-    return out
+METHODS = TABLE_METHODS[9]
 
 
 def main() -> None:
@@ -66,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.summarise:
         frame = pd.concat([pd.read_csv(p) for p in args.summarise], ignore_index=True)
-        print(summarise(frame).round(3).to_markdown())
+        print(table9(frame).round(3).to_markdown(index=False))
         return
     index, parts = map(int, args.part.split("/"))
     for name in shared_dataset_names()[index::parts]:
