@@ -1,13 +1,13 @@
 """HEB Explorer: hierarchical empirical-Bayes smoothing for Naive Bayes.
 
-``from heb import NaiveBayes, AODE`` works; the estimators are imported on first use so
+``from heb import NaiveBayes, AODE, TAN`` works; the estimators are imported on first use so
 that light entry points (``python -m heb``, the cache) do not pay for scikit-learn.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["AODE", "NaiveBayes", "__version__"]
+__all__ = ["AODE", "NaiveBayes", "TAN", "__version__"]
 
 
 def __getattr__(name: str):
@@ -19,4 +19,8 @@ def __getattr__(name: str):
         from heb.aode import AODE
 
         return AODE
+    if name == "TAN":
+        from heb.tan import TAN
+
+        return TAN
     raise AttributeError(f"module 'heb' has no attribute {name!r}")

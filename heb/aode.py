@@ -9,46 +9,37 @@ was seen in training (``N_i(x_i) >= frequency_limit``) acts in turn as a *super-
 computes); ``AODE(smoother="heb")`` is HEB-AODE: each child conditional is smoothed toward
 the child's pooled marginal with a concentration per (class, parent, child) triple, shared
 over the parent's values and learned by multi-document Type-II ML (paper eq. 11-12, solved
-for every group at once by :func:`heb.concentration.fit_concentration_segments`).
+for every group at once by :func:`heb.pair_smoothing.fit_pair_concentrations`).
 
 The model is its counts: a :class:`~heb.counts.CountTable` (class and single-feature
-counts) and a :class:`JointCounts` (the non-zero joint counts N_{y, x_i = u, x_j = v} of
-every (parent, child) pair the caps allow). Counting, smoothing and scoring are vectorised
-over all pairs at once, in blocks of bounded memory (no Python loop per pair or per value).
+counts) and a :class:`~heb.joint_counts.JointCounts` (the non-zero joint counts
+N_{y, x_i = u, x_j = v} of every (parent, child) pair the caps allow). Counting, smoothing
+and scoring are vectorised over all pairs at once, in blocks of bounded memory (no Python
+loop per pair or per value).
 Scoring happens in log space with a log-sum-exp over the super-parents, so many features
 never underflow.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
-from heb.concentration import CLAMP_NONE, M_MAX, M_MIN, fit_concentration_segments
+from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable, category_offsets
 from heb.estimator import CategoricalClassifier
+from heb.joint_counts import JointCounts, parent_features
 from heb.nb import NaiveBayes, score_codes
+from heb.pair_smoothing import count_log_conditionals, fit_pair_concentrations, log_denominators
 from heb.smoothing import prior_mean
 
-__all__ = ["AODE", "AODE_SMOOTHERS", "JointCounts", "MAX_TOTAL_CELLS"]
+__all__ = ["AODE", "AODE_SMOOTHERS", "JointCounts"]  # JointCounts: heb.joint_counts's
 
 AODE_SMOOTHERS = ("laplace", "heb")
 _NB_SMOOTHER = {"laplace": "laplace", "heb": "heb-m"}
-_CLAMP_NAMES = np.array(["low", "none", "high"])
-#: bound on the entries of one block of stored counts or score-table cells
-_BLOCK_ENTRIES = 1 << 22
 #: bound on the (parent, child, row) slots of one scoring block (small: cache-resident)
 _SCORE_SLOTS = 1 << 18
-#: bound on the (pairs x rows) index entries of one counting block
-_COUNT_ENTRIES = 1 << 18
-_COUNT_REGION = 1 << 16
-#: bound on the dense count region (cells x classes) of one block of pairs
-_DENSE_REGION = 1 << 23
-#: refuse layouts whose joint tables together exceed this many cells (3.2 GB as float64)
-MAX_TOTAL_CELLS = 4e8
 
 
 def _ragged_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -58,342 +49,6 @@ def _ragged_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     total = int(ends[-1]) if lengths.size else 0
     shift = np.asarray(starts, dtype=np.int64) - ends + lengths
     return np.arange(total) + np.repeat(shift, lengths)
-
-
-def _runs(sorted_values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Run r of each sorted value, ``starts[r] <= value < starts[r + 1]`` (no division)."""
-    counts = np.diff(np.searchsorted(sorted_values, starts))
-    return np.repeat(np.arange(starts.size - 1), counts)
-
-
-def _block_bounds(sizes: np.ndarray, budget: int) -> np.ndarray:
-    """Bounds of consecutive blocks of items, each summing to under ``budget`` + its last item."""
-    sizes = np.asarray(sizes, dtype=np.int64)
-    start_block = (np.cumsum(sizes) - sizes) // max(1, budget)
-    inner = np.flatnonzero(np.diff(start_block)) + 1
-    return np.unique(np.concatenate(([0], inner, [sizes.size])).astype(np.int64))
-
-
-def _parent_features(k: np.ndarray, max_parent_cardinality: float, max_pairs: float) -> np.ndarray:
-    """Which features may act as super-parents under the caps (bool, F)."""
-    n_features = k.size
-    return (k <= max_parent_cardinality) & (n_features * (n_features - 1) <= max_pairs)
-
-
-def _count_pairs(X, y, n_classes, k, parent, child, offsets) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted non-zero (key, count) of every pair's joint codes (see :class:`JointCounts`).
-
-    N_{c,u,v} of (i, j) is N_{c,v,u} of (j, i), so each unordered pair {a < b} is counted
-    once and written in both directions. While counting, {a, b} owns (K_a + 1)(K_b + 1) C
-    cells, code K_f standing for a missing or out-of-range value, so a block of pairs and
-    rows is counted by one ``bincount`` over combined indices (a sort where the block's
-    cells are too many); the missing row and column are dropped afterwards.
-    """
-    C, n_rows, n_features = n_classes, X.shape[0], k.size
-    if parent.size == 0 or n_rows == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
-    pair_index = np.full((n_features, n_features), -1, dtype=np.int64)
-    pair_index[parent, child] = np.arange(parent.size)
-    low, high = np.minimum(parent, child), np.maximum(parent, child)
-    first, second = np.divmod(np.unique(low * n_features + high), n_features)
-    forward, backward = pair_index[first, second], pair_index[second, first]
-    codes = np.where((X >= 0) & (X < k), X, k).T.copy()  # (F, n)
-    child_term = codes * C + y  # (F, n): the (v, c) offset inside a parent value's row
-    width = (k[second] + 1) * C
-    size = (k[first] + 1) * width
-    keys, counts = [], []
-    bounds = _block_bounds(size, _COUNT_REGION)
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        base = category_offsets(size[lo:hi])
-        region = int(base[-1])
-        dense = np.zeros(region, dtype=np.int64) if region <= _DENSE_REGION else None
-        sparse = []
-        step = max(1, _COUNT_ENTRIES // (hi - lo))
-        for start in range(0, n_rows, step):
-            local = codes[first[lo:hi], start : start + step] * width[lo:hi, None]
-            local += base[:-1, None]
-            local += child_term[second[lo:hi], start : start + step]
-            if dense is not None:
-                dense += np.bincount(local.ravel(), minlength=region)
-            else:
-                sparse.append(np.unique(local, return_counts=True))
-        if dense is not None:
-            found = np.flatnonzero(dense)
-            found_counts = dense[found]
-        else:
-            found, inverse = np.unique(np.concatenate([s[0] for s in sparse]), return_inverse=True)
-            found_counts = np.bincount(inverse, weights=np.concatenate([s[1] for s in sparse]))
-        # rows of the region: (q, u) for u = 0..K_a, each of width (K_b + 1) C
-        row_q = np.repeat(np.arange(hi - lo), k[first[lo:hi]] + 1)
-        row_u = np.arange(row_q.size) - (category_offsets(k[first[lo:hi]] + 1)[:-1])[row_q]
-        row_start = base[row_q] + row_u * width[lo:hi][row_q]
-        row = _runs(found, np.append(row_start, region))  # ``found`` is sorted
-        q, u = row_q[row], row_u[row]
-        v = (found - row_start[row]) // C
-        cls_idx = found - row_start[row] - v * C
-        k_a, k_b = k[first[lo:hi]][q], k[second[lo:hi]][q]
-        keep = (u < k_a) & (v < k_b)
-        to_ab, to_ba = forward[lo:hi][q], backward[lo:hi][q]
-        ab, ba = np.flatnonzero(keep & (to_ab >= 0)), np.flatnonzero(keep & (to_ba >= 0))
-        ab_keys = (offsets[to_ab[ab]] + u[ab] * k_b[ab] + v[ab]) * C + cls_idx[ab]  # sorted
-        ba_keys = (offsets[to_ba[ba]] + v[ba] * k_a[ba] + u[ba]) * C + cls_idx[ba]
-        ba_order = np.argsort(ba_keys)
-        ba = ba[ba_order]
-        # pair (a, b) directly precedes (b, a): interleave the two sorted runs by q
-        n_ab = np.bincount(q[ab], minlength=hi - lo)
-        n_ba = np.bincount(q[ba], minlength=hi - lo)
-        block_keys = np.empty(ab.size + ba.size, dtype=np.int64)
-        block_counts = np.empty(block_keys.size)
-        at_ab = np.arange(ab.size) + (np.cumsum(n_ba) - n_ba)[q[ab]]
-        at_ba = np.arange(ba.size) + np.cumsum(n_ab)[q[ba]]
-        block_keys[at_ab], block_counts[at_ab] = ab_keys, found_counts[ab]
-        block_keys[at_ba], block_counts[at_ba] = ba_keys[ba_order], found_counts[ba]
-        keys.append(block_keys)
-        counts.append(block_counts)
-    return np.concatenate(keys), np.concatenate(counts)
-
-
-@dataclass(frozen=True)
-class JointCounts:
-    """Non-zero joint counts N_{c, u, v} of the (parent i, child j) pairs a model holds.
-
-    Pair p = (``parent[p]``, ``child[p]``) owns the cells ``offsets[p]:offsets[p + 1]``, one
-    per (u, v) in u-major order (K_i K_j cells). A count is stored under the key
-    ``cell * C + c``; ``keys`` is sorted and holds only non-zero counts. Rows where the
-    parent or the child is missing are not counted (SPEC section 1).
-
-    Attributes
-    ----------
-    n_classes : int
-        C.
-    n_categories : ndarray (F,)
-        K_f of the layout.
-    max_parent_cardinality, max_joint_cells, max_pairs : float
-        The caps the layout was built with.
-    parent, child : ndarray (P,)
-        The pairs held: none when F (F - 1) > ``max_pairs``; else every parent with
-        K_i <= ``max_parent_cardinality`` and child j != i with C K_i K_j <= ``max_joint_cells``.
-    offsets : ndarray (P + 1,)
-        Cell offsets of each pair's block.
-    keys, counts : ndarray (nnz,)
-        The non-zero counts.
-    """
-
-    n_classes: int
-    n_categories: np.ndarray
-    max_parent_cardinality: float
-    max_joint_cells: float
-    max_pairs: float
-    parent: np.ndarray
-    child: np.ndarray
-    offsets: np.ndarray
-    keys: np.ndarray
-    counts: np.ndarray
-
-    # ---------------------------------------------------------------- layout
-    @staticmethod
-    def layout(
-        n_categories: np.ndarray,
-        n_classes: int,
-        max_parent_cardinality: float,
-        max_joint_cells: float,
-        max_pairs: float,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The pairs the caps allow, as (parent, child, cell offsets)."""
-        k = np.asarray(n_categories, dtype=np.int64)
-        is_parent = _parent_features(k, max_parent_cardinality, max_pairs)
-        # ordered by unordered pair {a < b}: (a, b) then (b, a), as counting writes them
-        a, b = np.triu_indices(k.size, 1) if is_parent.any() else (np.zeros(0, int),) * 2
-        fits = n_classes * (k[a] * k[b]).astype(np.float64) <= max_joint_cells
-        held = np.column_stack([is_parent[a] & fits, is_parent[b] & fits])
-        parent = np.column_stack([a, b])[held]
-        child = np.column_stack([b, a])[held]
-        offsets = category_offsets(k[parent] * k[child])  # blocks of K_i K_j cells
-        if n_classes * float(offsets[-1]) > MAX_TOTAL_CELLS:
-            raise ValueError(
-                f"AODE would hold {n_classes * float(offsets[-1]):.3g} joint-table cells, "
-                f"more than {MAX_TOTAL_CELLS:.0e}; lower max_parent_cardinality or "
-                "max_joint_cells (or bin the features more coarsely)."
-            )
-        return parent, child, offsets
-
-    @classmethod
-    def from_codes(
-        cls,
-        X: np.ndarray,
-        y: np.ndarray,
-        n_classes: int,
-        n_categories: np.ndarray,
-        max_parent_cardinality: float = 200,
-        max_joint_cells: float = 5e7,
-        max_pairs: float = 2e4,
-    ) -> JointCounts:
-        """Count the joint codes of every allowed pair, one bincount per block of pairs and rows.
-
-        Parameters
-        ----------
-        X : ndarray (n, F) of int
-            Codes from :func:`heb.counts.as_codes`; negative or ``>= K_f`` is not counted.
-        y : ndarray (n,) of int
-            Class indices ``0..n_classes - 1``.
-        n_classes : int
-        n_categories : ndarray (F,)
-            K_f of the layout.
-        max_parent_cardinality, max_joint_cells, max_pairs : float
-            The caps (SPEC section 4).
-        """
-        X = np.asarray(X, dtype=np.int64)
-        y = np.asarray(y, dtype=np.int64)
-        k = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
-        caps = (max_parent_cardinality, max_joint_cells, max_pairs)
-        parent, child, offsets = cls.layout(k, n_classes, *caps)
-        keys, counts = _count_pairs(X, y, n_classes, k, parent, child, offsets)
-        return cls(n_classes, k, *caps, parent, child, offsets, keys, counts)
-
-    # ---------------------------------------------------------------- shape
-    @property
-    def caps(self) -> tuple[float, float, float]:
-        """(max_parent_cardinality, max_joint_cells, max_pairs)."""
-        return (self.max_parent_cardinality, self.max_joint_cells, self.max_pairs)
-
-    @property
-    def n_pairs(self) -> int:
-        """P, the number of pairs held."""
-        return self.parent.size
-
-    @property
-    def n_cells(self) -> int:
-        """Cells per class over all pairs held (sum of K_i K_j)."""
-        return int(self.offsets[-1])
-
-    @property
-    def parent_offsets(self) -> np.ndarray:
-        """Row offsets of each pair's parent values in :meth:`parent_totals` (P + 1,)."""
-        return category_offsets(self.n_categories[self.parent])
-
-    def decode(self, part: slice = slice(None)) -> tuple[np.ndarray, ...]:
-        """(pair, class, parent value u, child value v) of the stored counts ``part``."""
-        keys = self.keys[part]
-        rows = self.parent_offsets
-        row_pair = np.repeat(np.arange(self.n_pairs), np.diff(rows))
-        row_u = np.arange(row_pair.size) - rows[row_pair]
-        row_cell = self.offsets[row_pair] + row_u * self.n_categories[self.child[row_pair]]
-        row = _runs(keys, np.append(row_cell, self.offsets[-1]) * self.n_classes)  # sorted keys
-        cell = keys // self.n_classes
-        pair = row_pair[row]
-        return pair, keys - cell * self.n_classes, row_u[row], cell - row_cell[row]
-
-    def parts(self) -> list[slice]:
-        """Consecutive slices of the stored counts, each of bounded size."""
-        return [slice(s, s + _BLOCK_ENTRIES) for s in range(0, self.keys.size, _BLOCK_ENTRIES)]
-
-    def parent_totals(self) -> np.ndarray:
-        """N^{(i,j)}_{c,u}: rows of class c with parent = u and the child observed.
-
-        Shape (sum_p K_{parent p}, C); pair p owns rows ``parent_offsets[p]:[p + 1]``.
-        """
-        rows = self.parent_offsets
-        totals = np.zeros(int(rows[-1]) * self.n_classes)
-        for part in self.parts():
-            pair, cls_idx, u, _ = self.decode(part)
-            flat = (rows[pair] + u) * self.n_classes + cls_idx
-            totals += np.bincount(flat, weights=self.counts[part], minlength=totals.size)
-        return totals.reshape(-1, self.n_classes)
-
-    # ---------------------------------------------------------------- merging
-    def relayout(self, n_categories: np.ndarray) -> JointCounts:
-        """The same counts in the layout of wider ``n_categories`` (pairs now over a cap drop)."""
-        k = np.maximum(self.n_categories, np.asarray(n_categories, dtype=np.int64))
-        if np.array_equal(k, self.n_categories):
-            return self
-        parent, child, offsets = self.layout(k, self.n_classes, *self.caps)
-        n_features = k.size
-        new_pair = np.full(n_features * n_features, -1, dtype=np.int64)
-        new_pair[parent * n_features + child] = np.arange(parent.size)
-        pair, cls_idx, u, v = self.decode()
-        target = new_pair[self.parent[pair] * n_features + self.child[pair]]
-        kept = target >= 0
-        target = target[kept]
-        cell = offsets[target] + u[kept] * k[child[target]] + v[kept]
-        keys = cell * self.n_classes + cls_idx[kept]
-        order = np.argsort(keys, kind="stable")
-        return dataclasses.replace(
-            self,
-            n_categories=k,
-            parent=parent,
-            child=child,
-            offsets=offsets,
-            keys=keys[order],
-            counts=self.counts[kept][order],
-        )
-
-    def __add__(self, other: JointCounts) -> JointCounts:
-        if not isinstance(other, JointCounts):
-            return NotImplemented
-        if (
-            other.n_classes != self.n_classes
-            or other.n_categories.size != self.n_categories.size
-            or other.caps != self.caps
-        ):
-            raise ValueError("Joint counts of different classes, features or caps cannot merge.")
-        k = np.maximum(self.n_categories, other.n_categories)
-        a, b = self.relayout(k), other.relayout(k)
-        keys, inverse = np.unique(np.concatenate([a.keys, b.keys]), return_inverse=True)
-        counts = np.bincount(
-            inverse, weights=np.concatenate([a.counts, b.counts]), minlength=keys.size
-        )
-        return dataclasses.replace(a, keys=keys, counts=counts)
-
-
-def _fit_pair_concentrations(
-    joint: JointCounts,
-    totals: np.ndarray,
-    prior: np.ndarray,
-    column_offsets: np.ndarray,
-    n0: float,
-    m_min: float,
-    m_max: float,
-):
-    """Multi-document Type-II ML m_{c,i,j} for every (pair, class) group (paper eq. 11-12).
-
-    Documents are the parent values u with N_{c,u} > 0; items the non-zero N_{c,u,v} with
-    the child's prior mean. A group whose largest document has fewer than ``n0`` rows gets
-    m = K_j (Algorithm 2, step 7). All groups go to one batched solve. Returns m (P, C),
-    the fit over the P * C groups in (pair, class) order, the fallback mask (P, C) and
-    the documents (group, total).
-    """
-    C, P = joint.n_classes, joint.n_pairs
-    rows = joint.parent_offsets
-    doc_pair = np.repeat(np.arange(P), np.diff(rows))
-    # every pair has K_i >= 1 rows in ``totals``, so reduceat sees no empty segment
-    largest = np.maximum.reduceat(totals, rows[:-1], axis=0) if P else np.zeros((0, C))
-    fallback = largest < n0
-    solve = ~fallback.ravel()
-
-    groups, counts, priors = [], [], []
-    for part in joint.parts():  # the items of the groups solved, a bounded part at a time
-        pair, cls_idx, _, v = joint.decode(part)
-        item_group = pair * C + cls_idx
-        keep = np.flatnonzero(solve[item_group])
-        groups.append(item_group[keep])
-        counts.append(joint.counts[part][keep])
-        priors.append(prior[column_offsets[joint.child[pair[keep]]] + v[keep]])
-    doc_row, doc_cls = np.nonzero(totals)
-    doc_group = doc_pair[doc_row] * C + doc_cls
-    doc_keep = solve[doc_group]
-    fit = fit_concentration_segments(
-        np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64),
-        np.concatenate(counts) if counts else np.zeros(0),
-        np.concatenate(priors) if priors else np.zeros(0),
-        doc_group[doc_keep],
-        totals[doc_row[doc_keep], doc_cls[doc_keep]],
-        P * C,
-        m_min,
-        m_max,
-    )
-    k_child = joint.n_categories[joint.child].astype(np.float64)
-    m = np.where(fallback, k_child[:, None], fit.m.reshape(P, C))
-    return m, fit, fallback, (doc_group, totals[doc_row, doc_cls])
 
 
 def _score_starts(joint: JointCounts) -> np.ndarray:
@@ -419,9 +74,8 @@ def _fill_pair_scores(out, joint, totals, m, prior, seen) -> None:
     k, n_features = joint.n_categories, joint.n_categories.size
     rows = joint.parent_offsets
     pair_of_row = np.repeat(np.arange(joint.n_pairs), np.diff(rows))
-    m_row = m[pair_of_row]  # (R, C)
-    log_den = np.log(totals + m_row)
-    shift = (-log_den if prior is None else np.log(m_row) - log_den).T  # (C, R)
+    log_den = log_denominators(joint, totals, m)  # (R, C)
+    shift = (-log_den if prior is None else np.log(m[pair_of_row]) - log_den).T  # (C, R)
     by_child = np.argsort(joint.child, kind="stable")
     row_order = _ragged_arange(rows[:-1][by_child], np.diff(rows)[by_child])
     child_pairs = np.searchsorted(joint.child[by_child], np.arange(n_features + 1))
@@ -441,12 +95,10 @@ def _fill_pair_scores(out, joint, totals, m, prior, seen) -> None:
         cell += block.shape[1] * block.shape[2]
     start = _score_starts(joint)
     for part in joint.parts():  # the non-zero counts
-        pair, cls_idx, u, v = joint.decode(part)
-        row = rows[pair] + u
-        j = joint.child[pair]
-        pseudo = 1.0 if prior is None else m[pair, cls_idx] * prior[col_offsets[j] + v]
-        value = np.log(joint.counts[part] + pseudo) - log_den[row, cls_idx]
-        out[cls_idx, start[pair] + u * (k[j] + 1) + v] = value
+        pair, cls_idx, u, v, value = count_log_conditionals(
+            joint, part, log_den, m, prior, col_offsets
+        )
+        out[cls_idx, start[pair] + u * (k[joint.child[pair]] + 1) + v] = value
 
 
 class AODE(CategoricalClassifier):
@@ -632,7 +284,7 @@ class AODE(CategoricalClassifier):
         self.n_categories_ = k
         self.count_table_ = table
         self.joint_counts_ = joint
-        is_parent = _parent_features(k, self.max_parent_cardinality, self.max_pairs)
+        is_parent = parent_features(k, self.max_parent_cardinality, self.max_pairs)
         self.parents_ = np.flatnonzero(is_parent)
         self.skipped_parents_ = np.flatnonzero(~is_parent)
         self.notes_ = []
@@ -667,10 +319,11 @@ class AODE(CategoricalClassifier):
         else:
             prior_t = prior_mean(table, prior)
             if concentration is None:
-                m, fit, fb, docs = _fit_pair_concentrations(
+                learned = fit_pair_concentrations(
                     joint, totals, prior_t, table.offsets, self.n0, self.m_min, self.m_max
                 )
-                self.concentrations_ = self._diagnostics(joint, totals, m, fit, fb, docs)
+                m = learned.m
+                self.concentrations_ = learned.diagnostics(joint)
             else:
                 m = np.asarray(concentration, dtype=np.float64)
                 if m.shape != (joint.n_pairs, C) or not np.all(np.isfinite(m) & (m > 0)):
@@ -719,34 +372,6 @@ class AODE(CategoricalClassifier):
         u, v = np.divmod(np.arange(joint.n_cells) - joint.offsets[pair], k_child[pair])
         at = _score_starts(joint)[pair] + u * (k_child[pair] + 1) + v
         return self._score_table[:, at].T
-
-    @staticmethod
-    def _diagnostics(joint, totals, m, fit, fallback, docs) -> dict[str, np.ndarray]:
-        C, P = joint.n_classes, joint.n_pairs
-        doc_group, doc_total = docs
-        m_flat = m.ravel()
-        n_values = np.bincount(doc_group, minlength=P * C)
-        shrink = np.bincount(
-            doc_group, weights=m_flat[doc_group] / (doc_total + m_flat[doc_group]), minlength=P * C
-        )
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rho = np.where(n_values > 0, shrink / np.maximum(n_values, 1), 1.0)
-        fb = fallback.ravel()
-        return {
-            "class": np.tile(np.arange(C), P),
-            "parent": np.repeat(joint.parent, C),
-            "child": np.repeat(joint.child, C),
-            "K_child": np.repeat(joint.n_categories[joint.child], C),
-            "N": np.bincount(doc_group, weights=doc_total, minlength=P * C),
-            "n_values": n_values,
-            "m": m_flat.copy(),
-            "rho": rho,
-            "iterations": np.where(fb, 0, fit.iterations),
-            "converged": np.where(fb, True, fit.converged),
-            "clamped": _CLAMP_NAMES[np.where(fb, CLAMP_NONE, fit.clamped) + 1],
-            "log_evidence": fit.log_evidence,  # 0 for fallback groups (not fitted)
-            "fallback": fb,
-        }
 
     # ------------------------------------------------------------------ scoring
     def _joint_log_scores(self, codes: np.ndarray) -> np.ndarray:

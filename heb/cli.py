@@ -41,6 +41,7 @@ from heb.evaluate.paper import (
     table6,
     table7,
     table8,
+    table9,
 )
 from heb.evaluate.settings import RunSettings
 from heb.paths import cache_dir
@@ -356,6 +357,7 @@ def bench(args: argparse.Namespace) -> int:
             lambda f: table7(f, args.n_bins),
         ),
         8: ("table8_fit_times", "Table 8: fit time per fold (s)", table8),
+        9: ("table9_references", "Table 9: HEB methods vs reference models", table9),
     }
     frame.to_csv(out / "folds.csv", index=False)
     written_tables: dict[str, str] = {}

@@ -338,6 +338,30 @@ for _entry in (
         "HEB-AODE", "aode", {"smoother": "heb"}, "#e377c2",
         "AODE with learned concentrations shared over each parent's values",
     ),
+    Method(
+        "TAN", "tan", {"smoother": "laplace"}, "#bcbd22",
+        "tree-augmented NB (Friedman et al. 1997), Weka's estimator: (N + 0.5) / (N_u + 0.5 K)",
+    ),
+    Method(
+        "HEB-TAN", "tan", {"smoother": "heb"}, "#5c3c92",
+        "TAN with learned concentrations shared over each tree parent's values",
+    ),
+    Method(
+        "CategoricalNB", "reference", {"model": "CategoricalNB"}, "#4d4d4d",
+        "reference: scikit-learn's CategoricalNB, alpha = 1 (a missing or unseen code is one "
+        "extra category per feature)", reference=True,
+    ),
+    Method(
+        "TargetEncoder+LR", "reference", {"model": "TargetEncoder+LR"}, "#a6761d",
+        "reference: scikit-learn's TargetEncoder (smooth='auto', its internal cross fitting) "
+        "then LogisticRegression (an unseen category gets the target mean)", reference=True,
+    ),
+    Method(
+        "HistGradientBoosting", "reference", {"model": "HistGradientBoosting"}, "#1b9e77",
+        "reference: scikit-learn's HistGradientBoostingClassifier, native categorical "
+        "features (codes >= 254 folded into one 'other' category: its 255-bin limit; missing "
+        "and unseen codes are missing values)", reference=True,
+    ),
 ):  # fmt: skip
     register_method(_entry)
 

@@ -9,6 +9,7 @@ from explorer import benchmarking as bench
 from explorer import state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import guard
+from explorer.references import rank_sentences
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures, registry
@@ -37,6 +38,8 @@ def metric_report(frame: pd.DataFrame, metric: str) -> None:
         table, style=bold_best, number_format="{:.4f}", hide_index=False, key=f"scores_{metric}"
     )
     download_buttons(None, table.reset_index(names="dataset"), f"scores-{metric}")
+    for sentence in rank_sentences(ranks, metric):
+        st.info(sentence)
     methods = list(scores.columns)
     st.markdown("**Wilcoxon signed-rank tests** over the datasets (the paper's Table 2)")
     reference = st.selectbox(

@@ -8,6 +8,7 @@ from explorer import comparison as cmp
 from explorer import diagnostics, loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import guard, show_info
+from explorer.references import compare_sentences
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures, registry
@@ -82,6 +83,8 @@ def show(comparison: cmp.Comparison, from_memory: bool) -> None:
         "classes (one-vs-rest) and rows; for two classes it is the usual binary Brier score."
     )
     download_buttons(None, result.folds, "cv-folds")
+    for sentence in compare_sentences(comparison.summary):
+        show_info(sentence)
     st.subheader("Reliability (pooled out-of-fold)")
     drawn = st.multiselect(
         "Draw",

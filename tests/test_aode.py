@@ -20,6 +20,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import check_estimator
 
 import heb.aode
+import heb.joint_counts
 from heb.aode import AODE, JointCounts
 from heb.counts import CountTable
 from heb.nb import NaiveBayes
@@ -287,9 +288,9 @@ def test_pair_cap_makes_a_wide_model_naive_bayes():
 @pytest.mark.parametrize("dense_region", [1 << 23, 64])
 def test_joint_counts_equal_a_direct_count(monkeypatch, dense_region):
     """Each stored count against np.add.at per pair; both counting paths (bincount, sort)."""
-    monkeypatch.setattr(heb.aode, "_DENSE_REGION", dense_region)
-    monkeypatch.setattr(heb.aode, "_COUNT_ENTRIES", 97)  # many blocks of pairs and rows
-    monkeypatch.setattr(heb.aode, "_COUNT_REGION", 50)
+    monkeypatch.setattr(heb.joint_counts, "_DENSE_REGION", dense_region)
+    monkeypatch.setattr(heb.joint_counts, "_COUNT_ENTRIES", 97)  # many blocks of pairs and rows
+    monkeypatch.setattr(heb.joint_counts, "_COUNT_REGION", 50)
     rng = np.random.default_rng(14)
     X, y = random_codes(rng, 150, [3, 7, 4, 2, 5], 3)
     k = np.array([3, 7, 4, 2, 5])
@@ -315,7 +316,7 @@ def test_blocks_do_not_change_the_result(monkeypatch, smoother):
     X_test, _ = random_codes(rng, 80, [5, 10, 3, 6, 7], 3)
     whole = AODE(smoother=smoother).fit(X, y)
     expected = whole.predict_log_proba(X_test)
-    monkeypatch.setattr(heb.aode, "_BLOCK_ENTRIES", 37)
+    monkeypatch.setattr(heb.joint_counts, "_BLOCK_ENTRIES", 37)
     monkeypatch.setattr(heb.aode, "_SCORE_SLOTS", 41)
     blocked = AODE(smoother=smoother).fit(X, y)
     np.testing.assert_allclose(blocked.predict_log_proba(X_test), expected, rtol=0, atol=1e-12)

@@ -29,7 +29,7 @@ def test_bench_on_builtins_writes_tables(tmp_path, isolated_cache, capsys):
         "--folds",
         "3",
         "--tables",
-        "1,2,4,5,6,8",
+        "1,2,4,5,6,8,9",
         "--no-figures",
         "-o",
         str(out),
@@ -40,7 +40,9 @@ def test_bench_on_builtins_writes_tables(tmp_path, isolated_cache, capsys):
     ranks = table1[["Laplace", "Lidstone", "KT", "m-estimate", "TE", "HEB-U", "HEB-M"]]
     assert ranks.sum(axis=1).sub(28).abs().max() < 0.01  # 1 + ... + 7, ranks rounded to 3 dp
     table2 = pd.read_csv(out / "table2_wilcoxon.csv")
-    assert set(table2["comparison"]) == {"HEB-M vs AODE", "HEB-AODE vs AODE"}
+    assert set(table2["comparison"]) == {"HEB-M vs AODE", "HEB-AODE vs AODE", "HEB-TAN vs TAN"}
+    table9 = pd.read_csv(out / "table9_references.csv")
+    assert len(table9) == 8 and table9["Log-loss"].sum() == pytest.approx(36)  # 1 + ... + 8
     table6 = pd.read_csv(out / "table6_lidstone_sweep.csv")
     assert len(table6) == 7
     for name in ("table4_ece", "table5_smoothing_x_weighting", "table8_fit_times"):

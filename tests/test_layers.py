@@ -29,6 +29,10 @@ ENGINE = (
     "hierarchy_sources",
     "hierarchical_nb",
     "synthetic_hierarchy",
+    "joint_counts",
+    "pair_smoothing",
+    "tan_structure",
+    "tan",
 )
 FORBIDDEN = ("pandas", "plotly", "streamlit", "openml", "pyarrow", "duckdb", "pyspark")
 ALLOWED_THIRD_PARTY = {"numpy", "scipy", "sklearn"}
@@ -61,6 +65,7 @@ X = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
 y = np.array([0, 1, 0, 1])
 proba = heb.NaiveBayes().fit(X, y).predict_proba(X)
 heb.AODE().fit(X, y).predict_proba(X)
+heb.TAN(smoother="heb").fit(X, y).predict_proba(X)
 print(json.dumps({{"loaded": [m for m in BLOCKED if m in sys.modules],
                    "rows": proba.sum(axis=1).round(12).tolist()}}))
 """

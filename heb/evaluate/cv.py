@@ -52,23 +52,39 @@ def _aode(params: dict):
     return AODE(**params)
 
 
+def _tan(params: dict):
+    from heb.tan import TAN  # lazy: only TAN runs pay for its import
+
+    return TAN(**params)
+
+
+def _reference(params: dict):
+    from heb.evaluate.references import ReferenceModel  # lazy: scikit-learn's models
+
+    return ReferenceModel(**params)
+
+
 @dataclass(frozen=True)
 class Family:
     """How the CV loop builds and fits a model family of :data:`heb.registry.FAMILIES`.
 
     ``make(params)`` returns an unfitted estimator; ``fits_counts`` says it has
     ``fit_counts(table, classes)`` (re-smoothing a fold's one count table, no recount);
-    otherwise it is fitted with ``partial_fit`` on the fold's codes.
+    ``fits_codes`` that it is fitted once by ``fit(codes, y, classes=...)`` (a reference
+    model); otherwise it is fitted with ``partial_fit`` on the fold's codes.
     """
 
     make: Callable[[dict], object]
     fits_counts: bool = False
+    fits_codes: bool = False
 
 
 #: model family -> estimator factory; adding a family is one entry here
 FAMILY_ESTIMATORS: dict[str, Family] = {
     "nb": Family(lambda params: NaiveBayes(**params), fits_counts=True),
     "aode": Family(_aode),
+    "tan": Family(_tan),
+    "reference": Family(_reference, fits_codes=True),
 }
 
 
@@ -103,7 +119,8 @@ def _fit_fold(family: Family, params: dict, fold: Fold, C: int) -> tuple[object,
     if family.fits_counts:
         model.fit_counts(fold.table, np.arange(C))
         return model, time.perf_counter() - start + fold.count_time
-    model.partial_fit(fold.train_codes, fold.y_train, classes=np.arange(C))
+    fit = model.fit if family.fits_codes else model.partial_fit
+    fit(fold.train_codes, fold.y_train, classes=np.arange(C))
     return model, time.perf_counter() - start
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from heb.evaluate.tables import benchmark_tables
@@ -30,9 +31,10 @@ __all__ = [
     "table6",
     "table7",
     "table8",
+    "table9",
 ]
 
-ALL_TABLES = (1, 2, 3, 4, 5, 6, 7, 8)
+ALL_TABLES = (1, 2, 3, 4, 5, 6, 7, 8, 9)
 LIDSTONE_ALPHAS = (0.001, 0.01, 0.1, 0.5, 1.0, 2.0)
 #: the paper's "representative subset" of the discretisation ablation (section 5.5.2)
 TABLE7_DATASETS = (
@@ -48,14 +50,26 @@ BIN_COUNTS = (5, 10, 20)
 #: the methods each table needs (on top of Table 1's seven smoothers)
 TABLE_METHODS = {
     1: TABLE1_METHODS,
-    2: ("HEB-M", "AODE", "HEB-AODE"),
-    3: ("AODE", "HEB-AODE"),
+    2: ("HEB-M", "AODE", "HEB-AODE", "TAN", "HEB-TAN"),
+    3: ("AODE", "HEB-AODE", "TAN", "HEB-TAN"),
     4: ("Laplace", "HEB-M", "HEB-M+GR"),
     5: ("Laplace", "Laplace+GR", "HEB-M", "HEB-M+GR"),
     6: ("HEB-M",),
     7: ("Laplace", "Laplace+GR", "AODE", "HEB-M"),
     8: TABLE1_METHODS,
+    9: (
+        "HEB-M",
+        "HEB-M+GR",
+        "HEB-AODE",
+        "HEB-TAN",
+        "HEB-H",
+        "CategoricalNB",
+        "TargetEncoder+LR",
+        "HistGradientBoosting",
+    ),
 }
+#: Table 9 ranks on these metrics
+TABLE9_METRICS = ("log_loss", "brier", "ece", "accuracy")
 
 
 def dataset_groups() -> dict[str, str]:
@@ -85,10 +99,10 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def table2(frame: pd.DataFrame) -> pd.DataFrame:
-    """Wilcoxon signed-rank over datasets: HEB-M vs AODE and HEB-AODE vs AODE."""
+    """Wilcoxon signed-rank over datasets: HEB-M vs AODE, HEB-AODE vs AODE, HEB-TAN vs TAN."""
     rows = []
     main = frame[frame["variant"] == "main"]
-    for a, b in (("HEB-M", "AODE"), ("HEB-AODE", "AODE")):
+    for a, b in (("HEB-M", "AODE"), ("HEB-AODE", "AODE"), ("HEB-TAN", "TAN")):
         for metric in METRICS:
             scores = _mean_scores(main, (a, b), metric).dropna()
             if scores.shape[1] < 2 or len(scores) < 2:
@@ -112,13 +126,14 @@ def table2(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def table3(frame: pd.DataFrame) -> pd.DataFrame:
-    """Log-loss of AODE and HEB-AODE on the high-cardinality datasets."""
+    """Log-loss of AODE, HEB-AODE, TAN and HEB-TAN on the high-cardinality datasets."""
     groups = dataset_groups()
     main = frame[frame["variant"] == "main"]
-    scores = _mean_scores(main, ("AODE", "HEB-AODE"), "log_loss")
+    scores = _mean_scores(main, TABLE_METHODS[3], "log_loss")
     scores = scores[[groups.get(d) == "high-cardinality" for d in scores.index]]
-    if scores.shape[1] == 2:
-        scores["reduction_%"] = 100 * (1 - scores["HEB-AODE"] / scores["AODE"])
+    for base, heb in (("AODE", "HEB-AODE"), ("TAN", "HEB-TAN")):
+        if base in scores and heb in scores:
+            scores[f"{heb}_reduction_%"] = 100 * (1 - scores[heb] / scores[base])
     return scores.reset_index()
 
 
@@ -204,3 +219,30 @@ def table8(frame: pd.DataFrame) -> pd.DataFrame:
         ratio = (times.loc["mean"] / times.loc["mean", "Laplace"]).rename("x Laplace")
         times = pd.concat([times, ratio.to_frame().T])
     return times.reset_index(names="dataset")
+
+
+def table9(frame: pd.DataFrame) -> pd.DataFrame:
+    """HEB methods against the reference models: mean rank per metric, fit-time ratio.
+
+    Ranks over the datasets where every Table 9 method ran; the fit-time ratio is the
+    geometric mean over datasets of a method's mean fit time per fold over HEB-M's.
+    """
+    methods = list(TABLE_METHODS[9])
+    main = frame[frame["variant"] == "main"] if "variant" in frame else frame
+    main = main[main["method"].isin(methods)]
+    complete = main.groupby("dataset")["method"].nunique() == len(methods)
+    main = main[main["dataset"].isin(complete[complete].index)]
+    if complete.sum() < 2:
+        return pd.DataFrame(columns=["method"])
+    out = pd.DataFrame(
+        {
+            METRIC_LABELS[m]: benchmark_tables(main, m)["avg_ranks"].reindex(methods)
+            for m in TABLE9_METRICS
+        }
+    )
+    times = main.pivot_table(index="dataset", columns="method", values="fit_time", aggfunc="mean")
+    log_ratio = np.log(times.clip(lower=1e-9)).sub(np.log(times["HEB-M"].clip(lower=1e-9)), axis=0)
+    out["fit time / HEB-M"] = np.exp(log_ratio.mean()).reindex(methods)
+    out["fit s per fold"] = times.mean().reindex(methods)
+    out["datasets"] = int(complete.sum())
+    return out.reset_index(names="method")

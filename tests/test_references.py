@@ -1,0 +1,85 @@
+"""Reference models through cross_validate equal scikit-learn run by hand on the same folds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.naive_bayes import CategoricalNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import TargetEncoder
+
+from heb import registry
+from heb.data import load_builtin
+from heb.evaluate import RunSettings, cross_validate, prepare_folds
+from heb.evaluate.references import ReferenceModel
+from heb.metrics import accuracy, log_loss
+
+SETTINGS = {"n_splits": 3, "max_rows": 300, "seed": 42}
+
+
+def by_hand(name: str, train: np.ndarray, y: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """The documented recipe of each reference, written out again."""
+    k = train.max(axis=0) + 1
+    if name == "CategoricalNB":
+        fold = lambda X: np.where((X < 0) | (X >= k), k, X)  # noqa: E731
+        model = CategoricalNB(alpha=1.0, min_categories=k + 1)
+    elif name == "TargetEncoder+LR":
+        fold = lambda X: X  # noqa: E731
+        model = make_pipeline(
+            TargetEncoder(smooth="auto", cv=StratifiedKFold(5, shuffle=True, random_state=0)),
+            LogisticRegression(max_iter=1000),
+        )
+    else:
+        fold = lambda X: np.where((X < 0) | (X >= k), -1, np.minimum(X, 254))  # noqa: E731
+        model = HistGradientBoostingClassifier(
+            categorical_features=np.ones(k.size, dtype=bool), random_state=0
+        )
+    return model.fit(fold(train), y).predict_proba(fold(test))
+
+
+@pytest.mark.parametrize("name", ["CategoricalNB", "TargetEncoder+LR", "HistGradientBoosting"])
+def test_reference_through_cv_equals_sklearn_by_hand(name):
+    dataset = load_builtin("known-truth")
+    result = cross_validate(dataset, [name], use_cache=False, **SETTINGS)
+    prepared = prepare_folds(dataset, RunSettings(**SETTINGS))
+    assert registry.method(name).reference and registry.method(name).family == "reference"
+    got = result.folds.set_index("fold")
+    for index, fold in enumerate(prepared.folds):
+        proba = by_hand(name, fold.train_codes, fold.y_train, fold.test_codes)
+        y_test = prepared.y[fold.test_index]
+        assert got.loc[index, "log_loss"] == pytest.approx(log_loss(y_test, proba), abs=1e-12)
+        assert got.loc[index, "accuracy"] == pytest.approx(accuracy(y_test, proba), abs=1e-12)
+        np.testing.assert_allclose(result.oof_proba[name][fold.test_index], proba, atol=1e-12)
+        assert got.loc[index, "fit_time"] > 0
+
+
+def test_reference_codes_cover_missing_unseen_and_wide_columns():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 400, 600), rng.integers(-1, 3, 600)])
+    y = (X[:, 0] % 2 + (X[:, 1] == 2)).clip(0, 1)
+    X_test = np.array([[399, -1], [999, 5], [3, 2]])  # missing, unseen, ordinary
+    for name in ("CategoricalNB", "TargetEncoder+LR", "HistGradientBoosting"):
+        model = ReferenceModel(name).fit(X, y, classes=np.array([0, 1, 2]))
+        proba = model.predict_proba(X_test)
+        assert proba.shape == (3, 3) and np.all(proba[:, 2] == 0)  # class 2 never trained
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    with pytest.raises(ValueError, match="Unknown reference model"):
+        ReferenceModel("SVM").fit(X, y)
+
+
+def test_pages_say_where_a_reference_wins():
+    from explorer.references import compare_sentences, rank_sentences
+
+    ranks = pd.Series({"HEB-M": 2.5, "HistGradientBoosting": 1.5, "CategoricalNB": 2.0})
+    (sentence,) = rank_sentences(ranks, "log_loss")
+    assert "HistGradientBoosting (1.5)" in sentence and "HEB-M (2.5)" in sentence
+    assert rank_sentences(ranks.drop("HistGradientBoosting").replace(2.0, 3.0), "brier") == []
+    summary = pd.DataFrame(
+        {"method": ["HEB-M", "CategoricalNB"], "accuracy_mean": [0.8, 0.9], "ece_mean": [0.01, 0.2]}
+    )
+    (sentence,) = compare_sentences(summary)  # accuracy: the reference wins; ECE: HEB-M does
+    assert "mean Accuracy" in sentence and "CategoricalNB (0.9)" in sentence
