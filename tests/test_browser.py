@@ -138,25 +138,32 @@ def app_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(app_url, tmp_path_factory):
+def playwright(app_url):
+    """The module's one Playwright driver: a second ``sync_playwright()`` opened while
+    another runs in the same worker fails ("Sync API inside the asyncio loop")."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=str(CHROMIUM),
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport=VIEWPORT,
-        )
-        tab = context.new_page()
-        tab.set_default_timeout(60_000)
-        yield tab
-        context.close()
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def page(playwright, tmp_path_factory):
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("chromium-profile")),
+        executable_path=str(CHROMIUM),
+        args=CHROMIUM_ARGS,
+        headless=True,
+        viewport=VIEWPORT,
+    )
+    tab = context.new_page()
+    tab.set_default_timeout(180_000)
+    yield tab
+    context.close()
 
 
 # --------------------------------------------------------------------------- helpers
-def wait_idle(page, timeout: float = 60) -> None:
+def wait_idle(page, timeout: float = 180) -> None:
     """Wait until the script run is over and the page has settled."""
     page.wait_for_selector(
         '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout * 1000
@@ -442,8 +449,22 @@ CONTROLS = [
 ]
 
 
+#: JavaScript: true once every plotly chart of the page has been drawn (Streamlit loads
+#: plotly lazily: a chart's element can exist for a while before its plot holds data)
+FIGURES_DRAWN = """
+() => {
+  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
+  return charts.every((chart) => {
+    const plot = chart.querySelector('.js-plotly-plot');
+    return plot !== null && Array.isArray(plot.data);
+  });
+}
+"""
+
+
 def _shown(tab) -> dict:
-    """The numbers a reader compares: metric values and every figure's data."""
+    """The numbers a reader compares: metric values and every figure's data (once drawn)."""
+    tab.wait_for_function(FIGURES_DRAWN, timeout=300_000)
     return {
         "metrics": tab.locator('[data-testid="stMetricValue"]').all_inner_texts(),
         "figures": tab.evaluate(PLOT_DATA),
@@ -462,6 +483,21 @@ def _open(context, url: str) -> tuple:
     return tab, elapsed
 
 
+def _wait_for_figures(tab, expected: list[str], timeout: float = 120) -> None:
+    """Give a tab that is still drawing its figures time to show ``expected``; a tab that
+    shows other figures for ``timeout`` seconds is left to the caller's assertion."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        tab.wait_for_function(
+            f"(want) => JSON.stringify(({PLOT_DATA.strip()})()) === want",
+            arg=json.dumps(expected),
+            timeout=timeout * 1000,
+        )
+    except PlaywrightTimeout:
+        pass
+
+
 def _link(tab) -> str:
     """The address the footer's "Copy link" button puts on the clipboard (and shows)."""
     strip = tab.frame_locator('[data-testid="stIFrame"]').last
@@ -474,15 +510,12 @@ def _link(tab) -> str:
 
 
 @pytest.fixture(scope="module")
-def browser(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        yield chromium
-        chromium.close()
+def browser(playwright):
+    chromium = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+    )
+    yield chromium
+    chromium.close()
 
 
 def test_every_page_link_reproduces_the_view_and_timings(browser, app_url, screenshot_dir):
@@ -514,6 +547,7 @@ def test_every_page_link_reproduces_the_view_and_timings(browser, app_url, scree
         fresh, _ = _open(fresh_context, link)
         if path == "benchmark":
             timed(fresh, fresh.get_by_role("button", name="Run the benchmark").click, timeout=300)
+        _wait_for_figures(fresh, shown["figures"])
         assert _shown(fresh) == shown, (path, link)
         screenshot(tab, screenshot_dir, f"1440-{path}", SMALL_VIEWPORT)
         fresh_context.close()
