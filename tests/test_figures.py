@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heb.figures import (
+    MIN_BIN_ROWS,
     TITLE_PAD,
     cd_diagram,
     concentration_heatmap,
@@ -29,6 +30,7 @@ from heb.figures import (
     title_height,
     to_image_bytes,
 )
+from heb.figures.style import NEUTRAL_COLOR
 from heb.registry import METHODS
 from tests.peers import require_chromium
 
@@ -71,17 +73,33 @@ def test_reliability_diagram_skips_empty_bins_and_names_the_ece():
         "laplace": make_curve([1, 0, 2, 0, 7], [0.1, 0, 0.5, 0, 0.95], [0, 0, 1, 0, 0.8], 0.1234),
     }
     fig = reliability_diagram(curves, title="Calibration")
-    assert [trace.type for trace in fig.data] == ["scatter", "scatter", "bar", "scatter", "bar"]
-    diagonal, heb_curve, heb_bars, laplace_curve, laplace_bars = fig.data
+    # per method: its curve, its bins of fewer than MIN_BIN_ROWS rows, its bars
+    assert [trace.type for trace in fig.data] == ["scatter"] + ["scatter", "scatter", "bar"] * 2
+    diagonal, heb_curve, heb_small, heb_bars, laplace_curve, laplace_small, laplace_bars = fig.data
     np.testing.assert_array_equal(diagonal.x, [0, 1])
     np.testing.assert_array_equal(diagonal.y, [0, 1])
-    np.testing.assert_allclose(heb_curve.x, [0.5, 0.7, 0.9])
-    np.testing.assert_allclose(heb_curve.y, [0.4, 0.75, 0.88])
-    np.testing.assert_allclose(laplace_curve.x, [0.1, 0.5, 0.95])
+    # empty bins are nowhere; bins under MIN_BIN_ROWS rows are off the curve
+    assert MIN_BIN_ROWS == 5
+    np.testing.assert_allclose(heb_curve.x, [0.7, 0.9])
+    np.testing.assert_allclose(heb_curve.y, [0.75, 0.88])
+    np.testing.assert_allclose(heb_small.x, [0.5])
+    np.testing.assert_allclose(heb_small.y, [0.4])
+    np.testing.assert_allclose(laplace_curve.x, [0.95])
+    np.testing.assert_allclose(laplace_small.x, [0.1, 0.5])
+    np.testing.assert_array_equal(laplace_small.customdata, [1, 2])  # rows, in the hover
     assert heb_curve.name == "HEB-M (ECE 0.034)"
     assert laplace_curve.name == "Laplace (ECE 0.123)"
     assert heb_curve.line.color == METHOD_COLORS["HEB-M"] == heb_bars.marker.color
     assert laplace_bars.marker.color == METHOD_COLORS["Laplace"]
+    # small bins: grey hollow points in the method's legend group, not a legend entry
+    for small, curve in ((heb_small, heb_curve), (laplace_small, laplace_curve)):
+        assert small.marker.color == NEUTRAL_COLOR != curve.line.color
+        assert small.marker.symbol.endswith("-open") and not curve.marker.symbol.endswith("-open")
+        assert small.mode == "markers" and not small.showlegend
+        assert small.legendgroup == curve.legendgroup
+    # points grow with their rows: the largest bin of the diagram is the largest point
+    sizes = np.concatenate([heb_small.marker.size, heb_curve.marker.size])
+    assert np.all(np.diff(sizes) > 0) and sizes[-1] > max(laplace_curve.marker.size)
     # bars: all B bins at their centres, beneath on the second row with a shared x axis
     np.testing.assert_allclose(heb_bars.x, [0.1, 0.3, 0.5, 0.7, 0.9])
     np.testing.assert_array_equal(heb_bars.y, [0, 0, 3, 5, 10])
@@ -91,6 +109,23 @@ def test_reliability_diagram_skips_empty_bins_and_names_the_ece():
     assert not heb_bars.showlegend
     assert fig.layout.title.text == "Calibration"
     assert fig.layout.font.size >= 14
+
+
+def test_reliability_diagram_without_ece_names_the_methods_alone():
+    curves = {"HEB-M": make_curve([6, 9], [0.6, 0.9], [0.5, 0.9], 0.2)}
+    fig = reliability_diagram(curves, show_ece=False)
+    assert [trace.name for trace in fig.data if trace.showlegend is not False] == [
+        "perfect calibration",
+        "HEB-M",
+    ]
+
+
+def test_reliability_diagram_lists_a_method_whose_bins_are_all_small():
+    curves = {"HEB-M": make_curve([2, 0, 3], [0.4, 0, 0.9], [0.5, 0, 1.0])}
+    _, curve, small, _ = reliability_diagram(curves).data
+    # no point on its curve, yet a legend entry (plotly lists no trace of zero points)
+    assert curve.showlegend is not False and list(curve.x) == [None]
+    np.testing.assert_allclose(small.x, [0.4, 0.9])
 
 
 def test_reliability_diagram_refuses_bad_curves():
@@ -107,10 +142,13 @@ def test_reliability_diagram_refuses_bad_curves():
 
 
 def test_reliability_diagram_takes_colours_for_curves_that_are_not_methods():
-    curves = {name: make_curve([2, 3], [0.6, 0.9], [0.5, 0.9]) for name in ("1 copy", "HEB-M")}
+    curves = {name: make_curve([2, 30], [0.6, 0.9], [0.5, 0.9]) for name in ("1 copy", "HEB-M")}
     fig = reliability_diagram(curves, colors={"1 copy": "#3b3b98"})
-    assert fig.data[1].line.color == fig.data[2].marker.color == "#3b3b98"
-    assert fig.data[3].line.color == METHOD_COLORS["HEB-M"]  # left out: its method colour
+    _, copy_curve, copy_small, copy_bars, heb_curve, heb_small, heb_bars = fig.data
+    assert copy_curve.line.color == copy_bars.marker.color == "#3b3b98"
+    # left out: its method colour
+    assert heb_curve.line.color == heb_bars.marker.color == METHOD_COLORS["HEB-M"]
+    assert copy_small.marker.color == heb_small.marker.color == NEUTRAL_COLOR  # too few rows
 
 
 # ------------------------------------------------------- title over legend

@@ -137,18 +137,23 @@ def reliability_diagram(
             keep = filled & ((curve["count"] < MIN_BIN_ROWS) == few)
             if few and not keep.any():
                 continue
+            x, y, rows = curve["confidence"][keep], curve["accuracy"][keep], curve["count"][keep]
+            sizes = _marker_sizes(rows, largest)
+            if not keep.any():  # every bin is small: plotly lists a trace of no point nowhere
+                x = y = rows = [None]
+                sizes = _MARKER_PX[0]
             fig.add_trace(
                 go.Scatter(
-                    x=curve["confidence"][keep],
-                    y=curve["accuracy"][keep],
-                    customdata=curve["count"][keep],
+                    x=x,
+                    y=y,
+                    customdata=rows,
                     mode="markers" if few else "lines+markers",
                     name=trace_name,
                     legendgroup=label,
                     showlegend=not few,
                     line={"color": line, "width": 3},
                     marker={
-                        "size": _marker_sizes(curve["count"][keep], largest),
+                        "size": sizes,
                         "symbol": SYMBOLS[index % len(SYMBOLS)] + ("-open" if few else ""),
                         "color": line,
                     },
