@@ -78,10 +78,13 @@ def test_feature_names_and_integer_labels_survive():
 
 
 @pytest.mark.parametrize("smoother", ["laplace", "heb"])
-def test_aode_round_trip_predicts_identically(smoother):
+@pytest.mark.parametrize("max_pairs", [2e4, 12, 11])  # 4 features: 12 pairs; 11 holds none
+@pytest.mark.filterwarnings("ignore:AODE over 4 features:UserWarning")
+def test_aode_round_trip_predicts_identically(smoother, max_pairs):
     X, y = data(1, 300)
-    model = AODE(smoother=smoother).fit(X, y)
+    model = AODE(smoother=smoother, max_pairs=max_pairs).fit(X, y)
     loaded = model_io.loads(model_io.dumps(model))
+    assert loaded.get_params() == model.get_params()
     assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
 
 
