@@ -8,7 +8,7 @@ Three parts, run from the repository root::
     python3 benchmarks/hierarchy_study.py all
 
 ``cv`` runs the paper protocol (stratified 20,000-row subsample, seed 42; stratified
-10-fold CV, shuffled, seed 42; every fold encoded by heb.preprocess.Preprocessor fitted on
+10-fold CV, shuffled, seed 42; every fold encoded by heb.data.Preprocessor fitted on
 its training rows) on amazon-employee-access and on the shared datasets where a
 hierarchy between categorical columns is detected. In every training fold, the
 dependencies are detected on the training codes only (exactly, and with a Goodman-Kruskal
@@ -33,6 +33,7 @@ from sklearn.model_selection import StratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from heb.data import Preprocessor, encode_target, stratified_subsample  # noqa: E402
 from heb.hierarchical_nb import HierarchicalNaiveBayes  # noqa: E402
 from heb.hierarchy import fit_nested  # noqa: E402
 from heb.hierarchy_sources import (  # noqa: E402
@@ -42,7 +43,6 @@ from heb.hierarchy_sources import (  # noqa: E402
 )
 from heb.nb import NaiveBayes  # noqa: E402
 from heb.paths import datasets_dir  # noqa: E402
-from heb.preprocess import Preprocessor, encode_target, stratified_subsample  # noqa: E402
 from heb.registry import METRICS, compute_metrics, smoother  # noqa: E402
 from heb.synthetic_hierarchy import hierarchy_l1_study  # noqa: E402
 

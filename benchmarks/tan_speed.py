@@ -3,7 +3,7 @@
 Data: every shared benchmark copy (``heb.data.load_shared``; amazon-employee-access is one
 of the 26), subsampled to at most 20,000 rows (stratified, seed 42). Protocol (SPEC
 sections 1, 5, 6): stratified k-fold CV, shuffled, seed 42 (``safe_n_splits`` folds); each
-fold is encoded by the project's ``heb.preprocess.Preprocessor`` fitted on its training
+fold is encoded by the project's ``heb.data.Preprocessor`` fitted on its training
 rows (10 quantile bins, mode / median imputation). Per fold, the four models' fits run
 interleaved ``--repeats`` times (the order rotated each round) and each keeps its median;
 a dataset's figure is the median over folds. Fit time is ``fit`` on the code matrix
@@ -33,15 +33,16 @@ from sklearn.model_selection import StratifiedKFold
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from heb.aode import AODE  # noqa: E402
-from heb.data import load_shared, shared_dataset_names  # noqa: E402
-from heb.metrics import log_loss  # noqa: E402
-from heb.nb import NaiveBayes  # noqa: E402
-from heb.preprocess import (  # noqa: E402
+from heb.data import (  # noqa: E402
     Preprocessor,
     encode_target,
+    load_shared,
     safe_n_splits,
+    shared_dataset_names,
     stratified_subsample,
 )
+from heb.metrics import log_loss  # noqa: E402
+from heb.nb import NaiveBayes  # noqa: E402
 from heb.tan import TAN  # noqa: E402
 
 SEED = 42

@@ -86,7 +86,7 @@ def calibration_data(name: str = "synthetic", seed: int = 0) -> dict:
     ``"synthetic"`` samples 4,000 rows of 8 features from a known Naive Bayes model with
     Dirichlet(2) conditionals (the independence assumption holds, so only the duplication
     breaks it; about 88% accuracy, so confidences spread over the bins); any other name is
-    a built-in dataset of :mod:`heb.data`, encoded with :class:`heb.preprocess.Preprocessor`.
+    a built-in dataset of :mod:`heb.data`, encoded with :class:`heb.data.Preprocessor`.
 
     Returns
     -------
