@@ -10,6 +10,7 @@ from sklearn.model_selection import StratifiedKFold
 from heb.aode import AODE
 from heb.data import Dataset, Preprocessor, encode_target, load_builtin
 from heb.evaluate import (
+    FAMILY_ESTIMATORS,
     METHODS,
     METRICS,
     TABLE1_METHODS,
