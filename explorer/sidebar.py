@@ -51,7 +51,7 @@ def sidebar() -> None:
             f"{state['n_bins']} bins for numbers · missing: {state['missing']} · {rows} "
             "(change on the Dataset page)"
         )
-        for note in state.get("_notes", []):
-            show_info(note)
-        state["_notes"] = []
+    # a link that could not be followed says so above the page, until another dataset is chosen
+    for note in state.get("_notes", []):
+        show_info(note)
     sync_url()

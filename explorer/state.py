@@ -237,6 +237,7 @@ def sync_url() -> None:
 def set_dataset(spec: str) -> None:
     """Make ``spec`` the current dataset (call from a widget callback)."""
     st.session_state["data_spec"] = spec
+    st.session_state["_notes"] = []  # a note about the link's dataset no longer applies
 
 
 def _copy_widget(widget: str, name: str) -> None:
