@@ -141,3 +141,17 @@ def test_the_private_import_check_sees_an_offence(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("def f():\n    from heb.metrics import _validate\n")
     assert _imports(probe) == [("heb.metrics", ["_validate"], 2)]
+
+
+def test_every_engine_module_is_in_the_cache_revision():
+    """Editing any module that produces numbers must retire the cached results."""
+    from heb.evaluate.keys import NUMERIC_SOURCES
+
+    package = ROOT / "heb"
+    covered = {path for pattern in NUMERIC_SOURCES for path in package.glob(pattern)}
+    for name in ENGINE:
+        assert package / f"{name}.py" in covered, name
+    for layer in ("data", "evaluate", "scale"):
+        for path in (package / layer).glob("*.py"):
+            assert path in covered, path
+    assert not any("figures" in path.parts or "lessons" in path.parts for path in covered)

@@ -266,3 +266,22 @@ def test_smooth_rejects_a_bad_clamp(hand_table):
         smooth(hand_table, "heb-m", m_max=float("inf"))
     with pytest.raises(ValueError, match="laplace does not use alpha"):
         smooth(hand_table, "laplace", alpha=0.5)
+
+
+@pytest.mark.parametrize(
+    ("smoother", "given", "message"),
+    [
+        ("m-estimate", {"m": 4.0, "alpha": 0.0}, "does not use alpha"),
+        ("laplace", {"alpha": 0.0}, "does not use alpha"),
+        ("lidstone", {"alpha": 0.0}, "must lie in"),
+        ("te", {"k0": 0.0}, "must lie in"),
+        ("m-estimate", {"m": 0.0}, "must lie in"),
+    ],
+)
+def test_a_zero_parameter_is_neither_ignored_nor_the_default(smoother, given, message):
+    with pytest.raises(ValueError, match=message):
+        resolve_params(smoother, **given)
+
+
+def test_a_parameter_at_its_lower_bound_is_kept():
+    assert resolve_params("lidstone", alpha=1e-6) == {"alpha": 1e-6}
