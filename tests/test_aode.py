@@ -534,3 +534,17 @@ def test_caps_hold_on_amazon(datasets_dir):
         assert 0 < out[smoother]["memory_cells"] < 5e7
         assert out[smoother]["skipped"] == 6  # only the three ROLE_* roll-ups qualify
         assert out[smoother]["finite"]
+
+
+def test_a_parent_value_seen_exactly_frequency_limit_times_qualifies():
+    """N_i(x_i) >= frequency_limit qualifies (SPEC 4): a value seen twice is a parent at 2, not 3."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(1, 4, size=(200, 4))
+    y = rng.integers(0, 2, size=200)
+    X[:2, 0] = 0  # feature 0's value 0 is seen in exactly two training rows
+    row = np.array([[0, 1, 2, 3]])
+    at_two = AODE(frequency_limit=2).fit(X, y).predict_proba(row)
+    at_three = AODE(frequency_limit=3).fit(X, y).predict_proba(row)
+    at_one = AODE(frequency_limit=1).fit(X, y).predict_proba(row)
+    np.testing.assert_allclose(at_two, at_one, rtol=0, atol=1e-12)
+    assert np.abs(at_two - at_three).max() > 1e-6

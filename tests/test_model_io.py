@@ -122,6 +122,10 @@ BAD = {
     "param type": (_tamper(lambda d: d["params"].update(n0=[1])), "number, text or null"),
     "negative count": (_tamper(lambda d: d["counts"]["count"].__setitem__(0, -3)), "negative"),
     "text count": (_tamper(lambda d: d["counts"]["count"].__setitem__(0, "3")), "numbers only"),
+    "fractional count": (
+        _tamper(lambda d: d["counts"]["count"].__setitem__(0, d["counts"]["count"][0] + 0.5)),
+        "whole numbers|does not match",  # refused by the count check or the table check
+    ),
     "count outside": (_tamper(lambda d: d["counts"]["column"].__setitem__(0, 99)), "outside"),
     "short class counts": (_tamper(lambda d: d["class_counts"].pop()), "shape"),
     "huge table": (_tamper(lambda d: d.update(n_categories=[10**9] * 4)), "cells"),
