@@ -537,7 +537,7 @@ def test_caps_hold_on_amazon(datasets_dir):
 
 
 def test_a_parent_value_seen_exactly_frequency_limit_times_qualifies():
-    """N_i(x_i) >= frequency_limit qualifies (SPEC 4): a value seen twice is a parent at 2, not 3."""
+    """N_i(x_i) >= frequency_limit qualifies (SPEC 4): seen twice, a parent at 2, not at 3."""
     rng = np.random.default_rng(7)
     X = rng.integers(1, 4, size=(200, 4))
     y = rng.integers(0, 2, size=200)
