@@ -1,4 +1,5 @@
-"""The paper's Tables 1-8 from a long benchmark frame (one row per dataset, method, fold).
+"""The paper's Tables 1-8, and Table 9 (HEB against reference models), from a long
+benchmark frame (one row per dataset, method, fold).
 
 The frame is :func:`heb.evaluate.run_benchmark`'s with a ``variant`` column (``"main"``,
 ``"Lidstone(a)"`` or ``"bins=b"``), as ``python -m heb bench`` collects it. Metric labels
