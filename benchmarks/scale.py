@@ -10,7 +10,8 @@ Per size, in a fresh child process (so each peak RSS is that size's own), on Duc
   hash), fetched and split into histograms;
 - the whole study (:func:`heb.scale.cv.cross_validate`, seven smoothers, 10 folds), with
   its phases (count + encodings, fit, scoring scans);
-- peak RSS of the child (``ru_maxrss``), DuckDB's memory limit ``--memory-limit``;
+- peak RSS of the child (its own VmHWM: ``ru_maxrss`` starts at the parent's), and
+  DuckDB's memory limit ``--memory-limit``;
 
 and, where it fits in memory (``--in-memory-max``), the in-memory path on the same folds
 (:func:`heb.scale.inmemory.cross_validate_in_memory`) and scikit-learn's CategoricalNB fit
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -42,6 +42,12 @@ TARGET = "click"
 
 
 _CPU: dict[str, float] = {}
+
+
+def _peak_rss_mb() -> float:
+    """This process's resident high-water mark (VmHWM), in MB."""
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) / 1024
 
 
 def _timed(func, name: str | None = None):
@@ -68,7 +74,7 @@ def _duckdb_study(path: Path, memory_limit: str) -> dict:
     _, out["floor_s"] = _timed(lambda: engine.table(floor_sql), "floor")
     _, out["count_s"] = _timed(lambda: count_histograms(engine, columns, 10, 42), "count")
     _, out["floor2_s"] = _timed(lambda: engine.table(floor_sql), "floor2")  # warm, again
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = _peak_rss_mb()
     print("PARTIAL " + json.dumps(out | {"cpu": dict(_CPU), "peak_rss_mb": rss}), flush=True)
     result, out["study_s"] = _timed(
         lambda: cross_validate(engine, TARGET, TABLE1_METHODS, n_splits=10, seed=42), "study"
@@ -137,7 +143,7 @@ def child(args) -> None:
         out |= _in_memory(path)
     else:
         out |= _spark_study(path)
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["peak_rss_mb"] = _peak_rss_mb()
     print("RESULT " + json.dumps(out))
 
 
