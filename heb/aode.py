@@ -212,33 +212,8 @@ class AODE(CategoricalClassifier):
         joint = JointCounts.from_codes(codes, y_idx, n_classes, table.n_categories, *self._caps)
         return table, joint
 
-    def fit(self, X, y):
-        """Count the training rows (single and pairwise) and smooth.
-
-        Parameters
-        ----------
-        X : array-like (n, F) of integer codes (negative / NaN = missing)
-        y : array-like (n,) of class labels
-        """
-        codes, y_idx, classes = self._fit_input(X, y)
-        n_categories = np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
-        table, joint = self._count(codes, y_idx, classes.size, n_categories)
-        return self._set_counts(table, joint, classes)
-
-    def partial_fit(self, X, y, classes=None):
-        """Add a chunk of rows to the counts and re-smooth.
-
-        ``classes`` (all labels that will ever be seen) is required on the first call.
-        """
-        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
-        n_categories = np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
-        if not first:
-            n_categories = np.maximum(n_categories, self.n_categories_)
-        table, joint = self._count(codes, y_idx, all_classes.size, n_categories)
-        if not first:
-            table = self.count_table_ + table
-            joint = self.joint_counts_ + joint
-        return self._set_counts(table, joint, all_classes)
+    def _fitted_counts(self) -> tuple[CountTable, JointCounts]:
+        return self.count_table_, self.joint_counts_
 
     def fit_counts(
         self,

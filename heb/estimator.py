@@ -1,10 +1,11 @@
 """The scikit-learn face shared by the classifiers over integer category codes.
 
-:class:`CategoricalClassifier` holds what :class:`heb.nb.NaiveBayes` and
-:class:`heb.aode.AODE` have in common: input validation (2-D integer codes, negative or
-NaN = missing), the class bookkeeping of ``fit`` / ``partial_fit``, the posterior family
-(``predict_log_proba``, ``predict_proba``, ``predict``) derived from one
-``predict_joint_log_proba``, and the estimator tags.
+:class:`CategoricalClassifier` holds what :class:`heb.nb.NaiveBayes`, :class:`heb.aode.AODE`
+and :class:`heb.tan.TAN` have in common: input validation (2-D integer codes, negative or
+NaN = missing), ``fit`` and ``partial_fit`` (count the chunk, add it to the counts so far,
+smooth: the counts are the model), the posterior family (``predict_log_proba``,
+``predict_proba``, ``predict``) derived from one ``predict_joint_log_proba``, and the
+estimator tags.
 """
 
 from __future__ import annotations
@@ -37,18 +38,42 @@ def _label_indices(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(y, return_inverse=True)
 
 
+def _categories_of(codes: np.ndarray) -> np.ndarray:
+    """K_f = max code + 1 per feature (at least 1) of a chunk of codes."""
+    return np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
+
+
 class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Base of the classifiers over integer category codes (not an estimator by itself).
 
     A subclass defines ``__init__`` (its parameters, for ``get_params``),
-    ``_validate_params_``, its fitting (which sets ``classes_`` and ``count_table_``)
-    and ``predict_joint_log_proba``; this class supplies the rest.
+    ``_validate_params_``, what it counts (``_count`` and ``_fitted_counts``, a tuple of
+    count objects that add with ``+``), how it smooths them (``_set_counts``, which sets
+    ``classes_``, ``n_categories_`` and ``count_table_``) and
+    ``predict_joint_log_proba``; this class supplies the rest.
     """
 
     # ------------------------------------------------------------------ hooks
     @abstractmethod
     def _validate_params_(self) -> None:
         """Raise ``ValueError`` on a bad constructor parameter."""
+
+    @abstractmethod
+    def _count(
+        self, codes: np.ndarray, y_idx: np.ndarray, n_classes: int, n_categories: np.ndarray
+    ) -> tuple:
+        """The counts of a chunk of rows, as the tuple ``_set_counts`` takes first."""
+
+    @abstractmethod
+    def _fitted_counts(self) -> tuple:
+        """The counts of everything fitted so far, in ``_count``'s order."""
+
+    @abstractmethod
+    def _set_counts(self, *counts_and_classes):
+        """Smooth ``(*counts, classes)`` into the fitted model; return ``self``."""
+
+    def _learn_structure(self, codes: np.ndarray) -> None:
+        """Learn what the counts do not hold, from the first chunk (default: nothing)."""
 
     @abstractmethod
     def predict_joint_log_proba(self, X) -> np.ndarray:
@@ -109,6 +134,39 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if unknown.size:
             raise ValueError(f"y holds labels not in classes: {unknown[:5].tolist()}.")
         return codes, np.searchsorted(all_classes, y), all_classes, first
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y):
+        """Count the training rows and smooth.
+
+        Parameters
+        ----------
+        X : array-like (n, F) of integer codes (negative / NaN = missing)
+        y : array-like (n,) of class labels
+        """
+        codes, y_idx, classes = self._fit_input(X, y)
+        self._learn_structure(codes)
+        counts = self._count(codes, y_idx, classes.size, _categories_of(codes))
+        return self._set_counts(*counts, classes)
+
+    def partial_fit(self, X, y, classes=None):
+        """Add a chunk of rows to the counts and re-smooth.
+
+        ``classes`` (all labels that will ever be seen) is required on the first call;
+        what the counts do not hold (a structure) is learnt from the first chunk and kept.
+        """
+        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
+        n_categories = _categories_of(codes)
+        if first:
+            self._learn_structure(codes)
+        else:
+            n_categories = np.maximum(n_categories, self.n_categories_)
+        counts = self._count(codes, y_idx, all_classes.size, n_categories)
+        if not first:
+            counts = tuple(
+                old + new for old, new in zip(self._fitted_counts(), counts, strict=True)
+            )
+        return self._set_counts(*counts, all_classes)
 
     def _codes_for_predict(self, X) -> np.ndarray:
         """Validated codes (int64, missing = -1) of rows to score, after the fit check."""

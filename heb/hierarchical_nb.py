@@ -92,7 +92,8 @@ class HierarchicalNaiveBayes(NaiveBayes):
         if not 0 <= self.fd_tolerance < 1:
             raise ValueError(f"fd_tolerance must lie in [0, 1), got {self.fd_tolerance!r}.")
 
-    def _structure(self, codes: np.ndarray) -> None:
+    def _learn_structure(self, codes: np.ndarray) -> None:
+        """Detect (or take) the hierarchies; on the first chunk only, then kept."""
         if self.hierarchies is None:
             self.hierarchies_, self.parents_ = detect_hierarchies(codes, self.fd_tolerance)
         else:
@@ -101,21 +102,6 @@ class HierarchicalNaiveBayes(NaiveBayes):
         bad = [a for a, b in self.parents_.items() if a not in self.hierarchies_ or a == b]
         if bad:
             raise ValueError(f"parents names features {bad} without a hierarchy of their own.")
-
-    def fit(self, X, y):
-        """Detect (or take) the hierarchies, count and smooth; see :class:`NaiveBayes`."""
-        codes, y_idx, classes = self._fit_input(X, y)
-        self._structure(codes)
-        return self._set_counts(CountTable.from_codes(codes, y_idx, classes.size), classes)
-
-    def partial_fit(self, X, y, classes=None):
-        """Add a chunk; the structure is detected on the first chunk and then kept."""
-        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
-        if first:
-            self._structure(codes)
-        chunk = CountTable.from_codes(codes, y_idx, all_classes.size)
-        table = chunk if first else self.count_table_ + chunk
-        return self._set_counts(table, all_classes)
 
     def _smooth(self, table: CountTable):
         # categories first met in a later partial_fit chunk hang alone under new nodes

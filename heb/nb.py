@@ -170,27 +170,11 @@ class NaiveBayes(CategoricalClassifier):
                 f"Need finite 0 < m_min <= m_max, got m_min={self.m_min}, m_max={self.m_max}."
             )
 
-    def fit(self, X, y):
-        """Count the training rows and smooth.
+    def _count(self, codes, y_idx, n_classes, n_categories) -> tuple[CountTable]:
+        return (CountTable.from_codes(codes, y_idx, n_classes, n_categories),)
 
-        Parameters
-        ----------
-        X : array-like (n, F) of integer codes (negative / NaN = missing)
-        y : array-like (n,) of class labels
-        """
-        codes, y_idx, classes = self._fit_input(X, y)
-        table = CountTable.from_codes(codes, y_idx, classes.size)
-        return self._set_counts(table, classes)
-
-    def partial_fit(self, X, y, classes=None):
-        """Add a chunk of rows to the counts and re-smooth.
-
-        ``classes`` (all labels that will ever be seen) is required on the first call.
-        """
-        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
-        chunk = CountTable.from_codes(codes, y_idx, all_classes.size)
-        table = chunk if first else self.count_table_ + chunk
-        return self._set_counts(table, all_classes)
+    def _fitted_counts(self) -> tuple[CountTable]:
+        return (self.count_table_,)
 
     def fit_counts(self, table: CountTable, classes=None):
         """Smooth a precomputed :class:`CountTable` (no recounting: the what-if path).

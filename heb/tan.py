@@ -181,33 +181,8 @@ class TAN(CategoricalClassifier):
         )
         return table, pairs
 
-    def fit(self, X, y):
-        """Count the training rows (single and pairwise), learn the tree and smooth.
-
-        Parameters
-        ----------
-        X : array-like (n, F) of integer codes (negative / NaN = missing)
-        y : array-like (n,) of class labels
-        """
-        codes, y_idx, classes = self._fit_input(X, y)
-        n_categories = np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
-        table, pairs = self._count(codes, y_idx, classes.size, n_categories)
-        return self._set_counts(table, pairs, classes)
-
-    def partial_fit(self, X, y, classes=None):
-        """Add a chunk of rows to the counts, then re-learn the tree and the tables.
-
-        ``classes`` (all labels that will ever be seen) is required on the first call.
-        """
-        codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
-        n_categories = np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
-        if not first:
-            n_categories = np.maximum(n_categories, self.n_categories_)
-        table, pairs = self._count(codes, y_idx, all_classes.size, n_categories)
-        if not first:
-            table = self.count_table_ + table
-            pairs = self.pair_counts_ + pairs
-        return self._set_counts(table, pairs, all_classes)
+    def _fitted_counts(self) -> tuple[CountTable, PairCounts]:
+        return self.count_table_, self.pair_counts_
 
     def _set_counts(self, table: CountTable, pairs: PairCounts, classes: np.ndarray):
         C, F = table.n_classes, table.n_features
