@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 import pyarrow as pa
 
 from heb.data import DataError
+from heb.scale.engine import Engine
 from heb.scale.source import Source
 from heb.scale.sql import DUCKDB, VIEW
 
@@ -40,7 +41,7 @@ def _family(type_name: str) -> str:
     return "other"
 
 
-class DuckDBEngine:
+class DuckDBEngine(Engine):
     """Runs :mod:`heb.scale.sql` queries on DuckDB.
 
     Parameters
@@ -63,6 +64,7 @@ class DuckDBEngine:
         if threads:
             self._con.execute(f"SET threads = {int(threads)}")
         self.source: Source | None = None
+        self._columns: list[tuple[str, str]] = []
 
     # ---------------------------------------------------------------- data
     def register(self, source: Source) -> list[tuple[str, str]]:
@@ -90,10 +92,6 @@ class DuckDBEngine:
         self._columns = [
             (row[0], _family(row[1])) for row in described if not row[0].startswith("__heb")
         ]
-        return self._columns
-
-    def columns(self) -> list[tuple[str, str]]:
-        """(column, type family) of the registered source: text, integer, float or other."""
         return list(self._columns)
 
     def table(self, sql: str) -> pa.Table:
@@ -105,26 +103,12 @@ class DuckDBEngine:
         reader = self._con.sql(sql).to_arrow_reader(batch_rows)
         yield from reader
 
-    def map_reduce(
-        self,
-        sql: str,
-        func: Callable,
-        merge: Callable,
-        batch_rows: int = 262_144,
-        on_batch: Callable[[int], None] | None = None,
-    ):
-        """``merge`` of ``func(batch as a pandas DataFrame)`` over the streamed result.
-
-        ``on_batch(rows so far)`` is called after each batch (progress; raise to cancel).
-        """
-        total, done = None, 0
+    def _partials(
+        self, sql: str, func: Callable, merge: Callable, batch_rows: int
+    ) -> Iterator[tuple[object, int]]:
+        """``func`` of each streamed batch (as pandas), with its row count."""
         for batch in self.batches(sql, batch_rows):
-            part = func(batch.to_pandas())
-            total = part if total is None else merge(total, part)
-            done += batch.num_rows
-            if on_batch is not None:
-                on_batch(done)
-        return total
+            yield func(batch.to_pandas()), batch.num_rows
 
     def close(self) -> None:
         """Release the connection."""

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
 
 from heb.data import DataError
+from heb.scale.engine import Engine
 from heb.scale.source import Source
 from heb.scale.sql import SPARK, VIEW
 from heb.scale.streaming_metrics import MetricSums
@@ -73,6 +74,10 @@ def _start_session(master: str):
         raise EngineError(f"Spark could not start: {first}") from exc
 
 
+#: the key of a partition's row count among its serialised sums
+_ROWS = "#rows"
+
+
 def _serialise(sums: dict) -> list[tuple[str, list[float]]]:
     rows = []
     for (method, fold), acc in sums.items():
@@ -95,7 +100,7 @@ def _deserialise(rows) -> dict:
     return out
 
 
-class SparkEngine:
+class SparkEngine(Engine):
     """Runs :mod:`heb.scale.sql` queries on Spark SQL.
 
     Parameters
@@ -151,10 +156,6 @@ class SparkEngine:
         ]
         return list(self._columns)
 
-    def columns(self) -> list[tuple[str, str]]:
-        """(column, type family) of the registered source."""
-        return list(self._columns)
-
     def table(self, sql: str) -> pa.Table:
         """The whole (small) result of a query, collected as Arrow."""
         return self.spark.sql(sql).toArrow()
@@ -163,17 +164,13 @@ class SparkEngine:
         """The result of a query as Arrow record batches (collected to the driver first)."""
         yield from self.table(sql).to_batches(batch_rows)
 
-    def map_reduce(
-        self,
-        sql: str,
-        func: Callable,
-        merge: Callable,
-        batch_rows: int = 262_144,
-        on_batch: Callable[[int], None] | None = None,
-    ):
-        """``merge`` of ``func(batch)`` over the partitions' pandas batches (``mapInPandas``).
+    def _partials(
+        self, sql: str, func: Callable, merge: Callable, batch_rows: int
+    ) -> Iterator[tuple[object, int]]:
+        """Each partition's merged ``func`` of its pandas batches (``mapInPandas``).
 
-        The batches run on the workers: ``on_batch`` is called once, when the job is done.
+        The partitions run on the workers and come back, with their row counts, when the
+        job is done.
         """
         self.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(int(batch_rows)))
 
@@ -182,11 +179,14 @@ class SparkEngine:
 
             import pandas as pd
 
-            total = None
+            total, n_rows = None, 0
             for batch in batches:
                 part = func(batch)
                 total = part if total is None else merge(total, part)
-            rows = _serialise(total or {})
+                n_rows += len(batch)
+            if total is None:
+                return
+            rows = [(_ROWS, [float(n_rows)]), *_serialise(total)]
             token = uuid.uuid4().hex  # which partition the rows come from
             yield pd.DataFrame(
                 {"part": token, "key": [r[0] for r in rows], "value": [r[1] for r in rows]}
@@ -197,14 +197,9 @@ class SparkEngine:
         partitions: dict = {}
         for row in out.collect():
             partitions.setdefault(row["part"], []).append((row["key"], row["value"]))
-        total = None
         for rows in partitions.values():
-            part = _deserialise(rows)
-            total = part if total is None else merge(total, part)
-        if on_batch is not None and total:
-            first = next(iter(total))[0]  # rows of one method, over its folds
-            on_batch(sum(int(a.state["n"][0]) for (m, _), a in total.items() if m == first))
-        return total
+            n_rows = next(int(value[0]) for key, value in rows if key == _ROWS)
+            yield _deserialise([(k, v) for k, v in rows if k != _ROWS]), n_rows
 
     def close(self) -> None:
         """Stop the session (only call when this engine started it)."""
