@@ -27,15 +27,20 @@ from heb.evaluate.hierarchy_specs import (
     parse_hierarchies,
     resolve_levels,
 )
-from heb.hierarchy_sources import functional_dependencies
+from heb.hierarchical_nb import level_concentrations
+from heb.hierarchy_sources import dependency_chains, functional_dependencies
+from heb.nb import NaiveBayes
 
 __all__ = [
     "TOLERANCES",
+    "concentration_hierarchies",
     "declare",
     "declared",
     "dependency_frame",
     "detected",
     "labels_of",
+    "level_frame",
+    "level_names",
     "levels_summary",
     "parse_lengths",
     "remove",
@@ -134,6 +139,70 @@ def parse_lengths(text: str) -> tuple[int, ...]:
     if not parts or not all(p.isdigit() for p in parts):
         raise ValueError("Type the prefix lengths as whole numbers, finest first: 3 or 3, 1.")
     return tuple(int(p) for p in parts)
+
+
+def concentration_hierarchies(work: WorkingData) -> tuple[tuple[Declared, ...], str]:
+    """The hierarchies to show HEB-H's concentrations on, and where they come from.
+
+    The declared (or confirmed) ones if any, ``"declared"``; else the chains of the
+    dependencies detected at the Dataset page's tolerance, ``"detected"``; else
+    ``((), "none")``.
+    """
+    items = declared()
+    if items:
+        return items, "declared"
+    tolerance = float(st.session_state.get("fd_tolerance", TOLERANCES[0]))
+    chains = dependency_chains(detected(work.key, tolerance, work))
+    names = work.feature_names
+    found = tuple(
+        Declared(names[child], parents=tuple(names[p] for p in chain))
+        for child, chain in chains.items()
+    )
+    return found, ("detected" if found else "none")
+
+
+def level_names(item: Declared, depth: int) -> list[str]:
+    """What each level's concentration is about, leaves first: ``"A given B"``, ...,
+    ``"C (top level of A)"`` (the class's split over the top groups)."""
+    steps = item.parents or [f"{item.feature} prefix {n}" for n in item.prefix]
+    if len(steps) != depth:  # a chain cut short on these codes: levels by number
+        steps = [f"{item.feature} level {j}" for j in range(1, depth + 1)]
+    chain = [item.feature, *steps]
+    below = [f"{chain[j]} given {chain[j + 1]}" for j in range(depth)]
+    return [*below, f"{chain[depth]} (top level of {item.feature})"]
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _fitted_levels(key: str, text: str, _work: WorkingData, _levels: dict) -> dict:
+    model = NaiveBayes(smoother="heb-h", hierarchies=_levels).fit_counts(_work.table)
+    return level_concentrations(model)
+
+
+def level_frame(work: WorkingData, items: tuple[Declared, ...]) -> tuple[pd.DataFrame, list[str]]:
+    """HEB-H's learned concentration at every level of every hierarchy, per class.
+
+    Returns the table (one row per class, feature and level; ``row`` numbers the
+    (feature, level) rows of the heatmap, ``level name`` says which) and the notes of the
+    declarations left out.
+    """
+    levels, notes = work_hierarchies(work, items)
+    columns = [
+        "class name", "feature name", "level", "level name", "n_nodes", "N_c", "m", "rho",
+        "hierarchy_used", "fallback", "clamped", "iterations", "converged", "row",
+    ]  # fmt: skip
+    if not levels:
+        return pd.DataFrame(columns=columns), notes
+    diag = _fitted_levels(work.key, hierarchies_text(items), work, levels)
+    frame = pd.DataFrame(diag)
+    by_feature = {work.feature_names.index(d.feature): d for d in items}
+    depth = {f: len(levels[f]) for f in levels}
+    names = {f: level_names(by_feature[f], depth[f]) for f in levels}
+    frame["class name"] = [work.class_names[c] for c in frame["class"]]
+    frame["feature name"] = [work.feature_names[f] for f in frame["feature"]]
+    pairs = list(zip(frame["feature"], frame["level"], strict=True))
+    frame["level name"] = [names[f][lv] for f, lv in pairs]
+    frame["row"] = pd.factorize(pd.Series(pairs))[0]
+    return frame[["class", "feature", *columns]], notes
 
 
 # --------------------------------------------------------------------------- widgets

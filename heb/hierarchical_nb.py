@@ -20,14 +20,15 @@ met in a later chunk hangs alone under new nodes and is scored as in Naive Bayes
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
-from heb.hierarchy import check_hierarchies
+from heb.hierarchy import check_hierarchies, fit_nested
 from heb.hierarchy_sources import dependency_chains, functional_dependencies, levels_from_chain
 from heb.nb import NaiveBayes
 
-__all__ = ["HierarchicalNaiveBayes", "detect_hierarchies"]
+__all__ = ["HierarchicalNaiveBayes", "detect_hierarchies", "level_concentrations"]
 
 
 def detect_hierarchies(codes: np.ndarray, tolerance: float) -> tuple[dict, dict]:
@@ -39,6 +40,45 @@ def detect_hierarchies(codes: np.ndarray, tolerance: float) -> tuple[dict, dict]
     chains = dependency_chains(functional_dependencies(codes, tolerance=tolerance))
     hierarchies = {a: levels_from_chain(codes, a, chain) for a, chain in chains.items()}
     return hierarchies, {a: chain[0] for a, chain in chains.items()}
+
+
+_CLAMP_NAMES = np.array(["low", "none", "high"])
+
+
+def level_concentrations(model: NaiveBayes) -> dict[str, np.ndarray]:
+    """Every level's learned concentration of a fitted HEB-H model, per (class, feature).
+
+    The leaf level of a pair is what ``model.concentrations_`` reports for it where the
+    pair kept the hierarchy (elsewhere the pair is HEB-M and ``concentrations_`` has
+    HEB-M's m); the upper levels are fitted again from ``model.count_table_`` with the
+    model's settings (:func:`heb.hierarchy.fit_nested`, the rule the model ran).
+
+    Parameters
+    ----------
+    model : NaiveBayes or HierarchicalNaiveBayes
+        Fitted with ``smoother="heb-h"``.
+
+    Returns
+    -------
+    dict of ndarray
+        One entry per (class, feature with a hierarchy, level): ``class``, ``feature``,
+        ``level`` (0 = the leaves given their level-1 group), ``n_nodes``, ``N_c``, ``m``,
+        ``rho``, ``hierarchy_used``, ``fallback``, ``clamped`` ("low" / "none" /
+        "high"), ``iterations``, ``converged``; sorted by feature, level, class.
+    """
+    check_is_fitted(model, "count_table_")
+    if model.smoother != "heb-h":
+        raise ValueError(f"Level concentrations belong to HEB-H, not {model.smoother!r}.")
+    table = model.count_table_
+    hierarchies = getattr(model, "hierarchies_", model.hierarchies) or {}
+    fit = fit_nested(table, hierarchies, n0=model.n0, m_min=model.m_min, m_max=model.m_max)
+    levels = fit.levels
+    keep = np.isin(levels["feature"], [int(f) for f in hierarchies])
+    order = np.lexsort((levels["class"][keep], levels["level"][keep], levels["feature"][keep]))
+    out = {name: values[keep][order] for name, values in levels.items()}
+    out["N_c"] = table.class_feature_totals()[out["class"], out["feature"]]
+    out["clamped"] = _CLAMP_NAMES[out["clamped"].astype(int) + 1]
+    return out
 
 
 class HierarchicalNaiveBayes(NaiveBayes):

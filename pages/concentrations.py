@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from explorer import concentrations as conc
-from explorer import loading, state
+from explorer import hierarchies, loading, state
 from explorer.display import download_buttons, show_figure, show_table
-from explorer.errors import guard
+from explorer.errors import escape, guard
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
@@ -19,6 +19,7 @@ EVIDENCE_PAGE = "pages/lesson_evidence.py"
 CHOICES = {
     "HEB-M": "HEB-M: prior mean = pooled marginal",
     "HEB-U": "HEB-U: prior mean = uniform 1/K_f",
+    "HEB-H": "HEB-H: prior mean = the parent group, one m per level",
     "HEB-AODE": "HEB-AODE: one m per (class, parent, child)",
 }
 VALUES = {
@@ -43,8 +44,9 @@ def summary(frame: pd.DataFrame) -> None:
 
 
 @st.fragment
-def heatmaps(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice: str) -> None:
-    """One heatmap of the pairs (a fragment: changing its colour reruns it alone)."""
+def heatmaps(diag: dict, names: list[str], classes: list[str], data: pd.DataFrame, stem: str,
+             x_title: str = "feature"):  # fmt: skip
+    """One heatmap of the pairs, ``names`` along x (a fragment: its colour reruns it alone)."""
     value = st.radio(
         "Colour by",
         list(VALUES),
@@ -52,9 +54,9 @@ def heatmaps(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice:
         horizontal=True,
         **state.page_setting("heat_value", "m", list(VALUES)),
     )
-    fig = figures.concentration_heatmap(diag, work.feature_names, work.class_names, value=value)
-    columns = ["class name", "feature name", "N_c", "K_f", value]
-    show_figure(fig, frame[columns], f"{choice}-{value}-heatmap", key="heatmap")
+    fig = figures.concentration_heatmap(diag, names, classes, value=value)
+    fig.update_xaxes(title_text=x_title)
+    show_figure(fig, data.assign(**{value: diag[value]}), f"{stem}-{value}-heatmap", key="heatmap")
 
 
 def scatters(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice: str) -> None:
@@ -71,7 +73,7 @@ def scatters(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice:
         show_figure(fig_rho, data, f"{choice}-rho-scatter", key="scatter_rho")
 
 
-def table(frame: pd.DataFrame, choice: str) -> None:
+def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
     show_table(
         frame,
         height=420,
@@ -80,7 +82,7 @@ def table(frame: pd.DataFrame, choice: str) -> None:
             "rho": st.column_config.NumberColumn(format="%.3f"),
             "log_evidence": st.column_config.NumberColumn("log evidence", format="%.2f"),
         },
-        key="pair_table",
+        key=key,
     )
     download_buttons(None, frame, f"{choice}-concentrations")
 
@@ -127,6 +129,80 @@ def aode_view(work: loading.WorkingData) -> None:
     table(frame, "heb-aode")
 
 
+def hierarchy_summary(frame: pd.DataFrame) -> None:
+    pairs = frame.drop_duplicates(["class", "feature"])
+    leaves = frame[frame["level"] == 0]
+    cols = st.columns(5)
+    cols[0].metric("Pairs x levels", f"{len(frame):,}")
+    cols[1].metric(
+        "Pairs that kept the hierarchy",
+        f"{int(pairs['hierarchy_used'].sum())} / {len(pairs)}",
+        help="A pair keeps the tree where its evidence beats HEB-M's by more than a BIC "
+        "penalty; elsewhere its estimate is HEB-M's.",
+    )
+    cols[2].metric("Median m of the leaves", conc.summary_numbers(leaves)["Median m"])
+    clamped = frame["clamped"]
+    cols[3].metric(
+        "Clamped low / high",
+        f"{(clamped == 'low').sum()} / {(clamped == 'high').sum()}",
+        help=conc.CLAMP_HELP,
+    )
+    cols[4].metric(
+        "Fallback",
+        f"{int(pairs['fallback'].sum())} pairs",
+        help=conc.FALLBACK_HELP.replace("K_f", "the number of children per parent"),
+    )
+
+
+def hierarchy_view(work: loading.WorkingData) -> None:
+    """HEB-H: the learned m at each level of each hierarchy, per class."""
+    items, source = hierarchies.concentration_hierarchies(work)
+    if source == "none":
+        st.info(
+            "This dataset has no hierarchy: no column is a function of another at the "
+            "Dataset page's tolerance and none is declared, so HEB-H is HEB-M here. "
+            "Declare one (a parent column or a prefix of the labels) on the Dataset page."
+        )
+        return
+    frame, notes = hierarchies.level_frame(work, items)
+    shown = "; ".join(escape(d.describe()) for d in items)
+    if source == "declared":
+        st.markdown(f"Hierarchies declared on the Dataset page: **{shown}**.")
+    else:
+        st.markdown(
+            f"Detected, not declared: **{shown}** (every value of a column with one value of "
+            "the next). Compare's HEB-H runs as HEB-M until you confirm one on the Dataset page."
+        )
+    for note in notes:
+        st.caption(escape(note))
+    if frame.empty:
+        st.info("None of these hierarchies applies to the working columns: HEB-H is HEB-M here.")
+        return
+    st.markdown(
+        "One concentration per class and level: at the leaves, how closely the class's "
+        "split of each group among its members follows the pooled split; above, the same "
+        "for each group within its parent; at the top, the class's split over the top "
+        "groups against their pooled marginal. Small m: the classes split that level "
+        "differently; large m: they share the pooled split."
+    )
+    hierarchy_summary(frame)
+    names = frame.drop_duplicates("row").sort_values("row")["level name"].tolist()
+    diag = {
+        "class": frame["class"].to_numpy(),
+        "feature": frame["row"].to_numpy(),
+        "N_c": frame["N_c"].to_numpy(),
+        "K_f": frame["n_nodes"].to_numpy(),
+        **{name: frame[name].to_numpy() for name in ("m", "rho", "iterations", "clamped")},
+        "fallback": frame["fallback"].to_numpy(),
+    }
+    heat_tab, table_tab = st.tabs(["Heatmaps", "Table"])
+    with heat_tab, guard("drawing the heatmap"):
+        data = frame[["class name", "feature name", "level name", "N_c", "n_nodes"]]
+        heatmaps(diag, names, work.class_names, data, "HEB-H", x_title="level")
+    with table_tab:
+        table(frame.drop(columns=["class", "feature", "row"]), "heb-h", key="level_table")
+
+
 # --------------------------------------------------------------------------- page
 page_header(
     page_title(__file__),
@@ -134,7 +210,11 @@ page_header(
     "evidence: a large m trusts the prior mean, a small m trusts the counts.",
 )
 work = loading.current_codes()
-options = [*conc.SMOOTHER, *(["HEB-AODE"] if "HEB-AODE" in state.selected_methods() else [])]
+options = [
+    *conc.SMOOTHER,
+    "HEB-H",
+    *(["HEB-AODE"] if "HEB-AODE" in state.selected_methods() else []),
+]
 choice = st.radio(
     "Model",
     options,
@@ -146,6 +226,9 @@ choice = st.radio(
 if choice == "HEB-AODE":
     with guard("fitting HEB-AODE"):
         aode_view(work)
+elif choice == "HEB-H":
+    with guard("learning HEB-H's concentrations"):
+        hierarchy_view(work)
 else:
     diag = None
     with guard("learning the concentrations"):
@@ -155,7 +238,8 @@ else:
     if diag is not None:
         heat_tab, scatter_tab, table_tab = st.tabs(["Heatmaps", "Figure 5 scatters", "Table"])
         with heat_tab, guard("drawing the heatmap"):
-            heatmaps(diag, work, frame, choice)
+            data = frame[["class name", "feature name", "N_c", "K_f"]]
+            heatmaps(diag, work.feature_names, work.class_names, data, choice)
         with scatter_tab, guard("drawing the scatters"):
             scatters(diag, work, frame, choice)
         with table_tab:

@@ -3,6 +3,7 @@ run settings and the URL, resolved on each fold, used by HEB-H on Compare; lesso
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -23,8 +24,10 @@ from heb.evaluate.hierarchy_specs import (
     hierarchies_text,
     parse_hierarchies,
 )
-from heb.hierarchy_sources import levels_from_parent_column, prefix_levels
+from heb.hierarchy import fit_nested
+from heb.hierarchy_sources import levels_from_chain, levels_from_parent_column, prefix_levels
 from heb.lessons.hierarchy import hierarchy_lesson
+from heb.nb import NaiveBayes
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 TIMEOUT = 120
@@ -265,3 +268,131 @@ def test_lesson_hierarchy_learns_the_tree_where_it_carries_signal():
     np.testing.assert_allclose(laplace["estimate"], (n + 1) / (1000 + 200))
     with pytest.raises(ValueError):
         hierarchy_lesson(10, "nope")
+
+
+# --------------------------------------------------------------------------- Concentrations
+def geo_csv(rows: int = 600, seed: int = 0) -> bytes:
+    """A hand-made table with a hierarchy city -> region -> country the class follows."""
+    rng = np.random.default_rng(seed)
+    city = rng.integers(0, 16, rows)
+    region, country = city // 4, city // 8
+    p_yes = np.array([0.15, 0.35, 0.55, 0.75])[region]
+    frame = pd.DataFrame(
+        {
+            "city": [f"c{c:02d}" for c in city],
+            "region": [f"r{r}" for r in region],
+            "country": [f"k{k}" for k in country],
+            "colour": rng.choice(["red", "green", "blue"], rows),
+            "label": np.where(rng.random(rows) < p_yes, "yes", "no"),
+        }
+    )
+    return frame.to_csv(index=False).encode()
+
+
+def working_codes(dataset) -> tuple[np.ndarray, np.ndarray, list[str], Preprocessor]:
+    """The app's default encoding of a dataset (20,000-row subsample, 10 bins, impute)."""
+    X, y_raw = dataset.X, dataset.y
+    if len(X) > 20_000:
+        X, y_raw = hdata.stratified_subsample(X, y_raw, max_rows=20_000)
+    y, classes = hdata.encode_target(y_raw)
+    pre = Preprocessor(n_bins=10, missing="impute", categorical=dataset.categorical)
+    return pre.fit_transform(X), y, [str(c) for c in classes], pre
+
+
+def open_heb_h_concentrations(at: AppTest) -> AppTest:
+    at.switch_page("pages/concentrations.py").run()
+    at.radio(key="w_conc_model").set_value("HEB-H").run()
+    assert_clean(at)
+    return at
+
+
+def assert_levels_shown(at: AppTest, codes, y, classes, names, chains: dict) -> pd.DataFrame:
+    """The page's level table against NaiveBayes("heb-h") and fit_nested on the same codes."""
+    position = {name: f for f, name in enumerate(names)}
+    levels = {
+        position[child]: levels_from_chain(codes, position[child], [position[p] for p in parents])
+        for child, parents in chains.items()
+    }
+    model = NaiveBayes(smoother="heb-h", hierarchies=levels).fit(codes, y)
+    shown = table_with(at, "level name")
+    key = ["class name", "feature name", "level"]
+    shown = shown.set_index(key).sort_index()
+    # every level, from the engine's nested fit with the model's own settings
+    raw = fit_nested(model.count_table_, levels, n0=model.n0).levels
+    keep = np.isin(raw["feature"], list(levels))
+    engine = (
+        pd.DataFrame(
+            {
+                "class name": [classes[c] for c in raw["class"][keep]],
+                "feature name": [names[f] for f in raw["feature"][keep]],
+                "level": raw["level"][keep],
+                "m": raw["m"][keep],
+                "rho": raw["rho"][keep],
+                "n_nodes": raw["n_nodes"][keep],
+                "hierarchy_used": raw["hierarchy_used"][keep],
+            }
+        )
+        .set_index(key)
+        .sort_index()
+    )
+    assert list(shown.index) == list(engine.index)
+    np.testing.assert_allclose(shown["m"], engine["m"], rtol=1e-9)
+    np.testing.assert_allclose(shown["rho"], engine["rho"], rtol=1e-9)
+    assert (shown["n_nodes"] == engine["n_nodes"]).all()
+    assert (shown["hierarchy_used"] == engine["hierarchy_used"]).all()
+    # the leaves' m of a pair that kept the tree is the model's own concentrations_ m
+    diag = pd.DataFrame(model.concentrations_)
+    diag["class name"] = [classes[c] for c in diag["class"]]
+    diag["feature name"] = [names[f] for f in diag["feature"]]
+    leaves = shown.xs(0, level="level").reset_index()
+    merged = leaves.merge(diag, on=["class name", "feature name"], suffixes=("", "_nb"))
+    kept = merged[merged["hierarchy_used"]]
+    assert len(kept) > 0
+    np.testing.assert_allclose(kept["m"], kept["m_nb"], rtol=1e-9)
+    assert (merged["N_c"] == merged["N_c_nb"]).all()
+    return shown
+
+
+def test_concentrations_of_heb_h_per_level_on_a_hand_made_hierarchy():
+    at = open_app()
+    payload = geo_csv()
+    at.file_uploader(key="upload_file").upload("geo.csv", payload, "text/csv").run()
+    assert_clean(at)
+    open_heb_h_concentrations(at)
+    assert any("Detected, not declared" in m.value for m in at.markdown)
+    codes, y, classes, pre = working_codes(hdata.load_upload(payload, "geo.csv"))
+    names = list(pre.feature_names_out_)
+    shown = assert_levels_shown(
+        at, codes, y, classes, names, {"city": ["region", "country"], "region": ["country"]}
+    )
+    names_shown = set(shown["level name"])
+    assert {
+        "city given region",
+        "region given country",
+        "country (top level of city)",
+    } <= names_shown
+    assert len(shown) == 2 * (3 + 2)  # two classes x (three levels of city, two of region)
+    # the heatmap: one cell per class and level, coloured by log10 m, levels along x
+    spec = next(
+        json.loads(chart.proto.spec)
+        for chart in at.get("plotly_chart")
+        if json.loads(chart.proto.spec)["data"][0]["type"] == "heatmap"
+    )
+    z = decode(spec["data"][0]["z"])
+    ticks = list(spec["layout"]["xaxis"]["ticktext"])
+    assert spec["layout"]["xaxis"]["title"]["text"] == "level"
+    for row in shown.reset_index().itertuples():
+        cell = z[classes.index(row._1), ticks.index(row._4)]
+        np.testing.assert_allclose(cell, np.log10(row.m), rtol=1e-12)
+
+
+def decode(values) -> np.ndarray:
+    """A plotly 7 array: a list, or ``{"dtype", "bdata", "shape"}`` base64."""
+    if isinstance(values, dict) and "bdata" in values:
+        array = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        shape = values.get("shape")
+        if shape is not None:
+            shape = [int(n) for n in shape.split(",")] if isinstance(shape, str) else shape
+            array = array.reshape(shape)
+        return array
+    return np.asarray(values, dtype=float)
