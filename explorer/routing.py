@@ -159,8 +159,9 @@ def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
 #: The footer's strip, our own constant HTML (no user text). "Copy link" copies the
 #: browser's address at the moment of the click (a fragment's rerun keeps it current, where
 #: text drawn by the last full run would not be) and shows it for copying by hand. Keys (the
-#: listener of the strip drawn last): PageDown / arrow right (outside a widget) follow the
-#: "Next" link, PageUp / arrow left the "Previous" one (a clicker sends PageUp / PageDown).
+#: listener of the strip drawn last): PageDown / arrow right (outside a widget) press the
+#: presenter's "Next step" button while there is one, else follow the "Next" link; PageUp /
+#: arrow left likewise backwards (a clicker sends PageUp / PageDown).
 _LINK_AND_KEYS = """
 <div style="display:flex;gap:8px;align-items:center;font:14px 'Source Sans Pro',sans-serif">
   <button id="copy" type="button" style="padding:4px 12px;border:1px solid #ccc;
@@ -192,6 +193,16 @@ window.parent.__hebTurn = (event) => {
   const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
   const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
   if (!forward && !back) return;
+  /* a lesson's next / previous step first (presenter mode), the page at either end */
+  const step = doc.querySelector(
+    `.st-key-${forward ? "NEXT_STEP_KEY" : "PREVIOUS_STEP_KEY"} button:not([disabled])`);
+  if (step) {
+    event.preventDefault();
+    step.click();
+    doc.querySelectorAll('[data-testid="stMain"]').forEach((el) => el.scrollTo(0, 0));
+    window.parent.scrollTo(0, 0);
+    return;
+  }
   const word = forward ? "Next:" : "Previous:";
   const link = [...doc.querySelectorAll('[data-testid="stPageLink-NavLink"]')]
     .find((a) => a.innerText.includes(word));
@@ -204,6 +215,15 @@ document.addEventListener("keydown", (event) => {
 });
 </script>
 """
+
+
+def _link_and_keys() -> str:
+    """The footer's strip, with the presenter's step button keys filled in."""
+    from explorer.presenter import NEXT_STEP_KEY, PREVIOUS_STEP_KEY
+
+    return _LINK_AND_KEYS.replace("NEXT_STEP_KEY", NEXT_STEP_KEY).replace(
+        "PREVIOUS_STEP_KEY", PREVIOUS_STEP_KEY
+    )
 
 
 def _toggle_presenting() -> None:
@@ -223,13 +243,19 @@ def page_footer(file: str, settings: bool = False) -> None:
         Whether the page has settings of its own (:func:`explorer.state.page_setting`):
         then a "Reset to defaults" button is offered.
     """
-    from explorer.state import presenting, reset_page_settings
+    from explorer.presenter import LAST
+    from explorer.state import STEP, presenting, reset_page_settings
 
     before, after = neighbours(file)
     st.divider()
     row = st.columns([2, 5, 2], vertical_alignment="center")
-    if before is not None:
-        row[0].page_link(PAGES_DIR / before[0], label=f"Previous: {before[1]}", icon=before[2])
+    if before is not None:  # a presenter going back arrives at the previous page's last step
+        row[0].page_link(
+            PAGES_DIR / before[0],
+            label=f"Previous: {before[1]}",
+            icon=before[2],
+            query_params={STEP: LAST} if presenting() else None,
+        )
     if after is not None:
         row[2].page_link(PAGES_DIR / after[0], label=f"Next: {after[1]}", icon=after[2])
     with row[1].container(horizontal=True, gap="small", horizontal_alignment="center"):
@@ -251,4 +277,4 @@ def page_footer(file: str, settings: bool = False) -> None:
         "The link below holds this view: page, dataset, methods and every setting; "
         "opened elsewhere it shows the same numbers."
     )
-    st.iframe(_LINK_AND_KEYS, height=44)
+    st.iframe(_link_and_keys(), height=44)

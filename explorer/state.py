@@ -32,6 +32,7 @@ __all__ = [
     "current_settings",
     "enter_page",
     "page_setting",
+    "page_values",
     "presenting",
     "reset_page_settings",
     "default_spec",
@@ -269,8 +270,11 @@ def selected_methods() -> list[str]:
 
 
 # --------------------------------------------------------------------------- page settings
-#: URL flag of the presenter mode (``?present=1``)
+#: URL flag of the presenter mode (``?present=1``) and of its step (``?step=2``)
 PRESENT = "present"
+STEP = "step"
+#: session name of the step a page's link asked for, read once by explorer.presenter
+STEP_REQUESTED = "_presenter_step_requested"
 _INITIAL_QUERY = "_initial_query"
 _PAGE = "_page_path"
 _PAGE_VALUES = "_page_values"
@@ -283,12 +287,14 @@ _RUN_KEYS = frozenset(
 
 def enter_page(path: str) -> None:
     """Note the page about to run; leaving a page drops its settings from the URL (they stay
-    in the session, so coming back finds them)."""
+    in the session, so coming back finds them). A page is entered at the presenter step its
+    link names (``?step=``, read by :mod:`explorer.presenter`), else at its first."""
     state = st.session_state
     if state.get(_PAGE) != path:
         state[_PAGE] = path
         state[_PAGE_VALUES] = {}
         state[_PAGE_DEFAULTS] = {}
+        state[STEP_REQUESTED] = st.query_params.get(STEP) or "1"
 
 
 def _as_text(value) -> str:
@@ -364,6 +370,11 @@ def page_setting(name: str, default, choices=None) -> dict:
         if st.query_params.get(name) != values[name]:
             st.query_params[name] = values[name]
     return bound(name)
+
+
+def page_values() -> dict[str, str]:
+    """The current page's own URL values (name -> text), kept in the URL by :func:`sync_url`."""
+    return st.session_state.setdefault(_PAGE_VALUES, {})
 
 
 def reset_page_settings() -> None:

@@ -18,6 +18,11 @@ button[data-baseweb="tab"] p { font-size: 1.05rem; }
 [data-testid="stMetricLabel"] *, [data-testid="stMetricValue"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
 }
+/* Page links (the footer's "Previous: ..." / "Next: ...") wrap instead of ending in "...". */
+[data-testid="stPageLink-NavLink"] { height: auto; }
+[data-testid="stPageLink-NavLink"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
 /* Formulas wider than their column scroll instead of being cut at the edge. */
 [data-testid="stMarkdownContainer"] .katex-display { overflow-x: auto; overflow-y: hidden; }
 </style>

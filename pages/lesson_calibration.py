@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer.display import show_figure, show_table
 from explorer.errors import show_error
+from explorer.presenter import lesson_steps
 from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures import metric_title
@@ -38,8 +39,74 @@ def comparison(name: str, feature: int, copies: int):
     return lesson.calibration_comparison(data["codes"], data["y"], feature, copies)
 
 
+def remedies() -> None:
+    """The three remedies, in words."""
+    st.markdown(
+        "Three remedies act at different places:\n\n"
+        "- **HEB-M** learns the smoothing of each PMF (the estimator itself);\n"
+        "- **sqrt-MI weights** scale each feature's log-ratio by "
+        "$w_f = \\sqrt{\\mathrm{MI}(X_f; Y)}$ (HEB-M+GR);\n"
+        "- **post-hoc calibration** refits the output on held-out rows: Platt "
+        "σ(a·s + b) on the log-odds s, isotonic regression, or temperature "
+        "softmax(log p / T)."
+    )
+    st.markdown(
+        "The paper calls smoothing and calibration *complementary*. The verdict on the "
+        "right is computed on the data at hand: train on half the rows, calibrate on a "
+        "quarter, score the last quarter."
+    )
+
+
+def double_counting_view(name: str, feature: int, copies: int) -> None:
+    """ECE, accuracy and confidence over the copies, and the reliability diagram."""
+    result = sweep(name, int(feature))
+    at = copies - 1
+    c1, c2, c3 = st.columns(3)
+    c1.metric(
+        "ECE with k copies",
+        f"{result['ece'][at]:.3f}",
+        f"{result['ece'][at] - result['ece'][0]:+.3f} vs 1 copy",
+        delta_color="inverse",
+    )
+    c2.metric("Accuracy", f"{result['accuracy'][at]:.3f}")
+    c3.metric("Mean confidence", f"{result['mean_confidence'][at]:.3f}")
+    fig, frame = figures.double_counting_figure(result, copies)
+    show_figure(fig, frame, "calibration-double-counting")
+    curves = {"1 copy": result["reliability"][1]}
+    if copies > 1:
+        curves[f"{copies} copies"] = result["reliability"][copies]
+    fig, frame = figures.reliability_figure(curves, "Reliability diagram, Laplace smoothing")
+    show_figure(fig, frame, "calibration-reliability-copies")
+
+
+def remedies_view(name: str, feature: int, copies: int) -> None:
+    """The remedies compared on one metric, their reliability, the verdict."""
+    compared = comparison(name, int(feature), int(copies))
+    table = compared["table"]
+    metric = st.radio(
+        "Compare on",
+        COMPARED,
+        format_func=metric_title,
+        horizontal=True,
+        **page_setting("calib_metric", COMPARED[0], COMPARED),
+    )
+    verdict = lesson.complementarity(table, metric)
+    st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
+    fig, frame = figures.calibration_bars_figure(table, metric)
+    show_figure(fig, frame, "calibration-remedies")
+    chosen = ["Laplace", "HEB-M+GR", "Laplace + temperature", verdict["combined"][0]]
+    fig, frame = figures.reliability_figure(
+        {m: compared["reliability"][m] for m in dict.fromkeys(chosen)},
+        f"Reliability with {copies} copies",
+    )
+    show_figure(fig, frame, "calibration-reliability-remedies")
+    st.caption(lesson.temperature_text(table))
+    show_table(table.drop(columns=["model", "calibration", "temperature"]).round(4))
+
+
 st.title(page_title(__file__))
 st.caption(lesson_caption(__file__) + " · Double counting and calibration")
+steps = lesson_steps(["Double counting inflates confidence", "Three remedies side by side"])
 
 
 @st.fragment
@@ -71,77 +138,30 @@ def lesson_view() -> None:
         copies = st.slider(
             "Copies k of that feature", 1, 10, **page_setting("calib_copies", 4, range(1, 11))
         )
-        st.markdown(
-            "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k times and "
-            "its evidence is counted k times (textbook 18.4.1):"
-        )
-        st.latex(r"\log\frac{P(1\mid x)}{P(0\mid x)} = \log\frac{P(1)}{P(0)}")
-        st.latex(r"+\; k\,\log\frac{P(x_1\mid 1)}{P(x_1\mid 0)} + \cdots")
-        st.markdown(
-            "The predicted class rarely flips, but the confidence inflates: the **expected "
-            "calibration error** (ECE, the gap between confidence and accuracy over 10 bins) "
-            "grows. Three remedies act at different places:"
-        )
-        st.markdown(
-            "- **HEB-M** learns the smoothing of each PMF (the estimator itself);\n"
-            "- **sqrt-MI weights** scale each feature's log-ratio by "
-            "$w_f = \\sqrt{\\mathrm{MI}(X_f; Y)}$ (HEB-M+GR);\n"
-            "- **post-hoc calibration** refits the output on held-out rows: Platt "
-            "σ(a·s + b) on the log-odds s, isotonic regression, or temperature "
-            "softmax(log p / T)."
-        )
-        st.markdown(
-            "The paper calls smoothing and calibration *complementary*. The verdict on the "
-            "right is computed on the data at hand: train on half the rows, calibrate on a "
-            "quarter, score the last quarter."
-        )
+        if steps.show(1):
+            st.markdown(
+                "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k times "
+                "and its evidence is counted k times (textbook 18.4.1):"
+            )
+            st.latex(r"\log\frac{P(1\mid x)}{P(0\mid x)} = \log\frac{P(1)}{P(0)}")
+            st.latex(r"+\; k\,\log\frac{P(x_1\mid 1)}{P(x_1\mid 0)} + \cdots")
+            st.markdown(
+                "The predicted class rarely flips, but the confidence inflates: the **expected "
+                "calibration error** (ECE, the gap between confidence and accuracy over 10 "
+                "bins) grows."
+            )
+        if steps.show(2):
+            remedies()
         st.caption("Textbook 18.4 and 18.4.1; paper sections 2 (calibration of NB) and 5.4.")
 
     with right:
-        tab_double, tab_fixes = st.tabs(["Double counting", "Remedies side by side"])
+        tab_double, tab_fixes = steps.tabs(["Double counting", "Remedies side by side"])
         with tab_double:
-            result = sweep(name, int(feature))
-            at = copies - 1
-            c1, c2, c3 = st.columns(3)
-            c1.metric(
-                "ECE with k copies",
-                f"{result['ece'][at]:.3f}",
-                f"{result['ece'][at] - result['ece'][0]:+.3f} vs 1 copy",
-                delta_color="inverse",
-            )
-            c2.metric("Accuracy", f"{result['accuracy'][at]:.3f}")
-            c3.metric("Mean confidence", f"{result['mean_confidence'][at]:.3f}")
-            fig, frame = figures.double_counting_figure(result, copies)
-            show_figure(fig, frame, "calibration-double-counting")
-            curves = {"1 copy": result["reliability"][1]}
-            if copies > 1:
-                curves[f"{copies} copies"] = result["reliability"][copies]
-            fig, frame = figures.reliability_figure(
-                curves, "Reliability diagram, Laplace smoothing"
-            )
-            show_figure(fig, frame, "calibration-reliability-copies")
+            if steps.show(1):
+                double_counting_view(name, int(feature), int(copies))
         with tab_fixes:
-            compared = comparison(name, int(feature), int(copies))
-            table = compared["table"]
-            metric = st.radio(
-                "Compare on",
-                COMPARED,
-                format_func=metric_title,
-                horizontal=True,
-                **page_setting("calib_metric", COMPARED[0], COMPARED),
-            )
-            verdict = lesson.complementarity(table, metric)
-            st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
-            fig, frame = figures.calibration_bars_figure(table, metric)
-            show_figure(fig, frame, "calibration-remedies")
-            chosen = ["Laplace", "HEB-M+GR", "Laplace + temperature", verdict["combined"][0]]
-            fig, frame = figures.reliability_figure(
-                {m: compared["reliability"][m] for m in dict.fromkeys(chosen)},
-                f"Reliability with {copies} copies",
-            )
-            show_figure(fig, frame, "calibration-reliability-remedies")
-            st.caption(lesson.temperature_text(table))
-            show_table(table.drop(columns=["model", "calibration", "temperature"]).round(4))
+            if steps.show(2):
+                remedies_view(name, int(feature), int(copies))
 
 
 lesson_view()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure
+from explorer.presenter import lesson_steps
 from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import dirichlet as figures
@@ -24,6 +25,7 @@ def numbers(K: int, N: int, truth: str, alpha: float) -> dict:
 
 st.title(page_title(__file__))
 st.caption(lesson_caption(__file__) + " · Laplace is a Dirichlet posterior mean")
+steps = lesson_steps(["Laplace is a Dirichlet posterior mean", "The bias toward uniform"])
 
 
 @st.fragment
@@ -32,17 +34,19 @@ def lesson_view() -> None:
     left, right = st.columns([1, 2], gap="large")
 
     with left:
-        st.markdown(
-            "A feature with **K** categories has an unknown PMF $p^*$. We see **N** draws, "
-            "counts $n_1, \\dots, n_K$, and put a symmetric Dirichlet(α, …, α) prior on $p^*$: "
-            "α phantom observations of every category. Conjugacy gives a Dirichlet posterior "
-            "with parameters $n_v + \\alpha$, whose mean is the smoothed estimate:"
-        )
-        st.latex(r"\hat p_v = \mathbb{E}[p_v \mid n] = \frac{n_v + \alpha}{N + K\alpha}")
-        st.markdown(
-            "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
-            "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the uniform 1/K."
-        )
+        if steps.show(1):
+            st.markdown(
+                "A feature with **K** categories has an unknown PMF $p^*$. We see **N** draws, "
+                "counts $n_1, \\dots, n_K$, and put a symmetric Dirichlet(α, …, α) prior on "
+                "$p^*$: α phantom observations of every category. Conjugacy gives a Dirichlet "
+                "posterior with parameters $n_v + \\alpha$, whose mean is the smoothed estimate:"
+            )
+            st.latex(r"\hat p_v = \mathbb{E}[p_v \mid n] = \frac{n_v + \alpha}{N + K\alpha}")
+            st.markdown(
+                "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
+                "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the "
+                "uniform 1/K."
+            )
         K = st.select_slider(
             "Categories K", K_CHOICES, **page_setting("dirichlet_K", 50, K_CHOICES)
         )
@@ -63,16 +67,17 @@ def lesson_view() -> None:
             help=f"sparse: drawn from Dirichlet({sparse}), a few categories hold most mass; "
             f"flat: from Dirichlet({flat}), close to uniform.",
         )
-        st.markdown(
-            "The prior's share of the estimate is Kα / (N + Kα), and the estimate is biased "
-            "toward uniform by"
-        )
-        st.latex(r"\mathbb{E}[\hat p] - p^* = \frac{K\alpha}{N + K\alpha}")
-        st.latex(r"\times \left(\tfrac{1}{K} - p^*\right)")
-        st.markdown(
-            "With K comparable to N, Laplace's K phantom counts outweigh the data: on a "
-            "sparse truth the bias reaches 2(K−1)/(N+K) in l1."
-        )
+        if steps.show(2):
+            st.markdown(
+                "The prior's share of the estimate is Kα / (N + Kα), and the estimate is "
+                "biased toward uniform by"
+            )
+            st.latex(r"\mathbb{E}[\hat p] - p^* = \frac{K\alpha}{N + K\alpha}")
+            st.latex(r"\times \left(\tfrac{1}{K} - p^*\right)")
+            st.markdown(
+                "With K comparable to N, Laplace's K phantom counts outweigh the data: on a "
+                "sparse truth the bias reaches 2(K−1)/(N+K) in l1."
+            )
         st.caption("Textbook section 18.3.4.1; paper section 4 (Theorem 2).")
 
     with right:
@@ -85,15 +90,19 @@ def lesson_view() -> None:
             c3.metric("Best α (expected l1)", "none", help="With N = 0 every α gives 1/K.")
         else:
             c3.metric("Best α (expected l1)", f"{out['best']:.3g}", help="For this K and N.")
-        fig, data = figures.dirichlet_figure(out["p_true"], out["counts"], view["estimate"], alpha)
-        show_figure(fig, data, "dirichlet-posterior-mean")
-        fig, data = figures.alpha_sweep_figure(sweep, alpha, lesson.NAMED_ALPHAS, out["best"])
-        show_figure(fig, data, "dirichlet-alpha-sweep")
-        st.caption(
-            f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "
-            f"α = {alpha:g} it is {sweep['expected_l1'][at]:.3f}; the l1 size of the bias "
-            f"alone is {sweep['bias_l1'][at]:.3f}."
-        )
+        if steps.show(1):
+            fig, data = figures.dirichlet_figure(
+                out["p_true"], out["counts"], view["estimate"], alpha
+            )
+            show_figure(fig, data, "dirichlet-posterior-mean")
+        if steps.show(2):
+            fig, data = figures.alpha_sweep_figure(sweep, alpha, lesson.NAMED_ALPHAS, out["best"])
+            show_figure(fig, data, "dirichlet-alpha-sweep")
+            st.caption(
+                f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "
+                f"α = {alpha:g} it is {sweep['expected_l1'][at]:.3f}; the l1 size of the bias "
+                f"alone is {sweep['bias_l1'][at]:.3f}."
+            )
 
 
 lesson_view()

@@ -8,6 +8,7 @@ import streamlit as st
 from explorer.display import show_figure
 from explorer.errors import escape
 from explorer.loading import current_codes
+from explorer.presenter import lesson_steps
 from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import init_state, page_setting
 from heb.figures.lessons import evidence as figures
@@ -79,8 +80,53 @@ def choose_pair(data) -> tuple[int, int]:
     return c, f
 
 
+def explanation() -> None:
+    """The lesson's text, step by step: the evidence, the estimate, the held-out check."""
+    if steps.show(1):
+        st.markdown(
+            "HEB gives each (class, feature) pair a Dirichlet(m t) prior with mean t and "
+            "concentration m, and learns m by **Type-II maximum likelihood**: the m under "
+            "which the observed counts are most probable once θ is integrated out "
+            "(paper eq. 5):"
+        )
+        st.latex(r"\ell(m) = \log\frac{\Gamma(m)}{\Gamma(N + m)}")
+        st.latex(r"+ \sum_{v=1}^{K} \log\frac{\Gamma(n_v + m t_v)}{\Gamma(m t_v)}")
+    if steps.show(2):
+        st.latex(r"\hat\theta_v = \frac{n_v + \hat m\, t_v}{N + \hat m}")
+        st.markdown(
+            "m → 0 gives the unsmoothed n / N, m → ∞ the prior mean t. **Laplace** is "
+            "(n + 1) / (N + K): the uniform t with m = K, on every chart of this page. "
+            f"The maximiser is clamped to [{format_m(M_MIN)}, {format_m(M_MAX)}], and a "
+            f"pair with N < {format_m(N0)} rows uses m = K (Algorithm 1, step 8)."
+        )
+    if steps.show(3):
+        st.markdown(
+            "The held-out curve checks the choice: smooth with m on some of the pair's "
+            "rows, score the rest."
+        )
+
+
+def held_out_view(out: dict, m_whatif: float, refitted: bool) -> None:
+    """The held-out log-loss over m, and what the what-if m changes on it."""
+    curve, heb = out["curve"], out["heb"]
+    if out["heldout"] is None:
+        st.info("The held-out curve needs at least two rows in this pair.")
+        return
+    fig, data_frame = figures.heldout_figure(out["heldout"], out["marks"], heb)
+    show_figure(fig, data_frame, "evidence-held-out")
+    refit = " (the prior mean is refitted without the held-out rows)" if refitted else ""
+    st.markdown(
+        f"Moving m from {heb}'s {format_m(curve.m_hat)} to {format_m(m_whatif)} changes "
+        f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
+        f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
+    )
+
+
 st.title(page_title(__file__))
 st.caption(lesson_caption(__file__) + " · Type-II maximum likelihood")
+steps = lesson_steps(
+    ["The evidence curve and its maximiser", "The smoothed PMFs", "The held-out check"]
+)
 
 
 @st.fragment
@@ -133,21 +179,7 @@ def lesson_view() -> None:
             help="Smooth with this m instead of HEB's and watch the held-out log-loss move.",
             format_func=format_m,
         )
-        st.markdown(
-            "HEB gives each (class, feature) pair a Dirichlet(m t) prior with mean t and "
-            "concentration m, and learns m by **Type-II maximum likelihood**: the m under "
-            "which the observed counts are most probable once θ is integrated out (paper eq. 5):"
-        )
-        st.latex(r"\ell(m) = \log\frac{\Gamma(m)}{\Gamma(N + m)}")
-        st.latex(r"+ \sum_{v=1}^{K} \log\frac{\Gamma(n_v + m t_v)}{\Gamma(m t_v)}")
-        st.latex(r"\hat\theta_v = \frac{n_v + \hat m\, t_v}{N + \hat m}")
-        st.markdown(
-            "m → 0 gives the unsmoothed n / N, m → ∞ the prior mean t. **Laplace** is "
-            "(n + 1) / (N + K): the uniform t with m = K, on every chart of this page. "
-            f"The maximiser is clamped to [{format_m(M_MIN)}, {format_m(M_MAX)}], and a pair "
-            f"with N < {format_m(N0)} rows uses m = K (Algorithm 1, step 8). The held-out "
-            "curve checks the choice: smooth with m on some of the pair's rows, score the rest."
-        )
+        explanation()
         st.caption("Paper section 3.1 (eq. 5-6, Algorithm 1); Minka (2000).")
 
     with right:
@@ -172,36 +204,27 @@ def lesson_view() -> None:
                 f"{curve.n_categories} (the evidence's own maximiser would be "
                 f"{format_m(curve.m_argmax)})."
             )
-        fig, data_frame = figures.evidence_figure(curve, heb, out["uniform_prior"], float(m_whatif))
-        show_figure(fig, data_frame, "evidence-curve")
-        if not out["uniform_prior"]:
-            st.caption(
-                "Laplace is not on this curve: its prior mean is uniform, this curve's is the "
-                "pooled marginal."
+        if steps.show(1):
+            fig, data_frame = figures.evidence_figure(
+                curve, heb, out["uniform_prior"], float(m_whatif)
             )
+            show_figure(fig, data_frame, "evidence-curve")
+            if not out["uniform_prior"]:
+                st.caption(
+                    "Laplace is not on this curve: its prior mean is uniform, this curve's is "
+                    "the pooled marginal."
+                )
         shown = out["shown"]
-        pmfs = {name: values[shown] for name, values in out["pmfs"].items()}
-        fig, data_frame = figures.pmf_bars_figure(pmfs, [labels[i] for i in shown])
-        show_figure(fig, data_frame, "evidence-smoothed-pmfs")
-        if shown.size < curve.n_categories:
-            st.caption(
-                f"Showing the {shown.size} most frequent of {curve.n_categories:,} categories."
-            )
-        if out["heldout"] is None:
-            st.info("The held-out curve needs at least two rows in this pair.")
-        else:
-            fig, data_frame = figures.heldout_figure(out["heldout"], out["marks"], heb)
-            show_figure(fig, data_frame, "evidence-held-out")
-            refit = (
-                " (the prior mean is refitted without the held-out rows)"
-                if pooled is not None
-                else ""
-            )
-            st.markdown(
-                f"Moving m from {heb}'s {format_m(curve.m_hat)} to {format_m(m_whatif)} changes "
-                f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
-                f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
-            )
+        if steps.show(2):
+            pmfs = {name: values[shown] for name, values in out["pmfs"].items()}
+            fig, data_frame = figures.pmf_bars_figure(pmfs, [labels[i] for i in shown])
+            show_figure(fig, data_frame, "evidence-smoothed-pmfs")
+            if shown.size < curve.n_categories:
+                st.caption(
+                    f"Showing the {shown.size} most frequent of {curve.n_categories:,} categories."
+                )
+        if steps.show(3):
+            held_out_view(out, m_whatif, refitted=pooled is not None)
 
 
 lesson_view()

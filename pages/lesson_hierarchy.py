@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
+from explorer.presenter import lesson_steps
 from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import hierarchy as figures
@@ -27,8 +28,51 @@ def study(n_per_class: int, scenario: str, seed: int) -> dict:
     return lesson.hierarchy_lesson(n_per_class=n_per_class, scenario=scenario, seed=seed)
 
 
+def explanation() -> None:
+    """How HEB-H borrows from a code's parent, against HEB-M and Laplace (step 1)."""
+    if not steps.show(1):
+        return
+    st.markdown(
+        "HEB-H goes down the tree. Each node's class-c share of its parent is "
+        "estimated with a Dirichlet prior around the node's pooled share w of the parent, "
+        "with a concentration m learned per level by Type-II ML (the same solver as HEB-M):"
+    )
+    st.latex(
+        r"\hat\theta_{c,\mathrm{node}} = \hat\theta_{c,\mathrm{parent}}\,"
+        r"\frac{N_{c,\mathrm{node}} + m_\ell\, w_{\mathrm{node}}}"
+        r"{N_{c,\mathrm{parent}} + m_\ell}"
+    )
+    st.markdown(
+        "A code with no row of class c still gets its prefix's class-c estimate times "
+        "its pooled share of the prefix. HEB-M instead gives it"
+    )
+    st.latex(r"\hat\theta_{c,v} = \frac{N_{c,v} + m\, \bar t_v}{N_c + m}")
+    st.markdown(
+        "with t̄ the flat pooled marginal, and Laplace gives every code the same "
+        "1 / (N_c + K). Per class, HEB-H keeps the tree only where its evidence beats "
+        "HEB-M's by more than a BIC penalty; elsewhere it *is* HEB-M."
+    )
+
+
+def concentrations_view(conc) -> None:
+    """The learned concentration per level of the tree, and what it says."""
+    fig, data = figures.concentration_figure(conc)
+    show_figure(fig, data, "hierarchy-concentrations")
+    code_m = conc.loc[conc["level"] == "code", "learned m"]
+    st.markdown(
+        "Small m: the classes split that level differently (signal); large m: they "
+        f"share the pooled split. At the code level m reaches {format_m(code_m.max())} "
+        "(the clamp when the classes share the split exactly). "
+        "'kept the hierarchy' says whether the class's evidence kept the tree."
+    )
+    show_table(conc.round(3), key="hier_conc_table")
+
+
 st.title(page_title(__file__))
 st.caption(f"{lesson_caption(__file__)}: beyond the paper (its section 5.6)")
+steps = lesson_steps(
+    ["A sparse code under three smoothers", "The hierarchy", "Concentration per level"]
+)
 
 
 @st.fragment
@@ -52,26 +96,7 @@ def lesson_view() -> None:
             "Rows per class", ROW_CHOICES, **page_setting("hier_rows", 200, ROW_CHOICES)
         )
         seed = st.select_slider("Random draw", SEEDS, **page_setting("hier_seed", 0, SEEDS))
-        st.markdown(
-            "HEB-H goes down the tree. Each node's class-c share of its parent is "
-            "estimated with a Dirichlet prior around the node's pooled share w of the parent, "
-            "with a concentration m learned per level by Type-II ML (the same solver as HEB-M):"
-        )
-        st.latex(
-            r"\hat\theta_{c,\mathrm{node}} = \hat\theta_{c,\mathrm{parent}}\,"
-            r"\frac{N_{c,\mathrm{node}} + m_\ell\, w_{\mathrm{node}}}"
-            r"{N_{c,\mathrm{parent}} + m_\ell}"
-        )
-        st.markdown(
-            "A code with no row of class c still gets its prefix's class-c estimate times "
-            "its pooled share of the prefix. HEB-M instead gives it"
-        )
-        st.latex(r"\hat\theta_{c,v} = \frac{N_{c,v} + m\, \bar t_v}{N_c + m}")
-        st.markdown(
-            "with t̄ the flat pooled marginal, and Laplace gives every code the same "
-            "1 / (N_c + K). Per class, HEB-H keeps the tree only where its evidence beats "
-            "HEB-M's by more than a BIC penalty; elsewhere it *is* HEB-M."
-        )
+        explanation()
         st.caption(
             "Generator: heb.synthetic_hierarchy (4 regions × 5 prefixes × 10 codes, "
             "known per-level concentrations); estimator: heb.hierarchy.fit_nested."
@@ -88,35 +113,28 @@ def lesson_view() -> None:
             f"The sparse code is **{label}**: the likeliest code (class 0) with at most one "
             f"class-0 row. The l1 error above is over all {len(out['labels'])} codes."
         )
-        tab_leaf, tab_tree, tab_m = st.tabs(
+        tab_leaf, tab_tree, tab_m = steps.tabs(
             ["The sparse code", "The hierarchy", "Concentration per level"]
         )
         with tab_leaf:
-            fig, data = figures.leaf_figure(out["leaf_table"], label)
-            show_figure(fig, data, "hierarchy-leaf")
-            fig, data = figures.prefix_figure(out["prefix_table"])
-            show_figure(fig, data, "hierarchy-prefix")
-            show_table(out["prefix_table"].round(4), key="hier_prefix_table")
+            if steps.show(1):
+                fig, data = figures.leaf_figure(out["leaf_table"], label)
+                show_figure(fig, data, "hierarchy-leaf")
+                fig, data = figures.prefix_figure(out["prefix_table"])
+                show_figure(fig, data, "hierarchy-prefix")
+                show_table(out["prefix_table"].round(4), key="hier_prefix_table")
         with tab_tree:
-            fig, data = figures.tree_figure(out)
-            show_figure(fig, data, "hierarchy-tree")
-            st.markdown(
-                "Click a region or a prefix to zoom in. Every code's class PMF is the product "
-                "of the splits along its path: region of the root, prefix of the region, "
-                "code of the prefix."
-            )
+            if steps.show(2):
+                fig, data = figures.tree_figure(out)
+                show_figure(fig, data, "hierarchy-tree")
+                st.markdown(
+                    "Click a region or a prefix to zoom in. Every code's class PMF is the "
+                    "product of the splits along its path: region of the root, prefix of the "
+                    "region, code of the prefix."
+                )
         with tab_m:
-            fig, data = figures.concentration_figure(out["concentrations"])
-            show_figure(fig, data, "hierarchy-concentrations")
-            conc = out["concentrations"]
-            code_m = conc.loc[conc["level"] == "code", "learned m"]
-            st.markdown(
-                "Small m: the classes split that level differently (signal); large m: they "
-                f"share the pooled split. At the code level m reaches {format_m(code_m.max())} "
-                "(the clamp when the classes share the split exactly). "
-                "'kept the hierarchy' says whether the class's evidence kept the tree."
-            )
-            show_table(conc.round(3), key="hier_conc_table")
+            if steps.show(3):
+                concentrations_view(out["concentrations"])
 
 
 lesson_view()

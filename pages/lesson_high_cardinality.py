@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
+from explorer.presenter import lesson_steps
 from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import high_cardinality as figures
@@ -39,6 +40,7 @@ def vertex(N: int):
 
 st.title(page_title(__file__))
 st.caption(lesson_caption(__file__) + " · Theorem 1 and Corollary 1")
+steps = lesson_steps(["Theorem 1: the same variance, another bias", "Corollary 1 and the grid"])
 
 
 @st.fragment
@@ -70,17 +72,26 @@ def lesson_view() -> None:
             horizontal=True,
             **page_setting("cardinality_reps", 200, list(REPS.values())),
         )
-        st.markdown("**Theorem 1.** Both estimators pay the same sampling term and differ in bias:")
-        st.latex(r"\mathbb{E}\,\|\hat\theta - p^*\|_1 \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}")
-        st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
-        st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
-        st.markdown(
-            "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and reaches "
-            "order 1 once K ≈ N. **Corollary 1**: if every draw lands in one category "
-            f"(p* = e₁), l(m) decreases for all m, Type-II ML returns m_min = {format_m(M_MIN)}, "
-            "and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while Laplace's is "
-            "2(K − 1)/(N + K)."
-        )
+        if steps.show(1):
+            st.markdown(
+                "**Theorem 1.** Both estimators pay the same sampling term and differ in bias:"
+            )
+            st.latex(
+                r"\mathbb{E}\,\|\hat\theta - p^*\|_1 \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}"
+            )
+            st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
+            st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
+            st.markdown(
+                "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and "
+                "reaches order 1 once K ≈ N."
+            )
+        if steps.show(2):
+            st.markdown(
+                "**Corollary 1**: if every draw lands in one category "
+                f"(p* = e₁), l(m) decreases for all m, Type-II ML returns m_min = "
+                f"{format_m(M_MIN)}, and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while "
+                "Laplace's is 2(K − 1)/(N + K)."
+            )
         st.caption(
             "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
             "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they overlap."
@@ -94,14 +105,17 @@ def lesson_view() -> None:
         c1.metric(f"Laplace, K = {K}, N = {N}", f"{mine_wide['laplace']:.3f}")
         c2.metric("HEB-U", f"{mine_wide['heb_u']:.3f}")
         c3.metric("HEB-U's reduction", f"{mine_wide['reduction']:.0%}")
-        fig, data = figures.theorem1_figure(full, mine)
-        show_figure(fig, data, "theorem1-grid")
         K_grid = ", ".join(str(k) for k in lesson.THEOREM1_K)
         N_grid = ", ".join(str(n) for n in lesson.THEOREM1_N)
-        st.caption(
-            f"Lines: the paper's grid K ∈ {{{K_grid}}} × N ∈ {{{N_grid}}}, {reps} repetitions "
-            "per cell; stars: your (K, N)."
-        )
+        if steps.show(1):
+            fig, data = figures.theorem1_figure(full, mine)
+            show_figure(fig, data, "theorem1-grid")
+            st.caption(
+                f"Lines: the paper's grid K ∈ {{{K_grid}}} × N ∈ {{{N_grid}}}, {reps} "
+                "repetitions per cell; stars: your (K, N)."
+            )
+        if not steps.show(2):
+            return
         table = lesson.theorem1_reduction(full)
         col_a, col_b = st.columns(2)
         with col_a:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
+from explorer.presenter import lesson_steps
 from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import known_truth as figures
@@ -36,8 +37,56 @@ def study(n_train: int, K: int, n_features: int, alpha_dir: float, preset: str |
     )
 
 
+def explanation() -> None:
+    """What only a known truth shows, step by step: PMF error, posteriors, calibration."""
+    if steps.show(1):
+        st.markdown(
+            "What only a known truth can show:\n\n"
+            "- the exact l1 error of every estimated class-conditional PMF, "
+            "‖θ̂_cf − θ_cf‖₁;\n"
+            "- estimated against **true** posteriors on fresh test rows;\n"
+            "- the **true** calibration error."
+        )
+        st.markdown(
+            "Which prior mean is right depends on the truth. With Dirichlet(α_dir) PMFs drawn "
+            "independently per class, nothing is shared between classes: the uniform mean "
+            "(HEB-U) fits. The ID-like preset draws every class's PMF around one shared "
+            "Zipf marginal, HEB-M's hierarchical model: there the pooled marginal wins."
+        )
+    if steps.show(2):
+        st.markdown(
+            "Watch HEB-M at the default settings: its prior mean is the marginal pooled "
+            "from the *same* rows (empirical Bayes, paper Remark 1). With two classes and "
+            "about two rows per category, each class's counts look like draws from that "
+            "marginal, Type-II ML picks a huge m, and the classes blur together: a flat band "
+            "in *Posteriors*. More rows (try 5,000) or the preset undo it."
+        )
+    if steps.show(3):
+        st.markdown(
+            "The **true** calibration error: in each confidence bin, compare the mean "
+            "confidence with the true probability that the prediction is right, "
+            "P(Y = ŷ | x), instead of with noisy 0/1 labels."
+        )
+        st.latex(r"\mathrm{ECE}_{\mathrm{true}} = \sum_b \frac{|I_b|}{n}")
+        st.latex(r"\times\,\Big|\,\overline{P(Y=\hat y \mid x)}_b - \overline{\hat q}_b\Big|")
+
+
+def posteriors_view(out: dict) -> None:
+    """Estimated against true posteriors, for the smoothers picked."""
+    labels = st.multiselect(
+        "Smoothers",
+        list(out["posteriors"]),
+        **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
+    )
+    fig, data = figures.posterior_scatter_figure(out["true_posterior"], out["posteriors"], labels)
+    show_figure(fig, data, "known-truth-posteriors")
+
+
 st.title(page_title(__file__))
 st.caption(lesson_caption(__file__))
+steps = lesson_steps(
+    ["Each estimate against the truth", "Posteriors: the prior mean matters", "True calibration"]
+)
 
 
 @st.fragment
@@ -74,30 +123,7 @@ def lesson_view() -> None:
             disabled=bool(preset),
             **page_setting("truth_alpha_dir", 2.0, ALPHA_DIR_CHOICES),
         )
-        st.markdown("What only a known truth can show:")
-        st.markdown(
-            "- the exact l1 error of every estimated class-conditional PMF, "
-            "‖θ̂_cf − θ_cf‖₁;\n"
-            "- estimated against **true** posteriors on fresh test rows;\n"
-            "- the **true** calibration error: in each confidence bin, compare the mean "
-            "confidence with the true probability that the prediction is right, "
-            "P(Y = ŷ | x), instead of with noisy 0/1 labels."
-        )
-        st.latex(r"\mathrm{ECE}_{\mathrm{true}} = \sum_b \frac{|I_b|}{n}")
-        st.latex(r"\times\,\Big|\,\overline{P(Y=\hat y \mid x)}_b - \overline{\hat q}_b\Big|")
-        st.markdown(
-            "Which prior mean is right depends on the truth. With Dirichlet(α_dir) PMFs drawn "
-            "independently per class, nothing is shared between classes: the uniform mean "
-            "(HEB-U) fits. The ID-like preset draws every class's PMF around one shared "
-            "Zipf marginal, HEB-M's hierarchical model: there the pooled marginal wins."
-        )
-        st.markdown(
-            "Watch HEB-M at the default settings: its prior mean is the marginal pooled "
-            "from the *same* rows (empirical Bayes, paper Remark 1). With two classes and "
-            "about two rows per category, each class's counts look like draws from that "
-            "marginal, Type-II ML picks a huge m, and the classes blur together: a flat band "
-            "in *Posteriors*. More rows (try 5,000) or the preset undo it."
-        )
+        explanation()
         st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
 
     with right:
@@ -109,23 +135,20 @@ def lesson_view() -> None:
         best_ece = summary.sort_values("true_ece").iloc[0]
         c2.metric("Smallest true ECE", f"{best_ece['label']}: {best_ece['true_ece']:.3f}")
         c3.metric("True model's log-loss (floor)", f"{out['true_log_loss']:.3f}")
-        tab_pmf, tab_post, tab_cal = st.tabs(["PMF error", "Posteriors", "Calibration"])
+        tab_pmf, tab_post, tab_cal = steps.tabs(["PMF error", "Posteriors", "Calibration"])
         with tab_pmf:
-            fig, data = figures.pmf_error_figure(out["pmf_errors"])
-            show_figure(fig, data, "known-truth-pmf-error")
+            if steps.show(1):
+                fig, data = figures.pmf_error_figure(out["pmf_errors"])
+                show_figure(fig, data, "known-truth-pmf-error")
         with tab_post:
-            labels = st.multiselect(
-                "Smoothers",
-                list(out["posteriors"]),
-                **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
-            )
-            fig, data = figures.posterior_scatter_figure(
-                out["true_posterior"], out["posteriors"], labels
-            )
-            show_figure(fig, data, "known-truth-posteriors")
+            if steps.show(2):
+                posteriors_view(out)
         with tab_cal:
-            fig, data = figures.true_calibration_figure(summary)
-            show_figure(fig, data, "known-truth-calibration")
+            if steps.show(3):
+                fig, data = figures.true_calibration_figure(summary)
+                show_figure(fig, data, "known-truth-calibration")
+        if steps.presenting:
+            return  # the table of every number: outside the presenter's steps
         show_table(
             summary.drop(columns=["smoother"])
             .rename(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure
+from explorer.presenter import lesson_steps
 from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
 from explorer.state import page_setting
 from heb.figures.lessons import zero_counts as figures
@@ -15,6 +16,7 @@ ALPHA_CHOICES = [0.0, 0.01, 0.1, 0.5, 1.0, 2.0]
 COPY_CHOICES = range(1, 201)
 st.title(page_title(__file__))
 st.caption(lesson_caption(__file__))
+steps = lesson_steps(["Zero counts veto a class", "Underflow and log-sum-exp"])
 
 
 @st.fragment
@@ -24,10 +26,11 @@ def lesson_view() -> None:
     left, right = st.columns([1, 2], gap="large")
 
     with left:
-        st.markdown(
-            "A spam filter counted words in **40 spam** and **60 ham** (legitimate) e-mails. "
-            "*unsubscribe* never appeared in ham; *agenda* never appeared in spam."
-        )
+        if steps.show(1):
+            st.markdown(
+                "A spam filter counted words in **40 spam** and **60 ham** (legitimate) "
+                "e-mails. *unsubscribe* never appeared in ham; *agenda* never appeared in spam."
+            )
         message = st.multiselect(
             "The new e-mail's words",
             corpus.vocabulary,
@@ -49,22 +52,25 @@ def lesson_view() -> None:
             help="A longer document.",
             **page_setting("zero_copies", 60, COPY_CHOICES),
         )
-        st.markdown("Naive Bayes multiplies one factor per word:")
-        st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
-        st.markdown(
-            "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one zero "
-            "factor sends the whole product to 0: a single unseen word vetoes *ham*, whatever "
-            "the other words say. Adding α phantom occurrences of every word fixes it:"
-        )
-        st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
-        st.markdown(
-            "**Underflow.** A product of many factors below 1 falls under the smallest "
-            "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
-            "Summing logs and normalising with log-sum-exp never underflows:"
-        )
-        st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
-        st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
-        st.latex(r"s^* = \max_{c'} s_{c'}")
+        if steps.show(1):
+            st.markdown("Naive Bayes multiplies one factor per word:")
+            st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
+            st.markdown(
+                "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one "
+                "zero factor sends the whole product to 0: a single unseen word vetoes *ham*, "
+                "whatever the other words say. Adding α phantom occurrences of every word "
+                "fixes it:"
+            )
+            st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
+        if steps.show(2):
+            st.markdown(
+                "**Underflow.** A product of many factors below 1 falls under the smallest "
+                "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
+                "Summing logs and normalising with log-sum-exp never underflows:"
+            )
+            st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
+            st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
+            st.latex(r"s^* = \max_{c'} s_{c'}")
         st.caption("Textbook sections 18.2 (the decision rule) and 18.3.4 (Laplace smoothing).")
 
     with right:
@@ -91,20 +97,23 @@ def lesson_view() -> None:
                 "Every class has a zero factor: Naive Bayes cannot answer at all (0 / 0). "
                 "Raise α above 0."
             )
-        theta, _ = lesson.word_probabilities(corpus, alpha)
-        fig, data = figures.zero_counts_figure(
-            corpus.vocabulary, corpus.classes, theta, message, alpha
-        )
-        show_figure(fig, data, "zero-counts-word-probabilities")
-        at = copies - 1
-        n_words = int(curve["n_words"][at])
-        fig, data = figures.underflow_figure(curve, corpus.classes, n_words)
-        show_figure(fig, data, "zero-counts-underflow")
-        st.markdown(
-            f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
-            f"Multiplying probabilities directly: {lesson.direct_summary(curve, corpus, at)}.  \n"
-            f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
-        )
+        if steps.show(1):
+            theta, _ = lesson.word_probabilities(corpus, alpha)
+            fig, data = figures.zero_counts_figure(
+                corpus.vocabulary, corpus.classes, theta, message, alpha
+            )
+            show_figure(fig, data, "zero-counts-word-probabilities")
+        if steps.show(2):
+            at = copies - 1
+            n_words = int(curve["n_words"][at])
+            fig, data = figures.underflow_figure(curve, corpus.classes, n_words)
+            show_figure(fig, data, "zero-counts-underflow")
+            st.markdown(
+                f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
+                f"Multiplying probabilities directly: "
+                f"{lesson.direct_summary(curve, corpus, at)}.  \n"
+                f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
+            )
 
 
 lesson_view()

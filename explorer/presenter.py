@@ -1,0 +1,131 @@
+"""One idea per screen: a lesson's steps in the presenter mode.
+
+A lesson names its steps once, right under its title::
+
+    steps = lesson_steps(["Laplace is a posterior mean", "The bias toward uniform"])
+
+and guards what belongs to one step (its text, its figures) with ``if steps.show(2):``;
+what no step guards (the controls, as a rule) shows on every step. Outside the presenter
+mode every step shows, so the page is drawn as before. In the presenter mode only the
+current step shows, under a bar "Step 2 of 3" with previous / next step buttons; the
+footer's keys (PageDown / PageUp, the arrow keys) press those buttons first and turn the
+page at either end, arriving on the previous page at its last step. The step lives in the
+URL (``?step=2``) while the presenter mode is on, so a copied link reopens it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.state import STEP, STEP_REQUESTED, page_values, presenting
+
+__all__ = ["LAST", "STEP", "NEXT_STEP_KEY", "PREVIOUS_STEP_KEY", "LessonSteps", "lesson_steps"]
+
+#: the URL value of ``step`` that asks for a page's last step
+LAST = "last"
+#: keys of the step buttons (their element carries ``st-key-<key>``: the keys find them)
+NEXT_STEP_KEY = "heb_next_step"
+PREVIOUS_STEP_KEY = "heb_previous_step"
+#: session name of the current page's step (a page switch starts at the link's step)
+_CURRENT = "_presenter_step"
+_MAX_STEP_TEXT = 8
+
+
+def _requested_step(text: str | None, n_steps: int) -> int | None:
+    """The step a URL value names (``2``, ``last``) if it is one of ``n_steps``, else None."""
+    if text is None or len(text) > _MAX_STEP_TEXT:
+        return None
+    if text == LAST:
+        return n_steps
+    return int(text) if text.isdigit() and 1 <= int(text) <= n_steps else None
+
+
+def _move(delta: int, n_steps: int) -> None:
+    """Callback of a step button: one step forward or back, within 1 ... n_steps."""
+    state = st.session_state
+    state[_CURRENT] = min(max(state.get(_CURRENT, 1) + delta, 1), n_steps)
+
+
+class LessonSteps:
+    """The steps of one lesson page (see the module docstring).
+
+    Parameters
+    ----------
+    titles : sequence of str
+        One short title per step, in order (at least one).
+    """
+
+    def __init__(self, titles) -> None:
+        self.titles = tuple(titles)
+        if not self.titles:
+            raise ValueError("A lesson needs at least one step.")
+        self.presenting = presenting()
+        state = st.session_state
+        requested = _requested_step(state.pop(STEP_REQUESTED, None), len(self.titles))
+        if requested is not None:
+            state[_CURRENT] = requested
+        current = state.get(_CURRENT, 1)
+        self.current = current if 1 <= current <= len(self.titles) else 1
+        state[_CURRENT] = self.current
+        self._sync_url()
+
+    def _sync_url(self) -> None:
+        """``?step=`` while presenting past step 1; gone otherwise."""
+        values = page_values()
+        if self.presenting and self.current > 1:
+            values[STEP] = str(self.current)
+            if st.query_params.get(STEP) != values[STEP]:
+                st.query_params[STEP] = values[STEP]
+        else:
+            values.pop(STEP, None)
+            if STEP in st.query_params:
+                del st.query_params[STEP]
+
+    def show(self, step: int) -> bool:
+        """Whether what belongs to ``step`` (1-based) is drawn: always outside the
+        presenter mode, only for the current step in it."""
+        if not 1 <= step <= len(self.titles):
+            raise ValueError(f"This lesson has steps 1 to {len(self.titles)}, not {step}.")
+        return not self.presenting or step == self.current
+
+    def tabs(self, labels: list[str]) -> list:
+        """``st.tabs(labels)``; in the presenter mode plain containers (each tab is a step,
+        and its content is guarded by :meth:`show`)."""
+        if self.presenting:
+            return [st.container() for _ in labels]
+        return st.tabs(labels)
+
+    def bar(self) -> None:
+        """The presenter's step bar: previous step, "Step i of n: title", next step."""
+        if not self.presenting or len(self.titles) < 2:
+            return
+        n_steps = len(self.titles)
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+            st.button(
+                "Previous step",
+                key=PREVIOUS_STEP_KEY,
+                icon=":material/chevron_left:",
+                disabled=self.current == 1,
+                on_click=_move,
+                args=(-1, n_steps),
+            )
+            st.markdown(
+                f"**Step {self.current} of {n_steps}:** {self.titles[self.current - 1]}",
+                width="content",
+            )
+            st.button(
+                "Next step",
+                key=NEXT_STEP_KEY,
+                icon=":material/chevron_right:",
+                icon_position="right",
+                disabled=self.current == n_steps,
+                on_click=_move,
+                args=(1, n_steps),
+            )
+
+
+def lesson_steps(titles) -> LessonSteps:
+    """The steps of the lesson being drawn, with the presenter's step bar drawn here."""
+    steps = LessonSteps(titles)
+    steps.bar()
+    return steps
