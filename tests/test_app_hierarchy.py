@@ -396,3 +396,37 @@ def decode(values) -> np.ndarray:
             array = array.reshape(shape)
         return array
     return np.asarray(values, dtype=float)
+
+
+def test_concentrations_of_heb_h_on_amazon_with_declared_hierarchies(datasets_dir):
+    text = hierarchies_text(
+        [
+            Declared("ROLE_ROLLUP_2", parents=("ROLE_ROLLUP_1",)),
+            Declared("ROLE_TITLE", parents=("ROLE_FAMILY",)),
+        ]
+    )
+    at = open_heb_h_concentrations(
+        open_app(dataset="shared:amazon-employee-access", hierarchies=text)
+    )
+    assert any("declared on the Dataset page" in m.value for m in at.markdown)
+    codes, y, classes, pre = working_codes(hdata.load_dataset("shared:amazon-employee-access"))
+    chains = {"ROLE_ROLLUP_2": ["ROLE_ROLLUP_1"], "ROLE_TITLE": ["ROLE_FAMILY"]}
+    shown = assert_levels_shown(at, codes, y, classes, list(pre.feature_names_out_), chains)
+    assert len(shown) == 2 * 2 * 2  # two classes x two hierarchies x two levels
+
+
+def test_concentrations_say_plainly_when_there_is_no_hierarchy():
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], 300),
+            "shop": rng.integers(0, 20, 300),
+            "label": rng.choice(["yes", "no"], 300),
+        }
+    )
+    at = open_app()
+    at.file_uploader(key="upload_file").upload("flat.csv", frame.to_csv(index=False).encode(), "")
+    at.run()
+    open_heb_h_concentrations(at)
+    assert any("This dataset has no hierarchy" in i.value for i in at.info)
+    assert not [f for f in at.dataframe if "level name" in f.value.columns]
