@@ -12,10 +12,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CountTable", "as_codes", "category_offsets", "MAX_TABLE_CELLS"]
+__all__ = [
+    "CountTable",
+    "as_codes",
+    "block_starts",
+    "category_offsets",
+    "column_max",
+    "MAX_TABLE_CELLS",
+]
 
 #: Refuse count tables larger than this many cells (C * sum K_f): raw IDs passed as codes.
 MAX_TABLE_CELLS = 200_000_000
+#: cells per row block of :func:`column_max`
+_MAX_BLOCK = 8192
+#: a few-row table's positive cells come from sorting its codes when the cells outnumber
+#: the codes this many times, else from scanning the table
+_SORT_CELLS_BELOW = 8
 
 
 def as_codes(X, *, name: str = "X") -> np.ndarray:
@@ -64,6 +76,33 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
         )
     codes = filled.astype(np.int64)
     return np.where(codes < 0, -1, codes)
+
+
+def column_max(codes: np.ndarray) -> np.ndarray:
+    """The largest code of each column of a 2-D array (-1 for no rows).
+
+    Blocked so that numpy reduces long contiguous rows: ``codes.max(axis=0)`` over a few
+    columns is several times slower than a full reduction.
+    """
+    n_rows, n_features = codes.shape
+    block = max(1, _MAX_BLOCK // max(n_features, 1))
+    head = n_rows - n_rows % block
+    if head == 0 or not codes.flags.c_contiguous:
+        return codes.max(axis=0, initial=-1)
+    most = codes[:head].reshape(head // block, block * n_features).max(axis=0)
+    out = most.reshape(block, n_features).max(axis=0)
+    if head < n_rows:
+        out = np.maximum(out, codes[head:].max(axis=0))
+    return out
+
+
+def block_starts(n_classes: int, width: int, offsets: np.ndarray) -> np.ndarray:
+    """Flat indices where each (class, feature) block of a (C, V) table starts, and C * V.
+
+    Shape (C * F + 1,), ascending, in row-major (class, feature) order.
+    """
+    starts = (np.arange(n_classes, dtype=np.int64)[:, None] * width + offsets[:-1]).ravel()
+    return np.append(starts, n_classes * width)
 
 
 def category_offsets(n_categories) -> np.ndarray:
@@ -130,17 +169,16 @@ class CountTable:
                 f"{n_classes * width:,} cells. Re-encode each feature's categories as "
                 "0..K-1 (heb.data.Preprocessor does this)."
             )
-        # one bincount over combined (class, feature, code) indices; codes outside
-        # 0..K_f-1 go to one extra bin that is dropped
+        # one bincount over combined (class, feature, code) indices, built in place; codes
+        # outside 0..K_f-1 go to one extra bin that is dropped
         n_cells = n_classes * width
-        column = X + offsets[:-1]
-        flat = column + (y * width)[:, None]
-        if n_rows and (X.min() < 0 or not (codes_fit or np.all(X.max(axis=0) < n_categories))):
-            outside = (X < 0) | (X >= n_categories)
-            column[outside] = -1
-            flat[outside] = n_cells
+        flat = X + offsets[:-1]
+        flat += (y * width)[:, None]
+        if n_rows and (X.min() < 0 or not (codes_fit or np.all(column_max(X) < n_categories))):
+            flat[(X < 0) | (X >= n_categories)] = n_cells
         flat = flat.ravel()
-        if flat.size <= n_cells:
+        sparse = flat.size < n_cells
+        if sparse:
             # few rows, many cells: count straight into float64, no (C, V) conversion pass
             counts = np.bincount(flat, weights=np.ones(flat.size), minlength=n_cells + 1)
         else:
@@ -148,30 +186,38 @@ class CountTable:
         counts = counts[:n_cells].reshape(n_classes, width)
         class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
         table = cls(class_counts, counts, offsets)
-        if flat.size < n_cells:
+        if sparse:
             # a large table of few rows: its sums and positive cells come from the rows,
             # not from reading the mostly-zero table, which is made read-only so that
             # they cannot go stale
-            table._keep_sums(flat, column, y)
+            table._keep_sums(flat)
         return table
 
-    def _keep_sums(self, flat: np.ndarray, column: np.ndarray, y: np.ndarray) -> None:
-        """Store N_fv, N_cf and the positive cells, counted from the rows."""
+    def _keep_sums(self, flat: np.ndarray) -> None:
+        """Store the positive cells, their counts, N_fv and N_cf, from the rows' cells.
+
+        ``flat`` holds each counted code's flat cell index (``C * V`` for a code not
+        counted). The positive cells come from sorting those indices when they are far
+        fewer than the cells, else from one scan of the table.
+        """
         C, width = self.counts.shape
-        F = self.n_features
-        pair = (y * F)[:, None] + np.arange(F)
-        if column.size and column.min() < 0:  # missing codes are not counted
-            counted = column >= 0
-            column, pair = column[counted], pair[counted]
-        column = column.ravel()
-        n_fv = np.bincount(column, weights=np.ones(column.size), minlength=width)
-        n_cf = np.bincount(pair.ravel(), minlength=C * F).reshape(C, F).astype(np.float64)
-        cells = np.sort(flat)  # distinct by sort (np.unique may hash, slower here)
-        cells = cells[: np.searchsorted(cells, C * width)]
-        if cells.size:
-            cells = cells[np.concatenate(([True], cells[1:] != cells[:-1]))]
+        n_cells = C * width
+        if _SORT_CELLS_BELOW * flat.size < n_cells:
+            flat = np.sort(flat)  # distinct by sort (np.unique may hash, slower here)
+            flat = flat[: np.searchsorted(flat, n_cells)]
+            first = np.flatnonzero(np.concatenate((flat[:1] >= 0, flat[1:] != flat[:-1])))
+            cells = flat.take(first)
+            cell_counts = np.diff(np.append(first, flat.size)).astype(np.float64)
+        else:
+            cells = np.flatnonzero(self.counts)
+            cell_counts = self.counts.ravel().take(cells)
+        n_fv = np.bincount(cells % width, weights=cell_counts, minlength=width)
+        # cells are row-major, so each (class, feature) block is one run of them
+        bounds = np.searchsorted(cells, block_starts(C, width, self.offsets))
+        cumulative = np.concatenate(([0.0], np.cumsum(cell_counts)))
+        n_cf = np.diff(cumulative.take(bounds)).reshape(C, self.n_features)
         self.counts.flags.writeable = False
-        object.__setattr__(self, "_sums", (n_fv, n_cf, cells))
+        object.__setattr__(self, "_sums", (n_fv, n_cf, cells, cell_counts))
 
     def positive_cells(self) -> np.ndarray:
         """Flat (row-major) indices of the positive counts of ``counts``, ascending."""
@@ -179,6 +225,13 @@ class CountTable:
         if sums is not None:
             return sums[2]
         return np.flatnonzero(self.counts > 0)
+
+    def positive_counts(self, cells: np.ndarray) -> np.ndarray:
+        """The counts of ``cells`` (from :meth:`positive_cells`), without a gather when kept."""
+        sums = getattr(self, "_sums", None)
+        if sums is not None and cells is sums[2]:
+            return sums[3]
+        return self.counts.ravel().take(cells)
 
     @classmethod
     def empty(cls, n_classes: int, n_categories: np.ndarray) -> CountTable:

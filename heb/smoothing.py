@@ -24,7 +24,7 @@ from heb.concentration import (
     ConcentrationFit,
     fit_segments,
 )
-from heb.counts import CountTable
+from heb.counts import CountTable, block_starts
 
 __all__ = [
     "SMOOTHERS",
@@ -181,18 +181,23 @@ class _Totals:
 
     When most categories are unseen (large K, few rows), the per-pair totals and the
     positive cells are read from the seen columns only, never from the whole (C, V) table.
+    ``uniform_prior`` (set by :func:`smooth`) says the prior mean is 1/K_f, constant over
+    each feature's columns.
     """
 
     def __init__(self, table: CountTable):
         self.table = table
-        self.n_fv = table.category_totals()
+        self.uniform_prior = False
+        sums = getattr(table, "_sums", None)  # counted from the rows: read, never copied
+        self.n_fv = table.category_totals() if sums is None else sums[0]
         self.seen = self.n_fv > 0
         self.seen_cols = np.flatnonzero(self.seen)
         self.all_seen = self.seen_cols.size == self.seen.size
         self._seen_counts = None
         self._positive = None
-        if getattr(table, "_sums", None) is not None:  # counted from the rows
-            self.n_cf = table.class_feature_totals()
+        self._cell_pair = None
+        if sums is not None:
+            self.n_cf = sums[1]
             self._positive = table.positive_cells()
         elif 2 * self.seen_cols.size < self.seen.size:
             self._seen_counts = table.counts[:, self.seen_cols]
@@ -215,6 +220,39 @@ class _Totals:
                 c, j = np.nonzero(self._seen_counts > 0)
                 self._positive = c * self.seen.size + self.seen_cols[j]
         return self._positive
+
+    @property
+    def positive_counts(self) -> np.ndarray:
+        """The counts of :attr:`positive_cells`."""
+        return self.table.positive_counts(self.positive_cells)
+
+    @property
+    def cell_pair(self) -> np.ndarray:
+        """The (class, feature) pair, ``c * F + f``, of each of :attr:`positive_cells`.
+
+        The cells are row-major, so each pair's cells are one run: the runs' ends come from
+        a search of the C * F block starts among the cells, never of each cell.
+        """
+        if self._cell_pair is None:
+            table = self.table
+            C, V = table.counts.shape
+            bounds = np.searchsorted(self.positive_cells, block_starts(C, V, table.offsets))
+            self._cell_pair = np.repeat(np.arange(C * table.n_features), np.diff(bounds))
+        return self._cell_pair
+
+    def cell_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """Class and column of each of :attr:`positive_cells`."""
+        pair = self.cell_pair
+        c = pair // self.table.n_features
+        return c, self.positive_cells - c * self.seen.size
+
+    def seen_position(self, column: np.ndarray) -> np.ndarray:
+        """The position of each given (seen) column among :attr:`seen_cols`."""
+        if 8 * column.size < self.seen.size:
+            return np.searchsorted(self.seen_cols, column)
+        position = np.cumsum(self.seen, dtype=np.int64)
+        position -= 1
+        return position.take(column)
 
     def feature_of(self, column: np.ndarray) -> np.ndarray:
         """The feature of each of the given columns."""
@@ -239,30 +277,33 @@ def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
     if not totals.sparse():
         dense = _log(_dirichlet_theta(table, n_cf, m_cf, prior), totals.seen)
         return SeenColumnLog(dense, None, dense.shape[1])
-    C, V = table.counts.shape
+    V = table.counts.shape[1]
     starts, k = table.offsets[:-1], table.n_categories
     denom = n_cf + m_cf
-    constant = np.maximum.reduceat(prior, starts) == np.minimum.reduceat(prior, starts)
+    if totals.uniform_prior:
+        constant = np.ones(k.size, dtype=bool)
+    else:
+        constant = np.maximum.reduceat(prior, starts) == np.minimum.reduceat(prior, starts)
     with np.errstate(divide="ignore"):
         zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
         log_t = None if constant.all() else np.where(np.repeat(constant, k), 0.0, np.log(prior))
-    cells = totals.positive_cells
-    c, v = np.divmod(cells, V)
+    c, v = totals.cell_columns()
     if totals.all_seen:
         columns, out, j = None, np.repeat(zero_value, k, axis=1), v
         if log_t is not None:
             out += log_t
     else:
         columns = totals.seen_cols
-        out = zero_value[:, totals.feature_of(columns)]
+        seen_per_feature = np.diff(np.searchsorted(columns, table.offsets))
+        out = np.repeat(zero_value, seen_per_feature, axis=1)
         if log_t is not None:
             out += log_t[columns]
-        j = np.searchsorted(columns, v)
-    pair = (c, totals.feature_of(v))
-    m_cell = m_cf[pair]
-    theta = m_cell * prior[v]
-    theta += table.counts.ravel()[cells]
-    theta /= m_cell + n_cf[pair]
+        j = totals.seen_position(v)
+    pair = totals.cell_pair
+    m_cell = m_cf.ravel().take(pair)
+    theta = m_cell * prior.take(v)
+    theta += totals.positive_counts
+    theta /= m_cell + n_cf.ravel().take(pair)
     out[c, j] = np.log(theta)
     return SeenColumnLog(out, columns, V)
 
@@ -304,11 +345,9 @@ def learn_concentrations(
     fallback = n_cf < n0
     solve = ~fallback.ravel()
     # non-zero counts in row-major order, so their (class, feature) pair ids are sorted
-    nonzero = totals.positive_cells
-    row, col = np.divmod(nonzero, table.counts.shape[1])
-    item_pair = row * F + totals.feature_of(col)
-    item_count = table.counts.ravel().take(nonzero)
-    item_prior = prior.take(col)
+    item_pair = totals.cell_pair
+    item_count = totals.positive_counts
+    item_prior = prior.take(totals.cell_columns()[1])
     if not solve.all():
         keep = np.flatnonzero(solve[item_pair])
         item_pair, item_count, item_prior = (
@@ -468,6 +507,7 @@ def smooth(
     except KeyError:
         raise ValueError(f"{smoother}: no smoothing rule named {entry.rule!r}.") from None
     totals = _Totals(table)
+    totals.uniform_prior = entry.prior == "uniform"
     prior = prior_mean(table, entry.prior, _category_totals=totals.n_fv)
     if entry.rule in _BUILTIN_RULES:  # they share the table's sums computed once
         theta, concentration, fit, fallback = rule(table, prior, values, totals)
