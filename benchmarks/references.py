@@ -14,13 +14,16 @@ mean ranks on log-loss, Brier, ECE and accuracy and the fit time per fold agains
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import pandas as pd
 
-from heb.data import load_shared, shared_dataset_names
-from heb.evaluate import run_benchmark
-from heb.evaluate.paper import TABLE_METHODS, table9
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from heb.data import load_shared, shared_dataset_names  # noqa: E402
+from heb.evaluate import run_benchmark  # noqa: E402
+from heb.evaluate.paper import TABLE_METHODS, table9  # noqa: E402
 
 METHODS = TABLE_METHODS[9]
 
