@@ -145,12 +145,18 @@ def prior_mean(
     """
     k = table.n_categories
     if kind == "uniform":
+        if k.size and np.all(k == k[0]):  # one value: a fill, not a repeat
+            return np.full(int(k.sum()), 1.0 / k[0])
         return np.repeat(1.0 / k, k)
     if kind != "marginal":
         raise ValueError(f"prior kind must be 'uniform' or 'marginal', got {kind!r}.")
     n_fv = table.category_totals() if _category_totals is None else _category_totals
     s_f = np.add.reduceat(n_fv, table.offsets[:-1])
-    marginal = n_fv / np.repeat(np.where(s_f > 0, s_f, 1.0), k)
+    divisor = np.where(s_f > 0, s_f, 1.0)
+    if k.size and np.all(k == k[0]):  # one K: divide per feature row, no V-long repeat
+        marginal = (n_fv.reshape(k.size, k[0]) / divisor[:, None]).ravel()
+    else:
+        marginal = n_fv / np.repeat(divisor, k)
     if np.any(s_f == 0):  # a feature never observed gets the uniform mean
         marginal = np.where(np.repeat(s_f == 0, k), np.repeat(1.0 / k, k), marginal)
     return marginal
@@ -250,7 +256,7 @@ class _Totals:
         """The position of each given (seen) column among :attr:`seen_cols`."""
         if 8 * column.size < self.seen.size:
             return np.searchsorted(self.seen_cols, column)
-        position = np.cumsum(self.seen, dtype=np.int64)
+        position = np.cumsum(self.seen, dtype=np.int32 if self.seen.size < 2**31 else np.int64)
         position -= 1
         return position.take(column)
 
@@ -286,22 +292,24 @@ def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
         constant = np.maximum.reduceat(prior, starts) == np.minimum.reduceat(prior, starts)
     with np.errstate(divide="ignore"):
         zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
-        log_t = None if constant.all() else np.where(np.repeat(constant, k), 0.0, np.log(prior))
     c, v = totals.cell_columns()
     if totals.all_seen:
-        columns, out, j = None, np.repeat(zero_value, k, axis=1), v
-        if log_t is not None:
-            out += log_t
+        columns, j, per_feature = None, v, k
     else:
-        columns = totals.seen_cols
-        seen_per_feature = np.diff(np.searchsorted(columns, table.offsets))
-        out = np.repeat(zero_value, seen_per_feature, axis=1)
-        if log_t is not None:
-            out += log_t[columns]
-        j = totals.seen_position(v)
+        columns, j = totals.seen_cols, totals.seen_position(v)
+        per_feature = np.diff(np.searchsorted(columns, table.offsets))
+    out = np.repeat(zero_value, per_feature, axis=1)
+    if not constant.all():  # + log t_v in the columns of features of a varying prior
+        with np.errstate(divide="ignore"):
+            log_t = np.log(prior if columns is None else prior.take(columns))
+        log_t[np.repeat(constant, per_feature)] = 0.0
+        out += log_t
     pair = totals.cell_pair
     m_cell = m_cf.ravel().take(pair)
-    theta = m_cell * prior.take(v)
+    if totals.uniform_prior:  # t_v = 1/K_f: read per feature, not per column
+        theta = m_cell * prior[starts].take(pair % table.n_features)
+    else:
+        theta = m_cell * prior.take(v)
     theta += totals.positive_counts
     theta /= m_cell + n_cf.ravel().take(pair)
     out[c, j] = np.log(theta)
