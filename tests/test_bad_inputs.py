@@ -10,11 +10,14 @@ from __future__ import annotations
 import gzip
 import re
 import socket
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hyp
 
 from heb.data import (
     DataError,
@@ -25,7 +28,16 @@ from heb.data import (
     load_shared,
     load_upload,
     read_table,
+    readers,
     safe_n_splits,
+)
+from heb.data.budget import (
+    HEAD_BYTES,
+    MAX_HEAD_BYTES,
+    UNPACK_CHUNK,
+    LineBudget,
+    gunzip_chunks,
+    in_steps,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -603,6 +615,126 @@ OPENML_78 = """<oml:data_set_description xmlns:oml="http://openml.org/openml">
   <oml:status>active</oml:status>
 </oml:data_set_description>
 """
+
+
+# ---------------------------------------------------------------------------- bounded reading
+def _gzip_rows(header: bytes, row: bytes, n_rows: int) -> bytes:
+    """A gzip of ``header`` then ``n_rows`` copies of ``row``: gzip members joined (one
+    valid gzip file), so a file of tens of millions of rows is built in milliseconds."""
+    block = 1_000_000
+    member = gzip.compress(row * block)
+    tail = gzip.compress(row * (n_rows % block))
+    return gzip.compress(header) + member * (n_rows // block) + tail
+
+
+@pytest.fixture
+def unpacked_bytes(monkeypatch):
+    """Every byte zlib hands the readers, counted (a wrapper around its inflaters)."""
+    counted = {"bytes": 0}
+    original = zlib.decompressobj
+
+    class Counting:
+        def __init__(self, *args, **kwargs):
+            self._inflater = original(*args, **kwargs)
+
+        def decompress(self, data, max_length=0):
+            out = self._inflater.decompress(data, max_length)
+            counted["bytes"] += len(out)
+            return out
+
+        def __getattr__(self, name):
+            return getattr(self._inflater, name)
+
+    monkeypatch.setattr(zlib, "decompressobj", Counting)
+    return counted
+
+
+@pytest.mark.parametrize(
+    ("name", "header"),
+    [
+        ("rows.csv.gz", b"a,class\n"),
+        ("rows.arff.gz", b"@relation r\n@attribute a numeric\n@attribute class {x}\n@data\n"),
+    ],
+)
+def test_case_many_rows_read_bounded(unpacked_bytes, name, header):
+    """34 million rows (136 MB unpacked, under the byte limit) are refused once the rows
+    unpacked so far exceed the cell budget: about 10 million rows of 4 bytes, not all."""
+    n_rows = 34_000_000
+    payload = _gzip_rows(header, b"1,x\n", n_rows)
+    assert len(payload) < 500_000
+    message = fails(lambda: load_upload(payload, name), "more than the 20,000,000 cells")
+    assert "x 2 columns" in message
+    budget_bytes = 20_000_000 // 2 * 4  # the rows of 4 bytes that fill the budget
+    assert unpacked_bytes["bytes"] <= budget_bytes + 2 * UNPACK_CHUNK
+    assert unpacked_bytes["bytes"] < 4 * n_rows // 3
+
+
+def test_many_rows_in_memory_refused_before_decoding(monkeypatch):
+    """An uncompressed file of too many rows is refused from counting its bytes: only its
+    head is ever decoded to text (decoding all of it holds the GIL for seconds)."""
+    decoded = []
+    original = readers.decode_text
+    monkeypatch.setattr(
+        readers,
+        "decode_text",
+        lambda data, notes: decoded.append(len(data)) or original(data, notes),
+    )
+    payload = b"a,class\n" + b"1,x\n" * 10_000_001
+    fails(lambda: read_table(payload, "rows.csv"), "more than the 20,000,000 cells")
+    assert decoded and max(decoded) <= MAX_HEAD_BYTES
+
+
+def test_case_cr_rows_with_final_lf():
+    """Carriage returns alone end the rows and one newline ends the file: pandas splits on
+    both, so both are counted (counting newlines alone saw one row and parsed 10 million)."""
+    payload = b"a,class\r" + b"1,x\r" * 10_000_001 + b"\n"
+    fails(lambda: load_upload(payload, "cr.csv"), "more than the 20,000,000 cells")
+    small = b"a,class\r1,x\r2,y\n3,x\r\n4,y\n"
+    assert load_upload(small, "mixed.csv").X.shape == (4, 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pieces=hyp.lists(hyp.binary(min_size=0, max_size=3000), min_size=1, max_size=4),
+    chunk=hyp.integers(1, 5000),
+)
+def test_gunzip_chunks_rebuild_every_member(pieces, chunk):
+    """Joined, the bounded steps are exactly the data of every gzip member."""
+    payload = b"".join(gzip.compress(piece) for piece in pieces)
+    steps = list(gunzip_chunks(payload, 10**6, chunk_bytes=chunk))
+    assert b"".join(steps) == b"".join(pieces)
+    assert all(len(step) <= chunk for step in steps)
+
+
+def test_gunzip_chunks_output_pending_after_the_last_input():
+    """A bomb's last few input bytes unpack to megabytes: the steps go on past its input."""
+    data = bytes(range(256)) + b"\0" * 5_000_000
+    steps = list(gunzip_chunks(gzip.compress(data, 9), 10**7, chunk_bytes=4096))
+    assert b"".join(steps) == data and len(steps) > 1000
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    text=hyp.text(alphabet="ab,\r\n", max_size=400),
+    cuts=hyp.lists(hyp.integers(0, 400), max_size=6),
+)
+def test_line_budget_counts_line_ends_as_pandas_does(text, cuts):
+    """LF, CR and CRLF are one line end each, wherever the chunks are cut (a CRLF split
+    between two chunks too)."""
+    data = text.encode()
+    edges = [0, *sorted(c for c in cuts if c <= len(data)), len(data)]
+    budget = LineBudget(lambda head: 0)
+    budget.scan(data[a:b] for a, b in zip(edges, edges[1:], strict=False))
+    assert budget.line_ends == text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+def test_line_budget_boundary_is_the_cell_budget():
+    """rows x columns equal to the budget pass; one more cell is refused (2 columns)."""
+    data = b"a,b\n" + b"1,x\n" * 99_999  # 100,000 line ends, more than the head
+    assert len(data) > HEAD_BYTES
+    LineBudget(lambda head: (2, 0), max_cells=200_000).scan(in_steps(data, 4096))
+    with pytest.raises(DataError, match="at least 99,999 rows x 2 columns"):
+        LineBudget(lambda head: (2, 0), max_cells=199_999).scan(in_steps(data, 4096))
 
 
 # ---------------------------------------------------------------------------- parameters

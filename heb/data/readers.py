@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import codecs
 import io
-import os
 import re
-import stat
-import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from heb.data.arff import read_arff
+from heb.data.budget import (
+    HEAD_BYTES,
+    LineBudget,
+    gunzip,
+    gunzip_chunks,
+    in_steps,
+    read_local_file,
+)
 from heb.data.dataset import (
     DEFAULT_MAX_BYTES,
     MAX_COLUMNS,
@@ -29,36 +34,18 @@ from heb.data.dataset import (
 )
 from heb.data.parquet import read_parquet
 
+#: gunzip and read_local_file are imported from here by the other loaders
+__all__ = [
+    "dataset_from_table",
+    "decode_text",
+    "gunzip",
+    "load_upload",
+    "read_local_file",
+    "read_table",
+]
+
 
 # ---------------------------------------------------------------------------- reading files
-def gunzip(data: bytes, max_bytes: int) -> bytes:
-    """Decompress gzip data, refusing more than ``max_bytes`` of output."""
-    out = []
-    total = 0
-    remaining = data
-    try:
-        while remaining:
-            inflater = zlib.decompressobj(wbits=31)
-            while remaining:
-                chunk = inflater.decompress(remaining, max_bytes + 1 - total)
-                total += len(chunk)
-                out.append(chunk)
-                if total > max_bytes:
-                    raise DataError(
-                        f"The compressed file unpacks to more than {format_size(max_bytes)}, the "
-                        "size limit."
-                    )
-                remaining = inflater.unconsumed_tail
-                if inflater.eof:
-                    break
-            if not inflater.eof:
-                raise DataError("The file looks gzip-compressed but is damaged or incomplete.")
-            remaining = inflater.unused_data.lstrip(b"\x00")
-    except zlib.error as exc:
-        raise DataError("The file looks gzip-compressed but is damaged or incomplete.") from exc
-    return b"".join(out)
-
-
 def decode_text(data: bytes, notes: list[str]) -> str:
     """Text from bytes: UTF-8 (with or without BOM), UTF-32 / UTF-16 with a BOM, else
     Windows-1252.
@@ -166,26 +153,48 @@ def _first_data_line(text: str) -> int:
 
 
 def _line_count(text: str) -> int:
-    """Lines in ``text`` (newline, or carriage return in a file without newlines)."""
-    return text.count("\n") or text.count("\r")
+    """Line ends in ``text`` as pandas' parser splits it: LF, CR and CRLF, one each."""
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+class _TooWide(DataError):
+    """The header has more columns than the app handles."""
+
+
+#: the header is parsed from the text up to the last line end in this many characters
+#: (the whole text when the first record is longer), not from a copy of all the text
+_HEADER_CHARS = 1 << 20
+
+
+def _header(text: str, filename: str, max_columns: int) -> tuple[dict, list]:
+    """The parser options (the sniffed delimiter) and the header's names, its width checked."""
+    options = dict(sep=_sniff_delimiter(text, filename), skipinitialspace=True, engine="c")
+    cut = max(text.rfind("\n", 0, _HEADER_CHARS), text.rfind("\r", 0, _HEADER_CHARS))
+    for part in dict.fromkeys((text[: cut + 1] if cut >= 0 else text, text)):
+        try:
+            header = pd.read_csv(
+                io.StringIO(part), header=None, nrows=1, dtype=str, na_filter=False, **options
+            )
+            break
+        except pd.errors.EmptyDataError as exc:
+            error = DataError("The file is empty.")
+            error.__cause__ = exc
+        except (pd.errors.ParserError, ValueError) as exc:
+            error = _parser_error(exc)
+            error.__cause__ = exc
+    else:
+        raise error
+    names = list(header.iloc[0]) if header.shape[0] else []
+    if len(names) > max_columns:
+        raise _TooWide(
+            f"The table has {len(names):,} columns, more than the {max_columns:,} this app handles."
+        )
+    return options, names
 
 
 def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
-    delimiter = _sniff_delimiter(text, filename)
-    options = dict(sep=delimiter, skipinitialspace=True, engine="c")
-    try:
-        header = pd.read_csv(
-            io.StringIO(text), header=None, nrows=1, dtype=str, na_filter=False, **options
-        )
-    except pd.errors.EmptyDataError as exc:
-        raise DataError("The file is empty.") from exc
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise _parser_error(exc) from exc
-    names = list(header.iloc[0]) if header.shape[0] else []
-    if len(names) > max_columns:
-        raise DataError(
-            f"The table has {len(names):,} columns, more than the {max_columns:,} this app handles."
-        )
+    options, names = _header(text, filename, max_columns)
+    delimiter = options["sep"]
     check_cells(_line_count(text), len(names))
     try:
         frame = read_csv_strict(
@@ -311,43 +320,46 @@ def _tidy_text_columns(
 
 
 # ---- entry points
-#: folders of the system's virtual files, never opened even when named as a path
-_SYSTEM_ROOTS = ("/proc", "/sys", "/dev")
+def _is_arff(text: str, lower: str) -> bool:
+    """Whether a text file is ARFF: by its name, or an ``@relation`` line first."""
+    return lower.endswith(".arff") or bool(
+        re.match(r"(\s*(%[^\n]*)?\n)*\s*@relation", text[:65536], flags=re.IGNORECASE)
+    )
 
 
-def read_local_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """The bytes of a local regular file, at most ``max_bytes`` of them.
+def _is_archive(data: bytes) -> bool:
+    """A zip archive (``.xlsx`` too) or an old Excel workbook, by its magic bytes."""
+    return data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
-    Refuses, without reading a byte, anything that is not a regular file (a FIFO, a device,
-    a socket, a folder) and the system's virtual files under ``/proc``, ``/sys`` and
-    ``/dev`` (their sizes lie, and some block forever). The file is opened without
-    following a FIFO's blocking open (``O_NONBLOCK``) and checked on the open handle, so a
-    swap between the check and the read cannot slip a FIFO in.
+
+def _head_width(head: bytes, lower: str, max_columns: int):
+    """For :class:`~heb.data.budget.LineBudget`: (columns, line ends before the first
+    row) of a text table's head, read as the full readers read it; 0 for a file the cell
+    budget does not count by lines (parquet, archives, binary, UTF-16 / UTF-32); None
+    while the header is incomplete.
+
+    A header the readers would refuse (too wide, a malformed ARFF header) is refused here.
     """
-    path = Path(path)
-    resolved = os.path.realpath(path)
-    if any(resolved == root or resolved.startswith(root + "/") for root in _SYSTEM_ROOTS):
-        raise DataError(f"{quote(path.name)} is a system file, not a data file.")
+    if head[:4] == b"PAR1" or _is_archive(head) or _looks_binary(head):
+        return 0
+    if head.startswith(_UNICODE_BOMS):
+        return 0
+    text = decode_text(head, [])
+    if _is_arff(text, lower):
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        marker = re.search(r"^[ \t]*@data[ \t]*$", text, flags=re.IGNORECASE | re.MULTILINE)
+        if marker is None:
+            return None
+        # the header alone, read (and refused when too wide or malformed) as the whole is
+        declared, _ = read_arff(text[: marker.end()] + "\n", [], max_columns)
+        return declared.shape[1], text.count("\n", 0, marker.end())
     try:
-        descriptor = os.open(resolved, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError as exc:
-        raise DataError(f"There is no file {quote(str(path))}.") from exc
-    except OSError as exc:
-        raise DataError(f"The file {quote(path.name)} cannot be opened.") from exc
-    info = os.fstat(descriptor)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(descriptor)
-        raise DataError(f"{quote(path.name)} is not a regular file, so it is not read.")
-    with os.fdopen(descriptor, "rb") as handle:
-        if info.st_size > max_bytes:
-            raise DataError(
-                f"The file is {format_size(info.st_size)}, more than the limit of "
-                f"{format_size(max_bytes)}."
-            )
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise DataError(f"The file is more than the limit of {format_size(max_bytes)}.")
-    return data
+        _, names = _header(text, lower, max_columns)
+    except _TooWide:
+        raise
+    except DataError:
+        return None
+    return len(names), 0
 
 
 def _parse(
@@ -359,7 +371,7 @@ def _parse(
     if data[:4] == b"PAR1" or lower.endswith((".parquet", ".pq")):
         frame = read_parquet(data, max_bytes, max_columns=max_columns)
         frame.columns = unique_names(list(frame.columns), notes)
-    elif data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+    elif _is_archive(data):
         raise DataError(
             "This is a zip archive or an Excel workbook; save the table as CSV and upload that."
         )
@@ -369,14 +381,27 @@ def _parse(
         )
     else:
         text = decode_text(data, notes)
-        is_arff = lower.endswith(".arff") or re.match(
-            r"(\s*(%[^\n]*)?\n)*\s*@relation", text[:65536], flags=re.IGNORECASE
-        )
-        if is_arff:
+        if _is_arff(text, lower):
             frame, categorical = read_arff(text, notes, max_columns)
         else:
             frame = _read_delimited(text, lower, notes, max_columns)
     return frame, categorical
+
+
+def _unpacked(data: bytes, lower: str, max_bytes: int, max_columns: int) -> tuple[bytes, str]:
+    """The file's bytes (gzip unpacked) and its name without ``.gz``, its rows counted on
+    the way: a text table of more rows x columns than the cell budget is refused as soon
+    as the rows seen prove it, before the rest is unpacked, decoded or parsed."""
+    packed = data[:2] == b"\x1f\x8b"
+    if packed:
+        lower = lower.removesuffix(".gz").removesuffix(".gzip")
+    budget = LineBudget(lambda head: _head_width(head, lower, max_columns))
+    if packed:
+        return b"".join(budget.scan(gunzip_chunks(data, max_bytes))), lower
+    if len(data) > HEAD_BYTES:
+        for chunk in in_steps(data):
+            budget.feed(chunk)
+    return data, lower
 
 
 def read_table(
@@ -409,10 +434,8 @@ def read_table(
         )
     notes: list[str] = []
     lower = filename.lower()
-    if data[:2] == b"\x1f\x8b":
-        data = gunzip(data, max_bytes)
-        lower = lower.removesuffix(".gz").removesuffix(".gzip")
-    if not data.strip():
+    data, lower = _unpacked(data, lower, max_bytes, max_columns)
+    if not data or data.isspace():
         raise DataError("The file is empty.")
     frame, categorical = _parse(data, lower, notes, max_bytes, max_columns)
     if frame.shape[1] > max_columns:
