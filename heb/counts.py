@@ -139,6 +139,8 @@ class CountTable:
         y: np.ndarray,
         n_classes: int,
         n_categories: np.ndarray | None = None,
+        *,
+        codes_below_k: bool = False,
     ) -> CountTable:
         """Count integer codes in one vectorised pass.
 
@@ -153,13 +155,17 @@ class CountTable:
         n_categories : ndarray of shape (F,), optional
             K_f; default ``max code + 1`` per feature (at least 1). Codes ``>= K_f`` are
             not counted.
+        codes_below_k : bool
+            The caller guarantees no code is ``>= K_f`` (K_f from these codes' maximum):
+            the per-feature maximum is then not computed again.
         """
         X = np.asarray(X, dtype=np.int64)
         y = np.asarray(y, dtype=np.int64)
         n_rows, n_features = X.shape
-        codes_fit = n_categories is None  # K_f = max code + 1: no code is too large
-        if codes_fit:
-            n_categories = X.max(axis=0, initial=-1) + 1 if n_rows else np.zeros(n_features, int)
+        # K_f = max code + 1 (here or by the caller): no code is too large
+        codes_fit = n_categories is None or codes_below_k
+        if n_categories is None:
+            n_categories = column_max(X) + 1 if n_rows else np.zeros(n_features, int)
         n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
         offsets = category_offsets(n_categories)
         width = int(offsets[-1])

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from heb.counts import as_codes
+from heb.counts import as_codes, column_max
 
 __all__ = ["CategoricalClassifier"]
 
@@ -40,7 +40,7 @@ def _label_indices(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _categories_of(codes: np.ndarray) -> np.ndarray:
     """K_f = max code + 1 per feature (at least 1) of a chunk of codes."""
-    return np.maximum(codes.max(axis=0, initial=-1) + 1, 1)
+    return np.maximum(column_max(codes) + 1, 1)
 
 
 class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):

@@ -171,7 +171,8 @@ class NaiveBayes(CategoricalClassifier):
             )
 
     def _count(self, codes, y_idx, n_classes, n_categories) -> tuple[CountTable]:
-        return (CountTable.from_codes(codes, y_idx, n_classes, n_categories),)
+        # CategoricalClassifier passes K_f >= these codes' maximum + 1
+        return (CountTable.from_codes(codes, y_idx, n_classes, n_categories, codes_below_k=True),)
 
     def _fitted_counts(self) -> tuple[CountTable]:
         return (self.count_table_,)

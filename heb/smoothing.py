@@ -371,7 +371,7 @@ def learn_concentrations(
     if item_prior.size and item_prior.min() <= 0:
         raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
     # categories of positive prior mean per pair (the marginal is 0 for unseen ones)
-    positive = np.add.reduceat(prior > 0, table.offsets[:-1])
+    positive = np.diff(np.searchsorted(np.flatnonzero(prior > 0), table.offsets))
     fit = fit_segments(
         item_pair,
         item_count,
