@@ -7,7 +7,8 @@ warm-up, all in one process, printed as ratios against a peer run in the same ro
   x K categories x C classes (N 10^4 - 5 x 10^6, F 10 - 100, K 2 - 10^5, C 2 - 10). Per
   point: our Laplace and HEB-M fits, CategoricalNB(alpha=1, min_categories=K), and the
   counting floor: one ``np.bincount`` over combined class / feature / code indices
-  (building those indices included). ``--quick`` runs a smaller grid with 3 repeats.
+  (building those indices included). ``--quick`` runs a smaller grid with 3 repeats,
+  ``--full`` adds the largest points (10^8 codes; 5 x 10^6 rows).
 * ``--dataset``: amazon-employee-access from the shared datasets (all nine columns
   categorical, K up to about 5,800 after subsampling), a stratified 20,000-row subsample
   with seed 42, every smoother; predict_proba is timed on the 20,000 training rows.
@@ -16,6 +17,7 @@ Run from the repository root::
 
     python3 benchmarks/nb_speed.py                  # the grid, 5 interleaved rounds
     python3 benchmarks/nb_speed.py --quick          # a smaller grid, 3 rounds
+    python3 benchmarks/nb_speed.py --full           # + 10^8 codes and 5 x 10^6 rows
     python3 benchmarks/nb_speed.py --dataset        # amazon, 21 interleaved rounds
     python3 benchmarks/nb_speed.py --dataset --consecutive
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import sys
 import time
 from pathlib import Path
@@ -101,21 +104,25 @@ def counting_floor(X: np.ndarray, y: np.ndarray, n_classes: int, k: int) -> np.n
     return np.bincount(flat, minlength=n_classes * width)
 
 
-#: (N, F, K, C) of the full grid and of --quick
-GRID = [
-    (10_000, 100, 2, 2),
-    (10_000, 100, 100, 10),
-    (10_000, 100, 100_000, 10),
-    (100_000, 100, 100_000, 10),
-    (100_000, 10, 10, 5),
-    (1_000_000, 10, 1_000, 2),
-    (5_000_000, 10, 100_000, 2),
-]
+#: (N, F, K, C) of --quick, of the default grid (adds to --quick) and of --full (adds to
+#: the default): together the corners and middle of N 10^4 - 5 x 10^6, F 10 - 100,
+#: K 2 - 10^5, C 2 - 10
 QUICK_GRID = [
     (10_000, 100, 2, 2),
     (10_000, 100, 100, 10),
     (10_000, 100, 100_000, 10),
+    (100_000, 10, 10, 5),
     (1_000_000, 10, 1_000, 2),
+]
+GRID = QUICK_GRID + [
+    (10_000, 10, 100_000, 2),
+    (100_000, 100, 2, 10),
+    (100_000, 100, 100_000, 10),
+]
+FULL_GRID = GRID + [
+    (1_000_000, 100, 100, 10),
+    (5_000_000, 10, 2, 10),
+    (5_000_000, 10, 100_000, 2),
 ]
 
 
@@ -146,7 +153,8 @@ def grid(points, repeats: int) -> None:
         f"{'HEB-M':>7} | {'lap/CNB':>7} {'lap/floor':>9} {'HEBM/lap':>8} | "
         f"{'lap prd':>8} {'CNB prd':>8} {'prd/CNB':>7}"
     )
-    print(f"medians of {repeats} interleaved rounds after a warm-up, seconds\n")
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"medians of {repeats} interleaved rounds after a warm-up, seconds; load {load}\n")
     print(header)
     print("-" * len(header))
     worst = {"lap/CNB": 0.0, "lap/floor": 0.0, "HEBM/lap": 0.0, "prd/CNB": 0.0}
@@ -166,8 +174,10 @@ def grid(points, repeats: int) -> None:
             f"{predict['laplace']:8.3f} {predict['cnb']:8.3f} {ratios['prd/CNB']:7.2f}",
             flush=True,
         )
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(
-        f"\nworst ratios: Laplace fit / CategoricalNB {worst['lap/CNB']:.2f} (target <= 1.0), "
+        f"\nload average at the end {load}; worst ratios: Laplace fit / CategoricalNB "
+        f"{worst['lap/CNB']:.2f} (target <= 1.0), "
         f"Laplace fit / floor {worst['lap/floor']:.2f} (<= 3), HEB-M / Laplace fit "
         f"{worst['HEBM/lap']:.2f} (<= 1.3), predict_proba / CategoricalNB "
         f"{worst['prd/CNB']:.2f} (<= 1.0)"
@@ -179,6 +189,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", action="store_true", help="the amazon benchmark")
     parser.add_argument("--quick", action="store_true", help="a smaller grid, 3 repeats")
+    parser.add_argument(
+        "--full", action="store_true", help="the grid plus its 10^8-code and 5 x 10^6-row points"
+    )
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument(
         "--consecutive",
@@ -188,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not args.dataset:
         repeats = args.repeats or (3 if args.quick else 5)
-        grid(QUICK_GRID if args.quick else GRID, repeats)
+        grid(QUICK_GRID if args.quick else FULL_GRID if args.full else GRID, repeats)
         return
     args.repeats = args.repeats or 21
 
