@@ -309,16 +309,30 @@ class ConcentrationProblem:
             raise ValueError("The prior must be a 1-D array of finite prior means.")
         self._items: list[tuple] = []
         self._docs: list[tuple] = []
+        self._premerged = False  # a part given with weights, not merged by add_items
 
-    def add_items(self, item_group, item_category, item_count) -> None:
-        """Add non-zero counts: group, category id (index into ``prior``) and count > 0."""
+    def add_items(self, item_group, item_category, item_count, item_weight=None) -> None:
+        """Add non-zero counts: group, category id (index into ``prior``) and count > 0.
+
+        ``item_weight`` (positive integers), if given, says how many identical items each
+        entry stands for: the caller has merged the part already, and it is kept as it
+        is until :meth:`fit` merges all parts (no sort here).
+        """
         category = np.asarray(item_category, dtype=np.int64)
         if category.size and (category.min() < 0 or category.max() >= self.prior.size):
             raise ValueError(f"Category ids must lie in 0..{self.prior.size - 1}.")
         group, count, _ = _check_items(item_group, item_count, self.prior[category], self.n_groups)
         if category.shape != group.shape:
             raise ValueError("Item arrays and document arrays must be 1-D and of matching lengths.")
-        self._items.append(merge_duplicates(group, category, count, self.n_groups, self.prior.size))
+        if item_weight is None:
+            merged = merge_duplicates(group, category, count, self.n_groups, self.prior.size)
+        else:
+            weight = np.asarray(item_weight, dtype=np.float64)
+            if weight.shape != group.shape or not np.all((weight >= 1) & np.isfinite(weight)):
+                raise ValueError("Item weights must be finite counts >= 1, one per item.")
+            merged = (group, category, count, weight)
+            self._premerged = True
+        self._items.append(merged)
 
     def add_documents(self, doc_group, doc_total) -> None:
         """Add documents: group and total N_u > 0 (each document once over all parts)."""
@@ -327,21 +341,25 @@ class ConcentrationProblem:
         self._docs.append(merge_duplicates(group, zeros, total, self.n_groups, 1))
 
     @staticmethod
-    def _merged(parts, n_groups, n_ids):
+    def _merged(parts, n_groups, n_ids, premerged=False):
+        """All parts as one set of unique (group, id, value) entries and their weights."""
         if not parts:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, np.zeros(0), np.zeros(0)
+        if len(parts) == 1 and not premerged:
+            return parts[0]
         group, ids, values, weight = (np.concatenate(a) for a in zip(*parts, strict=True))
-        if len(parts) == 1:
-            return group, ids, values, weight
-        return merge_duplicates(group, ids, values, n_groups, n_ids, weight)
+        merged = merge_duplicates(group, ids, values, n_groups, n_ids, weight)
+        return (group, ids, values, weight) if merged is None else merged
 
     def fit(self, m_min: float = M_MIN, m_max: float = M_MAX) -> ConcentrationFit:
         """The clamped maximiser of every group's evidence (as fit_concentration_segments)."""
         _check_clamp(m_min, m_max)
         if any(part is None for part in self._items + self._docs):
             raise ValueError("Too many groups, categories and counts for one problem.")
-        group, category, count, weight = self._merged(self._items, self.n_groups, self.prior.size)
+        group, category, count, weight = self._merged(
+            self._items, self.n_groups, self.prior.size, self._premerged
+        )
         doc_group, _, doc_total, doc_weight = self._merged(self._docs, self.n_groups, 1)
         prior = self.prior[category]
         items = WeightedItems(

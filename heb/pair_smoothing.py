@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heb.concentration import CLAMP_NONE, ConcentrationFit, fit_concentration_segments
+from heb.concentration import CLAMP_NONE, ConcentrationFit, ConcentrationProblem
 from heb.counts import category_offsets
 from heb.joint_counts import JointCounts
 
@@ -27,6 +27,10 @@ __all__ = [
 ]
 
 _CLAMP_NAMES = np.array(["low", "none", "high"])
+#: counts up to this are merged into weights by a bincount per part (the others by a sort)
+_DENSE_COUNT = 64
+#: bound on that bincount's bins per stored count of the part
+_BINS_PER_COUNT = 4
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,9 @@ def fit_pair_concentrations(
         (Algorithm 2, step 7); the others are clamped to [m_min, m_max].
 
     Documents are the parent values u with N_{c,u} > 0; items the non-zero N_{c,u,v} with
-    the child's prior mean. All groups go to one batched solve.
+    the child's prior mean. The items go to one :class:`~heb.concentration.ConcentrationProblem`
+    a part of the stored counts at a time, merged into weights as they come, and all
+    groups are solved at once.
     """
     C, P = joint.n_classes, joint.n_pairs
     rows = joint.parent_offsets
@@ -117,30 +123,80 @@ def fit_pair_concentrations(
     fallback = largest < n0
     solve = ~fallback.ravel()
 
-    groups, counts, priors = [], [], []
+    problem = ConcentrationProblem(P * C, prior)
     for part in joint.parts():  # the items of the groups solved, a bounded part at a time
-        pair, cls_idx, _, v = joint.decode(part)
-        item_group = pair * C + cls_idx
-        keep = np.flatnonzero(solve[item_group])
-        groups.append(item_group[keep])
-        counts.append(joint.counts[part][keep])
-        priors.append(prior[column_offsets[joint.child[pair[keep]]] + v[keep]])
+        _add_part_items(problem, joint, part, solve, column_offsets)
     doc_row, doc_cls = np.nonzero(totals)
     doc_group = doc_pair[doc_row] * C + doc_cls
+    doc_total = totals[doc_row, doc_cls]
     doc_keep = solve[doc_group]
-    fit = fit_concentration_segments(
-        np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64),
-        np.concatenate(counts) if counts else np.zeros(0),
-        np.concatenate(priors) if priors else np.zeros(0),
-        doc_group[doc_keep],
-        totals[doc_row[doc_keep], doc_cls[doc_keep]],
-        P * C,
-        m_min,
-        m_max,
-    )
+    problem.add_documents(doc_group[doc_keep], doc_total[doc_keep])
+    fit = problem.fit(m_min, m_max)
     k_child = joint.n_categories[joint.child].astype(np.float64)
     m = np.where(fallback, k_child[:, None], fit.m.reshape(P, C))
-    return PairConcentrations(m, fit, fallback, doc_group, totals[doc_row, doc_cls])
+    return PairConcentrations(m, fit, fallback, doc_group, doc_total)
+
+
+def _add_part_items(
+    problem: ConcentrationProblem,
+    joint: JointCounts,
+    part: slice,
+    solve: np.ndarray,
+    column_offsets: np.ndarray,
+) -> None:
+    """Add the stored counts ``part`` of the groups ``solve`` as (group, category, count) items.
+
+    A part's pairs are consecutive, so its counts up to a bound (most of them) are merged
+    into weights by one ``bincount`` over (pair, class, child value, count) of the pairs
+    it spans, bins bounded by a few per stored count; larger counts (and a part with a
+    fractional count) are added one by one, for the problem to merge by a sort.
+    """
+    C = joint.n_classes
+    pair, cls_idx, _, v = joint.decode(part)
+    if pair.size == 0:
+        return
+    count = joint.counts[part]
+    first = int(pair[0])
+    k_spanned = joint.n_categories[joint.child[first : int(pair[-1]) + 1]]
+    block = category_offsets(k_spanned * C)  # each spanned pair: C runs of K_child bins
+    top = min(_DENSE_COUNT, _BINS_PER_COUNT * count.size // max(int(block[-1]), 1) - 1)
+    whole = count.astype(np.int64)
+    if top < 1 or not np.array_equal(whole, count):
+        kept = np.flatnonzero(solve[pair * C + cls_idx])
+        _add_items(problem, joint, pair[kept], cls_idx[kept], v[kept], count[kept], column_offsets)
+        return
+    # bin (pair, class, v) x count 1..top, and one more bin for every count above top
+    local = pair - first
+    key = k_spanned.take(local)
+    key *= cls_idx
+    key += block.take(local)
+    key += v
+    key *= top + 1
+    key += np.minimum(whole, top + 1)
+    key -= 1
+    weight = np.bincount(key)
+    found = np.flatnonzero(weight)
+    bin_of, n_minus_one = np.divmod(found, top + 1)
+    at = np.searchsorted(block, bin_of, side="right") - 1
+    cls_found, v_found = np.divmod(bin_of - block[at], k_spanned[at])
+    at += first
+    merged = (n_minus_one < top) & solve[at * C + cls_found]
+    problem.add_items(
+        at[merged] * C + cls_found[merged],
+        column_offsets[joint.child[at[merged]]] + v_found[merged],
+        n_minus_one[merged] + 1.0,
+        weight[found[merged]],
+    )
+    large = np.flatnonzero(whole > top)
+    large = large[solve[pair[large] * C + cls_idx[large]]]
+    _add_items(problem, joint, pair[large], cls_idx[large], v[large], count[large], column_offsets)
+
+
+def _add_items(problem, joint, pair, cls_idx, v, count, column_offsets) -> None:
+    """Add items one by one (the problem merges them)."""
+    if pair.size:
+        group = pair * joint.n_classes + cls_idx
+        problem.add_items(group, column_offsets[joint.child[pair]] + v, count)
 
 
 def log_denominators(joint: JointCounts, totals: np.ndarray, m: np.ndarray) -> np.ndarray:

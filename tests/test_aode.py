@@ -21,9 +21,12 @@ from sklearn.utils.estimator_checks import check_estimator
 
 import heb.aode
 import heb.joint_counts
+import heb.pair_smoothing
 from heb.aode import AODE, JointCounts
+from heb.concentration import M_MAX, M_MIN, fit_concentration_segments
 from heb.counts import CountTable
 from heb.nb import NaiveBayes
+from heb.pair_smoothing import fit_pair_concentrations
 from tests.conftest import read_shared_csv
 from tests.peers import WEKA_JAR, require_weka
 
@@ -385,6 +388,44 @@ def test_heb_concentrations_match_the_fixed_point_of_eq12():
     assert checked >= 5
     assert set(diag) >= {"class", "parent", "child", "m", "rho", "clamped", "iterations"}
     assert np.all((diag["rho"] > 0) & (diag["rho"] <= 1))
+
+
+@pytest.mark.parametrize(
+    ("block_entries", "dense_count", "bins_per_count"),
+    [(1 << 22, 64, 4), (37, 64, 4), (53, 2, 4), (41, 64, 0)],
+)
+def test_pair_concentrations_in_parts_equal_one_fit(
+    monkeypatch, block_entries, dense_count, bins_per_count
+):
+    """The pair problem fed a part at a time (merged by bincount, by sort, or both) gives
+    the fit of every item and document passed to the solver at once."""
+    rng = np.random.default_rng(21)
+    X, y = random_codes(rng, 500, [3, 5, 4, 6], 2, missing=0.05)
+    X[:, 3] = np.where(rng.random(500) < 0.5, rng.integers(0, 6, 500), X[:, 3])
+    table = CountTable.from_codes(X, y, 2, np.array([3, 5, 4, 6]))
+    joint = JointCounts.from_codes(X, y, 2, table.n_categories)
+    totals = joint.parent_totals()
+    prior = table.category_totals() / table.feature_totals()[table.feature_of_column]
+    pair, cls_idx, _, v = joint.decode()
+    doc_row, doc_cls = np.nonzero(totals)
+    doc_pair = np.repeat(np.arange(joint.n_pairs), np.diff(joint.parent_offsets))
+    whole = fit_concentration_segments(
+        pair * 2 + cls_idx,
+        joint.counts,
+        prior[table.offsets[joint.child[pair]] + v],
+        doc_pair[doc_row] * 2 + doc_cls,
+        totals[doc_row, doc_cls],
+        joint.n_pairs * 2,
+    )
+    monkeypatch.setattr(heb.joint_counts, "_BLOCK_ENTRIES", block_entries)
+    monkeypatch.setattr(heb.pair_smoothing, "_DENSE_COUNT", dense_count)
+    monkeypatch.setattr(heb.pair_smoothing, "_BINS_PER_COUNT", bins_per_count)
+    assert joint.counts.max() > dense_count  # both merges run where dense_count is 2
+    parts = fit_pair_concentrations(joint, totals, prior, table.offsets, 0, M_MIN, M_MAX)
+    assert not parts.fallback.any()
+    np.testing.assert_allclose(parts.m.ravel(), whole.m, rtol=1e-10)
+    np.testing.assert_array_equal(parts.fit.clamped, whole.clamped)
+    np.testing.assert_allclose(parts.fit.log_evidence, whole.log_evidence, rtol=1e-10)
 
 
 # ---------------------------------------------------------------------- sklearn face

@@ -362,6 +362,39 @@ def test_problem_in_parts_equals_the_segments_api():
     assert one.fit().m[0] == fit_concentration(np.array([5.0, 2.0]), np.array([0.25, 0.75]))
 
 
+def test_problem_takes_items_merged_by_the_caller():
+    """Weighted items (w identical counts each) give the fit of the items written out.
+
+    One group, prior (1/4, 3/4), three documents (2, 1), (2, 1) and (0, 1): the items
+    are count 2 of category 0 twice and count 1 of category 1 three times.
+    """
+    prior = np.array([0.25, 0.75])
+    written_out = ConcentrationProblem(1, prior)
+    written_out.add_items([0, 0, 0, 0, 0], [0, 0, 1, 1, 1], [2.0, 2.0, 1.0, 1.0, 1.0])
+    written_out.add_documents([0, 0, 0], [3.0, 3.0, 1.0])
+    weighted = ConcentrationProblem(1, prior)
+    weighted.add_items([0, 0], [0, 1], [2.0, 1.0], item_weight=[2.0, 3.0])
+    weighted.add_documents([0, 0, 0], [3.0, 3.0, 1.0])
+    docs = np.array([[2.0, 1.0], [2.0, 1.0], [0.0, 1.0]])
+    fit, expected = weighted.fit(), written_out.fit()
+    np.testing.assert_allclose(fit.m, expected.m, rtol=1e-12)
+    np.testing.assert_allclose(fit.log_evidence, expected.log_evidence, rtol=1e-12)
+    # l'(m) = sum_items t [psi(m t + n) - psi(m t)] - sum_docs [psi(m + N) - psi(m)] is 0 there
+    m = fit.m[0]
+    items = 2 * 0.25 * (special.digamma(m * 0.25 + 2) - special.digamma(m * 0.25))
+    items += 3 * 0.75 * (special.digamma(m * 0.75 + 1) - special.digamma(m * 0.75))
+    docs_term = special.digamma(m + docs.sum(axis=1)) - special.digamma(m)
+    assert abs(items - docs_term.sum()) < 1e-9
+    # merged parts split across calls merge again: the same fit
+    split = ConcentrationProblem(1, prior)
+    split.add_items([0, 0], [0, 1], [2.0, 1.0], item_weight=[1.0, 2.0])
+    split.add_items([0, 0], [0, 1], [2.0, 1.0])
+    split.add_documents([0, 0, 0], [3.0, 3.0, 1.0])
+    np.testing.assert_allclose(split.fit().m, expected.m, rtol=1e-12)
+    with pytest.raises(ValueError, match="weights"):
+        weighted.add_items([0], [0], [1.0], item_weight=[0.5])
+
+
 def test_problem_rejects_bad_parts():
     problem = ConcentrationProblem(2, np.array([0.0, 1.0]))
     with pytest.raises(ValueError, match="Category ids"):
