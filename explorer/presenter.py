@@ -5,7 +5,9 @@ A lesson names its steps once, right under its title::
     steps = lesson_steps(["Laplace is a posterior mean", "The bias toward uniform"])
 
 and guards what belongs to one step (its text, its figures) with ``if steps.show(2):``;
-what no step guards (the controls, as a rule) shows on every step. Outside the presenter
+what no step guards (the controls, as a rule) shows on every step. Text written ``with``
+:meth:`LessonSteps.notes` (a slot made at the top of the text column) comes before the
+controls in the presenter mode and stays in place outside it. Outside the presenter
 mode every step shows, so the page is drawn as before. In the presenter mode only the
 current step shows, under a bar "Step 2 of 3" with previous / next step buttons; the
 footer's keys (PageDown / PageUp, the arrow keys) press those buttons first and turn the
@@ -14,6 +16,8 @@ URL (``?step=2``) while the presenter mode is on, so a copied link reopens it.
 """
 
 from __future__ import annotations
+
+from contextlib import nullcontext
 
 import streamlit as st
 
@@ -87,6 +91,12 @@ class LessonSteps:
         if not 1 <= step <= len(self.titles):
             raise ValueError(f"This lesson has steps 1 to {len(self.titles)}, not {step}.")
         return not self.presenting or step == self.current
+
+    def notes(self):
+        """Where a step's text goes: in the presenter mode a container made here (call it
+        at the top of the text column, before the controls, so the step's idea leads the
+        screen); outside it the text stays where the page writes it."""
+        return st.container() if self.presenting else nullcontext()
 
     def tabs(self, labels: list[str]) -> list:
         """``st.tabs(labels)``; in the presenter mode plain containers (each tab is a step,

@@ -35,7 +35,9 @@ html { font-size: 22px; }
 [data-testid="stExpandSidebarButton"], header[data-testid="stHeader"] { display: none; }
 [data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2.5rem; }
 [data-testid="stMetricValue"] { font-size: 2.6rem; }
-h1 { font-size: 2.6rem !important; }
+h1 { font-size: 2.4rem !important; padding-top: 0 !important; }
+/* the page itself takes the keys (next / previous step): no focus frame around it */
+[data-testid="stMain"]:focus, [data-testid="stMain"]:focus-visible { outline: none; }
 </style>
 """
 

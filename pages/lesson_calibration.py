@@ -115,6 +115,7 @@ def lesson_view() -> None:
     left, right = st.columns([1, 2], gap="large")
 
     with left:
+        notes = steps.notes()
         names = lesson.CALIBRATION_DATASETS
         name = st.selectbox(
             "Data",
@@ -138,20 +139,21 @@ def lesson_view() -> None:
         copies = st.slider(
             "Copies k of that feature", 1, 10, **page_setting("calib_copies", 4, range(1, 11))
         )
-        if steps.show(1):
-            st.markdown(
-                "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k times "
-                "and its evidence is counted k times (textbook 18.4.1):"
-            )
-            st.latex(r"\log\frac{P(1\mid x)}{P(0\mid x)} = \log\frac{P(1)}{P(0)}")
-            st.latex(r"+\; k\,\log\frac{P(x_1\mid 1)}{P(x_1\mid 0)} + \cdots")
-            st.markdown(
-                "The predicted class rarely flips, but the confidence inflates: the **expected "
-                "calibration error** (ECE, the gap between confidence and accuracy over 10 "
-                "bins) grows."
-            )
-        if steps.show(2):
-            remedies()
+        with notes:
+            if steps.show(1):
+                st.markdown(
+                    "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k times "
+                    "and its evidence is counted k times (textbook 18.4.1):"
+                )
+                st.latex(r"\log\frac{P(1\mid x)}{P(0\mid x)} = \log\frac{P(1)}{P(0)}")
+                st.latex(r"+\; k\,\log\frac{P(x_1\mid 1)}{P(x_1\mid 0)} + \cdots")
+                st.markdown(
+                    "The predicted class rarely flips, but the confidence inflates: the **expected "
+                    "calibration error** (ECE, the gap between confidence and accuracy over 10 "
+                    "bins) grows."
+                )
+            if steps.show(2):
+                remedies()
         st.caption("Textbook 18.4 and 18.4.1; paper sections 2 (calibration of NB) and 5.4.")
 
     with right:

@@ -34,19 +34,22 @@ def lesson_view() -> None:
     left, right = st.columns([1, 2], gap="large")
 
     with left:
-        if steps.show(1):
-            st.markdown(
-                "A feature with **K** categories has an unknown PMF $p^*$. We see **N** draws, "
-                "counts $n_1, \\dots, n_K$, and put a symmetric Dirichlet(α, …, α) prior on "
-                "$p^*$: α phantom observations of every category. Conjugacy gives a Dirichlet "
-                "posterior with parameters $n_v + \\alpha$, whose mean is the smoothed estimate:"
-            )
-            st.latex(r"\hat p_v = \mathbb{E}[p_v \mid n] = \frac{n_v + \alpha}{N + K\alpha}")
-            st.markdown(
-                "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
-                "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the "
-                "uniform 1/K."
-            )
+        notes = steps.notes()
+        with notes:
+            if steps.show(1):
+                st.markdown(
+                    "A feature with **K** categories has an unknown PMF $p^*$. We see **N** "
+                    "draws, counts $n_1, \\dots, n_K$, and put a symmetric Dirichlet(α, …, α) "
+                    "prior on $p^*$: α phantom observations of every category. Conjugacy gives "
+                    "a Dirichlet posterior with parameters $n_v + \\alpha$, whose mean is the "
+                    "smoothed estimate:"
+                )
+                st.latex(r"\hat p_v = \mathbb{E}[p_v \mid n] = \frac{n_v + \alpha}{N + K\alpha}")
+                st.markdown(
+                    "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
+                    "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the "
+                    "uniform 1/K."
+                )
         K = st.select_slider(
             "Categories K", K_CHOICES, **page_setting("dirichlet_K", 50, K_CHOICES)
         )
@@ -67,17 +70,18 @@ def lesson_view() -> None:
             help=f"sparse: drawn from Dirichlet({sparse}), a few categories hold most mass; "
             f"flat: from Dirichlet({flat}), close to uniform.",
         )
-        if steps.show(2):
-            st.markdown(
-                "The prior's share of the estimate is Kα / (N + Kα), and the estimate is "
-                "biased toward uniform by"
-            )
-            st.latex(r"\mathbb{E}[\hat p] - p^* = \frac{K\alpha}{N + K\alpha}")
-            st.latex(r"\times \left(\tfrac{1}{K} - p^*\right)")
-            st.markdown(
-                "With K comparable to N, Laplace's K phantom counts outweigh the data: on a "
-                "sparse truth the bias reaches 2(K−1)/(N+K) in l1."
-            )
+        with notes:
+            if steps.show(2):
+                st.markdown(
+                    "The prior's share of the estimate is Kα / (N + Kα), and the estimate is "
+                    "biased toward uniform by"
+                )
+                st.latex(r"\mathbb{E}[\hat p] - p^* = \frac{K\alpha}{N + K\alpha}")
+                st.latex(r"\times \left(\tfrac{1}{K} - p^*\right)")
+                st.markdown(
+                    "With K comparable to N, Laplace's K phantom counts outweigh the data: on a "
+                    "sparse truth the bias reaches 2(K−1)/(N+K) in l1."
+                )
         st.caption("Textbook section 18.3.4.1; paper section 4 (Theorem 2).")
 
     with right:

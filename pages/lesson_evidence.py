@@ -135,6 +135,7 @@ def lesson_view() -> None:
     left, right = st.columns([1, 2], gap="large")
 
     with left:
+        notes = steps.notes()
         source = st.radio(
             "Counts from",
             SOURCES,
@@ -179,7 +180,8 @@ def lesson_view() -> None:
             help="Smooth with this m instead of HEB's and watch the held-out log-loss move.",
             format_func=format_m,
         )
-        explanation()
+        with notes:
+            explanation()
         st.caption("Paper section 3.1 (eq. 5-6, Algorithm 1); Minka (2000).")
 
     with right:

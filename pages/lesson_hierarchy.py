@@ -80,12 +80,16 @@ def lesson_view() -> None:
     """The lesson's controls and what they show: a control reruns this part alone."""
     left, right = st.columns([1, 2], gap="large")
     with left:
-        st.markdown(
-            "HEB-M shrinks every category toward one flat pool, the marginal over all "
-            "categories. When categories carry a **hierarchy** (a ZIP code sits in a prefix, "
-            "the prefix in a region) a sparse code can borrow from its own **parent** "
-            "instead: codes of one prefix behave alike, codes far apart need not."
-        )
+        notes = steps.notes()
+        with notes:
+            if steps.show(1):
+                st.markdown(
+                    "HEB-M shrinks every category toward one flat pool, the marginal over all "
+                    "categories. When categories carry a **hierarchy** (a ZIP code sits in a "
+                    "prefix, the prefix in a region) a sparse code can borrow from its own "
+                    "**parent** instead: codes of one prefix behave alike, codes far apart need "
+                    "not."
+                )
         scenario = st.radio(
             "True model",
             list(SCENARIOS),
@@ -96,7 +100,8 @@ def lesson_view() -> None:
             "Rows per class", ROW_CHOICES, **page_setting("hier_rows", 200, ROW_CHOICES)
         )
         seed = st.select_slider("Random draw", SEEDS, **page_setting("hier_seed", 0, SEEDS))
-        explanation()
+        with notes:
+            explanation()
         st.caption(
             "Generator: heb.synthetic_hierarchy (4 regions × 5 prefixes × 10 codes, "
             "known per-level concentrations); estimator: heb.hierarchy.fit_nested."

@@ -49,11 +49,15 @@ def lesson_view() -> None:
     left, right = st.columns([1, 2], gap="large")
 
     with left:
-        st.markdown(
-            "The paper's synthetic study (section 5.2): draw a PMF p* ~ Dirichlet(α_dir) over "
-            "K categories, observe N draws, smooth, and measure ‖θ̂ − p*‖₁. Small α_dir makes "
-            "p* **sparse**: a few categories hold the mass, as ZIP codes or IDs do."
-        )
+        notes = steps.notes()
+        with notes:
+            if steps.show(1):
+                st.markdown(
+                    "The paper's synthetic study (section 5.2): draw a PMF p* ~ Dirichlet(α_dir) "
+                    "over K categories, observe N draws, smooth, and measure ‖θ̂ − p*‖₁. Small "
+                    "α_dir makes p* **sparse**: a few categories hold the mass, as ZIP codes or "
+                    "IDs do."
+                )
         alpha_dir = st.select_slider(
             "Sparsity of the truth α_dir",
             ALPHA_DIR_CHOICES,
@@ -72,26 +76,28 @@ def lesson_view() -> None:
             horizontal=True,
             **page_setting("cardinality_reps", 200, list(REPS.values())),
         )
-        if steps.show(1):
-            st.markdown(
-                "**Theorem 1.** Both estimators pay the same sampling term and differ in bias:"
-            )
-            st.latex(
-                r"\mathbb{E}\,\|\hat\theta - p^*\|_1 \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}"
-            )
-            st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
-            st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
-            st.markdown(
-                "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and "
-                "reaches order 1 once K ≈ N."
-            )
-        if steps.show(2):
-            st.markdown(
-                "**Corollary 1**: if every draw lands in one category "
-                f"(p* = e₁), l(m) decreases for all m, Type-II ML returns m_min = "
-                f"{format_m(M_MIN)}, and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while "
-                "Laplace's is 2(K − 1)/(N + K)."
-            )
+        with notes:
+            if steps.show(1):
+                st.markdown(
+                    "**Theorem 1.** Both estimators pay the same sampling term and differ in bias:"
+                )
+                st.latex(
+                    r"\mathbb{E}\,\|\hat\theta - p^*\|_1"
+                    r" \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}"
+                )
+                st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
+                st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
+                st.markdown(
+                    "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and "
+                    "reaches order 1 once K ≈ N."
+                )
+            if steps.show(2):
+                st.markdown(
+                    "**Corollary 1**: if every draw lands in one category "
+                    f"(p* = e₁), l(m) decreases for all m, Type-II ML returns m_min = "
+                    f"{format_m(M_MIN)}, and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while "
+                    "Laplace's is 2(K − 1)/(N + K)."
+                )
         st.caption(
             "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
             "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they overlap."

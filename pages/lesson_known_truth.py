@@ -95,12 +95,15 @@ def lesson_view() -> None:
     left, right = st.columns([1, 2], gap="large")
 
     with left:
-        st.markdown(
-            "On real data the true PMFs are unknown, so smoothers are compared by proxies "
-            "(log-loss, accuracy). Here we **choose** a Naive Bayes model — class prior π and "
-            "every θ_cf — sample a training set from it, fit every smoother to the same "
-            "counts, and compare each estimate with the truth."
-        )
+        notes = steps.notes()
+        with notes:
+            if steps.show(1):
+                st.markdown(
+                    "On real data the true PMFs are unknown, so smoothers are compared by proxies"
+                    " (log-loss, accuracy). Here we **choose** a Naive Bayes model — class prior "
+                    "π and every θ_cf — sample a training set from it, fit every smoother to the "
+                    "same counts, and compare each estimate with the truth."
+                )
         kind = st.radio(
             "True model", [DIRICHLET, PRESET], **page_setting("truth_kind", DIRICHLET, KINDS)
         )
@@ -123,7 +126,8 @@ def lesson_view() -> None:
             disabled=bool(preset),
             **page_setting("truth_alpha_dir", 2.0, ALPHA_DIR_CHOICES),
         )
-        explanation()
+        with notes:
+            explanation()
         st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
 
     with right:

@@ -26,11 +26,13 @@ def lesson_view() -> None:
     left, right = st.columns([1, 2], gap="large")
 
     with left:
-        if steps.show(1):
-            st.markdown(
-                "A spam filter counted words in **40 spam** and **60 ham** (legitimate) "
-                "e-mails. *unsubscribe* never appeared in ham; *agenda* never appeared in spam."
-            )
+        notes = steps.notes()
+        with notes:
+            if steps.show(1):
+                st.markdown(
+                    "A spam filter counted words in **40 spam** and **60 ham** (legitimate) "
+                    "e-mails. *unsubscribe* never appeared in ham; *agenda* never appeared in spam."
+                )
         message = st.multiselect(
             "The new e-mail's words",
             corpus.vocabulary,
@@ -52,25 +54,26 @@ def lesson_view() -> None:
             help="A longer document.",
             **page_setting("zero_copies", 60, COPY_CHOICES),
         )
-        if steps.show(1):
-            st.markdown("Naive Bayes multiplies one factor per word:")
-            st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
-            st.markdown(
-                "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one "
-                "zero factor sends the whole product to 0: a single unseen word vetoes *ham*, "
-                "whatever the other words say. Adding α phantom occurrences of every word "
-                "fixes it:"
-            )
-            st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
-        if steps.show(2):
-            st.markdown(
-                "**Underflow.** A product of many factors below 1 falls under the smallest "
-                "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
-                "Summing logs and normalising with log-sum-exp never underflows:"
-            )
-            st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
-            st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
-            st.latex(r"s^* = \max_{c'} s_{c'}")
+        with notes:
+            if steps.show(1):
+                st.markdown("Naive Bayes multiplies one factor per word:")
+                st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
+                st.markdown(
+                    "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one "
+                    "zero factor sends the whole product to 0: a single unseen word vetoes *ham*, "
+                    "whatever the other words say. Adding α phantom occurrences of every word "
+                    "fixes it:"
+                )
+                st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
+            if steps.show(2):
+                st.markdown(
+                    "**Underflow.** A product of many factors below 1 falls under the smallest "
+                    "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
+                    "Summing logs and normalising with log-sum-exp never underflows:"
+                )
+                st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
+                st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
+                st.latex(r"s^* = \max_{c'} s_{c'}")
         st.caption("Textbook sections 18.2 (the decision rule) and 18.3.4 (Laplace smoothing).")
 
     with right:
