@@ -27,7 +27,7 @@ MAX_TABLE_CELLS = 200_000_000
 _MAX_BLOCK = 8192
 #: a few-row table's positive cells come from sorting its codes when the cells outnumber
 #: the codes this many times, else from scanning the table
-_SORT_CELLS_BELOW = 8
+_SORT_CELLS_BELOW = 16
 
 
 def as_codes(X, *, name: str = "X") -> np.ndarray:
@@ -215,7 +215,7 @@ class CountTable:
             cells = flat.take(first)
             cell_counts = np.diff(np.append(first, flat.size)).astype(np.float64)
         else:
-            cells = np.flatnonzero(self.counts)
+            cells = np.flatnonzero(self.counts > 0)  # a bool scan: 2x nonzero of floats
             cell_counts = self.counts.ravel().take(cells)
         n_fv = np.bincount(cells % width, weights=cell_counts, minlength=width)
         # cells are row-major, so each (class, feature) block is one run of them
