@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from heb.counts import MAX_TABLE_CELLS, CountTable, as_codes
+from heb.counts import MAX_TABLE_CELLS, CountTable, as_codes, block_starts, column_max
 
 
 def _loop_counts(X, y, n_classes, n_categories):
@@ -122,11 +122,12 @@ def test_as_codes_keeps_non_negative_integers_and_marks_negatives():
     np.testing.assert_array_equal(as_codes(np.array([[-5, 3], [2, -1]])), [[-1, 3], [2, -1]])
 
 
-def test_sums_of_a_large_few_row_table_come_from_the_rows():
+@pytest.mark.parametrize("n_rows", [40, 400])  # positive cells by sorting codes / by a scan
+def test_sums_of_a_large_few_row_table_come_from_the_rows(n_rows):
     rng = np.random.default_rng(7)
     k = np.array([500, 2, 900])
-    X = np.column_stack([rng.integers(-1, kf + 2, 40) for kf in k])
-    y = rng.integers(0, 3, 40)
+    X = np.column_stack([rng.integers(-1, kf + 2, n_rows) for kf in k])
+    y = rng.integers(0, 3, n_rows)
     table = CountTable.from_codes(X, y, 3, n_categories=k)
     dense = _loop_counts(X, y, 3, k)
     np.testing.assert_array_equal(table.counts, dense)
@@ -135,5 +136,30 @@ def test_sums_of_a_large_few_row_table_come_from_the_rows():
         table.class_feature_totals(), np.add.reduceat(dense, table.offsets[:-1], axis=1)
     )
     np.testing.assert_array_equal(table.positive_cells(), np.flatnonzero(dense))
+    cells = table.positive_cells()
+    np.testing.assert_array_equal(table.positive_counts(cells), dense.ravel()[cells])
     with pytest.raises(ValueError, match="read-only"):  # the kept sums cannot go stale
         table.counts[0, 0] += 1
+
+
+@pytest.mark.parametrize(
+    "shape, order", [((0, 3), "C"), ((5, 3), "C"), ((10_007, 7), "C"), ((3_000, 4), "F")]
+)
+def test_column_max_is_numpys_per_column_maximum(shape, order):
+    X = np.asarray(np.random.default_rng(3).integers(-1, 1_000, shape), order=order)
+    np.testing.assert_array_equal(column_max(X), X.max(axis=0, initial=-1))
+    np.testing.assert_array_equal(column_max(X[::2]), X[::2].max(axis=0, initial=-1))
+
+
+def test_block_starts_are_the_flat_starts_of_class_feature_blocks():
+    offsets = np.array([0, 2, 5])  # K = 2, 3
+    np.testing.assert_array_equal(block_starts(2, 5, offsets), [0, 2, 5, 7, 10])
+
+
+def test_codes_below_k_counts_as_the_checked_path():
+    rng = np.random.default_rng(11)
+    X = rng.integers(-1, 4, size=(200, 3))
+    y = rng.integers(0, 2, 200)
+    k = np.array([4, 6, 5])
+    trusted = CountTable.from_codes(X, y, 2, k, codes_below_k=True)
+    np.testing.assert_array_equal(trusted.counts, _loop_counts(X, y, 2, k))
