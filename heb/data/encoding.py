@@ -22,6 +22,7 @@ the whole dataset's counts (:func:`class_totals`) where a column has few distinc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +35,7 @@ from heb.data.preprocess import (
     number_kind,
     numeric_values,
     quantile_cuts,
-    quantile_edges,
+    ranked_quantile_edges,
     text_values,
 )
 
@@ -169,12 +170,15 @@ def encode_columns(X: pd.DataFrame, categorical=None) -> DatasetCodes:
 
 @dataclass(frozen=True)
 class _SortedByClass:
-    """A numeric column's finite floats sorted within each class, and its missing count
-    per class: a bin's count of class c over every row is two binary searches."""
+    """A numeric column's finite floats sorted (all rows, and within each class), and its
+    missing count per class: a bin's count of class c over every row is two binary
+    searches, and a training fold's order statistics come from the sorted floats and the
+    fold's test floats alone (:meth:`training_order_statistic`)."""
 
     sorted_values: np.ndarray  # class 0's floats sorted, then class 1's, ...
     starts: np.ndarray  # (C + 1,) where each class's run starts
     missing: np.ndarray  # (C,) rows of class c without a value
+    sorted_all: np.ndarray  # every finite float, sorted
 
     def bin_counts(self, cuts: np.ndarray) -> np.ndarray:
         """(C, len(cuts) + 1) rows of each class in each ``searchsorted(cuts, side="right")``
@@ -186,6 +190,33 @@ class _SortedByClass:
             run = self.sorted_values[self.starts[c] : self.starts[c + 1]]
             bounds[c, 1:-1] = self.starts[c] + np.searchsorted(run, cuts, side="left")
         return np.diff(bounds, axis=1)
+
+    def training_order_statistic(self, test_values: np.ndarray) -> Callable:
+        """``ranks -> values``: the order statistics of every finite float but the
+        ``test_values`` (finite, a sub-multiset of the column's), without sorting them.
+
+        The training floats up to a value ``x`` number ``A(x) - T(x)`` (every row's minus
+        the test rows'), which grows with ``x``; rank ``k``'s value is the first sorted
+        float where that reaches ``k + 1``: a bisection over ``sorted_all`` for all ranks
+        at once, two small binary searches a step.
+        """
+        test = np.sort(test_values)
+        values = self.sorted_all
+
+        def order_statistic(ranks: np.ndarray) -> np.ndarray:
+            low = np.zeros(ranks.size, dtype=np.intp)
+            high = np.full(ranks.size, values.size - 1, dtype=np.intp)
+            while (low < high).any():
+                middle = (low + high) // 2
+                x = values[middle]
+                below = np.searchsorted(values, x, side="right")
+                below -= np.searchsorted(test, x, side="right")
+                reached = below > ranks
+                high = np.where(reached, middle, high)
+                low = np.where(reached, low, middle + 1)
+            return values[low]
+
+        return order_statistic
 
 
 def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
@@ -205,7 +236,9 @@ def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
             runs = [np.sort(run[~np.isnan(run)]) for run in runs]  # one per class
             sizes = np.array([run.size for run in runs], dtype=np.int64)
             starts = np.concatenate(([0], np.cumsum(sizes)))
-            out.append(_SortedByClass(np.concatenate(runs), starts, np.diff(bounds) - sizes))
+            grouped = np.concatenate(runs)
+            missing = np.diff(bounds) - sizes
+            out.append(_SortedByClass(grouped, starts, missing, np.sort(grouped)))
             continue
         width = column.n_values + 2
         if n_classes * width > limit:
@@ -325,16 +358,17 @@ class DatasetCodes:
         if missing not in _MISSING_MODES:
             raise ValueError(f"missing must be 'impute' or 'category', got {missing!r}.")
         y_train = None if y is None else y[train]
+        y_test = None if y is None or test is None else y[test]
         names, fitted, blocks = [], [], []
         for position, column in enumerate(self.columns):
             total = None if totals is None or y is None else totals[position]
             if isinstance(total, _SortedByClass):
-                item, block = _fit_sorted(position, column, train, test, y, total, n_bins, missing)
+                item, block = _fit_sorted(position, column, test, y_test, total, n_bins, missing)
             else:
                 by_index = None
                 if total is not None:
                     in_test = np.bincount(
-                        y[test] * total.shape[1] + column.index[test], minlength=total.size
+                        y_test * total.shape[1] + column.index[test], minlength=total.size
                     )
                     by_index = total - in_test.reshape(total.shape)
                 item, block = _fit_column(
@@ -419,48 +453,50 @@ def _fit_floats(
 def _fit_sorted(
     position: int,
     column: ColumnCodes,
-    train: np.ndarray,
     test: np.ndarray,
-    y: np.ndarray,
+    y_test: np.ndarray,
     total: _SortedByClass,
     n_bins: int,
     missing: str,
 ) -> tuple[_FittedColumn | None, np.ndarray | None]:
-    """:func:`_fit_floats` with the training counts as every row's minus the test rows'."""
-    values = column.values[train]
-    observed = np.sort(values[~np.isnan(values)])  # partitions of sorted floats are quick
-    if observed.size == 0:
-        return None, None
-    edges = quantile_edges(observed, n_bins)
+    """:func:`_fit_floats` from every row's sorted floats and the test rows' alone: the
+    training quantiles and median from order statistics, the training counts as every
+    row's minus the test rows'."""
     C = total.missing.size
     test_values = column.values[test]
     test_present = ~np.isnan(test_values)
-    test_code = np.searchsorted(edges, test_values[test_present], side="right")
+    present_values = test_values[test_present]
+    n_observed = total.sorted_all.size - present_values.size
+    if n_observed == 0:
+        return None, None
+    order_statistic = total.training_order_statistic(present_values)
+    edges = ranked_quantile_edges(order_statistic, n_observed, n_bins)
+    test_code = np.searchsorted(edges, present_values, side="right")
     width = edges.size + 1
-    in_test = np.bincount(y[test][test_present] * width + test_code, minlength=C * width)
+    in_test = np.bincount(y_test[test_present] * width + test_code, minlength=C * width)
     by_bin = total.bin_counts(edges) - in_test.reshape(C, width)
     keep = by_bin.sum(axis=0)[:-1] > 0  # an empty bin merges into its right-hand neighbour
     cuts = edges[keep]
     n = cuts.size + 1
     merged = np.zeros((C, n))
     np.add.at(merged.T, np.concatenate(([0], np.cumsum(keep))), by_bin.T)
-    absent = total.missing - np.bincount(y[test][~test_present], minlength=C)
+    absent = total.missing - np.bincount(y_test[~test_present], minlength=C)
     if missing == "category":
         fill = n
         if absent.any():
             n += 1
             merged = np.column_stack((merged, absent))
     else:
-        fill = int(np.searchsorted(cuts, _sorted_median(observed), side="right"))
+        fill = int(np.searchsorted(cuts, _ranked_median(order_statistic, n_observed), side="right"))
         merged[:, fill] += absent
     return _FittedColumn(position, n, fill, missing == "impute", cuts=cuts), merged
 
 
-def _sorted_median(observed: np.ndarray) -> float:
-    """``np.median`` of sorted floats without its partition: the mean of the middle one
-    or two values, as ``np.median`` takes it."""
-    middle = observed.size // 2
-    return float(np.mean(observed[middle - 1 + observed.size % 2 : middle + 1]))
+def _ranked_median(order_statistic: Callable, n_observed: int) -> float:
+    """``np.median`` of floats known by their order statistics: ``np.mean`` of the middle
+    one or two values, as ``np.median`` takes it."""
+    middle = n_observed // 2
+    return float(np.mean(order_statistic(np.arange(middle - 1 + n_observed % 2, middle + 1))))
 
 
 def _fit_categorical(

@@ -18,6 +18,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -117,6 +119,32 @@ def quantile_edges(observed: np.ndarray, n_bins: int) -> np.ndarray:
     """The unique interior quantiles of the observed training floats (empty bins kept)."""
     n_bins = check_n_bins(n_bins)  # before allocating n_bins + 1 edges
     return np.unique(np.quantile(observed, np.linspace(0.0, 1.0, n_bins + 1)))[1:-1]
+
+
+def ranked_quantile_edges(
+    order_statistic: Callable[[np.ndarray], np.ndarray], n_observed: int, n_bins: int
+) -> np.ndarray:
+    """:func:`quantile_edges` of ``n_observed`` floats known by their order statistics.
+
+    ``order_statistic(ranks)`` returns the values of 0-based ranks in ascending order (the
+    sorted floats at those positions). The interpolation is ``np.quantile``'s "linear"
+    rule step for step (virtual index ``(n - 1) q``, its floor and the next rank, the same
+    two-sided lerp), so the edges are bit-identical without partitioning the floats.
+    """
+    n_bins = check_n_bins(n_bins)
+    q = np.linspace(0.0, 1.0, n_bins + 1)
+    virtual = (n_observed - 1) * q
+    previous = np.floor(virtual)
+    following = previous + 1
+    above = virtual >= n_observed - 1
+    previous[above] = following[above] = n_observed - 1  # numpy's -1: the last value
+    previous, following = previous.astype(np.intp), following.astype(np.intp)
+    gamma = virtual - np.where(above, -1, previous)  # as numpy, from its -1 index
+    low, high = order_statistic(previous), order_statistic(following)
+    span = high - low
+    edges = low + span * gamma
+    np.subtract(high, span * (1 - gamma), out=edges, where=gamma >= 0.5)
+    return np.unique(edges)[1:-1]
 
 
 def quantile_cuts(observed: np.ndarray, n_bins: int) -> np.ndarray:
