@@ -25,6 +25,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable, category_offsets
@@ -161,7 +162,8 @@ class AODE(CategoricalClassifier):
     nb_ : NaiveBayes
         The NB model behind the fallback factors and rows with no qualifying parent.
     concentrations_ : dict of ndarray or None
-        HEB only: one entry per (class, pair) group (columns class, parent, child, K_child,
+        HEB with learned m only, built on first access (its evidence is diagnostics): one
+        entry per (class, pair) group (columns class, parent, child, K_child,
         N, n_values, m, rho, iterations, converged, clamped, log_evidence, fallback); rho is
         m / (N_{c,u} + m) averaged over the parent values u seen with class c.
     """
@@ -287,7 +289,7 @@ class AODE(CategoricalClassifier):
         self.parent_log_prob_ = np.log(table.counts + 1.0) - np.log(denominator)
 
         totals = joint.parent_totals()
-        self.concentrations_ = None
+        self._learned, self._diagnostics_cache = None, None
         if self.smoother == "laplace":
             m = np.broadcast_to(k[joint.child].astype(np.float64)[:, None], (joint.n_pairs, C))
             prior_t = None
@@ -298,7 +300,7 @@ class AODE(CategoricalClassifier):
                     joint, totals, prior_t, table.offsets, self.n0, self.m_min, self.m_max
                 )
                 m = learned.m
-                self.concentrations_ = learned.diagnostics(joint)
+                self._learned = learned
             else:
                 m = np.asarray(concentration, dtype=np.float64)
                 if m.shape != (joint.n_pairs, C) or not np.all(np.isfinite(m) & (m > 0)):
@@ -337,6 +339,14 @@ class AODE(CategoricalClassifier):
         base[diagonal], stride[diagonal] = zero_base, 0
         self._score_table = score
         self._slot_base, self._slot_stride = base, stride
+
+    @property
+    def concentrations_(self) -> dict[str, np.ndarray] | None:
+        """HEB: per (class, pair) diagnostics, built on first access (see class doc)."""
+        check_is_fitted(self, "count_table_")
+        if self._diagnostics_cache is None and self._learned is not None:
+            self._diagnostics_cache = self._learned.diagnostics(self.joint_counts_)
+        return self._diagnostics_cache
 
     @property
     def conditional_log_prob_(self) -> np.ndarray:
