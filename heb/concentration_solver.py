@@ -49,9 +49,12 @@ def merge_duplicates(group, prior_id, count, n_groups, n_priors, weight=None):
     if weight is None:
         keys, summed = np.unique(key, return_counts=True)
         summed = summed.astype(np.float64)
-    else:
-        keys, inverse = np.unique(key, return_inverse=True)
-        summed = np.bincount(inverse.ravel(), weight, keys.size)
+    else:  # parts arrive as sorted runs, which a stable sort (timsort) merges
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        first = np.flatnonzero(np.diff(key, prepend=-1))  # keys are non-negative
+        keys = key[first]
+        summed = np.add.reduceat(weight[order], first) if first.size else np.zeros(0)
     keys, count_id = np.divmod(keys, n_counts)
     group, prior_id = np.divmod(keys, n_priors)
     return group, prior_id, count_values[count_id], summed
