@@ -62,12 +62,13 @@ def _validate(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         raise ValueError("proba has no rows; a metric needs at least one test row.")
     if n_classes < 2:
         raise ValueError(f"proba must have at least 2 class columns, got {n_classes}.")
-    if not np.all(np.isfinite(proba)):
+    low, high = float(proba.min()), float(proba.max())  # NaN if any value is NaN
+    if not (np.isfinite(low) and np.isfinite(high)):
         raise ValueError("proba contains NaN or infinite values.")
-    low, high = float(proba.min()), float(proba.max())
     if low < -_RANGE_TOL or high > 1 + _RANGE_TOL:
         raise ValueError(f"Probabilities must lie in [0, 1]; got values in [{low}, {high}].")
-    proba = np.clip(proba, 0.0, 1.0)
+    if low < 0.0 or high > 1.0:  # round-off beyond [0, 1]: clipped (a copy only then)
+        proba = np.clip(proba, 0.0, 1.0)
     row_sums = proba.sum(axis=1)
     bad = np.flatnonzero(np.abs(row_sums - 1.0) > _ROW_SUM_TOL)
     if bad.size:
@@ -134,7 +135,7 @@ def _log_loss(y: np.ndarray, proba: np.ndarray) -> float:
 def _brier(y: np.ndarray, proba: np.ndarray) -> float:
     residual = proba.copy()
     residual[np.arange(y.shape[0]), y] -= 1.0
-    return float(np.mean(residual**2))
+    return float(np.mean(np.square(residual, out=residual)))
 
 
 def _column_ranks(values: np.ndarray) -> np.ndarray:
@@ -158,22 +159,34 @@ def _column_ranks(values: np.ndarray) -> np.ndarray:
     return ranks.T
 
 
+def _mann_whitney_twice_u(positive: np.ndarray, negative: np.ndarray) -> int:
+    """Twice the Mann-Whitney U of two score samples: each (positive, negative) pair
+    counts 2 when the positive scores higher, 1 when they tie (an exact integer).
+
+    One sort of each sample; per positive score, the negatives below it and those not
+    above it are two binary searches of sorted keys into the sorted negatives.
+    """
+    positive, negative = np.sort(positive), np.sort(negative)
+    below = np.searchsorted(negative, positive, side="left")
+    not_above = np.searchsorted(negative, positive, side="right")
+    return int(below.sum() + not_above.sum())
+
+
 def _auc_ovr(y: np.ndarray, proba: np.ndarray) -> float:
     n, n_classes = proba.shape
+    n_pos = np.bincount(y, minlength=n_classes)
+    scored = np.flatnonzero((n_pos > 0) & (n_pos < n))
     if n_classes == 2:
-        positive = y == 1
-        n_pos = np.array([int(positive.sum())])
-        rank_sum = np.array([_column_ranks(proba[:, 1:2])[positive, 0].sum()])
-    else:
-        ranks = _column_ranks(proba)  # (n, C): rank of each row within each column
-        n_pos = np.bincount(y, minlength=n_classes)
-        rank_sum = np.bincount(y, weights=ranks[np.arange(n), y], minlength=n_classes)
-    n_neg = n - n_pos
-    defined = (n_pos > 0) & (n_neg > 0)
-    if not np.any(defined):
+        scored = scored[scored == 1]  # the binary AUC is column 1's
+    if scored.size == 0:
         return 0.5
-    n_pos, n_neg, rank_sum = n_pos[defined], n_neg[defined], rank_sum[defined]
-    auc = (rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
+    u = np.empty(scored.size)
+    for i, c in enumerate(scored):  # one sort per scored class; classes are few
+        column = proba[:, c]
+        positive = y == c
+        u[i] = _mann_whitney_twice_u(column[positive], column[~positive]) / 2.0
+    n_pos = n_pos[scored]
+    auc = u / (n_pos * (n - n_pos))
     return float(np.mean(auc))
 
 

@@ -113,6 +113,32 @@ def test_column_ranks_match_scipy(fold):
     np.testing.assert_array_equal(metrics._column_ranks(proba), rankdata(proba, axis=0))
 
 
+@HYPOTHESIS
+@given(folds())
+def test_auc_is_the_rank_sum_formula_to_the_bit(fold):
+    """The sorted-sample U statistic equals the average-rank (Mann-Whitney) formula exactly."""
+    y, proba = fold
+    n, n_classes = proba.shape
+    ranks = metrics._column_ranks(proba)
+    columns = [1] if n_classes == 2 else range(n_classes)
+    scored = []
+    for c in columns:
+        n_pos = int(np.sum(y == c))
+        if 0 < n_pos < n:
+            rank_sum = np.sum(ranks[y == c, c])
+            scored.append((rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * (n - n_pos)))
+    expected = float(np.mean(scored)) if scored else 0.5
+    assert metrics.auc_ovr(y, proba) == expected
+
+
+def test_round_off_past_the_unit_interval_is_clipped():
+    proba = np.array([[1.0 + 1e-12, -1e-12], [0.25, 0.75], [0.6, 0.4]])
+    y = np.array([0, 1, 1])
+    clipped = np.clip(proba, 0.0, 1.0)
+    assert metrics.all_metrics(y, proba) == metrics.all_metrics(y, clipped)
+    assert metrics.brier(y, proba) == pytest.approx((0.0 + 2 * 0.0625 + 2 * 0.36) / 6, abs=TOL)
+
+
 def test_log_loss_clips_at_1e15_without_renormalising():
     proba = np.array([[1.0, 0.0], [0.25, 0.75]])
     y = np.array([1, 1])
