@@ -11,6 +11,7 @@ from heb.aode import AODE
 from heb.data import Dataset, Preprocessor, encode_target, load_builtin
 from heb.evaluate import (
     FAMILY_ESTIMATORS,
+    FOLD_STORE,
     METHODS,
     METRICS,
     TABLE1_METHODS,
@@ -99,6 +100,38 @@ def test_progress_reports_fractions(small, cache):
     assert seen[0] == 0.0 and seen[-1] == 1.0
     assert all(0.0 <= f <= 1.0 for f in seen)
     assert seen == sorted(seen)
+
+
+class _Stop(Exception):
+    """Raised by a progress callback to cancel a run."""
+
+
+@pytest.mark.parametrize(
+    "stop_at",
+    ["Preparing fold 3 of 10", "Fold 1 of 10: KT", "Fold 4 of 10: HEB-M"],
+)
+def test_raising_from_progress_cancels_between_folds_and_methods(small, tmp_path, stop_at):
+    seen: list[str] = []
+
+    def progress(fraction: float, message: str) -> None:
+        seen.append(message)
+        if message == stop_at:
+            raise _Stop
+
+    cache = ResultCache(tmp_path / "results")
+    FOLD_STORE.clear()  # folds another test prepared would skip the preparation
+    with pytest.raises(_Stop):
+        cross_validate(small, ["Laplace", "KT", "HEB-M"], cache=cache, progress=progress)
+    assert seen[-1] == stop_at  # nothing was reported (nor run) after the cancelling call
+    if stop_at.startswith("Fold"):  # every fitted (fold, method) was reported first
+        fold = int(stop_at.split()[1])
+        assert seen.count(f"Fold {fold} of 10: Laplace") == 1
+        assert f"Fold {fold + 1} of 10: Laplace" not in seen
+    root = tmp_path / "results"
+    assert not root.exists() or not any(p.is_file() for p in root.rglob("*"))
+    # the next run (nothing cancelling) completes and is cached
+    done = cross_validate(small, ["Laplace", "KT", "HEB-M"], cache=cache)
+    assert done.cached == [] and len(done.folds) == 30
 
 
 def test_use_cache_false_writes_nothing(small, tmp_path):

@@ -132,16 +132,19 @@ def _run_methods(
     """Per method, its per-fold records and out-of-fold probabilities.
 
     Folds are the outer loop, so each fold's test codes are read once for every method.
+    ``report`` is called before every method of every fold: raising from it (the app does
+    when its session has gone) stops the run there.
     """
     C = prepared.classes.size
     oof = {name: np.zeros((prepared.y.size, C)) for name in specs}
     rows: dict[str, list] = {name: [] for name in specs}
-    n_folds = len(prepared.folds)
+    n_folds, n_methods = len(prepared.folds), len(specs)
     for index, fold in enumerate(prepared.folds):
-        report(index / n_folds, f"Fold {index + 1} of {n_folds}")
         test_codes = fold.test_codes
         y_test = prepared.y[fold.test_index]
-        for name, spec in specs.items():
+        for step, (name, spec) in enumerate(specs.items()):
+            fraction = (index + step / n_methods) / n_folds
+            report(fraction, f"Fold {index + 1} of {n_folds}: {name}")
             model, fit_time = _fit_fold(_family(spec), spec["params"], fold, C)
             start = time.perf_counter()
             proba = model.predict_proba(test_codes)
@@ -248,7 +251,10 @@ def cross_validate(
     max_rows : int or None
         Stratified subsample size (seed 42); None or 0 keeps every row.
     progress : callable, optional
-        Called as ``progress(fraction, message)``.
+        Called as ``progress(fraction, message)`` (fractions never decrease) while the
+        folds are prepared, one fold at a time, then before every method of every fold.
+        Raising from it cancels the run at that point (the exception propagates):
+        nothing of the run is written to the result cache.
     use_cache : bool
         Read and write results in the result cache (a cache that cannot be written
         costs a warning, not the run).
@@ -274,7 +280,11 @@ def cross_validate(
     overrides = settings.params()
     specs = {name: method_spec(name, overrides.get(name)) for name in methods}
     specs = attach_hierarchies(specs, settings.hierarchies)
-    keys = {name: settings.method_key(specs[name], list(METRICS)) for name in methods}
+    keys = (  # hashing the engine's source for a key costs a second: only for the cache
+        {name: settings.method_key(specs[name], list(METRICS)) for name in methods}
+        if use_cache
+        else {}
+    )
     cache = cache if cache is not None else ResultCache()
     report = progress or (lambda fraction, message: None)
 
@@ -285,7 +295,7 @@ def cross_validate(
     if todo:
         report(0.0, "Preparing folds")
         prepared = FOLD_STORE.get_or_build(
-            settings.data_key(), lambda: prepare_folds(dataset, settings)
+            settings.data_key(), lambda: prepare_folds(dataset, settings, progress=report)
         )
         meta = {
             "y": prepared.y.tolist(),

@@ -155,19 +155,26 @@ def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     return _Split(X, y, classes, k, tuple(notes), folds)
 
 
-def prepare_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
+def prepare_folds(
+    dataset: Dataset,
+    settings: RunSettings,
+    progress: Callable[[float, str], None] | None = None,
+) -> PreparedFolds:
     """Subsample, split (stratified, shuffled), encode per training fold and count.
 
     The columns are read once (:func:`~heb.data.encoding.encode_columns`); each fold's
     encoding and counts then come from those codes, equal to a ``Preprocessor`` fitted on
-    the fold's training rows and ``CountTable.from_codes`` of its codes.
+    the fold's training rows and ``CountTable.from_codes`` of its codes. ``progress(0.0,
+    message)`` is called before each fold (raise from it to stop).
     """
+    report = progress or (lambda fraction, message: None)
     split = _split(dataset, settings)
     y, C = split.y, split.classes.size
     codes = encode_columns(split.X, categorical=dataset.categorical)
     totals = class_totals(codes, y, C)
     folds = []
-    for train, test in split.folds:
+    for index, (train, test) in enumerate(split.folds):
+        report(0.0, f"Preparing fold {index + 1} of {split.n_splits}")
         start = time.perf_counter()
         encoding, table = codes.fit_fold(
             train, test, y, C, n_bins=settings.n_bins, missing=settings.missing, totals=totals
