@@ -3,6 +3,7 @@
 Three parts, run from the repository root::
 
     python3 benchmarks/hierarchy_study.py synthetic   # l1 error vs K/N (heb.synthetic_hierarchy)
+    python3 benchmarks/hierarchy_study.py budget      # where HEB-H's error goes at few rows
     python3 benchmarks/hierarchy_study.py detect      # functional dependencies of the shared data
     python3 benchmarks/hierarchy_study.py cv          # 10-fold CV: log-loss, ECE, Brier, ...
     python3 benchmarks/hierarchy_study.py all
@@ -33,6 +34,7 @@ from sklearn.model_selection import StratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from heb.counts import CountTable, category_offsets  # noqa: E402
 from heb.data import Preprocessor, encode_target, stratified_subsample  # noqa: E402
 from heb.hierarchical_nb import HierarchicalNaiveBayes  # noqa: E402
 from heb.hierarchy import fit_nested  # noqa: E402
@@ -44,7 +46,13 @@ from heb.hierarchy_sources import (  # noqa: E402
 from heb.nb import NaiveBayes  # noqa: E402
 from heb.paths import datasets_dir  # noqa: E402
 from heb.registry import METRICS, compute_metrics, smoother  # noqa: E402
-from heb.synthetic_hierarchy import hierarchy_l1_study  # noqa: E402
+from heb.synthetic_hierarchy import (  # noqa: E402
+    BUDGET_ESTIMATES,
+    SCENARIOS,
+    hierarchy_l1_study,
+    tree_pmfs,
+    zip_levels,
+)
 
 SEED = 42
 TOLERANCES = (0.0, 0.05)
@@ -96,6 +104,56 @@ def synthetic(reps: int) -> None:
                 f"{(v['heb-h'] - floor) / (v['heb-m'] - floor):.3f} | {floor:.4f} |"
             )
         print()
+
+
+# ---------------------------------------------------------------------------- error budget
+def _learned_levels(shape, N: int, reps: int, n_classes: int = 3, seed: int = 1) -> dict:
+    """HEB-H's learned m per level on one draw of the "hierarchy" truth: medians, the
+    share clamped high, and the share of (class, repetition) pairs keeping the tree."""
+    levels = zip_levels(*shape)
+    K = levels[0].size
+    rng = np.random.default_rng([seed, K, N])
+    truth = SCENARIOS["hierarchy"]
+    theta = np.stack([tree_pmfs(levels, n_classes, rng=rng, **truth)[1] for _ in range(reps)], 1)
+    counts = rng.multinomial(N, theta).reshape(n_classes, reps * K).astype(np.float64)
+    table = CountTable(np.full(n_classes, float(N)), counts, category_offsets(np.full(reps, K)))
+    fit = fit_nested(table, dict.fromkeys(range(reps), levels)).levels
+    out = {"kept": fit["hierarchy_used"][fit["level"] == 0].mean()}
+    for lv, true_m in enumerate(truth["concentrations"]):
+        mine = fit["level"] == lv
+        out[lv] = (true_m, np.median(fit["m"][mine]), (fit["clamped"][mine] == 1).mean())
+    return out
+
+
+def budget(reps: int) -> None:
+    print(f"\n## Error budget of HEB-H, 'hierarchy' truth ({reps} repetitions, 3 classes)\n")
+    print("| K | N | K/N | HEB-M | HEB-H | no selection | true m | true m, true splits of the "
+          "seen codes | oracle | unseen mass | H / M | true m / M | seen oracle / M |")  # fmt: skip
+    print("|---:|---:|---:|" + "---:|" * 10)
+    shapes = ((4, 5, 10), (10, 10, 10))
+    for shape in shapes:
+        rows = hierarchy_l1_study((shape,), (50, 200, 1000), reps=reps, smoothers=BUDGET_ESTIMATES)
+        table = defaultdict(dict)
+        for r in rows:
+            table[r["K"], r["N"]][r["smoother"]] = r["mean"]
+            table[r["K"], r["N"]]["unseen"] = r["unseen_mass"]
+        for (K, N), v in table.items():
+            cells = " | ".join(f"{v[name]:.4f}" for name in (*BUDGET_ESTIMATES, "unseen"))
+            ratios = (v["heb-h"], v["heb-h-true-m"], v["oracle-seen"])
+            print(f"| {K} | {N} | {K / N:.2f} | {cells} | "
+                  + " | ".join(f"{x / v['heb-m']:.3f}" for x in ratios) + " |")  # fmt: skip
+    print("\nLearned m per level (median, share clamped at m_max) against the truth:\n")
+    print("| K | N | pairs keeping the tree | codes: true / median / clamped | "
+          "prefixes | regions |")  # fmt: skip
+    print("|---:|---:|---:|---|---|---|")
+    for shape in shapes:
+        for N in (50, 200, 1000):
+            out = _learned_levels(shape, N, reps)
+            cells = " | ".join(
+                f"{true_m:g} / {median:.3g} / {clamped:.0%}"
+                for true_m, median, clamped in (out[lv] for lv in range(3))
+            )
+            print(f"| {int(np.prod(shape))} | {N} | {out['kept']:.0%} | {cells} |")
 
 
 # ---------------------------------------------------------------------------- detection
@@ -187,11 +245,13 @@ def cv() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("synthetic", "detect", "cv", "all"))
+    parser.add_argument("part", choices=("synthetic", "budget", "detect", "cv", "all"))
     parser.add_argument("--reps", type=int, default=200, help="synthetic repetitions")
     args = parser.parse_args()
     if args.part in ("synthetic", "all"):
         synthetic(args.reps)
+    if args.part in ("budget", "all"):
+        budget(args.reps)
     if args.part in ("detect", "all"):
         detect()
     if args.part in ("cv", "all"):

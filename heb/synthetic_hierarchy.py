@@ -26,8 +26,10 @@ from heb.hierarchy import fit_nested
 from heb.smoothing import smooth
 
 __all__ = [
+    "BUDGET_ESTIMATES",
     "SCENARIOS",
     "STUDY_SMOOTHERS",
+    "oracle_tree_estimate",
     "zip_levels",
     "tree_pmfs",
     "hierarchy_l1_study",
@@ -39,6 +41,13 @@ SCENARIOS = {
     "flat": {"concentration": 20.0},
 }
 STUDY_SMOOTHERS = ("laplace", "heb-m", "heb-h", "heb-h-prior-mean")
+#: an error budget of HEB-H under the "hierarchy" truth: without its evidence selection,
+#: at the true concentrations (still the pooled within-parent splits as base), the true
+#: base splits among the codes seen in training (unseen codes 0, as HEB-H) and the oracle
+#: (the true base splits of every code); the last two with the true concentrations
+BUDGET_ESTIMATES = (
+    "heb-m", "heb-h", "heb-h-no-select", "heb-h-true-m", "oracle-seen", "oracle",
+)  # fmt: skip
 
 
 def zip_levels(n_regions: int, prefixes: int, codes: int) -> list[np.ndarray]:
@@ -122,8 +131,56 @@ def tree_pmfs(
     return base, _tree_product(levels, splits)
 
 
-def _estimates(table: CountTable, hierarchies: dict, smoother: str) -> np.ndarray:
-    """Each smoother's PMF estimates (C, V), unseen categories included (not log 0)."""
+def oracle_tree_estimate(
+    counts: np.ndarray, base: np.ndarray, levels: Sequence[np.ndarray], concentrations
+) -> np.ndarray:
+    """The tree-form estimate with the true base splits and the true concentrations.
+
+    est(c, leaf) = product over the levels of (N_c,node + a_l w(node)) / (N_c,parent + a_l),
+    w(node) = base(node) / base(parent) from the true base PMF: what HEB-H would reach if
+    it knew the pooled splits and every level's concentration (an error bound, not an
+    estimator).
+
+    Parameters
+    ----------
+    counts : ndarray (..., K)
+        Leaf counts of each PMF to estimate.
+    base : ndarray (..., K)
+        The true base PMF over the leaves, broadcastable against ``counts`` (leaves
+        given 0 get 0, their siblings share their parent's base).
+    levels : list of int arrays
+        As :func:`zip_levels` returns.
+    concentrations : sequence of float
+        One per split, leaves first (``len(levels) + 1``).
+    """
+    if len(concentrations) != len(levels) + 1:
+        raise ValueError(f"concentrations needs one value per level ({len(levels) + 1}).")
+    up = [np.arange(levels[0].size)]  # up[j][leaf]: the leaf's node at level j
+    for level in levels:
+        up.append(level[up[-1]])
+    up.append(np.zeros_like(up[0]))  # the root
+
+    def node_sums(values: np.ndarray, j: int) -> np.ndarray:
+        """Sums over each leaf's level-j node, read back per leaf (..., K)."""
+        onehot = np.zeros((up[0].size, int(up[j].max()) + 1))
+        onehot[up[0], up[j]] = 1.0
+        return (values @ onehot)[..., up[j]]
+
+    n = [node_sums(counts.astype(np.float64), j) for j in range(len(up))]
+    b = [node_sums(np.asarray(base, dtype=np.float64), j) for j in range(len(up))]
+    est = np.ones(np.broadcast_shapes(counts.shape, np.shape(base)))
+    for j, a in enumerate(concentrations):
+        share = np.divide(b[j], b[j + 1], out=np.zeros_like(b[j]), where=b[j + 1] > 0)
+        est = est * (n[j] + a * share) / (n[j + 1] + a)
+    return est
+
+
+def _estimates(table: CountTable, hierarchies: dict, smoother: str, truth=None) -> np.ndarray:
+    """Each smoother's PMF estimates (C, V), unseen categories included (not log 0).
+
+    ``truth`` (the budget's true-m and oracle rows): ``(base (reps, K), concentrations,
+    counts (C, reps, K), levels)``.
+    """
     counts, n_cf = table.counts, table.class_feature_totals()
     col_f = table.feature_of_column
     if smoother == "laplace":
@@ -131,6 +188,16 @@ def _estimates(table: CountTable, hierarchies: dict, smoother: str) -> np.ndarra
     if smoother == "heb-m":
         smoothed = smooth(table, "heb-m")
         return np.where(smoothed.seen, np.exp(smoothed.log_theta), 0.0)
+    if smoother == "heb-h-no-select":
+        return fit_nested(table, hierarchies, select=False).theta
+    if smoother in ("heb-h-true-m", "oracle", "oracle-seen"):
+        base, concentrations, counts, levels = truth
+        if smoother == "oracle-seen":  # unseen codes get 0, as under HEB-M and HEB-H
+            base = base * (counts.sum(axis=0) > 0)
+        if smoother.startswith("oracle"):
+            return oracle_tree_estimate(counts, base[None], levels, concentrations)
+        fixed = {(f, lv): a for f in hierarchies for lv, a in enumerate(concentrations)}
+        return fit_nested(table, hierarchies, fixed=fixed).theta
     form = "prior-mean" if smoother == "heb-h-prior-mean" else "tree"
     return fit_nested(table, hierarchies, form=form).theta
 
@@ -150,6 +217,7 @@ def hierarchy_l1_study(
     ``reps`` repetitions, each with its own base and ``n_classes`` PMFs from the
     ``scenario`` (:data:`SCENARIOS`), N rows per class. The repetitions are the features
     of one count table, so every smoother runs once per (shape, N) for all of them.
+    ``smoothers`` may also name the :data:`BUDGET_ESTIMATES` ("hierarchy" scenario only).
 
     Returns
     -------
@@ -169,13 +237,10 @@ def hierarchy_l1_study(
         K = levels[0].size
         for N in N_values:
             rng = np.random.default_rng([seed, K, int(N), len(scenario)])
-            theta = np.stack(
-                [
-                    tree_pmfs(levels, n_classes, rng=rng, **SCENARIOS[scenario])[1]
-                    for _ in range(reps)
-                ],
-                axis=1,
-            )  # (C, reps, K)
+            drawn = [
+                tree_pmfs(levels, n_classes, rng=rng, **SCENARIOS[scenario]) for _ in range(reps)
+            ]
+            theta = np.stack([t for _, t in drawn], axis=1)  # (C, reps, K)
             counts = rng.multinomial(int(N), theta)
             table = CountTable(
                 np.full(n_classes, float(N)),
@@ -184,8 +249,12 @@ def hierarchy_l1_study(
             )
             hierarchies = dict.fromkeys(range(reps), levels)
             unseen = (counts.sum(axis=0) == 0)[None] * theta
+            true_m = SCENARIOS[scenario].get("concentrations")
+            truth = (np.stack([b for b, _ in drawn]), true_m, counts, levels)
             for name in smoothers:
-                est = _estimates(table, hierarchies, name).reshape(n_classes, reps, K)
+                if name in ("heb-h-true-m", "oracle", "oracle-seen") and true_m is None:
+                    raise ValueError(f"{name!r} needs per-level concentrations (a tree truth).")
+                est = _estimates(table, hierarchies, name, truth).reshape(n_classes, reps, K)
                 err = np.abs(est - theta).sum(axis=2).ravel()
                 rows.append(
                     {

@@ -12,10 +12,12 @@ from explorer.errors import escape, guard
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
+from heb.figures.style import escape as escape_label
 
 ensure_entry_point()
 
 EVIDENCE_PAGE = "pages/lesson_evidence.py"
+DATASET_PAGE = "pages/dataset.py"
 CHOICES = {
     "HEB-M": "HEB-M: prior mean = pooled marginal",
     "HEB-U": "HEB-U: prior mean = uniform 1/K_f",
@@ -45,8 +47,9 @@ def summary(frame: pd.DataFrame) -> None:
 
 @st.fragment
 def heatmaps(diag: dict, names: list[str], classes: list[str], data: pd.DataFrame, stem: str,
-             x_title: str = "feature"):  # fmt: skip
-    """One heatmap of the pairs, ``names`` along x (a fragment: its colour reruns it alone)."""
+             levels: bool = False):  # fmt: skip
+    """One heatmap of the pairs, ``names`` along x (a fragment: its colour reruns it alone);
+    ``levels``: HEB-H's levels along x, each name on two lines."""
     value = st.radio(
         "Colour by",
         list(VALUES),
@@ -55,7 +58,12 @@ def heatmaps(diag: dict, names: list[str], classes: list[str], data: pd.DataFram
         **state.page_setting("heat_value", "m", list(VALUES)),
     )
     fig = figures.concentration_heatmap(diag, names, classes, value=value)
-    fig.update_xaxes(title_text=x_title)
+    if levels:
+        ticks = [
+            escape_label(n).replace(" given ", "<br>given ").replace(" (top", "<br>(top")
+            for n in names
+        ]
+        fig.update_xaxes(title_text="level", ticktext=ticks, tickangle=0)
     show_figure(fig, data.assign(**{value: diag[value]}), f"{stem}-{value}-heatmap", key="heatmap")
 
 
@@ -81,6 +89,8 @@ def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
             "m": st.column_config.NumberColumn(format="%.4g"),
             "rho": st.column_config.NumberColumn(format="%.3f"),
             "log_evidence": st.column_config.NumberColumn("log evidence", format="%.2f"),
+            "n_nodes": st.column_config.NumberColumn("nodes"),
+            "hierarchy_used": st.column_config.CheckboxColumn("kept the hierarchy"),
         },
         key=key,
     )
@@ -163,6 +173,7 @@ def hierarchy_view(work: loading.WorkingData) -> None:
             "Dataset page's tolerance and none is declared, so HEB-H is HEB-M here. "
             "Declare one (a parent column or a prefix of the labels) on the Dataset page."
         )
+        st.page_link(DATASET_PAGE, label="Declare a hierarchy", icon=":material/account_tree:")
         return
     frame, notes = hierarchies.level_frame(work, items)
     shown = "; ".join(escape(d.describe()) for d in items)
@@ -198,7 +209,18 @@ def hierarchy_view(work: loading.WorkingData) -> None:
     heat_tab, table_tab = st.tabs(["Heatmaps", "Table"])
     with heat_tab, guard("drawing the heatmap"):
         data = frame[["class name", "feature name", "level name", "N_c", "n_nodes"]]
-        heatmaps(diag, names, work.class_names, data, "HEB-H", x_title="level")
+        heatmaps(diag, names, work.class_names, data, "HEB-H", levels=True)
+        flat = frame[~frame["hierarchy_used"]].drop_duplicates(["class", "feature"])
+        if len(flat):
+            pairs = ", ".join(
+                f"{escape(row['feature name'])} in class {escape(row['class name'])}"
+                for _, row in flat.head(12).iterrows()
+            )
+            more = f" and {len(flat) - 12} more" if len(flat) > 12 else ""
+            st.caption(
+                f"Did not keep the hierarchy (their estimate is HEB-M's; the m shown is the "
+                f"tree's): {pairs}{more}."
+            )
     with table_tab:
         table(frame.drop(columns=["class", "feature", "row"]), "heb-h", key="level_table")
 

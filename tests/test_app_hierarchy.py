@@ -379,7 +379,7 @@ def test_concentrations_of_heb_h_per_level_on_a_hand_made_hierarchy():
         if json.loads(chart.proto.spec)["data"][0]["type"] == "heatmap"
     )
     z = decode(spec["data"][0]["z"])
-    ticks = list(spec["layout"]["xaxis"]["ticktext"])
+    ticks = [t.replace("<br>", " ") for t in spec["layout"]["xaxis"]["ticktext"]]
     assert spec["layout"]["xaxis"]["title"]["text"] == "level"
     for row in shown.reset_index().itertuples():
         cell = z[classes.index(row._1), ticks.index(row._4)]

@@ -23,7 +23,13 @@ from heb.hierarchy_sources import (
 )
 from heb.nb import NaiveBayes
 from heb.smoothing import smooth
-from heb.synthetic_hierarchy import hierarchy_l1_study, tree_pmfs, zip_levels
+from heb.synthetic_hierarchy import (
+    BUDGET_ESTIMATES,
+    hierarchy_l1_study,
+    oracle_tree_estimate,
+    tree_pmfs,
+    zip_levels,
+)
 from tests.conftest import read_shared_csv
 
 FORMS = ("tree", "prior-mean")
@@ -360,6 +366,37 @@ def test_study_meets_its_targets_on_a_small_grid():
     none = {r["smoother"]: r["mean"] for r in hierarchy_l1_study(scenario="flat", **kwargs)}
     assert signal["heb-h"] <= 0.8 * signal["heb-m"] < signal["laplace"]
     assert none["heb-h"] <= 1.02 * none["heb-m"]
+
+
+def test_oracle_tree_estimate_by_hand():
+    """Leaves 0, 1 under group 0, leaf 2 under group 1; base (0.2, 0.3, 0.5)."""
+    levels = [np.array([0, 0, 1])]
+    counts = np.array([[3.0, 1.0, 0.0]])
+    base = np.array([0.2, 0.3, 0.5])
+    est = oracle_tree_estimate(counts, base, levels, (2.0, 5.0))
+    # top: group 0 = (4 + 5 * 0.5) / (4 + 5), group 1 = 2.5 / 9; leaves within group 0
+    top = np.array([6.5 / 9, 2.5 / 9])
+    expected = [top[0] * (3 + 2 * 0.4) / 6, top[0] * (1 + 2 * 0.6) / 6, top[1] * (0 + 2) / 2]
+    np.testing.assert_allclose(est[0], expected)
+    np.testing.assert_allclose(est.sum(), 1.0)
+    # a leaf given base 0 keeps only its counts' share; the base renormalises above it
+    est = oracle_tree_estimate(counts, base * [1, 0, 1], levels, (2.0, 5.0))
+    group0 = (4 + 5 * 0.2 / 0.7) / 9
+    np.testing.assert_allclose(est[0], [group0 * 5 / 6, group0 * 1 / 6, 1 - group0])
+    with pytest.raises(ValueError, match="one value per level"):
+        oracle_tree_estimate(counts, base, levels, (1.0,))
+
+
+def test_error_budget_is_ordered_and_true_m_is_fit_nested_at_fixed_m():
+    """The oracle (true base and m) bounds HEB-H at the true m, which equals fit_nested
+    with those concentrations fixed; the budget needs a tree truth."""
+    kwargs = {"K_values": [(4, 5, 10)], "N_values": [50], "reps": 20}
+    rows = hierarchy_l1_study(smoothers=BUDGET_ESTIMATES, **kwargs)
+    err = {r["smoother"]: r["mean"] for r in rows}
+    assert err["oracle"] < err["oracle-seen"] < err["heb-h-true-m"] < err["heb-m"]
+    assert err["oracle-seen"] >= rows[0]["unseen_mass"]  # unseen codes get 0 there
+    with pytest.raises(ValueError, match="tree truth"):
+        hierarchy_l1_study(scenario="flat", smoothers=("oracle",), **kwargs)
 
 
 # ---------------------------------------------------------------------------- FD-aware NB
