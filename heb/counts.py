@@ -217,13 +217,21 @@ class CountTable:
         else:
             cells = np.flatnonzero(self.counts > 0)  # a bool scan: 2x nonzero of floats
             cell_counts = self.counts.ravel().take(cells)
-        n_fv = np.bincount(cells % width, weights=cell_counts, minlength=width)
         # cells are row-major, so each (class, feature) block is one run of them
         bounds = np.searchsorted(cells, block_starts(C, width, self.offsets))
         cumulative = np.concatenate(([0.0], np.cumsum(cell_counts)))
         n_cf = np.diff(cumulative.take(bounds)).reshape(C, self.n_features)
         self.counts.flags.writeable = False
-        object.__setattr__(self, "_sums", (n_fv, n_cf, cells, cell_counts))
+        # N_fv (a V-long array) is counted from the cells on first use
+        object.__setattr__(self, "_sums", [None, n_cf, cells, cell_counts])
+
+    def _kept_category_totals(self) -> np.ndarray:
+        """N_fv of a table that keeps its sums, counted from its positive cells once."""
+        sums = self._sums
+        if sums[0] is None:
+            width = self.counts.shape[1]
+            sums[0] = np.bincount(sums[2] % width, weights=sums[3], minlength=width)
+        return sums[0]
 
     def positive_cells(self) -> np.ndarray:
         """Flat (row-major) indices of the positive counts of ``counts``, ascending."""
@@ -289,9 +297,8 @@ class CountTable:
 
     def category_totals(self) -> np.ndarray:
         """N_fv = sum_c N_cfv, shape (V,)."""
-        sums = getattr(self, "_sums", None)
-        if sums is not None:
-            return sums[0].copy()
+        if getattr(self, "_sums", None) is not None:
+            return self._kept_category_totals().copy()
         return self.counts.sum(axis=0)
 
     def feature_totals(self) -> np.ndarray:

@@ -195,8 +195,14 @@ class _Totals:
         self.table = table
         self.uniform_prior = False
         sums = getattr(table, "_sums", None)  # counted from the rows: read, never copied
-        self.n_fv = table.category_totals() if sums is None else sums[0]
-        self.seen = self.n_fv > 0
+        if sums is None:
+            self._n_fv = table.category_totals()
+            self.seen = self._n_fv > 0
+        else:  # seen columns from the positive cells; N_fv only if a smoother reads it
+            self._n_fv = None
+            width = table.counts.shape[1]
+            self.seen = np.zeros(width, dtype=bool)
+            self.seen[table.positive_cells() % width] = True
         self.seen_cols = np.flatnonzero(self.seen)
         self.all_seen = self.seen_cols.size == self.seen.size
         self._seen_counts = None
@@ -215,6 +221,13 @@ class _Totals:
             self.n_cf = np.where(empty[None, :], 0.0, sums)
         else:
             self.n_cf = table.class_feature_totals()
+
+    @property
+    def n_fv(self) -> np.ndarray:
+        """N_fv, shape (V,) (not to be modified)."""
+        if self._n_fv is None:
+            self._n_fv = self.table._kept_category_totals()
+        return self._n_fv
 
     @property
     def positive_cells(self) -> np.ndarray:
@@ -371,7 +384,11 @@ def learn_concentrations(
     if item_prior.size and item_prior.min() <= 0:
         raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
     # categories of positive prior mean per pair (the marginal is 0 for unseen ones)
-    positive = np.diff(np.searchsorted(np.flatnonzero(prior > 0), table.offsets))
+    k = table.n_categories
+    if k.size and np.all(k == k[0]):  # one K: count per feature row
+        positive = np.count_nonzero(prior.reshape(k.size, k[0]) > 0, axis=1)
+    else:
+        positive = np.add.reduceat(prior > 0, table.offsets[:-1])
     fit = fit_segments(
         item_pair,
         item_count,
@@ -516,11 +533,17 @@ def smooth(
         raise ValueError(f"{smoother}: no smoothing rule named {entry.rule!r}.") from None
     totals = _Totals(table)
     totals.uniform_prior = entry.prior == "uniform"
-    prior = prior_mean(table, entry.prior, _category_totals=totals.n_fv)
+    k = table.n_categories
+    if totals.uniform_prior and k.size and np.all(k == k[0]):
+        # one value 1/K: a read-only view of it, not a V-long array
+        prior = np.broadcast_to(1.0 / k[0], (table.counts.shape[1],))
+    else:
+        n_fv = None if totals.uniform_prior else totals.n_fv
+        prior = prior_mean(table, entry.prior, _category_totals=n_fv)
     if entry.rule in _BUILTIN_RULES:  # they share the table's sums computed once
         theta, concentration, fit, fallback = rule(table, prior, values, totals)
-    else:
-        theta, concentration, fit, fallback = rule(table, prior, values)
+    else:  # a registered rule gets a prior of its own
+        theta, concentration, fit, fallback = rule(table, np.array(prior), values)
     if not isinstance(theta, SeenColumnLog):  # a rule's probabilities
         theta = SeenColumnLog(_log(theta, totals.seen), None, theta.shape[1])
     return SmoothedTable(theta, totals.seen, concentration, fit, fallback)
