@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from heb.concentration import log_evidence
 from heb.counts import CountTable
-from heb.hierarchical_nb import HierarchicalNaiveBayes
+from heb.hierarchical_nb import HierarchicalNaiveBayes, level_concentrations
 from heb.hierarchy import check_hierarchies, fit_nested
 from heb.hierarchy_sources import (
     dependency_chains,
@@ -462,3 +462,26 @@ def test_naive_bayes_heb_h_partial_fit_with_categories_the_hierarchy_does_not_na
     model.partial_fit(X[first], y[first], classes=[0, 1]).partial_fit(X[~first], y[~first])
     padded = NaiveBayes("heb-h", hierarchies={0: [np.array([0, 0, 1, 1, 2, 3])]}).fit(X, y)
     np.testing.assert_allclose(model.predict_proba(X), padded.predict_proba(X), rtol=1e-12)
+
+
+def test_level_concentrations_of_a_fitted_model():
+    """Every level of the features with a hierarchy; the kept leaves' m is the model's."""
+    X, y = _fd_data()
+    model = HierarchicalNaiveBayes(fd_tolerance=0.0).fit(X, y)
+    assert model.parents_ == {0: 1}
+    out = level_concentrations(model)
+    assert set(out["feature"]) == {0}  # feature 2 has no hierarchy
+    assert list(zip(out["level"], out["class"], strict=True)) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    raw = fit_nested(model.count_table_, model.hierarchies_).levels
+    mine = raw["feature"] == 0
+    np.testing.assert_array_equal(np.sort(out["m"]), np.sort(raw["m"][mine]))
+    np.testing.assert_array_equal(out["N_c"], np.bincount(y)[out["class"]])
+    diag = model.concentrations_
+    leaves = (out["level"] == 0) & out["hierarchy_used"]
+    assert leaves.any()
+    for c in out["class"][leaves]:
+        row = (diag["class"] == c) & (diag["feature"] == 0)
+        assert out["m"][leaves & (out["class"] == c)][0] == diag["m"][row][0]
+    assert set(out["clamped"]) <= {"low", "none", "high"}
+    with pytest.raises(ValueError, match="HEB-H"):
+        level_concentrations(NaiveBayes("heb-m").fit(X, y))
