@@ -195,22 +195,22 @@ class _Totals:
         self.table = table
         self.uniform_prior = False
         sums = getattr(table, "_sums", None)  # counted from the rows: read, never copied
+        self._seen_counts = None
+        self._positive = None
+        self._cell_pair = None
+        self._cell_columns = None
         if sums is None:
             self._n_fv = table.category_totals()
             self.seen = self._n_fv > 0
         else:  # seen columns from the positive cells; N_fv only if a smoother reads it
             self._n_fv = None
-            width = table.counts.shape[1]
-            self.seen = np.zeros(width, dtype=bool)
-            self.seen[table.positive_cells() % width] = True
+            self._positive = table.positive_cells()
+            self.seen = np.zeros(table.counts.shape[1], dtype=bool)
+            self.seen[self.cell_columns()[1]] = True
         self.seen_cols = np.flatnonzero(self.seen)
         self.all_seen = self.seen_cols.size == self.seen.size
-        self._seen_counts = None
-        self._positive = None
-        self._cell_pair = None
         if sums is not None:
             self.n_cf = sums[1]
-            self._positive = table.positive_cells()
         elif 2 * self.seen_cols.size < self.seen.size:
             self._seen_counts = table.counts[:, self.seen_cols]
             # a zero column closes the last segment, so features without a seen column sum to 0
@@ -261,9 +261,13 @@ class _Totals:
 
     def cell_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """Class and column of each of :attr:`positive_cells`."""
-        pair = self.cell_pair
-        c = pair // self.table.n_features
-        return c, self.positive_cells - c * self.seen.size
+        if self._cell_columns is None:
+            C, V = self.table.counts.shape
+            c = self.cell_pair // self.table.n_features
+            column = c * V
+            np.subtract(self.positive_cells, column, out=column)
+            self._cell_columns = (c, column)
+        return self._cell_columns
 
     def seen_position(self, column: np.ndarray) -> np.ndarray:
         """The position of each given (seen) column among :attr:`seen_cols`."""
@@ -318,14 +322,14 @@ def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
         log_t[np.repeat(constant, per_feature)] = 0.0
         out += log_t
     pair = totals.cell_pair
-    m_cell = m_cf.ravel().take(pair)
-    if totals.uniform_prior:  # t_v = 1/K_f: read per feature, not per column
-        theta = m_cell * prior[starts].take(pair % table.n_features)
+    if totals.uniform_prior:  # m_cf t_v with t_v = 1/K_f: one product per pair
+        theta = (m_cf * prior[starts]).ravel().take(pair)
     else:
-        theta = m_cell * prior.take(v)
+        theta = m_cf.ravel().take(pair)
+        theta *= prior.take(v)
     theta += totals.positive_counts
-    theta /= m_cell + n_cf.ravel().take(pair)
-    out[c, j] = np.log(theta)
+    theta /= denom.ravel().take(pair)  # N_cf + m_cf
+    out[c, j] = np.log(theta, out=theta)
     return SeenColumnLog(out, columns, V)
 
 
