@@ -40,21 +40,23 @@ def comparison(name: str, feature: int, copies: int):
 
 
 def remedies() -> None:
-    """The three remedies, in words."""
-    st.markdown(
-        "Three remedies act at different places:\n\n"
-        "- **HEB-M** learns the smoothing of each PMF (the estimator itself);\n"
-        "- **sqrt-MI weights** scale each feature's log-ratio by "
-        "$w_f = \\sqrt{\\mathrm{MI}(X_f; Y)}$ (HEB-M+GR);\n"
-        "- **post-hoc calibration** refits the output on held-out rows: Platt "
-        "σ(a·s + b) on the log-odds s, isotonic regression, or temperature "
-        "softmax(log p / T)."
-    )
-    st.markdown(
-        "The paper calls smoothing and calibration *complementary*. The verdict on the "
-        "right is computed on the data at hand: train on half the rows, calibrate on a "
-        "quarter, score the last quarter."
-    )
+    """The three remedies in words (step 2), and how they are compared (step 3)."""
+    if steps.show(2):
+        st.markdown(
+            "Three remedies act at different places:\n\n"
+            "- **HEB-M** learns the smoothing of each PMF (the estimator itself);\n"
+            "- **sqrt-MI weights** scale each feature's log-ratio by "
+            "$w_f = \\sqrt{\\mathrm{MI}(X_f; Y)}$ (HEB-M+GR);\n"
+            "- **post-hoc calibration** refits the output on held-out rows: Platt "
+            "σ(a·s + b) on the log-odds s, isotonic regression, or temperature "
+            "softmax(log p / T)."
+        )
+    if steps.show(3):
+        st.markdown(
+            "The paper calls smoothing and calibration *complementary*. The verdict on the "
+            "right is computed on the data at hand: train on half the rows, calibrate on a "
+            "quarter, score the last quarter."
+        )
 
 
 def double_counting_view(name: str, feature: int, copies: int) -> None:
@@ -92,8 +94,11 @@ def remedies_view(name: str, feature: int, copies: int) -> None:
     )
     verdict = lesson.complementarity(table, metric)
     st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
-    fig, frame = figures.calibration_bars_figure(table, metric)
-    show_figure(fig, frame, "calibration-remedies")
+    if steps.show(2):
+        fig, frame = figures.calibration_bars_figure(table, metric)
+        show_figure(fig, frame, "calibration-remedies")
+    if not steps.show(3):
+        return
     chosen = ["Laplace", "HEB-M+GR", "Laplace + temperature", verdict["combined"][0]]
     fig, frame = figures.reliability_figure(
         {m: compared["reliability"][m] for m in dict.fromkeys(chosen)},
@@ -106,7 +111,13 @@ def remedies_view(name: str, feature: int, copies: int) -> None:
 
 st.title(page_title(__file__))
 st.caption(lesson_caption(__file__) + " · Double counting and calibration")
-steps = lesson_steps(["Double counting inflates confidence", "Three remedies side by side"])
+steps = lesson_steps(
+    [
+        "Double counting inflates confidence",
+        "Three remedies side by side",
+        "Complementary: reliability after each remedy",
+    ]
+)
 
 
 @st.fragment
@@ -152,8 +163,7 @@ def lesson_view() -> None:
                     "calibration error** (ECE, the gap between confidence and accuracy over 10 "
                     "bins) grows."
                 )
-            if steps.show(2):
-                remedies()
+            remedies()
         st.caption("Textbook 18.4 and 18.4.1; paper sections 2 (calibration of NB) and 5.4.")
 
     with right:
@@ -162,7 +172,7 @@ def lesson_view() -> None:
             if steps.show(1):
                 double_counting_view(name, int(feature), int(copies))
         with tab_fixes:
-            if steps.show(2):
+            if steps.show(2) or steps.show(3):
                 remedies_view(name, int(feature), int(copies))
 
 

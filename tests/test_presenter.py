@@ -24,7 +24,7 @@ LESSON_STEPS = {
     "lesson_dirichlet": 2,
     "lesson_evidence": 3,
     "lesson_high_cardinality": 2,
-    "lesson_calibration": 2,
+    "lesson_calibration": 3,
     "lesson_known_truth": 3,
     "lesson_hierarchy": 3,
 }
@@ -167,4 +167,4 @@ def test_arriving_from_the_next_page_opens_the_last_step():
     assert step_bar(at).startswith("**Step 2 of 2")
     del at.query_params["step"]  # the "Next" link: no step
     at.switch_page("pages/lesson_calibration.py").run()
-    assert step_bar(at).startswith("**Step 1 of 2")
+    assert step_bar(at).startswith("**Step 1 of 3")
