@@ -26,6 +26,7 @@ Run from the repository root::
 
     python3 benchmarks/aode_speed.py --quick       # six grid points (the issue's four and two more)
     python3 benchmarks/aode_speed.py --full        # 27 points; an hour or more
+    python3 benchmarks/aode_speed.py --points 1e6x30x10 1e6x30x100 --no-weka   # ours only
     python3 benchmarks/aode_speed.py --amazon --repeats 1 --folds 3
 """
 
@@ -95,6 +96,19 @@ print(json.dumps({
 
 
 # ---------------------------------------------------------------------- grid against Weka
+_NO_WEKA = dict.fromkeys(("wall", "cpu", "build", "rss_mb"), float("nan"))
+
+
+def parse_point(text: str) -> tuple[int, int, int]:
+    """``ROWSxFxK`` (e.g. ``1e6x30x10``) as (rows, features, categories)."""
+    try:
+        rows, features, categories = (int(float(part)) for part in text.lower().split("x"))
+    except ValueError:
+        message = f"a point is ROWSxFxK, e.g. 1e6x30x10, not {text!r}"
+        raise argparse.ArgumentTypeError(message) from None
+    return rows, features, categories
+
+
 def zipf_codes(n_rows: int, n_features: int, n_categories: int, seed: int = 0):
     """Codes (n, F) and two classes: Zipf(1.1) categories permuted per class, pairs linked."""
     rng = np.random.default_rng(seed)
@@ -153,9 +167,12 @@ def run_ours(codes: Path, smoother: str) -> dict:
     return {**json.loads(out), "cpu_process": measured["cpu"]}
 
 
-def grid(points: list[tuple[int, int, int]], repeats: int) -> None:
-    """Time Weka, AODE and HEB-AODE at every point and print the table (medians of repeats)."""
-    if not WEKA_JAR.exists():
+def grid(points: list[tuple[int, int, int]], repeats: int, weka: bool = True) -> None:
+    """Time Weka, AODE and HEB-AODE at every point and print the table (medians of repeats).
+
+    ``weka`` False leaves Weka out (its columns print nan): HEB-AODE / AODE only.
+    """
+    if weka and not WEKA_JAR.exists():
         raise SystemExit(f"Weka is absent: no jar at {WEKA_JAR} (set WEKA_JAR)")
     header = (
         f"{'rows':>8} {'F':>3} {'K':>4} | {'Weka s':>7} {'cpu':>6} {'build':>6} {'MB':>5} | "
@@ -169,12 +186,15 @@ def grid(points: list[tuple[int, int, int]], repeats: int) -> None:
         half = n_rows // 2
         with tempfile.TemporaryDirectory(prefix="aode-speed-") as tmp:
             tmp = Path(tmp)
-            write_arff(tmp / "train.arff", X[:half], y[:half], n_categories)
-            write_arff(tmp / "test.arff", X[half:], y[half:], n_categories)
+            if weka:
+                write_arff(tmp / "train.arff", X[:half], y[:half], n_categories)
+                write_arff(tmp / "test.arff", X[half:], y[half:], n_categories)
             np.savez(tmp / "codes.npz", X_train=X[:half], y_train=y[:half], X_test=X[half:])
             runs = {"weka": [], "laplace": [], "heb": []}
             for _ in range(repeats):  # interleaved, so load drift hits all three alike
-                runs["weka"].append(run_weka(tmp / "train.arff", tmp / "test.arff"))
+                runs["weka"].append(
+                    run_weka(tmp / "train.arff", tmp / "test.arff") if weka else _NO_WEKA
+                )
                 for smoother in NAMES:
                     runs[smoother].append(run_ours(tmp / "codes.npz", smoother))
         med = {
@@ -237,11 +257,16 @@ def main(argv: list[str] | None = None) -> None:
     mode.add_argument("--quick", action="store_true", help="six grid points (default)")
     mode.add_argument("--full", action="store_true", help="all 27 grid points")
     mode.add_argument("--amazon", action="store_true", help="CV table on amazon instead")
+    mode.add_argument(
+        "--points", nargs="+", type=parse_point, metavar="ROWSxFxK", help="these points only"
+    )
+    parser.add_argument("--no-weka", action="store_true", help="grid: HEB-AODE / AODE only")
     parser.add_argument("--repeats", type=int, default=None, help="grid 1, amazon 3")
     parser.add_argument("--folds", type=int, default=10, help="amazon: folds run (of 10)")
     args = parser.parse_args(argv)
     if not args.amazon:
-        grid(GRID_FULL if args.full else GRID_QUICK, args.repeats or 1)
+        points = args.points or (GRID_FULL if args.full else GRID_QUICK)
+        grid(points, args.repeats or 1, weka=not args.no_weka)
         return
     amazon_cv(args.repeats or 3, args.folds)
 
