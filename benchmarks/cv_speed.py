@@ -13,8 +13,15 @@ less. Memory: ``tracemalloc`` peak of one
 ``cross_validate`` against the input frame's deep size, and what stays allocated after it
 (the fold store, and anything else).
 
+``--breakdown`` splits one study's CPU seconds into its phases, run one after the other
+as ``cross_validate`` runs them: the split (subsample, target, folds), encoding every
+column once (and the per-class totals counting subtracts from), each fold's encoding with
+its counts, the test rows' codes, fitting (re-smoothing the counts), ``predict_proba``
+and each metric.
+
     python3 benchmarks/cv_speed.py                       # 1,000,000 and 200,000 rows
     python3 benchmarks/cv_speed.py --rows 200000 --repeats 3
+    python3 benchmarks/cv_speed.py --breakdown --rows 1000000 200000
 """
 
 from __future__ import annotations
@@ -31,11 +38,33 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from heb import metrics  # noqa: E402
 from heb.data import Dataset  # noqa: E402
-from heb.evaluate import FOLD_STORE, RunSettings, cross_validate, prepare_folds  # noqa: E402
-from heb.evaluate.cv import _run_methods, method_spec  # noqa: E402
-from heb.evaluate.folds import reference_folds  # noqa: E402
+from heb.data.encoding import class_totals, encode_columns  # noqa: E402
+from heb.evaluate import (  # noqa: E402
+    FOLD_STORE,
+    RunSettings,
+    cross_validate,
+    engine_revision,
+    prepare_folds,  # noqa: E402
+)
+from heb.evaluate.cv import _family, _fit_fold, _run_methods, method_spec  # noqa: E402
+from heb.evaluate.folds import Fold, _split, reference_folds  # noqa: E402
 from heb.registry import TABLE1_METHODS  # noqa: E402
+
+#: the phases of --breakdown, and which of them are preprocessing
+PHASES = (
+    "split",
+    "encode columns",
+    "fold encodings + counts",
+    "test codes",
+    "fit (smoothing)",
+    "predict_proba",
+    "metrics: checks + top-1",
+    "metrics: AUC",
+    "metrics: others",
+)
+PREPROCESSING = PHASES[:4]
 
 CARDINALITIES = (2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
 
@@ -113,6 +142,72 @@ def memory(dataset: Dataset) -> tuple[float, float, float, float]:
     return frame, peak, stored, after - stored
 
 
+class _Clock:
+    """CPU seconds per phase: ``lap(name)`` charges the time since the previous lap."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        self.last = time.process_time()
+
+    def lap(self, name: str) -> None:
+        now = time.process_time()
+        self.seconds[name] += now - self.last
+        self.last = now
+
+
+def breakdown(dataset: Dataset) -> dict[str, float]:
+    """CPU seconds of each phase of one study, in ``cross_validate``'s order."""
+    engine_revision()  # computed once per process; not part of a study
+    settings = _settings().replace(fingerprint=dataset.fingerprint())
+    specs = {name: method_spec(name) for name in TABLE1_METHODS}
+    clock = _Clock()
+    split = _split(dataset, settings)
+    y, C = split.y, split.classes.size
+    clock.lap("split")
+    codes = encode_columns(split.X, categorical=dataset.categorical)
+    totals = class_totals(codes, y, C)
+    clock.lap("encode columns")
+    folds = []
+    for train, test in split.folds:
+        encoding, table = codes.fit_fold(train, test, y, C, totals=totals)
+        folds.append(Fold(codes, encoding, test, y, table, 0.0))
+    clock.lap("fold encodings + counts")
+    for fold in folds:
+        test_codes, y_test = fold.test_codes, y[fold.test_index]
+        clock.lap("test codes")
+        for spec in specs.values():
+            model, _ = _fit_fold(_family(spec), spec["params"], fold, C)
+            clock.lap("fit (smoothing)")
+            proba = model.predict_proba(test_codes)
+            clock.lap("predict_proba")
+            checked_y, checked = metrics._validate(y_test, proba)
+            pred, confidence, correct = metrics._top1(checked_y, checked)
+            clock.lap("metrics: checks + top-1")
+            metrics._auc_ovr(checked_y, checked)
+            clock.lap("metrics: AUC")
+            metrics._accuracy(checked_y, pred)
+            metrics._f1_macro(checked_y, pred, C)
+            metrics._log_loss(checked_y, checked)
+            metrics._brier(checked_y, checked)
+            metrics.reliability_curve(correct, confidence, 10, "uniform")
+            clock.lap("metrics: others")
+    return clock.seconds
+
+
+def breakdown_table(rows: list[int]) -> None:
+    """Print each phase's CPU seconds and share of the study, per row count."""
+    results = {n_rows: breakdown(make_frame(n_rows)) for n_rows in rows}
+    print("| phase | " + " | ".join(f"{n:,} rows: CPU s (share)" for n in rows) + " |")
+    print("|---|" + "---:|" * len(rows))
+    for phase in PHASES:
+        cells = [f"{r[phase]:.2f} ({r[phase] / sum(r.values()):.2f})" for r in results.values()]
+        print(f"| {phase} | " + " | ".join(cells) + " |")
+    shares = [sum(r[p] for p in PREPROCESSING) / sum(r.values()) for r in results.values()]
+    totals = [f"{sum(r.values()):.2f}" for r in results.values()]
+    print("| **total** | " + " | ".join(totals) + " |")
+    print("| **preprocessing share** | " + " | ".join(f"{s:.2f}" for s in shares) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 200_000])
@@ -120,7 +215,11 @@ def main() -> None:
     parser.add_argument("--peer-rows", type=int, default=200_000, help="0: no peer run")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--memory-only", action="store_true")
+    parser.add_argument("--breakdown", action="store_true", help="CPU seconds per phase only")
     args = parser.parse_args()
+    if args.breakdown:
+        breakdown_table(args.rows)
+        return
     if not args.memory_only:
         speed_table(args)
     if not args.no_memory:

@@ -20,6 +20,7 @@ from sklearn.model_selection import StratifiedKFold
 from heb.counts import CountTable
 from heb.data import DataError, Dataset, Preprocessor, encode_target
 from heb.data.encoding import class_totals, encode_columns
+from heb.data.preprocess import quantile_edges, ranked_quantile_edges
 from heb.data.shared import load_shared, shared_dataset_names
 from heb.evaluate import FOLD_STORE, RunSettings, cross_validate, prepare_folds
 from heb.evaluate.cv import _run_methods, method_spec
@@ -222,6 +223,40 @@ def test_prepared_folds_hold_one_copy_of_the_codes():
         totals = fold.table.class_feature_totals().sum(axis=0)
         np.testing.assert_array_equal(totals, [fold.train_index.size] * 2)
     FOLD_STORE.clear()
+
+
+floats_with_ties = st.lists(
+    st.one_of(
+        st.sampled_from([0.0, 1.0, 2.5, -3.0]),  # ties
+        st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
+    ),
+    min_size=1,
+    max_size=300,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=floats_with_ties, n_bins=st.integers(2, 30))
+def test_quantiles_from_order_statistics_equal_np_quantile(values, n_bins):
+    observed = np.array(values)
+    ordered = np.sort(observed)
+    edges = ranked_quantile_edges(lambda ranks: ordered[ranks], observed.size, n_bins)
+    np.testing.assert_array_equal(edges, quantile_edges(observed, n_bins))
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=floats_with_ties, seed=st.integers(0, 2**32 - 1), share=st.floats(0.0, 0.9))
+def test_training_order_statistics_are_the_sorted_training_floats(values, seed, share):
+    values = np.array(values)
+    rng = np.random.default_rng(seed)
+    in_test = rng.random(values.size) < share
+    in_test[0] = False  # at least one training float
+    codes = encode_columns(pd.DataFrame({"x": values}))
+    y = np.zeros(values.size, dtype=np.int64)
+    (total,) = class_totals(codes, y, 1)
+    order_statistic = total.training_order_statistic(values[in_test])
+    training = np.sort(values[~in_test])
+    np.testing.assert_array_equal(order_statistic(np.arange(training.size)), training)
 
 
 @settings(max_examples=100, deadline=None)

@@ -249,6 +249,22 @@ def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
     return out
 
 
+#: up to this many cut points, a value's bin is counted by comparisons, not a binary search
+_FEW_CUTS = 16
+
+
+def _bin_codes(cuts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(cuts, values, side="right")`` for sorted ``cuts`` (a missing value
+    gets some code: callers overwrite it). Few cuts: the number of cuts each value reaches,
+    one comparison pass per cut (several times quicker than a binary search per value)."""
+    if cuts.size > _FEW_CUTS:
+        return np.searchsorted(cuts, values, side="right")
+    codes = np.zeros(values.size, dtype=np.int64)
+    for cut in cuts:  # at most _FEW_CUTS passes
+        codes += values >= cut
+    return codes
+
+
 @dataclass(frozen=True)
 class _FittedColumn:
     """One kept column of a fold: its lookup (categorical) or cut points (numeric)."""
@@ -268,7 +284,7 @@ class _FittedColumn:
             table[column.n_values] = missing_code
             return table[column.index[rows]]
         values = column.floats(rows)
-        codes = np.searchsorted(self.cuts, values, side="right")
+        codes = _bin_codes(self.cuts, values)
         codes[np.isnan(values)] = missing_code
         return codes
 
@@ -314,8 +330,12 @@ class FoldEncoding:
 
     def transform(self, codes: DatasetCodes, rows: np.ndarray, impute: bool = False) -> np.ndarray:
         """Codes of ``rows``, shape (len(rows), F): ``Preprocessor.transform`` (or, with
-        ``impute``, ``fit_transform`` on the training rows)."""
-        out = np.empty((len(rows), len(self.fitted)), dtype=np.int64)
+        ``impute``, ``fit_transform`` on the training rows).
+
+        Column-major: each column is written in one contiguous pass, and scoring reads
+        the codes a column at a time.
+        """
+        out = np.empty((len(self.fitted), len(rows)), dtype=np.int64).T
         for j, fitted in enumerate(self.fitted):
             out[:, j] = fitted.codes(codes.columns[fitted.position], rows, impute)
         return out
@@ -471,7 +491,7 @@ def _fit_sorted(
         return None, None
     order_statistic = total.training_order_statistic(present_values)
     edges = ranked_quantile_edges(order_statistic, n_observed, n_bins)
-    test_code = np.searchsorted(edges, present_values, side="right")
+    test_code = _bin_codes(edges, present_values)
     width = edges.size + 1
     in_test = np.bincount(y_test[test_present] * width + test_code, minlength=C * width)
     by_bin = total.bin_counts(edges) - in_test.reshape(C, width)

@@ -140,7 +140,7 @@ def ranked_quantile_edges(
     previous[above] = following[above] = n_observed - 1  # numpy's -1: the last value
     previous, following = previous.astype(np.intp), following.astype(np.intp)
     gamma = virtual - np.where(above, -1, previous)  # as numpy, from its -1 index
-    low, high = order_statistic(previous), order_statistic(following)
+    low, high = np.split(order_statistic(np.concatenate((previous, following))), 2)
     span = high - low
     edges = low + span * gamma
     np.subtract(high, span * (1 - gamma), out=edges, where=gamma >= 0.5)
