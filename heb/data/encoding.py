@@ -34,6 +34,7 @@ from heb.data.preprocess import (
     integer_values,
     number_kind,
     numeric_values,
+    order_statistics_without,
     quantile_cuts,
     ranked_quantile_edges,
     text_values,
@@ -192,31 +193,8 @@ class _SortedByClass:
         return np.diff(bounds, axis=1)
 
     def training_order_statistic(self, test_values: np.ndarray) -> Callable:
-        """``ranks -> values``: the order statistics of every finite float but the
-        ``test_values`` (finite, a sub-multiset of the column's), without sorting them.
-
-        The training floats up to a value ``x`` number ``A(x) - T(x)`` (every row's minus
-        the test rows'), which grows with ``x``; rank ``k``'s value is the first sorted
-        float where that reaches ``k + 1``: a bisection over ``sorted_all`` for all ranks
-        at once, two small binary searches a step.
-        """
-        test = np.sort(test_values)
-        values = self.sorted_all
-
-        def order_statistic(ranks: np.ndarray) -> np.ndarray:
-            low = np.zeros(ranks.size, dtype=np.intp)
-            high = np.full(ranks.size, values.size - 1, dtype=np.intp)
-            while (low < high).any():
-                middle = (low + high) // 2
-                x = values[middle]
-                below = np.searchsorted(values, x, side="right")
-                below -= np.searchsorted(test, x, side="right")
-                reached = below > ranks
-                high = np.where(reached, middle, high)
-                low = np.where(reached, low, middle + 1)
-            return values[low]
-
-        return order_statistic
+        """``ranks -> values`` of every finite float but the (finite) ``test_values``."""
+        return order_statistics_without(self.sorted_all, test_values)
 
 
 def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
