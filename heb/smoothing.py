@@ -24,7 +24,14 @@ from heb.concentration import (
     ConcentrationFit,
     fit_segments,
 )
-from heb.counts import CountTable, block_starts
+from heb.counts import CountTable
+from heb.log_tables import (
+    SeenColumnLog,
+    TableSums,
+    dirichlet_log_theta,
+    log_seen,
+)
+from heb.log_tables import dirichlet_theta as _dirichlet_theta  # noqa: F401 (tests)
 
 __all__ = [
     "SMOOTHERS",
@@ -46,41 +53,6 @@ SMOOTHERS = registry.SMOOTHERS
 HEB_OPTIONS = ("n0", "m_min", "m_max")
 #: the nested-Dirichlet rule of HEB-H (:mod:`heb.hierarchy`), which takes a hierarchy
 NESTED_RULE = "nested-type-ii-ml"
-
-
-class SeenColumnLog:
-    """A (C, V) log table whose columns are 0 except for the seen ones, stored as those.
-
-    Parameters
-    ----------
-    values : ndarray (C, S)
-        The seen columns, or the whole (C, V) table when ``columns`` is None.
-    columns : ndarray (S,) of int or None
-        Their column numbers, ascending.
-    width : int
-        V, the width of the whole table.
-    """
-
-    def __init__(self, values: np.ndarray, columns: np.ndarray | None, width: int):
-        self.values = values
-        self.columns = columns
-        self.width = width
-
-    def dense(self) -> np.ndarray:
-        """The whole (C, V) table."""
-        if self.columns is None:
-            return self.values
-        out = np.zeros((self.values.shape[0], self.width))
-        out[:, self.columns] = self.values
-        return out
-
-    def position(self, column: np.ndarray) -> np.ndarray:
-        """Column numbers 0..V (V: absent evidence) as indices into ``values`` (S: 0)."""
-        if self.columns is None:
-            return column
-        where = np.full(self.width + 1, self.columns.size, dtype=np.int64)
-        where[self.columns] = np.arange(self.columns.size)
-        return where.take(column)
 
 
 @dataclass(frozen=True)
@@ -162,177 +134,6 @@ def prior_mean(
     return marginal
 
 
-def _log(theta: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """log theta, in place (theta is a temporary), with unseen columns set to 0."""
-    with np.errstate(divide="ignore"):
-        out = np.log(theta, out=theta)
-    if not seen.all():
-        out[:, ~seen] = 0.0
-    return out
-
-
-def _dirichlet_theta(table, n_cf, m_cf, prior):
-    """(N_cfv + m_cf t_v) / (N_cf + m_cf), m_cf broadcast over the feature's columns."""
-    col_f = table.feature_of_column
-    m_col = m_cf[:, col_f]
-    theta = m_col * prior
-    theta += table.counts
-    m_col += n_cf[:, col_f]
-    theta /= m_col
-    return theta
-
-
-class _Totals:
-    """The sums of a count table every smoother needs, each computed once per ``smooth``.
-
-    When most categories are unseen (large K, few rows), the per-pair totals and the
-    positive cells are read from the seen columns only, never from the whole (C, V) table.
-    ``uniform_prior`` (set by :func:`smooth`) says the prior mean is 1/K_f, constant over
-    each feature's columns.
-    """
-
-    def __init__(self, table: CountTable):
-        self.table = table
-        self.uniform_prior = False
-        sums = getattr(table, "_sums", None)  # counted from the rows: read, never copied
-        self._seen_counts = None
-        self._positive = None
-        self._cell_pair = None
-        self._cell_columns = None
-        if sums is None:
-            self._n_fv = table.category_totals()
-            self.seen = self._n_fv > 0
-        else:  # seen columns from the positive cells; N_fv only if a smoother reads it
-            self._n_fv = None
-            self._positive = table.positive_cells()
-            self.seen = np.zeros(table.counts.shape[1], dtype=bool)
-            self.seen[self.cell_columns()[1]] = True
-        self.seen_cols = np.flatnonzero(self.seen)
-        self.all_seen = self.seen_cols.size == self.seen.size
-        if sums is not None:
-            self.n_cf = sums[1]
-        elif 2 * self.seen_cols.size < self.seen.size:
-            self._seen_counts = table.counts[:, self.seen_cols]
-            # a zero column closes the last segment, so features without a seen column sum to 0
-            padded = np.concatenate((self._seen_counts, np.zeros((table.n_classes, 1))), axis=1)
-            starts = np.searchsorted(self.seen_cols, table.offsets[:-1])
-            empty = starts == np.append(starts[1:], self.seen_cols.size)
-            sums = np.add.reduceat(padded, starts, axis=1)
-            self.n_cf = np.where(empty[None, :], 0.0, sums)
-        else:
-            self.n_cf = table.class_feature_totals()
-
-    @property
-    def n_fv(self) -> np.ndarray:
-        """N_fv, shape (V,) (not to be modified)."""
-        if self._n_fv is None:
-            self._n_fv = self.table._kept_category_totals()
-        return self._n_fv
-
-    @property
-    def positive_cells(self) -> np.ndarray:
-        """Flat (row-major) indices of the positive counts, ascending."""
-        if self._positive is None:
-            if self._seen_counts is None:
-                self._positive = self.table.positive_cells()
-            else:
-                c, j = np.nonzero(self._seen_counts > 0)
-                self._positive = c * self.seen.size + self.seen_cols[j]
-        return self._positive
-
-    @property
-    def positive_counts(self) -> np.ndarray:
-        """The counts of :attr:`positive_cells`."""
-        return self.table.positive_counts(self.positive_cells)
-
-    @property
-    def cell_pair(self) -> np.ndarray:
-        """The (class, feature) pair, ``c * F + f``, of each of :attr:`positive_cells`.
-
-        The cells are row-major, so each pair's cells are one run: the runs' ends come from
-        a search of the C * F block starts among the cells, never of each cell.
-        """
-        if self._cell_pair is None:
-            table = self.table
-            C, V = table.counts.shape
-            bounds = np.searchsorted(self.positive_cells, block_starts(C, V, table.offsets))
-            self._cell_pair = np.repeat(np.arange(C * table.n_features), np.diff(bounds))
-        return self._cell_pair
-
-    def cell_columns(self) -> tuple[np.ndarray, np.ndarray]:
-        """Class and column of each of :attr:`positive_cells`."""
-        if self._cell_columns is None:
-            C, V = self.table.counts.shape
-            c = self.cell_pair // self.table.n_features
-            column = c * V
-            np.subtract(self.positive_cells, column, out=column)
-            self._cell_columns = (c, column)
-        return self._cell_columns
-
-    def seen_position(self, column: np.ndarray) -> np.ndarray:
-        """The position of each given (seen) column among :attr:`seen_cols`."""
-        if 8 * column.size < self.seen.size:
-            return np.searchsorted(self.seen_cols, column)
-        position = np.cumsum(self.seen, dtype=np.int32 if self.seen.size < 2**31 else np.int64)
-        position -= 1
-        return position.take(column)
-
-    def feature_of(self, column: np.ndarray) -> np.ndarray:
-        """The feature of each of the given columns."""
-        return np.searchsorted(self.table.offsets, column, side="right") - 1
-
-    def sparse(self) -> bool:
-        """Whether the positive counts fill under a quarter of the (C, V) table."""
-        return 4 * self.n_cf.sum() < self.table.counts.size
-
-
-def _dirichlet_log_theta(totals: _Totals, m_cf: np.ndarray, prior: np.ndarray):
-    """log theta of :func:`_dirichlet_theta`, unseen columns 0, from the positive cells only.
-
-    A zero count in a seen column has theta = m_cf t_v / (N_cf + m_cf): one value per
-    (class, feature) pair when the feature's prior mean is uniform (the same floating-point
-    operations as the dense formula), else log t_v + log(m_cf / (N_cf + m_cf)) (equal to the
-    dense value within a few ulps). Positive counts use the dense formula cell by cell.
-    Falls back to the dense formula when the counts are not sparse.
-    """
-    table = totals.table
-    n_cf = totals.n_cf
-    if not totals.sparse():
-        dense = _log(_dirichlet_theta(table, n_cf, m_cf, prior), totals.seen)
-        return SeenColumnLog(dense, None, dense.shape[1])
-    V = table.counts.shape[1]
-    starts, k = table.offsets[:-1], table.n_categories
-    denom = n_cf + m_cf
-    if totals.uniform_prior:
-        constant = np.ones(k.size, dtype=bool)
-    else:
-        constant = np.maximum.reduceat(prior, starts) == np.minimum.reduceat(prior, starts)
-    with np.errstate(divide="ignore"):
-        zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
-    c, v = totals.cell_columns()
-    if totals.all_seen:
-        columns, j, per_feature = None, v, k
-    else:
-        columns, j = totals.seen_cols, totals.seen_position(v)
-        per_feature = np.diff(np.searchsorted(columns, table.offsets))
-    out = np.repeat(zero_value, per_feature, axis=1)
-    if not constant.all():  # + log t_v in the columns of features of a varying prior
-        with np.errstate(divide="ignore"):
-            log_t = np.log(prior if columns is None else prior.take(columns))
-        log_t[np.repeat(constant, per_feature)] = 0.0
-        out += log_t
-    pair = totals.cell_pair
-    if totals.uniform_prior:  # m_cf t_v with t_v = 1/K_f: one product per pair
-        theta = (m_cf * prior[starts]).ravel().take(pair)
-    else:
-        theta = m_cf.ravel().take(pair)
-        theta *= prior.take(v)
-    theta += totals.positive_counts
-    theta /= denom.ravel().take(pair)  # N_cf + m_cf
-    out[c, j] = np.log(theta, out=theta)
-    return SeenColumnLog(out, columns, V)
-
-
 def _target_encoding_theta(table, n_cf, k0, prior):
     col_f = table.feature_of_column
     n_fv = table.category_totals()
@@ -355,7 +156,7 @@ def learn_concentrations(
     m_min: float = M_MIN,
     m_max: float = M_MAX,
     *,
-    _totals: _Totals | None = None,
+    _totals: TableSums | None = None,
 ) -> tuple[np.ndarray, ConcentrationFit, np.ndarray]:
     """Type-II ML m_cf for every (class, feature) pair, with the N_cf < n0 fallback m = K_f.
 
@@ -364,7 +165,7 @@ def learn_concentrations(
     """
     if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
         raise ValueError(f"Need finite 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
-    totals = _Totals(table) if _totals is None else _totals
+    totals = TableSums(table) if _totals is None else _totals
     C, F = table.n_classes, table.n_features
     n_cf = totals.n_cf
     fallback = n_cf < n0
@@ -420,17 +221,17 @@ def learn_concentrations(
 
 def _additive_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
     """alpha pseudo-counts per category: m_cf = alpha K_f (Laplace, Lidstone, KT)."""
-    totals = _Totals(table) if totals is None else totals
+    totals = TableSums(table) if totals is None else totals
     k_f = table.n_categories.astype(float)
     m_cf = np.broadcast_to(params["alpha"] * k_f, (table.n_classes, table.n_features)).copy()
-    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, None, None
+    return dirichlet_log_theta(totals, m_cf, prior), m_cf, None, None
 
 
 def _fixed_m_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
     """m virtual rows spread as the prior mean: m_cf = m (the m-estimate)."""
-    totals = _Totals(table) if totals is None else totals
+    totals = TableSums(table) if totals is None else totals
     m_cf = np.full((table.n_classes, table.n_features), params["m"])
-    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, None, None
+    return dirichlet_log_theta(totals, m_cf, prior), m_cf, None, None
 
 
 def _target_encoding_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
@@ -442,11 +243,11 @@ def _target_encoding_rule(table: CountTable, prior: np.ndarray, params: dict, to
 
 def _type_ii_ml_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
     """Learned m_cf by Type-II ML (HEB), with the N_cf < n0 fallback m = K_f."""
-    totals = _Totals(table) if totals is None else totals
+    totals = TableSums(table) if totals is None else totals
     m_cf, fit, fallback = learn_concentrations(
         table, prior, params["n0"], params["m_min"], params["m_max"], _totals=totals
     )
-    return _dirichlet_log_theta(totals, m_cf, prior), m_cf, fit, fallback
+    return dirichlet_log_theta(totals, m_cf, prior), m_cf, fit, fallback
 
 
 #: rule name -> ``rule(table, prior, params) -> (theta, concentration, fit, fallback)``
@@ -535,7 +336,7 @@ def smooth(
         rule = _RULES[entry.rule]
     except KeyError:
         raise ValueError(f"{smoother}: no smoothing rule named {entry.rule!r}.") from None
-    totals = _Totals(table)
+    totals = TableSums(table)
     totals.uniform_prior = entry.prior == "uniform"
     k = table.n_categories
     if totals.uniform_prior and k.size and np.all(k == k[0]):
@@ -549,7 +350,7 @@ def smooth(
     else:  # a registered rule gets a prior of its own
         theta, concentration, fit, fallback = rule(table, np.array(prior), values)
     if not isinstance(theta, SeenColumnLog):  # a rule's probabilities
-        theta = SeenColumnLog(_log(theta, totals.seen), None, theta.shape[1])
+        theta = SeenColumnLog(log_seen(theta, totals.seen), None, theta.shape[1])
     return SmoothedTable(theta, totals.seen, concentration, fit, fallback)
 
 
