@@ -59,24 +59,27 @@ def sum_columns(
     any_absent = bool(absent.any())
     if n_rows * n_features < V:
         out_t = np.zeros((C, n_rows))
+        gathered = np.empty((C, n_rows))  # one buffer for every feature's gather
         if any_absent:
             index = np.minimum(index, V - 1)
         for f in range(n_features):
-            gathered = table.take(index[:, f], axis=1)
+            table.take(index[:, f], axis=1, out=gathered)
             if any_absent:
                 gathered[:, absent[:, f]] = 0.0
-            out_t += gathered if weights is None else weights[f] * gathered
+            if weights is not None:
+                gathered *= weights[f]
+            out_t += gathered
         return np.ascontiguousarray(out_t.T)
     # (V + 1, C): one row per column, the last (all zeros) for absent evidence
     rows = np.zeros((V + 1, C))
     rows[:-1] = table.T
     out = np.zeros((n_rows, C))
+    gathered = np.empty((n_rows, C))  # one buffer for every feature's gather
     for f in range(n_features):
-        gathered = rows.take(index[:, f], axis=0)
-        if weights is None:
-            out += gathered
-        else:
-            out += weights[f] * gathered
+        rows.take(index[:, f], axis=0, out=gathered)
+        if weights is not None:
+            gathered *= weights[f]
+        out += gathered
     return out
 
 
