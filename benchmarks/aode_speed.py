@@ -201,13 +201,13 @@ def grid(points: list[tuple[int, int, int]], repeats: int, weka: bool = True) ->
             name: {key: float(np.median([r[key] for r in rs])) for key in rs[0]}
             for name, rs in runs.items()
         }
-        weka, ours, heb = med["weka"], med["laplace"], med["heb"]
+        java, ours, heb = med["weka"], med["laplace"], med["heb"]
         print(
             f"{n_rows:>8} {n_features:>3} {n_categories:>4} | "
-            f"{weka['wall']:7.2f} {weka['cpu']:6.2f} {weka['build']:6.2f} {weka['rss_mb']:5.0f} | "
+            f"{java['wall']:7.2f} {java['cpu']:6.2f} {java['build']:6.2f} {java['rss_mb']:5.0f} | "
             f"{ours['wall']:7.2f} {ours['cpu']:6.2f} {ours['rss_mb']:5.0f} | "
             f"{heb['wall']:7.2f} {heb['cpu']:6.2f} {heb['rss_mb']:5.0f} | "
-            f"{ours['wall'] / weka['wall']:9.2f} {ours['cpu'] / weka['cpu']:5.2f} | "
+            f"{ours['wall'] / java['wall']:9.2f} {ours['cpu'] / java['cpu']:5.2f} | "
             f"{heb['wall'] / ours['wall']:8.2f} {heb['cpu'] / ours['cpu']:5.2f}",
             flush=True,
         )
