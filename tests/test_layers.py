@@ -16,6 +16,7 @@ ENGINE = (
     "registry",
     "counts",
     "smoothing",
+    "log_tables",
     "concentration",
     "concentration_score",
     "concentration_solver",
