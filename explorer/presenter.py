@@ -1,8 +1,8 @@
 """One idea per screen: a lesson's steps in the presenter mode.
 
-A lesson names its steps once, right under its title::
+A lesson draws its title and names its steps once, at the top of the page::
 
-    steps = lesson_steps(["Laplace is a posterior mean", "The bias toward uniform"])
+    steps = lesson_header(__file__, ["Laplace is a posterior mean", "The bias toward uniform"])
 
 and guards what belongs to one step (its text, its figures) with ``if steps.show(2):``;
 what no step guards (the controls, as a rule) shows on every step. Text written ``with``
@@ -23,7 +23,15 @@ import streamlit as st
 
 from explorer.state import STEP, STEP_REQUESTED, page_values, presenting
 
-__all__ = ["LAST", "STEP", "NEXT_STEP_KEY", "PREVIOUS_STEP_KEY", "LessonSteps", "lesson_steps"]
+__all__ = [
+    "LAST",
+    "STEP",
+    "NEXT_STEP_KEY",
+    "PREVIOUS_STEP_KEY",
+    "LessonSteps",
+    "lesson_header",
+    "lesson_steps",
+]
 
 #: the URL value of ``step`` that asks for a page's last step
 LAST = "last"
@@ -139,3 +147,13 @@ def lesson_steps(titles) -> LessonSteps:
     steps = LessonSteps(titles)
     steps.bar()
     return steps
+
+
+def lesson_header(file: str, titles, about: str = "") -> LessonSteps:
+    """A lesson page's title, its ``Lesson i of n`` caption (`` · about`` after it) and
+    its steps (:func:`lesson_steps`); ``file`` is the page's ``__file__``."""
+    from explorer.routing import lesson_caption, page_title
+
+    st.title(page_title(file))
+    st.caption(lesson_caption(file) + (f" · {about}" if about else ""))
+    return lesson_steps(titles)

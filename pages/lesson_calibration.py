@@ -6,8 +6,8 @@ import streamlit as st
 
 from explorer.display import show_figure, show_table
 from explorer.errors import show_error
-from explorer.presenter import lesson_steps
-from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
+from explorer.presenter import lesson_header
+from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures import metric_title
 from heb.figures.lessons import calibration as figures
@@ -109,20 +109,20 @@ def remedies_view(name: str, feature: int, copies: int) -> None:
     show_table(table.drop(columns=["model", "calibration", "temperature"]).round(4))
 
 
-st.title(page_title(__file__))
-st.caption(lesson_caption(__file__) + " · Double counting and calibration")
-steps = lesson_steps(
+steps = lesson_header(
+    __file__,
     [
         "Double counting inflates confidence",
         "Three remedies side by side",
         "Complementary: reliability after each remedy",
-    ]
+    ],
+    about="Double counting and calibration",
 )
 
 
 @st.fragment
 def lesson_view() -> None:
-    """The lesson's controls and what they show: a control reruns this part alone."""
+    """Double counting's controls and figures: a control reruns this fragment alone."""
     left, right = st.columns([1, 2], gap="large")
 
     with left:

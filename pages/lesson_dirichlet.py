@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure
-from explorer.presenter import lesson_steps
-from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
+from explorer.presenter import lesson_header
+from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import dirichlet as figures
 from heb.lessons import dirichlet as lesson
@@ -23,14 +23,16 @@ def numbers(K: int, N: int, truth: str, alpha: float) -> dict:
     return lesson.dirichlet_lesson(K, N, truth, alpha)
 
 
-st.title(page_title(__file__))
-st.caption(lesson_caption(__file__) + " · Laplace is a Dirichlet posterior mean")
-steps = lesson_steps(["Laplace is a Dirichlet posterior mean", "The bias toward uniform"])
+steps = lesson_header(
+    __file__,
+    ["Laplace is a Dirichlet posterior mean", "The bias toward uniform"],
+    about="Laplace is a Dirichlet posterior mean",
+)
 
 
 @st.fragment
 def lesson_view() -> None:
-    """The lesson's controls and what they show: a control reruns this part alone."""
+    """The Dirichlet prior's controls and figures: a control reruns this fragment alone."""
     left, right = st.columns([1, 2], gap="large")
 
     with left:

@@ -8,8 +8,8 @@ import streamlit as st
 from explorer.display import show_figure
 from explorer.errors import escape
 from explorer.loading import current_codes
-from explorer.presenter import lesson_steps
-from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
+from explorer.presenter import lesson_header
+from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import init_state, page_setting
 from heb.figures.lessons import evidence as figures
 from heb.lessons import evidence as lesson
@@ -122,16 +122,16 @@ def held_out_view(out: dict, m_whatif: float, refitted: bool) -> None:
     )
 
 
-st.title(page_title(__file__))
-st.caption(lesson_caption(__file__) + " · Type-II maximum likelihood")
-steps = lesson_steps(
-    ["The evidence curve and its maximiser", "The smoothed PMFs", "The held-out check"]
+steps = lesson_header(
+    __file__,
+    ["The evidence curve and its maximiser", "The smoothed PMFs", "The held-out check"],
+    about="Type-II maximum likelihood",
 )
 
 
 @st.fragment
 def lesson_view() -> None:
-    """The lesson's controls and what they show: a control reruns this part alone."""
+    """The evidence curve's controls and figures: a control reruns this fragment alone."""
     left, right = st.columns([1, 2], gap="large")
 
     with left:

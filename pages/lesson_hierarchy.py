@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.presenter import lesson_steps
-from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
+from explorer.presenter import lesson_header
+from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import hierarchy as figures
 from heb.lessons import hierarchy as lesson
@@ -68,16 +68,16 @@ def concentrations_view(conc) -> None:
     show_table(conc.round(3), key="hier_conc_table")
 
 
-st.title(page_title(__file__))
-st.caption(f"{lesson_caption(__file__)}: beyond the paper (its section 5.6)")
-steps = lesson_steps(
-    ["A sparse code under three smoothers", "The hierarchy", "Concentration per level"]
+steps = lesson_header(
+    __file__,
+    ["A sparse code under three smoothers", "The hierarchy", "Concentration per level"],
+    about="beyond the paper (its section 5.6)",
 )
 
 
 @st.fragment
 def lesson_view() -> None:
-    """The lesson's controls and what they show: a control reruns this part alone."""
+    """The hierarchy lesson's controls and figures: a control reruns this fragment alone."""
     left, right = st.columns([1, 2], gap="large")
     with left:
         notes = steps.notes()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.presenter import lesson_steps
-from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
+from explorer.presenter import lesson_header
+from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import high_cardinality as figures
 from heb.lessons import high_cardinality as lesson
@@ -38,14 +38,16 @@ def vertex(N: int):
     return lesson.vertex_errors(K_CHOICES, N)
 
 
-st.title(page_title(__file__))
-st.caption(lesson_caption(__file__) + " · Theorem 1 and Corollary 1")
-steps = lesson_steps(["Theorem 1: the same variance, another bias", "Corollary 1 and the grid"])
+steps = lesson_header(
+    __file__,
+    ["Theorem 1: the same variance, another bias", "Corollary 1 and the grid"],
+    about="Theorem 1 and Corollary 1",
+)
 
 
 @st.fragment
 def lesson_view() -> None:
-    """The lesson's controls and what they show: a control reruns this part alone."""
+    """High cardinality's controls and figures: a control reruns this fragment alone."""
     left, right = st.columns([1, 2], gap="large")
 
     with left:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.presenter import lesson_steps
-from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
+from explorer.presenter import lesson_header
+from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import known_truth as figures
 from heb.lessons import known_truth as lesson
@@ -82,16 +82,15 @@ def posteriors_view(out: dict) -> None:
     show_figure(fig, data, "known-truth-posteriors")
 
 
-st.title(page_title(__file__))
-st.caption(lesson_caption(__file__))
-steps = lesson_steps(
-    ["Each estimate against the truth", "Posteriors: the prior mean matters", "True calibration"]
+steps = lesson_header(
+    __file__,
+    ["Each estimate against the truth", "Posteriors: the prior mean matters", "True calibration"],
 )
 
 
 @st.fragment
 def lesson_view() -> None:
-    """The lesson's controls and what they show: a control reruns this part alone."""
+    """The known-truth lesson's controls and figures: a control reruns this fragment alone."""
     left, right = st.columns([1, 2], gap="large")
 
     with left:

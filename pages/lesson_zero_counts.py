@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure
-from explorer.presenter import lesson_steps
-from explorer.routing import ensure_entry_point, lesson_caption, page_footer, page_title
+from explorer.presenter import lesson_header
+from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import zero_counts as figures
 from heb.lessons import zero_counts as lesson
@@ -14,14 +14,12 @@ from heb.lessons import zero_counts as lesson
 ensure_entry_point()
 ALPHA_CHOICES = [0.0, 0.01, 0.1, 0.5, 1.0, 2.0]
 COPY_CHOICES = range(1, 201)
-st.title(page_title(__file__))
-st.caption(lesson_caption(__file__))
-steps = lesson_steps(["Zero counts veto a class", "Underflow and log-sum-exp"])
+steps = lesson_header(__file__, ["Zero counts veto a class", "Underflow and log-sum-exp"])
 
 
 @st.fragment
 def lesson_view() -> None:
-    """The lesson's controls and what they show: a control reruns this part alone."""
+    """Zero counts' controls and figures: a control reruns this fragment alone."""
     corpus = lesson.toy_spam()
     left, right = st.columns([1, 2], gap="large")
 
