@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 
 import numpy as np
 import pandas as pd
@@ -22,11 +21,6 @@ from heb.figures import diagnostics as dg
 from heb.nb import NaiveBayes
 
 COMPARE_LINK = {"dataset": "builtin:iris", "methods": "Laplace,HEB-M", "folds": "5"}
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "heb_cache"))
 
 
 def open_page(page: str | None = None, **query: str) -> AppTest:
@@ -51,7 +45,6 @@ def shown_code(at: AppTest, words: str) -> str:
 
 @pytest.fixture(scope="module")
 def compare_page(tmp_path_factory) -> AppTest:
-    os.environ["HEB_CACHE_DIR"] = str(tmp_path_factory.getbasetemp() / "heb_cache")
     return open_page("pages/compare.py", **COMPARE_LINK)
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app import assert_clean, open_app, url  # the app suite's helpers
 
 from explorer.errors import escape
 from heb import data as hdata
@@ -29,38 +29,7 @@ from heb.hierarchy_sources import levels_from_chain, levels_from_parent_column, 
 from heb.lessons.hierarchy import hierarchy_lesson
 from heb.nb import NaiveBayes
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
-TIMEOUT = 120
 ZIP_PREFIX = '[{"feature":"zip_code","prefix":[2]}]'
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory, monkeypatch):
-    """Results go to a temporary cache, never to the repository's data_cache/."""
-    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "heb_cache"))
-
-
-def open_app(page: str | None = None, **query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    if page is not None:
-        at.switch_page(page).run()
-    assert_clean(at)
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def url(at: AppTest, key: str) -> str | None:
-    if key not in at.query_params:
-        return None
-    value = at.query_params[key]
-    return value[0] if isinstance(value, list) else value
 
 
 def table_with(at: AppTest, column: str) -> pd.DataFrame:

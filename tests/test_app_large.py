@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, _private_cache, assert_clean, unescape  # noqa: F401 - fixture
+from test_app import APP, TIMEOUT, assert_clean, unescape
 
 from explorer.large_files import CONFIGURE_HELP, Cancelled, list_sources, progress_reporter
 from explorer.state import DEFAULT_METHODS

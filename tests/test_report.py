@@ -28,11 +28,6 @@ REPO = Path(__file__).resolve().parents[1]
 HOSTILE = '<img src="http://evil.example/x.png">=HYPERLINK("http://evil")'
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "heb_cache"))
-
-
 @pytest.fixture(scope="module")
 def hostile_result():
     """A small CV run whose class names and dataset name are hostile text."""
