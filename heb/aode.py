@@ -35,7 +35,7 @@ from heb.nb import NaiveBayes, score_codes
 from heb.pair_smoothing import count_log_conditionals, fit_pair_concentrations, log_denominators
 from heb.smoothing import prior_mean
 
-__all__ = ["AODE", "AODE_SMOOTHERS", "JointCounts"]  # JointCounts: heb.joint_counts's
+__all__ = ["AODE", "AODE_SMOOTHERS"]
 
 AODE_SMOOTHERS = ("laplace", "heb")
 _NB_SMOOTHER = {"laplace": "laplace", "heb": "heb-m"}

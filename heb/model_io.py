@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from heb.aode import AODE, JointCounts
+from heb.aode import AODE
 from heb.counts import MAX_TABLE_CELLS, CountTable, category_offsets
+from heb.joint_counts import JointCounts
 from heb.nb import NaiveBayes
 
 __all__ = [

@@ -22,9 +22,10 @@ from sklearn.utils.estimator_checks import check_estimator
 import heb.aode
 import heb.joint_counts
 import heb.pair_smoothing
-from heb.aode import AODE, JointCounts
+from heb.aode import AODE
 from heb.concentration import M_MAX, M_MIN, fit_concentration_segments
 from heb.counts import CountTable
+from heb.joint_counts import JointCounts
 from heb.nb import NaiveBayes
 from heb.pair_smoothing import fit_pair_concentrations
 from tests.conftest import read_shared_csv
@@ -537,7 +538,8 @@ import gzip, json, sys
 import numpy as np, pandas as pd
 from sklearn.model_selection import train_test_split
 import heb.aode
-from heb.aode import AODE, JointCounts
+from heb.aode import AODE
+from heb.joint_counts import JointCounts
 from heb.counts import CountTable
 with gzip.open(sys.argv[1], "rt") as handle:
     frame = pd.read_csv(handle)

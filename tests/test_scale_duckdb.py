@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from heb.aode import JointCounts
 from heb.counts import CountTable
 from heb.data import Preprocessor, encode_target
+from heb.joint_counts import JointCounts
 from heb.registry import METHODS as REGISTERED
 from heb.scale.counting import count_histograms, describe
 from heb.scale.cv import caps_of_methods, cross_validate, make_models

@@ -6,7 +6,7 @@ value over the union of all folds' cuts, so each fold's bin is a function of it)
 GROUPING SETS scan counts (fold, class, a_i, a_j) for every unordered pair i < j some
 fold's caps allow in either direction (SPEC section 4); fold k's joint counts are the
 rows of the other folds, mapped to fold k's codes and laid out as
-:class:`heb.aode.JointCounts` (sorted non-zero keys), exactly what
+:class:`heb.joint_counts.JointCounts` (sorted non-zero keys), exactly what
 ``JointCounts.from_codes`` builds from the training codes in memory.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from heb.aode import JointCounts
+from heb.joint_counts import JointCounts
 from heb.scale.counting import FittedFold, Histograms
 from heb.scale.sql import bin_expression, pair_histogram_query
 
@@ -86,7 +86,7 @@ def count_joints(
 ) -> dict:
     """JointCounts per (caps, fold) from one pair-histogram scan.
 
-    ``caps`` lists :attr:`heb.aode.JointCounts.caps` tuples (parent cardinality, joint
+    ``caps`` lists :attr:`heb.joint_counts.JointCounts.caps` tuples (parent cardinality, joint
     cells, pairs), as :func:`heb.scale.cv.caps_of_methods` returns them.
     """
     C = histograms.classes.size
