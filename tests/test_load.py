@@ -99,7 +99,9 @@ def test_case_eight_sessions_compare(app_url):  # noqa: F811 - the fixture
             texts = []
             for tab in tabs:
                 left = DEADLINE_SECONDS - (time.perf_counter() - start)
-                tab.wait_for_selector("text=ECE ↓", timeout=max(left, 1) * 1000)
+                # attached, not visible: the first match is the table's hidden
+                # accessibility header (<th>), which never becomes visible
+                tab.wait_for_selector("text=ECE ↓", state="attached", timeout=max(left, 1) * 1000)
                 wait_idle(tab, timeout=120)
                 texts.append(_text(tab))
             finished = time.perf_counter() - finished
