@@ -163,3 +163,12 @@ def test_codes_below_k_counts_as_the_checked_path():
     k = np.array([4, 6, 5])
     trusted = CountTable.from_codes(X, y, 2, k, codes_below_k=True)
     np.testing.assert_array_equal(trusted.counts, _loop_counts(X, y, 2, k))
+
+
+@pytest.mark.parametrize("n_features", [1, 2, 7])
+def test_column_max_reads_a_lone_remainder_row(n_features):
+    """One row past the whole row blocks holds every column's maximum: it must count."""
+    block = 8192 // n_features  # heb.counts._MAX_BLOCK rows-of-features per block
+    X = np.zeros((block + 1, n_features), dtype=np.int64)
+    X[-1] = np.arange(3, 3 + n_features)
+    np.testing.assert_array_equal(column_max(X), np.arange(3, 3 + n_features))
