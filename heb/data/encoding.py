@@ -22,7 +22,6 @@ the whole dataset's counts (:func:`class_totals`) where a column has few distinc
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,11 +33,11 @@ from heb.data.preprocess import (
     integer_values,
     number_kind,
     numeric_values,
-    order_statistics_without,
     quantile_cuts,
     ranked_quantile_edges,
     text_values,
 )
+from heb.data.sorted_floats import SortedByClass, bin_codes, ranked_median
 
 __all__ = ["ColumnCodes", "DatasetCodes", "FoldEncoding", "class_totals", "encode_columns"]
 
@@ -169,34 +168,6 @@ def encode_columns(X: pd.DataFrame, categorical=None) -> DatasetCodes:
     return DatasetCodes(tuple(columns), X.shape[0])
 
 
-@dataclass(frozen=True)
-class _SortedByClass:
-    """A numeric column's finite floats sorted (all rows, and within each class), and its
-    missing count per class: a bin's count of class c over every row is two binary
-    searches, and a training fold's order statistics come from the sorted floats and the
-    fold's test floats alone (:meth:`training_order_statistic`)."""
-
-    sorted_values: np.ndarray  # class 0's floats sorted, then class 1's, ...
-    starts: np.ndarray  # (C + 1,) where each class's run starts
-    missing: np.ndarray  # (C,) rows of class c without a value
-    sorted_all: np.ndarray  # every finite float, sorted
-
-    def bin_counts(self, cuts: np.ndarray) -> np.ndarray:
-        """(C, len(cuts) + 1) rows of each class in each ``searchsorted(cuts, side="right")``
-        bin."""
-        C = self.missing.size
-        bounds = np.empty((C, cuts.size + 2), dtype=np.int64)
-        bounds[:, 0], bounds[:, -1] = self.starts[:-1], self.starts[1:]
-        for c in range(C):  # C binary searches of len(cuts) values; classes are few
-            run = self.sorted_values[self.starts[c] : self.starts[c + 1]]
-            bounds[c, 1:-1] = self.starts[c] + np.searchsorted(run, cuts, side="left")
-        return np.diff(bounds, axis=1)
-
-    def training_order_statistic(self, test_values: np.ndarray) -> Callable:
-        """``ranks -> values`` of every finite float but the (finite) ``test_values``."""
-        return order_statistics_without(self.sorted_all, test_values)
-
-
 def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
     """Per column, what counting a fold by subtraction needs, or None.
 
@@ -216,7 +187,7 @@ def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
             starts = np.concatenate(([0], np.cumsum(sizes)))
             grouped = np.concatenate(runs)
             missing = np.diff(bounds) - sizes
-            out.append(_SortedByClass(grouped, starts, missing, np.sort(grouped)))
+            out.append(SortedByClass(grouped, starts, missing, np.sort(grouped)))
             continue
         width = column.n_values + 2
         if n_classes * width > limit:
@@ -225,22 +196,6 @@ def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
         flat = np.bincount(y * width + column.index, minlength=n_classes * width)
         out.append(flat.reshape(n_classes, width))
     return out
-
-
-#: up to this many cut points, a value's bin is counted by comparisons, not a binary search
-_FEW_CUTS = 16
-
-
-def _bin_codes(cuts: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(cuts, values, side="right")`` for sorted ``cuts`` (a missing value
-    gets some code: callers overwrite it). Few cuts: the number of cuts each value reaches,
-    one comparison pass per cut (several times quicker than a binary search per value)."""
-    if cuts.size > _FEW_CUTS:
-        return np.searchsorted(cuts, values, side="right")
-    codes = np.zeros(values.size, dtype=np.int64)
-    for cut in cuts:  # at most _FEW_CUTS passes
-        codes += values >= cut
-    return codes
 
 
 @dataclass(frozen=True)
@@ -262,7 +217,7 @@ class _FittedColumn:
             table[column.n_values] = missing_code
             return table[column.index[rows]]
         values = column.floats(rows)
-        codes = _bin_codes(self.cuts, values)
+        codes = bin_codes(self.cuts, values)
         codes[np.isnan(values)] = missing_code
         return codes
 
@@ -360,7 +315,7 @@ class DatasetCodes:
         names, fitted, blocks = [], [], []
         for position, column in enumerate(self.columns):
             total = None if totals is None or y is None else totals[position]
-            if isinstance(total, _SortedByClass):
+            if isinstance(total, SortedByClass):
                 item, block = _fit_sorted(position, column, test, y_test, total, n_bins, missing)
             else:
                 by_index = None
@@ -453,7 +408,7 @@ def _fit_sorted(
     column: ColumnCodes,
     test: np.ndarray,
     y_test: np.ndarray,
-    total: _SortedByClass,
+    total: SortedByClass,
     n_bins: int,
     missing: str,
 ) -> tuple[_FittedColumn | None, np.ndarray | None]:
@@ -469,7 +424,7 @@ def _fit_sorted(
         return None, None
     order_statistic = total.training_order_statistic(present_values)
     edges = ranked_quantile_edges(order_statistic, n_observed, n_bins)
-    test_code = _bin_codes(edges, present_values)
+    test_code = bin_codes(edges, present_values)
     width = edges.size + 1
     in_test = np.bincount(y_test[test_present] * width + test_code, minlength=C * width)
     by_bin = total.bin_counts(edges) - in_test.reshape(C, width)
@@ -485,16 +440,9 @@ def _fit_sorted(
             n += 1
             merged = np.column_stack((merged, absent))
     else:
-        fill = int(np.searchsorted(cuts, _ranked_median(order_statistic, n_observed), side="right"))
+        fill = int(np.searchsorted(cuts, ranked_median(order_statistic, n_observed), side="right"))
         merged[:, fill] += absent
     return _FittedColumn(position, n, fill, missing == "impute", cuts=cuts), merged
-
-
-def _ranked_median(order_statistic: Callable, n_observed: int) -> float:
-    """``np.median`` of floats known by their order statistics: ``np.mean`` of the middle
-    one or two values, as ``np.median`` takes it."""
-    middle = n_observed // 2
-    return float(np.mean(order_statistic(np.arange(middle - 1 + n_observed % 2, middle + 1))))
 
 
 def _fit_categorical(
