@@ -25,6 +25,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from explorer.errors import Interrupted
 from heb import figures, registry
 from heb.data import Dataset
 from heb.evaluate import CVResult, RunSettings, cross_validate
@@ -40,6 +41,7 @@ __all__ = [
     "reliability_frame",
     "run_comparison",
     "session_gone",
+    "disconnected_too_long",
     "what_if_knobs",
 ]
 
@@ -52,12 +54,20 @@ MAX_HEAVY_RUNS = 2
 POLL_SECONDS = 0.25
 
 
-class RunCancelled(Exception):
+class RunCancelled(Interrupted):
     """The session that asked for a comparison has gone; its work was stopped."""
 
 
+#: a session disconnected this long has gone: a loaded machine drops websockets that the
+#: browser reconnects a moment later, and such a session must keep its run
+DISCONNECT_GRACE_SECONDS = 15.0
+#: session id -> when it was first seen disconnected (cleared when it is seen again)
+_DISCONNECTED_SINCE: dict[str, float] = {}
+
+
 def session_gone() -> bool:
-    """True when this script's browser session is no longer connected to the server.
+    """True when this script's browser session has been disconnected from the server for
+    :data:`DISCONNECT_GRACE_SECONDS`.
 
     Streamlit stops a script at its next ``st`` call only on a rerun, not when the browser
     closes, so long work asks here. False outside a running server (tests, bare mode).
@@ -68,12 +78,29 @@ def session_gone() -> bool:
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None or not Runtime.exists():
         return False
-    return not Runtime.instance().is_active_session(ctx.session_id)
+    connected = Runtime.instance().is_active_session(ctx.session_id)
+    return disconnected_too_long(ctx.session_id, connected, time.monotonic())
+
+
+def disconnected_too_long(session_id: str, connected: bool, now: float) -> bool:
+    """Whether a session seen ``connected`` (or not) at ``now`` has been away for the grace
+    period; a connected session's earlier disconnection is forgotten."""
+    if connected:
+        _DISCONNECTED_SINCE.pop(session_id, None)
+        return False
+    since = _DISCONNECTED_SINCE.setdefault(session_id, now)
+    if now - since < DISCONNECT_GRACE_SECONDS:
+        return False
+    _DISCONNECTED_SINCE.pop(session_id, None)  # gone: its run stops, nothing to remember
+    return True
 
 
 def _check_session() -> None:
     if session_gone():
-        raise RunCancelled("The session closed, so its cross-validation was stopped.")
+        raise RunCancelled(
+            "This page lost its connection to the server, so its cross-validation was "
+            "stopped. Rerun the page to start it again."
+        )
 
 
 def metric_column(name: str) -> str:

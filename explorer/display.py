@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +31,8 @@ __all__ = [
 #: projector-friendly font size of every figure (pixels)
 FIGURE_FONT_SIZE = 16
 FIGURE_TEXT_COLOR = "#1a1a1a"
+#: one figure is styled by one thread at a time (see :func:`_style`)
+_STYLE_LOCK = threading.Lock()
 
 
 def _image_export_available() -> bool:
@@ -102,9 +105,18 @@ def download_buttons(
 
 
 def _style(fig) -> None:
-    """Projector-sized dark type, applied once per figure object."""
-    if getattr(fig, "_heb_styled", False):
-        return
+    """Projector-sized dark type, applied once per figure object.
+
+    Figures from a shared cache reach several sessions' threads at once: the lock lets one
+    style it while the others wait, so none draws (serialises) a half-styled figure.
+    """
+    with _STYLE_LOCK:
+        if not getattr(fig, "_heb_styled", False):
+            _apply_style(fig)
+            fig._heb_styled = True
+
+
+def _apply_style(fig) -> None:
     fig.update_layout(
         font={"size": FIGURE_FONT_SIZE, "color": FIGURE_TEXT_COLOR},
         title={"font": {"size": FIGURE_FONT_SIZE + 4}},
@@ -115,7 +127,6 @@ def _style(fig) -> None:
     }
     fig.update_xaxes(**axis_fonts)
     fig.update_yaxes(**axis_fonts)
-    fig._heb_styled = True
 
 
 def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None = None) -> None:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-__all__ = ["escape", "guard", "show_error", "show_info", "show_warning"]
+__all__ = ["Interrupted", "escape", "guard", "show_error", "show_info", "show_warning"]
 
 #: ASCII punctuation: CommonMark lets a backslash escape every one of these
 _PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
@@ -39,6 +39,10 @@ def escape(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
     return _PUNCTUATION.sub(r"\\\1", value)
 
 
+class Interrupted(Exception):
+    """Work stopped on purpose, not a failure: shown as a notice of its own sentence."""
+
+
 def show_error(exc: BaseException, action: str = "working") -> None:
     """A friendly, escaped message for ``exc``.
 
@@ -47,6 +51,9 @@ def show_error(exc: BaseException, action: str = "working") -> None:
     """
     from heb.data import DataError
 
+    if isinstance(exc, Interrupted):
+        st.info(escape(exc), icon=":material/pause_circle:")
+        return
     if isinstance(exc, DataError | ValueError) and str(exc):
         st.error(escape(exc), icon=":material/error:")
         return

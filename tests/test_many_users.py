@@ -116,3 +116,68 @@ def test_case_closed_session(counted, monkeypatch):
 
 def test_no_session_means_not_gone():
     assert cmp.session_gone() is False  # outside a server (tests, bare mode) never cancels
+
+
+def test_a_dropped_connection_keeps_its_run_for_the_grace_period():
+    """A websocket that drops and comes back (a loaded machine) does not cancel the run;
+    one away for the whole grace period does, once."""
+    grace = cmp.DISCONNECT_GRACE_SECONDS
+    assert not cmp.disconnected_too_long("s1", False, 100.0)
+    assert not cmp.disconnected_too_long("s1", False, 100.0 + grace - 0.01)
+    assert not cmp.disconnected_too_long("s1", True, 100.0 + grace + 1)  # reconnected
+    assert not cmp.disconnected_too_long("s1", False, 200.0)  # a new absence starts here
+    assert not cmp.disconnected_too_long("s2", False, 150.0)  # sessions are apart
+    assert cmp.disconnected_too_long("s1", False, 200.0 + grace)
+    assert cmp.disconnected_too_long("s2", False, 150.0 + grace)
+    assert "s1" not in cmp._DISCONNECTED_SINCE and "s2" not in cmp._DISCONNECTED_SINCE
+
+
+def test_a_cancelled_run_is_a_notice_not_an_error():
+    """A page that lost its connection (and came back after the grace) reads a notice
+    saying how to start again, not "Something went wrong"."""
+    from streamlit.testing.v1 import AppTest
+
+    def page() -> None:
+        from explorer.comparison import RunCancelled
+        from explorer.errors import guard
+
+        with guard("cross-validating"):
+            raise RunCancelled("Stopped. Rerun the page to start it again.")
+
+    at = AppTest.from_function(page).run()
+    assert not at.exception and not at.error
+    assert [box.value for box in at.info] == ["Stopped\\. Rerun the page to start it again\\."]
+
+
+def test_a_shared_figure_is_styled_once_whatever_the_threads():
+    """Sessions share cached figures: styling from many threads at once happens once and
+    leaves the same figure as styling it alone."""
+    import plotly.graph_objects as go
+
+    from explorer import display
+
+    def figure() -> go.Figure:
+        return go.Figure(go.Bar(x=["a", "b"], y=[1, 2]), layout={"title": {"text": "t"}})
+
+    alone = figure()
+    display._style(alone)
+    shared = figure()
+    calls = {"n": 0}
+    real = display._apply_style
+
+    def counting(fig) -> None:
+        calls["n"] += 1
+        time.sleep(0.05)  # a slow styling: the other threads arrive meanwhile
+        real(fig)
+
+    display._apply_style = counting
+    try:
+        threads = [threading.Thread(target=display._style, args=(shared,)) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        display._apply_style = real
+    assert calls["n"] == 1
+    assert shared.to_plotly_json() == alone.to_plotly_json()
