@@ -395,6 +395,25 @@ def test_problem_takes_items_merged_by_the_caller():
         weighted.add_items([0], [0], [1.0], item_weight=[0.5])
 
 
+def test_weighted_fractional_items_keep_the_first_merged_key():
+    """Fractional counts are coded by rank, so (group 0, category 0, smallest count) is
+    merge key 0: its weight must survive the merge of weighted parts like any other.
+
+    Documents (0.5, 3.5), (0.5, 1.5) and (2.5, 0) under prior (1/4, 3/4).
+    """
+    prior = np.array([0.25, 0.75])
+    written_out = ConcentrationProblem(1, prior)
+    written_out.add_items([0] * 5, [0, 0, 1, 1, 0], [0.5, 0.5, 3.5, 1.5, 2.5])
+    weighted = ConcentrationProblem(1, prior)
+    weighted.add_items([0] * 4, [0, 1, 1, 0], [0.5, 3.5, 1.5, 2.5], item_weight=[2, 1, 1, 1])
+    for problem in (written_out, weighted):
+        problem.add_documents([0, 0, 0], [4.0, 2.0, 2.5])
+    fit, expected = weighted.fit(), written_out.fit()
+    assert not fit.flat[0] and not fit.clamped[0]
+    np.testing.assert_allclose(fit.m, expected.m, rtol=1e-12)
+    np.testing.assert_allclose(fit.log_evidence, expected.log_evidence, rtol=1e-12)
+
+
 def test_problem_rejects_bad_parts():
     problem = ConcentrationProblem(2, np.array([0.0, 1.0]))
     with pytest.raises(ValueError, match="Category ids"):
