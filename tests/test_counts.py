@@ -172,3 +172,20 @@ def test_column_max_reads_a_lone_remainder_row(n_features):
     X = np.zeros((block + 1, n_features), dtype=np.int64)
     X[-1] = np.arange(3, 3 + n_features)
     np.testing.assert_array_equal(column_max(X), np.arange(3, 3 + n_features))
+
+
+def test_kept_sums_count_the_first_cell_of_the_table():
+    """Class 0's code 0 of feature 0 is flat cell 0: the sort path must count its run."""
+    k = np.array([500, 2, 900])
+    X = np.array([[0, 0, 0], [0, 1, 7], [3, 0, 899], [-1, 1, 0]])
+    y = np.array([0, 0, 2, 1])
+    table = CountTable.from_codes(X, y, 3, n_categories=k)
+    dense = _loop_counts(X, y, 3, k)
+    assert dense[0, 0] == 2.0
+    np.testing.assert_array_equal(table.positive_cells(), np.flatnonzero(dense))
+    cells = table.positive_cells()
+    np.testing.assert_array_equal(table.positive_counts(cells), dense.ravel()[cells])
+    np.testing.assert_array_equal(
+        table.class_feature_totals(), np.add.reduceat(dense, table.offsets[:-1], axis=1)
+    )
+    np.testing.assert_array_equal(table.category_totals(), dense.sum(axis=0))
