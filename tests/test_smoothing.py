@@ -226,6 +226,13 @@ def test_prior_mean():
         prior_mean(table, "flat")
 
 
+def test_marginal_prior_mean_of_equal_k_divides_each_feature_by_its_own_total():
+    """Every K_f = 2 (the one-K path): feature 0 sees 3 rows, feature 1 only 1."""
+    X = np.array([[0, 1], [1, -1], [1, -1]])
+    table = CountTable.from_codes(X, np.zeros(3, int), 1, np.array([2, 2]))
+    np.testing.assert_allclose(prior_mean(table, "marginal"), [1 / 3, 2 / 3, 0.0, 1.0])
+
+
 def test_mutual_information_matches_sklearn():
     rng = np.random.default_rng(6)
     y = rng.integers(0, 3, 500)
