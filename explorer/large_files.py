@@ -38,8 +38,8 @@ __all__ = [
 
 CONFIGURE_HELP = (
     f"No data root is configured. Set the environment variable {DATA_ROOT_ENV} to the folder "
-    'your large files live in, or add `[heb]` with `data_root = "/path/to/folder"` to '
-    "`.streamlit/secrets.toml`, and restart the app."
+    "your large files live in, or put a section [heb] holding the line "
+    'data_root = "/path/to/folder" in .streamlit/secrets.toml, and restart the app.'
 )
 _URL_NAME = "large_file"
 _REFUSED = "large_file_refused"

@@ -109,7 +109,11 @@ def app_shell():
     )
     init_state()
     apply_style(presenting())
-    page = st.navigation(navigation_pages(), position="hidden" if presenting() else "sidebar")
+    page = st.navigation(
+        navigation_pages(),
+        position="hidden" if presenting() else "sidebar",
+        expanded=True,  # every page in the menu (not ten and "View 3 more")
+    )
     enter_page(page.url_path)
     sidebar()
     st.session_state[_SHELL_DRAWN] = True

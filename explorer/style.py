@@ -24,7 +24,7 @@ button[data-baseweb="tab"] p { font-size: 1.05rem; }
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
 }
 /* Formulas wider than their column scroll instead of being cut at the edge. */
-[data-testid="stMarkdownContainer"] .katex-display { overflow-x: auto; overflow-y: hidden; }
+.katex-display { overflow-x: auto; overflow-y: hidden; }
 </style>
 """
 #: the presenter mode (a projector in a lecture hall): large type, no sidebar, no header

@@ -33,14 +33,12 @@ def explanation() -> None:
     if not steps.show(1):
         return
     st.markdown(
-        "HEB-H goes down the tree. Each node's class-c share of its parent is "
+        "HEB-H goes down the tree. Each node n's class-c share of its parent p is "
         "estimated with a Dirichlet prior around the node's pooled share w of the parent, "
-        "with a concentration m learned per level by Type-II ML (the same solver as HEB-M):"
+        "with a concentration m learned per level ℓ by Type-II ML (the same solver as HEB-M):"
     )
     st.latex(
-        r"\hat\theta_{c,\mathrm{node}} = \hat\theta_{c,\mathrm{parent}}\,"
-        r"\frac{N_{c,\mathrm{node}} + m_\ell\, w_{\mathrm{node}}}"
-        r"{N_{c,\mathrm{parent}} + m_\ell}"
+        r"\hat\theta_{c,n} = \hat\theta_{c,p}\,\frac{N_{c,n} + m_\ell\, w_n}{N_{c,p} + m_\ell}"
     )
     st.markdown(
         "A code with no row of class c still gets its prefix's class-c estimate times "
