@@ -12,6 +12,7 @@ from heb.counts import CountTable
 from heb.smoothing import (
     SMOOTHERS,
     _dirichlet_theta,
+    learn_concentrations,
     mutual_information,
     prior_mean,
     resolve_params,
@@ -231,6 +232,23 @@ def test_marginal_prior_mean_of_equal_k_divides_each_feature_by_its_own_total():
     X = np.array([[0, 1], [1, -1], [1, -1]])
     table = CountTable.from_codes(X, np.zeros(3, int), 1, np.array([2, 2]))
     np.testing.assert_allclose(prior_mean(table, "marginal"), [1 / 3, 2 / 3, 0.0, 1.0])
+
+
+def test_equal_k_solve_counts_only_categories_of_positive_prior_mean():
+    """A never-seen category has marginal prior mean 0, so widening a feature by one more
+    such category changes nothing: the equal-K table (K = 3, 3) and its widening
+    (K = 3, 4) take the same solver steps to the same m."""
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 300)
+    f0 = np.where(rng.random(300) < 0.8, 2 * y, 2 - 2 * y)  # code 1 never seen
+    f1 = np.where(rng.random(300) < 0.7, y, rng.integers(0, 3, 300))
+    equal = CountTable.from_codes(np.column_stack([f0, f1]), y, 2, np.array([3, 3]))
+    wider = equal.widen(np.array([3, 4]))
+    m_equal, fit_equal, _ = learn_concentrations(equal, prior_mean(equal, "marginal"), n0=1)
+    m_wider, fit_wider, _ = learn_concentrations(wider, prior_mean(wider, "marginal"), n0=1)
+    assert not fit_equal.clamped.any()
+    np.testing.assert_array_equal(fit_equal.iterations, fit_wider.iterations)
+    np.testing.assert_allclose(m_equal, m_wider, rtol=1e-13)
 
 
 def test_mutual_information_matches_sklearn():
