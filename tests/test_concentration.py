@@ -414,6 +414,19 @@ def test_weighted_fractional_items_keep_the_first_merged_key():
     np.testing.assert_allclose(fit.log_evidence, expected.log_evidence, rtol=1e-12)
 
 
+def test_problem_group_of_only_prior_one_items_is_flat():
+    """Group 0's documents (3 and 2 rows) hold only the category of prior mean 1: every
+    informative document is degenerate, the evidence is constant in m, and m is 1 as
+    :func:`fit_concentration` gives; group 1 (counts proportional to its prior) is not."""
+    problem = ConcentrationProblem(2, np.array([1.0, 0.5, 0.5]))
+    problem.add_items([0, 0, 1, 1, 1], [0, 0, 1, 2, 1], [3.0, 2.0, 2.0, 1.0, 1.0])
+    problem.add_documents([0, 0, 1, 1], [3.0, 2.0, 3.0, 1.0])
+    fit = problem.fit()
+    np.testing.assert_array_equal(fit.flat, [True, False])
+    assert fit.m[0] == fit_concentration(np.array([5.0]), np.array([1.0])) == 1.0
+    assert fit.clamped[0] == 0
+
+
 def test_problem_rejects_bad_parts():
     problem = ConcentrationProblem(2, np.array([0.0, 1.0]))
     with pytest.raises(ValueError, match="Category ids"):
