@@ -728,6 +728,30 @@ def test_line_budget_counts_line_ends_as_pandas_does(text, cuts):
     assert budget.line_ends == text.count("\n") + text.count("\r") - text.count("\r\n")
 
 
+def test_line_budget_joins_a_crlf_cut_between_chunks():
+    """A CRLF whose CR ends one chunk and LF starts the next is one line end."""
+    budget = LineBudget(lambda head: 0)
+    budget.scan([b"a\r", b"\nb\r", b"\n", b"c\n"])
+    assert budget.line_ends == 3
+
+
+def test_gunzip_chunks_unpack_nothing_past_the_limit():
+    """A bomb refused when its output reaches the limit exactly at a step's end: the
+    next step asks zlib for one byte, not for everything left (no 64 MB in memory)."""
+    import tracemalloc
+
+    bomb = gzip.compress(b"\0" * (64 << 20), 9)
+    tracemalloc.start()
+    try:
+        with pytest.raises(DataError, match="unpacks to more than"):
+            for _ in gunzip_chunks(bomb, 1 << 20, chunk_bytes=1 << 18):
+                pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
+
+
 def test_line_budget_boundary_is_the_cell_budget():
     """rows x columns equal to the budget pass; one more cell is refused (2 columns)."""
     data = b"a,b\n" + b"1,x\n" * 99_999  # 100,000 line ends, more than the head
