@@ -102,6 +102,20 @@ def test_progress_reports_fractions(small, cache):
     assert seen == sorted(seen)
 
 
+def test_progress_advances_between_the_methods_of_a_fold(small):
+    """Before method s of M in fold i of 10 the fraction is (i - 1 + s / M) / 10."""
+    seen: dict[str, float] = {}
+    cross_validate(
+        small,
+        ["Laplace", "KT"],
+        use_cache=False,
+        progress=lambda fraction, message: seen.setdefault(message, fraction),
+    )
+    for fold in range(1, 11):
+        assert seen[f"Fold {fold} of 10: Laplace"] == pytest.approx((fold - 1) / 10)
+        assert seen[f"Fold {fold} of 10: KT"] == pytest.approx((fold - 0.5) / 10)
+
+
 class _Stop(Exception):
     """Raised by a progress callback to cancel a run."""
 
