@@ -442,7 +442,7 @@ def test_revision_ignores_figures_lessons_and_docstrings_but_not_code(tmp_path):
     smoothing.write_text(text.replace('"""The seven smoothers', '"""Seven smoothers', 1))
     smoothing.write_text(smoothing.read_text() + "\n# a comment\n")
     assert source_revision(copy) == before  # a docstring and a comment are not code
-    smoothing.write_text(text.replace("theta /= m_col", "theta /= m_col * 1.0", 1))
+    smoothing.write_text(text + "\nEDITED = 1\n")  # code, however small, is a new revision
     assert source_revision(copy) != before
     # every listed source exists, so the list cannot silently rot
     for pattern in NUMERIC_SOURCES:
