@@ -70,7 +70,22 @@ def _text(page) -> str:
     return page.locator('[data-testid="stMain"]').inner_text(timeout=5_000)
 
 
+def _what_each_shows(tabs) -> dict[int, str]:
+    """Each session's error details (its Details box opened) or the end of its page."""
+    shown = {}
+    for number, tab in enumerate(tabs):
+        details = tab.get_by_text("Details")
+        if "went wrong" in _text(tab) and details.count():
+            details.first.click()
+            tab.wait_for_timeout(500)
+            shown[number] = " | ".join(tab.locator('[data-testid="stCode"]').all_inner_texts())
+        else:
+            shown[number] = _text(tab)[-300:]
+    return shown
+
+
 def test_case_eight_sessions_compare(app_url):  # noqa: F811 - the fixture
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     data = _largest_dataset()
@@ -97,11 +112,18 @@ def test_case_eight_sessions_compare(app_url):  # noqa: F811 - the fixture
             assert ninth.locator('[data-testid="stException"]').count() == 0
             finished = time.perf_counter()
             texts = []
-            for tab in tabs:
+            for number, tab in enumerate(tabs):
                 left = DEADLINE_SECONDS - (time.perf_counter() - start)
                 # attached, not visible: the first match is the table's hidden
                 # accessibility header (<th>), which never becomes visible
-                tab.wait_for_selector("text=ECE ↓", state="attached", timeout=max(left, 1) * 1000)
+                try:
+                    tab.wait_for_selector(
+                        "text=ECE ↓", state="attached", timeout=max(left, 1) * 1000
+                    )
+                except PlaywrightTimeout:  # say what each session shows instead
+                    raise AssertionError(
+                        f"session {number} has no table: {_what_each_shows(tabs)}"
+                    ) from None
                 wait_idle(tab, timeout=120)
                 texts.append(_text(tab))
             finished = time.perf_counter() - finished
