@@ -547,6 +547,15 @@ def test_every_page_link_reproduces_the_view_and_timings(browser, app_url, scree
         fresh, _ = _open(fresh_context, link)
         if path == "benchmark":
             timed(fresh, fresh.get_by_role("button", name="Run the benchmark").click, timeout=300)
+        if _wait_for_view(fresh, shown) != shown:
+            # a loaded machine can drop a fresh tab's websocket mid-draw: open the link
+            # once more before judging (the same address must give the same numbers)
+            fresh.reload(wait_until="commit")
+            fresh.wait_for_function(DRAWN, timeout=300_000)
+            wait_idle(fresh, timeout=300)
+            if path == "benchmark":
+                fresh.get_by_role("button", name="Run the benchmark").click()
+                wait_idle(fresh, timeout=300)
         assert _wait_for_view(fresh, shown) == shown, (path, link)
         screenshot(tab, screenshot_dir, f"1440-{path}", SMALL_VIEWPORT)
         fresh_context.close()
