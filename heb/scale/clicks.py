@@ -3,9 +3,11 @@
 The truth is HEB-M's own generative model (the zip-codes idea of the paper): a class
 ``click`` with prior ``pi``; per feature f a Zipf base distribution ``tbar_f`` over K_f
 categories and, per class c, a class-conditional PMF ``theta_cf ~ Dirichlet(m_f tbar_f)``
-with a known concentration ``m_f``. Rows are drawn chunk by chunk (inverse-CDF sampling on
-the fixed per-class CDFs), so memory stays flat in the number of rows: only the CDFs
-(``C * sum K_f`` floats) and one chunk live at a time.
+with a known concentration ``m_f`` inside the range HEB-M's Type-II ML fit searches
+(:data:`heb.concentration.M_MIN` .. ``M_MAX``, SPEC section 3), so the learned smoothers
+can recover it. Rows are drawn chunk by chunk (inverse-CDF sampling on the fixed per-class
+CDFs), so memory stays flat in the number of rows: only the CDFs (``C * sum K_f`` floats)
+and one chunk live at a time.
 
 Columns: ID-like integer features (``*_id``, K from 10^3 to 10^6, categorical by SPEC
 section 1), low-cardinality string features (dictionary-encoded in parquet), two numeric
@@ -24,28 +26,33 @@ import numpy as np
 
 __all__ = ["ClicksTruth", "FeatureTruth", "clicks_truth", "write_clicks", "main"]
 
-#: (name, K, Zipf exponent, true concentration m, kind); kind: "id", "text" or "numeric"
+#: (name, K, Zipf exponent, true concentration m, kind); kind: "id", "text" or "numeric".
+#: Every m lies inside SPEC's Type-II ML range [1e-2, 1e4] (and below its top, so a fit
+#: that recovers m is never clamped): from 8 for a 4-value feature to 5,000 for the
+#: 10^6-value device ID, growing with K but far slower (m / K from 2.0 down to 0.005), as
+#: learned concentrations of real ID features do (a few hundred to a few thousand pseudo
+#: rows, however many IDs there are).
 _FEATURES: tuple[tuple[str, int, float, float, str], ...] = (
-    ("site_id", 1_000, 1.1, 2e3, "id"),
-    ("app_id", 3_000, 1.1, 6e3, "id"),
-    ("ad_id", 100_000, 1.0, 2e5, "id"),
-    ("campaign_id", 10_000, 1.0, 2e4, "id"),
-    ("creative_id", 30_000, 1.05, 6e4, "id"),
-    ("publisher_id", 2_000, 1.2, 4e3, "id"),
-    ("user_id", 300_000, 0.9, 6e5, "id"),
-    ("device_id", 1_000_000, 0.8, 2e6, "id"),
-    ("zip_id", 40_000, 1.0, 8e4, "id"),
-    ("placement_id", 5_000, 1.1, 1e4, "id"),
-    ("country", 60, 1.3, 120.0, "text"),
+    ("site_id", 1_000, 1.1, 200.0, "id"),
+    ("app_id", 3_000, 1.1, 400.0, "id"),
+    ("ad_id", 100_000, 1.0, 2_000.0, "id"),
+    ("campaign_id", 10_000, 1.0, 1_000.0, "id"),
+    ("creative_id", 30_000, 1.05, 1_500.0, "id"),
+    ("publisher_id", 2_000, 1.2, 300.0, "id"),
+    ("user_id", 300_000, 0.9, 3_000.0, "id"),
+    ("device_id", 1_000_000, 0.8, 5_000.0, "id"),
+    ("zip_id", 40_000, 1.0, 1_500.0, "id"),
+    ("placement_id", 5_000, 1.1, 500.0, "id"),
+    ("country", 60, 1.3, 50.0, "text"),
     ("device_type", 5, 1.5, 10.0, "text"),
-    ("os", 12, 1.4, 24.0, "text"),
-    ("browser", 20, 1.4, 40.0, "text"),
-    ("language", 40, 1.3, 80.0, "text"),
+    ("os", 12, 1.4, 20.0, "text"),
+    ("browser", 20, 1.4, 30.0, "text"),
+    ("language", 40, 1.3, 40.0, "text"),
     ("connection", 4, 1.0, 8.0, "text"),
-    ("banner_size", 15, 1.2, 30.0, "text"),
-    ("hour", 24, 0.3, 48.0, "numeric"),
-    ("position", 8, 1.0, 16.0, "numeric"),
-    ("bid_price", 2_000, 0.7, 4e3, "numeric"),
+    ("banner_size", 15, 1.2, 20.0, "text"),
+    ("hour", 24, 0.3, 100.0, "numeric"),
+    ("position", 8, 1.0, 10.0, "numeric"),
+    ("bid_price", 2_000, 0.7, 500.0, "numeric"),
 )
 _NULLABLE = ("user_id", "bid_price")
 
@@ -98,7 +105,9 @@ def clicks_truth(seed: int = 0, n_features: int = 20, click_rate: float = 0.17) 
     features = []
     for name, k, exponent, m, kind in _FEATURES[:n_features]:
         base = _zipf(k, exponent)
-        theta = rng.dirichlet(np.maximum(m * base, 1e-3), size=2)  # gamma underflow guard
+        # exact Dirichlet(m tbar): a tail weight m tbar_v ~ 1e-3 may draw 0 (that class never
+        # shows the value), which the head's weights keep from making a row of zeros
+        theta = rng.dirichlet(m * base, size=2)
         features.append(FeatureTruth(name, kind, m, base, theta))
     return ClicksTruth(np.array([1.0 - click_rate, click_rate]), tuple(features))
 
