@@ -5,11 +5,15 @@
    fold k, from which the encodings and the :class:`~heb.counts.CountTable` are fitted
    (AODE adds one scan of pair histograms, :mod:`heb.scale.joint`).
 2. Every method is fitted per fold from the counts alone (``fit_counts``, as in memory).
-3. A second scan streams the rows (DuckDB: Arrow record batches; Spark: ``mapInPandas``
-   with the fitted tables shipped to the workers); each row is encoded with its own
-   fold's encodings, scored by that fold's models, and added to the fold's
-   :class:`~heb.scale.streaming_metrics.MetricSums`. When the models of all methods and
-   folds would exceed ``model_budget`` bytes, methods are scored in groups, one scan each.
+3. A second scan streams the rows. On DuckDB (batches arrive in this process) each row's
+   fold-independent slots are written once to its fold's file
+   (:class:`~heb.scale.fold_files.FoldFiles`); then fold by fold the encodings and models
+   are fitted, the fold's rows coded (one gather) and scored, and its metrics finished, so
+   one fold's models live at a time. On Spark (``mapInPandas``, fitted tables shipped to
+   the workers) each row is encoded with its own fold's encodings, scored by that fold's
+   models and added to the fold's :class:`~heb.scale.streaming_metrics.MetricSums`; when
+   the models of all methods and folds would exceed ``model_budget`` bytes, folds are
+   scored in groups, one scan each.
 
 Memory is flat in the rows: the histograms hold distinct values, the scan holds a batch.
 """
@@ -29,8 +33,10 @@ from heb.data import DataError
 from heb.nb import NaiveBayes
 from heb.registry import METRICS as METRIC_NAMES  # metric names, in order
 from heb.scale.counting import FittedFold, count_histograms, describe
-from heb.scale.scoring import FoldScorer, merge_sums
+from heb.scale.fold_files import FoldFiles
+from heb.scale.scoring import FoldModels, FoldScorer, merge_sums
 from heb.scale.sql import rows_query
+from heb.scale.streaming_metrics import MetricSums
 
 __all__ = ["ScaleCVResult", "cross_validate", "make_models"]
 
@@ -53,7 +59,9 @@ class ScaleCVResult:
     engine : str
         ``"duckdb"`` or ``"spark"``.
     timings : dict
-        Seconds of ``count`` (histogram scan), ``joint`` (AODE scan), ``fit`` and ``score``.
+        Seconds of ``count`` (histogram scan), ``encode`` (fitting the folds' encodings and
+        count tables), ``joint`` (AODE scan), ``spill`` (DuckDB: the scan writing the fold
+        files), ``fit`` (smoothing) and ``score``.
     notes : list of str
     """
 
@@ -177,65 +185,54 @@ def cross_validate(
     start = time.perf_counter()
     columns = describe(engine, target, features, categorical)
     histograms = count_histograms(engine, columns, n_splits, seed)
-    fitted = [histograms.fit_fold(k, n_bins, missing) for k in range(n_splits)]
     timings["count"] = time.perf_counter() - start
 
-    joints = {}
+    def fit_fold(k: int) -> FittedFold:
+        begin = time.perf_counter()
+        fold = histograms.fit_fold(k, n_bins, missing)
+        timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - begin
+        return fold
+
+    joints, fitted = {}, None
     if any(registry.method(m).family == "aode" for m in methods):
         from heb.scale.joint import count_joints
 
+        fitted = [fit_fold(k) for k in range(n_splits)]  # the pair scan codes every fold
         report(0.05, "Counting feature pairs for AODE")
         start = time.perf_counter()
         joints = count_joints(engine, histograms, fitted, caps_of_methods(methods, params))
         timings["joint"] = time.perf_counter() - start
 
-    sizes = [_fold_bytes(fold, methods, joints, params) for fold in fitted]
-    groups = _fold_groups(fitted, sizes, model_budget)
-    sums: dict = {}
-    fit_time: dict = {}
-    timings["fit"] = timings["score"] = 0.0
-    for index, group in enumerate(groups):
-        folds = [fold.fold for fold in group]
-        report(0.1 + 0.9 * index / len(groups), f"Fitting and scoring folds {folds}")
-        models = _fit_group(methods, group, histograms.classes, joints, params, fit_time)
-        timings["fit"] += sum(fit_time[(name, k)] for name in methods for k in folds)
-        start = time.perf_counter()
-        scorer = FoldScorer(histograms, group, models)
-        del models
-        sql = rows_query(
-            engine.dialect, target, list(columns.features), n_splits, seed, folds=folds
-        )
-        group_rows = float(histograms.fold_class_counts[folds].sum())
-        low, high = 0.1 + 0.9 * index / len(groups), 0.1 + 0.9 * (index + 1) / len(groups)
+    plan = _Plan(methods, histograms, joints, params, timings, report)
+    plan.fold = (lambda k: fitted[k]) if fitted else fit_fold
 
-        def scanned(rows_done: int, low=low, high=high, group_rows=group_rows, folds=folds):
-            share = min(1.0, rows_done / max(group_rows, 1.0))
-            report(low + (high - low) * share, f"Scored {rows_done:,} rows of folds {folds}")
+    def sql(folds=None) -> str:
+        return rows_query(engine.dialect, target, list(columns.features), n_splits, seed, folds)
 
-        part = engine.map_reduce(sql, scorer, merge_sums, batch_rows, on_batch=scanned)
-        merge_sums(sums, part or {})
-        timings["score"] += time.perf_counter() - start
+    if getattr(engine, "in_process", False):
+        scores = _score_from_fold_files(engine, sql(), plan, batch_rows)
+        notes = []
+    else:
+        scores, n_scans = _score_by_scans(engine, sql, plan, batch_rows, model_budget)
+        notes = [f"Scored in {n_scans} scans to keep the models in budget."] * (n_scans > 1)
     report(1.0, "Done")
 
-    empty = [k for k in range(n_splits) if (methods[0], k) not in sums]
+    empty = [k for k in range(n_splits) if (methods[0], k) not in scores]
     if empty:
         raise DataError(
             f"Fold {empty[0]} received no rows; use fewer folds for {histograms.n_rows} rows."
         )
-    rows = []
-    for name in methods:
-        for fold in range(n_splits):
-            scores = sums[(name, fold)].result()
-            rows.append(
-                {
-                    "method": name,
-                    "fold": fold,
-                    **scores,
-                    "fit_time": fit_time[(name, fold)],
-                    "predict_time": float(sums[(name, fold)].state["seconds"][0]),
-                }
-            )
-    notes = [f"Scored in {len(groups)} scans to keep the models in budget."] * (len(groups) > 1)
+    rows = [
+        {
+            "method": name,
+            "fold": fold,
+            **scores[(name, fold)][0],
+            "fit_time": plan.fit_time[(name, fold)],
+            "predict_time": scores[(name, fold)][1],
+        }
+        for name in methods
+        for fold in range(n_splits)
+    ]
     return ScaleCVResult(
         pd.DataFrame(rows, columns=_FOLD_COLUMNS),
         histograms.classes,
@@ -247,18 +244,97 @@ def cross_validate(
     )
 
 
-def _fit_group(methods, group, classes, joints, params, fit_time: dict) -> dict:
-    """Every method fitted on every fold of ``group``; seconds go into ``fit_time``."""
-    models = {}
-    for name in methods:
-        for fold in group:
+class _Plan:
+    """What both scoring strategies share: the methods, each fold's counts and the timings."""
+
+    def __init__(self, methods, histograms, joints, params, timings, report):
+        self.methods, self.histograms = methods, histograms
+        self.joints, self.params = joints, params
+        self.timings, self.report = timings, report
+        self.fit_time: dict = {}
+        self.fold: Callable[[int], FittedFold] = histograms.fit_fold
+        timings["fit"] = timings["score"] = 0.0
+
+    def fit(self, group: list[FittedFold]) -> dict:
+        """Every method fitted on every fold of ``group``; seconds go into ``fit_time``."""
+        models = {}
+        for name in self.methods:
+            for fold in group:
+                start = time.perf_counter()
+                joint = self.joints.get((_cap_key(name, self.params), fold.fold))
+                models[(name, fold.fold)] = make_models(
+                    name, fold, self.histograms.classes, joint, (self.params or {}).get(name)
+                )
+                seconds = time.perf_counter() - start
+                self.fit_time[(name, fold.fold)] = seconds
+                self.timings["fit"] += seconds
+        return models
+
+
+def _score_from_fold_files(engine, sql: str, plan: _Plan, batch_rows: int) -> dict:
+    """(metrics, predict seconds) per (method, fold): one spilling scan, then fold by fold."""
+    histograms = plan.histograms
+    n_folds, n_rows = histograms.n_folds, max(histograms.n_rows, 1)
+    start = time.perf_counter()
+    values = [v.dictionary_only() for v in histograms.values]
+    scores: dict = {}
+    with FoldFiles(values, histograms.classes, n_folds) as files:
+
+        def spilled(rows_done: int) -> None:
+            plan.report(0.1 + 0.4 * min(1.0, rows_done / n_rows), f"Encoded {rows_done:,} rows")
+
+        files.write(engine.batches(sql, batch_rows), on_batch=spilled)
+        plan.timings["spill"] = time.perf_counter() - start
+        for k in range(n_folds):
+            plan.report(0.5 + 0.5 * k / n_folds, f"Fitting and scoring fold {k + 1} of {n_folds}")
+            fold = plan.fold(k)
+            models = FoldModels([(name, m) for (name, _), m in plan.fit([fold]).items()])
             start = time.perf_counter()
-            joint = joints.get((_cap_key(name, params), fold.fold))
-            models[(name, fold.fold)] = make_models(
-                name, fold, classes, joint, (params or {}).get(name)
-            )
-            fit_time[(name, fold.fold)] = time.perf_counter() - start
-    return models
+            sums = {name: MetricSums(histograms.classes.size) for name in plan.methods}
+            seconds = dict.fromkeys(plan.methods, 0.0)
+            for slots, y in files.chunks(k, batch_rows):
+                codes = np.empty((y.size, fold.features.size), dtype=np.int64)
+                for j, (index, encoding) in enumerate(
+                    zip(fold.features, fold.encodings, strict=True)
+                ):
+                    codes[:, j] = encoding.test_code[slots[:, index]]
+                for name, proba, used in models.predict_proba(codes):
+                    sums[name].update(y, proba)
+                    seconds[name] += used
+            if files.rows[k]:
+                scores |= {(n, k): (sums[n].result(), seconds[n]) for n in plan.methods}
+            del models, sums, fold
+            plan.timings["score"] += time.perf_counter() - start
+    return scores
+
+
+def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget: float):
+    """(metrics, predict seconds) per (method, fold) from scans of the source on its engine
+    (Spark: ``mapInPandas``), folds grouped so that one group's models fit ``budget``."""
+    histograms = plan.histograms
+    fitted = [plan.fold(k) for k in range(histograms.n_folds)]
+    sizes = [_fold_bytes(fold, plan.methods, plan.joints, plan.params) for fold in fitted]
+    groups = _fold_groups(fitted, sizes, budget)
+    sums: dict = {}
+    for index, group in enumerate(groups):
+        folds = [fold.fold for fold in group]
+        low, high = 0.1 + 0.9 * index / len(groups), 0.1 + 0.9 * (index + 1) / len(groups)
+        plan.report(low, f"Fitting and scoring folds {folds}")
+        models = plan.fit(group)
+        start = time.perf_counter()
+        scorer = FoldScorer(histograms, group, models)
+        del models
+        group_rows = float(histograms.fold_class_counts[folds].sum())
+
+        def scanned(rows_done: int, low=low, high=high, group_rows=group_rows, folds=folds):
+            share = min(1.0, rows_done / max(group_rows, 1.0))
+            plan.report(low + (high - low) * share, f"Scored {rows_done:,} rows of folds {folds}")
+
+        part = engine.map_reduce(sql(folds), scorer, merge_sums, batch_rows, on_batch=scanned)
+        merge_sums(sums, part or {})
+        plan.timings["score"] += time.perf_counter() - start
+    scores = {key: (acc.result(), float(acc.state["seconds"][0])) for key, acc in sums.items()}
+    return scores, len(groups)
 
 
 def _cap_key(name: str, params) -> tuple:

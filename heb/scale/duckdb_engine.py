@@ -54,6 +54,8 @@ class DuckDBEngine(Engine):
 
     name = "duckdb"
     dialect = DUCKDB
+    #: batches arrive in this process (scoring spills them to per-fold files, not per-fold scans)
+    in_process = True
 
     def __init__(self, memory_limit: str | None = None, threads: int | None = None):
         import duckdb

@@ -24,7 +24,7 @@ from heb.nb import NaiveBayes
 from heb.scale.counting import FittedFold, Histograms
 from heb.scale.streaming_metrics import MetricSums
 
-__all__ = ["StackedNB", "FoldScorer", "merge_sums"]
+__all__ = ["StackedNB", "FoldModels", "FoldScorer", "merge_sums"]
 
 
 class StackedNB:
@@ -72,6 +72,35 @@ class StackedNB:
         return probas
 
 
+class FoldModels:
+    """The fitted models of one fold: NaiveBayes ones stacked, others (AODE) as they are.
+
+    Parameters
+    ----------
+    models : list of (name, estimator)
+    """
+
+    def __init__(self, models: list[tuple[str, object]]):
+        nb = [(name, model) for name, model in models if isinstance(model, NaiveBayes)]
+        self.nb_names = [name for name, _ in nb]
+        self.stacked = StackedNB([m for _, m in nb]) if nb else None
+        self.others = [(n, m) for n, m in models if not isinstance(m, NaiveBayes)]
+
+    def predict_proba(self, codes: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+        """(method, probabilities (n, C), seconds) of every model on scoring codes (n, F)."""
+        timed = []
+        if self.stacked is not None:
+            start = time.perf_counter()
+            probas = self.stacked.predict_proba(codes)
+            share = (time.perf_counter() - start) / len(probas)
+            timed += [(name, p, share) for name, p in zip(self.nb_names, probas, strict=True)]
+        for name, model in self.others:
+            start = time.perf_counter()
+            proba = model.predict_proba(codes)
+            timed.append((name, proba, time.perf_counter() - start))
+        return timed
+
+
 class FoldScorer:
     """Scores batches of rows of some folds with their fitted models.
 
@@ -91,13 +120,10 @@ class FoldScorer:
         used = sorted({int(i) for f in fitted for i in f.features})
         self.values = {i: histograms.values[i].dictionary_only() for i in used}
         self.folds = {f.fold: (f.features, f.encodings) for f in fitted}
-        self.stacked, self.others = {}, {}
-        for fold in self.folds:
-            mine = [(name, model) for (name, k), model in models.items() if k == fold]
-            nb = [(name, model) for name, model in mine if isinstance(model, NaiveBayes)]
-            if nb:
-                self.stacked[fold] = ([name for name, _ in nb], StackedNB([m for _, m in nb]))
-            self.others[fold] = [(n, m) for n, m in mine if not isinstance(m, NaiveBayes)]
+        self.models = {
+            fold: FoldModels([(name, m) for (name, k), m in models.items() if k == fold])
+            for fold in self.folds
+        }
 
     def __call__(self, frame: pd.DataFrame) -> dict:
         """MetricSums per (method, fold) of one batch."""
@@ -115,18 +141,7 @@ class FoldScorer:
             for j, (index, encoding) in enumerate(zip(features, encodings, strict=True)):
                 codes[:, j] = encoding.codes_of(row_keys[int(index)][rows])
             y = y_all[rows]
-            start = time.perf_counter()
-            scored = []
-            if fold in self.stacked:
-                names, stacked = self.stacked[fold]
-                scored += list(zip(names, stacked.predict_proba(codes), strict=True))
-            share = (time.perf_counter() - start) / max(1, len(scored))
-            timed = [(name, proba, share) for name, proba in scored]
-            for name, model in self.others[fold]:
-                start = time.perf_counter()
-                proba = model.predict_proba(codes)
-                timed.append((name, proba, time.perf_counter() - start))
-            for name, proba, seconds in timed:
+            for name, proba, seconds in self.models[fold].predict_proba(codes):
                 sums = MetricSums(self.n_classes).update(y, proba)
                 sums.state["seconds"] += seconds
                 out[(name, fold)] = sums
