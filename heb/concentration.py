@@ -248,13 +248,15 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
     d1_lo = np.ones(n_groups)
     if unsure.any():
         d1_lo[unsure] = items.subset(unsure).d1_at(m_min)
-    d1_hi = items.d1_at(m_max)
+    # one score of every group: l'(m_max) from it, and Halley on its solved groups
+    score = items.score()
+    d1_hi = score.first_derivative(np.full(n_groups, float(m_max)))
     at_low = ~flat & (d1_lo <= 0)
     at_high = ~flat & (d1_hi >= 0)
     both = at_low & at_high  # a dip inside: the better end wins
     if both.any():
-        score = items.subset(both).score()
-        ev_lo, ev_hi = score.evidence(m_min), score.evidence(m_max)
+        dip = items.subset(both).score()
+        ev_lo, ev_hi = dip.evidence(m_min), dip.evidence(m_max)
         high_wins = np.zeros(n_groups, dtype=bool)
         high_wins[both] = ev_hi > ev_lo
         at_low &= ~(both & high_wins)
@@ -268,12 +270,14 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
     solved = ~flat & ~at_low & ~at_high
     if solved.any():
         idx = np.flatnonzero(solved)
-        sub = items.subset(solved)
         lo = np.full(idx.size, np.log(m_min))
         hi = np.full(idx.size, np.log(m_max))
-        k = None if n_categories is None else np.asarray(n_categories, dtype=float)[idx]
-        x0 = start_log_m(sub, lo, hi, k)
-        x, converged[idx], iterations[idx] = halley_log_m(sub.score(), x0, lo, hi)
+        # per-group sums: the start of every group, kept for the solved ones
+        k = None if n_categories is None else np.asarray(n_categories, dtype=float)
+        x0 = start_log_m(items, np.log(m_min), np.log(m_max), k)[idx]
+        if idx.size < n_groups:
+            score = score.restrict(solved)
+        x, converged[idx], iterations[idx] = halley_log_m(score, x0, lo, hi)
         m[idx] = np.clip(np.exp(x), m_min, m_max)
 
     return ConcentrationFit(m, iterations, converged, clamped, _DeferredEvidence(items, m), flat)
