@@ -116,4 +116,5 @@ def show_catalogue() -> None:
                 "rows": st.column_config.NumberColumn(format="%d"),
             },
             height=420,
+            na_rep="—",  # a size only OpenML knows is a dash, not "None"
         )

@@ -26,11 +26,14 @@ __all__ = [
     "download_buttons",
     "show_figure",
     "show_table",
+    "table_height",
 ]
 
 #: projector-friendly font size of every figure (pixels)
 FIGURE_FONT_SIZE = 16
 FIGURE_TEXT_COLOR = "#1a1a1a"
+#: pixels of a table's header row and of each of its rows (Streamlit's default row height)
+TABLE_HEADER_PX, TABLE_ROW_PX = 38, 35
 #: one figure is styled by one thread at a time (see :func:`_style`)
 _STYLE_LOCK = threading.Lock()
 
@@ -150,10 +153,19 @@ def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None
     download_buttons(fig, data_frame, stem)
 
 
+def table_height(rows: int, cap: int) -> int:
+    """Pixels of a table box holding ``rows`` rows, at most ``cap`` (then it scrolls).
+
+    A fixed height taller than the rows would draw blank rows under a short table.
+    """
+    return min(cap, TABLE_HEADER_PX + max(rows, 1) * TABLE_ROW_PX)
+
+
 def show_table(
     frame: pd.DataFrame,
     style: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     number_format: str | None = None,
+    na_rep: str | None = None,
     **kwargs,
 ) -> None:
     """``st.dataframe`` of ``frame`` with every text cell and label capped for the browser.
@@ -166,16 +178,21 @@ def show_table(
         returning CSS per cell.
     number_format : str, optional
         A Styler format for every cell, e.g. ``"{:.4f}"``.
+    na_rep : str, optional
+        The text of an empty cell (Streamlit shows "None" otherwise), e.g. ``"—"``.
     **kwargs
         Go to :func:`streamlit.dataframe` (``hide_index`` defaults to True).
     """
     kwargs.setdefault("hide_index", True)
     shown = cap_cells(frame)
-    if style is not None or number_format is not None:
+    if style is not None or number_format is not None or na_rep is not None:
         styler = shown.style
         if style is not None:
             styler = styler.apply(style, axis=None)
         if number_format is not None:
             styler = styler.format(number_format)
+        if na_rep is not None:
+            empty = [column for column in shown.columns if shown[column].isna().any()]
+            styler = styler.format(na_rep=na_rep, subset=empty)
         shown = styler
     st.dataframe(shown, **kwargs)

@@ -54,6 +54,9 @@ SECTIONS = {
     ],
 }
 _SHELL_DRAWN = "_explorer_shell_drawn"
+#: the browser tab's icon: an emoji, which Streamlit draws as an inline SVG (a
+#: ":material/...:" icon makes the browser fetch it from fonts.gstatic.com, offline too)
+PAGE_ICON = "📊"
 
 
 def navigation_pages() -> dict[str, list]:
@@ -102,7 +105,7 @@ def app_shell():
 
     st.set_page_config(
         page_title="HEB Explorer",
-        page_icon=":material/insights:",
+        page_icon=PAGE_ICON,
         layout="wide",
         initial_sidebar_state="expanded",
         menu_items={"About": "HEB Explorer: learned smoothing for categorical Naive Bayes."},

@@ -78,11 +78,15 @@ def class_counts(work: WorkingData) -> pd.DataFrame:
 
 
 def conditional_counts(work: WorkingData, feature: int) -> pd.DataFrame:
-    """The class-conditional counts N_cfv of one feature (classes as columns, then total)."""
+    """The class-conditional counts N_cfv of one feature: ``category``, one column per
+    class, largest class first (the order of the lens figure's legend), then ``total``."""
     start, stop = work.table.offsets[feature], work.table.offsets[feature + 1]
     labels = [str(label) for label in work.preprocessor.categories_[feature]]
-    block = work.table.counts[:, start:stop].T.astype(np.int64)
-    frame = pd.DataFrame(block, columns=[f"N(class={c})" for c in work.class_names])
+    block = work.table.counts[:, start:stop].astype(np.int64)
+    order = np.argsort(-block.sum(axis=1), kind="stable")  # as the figure sorts its traces
+    block = block[order].T
+    names = [f"N(class={work.class_names[c]})" for c in order]
+    frame = pd.DataFrame(block, columns=names)
     frame.insert(0, "category", labels[: len(frame)])
     frame["total"] = block.sum(axis=1)
     return frame

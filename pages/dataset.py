@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import catalogue, hierarchies, large_files, loading, state, summaries
-from explorer.display import download_buttons, show_figure, show_table
+from explorer.display import download_buttons, show_figure, show_table, table_height
 from explorer.errors import escape, guard, show_error, show_info
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
@@ -195,7 +195,9 @@ def feature_lens(work: loading.WorkingData) -> None:
             "estimate would give those a probability of exactly 0 and veto the class."
         )
         show_table(
-            frame.sort_values("total", ascending=False, kind="stable"), height=300, key="lens_table"
+            frame.sort_values("total", ascending=False, kind="stable"),
+            height=table_height(len(frame), 300),
+            key="lens_table",
         )
 
 

@@ -189,3 +189,84 @@ def test_dataset_page_lists_every_dataset_as_a_table():
     offline = paper[paper["offline"]]
     assert offline["rows"].notna().all()
     assert paper[~paper["offline"]]["rows"].isna().all()
+
+
+def _display_values(element) -> pd.DataFrame:
+    """The cell texts a styled ``st.dataframe`` shows (its Styler's display values)."""
+    import pyarrow as pa
+
+    styler = element.proto.arrow_data.styler
+    assert styler.display_values, "the table carries no display values"
+    return pa.ipc.open_stream(styler.display_values).read_pandas()
+
+
+def test_catalogue_shows_a_dash_not_none_in_empty_cells():
+    at = open_page()
+    element = next(f for f in at.dataframe if "OpenML id" in f.value.columns)
+    table, shown = element.value, _display_values(element)
+    empty = table["rows"].isna().to_numpy()
+    assert empty.any() and (~empty).any()  # one OpenML-only dataset, one with a size
+    position = list(table.columns).index("rows")
+    texts = shown.iloc[:, position].astype(str)
+    assert (texts[empty] == "—").all(), texts[empty].unique()
+    assert not texts.str.contains("None|nan|<NA>").any()
+    assert (texts[~empty] != "—").all()
+
+
+@pytest.mark.parametrize("token", ["n/a", "<NA>"])
+def test_lowercase_n_a_and_pandas_na_text_are_missing_in_an_upload(token):
+    from heb.data import load_upload
+
+    text = f"colour,class\nred,x\n{token},y\nblue,x\nred,y\n{token},x\n"
+    dataset = load_upload(text.encode(), "tokens.csv")
+    assert dataset.X["colour"].isna().sum() == 2
+    assert set(dataset.X["colour"].dropna()) == {"red", "blue"}
+
+
+@pytest.mark.parametrize("value", ["na", "none", "None"])
+def test_na_and_none_stay_categories(value):
+    from heb.data import load_upload
+
+    text = f"answer,class\n{value},x\nyes,y\n{value},x\nyes,y\n"
+    dataset = load_upload(text.encode(), "words.csv")
+    assert dataset.X["answer"].notna().all()
+    assert set(dataset.X["answer"]) == {value, "yes"}
+
+
+def _lens_upload() -> bytes:
+    """Few categories, unbalanced classes listed in an order unlike their sizes."""
+    rng = np.random.default_rng(3)
+    rows = 300
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], rows),
+            "label": rng.choice(["alpha", "beta", "gamma"], rows, p=[0.1, 0.6, 0.3]),
+        }
+    )
+    return frame.to_csv(index=False).encode()
+
+
+def test_feature_lens_table_follows_the_legend_and_has_no_empty_rows():
+    at = open_page()
+    at.file_uploader(key="upload_file").upload("lens.csv", _lens_upload(), "text/csv")
+    at.run()
+    assert_clean(at)
+    lens = next(f for f in at.dataframe if "total" in f.value.columns)
+    frame = lens.value
+    assert len(frame) == 3 and (frame["total"] > 0).all()
+    spec = next(
+        s
+        for s in (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+        if "counts per class" in str(s["layout"]["title"]["text"])
+    )
+    legend = [trace["name"] for trace in spec["data"]]
+    classes = [c for c in frame.columns if c not in ("category", "total")]
+    assert legend == classes == ["N(class=beta)", "N(class=gamma)", "N(class=alpha)"]
+
+
+def test_a_table_box_is_as_tall_as_its_rows_up_to_a_cap():
+    from explorer.display import TABLE_HEADER_PX, TABLE_ROW_PX, table_height
+
+    assert table_height(3, 300) == TABLE_HEADER_PX + 3 * TABLE_ROW_PX < 300
+    assert table_height(0, 300) == TABLE_HEADER_PX + TABLE_ROW_PX  # room for "empty"
+    assert table_height(1000, 300) == 300

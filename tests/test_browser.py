@@ -658,3 +658,19 @@ def test_footer_page_links_show_their_whole_label(browser, app_url, screenshot_d
     assert "Previous: Explain a prediction" in links.filter(has_text="Previous:").inner_text()
     screenshot(tab, screenshot_dir, f"{viewport['width']}-footer-benchmark", viewport)
     context.close()
+
+
+def test_a_page_fetches_nothing_from_outside_the_server(browser, app_url):
+    """The app works offline: no font, icon or script comes from another host (the tab's
+    icon was a Material symbol the browser fetched from fonts.gstatic.com)."""
+    context = browser.new_context(viewport=SMALL_VIEWPORT)
+    requested: list[str] = []
+    context.on("request", lambda request: requested.append(request.url))
+    tab, _ = _open(context, f"{app_url}/references?{BASE_QUERY}")
+    tab.wait_for_timeout(1000)  # the favicon is set after the first run
+    icon = tab.evaluate("() => document.querySelector(\"link[rel='shortcut icon']\").href")
+    context.close()
+    local = (app_url, "data:", "blob:", "about:")
+    outside = [url for url in requested if not url.startswith(local)]
+    assert outside == [], outside
+    assert icon.startswith("data:image/svg+xml"), icon

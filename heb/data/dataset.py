@@ -24,8 +24,9 @@ MAX_CELLS = 20_000_000
 MAX_CLASSES = 100
 #: a float target with more distinct non-integer values than this looks continuous
 CONTINUOUS_TARGET_VALUES = 20
-#: cell texts read as missing in uploaded text tables
-NA_TOKENS = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "#N/A")
+#: cell texts read as missing in uploaded text tables ("na" and "none" are not: they can be
+#: real answers); "<NA>" is how pandas writes a missing value of its nullable types
+NA_TOKENS = ("", "?", "NA", "N/A", "n/a", "<NA>", "NaN", "nan", "null", "NULL", "#N/A")
 
 _ID_LIKE = re.compile(r"id|hash|url|impression", re.IGNORECASE)
 
