@@ -9,11 +9,21 @@ unseen categories' columns are 0 (absent evidence) and are not stored.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from heb.counts import CountTable, block_starts
 
-__all__ = ["SeenColumnLog", "TableSums", "dirichlet_log_theta", "dirichlet_theta", "log_seen"]
+__all__ = [
+    "PriorSummary",
+    "SeenColumnLog",
+    "TableSums",
+    "dirichlet_log_theta",
+    "dirichlet_theta",
+    "log_seen",
+    "prior_summary",
+]
 
 
 class SeenColumnLog:
@@ -71,6 +81,26 @@ def dirichlet_theta(table, n_cf, m_cf, prior):
     return theta
 
 
+class PriorSummary(NamedTuple):
+    """Per-feature facts of a prior mean over a table's columns, each shape (F,)."""
+
+    maximum: np.ndarray  #: the largest t_v of the feature
+    minimum: np.ndarray  #: the smallest t_v (0 if a category has prior mean 0)
+    positive: np.ndarray  #: how many categories have t_v > 0
+
+
+def prior_summary(prior: np.ndarray, table: CountTable) -> PriorSummary:
+    """The :class:`PriorSummary` of a (V,) prior mean, read from the whole array."""
+    starts, k = table.offsets[:-1], table.n_categories
+    if k.size and np.all(k == k[0]):  # one K: per feature row (reduceat over bools casts)
+        rows = prior.reshape(k.size, k[0])
+        return PriorSummary(rows.max(axis=1), rows.min(axis=1), np.count_nonzero(rows > 0, 1))
+    positive = np.add.reduceat(prior > 0, starts)
+    return PriorSummary(
+        np.maximum.reduceat(prior, starts), np.minimum.reduceat(prior, starts), positive
+    )
+
+
 class TableSums:
     """The sums of a count table every smoother needs, each computed once per ``smooth``.
 
@@ -83,6 +113,8 @@ class TableSums:
     def __init__(self, table: CountTable):
         self.table = table
         self.uniform_prior = False
+        #: the prior's :class:`PriorSummary` where :func:`heb.smoothing.smooth` knows it
+        self.prior_summary: PriorSummary | None = None
         sums = getattr(table, "_sums", None)  # counted from the rows: read, never copied
         self._seen_counts = None
         self._positive = None
@@ -170,6 +202,41 @@ class TableSums:
         """The feature of each of the given columns."""
         return np.searchsorted(self.table.offsets, column, side="right") - 1
 
+    def seen_marginal(self) -> tuple[np.ndarray, PriorSummary]:
+        """The marginal prior mean N_fv / S_f (V,) and its summary, from the seen columns.
+
+        For a table that keeps its sums (few rows, many cells): N_fv is summed over the
+        positive cells of the seen columns only, never as a V-long count, and the (V,)
+        prior is zero outside them (untouched pages of one zero-filled array). A feature
+        never observed gets the uniform mean 1/K_f. Equal to
+        :func:`heb.smoothing.prior_mean` (integer counts sum exactly in any order).
+        """
+        table = self.table
+        k, width, cols = table.n_categories, self.seen.size, self.seen_cols
+        n_seen = np.bincount(
+            self.seen_position(self.cell_columns()[1]), self.positive_counts, cols.size
+        )
+        feature = self.feature_of(cols)
+        s_f = np.bincount(feature, n_seen, k.size)
+        prior = np.zeros(width)
+        values = n_seen / s_f.take(feature)
+        prior[cols] = values
+        per_feature = np.bincount(feature, minlength=k.size)
+        maximum, minimum = np.zeros(k.size), np.zeros(k.size)
+        seen = np.flatnonzero(per_feature)
+        first = np.searchsorted(cols, table.offsets[:-1]).take(seen)
+        if seen.size:
+            maximum[seen] = np.maximum.reduceat(values, first)
+            full = per_feature == k  # every category seen: the minimum is a seen one's
+            minimum[seen] = np.where(full[seen], np.minimum.reduceat(values, first), 0.0)
+        positive = per_feature
+        never = s_f == 0
+        if never.any():  # the uniform mean over a feature never observed
+            prior = np.where(np.repeat(never, k), np.repeat(1.0 / k, k), prior)
+            maximum[never] = minimum[never] = 1.0 / k[never]
+            positive = np.where(never, k, per_feature)
+        return prior, PriorSummary(maximum, minimum, positive)
+
     def sparse(self) -> bool:
         """Whether the positive counts fill under a quarter of the (C, V) table."""
         return 4 * self.n_cf.sum() < self.table.counts.size
@@ -195,7 +262,8 @@ def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray):
     if totals.uniform_prior:
         constant = np.ones(k.size, dtype=bool)
     else:
-        constant = np.maximum.reduceat(prior, starts) == np.minimum.reduceat(prior, starts)
+        summary = totals.prior_summary or prior_summary(prior, table)
+        constant = summary.maximum == summary.minimum
     with np.errstate(divide="ignore"):
         zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
     c, v = totals.cell_columns()

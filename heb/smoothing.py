@@ -26,10 +26,12 @@ from heb.concentration import (
 )
 from heb.counts import CountTable
 from heb.log_tables import (
+    PriorSummary,
     SeenColumnLog,
     TableSums,
     dirichlet_log_theta,
     log_seen,
+    prior_summary,
 )
 from heb.log_tables import dirichlet_theta as _dirichlet_theta  # noqa: F401 (tests)
 
@@ -184,16 +186,13 @@ def learn_concentrations(
     docs = np.flatnonzero(solve & (n_cf.ravel() > 0))
     # flat evidence: fewer than two observed rows, or a feature whose observed rows all
     # hold one category of prior mean 1 (fallback pairs are not solved at all)
-    certain = np.maximum.reduceat(prior, table.offsets[:-1]) >= 1.0 - 1e-15
+    summary = totals.prior_summary or prior_summary(prior, table)
+    certain = summary.maximum >= 1.0 - 1e-15
     flat = ((n_cf < 2) | certain[None, :]).ravel() | fallback.ravel()
     if item_prior.size and item_prior.min() <= 0:
         raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
     # categories of positive prior mean per pair (the marginal is 0 for unseen ones)
-    k = table.n_categories
-    if k.size and np.all(k == k[0]):  # one K: count per feature row
-        positive = np.count_nonzero(prior.reshape(k.size, k[0]) > 0, axis=1)
-    else:
-        positive = np.add.reduceat(prior > 0, table.offsets[:-1])
+    positive = summary.positive
     fit = fit_segments(
         item_pair,
         item_count,
@@ -342,6 +341,11 @@ def smooth(
     if totals.uniform_prior and k.size and np.all(k == k[0]):
         # one value 1/K: a read-only view of it, not a V-long array
         prior = np.broadcast_to(1.0 / k[0], (table.counts.shape[1],))
+        totals.prior_summary = PriorSummary(
+            np.full(k.size, 1.0 / k[0]), np.full(k.size, 1.0 / k[0]), k
+        )
+    elif entry.prior == "marginal" and getattr(table, "_sums", None) is not None:
+        prior, totals.prior_summary = totals.seen_marginal()  # seen columns only
     else:
         n_fv = None if totals.uniform_prior else totals.n_fv
         prior = prior_mean(table, entry.prior, _category_totals=n_fv)
