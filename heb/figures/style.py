@@ -225,6 +225,20 @@ def frame_title_and_legend(
     return fig
 
 
+def _light_template() -> go.layout.Template:
+    """plotly_white's layout and its defaults for the trace types drawn here: the look of
+    ``template="plotly_white"`` at a tenth of its cost (the full template validates and
+    sends defaults for every trace type plotly has, ~4 kB per figure)."""
+    import plotly.io as pio
+
+    white = pio.templates["plotly_white"]
+    kinds = ("bar", "heatmap", "scatter")
+    return go.layout.Template(layout=white.layout, data={k: white.data[k] for k in kinds})
+
+
+LIGHT_TEMPLATE = _light_template()
+
+
 def style(fig: go.Figure, title: str, height: int, grow_with_legend: bool = True) -> go.Figure:
     """Projector styling; ``height`` is the figure's height without the legend rows.
 
@@ -233,7 +247,7 @@ def style(fig: go.Figure, title: str, height: int, grow_with_legend: bool = True
     """
     rows = legend_rows(fig) if grow_with_legend else 0
     fig.update_layout(
-        template="plotly_white",
+        template=LIGHT_TEMPLATE,
         font={"size": FONT_SIZE, "color": INK},
         margin={"l": 80, "r": 30, "b": 70},
         hoverlabel={"font": {"size": FONT_SIZE - 2}},
