@@ -120,6 +120,7 @@ class TableSums:
         self._positive = None
         self._cell_pair = None
         self._cell_columns = None
+        self._cell_seen_position = None
         if sums is None:
             self._n_fv = table.category_totals()
             self.seen = self._n_fv > 0
@@ -198,6 +199,12 @@ class TableSums:
         position -= 1
         return position.take(column)
 
+    def cell_seen_position(self) -> np.ndarray:
+        """:meth:`seen_position` of the column of each positive cell, computed once."""
+        if self._cell_seen_position is None:
+            self._cell_seen_position = self.seen_position(self.cell_columns()[1])
+        return self._cell_seen_position
+
     def feature_of(self, column: np.ndarray) -> np.ndarray:
         """The feature of each of the given columns."""
         return np.searchsorted(self.table.offsets, column, side="right") - 1
@@ -213,9 +220,7 @@ class TableSums:
         """
         table = self.table
         k, width, cols = table.n_categories, self.seen.size, self.seen_cols
-        n_seen = np.bincount(
-            self.seen_position(self.cell_columns()[1]), self.positive_counts, cols.size
-        )
+        n_seen = np.bincount(self.cell_seen_position(), self.positive_counts, cols.size)
         feature = self.feature_of(cols)
         s_f = np.bincount(feature, n_seen, k.size)
         prior = np.zeros(width)
@@ -270,7 +275,7 @@ def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray):
     if totals.all_seen:
         columns, j, per_feature = None, v, k
     else:
-        columns, j = totals.seen_cols, totals.seen_position(v)
+        columns, j = totals.seen_cols, totals.cell_seen_position()
         per_feature = np.diff(np.searchsorted(columns, table.offsets))
     out = np.repeat(zero_value, per_feature, axis=1)
     if not constant.all():  # + log t_v in the columns of features of a varying prior
