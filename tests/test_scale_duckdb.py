@@ -230,9 +230,11 @@ def test_progress_moves_during_the_scoring_scan(data):
         batch_rows=200,
         progress=lambda fraction, message: seen.append((fraction, message)),
     )
-    scored = [f for f, m in seen if m.startswith("Scored")]
-    assert len(scored) >= len(rows) // 200  # one report per batch
-    assert scored == sorted(scored) and 0.1 < scored[0] < scored[-1] <= 1.0
+    scanned = [f for f, m in seen if m.startswith("Encoded")]  # the scan spilling the folds
+    assert len(scanned) >= len(rows) // 200  # one report per batch
+    assert scanned == sorted(scanned) and 0.1 < scanned[0] < scanned[-1] <= 0.5
+    folds = [f for f, m in seen if m.startswith("Fitting and scoring fold")]
+    assert len(folds) == N_SPLITS and folds == sorted(folds) and folds[0] >= scanned[-1]
     assert seen[-1] == (1.0, "Done")
 
 
