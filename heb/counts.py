@@ -209,10 +209,12 @@ class CountTable:
         C, width = self.counts.shape
         n_cells = C * width
         if _SORT_CELLS_BELOW * flat.size < n_cells:
-            flat = np.sort(flat)  # distinct by sort (np.unique may hash, slower here)
+            # distinct by sort (np.unique may hash, slower here); 32-bit keys sort 2x faster
+            narrow = np.int32 if n_cells < np.iinfo(np.int32).max else np.int64
+            flat = np.sort(flat.astype(narrow))
             flat = flat[: np.searchsorted(flat, n_cells)]
             first = np.flatnonzero(np.concatenate((flat[:1] >= 0, flat[1:] != flat[:-1])))
-            cells = flat.take(first)
+            cells = flat.take(first).astype(np.int64)
             cell_counts = np.diff(np.append(first, flat.size)).astype(np.float64)
         else:
             cells = np.flatnonzero(self.counts > 0)  # a bool scan: 2x nonzero of floats

@@ -85,7 +85,8 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         X, y = validate_data(
             self, X, y, reset=reset, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
         )
-        check_classification_targets(y)
+        if not (y.ndim == 1 and y.dtype.kind in "iub"):  # integer labels always classify
+            check_classification_targets(y)
         return as_codes(X), y
 
     def _fit_input(self, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
