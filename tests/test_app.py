@@ -795,3 +795,21 @@ def test_presenter_mode_from_the_link_and_the_toggle():
     assert "display: none" not in styles
     at.button(key="presenter_toggle").click().run()
     assert url(at, "present") == "1"
+
+
+def test_record_run_logs_a_runs_page_and_times_only_when_asked(tmp_path, monkeypatch):
+    from explorer.run_timing import RUN_TIMES_ENV, record_run
+
+    log = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(RUN_TIMES_ENV, str(log))
+    with pytest.raises(RuntimeError), record_run() as run:  # a run that ends early counts
+        run.page = "compare"
+        sum(i * i for i in range(200_000))  # some CPU on this thread
+        raise RuntimeError("st.stop")
+    (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entry["page"] == "compare"
+    assert 0 < entry["cpu_s"] <= entry["wall_s"] + 0.01, entry
+    monkeypatch.delenv(RUN_TIMES_ENV)
+    with record_run() as run:
+        run.page = "dataset"
+    assert len(log.read_text().splitlines()) == 1  # nothing measured without the variable
