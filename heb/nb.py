@@ -9,6 +9,7 @@ code never seen in training is unseen: both are absent evidence (SPEC section 1)
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
@@ -20,6 +21,8 @@ __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
 
 WEIGHTINGS = (None, "sqrt-mi")
 _CLAMP_NAMES = np.array(["low", "none", "high"])
+#: codes per sparse block of :func:`sum_columns` (about 50 MB of index and weights)
+_CODES_PER_BLOCK = 1 << 22
 
 
 def score_codes(
@@ -49,9 +52,11 @@ def sum_columns(
 ) -> np.ndarray:
     """Sum over features of ``weights[f] * table[:, index[:, f]]``, shape (n, C).
 
-    An index equal to the table's width contributes nothing. One vectorised gather per
-    feature: of (n, C) rows from a transposed copy of the table when the rows outnumber
-    its columns, else of columns of the table itself (never copied for a few rows).
+    An index equal to the table's width contributes nothing. When the rows' codes
+    outnumber the table's columns: a sparse (n, V + 1) matrix of the codes (one weight
+    each) times a transposed copy of the table, a block of rows at a time (scipy adds a
+    row's terms in feature order, so the sums equal a loop over features). Else one
+    vectorised gather per feature of columns of the table itself (never copied).
     """
     n_rows, n_features = index.shape
     C, V = table.shape
@@ -70,16 +75,26 @@ def sum_columns(
                 gathered *= weights[f]
             out_t += gathered
         return np.ascontiguousarray(out_t.T)
+    if not n_features:
+        return np.zeros((n_rows, C))
     # (V + 1, C): one row per column, the last (all zeros) for absent evidence
     rows = np.zeros((V + 1, C))
     rows[:-1] = table.T
-    out = np.zeros((n_rows, C))
-    gathered = np.empty((n_rows, C))  # one buffer for every feature's gather
-    for f in range(n_features):
-        rows.take(index[:, f], axis=0, out=gathered)
-        if weights is not None:
-            gathered *= weights[f]
-        out += gathered
+    # each block of rows is a sparse (rows, V + 1) matrix of one weight per code, times
+    # ``rows``: scipy adds each row's features in order, as a loop over features would
+    block = max(1, _CODES_PER_BLOCK // n_features)
+    kind = np.int32 if max(V + 1, block * n_features) < 2**31 else np.int64
+    data = np.ones(block * n_features) if weights is None else np.tile(weights, block)
+    indptr = np.arange(0, block * n_features + 1, n_features, dtype=kind)
+    out = np.empty((n_rows, C))
+    for start in range(0, n_rows, block):  # blocks bound the sparse matrix's memory
+        part = index[start : start + block]
+        n_part = part.shape[0]
+        codes = sparse.csr_matrix(
+            (data[: n_part * n_features], part.ravel().astype(kind), indptr[: n_part + 1]),
+            shape=(n_part, V + 1),
+        )
+        out[start : start + n_part] = codes @ rows
     return out
 
 

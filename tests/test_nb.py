@@ -12,6 +12,7 @@ from sklearn.metrics import mutual_info_score
 from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import CategoricalNB
 
+import heb.nb as nb_module
 from heb.concentration import M_MIN
 from heb.counts import CountTable
 from heb.nb import WEIGHTINGS, NaiveBayes, score_codes
@@ -413,3 +414,21 @@ def test_integer_labels_are_indexed_as_np_unique(labels):
     np.testing.assert_array_equal(model.classes_, classes)
     assert model.classes_.dtype == classes.dtype
     np.testing.assert_array_equal(model.count_table_.class_counts, np.bincount(index))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sparse_score_blocks_add_features_in_order(monkeypatch, weighted):
+    # many rows go through blocks of a sparse code matrix; with blocks of 3 rows (7 codes
+    # each, 23 rows: a last partial block) the sums equal, bit for bit, a loop that adds
+    # the features' log-probabilities in feature order (absent codes add nothing)
+    rng = np.random.default_rng(5)
+    log_theta = rng.normal(size=(4, 9))
+    index = rng.integers(0, 10, (23, 7))  # 9 = the table's width: absent evidence
+    weights = rng.random(7) if weighted else None
+    rows = np.vstack([log_theta.T, np.zeros((1, 4))])
+    expected = np.zeros((23, 4))
+    for f in range(7):
+        expected += rows[index[:, f]] * (1.0 if weights is None else weights[f])
+    monkeypatch.setattr(nb_module, "_CODES_PER_BLOCK", 21)
+    np.testing.assert_array_equal(nb_module.sum_columns(log_theta, index, weights), expected)
+    assert nb_module.sum_columns(log_theta, index[:, :0]).shape == (23, 4)
