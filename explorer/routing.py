@@ -102,7 +102,9 @@ def app_shell():
     from explorer.sidebar import sidebar
     from explorer.state import enter_page, init_state, presenting
     from explorer.style import apply_style
+    from explorer.warm_up import warm_up_in_background
 
+    warm_up_in_background()
     st.set_page_config(
         page_title="HEB Explorer",
         page_icon=PAGE_ICON,

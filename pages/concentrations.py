@@ -9,6 +9,7 @@ from explorer import concentrations as conc
 from explorer import hierarchies, loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard
+from explorer.figure_cache import cached_figure
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
@@ -45,18 +46,7 @@ def summary(frame: pd.DataFrame) -> None:
     )
 
 
-@st.fragment
-def heatmaps(diag: dict, names: list[str], classes: list[str], data: pd.DataFrame, stem: str,
-             levels: bool = False):  # fmt: skip
-    """One heatmap of the pairs, ``names`` along x (a fragment: its colour reruns it alone);
-    ``levels``: HEB-H's levels along x, each name on two lines."""
-    value = st.radio(
-        "Colour by",
-        list(VALUES),
-        format_func=VALUES.get,
-        horizontal=True,
-        **state.page_setting("heat_value", "m", list(VALUES)),
-    )
+def _heatmap(diag: dict, names: list[str], classes: list[str], value: str, levels: bool):
     fig = figures.concentration_heatmap(diag, names, classes, value=value)
     if levels:
         ticks = [
@@ -64,6 +54,26 @@ def heatmaps(diag: dict, names: list[str], classes: list[str], data: pd.DataFram
             for n in names
         ]
         fig.update_xaxes(title_text="level", ticktext=ticks, tickangle=0)
+    return fig
+
+
+@st.fragment
+def heatmaps(diag: dict, names: list[str], classes: list[str], data: pd.DataFrame, stem: str,
+             levels: bool = False, figure_key: str | None = None):  # fmt: skip
+    """One heatmap of the pairs, ``names`` along x (a fragment: its colour reruns it alone);
+    ``levels``: HEB-H's levels along x, each name on two lines. ``figure_key`` (what decides
+    ``diag``) keeps each colouring's figure for the next rerun and the next visitor."""
+    value = st.radio(
+        "Colour by",
+        list(VALUES),
+        format_func=VALUES.get,
+        horizontal=True,
+        **state.page_setting("heat_value", "m", list(VALUES)),
+    )
+    fig = cached_figure(
+        figure_key and f"concentration-heatmap|{figure_key}|{value}",
+        lambda: _heatmap(diag, names, classes, value, levels),
+    )
     show_figure(fig, data.assign(**{value: diag[value]}), f"{stem}-{value}-heatmap", key="heatmap")
 
 
@@ -72,7 +82,10 @@ def scatters(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice:
         "The paper's Figure 5: the learned m grows with the data behind a pair and with its "
         "number of categories, and the prior's share rho shrinks like 1/sqrt(N_c)."
     )
-    fig_m, fig_rho = figures.concentration_scatters(diag, work.feature_names, work.class_names)
+    fig_m, fig_rho = cached_figure(
+        f"concentration-scatters|{work.key}|{choice}",
+        lambda: figures.concentration_scatters(diag, work.feature_names, work.class_names),
+    )
     data = frame[["class name", "feature name", "N_c", "K_f", "m", "rho"]]
     left, right = st.columns(2)
     with left:
@@ -261,7 +274,14 @@ else:
         heat_tab, scatter_tab, table_tab = st.tabs(["Heatmaps", "Figure 5 scatters", "Table"])
         with heat_tab, guard("drawing the heatmap"):
             data = frame[["class name", "feature name", "N_c", "K_f"]]
-            heatmaps(diag, work.feature_names, work.class_names, data, choice)
+            heatmaps(
+                diag,
+                work.feature_names,
+                work.class_names,
+                data,
+                choice,
+                figure_key=f"{work.key}|{choice}",
+            )
         with scatter_tab, guard("drawing the scatters"):
             scatters(diag, work, frame, choice)
         with table_tab:

@@ -8,6 +8,7 @@ import streamlit as st
 from explorer import catalogue, hierarchies, large_files, loading, state, summaries
 from explorer.display import download_buttons, show_figure, show_table, table_height
 from explorer.errors import escape, guard, show_error, show_info
+from explorer.figure_cache import cached_figure
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
@@ -169,7 +170,10 @@ def show_features(frame: pd.DataFrame) -> None:
 def class_balance(work: loading.WorkingData) -> None:
     st.subheader("Classes")
     frame = summaries.class_counts(work)
-    fig = figures.class_balance_figure(frame["class"], frame["rows (N_c)"])
+    fig = cached_figure(
+        f"class-balance|{work.key}",
+        lambda: figures.class_balance_figure(frame["class"], frame["rows (N_c)"]),
+    )
     show_figure(fig, frame, "class-balance")
 
 
@@ -183,7 +187,10 @@ def feature_lens(work: loading.WorkingData) -> None:
         st.selectbox("Feature", names, **state.page_setting("lens_feature", names[0], names))
     )
     frame = summaries.conditional_counts(work, feature)
-    fig = figures.feature_counts_figure(frame, names[feature], summaries.TOP_CATEGORIES)
+    fig = cached_figure(
+        f"feature-counts|{work.key}|{feature}",
+        lambda: figures.feature_counts_figure(frame, names[feature], summaries.TOP_CATEGORIES),
+    )
     left, right = st.columns([3, 2])
     with left:
         show_figure(fig, frame, f"counts-{feature}")
@@ -206,8 +213,11 @@ def smoothing_pressure(work: loading.WorkingData) -> None:
     st.subheader("Where smoothing will matter most")
     per_cell, sparse = summaries.rows_per_category(work)
     frame = pd.DataFrame(per_cell, index=work.class_names, columns=work.feature_names)
-    fig = figures.rows_per_category_heatmap(
-        per_cell, work.feature_names, work.class_names, summaries.SPARSE_CELL
+    fig = cached_figure(
+        f"rows-per-category|{work.key}",
+        lambda: figures.rows_per_category_heatmap(
+            per_cell, work.feature_names, work.class_names, summaries.SPARSE_CELL
+        ),
     )
     show_figure(
         fig, frame.reset_index(names=_free_label("class", frame.columns)), "rows-per-category"

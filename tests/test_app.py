@@ -813,3 +813,19 @@ def test_record_run_logs_a_runs_page_and_times_only_when_asked(tmp_path, monkeyp
     with record_run() as run:
         run.page = "dataset"
     assert len(log.read_text().splitlines()) == 1  # nothing measured without the variable
+
+
+def test_the_first_run_warms_the_engine_revision_in_the_background():
+    import threading
+
+    from explorer import warm_up
+    from heb.evaluate.keys import engine_revision
+
+    engine_revision.cache_clear()
+    warm_up._STARTED.clear()  # as in a fresh server process
+    open_app()
+    for thread in threading.enumerate():
+        if thread.name == "heb-warm-up":
+            thread.join(timeout=120)
+    assert engine_revision.cache_info().currsize == 1
+    assert engine_revision.cache_info().hits == 0  # computed by the warm-up, not by the page
