@@ -42,12 +42,17 @@ def method_figures(comparison: Comparison, method: str) -> dict:
 
 
 def roc_for_class(comparison: Comparison, positive: int):
-    """ROC curves of every method for one class (one-vs-rest), and their points."""
-    result = comparison.result
-    curves = {m: dg.roc_curve(result.y, result.oof_proba[m], positive) for m in result.methods}
-    name = str(result.classes[positive])
-    fig = dg.roc_figure(curves, f"ROC, class {name} against the rest")
-    return fig, curves
+    """ROC curves of every method for one class (one-vs-rest), and their points (built
+    once per class and comparison, kept with it like :func:`method_figures`)."""
+    if not hasattr(comparison, "_roc"):
+        comparison._roc = {}
+    if positive not in comparison._roc:
+        result = comparison.result
+        curves = {m: dg.roc_curve(result.y, result.oof_proba[m], positive) for m in result.methods}
+        name = str(result.classes[positive])
+        fig = dg.roc_figure(curves, f"ROC, class {name} against the rest")
+        comparison._roc[positive] = (fig, curves)
+    return comparison._roc[positive]
 
 
 def _frame(matrix, names: list[str]) -> pd.DataFrame:

@@ -270,3 +270,16 @@ def test_a_table_box_is_as_tall_as_its_rows_up_to_a_cap():
     assert table_height(3, 300) == TABLE_HEADER_PX + 3 * TABLE_ROW_PX < 300
     assert table_height(0, 300) == TABLE_HEADER_PX + TABLE_ROW_PX  # room for "empty"
     assert table_height(1000, 300) == 300
+
+
+def test_roc_of_a_class_is_built_once_per_comparison(iris_result):
+    from explorer.comparison import Comparison
+    from explorer.diagnostics import roc_for_class
+
+    comparison = Comparison(iris_result, elapsed=0.0)
+    fig, curves = roc_for_class(comparison, 1)
+    again, _ = roc_for_class(comparison, 1)
+    assert again is fig  # a rerun shows the figure already built
+    other, other_curves = roc_for_class(comparison, 2)
+    assert other is not fig and other.layout.title.text != fig.layout.title.text
+    assert set(curves) == set(other_curves) == set(iris_result.methods)
