@@ -56,8 +56,10 @@ class SeenColumnLog:
         """Column numbers 0..V (V: absent evidence) as indices into ``values`` (S: 0)."""
         if self.columns is None:
             return column
-        where = np.full(self.width + 1, self.columns.size, dtype=np.int64)
-        where[self.columns] = np.arange(self.columns.size)
+        # 32-bit positions where they fit: half the memory of the (V + 1,) lookup
+        kind = np.int32 if self.columns.size < 2**31 - 1 else np.int64
+        where = np.full(self.width + 1, self.columns.size, dtype=kind)
+        where[self.columns] = np.arange(self.columns.size, dtype=kind)
         return where.take(column)
 
 

@@ -60,9 +60,9 @@ def sum_columns(
     """
     n_rows, n_features = index.shape
     C, V = table.shape
-    absent = index == V
-    any_absent = bool(absent.any())
     if n_rows * n_features < V:
+        absent = index == V
+        any_absent = bool(absent.any())
         out_t = np.zeros((C, n_rows))
         gathered = np.empty((C, n_rows))  # one buffer for every feature's gather
         if any_absent:
@@ -90,8 +90,9 @@ def sum_columns(
     for start in range(0, n_rows, block):  # blocks bound the sparse matrix's memory
         part = index[start : start + block]
         n_part = part.shape[0]
+        columns = part.ravel().astype(kind, copy=False)
         codes = sparse.csr_matrix(
-            (data[: n_part * n_features], part.ravel().astype(kind), indptr[: n_part + 1]),
+            (data[: n_part * n_features], columns, indptr[: n_part + 1]),
             shape=(n_part, V + 1),
         )
         out[start : start + n_part] = codes @ rows
