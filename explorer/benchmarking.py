@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 
 import pandas as pd
 import streamlit as st
 
 from explorer.comparison import BEST_STYLE
 from explorer.loading import load_spec
-from heb import registry
+from heb import figures, registry
 from heb.data import BUILTIN_DATASETS, shared_dataset_names
-from heb.evaluate import cache_key, run_benchmark, wilcoxon_table
+from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_table
 
 __all__ = [
     "QUICK_DATASETS",
     "benchmark_key",
     "dataset_choices",
     "default_datasets",
+    "metric_views",
     "run",
+    "run_or_recall",
     "score_table",
     "wilcoxon_frame",
 ]
@@ -80,6 +84,45 @@ def run(specs: list[str], methods: list[str], settings: dict) -> pd.DataFrame:
         elapsed = time.perf_counter() - start
         status.update(label=f"Benchmark done in {elapsed:.1f} s", state="complete", expanded=False)
     return frame
+
+
+#: finished benchmarks kept in memory (each a few thousand rows)
+KEPT_BENCHMARKS = 8
+
+
+@st.cache_resource(show_spinner=False)
+def _finished() -> tuple[OrderedDict, threading.Lock]:
+    """Benchmark frames by :func:`benchmark_key`, shared by every session, and their lock."""
+    return OrderedDict(), threading.Lock()
+
+
+def run_or_recall(
+    key: str, specs: list[str], methods: list[str], settings: dict
+) -> tuple[pd.DataFrame, bool]:
+    """The benchmark of this selection: from memory when one ran already (True), else run."""
+    store, lock = _finished()
+    with lock:
+        if key in store:
+            store.move_to_end(key)
+            return store[key], True
+    frame = run(specs, methods, settings)
+    with lock:
+        store[key] = frame
+        while len(store) > KEPT_BENCHMARKS:
+            store.popitem(last=False)
+    return frame, False
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def metric_views(key: str, metric: str, _frame: pd.DataFrame) -> tuple[dict, object]:
+    """The rank tables of one metric and its critical-difference diagram, built once per
+    benchmark (``key``) and shared: nothing may change them."""
+    tables = benchmark_tables(_frame, metric)
+    title = f"{registry.metric(metric).title}: average ranks (CD = {tables['cd']:.2f})"
+    fig = figures.cd_diagram(
+        tables["avg_ranks"].to_dict(), tables["cd"], groups=tables["groups"], title=title
+    )
+    return tables, fig
 
 
 def score_table(scores: pd.DataFrame, ranks: pd.Series, metric: str):

@@ -12,18 +12,17 @@ from explorer.errors import guard
 from explorer.references import rank_sentences
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
-from heb import figures, registry
-from heb.evaluate import benchmark_tables
+from heb import registry
 
 ensure_entry_point()
 
 
-def metric_report(frame: pd.DataFrame, metric: str) -> None:
+@st.fragment
+def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
+    """One metric's tab (a fragment: its reference method reruns this tab alone)."""
     label = registry.metric(metric).title
-    tables = benchmark_tables(frame, metric)
+    tables, fig = bench.metric_views(key, metric, frame)
     scores, ranks, result = tables["scores"], tables["avg_ranks"], tables["friedman"]
-    title = f"{label}: average ranks (CD = {tables['cd']:.2f})"
-    fig = figures.cd_diagram(ranks.to_dict(), tables["cd"], groups=tables["groups"], title=title)
     show_figure(fig, ranks.rename_axis("method").reset_index(), f"cd-{metric}", key=f"cd_{metric}")
     cols = st.columns(4)
     cols[0].metric("Friedman chi²", f"{result['chi2']:.2f}")
@@ -101,10 +100,9 @@ clicked = st.button(
 )
 if clicked:
     with guard("running the benchmark"):
-        st.session_state["benchmark"] = {
-            "key": bench.benchmark_key(specs, methods, settings),
-            "frame": bench.run(specs, methods, settings),
-        }
+        key = bench.benchmark_key(specs, methods, settings)
+        frame, from_memory = bench.run_or_recall(key, specs, methods, settings)
+        st.session_state["benchmark"] = {"key": key, "frame": frame, "from_memory": from_memory}
 
 stored = st.session_state.get("benchmark")
 if stored is not None:
@@ -117,11 +115,12 @@ if stored is not None:
     st.caption(
         f"{frame['dataset'].nunique()} datasets x {frame['method'].nunique()} methods x "
         f"{frame['fold'].nunique()} folds."
+        + (" Shown from memory: nothing was recomputed." if stored.get("from_memory") else "")
     )
     download_buttons(None, frame, "benchmark-folds")
     tabs = st.tabs([registry.metric(metric).title for metric in registry.METRICS])
     for tab, metric in zip(tabs, registry.METRICS, strict=True):
         with tab, guard(f"summarising {metric}"):
-            metric_report(frame, metric)
+            metric_report(stored["key"], frame, metric)
 
 page_footer(__file__, settings=True)

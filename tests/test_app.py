@@ -380,6 +380,17 @@ def test_benchmark_page_runs_and_ranks():
     assert list(accuracy.columns) == ["Laplace", "KT", "HEB-M"]
     assert list(accuracy.index) == ["iris", "wine", "zip-codes", "average rank"]
     assert accuracy.loc["average rank"].sum() == pytest.approx(6.0)  # ranks 1 + 2 + 3
+    assert not any("Shown from memory" in c.value for c in at.caption)
+    # the same selection again (here, or in another session) is served from memory
+    again = open_app("pages/benchmark.py", methods="Laplace,HEB-M,KT")
+    again.multiselect(key="w_bench_datasets").set_value(
+        ["builtin:iris", "builtin:wine", "builtin:zip-codes"]
+    ).run()
+    again.button(key="bench_run").click().run()
+    assert_clean(again)
+    assert any("Shown from memory: nothing was recomputed" in c.value for c in again.caption)
+    recalled = [t.value for t in again.dataframe if "average rank" in t.value.index]
+    pd.testing.assert_frame_equal(recalled[0], accuracy)
 
 
 # --------------------------------------------------------------------------- shared data
