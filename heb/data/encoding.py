@@ -29,6 +29,7 @@ import pandas as pd
 
 from heb.counts import CountTable, category_offsets
 from heb.data.dataset import DataError, is_id_like_name, is_text_dtype
+from heb.data.folds import rows_by_class
 from heb.data.preprocess import (
     integer_values,
     number_kind,
@@ -175,19 +176,11 @@ def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
     index over every row; a numeric column its floats sorted within each class.
     """
     limit = max(1, codes.n_rows // 4)
-    by_class = np.argsort(y, kind="stable")
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(y, minlength=n_classes))))
+    by_class, bounds = rows_by_class(y, n_classes)
     out: list = []
     for column in codes.columns:
         if column.index is None:
-            grouped = column.values[by_class]
-            runs = [grouped[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-            runs = [np.sort(run[~np.isnan(run)]) for run in runs]  # one per class
-            sizes = np.array([run.size for run in runs], dtype=np.int64)
-            starts = np.concatenate(([0], np.cumsum(sizes)))
-            grouped = np.concatenate(runs)
-            missing = np.diff(bounds) - sizes
-            out.append(SortedByClass(grouped, starts, missing, np.sort(grouped)))
+            out.append(SortedByClass.of(column.values, by_class, bounds))
             continue
         width = column.n_values + 2
         if n_classes * width > limit:
@@ -310,23 +303,13 @@ class DatasetCodes:
             raise ValueError(f"n_bins must be a whole number of at least 2, got {n_bins!r}.")
         if missing not in _MISSING_MODES:
             raise ValueError(f"missing must be 'impute' or 'category', got {missing!r}.")
-        y_train = None if y is None else y[train]
-        y_test = None if y is None or test is None else y[test]
+        counting = y is not None
+        if not counting or totals is None:
+            totals = [None] * len(self.columns)
+        rows = _FoldRows.of(train, test, y, n_classes, totals, self.columns)
         names, fitted, blocks = [], [], []
-        for position, column in enumerate(self.columns):
-            total = None if totals is None or y is None else totals[position]
-            if isinstance(total, SortedByClass):
-                item, block = _fit_sorted(position, column, test, y_test, total, n_bins, missing)
-            else:
-                by_index = None
-                if total is not None:
-                    in_test = np.bincount(
-                        y_test * total.shape[1] + column.index[test], minlength=total.size
-                    )
-                    by_index = total - in_test.reshape(total.shape)
-                item, block = _fit_column(
-                    position, column, train, y_train, n_classes, n_bins, missing, by_index
-                )
+        for position, (column, total) in enumerate(zip(self.columns, totals, strict=True)):
+            item, block = rows.fit(position, column, total, n_bins, missing)
             if item is not None:
                 names.append(column.name)
                 fitted.append(item)
@@ -341,8 +324,62 @@ class DatasetCodes:
             return encoding, None
         offsets = category_offsets(n_categories)
         counts = np.concatenate(blocks, axis=1).astype(np.float64)
-        class_counts = np.bincount(y_train, minlength=n_classes).astype(np.float64)
+        class_counts = rows.class_counts(y).astype(np.float64)
         return encoding, CountTable(class_counts, counts, offsets)
+
+
+@dataclass(frozen=True)
+class _FoldRows:
+    """A fold's rows and their classes as counting needs them: the training rows' classes
+    only when a column is counted from them, the test rows ordered by class when a
+    numeric column is counted by subtraction."""
+
+    train: np.ndarray
+    test: np.ndarray | None
+    n_classes: int
+    y_train: np.ndarray | None = None
+    y_test: np.ndarray | None = None
+    test_by_class: np.ndarray | None = None
+    test_bounds: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, train, test, y, n_classes: int, totals: list, columns) -> _FoldRows:
+        """What the fold's columns need (``y`` None: nothing is counted)."""
+        if y is None:
+            return cls(train, test, n_classes)
+        y_test = None if test is None else y[test]
+        by_rows = [t is None or c.role == "id-float" for t, c in zip(totals, columns, strict=True)]
+        y_train = y[train] if any(by_rows) else None
+        test_by_class = test_bounds = None
+        if any(isinstance(total, SortedByClass) for total in totals):
+            order, test_bounds = rows_by_class(y_test, n_classes)
+            test_by_class = test[order]
+        return cls(train, test, n_classes, y_train, y_test, test_by_class, test_bounds)
+
+    def class_counts(self, y: np.ndarray) -> np.ndarray:
+        """The training rows per class (every row's minus the test rows' when the training
+        rows' classes were not needed)."""
+        if self.y_train is None:
+            in_test = np.bincount(self.y_test, minlength=self.n_classes)
+            return np.bincount(y, minlength=self.n_classes) - in_test
+        return np.bincount(self.y_train, minlength=self.n_classes)
+
+    def fit(self, position: int, column: ColumnCodes, total, n_bins: int, missing: str):
+        """One column's fitted encoding and (C, n) training counts (``total`` its
+        :func:`class_totals` entry); (None, None) if dropped."""
+        if isinstance(total, SortedByClass):
+            return _fit_sorted(
+                position, column, self.test_by_class, self.test_bounds, total, n_bins, missing
+            )
+        by_index = None
+        if total is not None:
+            in_test = np.bincount(
+                self.y_test * total.shape[1] + column.index[self.test], minlength=total.size
+            )
+            by_index = total - in_test.reshape(total.shape)
+        return _fit_column(
+            position, column, self.train, self.y_train, self.n_classes, n_bins, missing, by_index
+        )
 
 
 def _fit_column(
@@ -369,10 +406,10 @@ def _fit_column(
     if column.role == "id-float" and not (column.values[present] % 1 == 0).all():
         return _fit_floats(position, column.floats(train), y_train, n_classes, n_bins, missing)
     item = _fit_categorical(position, seen[:G], present, bool(seen[G] + seen[G + 1]), missing)
-    if y_train is None:
-        return item, None
     if by_index is not None:
         return item, item.collapse(by_index)
+    if y_train is None:
+        return item, None
     return item, _count_codes(item.table[column.index[train]], y_train, n_classes, item.n)
 
 
@@ -406,34 +443,29 @@ def _fit_floats(
 def _fit_sorted(
     position: int,
     column: ColumnCodes,
-    test: np.ndarray,
-    y_test: np.ndarray,
+    test_by_class: np.ndarray,
+    test_bounds: np.ndarray,
     total: SortedByClass,
     n_bins: int,
     missing: str,
 ) -> tuple[_FittedColumn | None, np.ndarray | None]:
-    """:func:`_fit_floats` from every row's sorted floats and the test rows' alone: the
-    training quantiles and median from order statistics, the training counts as every
-    row's minus the test rows'."""
-    C = total.missing.size
-    test_values = column.values[test]
-    test_present = ~np.isnan(test_values)
-    present_values = test_values[test_present]
-    n_observed = total.sorted_all.size - present_values.size
+    """:func:`_fit_floats` from every row's sorted floats and the test rows' alone
+    (``test_by_class``, the test rows ordered by class, ``test_bounds`` where each class
+    starts): the training quantiles and median from order statistics, the training counts
+    as every row's minus the test rows'."""
+    in_test = SortedByClass.of(column.values, test_by_class, test_bounds, merge=False)
+    n_observed = total.sorted_all.size - in_test.sorted_values.size
     if n_observed == 0:
         return None, None
-    order_statistic = total.training_order_statistic(present_values)
+    order_statistic = total.training_order_statistic(in_test)
     edges = ranked_quantile_edges(order_statistic, n_observed, n_bins)
-    test_code = bin_codes(edges, present_values)
-    width = edges.size + 1
-    in_test = np.bincount(y_test[test_present] * width + test_code, minlength=C * width)
-    by_bin = total.bin_counts(edges) - in_test.reshape(C, width)
-    keep = by_bin.sum(axis=0)[:-1] > 0  # an empty bin merges into its right-hand neighbour
-    cuts = edges[keep]
+    by_bin = total.bin_counts(edges) - in_test.bin_counts(edges)
+    keep = by_bin.sum(axis=0) > 0  # an empty bin merges into its right-hand neighbour,
+    keep[-1] = True  # adding nothing to it
+    cuts = edges[keep[:-1]]
     n = cuts.size + 1
-    merged = np.zeros((C, n))
-    np.add.at(merged.T, np.concatenate(([0], np.cumsum(keep))), by_bin.T)
-    absent = total.missing - np.bincount(y_test[~test_present], minlength=C)
+    merged = by_bin[:, keep].astype(np.float64)
+    absent = total.missing - in_test.missing
     if missing == "category":
         fill = n
         if absent.any():

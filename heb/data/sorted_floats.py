@@ -14,22 +14,45 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heb.data.preprocess import order_statistics_without
-
-__all__ = ["SortedByClass", "bin_codes", "ranked_median"]
+__all__ = ["SortedByClass", "bin_codes", "order_statistics_without", "ranked_median"]
 
 
 @dataclass(frozen=True)
 class SortedByClass:
-    """A numeric column's finite floats sorted (all rows, and within each class), and its
-    missing count per class: a bin's count of class c over every row is two binary
-    searches, and a training fold's order statistics come from the sorted floats and the
-    fold's test floats alone (:meth:`training_order_statistic`)."""
+    """A numeric column's finite floats sorted within each class (of every row, or of a
+    fold's test rows), and its missing count per class: a bin's count of class c is two
+    binary searches, and a training fold's order statistics come from every row's sorted
+    floats and the fold's test floats alone (:meth:`training_order_statistic`)."""
 
     sorted_values: np.ndarray  # class 0's floats sorted, then class 1's, ...
     starts: np.ndarray  # (C + 1,) where each class's run starts
     missing: np.ndarray  # (C,) rows of class c without a value
-    sorted_all: np.ndarray  # every finite float, sorted
+    sorted_all: np.ndarray | None = None  # every finite float, sorted (every row's only)
+
+    @classmethod
+    def of(
+        cls, values: np.ndarray, by_class: np.ndarray, bounds: np.ndarray, merge: bool = True
+    ) -> SortedByClass:
+        """The floats ``values[by_class]`` (NaN missing) sorted within each class:
+        ``by_class`` rows ordered by class, ``bounds`` (C + 1,) where each class's rows
+        start in it. ``merge``: also every finite float sorted (``sorted_all``)."""
+        grouped = values[by_class]
+        sizes = np.zeros(bounds.size - 1, dtype=np.int64)
+        for c, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):  # few classes
+            run = grouped[a:b]
+            run.sort()  # in place, NaN last
+            sizes[c] = np.searchsorted(run, np.nan)  # numpy orders NaN last here too
+        if sizes.sum() < grouped.size:
+            grouped = grouped[~np.isnan(grouped)]
+        starts = np.concatenate(([0], np.cumsum(sizes)))
+        return cls(grouped, starts, np.diff(bounds) - sizes, np.sort(grouped) if merge else None)
+
+    @property
+    def runs(self) -> list[np.ndarray]:
+        """Each class's sorted finite floats."""
+        return [
+            self.sorted_values[a:b] for a, b in zip(self.starts[:-1], self.starts[1:], strict=True)
+        ]
 
     def bin_counts(self, cuts: np.ndarray) -> np.ndarray:
         """(C, len(cuts) + 1) rows of each class in each ``searchsorted(cuts, side="right")``
@@ -37,14 +60,15 @@ class SortedByClass:
         C = self.missing.size
         bounds = np.empty((C, cuts.size + 2), dtype=np.int64)
         bounds[:, 0], bounds[:, -1] = self.starts[:-1], self.starts[1:]
-        for c in range(C):  # C binary searches of len(cuts) values; classes are few
-            run = self.sorted_values[self.starts[c] : self.starts[c + 1]]
+        for c, run in enumerate(self.runs):  # C binary searches of len(cuts) values
             bounds[c, 1:-1] = self.starts[c] + np.searchsorted(run, cuts, side="left")
         return np.diff(bounds, axis=1)
 
-    def training_order_statistic(self, test_values: np.ndarray) -> Callable:
-        """``ranks -> values`` of every finite float but the (finite) ``test_values``."""
-        return order_statistics_without(self.sorted_all, test_values)
+    def training_order_statistic(self, test: np.ndarray | SortedByClass) -> Callable:
+        """``ranks -> values`` of every finite float but the test rows': their (finite)
+        floats, or their :class:`SortedByClass`."""
+        removed = test.runs if isinstance(test, SortedByClass) else [np.sort(test)]
+        return order_statistics_without(self.sorted_all, removed)
 
 
 #: up to this many cut points, a value's bin is counted by comparisons, not a binary search
@@ -54,12 +78,15 @@ _FEW_CUTS = 16
 def bin_codes(cuts: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``np.searchsorted(cuts, values, side="right")`` for sorted ``cuts`` (a missing value
     gets some code: callers overwrite it). Few cuts: the number of cuts each value reaches,
-    one comparison pass per cut (several times quicker than a binary search per value)."""
+    one comparison pass per cut into 8-bit counts (several times quicker than a binary
+    search per value); the codes are then int8, else int64."""
     if cuts.size > _FEW_CUTS:
         return np.searchsorted(cuts, values, side="right")
-    codes = np.zeros(values.size, dtype=np.int64)
+    codes = np.zeros(values.size, dtype=np.int8)
+    reached = np.empty(values.size, dtype=bool)
     for cut in cuts:  # at most _FEW_CUTS passes
-        codes += values >= cut
+        np.greater_equal(values, cut, out=reached)
+        codes += reached.view(np.int8)
     return codes
 
 
@@ -68,3 +95,39 @@ def ranked_median(order_statistic: Callable, n_observed: int) -> float:
     one or two values, as ``np.median`` takes it."""
     middle = n_observed // 2
     return float(np.mean(order_statistic(np.arange(middle - 1 + n_observed % 2, middle + 1))))
+
+
+def order_statistics_without(
+    sorted_values: np.ndarray, removed: list[np.ndarray]
+) -> Callable[[np.ndarray], np.ndarray]:
+    """``ranks -> values``: the order statistics of the sorted floats ``sorted_values``
+    with the multiset ``removed`` (sorted runs of finite floats, part of them) taken out,
+    without sorting the rest.
+
+    Rank ``k``'s value ``x`` is the first sorted float with ``A(x) - R(x) > k`` (all floats
+    up to ``x`` minus the removed ones). ``x = sorted_values[k]`` is a lower bound, and so
+    is ``x = sorted_values[k + R(x)]`` for a lower bound ``x`` (reaching ``k + 1`` kept
+    floats takes at least ``k + 1 + R(x)`` floats); a fixed point is the answer. A step
+    passes the removed floats newly counted, so when a fraction ``f`` is removed (a test
+    fold, ``f <= 1/2``) the steps shrink by ``f`` and a few suffice, each a binary search
+    of the ranks alone: far cheaper than bisecting over every float.
+    """
+
+    def removed_up_to(x: np.ndarray) -> np.ndarray:
+        return sum(np.searchsorted(run, x, side="right") for run in removed)
+
+    found: dict[int, float] = {}  # rank -> value (the median's ranks are quantiles' too)
+
+    def order_statistic(ranks: np.ndarray) -> np.ndarray:
+        if all(rank in found for rank in ranks.tolist()):
+            return np.array([found[rank] for rank in ranks.tolist()], dtype=sorted_values.dtype)
+        position = ranks.astype(np.intp)
+        while True:  # at most one step per removed float, a few when f is small
+            following = ranks + removed_up_to(sorted_values[position])
+            if np.array_equal(following, position):
+                values = sorted_values[position]
+                found.update(zip(ranks.tolist(), values.tolist(), strict=True))
+                return values
+            position = following
+
+    return order_statistic

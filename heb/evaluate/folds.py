@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold
 
 from heb.counts import CountTable
 from heb.data import Dataset, Preprocessor, encode_target, safe_n_splits, stratified_subsample
 from heb.data.encoding import DatasetCodes, FoldEncoding, class_totals, encode_columns
+from heb.data.folds import stratified_folds
 from heb.evaluate.settings import RunSettings
 
 __all__ = [
@@ -150,8 +150,7 @@ def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     )
     if notice:
         notes.append(notice)
-    splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=settings.seed)
-    folds = list(splitter.split(np.zeros(len(y)), y))
+    folds = stratified_folds(y, k, settings.seed)  # StratifiedKFold's, shuffled
     return _Split(X, y, classes, k, tuple(notes), folds)
 
 
