@@ -5,14 +5,17 @@ A lesson draws its title and names its steps once, at the top of the page::
     steps = lesson_header(__file__, ["Laplace is a posterior mean", "The bias toward uniform"])
 
 and guards what belongs to one step (its text, its figures) with ``if steps.show(2):``;
-what no step guards (the controls, as a rule) shows on every step. Text written ``with``
-:meth:`LessonSteps.notes` (a slot made at the top of the text column) comes before the
-controls in the presenter mode and stays in place outside it. Outside the presenter
-mode every step shows, so the page is drawn as before. In the presenter mode only the
-current step shows, under a bar "Step 2 of 3" with previous / next step buttons; the
-footer's keys (PageDown / PageUp, the arrow keys) press those buttons first and turn the
-page at either end, arriving on the previous page at its last step. The step lives in the
-URL (``?step=2``) while the presenter mode is on, so a copied link reopens it.
+what no step guards shows on every step. Text written ``with`` :meth:`LessonSteps.notes`
+(a slot made at the top of the text column) leads the screen in the presenter mode and
+stays in place outside it; controls written ``with`` :meth:`LessonSteps.controls` sit in
+the text column outside the presenter mode and, in it, in a "Settings" popover at the
+top of that column (on every step, out of the way of the step's text and figure, so a
+step fits a 1440 x 900 projector screen). Outside the presenter mode every step shows, so the page
+is drawn as before. In the presenter mode only the current step shows, under a framed
+bar "Step 2 of 3" with previous / next step buttons; the footer's keys (PageDown /
+PageUp, the arrow keys) press those buttons first and turn the page at either end,
+arriving on the previous page at its last step. The step lives in the URL (``?step=2``)
+while the presenter mode is on, so a copied link reopens it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from explorer.state import STEP, STEP_REQUESTED, page_values, presenting
 
 __all__ = [
     "LAST",
+    "STEP_BAR_KEY",
     "STEP",
     "NEXT_STEP_KEY",
     "PREVIOUS_STEP_KEY",
@@ -38,6 +42,20 @@ LAST = "last"
 #: keys of the step buttons (their element carries ``st-key-<key>``: the keys find them)
 NEXT_STEP_KEY = "heb_next_step"
 PREVIOUS_STEP_KEY = "heb_previous_step"
+#: key of the step bar's container (``st-key-heb_step_bar``: the focus frame's selector)
+STEP_BAR_KEY = "heb_step_bar"
+#: the presenter's layout: a compact header and the current step's bar in a focus frame
+#: that stays whole inside the screen (no negative margin, no clipping ancestor)
+_PRESENT_LESSON_STYLE = f"""
+<style>
+[data-testid="stMain"] h1 {{ font-size: 1.9rem !important; padding: 0 !important; }}
+.st-key-{STEP_BAR_KEY} {{
+  border: 3px solid #1f6feb; border-radius: 0.6rem; background: #eef4ff;
+  padding: 0.3rem 0.9rem; box-sizing: border-box; overflow: visible;
+}}
+[data-testid="stMainBlockContainer"] {{ padding-top: 0.8rem !important; }}
+</style>
+"""
 #: session name of the current page's step (a page switch starts at the link's step)
 _CURRENT = "_presenter_step"
 _MAX_STEP_TEXT = 8
@@ -72,6 +90,7 @@ class LessonSteps:
         if not self.titles:
             raise ValueError("A lesson needs at least one step.")
         self.presenting = presenting()
+        self._settings = None  # the step bar's "Settings" popover (presenter mode)
         state = st.session_state
         requested = _requested_step(state.pop(STEP_REQUESTED, None), len(self.titles))
         if requested is not None:
@@ -106,6 +125,23 @@ class LessonSteps:
         screen); outside it the text stays where the page writes it."""
         return st.container() if self.presenting else nullcontext()
 
+    def controls(self):
+        """Where a lesson's controls go: a "Settings" popover at the top of the text column
+        in the presenter mode (made by :meth:`columns`), in place outside it."""
+        return self._settings if self._settings is not None else nullcontext()
+
+    def columns(self) -> list:
+        """The text and figure columns: 1 : 2, and 2 : 3 in the presenter mode, where the
+        text column holds the "Settings" popover (:meth:`controls`) and the step's text.
+
+        Call it where the controls are drawn (inside the page's fragment, if any: a
+        fragment writes to its own elements only)."""
+        if not self.presenting:
+            return st.columns([1, 2], gap="large")
+        left, right = st.columns([2, 3], gap="large")
+        self._settings = left.popover("Settings", icon=":material/tune:")
+        return [left, right]
+
     def tabs(self, labels: list[str]) -> list:
         """``st.tabs(labels)``; in the presenter mode plain containers (each tab is a step,
         and its content is guarded by :meth:`show`)."""
@@ -114,11 +150,15 @@ class LessonSteps:
         return st.tabs(labels)
 
     def bar(self) -> None:
-        """The presenter's step bar: previous step, "Step i of n: title", next step."""
-        if not self.presenting or len(self.titles) < 2:
+        """The presenter's step bar in its focus frame: previous step, "Step i of n: title",
+        next step, and the lesson's settings."""
+        if not self.presenting:
             return
+        st.html(_PRESENT_LESSON_STYLE)
         n_steps = len(self.titles)
-        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+        with st.container(
+            horizontal=True, vertical_alignment="center", gap="medium", key=STEP_BAR_KEY
+        ):
             st.button(
                 "Previous step",
                 key=PREVIOUS_STEP_KEY,
@@ -154,6 +194,12 @@ def lesson_header(file: str, titles, about: str = "") -> LessonSteps:
     its steps (:func:`lesson_steps`); ``file`` is the page's ``__file__``."""
     from explorer.routing import lesson_caption, page_title
 
-    st.title(page_title(file))
-    st.caption(lesson_caption(file) + (f" · {about}" if about else ""))
+    header = (
+        st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+        if presenting()
+        else nullcontext()
+    )
+    with header:  # the presenter's screen keeps its height for the step
+        st.title(page_title(file), width="content")
+        st.caption(lesson_caption(file) + (f" · {about}" if about else ""))
     return lesson_steps(titles)

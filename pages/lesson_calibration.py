@@ -39,6 +39,30 @@ def comparison(name: str, feature: int, copies: int):
     return lesson.calibration_comparison(data["codes"], data["y"], feature, copies)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def lesson_figure(which: str, name: str, feature: int, copies: int, metric: str = ""):
+    """One of the page's figures (figure, data), built once per setting and shared
+    read-only by every session: ``"double-counting"``, ``"reliability-copies"``,
+    ``"remedies"`` (on ``metric``) or ``"reliability-remedies"`` (the verdict's on ``metric``)."""
+    if which == "double-counting":
+        return figures.double_counting_figure(sweep(name, feature), copies)
+    if which == "reliability-copies":
+        reliability = sweep(name, feature)["reliability"]
+        curves = {"1 copy": reliability[1]}
+        if copies > 1:
+            curves[f"{copies} copies"] = reliability[copies]
+        return figures.reliability_figure(curves, "Reliability diagram, Laplace smoothing")
+    compared = comparison(name, feature, copies)
+    if which == "remedies":
+        return figures.calibration_bars_figure(compared["table"], metric)
+    verdict = lesson.complementarity(compared["table"], metric)
+    chosen = ["Laplace", "HEB-M+GR", "Laplace + temperature", verdict["combined"][0]]
+    return figures.reliability_figure(
+        {m: compared["reliability"][m] for m in dict.fromkeys(chosen)},
+        f"Reliability with {copies} copies",
+    )
+
+
 def remedies() -> None:
     """The three remedies in words (step 2), and how they are compared (step 3)."""
     if steps.show(2):
@@ -72,12 +96,9 @@ def double_counting_view(name: str, feature: int, copies: int) -> None:
     )
     c2.metric("Accuracy", f"{result['accuracy'][at]:.3f}")
     c3.metric("Mean confidence", f"{result['mean_confidence'][at]:.3f}")
-    fig, frame = figures.double_counting_figure(result, copies)
+    fig, frame = lesson_figure("double-counting", name, int(feature), copies)
     show_figure(fig, frame, "calibration-double-counting")
-    curves = {"1 copy": result["reliability"][1]}
-    if copies > 1:
-        curves[f"{copies} copies"] = result["reliability"][copies]
-    fig, frame = figures.reliability_figure(curves, "Reliability diagram, Laplace smoothing")
+    fig, frame = lesson_figure("reliability-copies", name, int(feature), copies)
     show_figure(fig, frame, "calibration-reliability-copies")
 
 
@@ -95,15 +116,11 @@ def remedies_view(name: str, feature: int, copies: int) -> None:
     verdict = lesson.complementarity(table, metric)
     st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
     if steps.show(2):
-        fig, frame = figures.calibration_bars_figure(table, metric)
+        fig, frame = lesson_figure("remedies", name, int(feature), int(copies), metric)
         show_figure(fig, frame, "calibration-remedies")
     if not steps.show(3):
         return
-    chosen = ["Laplace", "HEB-M+GR", "Laplace + temperature", verdict["combined"][0]]
-    fig, frame = figures.reliability_figure(
-        {m: compared["reliability"][m] for m in dict.fromkeys(chosen)},
-        f"Reliability with {copies} copies",
-    )
+    fig, frame = lesson_figure("reliability-remedies", name, int(feature), int(copies), metric)
     show_figure(fig, frame, "calibration-reliability-remedies")
     st.caption(lesson.temperature_text(table))
     show_table(table.drop(columns=["model", "calibration", "temperature"]).round(4))
@@ -123,33 +140,34 @@ steps = lesson_header(
 @st.fragment
 def lesson_view() -> None:
     """Double counting's controls and figures: a control reruns this fragment alone."""
-    left, right = st.columns([1, 2], gap="large")
+    left, right = steps.columns()
 
     with left:
         notes = steps.notes()
-        names = lesson.CALIBRATION_DATASETS
-        name = st.selectbox(
-            "Data",
-            list(names),
-            format_func=names.get,
-            **page_setting("calib_data", next(iter(names)), list(names)),
-        )
-        try:
-            data = dataset(name)
-        except Exception as exc:  # noqa: BLE001 - a loader error becomes a message
-            show_error(exc, "loading the lesson's data")
-            return
-        features = list(range(len(data["feature_names"])))
-        feature = st.selectbox(
-            "Feature to duplicate",
-            features,
-            format_func=lambda f: data["feature_names"][f],
-            help="Default: the feature with the largest mutual information with the class.",
-            **page_setting(f"calib_feature_{name}", int(data["best_feature"]), features),
-        )
-        copies = st.slider(
-            "Copies k of that feature", 1, 10, **page_setting("calib_copies", 4, range(1, 11))
-        )
+        with steps.controls():
+            names = lesson.CALIBRATION_DATASETS
+            name = st.selectbox(
+                "Data",
+                list(names),
+                format_func=names.get,
+                **page_setting("calib_data", next(iter(names)), list(names)),
+            )
+            try:
+                data = dataset(name)
+            except Exception as exc:  # noqa: BLE001 - a loader error becomes a message
+                show_error(exc, "loading the lesson's data")
+                return
+            features = list(range(len(data["feature_names"])))
+            feature = st.selectbox(
+                "Feature to duplicate",
+                features,
+                format_func=lambda f: data["feature_names"][f],
+                help="Default: the feature with the largest mutual information with the class.",
+                **page_setting(f"calib_feature_{name}", int(data["best_feature"]), features),
+            )
+            copies = st.slider(
+                "Copies k of that feature", 1, 10, **page_setting("calib_copies", 4, range(1, 11))
+            )
         with notes:
             if steps.show(1):
                 st.markdown(

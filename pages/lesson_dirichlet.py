@@ -23,6 +23,21 @@ def numbers(K: int, N: int, truth: str, alpha: float) -> dict:
     return lesson.dirichlet_lesson(K, N, truth, alpha)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def posterior_figure(K: int, N: int, truth: str, alpha: float):
+    """The truth, counts and estimate (figure, data), built once per slider state and
+    shared read-only by every session."""
+    out = numbers(K, N, truth, alpha)
+    return figures.dirichlet_figure(out["p_true"], out["counts"], out["view"]["estimate"], alpha)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def sweep_figure(K: int, N: int, truth: str, alpha: float):
+    """The expected l1 error over alpha (figure, data), built once per slider state."""
+    out = numbers(K, N, truth, alpha)
+    return figures.alpha_sweep_figure(out["sweep"], alpha, lesson.NAMED_ALPHAS, out["best"])
+
+
 steps = lesson_header(
     __file__,
     ["Laplace is a Dirichlet posterior mean", "The bias toward uniform"],
@@ -33,7 +48,7 @@ steps = lesson_header(
 @st.fragment
 def lesson_view() -> None:
     """The Dirichlet prior's controls and figures: a control reruns this fragment alone."""
-    left, right = st.columns([1, 2], gap="large")
+    left, right = steps.columns()
 
     with left:
         notes = steps.notes()
@@ -52,26 +67,27 @@ def lesson_view() -> None:
                     "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the "
                     "uniform 1/K."
                 )
-        K = st.select_slider(
-            "Categories K", K_CHOICES, **page_setting("dirichlet_K", 50, K_CHOICES)
-        )
-        N = st.select_slider(
-            "Observations N", N_CHOICES, **page_setting("dirichlet_N", 50, N_CHOICES)
-        )
-        alpha = st.select_slider(
-            "Pseudo-count α",
-            lesson.ALPHA_CHOICES,
-            **page_setting("dirichlet_alpha", 1.0, lesson.ALPHA_CHOICES),
-        )
-        sparse, flat = (f"{lesson.TRUTH_CONCENTRATION[kind]:g}" for kind in ("sparse", "flat"))
-        truth = st.radio(
-            "The true PMF",
-            TRUTHS,
-            horizontal=True,
-            **page_setting("dirichlet_truth", TRUTHS[0], TRUTHS),
-            help=f"sparse: drawn from Dirichlet({sparse}), a few categories hold most mass; "
-            f"flat: from Dirichlet({flat}), close to uniform.",
-        )
+        with steps.controls():
+            K = st.select_slider(
+                "Categories K", K_CHOICES, **page_setting("dirichlet_K", 50, K_CHOICES)
+            )
+            N = st.select_slider(
+                "Observations N", N_CHOICES, **page_setting("dirichlet_N", 50, N_CHOICES)
+            )
+            alpha = st.select_slider(
+                "Pseudo-count α",
+                lesson.ALPHA_CHOICES,
+                **page_setting("dirichlet_alpha", 1.0, lesson.ALPHA_CHOICES),
+            )
+            sparse, flat = (f"{lesson.TRUTH_CONCENTRATION[kind]:g}" for kind in ("sparse", "flat"))
+            truth = st.radio(
+                "The true PMF",
+                TRUTHS,
+                horizontal=True,
+                **page_setting("dirichlet_truth", TRUTHS[0], TRUTHS),
+                help=f"sparse: drawn from Dirichlet({sparse}), a few categories hold most mass; "
+                f"flat: from Dirichlet({flat}), close to uniform.",
+            )
         with notes:
             if steps.show(2):
                 st.markdown(
@@ -87,7 +103,8 @@ def lesson_view() -> None:
         st.caption("Textbook section 18.3.4.1; paper section 4 (Theorem 2).")
 
     with right:
-        out = numbers(int(K), int(N), truth, float(alpha))
+        setting = (int(K), int(N), truth, float(alpha))
+        out = numbers(*setting)
         view, sweep, at = out["view"], out["sweep"], out["at"]
         c1, c2, c3 = st.columns(3)
         c1.metric("Prior's share Kα/(N+Kα)", f"{view['prior_share']:.0%}")
@@ -97,12 +114,10 @@ def lesson_view() -> None:
         else:
             c3.metric("Best α (expected l1)", f"{out['best']:.3g}", help="For this K and N.")
         if steps.show(1):
-            fig, data = figures.dirichlet_figure(
-                out["p_true"], out["counts"], view["estimate"], alpha
-            )
+            fig, data = posterior_figure(*setting)
             show_figure(fig, data, "dirichlet-posterior-mean")
         if steps.show(2):
-            fig, data = figures.alpha_sweep_figure(sweep, alpha, lesson.NAMED_ALPHAS, out["best"])
+            fig, data = sweep_figure(*setting)
             show_figure(fig, data, "dirichlet-alpha-sweep")
             st.caption(
                 f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "

@@ -46,6 +46,21 @@ def numbers(counts: tuple, prior: tuple | None, m_whatif: float, pooled: tuple |
     )
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def lesson_figure(which: str, inputs: tuple, labels: tuple[str, ...] = ()):
+    """One of the page's figures (figure, data), built once per ``inputs`` (the arguments
+    of :func:`numbers`) and shared read-only by every session: ``"evidence"``, ``"pmfs"``
+    (bars labelled by ``labels``) or ``"held-out"``."""
+    out = numbers(*inputs)
+    if which == "evidence":
+        return figures.evidence_figure(out["curve"], out["heb"], out["uniform_prior"], inputs[2])
+    if which == "pmfs":
+        shown = out["shown"]
+        pmfs = {name: values[shown] for name, values in out["pmfs"].items()}
+        return figures.pmf_bars_figure(pmfs, [labels[i] for i in shown])
+    return figures.heldout_figure(out["heldout"], out["marks"], out["heb"])
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def showcase(key: str, _table) -> tuple[int, int]:
     """The pair to open on, per dataset (``key``: the dataset's sha256 and settings)."""
@@ -106,13 +121,13 @@ def explanation() -> None:
         )
 
 
-def held_out_view(out: dict, m_whatif: float, refitted: bool) -> None:
+def held_out_view(out: dict, inputs: tuple, refitted: bool) -> None:
     """The held-out log-loss over m, and what the what-if m changes on it."""
-    curve, heb = out["curve"], out["heb"]
+    curve, heb, m_whatif = out["curve"], out["heb"], inputs[2]
     if out["heldout"] is None:
         st.info("The held-out curve needs at least two rows in this pair.")
         return
-    fig, data_frame = figures.heldout_figure(out["heldout"], out["marks"], heb)
+    fig, data_frame = lesson_figure("held-out", inputs)
     show_figure(fig, data_frame, "evidence-held-out")
     refit = " (the prior mean is refitted without the held-out rows)" if refitted else ""
     st.markdown(
@@ -132,61 +147,66 @@ steps = lesson_header(
 @st.fragment
 def lesson_view() -> None:
     """The evidence curve's controls and figures: a control reruns this fragment alone."""
-    left, right = st.columns([1, 2], gap="large")
+    left, right = steps.columns()
 
     with left:
         notes = steps.notes()
-        source = st.radio(
-            "Counts from",
-            SOURCES,
-            horizontal=True,
-            **page_setting("evidence_source", DATASET, SOURCES),
-        )
-        if source == DATASET:
-            init_state()
-            data = current_codes()
-            c, f = choose_pair(data)
-            prior_kind = st.radio(
-                "Prior mean t",
-                PRIORS,
+        with steps.controls():
+            source = st.radio(
+                "Counts from",
+                SOURCES,
                 horizontal=True,
-                **page_setting("evidence_prior", MARGINAL, PRIORS),
+                **page_setting("evidence_source", DATASET, SOURCES),
             )
-            counts, prior, pooled = lesson.pair_counts(
-                data.table, c, f, "marginal" if prior_kind == MARGINAL else "uniform"
+            if source == DATASET:
+                init_state()
+                data = current_codes()
+                c, f = choose_pair(data)
+                prior_kind = st.radio(
+                    "Prior mean t",
+                    PRIORS,
+                    horizontal=True,
+                    **page_setting("evidence_prior", MARGINAL, PRIORS),
+                )
+                counts, prior, pooled = lesson.pair_counts(
+                    data.table, c, f, "marginal" if prior_kind == MARGINAL else "uniform"
+                )
+                labels = [str(v) for v in data.preprocessor.categories_[f]]
+                class_name, feature_name = (
+                    escape(data.class_names[c]),
+                    escape(data.feature_names[f]),
+                )
+                what = f"class **{class_name}**, feature **{feature_name}**"
+            else:
+                text = st.text_input(
+                    "Counts n₁, …, n_K",
+                    help="Whole numbers.",
+                    max_chars=MAX_TEXT,
+                    **page_setting("evidence_counts", DEFAULT_TEXT),
+                )
+                try:
+                    counts = lesson.parse_counts(text)
+                except ValueError as exc:
+                    st.error(str(exc))
+                    return
+                labels = [f"v{v + 1}" for v in range(counts.size)]
+                prior, pooled = None, None  # uniform
+                what = "your counts, uniform prior mean (HEB-U)"
+            m_whatif = st.select_slider(
+                "What-if concentration m",
+                lesson.M_WHATIF_CHOICES,
+                **page_setting("evidence_m", 1000.0, lesson.M_WHATIF_CHOICES),
+                help="Smooth with this m instead of HEB's and watch the held-out log-loss move.",
+                format_func=format_m,
             )
-            labels = [str(v) for v in data.preprocessor.categories_[f]]
-            class_name, feature_name = escape(data.class_names[c]), escape(data.feature_names[f])
-            what = f"class **{class_name}**, feature **{feature_name}**"
-        else:
-            text = st.text_input(
-                "Counts n₁, …, n_K",
-                help="Whole numbers.",
-                max_chars=MAX_TEXT,
-                **page_setting("evidence_counts", DEFAULT_TEXT),
-            )
-            try:
-                counts = lesson.parse_counts(text)
-            except ValueError as exc:
-                st.error(str(exc))
-                return
-            labels = [f"v{v + 1}" for v in range(counts.size)]
-            prior, pooled = None, None  # uniform
-            what = "your counts, uniform prior mean (HEB-U)"
-        m_whatif = st.select_slider(
-            "What-if concentration m",
-            lesson.M_WHATIF_CHOICES,
-            **page_setting("evidence_m", 1000.0, lesson.M_WHATIF_CHOICES),
-            help="Smooth with this m instead of HEB's and watch the held-out log-loss move.",
-            format_func=format_m,
-        )
         with notes:
             explanation()
         st.caption("Paper section 3.1 (eq. 5-6, Algorithm 1); Minka (2000).")
 
     with right:
+        inputs = (_tuple(counts), _tuple(prior), float(m_whatif), _tuple(pooled))
         try:
-            out = numbers(_tuple(counts), _tuple(prior), float(m_whatif), _tuple(pooled))
+            out = numbers(*inputs)
         except ValueError as exc:
             st.error(str(exc))
             return
@@ -207,26 +227,23 @@ def lesson_view() -> None:
                 f"{format_m(curve.m_argmax)})."
             )
         if steps.show(1):
-            fig, data_frame = figures.evidence_figure(
-                curve, heb, out["uniform_prior"], float(m_whatif)
-            )
+            fig, data_frame = lesson_figure("evidence", inputs)
             show_figure(fig, data_frame, "evidence-curve")
             if not out["uniform_prior"]:
                 st.caption(
                     "Laplace is not on this curve: its prior mean is uniform, this curve's is "
                     "the pooled marginal."
                 )
-        shown = out["shown"]
         if steps.show(2):
-            pmfs = {name: values[shown] for name, values in out["pmfs"].items()}
-            fig, data_frame = figures.pmf_bars_figure(pmfs, [labels[i] for i in shown])
+            fig, data_frame = lesson_figure("pmfs", inputs, tuple(labels))
             show_figure(fig, data_frame, "evidence-smoothed-pmfs")
+            shown = out["shown"]
             if shown.size < curve.n_categories:
                 st.caption(
                     f"Showing the {shown.size} most frequent of {curve.n_categories:,} categories."
                 )
         if steps.show(3):
-            held_out_view(out, m_whatif, refitted=pooled is not None)
+            held_out_view(out, inputs, refitted=pooled is not None)
 
 
 lesson_view()

@@ -28,6 +28,21 @@ def study(n_per_class: int, scenario: str, seed: int) -> dict:
     return lesson.hierarchy_lesson(n_per_class=n_per_class, scenario=scenario, seed=seed)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def lesson_figure(which: str, setting: tuple):
+    """One of the page's figures (figure, data), built once per ``setting`` (the arguments
+    of :func:`study`) and shared read-only by every session: ``"leaf"``, ``"prefix"``,
+    ``"tree"`` or ``"concentrations"``."""
+    out = study(*setting)
+    if which == "leaf":
+        return figures.leaf_figure(out["leaf_table"], out["labels"][out["leaf"]])
+    if which == "prefix":
+        return figures.prefix_figure(out["prefix_table"])
+    if which == "tree":
+        return figures.tree_figure(out)
+    return figures.concentration_figure(out["concentrations"])
+
+
 def explanation() -> None:
     """How HEB-H borrows from a code's parent, against HEB-M and Laplace (step 1)."""
     if not steps.show(1):
@@ -52,9 +67,9 @@ def explanation() -> None:
     )
 
 
-def concentrations_view(conc) -> None:
+def concentrations_view(conc, setting: tuple) -> None:
     """The learned concentration per level of the tree, and what it says."""
-    fig, data = figures.concentration_figure(conc)
+    fig, data = lesson_figure("concentrations", setting)
     show_figure(fig, data, "hierarchy-concentrations")
     code_m = conc.loc[conc["level"] == "code", "learned m"]
     st.markdown(
@@ -76,7 +91,7 @@ steps = lesson_header(
 @st.fragment
 def lesson_view() -> None:
     """The hierarchy lesson's controls and figures: a control reruns this fragment alone."""
-    left, right = st.columns([1, 2], gap="large")
+    left, right = steps.columns()
     with left:
         notes = steps.notes()
         with notes:
@@ -88,16 +103,17 @@ def lesson_view() -> None:
                     "**parent** instead: codes of one prefix behave alike, codes far apart need "
                     "not."
                 )
-        scenario = st.radio(
-            "True model",
-            list(SCENARIOS),
-            format_func=SCENARIOS.get,
-            **page_setting("hier_scenario", "hierarchy", list(SCENARIOS)),
-        )
-        n_rows = st.select_slider(
-            "Rows per class", ROW_CHOICES, **page_setting("hier_rows", 200, ROW_CHOICES)
-        )
-        seed = st.select_slider("Random draw", SEEDS, **page_setting("hier_seed", 0, SEEDS))
+        with steps.controls():
+            scenario = st.radio(
+                "True model",
+                list(SCENARIOS),
+                format_func=SCENARIOS.get,
+                **page_setting("hier_scenario", "hierarchy", list(SCENARIOS)),
+            )
+            n_rows = st.select_slider(
+                "Rows per class", ROW_CHOICES, **page_setting("hier_rows", 200, ROW_CHOICES)
+            )
+            seed = st.select_slider("Random draw", SEEDS, **page_setting("hier_seed", 0, SEEDS))
         with notes:
             explanation()
         st.caption(
@@ -106,7 +122,8 @@ def lesson_view() -> None:
         )
 
     with right:
-        out = study(int(n_rows), str(scenario), int(seed))
+        setting = (int(n_rows), str(scenario), int(seed))
+        out = study(*setting)
         label = out["labels"][out["leaf"]]
         l1 = out["l1"].set_index("smoother")["mean l1 error"]
         cols = st.columns(len(l1))
@@ -121,14 +138,14 @@ def lesson_view() -> None:
         )
         with tab_leaf:
             if steps.show(1):
-                fig, data = figures.leaf_figure(out["leaf_table"], label)
+                fig, data = lesson_figure("leaf", setting)
                 show_figure(fig, data, "hierarchy-leaf")
-                fig, data = figures.prefix_figure(out["prefix_table"])
+                fig, data = lesson_figure("prefix", setting)
                 show_figure(fig, data, "hierarchy-prefix")
                 show_table(out["prefix_table"].round(4), key="hier_prefix_table")
         with tab_tree:
             if steps.show(2):
-                fig, data = figures.tree_figure(out)
+                fig, data = lesson_figure("tree", setting)
                 show_figure(fig, data, "hierarchy-tree")
                 st.markdown(
                     "Click a region or a prefix to zoom in. Every code's class PMF is the "
@@ -137,7 +154,7 @@ def lesson_view() -> None:
                 )
         with tab_m:
             if steps.show(3):
-                concentrations_view(out["concentrations"])
+                concentrations_view(out["concentrations"], setting)
 
 
 lesson_view()

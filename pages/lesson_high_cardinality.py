@@ -38,6 +38,19 @@ def vertex(N: int):
     return lesson.vertex_errors(K_CHOICES, N)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def lesson_figure(which: str, K: int, N: int, alpha_dir: float, reps: int):
+    """One of the page's figures (figure, data), built once per setting and shared
+    read-only by every session: ``"grid"`` (with your (K, N)), ``"reduction"`` or
+    ``"vertex"``."""
+    full = grid(alpha_dir, reps)
+    if which == "grid":
+        return figures.theorem1_figure(full, chosen(K, N, alpha_dir, reps))
+    if which == "reduction":
+        return figures.reduction_figure(lesson.theorem1_reduction(full))
+    return figures.vertex_figure(vertex(N))
+
+
 steps = lesson_header(
     __file__,
     ["Theorem 1: the same variance, another bias", "Corollary 1 and the grid"],
@@ -48,7 +61,7 @@ steps = lesson_header(
 @st.fragment
 def lesson_view() -> None:
     """High cardinality's controls and figures: a control reruns this fragment alone."""
-    left, right = st.columns([1, 2], gap="large")
+    left, right = steps.columns()
 
     with left:
         notes = steps.notes()
@@ -60,24 +73,25 @@ def lesson_view() -> None:
                     "α_dir makes p* **sparse**: a few categories hold the mass, as ZIP codes or "
                     "IDs do."
                 )
-        alpha_dir = st.select_slider(
-            "Sparsity of the truth α_dir",
-            ALPHA_DIR_CHOICES,
-            **page_setting("cardinality_alpha_dir", 0.3, ALPHA_DIR_CHOICES),
-        )
-        K = st.select_slider(
-            "Your K (categories)", K_CHOICES, **page_setting("cardinality_K", 500, K_CHOICES)
-        )
-        N = st.select_slider(
-            "Your N (observations)", N_CHOICES, **page_setting("cardinality_N", 200, N_CHOICES)
-        )
-        reps = st.radio(
-            "Repetitions",
-            list(REPS.values()),
-            format_func={n: label for label, n in REPS.items()}.get,
-            horizontal=True,
-            **page_setting("cardinality_reps", 200, list(REPS.values())),
-        )
+        with steps.controls():
+            alpha_dir = st.select_slider(
+                "Sparsity of the truth α_dir",
+                ALPHA_DIR_CHOICES,
+                **page_setting("cardinality_alpha_dir", 0.3, ALPHA_DIR_CHOICES),
+            )
+            K = st.select_slider(
+                "Your K (categories)", K_CHOICES, **page_setting("cardinality_K", 500, K_CHOICES)
+            )
+            N = st.select_slider(
+                "Your N (observations)", N_CHOICES, **page_setting("cardinality_N", 200, N_CHOICES)
+            )
+            reps = st.radio(
+                "Repetitions",
+                list(REPS.values()),
+                format_func={n: label for label, n in REPS.items()}.get,
+                horizontal=True,
+                **page_setting("cardinality_reps", 200, list(REPS.values())),
+            )
         with notes:
             if steps.show(1):
                 st.markdown(
@@ -106,8 +120,9 @@ def lesson_view() -> None:
         )
 
     with right:
+        setting = (int(K), int(N), float(alpha_dir), int(reps))
         full = grid(float(alpha_dir), reps)
-        mine = chosen(int(K), int(N), float(alpha_dir), reps)
+        mine = chosen(*setting)
         mine_wide = lesson.theorem1_reduction(mine).iloc[0]
         c1, c2, c3 = st.columns(3)
         c1.metric(f"Laplace, K = {K}, N = {N}", f"{mine_wide['laplace']:.3f}")
@@ -116,7 +131,7 @@ def lesson_view() -> None:
         K_grid = ", ".join(str(k) for k in lesson.THEOREM1_K)
         N_grid = ", ".join(str(n) for n in lesson.THEOREM1_N)
         if steps.show(1):
-            fig, data = figures.theorem1_figure(full, mine)
+            fig, data = lesson_figure("grid", *setting)
             show_figure(fig, data, "theorem1-grid")
             st.caption(
                 f"Lines: the paper's grid K ∈ {{{K_grid}}} × N ∈ {{{N_grid}}}, {reps} "
@@ -124,16 +139,15 @@ def lesson_view() -> None:
             )
         if not steps.show(2):
             return
-        table = lesson.theorem1_reduction(full)
         col_a, col_b = st.columns(2)
         with col_a:
-            fig, data = figures.reduction_figure(table)
+            fig, data = lesson_figure("reduction", *setting)
             show_figure(fig, data, "theorem1-reduction")
         with col_b:
-            fig, data = figures.vertex_figure(vertex(int(N)))
+            fig, data = lesson_figure("vertex", *setting)
             show_figure(fig, data, "corollary1-vertex")
         with st.expander("The grid's numbers: HEB-U against Laplace"):
-            show_table(table.round(3))
+            show_table(lesson.theorem1_reduction(full).round(3))
 
 
 lesson_view()

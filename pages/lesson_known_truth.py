@@ -37,6 +37,21 @@ def study(n_train: int, K: int, n_features: int, alpha_dir: float, preset: str |
     )
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def lesson_figure(which: str, setting: tuple, labels: tuple[str, ...] = ()):
+    """One of the page's figures (figure, data), built once per ``setting`` (the arguments
+    of :func:`study`) and shared read-only by every session: ``"pmf-error"``,
+    ``"posteriors"`` (of the smoothers ``labels``) or ``"calibration"``."""
+    out = study(*setting)
+    if which == "pmf-error":
+        return figures.pmf_error_figure(out["pmf_errors"])
+    if which == "posteriors":
+        return figures.posterior_scatter_figure(
+            out["true_posterior"], out["posteriors"], list(labels)
+        )
+    return figures.true_calibration_figure(out["summary"])
+
+
 def explanation() -> None:
     """What only a known truth shows, step by step: PMF error, posteriors, calibration."""
     if steps.show(1):
@@ -71,14 +86,14 @@ def explanation() -> None:
         st.latex(r"\times\,\Big|\,\overline{P(Y=\hat y \mid x)}_b - \overline{\hat q}_b\Big|")
 
 
-def posteriors_view(out: dict) -> None:
+def posteriors_view(out: dict, setting: tuple) -> None:
     """Estimated against true posteriors, for the smoothers picked."""
     labels = st.multiselect(
         "Smoothers",
         list(out["posteriors"]),
         **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
     )
-    fig, data = figures.posterior_scatter_figure(out["true_posterior"], out["posteriors"], labels)
+    fig, data = lesson_figure("posteriors", setting, tuple(labels))
     show_figure(fig, data, "known-truth-posteriors")
 
 
@@ -91,7 +106,7 @@ steps = lesson_header(
 @st.fragment
 def lesson_view() -> None:
     """The known-truth lesson's controls and figures: a control reruns this fragment alone."""
-    left, right = st.columns([1, 2], gap="large")
+    left, right = steps.columns()
 
     with left:
         notes = steps.notes()
@@ -103,34 +118,40 @@ def lesson_view() -> None:
                     "π and every θ_cf — sample a training set from it, fit every smoother to the "
                     "same counts, and compare each estimate with the truth."
                 )
-        kind = st.radio(
-            "True model", [DIRICHLET, PRESET], **page_setting("truth_kind", DIRICHLET, KINDS)
-        )
-        n_train = st.select_slider(
-            "Training rows", N_CHOICES, **page_setting("truth_rows", 200, N_CHOICES)
-        )
-        preset = "high-cardinality" if kind == PRESET else None
-        K = st.select_slider(
-            "Categories per feature K",
-            K_CHOICES,
-            disabled=bool(preset),
-            **page_setting("truth_K", 50, K_CHOICES),
-        )
-        n_features = st.slider(
-            "Features", 1, 12, disabled=bool(preset), **page_setting("truth_features", 4, FEATURES)
-        )
-        alpha_dir = st.select_slider(
-            "Sparsity α_dir of each θ_cf",
-            ALPHA_DIR_CHOICES,
-            disabled=bool(preset),
-            **page_setting("truth_alpha_dir", 2.0, ALPHA_DIR_CHOICES),
-        )
+        with steps.controls():
+            kind = st.radio(
+                "True model", [DIRICHLET, PRESET], **page_setting("truth_kind", DIRICHLET, KINDS)
+            )
+            n_train = st.select_slider(
+                "Training rows", N_CHOICES, **page_setting("truth_rows", 200, N_CHOICES)
+            )
+            preset = "high-cardinality" if kind == PRESET else None
+            K = st.select_slider(
+                "Categories per feature K",
+                K_CHOICES,
+                disabled=bool(preset),
+                **page_setting("truth_K", 50, K_CHOICES),
+            )
+            n_features = st.slider(
+                "Features",
+                1,
+                12,
+                disabled=bool(preset),
+                **page_setting("truth_features", 4, FEATURES),
+            )
+            alpha_dir = st.select_slider(
+                "Sparsity α_dir of each θ_cf",
+                ALPHA_DIR_CHOICES,
+                disabled=bool(preset),
+                **page_setting("truth_alpha_dir", 2.0, ALPHA_DIR_CHOICES),
+            )
         with notes:
             explanation()
         st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
 
     with right:
-        out = study(int(n_train), int(K), int(n_features), float(alpha_dir), preset)
+        setting = (int(n_train), int(K), int(n_features), float(alpha_dir), preset)
+        out = study(*setting)
         summary = out["summary"]
         best = summary.sort_values("mean_l1").iloc[0]
         c1, c2, c3 = st.columns(3)
@@ -141,14 +162,14 @@ def lesson_view() -> None:
         tab_pmf, tab_post, tab_cal = steps.tabs(["PMF error", "Posteriors", "Calibration"])
         with tab_pmf:
             if steps.show(1):
-                fig, data = figures.pmf_error_figure(out["pmf_errors"])
+                fig, data = lesson_figure("pmf-error", setting)
                 show_figure(fig, data, "known-truth-pmf-error")
         with tab_post:
             if steps.show(2):
-                posteriors_view(out)
+                posteriors_view(out, setting)
         with tab_cal:
             if steps.show(3):
-                fig, data = figures.true_calibration_figure(summary)
+                fig, data = lesson_figure("calibration", setting)
                 show_figure(fig, data, "known-truth-calibration")
         if steps.presenting:
             return  # the table of every number: outside the presenter's steps

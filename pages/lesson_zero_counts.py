@@ -17,11 +17,28 @@ COPY_CHOICES = range(1, 201)
 steps = lesson_header(__file__, ["Zero counts veto a class", "Underflow and log-sum-exp"])
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def probabilities_figure(message: tuple[str, ...], alpha: float):
+    """The word-probability bars (figure, data), built once per e-mail and alpha; shared
+    read-only by every session."""
+    corpus = lesson.toy_spam()
+    theta, _ = lesson.word_probabilities(corpus, alpha)
+    return figures.zero_counts_figure(corpus.vocabulary, corpus.classes, theta, message, alpha)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def underflow_figure(message: tuple[str, ...], alpha: float, copies: int):
+    """The underflow curves (figure, data) at ``copies`` repeats, built once per setting."""
+    corpus = lesson.toy_spam()
+    curve = lesson.underflow_curve(corpus, list(message), alpha, max_copies=200)
+    return figures.underflow_figure(curve, corpus.classes, int(curve["n_words"][copies - 1]))
+
+
 @st.fragment
 def lesson_view() -> None:
     """Zero counts' controls and figures: a control reruns this fragment alone."""
     corpus = lesson.toy_spam()
-    left, right = st.columns([1, 2], gap="large")
+    left, right = steps.columns()
 
     with left:
         notes = steps.notes()
@@ -31,27 +48,28 @@ def lesson_view() -> None:
                     "A spam filter counted words in **40 spam** and **60 ham** (legitimate) "
                     "e-mails. *unsubscribe* never appeared in ham; *agenda* never appeared in spam."
                 )
-        message = st.multiselect(
-            "The new e-mail's words",
-            corpus.vocabulary,
-            help="Try adding 'agenda' and 'winner' together.",
-            **page_setting(
-                "zero_words", ["meeting", "project", "report", "unsubscribe"], corpus.vocabulary
-            ),
-        )
-        alpha = st.select_slider(
-            "Pseudo-count α",
-            options=ALPHA_CHOICES,
-            help="0 = no smoothing. 1 = Laplace.",
-            **page_setting("zero_alpha", 0.0, ALPHA_CHOICES),
-        )
-        copies = st.slider(
-            "Repeat the e-mail (times)",
-            1,
-            200,
-            help="A longer document.",
-            **page_setting("zero_copies", 60, COPY_CHOICES),
-        )
+        with steps.controls():
+            message = st.multiselect(
+                "The new e-mail's words",
+                corpus.vocabulary,
+                help="Try adding 'agenda' and 'winner' together.",
+                **page_setting(
+                    "zero_words", ["meeting", "project", "report", "unsubscribe"], corpus.vocabulary
+                ),
+            )
+            alpha = st.select_slider(
+                "Pseudo-count α",
+                options=ALPHA_CHOICES,
+                help="0 = no smoothing. 1 = Laplace.",
+                **page_setting("zero_alpha", 0.0, ALPHA_CHOICES),
+            )
+            copies = st.slider(
+                "Repeat the e-mail (times)",
+                1,
+                200,
+                help="A longer document.",
+                **page_setting("zero_copies", 60, COPY_CHOICES),
+            )
         with notes:
             if steps.show(1):
                 st.markdown("Naive Bayes multiplies one factor per word:")
@@ -99,15 +117,12 @@ def lesson_view() -> None:
                 "Raise α above 0."
             )
         if steps.show(1):
-            theta, _ = lesson.word_probabilities(corpus, alpha)
-            fig, data = figures.zero_counts_figure(
-                corpus.vocabulary, corpus.classes, theta, message, alpha
-            )
+            fig, data = probabilities_figure(tuple(message), alpha)
             show_figure(fig, data, "zero-counts-word-probabilities")
         if steps.show(2):
             at = copies - 1
             n_words = int(curve["n_words"][at])
-            fig, data = figures.underflow_figure(curve, corpus.classes, n_words)
+            fig, data = underflow_figure(tuple(message), alpha, int(copies))
             show_figure(fig, data, "zero-counts-underflow")
             st.markdown(
                 f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
