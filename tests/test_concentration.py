@@ -22,7 +22,8 @@ from heb.concentration import (
     fit_concentration_segments,
     log_evidence,
 )
-from heb.concentration_score import polygamma_1_2
+from heb.concentration_score import SMALL_COUNT, RationalTerms, group_bounds, polygamma_1_2
+from heb.concentration_solver import WeightedItems
 
 GRID_POINTS = 37  # 6 decades: one point every 1/6 decade
 BISECTIONS = 45
@@ -490,3 +491,33 @@ def test_curvature_approximations_are_accurate():
     tri, tetra = polygamma_1_2(x)
     np.testing.assert_allclose(tri, special.polygamma(1, x), rtol=2e-5)
     np.testing.assert_allclose(tetra, special.polygamma(2, x), rtol=2e-5)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_expanded_terms_and_the_first_derivative(weighted):
+    # the small-count terms k / t (k = 1 .. n - 1), built one k at a time, equal numpy's
+    # per-item repeat exactly, and l'(m) from a score equals the digamma formula
+    rng = np.random.default_rng(11)
+    n_groups = 6
+    group = np.sort(rng.integers(0, n_groups, 200))
+    count = rng.choice([1.0, 2.0, 3.0, 7.0, 16.0, 17.0, 40.0], 200)
+    prior = rng.uniform(0.01, 0.5, 200)
+    weight = rng.integers(1, 4, 200).astype(float) if weighted else None
+    reps = np.where(count <= SMALL_COUNT, count - 1, 0).astype(np.int64)
+    terms = RationalTerms.expand(prior, reps, group_bounds(group, n_groups), weight)
+    k = np.arange(1.0, reps.sum() + 1.0) - np.repeat(np.cumsum(reps) - reps, reps)
+    np.testing.assert_array_equal(terms.a, k / np.repeat(prior, reps))
+    if weighted:
+        np.testing.assert_array_equal(terms.weight, np.repeat(weight, reps))
+    doc_group = np.arange(n_groups)
+    totals = np.bincount(group, count * (1.0 if weight is None else weight), n_groups)
+    items = WeightedItems(group, count, prior, doc_group, totals, n_groups, weight)
+    w = 1.0 if weight is None else weight
+    for m in (0.05, 3.0, 1e4):
+        x = m * prior
+        gaps = special.digamma(x + count) - special.digamma(x)
+        direct = np.bincount(group, w * prior * gaps, n_groups)
+        direct -= special.digamma(m + totals) - special.digamma(m)
+        first = items.score().first_derivative(np.full(n_groups, m))
+        np.testing.assert_allclose(first, direct, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(first, items.d1_at(m), rtol=1e-10, atol=1e-12)

@@ -9,6 +9,7 @@ from sklearn.metrics import mutual_info_score
 from heb import registry
 from heb.concentration import M_MIN, fit_concentration
 from heb.counts import CountTable
+from heb.log_tables import TableSums, prior_summary
 from heb.smoothing import (
     SMOOTHERS,
     _dirichlet_theta,
@@ -310,3 +311,25 @@ def test_a_zero_parameter_is_neither_ignored_nor_the_default(smoother, given, me
 
 def test_a_parameter_at_its_lower_bound_is_kept():
     assert resolve_params("lidstone", alpha=1e-6) == {"alpha": 1e-6}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_seen_column_marginal_equals_prior_mean(seed):
+    # a few-row table (it keeps its sums) builds the marginal prior and its per-feature
+    # max / min / positive count from its seen columns: equal, bit for bit, to prior_mean
+    # and to the summary read from the whole array, unequal K and a never-observed
+    # feature (uniform 1/K) included
+    rng = np.random.default_rng(seed)
+    k = rng.integers(1, 300, 4)
+    X = np.column_stack([rng.integers(-1, kf, 12) for kf in k])
+    X[:, seed % 4] = -1 if seed % 2 else X[:, seed % 4]
+    table = CountTable.from_codes(X, rng.integers(0, 3, 12), 3, k)
+    assert getattr(table, "_sums", None) is not None
+    prior, summary = TableSums(table).seen_marginal()
+    expected = prior_mean(table, "marginal")
+    np.testing.assert_array_equal(prior, expected)
+    for got, want in zip(summary, prior_summary(expected, table), strict=True):
+        np.testing.assert_array_equal(got, want)
+    per_feature = np.split(expected, table.offsets[1:-1])
+    np.testing.assert_array_equal(summary.positive, [np.count_nonzero(p) for p in per_feature])
+    np.testing.assert_array_equal(summary.maximum, [p.max() for p in per_feature])
