@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,7 +62,8 @@ class ScaleCVResult:
     timings : dict
         Seconds of ``count`` (histogram scan), ``encode`` (fitting the folds' encodings and
         count tables), ``joint`` (AODE scan), ``spill`` (DuckDB: the scan writing the fold
-        files), ``fit`` (smoothing) and ``score``.
+        files), ``fit`` (smoothing) and ``score``; ``<phase>_cpu``: its CPU seconds (all
+        threads of this process: DuckDB's, not Spark's JVM).
     notes : list of str
     """
 
@@ -182,16 +184,13 @@ def cross_validate(
     timings: dict[str, float] = {}
 
     report(0.0, f"Counting values on {engine.name}")
-    start = time.perf_counter()
-    columns = describe(engine, target, features, categorical)
-    histograms = count_histograms(engine, columns, n_splits, seed)
-    timings["count"] = time.perf_counter() - start
+    with _phase(timings, "count"):
+        columns = describe(engine, target, features, categorical)
+        histograms = count_histograms(engine, columns, n_splits, seed)
 
     def fit_fold(k: int) -> FittedFold:
-        begin = time.perf_counter()
-        fold = histograms.fit_fold(k, n_bins, missing)
-        timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - begin
-        return fold
+        with _phase(timings, "encode"):
+            return histograms.fit_fold(k, n_bins, missing)
 
     joints, fitted = {}, None
     if any(registry.method(m).family == "aode" for m in methods):
@@ -199,9 +198,8 @@ def cross_validate(
 
         fitted = [fit_fold(k) for k in range(n_splits)]  # the pair scan codes every fold
         report(0.05, "Counting feature pairs for AODE")
-        start = time.perf_counter()
-        joints = count_joints(engine, histograms, fitted, caps_of_methods(methods, params))
-        timings["joint"] = time.perf_counter() - start
+        with _phase(timings, "joint"):
+            joints = count_joints(engine, histograms, fitted, caps_of_methods(methods, params))
 
     plan = _Plan(methods, histograms, joints, params, timings, report)
     plan.fold = (lambda k: fitted[k]) if fitted else fit_fold
@@ -253,7 +251,6 @@ class _Plan:
         self.timings, self.report = timings, report
         self.fit_time: dict = {}
         self.fold: Callable[[int], FittedFold] = histograms.fit_fold
-        timings["fit"] = timings["score"] = 0.0
 
     def fit(self, group: list[FittedFold]) -> dict:
         """Every method fitted on every fold of ``group``; seconds go into ``fit_time``."""
@@ -262,12 +259,11 @@ class _Plan:
             for fold in group:
                 start = time.perf_counter()
                 joint = self.joints.get((_cap_key(name, self.params), fold.fold))
-                models[(name, fold.fold)] = make_models(
-                    name, fold, self.histograms.classes, joint, (self.params or {}).get(name)
-                )
-                seconds = time.perf_counter() - start
-                self.fit_time[(name, fold.fold)] = seconds
-                self.timings["fit"] += seconds
+                with _phase(self.timings, "fit"):
+                    models[(name, fold.fold)] = make_models(
+                        name, fold, self.histograms.classes, joint, (self.params or {}).get(name)
+                    )
+                self.fit_time[(name, fold.fold)] = time.perf_counter() - start
         return models
 
 
@@ -275,7 +271,6 @@ def _score_from_fold_files(engine, sql: str, plan: _Plan, batch_rows: int) -> di
     """(metrics, predict seconds) per (method, fold): one spilling scan, then fold by fold."""
     histograms = plan.histograms
     n_folds, n_rows = histograms.n_folds, max(histograms.n_rows, 1)
-    start = time.perf_counter()
     values = [v.dictionary_only() for v in histograms.values]
     scores: dict = {}
     with FoldFiles(values, histograms.classes, n_folds) as files:
@@ -283,29 +278,44 @@ def _score_from_fold_files(engine, sql: str, plan: _Plan, batch_rows: int) -> di
         def spilled(rows_done: int) -> None:
             plan.report(0.1 + 0.4 * min(1.0, rows_done / n_rows), f"Encoded {rows_done:,} rows")
 
-        files.write(engine.batches(sql, batch_rows), on_batch=spilled)
-        plan.timings["spill"] = time.perf_counter() - start
+        with _phase(plan.timings, "spill"):
+            files.write(engine.batches(sql, batch_rows), on_batch=spilled)
         for k in range(n_folds):
             plan.report(0.5 + 0.5 * k / n_folds, f"Fitting and scoring fold {k + 1} of {n_folds}")
             fold = plan.fold(k)
             models = FoldModels([(name, m) for (name, _), m in plan.fit([fold]).items()])
-            start = time.perf_counter()
-            sums = {name: MetricSums(histograms.classes.size) for name in plan.methods}
-            seconds = dict.fromkeys(plan.methods, 0.0)
-            for slots, y in files.chunks(k, batch_rows):
-                codes = np.empty((y.size, fold.features.size), dtype=np.int64)
-                for j, (index, encoding) in enumerate(
-                    zip(fold.features, fold.encodings, strict=True)
-                ):
-                    codes[:, j] = encoding.test_code[slots[:, index]]
-                for name, proba, used in models.predict_proba(codes):
-                    sums[name].update(y, proba)
-                    seconds[name] += used
-            if files.rows[k]:
-                scores |= {(n, k): (sums[n].result(), seconds[n]) for n in plan.methods}
-            del models, sums, fold
-            plan.timings["score"] += time.perf_counter() - start
+            with _phase(plan.timings, "score"):
+                scores |= _score_fold(files, k, fold, models, plan.methods, batch_rows)
+            del models, fold
     return scores
+
+
+def _score_fold(files: FoldFiles, k: int, fold: FittedFold, models, methods, batch_rows) -> dict:
+    """(metrics, predict seconds) per (method, k) of fold k's rows, read from its file."""
+    sums = {name: MetricSums(files.class_index.size) for name in methods}
+    seconds = dict.fromkeys(methods, 0.0)
+    for slots, y in files.chunks(k, batch_rows):
+        codes = np.empty((y.size, fold.features.size), dtype=np.int64)
+        for j, (index, encoding) in enumerate(zip(fold.features, fold.encodings, strict=True)):
+            codes[:, j] = encoding.test_code[slots[:, index]]
+        for name, proba, used in models.predict_proba(codes):
+            sums[name].update(y, proba)
+            seconds[name] += used
+    if not files.rows[k]:
+        return {}
+    return {(name, k): (sums[name].result(), seconds[name]) for name in methods}
+
+
+@contextmanager
+def _phase(timings: dict, name: str):
+    """Add the block's wall seconds to ``timings[name]``, its CPU seconds (every thread of
+    this process, DuckDB's included) to ``timings[name + "_cpu"]``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + time.perf_counter() - wall
+        timings[f"{name}_cpu"] = timings.get(f"{name}_cpu", 0.0) + time.process_time() - cpu
 
 
 def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget: float):
@@ -321,7 +331,6 @@ def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget:
         low, high = 0.1 + 0.9 * index / len(groups), 0.1 + 0.9 * (index + 1) / len(groups)
         plan.report(low, f"Fitting and scoring folds {folds}")
         models = plan.fit(group)
-        start = time.perf_counter()
         scorer = FoldScorer(histograms, group, models)
         del models
         group_rows = float(histograms.fold_class_counts[folds].sum())
@@ -330,9 +339,9 @@ def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget:
             share = min(1.0, rows_done / max(group_rows, 1.0))
             plan.report(low + (high - low) * share, f"Scored {rows_done:,} rows of folds {folds}")
 
-        part = engine.map_reduce(sql(folds), scorer, merge_sums, batch_rows, on_batch=scanned)
+        with _phase(plan.timings, "score"):
+            part = engine.map_reduce(sql(folds), scorer, merge_sums, batch_rows, on_batch=scanned)
         merge_sums(sums, part or {})
-        plan.timings["score"] += time.perf_counter() - start
     scores = {key: (acc.result(), float(acc.state["seconds"][0])) for key, acc in sums.items()}
     return scores, len(groups)
 

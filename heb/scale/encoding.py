@@ -148,6 +148,21 @@ class FeatureValues:
         missing = raw.isna().to_numpy()
         return np.where(missing, len(self.keys), np.where(slot < 0, len(self.keys) + 1, slot))
 
+    def slots_of_arrow(self, array) -> np.ndarray:
+        """:meth:`slots_of` of an Arrow array, processing each distinct value once.
+
+        The values are dictionary-encoded (Arrow's hash pass), the dictionary goes through
+        :meth:`slots_of` (processing is value by value, so each row gets its value's slot)
+        and nulls become the missing slot.
+        """
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
+        by_entry = np.append(self.slots_of(encoded.dictionary.to_pandas()), len(self.keys))
+        index = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        return by_entry[index]  # -1 (a null) takes the appended missing slot
+
     def row_keys(self, raw: pd.Series) -> np.ndarray:
         """What a fold needs to code a batch: slots (categorical) or numbers (numeric)."""
         if self.kind == "numeric":

@@ -62,12 +62,12 @@ class FoldFiles:
         handles = [open(self.path(k), "ab") for k in range(self.n_folds)]  # noqa: SIM115
         try:
             for batch in batches:
-                frame = batch.to_pandas()
-                fold = frame["__fold"].to_numpy().astype(np.int64)
-                block = np.empty((len(frame), self.width), dtype=np.int32)
+                fold = batch.column("__fold").to_numpy().astype(np.int64)
+                block = np.empty((batch.num_rows, self.width), dtype=np.int32)
                 for j, values in enumerate(self.values):
-                    block[:, j] = values.slots_of(frame[values.name])
-                block[:, -1] = self.class_index.get_indexer(frame["__y"].to_numpy())
+                    block[:, j] = values.slots_of_arrow(batch.column(values.name))
+                y = batch.column("__y").to_pandas().to_numpy()
+                block[:, -1] = self.class_index.get_indexer(y)
                 order = np.argsort(fold, kind="stable")
                 sizes = np.bincount(fold, minlength=self.n_folds)
                 ends = np.cumsum(sizes)
@@ -85,8 +85,8 @@ class FoldFiles:
     ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """(slots (n, F), class indices (n,)) of a fold's rows, ``chunk_rows`` at a time."""
         path = self.path(fold)
-        if not path.exists():
-            return
+        if not path.exists() or path.stat().st_size == 0:
+            return  # a fold without rows
         stored = np.memmap(path, dtype=np.int32, mode="r").reshape(-1, self.width)
         for start in range(0, stored.shape[0], int(chunk_rows)):
             block = np.array(stored[start : start + int(chunk_rows)])

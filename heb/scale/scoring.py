@@ -59,10 +59,17 @@ class StackedNB:
         width = self.table.shape[0] - 1
         valid = (codes >= 0) & (codes < np.diff(self.offsets))
         index = np.where(valid, self.offsets[:-1] + codes, width)
-        out = np.zeros((n_rows, n_models, n_classes))
+        out = np.zeros((n_rows, n_models * n_classes))
+        gathered = np.empty_like(out)
+        unweighted = np.all(self.weights == 1.0, axis=0)  # 1.0 * x == x: skip the product
         for f in range(n_features):
-            gathered = self.table.take(index[:, f], axis=0).reshape(n_rows, n_models, n_classes)
-            out += self.weights[None, :, f, None] * gathered
+            self.table.take(index[:, f], axis=0, out=gathered)
+            if unweighted[f]:
+                out += gathered
+            else:
+                weights = np.repeat(self.weights[:, f], n_classes)
+                out += weights * gathered
+        out = out.reshape(n_rows, n_models, n_classes)
         probas = []
         for m in range(n_models):
             joint = out[:, m, :] + self.class_log_prior[m]
