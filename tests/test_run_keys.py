@@ -216,3 +216,42 @@ def test_the_app_shows_new_numbers_when_bins_change(tmp_path, monkeypatch):
     other.run()
     other.switch_page("pages/compare.py").run()
     assert _shown(other).equals(ten)
+
+
+def test_module_code_is_parsed_by_one_thread_at_a_time(monkeypatch):
+    """CPython 3.11's AST constructor is not thread-safe (eight app sessions asking for the
+    first cache key at once raised "SystemError: AST constructor recursion depth
+    mismatch"): the revision hash parses under a lock."""
+    import ast
+    import threading
+    import time
+
+    from heb.evaluate import keys
+
+    inside, most = [0], [0]
+    guard = threading.Lock()
+    real_parse = ast.parse
+
+    def slow_parse(source, *args, **kwargs):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.01)  # hand the GIL to the other threads while "parsing"
+        try:
+            return real_parse(source, *args, **kwargs)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(keys.ast, "parse", slow_parse)
+    sources = ["x = 1\n", "def f():\n    '''doc'''\n    return 2\n", "class A:\n    pass\n"]
+    threads = [
+        threading.Thread(target=lambda s=s: [keys._code_of(s) for _ in range(3)])
+        for s in sources * 3
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == 1
+    assert keys._code_of(sources[1]) == keys._code_of("def f():\n    return 2\n")

@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -103,9 +104,16 @@ def _canonical_array(array: np.ndarray) -> Any:
     }
 
 
+#: CPython 3.11's AST constructor keeps its recursion depth in module state, so two threads
+#: parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
+#: (seen when eight app sessions asked for the first cache key together): one at a time
+_PARSE_LOCK = threading.Lock()
+
+
 def _code_of(source: str) -> str:
     """The code of a module without docstrings and comments (its AST), for hashing."""
-    tree = ast.parse(source)
+    with _PARSE_LOCK:
+        tree = ast.parse(source)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (
