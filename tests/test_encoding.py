@@ -20,8 +20,10 @@ from sklearn.model_selection import StratifiedKFold
 from heb.counts import CountTable
 from heb.data import DataError, Dataset, Preprocessor, encode_target
 from heb.data.encoding import class_totals, encode_columns
+from heb.data.folds import rows_by_class
 from heb.data.preprocess import quantile_edges, ranked_quantile_edges
 from heb.data.shared import load_shared, shared_dataset_names
+from heb.data.sorted_floats import SortedByClass, bin_codes
 from heb.evaluate import FOLD_STORE, RunSettings, cross_validate, prepare_folds
 from heb.evaluate.cv import _run_methods, method_spec
 from heb.evaluate.folds import reference_folds
@@ -287,3 +289,58 @@ def test_the_target_shortcuts_give_what_encode_target_and_safe_n_splits_give(
             safe_n_splits(_stand_in_target(y, classes, n_splits), n_splits, rare="keep")
         return
     assert safe_n_splits(_stand_in_target(y, classes, n_splits), n_splits, rare="keep") == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(st.sampled_from([0.0, 1.0, 2.5, -3.0, np.nan]), st.floats(-1e6, 1e6)),
+        min_size=1,
+        max_size=300,
+    ),
+    seed=st.integers(0, 2**32 - 1),
+    share=st.floats(0.0, 0.9),
+    n_classes=st.integers(1, 4),
+)
+def test_a_folds_test_floats_by_class_give_the_training_order_and_bin_counts(
+    values, seed, share, n_classes
+):
+    """The test rows' floats sorted within each class: every row's minus theirs are the
+    training floats (order statistics, per-class bin counts and missing counts)."""
+    values = np.array(values)
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, values.size)
+    in_test = rng.random(values.size) < share
+    test = np.flatnonzero(in_test)
+    (total,) = class_totals(encode_columns(pd.DataFrame({"x": values})), y, n_classes)
+    order, bounds = rows_by_class(y[test], n_classes)
+    test_runs = SortedByClass.of(values, test[order], bounds, merge=False)
+    training, y_training = values[~in_test], y[~in_test]
+    present = ~np.isnan(training)
+    expected = np.sort(training[present])
+    if expected.size:
+        order_statistic = total.training_order_statistic(test_runs)
+        np.testing.assert_array_equal(order_statistic(np.arange(expected.size)), expected)
+        ranks = rng.integers(0, expected.size, 5)  # any ranks, again (answered from memory)
+        np.testing.assert_array_equal(order_statistic(ranks), expected[ranks])
+    cuts = np.unique(rng.choice(np.append(values[~np.isnan(values)], 0.5), 4))
+    codes = np.searchsorted(cuts, training[present], side="right")
+    by_bin = np.zeros((n_classes, cuts.size + 1), dtype=np.int64)
+    np.add.at(by_bin, (y_training[present], codes), 1)
+    np.testing.assert_array_equal(total.bin_counts(cuts) - test_runs.bin_counts(cuts), by_bin)
+    missing = np.bincount(y_training[~present], minlength=n_classes)
+    np.testing.assert_array_equal(total.missing - test_runs.missing, missing)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(st.one_of(st.floats(-100, 100), st.just(np.nan)), min_size=1, max_size=200),
+    n_cuts=st.integers(0, 40),
+)
+def test_bin_codes_are_searchsorted_right(values, n_cuts):
+    values = np.array(values)
+    cuts = np.unique(np.linspace(-100, 100, n_cuts + 2)[1:-1].round(1))
+    present = ~np.isnan(values)
+    np.testing.assert_array_equal(
+        bin_codes(cuts, values)[present], np.searchsorted(cuts, values[present], side="right")
+    )

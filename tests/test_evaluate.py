@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from sklearn.model_selection import StratifiedKFold
 
 from heb.aode import AODE
 from heb.data import Dataset, Preprocessor, encode_target, load_builtin
+from heb.data.folds import stratified_folds
 from heb.evaluate import (
     FAMILY_ESTIMATORS,
     FOLD_STORE,
@@ -352,3 +358,36 @@ def test_an_unwritable_cache_costs_a_warning_not_the_run(small, tmp_path):
             small, ["Laplace"], n_splits=3, cache=ResultCache(blocker / "results")
         )
     assert len(result.folds) == 3 and result.cached == []
+
+
+@hypothesis_settings(max_examples=200, deadline=None)
+@given(
+    shares=st.lists(st.integers(1, 40), min_size=1, max_size=6),
+    order_seed=st.integers(0, 2**32 - 1),
+    n_splits=st.integers(2, 12),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_stratified_folds_are_scikit_learns(shares, order_seed, n_splits, seed):
+    """Each fold's train and test rows (and their dtype) are StratifiedKFold's, shuffled,
+    classes appearing in any order; the same refusal when no class has enough rows."""
+    y = np.random.default_rng(order_seed).permutation(np.repeat(np.arange(len(shares)), shares))
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # scikit-learn's "least populated class"
+        try:
+            expected = list(splitter.split(np.zeros(y.size), y))
+        except ValueError:
+            with pytest.raises(ValueError, match="cannot be greater than the number of members"):
+                stratified_folds(y, n_splits, seed)
+            return
+    folds = stratified_folds(y, n_splits, seed)
+    assert len(folds) == len(expected) == n_splits
+    for (train, test), (train_sk, test_sk) in zip(folds, expected, strict=True):
+        assert train.dtype == train_sk.dtype and test.dtype == test_sk.dtype
+        np.testing.assert_array_equal(train, train_sk)
+        np.testing.assert_array_equal(test, test_sk)
+
+
+def test_stratified_folds_refuse_a_class_code_without_rows():
+    with pytest.raises(ValueError, match="Every class code"):
+        stratified_folds(np.array([0, 0, 2, 2]), 2, 0)

@@ -93,10 +93,9 @@ class ColumnCodes:
 def _ranked(raw_codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row indices into the sorted distinct ``labels`` (-1 -> their number G), and those labels."""
     order = np.sort(pd.unique(labels))  # the Preprocessor's order: np.sort of the distinct
-    rank = pd.Index(order).get_indexer(labels).astype(np.int32)
-    G = order.size
-    index = np.append(rank, G)[raw_codes]  # -1 picks the appended G
-    return index.astype(np.int32, copy=False), order
+    rank = pd.Index(order).get_indexer(labels)
+    lookup = np.append(rank, order.size).astype(np.int32)  # -1 picks the appended G
+    return lookup[raw_codes], order  # int32 straight from the gather
 
 
 def _label_codes(column: pd.Series, numeric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -202,17 +201,20 @@ class _FittedColumn:
     table: np.ndarray | None = None  # categorical: global index (G + 2 slots) -> fold code
     cuts: np.ndarray | None = None  # numeric: interior bin edges
 
-    def codes(self, column: ColumnCodes, rows: np.ndarray, impute: bool) -> np.ndarray:
-        """The fold codes of ``rows`` (training rows imputed when ``impute``)."""
+    def codes(
+        self, column: ColumnCodes, rows: np.ndarray, impute: bool, out: np.ndarray
+    ) -> np.ndarray:
+        """The fold codes of ``rows`` (training rows imputed when ``impute``), written into
+        ``out`` (len(rows),)."""
         missing_code = self.fill if impute or not self.imputed else -1
         if self.table is not None:
             table = self.table.copy()
             table[column.n_values] = missing_code
-            return table[column.index[rows]]
+            return np.take(table, column.index[rows], out=out, mode="clip")  # no buffer
         values = column.floats(rows)
-        codes = bin_codes(self.cuts, values)
-        codes[np.isnan(values)] = missing_code
-        return codes
+        out[:] = bin_codes(self.cuts, values)
+        out[np.isnan(values)] = missing_code
+        return out
 
     def collapse(self, by_index: np.ndarray) -> np.ndarray:
         """(C, n) training counts of a categorical column from its (C, G + 2) counts by
@@ -263,7 +265,7 @@ class FoldEncoding:
         """
         out = np.empty((len(self.fitted), len(rows)), dtype=np.int64).T
         for j, fitted in enumerate(self.fitted):
-            out[:, j] = fitted.codes(codes.columns[fitted.position], rows, impute)
+            fitted.codes(codes.columns[fitted.position], rows, impute, out[:, j])
         return out
 
 
