@@ -9,7 +9,8 @@ Per size, in a fresh child process (so each peak RSS is that size's own), on Duc
 - ``count``: the project's counting pass (the same GROUPING SETS per fold, with the row
   hash), fetched and split into histograms;
 - the whole study (:func:`heb.scale.cv.cross_validate`, seven smoothers, 10 folds), with
-  its phases (count + encodings, fit, scoring scans);
+  its phases, wall and CPU seconds (count, per-fold encodings, the scan spilling the
+  rows' slots to per-fold files, fit, scoring fold by fold);
 - peak RSS of the child (its own VmHWM: ``ru_maxrss`` starts at the parent's), and
   DuckDB's memory limit ``--memory-limit``;
 
@@ -191,14 +192,21 @@ def main() -> None:
     _print_table(table)
 
 
+def _phase_text(phases: dict, name: str) -> str:
+    """``wall (cpu)`` of one phase of the study, ``-`` when it did not run."""
+    if name not in phases:
+        return "-"
+    return f"{phases[name]:.1f} ({phases.get(name + '_cpu', float('nan')):.1f})"
+
+
 def _print_table(table) -> None:
     print()
     print(
         "| rows | floor s (cpu) | count s (cpu) | count/floor wall, cpu | study s (cpu)"
-        " | fit s | score s | peak RSS MB | in-memory s (cpu) | CNB fit s | Spark s"
-        " | Spark/DuckDB |"
+        " | study: count | encode | spill scan | fit | score | peak RSS MB"
+        " | in-memory s (cpu) | CNB fit s | Spark s | Spark/DuckDB |"
     )
-    print("|---" * 12 + "|")
+    print("|---" * 15 + "|")
     for rows, r in table:
         cpu = r["cpu"]
         floor = min(r["floor_s"], r["floor2_s"])
@@ -208,12 +216,14 @@ def _print_table(table) -> None:
         cnb = f"{r['sklearn_fit_s']:.1f}" if "sklearn_fit_s" in r else "-"
         spark = f"{r['spark_study_s']:.0f}" if "spark_study_s" in r else "-"
         ratio = f"{r['spark_study_s'] / r['study_s']:.1f}x" if "spark_study_s" in r else "-"
+        steps = " | ".join(
+            _phase_text(phases, name) for name in ("count", "encode", "spill", "fit", "score")
+        )
         print(
             f"| {rows:.0e} | {floor:.1f} ({floor_cpu:.1f}) | {r['count_s']:.1f} "
             f"({cpu['count']:.1f}) | {r['count_s'] / floor:.2f}x, "
             f"{cpu['count'] / floor_cpu:.2f}x | {r['study_s']:.0f} ({cpu['study']:.0f}) "
-            f"| {phases['fit']:.0f} | {phases['score']:.0f} | {r['peak_rss_mb']:.0f} "
-            f"| {memory} | {cnb} | {spark} | {ratio} |"
+            f"| {steps} | {r['peak_rss_mb']:.0f} | {memory} | {cnb} | {spark} | {ratio} |"
         )
 
 
