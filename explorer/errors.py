@@ -10,6 +10,7 @@ goes through it.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,6 +58,8 @@ def show_error(exc: BaseException, action: str = "working") -> None:
     if isinstance(exc, DataError | ValueError) and str(exc):
         st.error(escape(exc), icon=":material/error:")
         return
+    # the visitor sees one sentence; whoever runs the server gets the traceback in its log
+    logging.getLogger(__name__).error("Unexpected error while %s", action, exc_info=exc)
     st.error(
         f"Something went wrong while {action}. Try another dataset or setting; "
         "the details below help when reporting it.",

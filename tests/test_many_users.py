@@ -181,3 +181,27 @@ def test_a_shared_figure_is_styled_once_whatever_the_threads():
         display._apply_style = real
     assert calls["n"] == 1
     assert shared.to_plotly_json() == alone.to_plotly_json()
+
+
+def test_an_unexpected_error_reaches_the_server_log_with_its_traceback(caplog):
+    """The visitor reads one sentence and a details box; the server's log keeps the
+    traceback (how the load test's one failure was found)."""
+    import logging
+
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        from explorer.errors import show_error
+
+        try:
+            raise RuntimeError("the fold store broke")
+        except RuntimeError as exc:
+            show_error(exc, "cross-validating")
+
+    with caplog.at_level(logging.ERROR, logger="explorer.errors"):
+        at = AppTest.from_function(script).run(timeout=60)
+    assert "Something went wrong while cross-validating" in at.error[0].value
+    assert not at.exception
+    record = next(r for r in caplog.records if r.name == "explorer.errors")
+    assert record.getMessage() == "Unexpected error while cross-validating"
+    assert record.exc_info and "the fold store broke" in str(record.exc_info[1])
