@@ -15,11 +15,13 @@ from explorer.state import set_dataset
 from heb import paths
 from heb.data import BUILTIN_DATASETS, catalogue_frame
 
-__all__ = ["catalogue_table", "show_catalogue", "MAX_MANIFEST_BYTES"]
+__all__ = ["catalogue_table", "displayed_catalogue", "show_catalogue", "MAX_MANIFEST_BYTES"]
 
 #: the shared manifest is a few kB; anything far larger is not read
 MAX_MANIFEST_BYTES = 2_000_000
 _SIZES = ("n_rows", "n_features", "n_classes")
+#: the table's number columns, shown as right-aligned text
+_NUMBER_COLUMNS = ("rows", "features", "classes", "OpenML id")
 
 
 def _manifest_sizes() -> dict[str, dict]:
@@ -89,6 +91,26 @@ def catalogue_table() -> pd.DataFrame:
     return frame
 
 
+#: the text of a size nobody knows offline (Streamlit's grid writes "None" in an empty cell)
+UNKNOWN = "—"
+
+
+def _as_text(values: pd.Series, thousands: bool) -> pd.Series:
+    """Whole numbers as right-aligned text, padded with spaces so that sorting the column
+    as text keeps the numbers in order; a missing value is :data:`UNKNOWN` (sorted last)."""
+    text = values.map(lambda n: UNKNOWN if pd.isna(n) else f"{int(n):,}" if thousands else str(n))
+    width = int(text.str.len().max()) if len(text) else 0
+    return text.where(text == UNKNOWN, text.str.rjust(width))
+
+
+def displayed_catalogue(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table as shown: sizes and ids as text, a dash where one is unknown."""
+    shown = frame.drop(columns=["spec"])
+    for column in _NUMBER_COLUMNS:
+        shown[column] = _as_text(shown[column], thousands=column != "OpenML id")
+    return shown
+
+
 def _on_pick() -> None:
     picked = st.session_state.get("catalogue_pick")
     chosen = picked.selection.rows if picked is not None else []
@@ -107,14 +129,13 @@ def show_catalogue() -> None:
             "offline is fetched from OpenML by id (needs the network or a filled cache)."
         )
         show_table(
-            frame.drop(columns=["spec"]),
+            displayed_catalogue(frame),
             key="catalogue_pick",
             on_select=_on_pick,
             selection_mode="single-row",
             column_config={
                 "offline": st.column_config.CheckboxColumn("available offline"),
-                "rows": st.column_config.NumberColumn(format="%d"),
+                **{c: st.column_config.TextColumn(alignment="right") for c in _NUMBER_COLUMNS},
             },
             height=420,
-            na_rep="—",  # a size only OpenML knows is a dash, not "None"
         )

@@ -165,7 +165,6 @@ def show_table(
     frame: pd.DataFrame,
     style: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     number_format: str | None = None,
-    na_rep: str | None = None,
     **kwargs,
 ) -> None:
     """``st.dataframe`` of ``frame`` with every text cell and label capped for the browser.
@@ -178,21 +177,16 @@ def show_table(
         returning CSS per cell.
     number_format : str, optional
         A Styler format for every cell, e.g. ``"{:.4f}"``.
-    na_rep : str, optional
-        The text of an empty cell (Streamlit shows "None" otherwise), e.g. ``"—"``.
     **kwargs
         Go to :func:`streamlit.dataframe` (``hide_index`` defaults to True).
     """
     kwargs.setdefault("hide_index", True)
     shown = cap_cells(frame)
-    if style is not None or number_format is not None or na_rep is not None:
+    if style is not None or number_format is not None:
         styler = shown.style
         if style is not None:
             styler = styler.apply(style, axis=None)
         if number_format is not None:
             styler = styler.format(number_format)
-        if na_rep is not None:
-            empty = [column for column in shown.columns if shown[column].isna().any()]
-            styler = styler.format(na_rep=na_rep, subset=empty)
         shown = styler
     st.dataframe(shown, **kwargs)
