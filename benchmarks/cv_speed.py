@@ -5,13 +5,13 @@ Data: a synthetic frame (seed 0) of ``--rows`` rows and 20 features, 12 string c
 bin edges tie, and 2 % missing in two), a 3-class target that depends on four of them.
 Timed, in one process, each a median of ``--repeats`` runs with the fold store emptied
 first: ``cross_validate(dataset, TABLE1_METHODS, max_rows=None, use_cache=False)``
-and, inside it, ``prepare_folds`` (encoding + counting; the fingerprint it is keyed by, apart).
-``reference_folds`` (a ``Preprocessor`` fitted per fold on the raw frame) followed by the
-same model loop, at ``--peer-rows`` rows. CPU seconds (``time.process_time``) stand beside
-the wall times: on a shared machine under load the wall time stretches, the CPU time much
-less. Memory: ``tracemalloc`` peak of one
-``cross_validate`` against the input frame's deep size, and what stays allocated after it
-(the fold store, and anything else).
+and, inside it, ``prepare_folds`` (encoding + counting; the fingerprint it is keyed by
+apart). The peer is today's direct path, ``reference_folds`` (a ``Preprocessor``
+fitted per fold on the raw frame) followed by the same model loop, at ``--peer-rows``
+rows. CPU seconds (``time.process_time``) stand beside the wall times: on a shared
+machine under load the wall time stretches, the CPU time much less. Memory: the
+``tracemalloc`` peak of one ``cross_validate`` against the input frame's deep size, and
+what stays allocated after it (the fold store, and anything else).
 
 ``--breakdown`` splits one study's CPU seconds into its phases, run one after the other
 as ``cross_validate`` runs them: the split (subsample, target, folds), encoding every
