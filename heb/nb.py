@@ -82,7 +82,7 @@ def sum_columns(
     rows[:-1] = table.T
     # each block of rows is a sparse (rows, V + 1) matrix of one weight per code, times
     # ``rows``: scipy adds each row's features in order, as a loop over features would
-    block = max(1, _CODES_PER_BLOCK // n_features)
+    block = max(1, min(n_rows, _CODES_PER_BLOCK // n_features))  # no bigger than the rows
     kind = np.int32 if max(V + 1, block * n_features) < 2**31 else np.int64
     data = np.ones(block * n_features) if weights is None else np.tile(weights, block)
     indptr = np.arange(0, block * n_features + 1, n_features, dtype=kind)
