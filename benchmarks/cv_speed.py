@@ -17,11 +17,11 @@ what stays allocated after it (the fold store, and anything else).
 as ``cross_validate`` runs them: the split (subsample, target, folds), encoding every
 column once (and the per-class totals counting subtracts from), each fold's encoding with
 its counts, the test rows' codes, fitting (re-smoothing the counts), ``predict_proba``
-and each metric.
+and each metric; each phase a median over ``--repeats`` studies.
 
     python3 benchmarks/cv_speed.py                       # 1,000,000 and 200,000 rows
     python3 benchmarks/cv_speed.py --rows 200000 --repeats 3
-    python3 benchmarks/cv_speed.py --breakdown --rows 1000000 200000
+    python3 benchmarks/cv_speed.py --breakdown --rows 1000000 200000 --repeats 3
 """
 
 from __future__ import annotations
@@ -200,9 +200,17 @@ def breakdown(dataset: Dataset) -> dict[str, float]:
     return clock.seconds
 
 
-def breakdown_table(rows: list[int]) -> None:
-    """Print each phase's CPU seconds and share of the study, per row count."""
-    results = {n_rows: breakdown(make_frame(n_rows)) for n_rows in rows}
+def median_breakdown(dataset: Dataset, repeats: int) -> dict[str, float]:
+    """Each phase's median CPU seconds over ``repeats`` studies (one run is noisy on a
+    shared machine)."""
+    runs = [breakdown(dataset) for _ in range(max(1, repeats))]
+    return {phase: float(np.median([run[phase] for run in runs])) for phase in PHASES}
+
+
+def breakdown_table(rows: list[int], repeats: int = 1) -> None:
+    """Print each phase's CPU seconds (median of ``repeats``) and share of the study, per
+    row count."""
+    results = {n_rows: median_breakdown(make_frame(n_rows), repeats) for n_rows in rows}
     print("| phase | " + " | ".join(f"{n:,} rows: CPU s (share)" for n in rows) + " |")
     print("|---|" + "---:|" * len(rows))
     for phase in PHASES:
@@ -224,7 +232,7 @@ def main() -> None:
     parser.add_argument("--breakdown", action="store_true", help="CPU seconds per phase only")
     args = parser.parse_args()
     if args.breakdown:
-        breakdown_table(args.rows)
+        breakdown_table(args.rows, args.repeats)
         return
     if not args.memory_only:
         speed_table(args)
