@@ -26,14 +26,11 @@ __all__ = [
     "download_buttons",
     "show_figure",
     "show_table",
-    "table_height",
 ]
 
 #: projector-friendly font size of every figure (pixels)
 FIGURE_FONT_SIZE = 16
 FIGURE_TEXT_COLOR = "#1a1a1a"
-#: pixels of a table's header row and of each of its rows (Streamlit's default row height)
-TABLE_HEADER_PX, TABLE_ROW_PX = 38, 35
 #: one figure is styled by one thread at a time (see :func:`_style`)
 _STYLE_LOCK = threading.Lock()
 
@@ -151,14 +148,6 @@ def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None
     _style(fig)
     st.plotly_chart(fig, key=key or f"fig_{stem}", theme=None, config={"displaylogo": False})
     download_buttons(fig, data_frame, stem)
-
-
-def table_height(rows: int, cap: int) -> int:
-    """Pixels of a table box holding ``rows`` rows, at most ``cap`` (then it scrolls).
-
-    A fixed height taller than the rows would draw blank rows under a short table.
-    """
-    return min(cap, TABLE_HEADER_PX + max(rows, 1) * TABLE_ROW_PX)
 
 
 def show_table(

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import catalogue, hierarchies, large_files, loading, state, summaries
-from explorer.display import download_buttons, show_figure, show_table, table_height
+from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info
 from explorer.figure_cache import cached_figure
 from explorer.routing import ensure_entry_point, page_footer, page_title
@@ -201,11 +201,8 @@ def feature_lens(work: loading.WorkingData) -> None:
             f"{zeros:,} of {cells:,} cells are **zero**. An unsmoothed "
             "estimate would give those a probability of exactly 0 and veto the class."
         )
-        show_table(
-            frame.sort_values("total", ascending=False, kind="stable"),
-            height=table_height(len(frame), 300),
-            key="lens_table",
-        )
+        # the default height: as tall as its rows, up to ten (a fixed one drew blank rows)
+        show_table(frame.sort_values("total", ascending=False, kind="stable"), key="lens_table")
 
 
 def smoothing_pressure(work: loading.WorkingData) -> None:

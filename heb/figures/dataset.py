@@ -92,7 +92,10 @@ def feature_counts_figure(
                 hovertemplate="%{x}: %{y:,} rows<extra>other classes</extra>",
             )
         )
-    fig.update_layout(barmode="group" if len(fig.data) <= 4 else "stack")
+    # the legend lists the traces in order (a stack's would read bottom-up), as the table
+    fig.update_layout(
+        barmode="group" if len(fig.data) <= 4 else "stack", legend_traceorder="normal"
+    )
     fig.update_xaxes(title_text="category", type="category")
     fig.update_yaxes(title_text="rows", rangemode="tozero")
     title = f"{escape(feature_name)}: counts per class"
