@@ -20,6 +20,8 @@ while the presenter mode is on, so a copied link reopens it.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from contextlib import nullcontext
 
 import streamlit as st
@@ -44,16 +46,29 @@ NEXT_STEP_KEY = "heb_next_step"
 PREVIOUS_STEP_KEY = "heb_previous_step"
 #: key of the step bar's container (``st-key-heb_step_bar``: the focus frame's selector)
 STEP_BAR_KEY = "heb_step_bar"
+#: the tallest figure of a presenter step (pixels): it leaves the step's metrics and
+#: downloads room on a 900 px screen
+PRESENTER_FIGURE_HEIGHT = 390
+#: id of a shared (cached) figure -> (a weak reference to it, its presenter-sized copy),
+#: made once under the lock (a figure is unhashable; the reference tells a reused id)
+_FITTED: dict[int, tuple] = {}
+_FIT_LOCK = threading.Lock()
 #: the presenter's layout: a compact header and the current step's bar in a focus frame
 #: that stays whole inside the screen (no negative margin, no clipping ancestor)
 _PRESENT_LESSON_STYLE = f"""
 <style>
 [data-testid="stMain"] h1 {{ font-size: 1.9rem !important; padding: 0 !important; }}
+[data-testid="stMetricValue"] {{ font-size: 1.8rem !important; }}
 .st-key-{STEP_BAR_KEY} {{
   border: 3px solid #1f6feb; border-radius: 0.6rem; background: #eef4ff;
-  padding: 0.3rem 0.9rem; box-sizing: border-box; overflow: visible;
+  padding: 0.25rem 0.9rem; box-sizing: border-box; overflow: visible; flex: 1 1 0;
+  flex-wrap: nowrap !important; min-width: 0;
 }}
+.st-key-{STEP_BAR_KEY} > div {{ flex-shrink: 0; }}
+.st-key-{STEP_BAR_KEY} > div:has([data-testid="stMarkdown"]) {{ flex: 1 1 auto; min-width: 0; }}
 [data-testid="stMainBlockContainer"] {{ padding-top: 0.8rem !important; }}
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p {{ font-size: 0.93rem; }}
+[data-testid="stMain"] .katex-display {{ margin: 0.4em 0; }}
 </style>
 """
 #: session name of the current page's step (a page switch starts at the link's step)
@@ -68,6 +83,22 @@ def _requested_step(text: str | None, n_steps: int) -> int | None:
     if text == LAST:
         return n_steps
     return int(text) if text.isdigit() and 1 <= int(text) <= n_steps else None
+
+
+def _shorter_copy(fig, height: int):
+    """A copy of ``fig`` ``height`` pixels tall; a title and legend placed in pixels
+    (:func:`heb.figures.style.frame_title_and_legend`) are placed again for that height."""
+    import plotly.graph_objects as go
+
+    from heb.figures.style import frame_title_and_legend
+
+    out = go.Figure(fig)
+    title = out.layout.title
+    if title.yref == "container" and title.text:
+        frame_title_and_legend(out, title.text, height)
+    else:
+        out.update_layout(height=height)
+    return out
 
 
 def _move(delta: int, n_steps: int) -> None:
@@ -142,6 +173,23 @@ class LessonSteps:
         self._settings = left.popover("Settings", icon=":material/tune:")
         return [left, right]
 
+    def fitted(self, built: tuple) -> tuple:
+        """``(figure, data)`` as :func:`explorer.display.show_figure` takes them; in the
+        presenter mode a figure taller than :data:`PRESENTER_FIGURE_HEIGHT` is swapped for a
+        copy of that height (made once per figure; the shared figure is never changed)."""
+        fig, data = built
+        height = fig.layout.height
+        if not self.presenting or height is None or height <= PRESENTER_FIGURE_HEIGHT:
+            return fig, data
+        with _FIT_LOCK:
+            ref, copy = _FITTED.get(id(fig), (None, None))
+            if ref is None or ref() is not fig:
+                for key in [k for k, (r, _) in _FITTED.items() if r() is None]:
+                    del _FITTED[key]  # figures evicted from the cache
+                copy = _shorter_copy(fig, PRESENTER_FIGURE_HEIGHT)
+                _FITTED[id(fig)] = (weakref.ref(fig), copy)
+            return copy, data
+
     def tabs(self, labels: list[str]) -> list:
         """``st.tabs(labels)``; in the presenter mode plain containers (each tab is a step,
         and its content is guarded by :meth:`show`)."""
@@ -151,7 +199,7 @@ class LessonSteps:
 
     def bar(self) -> None:
         """The presenter's step bar in its focus frame: previous step, "Step i of n: title",
-        next step, and the lesson's settings."""
+        next step."""
         if not self.presenting:
             return
         st.html(_PRESENT_LESSON_STYLE)
@@ -167,10 +215,7 @@ class LessonSteps:
                 on_click=_move,
                 args=(-1, n_steps),
             )
-            st.markdown(
-                f"**Step {self.current} of {n_steps}:** {self.titles[self.current - 1]}",
-                width="content",
-            )
+            st.markdown(f"**Step {self.current} of {n_steps}:** {self.titles[self.current - 1]}")
             st.button(
                 "Next step",
                 key=NEXT_STEP_KEY,
@@ -191,15 +236,16 @@ def lesson_steps(titles) -> LessonSteps:
 
 def lesson_header(file: str, titles, about: str = "") -> LessonSteps:
     """A lesson page's title, its ``Lesson i of n`` caption (`` · about`` after it) and
-    its steps (:func:`lesson_steps`); ``file`` is the page's ``__file__``."""
+    its steps (:func:`lesson_steps`); ``file`` is the page's ``__file__``. In the
+    presenter mode the title (the caption its tooltip) and the step bar share one row,
+    so the step keeps the screen's height."""
     from explorer.routing import lesson_caption, page_title
 
-    header = (
-        st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
-        if presenting()
-        else nullcontext()
-    )
-    with header:  # the presenter's screen keeps its height for the step
-        st.title(page_title(file), width="content")
-        st.caption(lesson_caption(file) + (f" · {about}" if about else ""))
-    return lesson_steps(titles)
+    caption = lesson_caption(file) + (f" · {about}" if about else "")
+    if not presenting():
+        st.title(page_title(file))
+        st.caption(caption)
+        return lesson_steps(titles)
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+        st.title(page_title(file), width="content", help=caption)
+        return lesson_steps(titles)

@@ -64,8 +64,15 @@ def lesson_figure(which: str, name: str, feature: int, copies: int, metric: str 
 
 
 def remedies() -> None:
-    """The three remedies in words (step 2), and how they are compared (step 3)."""
+    """What the reliability diagram shows (step 2), the three remedies in words (step 3),
+    and how they are compared (step 4)."""
     if steps.show(2):
+        st.markdown(
+            "The **reliability diagram** bins the test rows by their confidence and plots "
+            "each bin's accuracy against it. A calibrated model sits on the diagonal; with "
+            "k copies the points fall below it: the model is surer than it is right."
+        )
+    if steps.show(3):
         st.markdown(
             "Three remedies act at different places:\n\n"
             "- **HEB-M** learns the smoothing of each PMF (the estimator itself);\n"
@@ -75,7 +82,7 @@ def remedies() -> None:
             "σ(a·s + b) on the log-odds s, isotonic regression, or temperature "
             "softmax(log p / T)."
         )
-    if steps.show(3):
+    if steps.show(4):
         st.markdown(
             "The paper calls smoothing and calibration *complementary*. The verdict on the "
             "right is computed on the data at hand: train on half the rows, calibrate on a "
@@ -96,9 +103,12 @@ def double_counting_view(name: str, feature: int, copies: int) -> None:
     )
     c2.metric("Accuracy", f"{result['accuracy'][at]:.3f}")
     c3.metric("Mean confidence", f"{result['mean_confidence'][at]:.3f}")
-    fig, frame = lesson_figure("double-counting", name, int(feature), copies)
-    show_figure(fig, frame, "calibration-double-counting")
-    fig, frame = lesson_figure("reliability-copies", name, int(feature), copies)
+    if steps.show(1):
+        fig, frame = steps.fitted(lesson_figure("double-counting", name, int(feature), copies))
+        show_figure(fig, frame, "calibration-double-counting")
+    if not steps.show(2):
+        return
+    fig, frame = steps.fitted(lesson_figure("reliability-copies", name, int(feature), copies))
     show_figure(fig, frame, "calibration-reliability-copies")
 
 
@@ -115,21 +125,27 @@ def remedies_view(name: str, feature: int, copies: int) -> None:
     )
     verdict = lesson.complementarity(table, metric)
     st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
-    if steps.show(2):
-        fig, frame = lesson_figure("remedies", name, int(feature), int(copies), metric)
+    if steps.show(3):
+        fig, frame = steps.fitted(
+            lesson_figure("remedies", name, int(feature), int(copies), metric)
+        )
         show_figure(fig, frame, "calibration-remedies")
-    if not steps.show(3):
+    if not steps.show(4):
         return
-    fig, frame = lesson_figure("reliability-remedies", name, int(feature), int(copies), metric)
+    fig, frame = steps.fitted(
+        lesson_figure("reliability-remedies", name, int(feature), int(copies), metric)
+    )
     show_figure(fig, frame, "calibration-reliability-remedies")
     st.caption(lesson.temperature_text(table))
-    show_table(table.drop(columns=["model", "calibration", "temperature"]).round(4))
+    if not steps.presenting:  # the table of every number: outside the presenter's steps
+        show_table(table.drop(columns=["model", "calibration", "temperature"]).round(4))
 
 
 steps = lesson_header(
     __file__,
     [
         "Double counting inflates confidence",
+        "Confidence runs ahead of accuracy",
         "Three remedies side by side",
         "Complementary: reliability after each remedy",
     ],
@@ -187,10 +203,10 @@ def lesson_view() -> None:
     with right:
         tab_double, tab_fixes = steps.tabs(["Double counting", "Remedies side by side"])
         with tab_double:
-            if steps.show(1):
+            if steps.show(1) or steps.show(2):
                 double_counting_view(name, int(feature), int(copies))
         with tab_fixes:
-            if steps.show(2) or steps.show(3):
+            if steps.show(3) or steps.show(4):
                 remedies_view(name, int(feature), int(copies))
 
 

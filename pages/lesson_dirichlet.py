@@ -114,10 +114,10 @@ def lesson_view() -> None:
         else:
             c3.metric("Best α (expected l1)", f"{out['best']:.3g}", help="For this K and N.")
         if steps.show(1):
-            fig, data = posterior_figure(*setting)
+            fig, data = steps.fitted(posterior_figure(*setting))
             show_figure(fig, data, "dirichlet-posterior-mean")
         if steps.show(2):
-            fig, data = sweep_figure(*setting)
+            fig, data = steps.fitted(sweep_figure(*setting))
             show_figure(fig, data, "dirichlet-alpha-sweep")
             st.caption(
                 f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "

@@ -127,7 +127,7 @@ def held_out_view(out: dict, inputs: tuple, refitted: bool) -> None:
     if out["heldout"] is None:
         st.info("The held-out curve needs at least two rows in this pair.")
         return
-    fig, data_frame = lesson_figure("held-out", inputs)
+    fig, data_frame = steps.fitted(lesson_figure("held-out", inputs))
     show_figure(fig, data_frame, "evidence-held-out")
     refit = " (the prior mean is refitted without the held-out rows)" if refitted else ""
     st.markdown(
@@ -227,7 +227,7 @@ def lesson_view() -> None:
                 f"{format_m(curve.m_argmax)})."
             )
         if steps.show(1):
-            fig, data_frame = lesson_figure("evidence", inputs)
+            fig, data_frame = steps.fitted(lesson_figure("evidence", inputs))
             show_figure(fig, data_frame, "evidence-curve")
             if not out["uniform_prior"]:
                 st.caption(
@@ -235,7 +235,7 @@ def lesson_view() -> None:
                     "the pooled marginal."
                 )
         if steps.show(2):
-            fig, data_frame = lesson_figure("pmfs", inputs, tuple(labels))
+            fig, data_frame = steps.fitted(lesson_figure("pmfs", inputs, tuple(labels)))
             show_figure(fig, data_frame, "evidence-smoothed-pmfs")
             shown = out["shown"]
             if shown.size < curve.n_categories:

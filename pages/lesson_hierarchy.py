@@ -44,8 +44,8 @@ def lesson_figure(which: str, setting: tuple):
 
 
 def explanation() -> None:
-    """How HEB-H borrows from a code's parent, against HEB-M and Laplace (step 1)."""
-    if not steps.show(1):
+    """How HEB-H borrows from a code's parent, against HEB-M and Laplace (step 2)."""
+    if not steps.show(2):
         return
     st.markdown(
         "HEB-H goes down the tree. Each node n's class-c share of its parent p is "
@@ -69,7 +69,7 @@ def explanation() -> None:
 
 def concentrations_view(conc, setting: tuple) -> None:
     """The learned concentration per level of the tree, and what it says."""
-    fig, data = lesson_figure("concentrations", setting)
+    fig, data = steps.fitted(lesson_figure("concentrations", setting))
     show_figure(fig, data, "hierarchy-concentrations")
     code_m = conc.loc[conc["level"] == "code", "learned m"]
     st.markdown(
@@ -78,12 +78,18 @@ def concentrations_view(conc, setting: tuple) -> None:
         "(the clamp when the classes share the split exactly). "
         "'kept the hierarchy' says whether the class's evidence kept the tree."
     )
-    show_table(conc.round(3), key="hier_conc_table")
+    if not steps.presenting:  # the table of every number: outside the presenter's steps
+        show_table(conc.round(3), key="hier_conc_table")
 
 
 steps = lesson_header(
     __file__,
-    ["A sparse code under three smoothers", "The hierarchy", "Concentration per level"],
+    [
+        "A sparse code under three smoothers",
+        "Borrowing from the parent",
+        "The hierarchy",
+        "Concentration per level",
+    ],
     about="beyond the paper (its section 5.6)",
 )
 
@@ -138,14 +144,16 @@ def lesson_view() -> None:
         )
         with tab_leaf:
             if steps.show(1):
-                fig, data = lesson_figure("leaf", setting)
+                fig, data = steps.fitted(lesson_figure("leaf", setting))
                 show_figure(fig, data, "hierarchy-leaf")
-                fig, data = lesson_figure("prefix", setting)
-                show_figure(fig, data, "hierarchy-prefix")
-                show_table(out["prefix_table"].round(4), key="hier_prefix_table")
-        with tab_tree:
             if steps.show(2):
-                fig, data = lesson_figure("tree", setting)
+                fig, data = steps.fitted(lesson_figure("prefix", setting))
+                show_figure(fig, data, "hierarchy-prefix")
+                if not steps.presenting:
+                    show_table(out["prefix_table"].round(4), key="hier_prefix_table")
+        with tab_tree:
+            if steps.show(3):
+                fig, data = steps.fitted(lesson_figure("tree", setting))
                 show_figure(fig, data, "hierarchy-tree")
                 st.markdown(
                     "Click a region or a prefix to zoom in. Every code's class PMF is the "
@@ -153,7 +161,7 @@ def lesson_view() -> None:
                     "region, code of the prefix."
                 )
         with tab_m:
-            if steps.show(3):
+            if steps.show(4):
                 concentrations_view(out["concentrations"], setting)
 
 

@@ -131,7 +131,7 @@ def lesson_view() -> None:
         K_grid = ", ".join(str(k) for k in lesson.THEOREM1_K)
         N_grid = ", ".join(str(n) for n in lesson.THEOREM1_N)
         if steps.show(1):
-            fig, data = lesson_figure("grid", *setting)
+            fig, data = steps.fitted(lesson_figure("grid", *setting))
             show_figure(fig, data, "theorem1-grid")
             st.caption(
                 f"Lines: the paper's grid K ∈ {{{K_grid}}} × N ∈ {{{N_grid}}}, {reps} "
@@ -141,10 +141,10 @@ def lesson_view() -> None:
             return
         col_a, col_b = st.columns(2)
         with col_a:
-            fig, data = lesson_figure("reduction", *setting)
+            fig, data = steps.fitted(lesson_figure("reduction", *setting))
             show_figure(fig, data, "theorem1-reduction")
         with col_b:
-            fig, data = lesson_figure("vertex", *setting)
+            fig, data = steps.fitted(lesson_figure("vertex", *setting))
             show_figure(fig, data, "corollary1-vertex")
         with st.expander("The grid's numbers: HEB-U against Laplace"):
             show_table(lesson.theorem1_reduction(full).round(3))

@@ -93,7 +93,7 @@ def posteriors_view(out: dict, setting: tuple) -> None:
         list(out["posteriors"]),
         **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
     )
-    fig, data = lesson_figure("posteriors", setting, tuple(labels))
+    fig, data = steps.fitted(lesson_figure("posteriors", setting, tuple(labels)))
     show_figure(fig, data, "known-truth-posteriors")
 
 
@@ -162,14 +162,14 @@ def lesson_view() -> None:
         tab_pmf, tab_post, tab_cal = steps.tabs(["PMF error", "Posteriors", "Calibration"])
         with tab_pmf:
             if steps.show(1):
-                fig, data = lesson_figure("pmf-error", setting)
+                fig, data = steps.fitted(lesson_figure("pmf-error", setting))
                 show_figure(fig, data, "known-truth-pmf-error")
         with tab_post:
             if steps.show(2):
                 posteriors_view(out, setting)
         with tab_cal:
             if steps.show(3):
-                fig, data = lesson_figure("calibration", setting)
+                fig, data = steps.fitted(lesson_figure("calibration", setting))
                 show_figure(fig, data, "known-truth-calibration")
         if steps.presenting:
             return  # the table of every number: outside the presenter's steps

@@ -117,12 +117,12 @@ def lesson_view() -> None:
                 "Raise α above 0."
             )
         if steps.show(1):
-            fig, data = probabilities_figure(tuple(message), alpha)
+            fig, data = steps.fitted(probabilities_figure(tuple(message), alpha))
             show_figure(fig, data, "zero-counts-word-probabilities")
         if steps.show(2):
             at = copies - 1
             n_words = int(curve["n_words"][at])
-            fig, data = underflow_figure(tuple(message), alpha, int(copies))
+            fig, data = steps.fitted(underflow_figure(tuple(message), alpha, int(copies)))
             show_figure(fig, data, "zero-counts-underflow")
             st.markdown(
                 f"**The e-mail repeated {copies} times ({n_words} words).**  \n"

@@ -24,9 +24,9 @@ LESSON_STEPS = {
     "lesson_dirichlet": 2,
     "lesson_evidence": 3,
     "lesson_high_cardinality": 2,
-    "lesson_calibration": 3,
+    "lesson_calibration": 4,
     "lesson_known_truth": 3,
-    "lesson_hierarchy": 3,
+    "lesson_hierarchy": 4,
 }
 
 
