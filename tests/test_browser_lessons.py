@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from tests.test_browser are used by name
 """The lessons in a real browser at 1440 x 900: every presenter step fits the screen under
 a visible, unclipped focus frame; each lesson's timings (first draw, a control there and
 back, the server's script CPU seconds) are printed with the load average, never asserted.
@@ -53,7 +54,7 @@ FRAME = f"""
   let clipped = false;
   for (let el = bar.parentElement; el; el = el.parentElement) {{
     const s = getComputedStyle(el);
-    if (s.overflow === 'visible' && s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+    if ([s.overflowX, s.overflowY].every((v) => v === 'visible')) continue;
     const outer = el.getBoundingClientRect();
     if (box.left < outer.left || box.right > outer.right
         || box.top < outer.top || box.bottom > outer.bottom) clipped = true;

@@ -118,7 +118,7 @@ def test_a_link_reopens_its_step():
 @pytest.mark.parametrize("bad", ["9", "last-ish", "0"])
 def test_a_link_to_a_step_the_lesson_lacks_opens_its_first(bad):
     at = open_lesson("lesson_evidence", present="1", step=bad)
-    assert step_bar(at).startswith("**Step 1 of 3")
+    assert step_bar(at).startswith("**Step 1 of 4")
     assert query(at, "step") is None
 
 
@@ -167,4 +167,4 @@ def test_arriving_from_the_next_page_opens_the_last_step():
     assert step_bar(at).startswith("**Step 2 of 2")
     del at.query_params["step"]  # the "Next" link: no step
     at.switch_page("pages/lesson_calibration.py").run()
-    assert step_bar(at).startswith("**Step 1 of 3")
+    assert step_bar(at).startswith("**Step 1 of 4")
