@@ -171,7 +171,7 @@ def breakdown(dataset: Dataset) -> dict[str, float]:
     y, C = split.y, split.classes.size
     clock.lap("split")
     codes = encode_columns(split.X, categorical=dataset.categorical)
-    totals = class_totals(codes, y, C)
+    totals = class_totals(codes, y, C, [test for _, test in split.folds])
     clock.lap("encode columns")
     folds = []
     for train, test in split.folds:

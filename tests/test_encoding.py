@@ -314,7 +314,7 @@ def test_a_folds_test_floats_by_class_give_the_training_order_and_bin_counts(
     test = np.flatnonzero(in_test)
     (total,) = class_totals(encode_columns(pd.DataFrame({"x": values})), y, n_classes)
     order, bounds = rows_by_class(y[test], n_classes)
-    test_runs = SortedByClass.of(values, test[order], bounds, merge=False)
+    test_runs = SortedByClass.of(values, test[order], bounds)
     training, y_training = values[~in_test], y[~in_test]
     present = ~np.isnan(training)
     expected = np.sort(training[present])

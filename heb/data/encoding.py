@@ -38,7 +38,7 @@ from heb.data.preprocess import (
     ranked_quantile_edges,
     text_values,
 )
-from heb.data.sorted_floats import SortedByClass, bin_codes, ranked_median
+from heb.data.sorted_floats import SortedByClass, SortedByFold, bin_codes, ranked_median
 
 __all__ = ["ColumnCodes", "DatasetCodes", "FoldEncoding", "class_totals", "encode_columns"]
 
@@ -168,18 +168,28 @@ def encode_columns(X: pd.DataFrame, categorical=None) -> DatasetCodes:
     return DatasetCodes(tuple(columns), X.shape[0])
 
 
-def class_totals(codes: DatasetCodes, y: np.ndarray, n_classes: int) -> list:
+def class_totals(
+    codes: DatasetCodes, y: np.ndarray, n_classes: int, tests: list | None = None
+) -> list:
     """Per column, what counting a fold by subtraction needs, or None.
 
     An indexed column of a few distinct values gets its (C, G + 2) counts of class by
-    index over every row; a numeric column its floats sorted within each class.
+    index over every row; a numeric column a :class:`SortedByFold` of its floats.
+    ``tests``: the folds' test rows, which partition the rows (each fold's test floats
+    are then sorted within each class once, here); default one group of every row.
     """
     limit = max(1, codes.n_rows // 4)
-    by_class, bounds = rows_by_class(y, n_classes)
+    tests = (np.arange(codes.n_rows),) if tests is None else tuple(tests)
+    groups = None
     out: list = []
     for column in codes.columns:
         if column.index is None:
-            out.append(SortedByClass.of(column.values, by_class, bounds))
+            if groups is None:  # each fold's test rows ordered by class, once
+                groups = []
+                for test in tests:
+                    order, bounds = rows_by_class(y[test], n_classes)
+                    groups.append((test[order], bounds))
+            out.append(SortedByFold.of(column.values, tests, groups))
             continue
         width = column.n_values + 2
         if n_classes * width > limit:
@@ -334,7 +344,7 @@ class DatasetCodes:
 class _FoldRows:
     """A fold's rows and their classes as counting needs them: the training rows' classes
     only when a column is counted from them, the test rows ordered by class when a
-    numeric column is counted by subtraction."""
+    numeric column is counted by subtraction and the test rows are not one of its folds."""
 
     train: np.ndarray
     test: np.ndarray | None
@@ -353,7 +363,7 @@ class _FoldRows:
         by_rows = [t is None or c.role == "id-float" for t, c in zip(totals, columns, strict=True)]
         y_train = y[train] if any(by_rows) else None
         test_by_class = test_bounds = None
-        if any(isinstance(total, SortedByClass) for total in totals):
+        if any(isinstance(t, SortedByFold) and t.fold_of(test) is None for t in totals):
             order, test_bounds = rows_by_class(y_test, n_classes)
             test_by_class = test[order]
         return cls(train, test, n_classes, y_train, y_test, test_by_class, test_bounds)
@@ -369,10 +379,11 @@ class _FoldRows:
     def fit(self, position: int, column: ColumnCodes, total, n_bins: int, missing: str):
         """One column's fitted encoding and (C, n) training counts (``total`` its
         :func:`class_totals` entry); (None, None) if dropped."""
-        if isinstance(total, SortedByClass):
-            return _fit_sorted(
-                position, column, self.test_by_class, self.test_bounds, total, n_bins, missing
-            )
+        if isinstance(total, SortedByFold):
+            in_test = total.fold_of(self.test)
+            if in_test is None:  # not one of the folds: its test floats sorted here
+                in_test = SortedByClass.of(column.values, self.test_by_class, self.test_bounds)
+            return _fit_sorted(position, in_test, total, n_bins, missing)
         by_index = None
         if total is not None:
             in_test = np.bincount(
@@ -443,19 +454,11 @@ def _fit_floats(
 
 
 def _fit_sorted(
-    position: int,
-    column: ColumnCodes,
-    test_by_class: np.ndarray,
-    test_bounds: np.ndarray,
-    total: SortedByClass,
-    n_bins: int,
-    missing: str,
+    position: int, in_test: SortedByClass, total: SortedByFold, n_bins: int, missing: str
 ) -> tuple[_FittedColumn | None, np.ndarray | None]:
     """:func:`_fit_floats` from every row's sorted floats and the test rows' alone
-    (``test_by_class``, the test rows ordered by class, ``test_bounds`` where each class
-    starts): the training quantiles and median from order statistics, the training counts
-    as every row's minus the test rows'."""
-    in_test = SortedByClass.of(column.values, test_by_class, test_bounds, merge=False)
+    (``in_test``, sorted within each class): the training quantiles and median from order
+    statistics, the training counts as every row's minus the test rows'."""
     n_observed = total.sorted_all.size - in_test.sorted_values.size
     if n_observed == 0:
         return None, None

@@ -1,10 +1,10 @@
 """A numeric column's floats sorted once, so each training fold's bins come by subtraction.
 
-:class:`SortedByClass` holds a column's finite floats sorted (all rows, and within each
-class): a bin's count of a class over every row is two binary searches, and a training
-fold's order statistics (its quantile edges, its median) come from the sorted floats and
-the fold's test floats alone. :func:`bin_codes` is ``np.searchsorted(cuts, values,
-side="right")``, quicker for the few cut points of quantile bins.
+:class:`SortedByFold` holds a column's finite floats sorted (all rows, and each fold's
+test rows within each class): a bin's count of a class over every row is the folds' binary
+searches summed, and a training fold's order statistics (its quantile edges, its median)
+come from the sorted floats and the fold's test floats alone. :func:`bin_codes` is
+``np.searchsorted(cuts, values, side="right")``, quicker for the few cut points of quantile bins.
 """
 
 from __future__ import annotations
@@ -14,28 +14,30 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SortedByClass", "bin_codes", "order_statistics_without", "ranked_median"]
+__all__ = [
+    "SortedByClass",
+    "SortedByFold",
+    "bin_codes",
+    "order_statistics_without",
+    "ranked_median",
+]
 
 
 @dataclass(frozen=True)
 class SortedByClass:
-    """A numeric column's finite floats sorted within each class (of every row, or of a
-    fold's test rows), and its missing count per class: a bin's count of class c is two
-    binary searches, and a training fold's order statistics come from every row's sorted
-    floats and the fold's test floats alone (:meth:`training_order_statistic`)."""
+    """A numeric column's finite floats of some rows (a fold's test rows) sorted within
+    each class, and their missing count per class: a bin's count of class c is two binary
+    searches."""
 
     sorted_values: np.ndarray  # class 0's floats sorted, then class 1's, ...
     starts: np.ndarray  # (C + 1,) where each class's run starts
     missing: np.ndarray  # (C,) rows of class c without a value
-    sorted_all: np.ndarray | None = None  # every finite float, sorted (every row's only)
 
     @classmethod
-    def of(
-        cls, values: np.ndarray, by_class: np.ndarray, bounds: np.ndarray, merge: bool = True
-    ) -> SortedByClass:
+    def of(cls, values: np.ndarray, by_class: np.ndarray, bounds: np.ndarray) -> SortedByClass:
         """The floats ``values[by_class]`` (NaN missing) sorted within each class:
         ``by_class`` rows ordered by class, ``bounds`` (C + 1,) where each class's rows
-        start in it. ``merge``: also every finite float sorted (``sorted_all``)."""
+        start in it."""
         grouped = values[by_class]
         sizes = np.zeros(bounds.size - 1, dtype=np.int64)
         for c, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):  # few classes
@@ -45,7 +47,7 @@ class SortedByClass:
         if sizes.sum() < grouped.size:
             grouped = grouped[~np.isnan(grouped)]
         starts = np.concatenate(([0], np.cumsum(sizes)))
-        return cls(grouped, starts, np.diff(bounds) - sizes, np.sort(grouped) if merge else None)
+        return cls(grouped, starts, np.diff(bounds) - sizes)
 
     @property
     def runs(self) -> list[np.ndarray]:
@@ -63,6 +65,45 @@ class SortedByClass:
         for c, run in enumerate(self.runs):  # C binary searches of len(cuts) values
             bounds[c, 1:-1] = self.starts[c] + np.searchsorted(run, cuts, side="left")
         return np.diff(bounds, axis=1)
+
+
+@dataclass(frozen=True)
+class SortedByFold:
+    """A numeric column's floats of every row, for counting training folds by
+    subtraction: every finite float sorted once, and each fold's test floats sorted
+    within each class (:class:`SortedByClass`). The folds' test rows partition the rows,
+    so every row's count of a (class, bin) is the folds' counts summed (no sort of every
+    row by class), and a training fold's order statistics come from ``sorted_all`` and
+    its test floats alone (:meth:`training_order_statistic`)."""
+
+    sorted_all: np.ndarray  # every finite float, sorted
+    tests: tuple[np.ndarray, ...]  # each fold's test rows (partitioning the rows)
+    folds: tuple[SortedByClass, ...]  # each fold's test floats sorted within each class
+
+    @classmethod
+    def of(cls, values: np.ndarray, tests: tuple, groups: list) -> SortedByFold:
+        """``values`` (NaN missing) of folds with test rows ``tests``, each grouped by class
+        as ``groups[i] = (rows ordered by class, (C + 1,) class starts)``."""
+        folds = tuple(SortedByClass.of(values, rows, bounds) for rows, bounds in groups)
+        n_finite = sum(fold.sorted_values.size for fold in folds)
+        return cls(np.sort(values)[:n_finite], tests, folds)  # NaN sorted last
+
+    @property
+    def missing(self) -> np.ndarray:
+        """(C,) rows of each class without a value."""
+        return sum(fold.missing for fold in self.folds)
+
+    def bin_counts(self, cuts: np.ndarray) -> np.ndarray:
+        """(C, len(cuts) + 1) rows of each class in each ``searchsorted(cuts, side="right")``
+        bin, summed over the folds."""
+        return sum(fold.bin_counts(cuts) for fold in self.folds)
+
+    def fold_of(self, test: np.ndarray) -> SortedByClass | None:
+        """The sorted test floats of the fold whose test rows are ``test``, if one is."""
+        for rows, fold in zip(self.tests, self.folds, strict=True):  # a few folds
+            if rows is test or (rows.size == test.size and np.array_equal(rows, test)):
+                return fold
+        return None
 
     def training_order_statistic(self, test: np.ndarray | SortedByClass) -> Callable:
         """``ranks -> values`` of every finite float but the test rows': their (finite)

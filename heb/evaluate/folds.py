@@ -170,7 +170,7 @@ def prepare_folds(
     split = _split(dataset, settings)
     y, C = split.y, split.classes.size
     codes = encode_columns(split.X, categorical=dataset.categorical)
-    totals = class_totals(codes, y, C)
+    totals = class_totals(codes, y, C, [test for _, test in split.folds])
     folds = []
     for index, (train, test) in enumerate(split.folds):
         report(0.0, f"Preparing fold {index + 1} of {split.n_splits}")
