@@ -48,7 +48,7 @@ PREVIOUS_STEP_KEY = "heb_previous_step"
 STEP_BAR_KEY = "heb_step_bar"
 #: the tallest figure of a presenter step (pixels): it leaves the step's metrics and
 #: downloads room on a 900 px screen
-PRESENTER_FIGURE_HEIGHT = 390
+PRESENTER_FIGURE_HEIGHT = 370
 #: id of a shared (cached) figure -> (a weak reference to it, its presenter-sized copy),
 #: made once under the lock (a figure is unhashable; the reference tells a reused id)
 _FITTED: dict[int, tuple] = {}

@@ -122,10 +122,11 @@ def lesson_view() -> None:
             seed = st.select_slider("Random draw", SEEDS, **page_setting("hier_seed", 0, SEEDS))
         with notes:
             explanation()
-        st.caption(
-            "Generator: heb.synthetic_hierarchy (4 regions × 5 prefixes × 10 codes, "
-            "known per-level concentrations); estimator: heb.hierarchy.fit_nested."
-        )
+        if not steps.presenting:  # the source: outside the presenter's screen
+            st.caption(
+                "Generator: heb.synthetic_hierarchy (4 regions × 5 prefixes × 10 codes, "
+                "known per-level concentrations); estimator: heb.hierarchy.fit_nested."
+            )
 
     with right:
         setting = (int(n_rows), str(scenario), int(seed))

@@ -147,7 +147,8 @@ def lesson_view() -> None:
             )
         with notes:
             explanation()
-        st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
+        if not steps.presenting:  # the source: outside the presenter's screen
+            st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
 
     with right:
         setting = (int(n_train), int(K), int(n_features), float(alpha_dir), preset)
