@@ -38,7 +38,8 @@ def assert_same_fold(X, y, train, test, categorical=(), n_bins=10, missing="impu
     test_codes = pre.transform(X.iloc[test])
     codes = encode_columns(X, categorical=list(categorical))
     expected = CountTable.from_codes(train_codes, y[train], C, n_categories=pre.n_categories_)
-    for totals in (class_totals(codes, y, C), None):
+    by_fold = class_totals(codes, y, C, [test, train])  # the test rows are one of two folds
+    for totals in (class_totals(codes, y, C), by_fold, None):
         encoding, table = codes.fit_fold(train, test, y, C, n_bins, missing, totals=totals)
         assert encoding.feature_names_out_ == pre.feature_names_out_
         np.testing.assert_array_equal(encoding.n_categories_, pre.n_categories_)
@@ -344,3 +345,11 @@ def test_bin_codes_are_searchsorted_right(values, n_cuts):
     np.testing.assert_array_equal(
         bin_codes(cuts, values)[present], np.searchsorted(cuts, values[present], side="right")
     )
+
+
+def test_class_totals_refuse_test_rows_that_do_not_partition_the_rows():
+    codes = encode_columns(pd.DataFrame({"a": ["x", "y", "x"], "b": [1.0, 2.0, 3.0]}))
+    y = np.array([0, 1, 0])
+    for tests in ([np.array([0, 1])], [np.array([0, 1]), np.array([1, 2])]):
+        with pytest.raises(ValueError, match="partition"):
+            class_totals(codes, y, 2, tests)

@@ -29,7 +29,7 @@ import pandas as pd
 
 from heb.counts import CountTable, category_offsets
 from heb.data.dataset import DataError, is_id_like_name, is_text_dtype
-from heb.data.folds import rows_by_class
+from heb.data.folds import CountsByFold, fold_numbers, rows_by_class
 from heb.data.preprocess import (
     integer_values,
     number_kind,
@@ -173,13 +173,16 @@ def class_totals(
 ) -> list:
     """Per column, what counting a fold by subtraction needs, or None.
 
-    An indexed column of a few distinct values gets its (C, G + 2) counts of class by
-    index over every row; a numeric column a :class:`SortedByFold` of its floats.
+    An indexed column of a few distinct values gets its :class:`CountsByFold` (class by
+    index per fold's test rows, in one pass, when those counts are fewer than the rows;
+    else over every row only); a numeric column a :class:`SortedByFold` of its floats.
     ``tests``: the folds' test rows, which partition the rows (each fold's test floats
     are then sorted within each class once, here); default one group of every row.
     """
     limit = max(1, codes.n_rows // 4)
     tests = (np.arange(codes.n_rows),) if tests is None else tuple(tests)
+    fold_of_row = fold_numbers(tests, codes.n_rows)
+    every_row = (np.arange(codes.n_rows),)  # one group: each fold's test rows counted later
     groups = None
     out: list = []
     for column in codes.columns:
@@ -194,9 +197,10 @@ def class_totals(
         width = column.n_values + 2
         if n_classes * width > limit:
             out.append(None)
-            continue
-        flat = np.bincount(y * width + column.index, minlength=n_classes * width)
-        out.append(flat.reshape(n_classes, width))
+        elif len(tests) * n_classes * width <= codes.n_rows:
+            out.append(CountsByFold.of(column.index, y, fold_of_row, tests, n_classes, width))
+        else:
+            out.append(CountsByFold.of(column.index, y, 0, every_row, n_classes, width))
     return out
 
 
@@ -386,10 +390,7 @@ class _FoldRows:
             return _fit_sorted(position, in_test, total, n_bins, missing)
         by_index = None
         if total is not None:
-            in_test = np.bincount(
-                self.y_test * total.shape[1] + column.index[self.test], minlength=total.size
-            )
-            by_index = total - in_test.reshape(total.shape)
+            by_index = total.training(self.test, self.y_test, column.index)
         return _fit_column(
             position, column, self.train, self.y_train, self.n_classes, n_bins, missing, by_index
         )

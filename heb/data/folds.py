@@ -9,13 +9,18 @@ codes without its sorts of every row.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from heb.data.dataset import DataError, is_mixed_labels, labels_as_text
 
 __all__ = [
+    "CountsByFold",
     "encode_target",
+    "fold_numbers",
+    "fold_position",
     "rows_by_class",
     "safe_n_splits",
     "stratified_folds",
@@ -218,3 +223,52 @@ def stratified_folds(
     by_fold, fold_bounds = rows_by_class(fold_of_row, n_splits)
     tests = np.split(by_fold, fold_bounds[1:-1])
     return [(np.flatnonzero(fold_of_row != i), test) for i, test in enumerate(tests)]
+
+
+def fold_numbers(tests: tuple, n_rows: int) -> np.ndarray:
+    """(n_rows,) each row's fold, from the folds' test rows ``tests``, which must partition
+    the rows."""
+    fold_of_row = np.full(n_rows, -1, dtype=np.int64)
+    for position, test in enumerate(tests):
+        fold_of_row[test] = position
+    if sum(test.size for test in tests) != n_rows or (fold_of_row < 0).any():
+        raise ValueError("The folds' test rows must partition the rows, each row in one fold.")
+    return fold_of_row
+
+
+def fold_position(tests: tuple, test: np.ndarray) -> int | None:
+    """Which of the folds' test rows ``tests`` equal ``test``, or None."""
+    for position, rows in enumerate(tests):  # a few folds
+        if rows is test or (rows.size == test.size and np.array_equal(rows, test)):
+            return position
+    return None
+
+
+@dataclass(frozen=True)
+class CountsByFold:
+    """An indexed column's (F, C, W) counts of each fold's test rows by class and index,
+    counted in one pass over every row: a training fold's counts are every row's (their
+    sum over the folds) minus its test rows'."""
+
+    tests: tuple[np.ndarray, ...]  # each fold's test rows (partitioning the rows)
+    in_test: np.ndarray  # (F, C, W)
+    total: np.ndarray  # (C, W)
+
+    @classmethod
+    def of(
+        cls, index: np.ndarray, y: np.ndarray, fold_of_row: np.ndarray, tests: tuple, C: int, W: int
+    ):
+        """Counts of ``index`` (``0..W-1``) by fold (``fold_of_row``) and class ``y``."""
+        flat = (fold_of_row * C + y) * W + index
+        in_test = np.bincount(flat, minlength=len(tests) * C * W).reshape(len(tests), C, W)
+        return cls(tests, in_test, in_test.sum(axis=0))
+
+    def training(self, test: np.ndarray, y_test: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """(C, W) counts of every row but ``test`` (``y_test`` their classes, ``index`` the
+        column's index of every row)."""
+        position = fold_position(self.tests, test)
+        if position is not None:
+            return self.total - self.in_test[position]
+        W = self.total.shape[1]
+        in_test = np.bincount(y_test * W + index[test], minlength=self.total.size)
+        return self.total - in_test.reshape(self.total.shape)

@@ -147,35 +147,6 @@ def ranked_quantile_edges(
     return np.unique(edges)[1:-1]
 
 
-def order_statistics_without(
-    sorted_values: np.ndarray, removed: np.ndarray
-) -> Callable[[np.ndarray], np.ndarray]:
-    """``ranks -> values``: the order statistics of the sorted floats ``sorted_values``
-    with the multiset ``removed`` (finite, part of them) taken out, without sorting the rest.
-
-    The floats kept up to a value ``x`` number ``A(x) - R(x)`` (all minus removed), which
-    grows with ``x``; rank ``k``'s value is the first sorted float where that reaches
-    ``k + 1``: a bisection over ``sorted_values`` for all ranks at once, two small binary
-    searches a step.
-    """
-    removed = np.sort(removed)
-
-    def order_statistic(ranks: np.ndarray) -> np.ndarray:
-        low = np.zeros(ranks.size, dtype=np.intp)
-        high = np.full(ranks.size, sorted_values.size - 1, dtype=np.intp)
-        while (low < high).any():
-            middle = (low + high) // 2
-            x = sorted_values[middle]
-            kept = np.searchsorted(sorted_values, x, side="right")
-            kept -= np.searchsorted(removed, x, side="right")
-            reached = kept > ranks
-            high = np.where(reached, middle, high)
-            low = np.where(reached, low, middle + 1)
-        return sorted_values[low]
-
-    return order_statistic
-
-
 def quantile_cuts(observed: np.ndarray, n_bins: int) -> np.ndarray:
     """Interior bin edges of the observed training floats: unique quantiles, no empty bin.
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heb.data.folds import fold_position
+
 __all__ = [
     "SortedByClass",
     "SortedByFold",
@@ -100,10 +102,8 @@ class SortedByFold:
 
     def fold_of(self, test: np.ndarray) -> SortedByClass | None:
         """The sorted test floats of the fold whose test rows are ``test``, if one is."""
-        for rows, fold in zip(self.tests, self.folds, strict=True):  # a few folds
-            if rows is test or (rows.size == test.size and np.array_equal(rows, test)):
-                return fold
-        return None
+        position = fold_position(self.tests, test)
+        return None if position is None else self.folds[position]
 
     def training_order_statistic(self, test: np.ndarray | SortedByClass) -> Callable:
         """``ranks -> values`` of every finite float but the test rows': their (finite)
