@@ -68,6 +68,9 @@ _PRESENT_LESSON_STYLE = f"""
 .st-key-{STEP_BAR_KEY} > div:has([data-testid="stMarkdown"]) {{ flex: 1 1 auto; min-width: 0; }}
 [data-testid="stMainBlockContainer"] {{ padding-top: 0.8rem !important; }}
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p {{ font-size: 0.93rem; }}
+[data-testid="stMain"] [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {{
+  font-size: inherit;
+}}
 [data-testid="stMain"] .katex-display {{ margin: 0.4em 0; }}
 </style>
 """

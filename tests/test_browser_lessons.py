@@ -65,6 +65,12 @@ FRAME = f"""
 }}
 """
 
+#: JavaScript: the font size (px) of every metric value's text
+METRIC_VALUE_SIZES = """
+() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+  .map((el) => parseFloat(getComputedStyle(el.querySelector('p') || el).fontSize))
+"""
+
 
 def _server_cpu_seconds(url: str) -> float:
     """User + system CPU seconds of the streamlit process serving ``url`` (this test's
@@ -101,6 +107,9 @@ def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
         assert bottom <= SMALL_VIEWPORT["height"], (name, step, bottom)
         assert frame["width"] >= 2 and frame["color"] not in ("rgba(0, 0, 0, 0)", "transparent")
         assert not frame["clipped"], (name, step, frame)
+        # a metric's value stays large (the presenter's small-text rule once shrank it)
+        sizes = tab.evaluate(METRIC_VALUE_SIZES)
+        assert all(size >= 24 for size in sizes), (name, step, sizes)
         assert 0 <= frame["left"] and frame["right"] <= frame["innerWidth"], frame
         assert 0 <= frame["top"] and frame["bottom"] <= frame["innerHeight"], frame
         tab.close()
