@@ -238,8 +238,11 @@ def fold_numbers(tests: tuple, n_rows: int) -> np.ndarray:
 
 def fold_position(tests: tuple, test: np.ndarray) -> int | None:
     """Which of the folds' test rows ``tests`` equal ``test``, or None."""
-    for position, rows in enumerate(tests):  # a few folds
-        if rows is test or (rows.size == test.size and np.array_equal(rows, test)):
+    for position, rows in enumerate(tests):  # a few folds; the same array first
+        if rows is test:
+            return position
+    for position, rows in enumerate(tests):
+        if rows.size == test.size and np.array_equal(rows, test):
             return position
     return None
 
