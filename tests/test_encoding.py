@@ -353,3 +353,23 @@ def test_class_totals_refuse_test_rows_that_do_not_partition_the_rows():
     for tests in ([np.array([0, 1])], [np.array([0, 1]), np.array([1, 2])]):
         with pytest.raises(ValueError, match="partition"):
             class_totals(codes, y, 2, tests)
+
+
+def test_test_rows_that_are_not_one_of_the_folds_are_counted_from_themselves():
+    """Totals by fold are used only for a fold's own test rows: other test rows of a fold's
+    size (or a copy of a fold's) give the training counts counted from scratch."""
+    rng = np.random.default_rng(4)
+    n = 40
+    b = rng.normal(size=n)
+    b[::7] = np.nan
+    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": b})
+    y = rng.integers(0, 2, n)
+    codes = encode_columns(X)
+    folds = [np.arange(0, 20), np.arange(20, 40)]
+    by_fold = class_totals(codes, y, 2, folds)
+    for test in (np.arange(10, 30), folds[0].copy()):
+        train = np.setdiff1d(np.arange(n), test)
+        _, expected = codes.fit_fold(train, test, y, 2, 4, "impute")
+        _, table = codes.fit_fold(train, test, y, 2, 4, "impute", totals=by_fold)
+        np.testing.assert_array_equal(table.counts, expected.counts)
+        np.testing.assert_array_equal(table.class_counts, expected.class_counts)
