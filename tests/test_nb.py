@@ -417,18 +417,19 @@ def test_integer_labels_are_indexed_as_np_unique(labels):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_sparse_score_blocks_add_features_in_order(monkeypatch, weighted):
+@pytest.mark.parametrize("n_rows", [23, 22])  # a last block of 2 rows, or of 1
+def test_sparse_score_blocks_add_features_in_order(monkeypatch, weighted, n_rows):
     # many rows go through blocks of a sparse code matrix; with blocks of 3 rows (7 codes
-    # each, 23 rows: a last partial block) the sums equal, bit for bit, a loop that adds
+    # each, 22 or 23 rows: a last partial block) the sums equal, bit for bit, a loop that adds
     # the features' log-probabilities in feature order (absent codes add nothing)
     rng = np.random.default_rng(5)
     log_theta = rng.normal(size=(4, 9))
-    index = rng.integers(0, 10, (23, 7))  # 9 = the table's width: absent evidence
+    index = rng.integers(0, 10, (n_rows, 7))  # 9 = the table's width: absent evidence
     weights = rng.random(7) if weighted else None
     rows = np.vstack([log_theta.T, np.zeros((1, 4))])
-    expected = np.zeros((23, 4))
+    expected = np.zeros((n_rows, 4))
     for f in range(7):
         expected += rows[index[:, f]] * (1.0 if weights is None else weights[f])
     monkeypatch.setattr(nb_module, "_CODES_PER_BLOCK", 21)
     np.testing.assert_array_equal(nb_module.sum_columns(log_theta, index, weights), expected)
-    assert nb_module.sum_columns(log_theta, index[:, :0]).shape == (23, 4)
+    assert nb_module.sum_columns(log_theta, index[:, :0]).shape == (n_rows, 4)
