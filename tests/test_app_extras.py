@@ -213,6 +213,23 @@ def test_catalogue_shows_a_dash_not_none_in_empty_cells():
         assert list(by_text) == list(by_number), column
 
 
+def test_catalogue_sizes_have_thousands_separators_and_ids_do_not():
+    from explorer.catalogue import displayed_catalogue
+
+    number = {
+        "rows": [5000, 150, None],
+        "features": [8, 13, None],
+        "classes": [2, 10, None],
+        "OpenML id": [24, 40981, None],
+    }
+    frame = pd.DataFrame({column: pd.array(v, dtype="Int64") for column, v in number.items()})
+    shown = displayed_catalogue(frame.assign(spec=["a", "b", "c"]))
+    assert "spec" not in shown.columns
+    assert shown["rows"].tolist() == ["5,000", "  150", UNKNOWN]
+    assert shown["classes"].tolist() == [" 2", "10", UNKNOWN]
+    assert shown["OpenML id"].tolist() == ["   24", "40981", UNKNOWN]
+
+
 @pytest.mark.parametrize("token", ["n/a", "<NA>"])
 def test_lowercase_n_a_and_pandas_na_text_are_missing_in_an_upload(token):
     from heb.data import load_upload
