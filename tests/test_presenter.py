@@ -168,3 +168,34 @@ def test_arriving_from_the_next_page_opens_the_last_step():
     del at.query_params["step"]  # the "Next" link: no step
     at.switch_page("pages/lesson_calibration.py").run()
     assert step_bar(at).startswith("**Step 1 of 4")
+
+
+def test_a_tall_figure_is_presented_as_a_shorter_copy_and_the_shared_one_is_kept(monkeypatch):
+    """``fitted``: a figure over the presenter's height is swapped for a copy of that
+    height, made once per figure; the shared (cached) figure keeps its height, and a copy
+    made for another figure that had the same id is never shown."""
+    import weakref
+
+    import plotly.graph_objects as go
+
+    from explorer import presenter
+
+    monkeypatch.setattr(presenter, "_FITTED", {})
+    steps = presenter.LessonSteps.__new__(presenter.LessonSteps)
+    steps.presenting = True
+    limit = presenter.PRESENTER_FIGURE_HEIGHT
+    tall = go.Figure(go.Bar(y=[1, 2]), layout={"height": limit + 200})
+    shown, data = steps.fitted((tall, "rows"))
+    assert data == "rows" and shown is not tall
+    assert (shown.layout.height, tall.layout.height) == (limit, limit + 200)
+    assert steps.fitted((tall, "rows"))[0] is shown  # made once
+    at_limit = go.Figure(layout={"height": limit})
+    assert steps.fitted((at_limit, None))[0] is at_limit
+    # an entry left under this id by another (still living) figure is not this one's copy
+    other, stale = go.Figure(layout={"height": 900}), go.Figure(layout={"height": limit})
+    fresh = go.Figure(go.Scatter(y=[3]), layout={"height": 800})
+    presenter._FITTED[id(fresh)] = (weakref.ref(other), stale)
+    shown = steps.fitted((fresh, None))[0]
+    assert shown is not stale and shown.data[0].y == (3,)
+    steps.presenting = False
+    assert steps.fitted((tall, None))[0] is tall
