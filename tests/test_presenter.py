@@ -199,3 +199,11 @@ def test_a_tall_figure_is_presented_as_a_shorter_copy_and_the_shared_one_is_kept
     assert shown is not stale and shown.data[0].y == (3,)
     steps.presenting = False
     assert steps.fitted((tall, None))[0] is tall
+
+
+def test_the_hierarchy_lesson_explains_borrowing_on_its_second_step_only():
+    def explained(at: AppTest) -> bool:
+        return any(m.value.startswith("HEB-H goes down the tree") for m in at.markdown)
+
+    assert not explained(open_lesson("lesson_hierarchy", present="1"))
+    assert explained(open_lesson("lesson_hierarchy", present="1", step="2"))
