@@ -201,8 +201,8 @@ def cross_validate(
         with _phase(timings, "joint"):
             joints = count_joints(engine, histograms, fitted, caps_of_methods(methods, params))
 
-    plan = _Plan(methods, histograms, joints, params, timings, report)
-    plan.fold = (lambda k: fitted[k]) if fitted else fit_fold
+    fold_of = (lambda k: fitted[k]) if fitted else fit_fold
+    plan = _Plan(methods, histograms, fold_of, joints, params, timings, report)
 
     def sql(folds=None) -> str:
         return rows_query(engine.dialect, target, list(columns.features), n_splits, seed, folds)
@@ -243,14 +243,18 @@ def cross_validate(
 
 
 class _Plan:
-    """What both scoring strategies share: the methods, each fold's counts and the timings."""
+    """What both scoring strategies share: the methods, each fold's counts and the timings.
 
-    def __init__(self, methods, histograms, joints, params, timings, report):
+    ``fold(k)`` gives fold k's :class:`FittedFold` (fitted with the run's bins and
+    missing-value rule, or the one the AODE pair scan already fitted).
+    """
+
+    def __init__(self, methods, histograms, fold, joints, params, timings, report):
         self.methods, self.histograms = methods, histograms
+        self.fold: Callable[[int], FittedFold] = fold
         self.joints, self.params = joints, params
         self.timings, self.report = timings, report
         self.fit_time: dict = {}
-        self.fold: Callable[[int], FittedFold] = histograms.fit_fold
 
     def fit(self, group: list[FittedFold]) -> dict:
         """Every method fitted on every fold of ``group``; seconds go into ``fit_time``."""
