@@ -12,6 +12,7 @@ import threading
 __all__ = ["warm_up_in_background"]
 
 _STARTED = threading.Event()
+_START_LOCK = threading.Lock()
 
 
 def _warm_up() -> None:
@@ -22,7 +23,8 @@ def _warm_up() -> None:
 
 def warm_up_in_background() -> None:
     """Start the warm-up thread, once per process (later calls do nothing)."""
-    if _STARTED.is_set():
-        return
-    _STARTED.set()
+    with _START_LOCK:  # two first runs at once start one thread
+        if _STARTED.is_set():
+            return
+        _STARTED.set()
     threading.Thread(target=_warm_up, name="heb-warm-up", daemon=True).start()
