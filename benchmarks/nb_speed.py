@@ -18,6 +18,8 @@ Run from the repository root::
     python3 benchmarks/nb_speed.py                  # the grid, 5 interleaved rounds
     python3 benchmarks/nb_speed.py --quick          # a smaller grid, 3 rounds
     python3 benchmarks/nb_speed.py --full           # + 10^8 codes and 5 x 10^6 rows
+    python3 benchmarks/nb_speed.py --cpu            # CPU time, not wall (a loaded machine)
+    python3 benchmarks/nb_speed.py --points "10000,10,100000,2;100000,10,10,5"
     python3 benchmarks/nb_speed.py --dataset        # amazon, 21 interleaved rounds
     python3 benchmarks/nb_speed.py --dataset --consecutive
 """
@@ -61,8 +63,13 @@ def load_codes() -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64), y_all[np.sort(idx)]
 
 
+#: the clock of every timing: wall time, or this process's CPU time with ``--cpu``
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+clock = CLOCKS["wall"]
+
+
 def median_times(jobs: dict, repeats: int, consecutive: bool = False) -> dict[str, float]:
-    """Median wall time of each job over ``repeats`` runs, after one warm-up run.
+    """Median time (:data:`clock`) of each job over ``repeats`` runs, after one warm-up run.
 
     By default rounds are interleaved (every job once per round), so that a change in
     the load of a shared machine hits all jobs alike instead of biasing the ones timed
@@ -74,10 +81,10 @@ def median_times(jobs: dict, repeats: int, consecutive: bool = False) -> dict[st
     else:
         order = [(run, name) for run in range(repeats + 1) for name in jobs]
     for run, name in order:
-        start = time.perf_counter()
+        start = clock()
         jobs[name]()
         if run:  # run 0 is the warm-up
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: float(np.median(values)) for name, values in times.items()}
 
 
@@ -154,7 +161,8 @@ def grid(points, repeats: int) -> None:
         f"{'lap prd':>8} {'CNB prd':>8} {'prd/CNB':>7}"
     )
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    print(f"medians of {repeats} interleaved rounds after a warm-up, seconds; load {load}\n")
+    kind = "CPU" if clock is CLOCKS["cpu"] else "wall"
+    print(f"medians of {repeats} interleaved rounds after a warm-up, {kind} seconds; load {load}\n")
     print(header)
     print("-" * len(header))
     worst = {"lap/CNB": 0.0, "lap/floor": 0.0, "HEBM/lap": 0.0, "prd/CNB": 0.0}
@@ -194,14 +202,30 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time this process's CPU (user + system) instead of wall time: on a machine "
+        "shared with other jobs, waiting for a core is then not counted",
+    )
+    parser.add_argument(
+        "--points",
+        default=None,
+        help="only these grid points, as N,F,K,C;N,F,K,C (e.g. 10000,10,100000,2)",
+    )
+    parser.add_argument(
         "--consecutive",
         action="store_true",
         help="time each model's repeats back to back instead of interleaved rounds",
     )
     args = parser.parse_args(argv)
+    global clock
+    clock = CLOCKS["cpu" if args.cpu else "wall"]
     if not args.dataset:
         repeats = args.repeats or (3 if args.quick else 5)
-        grid(QUICK_GRID if args.quick else FULL_GRID if args.full else GRID, repeats)
+        points = QUICK_GRID if args.quick else FULL_GRID if args.full else GRID
+        if args.points:
+            points = [tuple(int(v) for v in p.split(",")) for p in args.points.split(";")]
+        grid(points, repeats)
         return
     args.repeats = args.repeats or 21
 

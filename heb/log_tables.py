@@ -18,10 +18,15 @@ from heb.counts import CountTable, block_starts
 __all__ = [
     "PriorSummary",
     "SeenColumnLog",
+    "SeenPrior",
     "TableSums",
     "dirichlet_log_theta",
     "dirichlet_theta",
     "log_seen",
+    "prior_at_cells",
+    "prior_at_seen",
+    "prior_at_starts",
+    "dense_prior",
     "prior_summary",
 ]
 
@@ -101,6 +106,63 @@ def prior_summary(prior: np.ndarray, table: CountTable) -> PriorSummary:
     return PriorSummary(
         np.maximum.reduceat(prior, starts), np.minimum.reduceat(prior, starts), positive
     )
+
+
+class SeenPrior:
+    """A (V,) prior mean known on a table's seen columns only: never a V-long array.
+
+    Outside the seen columns the prior is 0, except over the features never observed,
+    where it is uniform 1/K_f (:func:`heb.smoothing.prior_mean`). The Dirichlet rules read
+    it at the seen columns, the positive cells and the features' first columns only
+    (:func:`prior_at_seen`, :func:`prior_at_cells`, :func:`prior_at_starts`).
+
+    Parameters
+    ----------
+    values : ndarray (S,)
+        The prior mean at each seen column (``TableSums.seen_cols``), in order.
+    starts : ndarray (F,)
+        The prior mean at each feature's first column.
+    uniform : ndarray (F,) of bool
+        The features never observed (uniform prior mean over their columns).
+    table : CountTable
+        The table whose columns these are.
+    """
+
+    def __init__(self, values, starts, uniform, table: CountTable):
+        self.values, self.starts, self.uniform, self.table = values, starts, uniform, table
+
+    def dense(self, seen_cols: np.ndarray) -> np.ndarray:
+        """The whole (V,) prior mean (``seen_cols``: the seen columns of ``values``)."""
+        k = self.table.n_categories
+        prior = np.zeros(self.table.counts.shape[1])
+        prior[seen_cols] = self.values
+        if self.uniform.any():
+            prior = np.where(np.repeat(self.uniform, k), np.repeat(1.0 / k, k), prior)
+        return prior
+
+
+def dense_prior(prior, totals: TableSums) -> np.ndarray:
+    """``prior`` over all V columns (a :class:`SeenPrior` is expanded)."""
+    return prior.dense(totals.seen_cols) if isinstance(prior, SeenPrior) else prior
+
+
+def prior_at_seen(prior, totals: TableSums) -> np.ndarray:
+    """The prior mean at each seen column (a new array only where it must be)."""
+    if isinstance(prior, SeenPrior):
+        return prior.values
+    return prior if totals.all_seen else prior.take(totals.seen_cols)
+
+
+def prior_at_cells(prior, totals: TableSums) -> np.ndarray:
+    """The prior mean at the column of each positive cell, a new array."""
+    if isinstance(prior, SeenPrior):
+        return prior.values.take(totals.cell_seen_position())
+    return prior.take(totals.cell_columns()[1])
+
+
+def prior_at_starts(prior, table: CountTable) -> np.ndarray:
+    """The prior mean at each feature's first column, shape (F,)."""
+    return prior.starts if isinstance(prior, SeenPrior) else prior[table.offsets[:-1]]
 
 
 class TableSums:
@@ -211,45 +273,56 @@ class TableSums:
         """The feature of each of the given columns."""
         return np.searchsorted(self.table.offsets, column, side="right") - 1
 
-    def seen_marginal(self) -> tuple[np.ndarray, PriorSummary]:
-        """The marginal prior mean N_fv / S_f (V,) and its summary, from the seen columns.
+    def seen_marginal(self) -> tuple[SeenPrior, PriorSummary]:
+        """The marginal prior mean N_fv / S_f and its summary, from the seen columns.
 
         For a table that keeps its sums (few rows, many cells): N_fv is summed over the
-        positive cells of the seen columns only, never as a V-long count, and the (V,)
-        prior is zero outside them (untouched pages of one zero-filled array). A feature
-        never observed gets the uniform mean 1/K_f. Equal to
-        :func:`heb.smoothing.prior_mean` (integer counts sum exactly in any order).
+        positive cells of the seen columns only, never as a V-long count, and the prior is
+        a :class:`SeenPrior` (no V-long array). A feature never observed gets the uniform
+        mean 1/K_f. Equal to :func:`heb.smoothing.prior_mean` (integer counts sum exactly
+        in any order).
         """
         table = self.table
-        k, width, cols = table.n_categories, self.seen.size, self.seen_cols
+        k, cols = table.n_categories, self.seen_cols
         n_seen = np.bincount(self.cell_seen_position(), self.positive_counts, cols.size)
         feature = self.feature_of(cols)
         s_f = np.bincount(feature, n_seen, k.size)
-        prior = np.zeros(width)
         values = n_seen / s_f.take(feature)
-        prior[cols] = values
         per_feature = np.bincount(feature, minlength=k.size)
         maximum, minimum = np.zeros(k.size), np.zeros(k.size)
         seen = np.flatnonzero(per_feature)
-        first = np.searchsorted(cols, table.offsets[:-1]).take(seen)
+        first_all = np.searchsorted(cols, table.offsets[:-1])
+        first = first_all.take(seen)
         if seen.size:
             maximum[seen] = np.maximum.reduceat(values, first)
             full = per_feature == k  # every category seen: the minimum is a seen one's
             minimum[seen] = np.where(full[seen], np.minimum.reduceat(values, first), 0.0)
+        # the prior at each feature's first column: a seen one's value, else 0
+        at = np.minimum(first_all, max(cols.size - 1, 0))
+        starts = np.zeros(k.size)
+        if cols.size:
+            starts = np.where(cols.take(at) == table.offsets[:-1], values.take(at), 0.0)
         positive = per_feature
         never = s_f == 0
         if never.any():  # the uniform mean over a feature never observed
-            prior = np.where(np.repeat(never, k), np.repeat(1.0 / k, k), prior)
-            maximum[never] = minimum[never] = 1.0 / k[never]
+            maximum[never] = minimum[never] = starts[never] = 1.0 / k[never]
             positive = np.where(never, k, per_feature)
-        return prior, PriorSummary(maximum, minimum, positive)
+        return SeenPrior(values, starts, never, table), PriorSummary(maximum, minimum, positive)
+
+    def seen_uniform(self) -> tuple[SeenPrior, PriorSummary]:
+        """The uniform prior mean 1/K_f at the seen columns, as :meth:`seen_marginal`."""
+        k = self.table.n_categories
+        uniform = 1.0 / k
+        values = uniform.take(self.feature_of(self.seen_cols))
+        prior = SeenPrior(values, uniform, np.zeros(k.size, dtype=bool), self.table)
+        return prior, PriorSummary(uniform, uniform.copy(), k)
 
     def sparse(self) -> bool:
         """Whether the positive counts fill under a quarter of the (C, V) table."""
         return 4 * self.n_cf.sum() < self.table.counts.size
 
 
-def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray):
+def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray | SeenPrior):
     """log theta of :func:`dirichlet_theta`, unseen columns 0, from the positive cells only.
 
     A zero count in a seen column has theta = m_cf t_v / (N_cf + m_cf): one value per
@@ -261,18 +334,20 @@ def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray):
     table = totals.table
     n_cf = totals.n_cf
     if not totals.sparse():
-        dense = log_seen(dirichlet_theta(table, n_cf, m_cf, prior), totals.seen)
+        dense_theta = dirichlet_theta(table, n_cf, m_cf, dense_prior(prior, totals))
+        dense = log_seen(dense_theta, totals.seen)
         return SeenColumnLog(dense, None, dense.shape[1])
     V = table.counts.shape[1]
-    starts, k = table.offsets[:-1], table.n_categories
+    k = table.n_categories
     denom = n_cf + m_cf
     if totals.uniform_prior:
         constant = np.ones(k.size, dtype=bool)
     else:
         summary = totals.prior_summary or prior_summary(prior, table)
         constant = summary.maximum == summary.minimum
+    at_starts = prior_at_starts(prior, table)
     with np.errstate(divide="ignore"):
-        zero_value = np.where(constant, np.log(m_cf * prior[starts] / denom), np.log(m_cf / denom))
+        zero_value = np.where(constant, np.log(m_cf * at_starts / denom), np.log(m_cf / denom))
     c, v = totals.cell_columns()
     if totals.all_seen:
         columns, j, per_feature = None, v, k
@@ -282,15 +357,15 @@ def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray):
     out = np.repeat(zero_value, per_feature, axis=1)
     if not constant.all():  # + log t_v in the columns of features of a varying prior
         with np.errstate(divide="ignore"):
-            log_t = np.log(prior if columns is None else prior.take(columns))
+            log_t = np.log(prior_at_seen(prior, totals))
         log_t[np.repeat(constant, per_feature)] = 0.0
         out += log_t
     pair = totals.cell_pair
     if totals.uniform_prior:  # m_cf t_v with t_v = 1/K_f: one product per pair
-        theta = (m_cf * prior[starts]).ravel().take(pair)
+        theta = (m_cf * at_starts).ravel().take(pair)
     else:
         theta = m_cf.ravel().take(pair)
-        theta *= prior.take(v)
+        theta *= prior_at_cells(prior, totals)
     theta += totals.positive_counts
     theta /= denom.ravel().take(pair)  # N_cf + m_cf
     out[c, j] = np.log(theta, out=theta)

@@ -28,9 +28,12 @@ from heb.counts import CountTable
 from heb.log_tables import (
     PriorSummary,
     SeenColumnLog,
+    SeenPrior,
     TableSums,
+    dense_prior,
     dirichlet_log_theta,
     log_seen,
+    prior_at_cells,
     prior_summary,
 )
 from heb.log_tables import dirichlet_theta as _dirichlet_theta  # noqa: F401 (tests)
@@ -153,7 +156,7 @@ def _target_encoding_theta(table, n_cf, k0, prior):
 
 def learn_concentrations(
     table: CountTable,
-    prior: np.ndarray,
+    prior: np.ndarray | SeenPrior,
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
@@ -175,7 +178,7 @@ def learn_concentrations(
     # non-zero counts in row-major order, so their (class, feature) pair ids are sorted
     item_pair = totals.cell_pair
     item_count = totals.positive_counts
-    item_prior = prior.take(totals.cell_columns()[1])
+    item_prior = prior_at_cells(prior, totals)
     if not solve.all():
         keep = np.flatnonzero(solve[item_pair])
         item_pair, item_count, item_prior = (
@@ -236,6 +239,7 @@ def _fixed_m_rule(table: CountTable, prior: np.ndarray, params: dict, totals=Non
 def _target_encoding_rule(table: CountTable, prior: np.ndarray, params: dict, totals=None) -> tuple:
     """Target-encoding shrinkage with strength k0 (no Dirichlet concentration)."""
     n_cf = table.class_feature_totals() if totals is None else totals.n_cf
+    prior = prior if totals is None else dense_prior(prior, totals)
     theta = _target_encoding_theta(table, n_cf, params["k0"], prior)
     return theta, None, None, None
 
@@ -344,15 +348,19 @@ def smooth(
         totals.prior_summary = PriorSummary(
             np.full(k.size, 1.0 / k[0]), np.full(k.size, 1.0 / k[0]), k
         )
-    elif entry.prior == "marginal" and getattr(table, "_sums", None) is not None:
-        prior, totals.prior_summary = totals.seen_marginal()  # seen columns only
+    elif entry.prior in ("uniform", "marginal") and getattr(table, "_sums", None) is not None:
+        # few rows: the prior at the seen columns only, no V-long array
+        seen_prior = totals.seen_uniform if totals.uniform_prior else totals.seen_marginal
+        prior, totals.prior_summary = seen_prior()
     else:
         n_fv = None if totals.uniform_prior else totals.n_fv
         prior = prior_mean(table, entry.prior, _category_totals=n_fv)
     if entry.rule in _BUILTIN_RULES:  # they share the table's sums computed once
         theta, concentration, fit, fallback = rule(table, prior, values, totals)
-    else:  # a registered rule gets a prior of its own
-        theta, concentration, fit, fallback = rule(table, np.array(prior), values)
+    else:  # a registered rule gets a (V,) prior of its own
+        theta, concentration, fit, fallback = rule(
+            table, np.array(dense_prior(prior, totals)), values
+        )
     if not isinstance(theta, SeenColumnLog):  # a rule's probabilities
         theta = SeenColumnLog(log_seen(theta, totals.seen), None, theta.shape[1])
     return SmoothedTable(theta, totals.seen, concentration, fit, fallback)

@@ -325,11 +325,36 @@ def test_seen_column_marginal_equals_prior_mean(seed):
     X[:, seed % 4] = -1 if seed % 2 else X[:, seed % 4]
     table = CountTable.from_codes(X, rng.integers(0, 3, 12), 3, k)
     assert getattr(table, "_sums", None) is not None
-    prior, summary = TableSums(table).seen_marginal()
+    totals = TableSums(table)
+    prior, summary = totals.seen_marginal()
     expected = prior_mean(table, "marginal")
-    np.testing.assert_array_equal(prior, expected)
+    # no V-long array: the seen columns' values, each feature's first column's value
+    assert prior.values.size == totals.seen_cols.size
+    np.testing.assert_array_equal(prior.values, expected[totals.seen_cols])
+    np.testing.assert_array_equal(prior.starts, expected[table.offsets[:-1]])
+    np.testing.assert_array_equal(prior.dense(totals.seen_cols), expected)
     for got, want in zip(summary, prior_summary(expected, table), strict=True):
         np.testing.assert_array_equal(got, want)
     per_feature = np.split(expected, table.offsets[1:-1])
     np.testing.assert_array_equal(summary.positive, [np.count_nonzero(p) for p in per_feature])
     np.testing.assert_array_equal(summary.maximum, [p.max() for p in per_feature])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("smoother", [s for s in SMOOTHERS if s != "heb-h"])
+def test_a_few_row_table_smooths_as_the_same_counts_read_in_full(seed, smoother):
+    # a few-row table keeps its sums and gives the rules a prior known on its seen columns
+    # only (SeenPrior, uniform or marginal); the same counts in a plain table take the
+    # whole (V,) prior: the log tables agree (TE and the registered rules expand it)
+    rng = np.random.default_rng(seed)
+    k = rng.integers(1, 300, 4)
+    X = np.column_stack([rng.integers(-1, kf, 30) for kf in k])
+    X[:, seed % 4] = -1  # a feature never observed: uniform 1/K_f under either prior
+    y = rng.integers(0, 3, 30)
+    few = CountTable.from_codes(X, y, 3, k)
+    assert getattr(few, "_sums", None) is not None
+    plain = CountTable(few.class_counts, few.counts.copy(), few.offsets)
+    got, want = smooth(few, smoother), smooth(plain, smoother)
+    np.testing.assert_allclose(got.log_theta, want.log_theta, rtol=1e-13, atol=1e-13)
+    if got.concentration is not None:
+        np.testing.assert_allclose(got.concentration, want.concentration, rtol=1e-9)
