@@ -5,8 +5,11 @@ parents into grandparents (level 2), and so on. ``hierarchies`` maps a feature i
 its list of levels: ``levels[0][v]`` is the level-1 code of leaf code v,
 ``levels[1][g]`` the level-2 code of level-1 code g, ... (the last level's nodes hang
 from the feature's root). Every level's counts N_c,node are the sums of the leaf counts
-below the node; ``w(node) = N_node / N_parent`` is the node's pooled (over classes) share
-of its parent, uniform over the parent's children where the parent has no row.
+below the node; ``w(node)`` is the node's share of its parent in the pooled (over classes)
+counts: under the root N_node / S_f (HEB-M's marginal), below it learned by Type-II ML
+around an even split of the parent (``base="learned"``, the default, our extension beyond
+the paper: the third layer of the nested Dirichlet, :mod:`heb.hierarchy_nodes`), or the
+empirical N_node / N_parent (``base="pooled"``).
 
 The estimate is computed top-down, one level at a time, starting from est(c, root) = 1.
 Two forms are offered (``form``); both are nested Dirichlet priors in the spirit of
@@ -33,18 +36,28 @@ with prior mean bar(c, node) = est(c, parent) w(node), so::
 with m learned from the pair's single count vector against bar (a plug-in: bar already
 used the same counts at the level above). Fallback pairs use m = K of the level.
 
-Model selection (``select=True``, tree form): both HEB-M's flat Dirichlet and the tree
-give an exact marginal likelihood of the same leaf counts, so per (class, feature) pair
-the hierarchy is kept only where its evidence, less a BIC penalty of (1/2) log N_cf per
-extra concentration, beats HEB-M's; elsewhere, and for pairs below n0 rows, the pair is
-HEB-M. Where the hierarchy carries no signal HEB-H therefore stays at HEB-M.
+Model averaging (``select="average"``, tree form): the tree and a flat Dirichlet(m t)
+around the same leaf base t (the product of the w down to each leaf) both give an exact
+marginal likelihood of a pair's leaf counts at their Type-II ML concentrations. Less a BIC
+penalty of (1/2) log N_cf per extra concentration, their difference is the log posterior
+odds of the tree (equal prior odds), and the pair's estimate is the average of the
+tree's and HEB-M's by those posterior weights (Bayesian model averaging, the Bayes
+estimate of a distribution under model uncertainty; SPEC is silent on HEB-H, so this is
+our rule). ``select="best"`` keeps the likelier model per pair instead (HEB-H's rule
+before the learned base) and ``None`` keeps the tree. Pairs below n0 rows are HEB-M.
+Where the hierarchy carries no signal the tree's weight is small and HEB-H stays near
+HEB-M.
 
-Identities (tests/test_hierarchy.py): a feature with no hierarchy, or one group holding
-every category, is HEB-M exactly in both forms; in the tree form one group per category
-(or any level that maps its nodes one-to-one) changes nothing, so it is HEB-M too; in the
-prior-mean form, the parents' concentration fixed at infinity gives bar = the pooled
-marginal, hence HEB-M for any grouping. Categories without training rows keep
-est = 0 and a log column of 0: absent evidence, as under every other smoother.
+Identities (tests/test_hierarchy.py, tests/test_hierarchy_base.py): a feature with no
+hierarchy, or one group holding every category (a level of one node is the root itself,
+:func:`heb.hierarchy_nodes.without_root_levels`), is HEB-M exactly in both forms; in the
+tree form one group per category (or any level that maps its nodes one-to-one) changes
+nothing, so it is HEB-M too; in the prior-mean form, the parents' concentration fixed at
+infinity gives bar = the leaf base, hence HEB-M's rule around that base (HEB-M itself
+with ``base="pooled"``, whose leaf base is the pooled marginal). A category without
+training rows gets the share of its parent that the learned base leaves it (0 under the
+pooled base, and where it hangs directly from the root) and a log column of 0: absent
+evidence at scoring, as under every other smoother.
 """
 
 from __future__ import annotations
@@ -53,6 +66,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from heb.concentration import (
     CLAMP_NONE,
@@ -62,10 +76,12 @@ from heb.concentration import (
     fit_concentration_segments,
 )
 from heb.counts import CountTable
+from heb.hierarchy_nodes import HierarchyNodes, base_shares, without_root_levels
 from heb.smoothing import SeenColumnLog, SmoothedTable
 
 __all__ = [
     "FORMS",
+    "SELECTIONS",
     "NESTED_RULE",
     "NestedFit",
     "check_hierarchies",
@@ -75,6 +91,8 @@ __all__ = [
 ]
 
 FORMS = ("tree", "prior-mean")
+#: how the evidence weighs the tree against HEB-M per pair (None: the tree, always)
+SELECTIONS = ("average", "best", None)
 #: the rule name of HEB-H in :mod:`heb.registry` / ``heb.smoothing.register_rule``
 NESTED_RULE = "nested-type-ii-ml"
 
@@ -149,68 +167,6 @@ def pad_levels(levels: list[np.ndarray], n_leaves: int) -> list[np.ndarray]:
 
 
 @dataclass(frozen=True)
-class _Nodes:
-    """Every node of every level of every feature, ordered by step from the root.
-
-    Step s holds level ``L_f - s`` of each feature with ``L_f >= s`` (step 0: the top
-    levels; a feature without a hierarchy has its leaves at step 0).
-    """
-
-    feature: np.ndarray  # (G,)
-    level: np.ndarray  # (G,)
-    parent: np.ndarray  # (G,) global id, -1 under the root
-    step_bounds: np.ndarray  # (n_steps + 1,)
-    leaf: np.ndarray  # (V,) global id of each table column
-    depth: np.ndarray  # (F,) L_f, the leaves' step
-
-    @classmethod
-    def build(cls, table: CountTable, levels: dict[int, list]) -> _Nodes:
-        F = table.n_features
-        depth = np.array([len(levels.get(f, ())) for f in range(F)], dtype=np.int64)
-        sizes = [
-            [int(table.n_categories[f])] + [lv.size for lv in levels.get(f, [])[1:]]
-            + ([int(levels[f][-1].max(initial=-1)) + 1] if f in levels else [])
-            for f in range(F)
-        ]  # fmt: skip
-        start = {}  # (f, level) -> global id of the first node
-        feature, level, bounds = [], [], [0]
-        for s in range(int(depth.max(initial=0)) + 1):
-            position = bounds[-1]
-            for f in np.flatnonzero(depth >= s):
-                lv = int(depth[f]) - s
-                start[f, lv] = position
-                position += sizes[f][lv]
-                feature.append(np.full(sizes[f][lv], f))
-                level.append(np.full(sizes[f][lv], lv))
-            bounds.append(position)
-        parent = np.full(bounds[-1], -1, dtype=np.int64)
-        for (f, lv), first in start.items():
-            if lv < depth[f]:
-                parent[first : first + sizes[f][lv]] = start[f, lv + 1] + levels[f][lv]
-        leaf = np.concatenate([start[f, 0] + np.arange(sizes[f][0]) for f in range(F)])
-        return cls(
-            np.concatenate(feature),
-            np.concatenate(level),
-            parent,
-            np.asarray(bounds, dtype=np.int64),
-            leaf.astype(np.int64),
-            depth,
-        )
-
-    def aggregate(self, leaf_counts: np.ndarray) -> np.ndarray:
-        """(C, G) counts of every node: the sums of the leaf counts below it."""
-        C, G = leaf_counts.shape[0], self.feature.size
-        counts = np.zeros((C, G))
-        counts[:, self.leaf] = leaf_counts
-        rows = np.arange(C)[:, None] * G
-        for h in range(1, int(self.depth.max(initial=0)) + 1):
-            child = np.flatnonzero((self.level == h - 1) & (self.depth[self.feature] >= h))
-            index = (rows + self.parent[child]).ravel()
-            counts += np.bincount(index, counts[:, child].ravel(), C * G).reshape(C, G)
-        return counts
-
-
-@dataclass(frozen=True)
 class NestedFit:
     """HEB-H's estimate and the concentrations learned at every level.
 
@@ -225,19 +181,24 @@ class NestedFit:
     levels : dict of ndarray
         One entry per (step, class, feature) fitted: ``class``, ``feature``, ``level``
         (0 = leaves), ``n_nodes``, ``m``, ``rho`` (m / (N_cf + m)), ``fallback``,
-        ``clamped`` (-1 / 0 / 1), ``iterations``, ``converged``, ``hierarchy_used``
-        (the pair kept the hierarchy; otherwise its estimate is HEB-M's).
+        ``clamped`` (-1 / 0 / 1), ``iterations``, ``converged``, ``hierarchy_weight``
+        (the tree's weight in the pair's estimate, the rest HEB-M's) and
+        ``hierarchy_used`` (that weight is above 1/2).
+    base : dict of ndarray
+        The base concentration of every level below a feature's top one:
+        :meth:`heb.hierarchy_nodes.BaseShares.records`.
     """
 
     theta: np.ndarray
     smoothed: SmoothedTable
     levels: dict[str, np.ndarray]
+    base: dict[str, np.ndarray]
 
 
-def _fixed_concentrations(fixed, nodes: _Nodes) -> dict[tuple[int, int], float]:
+def _fixed_concentrations(fixed, levels: dict, n_features: int) -> dict[tuple[int, int], float]:
     out = {}
     for (f, lv), value in dict(fixed or {}).items():
-        if not (0 <= f < nodes.depth.size and 0 <= lv <= nodes.depth[f]):
+        if not (0 <= f < n_features and 0 <= lv <= len(levels.get(f, ()))):
             raise ValueError(f"fixed concentration for feature {f}, level {lv}: no such level.")
         if not float(value) > 0:
             raise ValueError(f"fixed concentration for feature {f}, level {lv} must be > 0.")
@@ -250,7 +211,8 @@ def fit_nested(
     hierarchies: Hierarchies | None = None,
     *,
     form: str = "tree",
-    select: bool = True,
+    select: str | None = "average",
+    base: str = "learned",
     n0: float = 10,
     m_min: float = M_MIN,
     m_max: float = M_MAX,
@@ -264,12 +226,14 @@ def fit_nested(
     hierarchies : mapping of feature -> levels, optional
         See :func:`check_hierarchies`; a feature without one is smoothed as HEB-M.
     form : {"tree", "prior-mean"}
-    select : bool, default True
-        Tree form, nothing ``fixed``: per (class, feature) pair, keep the hierarchy only
-        where its evidence (the product over levels and parents, an exact marginal
-        likelihood of the leaf counts) beats HEB-M's flat Dirichlet evidence by more than
-        a BIC penalty of (1/2) log N_cf per extra concentration; else the pair is HEB-M.
-        Pairs below ``n0`` rows are HEB-M.
+    select : {"average", "best"} or None, default "average"
+        Tree form, nothing ``fixed``: per (class, feature) pair, the tree's evidence less
+        a BIC penalty of (1/2) log N_cf per extra concentration against a flat Dirichlet's
+        around the same leaf base gives the tree a posterior weight; "average" mixes the
+        tree's and HEB-M's estimates by it, "best" keeps the likelier one, None keeps
+        the tree. Pairs below ``n0`` rows are HEB-M.
+    base : {"learned", "pooled"}, default "learned"
+        Each node's share of its parent (:mod:`heb.hierarchy_nodes`).
     n0, m_min, m_max : float
         HEB's low-count threshold and the concentration clamp (every level).
     fixed : mapping of (feature, level) -> float, optional
@@ -282,49 +246,52 @@ def fit_nested(
     """
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}.")
+    if select not in SELECTIONS:
+        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}.")
     if not 0 < m_min <= m_max:
         raise ValueError(f"Need 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
-    nodes = _Nodes.build(table, check_hierarchies(hierarchies, table.n_categories))
-    fixed = _fixed_concentrations(fixed, nodes)
+    checked = check_hierarchies(hierarchies, table.n_categories)
+    fixed = _fixed_concentrations(fixed, checked, table.n_features)
+    nodes = HierarchyNodes.build(table, without_root_levels(checked))
     settings = (n0, m_min, m_max)
-    theta, level_m, fits, records = _fit_pass(table, nodes, form, settings, fixed)
+    shares = base_shares(nodes, nodes.aggregate(table.counts).sum(axis=0), base, *settings)
+    theta, level_m, fits, records = _fit_pass(table, nodes, shares.share, form, settings, fixed)
     n_cf = table.class_feature_totals()
     fallback = n_cf < n0
     smoothed = _leaf_table(theta, table, nodes, level_m, fits, fallback)
-    use = np.broadcast_to(nodes.depth > 0, fallback.shape)
-    if select and form == "tree" and not fixed and use.any():
-        flat_nodes = _Nodes.build(table, {})
-        flat = _fit_pass(table, flat_nodes, "tree", settings, {})
+    weight = np.broadcast_to(nodes.depth > 0, fallback.shape).astype(np.float64)
+    if select is not None and form == "tree" and not fixed and weight.any():
+        flat_nodes = HierarchyNodes.build(table, {})
+        flat_share = base_shares(flat_nodes, table.category_totals(), "pooled").share
+        flat = _fit_pass(table, flat_nodes, flat_share, "tree", settings, {})
         tree_evidence = sum(fit.log_evidence.reshape(n_cf.shape) for fit in fits)
         penalty = 0.5 * nodes.depth * np.log(np.maximum(n_cf, 1.0))
-        better = tree_evidence - penalty > flat[2][0].log_evidence.reshape(n_cf.shape)
-        use = use & better & ~fallback
-        col_use = use[:, table.feature_of_column]
-        theta = np.where(col_use, theta, flat[0])
+        leaf_base = nodes.down(shares.share)[nodes.leaf]
+        flat_evidence = _flat_evidence(table, leaf_base, m_min, m_max).reshape(n_cf.shape)
+        log_odds = tree_evidence - penalty - flat_evidence
+        tree_weight = special.expit(log_odds) if select == "average" else log_odds > 0
+        weight = np.where(fallback, 0.0, weight * tree_weight)
+        col_weight = weight[:, table.feature_of_column]
+        theta = col_weight * theta + (1.0 - col_weight) * flat[0]
         flat_table = _leaf_table(flat[0], table, flat_nodes, flat[1], flat[2], fallback)
-        smoothed = _merge(use, col_use, smoothed, flat_table)
+        smoothed = _merge(weight > 0.5, theta, smoothed, flat_table)
     for record in records:
-        record["hierarchy_used"] = use[record["class"], record["feature"]]
-    return NestedFit(theta, smoothed, _concat(records))
+        record["hierarchy_weight"] = weight[record["class"], record["feature"]]
+        record["hierarchy_used"] = record["hierarchy_weight"] > 0.5
+    return NestedFit(theta, smoothed, _concat(records), shares.records(nodes))
 
 
-def _fit_pass(table, nodes, form, settings, fixed):
+def _fit_pass(table, nodes, share, form, settings, fixed):
     """Every level top-down: leaf estimates (C, V), (steps, C, F) m, fits and records."""
     n0, m_min, m_max = settings
     C, F = table.n_classes, table.n_features
     counts = nodes.aggregate(table.counts)
     n_cf = table.class_feature_totals()
-    # per node: the class counts and pooled count of its parent (the root: N_cf, S_f)
+    # per node: the class counts of its parent (the root: N_cf)
     under_root = nodes.parent < 0
     parent_ix = np.where(under_root, 0, nodes.parent)
     parent_counts = np.where(under_root, n_cf[:, nodes.feature], counts[:, parent_ix])
-    pooled = counts.sum(axis=0)
-    pooled_parent = parent_counts.sum(axis=0)
-    # siblings: children of the same parent (the root's are the feature's top nodes)
-    parent_key = np.where(under_root, counts.shape[1] + nodes.feature, nodes.parent)
-    siblings = np.bincount(parent_key)[parent_key].astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(pooled_parent > 0, pooled / pooled_parent, 1.0 / siblings)
+    parent_key, siblings = nodes.parent_key, nodes.siblings
     est = np.ones_like(counts)
     level_m = np.zeros((nodes.step_bounds.size - 1, C, F))
     fits, records = [], []
@@ -362,8 +329,22 @@ def _fit_pass(table, nodes, form, settings, fixed):
     return est[:, nodes.leaf], level_m, fits, records
 
 
-def _merge(use, col_use, tree: SmoothedTable, flat: SmoothedTable) -> SmoothedTable:
-    """Per (class, feature) pair, the tree's table where ``use`` holds, else the flat one."""
+def _flat_evidence(table: CountTable, leaf_base: np.ndarray, m_min, m_max) -> np.ndarray:
+    """Type-II ML evidence (C F,) of a flat Dirichlet(m leaf_base) over each pair's leaves."""
+    C, F = table.n_classes, table.n_features
+    rows, cols = np.nonzero(table.counts)
+    group = rows * F + table.feature_of_column[cols]
+    n_cf = table.class_feature_totals().ravel()
+    docs = np.flatnonzero(n_cf > 0)
+    fit = fit_concentration_segments(
+        group, table.counts[rows, cols], leaf_base[cols], docs, n_cf[docs], C * F, m_min, m_max
+    )
+    return fit.log_evidence
+
+
+def _merge(use, theta, tree: SmoothedTable, flat: SmoothedTable) -> SmoothedTable:
+    """The log table of ``theta``; per (class, feature) pair, the tree's diagnostics where
+    ``use`` holds, else the flat ones."""
     pick = use.ravel()
 
     def either(attr):
@@ -377,14 +358,21 @@ def _merge(use, col_use, tree: SmoothedTable, flat: SmoothedTable) -> SmoothedTa
         either("log_evidence"),
         either("flat"),
     )
-    log_theta = np.where(col_use, tree.log_theta, flat.log_theta)
     return SmoothedTable(
-        SeenColumnLog(log_theta, None, log_theta.shape[1]),
+        _log_columns(theta, tree.seen),
         tree.seen,
         np.where(use, tree.concentration, flat.concentration),
         fit,
         tree.fallback,
     )
+
+
+def _log_columns(theta: np.ndarray, seen: np.ndarray) -> SeenColumnLog:
+    """log theta for scoring, 0 in the columns of categories without training rows."""
+    with np.errstate(divide="ignore"):
+        log_theta = np.log(theta)
+    log_theta[:, ~seen] = 0.0
+    return SeenColumnLog(log_theta, None, log_theta.shape[1])
 
 
 def _fit_level(block, prior, doc_key, doc_totals, f_col, F, m_min, m_max) -> ConcentrationFit:
@@ -465,9 +453,6 @@ def _leaf_table(theta, table, nodes, level_m, fits, fallback) -> SmoothedTable:
     """The scoring table with the leaf level's per-pair diagnostics (step L_f of f)."""
     C, F = table.n_classes, table.n_features
     seen = table.category_totals() > 0
-    with np.errstate(divide="ignore"):
-        log_theta = np.log(theta)
-    log_theta[:, ~seen] = 0.0
     feats = np.arange(F)
     m_leaf = level_m[nodes.depth, :, feats].T  # (C, F)
     pick = (np.arange(C)[:, None] * F + feats[None, :]).ravel()
@@ -484,8 +469,7 @@ def _leaf_table(theta, table, nodes, level_m, fits, fallback) -> SmoothedTable:
         np.stack([fit.log_evidence for fit in fits])[steps, pick],
         gather("flat"),
     )
-    columns = SeenColumnLog(log_theta, None, log_theta.shape[1])
-    return SmoothedTable(columns, seen, m_leaf, leaf_fit, fallback)
+    return SmoothedTable(_log_columns(theta, seen), seen, m_leaf, leaf_fit, fallback)
 
 
 def nested_dirichlet_rule(

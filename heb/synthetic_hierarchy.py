@@ -27,6 +27,7 @@ from heb.smoothing import smooth
 
 __all__ = [
     "BUDGET_ESTIMATES",
+    "BUDGET_VARIANTS",
     "SCENARIOS",
     "STUDY_SMOOTHERS",
     "oracle_tree_estimate",
@@ -41,13 +42,22 @@ SCENARIOS = {
     "flat": {"concentration": 20.0},
 }
 STUDY_SMOOTHERS = ("laplace", "heb-m", "heb-h", "heb-h-prior-mean")
-#: an error budget of HEB-H under the "hierarchy" truth: without its evidence selection,
-#: at the true concentrations (still the pooled within-parent splits as base), the true
-#: base splits among the codes seen in training (unseen codes 0, as HEB-H) and the oracle
-#: (the true base splits of every code); the last two with the true concentrations
+#: an error budget of HEB-H under the "hierarchy" truth: HEB-H's variants
+#: (:data:`BUDGET_VARIANTS`), at the true concentrations (learned base, no selection),
+#: the true base splits among the codes seen in training (unseen codes 0, as HEB-M) and
+#: the oracle (the true base splits of every code); the last two with the true
+#: concentrations
 BUDGET_ESTIMATES = (
-    "heb-m", "heb-h", "heb-h-no-select", "heb-h-true-m", "oracle-seen", "oracle",
+    "heb-m", "heb-h-pooled-base", "heb-h", "heb-h-best", "heb-h-no-select", "heb-h-true-m",
+    "oracle-seen", "oracle",
 )  # fmt: skip
+#: the budget's HEB-H variants: the empirical base with the best-model selection (HEB-H
+#: before the learned base), the learned base with that selection, and with none
+BUDGET_VARIANTS = {
+    "heb-h-pooled-base": {"base": "pooled", "select": "best"},
+    "heb-h-best": {"select": "best"},
+    "heb-h-no-select": {"select": None},
+}
 
 
 def zip_levels(n_regions: int, prefixes: int, codes: int) -> list[np.ndarray]:
@@ -188,8 +198,8 @@ def _estimates(table: CountTable, hierarchies: dict, smoother: str, truth=None) 
     if smoother == "heb-m":
         smoothed = smooth(table, "heb-m")
         return np.where(smoothed.seen, np.exp(smoothed.log_theta), 0.0)
-    if smoother == "heb-h-no-select":
-        return fit_nested(table, hierarchies, select=False).theta
+    if smoother in BUDGET_VARIANTS:
+        return fit_nested(table, hierarchies, **BUDGET_VARIANTS[smoother]).theta
     if smoother in ("heb-h-true-m", "oracle", "oracle-seen"):
         base, concentrations, counts, levels = truth
         if smoother == "oracle-seen":  # unseen codes get 0, as under HEB-M and HEB-H

@@ -12,7 +12,8 @@ from sklearn.utils.estimator_checks import check_estimator
 from heb.concentration import log_evidence
 from heb.counts import CountTable
 from heb.hierarchical_nb import HierarchicalNaiveBayes, level_concentrations
-from heb.hierarchy import check_hierarchies, fit_nested
+from heb.hierarchy import SELECTIONS, check_hierarchies, fit_nested
+from heb.hierarchy_nodes import BASES
 from heb.hierarchy_sources import (
     dependency_chains,
     functional_dependencies,
@@ -23,13 +24,7 @@ from heb.hierarchy_sources import (
 )
 from heb.nb import NaiveBayes
 from heb.smoothing import smooth
-from heb.synthetic_hierarchy import (
-    BUDGET_ESTIMATES,
-    hierarchy_l1_study,
-    oracle_tree_estimate,
-    tree_pmfs,
-    zip_levels,
-)
+from heb.synthetic_hierarchy import tree_pmfs, zip_levels
 from tests.conftest import read_shared_csv
 
 FORMS = ("tree", "prior-mean")
@@ -87,7 +82,7 @@ def test_no_hierarchy_is_hebm(table, form):
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize("select", [True, False])
+@pytest.mark.parametrize("select", SELECTIONS)
 def test_one_group_holding_every_category_is_hebm(table, form, select):
     hebm = smooth(table, "heb-m")
     one = {0: [np.zeros(12, int)], 2: [np.zeros(12, int), np.zeros(1, int)]}
@@ -96,7 +91,7 @@ def test_one_group_holding_every_category_is_hebm(table, form, select):
     np.testing.assert_allclose(fit.smoothed.concentration, hebm.concentration, rtol=1e-6)
 
 
-@pytest.mark.parametrize("select", [True, False])
+@pytest.mark.parametrize("select", SELECTIONS)
 def test_tree_with_one_group_per_category_is_hebm(table, select):
     hebm = smooth(table, "heb-m")
     fit = fit_nested(table, {0: [np.arange(12)], 1: [np.arange(12)[::-1]]}, select=select)
@@ -104,9 +99,9 @@ def test_tree_with_one_group_per_category_is_hebm(table, select):
 
 
 def test_tree_ignores_a_level_that_maps_one_to_one(table):
-    two = fit_nested(table, {0: [np.arange(12) // 3]}, select=False)
+    two = fit_nested(table, {0: [np.arange(12) // 3]}, select=None)
     padded = fit_nested(
-        table, {0: [np.arange(12), np.arange(12) // 3], 1: [np.arange(12)]}, select=False
+        table, {0: [np.arange(12), np.arange(12) // 3], 1: [np.arange(12)]}, select=None
     )
     np.testing.assert_allclose(padded.theta[:, :12], two.theta[:, :12], rtol=1e-12)
     hebm = np.exp(smooth(table, "heb-m").log_theta)
@@ -117,7 +112,7 @@ def test_prior_mean_with_infinite_parent_concentration_is_hebm(table):
     """bar(c, v) = pbar(g) w(v | g) = N_fv / S_f: the pooled marginal, for any grouping."""
     hebm = smooth(table, "heb-m")
     groups = {0: [np.array([0, 1, 1, 2, 0, 2, 3, 3, 3, 1, 0, 2])]}
-    fit = fit_nested(table, groups, form="prior-mean", fixed={(0, 1): np.inf})
+    fit = fit_nested(table, groups, form="prior-mean", base="pooled", fixed={(0, 1): np.inf})
     np.testing.assert_allclose(fit.smoothed.log_theta, hebm.log_theta, rtol=0, atol=1e-9)
 
 
@@ -133,7 +128,11 @@ def test_prior_mean_at_the_upper_clamp_is_within_its_bound_of_hebm(table):
         # one leaf m for all classes: use each class's in turn
         for c in range(3):
             fit = fit_nested(
-                table, {0: [groups]}, form="prior-mean", fixed={(0, 1): M, (0, 0): m0[c]}
+                table,
+                {0: [groups]},
+                form="prior-mean",
+                base="pooled",
+                fixed={(0, 1): M, (0, 0): m0[c]},
             )
             gap = np.abs(fit.theta[c, :12] - np.exp(hebm.log_theta[c, :12])).max()
             assert gap <= m0[c] / (n_c[c] + m0[c]) * n_c[c] / (n_c[c] + M) + 1e-12
@@ -156,7 +155,7 @@ def test_tree_form_by_hand():
     Class 0, groups (4, 2) of 6: phi = (5.2 / 8, 2.8 / 8) = (0.65, 0.35); within g0
     (3 + 2) / 7, (1 + 1) / 7; within g1 (0 + 1.5) / 5, (2 + 1.5) / 5.
     """
-    fit = fit_nested(HAND, HAND_GROUPS, fixed={(0, 1): 2.0, (0, 0): 3.0}, n0=0)
+    fit = fit_nested(HAND, HAND_GROUPS, base="pooled", fixed={(0, 1): 2.0, (0, 0): 3.0}, n0=0)
     expected = [0.65 * 5 / 7, 0.65 * 2 / 7, 0.35 * 0.3, 0.35 * 0.7]
     np.testing.assert_allclose(fit.theta[0], expected, rtol=1e-14)
     # class 1, groups (2, 2) of 4: phi = (3.2 / 6, 2.8 / 6); within (1 + 2) / 5, ...
@@ -167,18 +166,19 @@ def test_tree_form_by_hand():
 
 def test_prior_mean_form_by_hand():
     """bar = phi w = (0.65 2/3, 0.65 / 3, 0.35 / 2, 0.35 / 2); theta = (n + 3 bar) / 9."""
-    fit = fit_nested(HAND, HAND_GROUPS, form="prior-mean", fixed={(0, 1): 2.0, (0, 0): 3.0})
+    fixed = {(0, 1): 2.0, (0, 0): 3.0}
+    fit = fit_nested(HAND, HAND_GROUPS, form="prior-mean", base="pooled", fixed=fixed)
     np.testing.assert_allclose(fit.theta[0], np.array([4.3, 1.65, 0.525, 2.525]) / 9, rtol=1e-14)
 
 
 def test_fallback_below_n0_by_hand():
     """N_cf < n0: tree form m = children of the parent (top 2, each group 2), prior-mean
     form m = K of the level (top 2, leaves 4); class 0 again has phi = (0.65, 0.35)."""
-    tree = fit_nested(HAND, HAND_GROUPS, n0=100, select=False)
+    tree = fit_nested(HAND, HAND_GROUPS, n0=100, select=None, base="pooled")
     expected = [0.65 * 13 / 18, 0.65 * 5 / 18, 0.35 * 0.25, 0.35 * 0.75]
     np.testing.assert_allclose(tree.theta[0], expected, rtol=1e-14)
     assert tree.levels["fallback"].all()
-    mean = fit_nested(HAND, HAND_GROUPS, form="prior-mean", n0=100)
+    mean = fit_nested(HAND, HAND_GROUPS, form="prior-mean", n0=100, base="pooled")
     bar = np.array([0.65 * 2 / 3, 0.65 / 3, 0.175, 0.175])
     np.testing.assert_allclose(mean.theta[0], (HAND.counts[0] + 4 * bar) / 10, rtol=1e-14)
     # with selection a fallback pair is HEB-M, whose fallback is m = K_f
@@ -187,12 +187,14 @@ def test_fallback_below_n0_by_hand():
 
 
 # ---------------------------------------------------------------------------- evidence
-def test_tree_leaf_m_maximises_the_multi_document_evidence(table):
+@pytest.mark.parametrize("base", BASES)
+def test_tree_leaf_m_maximises_the_multi_document_evidence(table, base):
     """The leaf concentration is the maximiser of sum over parents of the Dirichlet-
     multinomial evidence of the children counts toward w (independent 1-D search)."""
     groups = np.arange(12) // 3
-    fit = fit_nested(table, {0: [groups]}, select=False)
+    fit = fit_nested(table, {0: [groups]}, select=None, base=base)
     pooled = table.counts[:, :12].sum(axis=0)
+    b = fit.base["b"][0] if base == "learned" else 0.0
     for c in range(3):
         counts = table.counts[c, :12]
 
@@ -200,9 +202,8 @@ def test_tree_leaf_m_maximises_the_multi_document_evidence(table):
             total = 0.0
             for g in range(4):
                 kids = groups == g
-                total += log_evidence(
-                    counts[kids], pooled[kids] / pooled[kids].sum(), np.exp(log_m)
-                )
+                w = (pooled[kids] + b / 3) / (pooled[kids].sum() + b)
+                total += log_evidence(counts[kids], w, np.exp(log_m))
             return -total
 
         best = minimize_scalar(minus, bounds=(np.log(1e-2), np.log(1e4)), method="bounded",
@@ -220,12 +221,23 @@ def test_selection_keeps_the_hierarchy_only_where_the_evidence_wants_it():
     _, flat = tree_pmfs(levels, 2, concentration=30.0, rng=rng)
     counts = np.concatenate([rng.multinomial(3000, theta), rng.multinomial(3000, flat)], axis=1)
     tab = CountTable(np.full(2, 3000.0), counts.astype(float), np.array([0, 200, 400]))
-    fit = fit_nested(tab, {0: levels, 1: levels})
-    used = fit.levels["hierarchy_used"].reshape(-1)
-    per_feature = {f: used[fit.levels["feature"] == f] for f in (0, 1)}
-    assert per_feature[0].all() and not per_feature[1].any()
-    hebm = smooth(tab, "heb-m")
-    np.testing.assert_allclose(fit.smoothed.log_theta[:, 200:], hebm.log_theta[:, 200:], atol=1e-9)
+    hierarchies = {0: levels, 1: levels}
+    fit = fit_nested(tab, hierarchies)
+    weight = fit.levels["hierarchy_weight"]
+    feature = fit.levels["feature"]
+    assert (weight[feature == 0] > 0.999).all() and (weight[feature == 1] < 0.05).all()
+    np.testing.assert_array_equal(fit.levels["hierarchy_used"], weight > 0.5)
+    # "average" mixes the tree and HEB-M by the weight; "best" keeps the likelier one
+    tree = fit_nested(tab, hierarchies, select=None).theta
+    hebm_table = smooth(tab, "heb-m")
+    hebm = np.where(hebm_table.seen, np.exp(hebm_table.log_theta), 0.0)
+    w = weight[fit.levels["level"] == 0].reshape(2, 2)[:, tab.feature_of_column]
+    np.testing.assert_allclose(fit.theta, w * tree + (1 - w) * hebm, rtol=1e-9, atol=1e-12)
+    best = fit_nested(tab, hierarchies, select="best")
+    np.testing.assert_allclose(best.theta, np.where(w > 0.5, tree, hebm), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        best.smoothed.log_theta[:, 200:], hebm_table.log_theta[:, 200:], atol=1e-9
+    )
 
 
 # ---------------------------------------------------------------------------- properties
@@ -242,8 +254,17 @@ def test_estimates_are_distributions_and_unseen_columns_are_absent(form):
     np.testing.assert_allclose(_sums(fit.theta, tab), 1.0, rtol=1e-12)
     assert fit.smoothed.log_theta[:, 8 + 5].tolist() == [0.0, 0.0, 0.0]
     assert np.isfinite(fit.smoothed.log_theta).all()
-    marginal = tab.category_totals() / np.repeat(tab.feature_totals(), 8)
-    np.testing.assert_allclose(fit.theta[2], marginal, rtol=1e-12)
+    pooled = tab.category_totals()
+    marginal = pooled / np.repeat(tab.feature_totals(), 8)
+    if form == "tree":  # a pair below n0 rows is HEB-M: its prior mean is the marginal
+        np.testing.assert_allclose(fit.theta[2], marginal, rtol=1e-12)
+    else:  # the prior-mean form's prior mean is the learned base: feature 1, groups v % 3
+        groups = np.arange(8) % 3
+        b = fit.base["b"][fit.base["feature"] == 1][0]
+        s_g = np.bincount(groups, pooled[8:])[groups]
+        w = (pooled[8:] + b / np.bincount(groups)[groups]) / (s_g + b)
+        np.testing.assert_allclose(fit.theta[2, 8:], s_g / pooled[8:].sum() * w, rtol=1e-12)
+        assert fit.theta[2, 8 + 5] > 0  # the category without rows shares its group's mass
 
 
 # ---------------------------------------------------------------------------- NaiveBayes
@@ -346,57 +367,6 @@ def test_amazon_role_dependencies(datasets_dir):
     assert exact == {("ROLE_TITLE", "ROLE_FAMILY"), ("ROLE_CODE", "ROLE_FAMILY")}
     loose = {(d.child_name, d.parent_name) for d in functional_dependencies(codes, cols, 0.05)}
     assert ("ROLE_ROLLUP_2", "ROLE_ROLLUP_1") in loose
-
-
-# ---------------------------------------------------------------------------- known truth
-def test_tree_pmfs_are_distributions_near_the_base_when_concentrated():
-    rng = np.random.default_rng(7)
-    levels = zip_levels(3, 4, 5)
-    base, theta = tree_pmfs(levels, 4, concentrations=(1e9, 1e9, 1e9), rng=rng)
-    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
-    np.testing.assert_allclose(theta, np.broadcast_to(base, theta.shape), rtol=1e-3)
-    with pytest.raises(ValueError, match="either"):
-        tree_pmfs(levels, 2, rng=rng)
-
-
-def test_study_meets_its_targets_on_a_small_grid():
-    """HEB-H at least 20 % below HEB-M at K/N = 1 with a hierarchy, within 2 % without."""
-    kwargs = {"K_values": [(4, 5, 10)], "N_values": [200], "reps": 30}
-    signal = {r["smoother"]: r["mean"] for r in hierarchy_l1_study(scenario="hierarchy", **kwargs)}
-    none = {r["smoother"]: r["mean"] for r in hierarchy_l1_study(scenario="flat", **kwargs)}
-    assert signal["heb-h"] <= 0.8 * signal["heb-m"] < signal["laplace"]
-    assert none["heb-h"] <= 1.02 * none["heb-m"]
-
-
-def test_oracle_tree_estimate_by_hand():
-    """Leaves 0, 1 under group 0, leaf 2 under group 1; base (0.2, 0.3, 0.5)."""
-    levels = [np.array([0, 0, 1])]
-    counts = np.array([[3.0, 1.0, 0.0]])
-    base = np.array([0.2, 0.3, 0.5])
-    est = oracle_tree_estimate(counts, base, levels, (2.0, 5.0))
-    # top: group 0 = (4 + 5 * 0.5) / (4 + 5), group 1 = 2.5 / 9; leaves within group 0
-    top = np.array([6.5 / 9, 2.5 / 9])
-    expected = [top[0] * (3 + 2 * 0.4) / 6, top[0] * (1 + 2 * 0.6) / 6, top[1] * (0 + 2) / 2]
-    np.testing.assert_allclose(est[0], expected)
-    np.testing.assert_allclose(est.sum(), 1.0)
-    # a leaf given base 0 keeps only its counts' share; the base renormalises above it
-    est = oracle_tree_estimate(counts, base * [1, 0, 1], levels, (2.0, 5.0))
-    group0 = (4 + 5 * 0.2 / 0.7) / 9
-    np.testing.assert_allclose(est[0], [group0 * 5 / 6, group0 * 1 / 6, 1 - group0])
-    with pytest.raises(ValueError, match="one value per level"):
-        oracle_tree_estimate(counts, base, levels, (1.0,))
-
-
-def test_error_budget_is_ordered_and_true_m_is_fit_nested_at_fixed_m():
-    """The oracle (true base and m) bounds HEB-H at the true m, which equals fit_nested
-    with those concentrations fixed; the budget needs a tree truth."""
-    kwargs = {"K_values": [(4, 5, 10)], "N_values": [50], "reps": 20}
-    rows = hierarchy_l1_study(smoothers=BUDGET_ESTIMATES, **kwargs)
-    err = {r["smoother"]: r["mean"] for r in rows}
-    assert err["oracle"] < err["oracle-seen"] < err["heb-h-true-m"] < err["heb-m"]
-    assert err["oracle-seen"] >= rows[0]["unseen_mass"]  # unseen codes get 0 there
-    with pytest.raises(ValueError, match="tree truth"):
-        hierarchy_l1_study(scenario="flat", smoothers=("oracle",), **kwargs)
 
 
 # ---------------------------------------------------------------------------- FD-aware NB

@@ -27,6 +27,7 @@ ENGINE = (
     "stats",
     "synthetic",
     "hierarchy",
+    "hierarchy_nodes",
     "hierarchy_sources",
     "hierarchical_nb",
     "synthetic_hierarchy",
