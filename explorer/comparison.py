@@ -6,11 +6,14 @@ session from its own thread), keyed on the run settings (:class:`heb.evaluate.Ru
 what the result cache keys on too). A what-if change that returns to a value seen before
 is served from it: nothing is recomputed.
 
-Many visitors at once: one computation per key (a session asking for a comparison that
-another session is computing waits for it instead of computing it again), at most
-:data:`MAX_HEAVY_RUNS` cross-validations at a time (the others say they are queued), and
-a run whose session has gone (its browser closed) stops at its next fold: Streamlit
-keeps a disconnected session's script running, so the progress callback checks.
+Many visitors at once: one computation per key, owned by a background thread that runs
+the cross-validation in a worker process at a lower priority (:mod:`explorer.worker_pool`),
+so the server's threads, its GIL and its event loop stay free for every visitor's page.
+Sessions only wait for it: the one that asked first sees its progress, the others a
+notice. At most :data:`MAX_HEAVY_RUNS` runs at a time (the others say they are queued),
+and a run stops (its worker killed) when every session waiting for it has gone (its
+browser closed): Streamlit keeps a disconnected session's script running, so the waiting
+loop checks.
 """
 
 from __future__ import annotations
@@ -25,7 +28,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from explorer import worker_pool
+from explorer.cv_worker import HandoverError
 from explorer.errors import Interrupted
+from explorer.worker_pool import WorkerCancelled
 from heb import figures, registry
 from heb.data import Dataset
 from heb.evaluate import CVResult, RunSettings, cross_validate
@@ -56,6 +62,12 @@ POLL_SECONDS = 0.25
 
 class RunCancelled(Interrupted):
     """The session that asked for a comparison has gone; its work was stopped."""
+
+
+_GONE = (
+    "This page lost its connection to the server, so its cross-validation was stopped. "
+    "Rerun the page to start it again."
+)
 
 
 #: a session disconnected this long has gone: a loaded machine drops websockets that the
@@ -97,10 +109,7 @@ def disconnected_too_long(session_id: str, connected: bool, now: float) -> bool:
 
 def _check_session() -> None:
     if session_gone():
-        raise RunCancelled(
-            "This page lost its connection to the server, so its cross-validation was "
-            "stopped. Rerun the page to start it again."
-        )
+        raise RunCancelled(_GONE)
 
 
 def metric_column(name: str) -> str:
@@ -203,11 +212,35 @@ class Comparison:
 
 
 @dataclass
+class _Run:
+    """One comparison being computed, for every session waiting for it.
+
+    A background thread drives it (queued for a slot, then in a worker process); the
+    sessions only wait. ``waiting`` counts them: when the last one goes, the run is
+    cancelled (its worker stopped).
+    """
+
+    key: str
+    waiting: int = 0
+    queued: bool = True
+    fraction: float = 0.0
+    message: str = "Preparing folds"
+    comparison: Comparison | None = None
+    error: BaseException | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+    def report(self, fraction: float, message: str) -> None:
+        """Progress from the worker (fractions are clipped to [0, 1])."""
+        self.fraction, self.message = min(max(float(fraction), 0.0), 1.0), message
+
+
+@dataclass
 class _Shared:
     """What every session shares: finished comparisons, runs under way, the run slots."""
 
     store: OrderedDict = field(default_factory=OrderedDict)
-    running: dict[str, threading.Event] = field(default_factory=dict)
+    running: dict[str, _Run] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     slots: threading.BoundedSemaphore = field(
         default_factory=lambda: threading.BoundedSemaphore(MAX_HEAVY_RUNS)
@@ -220,42 +253,79 @@ def _shared() -> _Shared:
     return _Shared()
 
 
-def _claim(shared: _Shared, key: str) -> tuple[Comparison | None, threading.Event | None]:
-    """The stored comparison, or this session's claim on computing it (an Event it sets
-    when done), or neither: another session is computing it (wait, then look again)."""
+def _join(
+    shared: _Shared, key: str, start: Callable[[_Run], None]
+) -> tuple[Comparison | None, _Run | None, bool]:
+    """The stored comparison, or the run computing it (joined; ``start``-ed when this
+    session is the first to ask) and whether this session started it."""
     with shared.lock:
         if key in shared.store:
             shared.store.move_to_end(key)
-            return shared.store[key], None
-        if key in shared.running:
-            return None, None
-        shared.running[key] = event = threading.Event()
-        return None, event
+            return shared.store[key], None, False
+        run = shared.running.get(key)
+        started = run is None or run.cancelled.is_set()  # a cancelled run is not joined
+        if started:
+            run = shared.running[key] = _Run(key)
+            start(run)
+        run.waiting += 1
+        return None, run, started
 
 
-def _wait_for_other(shared: _Shared, key: str) -> None:
-    """Wait while another session computes ``key`` (stopping if this session goes)."""
+def _leave(shared: _Shared, run: _Run) -> None:
+    """This session no longer waits; the last one to go cancels an unfinished run."""
     with shared.lock:
-        event = shared.running.get(key)
-    if event is None:
-        return
-    with st.status("Another visitor is computing this same comparison: waiting for it..."):
-        while not event.wait(POLL_SECONDS):
-            _check_session()
+        run.waiting -= 1
+        if run.waiting == 0 and not run.done.is_set():
+            run.cancelled.set()
 
 
-def _take_slot(shared: _Shared) -> None:
-    """One of the :data:`MAX_HEAVY_RUNS` slots, saying so while queued."""
-    if shared.slots.acquire(blocking=False):
-        return
-    notice = st.info(
-        f"Queued: {MAX_HEAVY_RUNS} cross-validations are running on this server; "
-        "this one starts when one of them ends.",
-        icon=":material/hourglass_top:",
-    )
-    while not shared.slots.acquire(timeout=POLL_SECONDS):
-        _check_session()
-    notice.empty()
+def _drive(shared: _Shared, run: _Run, compute: Callable[[_Run], CVResult]) -> None:
+    """The run's thread: a slot, the cross-validation, the views, the store."""
+    slot = False
+    try:
+        while not slot:
+            if run.cancelled.is_set():
+                raise WorkerCancelled("cancelled while queued")
+            slot = shared.slots.acquire(timeout=POLL_SECONDS)
+        run.queued = False
+        start = time.perf_counter()
+        comparison = Comparison(compute(run), time.perf_counter() - start)
+        with shared.lock:
+            shared.store[run.key] = run.comparison = comparison
+            while len(shared.store) > MEMORY_ENTRIES:
+                shared.store.popitem(last=False)
+    except BaseException as exc:  # noqa: BLE001 - handed to the waiting sessions
+        run.error = exc
+    finally:
+        if slot:
+            shared.slots.release()
+        with shared.lock:
+            if shared.running.get(run.key) is run:
+                del shared.running[run.key]
+        run.done.set()
+
+
+def _compute(
+    dataset: Dataset, fingerprint: str, methods: list[str], settings: RunSettings
+) -> Callable[[_Run], CVResult]:
+    """How a run cross-validates: in a worker process, or in this process when the
+    dataset cannot travel to one (parquet cannot hold it)."""
+
+    def compute(run: _Run) -> CVResult:
+        try:
+            return worker_pool.run_in_worker(
+                dataset, fingerprint, methods, settings, run.report, run.cancelled
+            )
+        except HandoverError:
+
+            def progress(fraction: float, message: str) -> None:
+                if run.cancelled.is_set():
+                    raise WorkerCancelled("cancelled")
+                run.report(fraction, message)
+
+            return cross_validate(dataset, methods, settings=settings, progress=progress)
+
+    return compute
 
 
 def run_comparison(
@@ -265,52 +335,67 @@ def run_comparison(
 
     ``fingerprint`` is the dataset's sha256 (computed once per dataset by the caller); the
     memory key is the run settings' key with it. Returns the comparison and whether it
-    came from memory (nothing recomputed). A comparison another session is computing is
-    waited for, not computed again (and then comes from memory); raises
-    :class:`RunCancelled` when this session closes while waiting, queued or running.
+    came from memory (nothing recomputed for this session). The cross-validation runs in
+    a worker process driven by a background thread; a comparison another session is
+    computing is waited for, not computed again. Raises :class:`RunCancelled` when this
+    session closes while waiting; the run stops when every session waiting for it is gone.
     """
     settings = settings.replace(fingerprint=fingerprint)
     key = settings.key("compare", list(methods))
     shared = _shared()
-    while True:
-        comparison, claim = _claim(shared, key)
-        if comparison is not None:
-            return comparison, True
-        if claim is not None:
-            break
-        _wait_for_other(shared, key)  # then look again: stored, or its session went
+    compute = _compute(dataset, fingerprint, methods, settings)
+
+    def start(run: _Run) -> None:
+        threading.Thread(
+            target=_drive, args=(shared, run, compute), name="heb-compare", daemon=True
+        ).start()
+
+    comparison, run, started = _join(shared, key, start)
+    if comparison is not None:
+        return comparison, True
     try:
-        _take_slot(shared)
-        try:
-            comparison = _cross_validate(dataset, methods, settings)
-        finally:
-            shared.slots.release()
-        with shared.lock:
-            shared.store[key] = comparison
-            while len(shared.store) > MEMORY_ENTRIES:
-                shared.store.popitem(last=False)
+        _wait(run, started, len(methods), settings.n_splits)
     finally:
-        with shared.lock:
-            del shared.running[key]
-        claim.set()
-    return comparison, False
+        _leave(shared, run)
+    if run.error is not None:
+        if isinstance(run.error, WorkerCancelled):  # every session had gone but this one
+            raise RunCancelled(_GONE) from None
+        raise run.error
+    return run.comparison, not started
 
 
-def _cross_validate(dataset: Dataset, methods: list[str], settings: RunSettings) -> Comparison:
-    """Cross-validate with a progress bar; stops (:class:`RunCancelled`) if the session goes."""
-    start = time.perf_counter()
+def _wait(run: _Run, started: bool, n_methods: int, n_splits: int) -> None:
+    """Wait for ``run``, showing progress to the session that started it and a notice
+    to the others; the page is updated only when what it shows changes."""
+    if not started:
+        with st.status("Another visitor is computing this same comparison: waiting for it..."):
+            while not run.done.wait(POLL_SECONDS):
+                _check_session()
+        return
+    begin = time.perf_counter()
     with st.status(
-        f"Cross-validating {len(methods)} methods ({settings.n_splits} folds)...", expanded=True
+        f"Cross-validating {n_methods} methods ({n_splits} folds)...", expanded=True
     ) as status:
-        bar = st.progress(0.0, text="Preparing folds")
-
-        def progress(fraction: float, message: str) -> None:
-            _check_session()  # between folds: a closed browser's run stops here
-            bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
-
-        result = cross_validate(dataset, methods, settings=settings, progress=progress)
-        elapsed = time.perf_counter() - start
-        status.update(
-            label=f"Cross-validation done in {elapsed:.1f} s", state="complete", expanded=False
-        )
-    return Comparison(result, elapsed)
+        queued = st.empty()
+        if run.queued:
+            queued.info(
+                f"Queued: {MAX_HEAVY_RUNS} cross-validations are running on this server; "
+                "this one starts when one of them ends.",
+                icon=":material/hourglass_top:",
+            )
+        bar = st.progress(0.0, text=run.message)
+        shown = (0, run.message, True)
+        while not run.done.wait(POLL_SECONDS):
+            _check_session()
+            now = (round(100 * run.fraction), run.message, run.queued)
+            if now != shown:
+                if not run.queued:
+                    queued.empty()
+                bar.progress(now[0] / 100, text=now[1])
+                shown = now
+        if run.error is None:
+            status.update(
+                label=f"Cross-validation done in {time.perf_counter() - begin:.1f} s",
+                state="complete",
+                expanded=False,
+            )

@@ -2,7 +2,9 @@
 
 The engine's source revision (part of every result-cache key: a hash of the code of its
 numeric modules) takes seconds to compute on a loaded machine; without a warm-up the
-first visitor to Compare waited for it.
+first visitor to Compare waited for it. A spare cross-validation worker is started too
+(:func:`explorer.worker_pool.start_spare_worker`): it imports the engine and hashes the
+revision in its own process, at a lower priority, so the first comparison skips that.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ _START_LOCK = threading.Lock()
 
 
 def _warm_up() -> None:
+    from explorer.worker_pool import start_spare_worker
     from heb.evaluate.keys import engine_revision
 
+    start_spare_worker()
     engine_revision()  # lru-cached for the process
 
 

@@ -1,49 +1,75 @@
 """Many sessions at once on the Compare page's work (issue 11, item 11).
 
-Sessions are threads here, as Streamlit serves them: one computation per key (the others
+Sessions are threads here, as Streamlit serves them, and the cross-validations run in
+real worker processes (:mod:`explorer.cv_worker`): one computation per key (the others
 wait for it and share it), at most ``MAX_HEAVY_RUNS`` cross-validations at a time, and a
-run whose session has gone stops at its next fold and leaves nothing behind. The
+run every waiting session has left is stopped and leaves nothing behind. The worker hands
+back what ``cross_validate`` gives in the server (results, progress, errors). The
 ``test_case_<id>`` tests are rows of docs/bad_inputs.md.
 """
 
 from __future__ import annotations
 
+import json
+import signal
+import tempfile
 import threading
 import time
+from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from explorer import comparison as cmp
-from heb.data import load_builtin
+from explorer import cv_worker, worker_pool
+from heb.data import Dataset, load_builtin
 from heb.evaluate import RunSettings, cross_validate
 
 METHODS = ["Laplace", "HEB-M"]
 
 
+@pytest.fixture(autouse=True)
+def fresh_pool(monkeypatch):
+    """No idle worker of another test (they hold that test's datasets); this test's
+    idle workers stopped at its end."""
+    idle: list = []
+    monkeypatch.setattr(worker_pool, "_IDLE", idle)
+    yield
+    for worker in list(idle):
+        worker_pool._stop(worker)
+
+
 @pytest.fixture
 def counted(monkeypatch, tmp_path):
-    """Fresh shared state, and cross_validate counted (with its peak concurrency)."""
+    """Fresh shared state and cache; worker runs counted (with their peak concurrency) and
+    the worker processes they used kept. The workers are real: only the counting is added."""
     monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
     shared = cmp._Shared()
     monkeypatch.setattr(cmp, "_shared", lambda: shared)
-    calls = {"n": 0, "running": 0, "peak": 0}
+    calls = {"n": 0, "running": 0, "peak": 0, "processes": []}
     lock = threading.Lock()
+    real_run, real_take = worker_pool.run_in_worker, worker_pool._take_worker
 
-    def slow_cross_validate(dataset, methods, *, settings, progress):
+    def counted_run(*args, **kwargs):
         with lock:
             calls["n"] += 1
             calls["running"] += 1
             calls["peak"] = max(calls["peak"], calls["running"])
         try:
             time.sleep(0.4)  # long enough for every other thread to arrive meanwhile
-            return cross_validate(
-                dataset, methods, settings=settings, progress=progress, use_cache=False
-            )
+            return real_run(*args, **kwargs)
         finally:
             with lock:
                 calls["running"] -= 1
 
-    monkeypatch.setattr(cmp, "cross_validate", slow_cross_validate)
+    def kept_take():
+        worker = real_take()
+        calls["processes"].append(worker.process)
+        return worker
+
+    monkeypatch.setattr(worker_pool, "run_in_worker", counted_run)
+    monkeypatch.setattr(worker_pool, "_take_worker", kept_take)
     return calls
 
 
@@ -61,9 +87,22 @@ def _in_threads(target, count: int) -> list:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=120)
+        thread.join(timeout=180)
     assert not errors, errors
     return out
+
+
+def _wait_for_runs(shared: cmp._Shared) -> None:
+    """Until no run is under way (a cancelled run's thread ends once its worker is dead)."""
+    deadline = time.monotonic() + 60
+    while shared.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not shared.running
+
+
+def _cache_files(tmp_path) -> list:
+    root = tmp_path / "cache"
+    return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
 
 
 def test_case_same_comparison_many_sessions(counted):
@@ -73,7 +112,7 @@ def test_case_same_comparison_many_sessions(counted):
     out = _in_threads(
         lambda i: cmp.run_comparison(dataset, fingerprint, METHODS, settings), count=6
     )
-    assert counted["n"] == 1
+    assert counted["n"] == 1 and len(counted["processes"]) == 1
     assert len({id(comparison) for comparison, _ in out}) == 1
     assert sorted(from_memory for _, from_memory in out) == [False] + [True] * 5
 
@@ -81,7 +120,7 @@ def test_case_same_comparison_many_sessions(counted):
 def test_case_heavy_runs_at_once(counted):
     dataset = load_builtin("iris")
     fingerprint = dataset.fingerprint()
-    seeds = range(cmp.MAX_HEAVY_RUNS + 3)  # distinct keys: nothing to share
+    seeds = range(cmp.MAX_HEAVY_RUNS + 1)  # distinct keys: nothing to share
     _in_threads(
         lambda i: cmp.run_comparison(
             dataset, fingerprint, METHODS, RunSettings(n_splits=3, seed=seeds[i])
@@ -92,26 +131,65 @@ def test_case_heavy_runs_at_once(counted):
     assert counted["peak"] == cmp.MAX_HEAVY_RUNS
 
 
-def test_case_closed_session(counted, monkeypatch):
-    dataset = load_builtin("iris")
-    settings = RunSettings(n_splits=3)
+def test_case_closed_session(counted, monkeypatch, tmp_path):
+    """The browser closes once the worker is inside the first fold: the worker is
+    stopped, the cache holds nothing of the run (not even a temporary file), the slot
+    comes back, and the page opened again computes it afresh."""
+    dataset = load_builtin("digits")  # AODE on 64 features: seconds per fold
+    settings = RunSettings(n_splits=10)
     fingerprint = dataset.fingerprint()
-    checks = {"n": 0}
+    shared = cmp._shared()
 
     def gone() -> bool:
-        checks["n"] += 1
-        return checks["n"] >= 2  # the browser closes after the first fold began
+        return any(run.message.startswith("Fold 1") for run in shared.running.values())
 
     monkeypatch.setattr(cmp, "session_gone", gone)
     with pytest.raises(cmp.RunCancelled):
-        cmp.run_comparison(dataset, fingerprint, METHODS, settings)
-    shared = cmp._shared()
-    assert not shared.store and not shared.running  # nothing half-stored, no stale claim
+        cmp.run_comparison(dataset, fingerprint, ["AODE"], settings)
+    _wait_for_runs(shared)
+    [process] = counted["processes"]
+    assert process.poll() == 128 + signal.SIGTERM  # stopped through its clean-up handler
+    assert not shared.store
+    assert _cache_files(tmp_path) == []  # nothing half-written (nor whole)
     assert shared.slots.acquire(blocking=False)  # the slot came back
     shared.slots.release()
     monkeypatch.setattr(cmp, "session_gone", lambda: False)
-    comparison, from_memory = cmp.run_comparison(dataset, fingerprint, METHODS, settings)
+    small = RunSettings(n_splits=3)
+    comparison, from_memory = cmp.run_comparison(dataset, fingerprint, ["Laplace"], small)
     assert not from_memory and comparison.result.n_splits == 3
+    assert counted["n"] == 2
+
+
+def test_a_run_goes_on_while_one_session_waits(counted, monkeypatch):
+    """The session that started a run closes; another one waiting for the same run keeps
+    it: the run is not cancelled and the waiting session gets the result."""
+    dataset = load_builtin("iris")
+    settings = RunSettings(n_splits=3)
+    fingerprint = dataset.fingerprint()
+    owner = {}
+
+    def gone() -> bool:  # the first session closes once the second has joined its run
+        runs = cmp._shared().running.values()
+        return threading.get_ident() == owner.get("first") and any(r.waiting > 1 for r in runs)
+
+    monkeypatch.setattr(cmp, "session_gone", gone)
+
+    def session(index: int):
+        if index == 0:
+            owner["first"] = threading.get_ident()
+            try:
+                return cmp.run_comparison(dataset, fingerprint, METHODS, settings)
+            except cmp.RunCancelled:
+                return "cancelled"
+        while not cmp._shared().running:  # join once the first session's run exists
+            time.sleep(0.01)
+        return cmp.run_comparison(dataset, fingerprint, METHODS, settings)
+
+    first, second = _in_threads(session, count=2)
+    assert first == "cancelled"
+    comparison, from_memory = second
+    assert from_memory and comparison.result.methods == METHODS
+    assert counted["n"] == 1
 
 
 def test_no_session_means_not_gone():
@@ -205,3 +283,174 @@ def test_an_unexpected_error_reaches_the_server_log_with_its_traceback(caplog):
     record = next(r for r in caplog.records if r.name == "explorer.errors")
     assert record.getMessage() == "Unexpected error while cross-validating"
     assert record.exc_info and "the fold store broke" in str(record.exc_info[1])
+
+
+# ------------------------------------------------------------------ the worker's hand-back
+def _in_worker(dataset, methods, settings, progress=None):
+    """``run_in_worker`` as the app calls it (the fingerprint folded into the settings)."""
+    fingerprint = dataset.fingerprint()
+    return worker_pool.run_in_worker(
+        dataset,
+        fingerprint,
+        methods,
+        settings.replace(fingerprint=fingerprint),
+        progress or (lambda fraction, message: None),
+        threading.Event(),
+    )
+
+
+def _same_result(worker, here) -> None:
+    timings = ["fit_time", "predict_time"]
+    pd.testing.assert_frame_equal(
+        worker.folds.drop(columns=timings), here.folds.drop(columns=timings)
+    )
+    assert worker.methods == here.methods
+    for method in here.methods:
+        np.testing.assert_array_equal(worker.oof_proba[method], here.oof_proba[method])
+    np.testing.assert_array_equal(worker.y, here.y)
+    assert worker.classes.dtype == here.classes.dtype
+    np.testing.assert_array_equal(worker.classes, here.classes)
+    assert (worker.notes, worker.n_splits) == (here.notes, here.n_splits)
+
+
+def test_the_worker_hands_back_what_cross_validate_gives_here(monkeypatch, tmp_path):
+    """Same folds, metrics, out-of-fold probabilities, classes (their type too), notes
+    (a subsample and fewer folds than asked) and the same progress messages in order;
+    the worker also fills the result cache, so the server's own run then reads it."""
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    dataset = load_builtin("digits")  # integer classes
+    settings = RunSettings(n_splits=4, max_rows=300)
+    methods = ["Laplace", "HEB-M", "AODE"]
+    seen = []
+    worker = _in_worker(dataset, methods, settings, lambda f, m: seen.append((f, m)))
+    assert worker.cached == []
+    here_seen = []
+    here = cross_validate(
+        dataset,
+        methods,
+        settings=settings,
+        use_cache=False,
+        progress=lambda f, m: here_seen.append((f, m)),
+    )
+    _same_result(worker, here)
+    assert any("subsample" in note.lower() or "rows" in note for note in here.notes)
+    assert seen == here_seen and seen[-1] == (1.0, "Done")
+    again = cross_validate(dataset, methods, settings=settings)
+    assert again.cached == methods  # stored by the worker, in the server's cache
+    _same_result(again, here)
+
+
+def test_text_classes_come_back_as_text(monkeypatch, tmp_path):
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    dataset = load_builtin("iris")
+    settings = RunSettings(n_splits=3)
+    here = cross_validate(dataset, METHODS, settings=settings, use_cache=False)
+    _same_result(_in_worker(dataset, METHODS, settings), here)
+
+
+def test_a_clear_error_in_the_worker_is_its_own_sentence(monkeypatch, tmp_path):
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(ValueError, match="^Unknown method 'No-such'; choose from Laplace"):
+        _in_worker(load_builtin("iris"), ["No-such"], RunSettings(n_splits=3))
+
+
+def test_an_unexpected_error_in_the_worker_reaches_the_log_and_the_user(
+    counted, monkeypatch, caplog
+):
+    """A request the worker cannot read (a description without its categorical list): the
+    worker's traceback is in the server's log, the visitor reads one sentence and the
+    error's type and text in the details box."""
+    import logging
+
+    real = cv_worker.describe
+
+    def broken(dataset, fingerprint, sent):
+        described = real(dataset, fingerprint, sent)
+        del described["categorical"]
+        return described
+
+    monkeypatch.setattr(cv_worker, "describe", broken)
+    dataset = load_builtin("iris")
+    with caplog.at_level(logging.ERROR, logger="explorer.worker_pool"):
+        with pytest.raises(cv_worker.WorkerError, match="^KeyError: 'categorical'$"):
+            cmp.run_comparison(dataset, dataset.fingerprint(), METHODS, RunSettings(n_splits=3))
+    logged = [r.getMessage() for r in caplog.records if r.name == "explorer.worker_pool"]
+    assert len(logged) == 1
+    assert "Traceback (most recent call last)" in logged[0] and "in read_dataset" in logged[0]
+    assert not cmp._shared().running and not cmp._shared().store
+
+    from streamlit.testing.v1 import AppTest
+
+    def page() -> None:
+        from explorer.cv_worker import WorkerError
+        from explorer.errors import guard
+
+        with guard("cross-validating"):
+            raise WorkerError("KeyError: 'categorical'")
+
+    at = AppTest.from_function(page).run(timeout=60)
+    assert at.error[0].value.startswith("Something went wrong while cross-validating.")
+    assert at.code[0].value == "WorkerError: KeyError: 'categorical'"
+
+
+def test_a_dataset_parquet_cannot_hold_runs_in_the_server(counted, monkeypatch):
+    """A column of mixed Python types cannot travel as parquet: that comparison is
+    cross-validated in the server, as before the worker, with the same result."""
+    base = load_builtin("iris")
+    X = base.X.copy()
+    X["mixed"] = pd.Series([1, "a", 2.5] * 50, dtype=object)
+    dataset = Dataset(base.name, X, base.y, ["mixed"], base.source)
+    with pytest.raises(cv_worker.HandoverError):
+        cv_worker.write_dataset(dataset, Path(tempfile.mkdtemp()))
+    settings = RunSettings(n_splits=3)
+    comparison, from_memory = cmp.run_comparison(dataset, dataset.fingerprint(), METHODS, settings)
+    assert not from_memory and counted["n"] == 1 and counted["processes"] == []  # no worker
+    here = cross_validate(dataset, METHODS, settings=settings, use_cache=False)
+    _same_result(comparison.result, here)
+
+
+def test_a_what_if_run_reuses_the_worker_and_its_dataset(counted, monkeypatch):
+    """A second run on the same data (a what-if change) goes to the same worker, which
+    already holds the dataset (not sent again), and gives what the server would."""
+    sent = []
+    real = cv_worker.describe
+
+    def recorded(dataset, fingerprint, was_sent):
+        sent.append(was_sent)
+        return real(dataset, fingerprint, was_sent)
+
+    monkeypatch.setattr(cv_worker, "describe", recorded)
+    dataset = load_builtin("wine")
+    fingerprint = dataset.fingerprint()
+    for alpha in (1.0, 0.5):
+        settings = RunSettings(n_splits=3, overrides={"Lidstone": {"alpha": alpha}})
+        comparison, _ = cmp.run_comparison(dataset, fingerprint, ["Lidstone"], settings)
+    assert sent == [True, False]
+    first, second = counted["processes"]
+    assert first is second and first.poll() is None
+    here = cross_validate(dataset, ["Lidstone"], settings=settings, use_cache=False)
+    _same_result(comparison.result, here)
+
+
+def test_a_worker_whose_server_goes_stops_by_itself(monkeypatch, tmp_path):
+    """The server dies mid-run (both pipes close): the worker stops at its next progress
+    message, leaving nothing in the cache, not even a temporary file."""
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    dataset = load_builtin("digits")
+    folder = tmp_path / "run"
+    folder.mkdir()
+    cv_worker.write_dataset(dataset, folder)
+    settings = RunSettings(n_splits=10).replace(fingerprint=dataset.fingerprint())
+    described = cv_worker.describe(dataset, dataset.fingerprint(), sent=True)
+    cv_worker.write_request(folder, ["AODE"], settings, described)
+    process = worker_pool._start_worker().process
+    process.stdin.write(f"{folder}\n")
+    process.stdin.flush()
+    for line in process.stdout:  # until the first fold is under way
+        if json.loads(line).get("message", "").startswith("Fold 1"):
+            break
+    process.stdin.close()
+    process.stdout.close()
+    assert process.wait(timeout=60) == 1
+    assert _cache_files(tmp_path) == []
+    assert not (folder / cv_worker.RESULT_FOLDER).exists()
