@@ -80,9 +80,13 @@ def _scatter_terms(t, reps, starts, total, weight):
     one k at a time: k = 1 .. max(reps) <= SMALL_COUNT slices of the items with reps >= k.
 
     ``numpy.repeat`` pays per item, which dominates when most items repeat once or twice;
-    a stable 8-bit argsort and one scatter per k do not. The values equal repeat's.
+    a stable 8-bit argsort of the items with terms and one scatter per k do not. The
+    values equal repeat's.
     """
-    order = np.argsort(reps.astype(np.int8), kind="stable")  # reps <= SMALL_COUNT < 128
+    # only the items with terms (most items of a large-K table have a count of one)
+    some = np.flatnonzero(reps)
+    reps = reps.take(some)
+    order = some.take(np.argsort(reps.astype(np.int8), kind="stable"))  # reps < 128
     first = np.concatenate(([0], np.cumsum(np.bincount(reps, minlength=SMALL_COUNT + 1))))
     at, t_sorted = starts.take(order), t.take(order)
     a = np.empty(total)

@@ -113,6 +113,19 @@ def category_offsets(n_categories) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(n_categories))).astype(np.int64)
 
 
+def _sorted_cells(flat: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct flat cells below ``n_cells`` of ``flat``, ascending, and their counts.
+
+    A sort, not ``np.unique`` (which may hash, slower here); 32-bit keys sort 2x faster.
+    """
+    narrow = np.int32 if n_cells < np.iinfo(np.int32).max else np.int64
+    flat = np.sort(flat.astype(narrow))
+    flat = flat[: np.searchsorted(flat, n_cells)]
+    first = np.flatnonzero(np.concatenate((flat[:1] >= 0, flat[1:] != flat[:-1])))
+    cells = flat.take(first).astype(np.int64)
+    return cells, np.diff(np.append(first, flat.size)).astype(np.float64)
+
+
 @dataclass(frozen=True)
 class CountTable:
     """Class counts and per-feature class-conditional category counts.
@@ -184,7 +197,14 @@ class CountTable:
             flat[(X < 0) | (X >= n_categories)] = n_cells
         flat = flat.ravel()
         sparse = flat.size < n_cells
-        if sparse:
+        cells = None
+        if sparse and _SORT_CELLS_BELOW * flat.size < n_cells:
+            # far fewer codes than cells: the positive cells and their counts from one
+            # sort of the codes, written into a zero table (no bincount pass over it)
+            cells, cell_counts = _sorted_cells(flat, n_cells)
+            counts = np.zeros(n_cells)
+            counts[cells] = cell_counts
+        elif sparse:
             # few rows, many cells: count straight into float64, no (C, V) conversion pass
             counts = np.bincount(flat, weights=np.ones(flat.size), minlength=n_cells + 1)
         else:
@@ -196,29 +216,15 @@ class CountTable:
             # a large table of few rows: its sums and positive cells come from the rows,
             # not from reading the mostly-zero table, which is made read-only so that
             # they cannot go stale
-            table._keep_sums(flat)
+            if cells is None:  # one scan of the table (a bool scan: 2x nonzero of floats)
+                cells = np.flatnonzero(counts > 0)
+                cell_counts = counts.ravel().take(cells)
+            table._keep_sums(cells, cell_counts)
         return table
 
-    def _keep_sums(self, flat: np.ndarray) -> None:
-        """Store the positive cells, their counts, N_fv and N_cf, from the rows' cells.
-
-        ``flat`` holds each counted code's flat cell index (``C * V`` for a code not
-        counted). The positive cells come from sorting those indices when they are far
-        fewer than the cells, else from one scan of the table.
-        """
+    def _keep_sums(self, cells: np.ndarray, cell_counts: np.ndarray) -> None:
+        """Store the positive cells (flat, ascending), their counts, and N_cf from them."""
         C, width = self.counts.shape
-        n_cells = C * width
-        if _SORT_CELLS_BELOW * flat.size < n_cells:
-            # distinct by sort (np.unique may hash, slower here); 32-bit keys sort 2x faster
-            narrow = np.int32 if n_cells < np.iinfo(np.int32).max else np.int64
-            flat = np.sort(flat.astype(narrow))
-            flat = flat[: np.searchsorted(flat, n_cells)]
-            first = np.flatnonzero(np.concatenate((flat[:1] >= 0, flat[1:] != flat[:-1])))
-            cells = flat.take(first).astype(np.int64)
-            cell_counts = np.diff(np.append(first, flat.size)).astype(np.float64)
-        else:
-            cells = np.flatnonzero(self.counts > 0)  # a bool scan: 2x nonzero of floats
-            cell_counts = self.counts.ravel().take(cells)
         # cells are row-major, so each (class, feature) block is one run of them
         bounds = np.searchsorted(cells, block_starts(C, width, self.offsets))
         cumulative = np.concatenate(([0.0], np.cumsum(cell_counts)))
