@@ -189,7 +189,11 @@ def run_in_worker(
     worker, finished = None, False
     try:
         worker = _take_worker()
-        described = _hand_over(worker, folder, dataset, fingerprint)
+        try:
+            described = _hand_over(worker, folder, dataset, fingerprint)
+        except HandoverError:
+            finished = True  # the worker received nothing: it takes the next run
+            raise
         cv_worker.write_request(folder, methods, settings, described)
         worker.process.stdin.write(f"{folder}\n")
         worker.process.stdin.flush()

@@ -404,7 +404,9 @@ def test_a_dataset_parquet_cannot_hold_runs_in_the_server(counted, monkeypatch):
         cv_worker.write_dataset(dataset, Path(tempfile.mkdtemp()))
     settings = RunSettings(n_splits=3)
     comparison, from_memory = cmp.run_comparison(dataset, dataset.fingerprint(), METHODS, settings)
-    assert not from_memory and counted["n"] == 1 and counted["processes"] == []  # no worker
+    assert not from_memory and counted["n"] == 1
+    [process] = counted["processes"]  # taken, given nothing, and kept for the next run
+    assert process.poll() is None and [w.process for w in worker_pool._IDLE] == [process]
     here = cross_validate(dataset, METHODS, settings=settings, use_cache=False)
     _same_result(comparison.result, here)
 
