@@ -6,6 +6,7 @@ Three parts, run from the repository root::
     python3 benchmarks/hierarchy_study.py budget      # where HEB-H's error goes at few rows
     python3 benchmarks/hierarchy_study.py detect      # functional dependencies of the shared data
     python3 benchmarks/hierarchy_study.py cv          # 10-fold CV: log-loss, ECE, Brier, ...
+    python3 benchmarks/hierarchy_study.py timing      # fit CPU time of HEB-H / HEB-M
     python3 benchmarks/hierarchy_study.py all
 
 ``cv`` runs the paper protocol (stratified 20,000-row subsample, seed 42; stratified
@@ -46,9 +47,11 @@ from heb.hierarchy_sources import (  # noqa: E402
 from heb.nb import NaiveBayes  # noqa: E402
 from heb.paths import datasets_dir  # noqa: E402
 from heb.registry import METRICS, compute_metrics, smoother  # noqa: E402
+from heb.smoothing import smooth  # noqa: E402
 from heb.synthetic_hierarchy import (  # noqa: E402
     BUDGET_ESTIMATES,
     SCENARIOS,
+    STUDY_SMOOTHERS,
     hierarchy_l1_study,
     tree_pmfs,
     zip_levels,
@@ -79,12 +82,14 @@ def _load(name: str, entry: dict) -> tuple[pd.DataFrame, pd.Series]:
 # ---------------------------------------------------------------------------- synthetic
 def synthetic(reps: int) -> None:
     print(f"\n## Known truth: mean l1 error over classes and {reps} repetitions (3 classes)\n")
+    smoothers = (*STUDY_SMOOTHERS, "heb-h-pooled-base")
     for scenario in ("hierarchy", "flat"):
         rows = hierarchy_l1_study(
             K_values=((4, 5, 10), (10, 10, 10)),
             N_values=(50, 200, 1000, 5000),
             scenario=scenario,
             reps=reps,
+            smoothers=smoothers,
         )
         table = defaultdict(dict)
         for r in rows:
@@ -93,23 +98,23 @@ def synthetic(reps: int) -> None:
         print(f"scenario {scenario!r}")
         laplace, hebm, hebh = (label(n) for n in ("laplace", "heb-m", "heb-h"))
         print(f"| K | N | K/N | {laplace} | {hebm} | {hebh} | {hebh} (prior-mean) | "
-              "H / M | H / M beyond the unseen floor | unseen mass |")  # fmt: skip
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              f"{hebh} (pooled base, best model) | H / M | pooled base / M | "
+              "unseen mass |")  # fmt: skip
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for (K, N), v in table.items():
-            floor = v["unseen"]
             print(
                 f"| {K} | {N} | {K / N:.2f} | {v['laplace']:.4f} | {v['heb-m']:.4f} | "
                 f"{v['heb-h']:.4f} | {v['heb-h-prior-mean']:.4f} | "
-                f"{v['heb-h'] / v['heb-m']:.3f} | "
-                f"{(v['heb-h'] - floor) / (v['heb-m'] - floor):.3f} | {floor:.4f} |"
+                f"{v['heb-h-pooled-base']:.4f} | {v['heb-h'] / v['heb-m']:.3f} | "
+                f"{v['heb-h-pooled-base'] / v['heb-m']:.3f} | {v['unseen']:.4f} |"
             )
         print()
 
 
 # ---------------------------------------------------------------------------- error budget
 def _learned_levels(shape, N: int, reps: int, n_classes: int = 3, seed: int = 1) -> dict:
-    """HEB-H's learned m per level on one draw of the "hierarchy" truth: medians, the
-    share clamped high, and the share of (class, repetition) pairs keeping the tree."""
+    """HEB-H's learned m and base b per level on one draw of the "hierarchy" truth:
+    medians, the share of m clamped high, and the mean weight of the tree."""
     levels = zip_levels(*shape)
     K = levels[0].size
     rng = np.random.default_rng([seed, K, N])
@@ -117,19 +122,29 @@ def _learned_levels(shape, N: int, reps: int, n_classes: int = 3, seed: int = 1)
     theta = np.stack([tree_pmfs(levels, n_classes, rng=rng, **truth)[1] for _ in range(reps)], 1)
     counts = rng.multinomial(N, theta).reshape(n_classes, reps * K).astype(np.float64)
     table = CountTable(np.full(n_classes, float(N)), counts, category_offsets(np.full(reps, K)))
-    fit = fit_nested(table, dict.fromkeys(range(reps), levels)).levels
-    out = {"kept": fit["hierarchy_used"][fit["level"] == 0].mean()}
+    fit = fit_nested(table, dict.fromkeys(range(reps), levels))
+    found = fit.levels
+    out = {"weight": found["hierarchy_weight"][found["level"] == 0].mean()}
     for lv, true_m in enumerate(truth["concentrations"]):
-        mine = fit["level"] == lv
-        out[lv] = (true_m, np.median(fit["m"][mine]), (fit["clamped"][mine] == 1).mean())
+        mine = found["level"] == lv
+        out[lv] = (true_m, np.median(found["m"][mine]), (found["clamped"][mine] == 1).mean())
+    for lv in (0, 1):  # a Dirichlet(1, ..., 1) split: b = the number of children
+        b = fit.base["b"][fit.base["level"] == lv]
+        out["b", lv] = (shape[2 - lv], np.nanmedian(b) if np.isfinite(b).any() else np.nan)
     return out
 
 
 def budget(reps: int) -> None:
     print(f"\n## Error budget of HEB-H, 'hierarchy' truth ({reps} repetitions, 3 classes)\n")
-    print("| K | N | K/N | HEB-M | HEB-H | no selection | true m | true m, true splits of the "
-          "seen codes | oracle | unseen mass | H / M | true m / M | seen oracle / M |")  # fmt: skip
-    print("|---:|---:|---:|" + "---:|" * 10)
+    names = {
+        "heb-m": "HEB-M", "heb-h-pooled-base": "pooled base, best model (before)",
+        "heb-h": "HEB-H", "heb-h-best": "best model", "heb-h-no-select": "tree only",
+        "heb-h-true-m": "tree, true m", "oracle-seen": "true m, true splits of the seen codes",
+        "oracle": "oracle",
+    }  # fmt: skip
+    print("| K | N | K/N | " + " | ".join(names[n] for n in BUDGET_ESTIMATES)
+          + " | unseen mass | H / M | best model / M | tree / M | seen oracle / M |")  # fmt: skip
+    print("|---:|---:|---:|" + "---:|" * (len(BUDGET_ESTIMATES) + 5))
     shapes = ((4, 5, 10), (10, 10, 10))
     for shape in shapes:
         rows = hierarchy_l1_study((shape,), (50, 200, 1000), reps=reps, smoothers=BUDGET_ESTIMATES)
@@ -139,13 +154,15 @@ def budget(reps: int) -> None:
             table[r["K"], r["N"]]["unseen"] = r["unseen_mass"]
         for (K, N), v in table.items():
             cells = " | ".join(f"{v[name]:.4f}" for name in (*BUDGET_ESTIMATES, "unseen"))
-            ratios = (v["heb-h"], v["heb-h-true-m"], v["oracle-seen"])
+            ratios = (v["heb-h"], v["heb-h-best"], v["heb-h-no-select"], v["oracle-seen"])
             print(f"| {K} | {N} | {K / N:.2f} | {cells} | "
                   + " | ".join(f"{x / v['heb-m']:.3f}" for x in ratios) + " |")  # fmt: skip
-    print("\nLearned m per level (median, share clamped at m_max) against the truth:\n")
-    print("| K | N | pairs keeping the tree | codes: true / median / clamped | "
-          "prefixes | regions |")  # fmt: skip
-    print("|---:|---:|---:|---|---|---|")
+    print("\nLearned m per level (median, share clamped at m_max) against the truth, the")
+    print("learned base b (median; the truth's is the number of children) and the tree's")
+    print("mean weight at the leaves:\n")
+    print("| K | N | tree weight | codes: true / median / clamped | prefixes | regions | "
+          "b codes: true / median | b prefixes |")  # fmt: skip
+    print("|---:|---:|---:|---|---|---|---|---|")
     for shape in shapes:
         for N in (50, 200, 1000):
             out = _learned_levels(shape, N, reps)
@@ -153,7 +170,10 @@ def budget(reps: int) -> None:
                 f"{true_m:g} / {median:.3g} / {clamped:.0%}"
                 for true_m, median, clamped in (out[lv] for lv in range(3))
             )
-            print(f"| {int(np.prod(shape))} | {N} | {out['kept']:.0%} | {cells} |")
+            bases = " | ".join(
+                f"{true_b} / {b:.3g}" for true_b, b in (out["b", lv] for lv in (0, 1))
+            )
+            print(f"| {int(np.prod(shape))} | {N} | {out['weight']:.2f} | {cells} | {bases} |")
 
 
 # ---------------------------------------------------------------------------- detection
@@ -234,6 +254,36 @@ def cross_validate(dataset: str, X: pd.DataFrame, y: pd.Series, categorical) -> 
         print(f"| {model_name} | {cells} | {np.median(values['fit_ms']):.1f} | {share} |")
 
 
+def timing(repeats: int = 7) -> None:
+    """CPU time of the HEB-H rules against HEB-M's on amazon's count table, same process."""
+    name = "amazon-employee-access"
+    entry = _manifest()[name]
+    X, y = _load(name, entry)
+    X, y = stratified_subsample(X, y, 20_000, SEED)
+    codes = Preprocessor(categorical=entry.get("categorical_features")).fit_transform(X)
+    y_idx, classes = encode_target(y)
+    table = CountTable.from_codes(codes, y_idx, classes.size)
+    print(f"\n## Fit CPU time on {name} (20,000 rows): best of {repeats}, ratio to HEB-M\n")
+    print("| hierarchies | HEB-M ms | HEB-H ms | H / M | pooled base, best model: ms | H / M |")
+    print("|---|---:|---:|---:|---:|---:|")
+
+    def cpu_ms(run) -> float:
+        times = []
+        for _ in range(repeats):
+            start = time.process_time()
+            run()
+            times.append(1e3 * (time.process_time() - start))
+        return min(times)
+
+    for tol in TOLERANCES:
+        hierarchies, _ = _fold_hierarchies(codes, tol)
+        hebm = cpu_ms(lambda: smooth(table, "heb-m"))
+        hebh = cpu_ms(lambda h=hierarchies: fit_nested(table, h))
+        before = cpu_ms(lambda h=hierarchies: fit_nested(table, h, base="pooled", select="best"))
+        print(f"| FD tol {tol:.2f} ({len(hierarchies)} features) | {hebm:.1f} | {hebh:.1f} | "
+              f"{hebh / hebm:.2f} | {before:.1f} | {before / hebm:.2f} |")  # fmt: skip
+
+
 def cv() -> None:
     manifest = _manifest()
     for name in ("amazon-employee-access", *EXTRA_CV):
@@ -245,7 +295,7 @@ def cv() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("synthetic", "budget", "detect", "cv", "all"))
+    parser.add_argument("part", choices=("synthetic", "budget", "detect", "cv", "timing", "all"))
     parser.add_argument("--reps", type=int, default=200, help="synthetic repetitions")
     args = parser.parse_args()
     if args.part in ("synthetic", "all"):
@@ -256,6 +306,8 @@ def main() -> None:
         detect()
     if args.part in ("cv", "all"):
         cv()
+    if args.part in ("timing", "all"):
+        timing()
 
 
 if __name__ == "__main__":

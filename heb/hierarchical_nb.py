@@ -49,9 +49,10 @@ def level_concentrations(model: NaiveBayes) -> dict[str, np.ndarray]:
     """Every level's learned concentration of a fitted HEB-H model, per (class, feature).
 
     The leaf level of a pair is what ``model.concentrations_`` reports for it where the
-    pair kept the hierarchy (elsewhere the pair is HEB-M and ``concentrations_`` has
-    HEB-M's m); the upper levels are fitted again from ``model.count_table_`` with the
-    model's settings (:func:`heb.hierarchy.fit_nested`, the rule the model ran).
+    tree has most of the pair's weight (elsewhere ``concentrations_`` has HEB-M's m; the
+    estimate averages the two, :func:`heb.hierarchy.fit_nested`); the upper levels are
+    fitted again from ``model.count_table_`` with the model's settings
+    (:func:`heb.hierarchy.fit_nested`, the rule the model ran).
 
     Parameters
     ----------
@@ -63,8 +64,9 @@ def level_concentrations(model: NaiveBayes) -> dict[str, np.ndarray]:
     dict of ndarray
         One entry per (class, feature with a hierarchy, level): ``class``, ``feature``,
         ``level`` (0 = the leaves given their level-1 group), ``n_nodes``, ``N_c``, ``m``,
-        ``rho``, ``hierarchy_used``, ``fallback``, ``clamped`` ("low" / "none" /
-        "high"), ``iterations``, ``converged``; sorted by feature, level, class.
+        ``rho``, ``hierarchy_weight``, ``hierarchy_used``, ``fallback``, ``clamped``
+        ("low" / "none" / "high"), ``iterations``, ``converged``; sorted by feature,
+        level, class.
     """
     check_is_fitted(model, "count_table_")
     if model.smoother != "heb-h":
