@@ -104,7 +104,7 @@ def collect_on_engine(
     settings : dict
         ``n_splits``, ``seed``, ``n_bins``, ``missing`` (``max_rows`` is not used: every row).
     target : str, optional
-        The class column; default a column named class / target, else the last.
+        The class column; default the last column.
     """
     from heb.scale import EngineError, cross_validate
 

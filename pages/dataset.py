@@ -55,6 +55,13 @@ def _free_label(label: str, taken) -> str:
     return candidate
 
 
+#: the upload's default target, said where the target is chosen (heb.data.default_target)
+TARGET_RULE = (
+    "The default target is the file's last column, whatever its name (as in Weka): "
+    "a feature called class stays a feature. Pick another column here."
+)
+
+
 def choose_dataset() -> None:
     """Upload a file or fetch an OpenML id (the sidebar lists built-in and paper data)."""
     with st.expander("Add a dataset: upload a file or an OpenML id", expanded=False):
@@ -66,10 +73,7 @@ def choose_dataset() -> None:
                 key="upload_file",
                 on_change=_on_upload,
             )
-            st.caption(
-                "Up to 200 MB. The last column (or one named class / target / label) "
-                "is the default target."
-            )
+            st.caption("Up to 200 MB. The default target is the file's last column.")
             if "upload_error" in st.session_state:  # shown once, after the failed upload
                 show_error(st.session_state.pop("upload_error"), "reading the file")
         with openml_tab:
@@ -95,6 +99,7 @@ def choose_target(spec: str) -> None:
         on_change=_on_target,
         args=(spec,),
     )
+    st.caption(TARGET_RULE)
 
 
 def preprocessing_options() -> None:

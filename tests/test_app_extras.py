@@ -300,3 +300,26 @@ def test_roc_of_a_class_is_built_once_per_comparison(iris_result):
     other, other_curves = roc_for_class(comparison, 2)
     assert other is not fig and other.layout.title.text != fig.layout.title.text
     assert set(curves) == set(other_curves) == set(iris_result.methods)
+
+
+def test_an_uploads_default_target_is_its_last_column_even_beside_a_class_feature():
+    """A ticket "class" feature (titanic-like) was taken for the target over the last column."""
+    rng = np.random.default_rng(5)
+    rows = 200
+    frame = pd.DataFrame(
+        {
+            "class": rng.choice(["first", "second", "third"], rows),
+            "sex": rng.choice(["f", "m"], rows),
+            "survived": rng.choice(["yes", "no"], rows),
+        }
+    )
+    at = open_page()
+    at.file_uploader(key="upload_file").upload(
+        "titanic.csv", frame.to_csv(index=False).encode(), ""
+    )
+    at.run()
+    assert_clean(at)
+    assert at.selectbox(key="upload_target").value == "survived"
+    assert {m.label: m.value for m in at.metric}["Classes"] == "2"  # yes / no, not 3 classes
+    rule = [c.value for c in at.caption if "default target is the file's last column" in c.value]
+    assert any("whatever its name" in text for text in rule)  # said beside the picker

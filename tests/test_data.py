@@ -343,12 +343,12 @@ def test_csv_round_trip_property(frame, delimiter):
 
 
 def test_default_target():
-    assert default_target(["a", "Class", "b"]) == "Class"
-    assert default_target(["a", "TARGET", "b"]) == "TARGET"
+    assert default_target(["a", "Class", "b"]) == "b"  # the last column, whatever the names
+    assert default_target(["TARGET", "b"]) == "b"
     assert default_target(["a", "b", "c"]) == "c"
     frame = _frame()[["class", "temp", "city"]]
     dataset = load_upload(frame.to_csv(index=False).encode(), "x.csv")
-    assert dataset.target == "class"
+    assert dataset.target == "city" and "class" in dataset.X.columns
     chosen = load_upload(frame.to_csv(index=False).encode(), "x.csv", target="city")
     assert chosen.target == "city" and "class" in chosen.X.columns
 

@@ -194,14 +194,11 @@ def check_cells(n_rows: int, n_columns: int, max_cells: int = MAX_CELLS) -> None
 
 
 def default_target(columns: Iterable) -> str:
-    """The default target: a column named ``class`` or ``target`` (any case), else the last."""
+    """The default target: the last column, whatever its name (Weka's and ARFF's rule; a
+    feature that happens to be called ``class`` stays a feature)."""
     columns = [str(c) for c in columns]
     if not columns:
         raise DataError("The table has no columns.")
-    for wanted in ("class", "target"):
-        for column in columns:
-            if column.strip().lower() == wanted:
-                return column
     return columns[-1]
 
 

@@ -484,8 +484,7 @@ def load_upload(
     filename : str
         Its name (the extension helps detect the format).
     target : str, optional
-        The target column; default :func:`default_target` (``class`` / ``target``, else
-        the last column).
+        The target column; default :func:`default_target` (the last column).
     max_bytes : int
         Size limit, default 200 MB.
     """
