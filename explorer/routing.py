@@ -13,6 +13,8 @@ that started the run is never lost.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import streamlit as st
@@ -20,12 +22,16 @@ import streamlit as st
 __all__ = [
     "SECTIONS",
     "app_shell",
+    "draw_shell",
+    "loading_note",
     "ensure_entry_point",
     "lesson_caption",
     "navigation_pages",
     "neighbours",
     "page_footer",
     "page_title",
+    "route",
+    "sidebar_menu",
 ]
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
@@ -54,6 +60,10 @@ SECTIONS = {
     ],
 }
 _SHELL_DRAWN = "_explorer_shell_drawn"
+#: session name of the page whose first run :func:`loading_note` saw last
+_NOTED_PAGE = "_explorer_noted_page"
+#: URL flag (and session name) of the presenter mode: ``?present=1``
+PRESENT = "present"
 #: the browser tab's icon: an emoji, which Streamlit draws as an inline SVG (a
 #: ":material/...:" icon makes the browser fetch it from fonts.gstatic.com, offline too)
 PAGE_ICON = "📊"
@@ -92,16 +102,21 @@ def navigation_pages() -> dict[str, list]:
     return navigation
 
 
-def app_shell():
-    """Draw what every page shares and return the page to run.
+def _presenting_requested() -> bool:
+    """Whether the presenter mode is on, read without :mod:`explorer.state` (whose import
+    takes seconds on a fresh server): the session's flag, else the link's ``?present=1``."""
+    if PRESENT in st.session_state:
+        return bool(st.session_state[PRESENT])
+    return st.query_params.get(PRESENT) == "1"
 
-    The app's one ``set_page_config``, the projector style, the navigation menu and the
-    shared sidebar (which also syncs the URL). Called once per script run: by ``app.py``,
-    or by :func:`ensure_entry_point` when Streamlit ran a page file without ``app.py``.
+
+def route():
+    """The page config and the navigation menu, and the page to run.
+
+    The first things a script run sends, before any slow import: on a fresh server the
+    browser otherwise showed Streamlit's own menu of file names ("lesson zero counts")
+    for the seconds the first run spent importing pandas and the engine.
     """
-    from explorer.sidebar import sidebar
-    from explorer.state import enter_page, init_state, presenting
-    from explorer.style import apply_style
     from explorer.warm_up import warm_up_in_background
 
     warm_up_in_background()
@@ -112,16 +127,68 @@ def app_shell():
         initial_sidebar_state="expanded",
         menu_items={"About": "HEB Explorer: learned smoothing for categorical Naive Bayes."},
     )
+    pages = navigation_pages()
+    page = st.navigation(pages, position="hidden")
+    if not _presenting_requested():
+        sidebar_menu(pages)
+    return page
+
+
+def sidebar_menu(pages: dict[str, list]) -> None:
+    """The menu: every visible page by section, as page links at the top of the sidebar.
+
+    Not ``st.navigation``'s own sidebar menu: on a fresh server Streamlit's first run
+    draws that menu from the ``pages/`` file names ("lesson zero counts", "app") before
+    any line of ours runs, so the app hides it (``client.showSidebarNavigation = false``
+    in ``.streamlit/config.toml``) and draws this one, which shows the page titles only.
+    """
+    with st.sidebar.container(gap="small", key="page_menu"):
+        for section, entries in pages.items():
+            st.caption(section)
+            for entry in entries:
+                if entry.visibility != "hidden":
+                    st.page_link(entry, width="stretch")
+
+
+def draw_shell(page) -> None:
+    """What every page shares around the ``page`` that :func:`route` chose: the session
+    state (from the link on a first run), the projector style and the shared sidebar
+    (which also syncs the URL)."""
+    from explorer.sidebar import sidebar
+    from explorer.state import enter_page, init_state, presenting
+    from explorer.style import apply_style
+
     init_state()
     apply_style(presenting())
-    page = st.navigation(
-        navigation_pages(),
-        position="hidden" if presenting() else "sidebar",
-        expanded=True,  # every page in the menu (not ten and "View 3 more")
-    )
     enter_page(page.url_path)
     sidebar()
     st.session_state[_SHELL_DRAWN] = True
+
+
+@contextmanager
+def loading_note(page) -> Iterator[None]:
+    """A "Loading <page> ..." note while a page's first run of the session takes over
+    half a second (a slow first visit or page switch showed grey placeholders and no
+    word). A control's rerun gets no note; Streamlit's spinner shows after 0.5 s only."""
+    state = st.session_state
+    entering = state.get(_NOTED_PAGE) != page.url_path
+    state[_NOTED_PAGE] = page.url_path
+    if not entering:
+        yield
+        return
+    with st.spinner(f"Loading {page.title} ..."):
+        yield
+
+
+def app_shell():
+    """Route and draw what every page shares; return the page to run.
+
+    Called once per script run by :func:`ensure_entry_point` when Streamlit ran a page
+    file without ``app.py`` (``app.py`` itself calls :func:`route`, then :func:`draw_shell`
+    and the page under a :func:`loading_note`).
+    """
+    page = route()
+    draw_shell(page)
     return page
 
 
@@ -165,63 +232,61 @@ def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
     return before, after
 
 
-#: The footer's strip, our own constant HTML (no user text). "Copy link" copies the
-#: browser's address at the moment of the click (a fragment's rerun keeps it current, where
-#: text drawn by the last full run would not be) and shows it for copying by hand. Keys (the
-#: listener of the strip drawn last): PageDown / arrow right (outside a widget) press the
-#: presenter's "Next step" button while there is one, else follow the "Next" link; PageUp /
-#: arrow left likewise backwards (a clicker sends PageUp / PageDown).
+#: The footer's strip, our own constant HTML (no user text), drawn in the page itself (no
+#: component iframe: the browser loads no extra frame or script chunk for it). "Copy link"
+#: copies the browser's address at the moment of the click (a fragment's rerun keeps it
+#: current, where text drawn by the last full run would not be) and shows it for copying by
+#: hand. Keys: PageDown / arrow right (outside a widget) press the presenter's "Next step"
+#: button while there is one, else follow the "Next" link; PageUp / arrow left likewise
+#: backwards (a clicker sends PageUp / PageDown). The script runs again whenever a page draws
+#: the strip anew; each run replaces the listener and the timer of the run before.
 _LINK_AND_KEYS = """
 <div style="display:flex;gap:8px;align-items:center;font:14px 'Source Sans Pro',sans-serif">
-  <button id="copy" type="button" style="padding:4px 12px;border:1px solid #ccc;
+  <button id="heb-copy" type="button" style="padding:4px 12px;border:1px solid #ccc;
     border-radius:8px;background:#fff;cursor:pointer;font:inherit">Copy link</button>
-  <input id="link" readonly aria-label="Link to this view" style="flex:1;padding:4px 8px;
+  <input id="heb-link" readonly aria-label="Link to this view" style="flex:1;padding:4px 8px;
     border:1px solid #ddd;border-radius:6px;color:#333;font:13px monospace">
-  <span id="done" style="color:#1f7a3a"></span>
+  <span id="heb-done" style="color:#1f7a3a"></span>
 </div>
 <script>
-const box = document.getElementById("link");
-const show = () => { box.value = window.parent.location.href; };
-show();
-setInterval(show, 1000);
-document.getElementById("copy").onclick = async () => {
+(() => {
+  const box = () => document.getElementById("heb-link");
+  const show = () => { if (box()) box().value = window.location.href; };
   show();
-  box.select();
-  let copied = false;
-  try { await navigator.clipboard.writeText(box.value); copied = true; }
-  catch (error) { copied = document.execCommand("copy"); }
-  document.getElementById("done").textContent = copied ? "copied" : "select and copy";
-};
-const doc = window.parent.document;
-/* the listener is this strip's own: a page switch removes the old strip, and Chromium never
-   calls a function of a removed frame, so each strip replaces its predecessor's listener */
-if (window.parent.__hebTurn) doc.removeEventListener("keydown", window.parent.__hebTurn);
-window.parent.__hebTurn = (event) => {
-  const where = doc.activeElement;
-  const inWidget = where && where.closest("input, textarea, [role=slider], [role=combobox]");
-  const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
-  const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
-  if (!forward && !back) return;
-  /* a lesson's next / previous step first (presenter mode), the page at either end */
-  const step = doc.querySelector(
-    `.st-key-${forward ? "NEXT_STEP_KEY" : "PREVIOUS_STEP_KEY"} button:not([disabled])`);
-  if (step) {
-    event.preventDefault();
-    step.click();
-    doc.querySelectorAll('[data-testid="stMain"]').forEach((el) => el.scrollTo(0, 0));
-    window.parent.scrollTo(0, 0);
-    return;
-  }
-  const word = forward ? "Next:" : "Previous:";
-  const link = [...doc.querySelectorAll('[data-testid="stPageLink-NavLink"]')]
-    .find((a) => a.innerText.includes(word));
-  if (link) { event.preventDefault(); link.click(); }
-};
-doc.addEventListener("keydown", window.parent.__hebTurn);
-/* keys pressed while this strip has the focus turn the pages too (not in its link box) */
-document.addEventListener("keydown", (event) => {
-  if (event.target !== box) window.parent.__hebTurn(event);
-});
+  clearInterval(window.__hebLinkTimer);
+  window.__hebLinkTimer = setInterval(show, 1000);
+  document.getElementById("heb-copy").onclick = async () => {
+    show();
+    box().select();
+    let copied = false;
+    try { await navigator.clipboard.writeText(box().value); copied = true; }
+    catch (error) { copied = document.execCommand("copy"); }
+    document.getElementById("heb-done").textContent = copied ? "copied" : "select and copy";
+  };
+  if (window.__hebTurn) document.removeEventListener("keydown", window.__hebTurn);
+  window.__hebTurn = (event) => {
+    const where = document.activeElement;
+    const inWidget = where && where.closest("input, textarea, [role=slider], [role=combobox]");
+    const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
+    const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
+    if (!forward && !back) return;
+    /* a lesson's next / previous step first (presenter mode), the page at either end */
+    const step = document.querySelector(
+      `.st-key-${forward ? "NEXT_STEP_KEY" : "PREVIOUS_STEP_KEY"} button:not([disabled])`);
+    if (step) {
+      event.preventDefault();
+      step.click();
+      document.querySelectorAll('[data-testid="stMain"]').forEach((el) => el.scrollTo(0, 0));
+      window.scrollTo(0, 0);
+      return;
+    }
+    const word = forward ? "Next:" : "Previous:";
+    const link = [...document.querySelectorAll('[data-testid="stPageLink-NavLink"]')]
+      .find((a) => a.innerText.includes(word));
+    if (link) { event.preventDefault(); link.click(); }
+  };
+  document.addEventListener("keydown", window.__hebTurn);
+})();
 </script>
 """
 
@@ -236,8 +301,6 @@ def _link_and_keys() -> str:
 
 
 def _toggle_presenting() -> None:
-    from explorer.state import PRESENT
-
     st.session_state[PRESENT] = not st.session_state.get(PRESENT, False)
 
 
@@ -286,4 +349,4 @@ def page_footer(file: str, settings: bool = False) -> None:
         "The link below holds this view: page, dataset, methods and every setting; "
         "opened elsewhere it shows the same numbers."
     )
-    st.iframe(_link_and_keys(), height=44)
+    st.html(_link_and_keys(), unsafe_allow_javascript=True)

@@ -16,6 +16,7 @@ import re
 
 import streamlit as st
 
+from explorer.routing import PRESENT
 from heb import registry
 from heb.data import BUILTIN_DATASETS, CATALOGUE, DEFAULT_DATASET, shared_dataset_names
 from heb.evaluate import RunSettings
@@ -270,8 +271,8 @@ def selected_methods() -> list[str]:
 
 
 # --------------------------------------------------------------------------- page settings
-#: URL flag of the presenter mode (``?present=1``) and of its step (``?step=2``)
-PRESENT = "present"
+#: URL flag of the presenter's step (``?step=2``); its mode's flag (``?present=1``) is
+#: :data:`explorer.routing.PRESENT`, read before this module is imported
 STEP = "step"
 #: session name of the step a page's link asked for, read once by explorer.presenter
 STEP_REQUESTED = "_presenter_step_requested"
