@@ -118,9 +118,16 @@ if stored is not None:
         + (" Shown from memory: nothing was recomputed." if stored.get("from_memory") else "")
     )
     download_buttons(None, frame, "benchmark-folds")
-    tabs = st.tabs([registry.metric(metric).title for metric in registry.METRICS])
+    # lazy tabs: only the open tab's figure and tables are built and sent (six metrics'
+    # worth of charts and grids made a cached "Run" take seconds to draw)
+    tabs = st.tabs(
+        [registry.metric(metric).title for metric in registry.METRICS],
+        key="bench_metric_tab",
+        on_change="rerun",
+    )
     for tab, metric in zip(tabs, registry.METRICS, strict=True):
-        with tab, guard(f"summarising {metric}"):
-            metric_report(stored["key"], frame, metric)
+        if tab.open:
+            with tab, guard(f"summarising {metric}"):
+                metric_report(stored["key"], frame, metric)
 
 page_footer(__file__, settings=True)

@@ -85,6 +85,14 @@ def show(comparison: cmp.Comparison, from_memory: bool) -> None:
     download_buttons(None, result.folds, "cv-folds")
     for sentence in compare_sentences(comparison.summary):
         show_info(sentence)
+    reliability_view(comparison)
+    spread_view(comparison)
+
+
+@st.fragment
+def reliability_view(comparison: cmp.Comparison) -> None:
+    """The pooled reliability diagram (a fragment: picking methods redraws it alone)."""
+    result = comparison.result
     st.subheader("Reliability (pooled out-of-fold)")
     drawn = st.multiselect(
         "Draw",
@@ -108,6 +116,12 @@ def show(comparison: cmp.Comparison, from_memory: bool) -> None:
             "reliability",
             key="reliability_fig",
         )
+
+
+@st.fragment
+def spread_view(comparison: cmp.Comparison) -> None:
+    """Each fold's score per method (a fragment: choosing the metric redraws it alone)."""
+    result = comparison.result
     st.subheader("Spread over folds")
     metric = st.segmented_control(
         "Metric",

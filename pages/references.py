@@ -37,19 +37,20 @@ page_header(
     "Where the lessons and the Explore pages come from. A citation such as *textbook "
     "18.3.4* or *paper section 4* points to these two texts.",
 )
-st.markdown(f"- **The paper**: {PAPER}.\n- **The textbook**: {TEXTBOOK}.")
+#: one markdown element (no table widget: the citations need no sorting, and the browser
+#: loads no data-grid code for a static table)
+CITATION_TABLE = "\n".join(
+    [
+        "| cited as | section title | used on the page |",
+        "| --- | --- | --- |",
+        *(f"| {cited} | {title} | {page} |" for cited, title, page in CITED),
+    ]
+)
 st.markdown(
+    f"- **The paper**: {PAPER}.\n- **The textbook**: {TEXTBOOK}.\n\n"
     "Also cited: Webb, Boughton and Wang (2005), *Not so naive Bayes: aggregating "
     "one-dependence estimators* (AODE); Minka (2000), *Estimating a Dirichlet "
-    "distribution* (the fixed point behind the evidence curve)."
-)
-st.subheader("Every citation, and where it is used")
-st.dataframe(
-    {
-        "cited as": [c[0] for c in CITED],
-        "section title": [c[1] for c in CITED],
-        "used on the page": [c[2] for c in CITED],
-    },
-    hide_index=True,
+    "distribution* (the fixed point behind the evidence curve).\n\n"
+    "### Every citation, and where it is used\n\n" + CITATION_TABLE
 )
 page_footer(__file__)
