@@ -20,6 +20,7 @@ from explorer.errors import escape
 from explorer.exports import MAX_CELL_CHARS, cap_cells, csv_bytes, neutralise_formulas
 from explorer.routing import SECTIONS
 from heb import data as hdata
+from heb import registry
 from heb.evaluate import RunSettings, cross_validate
 from heb.registry import TABLE1_METHODS
 
@@ -374,15 +375,26 @@ def _benchmarked() -> AppTest:
     return at
 
 
+def _cd_titles(at: AppTest) -> list[str]:
+    return [spec["layout"]["title"]["text"] for spec in figures(at)]
+
+
 def test_benchmark_page_runs_and_ranks():
     at = _benchmarked()
-    specs = figures(at)
-    assert len(specs) == 6  # one critical-difference diagram per metric
+    titles = {registry.metric(metric).title for metric in registry.METRICS}
+    assert {tab.label for tab in at.tabs} == titles  # one tab per metric
+    # only the open tab is built and sent: its critical-difference diagram and tables
+    assert [t.split(":")[0] for t in _cd_titles(at)] == ["Accuracy"]
     labels = {m.label for m in at.metric}
     assert {"Friedman chi²", "Iman-Davenport F"} <= labels
     score_tables = [t.value for t in at.dataframe if "average rank" in t.value.index]
-    assert len(score_tables) == 6  # the paper's Table 1, one per metric
+    assert len(score_tables) == 1  # the paper's Table 1 of the open tab's metric
     accuracy = score_tables[0]
+    at.session_state["bench_metric_tab"] = registry.metric("log_loss").title
+    at.run()
+    assert [t.split(":")[0] for t in _cd_titles(at)] == ["Log-loss"]
+    log_loss_table = next(t.value for t in at.dataframe if "average rank" in t.value.index)
+    assert not log_loss_table.equals(accuracy)
     assert list(accuracy.columns) == ["Laplace", "KT", "HEB-M"]
     assert list(accuracy.index) == ["iris", "wine", "zip-codes", "average rank"]
     assert accuracy.loc["average rank"].sum() == pytest.approx(6.0)  # ranks 1 + 2 + 3
@@ -572,6 +584,20 @@ def test_every_page_file_is_in_the_navigation():
     routed = [name for entries in SECTIONS.values() for name, _, _ in entries]
     assert len(routed) == len(set(routed))
     assert set(routed) == {path.name for path in (APP.parent / "pages").glob("*.py")}
+
+
+def test_the_menu_is_the_apps_own_with_one_title_per_page():
+    """Streamlit's own menu is hidden (on a fresh server it showed the pages' file names);
+    the sidebar's page links list every page by its title, in the menu's order."""
+    import tomllib
+
+    config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showSidebarNavigation"] is False
+    at = open_app()
+    labels = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert labels == [title for entries in SECTIONS.values() for _, title, _ in entries]
+    presenting = open_app(present="1")
+    assert presenting.sidebar.get("page_link") == []  # the presenter shows no menu
 
 
 def test_set_page_config_is_called_in_one_place():
@@ -764,7 +790,7 @@ def test_one_name_per_page_and_previous_next_links():
         at.switch_page(page).run()
         assert_clean(at)
         assert at.title[0].value == titles[index]
-        links = {link.proto.label for link in at.get("page_link")}
+        links = {link.proto.label for link in at.main.get("page_link")}  # not the menu's
         expected = set()
         if index > 0:
             expected.add(f"Previous: {titles[index - 1]}")
