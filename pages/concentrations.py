@@ -271,21 +271,27 @@ else:
         frame = conc.pair_frame(diag, work)
         summary(frame)
     if diag is not None:
-        heat_tab, scatter_tab, table_tab = st.tabs(["Heatmaps", "Figure 5 scatters", "Table"])
-        with heat_tab, guard("drawing the heatmap"):
-            data = frame[["class name", "feature name", "N_c", "K_f"]]
-            heatmaps(
-                diag,
-                work.feature_names,
-                work.class_names,
-                data,
-                choice,
-                figure_key=f"{work.key}|{choice}",
-            )
-        with scatter_tab, guard("drawing the scatters"):
-            scatters(diag, work, frame, choice)
-        with table_tab:
-            table(frame, choice)
+        # lazy tabs: only the open tab's figures or table are built and sent
+        heat_tab, scatter_tab, table_tab = st.tabs(
+            ["Heatmaps", "Figure 5 scatters", "Table"], key="conc_tab", on_change="rerun"
+        )
+        if heat_tab.open:
+            with heat_tab, guard("drawing the heatmap"):
+                data = frame[["class name", "feature name", "N_c", "K_f"]]
+                heatmaps(
+                    diag,
+                    work.feature_names,
+                    work.class_names,
+                    data,
+                    choice,
+                    figure_key=f"{work.key}|{choice}",
+                )
+        if scatter_tab.open:
+            with scatter_tab, guard("drawing the scatters"):
+                scatters(diag, work, frame, choice)
+        if table_tab.open:
+            with table_tab:
+                table(frame, choice)
         open_evidence(work)
 
 page_footer(__file__, settings=True)

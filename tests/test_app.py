@@ -293,13 +293,17 @@ def test_concentrations_page_and_the_evidence_link():
     at = open_app("pages/concentrations.py")
     default = hdata.load_builtin(hdata.DEFAULT_DATASET)
     C, F = default.n_classes, default.X.shape[1]
+    (heat,) = figures(at)  # only the open tab's figure is built and sent: the heatmap
+    assert heat["data"][0]["type"] == "heatmap"
+    assert decode(heat["data"][0]["z"]).shape == (C, F)
+    at.session_state["conc_tab"] = "Figure 5 scatters"
+    at.run()
+    assert len(figures(at)) == 2  # the two Figure 5 scatters
+    at.session_state["conc_tab"] = "Table"
+    at.run()
     table = table_with(at, "rho")
     assert len(table) == C * F
     assert ((table["rho"] > 0) & (table["rho"] < 1)).all()
-    specs = figures(at)
-    assert len(specs) == 3  # heatmap and the two Figure 5 scatters
-    heat = next(s for s in specs if s["data"][0]["type"] == "heatmap")
-    assert decode(heat["data"][0]["z"]).shape == (C, F)
     at.radio(key="w_conc_model").set_value("HEB-U").run()
     assert_clean(at)
     at.selectbox(key="pair_class").set_value(str(default.classes[1]))
@@ -419,6 +423,8 @@ def test_every_page_on_amazon(datasets_dir, manifest):
     assert (features["type"] == "categorical").all()
     assert features["K_f"].max() > 1000  # RESOURCE, MGR_ID: thousands of categories
     at = open_app("pages/concentrations.py", **query)
+    at.session_state["conc_tab"] = "Table"
+    at.run()
     assert len(table_with(at, "rho")) == entry["n_classes"] * entry["n_features"]
     at = open_app("pages/compare.py", **query)
     assert list(table_with(at, "ECE ↓")["method"]) == ["Laplace", "HEB-M"]
