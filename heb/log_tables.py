@@ -130,6 +130,8 @@ class SeenPrior:
 
     def __init__(self, values, starts, uniform, table: CountTable):
         self.values, self.starts, self.uniform, self.table = values, starts, uniform, table
+        #: the prior at the positive cells' columns, once :func:`prior_at_cells` took it
+        self.at_cells: np.ndarray | None = None
 
     def dense(self, seen_cols: np.ndarray) -> np.ndarray:
         """The whole (V,) prior mean (``seen_cols``: the seen columns of ``values``)."""
@@ -154,9 +156,11 @@ def prior_at_seen(prior, totals: TableSums) -> np.ndarray:
 
 
 def prior_at_cells(prior, totals: TableSums) -> np.ndarray:
-    """The prior mean at the column of each positive cell, a new array."""
-    if isinstance(prior, SeenPrior):
-        return prior.values.take(totals.cell_seen_position())
+    """The prior mean at the column of each positive cell (not to be modified)."""
+    if isinstance(prior, SeenPrior):  # read by the solver and the log table: taken once
+        if prior.at_cells is None:
+            prior.at_cells = prior.values.take(totals.cell_seen_position())
+        return prior.at_cells
     return prior.take(totals.cell_columns()[1])
 
 
@@ -269,10 +273,6 @@ class TableSums:
             self._cell_seen_position = self.seen_position(self.cell_columns()[1])
         return self._cell_seen_position
 
-    def feature_of(self, column: np.ndarray) -> np.ndarray:
-        """The feature of each of the given columns."""
-        return np.searchsorted(self.table.offsets, column, side="right") - 1
-
     def seen_marginal(self) -> tuple[SeenPrior, PriorSummary]:
         """The marginal prior mean N_fv / S_f and its summary, from the seen columns.
 
@@ -285,13 +285,14 @@ class TableSums:
         table = self.table
         k, cols = table.n_categories, self.seen_cols
         n_seen = np.bincount(self.cell_seen_position(), self.positive_counts, cols.size)
-        feature = self.feature_of(cols)
-        s_f = np.bincount(feature, n_seen, k.size)
-        values = n_seen / s_f.take(feature)
-        per_feature = np.bincount(feature, minlength=k.size)
+        # the seen columns are ascending, so each feature's are one run of them
+        bounds = np.searchsorted(cols, table.offsets)
+        per_feature = np.diff(bounds)
+        s_f = self.n_cf.sum(axis=0)  # whole counts: the same sum in any order
+        values = n_seen / np.repeat(s_f, per_feature)
         maximum, minimum = np.zeros(k.size), np.zeros(k.size)
         seen = np.flatnonzero(per_feature)
-        first_all = np.searchsorted(cols, table.offsets[:-1])
+        first_all = bounds[:-1]
         first = first_all.take(seen)
         if seen.size:
             maximum[seen] = np.maximum.reduceat(values, first)
@@ -313,7 +314,7 @@ class TableSums:
         """The uniform prior mean 1/K_f at the seen columns, as :meth:`seen_marginal`."""
         k = self.table.n_categories
         uniform = 1.0 / k
-        values = uniform.take(self.feature_of(self.seen_cols))
+        values = np.repeat(uniform, np.diff(np.searchsorted(self.seen_cols, self.table.offsets)))
         prior = SeenPrior(values, uniform, np.zeros(k.size, dtype=bool), self.table)
         return prior, PriorSummary(uniform, uniform.copy(), k)
 
@@ -358,7 +359,8 @@ def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray |
     if not constant.all():  # + log t_v in the columns of features of a varying prior
         with np.errstate(divide="ignore"):
             log_t = np.log(prior_at_seen(prior, totals))
-        log_t[np.repeat(constant, per_feature)] = 0.0
+        if constant.any():
+            log_t[np.repeat(constant, per_feature)] = 0.0
         out += log_t
     pair = totals.cell_pair
     if totals.uniform_prior:  # m_cf t_v with t_v = 1/K_f: one product per pair
