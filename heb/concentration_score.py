@@ -213,8 +213,13 @@ class Score:
         doc_bounds = group_bounds(doc_group, n_groups)
         ones_i = small if item_w is None else np.where(small, item_w, 0.0)
         ones_d = small_doc if doc_w is None else np.where(small_doc, doc_w, 0.0)
+        big, big_doc = np.flatnonzero(~small), np.flatnonzero(~small_doc)
+        if item_w is None:  # small items per group: all but the (few) big ones, exactly
+            small_items = np.diff(item_bounds) - np.bincount(item_group.take(big), None, n_groups)
+        else:
+            small_items = _group_sums(item_bounds, ones_i)
         # rational k = 0 terms and log(m) terms of the evidence: items minus documents
-        self.coef0 = _group_sums(item_bounds, ones_i) - _group_sums(doc_bounds, ones_d)
+        self.coef0 = small_items - _group_sums(doc_bounds, ones_d)
         reps = np.where(small, item_n - 1.0, 0.0).astype(np.int64)
         if item_w is None:
             self.items = RationalTerms.expand(item_t, reps, item_bounds)
@@ -232,7 +237,6 @@ class Score:
         # the evidence's constant sum over small counts of w n log t
         self._log_t = (item_bounds, item_t, item_n, ones_i)
         self._log_t_sum = None
-        big, big_doc = np.flatnonzero(~small), np.flatnonzero(~small_doc)
         w_big = np.ones(big.size) if item_w is None else item_w.take(big)
         w_doc = np.ones(big_doc.size) if doc_w is None else doc_w.take(big_doc)
         self._set_digamma(
