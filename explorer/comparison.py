@@ -365,12 +365,17 @@ def run_comparison(
 
 
 def _wait(run: _Run, started: bool, n_methods: int, n_splits: int) -> None:
-    """Wait for ``run``, showing progress to the session that started it and a notice
-    to the others; the page is updated only when what it shows changes."""
-    if not started:
-        with st.status("Another visitor is computing this same comparison: waiting for it..."):
-            while not run.done.wait(POLL_SECONDS):
-                _check_session()
+    """Wait for ``run``, showing progress to the session that started it and a still
+    notice to the others; a page is sent an update only when what it shows changes."""
+    if not started:  # a still notice: no spinner for the browser to animate meanwhile
+        notice = st.empty()
+        notice.info(
+            "Another visitor is computing this same comparison: waiting for it...",
+            icon=":material/hourglass_top:",
+        )
+        while not run.done.wait(POLL_SECONDS):
+            _check_session()
+        notice.empty()
         return
     begin = time.perf_counter()
     with st.status(
