@@ -169,6 +169,28 @@ def prior_at_starts(prior, table: CountTable) -> np.ndarray:
     return prior.starts if isinstance(prior, SeenPrior) else prior[table.offsets[:-1]]
 
 
+#: a few-row table's seen columns come from merging its cells' columns when the columns
+#: outnumber the cells this many times (else from a V-long mask)
+_MERGE_COLUMNS_BELOW = 8
+
+
+def _distinct_columns(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of the positive cells, ascending, and each cell's position
+    among them.
+
+    The cells are row-major, so their columns are one ascending run per class: a stable
+    sort (timsort) merges the runs, with no V-long mask, scan or search.
+    """
+    order = np.argsort(column, kind="stable")
+    ordered = column.take(order)
+    new = np.empty(ordered.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    position = np.empty(ordered.size, dtype=np.int64)
+    position[order] = np.cumsum(new) - 1
+    return ordered[new], position
+
+
 class TableSums:
     """The sums of a count table every smoother needs, each computed once per ``smooth``.
 
@@ -192,12 +214,18 @@ class TableSums:
         if sums is None:
             self._n_fv = table.category_totals()
             self.seen = self._n_fv > 0
+            self.seen_cols = np.flatnonzero(self.seen)
         else:  # seen columns from the positive cells; N_fv only if a smoother reads it
             self._n_fv = None
             self._positive = table.positive_cells()
+            column = self.cell_columns()[1]
             self.seen = np.zeros(table.counts.shape[1], dtype=bool)
-            self.seen[self.cell_columns()[1]] = True
-        self.seen_cols = np.flatnonzero(self.seen)
+            if _MERGE_COLUMNS_BELOW * column.size < self.seen.size:
+                self.seen_cols, self._cell_seen_position = _distinct_columns(column)
+                self.seen[self.seen_cols] = True
+            else:  # many cells: a V-long mask (positions by a cumulative count, later)
+                self.seen[column] = True
+                self.seen_cols = np.flatnonzero(self.seen)
         self.all_seen = self.seen_cols.size == self.seen.size
         if sums is not None:
             self.n_cf = sums[1]

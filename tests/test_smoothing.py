@@ -358,3 +358,21 @@ def test_a_few_row_table_smooths_as_the_same_counts_read_in_full(seed, smoother)
     np.testing.assert_allclose(got.log_theta, want.log_theta, rtol=1e-13, atol=1e-13)
     if got.concentration is not None:
         np.testing.assert_allclose(got.concentration, want.concentration, rtol=1e-9)
+
+
+@pytest.mark.parametrize(("n_rows", "k"), [(40, 5000), (5, 300), (100, 60), (0, 50)])
+def test_seen_columns_and_cell_positions_of_a_few_row_table(n_rows, k):
+    # merged from the cells' per-class runs of columns (few cells) or read from a mask
+    # (many): the columns with a count, and each positive cell's place among them
+    rng = np.random.default_rng(n_rows)
+    X = rng.integers(-1, k, (n_rows, 3))
+    table = CountTable.from_codes(X, rng.integers(0, 4, n_rows), 4, np.full(3, k))
+    assert getattr(table, "_sums", None) is not None  # few rows: the table keeps its sums
+    totals = TableSums(table)
+    seen = table.counts.sum(axis=0) > 0
+    np.testing.assert_array_equal(totals.seen, seen)
+    np.testing.assert_array_equal(totals.seen_cols, np.flatnonzero(seen))
+    cells = np.flatnonzero(table.counts > 0)
+    np.testing.assert_array_equal(totals.positive_cells, cells)
+    place = np.searchsorted(np.flatnonzero(seen), cells % table.counts.shape[1])
+    np.testing.assert_array_equal(totals.cell_seen_position(), place)
