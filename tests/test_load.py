@@ -84,6 +84,38 @@ def _parent(proc: Path) -> int:
     return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
+def _cpu_by_kind(server: int | None) -> dict[str, float]:
+    """CPU seconds so far of this test's processes: the server, its workers, the browser
+    (every Chromium process) and the rest (the Playwright driver)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents, cpu, names = {}, {}, {}
+    for proc in Path("/proc").iterdir():
+        try:
+            if not proc.name.isdigit():
+                continue
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            pid = int(proc.name)
+            parents[pid], cpu[pid] = int(fields[1]), (int(fields[11]) + int(fields[12])) / ticks
+            names[pid] = (proc / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+    out = {"server": 0.0, "workers": 0.0, "browser": 0.0, "driver": 0.0}
+    for pid in cpu:
+        ancestor = pid
+        while ancestor not in (0, 1, os.getpid()) and ancestor in parents:
+            ancestor = parents[ancestor]
+        if ancestor != os.getpid():
+            continue
+        if pid == server:
+            kind = "server"
+        elif parents[pid] == server:
+            kind = "workers"
+        else:
+            kind = "browser" if b"chrom" in names[pid] else "driver"
+        out[kind] += cpu[pid]
+    return out
+
+
 def _peak_mb(pid: int) -> float:
     """Peak resident memory (VmHWM) of a process, in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -138,6 +170,7 @@ def test_case_eight_sessions_compare(app_url):  # noqa: F811 - the fixture
     data = _largest_dataset()
     load_at_start = os.getloadavg()
     compare = f"{app_url}/compare?data={data}&methods={METHODS}"
+    cpu_before = _cpu_by_kind(_server_pid(app_url))
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
@@ -191,6 +224,7 @@ def test_case_eight_sessions_compare(app_url):  # noqa: F811 - the fixture
             finished = time.perf_counter() - finished
             pid = _server_pid(app_url)  # the workers are children of the running server
             workers = {child: _peak_mb(child) for child in _children(pid)} if pid else {}
+            cpu = _cpu_by_kind(pid)
         finally:
             browser.close()
     peak = _peak_mb(pid) if pid else float("nan")
@@ -209,7 +243,9 @@ def test_case_eight_sessions_compare(app_url):  # noqa: F811 - the fixture
         "on the server "
         f"{run_walls or '-'} s wall, {run_cpus or '-'} s CPU\n"
         f"server peak RSS {peak:.0f} MB; workers' peak RSS "
-        f"{', '.join(f'{mb:.0f}' for mb in workers.values()) or '-'} MB"
+        f"{', '.join(f'{mb:.0f}' for mb in workers.values()) or '-'} MB\n"
+        "CPU seconds during the test: "
+        + ", ".join(f"{kind} {cpu[kind] - cpu_before[kind]:.1f}" for kind in cpu)
     )
     for text in texts:
         assert "went wrong" not in text and "Traceback" not in text
