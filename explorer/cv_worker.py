@@ -89,7 +89,7 @@ def write_request(folder: Path, methods: list[str], settings: RunSettings, descr
 
 
 def write_dataset(dataset: Dataset, folder: Path) -> None:
-    """The dataset as parquet files and its description in ``request.json``'s ``dataset``.
+    """The dataset's features and target as parquet files in ``folder``.
 
     Raises :class:`HandoverError` when parquet cannot hold it (e.g. columns of mixed
     Python types, names that are not text).
