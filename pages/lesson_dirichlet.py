@@ -119,11 +119,12 @@ def lesson_view() -> None:
         if steps.show(2):
             fig, data = steps.fitted(sweep_figure(*setting))
             show_figure(fig, data, "dirichlet-alpha-sweep")
-            st.caption(
-                f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "
-                f"α = {alpha:g} it is {sweep['expected_l1'][at]:.3f}; the l1 size of the bias "
-                f"alone is {sweep['bias_l1'][at]:.3f}."
-            )
+            with notes:  # in the presenter mode, beside the figure: the footer stays on screen
+                st.caption(
+                    f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "
+                    f"α = {alpha:g} it is {sweep['expected_l1'][at]:.3f}; the l1 size of the bias "
+                    f"alone is {sweep['bias_l1'][at]:.3f}."
+                )
 
 
 lesson_view()

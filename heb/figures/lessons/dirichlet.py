@@ -23,6 +23,10 @@ from heb.figures.style import (
 
 __all__ = ["dirichlet_figure", "alpha_sweep_figure"]
 
+#: room (decades of alpha) left of the smallest and right of the largest alpha: the first
+#: x tick label (0.001) then sits clear of the y axis's 0 instead of touching it
+ALPHA_AXIS_PAD = 0.2
+
 
 def dirichlet_figure(
     p_true: np.ndarray, counts: np.ndarray, posterior: np.ndarray, alpha: float
@@ -91,7 +95,13 @@ def alpha_sweep_figure(
             )
         )
     fig.add_vline(x=alpha, line_color=WHATIF_COLOR, line_dash="dot")
-    fig.update_xaxes(type="log", dtick=1, title="pseudo-count α (log scale)")
+    ends = np.log10([alphas.min(), alphas.max()])
+    fig.update_xaxes(
+        type="log",
+        dtick=1,
+        range=[ends[0] - ALPHA_AXIS_PAD, ends[1] + ALPHA_AXIS_PAD],
+        title="pseudo-count α (log scale)",
+    )
     fig.update_yaxes(title="l1 distance to the true PMF", rangemode="tozero")
     title = (
         "Smaller α: less bias, more variance"
