@@ -39,15 +39,21 @@ def vertex(N: int):
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def lesson_figure(which: str, K: int, N: int, alpha_dir: float, reps: int):
-    """One of the page's figures (figure, data), built once per setting and shared
-    read-only by every session: ``"grid"`` (with your (K, N)), ``"reduction"`` or
-    ``"vertex"``."""
-    full = grid(alpha_dir, reps)
-    if which == "grid":
-        return figures.theorem1_figure(full, chosen(K, N, alpha_dir, reps))
-    if which == "reduction":
-        return figures.reduction_figure(lesson.theorem1_reduction(full))
+def grid_figure(K: int, N: int, alpha_dir: float, reps: int):
+    """The paper's grid with your (K, N) (figure, data), built once per setting and shared
+    read-only by every session."""
+    return figures.theorem1_figure(grid(alpha_dir, reps), chosen(K, N, alpha_dir, reps))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def reduction_figure(alpha_dir: float, reps: int):
+    """HEB-U's reduction over the grid (figure, data): your K and N do not change it."""
+    return figures.reduction_figure(lesson.theorem1_reduction(grid(alpha_dir, reps)))
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def vertex_figure(N: int):
+    """Corollary 1 over K for your N (figure, data): your K does not change it."""
     return figures.vertex_figure(vertex(N))
 
 
@@ -131,7 +137,7 @@ def lesson_view() -> None:
         K_grid = ", ".join(str(k) for k in lesson.THEOREM1_K)
         N_grid = ", ".join(str(n) for n in lesson.THEOREM1_N)
         if steps.show(1):
-            fig, data = steps.fitted(lesson_figure("grid", *setting))
+            fig, data = steps.fitted(grid_figure(*setting))
             show_figure(fig, data, "theorem1-grid")
             st.caption(
                 f"Lines: the paper's grid K ∈ {{{K_grid}}} × N ∈ {{{N_grid}}}, {reps} "
@@ -141,10 +147,10 @@ def lesson_view() -> None:
             return
         col_a, col_b = st.columns(2)
         with col_a:
-            fig, data = steps.fitted(lesson_figure("reduction", *setting))
+            fig, data = steps.fitted(reduction_figure(*setting[2:]))
             show_figure(fig, data, "theorem1-reduction")
         with col_b:
-            fig, data = steps.fitted(lesson_figure("vertex", *setting))
+            fig, data = steps.fitted(vertex_figure(setting[1]))
             show_figure(fig, data, "corollary1-vertex")
         with st.expander("The grid's numbers: HEB-U against Laplace"):
             show_table(lesson.theorem1_reduction(full).round(3))
