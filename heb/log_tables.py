@@ -358,7 +358,8 @@ def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray |
     (class, feature) pair when the feature's prior mean is uniform (the same floating-point
     operations as the dense formula), else log t_v + log(m_cf / (N_cf + m_cf)) (equal to the
     dense value within a few ulps). Positive counts use the dense formula cell by cell.
-    Falls back to the dense formula when the counts are not sparse.
+    Falls back to the dense formula when the counts are not sparse. ``prior`` is the (V,)
+    prior mean or a :class:`SeenPrior` (the same values, on the seen columns only).
     """
     table = totals.table
     n_cf = totals.n_cf
