@@ -160,8 +160,9 @@ def hierarchy_summary(frame: pd.DataFrame) -> None:
     cols[1].metric(
         "Pairs that kept the hierarchy",
         f"{int(pairs['hierarchy_used'].sum())} / {len(pairs)}",
-        help="A pair keeps the tree where its evidence beats HEB-M's by more than a BIC "
-        "penalty; elsewhere its estimate is HEB-M's.",
+        help="Each pair's estimate averages the tree's and HEB-M's, weighted by their "
+        "posterior probabilities (evidence less a BIC penalty); a pair counts here where "
+        "the tree has more than half the weight.",
     )
     cols[2].metric("Median m of the leaves", conc.summary_numbers(leaves)["Median m"])
     clamped = frame["clamped"]
