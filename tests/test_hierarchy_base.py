@@ -148,3 +148,17 @@ def test_bad_selection_and_base_are_refused(table):
         fit_nested(table, {0: [np.arange(12) // 4]}, select=True)
     with pytest.raises(ValueError, match="base must be one of"):
         fit_nested(table, {0: [np.arange(12) // 4]}, base="empirical")
+
+
+def test_a_feature_of_exactly_n0_rows_learns_its_base():
+    """The base falls back to b = n only below n0 rows: 10 rows with n0 = 10 learn b."""
+    ten = CountTable(
+        np.array([5.0, 5.0]),
+        np.array([[4.0, 0.0, 1.0, 0.0], [2.0, 0.0, 0.0, 3.0]]),
+        np.array([0, 4]),
+    )
+    learned = fit_nested(ten, GROUPS, n0=10)
+    assert not learned.base["fallback"].any()
+    np.testing.assert_allclose(learned.base["b"], [_base_b([(6, 0), (1, 3)])], rtol=1e-6)
+    below = fit_nested(ten, GROUPS, n0=11)
+    assert below.base["fallback"].all() and np.isnan(below.base["b"]).all()
