@@ -162,3 +162,20 @@ def test_a_feature_of_exactly_n0_rows_learns_its_base():
     np.testing.assert_allclose(learned.base["b"], [_base_b([(6, 0), (1, 3)])], rtol=1e-6)
     below = fit_nested(ten, GROUPS, n0=11)
     assert below.base["fallback"].all() and np.isnan(below.base["b"]).all()
+
+
+@pytest.mark.parametrize("select", ["average", None])
+def test_a_feature_never_observed_keeps_an_even_estimate(select):
+    """A feature whose every training value is missing: no hierarchy gives it the uniform
+    1/K_f (HEB-M's prior mean for it); under a tree form hierarchy each parent splits
+    evenly (HEB-M again with selection, as its pairs have fewer than n0 rows)."""
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.integers(0, 4, 60), np.full(60, -1)])
+    tab = CountTable.from_codes(X, rng.integers(0, 2, 60), 2, [4, 3])
+    fit = fit_nested(tab, {0: [np.array([0, 0, 1, 1])]}, select=select)
+    np.testing.assert_allclose(fit.theta[:, 4:], 1 / 3, rtol=1e-12)
+    np.testing.assert_allclose(fit.theta[:, :4].sum(axis=1), 1.0, rtol=1e-12)
+    assert (fit.smoothed.log_theta[:, 4:] == 0).all()
+    fit = fit_nested(tab, {1: [np.array([0, 0, 1])]}, select=select)
+    even = [1 / 3] * 3 if select else [1 / 4, 1 / 4, 1 / 2]
+    np.testing.assert_allclose(fit.theta[:, 4:], [even, even], rtol=1e-12)
