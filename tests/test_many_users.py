@@ -456,3 +456,29 @@ def test_a_worker_whose_server_goes_stops_by_itself(monkeypatch, tmp_path):
     assert process.wait(timeout=60) == 1
     assert _cache_files(tmp_path) == []
     assert not (folder / cv_worker.RESULT_FOLDER).exists()
+
+
+def test_a_worker_keeps_its_two_most_recently_used_datasets():
+    """remember() is the list both ends of the pipe keep: a dataset used again becomes the
+    newest, and a third one drops the least recently used."""
+    from collections import OrderedDict
+
+    kept: OrderedDict = OrderedDict()
+    for fingerprint in ("a", "b", "a", "c"):
+        cv_worker.remember(kept, fingerprint, fingerprint.upper())
+    assert list(kept.items()) == [("a", "A"), ("c", "C")]
+    assert cv_worker.KEPT_DATASETS == 2
+
+
+def test_a_dataset_changed_on_its_way_to_the_worker_is_refused(tmp_path):
+    """The worker compares the dataset it read with the fingerprint the server sent."""
+    from collections import OrderedDict
+
+    dataset = load_builtin("iris")
+    cv_worker.write_dataset(dataset, tmp_path)
+    described = cv_worker.describe(dataset, "0" * 64, sent=True)
+    cv_worker.write_request(tmp_path, METHODS, RunSettings(n_splits=3), described)
+    kept: OrderedDict = OrderedDict()
+    with pytest.raises(cv_worker.HandoverError, match="changed on its way"):
+        cv_worker._work(tmp_path, lambda message: None, kept)
+    assert not kept and not (tmp_path / cv_worker.RESULT_FOLDER).exists()
