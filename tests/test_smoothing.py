@@ -376,3 +376,20 @@ def test_seen_columns_and_cell_positions_of_a_few_row_table(n_rows, k):
     np.testing.assert_array_equal(totals.positive_cells, cells)
     place = np.searchsorted(np.flatnonzero(seen), cells % table.counts.shape[1])
     np.testing.assert_array_equal(totals.cell_seen_position(), place)
+
+
+def test_a_few_row_table_with_an_even_marginal_feature_is_the_dirichlet_mean():
+    # a feature whose categories are seen equally often has a constant marginal prior (its
+    # log t is in the zero value of class 1, which never sees category 1), beside a wide
+    # feature whose prior varies: theta = (N_cv + m_cf t_v) / (N_cf + m_cf) on seen columns
+    rng = np.random.default_rng(7)
+    X = np.column_stack([[1] * 6 + [0] * 6, rng.integers(0, 5000, 12)])
+    table = CountTable.from_codes(X, np.repeat([0, 1], [8, 4]), 2, [2, 5000])
+    assert getattr(table, "_sums", None) is not None and table.counts[1, 1] == 0
+    got = smooth(table, "heb-m")
+    m = got.concentration[:, table.feature_of_column]
+    n_cf = table.class_feature_totals()[:, table.feature_of_column]
+    theta = (table.counts + m * prior_mean(table, "marginal")) / (n_cf + m)
+    seen = table.counts.sum(axis=0) > 0
+    want = np.where(seen, np.log(np.where(seen, theta, 1.0)), 0.0)
+    np.testing.assert_allclose(got.log_theta, want, rtol=1e-13, atol=1e-13)
