@@ -393,3 +393,16 @@ def test_a_few_row_table_with_an_even_marginal_feature_is_the_dirichlet_mean():
     seen = table.counts.sum(axis=0) > 0
     want = np.where(seen, np.log(np.where(seen, theta, 1.0)), 0.0)
     np.testing.assert_allclose(got.log_theta, want, rtol=1e-13, atol=1e-13)
+
+
+def test_seen_marginal_of_a_last_feature_seen_only_in_its_first_column():
+    # the first column's prior of a feature whose one seen column is the last seen column
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.integers(0, 300, 10), np.zeros(10, int)])
+    for k in ([300, 1], [300, 40]):
+        table = CountTable.from_codes(X, np.arange(10) % 2, 2, k)
+        assert getattr(table, "_sums", None) is not None
+        totals = TableSums(table)
+        prior, _ = totals.seen_marginal()
+        np.testing.assert_array_equal(prior.starts, prior_mean(table, "marginal")[[0, 300]])
+        assert prior.starts[1] == 1.0
