@@ -482,3 +482,18 @@ def test_a_dataset_changed_on_its_way_to_the_worker_is_refused(tmp_path):
     with pytest.raises(cv_worker.HandoverError, match="changed on its way"):
         cv_worker._work(tmp_path, lambda message: None, kept)
     assert not kept and not (tmp_path / cv_worker.RESULT_FOLDER).exists()
+
+
+def test_a_failed_run_gives_its_slot_back():
+    """Each run's thread returns its run slot however it ends, so the server never runs
+    out of slots (the next run would queue for ever)."""
+    shared = cmp._Shared()
+
+    def fail(run):
+        raise ValueError("no such method")
+
+    for index in range(cmp.MAX_HEAVY_RUNS):
+        run = cmp._Run(f"key{index}")
+        cmp._drive(shared, run, fail)
+        assert run.done.is_set() and isinstance(run.error, ValueError) and not shared.running
+    assert all(shared.slots.acquire(blocking=False) for _ in range(cmp.MAX_HEAVY_RUNS))
