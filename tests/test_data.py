@@ -353,6 +353,13 @@ def test_default_target():
     assert chosen.target == "city" and "class" in chosen.X.columns
 
 
+def test_default_target_of_a_table_without_columns_is_one_sentence():
+    # a source with no columns (cli_scale reads the names off its engine) is a DataError,
+    # not an IndexError
+    with pytest.raises(DataError, match=r"^The table has no columns\.$"):
+        default_target([])
+
+
 def test_integer_ids_with_missing_values_stay_categorical():
     text = b"user_id,score,class\n10,1.5,a\n,2.5,b\n30,3.5,a\n10,0.5,b\n"
     dataset = load_upload(text, "ids.csv")
