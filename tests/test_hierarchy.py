@@ -455,3 +455,14 @@ def test_level_concentrations_of_a_fitted_model():
     assert set(out["clamped"]) <= {"low", "none", "high"}
     with pytest.raises(ValueError, match="HEB-H"):
         level_concentrations(NaiveBayes("heb-m").fit(X, y))
+
+
+def test_fallback_pairs_report_the_mean_number_of_children_per_parent():
+    """Tree form below n0: each level's m is its parents' mean number of children (top:
+    2 groups under the root; leaves: groups of 3 and 1 leaves, 2 per parent)."""
+    fit = fit_nested(HAND, {0: [np.array([0, 0, 0, 1])]}, n0=100, select=None)
+    levels = fit.levels
+    assert levels["fallback"].all()
+    np.testing.assert_array_equal(levels["m"][levels["level"] == 1], [2.0, 2.0])
+    np.testing.assert_array_equal(levels["m"][levels["level"] == 0], [2.0, 2.0])
+    np.testing.assert_array_equal(fit.smoothed.concentration, [[2.0], [2.0]])
