@@ -466,3 +466,19 @@ def test_fallback_pairs_report_the_mean_number_of_children_per_parent():
     np.testing.assert_array_equal(levels["m"][levels["level"] == 1], [2.0, 2.0])
     np.testing.assert_array_equal(levels["m"][levels["level"] == 0], [2.0, 2.0])
     np.testing.assert_array_equal(fit.smoothed.concentration, [[2.0], [2.0]])
+
+
+def test_the_scoring_tables_evidence_is_the_leaf_levels(table):
+    """The SmoothedTable's fit diagnostics are the leaf level's: its log evidence is the
+    sum over parents of the children's evidence toward w at the leaf m."""
+    groups = np.arange(12) // 3
+    fit = fit_nested(table, {0: [groups]}, select=None, base="pooled")
+    pooled = table.counts[:, :12].sum(axis=0)
+    for c in range(3):
+        n, m = table.counts[c, :12], fit.smoothed.concentration[c, 0]
+        want = sum(
+            log_evidence(n[groups == g], pooled[groups == g] / pooled[groups == g].sum(), m)
+            for g in range(4)
+        )
+        got = fit.smoothed.fit.log_evidence[c * table.n_features]
+        np.testing.assert_allclose(got, want, rtol=1e-9)
