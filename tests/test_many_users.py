@@ -497,3 +497,26 @@ def test_a_failed_run_gives_its_slot_back():
         cmp._drive(shared, run, fail)
         assert run.done.is_set() and isinstance(run.error, ValueError) and not shared.running
     assert all(shared.slots.acquire(blocking=False) for _ in range(cmp.MAX_HEAVY_RUNS))
+
+
+def test_an_idle_worker_beyond_the_bound_is_stopped_oldest_first():
+    """Given back beyond MAX_IDLE_WORKERS, the oldest idle worker is stopped, not left
+    running outside the pool (stand-in processes that wait on their stdin as workers do)."""
+    import subprocess
+    import sys
+
+    waiting = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    workers = [
+        worker_pool._Worker(
+            subprocess.Popen(waiting, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        )
+        for _ in range(worker_pool.MAX_IDLE_WORKERS + 1)
+    ]
+    try:
+        for worker in workers:
+            worker_pool._give_back(worker)
+        assert worker_pool._IDLE == workers[1:]
+        assert workers[0].process.poll() is not None
+        assert all(worker.alive() for worker in workers[1:])
+    finally:
+        worker_pool._stop(workers[0])
