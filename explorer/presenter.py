@@ -54,7 +54,8 @@ PRESENTER_FIGURE_HEIGHT = 370
 _FITTED: dict[int, tuple] = {}
 _FIT_LOCK = threading.Lock()
 #: the presenter's layout: a compact header and the current step's bar in a focus frame
-#: that stays whole inside the screen (no negative margin, no clipping ancestor)
+#: that stays whole inside the screen (no negative margin, no clipping ancestor); a thin
+#: footer divider, so the previous / next links stay on the screen
 _PRESENT_LESSON_STYLE = f"""
 <style>
 [data-testid="stMain"] h1 {{ font-size: 1.9rem !important; padding: 0 !important; }}
@@ -72,6 +73,7 @@ _PRESENT_LESSON_STYLE = f"""
   font-size: inherit;
 }}
 [data-testid="stMain"] .katex-display {{ margin: 0.4em 0; }}
+[data-testid="stMain"] hr {{ margin: 0.3rem 0 !important; }}
 </style>
 """
 #: session name of the current page's step (a page switch starts at the link's step)

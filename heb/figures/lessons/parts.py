@@ -55,10 +55,11 @@ def lesson_style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
 
 
 def readable(fig: go.Figure) -> go.Figure:
-    """Explicit tick, axis-title and note sizes (Streamlit's chart theme shrinks them)."""
+    """Explicit tick, axis-title and note sizes (Streamlit's chart theme shrinks them), and
+    tick labels standing off their axes, so an x and a y label at a corner never touch."""
     axis_fonts = {"tickfont": {"size": FONT_SIZE - 1}, "title_font": {"size": FONT_SIZE}}
-    fig.update_xaxes(**axis_fonts)
-    fig.update_yaxes(**axis_fonts)
+    fig.update_xaxes(**axis_fonts, ticklabelstandoff=6)
+    fig.update_yaxes(**axis_fonts, ticklabelstandoff=8)
     fig.update_annotations(font_size=FONT_SIZE - 1)
     fig.update_layout(legend_font_size=FONT_SIZE - 1)
     return fig
