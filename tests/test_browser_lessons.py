@@ -1,7 +1,11 @@
 # ruff: noqa: F811 - the fixtures imported from tests.test_browser are used by name
-"""The lessons in a real browser at 1440 x 900: every presenter step fits the screen under
-a visible, unclipped focus frame; each lesson's timings (first draw, a control there and
-back, the server's script CPU seconds) are printed with the load average, never asserted.
+"""The lessons in a real browser at 1440 x 900.
+
+Presenter mode: every step fits the screen, footer (previous / next links) included, under
+a visible, unclipped focus frame, and no two axis tick labels of a figure touch. Controls:
+moving one redraws the figures it changes and leaves every other figure's drawing in place,
+and moving it back restores the view; each control's time (there, and back from the
+caches) and the server's CPU seconds are printed with the load average, never asserted.
 
 The server, the browser and the helpers come from :mod:`tests.test_browser`.
 """
@@ -14,17 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from explorer.presenter import STEP_BAR_KEY
+from explorer.presenter import NEXT_STEP_KEY, STEP_BAR_KEY
 from tests.test_browser import (  # noqa: F401 - the fixtures are used by name
     BASE_QUERY,
-    CONTROLS,
     FIGURES_DRAWN,
     SMALL_VIEWPORT,
     _open,
+    _slider_steps,
     app_url,
     browser,
     playwright,
-    screenshot,
     screenshot_dir,
     timed,
     wait_idle,
@@ -43,6 +46,14 @@ CONTENT_BOTTOM = """
     .map((el) => el.getBoundingClientRect())
     .filter((box) => box.height > 0 && box.bottom <= limit);
   return Math.max(...boxes.map((box) => box.bottom)) + window.scrollY;
+}
+"""
+#: JavaScript: the lowest pixel of the footer's previous / next links and its buttons
+FOOTER_BOTTOM = """
+() => {
+  const parts = [...document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stPageLink"], .st-key-presenter_toggle')];
+  return Math.max(...parts.map((el) => el.getBoundingClientRect().bottom)) + window.scrollY;
 }
 """
 #: JavaScript: the focus frame's box, border, and whether an ancestor clips it
@@ -64,12 +75,106 @@ FRAME = f"""
           clipped, innerWidth: window.innerWidth, innerHeight: window.innerHeight}};
 }}
 """
-
 #: JavaScript: the font size (px) of every metric value's text
 METRIC_VALUE_SIZES = """
 () => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
   .map((el) => parseFloat(getComputedStyle(el.querySelector('p') || el).fontSize))
 """
+#: JavaScript: [figure title, x label, y label] for every x tick label of a figure that
+#: touches (comes within 2 px of) one of its y tick labels
+TOUCHING_TICK_LABELS = """
+() => {
+  const out = [];
+  const boxes = (plot, axis) => [
+    ...plot.querySelectorAll(`g[class^="${axis}"][class$="tick"] text`)]
+    .map((el) => [el.textContent, el.getBoundingClientRect()])
+    .filter(([text, box]) => text.trim() !== '' && box.width > 0);
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const title = ((plot.layout || {}).title || {}).text || '';
+    for (const [xt, xb] of boxes(plot, 'x')) {
+      for (const [yt, yb] of boxes(plot, 'y')) {
+        if (xb.left < yb.right + 2 && yb.left < xb.right + 2
+            && xb.top < yb.bottom + 2 && yb.top < xb.bottom + 2) out.push([title, xt, yt]);
+      }
+    }
+  }
+  return out;
+}
+"""
+#: JavaScript: one wait for the browser's next two frames (layout and paint done)
+TWO_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+#: JavaScript: give every drawn figure a name that lasts as long as its drawing (a figure
+#: drawn anew is a new element, without it); returns [name, title, data as JSON] per figure
+NAMED_FIGURES = """
+() => [...document.querySelectorAll('.js-plotly-plot')].map((el) => {
+  if (!el.__hebName) el.__hebName = Math.random().toString(36).slice(2);
+  const data = JSON.stringify((el.data || []).map((t) => [t.name, t.x, t.y, t.z]));
+  return [el.__hebName, ((el.layout || {}).title || {}).text || '', data];
+})
+"""
+
+
+def _settled(tab) -> None:
+    """The script run is over, every figure drawn, and the browser has laid it out."""
+    tab.wait_for_function(FIGURES_DRAWN)
+    wait_idle(tab)
+    tab.evaluate(TWO_FRAMES)
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    """One browser context for the module: each lesson opens one tab (one session)."""
+    shared = browser.new_context(viewport=SMALL_VIEWPORT)
+    yield shared
+    shared.close()
+
+
+#: presenter steps whose footer still ends below a 900 px screen (issue 12, open): no other
+#: step may join them (the Dirichlet lesson's second step was one)
+FOOTER_BELOW_THE_SCREEN = {
+    "lesson_zero_counts": {2},
+    "lesson_evidence": {1, 3},
+    "lesson_high_cardinality": {1},
+    "lesson_calibration": {4},
+    "lesson_known_truth": {1, 2},
+    "lesson_hierarchy": {3, 4},
+}
+
+
+@pytest.mark.parametrize(("name", "n_steps"), LESSON_STEPS.items())
+def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
+    context, app_url, screenshot_dir, name, n_steps
+):
+    """Zero counts' steps were taller than a 900 px projector screen; the step bar had no
+    frame; on the Dirichlet lesson's second step the footer's links were cut off and the
+    sweep's x tick label 0.001 touched its y tick label 0. On every step (turned with the
+    step bar's button, as a presenter does): the content ends above the screen's bottom
+    edge, and so does the footer (but on the steps known not to), the focus frame is a
+    visible border, whole and unclipped, metric values keep their size and no two tick
+    labels of a figure touch."""
+    tab, _ = _open(context, f"{app_url}/{name}?{BASE_QUERY}&present=1")
+    footer_below = set()
+    for step in range(1, n_steps + 1):
+        if step > 1:
+            tab.locator(f".st-key-{NEXT_STEP_KEY} button").click()
+        tab.get_by_text(f"Step {step} of {n_steps}").first.wait_for()
+        _settled(tab)
+        where = (name, step)
+        tab.screenshot(path=str(screenshot_dir / f"1440-present-{name}-step{step}.png"))
+        assert tab.evaluate(CONTENT_BOTTOM) <= SMALL_VIEWPORT["height"], where
+        if tab.evaluate(FOOTER_BOTTOM) > SMALL_VIEWPORT["height"]:
+            footer_below.add(step)
+        assert tab.evaluate(TOUCHING_TICK_LABELS) == [], where
+        frame = tab.evaluate(FRAME)
+        assert frame["width"] >= 2 and frame["color"] not in ("rgba(0, 0, 0, 0)", "transparent")
+        assert not frame["clipped"], (where, frame)
+        assert 0 <= frame["left"] and frame["right"] <= frame["innerWidth"], frame
+        assert 0 <= frame["top"] and frame["bottom"] <= frame["innerHeight"], frame
+        # a metric's value stays large (the presenter's small-text rule once shrank it)
+        sizes = tab.evaluate(METRIC_VALUE_SIZES)
+        assert all(size >= 24 for size in sizes), (where, sizes)
+    tab.close()
+    assert footer_below <= FOOTER_BELOW_THE_SCREEN.get(name, set()), (name, footer_below)
 
 
 def _server_cpu_seconds(url: str) -> float:
@@ -87,68 +192,63 @@ def _server_cpu_seconds(url: str) -> float:
     return float("nan")
 
 
-@pytest.mark.parametrize(("name", "n_steps"), LESSON_STEPS.items())
-def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
-    browser, app_url, screenshot_dir, name, n_steps
-):
-    """Zero counts' steps were taller than a 900 px projector screen; the step bar had no
-    frame. Each step's content ends above the screen's bottom edge, and the frame around
-    the current step's bar is a visible border, whole inside the screen and unclipped."""
-    context = browser.new_context(viewport=SMALL_VIEWPORT)
-    for step in range(1, n_steps + 1):
-        tab, _ = _open(context, f"{app_url}/{name}?{BASE_QUERY}&present=1&step={step}")
-        tab.get_by_text(f"Step {step} of {n_steps}").first.wait_for()
-        tab.wait_for_function(FIGURES_DRAWN)
-        wait_idle(tab)
-        tab.wait_for_timeout(500)  # the presenter style and the figures settle
-        bottom = tab.evaluate(CONTENT_BOTTOM)
-        frame = tab.evaluate(FRAME)
-        tab.screenshot(path=str(screenshot_dir / f"1440-present-{name}-step{step}.png"))
-        assert bottom <= SMALL_VIEWPORT["height"], (name, step, bottom)
-        assert frame["width"] >= 2 and frame["color"] not in ("rgba(0, 0, 0, 0)", "transparent")
-        assert not frame["clipped"], (name, step, frame)
-        # a metric's value stays large (the presenter's small-text rule once shrank it)
-        sizes = tab.evaluate(METRIC_VALUE_SIZES)
-        assert all(size >= 24 for size in sizes), (name, step, sizes)
-        assert 0 <= frame["left"] and frame["right"] <= frame["innerWidth"], frame
-        assert 0 <= frame["top"] and frame["bottom"] <= frame["innerHeight"], frame
-        tab.close()
-    context.close()
+#: per lesson control: (page, slider label, titles (their start) of the figures it leaves
+#: as they are: those must keep their drawing; every other figure must change)
+LESSON_CONTROLS = [
+    ("lesson_zero_counts", "Pseudo-count α", ()),
+    ("lesson_zero_counts", "Repeat the e-mail", ("Word probabilities",)),
+    ("lesson_dirichlet", "Categories K", ()),
+    ("lesson_evidence", "What-if concentration m", ()),
+    ("lesson_high_cardinality", "Your K (categories)", ("HEB-U's l1 error", "Corollary 1")),
+    ("lesson_calibration", "Copies k of that feature", ()),
+    ("lesson_known_truth", "Training rows", ()),
+    ("lesson_hierarchy", "Rows per class", ()),
+]
 
 
-def test_lesson_timings(browser, app_url, screenshot_dir):
-    """Per lesson: first draw in a fresh context, a control there and back (the second
-    time from the caches), and the server's CPU seconds for each; printed, never asserted."""
-    lessons = [row for row in CONTROLS if row[0].startswith("lesson_")]
-    lessons.append(("lesson_hierarchy", "rows slider", None))
+def _timed_with_cpu(tab, url: str, action) -> tuple[float, float]:
+    """(seconds to the end of the run ``action`` starts, the server's CPU seconds in it)."""
+    cpu = _server_cpu_seconds(url)
+    seconds = timed(tab, action)
+    _settled(tab)
+    return seconds, _server_cpu_seconds(url) - cpu
+
+
+def test_each_lesson_control_redraws_what_it_changes_and_only_that(context, app_url):
+    """Per lesson control: moving it changes the figures it should, leaves the drawing of
+    every other figure in place (not redrawn: a redraw is most of a control's time in the
+    browser) and keeps every metric's count; moving it back shows the first view again.
+    The seconds of each move and the server's CPU seconds are printed, never asserted."""
     rows = []
-    for path, control, actions in lessons:
-        context = browser.new_context(viewport=SMALL_VIEWPORT)
-        cpu = _server_cpu_seconds(app_url)
+    for path, label, kept in LESSON_CONTROLS:
         tab, first = _open(context, f"{app_url}/{path}?{BASE_QUERY}")
-        tab.wait_for_function(FIGURES_DRAWN)
-        row = {"page": path, "control": control, "first": first}
-        row["first cpu"] = _server_cpu_seconds(app_url) - cpu
-        if actions is None:  # the hierarchy lesson: its rows slider
-            from tests.test_browser import _slider_steps
-
-            actions = lambda t: _slider_steps(t, "Rows per class")  # noqa: E731
-        there, back = actions(tab)
-        cpu = _server_cpu_seconds(app_url)
-        row["control"] = timed(tab, there)
-        row["control cpu"] = _server_cpu_seconds(app_url) - cpu
-        cpu = _server_cpu_seconds(app_url)
-        row["cached"] = timed(tab, back)
-        row["cached cpu"] = _server_cpu_seconds(app_url) - cpu
-        row["figures"] = tab.locator('[data-testid="stPlotlyChart"]').count()
+        _settled(tab)
+        before = tab.evaluate(NAMED_FIGURES)
+        metrics = tab.locator('[data-testid="stMetricValue"]').all_inner_texts()
+        there, back = _slider_steps(tab, label)
+        control, control_cpu = _timed_with_cpu(tab, app_url, there)
+        after = tab.evaluate(NAMED_FIGURES)
+        assert [title for _, title, _ in after] != [] and len(after) == len(before), path
+        for (old_name, title, old_data), (new_name, _, new_data) in zip(before, after, strict=True):
+            where = (path, label, title)
+            if title.startswith(kept):
+                assert (new_name, new_data) == (old_name, old_data), where  # not redrawn
+            else:
+                assert new_name != old_name, where  # drawn anew: its figure changed
+        assert len(tab.locator('[data-testid="stMetricValue"]').all_inner_texts()) == len(metrics)
+        cached, cached_cpu = _timed_with_cpu(tab, app_url, back)
+        restored = tab.evaluate(NAMED_FIGURES)
+        assert [d for _, _, d in restored] == [d for _, _, d in before], (path, label)
+        assert tab.locator('[data-testid="stMetricValue"]').all_inner_texts() == metrics
         assert tab.locator('[data-testid="stException"]').count() == 0, path
-        rows.append(row | {"name": control})
-        context.close()
+        redrawn = sum(name not in {n for n, _, _ in before} for name, _, _ in after)
+        rows.append((path, label, first, control, control_cpu, cached, cached_cpu, redrawn))
+        tab.close()
     load = os.getloadavg()
     print(f"\nload average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} on {os.cpu_count()} cores")
-    keys = ["first", "first cpu", "control", "control cpu", "cached", "cached cpu"]
-    print(f"{'page':<25}{'control':<16}" + "".join(f"{k:>12}" for k in keys) + "   figures")
-    for row in rows:
-        cells = "".join(f"{row[k]:>12.2f}" for k in keys)
-        print(f"{row['page']:<25}{row['name']:<16}{cells}{row['figures']:>10}")
+    keys = ["first", "control", "ctrl cpu", "cached", "cache cpu"]
+    print(f"{'page':<25}{'control':<26}" + "".join(f"{k:>10}" for k in keys) + "  redrawn")
+    for path, label, *seconds, redrawn in rows:
+        cells = "".join(f"{value:>10.2f}" for value in seconds)
+        print(f"{path:<25}{label[:25]:<26}{cells}  {redrawn:>7}")
     print(time.strftime("%H:%M:%S"))
