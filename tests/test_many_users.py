@@ -520,3 +520,15 @@ def test_an_idle_worker_beyond_the_bound_is_stopped_oldest_first():
         assert all(worker.alive() for worker in workers[1:])
     finally:
         worker_pool._stop(workers[0])
+
+
+def test_a_session_arriving_after_a_cancel_starts_a_new_run():
+    """A run cancelled (its last session gone) but not yet ended is not joined: the next
+    session to ask starts a run of its own instead of waiting for one that stops."""
+    shared = cmp._Shared()
+    started: list = []
+    _, run, first = cmp._join(shared, "key", started.append)
+    run.cancelled.set()
+    _, again, second = cmp._join(shared, "key", started.append)
+    assert first and second and again is not run and started == [run, again]
+    assert shared.running["key"] is again and not again.cancelled.is_set()
