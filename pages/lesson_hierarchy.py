@@ -49,7 +49,8 @@ def explanation() -> None:
         return
     st.markdown(
         "HEB-H goes down the tree. Each node n's class-c share of its parent p is "
-        "estimated with a Dirichlet prior around the node's pooled share w of the parent, "
+        "estimated with a Dirichlet prior around the node's share w of the parent (the pooled "
+        "split of the parent, itself shrunk toward an even split by a weight learned per level), "
         "with a concentration m learned per level ℓ by Type-II ML (the same solver as HEB-M):"
     )
     st.latex(
@@ -57,13 +58,14 @@ def explanation() -> None:
     )
     st.markdown(
         "A code with no row of class c still gets its prefix's class-c estimate times "
-        "its pooled share of the prefix. HEB-M instead gives it"
+        "its share w of the prefix. HEB-M instead gives it"
     )
     st.latex(r"\hat\theta_{c,v} = \frac{N_{c,v} + m\, \bar t_v}{N_c + m}")
     st.markdown(
         "with t̄ the flat pooled marginal, and Laplace gives every code the same "
-        "1 / (N_c + K). Per class, HEB-H keeps the tree only where its evidence beats "
-        "HEB-M's by more than a BIC penalty; elsewhere it *is* HEB-M."
+        "1 / (N_c + K). Per class, HEB-H averages the tree's estimate and HEB-M's, each "
+        "weighted by its posterior probability (its evidence less a BIC penalty): where "
+        "the hierarchy carries no signal, HEB-H stays near HEB-M."
     )
 
 
