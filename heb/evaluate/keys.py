@@ -8,14 +8,14 @@ docstring keeps every stored result.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import hashlib
+import io
 import json
 import math
 import os
-import threading
+import tokenize
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -107,24 +107,38 @@ def _canonical_array(array: np.ndarray) -> Any:
 #: CPython 3.11's AST constructor keeps its recursion depth in module state, so two threads
 #: parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
 #: (seen when eight app sessions asked for the first cache key together): one at a time
-_PARSE_LOCK = threading.Lock()
+#: tokens that carry no code: comments, blank lines, the encoding marker
+_NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
+#: tokens that only frame a logical line
+_FRAME = {tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, tokenize.ENDMARKER}
 
 
 def _code_of(source: str) -> str:
-    """The code of a module without docstrings and comments (its AST), for hashing."""
-    with _PARSE_LOCK:
-        tree = ast.parse(source)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree, include_attributes=False)
+    """The code of a module without docstrings and comments, for hashing.
+
+    Read from its tokens, not its AST: CPython 3.11's AST objects are not thread-safe
+    ("SystemError: AST constructor recursion depth mismatch" when two threads build them
+    at once, and Streamlit parses every page script with ``ast``), the tokenizer is. A
+    logical line of string literals only (a docstring, or a no-op string statement) and
+    the indentation's width do not count; every other token does.
+    """
+    words: list[str] = []
+    line: list[tokenize.TokenInfo] = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type in _NOT_CODE:
+            continue
+        line.append(token)
+        if token.type not in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            continue
+        body = [t for t in line if t.type not in _FRAME]
+        strings_only = bool(body) and all(t.type == tokenize.STRING for t in body)
+        words.extend(
+            f"{t.type}" if t.type in _FRAME else f"{t.type}:{t.string}"
+            for t in line
+            if not strings_only or t.type in (tokenize.INDENT, tokenize.DEDENT)
+        )
+        line = []
+    return " ".join(words)
 
 
 def source_revision(package: Path) -> str:
