@@ -188,7 +188,8 @@ def level_frame(work: WorkingData, items: tuple[Declared, ...]) -> tuple[pd.Data
     levels, notes = work_hierarchies(work, items)
     columns = [
         "class name", "feature name", "level", "level name", "n_nodes", "N_c", "m", "rho",
-        "hierarchy_used", "fallback", "clamped", "iterations", "converged", "row",
+        "hierarchy_used", "hierarchy_weight", "fallback", "clamped", "iterations", "converged",
+        "row",
     ]  # fmt: skip
     if not levels:
         return pd.DataFrame(columns=columns), notes

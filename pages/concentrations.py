@@ -104,6 +104,7 @@ def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
             "log_evidence": st.column_config.NumberColumn("log evidence", format="%.2f"),
             "n_nodes": st.column_config.NumberColumn("nodes"),
             "hierarchy_used": st.column_config.CheckboxColumn("kept the hierarchy"),
+            "hierarchy_weight": st.column_config.NumberColumn("tree's weight", format="%.3f"),
         },
         key=key,
     )
@@ -232,8 +233,8 @@ def hierarchy_view(work: loading.WorkingData) -> None:
             )
             more = f" and {len(flat) - 12} more" if len(flat) > 12 else ""
             st.caption(
-                f"Did not keep the hierarchy (their estimate is HEB-M's; the m shown is the "
-                f"tree's): {pairs}{more}."
+                f"Mostly HEB-M (the tree's weight in their estimate is under one half; the m "
+                f"shown is the tree's): {pairs}{more}."
             )
     with table_tab:
         table(frame.drop(columns=["class", "feature", "row"]), "heb-h", key="level_table")

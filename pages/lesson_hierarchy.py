@@ -78,7 +78,8 @@ def concentrations_view(conc, setting: tuple) -> None:
         "Small m: the classes split that level differently (signal); large m: they "
         f"share the pooled split. At the code level m reaches {format_m(code_m.max())} "
         "(the clamp when the classes share the split exactly). "
-        "'kept the hierarchy' says whether the class's evidence kept the tree."
+        "'tree's weight' is the tree's posterior weight against HEB-M in the class's "
+        "estimate (1: the tree alone, 0: HEB-M alone)."
     )
     if not steps.presenting:  # the table of every number: outside the presenter's steps
         show_table(conc.round(3), key="hier_conc_table")

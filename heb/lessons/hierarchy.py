@@ -84,8 +84,8 @@ def hierarchy_lesson(
         ``leaf_table`` (one row per class and smoother: estimate, truth, error);
         ``prefix_table`` (class 0's codes of the leaf's prefix: counts, truth, each
         estimate); ``l1`` (mean l1 error over classes per smoother); ``concentrations``
-        (one row per class and level: learned m, true concentration, whether the class
-        kept the hierarchy).
+        (one row per class and level: learned m, true concentration, the tree's
+        posterior weight against HEB-M in the class's estimate).
     """
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario must be one of {tuple(SCENARIOS)}, got {scenario!r}.")
@@ -143,7 +143,7 @@ def hierarchy_lesson(
             "true concentration": [
                 float(true_m[lv]) if true_m else np.nan for lv in records["level"]
             ],
-            "kept the hierarchy": records["hierarchy_used"],
+            "tree's weight": records["hierarchy_weight"],
         }
     ).sort_values(["class", "nodes"], ignore_index=True)
     return {
