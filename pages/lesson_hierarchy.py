@@ -48,10 +48,9 @@ def explanation() -> None:
     if not steps.show(2):
         return
     st.markdown(
-        "HEB-H goes down the tree. Each node n's class-c share of its parent p is "
-        "estimated with a Dirichlet prior around the node's share w of the parent (the pooled "
-        "split of the parent, itself shrunk toward an even split by a weight learned per level), "
-        "with a concentration m learned per level ℓ by Type-II ML (the same solver as HEB-M):"
+        "HEB-H goes down the tree: node n's class-c share of its parent p has a Dirichlet "
+        "prior around w, n's pooled share of p shrunk to an even split, with m learned per "
+        "level ℓ by Type-II ML (HEB-M's solver):"
     )
     st.latex(
         r"\hat\theta_{c,n} = \hat\theta_{c,p}\,\frac{N_{c,n} + m_\ell\, w_n}{N_{c,p} + m_\ell}"
@@ -62,10 +61,8 @@ def explanation() -> None:
     )
     st.latex(r"\hat\theta_{c,v} = \frac{N_{c,v} + m\, \bar t_v}{N_c + m}")
     st.markdown(
-        "with t̄ the flat pooled marginal, and Laplace gives every code the same "
-        "1 / (N_c + K). Per class, HEB-H averages the tree's estimate and HEB-M's, each "
-        "weighted by its posterior probability (its evidence less a BIC penalty): where "
-        "the hierarchy carries no signal, HEB-H stays near HEB-M."
+        "with t̄ the flat pooled marginal, and Laplace gives every code 1 / (N_c + K). "
+        "HEB-H averages the tree and HEB-M per class by their posterior weights."
     )
 
 
@@ -78,8 +75,7 @@ def concentrations_view(conc, setting: tuple) -> None:
         "Small m: the classes split that level differently (signal); large m: they "
         f"share the pooled split. At the code level m reaches {format_m(code_m.max())} "
         "(the clamp when the classes share the split exactly). "
-        "'tree's weight' is the tree's posterior weight against HEB-M in the class's "
-        "estimate (1: the tree alone, 0: HEB-M alone)."
+        "'tree's weight': the tree's share of the estimate; HEB-M has the rest."
     )
     if not steps.presenting:  # the table of every number: outside the presenter's steps
         show_table(conc.round(3), key="hier_conc_table")
