@@ -215,14 +215,8 @@ def _work(folder: Path, say: Callable[[dict], None], datasets: OrderedDict) -> N
 
 
 def _read_line() -> str:
-    """The next line on stdin, read unbuffered ("" once the server has closed it)."""
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = os.read(0, 1)
-        if not chunk:
-            break
-        data += chunk
-    return data.decode("utf-8").strip()
+    """The next line on stdin ("" once the server has closed it)."""
+    return sys.stdin.buffer.readline().decode("utf-8").strip()
 
 
 def _serve(say: Callable[[dict], None]) -> None:
