@@ -165,12 +165,14 @@ def _what_each_shows(tabs) -> dict[int, str]:
 
 
 def _pinned_chromium(folder: Path) -> Path:
-    """An executable that starts Debian's Chromium on the machine's last core only (the
-    eight visitors'), or as it is where there is one core or no ``taskset``."""
+    """An executable that starts Debian's Chromium on the machine's last core only and at
+    idle priority (the eight visitors'), or as it is where ``taskset`` / ``chrt`` or a
+    second core is missing."""
     wrapper = folder / "chromium-pinned"
     last = (os.cpu_count() or 1) - 1
     pin = f"taskset -c {last} " if last > 0 and shutil.which("taskset") else ""
-    wrapper.write_text(f'#!/bin/sh\nexec {pin}"{CHROMIUM}" "$@"\n')
+    idle = "chrt --idle 0 " if shutil.which("chrt") else ""
+    wrapper.write_text(f'#!/bin/sh\nexec {idle}{pin}"{CHROMIUM}" "$@"\n')
     wrapper.chmod(0o755)
     return wrapper
 
@@ -185,9 +187,10 @@ def test_case_eight_sessions_compare(app_url, tmp_path):  # noqa: F811 - the fix
     cpu_before = _cpu_by_kind(_server_pid(app_url))
     with sync_playwright() as playwright:
         # the eight visitors' browsers would run on their own machines: here they share
-        # the server's two cores, so their Chromium is held to the last core (a visitor's
-        # page drawing is not the server's work; Chromium resets its processes' nice
-        # values, not their CPU affinity); the ninth visitor has a browser of its own
+        # the server's two cores, so their Chromium is held to the last core at idle
+        # priority (a visitor's page drawing is not the server's work; Chromium resets
+        # its processes' nice values, not their CPU affinity or SCHED_IDLE policy); the
+        # ninth visitor has a browser of its own, at normal priority
         browser = playwright.chromium.launch(
             executable_path=str(_pinned_chromium(tmp_path)), args=CHROMIUM_ARGS, headless=True
         )
