@@ -32,6 +32,7 @@ from heb.hierarchy_sources import dependency_chains, functional_dependencies
 from heb.nb import NaiveBayes
 
 __all__ = [
+    "SELF_PARENT",
     "TOLERANCES",
     "concentration_hierarchies",
     "declare",
@@ -50,6 +51,8 @@ __all__ = [
 
 #: the violating-row tolerances offered (Goodman-Kruskal lambda >= 1 - tolerance)
 TOLERANCES = (0.0, 0.01, 0.05, 0.1)
+#: the refusal of a column declared as its own parent (said before the engine's rule runs)
+SELF_PARENT = "A column cannot be its own parent: pick another parent column for {feature!r}."
 
 
 # --------------------------------------------------------------------------- logic
@@ -219,6 +222,9 @@ def _declare_from_form(names: list[str]) -> None:
     feature = st.session_state.get("hier_feature")
     if st.session_state.get("hier_kind") == "parent column":
         parent = st.session_state.get("hier_parent")
+        if parent == feature:
+            st.session_state["hier_error"] = ValueError(SELF_PARENT.format(feature=feature))
+            return
         _try(lambda: declare(Declared(feature, parents=(parent,))))
     else:
         _try(lambda: declare(Declared(feature, prefix=parse_lengths(st.session_state["hier_L"]))))
@@ -267,7 +273,9 @@ def _declare_view(work: WorkingData) -> None:
         left, middle, right = st.columns(3)
         left.selectbox("Feature (the leaves)", names, key="hier_feature")
         middle.radio("Its parent is", ["parent column", "prefix of the label"], key="hier_kind")
-        right.selectbox("Parent column", names, key="hier_parent")
+        # the feature picker starts on the first column, so the parent on the next one (a
+        # form does not rerun on a pick, so a self-parent is refused when declared instead)
+        right.selectbox("Parent column", names, index=min(1, len(names) - 1), key="hier_parent")
         right.text_input(
             "Prefix lengths, finest first", "3", key="hier_L",
             help="ZIP 02139 with lengths 3, 1: 02139 -> 021 -> 0.",

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from test_app import assert_clean, open_app, url  # the app suite's helpers
 
 from explorer.errors import escape
+from explorer.hierarchies import SELF_PARENT
 from heb import data as hdata
 from heb.data import Preprocessor
 from heb.evaluate import RunSettings, cross_validate, method_spec
@@ -157,6 +158,26 @@ def test_declared_prefix_on_zip_codes():
     at.button(key="hier_remove").click().run()
     assert at.session_state["hierarchies"]["builtin:zip-codes"] == ""
     assert url(at, "hierarchies") is None
+
+
+def test_the_parent_picker_starts_on_another_column_and_a_self_parent_is_refused():
+    """Issue 12: the parent column defaulted to the child itself (zip_code -> zip_code)."""
+    at = open_app()
+    names = list(at.selectbox(key="hier_feature").options)
+    assert at.selectbox(key="hier_feature").value == names[0]
+    assert at.selectbox(key="hier_parent").value == names[1]  # the first other column
+    # declared anyway as its own parent: one message, nothing stored
+    at.selectbox(key="hier_feature").set_value(names[1])
+    next(b for b in at.button if b.label == "Declare").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [escape(SELF_PARENT.format(feature=names[1]))]
+    assert at.session_state["hierarchies"]["builtin:zip-codes"] == ""
+    # a real parent is taken
+    at.selectbox(key="hier_parent").set_value(names[0])
+    next(b for b in at.button if b.label == "Declare").click().run()
+    assert_clean(at)
+    wanted = hierarchies_text([Declared(names[1], parents=(names[0],))])
+    assert at.session_state["hierarchies"]["builtin:zip-codes"] == wanted
 
 
 def test_user_text_in_a_declaration_is_escaped():
