@@ -71,6 +71,15 @@ UPLOAD_LINK_NOTE = (
     "The link points to an uploaded file, which is not part of this session: "
     "showing the built-in default instead (upload the file on the Dataset page)."
 )
+#: the one seed of the app's runs: the folds' shuffle (RunSettings.seed) and the subsample
+SEED = RunSettings().seed
+SEED_LINK_NOTE = (
+    "The link asks for seed {value}, but this app always shuffles the folds with seed "
+    f"{SEED} (the paper's protocol): the numbers shown are for seed {SEED}."
+)
+VALUE_LINK_NOTE = "The link's {name}={value} is not a value this app offers: using {default}."
+#: the longest URL value repeated in a note
+_NOTE_VALUE_CHARS = 40
 
 
 def default_spec() -> str:
@@ -119,17 +128,38 @@ def _query() -> dict[str, str]:
     return query
 
 
-def _setting(query: dict[str, str], name: str, attribute: str, allowed, default):
+def _setting(query: dict[str, str], name: str, attribute: str, allowed, default, notes=None):
     """One URL value parsed by :meth:`RunSettings.from_query`; ``default`` if absent or not
-    among ``allowed``."""
+    among ``allowed`` (then, given ``notes``, a note saying so is added to it)."""
     text = query.get(name)
-    if text is None or len(text) > MAX_URL_VALUE:
+    if text is None:
         return default
-    try:
-        value = getattr(RunSettings.from_query({name: text}), attribute)
-    except ValueError:
-        return default
-    return value if value in allowed else default
+    if len(text) <= MAX_URL_VALUE:
+        try:
+            value = getattr(RunSettings.from_query({name: text}), attribute)
+        except ValueError:
+            pass
+        else:
+            if value in allowed:
+                return value
+    if notes is not None:
+        notes.append(_link_note(VALUE_LINK_NOTE, name, text, default))
+    return default
+
+
+def _link_note(template: str, name: str, text: str, default) -> str:
+    """``template`` filled with a URL value (shortened) that the app did not take."""
+    if len(text) > _NOTE_VALUE_CHARS:
+        text = text[: _NOTE_VALUE_CHARS - 1] + "…"
+    return template.format(name=name, value=text, default=default)
+
+
+def _seed_notes(query: dict[str, str]) -> list[str]:
+    """A note when the link asks for another seed than the app's :data:`SEED`."""
+    text = query.get("seed")
+    if text is None or text.strip() == str(SEED):
+        return []
+    return [_link_note(SEED_LINK_NOTE, "seed", text, SEED)]
 
 
 def _knob_values(query: dict[str, str]) -> dict[str, float]:
@@ -163,14 +193,18 @@ def init_state() -> None:
     state["data_spec"] = spec or default_spec()
     state["methods"] = _parse_methods(query.get("methods")) or list(DEFAULT_METHODS)
     state["n_bins"] = _setting(
-        query, "n_bins", "n_bins", range(2, MAX_BINS + 1), DEFAULT_SETTINGS["n_bins"]
+        query, "n_bins", "n_bins", range(2, MAX_BINS + 1), DEFAULT_SETTINGS["n_bins"], notes
     )
-    missing = query.get("missing")
-    state["missing"] = missing if missing in MISSING_CHOICES else DEFAULT_SETTINGS["missing"]
+    state["missing"] = _setting(
+        query, "missing", "missing", MISSING_CHOICES, DEFAULT_SETTINGS["missing"], notes
+    )
     # RunSettings reads "0" (every row) as None
-    rows = _setting(query, "max_rows", "max_rows", (*ROW_CHOICES, None), "default")
-    state["max_rows"] = DEFAULT_SETTINGS["max_rows"] if rows == "default" else rows or 0
-    state["folds"] = _setting(query, "folds", "n_splits", FOLD_CHOICES, FOLD_CHOICES[0])
+    rows = _setting(
+        query, "max_rows", "max_rows", (*ROW_CHOICES, None), DEFAULT_SETTINGS["max_rows"], notes
+    )
+    state["max_rows"] = rows or 0
+    state["folds"] = _setting(query, "folds", "n_splits", FOLD_CHOICES, FOLD_CHOICES[0], notes)
+    notes += _seed_notes(query)
     state.update(_knob_values(query))
     state["hierarchies"] = {state["data_spec"]: _url_hierarchies(query.get("hierarchies"))}
     state.setdefault("uploads", {})

@@ -192,6 +192,21 @@ def test_a_bad_link_falls_back_to_defaults():
     assert url(at, "missing") == "impute"
 
 
+def test_a_links_seed_or_setting_the_app_does_not_take_is_said_once():
+    """Issue 12: a link's seed=7 became 42 in silence (the app's runs use seed 42)."""
+    at = open_app(seed="7", folds="7", n_bins="10")
+    notes = [info.value for info in at.main.info]
+    seed_note = escape(state.SEED_LINK_NOTE.format(value="7"))
+    folds_note = escape(state.VALUE_LINK_NOTE.format(name="folds", value="7", default=10))
+    assert notes.count(seed_note) == 1 and notes.count(folds_note) == 1
+    assert "seed 7" in unescape(seed_note) and "seed 42" in unescape(seed_note)
+    assert url(at, "seed") == str(state.SEED) == "42"
+    # a link that asks for what the app does raises no note
+    plain = open_app(seed="42", folds="5", n_bins="10")
+    assert not [info.value for info in plain.main.info if "link" in info.value]
+    assert url(plain, "folds") == "5"
+
+
 def test_preprocessing_options_apply_everywhere():
     at = open_app(data="builtin:iris")
     at.slider(key="w_n_bins").set_value(4).run()
