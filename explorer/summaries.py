@@ -11,6 +11,7 @@ import pandas as pd
 
 from explorer.loading import WorkingData
 from heb.data import Dataset
+from heb.figures.dataset import MAX_CLASS_SERIES
 from heb.smoothing import mutual_information
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "conditional_counts",
     "dataset_notes",
     "feature_table",
+    "lens_table",
     "rows_per_category",
     "zero_cells",
 ]
@@ -90,6 +92,25 @@ def conditional_counts(work: WorkingData, feature: int) -> pd.DataFrame:
     frame.insert(0, "category", labels[: len(frame)])
     frame["total"] = block.sum(axis=1)
     return frame
+
+
+def lens_table(counts: pd.DataFrame) -> pd.DataFrame:
+    """The on-screen form of :func:`conditional_counts`, narrow enough to read whole.
+
+    ``category``, then ``total``, then the classes the lens figure draws in their own
+    colour (the :data:`~heb.figures.dataset.MAX_CLASS_SERIES` largest, largest first), then
+    one column ``N(k other classes)`` summing the rest, as the figure's grey series does.
+    With 21 classes the full table was 23 columns wide and its ``total`` was cut off at
+    1440 px; the download keeps every class.
+    """
+    classes = list(counts.columns[1:-1])
+    own, rest = classes[:MAX_CLASS_SERIES], classes[MAX_CLASS_SERIES:]
+    if len(rest) == 1:  # "other classes" of one class: show it, as the figure does
+        own, rest = classes, []
+    table = counts[["category", "total", *own]].copy()
+    if rest:
+        table[f"N({len(rest)} other classes)"] = counts[rest].sum(axis=1)
+    return table
 
 
 def zero_cells(counts: pd.DataFrame) -> tuple[int, int]:

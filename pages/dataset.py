@@ -182,6 +182,11 @@ def class_balance(work: loading.WorkingData) -> None:
     show_figure(fig, frame, "class-balance")
 
 
+#: the longest class name a lens table header shows whole (its tooltip has all of it): eight
+#: such columns and the category fit the main column at 1440 px
+LENS_HEADER_CHARS = 16
+
+
 @st.fragment
 def feature_lens(work: loading.WorkingData) -> None:
     """One feature's counts per class: what every smoother starts from (a fragment: picking
@@ -206,8 +211,30 @@ def feature_lens(work: loading.WorkingData) -> None:
             f"{zeros:,} of {cells:,} cells are **zero**. An unsmoothed "
             "estimate would give those a probability of exactly 0 and veto the class."
         )
-        # the default height: as tall as its rows, up to ten (a fixed one drew blank rows)
-        show_table(frame.sort_values("total", ascending=False, kind="stable"), key="lens_table")
+    lens_counts_table(frame)
+
+
+def lens_counts_table(frame: pd.DataFrame) -> None:
+    """The lens's counts across the page, total first and the classes as the figure groups
+    them, so every column is readable at 1440 px (the CSV under the figure has them all)."""
+    table = summaries.lens_table(frame.sort_values("total", ascending=False, kind="stable"))
+    classes = {
+        name: name.removeprefix("N(class=").removeprefix("N(").removesuffix(")")
+        for name in table.columns[2:]
+    }
+    # headers are plain text (a class name, shortened), the tooltip markdown (escaped);
+    # category and total stay pinned in view whatever the width of the rest
+    config = {
+        "category": st.column_config.Column(pinned=True),
+        "total": st.column_config.NumberColumn(pinned=True, format="%d"),
+    }
+    for name, label in classes.items():
+        short = label if len(label) <= LENS_HEADER_CHARS else label[: LENS_HEADER_CHARS - 1] + "…"
+        config[name] = st.column_config.NumberColumn(
+            short, help=escape(f"rows of {label}"), format="%d"
+        )
+    # the default height: as tall as its rows, up to ten (a fixed one drew blank rows)
+    show_table(table, column_config=config, key="lens_table")
 
 
 def smoothing_pressure(work: loading.WorkingData) -> None:

@@ -289,6 +289,42 @@ def test_feature_lens_table_follows_the_legend():
     assert spec["layout"]["legend"]["traceorder"] == "normal"
 
 
+def test_the_lens_table_of_many_classes_keeps_total_in_view():
+    """Issue 12: with 19+ classes the lens table had a column per class and its total was
+    cut off at 1440 px; it now groups the classes as the figure does, total second."""
+    from heb.figures.dataset import MAX_CLASS_SERIES
+
+    rng = np.random.default_rng(4)
+    n_classes = 21
+    labels = [f"disease-{c:02d}" for c in range(n_classes)]
+    label = np.repeat(labels, 3 * np.arange(n_classes, 0, -1))  # distinct sizes: no ties
+    frame = pd.DataFrame(
+        {
+            "season": rng.choice(["spring", "summer", "autumn", "winter"], label.size),
+            "label": rng.permutation(label),
+        }
+    )
+    at = open_page()
+    at.file_uploader(key="upload_file").upload("many.csv", frame.to_csv(index=False).encode(), "")
+    at.run()
+    assert_clean(at)
+    table = next(f.value for f in at.dataframe if "total" in f.value.columns)
+    assert list(table.columns[:2]) == ["category", "total"]
+    assert len(table.columns) == 2 + MAX_CLASS_SERIES + 1  # own classes, then "other"
+    sizes = frame["label"].value_counts()
+    own = [f"N(class={name})" for name in sizes.index[:MAX_CLASS_SERIES]]
+    other = f"N({n_classes - MAX_CLASS_SERIES} other classes)"
+    assert list(table.columns[2:]) == [*own, other]
+    by_season = pd.crosstab(frame["season"], frame["label"])
+    for _, row in table.iterrows():
+        counts = by_season.loc[row["category"]]
+        assert row["total"] == counts.sum()
+        assert row[other] == counts.drop(sizes.index[:MAX_CLASS_SERIES]).sum()
+    assert table["total"].is_monotonic_decreasing  # the largest category first
+    legend = [t["name"] for t in titled(at, "counts per class")["data"]]
+    assert legend == [*own, f"{n_classes - MAX_CLASS_SERIES} other classes"]
+
+
 def test_roc_of_a_class_is_built_once_per_comparison(iris_result):
     from explorer.comparison import Comparison
     from explorer.diagnostics import roc_for_class
