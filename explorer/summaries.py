@@ -21,6 +21,7 @@ __all__ = [
     "conditional_counts",
     "dataset_notes",
     "feature_table",
+    "id_like_imputation_notes",
     "lens_table",
     "rows_per_category",
     "zero_cells",
@@ -41,6 +42,21 @@ def dataset_notes(dataset: Dataset, work: WorkingData) -> list[str]:
     dropped = list(getattr(work.preprocessor, "dropped_", []) or [])
     if dropped:
         notes.append(f"Dropped (entirely missing): {', '.join(map(str, dropped))}.")
+    return notes
+
+
+def id_like_imputation_notes(work: WorkingData) -> list[str]:
+    """Per ID-like column whose missing rows the mode imputation piled into one ID
+    (:attr:`heb.data.Preprocessor.id_like_imputed_`): what it did, and what to choose."""
+    notes = []
+    for name, pile in getattr(work.preprocessor, "id_like_imputed_", {}).items():
+        mode, own, missing = pile["mode"], pile["mode_rows"], pile["missing"]
+        notes.append(
+            f"{name} looks like an ID ({pile['categories']:,} categories in "
+            f"{pile['observed']:,} rows): imputing its mode put its {missing:,} missing rows "
+            f"into {mode!r}, which now looks frequent ({own + missing:,} rows instead of "
+            f"{own:,}). Missing as its own category keeps them apart."
+        )
     return notes
 
 

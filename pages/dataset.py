@@ -7,12 +7,13 @@ import streamlit as st
 
 from explorer import catalogue, hierarchies, large_files, loading, state, summaries
 from explorer.display import download_buttons, show_figure, show_table
-from explorer.errors import escape, guard, show_error, show_info
+from explorer.errors import escape, guard, show_error, show_info, show_warning
 from explorer.figure_cache import cached_figure
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
 from heb.data import default_target, load_upload
+from heb.data.preprocess import ID_LIKE_MIN_CATEGORIES, ID_LIKE_ROWS_PER_CATEGORY
 
 ensure_entry_point()
 
@@ -60,6 +61,20 @@ TARGET_RULE = (
     "The default target is the file's last column, whatever its name (as in Weka): "
     "a feature called class stays a feature. Pick another column here."
 )
+
+
+#: the missing-value choices, said where they are made (heb.data.preprocess's ID rule)
+MISSING_RULE = (
+    "Impute: a missing value takes the column's most frequent category (a number, its "
+    "median bin), as in the paper. On an ID-like column (at least "
+    f"{ID_LIKE_MIN_CATEGORIES} categories, fewer than {ID_LIKE_ROWS_PER_CATEGORY:g} rows "
+    "each) that piles every missing row into one ID, which then looks frequent: choose "
+    "missing as its own category there (the page says when)."
+)
+
+
+def _missing_as_category() -> None:
+    st.session_state["missing"] = "category"
 
 
 def choose_dataset() -> None:
@@ -117,6 +132,7 @@ def preprocessing_options() -> None:
             "Missing values",
             list(state.MISSING_CHOICES),
             format_func=state.MISSING_CHOICES.get,
+            help=MISSING_RULE,
             **state.bound("missing"),
         )
         right.radio(
@@ -140,6 +156,17 @@ def overview(dataset, work: loading.WorkingData) -> None:
     st.caption(escape(f"Source: {dataset.source}. {dataset.description}"))
     for note in summaries.dataset_notes(dataset, work):
         show_info(note)
+    id_like = summaries.id_like_imputation_notes(work)
+    for note in id_like:
+        show_warning(note)
+    if id_like:
+        st.button(
+            "Missing as its own category",
+            on_click=_missing_as_category,
+            key="missing_as_category",
+            icon=":material/category:",
+            help="The Preprocessing choice below, for every page.",
+        )
 
 
 def show_features(frame: pd.DataFrame) -> None:

@@ -888,3 +888,49 @@ def test_the_first_run_warms_the_engine_revision_in_the_background():
             thread.join(timeout=120)
     assert engine_revision.cache_info().currsize == 1
     assert engine_revision.cache_info().hits == 0  # computed by the warm-up, not by the page
+
+
+def _id_like_upload() -> pd.DataFrame:
+    """300 user IDs over 600 rows, 30% of them missing, beside a colour and a label."""
+    rng = np.random.default_rng(8)
+    rows = 600
+    frame = pd.DataFrame(
+        {
+            "user_id": [f"u{v:03d}" for v in rng.integers(0, 300, rows)],
+            "colour": rng.choice(["red", "green", "blue"], rows),
+            "label": rng.choice(["a", "b", "c"], rows),
+        }
+    )
+    frame.loc[rng.random(rows) < 0.3, "user_id"] = None
+    return frame
+
+
+def test_an_id_like_column_with_missing_values_is_said_and_one_click_fixes_it():
+    """Issue 12: mode imputation piled every missing user_id into one ID, in silence."""
+    frame = _id_like_upload()
+    at = open_app()
+    at.file_uploader(key="upload_file").upload("ids.csv", frame.to_csv(index=False).encode(), "")
+    at.run()
+    assert_clean(at)
+    ids = frame["user_id"]
+    counts = ids.value_counts()
+    mode = sorted(counts.index[counts == counts.max()])[0]  # ties: the first category
+    own, missing = int(counts.max()), int(ids.isna().sum())
+    expected = (
+        f"user_id looks like an ID ({ids.nunique():,} categories in {ids.notna().sum():,} "
+        f"rows): imputing its mode put its {missing:,} missing rows into {mode!r}, which now "
+        f"looks frequent ({own + missing:,} rows instead of {own:,}). Missing as its own "
+        "category keeps them apart."
+    )
+    assert [w.value for w in at.warning] == [escape(expected)]
+    features = table_with(at, "K_f").set_index("feature")
+    assert features.loc["user_id", "K_f"] == ids.nunique()  # the mode took the missing rows
+    # the rule is said where the choice is made
+    assert "ID-like" in at.radio(key="w_missing").help
+    at.button(key="missing_as_category").click().run()
+    assert_clean(at)
+    assert at.session_state["missing"] == "category" and url(at, "missing") == "category"
+    assert not at.warning  # nothing piled up any more
+    features = table_with(at, "K_f").set_index("feature")
+    assert features.loc["user_id", "K_f"] == ids.nunique() + 1  # "(missing)" of its own
+    assert features.loc["colour", "K_f"] == 3

@@ -130,6 +130,37 @@ def test_dates_and_float_stored_ids_are_usable():
     assert not is_integer_like(pd.Series([1.5, 2.0]))
 
 
+def test_mode_imputation_on_an_id_like_column_is_recorded():
+    """Issue 12: 10 missing user IDs imputed to the mode u00 make it look frequent (2 -> 12
+    rows of 41); ID-like: at least 20 categories, fewer than 5 observed rows per category."""
+    from heb.data.preprocess import (
+        ID_LIKE_MIN_CATEGORIES,
+        ID_LIKE_ROWS_PER_CATEGORY,
+        is_id_like_counts,
+    )
+
+    ids = ["u00", *(f"u{i:02d}" for i in range(30)), *([None] * 10)]  # 31 rows, 30 IDs
+    colours = ["red", "blue", "blue", None] + ["red"] * 37  # 40 rows in 2 colours
+    frame = pd.DataFrame({"user": ids, "colour": colours})
+    pre = Preprocessor()
+    codes = pre.fit_transform(frame)
+    # the codes keep the paper's rule: missing rows take the mode u00 (code 0)
+    assert codes[31:, 0].tolist() == [0] * 10
+    assert (ID_LIKE_MIN_CATEGORIES, ID_LIKE_ROWS_PER_CATEGORY) == (20, 5.0)
+    assert pre.id_like_imputed_ == {
+        "user": {"missing": 10, "mode": "u00", "mode_rows": 2, "categories": 30, "observed": 31}
+    }
+    assert is_id_like_counts(31, 30) and not is_id_like_counts(40, 2)
+    assert is_id_like_counts(99, 20) and not is_id_like_counts(100, 20)  # below 5 per category
+    assert not is_id_like_counts(19, 19)  # too few categories to call them IDs
+    # with missing as its own category nothing piles up, so nothing is recorded
+    own = Preprocessor(missing="category")
+    assert own.fit_transform(frame)[31:, 0].tolist() == [30] * 10
+    assert own.id_like_imputed_ == {}
+    # an ID column without a missing row has nothing to pile up
+    assert Preprocessor().fit(frame.iloc[:31]).id_like_imputed_ == {}
+
+
 def test_mode_ties_take_the_first_category():
     pre = Preprocessor().fit(pd.DataFrame({"c": ["b", "a", "b", "a", None]}))
     assert pre.impute_values_ == {"c": "a"}

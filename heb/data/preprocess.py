@@ -11,7 +11,9 @@
   into its right-hand neighbour, and values beyond the training range land in the end bins;
 - missing values are imputed (mode / median of the training fold) or, with
   ``missing="category"``, get a category of their own; columns empty in every training row
-  are dropped.
+  are dropped. An ID-like column's mode is one ID among many: imputing it would make that
+  ID look frequent, so such columns are listed in ``id_like_imputed_`` (the app says so
+  and recommends ``missing="category"``); the codes keep the paper's rule.
 
 :func:`make_model` chains preprocessing and a classifier into one sklearn Pipeline.
 """
@@ -37,6 +39,9 @@ __all__ = [
     "Preprocessor",
     "make_model",
     "MISSING_LABEL",
+    "ID_LIKE_MIN_CATEGORIES",
+    "ID_LIKE_ROWS_PER_CATEGORY",
+    "is_id_like_counts",
     "MAX_BINS",
     "check_n_bins",
 ]
@@ -44,9 +49,23 @@ __all__ = [
 #: label of the category that holds missing values when ``missing="category"``
 MISSING_LABEL = "(missing)"
 _MISSING_MODES = ("impute", "category")
+#: a categorical column of at least ID_LIKE_MIN_CATEGORIES categories with fewer observed
+#: rows per category than ID_LIKE_ROWS_PER_CATEGORY is ID-like: its mode is one ID among
+#: many, so mode imputation would make that ID look frequent
+ID_LIKE_ROWS_PER_CATEGORY, ID_LIKE_MIN_CATEGORIES = 5.0, 20
 #: most quantile bins of a numeric column: more only costs memory (``n_bins + 1`` edges
 #: are computed), since a column never has more bins than distinct training values
 MAX_BINS = 1000
+
+
+def is_id_like_counts(n_observed: int, n_categories: int) -> bool:
+    """Whether a categorical column of ``n_observed`` non-missing rows in ``n_categories``
+    categories is ID-like: many categories (:data:`ID_LIKE_MIN_CATEGORIES`), each with few
+    rows (fewer than :data:`ID_LIKE_ROWS_PER_CATEGORY` on average)."""
+    return (
+        n_categories >= ID_LIKE_MIN_CATEGORIES
+        and n_observed < ID_LIKE_ROWS_PER_CATEGORY * n_categories
+    )
 
 
 def check_n_bins(n_bins) -> int:
@@ -198,6 +217,11 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         K_f per output feature.
     impute_values_ : dict
         Column -> the label missing values are imputed with (``missing="impute"``).
+    id_like_imputed_ : dict
+        ID-like categorical column (:func:`is_id_like_counts`) whose missing training rows
+        were imputed with its mode -> ``{"missing": rows imputed, "mode": the label,
+        "mode_rows": its own rows, "categories": K_f, "observed": non-missing rows}``.
+        Empty with ``missing="category"``, which gives those rows a category of their own.
     """
 
     def __init__(self, n_bins: int = 10, missing: str = "impute", categorical=None):
@@ -230,6 +254,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         declared = {str(c) for c in (self.categorical or [])}
         self._columns_in = columns
         self.kinds_, self.bin_edges_, self.impute_values_ = {}, {}, {}
+        self.id_like_imputed_ = {}
         self.feature_names_out_, self.categories_, self.dropped_ = [], [], []
         self._encoders = []
         for name in columns:
@@ -279,6 +304,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             labels.append(MISSING_LABEL)
         elif self.missing == "impute":
             self.impute_values_[name] = labels[fill]
+            self._note_id_like(name, codes, missing, fill, labels)
         encoder = {
             "kind": "categorical",
             "numeric": numeric,
@@ -288,6 +314,19 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             "n": len(labels),
         }
         return labels, encoder
+
+    def _note_id_like(self, name, codes: np.ndarray, missing: np.ndarray, fill: int, labels):
+        """Record an ID-like column whose missing rows the mode imputation piles into one ID."""
+        n_missing = int(missing.sum())
+        n_observed = missing.size - n_missing
+        if n_missing and is_id_like_counts(n_observed, len(labels)):
+            self.id_like_imputed_[name] = {
+                "missing": n_missing,
+                "mode": labels[fill],
+                "mode_rows": int(np.count_nonzero(codes == fill)),
+                "categories": len(labels),
+                "observed": n_observed,
+            }
 
     def _fit_numeric(self, name, column: pd.Series):
         values = numeric_values(column)
