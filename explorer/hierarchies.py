@@ -266,6 +266,18 @@ def _detected_view(work: WorkingData) -> None:
     )  # fmt: skip
 
 
+def _parent_default(names: list[str]) -> None:
+    """The parent picker's value: kept while it is another column of this dataset, else the
+    first column other than the feature (a form does not rerun on a pick, so a self-parent
+    chosen by hand is refused when declared; a dataset switch kept the old value)."""
+    feature = st.session_state.get("hier_feature")
+    feature = feature if feature in names else names[0]
+    parent = st.session_state.get("hier_parent")
+    if parent not in names or parent == feature:
+        others = [name for name in names if name != feature]
+        st.session_state["hier_parent"] = others[0] if others else feature
+
+
 def _declare_view(work: WorkingData) -> None:
     names = work.feature_names
     with st.form("hier_form", border=True):
@@ -273,9 +285,8 @@ def _declare_view(work: WorkingData) -> None:
         left, middle, right = st.columns(3)
         left.selectbox("Feature (the leaves)", names, key="hier_feature")
         middle.radio("Its parent is", ["parent column", "prefix of the label"], key="hier_kind")
-        # the feature picker starts on the first column, so the parent on the next one (a
-        # form does not rerun on a pick, so a self-parent is refused when declared instead)
-        right.selectbox("Parent column", names, index=min(1, len(names) - 1), key="hier_parent")
+        _parent_default(names)
+        right.selectbox("Parent column", names, key="hier_parent")
         right.text_input(
             "Prefix lengths, finest first", "3", key="hier_L",
             help="ZIP 02139 with lengths 3, 1: 02139 -> 021 -> 0.",

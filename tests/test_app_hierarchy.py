@@ -180,6 +180,20 @@ def test_the_parent_picker_starts_on_another_column_and_a_self_parent_is_refused
     assert at.session_state["hierarchies"]["builtin:zip-codes"] == wanted
 
 
+def test_the_parent_picker_is_another_column_after_a_dataset_switch():
+    """The picker kept its value across datasets: zip-codes' parent user_id stayed, and
+    became the child itself on an upload whose first column is user_id."""
+    at = open_app()
+    assert at.selectbox(key="hier_parent").value == "user_id"
+    rows = [f"u{i % 40},{'red' if i % 3 else 'blue'},{'a' if i % 2 else 'b'}" for i in range(120)]
+    upload = "\n".join(["user_id,colour,label", *rows]).encode()
+    at.file_uploader(key="upload_file").upload("ids.csv", upload, "")
+    at.run()
+    assert_clean(at)
+    assert at.selectbox(key="hier_feature").value == "user_id"
+    assert at.selectbox(key="hier_parent").value == "colour"
+
+
 def test_user_text_in_a_declaration_is_escaped():
     name = "[click](https://example.com) **bold** <b>x</b>"
     text = json.dumps([{"feature": name, "prefix": [2]}])
