@@ -17,6 +17,8 @@ __all__ = ["SMALL_COUNT", "Runs", "RationalTerms", "Score", "polygamma_1_2", "gr
 
 #: counts up to this value are expanded into exact rational terms
 SMALL_COUNT = 16
+#: terms evaluated per pass of a chunk (a 128 KB row: small temporaries reuse memory)
+CHUNK_TERMS = 16_384
 
 
 def group_bounds(group: np.ndarray, n_groups: int) -> np.ndarray:
@@ -92,9 +94,12 @@ def _scatter_terms(t, reps, starts, total, weight):
     a = np.empty(total)
     w = None if weight is None else np.empty(total)
     w_sorted = None if weight is None else weight.take(order)
+    # one index and one value buffer for every k: fresh temporaries per k cost page faults
+    index_buffer, value_buffer = np.empty(at.size, dtype=at.dtype), np.empty(at.size)
     for k in range(1, int(reps.max()) + 1):  # at most SMALL_COUNT values, not items
         lo = int(first[k])  # the items with reps >= k
-        a[at[lo:] + (k - 1)] = k / t_sorted[lo:]
+        index = np.add(at[lo:], k - 1, out=index_buffer[: at.size - lo])
+        a[index] = np.divide(k, t_sorted[lo:], out=value_buffer[: at.size - lo])
         if w is not None:
             w[at[lo:] + (k - 1)] = w_sorted[lo:]
     return a, w
@@ -108,6 +113,7 @@ class RationalTerms:
 
     def __init__(self, runs: Runs, a: np.ndarray, weight: np.ndarray | None):
         self.runs, self.a, self.weight = runs, a, weight
+        self._chunk_list: list[tuple[int, int, int, int]] | None = None
 
     @classmethod
     def expand(cls, t, reps, bounds, weight=None) -> RationalTerms:
@@ -161,17 +167,61 @@ class RationalTerms:
         weight = None if self.weight is None else self.weight.take(mask)
         return RationalTerms(runs, self.a.take(mask), weight)
 
+    def _chunks(self) -> list[tuple[int, int, int, int]]:
+        """(first term, end term, first run, end run) of consecutive runs of at most
+        :data:`CHUNK_TERMS` terms together (a longer run is a chunk of its own)."""
+        if self._chunk_list is None:
+            ends = self.runs.starts + self.runs.sizes
+            bounds, run = [0], 0
+            while run < ends.size:
+                base = self.runs.starts[run]
+                nxt = int(np.searchsorted(ends, base + CHUNK_TERMS, side="right"))
+                run = max(nxt, run + 1)
+                bounds.append(run)
+            starts = np.append(self.runs.starts, self.runs.size)
+            self._chunk_list = [
+                (int(starts[lo]), int(starts[hi]), lo, hi)
+                for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+            ]
+        return self._chunk_list
+
+    def _run_sums(self, m: np.ndarray, n_rows: int, fill) -> np.ndarray:
+        """Per-group sums of ``n_rows`` functions of the terms, a chunk at a time.
+
+        ``fill(work)`` turns ``work[0]`` (m + a of terms lo:hi) into the rows of
+        ``work`` in place. Reusing one chunk-sized buffer keeps every temporary small,
+        so no call touches fresh pages (a fresh multi-megabyte temporary costs more
+        page faults than the arithmetic itself).
+        """
+        runs = self.runs
+        m_runs = m[runs.present]
+        sums = np.empty((n_rows, runs.present.size))
+        chunks = self._chunks()
+        widest = max(hi - lo for lo, hi, _, _ in chunks)
+        buffer = np.empty((n_rows, widest))
+        for lo, hi, run_lo, run_hi in chunks:
+            work = buffer[:, : hi - lo]
+            np.add(np.repeat(m_runs[run_lo:run_hi], runs.sizes[run_lo:run_hi]), self.a[lo:hi],
+                   out=work[0])  # fmt: skip
+            fill(work)
+            if self.weight is not None:
+                work *= self.weight[lo:hi]
+            sums[:, run_lo:run_hi] = np.add.reduceat(work, runs.starts[run_lo:run_hi] - lo, axis=1)
+        out = np.zeros((n_rows, runs.n_groups))
+        out[:, runs.present] = sums
+        return out
+
     def derivatives(self, m: np.ndarray):
         """Sums of w / (m + a), -w / (m + a)^2 and 2 w / (m + a)^3 per group, shape (3, G)."""
         if not self.runs.size:
             return 0.0
-        q = np.empty((3, self.a.size))
-        np.divide(1.0, self.runs.spread(m) + self.a, out=q[0])
-        np.multiply(q[0], q[0], out=q[1])
-        np.multiply(q[1], q[0], out=q[2])
-        if self.weight is not None:
-            q *= self.weight
-        sums = self.runs.sum(q)
+
+        def powers(work):
+            np.divide(1.0, work[0], out=work[0])
+            np.multiply(work[0], work[0], out=work[1])
+            np.multiply(work[1], work[0], out=work[2])
+
+        sums = self._run_sums(m, 3, powers)
         sums[1] *= -1.0
         sums[2] *= 2.0
         return sums
@@ -180,15 +230,13 @@ class RationalTerms:
         """Sum of w / (m + a) per group (the first row of :meth:`derivatives`)."""
         if not self.runs.size:
             return 0.0
-        q = np.divide(1.0, self.runs.spread(m) + self.a)
-        return self.runs.sum(q if self.weight is None else q * self.weight)
+        return self._run_sums(m, 1, lambda work: np.divide(1.0, work[0], out=work[0]))[0]
 
     def log_sum(self, m: np.ndarray) -> np.ndarray | float:
         """Sum of w log(m + a) per group."""
         if not self.runs.size:
             return 0.0
-        logs = np.log(self.runs.spread(m) + self.a)
-        return self.runs.sum(logs if self.weight is None else logs * self.weight)
+        return self._run_sums(m, 1, lambda work: np.log(work[0], out=work[0]))[0]
 
 
 def _group_sums(bounds: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -252,7 +300,6 @@ class Score:
         self.d_st = sign * t
         self.d_stt = self.d_st * t
         self.d_sttt = self.d_stt * t
-        self.d_group3 = np.concatenate([group, group + self.n_groups, group + 2 * self.n_groups])
 
     @property
     def size(self) -> int:
@@ -288,18 +335,14 @@ class Score:
         out -= self.docs.derivatives(m)
         if self.d_n.size:
             x = m[self.d_group] * self.d_t
-            both = np.concatenate([x + self.d_n, x])
-            half = x.size
-            dig = special.digamma(both)
-            tri, tetra = polygamma_1_2(both)
-            weights = np.concatenate(
-                [
-                    self.d_st * (dig[:half] - dig[half:]),
-                    self.d_stt * (tri[:half] - tri[half:]),
-                    self.d_sttt * (tetra[:half] - tetra[half:]),
-                ]
-            )
-            out += np.bincount(self.d_group3, weights, 3 * self.n_groups).reshape(3, -1)
+            x_n = x + self.d_n
+            group, n_groups = self.d_group, self.n_groups
+            out[0] += np.bincount(group, self.d_st * (special.digamma(x_n) - special.digamma(x)),
+                                  n_groups)  # fmt: skip
+            tri_n, tetra_n = polygamma_1_2(x_n)
+            tri, tetra = polygamma_1_2(x)
+            out[1] += np.bincount(group, self.d_stt * (tri_n - tri), n_groups)
+            out[2] += np.bincount(group, self.d_sttt * (tetra_n - tetra), n_groups)
         return out
 
     def first_derivative(self, m: np.ndarray) -> np.ndarray:
@@ -309,9 +352,8 @@ class Score:
         out -= self.docs.first_sum(m)
         if self.d_n.size:
             x = m[self.d_group] * self.d_t
-            dig = special.digamma(np.concatenate([x + self.d_n, x]))
-            half = x.size
-            out += np.bincount(self.d_group, self.d_st * (dig[:half] - dig[half:]), self.n_groups)
+            dig = special.digamma(x + self.d_n) - special.digamma(x)
+            out += np.bincount(self.d_group, self.d_st * dig, self.n_groups)
         return out
 
     def evidence(self, m) -> np.ndarray:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy import special
 
 from heb.concentration import (
@@ -24,6 +26,7 @@ from heb.concentration import (
 )
 from heb.concentration_score import SMALL_COUNT, RationalTerms, group_bounds, polygamma_1_2
 from heb.concentration_solver import WeightedItems
+from heb.nb import NaiveBayes
 
 GRID_POINTS = 37  # 6 decades: one point every 1/6 decade
 BISECTIONS = 45
@@ -521,3 +524,144 @@ def test_expanded_terms_and_the_first_derivative(weighted):
         first = items.score().first_derivative(np.full(n_groups, m))
         np.testing.assert_allclose(first, direct, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(first, items.d1_at(m), rtol=1e-10, atol=1e-12)
+
+
+# ------------------------------------------------- Minka's fixed point, the SPEC reference
+MINKA_ITERATIONS = 5_000
+
+
+def minka_fixed_point(counts: list[np.ndarray], priors: list[np.ndarray]):
+    """SPEC's reference: Minka's fixed point from m = 1, clamped to [M_MIN, M_MAX].
+
+    m <- m sum_v t_v [psi(n_v + m t_v) - psi(m t_v)] / [psi(N + m) - psi(m)], for every
+    vector at once, until the relative change is below 1e-13 (or MINKA_ITERATIONS).
+    Returns m, whether it converged, and the sign of its last step.
+    """
+    group = np.concatenate([np.full(np.count_nonzero(c), i) for i, c in enumerate(counts)])
+    n = np.concatenate([c[c > 0] for c in counts]).astype(float)
+    t = np.concatenate([p[c > 0] for c, p in zip(counts, priors, strict=True)])
+    total = np.array([c.sum() for c in counts], dtype=float)
+    m = np.ones(len(counts))
+    step = np.zeros(len(counts))
+    for _ in range(MINKA_ITERATIONS):  # the reference iterates; the solver is under test
+        x = m[group] * t
+        num = np.bincount(group, t * (special.digamma(n + x) - special.digamma(x)), m.size)
+        den = special.digamma(total + m) - special.digamma(m)
+        new = np.clip(m * num / den, M_MIN, M_MAX)
+        step = new - m
+        m = new
+        if np.all(np.abs(step) <= 1e-13 * m):
+            break
+    return m, np.abs(step) <= 1e-12 * m, np.sign(step)
+
+
+def _pair_score(m, counts, prior):
+    """l'(m) of one count vector, plain digamma (independent of the solver)."""
+    nz = counts > 0
+    x = m * prior[nz]
+    items = np.sum(prior[nz] * (special.digamma(x + counts[nz]) - special.digamma(x)))
+    return items - (special.digamma(m + counts.sum()) - special.digamma(m))
+
+
+def _check_against_minka(model, X, y, n_classes, prior_kind):
+    """Every (class, feature) concentration of a fitted HEB model against Minka."""
+    diag = model.concentrations_
+    k = model.n_categories_
+    counts, priors, pairs = [], [], []
+    for c in range(n_classes):
+        for f in range(X.shape[1]):
+            row = np.bincount(X[y == c, f], minlength=k[f]).astype(float)
+            if prior_kind == "uniform":
+                prior = np.full(k[f], 1.0 / k[f])
+            else:
+                marginal = np.bincount(X[:, f], minlength=k[f]).astype(float)
+                prior = marginal / marginal.sum()
+            pair = c * X.shape[1] + f
+            if row.sum() < 10:  # SPEC: N_c < N0 falls back to m = K_f
+                assert diag["fallback"][pair] and diag["m"][pair] == k[f]
+                continue
+            counts.append(row)
+            priors.append(prior)
+            pairs.append(pair)
+    if not pairs:
+        return
+    pairs = np.array(pairs)
+    m_ref, converged, last_step = minka_fixed_point(counts, priors)
+    m = diag["m"][pairs]
+    assert np.all(diag["converged"][pairs]) and not diag["fallback"][pairs].any()
+    assert np.all((diag["clamped"][pairs] == "high") == (m == M_MAX))
+    assert np.all((diag["clamped"][pairs] == "low") == (m == M_MIN))
+    assert np.all(np.isfinite(diag["log_evidence"][pairs]))
+    for i, pair in enumerate(pairs):
+        evidence = log_evidence(counts[i], priors[i], [m[i], m_ref[i]])
+        np.testing.assert_allclose(diag["log_evidence"][pair], evidence[0], rtol=1e-9, atol=1e-9)
+        if abs(m[i] / m_ref[i] - 1.0) <= 1e-6:
+            continue
+        if m[i] in (M_MIN, M_MAX) and m_ref[i] in (M_MIN, M_MAX):
+            # a dip between the clamps: Minka from 1 climbs to one end, the solver
+            # returns the better end
+            assert evidence[0] >= evidence[1] - 1e-9 * abs(evidence[1]), (pair, m[i], m_ref[i])
+            continue
+        # Minka's linear convergence did not finish: ours must bracket the root to 1e-6
+        # and Minka must still be moving toward it
+        assert not converged[i], (pair, m[i], m_ref[i])
+        assert np.sign(m[i] - m_ref[i]) == last_step[i]
+        below = _pair_score(m[i] * (1 - 1e-6), counts[i], priors[i])
+        above = _pair_score(m[i] * (1 + 1e-6), counts[i], priors[i])
+        assert (below > 0 or m[i] == M_MIN) and (above < 0 or m[i] == M_MAX)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n_classes=st.integers(1, 4),
+    k=st.lists(st.sampled_from([1, 2, 3, 7, 40, 100_000]), min_size=1, max_size=3),
+    n_rows=st.integers(5, 600),
+    skew=st.floats(0.0, 2.5),
+    shift=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_heb_concentrations_match_minkas_fixed_point(n_classes, k, n_rows, skew, shift, seed):
+    """HEB-U and HEB-M: every pair's m within 1e-6 of Minka's fixed point from m = 1.
+
+    Random count tables over one category up to K = 100,000 (a few-row table), skewed or
+    flat, with classes shifting the frequencies or not; a class that never occurs (its
+    all-zero rows and N_c < N0 take the fallback m = K_f), few rows per class (the
+    fallback), counts proportional to the prior and one-hot counts (the clamps).
+    """
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n_rows)
+    X = np.empty((n_rows, len(k)), dtype=np.int64)
+    for f, k_f in enumerate(k):
+        weights = 1.0 / np.arange(1, k_f + 1) ** skew
+        p = weights / weights.sum()
+        ranks = rng.choice(k_f, n_rows, p=p)
+        X[:, f] = (ranks + (y * (f + 1) if shift else 0)) % k_f
+    X[0] = np.array(k) - 1  # every K_f is exactly k_f
+    classes = np.arange(n_classes + 1)  # the last class never occurs
+    for smoother, prior_kind in (("heb-u", "uniform"), ("heb-m", "marginal")):
+        model = NaiveBayes(smoother=smoother).partial_fit(X, y, classes=classes)
+        _check_against_minka(model, X, y, n_classes + 1, prior_kind)
+
+
+@pytest.mark.parametrize("kind", ["proportional", "one-hot", "near-flat", "large-k"])
+def test_edge_count_tables_match_minkas_fixed_point(kind):
+    """The clamp boundaries and a huge K, against Minka on the same vectors."""
+    rng = np.random.default_rng(7)
+    if kind == "proportional":  # counts equal to N t: the evidence rises to m_max
+        X = np.repeat(np.arange(5), [40, 30, 20, 20, 10])[:, None]
+        y = np.zeros(X.shape[0], dtype=int)
+    elif kind == "one-hot":  # each class on its own category: m_min
+        X = np.repeat(np.arange(3), 50)[:, None]
+        y = X[:, 0].copy()
+    elif kind == "near-flat":  # nearly proportional in one class: a large interior m
+        even, tilted = np.repeat(np.arange(4), 100), np.repeat(np.arange(4), [103, 99, 99, 99])
+        X = np.concatenate([even, tilted])[:, None]
+        y = np.repeat([0, 1], [400, 400])
+    else:  # K = 100,000 and a few hundred rows
+        X = rng.zipf(1.3, (500, 2)) % 100_000
+        X[0] = 99_999
+        y = rng.integers(0, 3, 500)
+    n_classes = int(y.max()) + 1
+    for smoother, prior_kind in (("heb-u", "uniform"), ("heb-m", "marginal")):
+        model = NaiveBayes(smoother=smoother).fit(X, y)
+        _check_against_minka(model, X, y, n_classes, prior_kind)
