@@ -11,10 +11,11 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import TargetEncoder
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from heb import registry
 from heb.data import load_builtin
-from heb.evaluate import RunSettings, cross_validate, prepare_folds
+from heb.evaluate import RunSettings, cross_validate, prepare_folds, references
 from heb.evaluate.references import ReferenceModel
 from heb.metrics import accuracy, log_loss
 
@@ -38,7 +39,8 @@ def by_hand(name: str, train: np.ndarray, y: np.ndarray, test: np.ndarray) -> np
         model = HistGradientBoostingClassifier(
             categorical_features=np.ones(k.size, dtype=bool), random_state=0
         )
-    return model.fit(fold(train), y).predict_proba(fold(test))
+    with threadpool_limits(limits=1):  # as ReferenceModel does: same numbers, less waiting
+        return model.fit(fold(train), y).predict_proba(fold(test))
 
 
 @pytest.mark.parametrize("name", ["CategoricalNB", "TargetEncoder+LR", "HistGradientBoosting"])
@@ -55,6 +57,34 @@ def test_reference_through_cv_equals_sklearn_by_hand(name):
         assert got.loc[index, "accuracy"] == pytest.approx(accuracy(y_test, proba), abs=1e-12)
         np.testing.assert_allclose(result.oof_proba[name][fold.test_index], proba, atol=1e-12)
         assert got.loc[index, "fit_time"] > 0
+
+
+class _ThreadCounter(CategoricalNB):
+    """CategoricalNB that records the OpenMP / BLAS thread counts it runs under."""
+
+    seen: list[int] = []
+
+    def fit(self, X, y):
+        _ThreadCounter.seen += [pool["num_threads"] for pool in threadpool_info()]
+        return super().fit(X, y)
+
+    def predict_proba(self, X):
+        _ThreadCounter.seen += [pool["num_threads"] for pool in threadpool_info()]
+        return super().predict_proba(X)
+
+
+def test_references_fit_and_predict_on_one_thread(monkeypatch):
+    """Two OpenMP threads on a busy 2-core machine spin-wait: HistGradientBoosting took
+    10-40x the CPU of one thread, so each reference runs on one."""
+    assert threadpool_info(), "scikit-learn loads OpenMP / BLAS pools to limit"
+    monkeypatch.setitem(
+        references.REFERENCE_MODELS, "CategoricalNB", lambda k: _ThreadCounter(min_categories=k + 1)
+    )
+    _ThreadCounter.seen = []
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    model = ReferenceModel("CategoricalNB").fit(X, np.array([0, 1, 1, 0]))
+    model.predict_proba(X)
+    assert _ThreadCounter.seen and set(_ThreadCounter.seen) == {1}
 
 
 def test_reference_codes_cover_missing_unseen_and_wide_columns():
