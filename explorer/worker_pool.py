@@ -67,6 +67,11 @@ class _Worker:
         return self.process.poll() is None
 
 
+#: a worker computes on one thread: up to two run beside the server on a 2-core machine,
+#: and OpenMP / BLAS threads of processes that share the cores spin-wait for each other
+#: (HistGradientBoosting took 10-40x the CPU with two OpenMP threads under load)
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
 _IDLE: list[_Worker] = []
 _IDLE_LOCK = threading.Lock()
 
@@ -77,7 +82,7 @@ def _start_worker() -> _Worker:
     process = subprocess.Popen(
         [sys.executable, "-m", "explorer.cv_worker"],
         cwd=_REPO,
-        env={**os.environ, "PYTHONPATH": path},
+        env={**os.environ, "PYTHONPATH": path, **ONE_THREAD},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

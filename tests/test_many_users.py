@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -456,6 +458,34 @@ def test_a_worker_whose_server_goes_stops_by_itself(monkeypatch, tmp_path):
     assert process.wait(timeout=60) == 1
     assert _cache_files(tmp_path) == []
     assert not (folder / cv_worker.RESULT_FOLDER).exists()
+
+
+def test_a_worker_computes_on_one_thread():
+    """Its OpenMP and BLAS pools hold one thread: the live worker's environment, given to
+    a fresh interpreter that loads scikit-learn's pools and counts their threads."""
+    if not Path("/proc/self/environ").exists():
+        pytest.skip("reads the worker's environment from /proc (Linux)")
+    worker = worker_pool._start_worker()
+    try:
+        code = (
+            "import json, sys; from threadpoolctl import threadpool_info; "
+            "import sklearn.ensemble; "
+            "print(json.dumps(sorted({p['num_threads'] for p in threadpool_info()})))"
+        )
+        proc = Path(f"/proc/{worker.process.pid}")
+        for _ in range(100):  # its exec may still be under way: /proc shows it empty
+            if b"cv_worker" in (proc / "cmdline").read_bytes():
+                break
+            time.sleep(0.05)
+        env = (proc / "environ").read_bytes().split(b"\0")
+        inherited = dict(item.decode().split("=", 1) for item in env if b"=" in item)
+        shown = subprocess.run(
+            [sys.executable, "-c", code], env=inherited, capture_output=True, text=True
+        )
+        assert json.loads(shown.stdout) == [1], shown.stderr
+    finally:
+        worker.process.kill()
+        worker.process.wait()
 
 
 def test_a_worker_keeps_its_two_most_recently_used_datasets():
