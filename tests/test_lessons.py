@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -204,8 +205,9 @@ def test_calibration_lesson():
     app = run_page("lesson_calibration")
     assert sliders(app) >= 1
     double, reliability, bars, fix_reliability = figures(app)
-    assert {"mean |log-odds| of the copies", "k × one copy", "ECE (top-1)"} <= set(names(double))
-    scale = values(trace(double, "mean |log-odds| of the copies")["y"])
+    left, right = "mean |log-odds| of the copies (left)", "ECE, top-1 (right)"
+    assert {left, "k × one copy", right} <= set(names(double))
+    scale = values(trace(double, left)["y"])
     np.testing.assert_allclose(scale, np.arange(1, scale.size + 1) * scale[0], rtol=1e-9)
     shown = " ".join(names(reliability))
     assert "1 copy (ECE" in shown and "4 copies (ECE" in shown
@@ -255,3 +257,130 @@ def test_every_lesson_runs_under_the_apps_navigation():
         assert app.get("plotly_chart"), lesson
         assert app.title[0].value == page_title(f"{lesson}.py")  # the menu's name
         assert app.caption[0].value.startswith(f"Lesson {number} of ")
+
+
+# ------------------------------------------------------------------ lighter figures (issue 12)
+def _spec(fig) -> dict:
+    return json.loads(fig.to_json())
+
+
+def test_corollary_1_keeps_its_legend_above_the_plot():
+    """Its legend sat inside the plot, over a tick label: it is above the plot now."""
+    from heb.figures.lessons.high_cardinality import vertex_figure
+    from heb.lessons.high_cardinality import vertex_errors
+
+    fig, _ = vertex_figure(vertex_errors([2, 10, 100, 1000], 50))
+    legend, height = fig.layout.legend, fig.layout.height
+    assert legend.orientation == "h" and legend.yref == "container"
+    assert legend.y * height >= height - fig.layout.margin.t  # its top in the top margin
+    assert_title_then_legend(_spec(fig), max_line=28)
+
+
+def test_the_sparse_codes_bars_print_no_value_and_hover_it():
+    """Eight narrow bars printed "0.00220.0025": the values are in the hover."""
+    from heb.figures.lessons.hierarchy import leaf_figure
+    from heb.lessons.hierarchy import hierarchy_lesson
+
+    out = hierarchy_lesson(n_per_class=50, seed=1)
+    fig, _ = leaf_figure(out["leaf_table"], out["labels"][out["leaf"]])
+    assert [t.name for t in fig.data] == ["truth", "Laplace", "HEB-M", "HEB-H"]
+    for bar in fig.data:
+        assert bar.text is None and "%{y:.4f}" in bar.hovertemplate, bar.name
+    truth = out["leaf_table"].drop_duplicates("class")["truth"].to_numpy()
+    np.testing.assert_allclose(fig.data[0].y, truth)
+
+
+def test_the_tree_draws_only_the_sparse_codes_prefix_down_to_codes():
+    from heb.figures.lessons.hierarchy import tree_figure
+    from heb.lessons.hierarchy import hierarchy_lesson
+
+    out = hierarchy_lesson(n_per_class=200, seed=0)
+    fig, data = tree_figure(out)
+    to_prefix, to_region = out["levels"]
+    n_nodes = to_region.size + int(to_region.max()) + 1  # prefixes and regions
+    sunburst = fig.data[0]
+    leaf = out["labels"][out["leaf"]]
+    siblings = int((to_prefix == to_prefix[out["leaf"]]).sum())
+    assert len(sunburst.ids) == n_nodes + siblings < len(data)  # the CSV: every node
+    assert len(data) == n_nodes + to_prefix.size
+    assert leaf in sunburst.ids and sunburst.maxdepth == 3
+    colours = zip(sunburst.ids, sunburst.marker.colors, strict=True)
+    coloured = {node for node, colour in colours if colour != "#d9d9d9"}
+    assert len(coloured) == 3 and leaf in coloured  # the path: region, prefix, code
+    # a prefix drawn without its codes keeps its mass: the values still add up per region
+    values = dict(zip(sunburst.ids, sunburst.values, strict=True))
+    assert sum(values[i] for i in sunburst.ids if i.startswith("region")) == pytest.approx(1.0)
+
+
+@pytest.fixture(scope="module")
+def calibration_sweep():
+    from heb.lessons.calibration import double_counting_sweep
+    from heb.synthetic import sample_naive_bayes
+
+    codes, y, _ = sample_naive_bayes(600, [4, 6, 3], n_classes=2, seed=3)
+    return double_counting_sweep(codes, y, 0, max_copies=6)
+
+
+def test_double_counting_draws_one_plot_with_ece_on_a_right_axis(calibration_sweep):
+    """Two side-by-side plots (subplots) drew twice the axes and lines for one x."""
+    from heb.figures.lessons.calibration import double_counting_figure
+
+    fig, _ = double_counting_figure(calibration_sweep, 3)
+    spec = _spec(fig)["layout"]
+    assert "xaxis2" not in spec and spec["yaxis2"]["overlaying"] == "y"
+    assert [t.yaxis for t in fig.data] == [None, None, "y2"]
+    np.testing.assert_allclose(fig.data[2].y, calibration_sweep["ece"])
+    assert len(fig.layout.shapes) == 1 and fig.layout.shapes[0].x0 == 3
+
+
+def test_lesson_reliability_is_one_plot_with_points_sized_by_rows(calibration_sweep):
+    from heb.figures.lessons.calibration import reliability_figure
+
+    curves = {"1 copy": calibration_sweep["reliability"][1]}
+    curves["4 copies"] = calibration_sweep["reliability"][4]
+    fig, data = reliability_figure(curves, "Reliability")
+    assert "yaxis2" not in _spec(fig)["layout"]  # the shared diagram's bars of rows: gone
+    assert {t.type for t in fig.data} == {"scatter"}
+    assert all(t.yaxis in (None, "y") for t in fig.data)
+    one = next(t for t in fig.data if t.name.startswith("1 copy"))
+    rows = np.asarray(one.customdata, dtype=float)
+    sizes = np.asarray(one.marker.size, dtype=float)
+    assert (np.diff(sizes[np.argsort(rows)]) >= 0).all()  # more rows, a larger point
+    assert "rows" in one.hovertemplate and set(data["rows"]) >= set(rows)
+
+
+def test_lesson_bars_print_no_values():
+    """A value printed on each bar doubled a bar chart's drawing: they are in the hover."""
+    from heb.figures.lessons.calibration import calibration_bars_figure
+    from heb.figures.lessons.known_truth import true_calibration_figure
+
+    table = pd.DataFrame(
+        {
+            "model": ["Laplace", "Laplace", "HEB-M", "HEB-M"],
+            "calibration": ["none", "Platt", "none", "Platt"],
+            "ece": [0.1, 0.05, 0.08, 0.04],
+        }
+    )
+    summary = pd.DataFrame(
+        {"label": ["Laplace", "HEB-M"], "true_ece": [0.1, 0.05], "sample_ece": [0.12, 0.06]}
+    )
+    bars = [*calibration_bars_figure(table, "ece")[0].data]
+    bars += [t for t in true_calibration_figure(summary)[0].data if t.type == "bar"]
+    assert len(bars) == 3
+    for bar in bars:
+        assert bar.text is None and "%{y:.4f}" in bar.hovertemplate
+
+
+def test_your_k_over_n_stars_are_one_trace():
+    """A star trace per smoother: four traces where one draws the same points."""
+    from heb.figures.lessons.high_cardinality import theorem1_figure
+    from heb.lessons.high_cardinality import theorem1_grid
+
+    grid = theorem1_grid(0.3, reps=3, K_values=[10, 100], N_values=[50])
+    chosen = theorem1_grid(0.3, reps=3, K_values=[100], N_values=[50])
+    fig, _ = theorem1_figure(grid, chosen)
+    stars = [t for t in fig.data if t.marker.symbol == "star"]
+    assert len(stars) == 1 and len(stars[0].x) == len(chosen)
+    np.testing.assert_allclose(stars[0].y, chosen["mean"])
+    expected = [METHODS[label].colour for label in chosen["label"]]
+    assert list(stars[0].marker.color) == expected

@@ -6,10 +6,9 @@ from collections.abc import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from heb import registry
-from heb.figures.lessons.parts import curve, lesson_style, readable, series_colors, valued_bar
+from heb.figures.lessons.parts import curve, hover_bar, lesson_style, series_colors
 from heb.figures.reliability import reliability_diagram, reliability_frame
 from heb.figures.style import (
     NEUTRAL_COLOR,
@@ -24,31 +23,45 @@ __all__ = ["double_counting_figure", "reliability_figure", "calibration_bars_fig
 
 
 def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.DataFrame]:
-    """Log-odds scale and ECE against the number of copies of one feature."""
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14)
+    """Log-odds scale (left axis) and ECE (right axis) against the number of copies of one
+    feature, on one plot (two side-by-side plots drew twice the axes and lines)."""
+    fig = go.Figure()
     k = sweep["copies"]
     one_copy = k * sweep["log_odds_scale"][0]
-    fig.add_trace(curve("k × one copy", k, one_copy, NEUTRAL_COLOR, 10, opacity=0.5), row=1, col=1)
+    fig.add_trace(curve("k × one copy", k, one_copy, NEUTRAL_COLOR, 10, opacity=0.5))
     fig.add_trace(
         go.Scatter(
-            name="mean |log-odds| of the copies",
+            name="mean |log-odds| of the copies (left)",
             x=k,
             y=sweep["log_odds_scale"],
             mode="markers",
             marker={"color": method_color("Laplace"), "size": 11},
-        ),
-        row=1,
-        col=1,
+        )
     )
     ece = curve(
-        "ECE (top-1)", k, sweep["ece"], WHATIF_COLOR, mode="lines+markers", marker={"size": 9}
+        "ECE, top-1 (right)",
+        k,
+        sweep["ece"],
+        WHATIF_COLOR,
+        mode="lines+markers",
+        marker={"size": 9},
+        yaxis="y2",
     )
-    fig.add_trace(ece, row=1, col=2)
-    for col in (1, 2):
-        fig.add_vline(x=chosen, line_dash="dash", line_color=TRUTH_COLOR, row=1, col=col)
+    fig.add_trace(ece)
+    fig.add_vline(x=chosen, line_dash="dash", line_color=TRUTH_COLOR)
     fig.update_xaxes(title="copies k of the feature", dtick=1)
-    fig.update_yaxes(title="the feature's |log-odds| (nats)", row=1, col=1, rangemode="tozero")
-    fig.update_yaxes(title="calibration error (ECE)", row=1, col=2, rangemode="tozero")
+    fig.update_yaxes(title="the feature's |log-odds| (nats)", rangemode="tozero")
+    fig.update_layout(
+        yaxis2={
+            "title": {"text": "calibration error (ECE)", "font": {"color": WHATIF_COLOR}},
+            "overlaying": "y",
+            "side": "right",
+            "rangemode": "tozero",
+            "showgrid": False,
+            "tickfont": {"color": WHATIF_COLOR},
+            "automargin": True,
+        }
+    )
     columns = (
         "copies",
         "log_odds_scale",
@@ -60,17 +73,24 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
     )
     data = pd.DataFrame({name: sweep[name] for name in columns})
     title = "Duplicating a feature: the same evidence counted k times"
-    return lesson_style(fig, title, 400), data
+    lesson_style(fig, title, 400)
+    fig.update_layout(margin_r=80)  # room for the right axis's labels
+    return fig, data
 
 
 def reliability_figure(curves: Mapping[str, Mapping], title: str) -> tuple[go.Figure, pd.DataFrame]:
-    """A reliability diagram (:func:`heb.figures.reliability_diagram`), projector-sized.
+    """A reliability diagram on one plot: the curves of :func:`heb.figures.reliability_diagram`
+    (each point sized by its bin's rows, the rows in its hover and the CSV) without its
+    second plot of bars (a second plot and a bar trace per curve made each redraw dearer).
 
     Curves named after a method keep its colour; the others (``"1 copy"``,
     ``"Laplace + temperature"``) get distinct colours from ``SERIES_COLORS``.
     """
-    fig = reliability_diagram(dict(curves), title=title, colors=series_colors(list(curves)))
-    return readable(fig), reliability_frame(curves)
+    full = reliability_diagram(dict(curves), title=title, colors=series_colors(list(curves)))
+    fig = go.Figure([trace for trace in full.data if trace.yaxis in (None, "y")])
+    fig.update_xaxes(title="confidence (top-1 probability; point size: rows)", range=[0, 1.02])
+    fig.update_yaxes(title="accuracy", range=[0, 1.02])
+    return lesson_style(fig, title, 440), reliability_frame(curves)
 
 
 def calibration_bars_figure(
@@ -82,7 +102,7 @@ def calibration_bars_figure(
     for post, part in table.groupby("calibration", sort=False):
         label = "no post-hoc" if post == "none" else post
         color = POST_HOC_COLORS.get(post, NEUTRAL_COLOR)
-        fig.add_trace(valued_bar(label, part["model"], part[metric], color))
+        fig.add_trace(hover_bar(label, part["model"], part[metric], color))
     fig.update_layout(barmode="group", yaxis_title=name, xaxis_title="model")
     fig.update_yaxes(rangemode="tozero")
     direction = "higher" if registry.metric(metric).higher_is_better else "lower"

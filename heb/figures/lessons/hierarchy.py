@@ -6,7 +6,13 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from heb.figures.lessons.parts import class_color, lesson_style, readable, series_color
+from heb.figures.lessons.parts import (
+    class_color,
+    hover_bar,
+    lesson_style,
+    readable,
+    series_color,
+)
 from heb.figures.style import FONT_SIZE, TRUTH_COLOR, escape
 
 __all__ = ["concentration_figure", "leaf_figure", "prefix_figure", "tree_figure"]
@@ -17,7 +23,8 @@ _PATH = "#6b6ecf"
 
 def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
     """Sunburst region -> prefix -> code sized by class 0's true PMF; the sparse code's path
-    coloured."""
+    coloured. Only the sparse code's prefix shows its codes (every prefix's ten codes made
+    200 sectors, six times the drawing); the CSV holds every node."""
     labels, (to_prefix, to_region) = out["labels"], out["levels"]
     theta0, leaf = out["theta"][0], out["leaf"]
     n_prefix, n_region = to_region.size, int(to_region.max()) + 1
@@ -38,14 +45,19 @@ def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
     }
     title = f"The tree, sized by class 0's true PMF; code {labels[leaf]}'s path in colour"
     colors = [_PATH if name in on_path else _OTHER for name in ids]
+    drawn = np.ones(len(ids), dtype=bool)
+    drawn[n_region + n_prefix :] = to_prefix == to_prefix[leaf]
     fig = go.Figure(
         go.Sunburst(
-            ids=ids,
-            labels=ids,
-            parents=parents,
-            values=values,
+            ids=np.array(ids)[drawn],
+            labels=np.array(ids)[drawn],
+            parents=np.array(parents)[drawn],
+            values=values[drawn],
             branchvalues="total",
-            marker={"colors": colors, "line": {"color": "white", "width": 0.5}},
+            marker={
+                "colors": np.array(colors)[drawn],
+                "line": {"color": "white", "width": 0.5},
+            },
             hovertemplate="%{label}: true P = %{value:.4f}<extra></extra>",
             maxdepth=3,
         )
@@ -61,25 +73,14 @@ def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
 
 
 def leaf_figure(leaf_table: pd.DataFrame, label: str) -> tuple[go.Figure, pd.DataFrame]:
-    """The sparse code's estimate per class under each smoother, the truth as a bar of its own."""
+    """The sparse code's estimate per class under each smoother, the truth as a bar of its
+    own; the values on hover (printed on eight narrow bars they ran together)."""
     fig = go.Figure()
     classes = [f"class {c}" for c in leaf_table["class"].unique()]
     truth = leaf_table.drop_duplicates("class")["truth"].to_numpy()
-    fig.add_trace(
-        go.Bar(name="truth", x=classes, y=truth, marker_color=TRUTH_COLOR,
-               text=[f"{v:.4f}" for v in truth], textposition="outside")
-    )  # fmt: skip
+    fig.add_trace(hover_bar("truth", classes, truth, TRUTH_COLOR))
     for name, part in leaf_table.groupby("smoother", sort=False):
-        fig.add_trace(
-            go.Bar(
-                name=escape(name),
-                x=classes,
-                y=part["estimate"],
-                marker_color=series_color(name),
-                text=[f"{v:.4f}" for v in part["estimate"]],
-                textposition="outside",
-            )
-        )
+        fig.add_trace(hover_bar(escape(name), classes, part["estimate"], series_color(name)))
     fig.update_layout(barmode="group", yaxis_title=f"P(code {escape(label)} | class)")
     fig.update_yaxes(rangemode="tozero")
     return lesson_style(fig, f"Code {escape(label)}: estimate against the truth", 440), leaf_table

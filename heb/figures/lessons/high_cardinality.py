@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from heb.figures.l1_study import l1_error_figure
 from heb.figures.lessons.parts import curve, lesson_style, readable
-from heb.figures.style import FONT_SIZE, NEUTRAL_COLOR, TRUTH_COLOR, escape, method_color
+from heb.figures.style import NEUTRAL_COLOR, TRUTH_COLOR, escape, method_color
 
 __all__ = ["theorem1_figure", "reduction_figure", "vertex_figure"]
 
@@ -21,24 +21,25 @@ def theorem1_figure(
         grid[["K", "N", "smoother", "mean", "std"]], title="Mean l1 error against K/N (log-log)"
     )
     if chosen is not None and len(chosen):
-        for row in chosen.itertuples(index=False):
-            label = escape(row.label)
-            fig.add_trace(
-                go.Scatter(
-                    name=f"your K/N: {label}",
-                    x=[row.K_over_N],
-                    y=[row.mean],
-                    mode="markers",
-                    marker={
-                        "size": 16,
-                        "symbol": "star",
-                        "color": method_color(row.label),
-                        "line": {"width": 1, "color": TRUTH_COLOR},
-                    },
-                    showlegend=False,
-                    hovertemplate=f"K = {row.K}, N = {row.N}<br>{label}: %{{y:.3f}}<extra></extra>",
-                )
+        labels = [escape(label) for label in chosen["label"]]
+        fig.add_trace(  # one trace for every smoother's star (a trace each cost a redraw)
+            go.Scatter(
+                name="your K/N",
+                x=chosen["K_over_N"].to_numpy(),
+                y=chosen["mean"].to_numpy(),
+                customdata=np.column_stack([chosen["K"], chosen["N"], labels]),
+                mode="markers",
+                marker={
+                    "size": 16,
+                    "symbol": "star",
+                    "color": [method_color(label) for label in chosen["label"]],
+                    "line": {"width": 1, "color": TRUTH_COLOR},
+                },
+                showlegend=False,
+                hovertemplate="K = %{customdata[0]}, N = %{customdata[1]}<br>"
+                "%{customdata[2]}: %{y:.3f}<extra></extra>",
             )
+        )
     data = (
         grid if chosen is None else pd.concat([grid.assign(yours=False), chosen.assign(yours=True)])
     )
@@ -50,6 +51,7 @@ def reduction_figure(reduction: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
 
     One bar per distinct K/N (settings sharing a ratio are averaged), on a categorical
     axis; bars from K/N = 0.1 on, where the paper reports the separation, are coloured.
+    Each value is in its bar's hover (printed on twelve narrow bars, they touched).
     """
     by_ratio = reduction.groupby("K_over_N", as_index=False)["reduction"].mean()
     percent = 100 * by_ratio["reduction"].to_numpy()
@@ -61,11 +63,6 @@ def reduction_figure(reduction: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
             x=[f"{r:g}" for r in by_ratio["K_over_N"]],
             y=percent,
             marker_color=np.where(wide, method_color("HEB-U"), NEUTRAL_COLOR).tolist(),
-            text=[f"{v:.0f}" for v in percent],
-            textposition="outside",
-            textfont={"size": FONT_SIZE - 3},
-            constraintext="none",
-            cliponaxis=False,
             hovertemplate="K/N = %{x}: %{y:.1f}%<extra></extra>",
         )
     )
@@ -78,7 +75,8 @@ def reduction_figure(reduction: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
 
 
 def vertex_figure(vertex: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
-    """Corollary 1: Laplace's and HEB's l1 error at p* = e1 against K/N (log-log)."""
+    """Corollary 1: Laplace's and HEB's l1 error at p* = e1 against K/N (log-log), the
+    legend above the plot (never over its ticks)."""
     fig = go.Figure()
     for name, column, method in (
         ("Laplace: 2(K−1)/(N+K)", "laplace_l1", "Laplace"),
@@ -89,17 +87,6 @@ def vertex_figure(vertex: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     fig.update_xaxes(type="log", title="K / N")
     fig.update_yaxes(type="log", title="l1 error at p* = e₁", exponentformat="power")
     N = int(vertex["N"].iloc[0])
+    # the legend above the plot, as on every lesson figure: inside it, it covered a tick label
     lesson_style(fig, f"Corollary 1: all {N} draws<br>in one category", 400)
-    fig.update_layout(
-        legend={
-            "orientation": "v",
-            "x": 0.98,
-            "xref": "paper",
-            "xanchor": "right",
-            "y": 0.5,
-            "yref": "paper",
-            "yanchor": "middle",
-            "bgcolor": "rgba(255,255,255,0.85)",
-        }
-    )
     return fig, vertex

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from heb.figures.lessons.parts import curve, lesson_style, valued_bar
+from heb.figures.lessons.parts import curve, hover_bar, lesson_style
 from heb.figures.style import TRUTH_COLOR, method_color
 
 __all__ = ["pmf_error_figure", "posterior_scatter_figure", "true_calibration_figure"]
@@ -73,7 +73,7 @@ def true_calibration_figure(summary: pd.DataFrame) -> tuple[go.Figure, pd.DataFr
     """True calibration error (no label noise) next to the ECE measured from labels."""
     fig = go.Figure()
     colors = [method_color(n) for n in summary["label"]]
-    truth = valued_bar(
+    truth = hover_bar(
         "true ECE (from the true P(right | x))", summary["label"], summary["true_ece"], colors
     )
     fig.add_trace(truth)
