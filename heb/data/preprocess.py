@@ -11,9 +11,8 @@
   into its right-hand neighbour, and values beyond the training range land in the end bins;
 - missing values are imputed (mode / median of the training fold) or, with
   ``missing="category"``, get a category of their own; columns empty in every training row
-  are dropped. An ID-like column's mode is one ID among many: imputing it would make that
-  ID look frequent, so such columns are listed in ``id_like_imputed_`` (the app says so
-  and recommends ``missing="category"``); the codes keep the paper's rule.
+  are dropped. Imputing an ID-like column's mode makes that ID look frequent: such columns
+  are listed in ``id_like_imputed_`` (the app recommends ``missing="category"``).
 
 :func:`make_model` chains preprocessing and a classifier into one sklearn Pipeline.
 """
@@ -49,9 +48,8 @@ __all__ = [
 #: label of the category that holds missing values when ``missing="category"``
 MISSING_LABEL = "(missing)"
 _MISSING_MODES = ("impute", "category")
-#: a categorical column of at least ID_LIKE_MIN_CATEGORIES categories with fewer observed
-#: rows per category than ID_LIKE_ROWS_PER_CATEGORY is ID-like: its mode is one ID among
-#: many, so mode imputation would make that ID look frequent
+#: ID-like: at least ID_LIKE_MIN_CATEGORIES categories, fewer observed rows per category
+#: than ID_LIKE_ROWS_PER_CATEGORY (its mode is one ID among many; imputed, it looks frequent)
 ID_LIKE_ROWS_PER_CATEGORY, ID_LIKE_MIN_CATEGORIES = 5.0, 20
 #: most quantile bins of a numeric column: more only costs memory (``n_bins + 1`` edges
 #: are computed), since a column never has more bins than distinct training values
@@ -62,10 +60,8 @@ def is_id_like_counts(n_observed: int, n_categories: int) -> bool:
     """Whether a categorical column of ``n_observed`` non-missing rows in ``n_categories``
     categories is ID-like: many categories (:data:`ID_LIKE_MIN_CATEGORIES`), each with few
     rows (fewer than :data:`ID_LIKE_ROWS_PER_CATEGORY` on average)."""
-    return (
-        n_categories >= ID_LIKE_MIN_CATEGORIES
-        and n_observed < ID_LIKE_ROWS_PER_CATEGORY * n_categories
-    )
+    many = n_categories >= ID_LIKE_MIN_CATEGORIES
+    return many and n_observed < ID_LIKE_ROWS_PER_CATEGORY * n_categories
 
 
 def check_n_bins(n_bins) -> int:
@@ -320,13 +316,11 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         n_missing = int(missing.sum())
         n_observed = missing.size - n_missing
         if n_missing and is_id_like_counts(n_observed, len(labels)):
-            self.id_like_imputed_[name] = {
-                "missing": n_missing,
-                "mode": labels[fill],
-                "mode_rows": int(np.count_nonzero(codes == fill)),
-                "categories": len(labels),
-                "observed": n_observed,
-            }
+            own = int(np.count_nonzero(codes == fill))
+            self.id_like_imputed_[name] = dict(
+                missing=n_missing, mode=labels[fill], mode_rows=own, categories=len(labels),
+                observed=n_observed,
+            )  # fmt: skip
 
     def _fit_numeric(self, name, column: pd.Series):
         values = numeric_values(column)
