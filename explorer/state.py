@@ -157,8 +157,8 @@ def _link_note(template: str, name: str, text: str, default) -> str:
 def _seed_notes(query: dict[str, str]) -> list[str]:
     """A note when the link asks for another seed than the app's :data:`SEED`."""
     text = query.get("seed")
-    if text is None or text.strip() == str(SEED):
-        return []
+    if text is None or _setting(query, "seed", "seed", (SEED,), None) == SEED:
+        return []  # absent, or 42 however written ("042", " 42")
     return [_link_note(SEED_LINK_NOTE, "seed", text, SEED)]
 
 

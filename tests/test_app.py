@@ -202,7 +202,7 @@ def test_a_links_seed_or_setting_the_app_does_not_take_is_said_once():
     assert "seed 7" in unescape(seed_note) and "seed 42" in unescape(seed_note)
     assert url(at, "seed") == str(state.SEED) == "42"
     # a link that asks for what the app does raises no note
-    plain = open_app(seed="42", folds="5", n_bins="10")
+    plain = open_app(seed="042", folds="5", n_bins="10")  # 42 however written
     assert not [info.value for info in plain.main.info if "link" in info.value]
     assert url(plain, "folds") == "5"
 
