@@ -112,17 +112,19 @@ def double_counting_view(name: str, feature: int, copies: int) -> None:
     show_figure(fig, frame, "calibration-reliability-copies")
 
 
-def remedies_view(name: str, feature: int, copies: int) -> None:
-    """The remedies compared on one metric, their reliability, the verdict."""
+def remedies_view(name: str, feature: int, copies: int, notes) -> None:
+    """The remedies compared on one metric, their reliability, the verdict (the metric's
+    choice among the presenter's settings, the temperatures in ``notes``)."""
     compared = comparison(name, int(feature), int(copies))
     table = compared["table"]
-    metric = st.radio(
-        "Compare on",
-        COMPARED,
-        format_func=metric_title,
-        horizontal=True,
-        **page_setting("calib_metric", COMPARED[0], COMPARED),
-    )
+    with steps.controls():
+        metric = st.radio(
+            "Compare on",
+            COMPARED,
+            format_func=metric_title,
+            horizontal=True,
+            **page_setting("calib_metric", COMPARED[0], COMPARED),
+        )
     verdict = lesson.complementarity(table, metric)
     st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
     if steps.show(3):
@@ -136,7 +138,8 @@ def remedies_view(name: str, feature: int, copies: int) -> None:
         lesson_figure("reliability-remedies", name, int(feature), int(copies), metric)
     )
     show_figure(fig, frame, "calibration-reliability-remedies")
-    st.caption(lesson.temperature_text(table))
+    with notes:  # in the presenter mode, beside the figure
+        st.caption(lesson.temperature_text(table))
     if not steps.presenting:  # the table of every number: outside the presenter's steps
         show_table(table.drop(columns=["model", "calibration", "temperature"]).round(4))
 
@@ -207,7 +210,7 @@ def lesson_view() -> None:
                 double_counting_view(name, int(feature), int(copies))
         with tab_fixes:
             if steps.show(3) or steps.show(4):
-                remedies_view(name, int(feature), int(copies))
+                remedies_view(name, int(feature), int(copies), notes)
 
 
 lesson_view()

@@ -121,8 +121,9 @@ def explanation() -> None:
         )
 
 
-def held_out_view(out: dict, inputs: tuple, refitted: bool) -> None:
-    """The held-out log-loss over m, and what the what-if m changes on it."""
+def held_out_view(out: dict, inputs: tuple, refitted: bool, notes) -> None:
+    """The held-out log-loss over m, and what the what-if m changes on it (the sentence in
+    ``notes``: beside the figure in the presenter mode)."""
     curve, heb, m_whatif = out["curve"], out["heb"], inputs[2]
     if out["heldout"] is None:
         st.info("The held-out curve needs at least two rows in this pair.")
@@ -130,16 +131,17 @@ def held_out_view(out: dict, inputs: tuple, refitted: bool) -> None:
     fig, data_frame = steps.fitted(lesson_figure("held-out", inputs))
     show_figure(fig, data_frame, "evidence-held-out")
     refit = " (the prior mean is refitted without the held-out rows)" if refitted else ""
-    st.markdown(
-        f"Moving m from {heb}'s {format_m(curve.m_hat)} to {format_m(m_whatif)} changes "
-        f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
-        f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
-    )
+    with notes:
+        st.markdown(
+            f"Moving m from {heb}'s {format_m(curve.m_hat)} to {format_m(m_whatif)} changes "
+            f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
+            f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
+        )
 
 
 steps = lesson_header(
     __file__,
-    ["The evidence curve and its maximiser", "The smoothed PMFs", "The held-out check"],
+    ["The evidence curve and its peak", "The smoothed PMFs", "The held-out check"],
     about="Type-II maximum likelihood",
 )
 
@@ -230,10 +232,11 @@ def lesson_view() -> None:
             fig, data_frame = steps.fitted(lesson_figure("evidence", inputs))
             show_figure(fig, data_frame, "evidence-curve")
             if not out["uniform_prior"]:
-                st.caption(
-                    "Laplace is not on this curve: its prior mean is uniform, this curve's is "
-                    "the pooled marginal."
-                )
+                with notes:  # in the presenter mode, beside the figure
+                    st.caption(
+                        "Laplace is not on this curve: its prior mean is uniform, this curve's "
+                        "is the pooled marginal."
+                    )
         if steps.show(2):
             fig, data_frame = steps.fitted(lesson_figure("pmfs", inputs, tuple(labels)))
             show_figure(fig, data_frame, "evidence-smoothed-pmfs")
@@ -243,7 +246,7 @@ def lesson_view() -> None:
                     f"Showing the {shown.size} most frequent of {curve.n_categories:,} categories."
                 )
         if steps.show(3):
-            held_out_view(out, inputs, refitted=pooled is not None)
+            held_out_view(out, inputs, pooled is not None, notes)
 
 
 lesson_view()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import streamlit as st
 
 from explorer.display import show_figure, show_table
@@ -66,17 +68,19 @@ def explanation() -> None:
     )
 
 
-def concentrations_view(conc, setting: tuple) -> None:
-    """The learned concentration per level of the tree, and what it says."""
+def concentrations_view(conc, setting: tuple, notes) -> None:
+    """The learned concentration per level of the tree, and what it says (in ``notes``:
+    beside the figure in the presenter mode)."""
     fig, data = steps.fitted(lesson_figure("concentrations", setting))
     show_figure(fig, data, "hierarchy-concentrations")
     code_m = conc.loc[conc["level"] == "code", "learned m"]
-    st.markdown(
-        "Small m: the classes split that level differently (signal); large m: they "
-        f"share the pooled split. At the code level m reaches {format_m(code_m.max())} "
-        "(the clamp when the classes share the split exactly). "
-        "'tree's weight': the tree's share of the estimate; HEB-M has the rest."
-    )
+    with notes:
+        st.markdown(
+            "Small m: the classes split that level differently (signal); large m: they "
+            f"share the pooled split. At the code level m reaches {format_m(code_m.max())} "
+            "(the clamp when the classes share the split exactly). "
+            "'tree's weight': the tree's share of the estimate; HEB-M has the rest."
+        )
     if not steps.presenting:  # the table of every number: outside the presenter's steps
         show_table(conc.round(3), key="hier_conc_table")
 
@@ -84,10 +88,10 @@ def concentrations_view(conc, setting: tuple) -> None:
 steps = lesson_header(
     __file__,
     [
-        "A sparse code under three smoothers",
-        "Borrowing from the parent",
+        "One sparse code",
+        "From the parent",
         "The hierarchy",
-        "Concentration per level",
+        "m per level",
     ],
     about="beyond the paper (its section 5.6)",
 )
@@ -135,10 +139,12 @@ def lesson_view() -> None:
         cols = st.columns(len(l1))
         for col, (name, value) in zip(cols, l1.items(), strict=True):
             col.metric(f"{name}: mean l1 error", f"{value:.3f}")
-        st.markdown(
-            f"The sparse code is **{label}**: the likeliest code (class 0) with at most one "
-            f"class-0 row. The l1 error above is over all {len(out['labels'])} codes."
-        )
+        # in the presenter mode beside the figure (but on step 2, whose text fills that column)
+        with notes if not steps.show(2) else nullcontext():
+            st.markdown(
+                f"The sparse code is **{label}**: the likeliest code (class 0) with at most one "
+                f"class-0 row. The l1 error above is over all {len(out['labels'])} codes."
+            )
         tab_leaf, tab_tree, tab_m = steps.tabs(
             ["The sparse code", "The hierarchy", "Concentration per level"]
         )
@@ -155,14 +161,16 @@ def lesson_view() -> None:
             if steps.show(3):
                 fig, data = steps.fitted(lesson_figure("tree", setting))
                 show_figure(fig, data, "hierarchy-tree")
-                st.markdown(
-                    "Click a region or a prefix to zoom in. Every code's class PMF is the "
-                    "product of the splits along its path: region of the root, prefix of the "
-                    "region, code of the prefix."
-                )
+                with notes:
+                    st.markdown(
+                        f"Click a region or a prefix to zoom in (only code {label}'s prefix "
+                        "is drawn down to its codes). Every code's class PMF is the product "
+                        "of the splits along its path: region of the root, prefix of the "
+                        "region, code of the prefix."
+                    )
         with tab_m:
             if steps.show(4):
-                concentrations_view(out["concentrations"], setting)
+                concentrations_view(out["concentrations"], setting, notes)
 
 
 lesson_view()

@@ -120,10 +120,12 @@ def lesson_view() -> None:
                     f"{format_m(M_MIN)}, and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while "
                     "Laplace's is 2(K − 1)/(N + K)."
                 )
-        st.caption(
-            "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
-            "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they overlap."
-        )
+        if steps.show(2):  # the grid's expected pattern: with the grid (step 2)
+            st.caption(
+                "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
+                "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they "
+                "overlap."
+            )
 
     with right:
         setting = (int(K), int(N), float(alpha_dir), int(reps))

@@ -62,13 +62,13 @@ def explanation() -> None:
             "- estimated against **true** posteriors on fresh test rows;\n"
             "- the **true** calibration error."
         )
+    if steps.show(2):
         st.markdown(
             "Which prior mean is right depends on the truth. With Dirichlet(α_dir) PMFs drawn "
             "independently per class, nothing is shared between classes: the uniform mean "
             "(HEB-U) fits. The ID-like preset draws every class's PMF around one shared "
             "Zipf marginal, HEB-M's hierarchical model: there the pooled marginal wins."
         )
-    if steps.show(2):
         st.markdown(
             "Watch HEB-M at the default settings: its prior mean is the marginal pooled "
             "from the *same* rows (empirical Bayes, paper Remark 1). With two classes and "
@@ -87,12 +87,14 @@ def explanation() -> None:
 
 
 def posteriors_view(out: dict, setting: tuple) -> None:
-    """Estimated against true posteriors, for the smoothers picked."""
-    labels = st.multiselect(
-        "Smoothers",
-        list(out["posteriors"]),
-        **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
-    )
+    """Estimated against true posteriors, for the smoothers picked (the pick among the
+    presenter's settings)."""
+    with steps.controls():
+        labels = st.multiselect(
+            "Smoothers",
+            list(out["posteriors"]),
+            **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
+        )
     fig, data = steps.fitted(lesson_figure("posteriors", setting, tuple(labels)))
     show_figure(fig, data, "known-truth-posteriors")
 
@@ -159,7 +161,7 @@ def lesson_view() -> None:
         c1.metric("Smallest mean l1 error", f"{best['label']}: {best['mean_l1']:.3f}")
         best_ece = summary.sort_values("true_ece").iloc[0]
         c2.metric("Smallest true ECE", f"{best_ece['label']}: {best_ece['true_ece']:.3f}")
-        c3.metric("True model's log-loss (floor)", f"{out['true_log_loss']:.3f}")
+        c3.metric("Log-loss floor (truth)", f"{out['true_log_loss']:.3f}")
         tab_pmf, tab_post, tab_cal = steps.tabs(["PMF error", "Posteriors", "Calibration"])
         with tab_pmf:
             if steps.show(1):

@@ -34,6 +34,29 @@ def underflow_figure(message: tuple[str, ...], alpha: float, copies: int):
     return figures.underflow_figure(curve, corpus.classes, int(curve["n_words"][copies - 1]))
 
 
+def explanation() -> None:
+    """The rule and the zero counts (step 1), underflow and log-sum-exp (step 2)."""
+    if steps.show(1):
+        st.markdown("Naive Bayes multiplies one factor per word:")
+        st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
+        st.markdown(
+            "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one "
+            "zero factor sends the whole product to 0: a single unseen word vetoes *ham*, "
+            "whatever the other words say. Adding α phantom occurrences of every word "
+            "fixes it:"
+        )
+        st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
+    if steps.show(2):
+        st.markdown(
+            "**Underflow.** A product of many factors below 1 falls under the smallest "
+            "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
+            "Summing logs and normalising with log-sum-exp never underflows:"
+        )
+        st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
+        st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
+        st.latex(r"s^* = \max_{c'} s_{c'}")
+
+
 @st.fragment
 def lesson_view() -> None:
     """Zero counts' controls and figures: a control reruns this fragment alone."""
@@ -71,26 +94,9 @@ def lesson_view() -> None:
                 **page_setting("zero_copies", 60, COPY_CHOICES),
             )
         with notes:
-            if steps.show(1):
-                st.markdown("Naive Bayes multiplies one factor per word:")
-                st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
-                st.markdown(
-                    "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one "
-                    "zero factor sends the whole product to 0: a single unseen word vetoes *ham*, "
-                    "whatever the other words say. Adding α phantom occurrences of every word "
-                    "fixes it:"
-                )
-                st.latex(r"\hat P(w \mid c) = \frac{N_{cw} + \alpha}{N_c + \alpha V}")
-            if steps.show(2):
-                st.markdown(
-                    "**Underflow.** A product of many factors below 1 falls under the smallest "
-                    "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
-                    "Summing logs and normalising with log-sum-exp never underflows:"
-                )
-                st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
-                st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
-                st.latex(r"s^* = \max_{c'} s_{c'}")
-        st.caption("Textbook sections 18.2 (the decision rule) and 18.3.4 (Laplace smoothing).")
+            explanation()
+        if steps.show(1):  # the sources of step 1's rule and smoothing
+            st.caption("Textbook sections 18.2 (the decision rule) and 18.3.4 (Laplace smoothing).")
 
     with right:
         if not message:
@@ -124,12 +130,13 @@ def lesson_view() -> None:
             n_words = int(curve["n_words"][at])
             fig, data = steps.fitted(underflow_figure(tuple(message), alpha, int(copies)))
             show_figure(fig, data, "zero-counts-underflow")
-            st.markdown(
-                f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
-                f"Multiplying probabilities directly: "
-                f"{lesson.direct_summary(curve, corpus, at)}.  \n"
-                f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
-            )
+            with notes:  # in the presenter mode, beside the figure: the footer stays on screen
+                st.markdown(
+                    f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
+                    f"Multiplying probabilities directly: "
+                    f"{lesson.direct_summary(curve, corpus, at)}.  \n"
+                    f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
+                )
 
 
 lesson_view()
