@@ -212,6 +212,8 @@ def class_balance(work: loading.WorkingData) -> None:
 #: the longest class name a lens table header shows whole (its tooltip has all of it): eight
 #: such columns and the category fit the main column at 1440 px
 LENS_HEADER_CHARS = 16
+#: the most classes whose lens table fits beside the figure; with more it spans the page
+LENS_SIDE_CLASSES = 2
 
 
 @st.fragment
@@ -238,12 +240,15 @@ def feature_lens(work: loading.WorkingData) -> None:
             f"{zeros:,} of {cells:,} cells are **zero**. An unsmoothed "
             "estimate would give those a probability of exactly 0 and veto the class."
         )
-    lens_counts_table(frame)
+        if work.n_classes <= LENS_SIDE_CLASSES:  # narrow enough for the side column
+            lens_counts_table(frame)
+    if work.n_classes > LENS_SIDE_CLASSES:
+        lens_counts_table(frame)
 
 
 def lens_counts_table(frame: pd.DataFrame) -> None:
-    """The lens's counts across the page, total first and the classes as the figure groups
-    them, so every column is readable at 1440 px (the CSV under the figure has them all)."""
+    """The lens's counts, total first and the classes as the figure groups them, so every
+    column is readable at 1440 px (the CSV under the figure has them all)."""
     table = summaries.lens_table(frame.sort_values("total", ascending=False, kind="stable"))
     classes = {
         name: name.removeprefix("N(class=").removeprefix("N(").removesuffix(")")
