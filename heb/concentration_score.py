@@ -255,7 +255,12 @@ class Score:
         item_group, item_t, item_n, item_w = items
         doc_group, doc_n, doc_w = docs
         self.n_groups = n_groups
-        small = (item_n <= SMALL_COUNT) & (item_n == np.rint(item_n))
+        # the counts as 8-bit integers (SMALL_COUNT + 1 for larger ones): at millions of
+        # items every 64-bit temporary costs page faults
+        capped = np.minimum(item_n, SMALL_COUNT + 1.0)
+        count8 = capped.astype(np.int8)
+        small = (count8 <= SMALL_COUNT) & (count8 == capped)  # integer counts <= 16
+        del capped
         small_doc = (doc_n <= SMALL_COUNT) & (doc_n == np.rint(doc_n))
         item_bounds = group_bounds(item_group, n_groups)
         doc_bounds = group_bounds(doc_group, n_groups)
@@ -268,10 +273,11 @@ class Score:
             small_items = _group_sums(item_bounds, ones_i)
         # rational k = 0 terms and log(m) terms of the evidence: items minus documents
         self.coef0 = small_items - _group_sums(doc_bounds, ones_d)
-        reps = np.where(small, item_n - 1.0, 0.0).astype(np.int64)
+        reps = np.where(small, count8 - np.int8(1), np.int8(0))  # n - 1 terms, int8
         if item_w is None:
             self.items = RationalTerms.expand(item_t, reps, item_bounds)
         else:  # merged items: equal (group, t) recur with different counts
+            reps = reps.astype(np.int64)
             self.items = RationalTerms.expand_shared(item_group, item_t, reps, item_w, n_groups)
         if small_doc.any():
             doc_reps = np.where(small_doc, doc_n - 1.0, 0.0).astype(np.int64)

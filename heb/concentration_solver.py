@@ -203,9 +203,9 @@ def start_log_m(sub: WeightedItems, lo, hi, n_categories=None) -> np.ndarray:
         w = -special.lambertw(-ratio * np.exp(-ratio), k=-1).real / ratio
         x = np.log(total / (w - 1.0)) + 0.5
         if n_categories is not None:
-            terms = sub.item_count * sub.item_count / sub.item_prior
-            w_terms = terms if sub.item_weight is None else terms * sub.item_weight
-            chi2 = np.bincount(sub.item_group, w_terms, sub.n_groups) / total - total
+            terms = np.square(sub.item_count)
+            terms /= sub.item_prior  # in place: one item-long temporary
+            chi2 = sub._item_sums(terms) / total - total  # items sorted: runs, no bincount
             r = chi2 / (n_categories - 1.0)
             moments = np.log(np.where(r > 1.0, (total - r) / (r - 1.0), np.inf))
             x = np.fmax(x, moments)
@@ -220,7 +220,8 @@ def halley_log_m(score: Score, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     needs about one iteration fewer than Newton's. A group is done after a step below
     ``STEP_TOL`` whose Newton step g / g' is below it too (so a small Halley step far
     from the root, where its denominator is large, cannot stop it; g = 0 gives a zero
-    step) or once its bracket is narrower than ``BRACKET_TOL``. Returns x, converged and iterations per group.
+    step) or once its bracket is narrower than ``BRACKET_TOL``. Returns x, converged and
+    iterations per group.
     """
     n_groups = x.size
     x_out = x.copy()
