@@ -59,6 +59,7 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
             "rangemode": "tozero",
             "showgrid": False,
             "tickfont": {"color": WHATIF_COLOR},
+            "tickformat": ".2f",
             "automargin": True,
         }
     )
