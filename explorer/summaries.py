@@ -11,7 +11,7 @@ import pandas as pd
 
 from explorer.loading import WorkingData
 from heb.data import Dataset
-from heb.figures.dataset import MAX_CLASS_SERIES
+from heb.figures.dataset import class_series
 from heb.smoothing import mutual_information
 
 __all__ = [
@@ -114,15 +114,12 @@ def lens_table(counts: pd.DataFrame) -> pd.DataFrame:
     """The on-screen form of :func:`conditional_counts`, narrow enough to read whole.
 
     ``category``, then ``total``, then the classes the lens figure draws in their own
-    colour (the :data:`~heb.figures.dataset.MAX_CLASS_SERIES` largest, largest first), then
+    colour (:func:`~heb.figures.dataset.class_series`: the largest, largest first), then
     one column ``N(k other classes)`` summing the rest, as the figure's grey series does.
     With 21 classes the full table was 23 columns wide and its ``total`` was cut off at
     1440 px; the download keeps every class.
     """
-    classes = list(counts.columns[1:-1])
-    own, rest = classes[:MAX_CLASS_SERIES], classes[MAX_CLASS_SERIES:]
-    if len(rest) == 1:  # "other classes" of one class: show it, as the figure does
-        own, rest = classes, []
+    own, rest = class_series(counts)  # the figure's split
     table = counts[["category", "total", *own]].copy()
     if rest:
         table[f"N({len(rest)} other classes)"] = counts[rest].sum(axis=1)

@@ -41,6 +41,23 @@ def class_balance_figure(class_names: Sequence[str], class_counts: np.ndarray) -
     return fig.update_layout(showlegend=False)
 
 
+def class_series(counts: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The classes of a counts table drawn in their own colour and those summed as one.
+
+    ``counts`` has a ``category`` and a ``total`` column and one column per class. The
+    :data:`MAX_CLASS_SERIES` largest classes (most rows, largest first; ties in column
+    order) are their own series, the rest one "other classes" series; a rest of one class
+    is shown as itself.
+    """
+    classes = [c for c in counts.columns if c not in ("category", "total")]
+    sizes = counts[classes].sum(axis=0).to_numpy()
+    order = [classes[i] for i in np.argsort(-sizes, kind="stable")]
+    own, rest = order[:MAX_CLASS_SERIES], order[MAX_CLASS_SERIES:]
+    if len(rest) == 1:
+        return order, []
+    return own, rest
+
+
 def feature_counts_figure(
     counts: pd.DataFrame, feature_name: str, top_categories: int = 30
 ) -> go.Figure:
@@ -65,11 +82,7 @@ def feature_counts_figure(
         raise ValueError("The counts need one column per class.")
     n_categories = len(counts)
     shown = counts.nlargest(top_categories, "total") if n_categories > top_categories else counts
-    sizes = counts[classes].sum(axis=0).to_numpy()
-    order = [classes[i] for i in np.argsort(-sizes, kind="stable")]
-    own, rest = order[:MAX_CLASS_SERIES], order[MAX_CLASS_SERIES:]
-    if len(rest) == 1:  # "other classes" of one class: show it
-        own, rest = order, []
+    own, rest = class_series(counts)
     x = escape_all(shown["category"])
     fig = go.Figure()
     for index, name in enumerate(own):
