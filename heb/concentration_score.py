@@ -77,7 +77,7 @@ class Runs:
         return runs, np.flatnonzero(np.repeat(sel, self.sizes))
 
 
-def _scatter_terms(t, reps, starts, total, weight):
+def _scatter_terms(t, reps, ends, total, weight):
     """The terms k / t (and weights) of :meth:`RationalTerms.expand`, item-major, built
     one k at a time: k = 1 .. max(reps) <= SMALL_COUNT slices of the items with reps >= k.
 
@@ -90,7 +90,9 @@ def _scatter_terms(t, reps, starts, total, weight):
     reps = reps.take(some)
     order = some.take(np.argsort(reps.astype(np.int8), kind="stable"))  # reps < 128
     first = np.concatenate(([0], np.cumsum(np.bincount(reps, minlength=SMALL_COUNT + 1))))
-    at, t_sorted = starts.take(order), t.take(order)
+    at, t_sorted = ends.take(order), t.take(order)
+    # each item's first term: its end less its reps (the sorted reps are runs of 0 .. 16)
+    at -= np.repeat(np.arange(SMALL_COUNT + 1, dtype=np.int8), np.diff(first))
     a = np.empty(total)
     w = None if weight is None else np.empty(total)
     w_sorted = None if weight is None else weight.take(order)
@@ -124,11 +126,13 @@ class RationalTerms:
         """
         ends = np.cumsum(reps)
         total = int(ends[-1]) if reps.size else 0
-        sizes = np.diff(np.concatenate(([0], ends))[bounds])
+        # terms before each group's first item (no item-long concatenation)
+        before = ends.take(np.maximum(bounds - 1, 0)) if reps.size else np.zeros(bounds.size)
+        sizes = np.diff(np.where(bounds > 0, before, 0))
         n_groups = bounds.size - 1
         runs = Runs(np.arange(n_groups), sizes, n_groups)
         if total and reps.max() <= SMALL_COUNT:
-            return cls(runs, *_scatter_terms(t, reps, ends - reps, total, weight))
+            return cls(runs, *_scatter_terms(t, reps, ends, total, weight))
         k = np.arange(1.0, total + 1.0)
         k -= np.repeat(ends - reps, reps)
         w = None if weight is None else np.repeat(weight, reps)
