@@ -103,7 +103,7 @@ def _scatter_terms(t, reps, ends, total, weight):
         index = np.add(at[lo:], k - 1, out=index_buffer[: at.size - lo])
         a[index] = np.divide(k, t_sorted[lo:], out=value_buffer[: at.size - lo])
         if w is not None:
-            w[at[lo:] + (k - 1)] = w_sorted[lo:]
+            w[index] = w_sorted[lo:]
     return a, w
 
 

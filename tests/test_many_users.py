@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -491,8 +492,6 @@ def test_a_worker_computes_on_one_thread():
 def test_a_worker_keeps_its_two_most_recently_used_datasets():
     """remember() is the list both ends of the pipe keep: a dataset used again becomes the
     newest, and a third one drops the least recently used."""
-    from collections import OrderedDict
-
     kept: OrderedDict = OrderedDict()
     for fingerprint in ("a", "b", "a", "c"):
         cv_worker.remember(kept, fingerprint, fingerprint.upper())
@@ -502,8 +501,6 @@ def test_a_worker_keeps_its_two_most_recently_used_datasets():
 
 def test_a_dataset_changed_on_its_way_to_the_worker_is_refused(tmp_path):
     """The worker compares the dataset it read with the fingerprint the server sent."""
-    from collections import OrderedDict
-
     dataset = load_builtin("iris")
     cv_worker.write_dataset(dataset, tmp_path)
     described = cv_worker.describe(dataset, "0" * 64, sent=True)
@@ -532,9 +529,6 @@ def test_a_failed_run_gives_its_slot_back():
 def test_an_idle_worker_beyond_the_bound_is_stopped_oldest_first():
     """Given back beyond MAX_IDLE_WORKERS, the oldest idle worker is stopped, not left
     running outside the pool (stand-in processes that wait on their stdin as workers do)."""
-    import subprocess
-    import sys
-
     waiting = [sys.executable, "-c", "import sys; sys.stdin.read()"]
     workers = [
         worker_pool._Worker(

@@ -104,9 +104,6 @@ def _canonical_array(array: np.ndarray) -> Any:
     }
 
 
-#: CPython 3.11's AST constructor keeps its recursion depth in module state, so two threads
-#: parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
-#: (seen when eight app sessions asked for the first cache key together): one at a time
 #: tokens that carry no code: comments, blank lines, the encoding marker
 _NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
 #: tokens that only frame a logical line

@@ -44,18 +44,18 @@ def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
         region_names[to_region[to_prefix[leaf]]],
     }
     title = f"The tree, sized by class 0's true PMF; code {labels[leaf]}'s path in colour"
-    colors = [_PATH if name in on_path else _OTHER for name in ids]
     drawn = np.ones(len(ids), dtype=bool)
     drawn[n_region + n_prefix :] = to_prefix == to_prefix[leaf]
+    shown = np.array(ids)[drawn]
     fig = go.Figure(
         go.Sunburst(
-            ids=np.array(ids)[drawn],
-            labels=np.array(ids)[drawn],
+            ids=shown,
+            labels=shown,
             parents=np.array(parents)[drawn],
             values=values[drawn],
             branchvalues="total",
             marker={
-                "colors": np.array(colors)[drawn],
+                "colors": [_PATH if name in on_path else _OTHER for name in shown],
                 "line": {"color": "white", "width": 0.5},
             },
             hovertemplate="%{label}: true P = %{value:.4f}<extra></extra>",
