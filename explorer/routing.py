@@ -5,10 +5,12 @@ sidebar) and runs the page it returns. Streamlit, however, starts an app whose e
 script sits next to a ``pages/`` folder in its legacy multipage mode, which lasts until
 the first ``st.navigation`` call of the server process: on a fresh server, the first
 visit to a page's own URL (``/compare``) runs ``pages/compare.py`` alone, without
-``app.py``. :func:`ensure_entry_point`, called at the top of every page, notices that and
-draws the same shell itself; its ``st.navigation`` call (public API) ends the legacy mode
-for every later run. No Streamlit internal is touched, and nothing is rerun, so a click
-that started the run is never lost.
+``app.py``. :func:`ensure_entry_point`, called at the top of every page, notices that:
+its ``st.navigation`` call (public API) ends the legacy mode for every later run, and one
+``st.rerun`` draws the page through ``app.py`` at once, because Streamlit folds the running
+script into each widget's id: a widget drawn by the legacy run would lose its first click.
+No Streamlit internal is touched. Under ``streamlit run pages/x.py`` (or ``AppTest`` on a
+page file) the page draws the shell itself and carries on in the same run.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ SECTIONS = {
     ],
 }
 _SHELL_DRAWN = "_explorer_shell_drawn"
+#: set once the legacy mode's first run has asked for a rerun through ``app.py``
+_LEGACY_RERUN = "_explorer_legacy_rerun"
 #: session name of the page whose first run :func:`loading_note` saw last
 _NOTED_PAGE = "_explorer_noted_page"
 #: URL flag (and session name) of the presenter mode: ``?present=1``
@@ -196,14 +200,37 @@ def ensure_entry_point() -> None:
     """Draw the app's shell when Streamlit ran this page file without ``app.py``.
 
     Call first thing in every page. After ``app.py`` it does nothing; in Streamlit's
-    legacy ``pages/`` mode (the first visit of a fresh server to a page's own URL) or
-    under ``streamlit run pages/x.py`` it draws the menu, style and sidebar itself and
-    lets the page carry on in the same run.
+    legacy ``pages/`` mode (the first visit of a fresh server to a page's own URL) it
+    ends that mode and reruns through ``app.py``; under ``streamlit run pages/x.py`` it
+    draws the menu, style and sidebar itself and lets the page carry on in the same run.
     """
     if st.session_state.pop(_SHELL_DRAWN, False):
         return
+    if _legacy_first_run():
+        route()  # st.navigation ends the legacy mode for the whole process
+        st.session_state[_LEGACY_RERUN] = True
+        st.rerun()  # draw the page through app.py: its widgets get their lasting ids
     app_shell()
     st.session_state.pop(_SHELL_DRAWN, None)
+
+
+def _legacy_first_run() -> bool:
+    """True when Streamlit's legacy ``pages/`` mode ran this page in place of ``app.py``
+    (the session's first run; once per session at most, so a mode that did not end cannot
+    loop). A widget drawn in such a run has another id than the same widget drawn through
+    ``app.py`` (Streamlit folds the running script into it), so a click on a page drawn by
+    the legacy run was lost on the next run (seen: "Run the benchmark" did nothing).
+    Never under ``AppTest``, which runs a page file it switched to on every run."""
+    from streamlit import runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or st.session_state.get(_LEGACY_RERUN, False) or not runtime.exists():
+        return False
+    # AppTest stands a mock in for the server's Runtime and starts every run of a page it
+    # switched to in the legacy mode: a rerun there ends nothing
+    in_a_server = type(runtime.Runtime.instance()) is runtime.Runtime
+    return in_a_server and Path(ctx.main_script_path).name == "app.py"
 
 
 def _ordered() -> list[tuple[str, str, str]]:
