@@ -209,6 +209,7 @@ def page(playwright, tmp_path_factory):
         headless=True,
         viewport=VIEWPORT,
     )
+    context.on("page", track_frames)
     tab = context.new_page()
     tab.set_default_timeout(180_000)
     yield tab
@@ -243,30 +244,53 @@ def wait_settled(page, quiet_ms: int = 1500, timeout: float = 300) -> None:
             return
 
 
+#: per tab: websocket frames received from the server, and when the last one came
+_FRAMES: dict[int, dict[str, float]] = {}
+
+
+def track_frames(page) -> None:
+    """Count the frames ``page`` receives on its websockets (call before it opens one)."""
+    seen = _FRAMES.setdefault(id(page), {"count": 0, "last": 0.0})
+
+    def received(_frame) -> None:
+        seen["count"] += 1
+        seen["last"] = time.perf_counter()
+
+    page.on("websocket", lambda socket: socket.on("framereceived", received))
+
+
 def timed(page, action, timeout: float = 60) -> float:
     """Seconds from ``action()`` to the end of the script run it triggers: the browser's
-    count of finished runs grows, or (a full run whose states the frontend drew in one
-    batch) the server logged a new run and the page is idle. On a timeout the error says
-    what the page and the server showed."""
+    count of finished runs grows, or the page is idle again after the server answered
+    (a quick run's states can reach the frontend in one batch and never show in the
+    DOM: the server's frames and its log of full runs say a run happened). On a timeout
+    the error says what the page and the server showed."""
     page.evaluate(RUN_COUNTER)
     before = page.evaluate("() => window.__hebRuns")
     logged = len(server_runs())
+    frames = _FRAMES.get(id(page), {"count": 0, "last": 0.0})
+    frames_before = frames["count"]
     start = time.perf_counter()
     action()
     while True:
         if page.evaluate("() => window.__hebRuns") > before:
+            elapsed = time.perf_counter() - start
             break
-        if len(server_runs()) > logged and page.evaluate(DRAWN):
+        answered = frames["count"] > frames_before or len(server_runs()) > logged
+        quiet = time.perf_counter() - frames["last"] > 0.2
+        if answered and quiet and page.evaluate(DRAWN):
+            tracked = frames["count"] > frames_before  # then: the server's last frame
+            elapsed = (frames["last"] if tracked else time.perf_counter()) - start
             break
         if time.perf_counter() - start > timeout:
             state = page.get_attribute('[data-testid="stApp"]', "data-test-script-state")
             alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
             raise AssertionError(
                 f"no script run ended {timeout:.0f} s after the action: script state {state}, "
-                f"server runs {logged} -> {len(server_runs())}, alerts {alerts}"
+                f"server runs {logged} -> {len(server_runs())}, frames received "
+                f"{frames['count'] - frames_before}, alerts {alerts}"
             )
         page.wait_for_timeout(25)
-    elapsed = time.perf_counter() - start
     wait_idle(page)
     return elapsed
 
@@ -660,6 +684,14 @@ def browser(playwright):
     chromium = playwright.chromium.launch(
         executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
     )
+    new_context = chromium.new_context
+
+    def tracked_context(**options):
+        context = new_context(**options)
+        context.on("page", track_frames)  # every tab's websocket frames are counted
+        return context
+
+    chromium.new_context = tracked_context
     yield chromium
     chromium.close()
 
