@@ -409,14 +409,15 @@ def test_a_hostile_data_link_loads_the_default(page, app_url, value):
     from urllib.parse import quote
 
     page.goto(f"{app_url}/?data={quote(value, safe='')}")
-    wait_idle(page)
+    wait_settled(page)
     assert_no_exception(page, value)
     alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert any("cannot open from a URL" in text for text in alerts), alerts
     text = page.locator('[data-testid="stApp"]').inner_text()
     assert "root:" not in text and "Page not found" not in text
-    rows = page.locator('[data-testid="stMetricValue"]').first.inner_text()
-    assert rows == f"{len(load_builtin(DEFAULT_DATASET).X):,}"  # the default dataset is shown
+    rows = page.locator('[data-testid="stMetric"]').filter(has_text="Rows")
+    shown = rows.locator('[data-testid="stMetricValue"]').inner_text()
+    assert shown == f"{len(load_builtin(DEFAULT_DATASET).X):,}"  # the default dataset is shown
 
 
 def test_user_text_renders_as_text(page, app_url, tmp_path):
