@@ -186,9 +186,14 @@ def hierarchy_view(work: loading.WorkingData) -> None:
         st.info(
             "This dataset has no hierarchy: no column is a function of another at the "
             "Dataset page's tolerance and none is declared, so HEB-H is HEB-M here. "
-            "Declare one (a parent column or a prefix of the labels) on the Dataset page."
+            "Declare one (a parent column or a prefix of the labels) on the Dataset page, "
+            "tab Hierarchies."
         )
-        st.page_link(DATASET_PAGE, label="Declare a hierarchy", icon=":material/account_tree:")
+        if st.button(
+            "Declare a hierarchy", icon=":material/account_tree:", key="declare_hierarchy"
+        ):
+            st.session_state["dataset_tab"] = "Hierarchies"  # the Dataset page opens on it
+            st.switch_page(DATASET_PAGE)
         return
     frame, notes = hierarchies.level_frame(work, items)
     shown = "; ".join(escape(d.describe()) for d in items)
@@ -197,7 +202,8 @@ def hierarchy_view(work: loading.WorkingData) -> None:
     else:
         st.markdown(
             f"Detected, not declared: **{shown}** (every value of a column with one value of "
-            "the next). Compare's HEB-H runs as HEB-M until you confirm one on the Dataset page."
+            "the next). Compare's HEB-H runs as HEB-M until you confirm one on the Dataset page, "
+            "tab Hierarchies."
         )
     for note in notes:
         st.caption(escape(note))

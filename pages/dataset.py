@@ -170,7 +170,6 @@ def overview(dataset, work: loading.WorkingData) -> None:
 
 
 def show_features(frame: pd.DataFrame) -> None:
-    st.subheader("Features")
     top_mi = max(float(frame["MI with target (nats)"].max()), 1e-9)
     show_table(
         frame,
@@ -220,7 +219,6 @@ LENS_SIDE_CLASSES = 2
 def feature_lens(work: loading.WorkingData) -> None:
     """One feature's counts per class: what every smoother starts from (a fragment: picking
     a feature reruns this part alone)."""
-    st.subheader("One feature under the lens")
     names = work.feature_names
     feature = names.index(
         st.selectbox("Feature", names, **state.page_setting("lens_feature", names[0], names))
@@ -292,6 +290,9 @@ def smoothing_pressure(work: loading.WorkingData) -> None:
 
 
 # --------------------------------------------------------------------------- page
+#: the page's sections below the overview, one tab each
+SECTIONS = ("Features", "Classes and sparsity", "One feature under the lens", "Hierarchies")
+
 page_header(
     page_title(__file__),
     "What the classifier will count: the features, their categories and the class-"
@@ -314,16 +315,27 @@ with st.expander("Preview: the first 100 rows", expanded=False):
     preview = pd.concat([dataset.X.head(100), dataset.y.head(100)], axis=1)
     show_table(preview, hide_index=False, key="preview", height=320)
 
-with guard("summarising the features"):
-    show_features(summaries.feature_table(dataset, work))
-left, right = st.columns([1, 2])
-with left, guard("drawing the class balance"):
-    class_balance(work)
-with right, guard("drawing the rows per category"):
-    smoothing_pressure(work)
-with guard("counting one feature"):
-    feature_lens(work)
-with guard("looking for hierarchies"):
-    hierarchies.show_hierarchies(work)
+# one tab per section; only the open one is built and sent: the three figures of the
+# other sections made every first visit wait for the plotly code (a fresh browser drew the
+# whole page in 5.4-6.1 s, 3.5 s without them); the tab is a page setting, so a link keeps it
+features_tab, classes_tab, lens_tab, hierarchy_tab = st.tabs(
+    list(SECTIONS), **state.page_setting("dataset_tab", SECTIONS[0], SECTIONS)
+)
+if features_tab.open:
+    with features_tab, guard("summarising the features"):
+        show_features(summaries.feature_table(dataset, work))
+if classes_tab.open:
+    with classes_tab:
+        left, right = st.columns([1, 2])
+        with left, guard("drawing the class balance"):
+            class_balance(work)
+        with right, guard("drawing the rows per category"):
+            smoothing_pressure(work)
+if lens_tab.open:
+    with lens_tab, guard("counting one feature"):
+        feature_lens(work)
+if hierarchy_tab.open:
+    with hierarchy_tab, guard("looking for hierarchies"):
+        hierarchies.show_hierarchies(work)
 
 page_footer(__file__, settings=True)

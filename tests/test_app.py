@@ -116,6 +116,11 @@ def test_dataset_page_on_the_default():
     features = table_with(at, "MI with target (nats)")
     assert list(features["feature"]) == list(default.X.columns)
     assert (features["MI with target (nats)"] >= 0).all()
+    assert figures(at) == []  # only the open tab is built: no figure on the Features tab
+    at.session_state["dataset_tab"] = "Classes and sparsity"
+    at.run()
+    assert_clean(at)
+    assert url(at, "dataset_tab") == "Classes and sparsity"  # a link keeps the tab
     # the class-balance bars are the class counts
     bars = titled(figures(at), "Rows per class")["data"][0]
     expected = default.y.value_counts().sort_index()
@@ -127,7 +132,7 @@ def test_dataset_page_on_the_default():
 
 
 def test_feature_lens_counts_add_up():
-    at = open_app()
+    at = open_app(dataset_tab="One feature under the lens")
     default = hdata.load_builtin(hdata.DEFAULT_DATASET)
     at.selectbox(key="w_lens_feature").set_value(default.X.columns[3]).run()
     assert_clean(at)
@@ -682,6 +687,10 @@ def test_any_column_name_works_on_every_page():
         at.selectbox(key="upload_target").set_value(target).run()
         assert_clean(at)
         assert {m.label: m.value for m in at.metric}["Classes"] == "4"
+    for tab in ("One feature under the lens", "Hierarchies", "Classes and sparsity"):
+        at.session_state["dataset_tab"] = tab
+        at.run()
+        assert_clean(at)
     heat = titled(figures(at), "per category")
     assert len(heat["data"][0]["y"]) == 4  # four classes of the target "index"
     for page in PAGE_FILES[1:]:
@@ -723,7 +732,10 @@ LINKED_VIEWS = [
     ("pages/lesson_known_truth.py", {"truth_rows": "500", "truth_features": "2"}),
     ("pages/concentrations.py", {"conc_model": "HEB-U", "heat_value": "rho"}),
     ("pages/compare.py", {"spread_metric": "log_loss", "reliability_methods": "HEB-M"}),
-    ("pages/dataset.py", {"lens_feature": "petal length (cm)"}),
+    (
+        "pages/dataset.py",
+        {"dataset_tab": "One feature under the lens", "lens_feature": "petal length (cm)"},
+    ),
 ]
 
 
@@ -758,7 +770,11 @@ def test_a_page_link_reproduces_its_view(page, settings):
     for name, text in settings.items():
         current = at.session_state[name]
         value = text.split(",") if isinstance(current, list) else type(current)(text)
-        widget(at, f"w_{name}").set_value(value).run()
+        try:
+            widget(at, f"w_{name}").set_value(value).run()
+        except KeyError:  # tabs: AppTest cannot click one; its shared value opens it
+            at.session_state[name] = value
+            at.run()
         assert_clean(at)
     query = {key: url(at, key) for key in at.query_params}
     assert {name: query.get(name) for name in settings} == settings

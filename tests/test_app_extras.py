@@ -266,7 +266,7 @@ def _lens_upload() -> bytes:
 
 
 def test_feature_lens_table_follows_the_legend():
-    at = open_page()
+    at = open_page(dataset_tab="One feature under the lens")
     at.file_uploader(key="upload_file").upload("lens.csv", _lens_upload(), "text/csv")
     at.run()
     assert_clean(at)
@@ -304,7 +304,7 @@ def test_the_lens_table_of_many_classes_keeps_total_in_view():
             "label": rng.permutation(label),
         }
     )
-    at = open_page()
+    at = open_page(dataset_tab="One feature under the lens")
     at.file_uploader(key="upload_file").upload("many.csv", frame.to_csv(index=False).encode(), "")
     at.run()
     assert_clean(at)

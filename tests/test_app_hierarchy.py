@@ -108,7 +108,7 @@ def test_fold_levels_equal_a_preprocessor_on_the_training_rows():
 
 # --------------------------------------------------------------------------- Dataset page
 def test_dataset_page_lists_the_amazon_dependencies(datasets_dir):
-    at = open_app(dataset="shared:amazon-employee-access")
+    at = open_app(dataset="shared:amazon-employee-access", dataset_tab="Hierarchies")
     shown = table_with(at, "violating share")
     pairs = set(zip(shown["child A"], shown["parent B"], strict=True))
     assert {("ROLE_TITLE", "ROLE_FAMILY"), ("ROLE_CODE", "ROLE_FAMILY")} <= pairs
@@ -135,7 +135,7 @@ def test_dataset_page_lists_the_amazon_dependencies(datasets_dir):
 
 
 def test_declared_prefix_on_zip_codes():
-    at = open_app()
+    at = open_app(dataset_tab="Hierarchies")
     at.selectbox(key="hier_feature").set_value("zip_code")
     at.radio(key="hier_kind").set_value("prefix of the label")
     at.text_input(key="hier_L").set_value("2, 1")
@@ -162,7 +162,7 @@ def test_declared_prefix_on_zip_codes():
 
 def test_the_parent_picker_starts_on_another_column_and_a_self_parent_is_refused():
     """Issue 12: the parent column defaulted to the child itself (zip_code -> zip_code)."""
-    at = open_app()
+    at = open_app(dataset_tab="Hierarchies")
     names = list(at.selectbox(key="hier_feature").options)
     assert at.selectbox(key="hier_feature").value == names[0]
     assert at.selectbox(key="hier_parent").value == names[1]  # the first other column
@@ -183,7 +183,7 @@ def test_the_parent_picker_starts_on_another_column_and_a_self_parent_is_refused
 def test_the_parent_picker_is_another_column_after_a_dataset_switch():
     """The picker kept its value across datasets: zip-codes' parent user_id stayed, and
     became the child itself on an upload whose first column is user_id."""
-    at = open_app()
+    at = open_app(dataset_tab="Hierarchies")
     assert at.selectbox(key="hier_parent").value == "user_id"
     rows = [f"u{i % 40},{'red' if i % 3 else 'blue'},{'a' if i % 2 else 'b'}" for i in range(120)]
     upload = "\n".join(["user_id,colour,label", *rows]).encode()
@@ -197,7 +197,7 @@ def test_the_parent_picker_is_another_column_after_a_dataset_switch():
 def test_user_text_in_a_declaration_is_escaped():
     name = "[click](https://example.com) **bold** <b>x</b>"
     text = json.dumps([{"feature": name, "prefix": [2]}])
-    at = open_app(hierarchies=text)
+    at = open_app(hierarchies=text, dataset_tab="Hierarchies")
     note = f"{name} -> prefix 2: no column {name!r} here, left out."
     captions = [c.value for c in at.caption]
     assert escape(note) in captions
@@ -434,3 +434,8 @@ def test_concentrations_say_plainly_when_there_is_no_hierarchy():
     open_heb_h_concentrations(at)
     assert any("This dataset has no hierarchy" in i.value for i in at.info)
     assert not [f for f in at.dataframe if "level name" in f.value.columns]
+    # its button opens the Dataset page on the tab where one is declared
+    at.button(key="declare_hierarchy").click().run()
+    assert_clean(at)
+    assert at.session_state["dataset_tab"] == "Hierarchies"
+    assert [b for b in at.button if b.label == "Declare"]  # the declaration form is drawn
