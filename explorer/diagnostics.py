@@ -62,16 +62,20 @@ def _frame(matrix, names: list[str]) -> pd.DataFrame:
     return out
 
 
-def show_diagnostics(comparison: Comparison, dataset: Dataset, methods: list[str]) -> None:
-    """The per-class section, the out-of-fold / report downloads and the code box."""
-    result = comparison.result
-    names = [str(c) for c in result.classes]
+def _chosen(name: str, default, choices: list):
+    """A page setting's session value when it is one of ``choices``, else ``default``."""
+    value = st.session_state.get(name, default)
+    return value if value in choices else default
+
+
+def _per_class_section(comparison: Comparison, names: list[str], methods_run, classes):
+    """Confusion, per-class reliability, precision / recall and ROC of the chosen method:
+    (method, its figures, the ROC figure)."""
     st.subheader("Per class: confusion, precision / recall, reliability, ROC")
     st.caption(
         "All from the pooled out-of-fold predictions: every row scored by the model that "
         "did not see it."
     )
-    methods_run = list(result.methods)
     method = st.selectbox(
         "Method", methods_run, **state.page_setting("diag_method", methods_run[0], methods_run)
     )
@@ -82,15 +86,35 @@ def show_diagnostics(comparison: Comparison, dataset: Dataset, methods: list[str
     with right:
         show_figure(views["reliability"], None, "class-reliability", key="class_rel_fig")
     show_table(views["scores"], number_format=None, key="class_scores")
-    classes = list(range(len(names)))
     positive = st.selectbox(
         "ROC of class (against the rest)",
         classes,
         format_func=lambda i: names[i],
         **state.page_setting("roc_class", 1 if len(names) == 2 else 0, classes),
     )
-    roc, curves = roc_for_class(comparison, positive)
+    roc, _ = roc_for_class(comparison, positive)
     show_figure(roc, None, "roc", key="roc_fig")
+    return method, views, roc
+
+
+def show_diagnostics(
+    comparison: Comparison, dataset: Dataset, methods: list[str], per_class=None
+) -> None:
+    """The per-class section, drawn in the container ``per_class`` (an open tab; None: not
+    drawn), then the out-of-fold / report downloads and the code box, whose report carries
+    the per-class view of the method and class last chosen either way."""
+    result = comparison.result
+    names = [str(c) for c in result.classes]
+    methods_run = list(result.methods)
+    classes = list(range(len(names)))
+    roc_default = 1 if len(names) == 2 else 0
+    if per_class is not None:
+        with per_class:
+            method, views, roc = _per_class_section(comparison, names, methods_run, classes)
+    else:
+        method = _chosen("diag_method", methods_run[0], methods_run)
+        views = method_figures(comparison, method)
+        roc, _ = roc_for_class(comparison, _chosen("roc_class", roc_default, classes))
 
     spec = st.session_state["data_spec"]
     upload = st.session_state.get("uploads", {}).get(spec)

@@ -32,6 +32,7 @@ __all__ = [
     "bound",
     "current_settings",
     "enter_page",
+    "keep_setting",
     "page_setting",
     "page_values",
     "presenting",
@@ -387,6 +388,14 @@ def page_setting(name: str, default, choices=None) -> dict:
         The values the widget offers (of the list, for a multiselect); anything else in
         the URL or the session falls back to ``default``.
     """
+    keep_setting(name, default, choices)
+    return bound(name)
+
+
+def keep_setting(name: str, default, choices=None) -> None:
+    """Keep a page setting in the session and the URL on a run that draws no widget for it
+    (its tab is closed), so a copied link still carries it; :func:`page_setting` without
+    the widget."""
     state = st.session_state
     if name not in state:
         text = state.get(_INITIAL_QUERY, {}).get(name)
@@ -404,7 +413,6 @@ def page_setting(name: str, default, choices=None) -> dict:
         values[name] = _as_text(state[name])
         if st.query_params.get(name) != values[name]:
             st.query_params[name] = values[name]
-    return bound(name)
 
 
 def page_values() -> dict[str, str]:

@@ -62,7 +62,13 @@ def smoother_knobs(methods: list[str]) -> None:
             )
 
 
-def show(comparison: cmp.Comparison, from_memory: bool) -> None:
+#: the views below the metrics table, one tab each
+RESULT_TABS = ("Reliability", "Spread over folds", "Per class")
+
+
+def show(comparison: cmp.Comparison, from_memory: bool):
+    """The table, its sentences and the tabbed views; the per-class tab when it is open
+    (its section is drawn with the downloads, which need its choices), else None."""
     result = comparison.result
     for note in result.notes:
         show_info(note)
@@ -85,8 +91,31 @@ def show(comparison: cmp.Comparison, from_memory: bool) -> None:
     download_buttons(None, result.folds, "cv-folds")
     for sentence in compare_sentences(comparison.summary):
         show_info(sentence)
-    reliability_view(comparison)
-    spread_view(comparison)
+    # one tab per view; only the open one is built and sent (five figures at once made a
+    # first visit wait seconds for plotly); the tab is a page setting, so a link keeps it
+    reliability_tab, spread_tab, class_tab = st.tabs(
+        list(RESULT_TABS), **state.page_setting("compare_tab", RESULT_TABS[0], RESULT_TABS)
+    )
+    if reliability_tab.open:
+        with reliability_tab:
+            reliability_view(comparison)
+    else:  # a closed tab's setting stays in the session and in a copied link
+        state.keep_setting(*_reliability_setting(result))
+    if spread_tab.open:
+        with spread_tab:
+            spread_view(comparison)
+    else:
+        state.keep_setting(*SPREAD_SETTING)
+    return class_tab if class_tab.open else None
+
+
+#: the spread view's metric: (name, default, choices) of its page setting
+SPREAD_SETTING = ("spread_metric", "accuracy", list(registry.METRICS))
+
+
+def _reliability_setting(result) -> tuple:
+    """The reliability view's drawn methods: (name, default, choices) of its page setting."""
+    return ("reliability_methods", list(result.methods[:MAX_DRAWN]), list(result.methods))
 
 
 @st.fragment
@@ -98,9 +127,7 @@ def reliability_view(comparison: cmp.Comparison) -> None:
         "Draw",
         result.methods,
         help="The methods drawn in the diagram (a few at a time read best).",
-        **state.page_setting(
-            "reliability_methods", list(result.methods[:MAX_DRAWN]), list(result.methods)
-        ),
+        **state.page_setting(*_reliability_setting(result)),
     )
     st.caption(
         "Every row's out-of-fold prediction pooled over the folds, binned by its top-1 "
@@ -122,13 +149,12 @@ def reliability_view(comparison: cmp.Comparison) -> None:
 def spread_view(comparison: cmp.Comparison) -> None:
     """Each fold's score per method (a fragment: choosing the metric redraws it alone)."""
     result = comparison.result
-    st.subheader("Spread over folds")
     metric = st.segmented_control(
         "Metric",
         list(registry.METRICS),
         format_func=cmp.metric_column,
         required=True,
-        **state.page_setting("spread_metric", "accuracy", list(registry.METRICS)),
+        **state.page_setting(*SPREAD_SETTING),
     )
     data = result.folds[["method", "fold", metric]]
     show_figure(comparison.spread_fig(metric), data, f"folds-{metric}", key="spread_fig")
@@ -160,10 +186,11 @@ def comparison_view() -> None:
             dataset, loading.dataset_key(dataset), methods, state.run_settings()
         )
     if comparison is not None:
+        class_tab = None
         with guard("showing the comparison"):
-            show(comparison, from_memory)
+            class_tab = show(comparison, from_memory)
         with guard("showing the per-class diagnostics"):
-            diagnostics.show_diagnostics(comparison, dataset, methods)
+            diagnostics.show_diagnostics(comparison, dataset, methods, per_class=class_tab)
 
 
 comparison_view()

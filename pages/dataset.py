@@ -334,6 +334,8 @@ if classes_tab.open:
 if lens_tab.open:
     with lens_tab, guard("counting one feature"):
         feature_lens(work)
+else:  # a closed tab's setting stays in the session and in a copied link
+    state.keep_setting("lens_feature", work.feature_names[0], work.feature_names)
 if hierarchy_tab.open:
     with hierarchy_tab, guard("looking for hierarchies"):
         hierarchies.show_hierarchies(work)

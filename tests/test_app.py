@@ -358,8 +358,12 @@ def test_compare_page_and_a_what_if_change():
     assert shown.loc[0, "Accuracy ↑"] == (
         f"{laplace['accuracy_mean']:.4f} ± {laplace['accuracy_std']:.4f}"
     )
+    assert not [f for f in figures(at) if "per fold" in str(f["layout"]["title"])]  # closed tab
+    at.session_state["compare_tab"] = "Spread over folds"
+    at.run()
     at.segmented_control(key="w_spread_metric").set_value("log_loss").run()
     assert_clean(at)
+    assert url(at, "compare_tab") == "Spread over folds"  # a link keeps the tab
     boxes = titled(figures(at), "per fold")["data"]
     assert [box["name"] for box in boxes] == ["Laplace", "Lidstone", "HEB-M"]
     folds = expected.folds
@@ -731,7 +735,14 @@ LINKED_VIEWS = [
     ("pages/lesson_calibration.py", {"calib_copies": "2", "calib_metric": "brier"}),
     ("pages/lesson_known_truth.py", {"truth_rows": "500", "truth_features": "2"}),
     ("pages/concentrations.py", {"conc_model": "HEB-U", "heat_value": "rho"}),
-    ("pages/compare.py", {"spread_metric": "log_loss", "reliability_methods": "HEB-M"}),
+    (
+        "pages/compare.py",
+        {  # in this order: a widget is set while its tab is open
+            "reliability_methods": "HEB-M",
+            "compare_tab": "Spread over folds",
+            "spread_metric": "log_loss",
+        },
+    ),
     (
         "pages/dataset.py",
         {"dataset_tab": "One feature under the lens", "lens_feature": "petal length (cm)"},

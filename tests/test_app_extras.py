@@ -46,7 +46,7 @@ def shown_code(at: AppTest, words: str) -> str:
 
 @pytest.fixture(scope="module")
 def compare_page(tmp_path_factory) -> AppTest:
-    return open_page("pages/compare.py", **COMPARE_LINK)
+    return open_page("pages/compare.py", compare_tab="Per class", **COMPARE_LINK)
 
 
 @pytest.fixture(scope="module")

@@ -503,10 +503,12 @@ def test_the_app_end_to_end(page, app_url, screenshot_dir, tmp_path):
     assert "dataset=upload" in page.url
     assert "20,000" in page.locator('[data-testid="stMetricValue"]').first.inner_text()
     assert_no_exception(page, "the Dataset page after the upload")
-    # a figure downloads as PNG (kaleido + chromium) and its data as CSV
+    # a figure (the class balance, on its tab) downloads as PNG (kaleido + chromium) and
+    # its data as CSV
+    timed(page, page.get_by_role("tab", name="Classes and sparsity").click)
     buttons = page.locator('[data-testid="stDownloadButton"]')
     for label, magic in (("PNG", b"\x89PNG"), ("CSV", b"class,")):
-        button = buttons.filter(has_text=label).nth(1 if label == "CSV" else 0)
+        button = buttons.filter(has_text=label).first
         with page.expect_download(timeout=60_000) as download:
             button.click()
         assert Path(download.value.path()).read_bytes().startswith(magic), label
@@ -593,6 +595,14 @@ def _slider_steps(tab, label: str):
     return press("ArrowRight"), press("ArrowLeft")
 
 
+def _tabs(tab, first: str, second: str):
+    """Two actions: open the tab labelled ``first``, then ``second``."""
+    return (
+        lambda: tab.get_by_role("tab", name=first, exact=True).click(),
+        lambda: tab.get_by_role("tab", name=second, exact=True).click(),
+    )
+
+
 def _clicks(tab, first: str, second: str):
     """Two actions: click the option ``first``, then ``second`` (radio or segmented control)."""
     return (
@@ -603,7 +613,7 @@ def _clicks(tab, first: str, second: str):
 
 #: per page: (URL path, control name, a builder of its two actions)
 CONTROLS = [
-    ("dataset", None, None),
+    ("dataset", "tab", lambda t: _tabs(t, "Classes and sparsity", "Features")),
     (
         "concentrations",
         "colour by",
@@ -613,7 +623,7 @@ CONTROLS = [
             "m, the prior's weight in pseudo-rows",
         ),
     ),
-    ("compare", "spread metric", lambda t: _clicks(t, "Log-loss ↓", "Accuracy ↑")),
+    ("compare", "tab", lambda t: _tabs(t, "Spread over folds", "Reliability")),
     ("benchmark", "run", None),
     ("lesson_zero_counts", "alpha slider", lambda t: _slider_steps(t, "Pseudo-count α")),
     ("lesson_dirichlet", "K slider", lambda t: _slider_steps(t, "Categories K")),
