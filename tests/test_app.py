@@ -797,6 +797,20 @@ def test_a_page_link_reproduces_its_view(page, settings):
         assert fresh.session_state[name] == at.session_state[name]
 
 
+def test_a_closed_tabs_settings_stay_in_the_link():
+    """A setting whose widget sits on a closed tab is not drawn, but a link keeps it."""
+    at = open_app(data="builtin:iris", lens_feature="petal length (cm)", fd_tolerance="0.05")
+    assert at.session_state["dataset_tab"] == "Features"
+    assert url(at, "lens_feature") == "petal length (cm)"
+    assert url(at, "fd_tolerance") == "0.05"
+    at.session_state["dataset_tab"] = "One feature under the lens"
+    at.run()
+    assert at.selectbox(key="w_lens_feature").value == "petal length (cm)"
+    at = open_app("pages/compare.py", data="builtin:iris", spread_metric="log_loss")
+    assert at.session_state["compare_tab"] == "Reliability"
+    assert url(at, "spread_metric") == "log_loss"
+
+
 def test_lesson_settings_persist_across_pages_and_reset():
     at = open_app("pages/lesson_dirichlet.py")
     at.select_slider(key="w_dirichlet_K").set_value(20).run()
