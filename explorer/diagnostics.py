@@ -68,7 +68,9 @@ def _chosen(name: str, default, choices: list):
     return value if value in choices else default
 
 
-def _per_class_section(comparison: Comparison, names: list[str], methods_run, classes):
+def _per_class_section(
+    comparison: Comparison, names: list[str], methods_run, classes, roc_default: int
+):
     """Confusion, per-class reliability, precision / recall and ROC of the chosen method:
     (method, its figures, the ROC figure)."""
     st.subheader("Per class: confusion, precision / recall, reliability, ROC")
@@ -90,7 +92,7 @@ def _per_class_section(comparison: Comparison, names: list[str], methods_run, cl
         "ROC of class (against the rest)",
         classes,
         format_func=lambda i: names[i],
-        **state.page_setting("roc_class", 1 if len(names) == 2 else 0, classes),
+        **state.page_setting("roc_class", roc_default, classes),
     )
     roc, _ = roc_for_class(comparison, positive)
     show_figure(roc, None, "roc", key="roc_fig")
@@ -107,10 +109,12 @@ def show_diagnostics(
     names = [str(c) for c in result.classes]
     methods_run = list(result.methods)
     classes = list(range(len(names)))
-    roc_default = 1 if len(names) == 2 else 0
+    roc_default = 1 if len(names) == 2 else 0  # two classes: the positive one
     if per_class is not None:
         with per_class:
-            method, views, roc = _per_class_section(comparison, names, methods_run, classes)
+            method, views, roc = _per_class_section(
+                comparison, names, methods_run, classes, roc_default
+            )
     else:
         method = _chosen("diag_method", methods_run[0], methods_run)
         views = method_figures(comparison, method)

@@ -49,22 +49,17 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1600, "height": 1000}
 #: JavaScript: count finished script runs, each change of the app root's
-#: data-test-script-state attribute into "notRunning" (the whole document is watched, so a
-#: remounted root is still counted; records of one batch are read in order)
+#: data-test-script-state attribute that leaves it "notRunning" (the whole document is
+#: watched, so a remounted root is still counted)
 RUN_COUNTER = """
 () => {
   if (window.__hebRuns !== undefined) return;
   window.__hebRuns = 0;
   const STATE = 'data-test-script-state';
-  new MutationObserver((records) => {
-    const changes = records.filter((r) => r.target.getAttribute('data-testid') === 'stApp');
-    changes.forEach((r, i) => {
-      const now = i + 1 < changes.length ? changes[i + 1].oldValue : r.target.getAttribute(STATE);
-      if (now === 'notRunning' && r.oldValue !== 'notRunning') window.__hebRuns += 1;
-    });
-  }).observe(document, {
-    subtree: true, attributes: true, attributeOldValue: true, attributeFilter: [STATE],
-  });
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (app && app.getAttribute(STATE) === 'notRunning') window.__hebRuns += 1;
+  }).observe(document, {subtree: true, attributes: true, attributeFilter: [STATE]});
 }
 """
 #: markdown that would draw a live link or fetch a remote image if it were not escaped
@@ -261,13 +256,12 @@ def track_frames(page) -> None:
 
 def timed(page, action, timeout: float = 60) -> float:
     """Seconds from ``action()`` to the end of the script run it triggers: the browser's
-    count of finished runs grows, or the page is idle again after the server answered
-    (a quick run's states can reach the frontend in one batch and never show in the
-    DOM: the server's frames and its log of full runs say a run happened). On a timeout
-    the error says what the page and the server showed."""
+    count of finished runs grows, or the page is idle again after the server answered (a
+    quick run's states can reach the frontend in one batch and never show in the DOM: the
+    frames the server sent say a run happened; then timed to its last frame). On a timeout
+    the error says what the page showed and how many frames the server sent."""
     page.evaluate(RUN_COUNTER)
     before = page.evaluate("() => window.__hebRuns")
-    logged = len(server_runs())
     frames = _FRAMES.get(id(page), {"count": 0, "last": 0.0})
     frames_before = frames["count"]
     start = time.perf_counter()
@@ -276,19 +270,16 @@ def timed(page, action, timeout: float = 60) -> float:
         if page.evaluate("() => window.__hebRuns") > before:
             elapsed = time.perf_counter() - start
             break
-        answered = frames["count"] > frames_before or len(server_runs()) > logged
-        quiet = time.perf_counter() - frames["last"] > 0.2
-        if answered and quiet and page.evaluate(DRAWN):
-            tracked = frames["count"] > frames_before  # then: the server's last frame
-            elapsed = (frames["last"] if tracked else time.perf_counter()) - start
+        answered = frames["count"] > frames_before
+        if answered and time.perf_counter() - frames["last"] > 0.2 and page.evaluate(DRAWN):
+            elapsed = frames["last"] - start
             break
         if time.perf_counter() - start > timeout:
             state = page.get_attribute('[data-testid="stApp"]', "data-test-script-state")
             alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
             raise AssertionError(
                 f"no script run ended {timeout:.0f} s after the action: script state {state}, "
-                f"server runs {logged} -> {len(server_runs())}, frames received "
-                f"{frames['count'] - frames_before}, alerts {alerts}"
+                f"frames received {frames['count'] - frames_before}, alerts {alerts}"
             )
         page.wait_for_timeout(25)
     wait_idle(page)
