@@ -15,8 +15,17 @@ from explorer.state import set_dataset
 from heb import paths
 from heb.data import BUILTIN_DATASETS, catalogue_frame
 
-__all__ = ["catalogue_table", "displayed_catalogue", "show_catalogue", "MAX_MANIFEST_BYTES"]
+__all__ = [
+    "CATALOGUE_OPEN",
+    "MAX_MANIFEST_BYTES",
+    "catalogue_size",
+    "catalogue_table",
+    "displayed_catalogue",
+    "show_catalogue",
+]
 
+#: session key of the expander holding the table (open: the table is built and sent)
+CATALOGUE_OPEN = "catalogue_open"
 #: the shared manifest is a few kB; anything far larger is not read
 MAX_MANIFEST_BYTES = 2_000_000
 _SIZES = ("n_rows", "n_features", "n_classes")
@@ -118,12 +127,26 @@ def _on_pick() -> None:
         set_dataset(str(catalogue_table().iloc[chosen[0]]["spec"]))
 
 
+def catalogue_size() -> tuple[int, int]:
+    """Datasets in the table and how many open offline, without loading any of them."""
+    listed, builtins = catalogue_frame(), len(BUILTIN_DATASETS)
+    return builtins + len(listed), builtins + int(listed["available"].sum())
+
+
 def show_catalogue() -> None:
-    """The table of datasets in a closed expander; clicking a row opens that dataset."""
+    """The table of datasets in a closed expander; clicking a row opens that dataset.
+
+    The table is built only while the expander is open: its sizes load every built-in
+    dataset, which made a fresh server's first home page wait about a second for a table
+    nobody had asked for (and every visit drew a data grid out of sight).
+    """
+    total, offline = catalogue_size()
+    label = f"All datasets as a table ({total}, {offline} open offline)"
+    section = st.expander(label, icon=":material/list_alt:", key=CATALOGUE_OPEN, on_change="rerun")
+    if not section.open:
+        return
     frame = catalogue_table()
-    offline = int(frame["offline"].sum())
-    label = f"All datasets as a table ({len(frame)}, {offline} open offline)"
-    with st.expander(label, icon=":material/list_alt:"):
+    with section:
         st.caption(
             "Click a row to open it. Groups are the paper's (section 5.1.1); a dataset not "
             "offline is fetched from OpenML by id (needs the network or a filled cache)."

@@ -290,6 +290,8 @@ def smoothing_pressure(work: loading.WorkingData) -> None:
 
 
 # --------------------------------------------------------------------------- page
+#: session key of the rows preview's expander
+PREVIEW_OPEN = "preview_open"
 #: the page's sections below the overview, one tab each
 SECTIONS = ("Features", "Classes and sparsity", "One feature under the lens", "Hierarchies")
 
@@ -311,9 +313,13 @@ dataset = loading.current_dataset()
 work = loading.current_codes(dataset)
 overview(dataset, work)
 
-with st.expander("Preview: the first 100 rows", expanded=False):
-    preview = pd.concat([dataset.X.head(100), dataset.y.head(100)], axis=1)
-    show_table(preview, hide_index=False, key="preview", height=320)
+# built only while open: a data grid out of sight still made every first visit load and
+# draw it
+preview_section = st.expander("Preview: the first 100 rows", key=PREVIEW_OPEN, on_change="rerun")
+if preview_section.open:
+    with preview_section:
+        preview = pd.concat([dataset.X.head(100), dataset.y.head(100)], axis=1)
+        show_table(preview, hide_index=False, key="preview", height=320)
 
 # one tab per section; only the open one is built and sent: the three figures of the
 # other sections made every first visit wait for the plotly code (a new browser drew the

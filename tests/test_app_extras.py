@@ -14,7 +14,7 @@ from test_app import assert_clean, decode, open_app  # the app suite's helpers
 from test_report import run_python
 
 from explorer import explain as ex
-from explorer.catalogue import UNKNOWN, catalogue_table
+from explorer.catalogue import CATALOGUE_OPEN, UNKNOWN, catalogue_table
 from heb import model_io
 from heb.data import BUILTIN_DATASETS, CATALOGUE, load_dataset
 from heb.evaluate import RunSettings, cross_validate
@@ -174,8 +174,35 @@ def test_saved_model_json_from_the_page_loads_and_predicts_the_same():
 
 
 # --------------------------------------------------------------------------- item 19
-def test_dataset_page_lists_every_dataset_as_a_table():
+def open_catalogue() -> AppTest:
+    """The Dataset page with its table of datasets open (built only while open)."""
     at = open_page()
+    at.session_state[CATALOGUE_OPEN] = True
+    return at.run()
+
+
+def test_the_closed_table_of_datasets_is_not_built_and_its_label_counts_right():
+    at = open_page()
+    assert not any("OpenML id" in f.value.columns for f in at.dataframe)
+    label = next(e.label for e in at.expander if e.label.startswith("All datasets"))
+    table = catalogue_table()
+    assert label == (
+        f"All datasets as a table ({len(table)}, {int(table['offline'].sum())} open offline)"
+    )
+    opened = open_catalogue()
+    assert any("OpenML id" in f.value.columns for f in opened.dataframe)
+
+
+def test_the_rows_preview_is_built_only_while_open():
+    at = open_page()
+    closed = [len(f.value) for f in at.dataframe]
+    at.session_state["preview_open"] = True
+    opened = [len(f.value) for f in at.run().dataframe]
+    assert 100 not in closed and sorted(opened) == sorted(closed + [100])
+
+
+def test_dataset_page_lists_every_dataset_as_a_table():
+    at = open_catalogue()
     table = [f.value for f in at.dataframe if "OpenML id" in f.value.columns][0]
     assert list(table.columns) == [
         "dataset", "group", "rows", "features", "classes", "offline", "OpenML id"
@@ -196,7 +223,7 @@ def test_dataset_page_lists_every_dataset_as_a_table():
 def test_catalogue_shows_a_dash_not_none_in_empty_cells():
     """Streamlit's grid writes "None" in an empty cell whatever a Styler says: the sizes
     are shown as text, a dash where unknown, padded so that sorting keeps their order."""
-    at = open_page()
+    at = open_catalogue()
     table = next(f.value for f in at.dataframe if "OpenML id" in f.value.columns)
     numbers = catalogue_table()
     for column in ("rows", "features", "classes", "OpenML id"):
