@@ -78,8 +78,17 @@ def _missing_as_category() -> None:
 
 
 def choose_dataset() -> None:
-    """Upload a file or fetch an OpenML id (the sidebar lists built-in and paper data)."""
-    with st.expander("Add a dataset: upload a file or an OpenML id", expanded=False):
+    """Upload a file or fetch an OpenML id (the sidebar lists built-in and paper data).
+
+    The uploader and the id box are built only while their expander is open: out of
+    sight, they still made every first visit load and draw their code.
+    """
+    section = st.expander(
+        "Add a dataset: upload a file or an OpenML id", key=ADD_OPEN, on_change="rerun"
+    )
+    if not section.open:
+        return
+    with section:
         upload_tab, openml_tab = st.tabs(["Upload a file", "OpenML id"])
         with upload_tab:
             st.file_uploader(
@@ -117,9 +126,29 @@ def choose_target(spec: str) -> None:
     st.caption(TARGET_RULE)
 
 
+def preprocessing_summary() -> str:
+    """The preprocessing in force, in a few words (the closed expander's label)."""
+    settings = state.current_settings()
+    missing = "imputed" if settings["missing"] == "impute" else "as a category"
+    rows = settings["max_rows"]
+    subsample = f"{rows:,}-row subsample" if rows else "every row"
+    return f"{settings['n_bins']} bins · missing {missing} · {subsample}"
+
+
 def preprocessing_options() -> None:
-    """n_bins, missing values and subsample: shared by every page."""
-    with st.expander("Preprocessing (applies to every page)", expanded=False):
+    """n_bins, missing values and subsample: shared by every page.
+
+    Built only while the expander is open (the settings live in the session and the
+    link, not in the widgets); its label says what is in force.
+    """
+    section = st.expander(
+        f"Preprocessing (applies to every page): {preprocessing_summary()}",
+        key=PREPROCESSING_OPEN,
+        on_change="rerun",
+    )
+    if not section.open:
+        return
+    with section:
         left, middle, right = st.columns(3)
         left.slider(
             "Bins for numeric columns",
@@ -290,8 +319,8 @@ def smoothing_pressure(work: loading.WorkingData) -> None:
 
 
 # --------------------------------------------------------------------------- page
-#: session key of the rows preview's expander
-PREVIEW_OPEN = "preview_open"
+#: session keys of the expanders whose content is built only while open
+ADD_OPEN, PREPROCESSING_OPEN, PREVIEW_OPEN = "add_open", "preprocessing_open", "preview_open"
 #: the page's sections below the overview, one tab each
 SECTIONS = ("Features", "Classes and sparsity", "One feature under the lens", "Hierarchies")
 

@@ -41,6 +41,18 @@ def open_app(page: str | None = None, **query: str) -> AppTest:
     return at
 
 
+def open_section(at: AppTest, key: str) -> AppTest:
+    """Open one of the Dataset page's expanders whose content is built only while open
+    (``pages/dataset.py``: ADD_OPEN, PREPROCESSING_OPEN, PREVIEW_OPEN), as a click does."""
+    at.session_state[key] = True
+    return at.run()
+
+
+def uploader(at: AppTest):
+    """The Dataset page's file uploader, its expander opened."""
+    return open_section(at, "add_open").file_uploader(key="upload_file")
+
+
 def assert_clean(at: AppTest) -> None:
     """No exception box and no error message on the page."""
     assert not at.exception, [e.value for e in at.exception]
@@ -212,9 +224,23 @@ def test_a_links_seed_or_setting_the_app_does_not_take_is_said_once():
     assert url(plain, "folds") == "5"
 
 
+def test_closed_dataset_expanders_build_no_widgets_and_say_the_settings_in_force():
+    at = open_app(data="builtin:iris", n_bins="4", missing="category", max_rows="0")
+    assert not at.get("file_uploader") and not at.slider and not at.number_input
+    labels = [e.label for e in at.expander]
+    assert "Preprocessing (applies to every page): 4 bins · missing as a category · every row" in (
+        labels
+    )
+    opened = open_section(open_section(at, "add_open"), "preprocessing_open")
+    assert opened.slider(key="w_n_bins").value == 4
+    assert opened.radio(key="w_missing").value == "category"
+    assert opened.number_input(key="openml_id").value == 31
+    assert len(opened.get("file_uploader")) == 1
+
+
 def test_preprocessing_options_apply_everywhere():
     at = open_app(data="builtin:iris")
-    at.slider(key="w_n_bins").set_value(4).run()
+    open_section(at, "preprocessing_open").slider(key="w_n_bins").set_value(4).run()
     assert_clean(at)
     features = table_with(at, "MI with target (nats)")
     assert (features["K_f"] <= 4).all()
@@ -223,7 +249,7 @@ def test_preprocessing_options_apply_everywhere():
 
 def test_upload_a_csv_and_choose_the_target():
     at = open_app()
-    at.file_uploader(key="upload_file").upload("shops.csv", upload_csv(), "text/csv")
+    uploader(at).upload("shops.csv", upload_csv(), "text/csv")
     at.run()
     assert_clean(at)
     assert at.sidebar.selectbox(key="w_data_spec").value.startswith("upload:")
@@ -260,7 +286,7 @@ BAD_UPLOADS = [
 )
 def test_a_bad_upload_is_a_message_not_a_traceback(filename, payload, message):
     at = open_app()
-    at.file_uploader(key="upload_file").upload(filename, payload, "text/csv").run()
+    uploader(at).upload(filename, payload, "text/csv").run()
     assert not at.exception
     assert [e.value for e in at.error] and unescape(at.error[0].value).startswith(message), [
         e.value for e in at.error
@@ -281,7 +307,7 @@ def test_a_class_too_small_for_the_folds_is_explained():
         ]
     )
     at = open_app()
-    at.file_uploader(key="upload_file").upload("small.csv", rows.encode(), "text/csv").run()
+    uploader(at).upload("small.csv", rows.encode(), "text/csv").run()
     assert_clean(at)
     at.switch_page("pages/compare.py").run()
     assert_clean(at)
@@ -294,7 +320,7 @@ def test_an_openml_id_offline_is_a_message(monkeypatch, tmp_path):
     monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr("heb.data.DEFAULT_OPENML_SERVER", "http://127.0.0.1:9/api/v1/xml")
     at = open_app()
-    at.number_input(key="openml_id").set_value(999_999)
+    open_section(at, "add_open").number_input(key="openml_id").set_value(999_999)
     at.button(key="openml_load").click().run()
     assert not at.exception
     assert at.error and "999999" in at.error[0].value
@@ -541,7 +567,7 @@ def test_user_text_in_notes_and_errors_is_escaped():
     rows = [f"{i % 3},{i % 4},big" for i in range(40)] + [f"1,2,{IMAGE}", f"0,1,{IMAGE}"]
     at = open_app()
     payload = "\n".join([header, *rows]).encode()
-    at.file_uploader(key="upload_file").upload(f"{LINK}.csv", payload, "text/csv").run()
+    uploader(at).upload(f"{LINK}.csv", payload, "text/csv").run()
     assert_clean(at)
     notes = [info.value for info in at.info]
     assert any("Click" in note for note in notes), notes  # the duplicate-name note
@@ -556,7 +582,7 @@ def test_user_text_in_notes_and_errors_is_escaped():
     assert any(escape(IMAGE) in note for note in notes), notes
     # a failed upload's message is escaped too
     at.switch_page("pages/dataset.py").run()
-    at.file_uploader(key="upload_file").upload(f"{IMAGE}.csv", b"", "text/csv").run()
+    uploader(at).upload(f"{IMAGE}.csv", b"", "text/csv").run()
     assert not at.exception
     assert at.error and IMAGE not in at.error[0].value
 
@@ -597,7 +623,7 @@ def test_table_cells_are_capped():
 def test_a_huge_cell_reaches_the_page_capped():
     payload = f"note,class\n{'z' * 50_000},a\nshort,b\nx,a\ny,b\n".encode()
     at = open_app()
-    at.file_uploader(key="upload_file").upload("big_cell.csv", payload, "text/csv").run()
+    uploader(at).upload("big_cell.csv", payload, "text/csv").run()
     assert_clean(at)
     longest = max(
         len(str(value))
@@ -685,7 +711,7 @@ def clashing_csv(rows: int = 300) -> bytes:
 def test_any_column_name_works_on_every_page():
     """Features named class, fold, method, index, count...; then one of them the target."""
     at = open_app()
-    at.file_uploader(key="upload_file").upload("clash.csv", clashing_csv(), "text/csv").run()
+    uploader(at).upload("clash.csv", clashing_csv(), "text/csv").run()
     assert_clean(at)
     for target in ("class", "fold", "index"):
         at.selectbox(key="upload_target").set_value(target).run()
@@ -714,7 +740,7 @@ def test_the_mutual_information_shows_its_chance_level():
     )
     frame["label"] = np.where((frame["colour"] == "red") ^ (rng.random(rows) < 0.2), "yes", "no")
     at = open_app()
-    at.file_uploader(key="upload_file").upload("ids.csv", frame.to_csv(index=False).encode(), "")
+    uploader(at).upload("ids.csv", frame.to_csv(index=False).encode(), "")
     at.run()
     assert_clean(at)
     table = table_with(at, summaries.MI_ABOVE).set_index("feature")
@@ -967,7 +993,7 @@ def test_an_id_like_column_with_missing_values_is_said_and_one_click_fixes_it():
     """Issue 12: mode imputation piled every missing user_id into one ID, in silence."""
     frame = _id_like_upload()
     at = open_app()
-    at.file_uploader(key="upload_file").upload("ids.csv", frame.to_csv(index=False).encode(), "")
+    uploader(at).upload("ids.csv", frame.to_csv(index=False).encode(), "")
     at.run()
     assert_clean(at)
     ids = frame["user_id"]
@@ -984,7 +1010,7 @@ def test_an_id_like_column_with_missing_values_is_said_and_one_click_fixes_it():
     features = table_with(at, "K_f").set_index("feature")
     assert features.loc["user_id", "K_f"] == ids.nunique()  # the mode took the missing rows
     # the rule is said where the choice is made
-    assert "ID-like" in at.radio(key="w_missing").help
+    assert "ID-like" in open_section(at, "preprocessing_open").radio(key="w_missing").help
     at.button(key="missing_as_category").click().run()
     assert_clean(at)
     assert at.session_state["missing"] == "category" and url(at, "missing") == "category"

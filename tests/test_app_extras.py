@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import assert_clean, decode, open_app  # the app suite's helpers
+from test_app import assert_clean, decode, open_app, uploader  # the app suite's helpers
 from test_report import run_python
 
 from explorer import explain as ex
@@ -294,7 +294,7 @@ def _lens_upload() -> bytes:
 
 def test_feature_lens_table_follows_the_legend():
     at = open_page(dataset_tab="One feature under the lens")
-    at.file_uploader(key="upload_file").upload("lens.csv", _lens_upload(), "text/csv")
+    uploader(at).upload("lens.csv", _lens_upload(), "text/csv")
     at.run()
     assert_clean(at)
     lens = next(f for f in at.dataframe if "total" in f.value.columns)
@@ -332,7 +332,7 @@ def test_the_lens_table_of_many_classes_keeps_total_in_view():
         }
     )
     at = open_page(dataset_tab="One feature under the lens")
-    at.file_uploader(key="upload_file").upload("many.csv", frame.to_csv(index=False).encode(), "")
+    uploader(at).upload("many.csv", frame.to_csv(index=False).encode(), "")
     at.run()
     assert_clean(at)
     table = next(f.value for f in at.dataframe if "total" in f.value.columns)
@@ -377,9 +377,7 @@ def test_an_uploads_default_target_is_its_last_column_even_beside_a_class_featur
         }
     )
     at = open_page()
-    at.file_uploader(key="upload_file").upload(
-        "titanic.csv", frame.to_csv(index=False).encode(), ""
-    )
+    uploader(at).upload("titanic.csv", frame.to_csv(index=False).encode(), "")
     at.run()
     assert_clean(at)
     assert at.selectbox(key="upload_target").value == "survived"

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import assert_clean, open_app, url  # the app suite's helpers
+from test_app import assert_clean, open_app, uploader, url  # the app suite's helpers
 
 from explorer.errors import escape
 from explorer.hierarchies import SELF_PARENT
@@ -187,7 +187,7 @@ def test_the_parent_picker_is_another_column_after_a_dataset_switch():
     assert at.selectbox(key="hier_parent").value == "user_id"
     rows = [f"u{i % 40},{'red' if i % 3 else 'blue'},{'a' if i % 2 else 'b'}" for i in range(120)]
     upload = "\n".join(["user_id,colour,label", *rows]).encode()
-    at.file_uploader(key="upload_file").upload("ids.csv", upload, "")
+    uploader(at).upload("ids.csv", upload, "")
     at.run()
     assert_clean(at)
     assert at.selectbox(key="hier_feature").value == "user_id"
@@ -360,7 +360,7 @@ def assert_levels_shown(at: AppTest, codes, y, classes, names, chains: dict) -> 
 def test_concentrations_of_heb_h_per_level_on_a_hand_made_hierarchy():
     at = open_app()
     payload = geo_csv()
-    at.file_uploader(key="upload_file").upload("geo.csv", payload, "text/csv").run()
+    uploader(at).upload("geo.csv", payload, "text/csv").run()
     assert_clean(at)
     open_heb_h_concentrations(at)
     assert any("Detected, not declared" in m.value for m in at.markdown)
@@ -429,7 +429,7 @@ def test_concentrations_say_plainly_when_there_is_no_hierarchy():
         }
     )
     at = open_app()
-    at.file_uploader(key="upload_file").upload("flat.csv", frame.to_csv(index=False).encode(), "")
+    uploader(at).upload("flat.csv", frame.to_csv(index=False).encode(), "")
     at.run()
     open_heb_h_concentrations(at)
     assert any("This dataset has no hierarchy" in i.value for i in at.info)
