@@ -13,7 +13,8 @@ maximiser (to about 1e-9 relative; tests check 1e-6 against an independent searc
 1. The clamps are decided first: l'(m_min) > 0 is certain for most groups from a bound
    (every observed category counts at least one "table" of the Polya urn), and l'(m_max)
    is evaluated exactly for all groups at once, without expanding any count (a count of
-   one contributes exactly 1 / m, counts of two and three closed forms, others digamma).
+   one contributes exactly 1 / m, counts up to six closed forms, others digamma), so the
+   groups it clamps (every feature independent of the class) never pay for a score.
 2. The remaining groups run a safeguarded Halley iteration in ``x = log m`` on
    g(x) = m l'(m), kept inside the sign-change bracket, from a closed-form start (a
    Chinese-restaurant estimate and, for single documents, the method of moments); two
@@ -248,9 +249,9 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
     d1_lo = np.ones(n_groups)
     if unsure.any():
         d1_lo[unsure] = items.subset(unsure).d1_at(m_min)
-    # one score of every group: l'(m_max) from it, and Halley on its solved groups
-    score = items.score()
-    d1_hi = score.first_derivative(np.full(n_groups, float(m_max)))
+    # l'(m_max) without expanding any count: the groups it clamps (often most of them:
+    # every feature independent of the class) never pay for a score
+    d1_hi = np.zeros(n_groups) if flat.all() else items.d1_at(m_max)
     at_low = ~flat & (d1_lo <= 0)
     at_high = ~flat & (d1_hi >= 0)
     both = at_low & at_high  # a dip inside: the better end wins
@@ -272,12 +273,10 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
         idx = np.flatnonzero(solved)
         lo = np.full(idx.size, np.log(m_min))
         hi = np.full(idx.size, np.log(m_max))
-        # per-group sums: the start of every group, kept for the solved ones
-        k = None if n_categories is None else np.asarray(n_categories, dtype=float)
-        x0 = start_log_m(items, np.log(m_min), np.log(m_max), k)[idx]
-        if idx.size < n_groups:
-            score = score.restrict(solved)
-        x, converged[idx], iterations[idx] = halley_log_m(score, x0, lo, hi)
+        sub = items if idx.size == n_groups else items.subset(solved)
+        k = None if n_categories is None else np.asarray(n_categories, dtype=float)[idx]
+        x0 = start_log_m(sub, np.log(m_min), np.log(m_max), k)
+        x, converged[idx], iterations[idx] = halley_log_m(sub.score(), x0, lo, hi)
         m[idx] = np.clip(np.exp(x), m_min, m_max)
 
     return ConcentrationFit(m, iterations, converged, clamped, _DeferredEvidence(items, m), flat)
