@@ -249,9 +249,19 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
     d1_lo = np.ones(n_groups)
     if unsure.any():
         d1_lo[unsure] = items.subset(unsure).d1_at(m_min)
-    # l'(m_max) without expanding any count: the groups it clamps (often most of them:
-    # every feature independent of the class) never pay for a score
-    d1_hi = np.zeros(n_groups) if flat.all() else items.d1_at(m_max)
+    # every group's start: where it says m_max or above (often most groups: every
+    # feature independent of the class), l'(m_max) without expanding any count, and
+    # the groups it clamps never pay for a score; elsewhere Halley tries m_max itself
+    # if its steps leave the top of the bracket (``top_open``)
+    top = np.log(m_max)
+    k = None if n_categories is None else np.asarray(n_categories, dtype=float)
+    x0 = start_log_m(items, np.log(m_min), top, k)
+    check_hi = ~flat & ((x0 >= top) | (d1_lo <= 0))
+    d1_hi = np.full(n_groups, -1.0)  # unknown: not clamped unless Halley finds it so
+    if check_hi.all():
+        d1_hi = items.d1_at(m_max)
+    elif check_hi.any():
+        d1_hi[check_hi] = items.subset(check_hi).d1_at(m_max)
     at_low = ~flat & (d1_lo <= 0)
     at_high = ~flat & (d1_hi >= 0)
     both = at_low & at_high  # a dip inside: the better end wins
@@ -272,12 +282,13 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
     if solved.any():
         idx = np.flatnonzero(solved)
         lo = np.full(idx.size, np.log(m_min))
-        hi = np.full(idx.size, np.log(m_max))
+        hi = np.full(idx.size, top)
         sub = items if idx.size == n_groups else items.subset(solved)
-        k = None if n_categories is None else np.asarray(n_categories, dtype=float)[idx]
-        x0 = start_log_m(sub, np.log(m_min), np.log(m_max), k)
-        x, converged[idx], iterations[idx] = halley_log_m(sub.score(), x0, lo, hi)
+        top_open = ~check_hi[idx]
+        x, converged[idx], iterations[idx] = halley_log_m(sub.score(), x0[idx], lo, hi, top_open)
         m[idx] = np.clip(np.exp(x), m_min, m_max)
+        reached = idx[x >= top]  # l'(m_max) >= 0 found by Halley
+        m[reached], clamped[reached] = m_max, CLAMP_HIGH
 
     return ConcentrationFit(m, iterations, converged, clamped, _DeferredEvidence(items, m), flat)
 

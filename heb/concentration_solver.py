@@ -218,11 +218,14 @@ def start_log_m(sub: WeightedItems, lo, hi, n_categories=None) -> np.ndarray:
     return np.clip(np.where(np.isnan(x), hi, x), lo, hi)
 
 
-def halley_log_m(score: Score, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+def halley_log_m(score: Score, x: np.ndarray, lo: np.ndarray, hi: np.ndarray, top_open=None):
     """Safeguarded Halley iteration on g(x) = m l'(m), x = log m, for every group.
 
-    Every group has g(lo) > 0 > g(hi). A step leaving the bracket [lo, hi] (kept
-    updated from the sign of g) is replaced by bisection. Halley's cubic convergence
+    Every group has g(lo) > 0 > g(hi), except that where ``top_open`` is true the sign
+    of g at the initial ``hi`` (the clamp m_max) is not known: a step beyond it from
+    where g > 0 goes to it instead, and g(hi) >= 0 there returns exactly ``hi`` (the
+    caller's clamp). A step leaving the bracket [lo, hi] (kept updated from the sign of
+    g) is otherwise replaced by bisection. Halley's cubic convergence
     needs about one iteration fewer than Newton's. A group is done after a step below
     ``STEP_TOL`` whose Newton step g / g' is below it too (so a small Halley step far
     from the root, where its denominator is large, cannot stop it; g = 0 gives a zero
@@ -235,6 +238,8 @@ def halley_log_m(score: Score, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     iterations = np.full(n_groups, MAX_ITER, dtype=np.int64)
     live = np.arange(n_groups)  # index into the output of each group of ``score``
     running = np.ones(n_groups, dtype=bool)
+    top = hi.copy()
+    top_open = np.zeros(n_groups, dtype=bool) if top_open is None else top_open.copy()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for iteration in range(1, MAX_ITER + 1):
             mm = np.exp(x)
@@ -244,12 +249,14 @@ def halley_log_m(score: Score, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
             curve = d[1] * (mm * mm)
             dg = g + curve
             ddg = dg + 2.0 * curve + d[2] * (mm * mm * mm)
-            lo = np.where(g > 0, x, lo)
+            lo = np.where((g > 0) | ((g == 0) & (x >= top)), x, lo)  # at the top: done
             hi = np.where(g < 0, x, hi)
             step = 2.0 * g * dg / (2.0 * dg * dg - g * ddg)
             x_new = x - step
             ok = (x_new > lo) & (x_new < hi)
-            x_new = np.where(ok, x_new, 0.5 * (lo + hi))
+            jump = ~ok & top_open & (x_new >= hi) & (hi >= top)  # try the top itself
+            top_open &= ~jump
+            x_new = np.where(ok, x_new, np.where(jump, top, 0.5 * (lo + hi)))
             small = (np.abs(step) < STEP_TOL) & (np.abs(g) < STEP_TOL * np.abs(dg))
             done = running & ((ok & small) | (hi - lo < BRACKET_TOL))
             x = np.where(running, x_new, x)
@@ -265,6 +272,7 @@ def halley_log_m(score: Score, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
                 # restricting costs about one evaluation: only worth it for big scores
                 if 2 * n_running <= running.size and score.size > RESTRICT_TERMS:
                     live, x, lo, hi = live[running], x[running], lo[running], hi[running]
+                    top, top_open = top[running], top_open[running]
                     score = score.restrict(running)
                     running = np.ones(n_running, dtype=bool)
         else:

@@ -25,7 +25,7 @@ from heb.concentration import (
     log_evidence,
 )
 from heb.concentration_score import SMALL_COUNT, RationalTerms, group_bounds, polygamma_1_2
-from heb.concentration_solver import WeightedItems
+from heb.concentration_solver import WeightedItems, halley_log_m
 from heb.nb import NaiveBayes
 
 GRID_POINTS = 37  # 6 decades: one point every 1/6 decade
@@ -665,3 +665,24 @@ def test_edge_count_tables_match_minkas_fixed_point(kind):
     for smoother, prior_kind in (("heb-u", "uniform"), ("heb-m", "marginal")):
         model = NaiveBayes(smoother=smoother).fit(X, y)
         _check_against_minka(model, X, y, n_classes, prior_kind)
+
+
+def test_halley_finds_the_top_clamp_it_was_not_told_about():
+    # group 0: counts exactly proportional to the prior (l' > 0 for every m: the
+    # maximiser is m_max); group 1: an interior maximiser. Both start below the top with
+    # its sign unknown (top_open): Halley returns exactly the top for group 0 and the
+    # same root as a solve told g(top) < 0 for group 1.
+    prior = np.full(4, 0.25)
+    counts = np.array([[20.0, 20.0, 20.0, 20.0], [30.0, 2.0, 1.0, 9.0]])
+    rows, cols = np.nonzero(counts)
+    items = WeightedItems(rows, counts[rows, cols], prior[cols], np.arange(2), counts.sum(1), 2)
+    lo, top = np.full(2, np.log(M_MIN)), np.full(2, np.log(M_MAX))
+    x, converged, its = halley_log_m(items.score(), np.zeros(2), lo, top, np.ones(2, bool))
+    assert converged.all()
+    assert x[0] == top[0] and its[0] <= 6  # not some 40 bisections toward it
+    closed, _, _ = halley_log_m(items.subset(np.array([False, True])).score(), np.zeros(1),
+                                lo[:1], top[:1])  # fmt: skip
+    np.testing.assert_allclose(x[1], closed[0], rtol=0, atol=1e-9)
+    fit = fit_concentration_rows(counts, prior)
+    assert fit.m[0] == M_MAX and fit.clamped[0] == 1 and fit.clamped[1] == 0
+    np.testing.assert_allclose(fit.m[1], np.exp(x[1]), rtol=1e-9)
