@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.display import show_table
+from explorer.lazy_sections import lazy_expander
 from explorer.loading import load_spec
 from explorer.state import set_dataset
 from heb import paths
@@ -142,8 +143,8 @@ def show_catalogue() -> None:
     """
     total, offline = catalogue_size()
     label = f"All datasets as a table ({total}, {offline} open offline)"
-    section = st.expander(label, icon=":material/list_alt:", key=CATALOGUE_OPEN, on_change="rerun")
-    if not section.open:
+    section = lazy_expander(label, CATALOGUE_OPEN, icon=":material/list_alt:")
+    if section is None:
         return
     frame = catalogue_table()
     with section:

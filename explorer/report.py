@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.exports import csv_bytes
+from explorer.lazy_sections import lazy_expander
 from heb.evaluate import CVResult, RunSettings
 from heb.evaluate.report import comparison_report, oof_frame
 
@@ -99,9 +100,19 @@ def explain_code(
     )
 
 
+#: session key of the "Show code" expander (one per page)
+CODE_OPEN = "show_code_open"
+
+
 def show_code(code: str) -> None:
-    """A closed "Show code" box with the Python that reproduces the view."""
-    with st.expander("Show code: reproduce this view with heb", icon=":material/code:"):
+    """A closed "Show code" box with the Python that reproduces the view (built only while
+    open: the code box's highlighter is a sizeable download for a first visit)."""
+    section = lazy_expander(
+        "Show code: reproduce this view with heb", CODE_OPEN, icon=":material/code:"
+    )
+    if section is None:
+        return
+    with section:
         st.code(code, language="python")
         st.caption("Runs as is where heb is installed (`pip install -r requirements.txt`).")
 

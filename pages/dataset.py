@@ -9,6 +9,7 @@ from explorer import catalogue, hierarchies, large_files, loading, state, summar
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info, show_warning
 from explorer.figure_cache import cached_figure
+from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
@@ -83,10 +84,8 @@ def choose_dataset() -> None:
     The uploader and the id box are built only while their expander is open: out of
     sight, they still made every first visit load and draw their code.
     """
-    section = st.expander(
-        "Add a dataset: upload a file or an OpenML id", key=ADD_OPEN, on_change="rerun"
-    )
-    if not section.open:
+    section = lazy_expander("Add a dataset: upload a file or an OpenML id", ADD_OPEN)
+    if section is None:
         return
     with section:
         upload_tab, openml_tab = st.tabs(["Upload a file", "OpenML id"])
@@ -141,12 +140,10 @@ def preprocessing_options() -> None:
     Built only while the expander is open (the settings live in the session and the
     link, not in the widgets); its label says what is in force.
     """
-    section = st.expander(
-        f"Preprocessing (applies to every page): {preprocessing_summary()}",
-        key=PREPROCESSING_OPEN,
-        on_change="rerun",
+    section = lazy_expander(
+        f"Preprocessing (applies to every page): {preprocessing_summary()}", PREPROCESSING_OPEN
     )
-    if not section.open:
+    if section is None:
         return
     with section:
         left, middle, right = st.columns(3)
@@ -344,8 +341,8 @@ overview(dataset, work)
 
 # built only while open: a data grid out of sight still made every first visit load and
 # draw it
-preview_section = st.expander("Preview: the first 100 rows", key=PREVIEW_OPEN, on_change="rerun")
-if preview_section.open:
+preview_section = lazy_expander("Preview: the first 100 rows", PREVIEW_OPEN)
+if preview_section is not None:
     with preview_section:
         preview = pd.concat([dataset.X.head(100), dataset.y.head(100)], axis=1)
         show_table(preview, hide_index=False, key="preview", height=320)

@@ -9,6 +9,7 @@ from explorer import explain as ex
 from explorer import loading, report, state
 from explorer.display import show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info
+from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import model_io, registry
@@ -16,6 +17,8 @@ from heb.figures.explain import contribution_figure, contribution_frame
 
 ensure_entry_point()
 AUTO = "(automatic)"
+#: session key of the model files' expander (built only while open)
+MODEL_FILES_OPEN = "model_files_open"
 SMOOTHER_LABELS = {name: entry.label for name, entry in registry.SMOOTHERS.items()}
 
 
@@ -85,7 +88,12 @@ def verdict(explanations: dict, frame, class_names: list[str]) -> str:
 
 def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
     """Save a fitted model as JSON; load one back and score the current rows with it."""
-    with st.expander("Save or load a fitted model (JSON, no pickle)", icon=":material/save:"):
+    section = lazy_expander(
+        "Save or load a fitted model (JSON, no pickle)", MODEL_FILES_OPEN, icon=":material/save:"
+    )
+    if section is None:
+        return
+    with section:
         choice = st.selectbox(
             "Model to save", list(fitted.models), format_func=ex.label, key="explain_save"
         )

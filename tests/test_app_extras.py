@@ -15,6 +15,7 @@ from test_report import run_python
 
 from explorer import explain as ex
 from explorer.catalogue import CATALOGUE_OPEN, UNKNOWN, catalogue_table
+from explorer.report import CODE_OPEN
 from heb import model_io
 from heb.data import BUILTIN_DATASETS, CATALOGUE, load_dataset
 from heb.evaluate import RunSettings, cross_validate
@@ -39,6 +40,8 @@ def titled(at: AppTest, words: str) -> dict:
 
 
 def shown_code(at: AppTest, words: str) -> str:
+    at.session_state[CODE_OPEN] = True  # built only while open, as a click opens it
+    at.run()
     hits = [c.value for c in at.code if words in c.value]
     assert len(hits) == 1
     return hits[0]
@@ -140,6 +143,18 @@ def test_explain_jumps_to_a_row_where_smoothing_moves_the_decision():
     table, _ = decision_and_bars(at)
     assert table["predicts"].nunique() >= 2
     assert any("Smoothing moved the decision" in m.value for m in at.markdown)
+
+
+def test_closed_code_and_model_file_boxes_are_not_built():
+    at = open_page(explain_row="9", explain_smoothers="laplace,heb-m")
+    at.switch_page("pages/explain.py").run()
+    assert not at.code and not at.get("file_uploader")
+    assert not any("fitted model" in b.proto.label for b in at.get("download_button"))
+    at.session_state["model_files_open"] = True
+    at.run()
+    assert len(at.get("file_uploader")) == 1 and not at.code
+    assert any("fitted model" in b.proto.label for b in at.get("download_button"))
+    assert "from heb.explain import" in shown_code(at, "from heb.explain import")
 
 
 def test_explain_from_a_link_and_its_code(tmp_path):
