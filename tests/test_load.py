@@ -125,6 +125,26 @@ def _peak_mb(pid: int) -> float:
     raise AssertionError("no VmHWM line")
 
 
+#: JavaScript run before the ninth page's own: records the browser's paint timings (ms from
+#: navigation start): first contentful paint and the last largest-contentful-paint entry,
+#: the web's standard "the page's main content is drawn", with what that element was
+PAINT_TIMES = """
+window.__hebPaint = {fcp: null, lcp: null, lcpWhat: null};
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    if (e.name === 'first-contentful-paint') window.__hebPaint.fcp = e.startTime;
+}).observe({type: 'paint', buffered: true});
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    window.__hebPaint.lcp = e.startTime;
+    const el = e.element;
+    window.__hebPaint.lcpWhat = el ? (el.closest('[data-testid]')?.getAttribute('data-testid')
+      || el.tagName) + ': ' + (el.innerText || '').slice(0, 40) : null;
+  }
+}).observe({type: 'largest-contentful-paint', buffered: true});
+"""
+
+
 class FrameClock:
     """When a page opens its websocket and when the server's messages arrive on it."""
 
@@ -144,6 +164,10 @@ class FrameClock:
 
     def last(self) -> float:
         return self.times[-1] if self.times else float("nan")
+
+
+def _seconds(milliseconds: float | None) -> str:
+    return "-" if milliseconds is None else f"{milliseconds / 1000:.2f} s"
 
 
 def _text(page) -> str:
@@ -215,7 +239,9 @@ def test_case_eight_sessions_compare(app_url, tmp_path):  # noqa: F811 - the fix
                 raise AssertionError(
                     f"the last session never started its comparison: {_what_each_shows(tabs)}"
                 ) from None
-            ninth = ninth_browser.new_context(viewport=VIEWPORT).new_page()
+            ninth_context = ninth_browser.new_context(viewport=VIEWPORT)
+            ninth_context.add_init_script(PAINT_TIMES)
+            ninth = ninth_context.new_page()
             runs_before = len(server_runs())
             start = time.perf_counter()
             frames = FrameClock(ninth, start)
@@ -225,6 +251,7 @@ def test_case_eight_sessions_compare(app_url, tmp_path):  # noqa: F811 - the fix
             wait_idle(ninth, timeout=120)
             ninth_seconds = time.perf_counter() - start
             frames_seen = (frames.opened, frames.first(), frames.last(), len(frames.times))
+            paint = ninth.evaluate("() => window.__hebPaint")
             ninth_runs = [r for r in server_runs()[runs_before:] if r["page"] != "compare"]
             assert ninth.locator('[data-testid="stException"]').count() == 0
             finished = time.perf_counter()
@@ -259,7 +286,8 @@ def test_case_eight_sessions_compare(app_url, tmp_path):  # noqa: F811 - the fix
         f"{' '.join(f'{x:.1f}' for x in load_at_start)}, at the end "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}\n"
         f"ninth page (home): title drawn {first_draw:.2f} s, whole page idle "
-        f"{ninth_seconds:.2f} s; seen by the browser: "
+        f"{ninth_seconds:.2f} s; first contentful paint {_seconds(paint['fcp'])}, largest "
+        f"contentful paint {_seconds(paint['lcp'])} ({paint['lcpWhat']}); seen by the browser: "
         f"websocket opened {frames_seen[0]:.2f} s, the server's first message "
         f"{frames_seen[1]:.2f} s (response {frames_seen[1] - frames_seen[0]:.2f} s), its last "
         f"before idle {frames_seen[2]:.2f} s ({frames_seen[3]} messages); its script runs "
