@@ -12,13 +12,15 @@ maximiser (to about 1e-9 relative; tests check 1e-6 against an independent searc
 
 1. The clamps are decided first: l'(m_min) > 0 is certain for most groups from a bound
    (every observed category counts at least one "table" of the Polya urn), and l'(m_max)
-   is evaluated exactly for all groups at once, without expanding any count (a count of
-   one contributes exactly 1 / m, counts up to six closed forms, others digamma), so the
-   groups it clamps (every feature independent of the class) never pay for a score.
+   is evaluated exactly, at once, for the groups whose closed-form start (step 2) is at
+   m_max or above, without expanding any count (a count of one contributes exactly
+   1 / m, counts up to six closed forms, others digamma): the groups it clamps (every
+   feature independent of the class) never pay for a score.
 2. The remaining groups run a safeguarded Halley iteration in ``x = log m`` on
    g(x) = m l'(m), kept inside the sign-change bracket, from a closed-form start (a
    Chinese-restaurant estimate and, for single documents, the method of moments); two
-   to four iterations. There, an integer count n <= ``SMALL_COUNT`` (of
+   to four iterations. Where l'(m_max) was not evaluated, a step leaving the bracket's
+   top from where g > 0 tries m_max itself. An integer count n <= ``SMALL_COUNT`` (of
    :mod:`heb.concentration_score`) is expanded into the exact rational terms of
    ``psi(x + n) - psi(x) = sum_{k<n} 1 / (x + k)``, and sums over groups are
    ``np.add.reduceat`` over runs of terms sorted by group.
