@@ -98,8 +98,11 @@ clicked = st.button(
     key="bench_run",
     help="Folds already computed load from the cache in data_cache/.",
 )
+# a fixed place for a run's progress, so that the results below keep their places (and
+# stay drawn, not rebuilt) whether a click computed them or recalled them from memory
+progress_area = st.container()
 if clicked:
-    with guard("running the benchmark"):
+    with progress_area, guard("running the benchmark"):
         key = bench.benchmark_key(specs, methods, settings)
         frame, from_memory = bench.run_or_recall(key, specs, methods, settings)
         st.session_state["benchmark"] = {"key": key, "frame": frame, "from_memory": from_memory}

@@ -839,6 +839,31 @@ def _step_shown(tab, text: str) -> None:
     wait_idle(tab)
 
 
+#: JavaScript: tag the figures, grids, metrics, notes and pickers on the page, then (the
+#: second function) name the tagged ones no longer in the document (rebuilt by a rerun)
+TAG_DRAWN = """() => { window.__hebTagged = [...document.querySelectorAll(
+  '.js-plotly-plot, [data-testid=stDataFrame], [data-testid=stMetric], [data-testid=stAlert],'
+  + '[data-testid=stCaptionContainer], [data-testid=stSelectbox]')]; }"""
+REBUILT = """() => window.__hebTagged.filter(e => !e.isConnected)
+  .map(e => e.getAttribute('data-testid') || 'figure')"""
+
+
+def test_a_benchmark_run_from_memory_keeps_the_drawn_results(page, app_url):
+    """After a Run that computed, a Run of the same selection comes from memory and leaves
+    every figure, table and note of the results where it was (a progress box present in
+    the first run and not in the second had shifted them: half the tab was rebuilt)."""
+    page.goto(f"{app_url}/benchmark?{BASE_QUERY}&n_bins=7")  # a selection not run before
+    wait_idle(page)
+    run = page.get_by_role("button", name="Run the benchmark")
+    timed(page, run.click, timeout=300)
+    wait_idle(page)
+    page.evaluate(TAG_DRAWN)
+    timed(page, run.click, timeout=300)
+    wait_idle(page)
+    assert page.get_by_text("Shown from memory", exact=False).count() == 1
+    assert page.evaluate(REBUILT) == []
+
+
 def test_presenter_mode_hides_the_sidebar_and_turns_steps_then_pages_with_the_keyboard(
     browser, app_url, screenshot_dir
 ):
