@@ -22,6 +22,7 @@ from heb.concentration import (
     fit_concentration,
     fit_concentration_rows,
     fit_concentration_segments,
+    fit_segments,
     log_evidence,
 )
 from heb.concentration_score import SMALL_COUNT, RationalTerms, group_bounds, polygamma_1_2
@@ -686,3 +687,45 @@ def test_halley_finds_the_top_clamp_it_was_not_told_about():
     fit = fit_concentration_rows(counts, prior)
     assert fit.m[0] == M_MAX and fit.clamped[0] == 1 and fit.clamped[1] == 0
     np.testing.assert_allclose(fit.m[1], np.exp(x[1]), rtol=1e-9)
+
+
+def test_a_dip_between_custom_clamps_returns_the_better_end():
+    # one group of two documents, prior (1/2, 1/2): a one-hot (5, 0) and a balanced
+    # (100, 100). l(m) peaks near m = 2, dips near m = 10 and rises again toward m -> inf;
+    # with m_min = 5 (past the peak: l'(m_min) < 0) and m_max = 1e4 (l'(m_max) > 0) both
+    # clamps bind and the top, of higher evidence, must win over the bottom.
+    counts, prior = np.array([5.0, 100.0, 100.0]), np.full(3, 0.5)
+    doc_total, m_min, m_max = np.array([5.0, 200.0]), 5.0, 1e4
+
+    def evidence(m: float) -> float:
+        x = m * prior
+        items = np.sum(special.gammaln(x + counts) - special.gammaln(x))
+        return items + np.sum(special.gammaln(m) - special.gammaln(m + doc_total))
+
+    def slope(m: float) -> float:
+        x = m * prior
+        items = np.sum(prior * (special.digamma(x + counts) - special.digamma(x)))
+        return items - np.sum(special.digamma(m + doc_total) - special.digamma(m))
+
+    assert slope(m_min) < 0 < slope(m_max)  # a dip: both clamps bind
+    assert evidence(m_max) > evidence(m_min) + 0.5
+    fit = fit_concentration_segments(
+        np.zeros(3, int), counts, prior, np.zeros(2, int), doc_total, 1, m_min, m_max
+    )
+    assert fit.m[0] == m_max and fit.clamped[0] == 1
+    np.testing.assert_allclose(fit.log_evidence[0], evidence(m_max), rtol=1e-12)
+
+
+def test_a_start_at_the_top_clamp_still_checks_the_slope_there():
+    # one document of N = 136 over K = 21 categories, nearly all in two of them: the
+    # method of moments (K known) starts at or above m_max = 2, yet the maximiser lies
+    # below it (l'(2) < 0): the solver must evaluate l'(m_max), not clamp on the start.
+    group, counts = np.zeros(3, int), np.array([1.0, 12.0, 123.0])
+    prior = np.array([0.182, 0.012, 0.221])
+    total, m_max = np.array([136.0]), 2.0
+    assert _score(np.full(1, m_max), group, counts, prior, total, 1)[0] < 0
+    flat, k = np.zeros(1, bool), np.array([21.0])
+    fit = fit_segments(group, counts, prior, np.zeros(1, int), total, 1, M_MIN, m_max, flat, k)
+    ref = reference_maximisers(group, counts, prior, total, 1, m_max=m_max)
+    assert fit.clamped[0] == 0 and fit.m[0] < m_max
+    np.testing.assert_allclose(fit.m, ref, rtol=1e-6)
