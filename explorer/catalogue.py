@@ -143,14 +143,15 @@ def show_catalogue() -> None:
     """
     total, offline = catalogue_size()
     label = f"All datasets as a table ({total}, {offline} open offline)"
-    section = lazy_expander(label, CATALOGUE_OPEN, icon=":material/list_alt:")
+    section = lazy_expander(label, CATALOGUE_OPEN)
     if section is None:
         return
     frame = catalogue_table()
     with section:
         st.caption(
-            "Click a row to open it. Groups are the paper's (section 5.1.1); a dataset not "
-            "offline is fetched from OpenML by id (needs the network or a filled cache)."
+            "Tick a row's box (far left) to open that dataset. Groups are the paper's "
+            "(section 5.1.1); a dataset not offline is fetched from OpenML by id (needs the "
+            "network or a filled cache)."
         )
         show_table(
             displayed_catalogue(frame),

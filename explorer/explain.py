@@ -115,8 +115,12 @@ def accuracy_on(model, work: WorkingData) -> float | None:
     """A loaded model's accuracy on the working rows (None when its features do not fit)."""
     if model.n_features_in_ != work.codes.shape[1]:
         return None
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None and [str(n) for n in names] != [str(n) for n in work.feature_names]:
+        return None  # other features, however many: an accuracy would mean nothing
+    rows = work.codes if names is None else pd.DataFrame(work.codes, columns=list(names))
     truth = np.asarray(work.class_names)[work.y]
-    return float(np.mean(model.predict(work.codes).astype(str) == truth))
+    return float(np.mean(model.predict(rows).astype(str) == truth))
 
 
 def model_json(

@@ -114,7 +114,10 @@ def show_code(code: str) -> None:
         return
     with section:
         st.code(code, language="python")
-        st.caption("Runs as is where heb is installed (`pip install -r requirements.txt`).")
+        st.caption(
+            "Runs as is from the root of a HEB Explorer clone, where `heb` is importable "
+            "(after `pip install -r requirements.txt`)."
+        )
 
 
 def view_footer() -> str:

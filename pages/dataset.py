@@ -126,7 +126,7 @@ def choose_target(spec: str) -> None:
 
 
 def preprocessing_summary() -> str:
-    """The preprocessing in force, in a few words (the closed expander's label)."""
+    """The preprocessing in force, in a few words (said under the closed expander)."""
     settings = state.current_settings()
     missing = "imputed" if settings["missing"] == "impute" else "as a category"
     rows = settings["max_rows"]
@@ -138,12 +138,13 @@ def preprocessing_options() -> None:
     """n_bins, missing values and subsample: shared by every page.
 
     Built only while the expander is open (the settings live in the session and the
-    link, not in the widgets); its label says what is in force.
+    link, not in the widgets); while closed, a caption under it says what is in force.
     """
-    section = lazy_expander(
-        f"Preprocessing (applies to every page): {preprocessing_summary()}", PREPROCESSING_OPEN
-    )
+    # the label stays the same: Streamlit counts it in the expander's identity, so a label
+    # that named the settings closed the box at every change made in it
+    section = lazy_expander("Preprocessing (applies to every page)", PREPROCESSING_OPEN)
     if section is None:
+        st.caption(f"Preprocessing in force: {preprocessing_summary()}.")
         return
     with section:
         left, middle, right = st.columns(3)
@@ -345,7 +346,11 @@ preview_section = lazy_expander("Preview: the first 100 rows", PREVIEW_OPEN)
 if preview_section is not None:
     with preview_section:
         preview = pd.concat([dataset.X.head(100), dataset.y.head(100)], axis=1)
+        # the grid writes "None" in an empty text cell: a missing value is left blank
+        text = preview.select_dtypes(exclude="number").columns
+        preview[text] = preview[text].astype(object).where(preview[text].notna(), "")
         show_table(preview, hide_index=False, key="preview", height=320)
+        st.caption("A blank cell is a missing value.")
 
 # one tab per section; only the open one is built and sent: the three figures of the
 # other sections made every first visit wait for the plotly code (a new browser drew the

@@ -9,6 +9,7 @@ import io
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -227,15 +228,24 @@ def test_a_links_seed_or_setting_the_app_does_not_take_is_said_once():
 def test_closed_dataset_expanders_build_no_widgets_and_say_the_settings_in_force():
     at = open_app(data="builtin:iris", n_bins="4", missing="category", max_rows="0")
     assert not at.get("file_uploader") and not at.slider and not at.number_input
-    labels = [e.label for e in at.expander]
-    assert "Preprocessing (applies to every page): 4 bins · missing as a category · every row" in (
-        labels
-    )
+    said = "Preprocessing in force: 4 bins · missing as a category · every row."
+    assert said in [c.value for c in at.caption]
     opened = open_section(open_section(at, "add_open"), "preprocessing_open")
     assert opened.slider(key="w_n_bins").value == 4
     assert opened.radio(key="w_missing").value == "category"
     assert opened.number_input(key="openml_id").value == 31
     assert len(opened.get("file_uploader")) == 1
+
+
+def test_the_preprocessing_box_stays_open_while_its_settings_change():
+    """Its label once named the settings: a new label is a new expander to Streamlit, so
+    each change closed the box (a new user's trial)."""
+    at = open_section(open_app(data="builtin:iris"), "preprocessing_open")
+    at.slider(key="w_n_bins").set_value(4).run()
+    at.radio(key="w_missing").set_value("category").run()
+    assert at.session_state["preprocessing_open"] is True
+    assert at.slider(key="w_n_bins").value == 4 and at.radio(key="w_missing").value == "category"
+    assert_clean(at)
 
 
 def test_preprocessing_options_apply_everywhere():
@@ -1018,3 +1028,39 @@ def test_an_id_like_column_with_missing_values_is_said_and_one_click_fixes_it():
     features = table_with(at, "K_f").set_index("feature")
     assert features.loc["user_id", "K_f"] == ids.nunique() + 1  # "(missing)" of its own
     assert features.loc["colour", "K_f"] == 3
+
+
+def test_the_rows_preview_leaves_a_missing_value_blank():
+    """Streamlit's grid writes "None" in an empty text cell (a new user's trial)."""
+    text = "colour,size,label\n" + "red,1.5,yes\n,2.0,no\nblue,,yes\nred,3.5,no\n" * 10
+    at = open_app()
+    uploader(at).upload("gaps.csv", text.encode(), "text/csv").run()
+    at = open_section(at, "preview_open")
+    assert_clean(at)
+    preview = next(f.value for f in at.dataframe if "colour" in f.value.columns)
+    assert preview["colour"].tolist()[:4] == ["red", "", "blue", "red"]
+    assert np.isnan(preview["size"].iloc[2])  # a number stays a number (its cell is blank)
+    assert "A blank cell is a missing value." in [c.value for c in at.caption]
+
+
+def test_a_loaded_models_accuracy_needs_its_own_feature_names(recwarn):
+    from explorer.explain import accuracy_on
+    from heb.nb import NaiveBayes
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=(60, 3))
+    work = SimpleNamespace(
+        codes=codes, y=codes[:, 0] % 2, feature_names=["a", "b", "c"], class_names=["no", "yes"]
+    )
+    names = list(work.feature_names)
+    frame = pd.DataFrame(work.codes, columns=names)
+    model = NaiveBayes("laplace").fit(frame, np.asarray(work.class_names)[work.y])
+    accuracy = accuracy_on(model, work)
+    assert accuracy == pytest.approx(
+        np.mean(model.predict(frame) == np.asarray(work.class_names)[work.y])
+    )
+    assert not [w for w in recwarn if "feature names" in str(w.message)]
+    renamed = NaiveBayes("laplace").fit(
+        frame.set_axis([f"x{i}" for i in range(len(names))], axis=1), work.y
+    )
+    assert accuracy_on(renamed, work) is None  # other features: no accuracy at all
