@@ -729,3 +729,24 @@ def test_a_start_at_the_top_clamp_still_checks_the_slope_there():
     ref = reference_maximisers(group, counts, prior, total, 1, m_max=m_max)
     assert fit.clamped[0] == 0 and fit.m[0] < m_max
     np.testing.assert_allclose(fit.m, ref, rtol=1e-6)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_first_derivative_at_one_m_for_every_small_and_fractional_count(weighted):
+    # d1_at's closed forms cover the integer counts 2 .. 6 and digamma the rest: every
+    # count from 1 to 8 and fractional ones (below one, between closed forms, above six)
+    # against the digamma formula
+    rng = np.random.default_rng(5)
+    n_groups = 4
+    count = np.tile([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 0.5, 2.5, 5.5, 6.5], 5)
+    group = np.sort(rng.integers(0, n_groups, count.size))
+    prior = rng.uniform(0.01, 0.5, count.size)
+    weight = rng.integers(1, 4, count.size).astype(float) if weighted else None
+    w = 1.0 if weight is None else weight
+    totals = np.bincount(group, count * w, n_groups)
+    items = WeightedItems(group, count, prior, np.arange(n_groups), totals, n_groups, weight)
+    for m in (0.05, 3.0, 1e4):
+        x = m * prior
+        direct = np.bincount(group, w * prior * (special.digamma(x + count) - special.digamma(x)))
+        direct -= special.digamma(m + totals) - special.digamma(m)
+        np.testing.assert_allclose(items.d1_at(m), direct, rtol=1e-10, atol=1e-12)
