@@ -72,10 +72,13 @@ def lesson_view() -> None:
                     "e-mails. *unsubscribe* never appeared in ham; *agenda* never appeared in spam."
                 )
         with steps.controls():
-            message = st.multiselect(
+            # pills on several rows, not a multiselect: every word stays in view in the column
+            message = st.pills(
                 "The new e-mail's words",
                 corpus.vocabulary,
-                help="Try adding 'agenda' and 'winner' together.",
+                selection_mode="multi",
+                wrap=True,
+                help="Click a word to add or remove it. Try 'agenda' and 'winner' together.",
                 **page_setting(
                     "zero_words", ["meeting", "project", "report", "unsubscribe"], corpus.vocabulary
                 ),

@@ -104,7 +104,7 @@ def test_zero_counts_lesson():
     )
     app.select_slider[0].set_value(1.0).run()
     assert float(metrics(app)["P(ham | e-mail)"]) > 0.99
-    app.multiselect[0].set_value(["agenda", "winner"])
+    app.pills[0].set_value(["agenda", "winner"])
     app.select_slider[0].set_value(0.0).run()
     assert app.error and "0 / 0" in app.error[0].value
 
