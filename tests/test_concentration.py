@@ -750,3 +750,14 @@ def test_first_derivative_at_one_m_for_every_small_and_fractional_count(weighted
         direct = np.bincount(group, w * prior * (special.digamma(x + count) - special.digamma(x)))
         direct -= special.digamma(m + totals) - special.digamma(m)
         np.testing.assert_allclose(items.d1_at(m), direct, rtol=1e-10, atol=1e-12)
+
+
+def test_a_group_clamped_by_its_slope_at_the_top_runs_no_iteration():
+    # counts proportional to the prior (X^2 = 0: the method of moments starts at m_max):
+    # l'(m_max) > 0 is evaluated without a score and clamps it, no Halley step spent
+    prior = np.array([0.4, 0.3, 0.2, 0.1])
+    counts = 50.0 * prior
+    group, flat, k = np.zeros(4, int), np.zeros(1, bool), np.array([4.0])
+    total = np.array([counts.sum()])
+    fit = fit_segments(group, counts, prior, np.zeros(1, int), total, 1, M_MIN, M_MAX, flat, k)
+    assert fit.m[0] == M_MAX and fit.clamped[0] == 1 and fit.iterations[0] == 0
