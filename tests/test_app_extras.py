@@ -407,3 +407,13 @@ def test_the_preprocessing_label_says_imputed_and_a_subsample_from_the_link():
     at = open_app(data="builtin:iris", n_bins="7", missing="impute", max_rows="20000")
     label = "Preprocessing (applies to every page): 7 bins · missing imputed · 20,000-row subsample"
     assert label in [e.label for e in at.expander]
+
+
+def test_the_rows_preview_shows_every_column_of_the_first_100_rows():
+    at = open_page(data="builtin:iris")
+    at.session_state["preview_open"] = True
+    shown = [f.value for f in at.run().dataframe if len(f.value) == 100]
+    iris = load_dataset("builtin:iris")
+    assert len(shown) == 1 and shown[0].notna().all().all()
+    assert shown[0].iloc[:, -1].astype(str).tolist() == iris.y.head(100).astype(str).tolist()
+    np.testing.assert_allclose(shown[0].iloc[:, :-1].to_numpy(float), iris.X.head(100))
