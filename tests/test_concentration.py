@@ -761,3 +761,17 @@ def test_a_group_clamped_by_its_slope_at_the_top_runs_no_iteration():
     total = np.array([counts.sum()])
     fit = fit_segments(group, counts, prior, np.zeros(1, int), total, 1, M_MIN, M_MAX, flat, k)
     assert fit.m[0] == M_MAX and fit.clamped[0] == 1 and fit.iterations[0] == 0
+
+
+def test_a_dip_beside_an_interior_group_still_returns_the_better_end():
+    # the dip above (group 0) solved together with a group whose start is below m_max
+    # (group 1, an interior maximiser): only group 0 has its l'(m_max) evaluated, and it
+    # must still win its top clamp
+    counts = np.array([5.0, 100.0, 100.0, 30.0, 20.0, 10.0, 12.0])
+    prior = np.array([0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25])
+    group, doc_group = np.array([0, 0, 0, 1, 1, 1, 1]), np.array([0, 0, 1])
+    doc_total = np.array([5.0, 200.0, 72.0])
+    fit = fit_concentration_segments(group, counts, prior, doc_group, doc_total, 2, 5.0, 1e4)
+    ref = reference_maximisers(group[3:] - 1, counts[3:], prior[3:], doc_total[2:], 1, 5.0, 1e4)
+    assert fit.m[0] == 1e4 and fit.clamped.tolist() == [1, 0]
+    np.testing.assert_allclose(fit.m[1], ref, rtol=1e-6)
