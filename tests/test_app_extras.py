@@ -401,12 +401,12 @@ def test_an_uploads_default_target_is_its_last_column_even_beside_a_class_featur
     assert any("whatever its name" in text for text in rule)  # said beside the picker
 
 
-def test_the_preprocessing_label_says_imputed_and_a_subsample_from_the_link():
-    # the other branches of the closed expander's label than test_app's (the settings in
+def test_the_preprocessing_caption_says_imputed_and_a_subsample_from_the_link():
+    # the other branches of the closed expander's caption than test_app's (the settings in
     # force, read from the session: no widget exists while it is closed)
     at = open_app(data="builtin:iris", n_bins="7", missing="impute", max_rows="20000")
-    label = "Preprocessing (applies to every page): 7 bins · missing imputed · 20,000-row subsample"
-    assert label in [e.label for e in at.expander]
+    said = "Preprocessing in force: 7 bins · missing imputed · 20,000-row subsample."
+    assert said in [c.value for c in at.caption]
 
 
 def test_the_rows_preview_shows_every_column_of_the_first_100_rows():
