@@ -19,7 +19,9 @@ def lazy_expander(label: str, key: str, **kwargs):
     Parameters
     ----------
     label : str
-        The expander's label (markdown; escape any user text in it).
+        The expander's label (markdown; escape any user text in it). Keep it fixed:
+        Streamlit counts the label in the expander's identity, so a label that changes
+        (say, naming the settings inside) closes the box at every change.
     key : str
         Its session key (True while open), unique on the page.
     **kwargs
