@@ -97,6 +97,8 @@ def test_reliability_diagram_skips_empty_bins_and_names_the_ece():
         assert small.marker.symbol.endswith("-open") and not curve.marker.symbol.endswith("-open")
         assert small.mode == "markers" and not small.showlegend
         assert small.legendgroup == curve.legendgroup
+        # a point at accuracy 0 or 1 is drawn whole, not cut by the plot's edge
+        assert small.cliponaxis is False and curve.cliponaxis is False
     # points grow with their rows: the largest bin of the diagram is the largest point
     sizes = np.concatenate([heb_small.marker.size, heb_curve.marker.size])
     assert np.all(np.diff(sizes) > 0) and sizes[-1] > max(laplace_curve.marker.size)

@@ -148,6 +148,7 @@ def reliability_diagram(
                     y=y,
                     customdata=rows,
                     mode="markers" if few else "lines+markers",
+                    cliponaxis=False,  # a point at accuracy 0 or 1 is drawn whole
                     name=trace_name,
                     legendgroup=label,
                     showlegend=not few,
