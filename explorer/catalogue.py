@@ -128,6 +128,7 @@ def _on_pick() -> None:
         set_dataset(str(catalogue_table().iloc[chosen[0]]["spec"]))
 
 
+@st.cache_data(ttl=3600, show_spinner=False)  # as long as the table: no manifest read per run
 def catalogue_size() -> tuple[int, int]:
     """Datasets in the table and how many open offline, without loading any of them."""
     listed, builtins = catalogue_frame(), len(BUILTIN_DATASETS)

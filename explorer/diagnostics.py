@@ -62,12 +62,6 @@ def _frame(matrix, names: list[str]) -> pd.DataFrame:
     return out
 
 
-def _chosen(name: str, default, choices: list):
-    """A page setting's session value when it is one of ``choices``, else ``default``."""
-    value = st.session_state.get(name, default)
-    return value if value in choices else default
-
-
 def _per_class_section(
     comparison: Comparison, names: list[str], methods_run, classes, roc_default: int
 ):
@@ -115,10 +109,12 @@ def show_diagnostics(
             method, views, roc = _per_class_section(
                 comparison, names, methods_run, classes, roc_default
             )
-    else:
-        method = _chosen("diag_method", methods_run[0], methods_run)
+    else:  # the closed tab's settings stay in the session and in a copied link
+        state.keep_setting("diag_method", methods_run[0], methods_run)
+        state.keep_setting("roc_class", roc_default, classes)
+        method = st.session_state["diag_method"]
         views = method_figures(comparison, method)
-        roc, _ = roc_for_class(comparison, _chosen("roc_class", roc_default, classes))
+        roc, _ = roc_for_class(comparison, st.session_state["roc_class"])
 
     spec = st.session_state["data_spec"]
     upload = st.session_state.get("uploads", {}).get(spec)
