@@ -57,6 +57,8 @@ __all__ = [
     "M_MAX",
 ]
 
+#: l'(m_max) is evaluated on all items when the groups to check hold this share of them
+SUBSET_BELOW = 0.5
 M_MIN = 1e-2
 M_MAX = 1e4
 CLAMP_LOW, CLAMP_NONE, CLAMP_HIGH = -1, 0, 1
@@ -260,10 +262,13 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
     x0 = start_log_m(items, np.log(m_min), top, k)
     check_hi = ~flat & ((x0 >= top) | (d1_lo <= 0))
     d1_hi = np.full(n_groups, -1.0)  # unknown: not clamped unless Halley finds it so
-    if check_hi.all():
-        d1_hi = items.d1_at(m_max)
-    elif check_hi.any():
-        d1_hi[check_hi] = items.subset(check_hi).d1_at(m_max)
+    if check_hi.any():
+        # most items to check: all of them, read off where checked (a subset costs
+        # about what the unchecked rest does)
+        if items.kept_share(check_hi) >= SUBSET_BELOW:
+            d1_hi = np.where(check_hi, items.d1_at(m_max), d1_hi)
+        else:
+            d1_hi[check_hi] = items.subset(check_hi).d1_at(m_max)
     at_low = ~flat & (d1_lo <= 0)
     at_high = ~flat & (d1_hi >= 0)
     both = at_low & at_high  # a dip inside: the better end wins

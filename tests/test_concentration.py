@@ -775,3 +775,50 @@ def test_a_dip_beside_an_interior_group_still_returns_the_better_end():
     ref = reference_maximisers(group[3:] - 1, counts[3:], prior[3:], doc_total[2:], 1, 5.0, 1e4)
     assert fit.m[0] == 1e4 and fit.clamped.tolist() == [1, 0]
     np.testing.assert_allclose(fit.m[1], ref, rtol=1e-6)
+
+
+# ------------------------------------------------------------------- group subsets
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 6), min_size=1, max_size=12),
+    pick=st.lists(st.booleans(), min_size=12, max_size=12),
+)
+def test_a_subset_keeps_exactly_the_items_of_the_kept_groups(sizes, pick):
+    """The kept groups' items, in order, renumbered: the same as a per-item mask."""
+    sizes = np.array(sizes)
+    keep = np.array(pick[: sizes.size])
+    group = np.repeat(np.arange(sizes.size), sizes)
+    count = np.arange(1.0, group.size + 1.0)
+    prior = 1.0 / (1.0 + count)
+    docs = np.arange(sizes.size)
+    items = WeightedItems(group, count, prior, docs, np.full(sizes.size, 50.0), sizes.size)
+    sub = items.subset(keep)
+    mask = np.repeat(keep, sizes)
+    renumber = np.cumsum(keep) - 1
+    np.testing.assert_array_equal(sub.item_group, renumber[group[mask]])
+    np.testing.assert_array_equal(sub.item_count, count[mask])
+    np.testing.assert_array_equal(sub.item_prior, prior[mask])
+    np.testing.assert_array_equal(sub.doc_group, renumber[docs[keep]])
+    assert sub.n_groups == keep.sum()
+    assert items.kept_share(keep) == pytest.approx(mask.sum() / max(mask.size, 1))
+
+
+def test_the_clamp_check_gives_the_same_fit_on_all_items_or_on_a_subset(monkeypatch):
+    """l'(m_max) read off all items or off the checked groups' own: the same fit."""
+    import heb.concentration as concentration
+
+    rng = np.random.default_rng(3)
+    K, G = 40, 30
+    prior = rng.dirichlet(np.ones(K))
+    # half the groups follow the prior closely (clamped at m_max), half do not
+    counts = np.array([
+        rng.multinomial(400, prior if g % 2 else rng.dirichlet(np.full(K, 0.3)))
+        for g in range(G)
+    ])  # fmt: skip
+    fits = []
+    for share in (0.0, 1.01):  # always all items / always a subset
+        monkeypatch.setattr(concentration, "SUBSET_BELOW", share)
+        fits.append(fit_concentration_rows(counts, prior))
+    np.testing.assert_array_equal(fits[0].m, fits[1].m)
+    np.testing.assert_array_equal(fits[0].clamped, fits[1].clamped)
+    assert (fits[0].clamped == 1).any() and (fits[0].clamped == 0).any()
