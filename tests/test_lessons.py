@@ -388,8 +388,8 @@ def test_your_k_over_n_stars_are_one_trace():
 
 @pytest.mark.parametrize("n_classes", [2, 4])
 def test_the_posterior_scatter_is_svg_markers_of_a_bounded_sample(n_classes):
-    """WebGL took 0.45 s to start in headless Chromium, SVG markers 0.1 s: the scatter is
-    SVG, at most MAX_SCATTER_POINTS markers per smoother, the same sample for each."""
+    """WebGL alone took about 0.45 s to start in headless Chromium: the scatter is SVG,
+    at most MAX_SCATTER_POINTS markers per smoother, the same sample for each."""
     from heb.figures.lessons.known_truth import MAX_SCATTER_POINTS, posterior_scatter_figure
 
     rng = np.random.default_rng(1)
