@@ -26,7 +26,7 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-from explorer.state import STEP, STEP_REQUESTED, page_values, presenting
+from explorer.state import STEP, STEP_REQUESTED, page_setting, page_values, presenting
 
 __all__ = [
     "LAST",
@@ -195,12 +195,25 @@ class LessonSteps:
                 _FITTED[id(fig)] = (weakref.ref(fig), copy)
             return copy, data
 
-    def tabs(self, labels: list[str]) -> list:
+    def tabs(self, labels: list[str], setting: str | None = None) -> list:
         """``st.tabs(labels)``; in the presenter mode plain containers (each tab is a step,
-        and its content is guarded by :meth:`show`)."""
+        and its content is guarded by :meth:`show`).
+
+        With ``setting`` (a page setting's name: the open tab is kept for the session and in
+        a link) the tabs are lazy: only the open one is to be built (:meth:`is_open`), so a
+        control redraws one tab's figures, not every tab's out of sight.
+        """
         if self.presenting:
             return [st.container() for _ in labels]
-        return st.tabs(labels)
+        if setting is None:
+            return st.tabs(labels)
+        return st.tabs(labels, **page_setting(setting, labels[0], labels))
+
+    @staticmethod
+    def is_open(tab) -> bool:
+        """Whether a tab of :meth:`tabs` is to be built: the open one of lazy tabs, any
+        other tab or presenter container."""
+        return getattr(tab, "open", None) is not False
 
     def bar(self) -> None:
         """The presenter's step bar in its focus frame: previous step, "Step i of n: title",

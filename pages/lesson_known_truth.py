@@ -7,7 +7,7 @@ import streamlit as st
 from explorer.display import show_figure, show_table
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
-from explorer.state import page_setting
+from explorer.state import keep_setting, page_setting
 from heb.figures.lessons import known_truth as figures
 from heb.lessons import known_truth as lesson
 
@@ -22,6 +22,9 @@ KINDS = [DIRICHLET, PRESET]
 FEATURES = range(1, 13)
 #: test rows scored against the true posteriors
 N_TEST = 10_000
+#: the figures' tabs, and the posteriors tab's pick of smoothers (its setting and default)
+TABS = ("PMF error", "Posteriors", "Calibration")
+PICK, DEFAULT_PICK = "truth_pick", ("Laplace", "HEB-M")
 
 
 @st.cache_data(max_entries=64, show_spinner="Sampling and fitting every smoother...")
@@ -93,7 +96,7 @@ def posteriors_view(out: dict, setting: tuple) -> None:
         labels = st.multiselect(
             "Smoothers",
             list(out["posteriors"]),
-            **page_setting("truth_pick", ["Laplace", "HEB-M"], list(out["posteriors"])),
+            **page_setting(PICK, list(DEFAULT_PICK), list(out["posteriors"])),
         )
     fig, data = steps.fitted(lesson_figure("posteriors", setting, tuple(labels)))
     show_figure(fig, data, "known-truth-posteriors")
@@ -162,18 +165,24 @@ def lesson_view() -> None:
         best_ece = summary.sort_values("true_ece").iloc[0]
         c2.metric("Smallest true ECE", f"{best_ece['label']}: {best_ece['true_ece']:.3f}")
         c3.metric("Log-loss floor (truth)", f"{out['true_log_loss']:.3f}")
-        tab_pmf, tab_post, tab_cal = steps.tabs(["PMF error", "Posteriors", "Calibration"])
-        with tab_pmf:
-            if steps.show(1):
-                fig, data = steps.fitted(lesson_figure("pmf-error", setting))
-                show_figure(fig, data, "known-truth-pmf-error")
-        with tab_post:
-            if steps.show(2):
-                posteriors_view(out, setting)
-        with tab_cal:
-            if steps.show(3):
-                fig, data = steps.fitted(lesson_figure("calibration", setting))
-                show_figure(fig, data, "known-truth-calibration")
+        # only the open tab is built: a control redrew all three figures, two out of sight
+        tab_pmf, tab_post, tab_cal = steps.tabs(list(TABS), "truth_tab")
+        if steps.is_open(tab_pmf):
+            with tab_pmf:
+                if steps.show(1):
+                    fig, data = steps.fitted(lesson_figure("pmf-error", setting))
+                    show_figure(fig, data, "known-truth-pmf-error")
+        if steps.is_open(tab_post):
+            with tab_post:
+                if steps.show(2):
+                    posteriors_view(out, setting)
+        else:  # the closed tab's pick stays in the session and in a copied link
+            keep_setting(PICK, list(DEFAULT_PICK), list(out["posteriors"]))
+        if steps.is_open(tab_cal):
+            with tab_cal:
+                if steps.show(3):
+                    fig, data = steps.fitted(lesson_figure("calibration", setting))
+                    show_figure(fig, data, "known-truth-calibration")
         if steps.presenting:
             return  # the table of every number: outside the presenter's steps
         show_table(

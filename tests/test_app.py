@@ -770,6 +770,10 @@ LINKED_VIEWS = [
     ("pages/lesson_high_cardinality.py", {"cardinality_K": "50", "cardinality_reps": "50"}),
     ("pages/lesson_calibration.py", {"calib_copies": "2", "calib_metric": "brier"}),
     ("pages/lesson_known_truth.py", {"truth_rows": "500", "truth_features": "2"}),
+    (  # a lazy tab, and a pick made in it
+        "pages/lesson_known_truth.py",
+        {"truth_tab": "Posteriors", "truth_pick": "HEB-U"},
+    ),
     ("pages/concentrations.py", {"conc_model": "HEB-U", "heat_value": "rho"}),
     (
         "pages/compare.py",

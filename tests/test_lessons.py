@@ -226,7 +226,15 @@ def test_calibration_lesson():
 def test_known_truth_lesson():
     app = run_page("lesson_known_truth")
     assert sliders(app) >= 3
-    errors, scatter, calibration = figures(app)
+    # only the open tab is built: one figure at a time, the others on opening their tab
+    (errors,) = figures(app)
+    app.session_state["truth_tab"] = "Posteriors"
+    (scatter,) = figures(app.run())
+    assert app.multiselect(key="w_truth_pick").value == ["Laplace", "HEB-M"]
+    app.session_state["truth_tab"] = "Calibration"
+    (calibration,) = figures(app.run())
+    assert app.session_state["truth_pick"] == ["Laplace", "HEB-M"]  # kept while closed
+    assert not app.exception
     assert {t["type"] for t in errors["data"]} == {"box"}
     assert {"Laplace", "HEB-M", "HEB-U", "TE"} <= set(names(errors))
     assert {"Laplace", "HEB-M", "perfect"} <= set(names(scatter))
@@ -234,7 +242,7 @@ def test_known_truth_lesson():
     for figure in (errors, scatter, calibration):
         assert_title_then_legend(figure)
     app.radio[0].set_value("ID-like features (ZIP codes, user IDs)").run()
-    assert not app.exception and len(figures(app)) == 3
+    assert not app.exception and len(figures(app)) == 1
 
 
 # ------------------------------------------------------------------ under the app
