@@ -8,7 +8,7 @@ from explorer.display import show_figure, show_table
 from explorer.errors import show_error
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
-from explorer.state import page_setting
+from explorer.state import keep_setting, page_setting
 from heb.figures import metric_title
 from heb.figures.lessons import calibration as figures
 from heb.lessons import calibration as lesson
@@ -17,6 +17,8 @@ ensure_entry_point()
 
 #: metrics the remedies are compared on (lower is better for each)
 COMPARED = ("ece", "log_loss", "brier")
+#: the figures' tabs (lazy: only the open one is built)
+TABS = ("Double counting", "Remedies side by side")
 
 
 @st.cache_data(max_entries=8, show_spinner="Loading the data...")
@@ -204,13 +206,19 @@ def lesson_view() -> None:
         st.caption("Textbook 18.4 and 18.4.1; paper sections 2 (calibration of NB) and 5.4.")
 
     with right:
-        tab_double, tab_fixes = steps.tabs(["Double counting", "Remedies side by side"])
-        with tab_double:
-            if steps.show(1) or steps.show(2):
-                double_counting_view(name, int(feature), int(copies))
-        with tab_fixes:
-            if steps.show(3) or steps.show(4):
-                remedies_view(name, int(feature), int(copies), notes)
+        # only the open tab is built: a control redrew (and the remedies tab recomputed)
+        # four figures, two out of sight
+        tab_double, tab_fixes = steps.tabs(list(TABS), "calib_tab")
+        if steps.is_open(tab_double):
+            with tab_double:
+                if steps.show(1) or steps.show(2):
+                    double_counting_view(name, int(feature), int(copies))
+        if steps.is_open(tab_fixes):
+            with tab_fixes:
+                if steps.show(3) or steps.show(4):
+                    remedies_view(name, int(feature), int(copies), notes)
+        else:  # the closed tab's metric stays in the session and in a copied link
+            keep_setting("calib_metric", COMPARED[0], COMPARED)
 
 
 lesson_view()

@@ -204,7 +204,11 @@ def test_high_cardinality_default_view_shows_figure_2():
 def test_calibration_lesson():
     app = run_page("lesson_calibration")
     assert sliders(app) >= 1
-    double, reliability, bars, fix_reliability = figures(app)
+    # only the open tab is built: its two figures, then the other tab's two
+    double, reliability = figures(app)
+    assert app.session_state["calib_metric"] == "ece"  # the closed tab's metric, kept
+    app.session_state["calib_tab"] = "Remedies side by side"
+    bars, fix_reliability = figures(app.run())
     left, right = "mean |log-odds| of the copies (left)", "ECE, top-1 (right)"
     assert {left, "k × one copy", right} <= set(names(double))
     scale = values(trace(double, left)["y"])
