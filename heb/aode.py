@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
+from heb.concentration_score import ragged_arange
 from heb.counts import CountTable, category_offsets
 from heb.estimator import CategoricalClassifier
 from heb.joint_counts import JointCounts, parent_features
@@ -41,15 +42,6 @@ AODE_SMOOTHERS = ("laplace", "heb")
 _NB_SMOOTHER = {"laplace": "laplace", "heb": "heb-m"}
 #: bound on the (parent, child, row) slots of one scoring block (small: cache-resident)
 _SCORE_SLOTS = 1 << 18
-
-
-def _ragged_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(starts[r], starts[r] + lengths[r])`` over r."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    total = int(ends[-1]) if lengths.size else 0
-    shift = np.asarray(starts, dtype=np.int64) - ends + lengths
-    return np.arange(total) + np.repeat(shift, lengths)
 
 
 def _score_starts(joint: JointCounts) -> np.ndarray:
@@ -78,7 +70,7 @@ def _fill_pair_scores(out, joint, totals, m, prior, seen) -> None:
     log_den = log_denominators(joint, totals, m)  # (R, C)
     shift = (-log_den if prior is None else np.log(m[pair_of_row]) - log_den).T  # (C, R)
     by_child = np.argsort(joint.child, kind="stable")
-    row_order = _ragged_arange(rows[:-1][by_child], np.diff(rows)[by_child])
+    row_order = ragged_arange(rows[:-1][by_child], np.diff(rows)[by_child])
     child_pairs = np.searchsorted(joint.child[by_child], np.arange(n_features + 1))
     child_rows = category_offsets(np.diff(rows)[by_child])[child_pairs]
     col_offsets = category_offsets(k)

@@ -13,7 +13,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = ["SMALL_COUNT", "Runs", "RationalTerms", "Score", "polygamma_1_2", "group_bounds"]
+__all__ = [
+    "SMALL_COUNT",
+    "Runs",
+    "RationalTerms",
+    "Score",
+    "polygamma_1_2",
+    "group_bounds",
+    "ragged_arange",
+]
 
 #: counts up to this value are expanded into exact rational terms
 SMALL_COUNT = 16
@@ -24,6 +32,19 @@ CHUNK_TERMS = 16_384
 def group_bounds(group: np.ndarray, n_groups: int) -> np.ndarray:
     """``bounds[g]:bounds[g + 1]`` are the entries of group g in a sorted id array."""
     return np.searchsorted(group, np.arange(n_groups + 1))
+
+
+def ragged_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(starts[r], starts[r] + lengths[r])`` over r.
+
+    Costs the entries it returns only (an arange shifted run by run), never an array as
+    long as the one the runs index.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    total = int(ends[-1]) if lengths.size else 0
+    shift = np.asarray(starts, dtype=np.int64) - ends + lengths
+    return np.arange(total) + np.repeat(shift, lengths)
 
 
 def polygamma_1_2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from heb.concentration_score import Runs, Score, group_bounds
+from heb.concentration_score import Runs, Score, group_bounds, ragged_arange
 
 __all__ = ["WeightedItems", "merge_duplicates", "start_log_m", "halley_log_m"]
 
@@ -139,7 +139,9 @@ class WeightedItems:
     def subset(self, keep: np.ndarray) -> WeightedItems:
         """The items and documents of the groups where ``keep`` is true, renumbered."""
         new_id = np.cumsum(keep) - 1
-        items = _runs_index(self.item_bounds, keep)
+        groups = np.flatnonzero(keep)  # their items: runs of the sorted items
+        starts = self.item_bounds[groups]
+        items = ragged_arange(starts, self.item_bounds[groups + 1] - starts)
         docs = np.flatnonzero(keep[self.doc_group])
         out = object.__new__(WeightedItems)
         out.item_group = new_id.take(self.item_group.take(items))
@@ -195,24 +197,6 @@ class WeightedItems:
             terms = terms * self.item_weight.take(index)
         runs = Runs.of_sorted(self.item_group.take(index), self.n_groups)
         return runs.sum(terms)
-
-
-def _runs_index(bounds: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """The entries ``bounds[g]:bounds[g + 1]`` of every kept group g, ascending.
-
-    Built from the kept runs only (an arange shifted run by run), never from an
-    entry-long mask: a few kept groups of millions of items cost their own items.
-    """
-    groups = np.flatnonzero(keep)
-    starts, sizes = bounds[groups], bounds[groups + 1] - bounds[groups]
-    total = int(sizes.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    # each run's shift: its start less the entries of the kept runs before it
-    shift = starts - (np.cumsum(sizes) - sizes)
-    index = np.arange(total, dtype=np.int64)
-    index += np.repeat(shift, sizes)
-    return index
 
 
 def start_log_m(sub: WeightedItems, lo, hi, n_categories=None) -> np.ndarray:
