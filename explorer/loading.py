@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from explorer.errors import show_error
@@ -22,9 +23,9 @@ from heb.data import (
     Dataset,
     Preprocessor,
     catalogue_frame,
+    dataset_from_table,
     encode_target,
     load_dataset,
-    load_upload,
     read_table,
     stratified_subsample,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "load_spec",
     "register_upload",
     "upload_columns",
+    "upload_dataset",
 ]
 
 
@@ -75,20 +77,36 @@ def load_spec(spec: str) -> Dataset:
     return load_dataset(spec, allow_paths=False)
 
 
+@st.cache_resource(max_entries=4, ttl=3600, show_spinner=False)
+def _upload_table(digest: str, _payload: bytes, filename: str) -> pd.DataFrame:
+    """An upload's table, parsed once (keyed by the file's sha256): the target choice and
+    every Dataset built from it read this table, never the file again. Read-only: the
+    Datasets are built from shallow copies."""
+    return read_table(_payload, filename)
+
+
+def upload_columns(digest: str, payload: bytes, filename: str) -> list[str]:
+    """The column names of an uploaded file."""
+    return [str(column) for column in _upload_table(digest, payload, filename).columns]
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _load_upload(digest: str, target: str | None, _payload: bytes, filename: str) -> Dataset:
-    return load_upload(_payload, filename, target=target)
+    return dataset_from_table(_upload_table(digest, _payload, filename), filename, target)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def upload_columns(digest: str, _payload: bytes, filename: str) -> list[str]:
-    """The column names of an uploaded file (read once per upload)."""
-    return [str(column) for column in read_table(_payload, filename).columns]
-
-
-def register_upload(payload: bytes, filename: str) -> str:
-    """Keep an uploaded file in the session and return its dataset spec."""
+def upload_dataset(payload: bytes, filename: str) -> str:
+    """Read a new upload (its default target) and keep it in the session: its dataset
+    spec. Raises the loader's error, and keeps nothing, when the file cannot be read."""
     digest = hashlib.sha256(payload).hexdigest()
+    _load_upload(digest, None, payload, filename)
+    return register_upload(payload, filename, digest)
+
+
+def register_upload(payload: bytes, filename: str, digest: str | None = None) -> str:
+    """Keep an uploaded file in the session and return its dataset spec (``digest``: its
+    sha256, computed here when not given)."""
+    digest = digest or hashlib.sha256(payload).hexdigest()
     spec = f"{UPLOAD_PREFIX}{digest[:12]}"
     uploads = st.session_state.setdefault("uploads", {})
     if spec not in uploads:

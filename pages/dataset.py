@@ -13,7 +13,7 @@ from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
-from heb.data import default_target, load_upload
+from heb.data import default_target
 from heb.data.preprocess import ID_LIKE_MIN_CATEGORIES, ID_LIKE_ROWS_PER_CATEGORY
 
 ensure_entry_point()
@@ -24,13 +24,12 @@ def _on_upload() -> None:
     file = st.session_state.get("upload_file")
     if file is None:
         return
-    payload = file.getvalue()
-    try:
-        load_upload(payload, file.name)
+    try:  # parsed once: the target choice and the pages read the same table
+        spec = loading.upload_dataset(file.getvalue(), file.name)
     except Exception as exc:  # noqa: BLE001 - shown as a message under the uploader
         st.session_state["upload_error"] = exc
         return
-    state.set_dataset(loading.register_upload(payload, file.name))
+    state.set_dataset(spec)
 
 
 def _on_target(spec: str) -> None:

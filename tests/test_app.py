@@ -273,6 +273,29 @@ def test_upload_a_csv_and_choose_the_target():
         assert_clean(at)
 
 
+def test_an_upload_is_parsed_once_whatever_follows(monkeypatch):
+    """Issue 11, item 7: the upload check, the target choice, another target and another
+    page all read one parsed table (a 59 MB upload was parsed three times: 11 s)."""
+    from heb.data import readers
+
+    parse, reads = readers._parse, []
+
+    def counted(data, lower, *args):
+        reads.append(lower)
+        return parse(data, lower, *args)
+
+    monkeypatch.setattr(readers, "_parse", counted)  # every reader parses through it
+    at = open_app()
+    uploader(at).upload("once.csv", upload_csv(seed=11), "text/csv").run()
+    assert_clean(at)
+    at.selectbox(key="upload_target").set_value("colour").run()
+    assert_clean(at)
+    assert at.metric[2].value == "3"  # the Dataset of the new target
+    at.switch_page("pages/concentrations.py").run()
+    assert_clean(at)
+    assert reads == ["once.csv"]
+
+
 #: cases of docs/bad_inputs.md as a user would upload them: (file name, bytes, message start)
 BAD_UPLOADS = [
     ("empty.csv", b"", "The file is empty"),
