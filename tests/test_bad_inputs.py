@@ -161,6 +161,31 @@ def test_case_ragged_short_row():
     assert cr_only.notes == dataset.notes and cr_only.y.tolist() == dataset.y.tolist()
 
 
+def _short_rows_line_by_line(text: str, delimiter: str, n_columns: int) -> int:
+    """The short-row count read line by line: the reference for the vectorised count."""
+    if '"' in text or n_columns < 2:
+        return 0
+    end = "\n" if "\n" in text else "\r"
+    lines = text.split(end)[: -1 if text.endswith(end) else None]
+    kept = [line for line in lines if line not in ("", "\r")]  # blank lines are skipped
+    return sum(line.count(delimiter) < n_columns - 1 for line in kept[1:])  # after the header
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=hyp.lists(hyp.sampled_from(["a", "1", ",", ";", " ", "\n", "\r", "\r\n"])).map("".join),
+    delimiter=hyp.sampled_from([",", ";"]),
+    n_columns=hyp.integers(1, 5),
+)
+def test_short_rows_are_counted_as_line_by_line(text, delimiter, n_columns):
+    from heb.data.readers import _short_rows
+
+    if text:
+        assert _short_rows(text, delimiter, n_columns) == _short_rows_line_by_line(
+            text, delimiter, n_columns
+        )
+
+
 def test_case_duplicate_column_names():
     dataset = load_upload(csv("a,a,b,class\n1,2,3,x\n4,5,6,y\n"), "d.csv")
     assert list(dataset.X.columns) == ["a", "a (2)", "b"]

@@ -111,22 +111,25 @@ def _sniff_delimiter(text: str, filename: str) -> str:
 
 
 def _short_rows(text: str, delimiter: str, n_columns: int) -> int:
-    """Rows with fewer delimiters than the header (exact when the text has no quotes)."""
+    """Rows with fewer delimiters than the header (exact when the text has no quotes).
+
+    Each line's delimiters are counted by where its span (from its first byte to its line
+    end, included) falls among the delimiters' sorted positions: a search per line, not
+    one per delimiter.
+    """
     if '"' in text or n_columns < 2:
         return 0
     raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     newlines = np.flatnonzero(raw == (10 if "\n" in text else 13))  # CR-only files too
-    ends = np.append(newlines, raw.size)
     starts = np.concatenate(([0], newlines + 1))
-    blank = np.zeros(ends.size, dtype=bool)
-    lengths = ends - starts
-    # a line holding only '\r' or nothing is blank
-    blank |= lengths == 0
-    cr_only = (lengths == 1) & (raw[np.minimum(starts, raw.size - 1)] == 13)
-    blank |= cr_only
-    line_of = np.searchsorted(newlines, np.flatnonzero(raw == ord(delimiter)), side="left")
-    counts = np.bincount(line_of, minlength=ends.size)
-    data_lines = np.flatnonzero(~blank)[1:]
+    starts = starts[starts < raw.size]  # no line after a final line end
+    ends = np.append(starts[1:], raw.size)
+    delimiters = np.flatnonzero(raw == ord(delimiter))
+    counts = np.searchsorted(delimiters, ends) - np.searchsorted(delimiters, starts)
+    # a line holding only its line end ('\n', '\r' or '\r\n') or nothing is blank
+    content = ends - starts - (raw[ends - 1] == 10) - (raw[ends - 1] == 13)
+    content -= (content > 0) & (raw[np.maximum(ends - 2, 0)] == 13) & (raw[ends - 1] == 10)
+    data_lines = np.flatnonzero(content > 0)[1:]
     return int(np.sum(counts[data_lines] < n_columns - 1))
 
 
