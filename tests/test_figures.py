@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from itertools import pairwise
@@ -141,6 +142,43 @@ def test_reliability_diagram_refuses_bad_curves():
     bad["edges"] = np.linspace(0, 1, 5)
     with pytest.raises(ValueError, match="B\\+1 edges"):
         reliability_diagram({"A": bad})
+
+
+def test_reliability_points_are_the_diagrams_first_row():
+    """The lessons draw the points alone: the same traces as the diagram's first row."""
+    from plotly.utils import PlotlyJSONEncoder
+
+    from heb.figures.reliability import reliability_points
+
+    curves = {
+        "HEB-M": make_curve([0, 2, 3, 5, 10], [0, 0.3, 0.5, 0.7, 0.9], [0, 0.1, 0.4, 0.75, 0.88]),
+        "1 copy": make_curve([1, 6, 2, 9, 7], [0.1, 0.3, 0.5, 0.7, 0.95], [0, 0.5, 1, 0.6, 0.8]),
+    }
+    colors = {"1 copy": "#123456"}
+    points = reliability_points(curves, colors)
+    diagram = reliability_diagram(curves, colors=colors)
+    first_row = [trace for trace in diagram.data if trace.type == "scatter"]
+    assert len(points) == len(first_row) == 5  # diagonal; HEB-M curve and small bins; 1 copy
+    for mine, theirs in zip(points, first_row, strict=True):
+        theirs = theirs.to_plotly_json()
+        for axis in ("xaxis", "yaxis"):  # the diagram's subplot names its axes
+            theirs.pop(axis, None)
+        as_text = [json.dumps(t, cls=PlotlyJSONEncoder, sort_keys=True) for t in (mine, theirs)]
+        assert as_text[0] == as_text[1]
+
+
+def test_lesson_figures_look_like_plotly_white_without_its_weight():
+    """Lesson figures use plotly_white's layout through the light template (the full one
+    cost ~0.1 s of server time per figure and ~4 kB of defaults for every trace type)."""
+    import plotly.io as pio
+
+    from heb.figures.lessons.parts import lesson_style
+
+    fig = lesson_style(go.Figure(go.Scatter(x=[0, 1], y=[1, 2])), "Title")
+    white = pio.templates["plotly_white"]
+    assert fig.layout.template.layout == white.layout
+    assert fig.layout.template.data.scatter == white.data.scatter
+    assert not fig.layout.template.data.contour  # no defaults for traces never drawn
 
 
 def test_reliability_diagram_takes_colours_for_curves_that_are_not_methods():

@@ -12,7 +12,13 @@ from plotly.subplots import make_subplots
 
 from heb.figures.style import NEUTRAL_COLOR, SYMBOLS, escape, method_color, method_label, style
 
-__all__ = ["MIN_BIN_ROWS", "RELIABILITY_HEIGHT", "reliability_diagram", "reliability_frame"]
+__all__ = [
+    "MIN_BIN_ROWS",
+    "RELIABILITY_HEIGHT",
+    "reliability_diagram",
+    "reliability_frame",
+    "reliability_points",
+]
 
 #: the reliability diagram's whole height in pixels, whatever its legend
 RELIABILITY_HEIGHT = 520
@@ -78,6 +84,80 @@ def _marker_sizes(count: np.ndarray, largest: float) -> np.ndarray:
     return low + (high - low) * np.sqrt(count / max(largest, 1.0))
 
 
+def reliability_points(
+    curves: Mapping[str, Mapping],
+    colors: Mapping[str, str] | None = None,
+    show_ece: bool = True,
+) -> list[go.Scatter]:
+    """The points of a reliability diagram (its first row), for a figure of their own.
+
+    The diagonal of perfect calibration, then per curve its accuracy against mean
+    confidence, each point sized by its rows (also in its hover); bins of fewer than
+    :data:`MIN_BIN_ROWS` rows are grey hollow points off the curve. ``curves``, ``colors``
+    and ``show_ece`` as in :func:`reliability_diagram`.
+    """
+    diagonal, per_curve = _point_traces(curves, colors, show_ece)
+    return [diagonal, *(trace for traces in per_curve for trace in traces)]
+
+
+def _point_traces(
+    curves: Mapping[str, Mapping], colors: Mapping[str, str] | None, show_ece: bool
+) -> tuple[go.Scatter, list[list[go.Scatter]]]:
+    """The diagonal, and per curve its points (one trace, two with small bins)."""
+    if not curves:
+        raise ValueError("Give at least one method's reliability curve.")
+    checked = {name: _check_curve(name, curve) for name, curve in curves.items()}
+    diagonal = go.Scatter(
+        x=[0.0, 1.0],
+        y=[0.0, 1.0],
+        mode="lines",
+        name="perfect calibration",
+        line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
+        hoverinfo="skip",
+    )
+    per_curve: list[list[go.Scatter]] = []
+    largest = max(float(curve["count"].max(initial=0.0)) for curve in checked.values())
+    for index, (name, curve) in enumerate(checked.items()):
+        color = (colors or {}).get(name) or method_color(name)
+        label = escape(method_label(name))
+        filled = (curve["count"] > 0) & np.isfinite(curve["confidence"])
+        filled &= np.isfinite(curve["accuracy"])
+        per_curve.append([])
+        for few, trace_name, line in (
+            (False, f"{label} (ECE {curve['ece']:.3f})" if show_ece else label, color),
+            (True, f"{label}: bins of fewer than {MIN_BIN_ROWS} rows", NEUTRAL_COLOR),
+        ):
+            keep = filled & ((curve["count"] < MIN_BIN_ROWS) == few)
+            if few and not keep.any():
+                continue
+            x, y, rows = curve["confidence"][keep], curve["accuracy"][keep], curve["count"][keep]
+            sizes = _marker_sizes(rows, largest)
+            if not keep.any():  # every bin is small: plotly lists a trace of no point nowhere
+                x = y = rows = [None]
+                sizes = _MARKER_PX[0]
+            per_curve[-1].append(
+                go.Scatter(
+                    x=x,
+                    y=y,
+                    customdata=rows,
+                    mode="markers" if few else "lines+markers",
+                    cliponaxis=False,  # a point at accuracy 0 or 1 is drawn whole
+                    name=trace_name,
+                    legendgroup=label,
+                    showlegend=not few,
+                    line={"color": line, "width": 3},
+                    marker={
+                        "size": sizes,
+                        "symbol": SYMBOLS[index % len(SYMBOLS)] + ("-open" if few else ""),
+                        "color": line,
+                    },
+                    hovertemplate=f"{trace_name}<br>confidence %{{x:.3f}}<br>"
+                    "accuracy %{y:.3f}<br>rows %{customdata:.0f}<extra></extra>",
+                )
+            )
+    return diagonal, per_curve
+
+
 def reliability_diagram(
     curves: Mapping[str, Mapping],
     title: str = "Reliability diagram",
@@ -106,64 +186,16 @@ def reliability_diagram(
         :data:`MIN_BIN_ROWS` rows are grey hollow points off the curve. Row 2: grouped
         bars of the bin counts (shared x axis).
     """
-    if not curves:
-        raise ValueError("Give at least one method's reliability curve.")
-    checked = {name: _check_curve(name, curve) for name, curve in curves.items()}
+    diagonal, per_curve = _point_traces(curves, colors, show_ece)
     fig = make_subplots(
         rows=2, cols=1, shared_xaxes=True, row_heights=[0.72, 0.28], vertical_spacing=0.05
     )
-    fig.add_trace(
-        go.Scatter(
-            x=[0.0, 1.0],
-            y=[0.0, 1.0],
-            mode="lines",
-            name="perfect calibration",
-            line={"color": NEUTRAL_COLOR, "dash": "dash", "width": 2},
-            hoverinfo="skip",
-        ),
-        row=1,
-        col=1,
-    )
-    largest = max(float(curve["count"].max(initial=0.0)) for curve in checked.values())
-    for index, (name, curve) in enumerate(checked.items()):
+    fig.add_trace(diagonal, row=1, col=1)
+    for points, (name, curve) in zip(per_curve, curves.items(), strict=True):
+        fig.add_traces(points, rows=1, cols=1)
         color = (colors or {}).get(name) or method_color(name)
         label = escape(method_label(name))
-        filled = (curve["count"] > 0) & np.isfinite(curve["confidence"])
-        filled &= np.isfinite(curve["accuracy"])
-        for few, trace_name, line in (
-            (False, f"{label} (ECE {curve['ece']:.3f})" if show_ece else label, color),
-            (True, f"{label}: bins of fewer than {MIN_BIN_ROWS} rows", NEUTRAL_COLOR),
-        ):
-            keep = filled & ((curve["count"] < MIN_BIN_ROWS) == few)
-            if few and not keep.any():
-                continue
-            x, y, rows = curve["confidence"][keep], curve["accuracy"][keep], curve["count"][keep]
-            sizes = _marker_sizes(rows, largest)
-            if not keep.any():  # every bin is small: plotly lists a trace of no point nowhere
-                x = y = rows = [None]
-                sizes = _MARKER_PX[0]
-            fig.add_trace(
-                go.Scatter(
-                    x=x,
-                    y=y,
-                    customdata=rows,
-                    mode="markers" if few else "lines+markers",
-                    cliponaxis=False,  # a point at accuracy 0 or 1 is drawn whole
-                    name=trace_name,
-                    legendgroup=label,
-                    showlegend=not few,
-                    line={"color": line, "width": 3},
-                    marker={
-                        "size": sizes,
-                        "symbol": SYMBOLS[index % len(SYMBOLS)] + ("-open" if few else ""),
-                        "color": line,
-                    },
-                    hovertemplate=f"{trace_name}<br>confidence %{{x:.3f}}<br>"
-                    "accuracy %{y:.3f}<br>rows %{customdata:.0f}<extra></extra>",
-                ),
-                row=1,
-                col=1,
-            )
+        curve = _check_curve(name, curve)
         edges = curve["edges"]
         fig.add_trace(
             go.Bar(

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from heb import registry
 from heb.figures.lessons.parts import curve, hover_bar, lesson_style, series_colors
-from heb.figures.reliability import reliability_diagram, reliability_frame
+from heb.figures.reliability import reliability_frame, reliability_points
 from heb.figures.style import (
     NEUTRAL_COLOR,
     POST_HOC_COLORS,
@@ -80,15 +80,15 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
 
 
 def reliability_figure(curves: Mapping[str, Mapping], title: str) -> tuple[go.Figure, pd.DataFrame]:
-    """A reliability diagram on one plot: the curves of :func:`heb.figures.reliability_diagram`
-    (each point sized by its bin's rows, the rows in its hover and the CSV) without its
-    second plot of bars (a second plot and a bar trace per curve made each redraw dearer).
+    """A reliability diagram on one plot: the points of :func:`heb.figures.reliability_diagram`
+    (each sized by its bin's rows, the rows in its hover and the CSV) without its second
+    plot of bars (a second plot and a bar trace per curve made each redraw dearer, and
+    building the whole diagram to keep its first row cost the server as much again).
 
     Curves named after a method keep its colour; the others (``"1 copy"``,
     ``"Laplace + temperature"``) get distinct colours from ``SERIES_COLORS``.
     """
-    full = reliability_diagram(dict(curves), title=title, colors=series_colors(list(curves)))
-    fig = go.Figure([trace for trace in full.data if trace.yaxis in (None, "y")])
+    fig = go.Figure(reliability_points(dict(curves), colors=series_colors(list(curves))))
     fig.update_xaxes(title="confidence (top-1 probability; point size: rows)", range=[0, 1.02])
     fig.update_yaxes(title="accuracy", range=[0, 1.02])
     return lesson_style(fig, title, 440), reliability_frame(curves)
