@@ -607,6 +607,14 @@ def _clicks(tab, first: str, second: str):
     )
 
 
+def _steppers(tab):
+    """Two actions: the page's number input one step up, then one step down."""
+    return (
+        lambda: tab.get_by_test_id("stNumberInputStepUp").first.click(),
+        lambda: tab.get_by_test_id("stNumberInputStepDown").first.click(),
+    )
+
+
 #: per page: (URL path, control name, a builder of its two actions)
 CONTROLS = [
     ("dataset", "tab", lambda t: _tabs(t, "Classes and sparsity", "Features")),
@@ -620,6 +628,7 @@ CONTROLS = [
         ),
     ),
     ("compare", "tab", lambda t: _tabs(t, "Spread over folds", "Reliability")),
+    ("explain", "row +1", _steppers),
     ("benchmark", "run", None),
     ("lesson_zero_counts", "alpha slider", lambda t: _slider_steps(t, "Pseudo-count α")),
     ("lesson_dirichlet", "K slider", lambda t: _slider_steps(t, "Categories K")),
@@ -627,6 +636,7 @@ CONTROLS = [
     ("lesson_high_cardinality", "K slider", lambda t: _slider_steps(t, "Your K (categories)")),
     ("lesson_calibration", "copies slider", lambda t: _slider_steps(t, "Copies k of that feature")),
     ("lesson_known_truth", "rows slider", lambda t: _slider_steps(t, "Training rows")),
+    ("lesson_hierarchy", "rows slider", lambda t: _slider_steps(t, "Rows per class")),
     ("references", None, None),
 ]
 
