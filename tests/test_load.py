@@ -305,3 +305,108 @@ def test_case_eight_sessions_compare(app_url, tmp_path):  # noqa: F811 - the fix
     assert (computed, served) == (1, SESSIONS - 1), (computed, served)
     if pid:
         assert peak + sum(workers.values()) < MAX_SERVER_MB
+
+
+#: the large upload: rows x columns just under the app's cell budget (heb.data MAX_CELLS),
+#: about 59 MB of CSV
+UPLOAD_ROWS, UPLOAD_COLUMNS = 1_990_000, 10
+
+
+def _large_csv(path: Path) -> Path:
+    """A CSV of UPLOAD_ROWS rows: nine integer features of 10 to 10,000 values and a class."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    columns = {
+        f"f{j}": rng.integers(0, 10 ** (1 + j % 4), UPLOAD_ROWS) for j in range(UPLOAD_COLUMNS - 1)
+    }
+    columns["class"] = rng.integers(0, 3, UPLOAD_ROWS)
+    pd.DataFrame(columns).to_csv(path, index=False)
+    return path
+
+
+def _packed_rows(path: Path) -> Path:
+    """Issue 11's hostile upload: a few hundred KB of gzip unpacking to 34 million rows."""
+    import gzip
+
+    with gzip.open(path, "wb", compresslevel=9) as handle:
+        handle.write(b"a,class\n" + b"1,x\n" * 34_000_000)
+    return path
+
+
+#: JavaScript: from now, the milliseconds until the page first shows the given text
+OUTCOME_CLOCK = """(text) => {
+  window.__hebOutcome = null;
+  const start = performance.now();
+  const seen = () => {
+    if (window.__hebOutcome === null && document.body.innerText.includes(text))
+      window.__hebOutcome = performance.now() - start;
+  };
+  new MutationObserver(seen).observe(document.body, {subtree: true, childList: true});
+}"""
+
+
+@pytest.mark.parametrize("kind", ["34 million packed rows", "2 million rows"])
+def test_case_a_large_upload_beside_a_page_load(app_url, tmp_path, kind):  # noqa: F811
+    """One visitor uploads a file as large as the app takes (or a packed one it refuses)
+    while a second opens the home page in its own browser. The uploader ends with its
+    dataset (or the refusal), the second page with no error; the second page's times are
+    printed beside the same page loaded with no upload running (never asserted)."""
+    from playwright.sync_api import sync_playwright
+
+    if kind.startswith("34"):
+        upload, expected = _packed_rows(tmp_path / "rows.csv.gz"), "more than the 20,000,000"
+    else:
+        upload, expected = _large_csv(tmp_path / "large.csv"), f"{UPLOAD_ROWS:,} rows"
+    home = f"{app_url}/?data=builtin:iris"
+
+    def visit(browser) -> tuple[float, float]:
+        context = browser.new_context(viewport=VIEWPORT)
+        page = context.new_page()
+        start = time.perf_counter()
+        page.goto(home, wait_until="commit")
+        page.wait_for_selector("h1", state="attached", timeout=120_000)
+        title = time.perf_counter() - start
+        wait_idle(page, timeout=120)
+        idle = time.perf_counter() - start
+        assert page.locator('[data-testid="stException"]').count() == 0
+        context.close()
+        return title, idle
+
+    with sync_playwright() as playwright:
+        uploader_browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        visitor_browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            visit(visitor_browser)  # the server's first run and the browser's first start
+            alone = visit(visitor_browser)
+            uploader = uploader_browser.new_context(viewport=VIEWPORT).new_page()
+            uploader.goto(app_url)
+            wait_idle(uploader, timeout=120)
+            uploader.get_by_text("Add a dataset: upload a file or an OpenML id").click()
+            field = uploader.locator('[data-testid="stFileUploaderDropzoneInput"]')
+            field.wait_for(state="attached", timeout=60_000)
+            uploader.evaluate(OUTCOME_CLOCK, expected)
+            started = time.perf_counter()
+            field.set_input_files(upload)
+            uploader.wait_for_timeout(1_500)  # the file is on its way or being read
+            arrived = time.perf_counter() - started
+            beside = visit(visitor_browser)
+            uploader.get_by_text(expected).first.wait_for(state="attached", timeout=300_000)
+            wait_idle(uploader, timeout=300)
+            done = uploader.evaluate("() => window.__hebOutcome") / 1000
+            assert uploader.locator('[data-testid="stException"]').count() == 0
+        finally:
+            uploader_browser.close()
+            visitor_browser.close()
+    print(
+        f"\n{kind} ({upload.stat().st_size / 2**20:.1f} MB upload): the uploader's page showed "
+        f"its outcome {done:.1f} s after the upload began; a second visitor arriving "
+        f"{arrived:.1f} s into it drew the home page's title in {beside[0]:.2f} s and the "
+        f"whole page in {beside[1]:.2f} s (with no upload running: {alone[0]:.2f} s and "
+        f"{alone[1]:.2f} s); load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
