@@ -221,7 +221,9 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         raise DataError("The file has a header row but no data rows.")
     frame = _exact_big_integers(frame, text, options)
     frame.columns = unique_names(names, notes)
-    short = _short_rows(text, delimiter, len(names))
+    # a short row leaves its last cells missing: with none missing in the last column
+    # there is no short row, and the text need not be scanned for them
+    short = _short_rows(text, delimiter, len(names)) if frame.iloc[:, -1].isna().any() else 0
     if short:
         notes.append(
             f"{short} row{'s' * (short != 1)} had fewer values than the header; the missing "
