@@ -607,3 +607,25 @@ def test_data_package_modules_stay_small():
     lengths = {p.name: p.read_text(encoding="utf-8").count("\n") for p in folder.glob("*.py")}
     assert {"dataset.py", "readers.py", "arff.py", "openml.py", "preprocess.py"} <= set(lengths)
     assert max(lengths.values()) <= 500, lengths
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    labels=st.one_of(
+        st.lists(st.integers(-3, 3), min_size=1, max_size=40),
+        st.lists(st.sampled_from(["b", "a", "c", "aa", "B", "10", "9"]), min_size=1, max_size=40),
+        st.lists(st.booleans(), min_size=1, max_size=20),
+        st.lists(st.sampled_from([0.5, -1.0, 2.25]), min_size=1, max_size=20),
+    ),
+    as_series=st.booleans(),
+)
+def test_encode_target_sorts_classes_as_numpy_does(labels, as_series):
+    """Class codes by hashing (an upload's 2 million text labels took 2 s holding the GIL
+    in np.unique): the same codes and classes, in the same order and dtype."""
+    values = np.array(labels, dtype=object if isinstance(labels[0], str) else None)
+    y_idx, classes = encode_target(pd.Series(values) if as_series else values)
+    expected_classes, expected_idx = np.unique(values, return_inverse=True)
+    np.testing.assert_array_equal(classes, expected_classes)
+    assert classes.dtype == expected_classes.dtype
+    np.testing.assert_array_equal(y_idx, expected_idx)
+    assert y_idx.dtype == np.int64
