@@ -20,8 +20,18 @@ ensure_entry_point()
 
 
 # --------------------------------------------------------------------------- callbacks
-def _on_upload() -> None:
-    file = st.session_state.get("upload_file")
+#: session key of the uploads read so far: the uploader's key changes after each, so a read
+#: file lives in the session's uploads alone (Streamlit deep-copies a file uploader's value
+#: at every rerun of the page: 0.5 s holding the GIL for a 160 MB file, and a second copy)
+UPLOADS_READ = "uploads_read"
+
+
+def _uploader_key() -> str:
+    return f"upload_file_{st.session_state.get(UPLOADS_READ, 0)}"
+
+
+def _on_upload(key: str) -> None:
+    file = st.session_state.get(key)
     if file is None:
         return
     try:  # parsed once: the target choice and the pages read the same table
@@ -29,6 +39,8 @@ def _on_upload() -> None:
     except Exception as exc:  # noqa: BLE001 - shown as a message under the uploader
         st.session_state["upload_error"] = exc
         return
+    st.session_state[UPLOADS_READ] = st.session_state.get(UPLOADS_READ, 0) + 1
+    st.session_state["upload_read"] = file.name
     state.set_dataset(spec)
 
 
@@ -89,13 +101,20 @@ def choose_dataset() -> None:
     with section:
         upload_tab, openml_tab = st.tabs(["Upload a file", "OpenML id"])
         with upload_tab:
+            key = _uploader_key()
             st.file_uploader(
                 "A table with a header row: CSV, TSV, TXT, ARFF or Parquet (gzip allowed).",
                 type=None,  # any file: the loader explains what it cannot read
-                key="upload_file",
+                key=key,
                 on_change=_on_upload,
+                args=(key,),
             )
             st.caption("Up to 200 MB. The default target is the file's last column.")
+            if "upload_read" in st.session_state:
+                st.caption(
+                    f"Read {escape(st.session_state['upload_read'], limit=80)}: it is the "
+                    "dataset now, and stays in the Dataset list for this session."
+                )
             if "upload_error" in st.session_state:  # shown once, after the failed upload
                 show_error(st.session_state.pop("upload_error"), "reading the file")
         with openml_tab:

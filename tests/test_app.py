@@ -51,7 +51,13 @@ def open_section(at: AppTest, key: str) -> AppTest:
 
 def uploader(at: AppTest):
     """The Dataset page's file uploader, its expander opened."""
-    return open_section(at, "add_open").file_uploader(key="upload_file")
+    at = open_section(at, "add_open")
+    # the uploader's key changes after each upload it read (pages/dataset.py UPLOADS_READ)
+    return at.file_uploader(
+        key=f"upload_file_{at.session_state['uploads_read']}"
+        if "uploads_read" in at.session_state
+        else "upload_file_0"
+    )
 
 
 def assert_clean(at: AppTest) -> None:
@@ -294,6 +300,24 @@ def test_an_upload_is_parsed_once_whatever_follows(monkeypatch):
     at.switch_page("pages/concentrations.py").run()
     assert_clean(at)
     assert reads == ["once.csv"]
+
+
+def test_a_read_upload_leaves_the_uploader_and_a_second_one_is_read_too():
+    """The file lives in the session's uploads alone once read (Streamlit deep-copies an
+    uploader's value at every rerun); the uploader is ready for the next file."""
+    at = open_app()
+    uploader(at).upload("first.csv", upload_csv(seed=21), "text/csv").run()
+    assert_clean(at)
+    fresh = uploader(at)
+    assert fresh.key == "upload_file_1" and fresh.value is None
+    assert any("Read first\\.csv: it is the dataset now" in c.value for c in at.caption)
+    first = at.sidebar.selectbox(key="w_data_spec").value
+    fresh.upload("second.csv", upload_csv(rows=300, seed=22), "text/csv").run()
+    assert_clean(at)
+    assert at.metric[0].value == "300"
+    second = at.sidebar.selectbox(key="w_data_spec").value
+    assert second.startswith("upload:") and second != first
+    assert {first, second} <= set(at.session_state["uploads"])  # both kept for the session
 
 
 #: cases of docs/bad_inputs.md as a user would upload them: (file name, bytes, message start)
