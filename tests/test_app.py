@@ -970,7 +970,10 @@ def test_references_name_the_paper_and_the_textbook():
 
     seeds = shared_dir() / "seeds"
     if not seeds.is_dir():
-        pytest.skip("the shared seeds folder is absent")
+        pytest.skip(
+            f"no paper to compare with: {seeds} is absent (set HEB_SHARED_DIR to the shared "
+            "folder holding seeds/)"
+        )
     paper = (seeds / "heb-nb-paper-clean.txt").read_text().splitlines()[0].strip()
     chapter = next(
         line.strip()
