@@ -89,6 +89,13 @@ def feature_table(dataset: Dataset, work: WorkingData) -> pd.DataFrame:
     )
 
 
+def class_entropy(work: WorkingData) -> float:
+    """H(Y) in nats: the most mutual information any feature can have with the target."""
+    shares = work.table.class_counts / max(float(work.table.class_counts.sum()), 1.0)
+    shares = shares[shares > 0]
+    return float(-(shares * np.log(shares)).sum())
+
+
 def class_counts(work: WorkingData) -> pd.DataFrame:
     """Rows per class N_c."""
     counts = work.table.class_counts.astype(np.int64)

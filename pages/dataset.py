@@ -214,8 +214,14 @@ def overview(dataset, work: loading.WorkingData) -> None:
         )
 
 
-def show_features(frame: pd.DataFrame) -> None:
-    top_mi = max(float(frame["MI with target (nats)"].max()), 1e-9)
+def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
+    """The features table; the MI bars are drawn against H(Y), the most a feature can tell
+    (against the largest MI, noise-only features drew long bars)."""
+    top_mi = max(class_entropy, 1e-9)
+    full_bar = (
+        f"A full bar is H(Y) = {class_entropy:.3f} nats, the class entropy: the most any "
+        "feature can tell about the target."
+    )
     show_table(
         frame,
         column_config={
@@ -224,11 +230,15 @@ def show_features(frame: pd.DataFrame) -> None:
                 "missing share", format="percent", min_value=0.0, max_value=1.0
             ),
             "MI with target (nats)": st.column_config.ProgressColumn(
-                "MI with target (nats)", format="%.3f", min_value=0.0, max_value=top_mi
+                "MI with target (nats)",
+                format="%.3f",
+                min_value=0.0,
+                max_value=top_mi,
+                help=full_bar,
             ),
             summaries.MI_CHANCE: st.column_config.NumberColumn(format="%.3f"),
             summaries.MI_ABOVE: st.column_config.ProgressColumn(
-                summaries.MI_ABOVE, format="%.3f", min_value=0.0, max_value=top_mi
+                summaries.MI_ABOVE, format="%.3f", min_value=0.0, max_value=top_mi, help=full_bar
             ),
         },
         key="feature_table",
@@ -238,7 +248,8 @@ def show_features(frame: pd.DataFrame) -> None:
         "upward: a feature unrelated to the target still scores about (K−1)(C−1)/(2N) "
         "nats (K categories, C classes, N rows). An ID-like column with a category for "
         "every few rows therefore ranks high by chance alone; compare MI with its chance "
-        "level, or read the MI above chance."
+        f"level, or read the MI above chance. A full bar is the class entropy H(Y) = "
+        f"{class_entropy:.3f} nats, the most any feature can tell."
     )
     download_buttons(None, frame, "features")
 
@@ -379,7 +390,7 @@ features_tab, classes_tab, lens_tab, hierarchy_tab = st.tabs(
 )
 if features_tab.open:
     with features_tab, guard("summarising the features"):
-        show_features(summaries.feature_table(dataset, work))
+        show_features(summaries.feature_table(dataset, work), summaries.class_entropy(work))
 if classes_tab.open:
     with classes_tab:
         left, right = st.columns([1, 2])

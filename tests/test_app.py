@@ -807,6 +807,15 @@ def test_the_mutual_information_shows_its_chance_level():
     assert ids["MI with target (nats)"] > colour["MI with target (nats)"]  # the trap
     assert ids[summaries.MI_ABOVE] < colour[summaries.MI_ABOVE]  # the correction
     assert any("(K−1)(C−1)/(2N)" in c.value for c in at.caption)
+    # the bars are drawn against the class entropy, the most a feature can tell
+    shares = frame["label"].value_counts(normalize=True).to_numpy()
+    entropy = float(-(shares * np.log(shares)).sum())
+    counts = SimpleNamespace(table=SimpleNamespace(class_counts=np.array([30.0, 10.0, 0.0])))
+    assert summaries.class_entropy(counts) == pytest.approx(
+        -(0.75 * np.log(0.75) + 0.25 * np.log(0.25))
+    )
+    assert any(f"H(Y) = {entropy:.3f} nats" in c.value for c in at.caption)
+    assert colour["MI with target (nats)"] < entropy
 
 
 #: (page, URL settings, what the page shows for them): one case per kind of setting
