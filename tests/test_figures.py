@@ -481,6 +481,19 @@ def test_concentration_scatters_axes_states_and_hover():
     assert len(fit_lines) == 1 and fit_lines[0].line.dash == "dash"
 
 
+def test_concentration_scatters_fit_no_slope_through_two_x_values():
+    """Two classes give the rho scatter two x values (1/sqrt(N_c)): a 'slope' there only
+    joins two clouds (a new user read -0.62 against the paper's +1); the legend says why
+    there is no line. The m scatter (x also varies with K_f) keeps its fit."""
+    diag = diagnostics(2, 6)
+    m_fig, rho_fig = concentration_scatters(diag, [f"f{j}" for j in range(6)], ["p", "q"])
+    rho_lines = [trace for trace in rho_fig.data if trace.mode == "lines"]
+    assert len(rho_lines) == 1 and "no slope fitted" in rho_lines[0].name
+    assert "2 distinct x values, a line needs 3" in rho_lines[0].name
+    m_lines = [trace for trace in m_fig.data if trace.mode == "lines"]
+    assert len(m_lines) == 1 and m_lines[0].name.startswith("log-log fit to fitted pairs")
+
+
 # ------------------------------------------------------------------ l1 error
 def l1_rows() -> list[dict]:
     rows = []

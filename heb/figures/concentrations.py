@@ -215,10 +215,25 @@ def concentration_heatmap(
     return fig
 
 
-def _fit_line(x: np.ndarray, y: np.ndarray, paper: float) -> go.Scatter | None:
-    """Least-squares line in log-log space, or ``None`` with too few distinct points."""
-    if x.size < 3 or np.ptp(np.log(x)) == 0:
-        return None
+#: the fewest distinct x values a log-log line is fitted through (two give a slope that
+#: only joins two clouds: the rho scatter of a two-class dataset has two x values)
+MIN_FIT_XS = 3
+
+
+def _fit_line(x: np.ndarray, y: np.ndarray, paper: float) -> go.Scatter:
+    """Least-squares line in log-log space; with fewer than :data:`MIN_FIT_XS` distinct x
+    values, a legend entry saying why there is none."""
+    distinct = np.unique(x).size
+    if distinct < MIN_FIT_XS:
+        return go.Scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            name=f"no slope fitted: the fitted pairs have {distinct} distinct x value"
+            f"{'s' * (distinct != 1)}, a line needs {MIN_FIT_XS} (paper: {paper:g})",
+            line={"color": INK, "dash": "dash", "width": 2},
+            hoverinfo="skip",
+        )
     slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
     grid = np.geomspace(x.min(), x.max(), 30)
     return go.Scatter(
@@ -314,9 +329,7 @@ def concentration_scatters(
                 )
             )
         fitted = placeable & (columns["state"] == "none")
-        line = _fit_line(x[fitted], y[fitted], paper)
-        if line is not None:
-            fig.add_trace(line)
+        fig.add_trace(_fit_line(x[fitted], y[fitted], paper))
         left_out = int((~placeable).sum())
         if left_out:
             x_title += (
