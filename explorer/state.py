@@ -44,6 +44,7 @@ __all__ = [
     "set_dataset",
     "sync_url",
     "url_spec",
+    "where_to_change",
 ]
 
 #: methods selected on a fresh visit: the classic rule, two fixed rules and the HEB pair
@@ -425,6 +426,13 @@ def reset_page_settings() -> None:
     state = st.session_state
     for name, default in state.get(_PAGE_DEFAULTS, {}).items():
         state[name] = list(default) if isinstance(default, list) else default
+
+
+def where_to_change() -> str:
+    """Where the sidebar's settings are changed: the presenter mode hides the sidebar."""
+    if presenting():
+        return "leave the presenter mode to change them in the sidebar"
+    return "change them in the sidebar"
 
 
 def presenting() -> bool:

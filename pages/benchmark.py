@@ -84,7 +84,7 @@ specs = st.multiselect(
 )
 methods = state.selected_methods()
 settings = state.current_settings()
-st.markdown("**Methods:** " + (", ".join(methods) or "none") + " (change them in the sidebar)")
+st.markdown("**Methods:** " + (", ".join(methods) or "none") + " (" + state.where_to_change() + ")")
 ready = len(specs) >= 2 and len(methods) >= 2
 if not ready:
     st.info(

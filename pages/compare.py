@@ -170,7 +170,7 @@ methods = state.selected_methods()
 if not methods:
     st.info("Choose at least one method in the sidebar.", icon=":material/arrow_back:")
     st.stop()
-st.markdown("**Methods:** " + ", ".join(methods) + " (change them in the sidebar)")
+st.markdown("**Methods:** " + ", ".join(methods) + " (" + state.where_to_change() + ")")
 data_knobs()
 dataset = loading.current_dataset()
 

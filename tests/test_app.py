@@ -713,6 +713,17 @@ def test_the_menu_is_the_apps_own_with_one_title_per_page():
     assert presenting.sidebar.get("page_link") == []  # the presenter shows no menu
 
 
+def test_a_page_says_where_its_methods_change_with_the_sidebar_shown_or_hidden():
+    """Compare names the sidebar for the methods; the presenter mode hides the sidebar,
+    so there the page says to leave it first (a new user looked for a hidden sidebar)."""
+    shown = open_app("pages/compare.py", methods="Laplace")
+    said = " ".join(m.value for m in shown.markdown)
+    assert "(change them in the sidebar)" in said
+    hidden = open_app("pages/compare.py", methods="Laplace", present="1")
+    said = " ".join(m.value for m in hidden.markdown)
+    assert "(leave the presenter mode to change them in the sidebar)" in said
+
+
 def test_streamlit_reads_our_server_settings(monkeypatch):
     """Streamlit itself parses .streamlit/config.toml as meant (a misspelt section or
     option would be silently ignored): no full garbage collection after each run (0.2 s
