@@ -24,6 +24,8 @@ ensure_entry_point()
 #: file lives in the session's uploads alone (Streamlit deep-copies a file uploader's value
 #: at every rerun of the page: 0.5 s holding the GIL for a 160 MB file, and a second copy)
 UPLOADS_READ = "uploads_read"
+#: session key of a file taken from the uploader and not read yet: (bytes, name)
+PENDING_UPLOAD = "upload_pending"
 
 
 def _uploader_key() -> str:
@@ -31,17 +33,31 @@ def _uploader_key() -> str:
 
 
 def _on_upload(key: str) -> None:
+    """Take the file from the uploader (read below, under a note naming it: a callback
+    cannot show one, and a large file left the old page greyed with no word for seconds)."""
     file = st.session_state.get(key)
     if file is None:
         return
-    try:  # parsed once: the target choice and the pages read the same table
-        spec = loading.upload_dataset(file.getvalue(), file.name)
-    except Exception as exc:  # noqa: BLE001 - shown as a message under the uploader
-        st.session_state["upload_error"] = exc
-        return
+    st.session_state[PENDING_UPLOAD] = (file.getvalue(), file.name)
     st.session_state[UPLOADS_READ] = st.session_state.get(UPLOADS_READ, 0) + 1
-    st.session_state["upload_read"] = file.name
+
+
+def read_pending_upload() -> None:
+    """Read the file just uploaded, saying so meanwhile; then show every page on it (a
+    rerun: the sidebar drawn above still names the previous dataset)."""
+    pending = st.session_state.pop(PENDING_UPLOAD, None)
+    if pending is None:
+        return
+    payload, name = pending
+    try:  # parsed once: the target choice and the pages read the same table
+        with st.spinner(f"Reading {escape(name, limit=80)} ..."):
+            spec = loading.upload_dataset(payload, name)
+    except Exception as exc:  # noqa: BLE001 - shown as a message under the uploader
+        show_error(exc, "reading the file")
+        return
+    st.session_state["upload_read"] = name
     state.set_dataset(spec)
+    st.rerun()
 
 
 def _on_target(spec: str) -> None:
@@ -110,13 +126,12 @@ def choose_dataset() -> None:
                 args=(key,),
             )
             st.caption("Up to 200 MB. The default target is the file's last column.")
+            read_pending_upload()
             if "upload_read" in st.session_state:
                 st.caption(
                     f"Read {escape(st.session_state['upload_read'], limit=80)}: it is the "
                     "dataset now, and stays in the Dataset list for this session."
                 )
-            if "upload_error" in st.session_state:  # shown once, after the failed upload
-                show_error(st.session_state.pop("upload_error"), "reading the file")
         with openml_tab:
             st.number_input("OpenML dataset id", min_value=1, value=31, step=1, key="openml_id")
             st.button("Load from OpenML", on_click=_on_openml, key="openml_load")
