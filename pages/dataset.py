@@ -163,7 +163,7 @@ def preprocessing_summary() -> str:
     settings = state.current_settings()
     missing = "imputed" if settings["missing"] == "impute" else "as a category"
     rows = settings["max_rows"]
-    subsample = f"{rows:,}-row subsample" if rows else "every row"
+    subsample = f"at most {rows:,} rows (a stratified subsample beyond)" if rows else "every row"
     return f"{settings['n_bins']} bins · missing {missing} · {subsample}"
 
 

@@ -405,7 +405,10 @@ def test_the_preprocessing_caption_says_imputed_and_a_subsample_from_the_link():
     # the other branches of the closed expander's caption than test_app's (the settings in
     # force, read from the session: no widget exists while it is closed)
     at = open_app(data="builtin:iris", n_bins="7", missing="impute", max_rows="20000")
-    said = "Preprocessing in force: 7 bins · missing imputed · 20,000-row subsample."
+    said = (
+        "Preprocessing in force: 7 bins · missing imputed · at most 20,000 rows (a stratified "
+        "subsample beyond)."
+    )
     assert said in [c.value for c in at.caption]
 
 
