@@ -142,14 +142,17 @@ def metrics_table(result: CVResult) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def best_style(summary: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    """A Styler function colouring the best method of each metric (by its mean)."""
+    """A Styler function colouring the best method of each metric (by its mean as shown,
+    to 4 decimals: every method tied there is coloured); nothing with a single method."""
 
     def style(frame: pd.DataFrame) -> pd.DataFrame:
         out = pd.DataFrame("", index=frame.index, columns=frame.columns)
+        if len(summary) < 2:
+            return out
         for name, entry in registry.METRICS.items():
-            means = summary[f"{name}_mean"]
-            best = means.idxmax() if entry.higher_is_better else means.idxmin()
-            out.loc[best, metric_column(name)] = BEST_STYLE
+            means = summary[f"{name}_mean"].round(4)
+            best = means.max() if entry.higher_is_better else means.min()
+            out.loc[means.index[means == best], metric_column(name)] = BEST_STYLE
         return out
 
     return style

@@ -1138,3 +1138,22 @@ def test_a_loaded_models_accuracy_needs_its_own_feature_names(recwarn):
         frame.set_axis([f"x{i}" for i in range(len(names))], axis=1), work.y
     )
     assert accuracy_on(renamed, work) is None  # other features: no accuracy at all
+
+
+def test_the_best_mean_is_coloured_for_every_method_tied_at_the_shown_decimals():
+    """Ties at the 4 decimals shown are all best (a new user saw one of three equal AUCs
+    in blue); a single method is best of nothing."""
+    from explorer.comparison import BEST_STYLE, best_style, metric_column
+
+    methods = ["Laplace", "HEB-M", "TE"]
+    summary = pd.DataFrame(index=methods)
+    for name, entry in registry.METRICS.items():
+        sign = 1.0 if entry.higher_is_better else -1.0
+        summary[f"{name}_mean"] = 0.5 + sign * np.array([0.10001, 0.10004, 0.05])
+    frame = pd.DataFrame("", index=methods, columns=[metric_column(n) for n in registry.METRICS])
+    styled = best_style(summary)(frame)
+    for name in registry.METRICS:
+        column = styled[metric_column(name)]
+        assert list(column == BEST_STYLE) == [True, True, False], name  # 0.6000 twice
+    alone = best_style(summary.iloc[:1])(frame.iloc[:1])
+    assert (alone == "").all().all()
