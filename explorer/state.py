@@ -80,6 +80,7 @@ SEED_LINK_NOTE = (
     f"{SEED} (the paper's protocol): the numbers shown are for seed {SEED}."
 )
 VALUE_LINK_NOTE = "The link's {name}={value} is not a value this app offers: using {default}."
+METHODS_LINK_NOTE = "The link's methods name {value}, which this app does not have: left out."
 #: the longest URL value repeated in a note
 _NOTE_VALUE_CHARS = 40
 
@@ -118,6 +119,17 @@ def _parse_methods(text: str | None) -> list[str] | None:
         return None
     chosen = [name.strip() for name in text.split(",") if name.strip() in registry.METHODS]
     return list(dict.fromkeys(chosen)) or None
+
+
+def _unknown_methods_notes(text: str | None) -> list[str]:
+    """A note naming the URL's methods that the registry does not have (shortened)."""
+    if not text:
+        return []
+    unknown = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in unknown if name not in registry.METHODS]
+    if not unknown:
+        return []
+    return [_link_note(METHODS_LINK_NOTE, "methods", ", ".join(unknown), None)]
 
 
 def _query() -> dict[str, str]:
@@ -194,6 +206,7 @@ def init_state() -> None:
         notes.append(UPLOAD_LINK_NOTE if requested.startswith(UPLOAD_PREFIX) else BAD_LINK_NOTE)
     state["data_spec"] = spec or default_spec()
     state["methods"] = _parse_methods(query.get("methods")) or list(DEFAULT_METHODS)
+    notes.extend(_unknown_methods_notes(query.get("methods")))
     state["n_bins"] = _setting(
         query, "n_bins", "n_bins", range(2, MAX_BINS + 1), DEFAULT_SETTINGS["n_bins"], notes
     )

@@ -216,6 +216,18 @@ def test_a_bad_link_falls_back_to_defaults():
     assert url(at, "missing") == "impute"
 
 
+def test_a_links_unknown_method_is_said_and_left_out():
+    """A method name the app does not have is left out with a note (it was dropped in
+    silence, while other settings the app does not take were said)."""
+    at = open_app(methods="Laplace,<b>NoSuch</b>,HEB-M")
+    notes = [info.value for info in at.main.info]
+    expected = escape(state.METHODS_LINK_NOTE.format(value="<b>NoSuch</b>"))
+    assert notes.count(expected) == 1
+    assert at.sidebar.multiselect(key="w_methods").value == ["Laplace", "HEB-M"]
+    plain = open_app(methods="Laplace,HEB-M")
+    assert not [info.value for info in plain.main.info if "link" in info.value]
+
+
 def test_a_links_seed_or_setting_the_app_does_not_take_is_said_once():
     """Issue 12: a link's seed=7 became 42 in silence (the app's runs use seed 42)."""
     at = open_app(seed="7", folds="7", n_bins="10")
