@@ -217,6 +217,8 @@ def test_calibration_lesson():
     assert "1 copy (ECE" in shown and "4 copies (ECE" in shown
     assert {"no post-hoc", "Platt", "isotonic", "temperature"} <= set(names(bars))
     assert fix_reliability["data"]
+    table = app.dataframe[-1].value  # every number, under the metrics' names
+    assert {"ECE (top-1, 10 bins)", "Log-loss", "Brier score"} <= set(table.columns)
     for figure in (double, reliability, bars, fix_reliability):
         assert_title_then_legend(figure)
     one, four = (t for t in reliability["data"] if "cop" in t["name"] and t["type"] == "scatter")
