@@ -22,6 +22,8 @@ SCENARIOS = {
     "flat": "No signal in the tree (HEB-M's own model)",
 }
 SEEDS = list(range(10))
+#: the figures' tabs (lazy: only the open one is built)
+TABS = ("The sparse code", "The hierarchy", "Concentration per level")
 
 
 @st.cache_data(max_entries=64, show_spinner="Sampling and fitting...")
@@ -85,6 +87,39 @@ def concentrations_view(conc, setting: tuple, notes) -> None:
         show_table(conc.round(3), key="hier_conc_table")
 
 
+def tabs_view(out: dict, setting: tuple, label: str, notes) -> None:
+    """The figures, one tab each."""
+    # lazy tabs: only the open one is built (a rows step redrew every tab's figures,
+    # two tabs of them out of sight: 1.0-1.5 s a step)
+    tab_leaf, tab_tree, tab_m = steps.tabs(list(TABS), "hier_tab")
+    if steps.is_open(tab_leaf):
+        with tab_leaf:
+            if steps.show(1):
+                fig, data = steps.fitted(lesson_figure("leaf", setting))
+                show_figure(fig, data, "hierarchy-leaf")
+            if steps.show(2):
+                fig, data = steps.fitted(lesson_figure("prefix", setting))
+                show_figure(fig, data, "hierarchy-prefix")
+                if not steps.presenting:
+                    show_table(out["prefix_table"].round(4), key="hier_prefix_table")
+    if steps.is_open(tab_tree):
+        with tab_tree:
+            if steps.show(3):
+                fig, data = steps.fitted(lesson_figure("tree", setting))
+                show_figure(fig, data, "hierarchy-tree")
+                with notes:
+                    st.markdown(
+                        f"Click a region or a prefix to zoom in (only code {label}'s "
+                        "prefix is drawn down to its codes). Every code's class PMF is the "
+                        "product of the splits along its path: region of the root, prefix "
+                        "of the region, code of the prefix."
+                    )
+    if steps.is_open(tab_m):
+        with tab_m:
+            if steps.show(4):
+                concentrations_view(out["concentrations"], setting, notes)
+
+
 steps = lesson_header(
     __file__,
     [
@@ -145,32 +180,7 @@ def lesson_view() -> None:
                 f"The sparse code is **{label}**: the likeliest code (class 0) with at most one "
                 f"class-0 row. The l1 error above is over all {len(out['labels'])} codes."
             )
-        tab_leaf, tab_tree, tab_m = steps.tabs(
-            ["The sparse code", "The hierarchy", "Concentration per level"]
-        )
-        with tab_leaf:
-            if steps.show(1):
-                fig, data = steps.fitted(lesson_figure("leaf", setting))
-                show_figure(fig, data, "hierarchy-leaf")
-            if steps.show(2):
-                fig, data = steps.fitted(lesson_figure("prefix", setting))
-                show_figure(fig, data, "hierarchy-prefix")
-                if not steps.presenting:
-                    show_table(out["prefix_table"].round(4), key="hier_prefix_table")
-        with tab_tree:
-            if steps.show(3):
-                fig, data = steps.fitted(lesson_figure("tree", setting))
-                show_figure(fig, data, "hierarchy-tree")
-                with notes:
-                    st.markdown(
-                        f"Click a region or a prefix to zoom in (only code {label}'s prefix "
-                        "is drawn down to its codes). Every code's class PMF is the product "
-                        "of the splits along its path: region of the root, prefix of the "
-                        "region, code of the prefix."
-                    )
-        with tab_m:
-            if steps.show(4):
-                concentrations_view(out["concentrations"], setting, notes)
+        tabs_view(out, setting, label, notes)
 
 
 lesson_view()

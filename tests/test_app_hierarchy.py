@@ -244,6 +244,11 @@ def test_lesson_matches_its_computation_and_keeps_its_settings():
     }
     label = expected["labels"][expected["leaf"]]
     assert any(f"**{label}**" in m.value for m in at.markdown)
+    # lazy tabs: only the open tab's figures are built (the sparse code: leaf and prefix)
+    assert len(at.get("plotly_chart")) == 2
+    at.session_state["hier_tab"] = "Concentration per level"
+    at.run()
+    assert len(at.get("plotly_chart")) == 1 and url(at, "hier_tab") == "Concentration per level"
     conc = table_with(at, "learned m")
     np.testing.assert_allclose(
         conc["learned m"], expected["concentrations"]["learned m"].round(3), rtol=1e-12
