@@ -156,7 +156,12 @@ with guard("fitting the models"):
         f"Row {row:,}: true class **{escape(names[int(work.y[row])])}**. "
         + verdict(explanations, frame, names)
     )
-    show_table(ex.decision_table(explanations, names, int(work.y[row])), key="explain_decisions")
+    decisions = ex.decision_table(explanations, names, int(work.y[row]))
+    # probabilities to six decimals, every one alike (a 0.999998 showed as "1" beside
+    # 0.000002): their columns are named after the classes
+    formats = {c: st.column_config.NumberColumn(format="%.6f") for c in decisions if c[:2] == "P("}
+    formats["log-odds target vs reference"] = st.column_config.NumberColumn(format="%.3f")
+    show_table(decisions, column_config=formats, key="explain_decisions")
     title = f"Row {row}: log-odds of {names[target]} against {names[reference]}"
     fig = contribution_figure(frame, smoothers, title)
     shown = frame.rename(columns={s: SMOOTHER_LABELS[s] for s in smoothers})

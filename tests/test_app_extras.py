@@ -132,6 +132,12 @@ def test_explain_page_bars_add_up_to_each_smoothers_log_odds():
     ):
         # prior row + every feature row (the rest summed into one) = the model's log-odds
         assert bars[smoother].sum() == pytest.approx(log_odds, abs=1e-9)
+    # every probability to six decimals (a 0.999998 showed as "1" beside 0.000002)
+    grid = next(f for f in at.dataframe if "log-odds target vs reference" in f.value.columns)
+    formats = json.loads(grid.proto.columns)
+    probabilities = [c for c in table.columns if c.startswith("P(")]
+    assert len(probabilities) == 3
+    assert {formats[c]["type_config"]["format"] for c in probabilities} == {"%.6f"}
 
 
 def test_explain_jumps_to_a_row_where_smoothing_moves_the_decision():
