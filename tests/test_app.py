@@ -656,6 +656,44 @@ def test_user_text_in_notes_and_errors_is_escaped():
     assert at.error and IMAGE not in at.error[0].value
 
 
+def test_a_failed_uploads_message_is_escaped():
+    """The error under the uploader names the user's column: shown as its text, no link."""
+    at = open_app()
+    uploader(at).upload("one_class.csv", f"a,{LINK}\n1,x\n2,x\n3,x\n".encode(), "text/csv").run()
+    assert not at.exception
+    assert len(at.error) == 1, [e.value for e in at.error]
+    assert_plain(at.error[0].value)
+    assert unescape(at.error[0].value).startswith(f"The target '{LINK}' has only one class")
+
+
+def test_an_uploads_file_name_in_the_source_caption_is_escaped():
+    """The Dataset page's "Source: upload:NAME" caption is markdown: a file named like a
+    link shows as that text, never a live link (a name keeps no "/": a relative link)."""
+    name = "[Click](x) :red[now].csv"
+    at = open_app()
+    uploader(at).upload(name, upload_csv(), "text/csv").run()
+    assert_clean(at)
+    sources = [c.value for c in at.caption if unescape(c.value).startswith("Source: upload:")]
+    assert len(sources) == 1, [c.value for c in at.caption]
+    assert_plain(sources[0])
+    assert unescape(sources[0]) == f"Source: upload:{name}."
+
+
+def test_a_new_file_under_an_uploaded_files_name_is_read_afresh():
+    """The parsed table is cached by the file's content (sha256), not by its name: a
+    corrected file uploaded under the same name shows its own rows and classes."""
+    at = open_app()
+    uploader(at).upload("data.csv", upload_csv(rows=400, seed=1), "text/csv").run()
+    assert_clean(at)
+    assert at.metric[0].value == "400"
+    uploader(at).upload("data.csv", upload_csv(rows=300, seed=2), "text/csv").run()
+    assert_clean(at)
+    assert at.metric[0].value == "300"
+    at.selectbox(key="upload_target").set_value("colour").run()
+    assert_clean(at)
+    assert at.metric[0].value == "300" and at.metric[2].value == "3"
+
+
 def test_csv_downloads_neutralise_formulas():
     frame = pd.DataFrame(
         {
@@ -678,6 +716,20 @@ def test_csv_downloads_neutralise_formulas():
     ]
     assert [float(row[1]) for row in rows] == [-1.5, 2, 3, 4, 5, 6, 7, 8]  # numbers stay numbers
     assert neutralise_formulas(frame).shape == frame.shape
+
+
+def test_csv_downloads_neutralise_formulas_in_string_and_category_columns():
+    """Text kept as pandas' string or category dtype is neutralised as object text is."""
+    frame = pd.DataFrame(
+        {
+            "s": pd.array(["=1+1", "ok"], dtype="string"),
+            "c": pd.Categorical(["@cmd", "ok"]),
+            "n": [-1.5, 2.0],
+        }
+    )
+    header, *rows = csv.reader(io.StringIO(csv_bytes(frame).decode(), newline=""))
+    assert header == ["s", "c", "n"]
+    assert rows == [["'=1+1", "'@cmd", "-1.5"], ["ok", "ok", "2.0"]]
 
 
 def test_table_cells_are_capped():
@@ -928,6 +980,18 @@ def test_a_closed_tabs_settings_stay_in_the_link():
     at = open_app("pages/compare.py", data="builtin:iris", spread_metric="log_loss")
     assert at.session_state["compare_tab"] == "Reliability"
     assert url(at, "spread_metric") == "log_loss"
+
+
+def test_a_closed_lesson_tabs_settings_stay_in_the_link():
+    """Known truth's pick of smoothers and Calibration's metric sit on tabs closed at first:
+    a link naming them keeps them in the URL while those tabs are not built."""
+    at = open_app("pages/lesson_known_truth.py", truth_pick="Laplace,TE")
+    assert at.session_state["truth_tab"] == "PMF error"
+    assert at.session_state["truth_pick"] == ["Laplace", "TE"]
+    assert url(at, "truth_pick") == "Laplace,TE"
+    at = open_app("pages/lesson_calibration.py", calib_metric="brier")
+    assert at.session_state["calib_tab"] == "Double counting"
+    assert url(at, "calib_metric") == "brier"
 
 
 def test_lesson_settings_persist_across_pages_and_reset():

@@ -186,6 +186,32 @@ def test_short_rows_are_counted_as_line_by_line(text, delimiter, n_columns):
         )
 
 
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_a_row_starting_with_a_delimiter_is_not_counted_with_the_line_above(end):
+    """A line's delimiters end at its line end: a next row whose first cell is empty
+    (``,5,6``) does not lend its leading delimiter to a short row above it."""
+    from heb.data.readers import _short_rows
+
+    text = end.join(["a,b,c", "1,2", ",5,6", "7,8,9", ";"]) + end
+    assert _short_rows(text, ",", 3) == 2  # "1,2" and ";"
+    assert _short_rows(text.replace(",5,6", "4,5,6"), ",", 3) == 2
+
+
+def test_datasets_built_from_one_table_keep_their_own_notes():
+    """The app builds every target's Dataset from one cached table: a note one of them
+    adds (a dropped row) never lands in the table or in the next Dataset's notes."""
+    from heb.data import dataset_from_table
+
+    table = read_table(csv("a,a,class\n1,2,x\n3,4,\n5,6,y\n7,8,x\n"), "t.csv")
+    before = list(table.attrs.get("heb_notes", []))
+    first = dataset_from_table(table, "t.csv")
+    second = dataset_from_table(table, "t.csv", target="a (2)")
+    assert any("missing target" in note for note in first.notes)
+    assert not any("missing target" in note for note in second.notes)
+    assert table.attrs["heb_notes"] == before and len(before) == 1  # the renamed repeat
+    assert before[0] in first.notes and before[0] in second.notes
+
+
 def test_case_duplicate_column_names():
     dataset = load_upload(csv("a,a,b,class\n1,2,3,x\n4,5,6,y\n"), "d.csv")
     assert list(dataset.X.columns) == ["a", "a (2)", "b"]
@@ -447,6 +473,24 @@ def test_case_url_path_refused(value, monkeypatch):
     assert "root:" not in message and "ID=" not in message
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["shared:car/../../../etc/passwd", "builtin:iris/../../etc/passwd", "openml:31/../../x"],
+)
+def test_a_url_name_followed_by_a_path_is_refused(value, monkeypatch):
+    """A known name with a path after it is refused whole, before any file is opened (the
+    name must match from its first character to its last)."""
+    import builtins
+    import os
+
+    def no_open(*args, **kwargs):
+        raise AssertionError("a file was opened for a URL value")
+
+    monkeypatch.setattr(os, "open", no_open)
+    monkeypatch.setattr(builtins, "open", no_open)
+    fails(lambda: load_dataset(value, allow_paths=False), "is not a data set name")
+
+
 def test_case_very_long_name():
     fails(lambda: load_dataset("a" * 3000, allow_paths=False), "3,000 characters long")
     fails(lambda: load_dataset("openml:" + "9" * 3000), "more than the 200 a name may have")
@@ -457,6 +501,25 @@ def test_case_system_file_path():
     for path in ("/proc/self/maps", "/proc/kmsg", "/dev/zero", "/sys/kernel/notes"):
         message = fails(lambda path=path: load_dataset(path), "is a system file")
         assert "r-xp" not in message
+
+
+def test_a_symlink_to_a_system_file_is_refused(tmp_path):
+    """A link is judged by the file it leads to: one to /proc is refused, never read."""
+    link = tmp_path / "maps.csv"
+    link.symlink_to("/proc/self/maps")
+    message = fails(lambda: load_dataset(str(link)), "is a system file")
+    assert "r-xp" not in message
+
+
+def test_a_file_of_exactly_the_size_limit_is_read(tmp_path):
+    """The limit is inclusive: a file of max_bytes bytes is read, one byte more is not."""
+    from heb.data.budget import read_local_file
+
+    path = tmp_path / "ok.csv"
+    path.write_bytes(b"a,class\n1,x\n2,y\n")
+    size = path.stat().st_size
+    assert read_local_file(path, size) == path.read_bytes()
+    fails(lambda: read_local_file(path, size - 1), "more than the limit")
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs on this system")

@@ -803,6 +803,37 @@ def test_a_subset_keeps_exactly_the_items_of_the_kept_groups(sizes, pick):
     assert items.kept_share(keep) == pytest.approx(mask.sum() / max(mask.size, 1))
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 5), min_size=1, max_size=10),
+    docs_per_group=st.lists(st.integers(0, 3), min_size=10, max_size=10),
+    pick=st.lists(st.booleans(), min_size=10, max_size=10),
+)
+def test_a_subset_keeps_the_weights_and_totals_of_the_kept_groups(sizes, docs_per_group, pick):
+    """Merged items and documents carry weights: a subset keeps each kept entry's weight
+    and total (the solver's clamp checks and Halley run on subsets of merged problems)."""
+    sizes = np.array(sizes)
+    n_groups = sizes.size
+    keep = np.array(pick[:n_groups])
+    group = np.repeat(np.arange(n_groups), sizes)
+    count = np.arange(1.0, group.size + 1.0)
+    prior = 1.0 / (1.0 + count)
+    item_weight = 1.0 + np.arange(group.size) % 3
+    doc_group = np.repeat(np.arange(n_groups), docs_per_group[:n_groups])
+    doc_total = 10.0 + np.arange(doc_group.size)
+    doc_weight = 2.0 + np.arange(doc_group.size) % 4
+    items = WeightedItems(
+        group, count, prior, doc_group, doc_total, n_groups, item_weight, doc_weight
+    )
+    sub = items.subset(keep)
+    item_mask, doc_mask = keep[group], keep[doc_group]
+    np.testing.assert_array_equal(sub.item_weight, item_weight[item_mask])
+    np.testing.assert_array_equal(sub.doc_total, doc_total[doc_mask])
+    np.testing.assert_array_equal(sub.doc_weight, doc_weight[doc_mask])
+    np.testing.assert_array_equal(sub.totals(), items.totals()[keep])
+    np.testing.assert_allclose(sub.d1_at(3.0), items.d1_at(3.0)[keep], rtol=1e-12)
+
+
 def test_the_clamp_check_gives_the_same_fit_on_all_items_or_on_a_subset(monkeypatch):
     """l'(m_max) read off all items or off the checked groups' own: the same fit."""
     import heb.concentration as concentration
@@ -822,3 +853,20 @@ def test_the_clamp_check_gives_the_same_fit_on_all_items_or_on_a_subset(monkeypa
     np.testing.assert_array_equal(fits[0].m, fits[1].m)
     np.testing.assert_array_equal(fits[0].clamped, fits[1].clamped)
     assert (fits[0].clamped == 1).any() and (fits[0].clamped == 0).any()
+
+
+def test_a_groups_fit_does_not_depend_on_the_groups_solved_beside_it():
+    """l'(m_max) read off all items is used only where a group was to be checked: a group
+    that starts below the top (the dip: a one-hot and a balanced document) keeps its own
+    fit beside a group clamped at the top that holds most of the items."""
+    counts = np.concatenate([[5.0, 100.0, 100.0], np.ones(40)])
+    prior = np.concatenate([np.full(3, 0.5), np.full(40, 1 / 40)])
+    group = np.repeat([0, 1], [3, 40])
+    doc_group, doc_total = np.array([0, 0, 1]), np.array([5.0, 200.0, 40.0])
+    alone = fit_concentration_segments(
+        group[:3], counts[:3], prior[:3], doc_group[:2], doc_total[:2], 1
+    )
+    both = fit_concentration_segments(group, counts, prior, doc_group, doc_total, 2)
+    assert both.m[1] == M_MAX and both.clamped[1] == 1
+    assert both.m[0] == alone.m[0] and both.clamped[0] == alone.clamped[0]
+    assert both.iterations[0] == alone.iterations[0] > 0
