@@ -34,7 +34,7 @@ from explorer.errors import Interrupted
 from explorer.worker_pool import WorkerCancelled
 from heb import figures, registry
 from heb.data import Dataset
-from heb.evaluate import CVResult, RunSettings, cross_validate
+from heb.evaluate import CVResult, RunSettings, cached_cross_validation, cross_validate
 
 __all__ = [
     "BEST_STYLE",
@@ -311,10 +311,14 @@ def _drive(shared: _Shared, run: _Run, compute: Callable[[_Run], CVResult]) -> N
 def _compute(
     dataset: Dataset, fingerprint: str, methods: list[str], settings: RunSettings
 ) -> Callable[[_Run], CVResult]:
-    """How a run cross-validates: in a worker process, or in this process when the
-    dataset cannot travel to one (parquet cannot hold it)."""
+    """How a run cross-validates: read here when the result cache holds every method,
+    else in a worker process, or in this process when the dataset cannot travel to one
+    (parquet cannot hold it)."""
 
     def compute(run: _Run) -> CVResult:
+        stored = cached_cross_validation(dataset, methods, settings=settings)
+        if stored is not None:  # handing a stored run to a worker cost ~0.5 s
+            return stored
         try:
             return worker_pool.run_in_worker(
                 dataset, fingerprint, methods, settings, run.report, run.cancelled

@@ -100,6 +100,30 @@ def test_cache_serves_repeat_and_whatif_recomputes_one_method(small, cache):
     assert same.cached == ["Lidstone"]
 
 
+def test_a_stored_run_is_read_whole_or_not_at_all(small, cache):
+    """cached_cross_validation: None until every method is stored, then what
+    cross_validate gives, read and not recomputed (the app reads it before handing a run
+    to a worker)."""
+    from heb.evaluate import RunSettings, cached_cross_validation
+
+    settings = RunSettings(overrides={"Lidstone": {"alpha": 0.3}})
+    methods = ["Laplace", "Lidstone"]
+    assert cached_cross_validation(small, methods, settings=settings, cache=cache) is None
+    cross_validate(small, ["Laplace"], settings=settings, cache=cache)
+    assert cached_cross_validation(small, methods, settings=settings, cache=cache) is None
+    computed = cross_validate(small, methods, settings=settings, cache=cache)
+    read = cached_cross_validation(small, methods, settings=settings, cache=cache)
+    assert read is not None and read.cached == methods
+    pd.testing.assert_frame_equal(read.folds, computed.folds)
+    for method in methods:
+        np.testing.assert_array_equal(read.oof_proba[method], computed.oof_proba[method])
+    np.testing.assert_array_equal(read.y, computed.y)
+    np.testing.assert_array_equal(read.classes, computed.classes)
+    assert (read.notes, read.n_splits) == (computed.notes, computed.n_splits)
+    other = settings.replace(n_bins=4)  # another setting: another entry
+    assert cached_cross_validation(small, methods, settings=other, cache=cache) is None
+
+
 def test_progress_reports_fractions(small, cache):
     seen: list[float] = []
     cross_validate(small, ["Laplace", "KT"], cache=cache, progress=lambda f, msg: seen.append(f))

@@ -437,6 +437,17 @@ def test_a_what_if_run_reuses_the_worker_and_its_dataset(counted, monkeypatch):
     _same_result(comparison.result, here)
 
 
+def test_a_stored_comparison_is_read_without_a_worker(counted):
+    """A comparison the result cache holds whole is read in the server (a first visitor
+    waited ~0.5 s for the worker's handover), and equals the computed one."""
+    dataset = load_builtin("wine")
+    settings = RunSettings(n_splits=3)
+    computed = cross_validate(dataset, METHODS, settings=settings)  # stored on disk
+    comparison, from_memory = cmp.run_comparison(dataset, dataset.fingerprint(), METHODS, settings)
+    assert counted["n"] == 0 and not from_memory
+    _same_result(comparison.result, computed)
+
+
 def test_a_worker_whose_server_goes_stops_by_itself(monkeypatch, tmp_path):
     """The server dies mid-run (both pipes close): the worker stops at its next progress
     message, leaving nothing in the cache, not even a temporary file."""

@@ -34,6 +34,7 @@ __all__ = [
     "CVResult",
     "FAMILY_ESTIMATORS",
     "Family",
+    "cached_cross_validation",
     "cross_validate",
     "fold_columns",
     "method_spec",
@@ -277,14 +278,9 @@ def cross_validate(
     elif params is not None:
         raise ValueError("Give the overrides in settings or in params, not both.")
     settings = settings.replace(fingerprint=dataset.fingerprint())
-    overrides = settings.params()
-    specs = {name: method_spec(name, overrides.get(name)) for name in methods}
-    specs = attach_hierarchies(specs, settings.hierarchies)
-    keys = (  # hashing the engine's source for a key costs a second: only for the cache
-        {name: settings.method_key(specs[name], list(METRICS)) for name in methods}
-        if use_cache
-        else {}
-    )
+    specs = _specs(methods, settings)
+    # hashing the engine's source for a key costs a second: only for the cache
+    keys = _method_keys(specs, settings) if use_cache else {}
     cache = cache if cache is not None else ResultCache()
     report = progress or (lambda fraction, message: None)
 
@@ -313,11 +309,62 @@ def cross_validate(
             cache.store("json", settings.data_key(), meta)
         y, classes = prepared.y, prepared.classes
     else:
-        y = np.asarray(meta["y"], dtype=np.int64)
-        classes = encode_target(dataset.y)[1]
-        if len(classes) != len(meta["classes"]):
-            classes = np.asarray(meta["classes"])
+        y, classes = _cached_labels(dataset, meta)
     report(1.0, "Done")
+    return _result(methods, frames, oof, y, classes, meta, cached)
+
+
+def cached_cross_validation(
+    dataset: Dataset,
+    methods: Sequence[str],
+    *,
+    settings: RunSettings,
+    cache: ResultCache | None = None,
+) -> CVResult | None:
+    """What :func:`cross_validate` gives when the result cache holds every method's
+    folds: read from the cache, nothing prepared or fitted; None when any is missing.
+
+    The app reads a stored comparison here, in its own process, before it hands a run
+    to a worker process (the handover cost a first visitor half a second).
+    """
+    methods = list(dict.fromkeys(methods))
+    if not methods:
+        raise ValueError("Choose at least one method.")
+    settings = settings.replace(fingerprint=dataset.fingerprint())
+    cache = cache if cache is not None else ResultCache()
+    meta = cache.get_json(settings.data_key())
+    if meta is None:
+        return None
+    frames, oof = _cached_results(cache, _method_keys(_specs(methods, settings), settings))
+    if len(frames) < len(methods):
+        return None
+    y, classes = _cached_labels(dataset, meta)
+    return _result(methods, frames, oof, y, classes, meta, list(frames))
+
+
+def _specs(methods: list[str], settings: RunSettings) -> dict[str, dict]:
+    """Each method's spec with the settings' overrides and hierarchies."""
+    overrides = settings.params()
+    specs = {name: method_spec(name, overrides.get(name)) for name in methods}
+    return attach_hierarchies(specs, settings.hierarchies)
+
+
+def _method_keys(specs: dict[str, dict], settings: RunSettings) -> dict[str, str]:
+    """Each method's result-cache key."""
+    return {name: settings.method_key(spec, list(METRICS)) for name, spec in specs.items()}
+
+
+def _cached_labels(dataset: Dataset, meta: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The class codes and labels of a run read from the cache."""
+    y = np.asarray(meta["y"], dtype=np.int64)
+    classes = encode_target(dataset.y)[1]
+    if len(classes) != len(meta["classes"]):
+        classes = np.asarray(meta["classes"])
+    return y, classes
+
+
+def _result(methods, frames, oof, y, classes, meta, cached) -> CVResult:
+    """The CVResult of every method's fold frame and out-of-fold probabilities."""
     folds = pd.concat([frames[name] for name in methods], ignore_index=True)
     return CVResult(
         folds=folds[fold_columns()],
