@@ -317,7 +317,9 @@ def _compute(
 
     def compute(run: _Run) -> CVResult:
         stored = cached_cross_validation(dataset, methods, settings=settings)
-        if stored is not None:  # handing a stored run to a worker cost ~0.5 s
+        # a stored run is read here in 0.06-0.09 s; through a worker holding the dataset
+        # 0.13 s, through one that must start or receive it first up to 2.3 s
+        if stored is not None:
             return stored
         try:
             return worker_pool.run_in_worker(

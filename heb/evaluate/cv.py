@@ -325,7 +325,8 @@ def cached_cross_validation(
     folds: read from the cache, nothing prepared or fitted; None when any is missing.
 
     The app reads a stored comparison here, in its own process, before it hands a run
-    to a worker process (the handover cost a first visitor half a second).
+    to a worker process (zip-codes, five methods: 0.06-0.09 s here; 0.13 s through a
+    worker holding the dataset, 2.3 s through one that must start and receive it).
     """
     methods = list(dict.fromkeys(methods))
     if not methods:
