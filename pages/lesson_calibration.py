@@ -17,8 +17,6 @@ ensure_entry_point()
 
 #: metrics the remedies are compared on (lower is better for each)
 COMPARED = ("ece", "log_loss", "brier")
-#: a data grid's row height in pixels (Streamlit's), header included
-ROW_PIXELS = 35
 #: the figures' tabs (lazy: only the open one is built)
 TABS = ("Double counting", "Remedies side by side")
 
@@ -148,7 +146,7 @@ def remedies_view(name: str, feature: int, copies: int, notes) -> None:
         shown = table.drop(columns=["model", "calibration", "temperature"]).round(4)
         shown = shown.rename(columns={metric: metric_title(metric) for metric in COMPARED})
         # every row in view (the default height hid the last ones behind a scroll)
-        show_table(shown, height=ROW_PIXELS * (len(shown) + 1) + 3)
+        show_table(shown, height="content")
 
 
 steps = lesson_header(
