@@ -1087,6 +1087,37 @@ def test_references_name_the_paper_and_the_textbook():
             assert cited, lesson  # each lesson cites the texts the References page names
 
 
+#: a citation in a page's text: "paper section(s) 4 and 5.2", "textbook 18.4.1", "Remark 1",
+#: "(section 5.1.1)"
+CITATION = re.compile(
+    r"(?:(?P<book>[Tt]extbook|[Pp]aper)(?: sections?)?|\(sections?) (?P<first>\d+(?:\.\d+)*)"
+    r"(?: and (?P<second>\d+(?:\.\d+)*))?|(?P<remark>Remark \d+)"
+)
+
+
+def test_every_section_a_page_cites_is_in_the_references_table():
+    """A class follows a citation to the References page: each paper or textbook section
+    and remark a page names has its row there (a new user found five missing)."""
+    from pages.references import CITED
+
+    listed = {cited.lower() for cited, _, _ in CITED}
+    sources = [*(APP.parent / "pages").glob("*.py"), APP.parent / "explorer" / "catalogue.py"]
+    missing = set()
+    for path in sources:
+        if path.name == "references.py":
+            continue
+        for match in CITATION.finditer(path.read_text()):
+            if match["remark"]:
+                wanted = [f"paper {match['remark'].lower()}"]
+            else:
+                # a bare "(section 5.1.1)" is the paper's
+                textbook = (match["book"] or "").lower() == "textbook"
+                kind = "textbook" if textbook else "paper section"
+                wanted = [f"{kind} {n}" for n in (match["first"], match["second"]) if n]
+            missing |= {(path.name, w) for w in wanted if w not in listed}
+    assert not missing, sorted(missing)
+
+
 def test_presenter_mode_from_the_link_and_the_toggle():
     at = open_app("pages/lesson_evidence.py", present="1")
     styles = " ".join(h.proto.body for h in at.get("html"))
