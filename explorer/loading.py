@@ -103,10 +103,8 @@ def upload_dataset(payload: bytes, filename: str) -> str:
     return register_upload(payload, filename, digest)
 
 
-def register_upload(payload: bytes, filename: str, digest: str | None = None) -> str:
-    """Keep an uploaded file in the session and return its dataset spec (``digest``: its
-    sha256, computed here when not given)."""
-    digest = digest or hashlib.sha256(payload).hexdigest()
+def register_upload(payload: bytes, filename: str, digest: str) -> str:
+    """Keep an uploaded file (``digest``: its sha256) in the session; its dataset spec."""
     spec = f"{UPLOAD_PREFIX}{digest[:12]}"
     uploads = st.session_state.setdefault("uploads", {})
     if spec not in uploads:

@@ -113,20 +113,22 @@ def url_spec(value: str | None) -> str | None:
     return None
 
 
+def _url_method_names(text: str | None) -> list[str]:
+    """The names of a comma-separated URL value."""
+    return [name.strip() for name in (text or "").split(",") if name.strip()]
+
+
 def _parse_methods(text: str | None) -> list[str] | None:
     """The known method names of a comma-separated URL value, in order, or None."""
-    if not text or len(text) > MAX_URL_VALUE:
+    if text and len(text) > MAX_URL_VALUE:
         return None
-    chosen = [name.strip() for name in text.split(",") if name.strip() in registry.METHODS]
+    chosen = [name for name in _url_method_names(text) if name in registry.METHODS]
     return list(dict.fromkeys(chosen)) or None
 
 
 def _unknown_methods_notes(text: str | None) -> list[str]:
     """A note naming the URL's methods that the registry does not have (shortened)."""
-    if not text:
-        return []
-    unknown = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in unknown if name not in registry.METHODS]
+    unknown = [name for name in _url_method_names(text) if name not in registry.METHODS]
     if not unknown:
         return []
     return [_link_note(METHODS_LINK_NOTE, "methods", ", ".join(unknown), None)]

@@ -96,17 +96,21 @@ def reliability_points(
     :data:`MIN_BIN_ROWS` rows are grey hollow points off the curve. ``curves``, ``colors``
     and ``show_ece`` as in :func:`reliability_diagram`.
     """
-    diagonal, per_curve = _point_traces(curves, colors, show_ece)
+    diagonal, per_curve = _point_traces(_checked(curves), colors, show_ece)
     return [diagonal, *(trace for traces in per_curve for trace in traces)]
 
 
-def _point_traces(
-    curves: Mapping[str, Mapping], colors: Mapping[str, str] | None, show_ece: bool
-) -> tuple[go.Scatter, list[list[go.Scatter]]]:
-    """The diagonal, and per curve its points (one trace, two with small bins)."""
+def _checked(curves: Mapping[str, Mapping]) -> dict[str, dict[str, np.ndarray]]:
+    """Every curve checked (:func:`_check_curve`); at least one is needed."""
     if not curves:
         raise ValueError("Give at least one method's reliability curve.")
-    checked = {name: _check_curve(name, curve) for name, curve in curves.items()}
+    return {name: _check_curve(name, curve) for name, curve in curves.items()}
+
+
+def _point_traces(
+    checked: Mapping[str, dict], colors: Mapping[str, str] | None, show_ece: bool
+) -> tuple[go.Scatter, list[list[go.Scatter]]]:
+    """The diagonal, and per checked curve its points (one trace, two with small bins)."""
     diagonal = go.Scatter(
         x=[0.0, 1.0],
         y=[0.0, 1.0],
@@ -186,16 +190,16 @@ def reliability_diagram(
         :data:`MIN_BIN_ROWS` rows are grey hollow points off the curve. Row 2: grouped
         bars of the bin counts (shared x axis).
     """
-    diagonal, per_curve = _point_traces(curves, colors, show_ece)
+    checked = _checked(curves)
+    diagonal, per_curve = _point_traces(checked, colors, show_ece)
     fig = make_subplots(
         rows=2, cols=1, shared_xaxes=True, row_heights=[0.72, 0.28], vertical_spacing=0.05
     )
     fig.add_trace(diagonal, row=1, col=1)
-    for points, (name, curve) in zip(per_curve, curves.items(), strict=True):
+    for points, (name, curve) in zip(per_curve, checked.items(), strict=True):
         fig.add_traces(points, rows=1, cols=1)
         color = (colors or {}).get(name) or method_color(name)
         label = escape(method_label(name))
-        curve = _check_curve(name, curve)
         edges = curve["edges"]
         fig.add_trace(
             go.Bar(
