@@ -19,6 +19,7 @@ from heb.nb import NaiveBayes
 __all__ = [
     "Fitted",
     "DEFAULT_SMOOTHERS",
+    "default_smoothers",
     "fitted_models",
     "decision_table",
     "disagreeing_rows",
@@ -29,6 +30,31 @@ __all__ = [
 
 #: the smoothers compared by default: a fixed, a marginal-prior fixed and both learned ones
 DEFAULT_SMOOTHERS = ("laplace", "m-estimate", "heb-u", "heb-m")
+
+
+def default_smoothers(methods: list[str]) -> list[str]:
+    """The smoothers of the chosen methods that Explain can show: each plain Naive Bayes
+    method's smoother, in the methods' order (a weighted one, AODE, TAN and the reference
+    models have no per-feature log-odds of one smoother); :data:`DEFAULT_SMOOTHERS` when
+    the methods hold none.
+
+    Parameters
+    ----------
+    methods : list of str
+        Method names (the sidebar's choice); unknown names are skipped.
+    """
+    chosen = []
+    for name in methods:
+        try:
+            method = registry.method(name)
+        except ValueError:
+            continue
+        params = dict(method.params)
+        if method.family == "nb" and set(params) == {"smoother"}:
+            smoother = str(params["smoother"])
+            if smoother not in chosen:
+                chosen.append(smoother)
+    return chosen or list(DEFAULT_SMOOTHERS)
 
 
 class Fitted:

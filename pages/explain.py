@@ -136,11 +136,18 @@ page_header(
 )
 dataset = loading.current_dataset()
 work = loading.current_codes(dataset)
+# by default the sidebar's Naive Bayes methods: the page explains the comparison in view
 smoothers = st.multiselect(
     "Smoothers side by side",
     list(SMOOTHER_LABELS),
     format_func=SMOOTHER_LABELS.get,
-    **state.page_setting("explain_smoothers", list(ex.DEFAULT_SMOOTHERS), list(SMOOTHER_LABELS)),
+    help="At first the smoothers of the sidebar's Naive Bayes methods (AODE, TAN and "
+    "weighted methods have no per-feature terms of one smoother).",
+    **state.page_setting(
+        "explain_smoothers",
+        ex.default_smoothers(st.session_state.get("methods") or []),
+        list(SMOOTHER_LABELS),
+    ),
 )
 if not smoothers:
     show_info("Choose at least one smoother.")

@@ -126,7 +126,8 @@ def decision_and_bars(at: AppTest) -> tuple[pd.DataFrame, dict]:
 def test_explain_page_bars_add_up_to_each_smoothers_log_odds():
     at = open_page("pages/explain.py")
     table, bars = decision_and_bars(at)
-    assert table["smoother"].tolist() == ["Laplace", "m-estimate", "HEB-U", "HEB-M"]
+    # the sidebar's default methods, all five of them Naive Bayes smoothers
+    assert table["smoother"].tolist() == ["Laplace", "m-estimate", "TE", "HEB-U", "HEB-M"]
     for smoother, log_odds in zip(
         table["smoother"], table["log-odds target vs reference"], strict=True
     ):
@@ -138,6 +139,23 @@ def test_explain_page_bars_add_up_to_each_smoothers_log_odds():
     probabilities = [c for c in table.columns if c.startswith("P(")]
     assert len(probabilities) == 3
     assert {formats[c]["type_config"]["format"] for c in probabilities} == {"%.6f"}
+
+
+@pytest.mark.parametrize(
+    ("methods", "shown"),
+    [
+        # a plain NB method's smoother, in the sidebar's order; weighted, AODE: none
+        ("HEB-M,AODE,Laplace+GR,Laplace", ["HEB-M", "Laplace"]),
+        ("AODE,HEB-AODE", ["Laplace", "m-estimate", "HEB-U", "HEB-M"]),  # none: the default
+    ],
+)
+def test_explain_starts_from_the_sidebars_methods(methods, shown):
+    at = open_page(methods=methods)
+    at.switch_page("pages/explain.py").run()
+    assert_clean(at)
+    table, _ = decision_and_bars(at)
+    assert table["smoother"].tolist() == shown
+    assert "explain_smoothers" not in at.query_params  # the methods in the link say it
 
 
 def test_explain_jumps_to_a_row_where_smoothing_moves_the_decision():
