@@ -109,31 +109,33 @@ def show_diagnostics(
             method, views, roc = _per_class_section(
                 comparison, names, methods_run, classes, roc_default
             )
-    else:  # the closed tab's settings stay in the session and in a copied link
+    else:  # the closed tab's settings stay in the session and in a copied link; its
+        # figures are built only if the report asks for them
         state.keep_setting("diag_method", methods_run[0], methods_run)
         state.keep_setting("roc_class", roc_default, classes)
-        method = st.session_state["diag_method"]
-        views = method_figures(comparison, method)
-        roc, _ = roc_for_class(comparison, st.session_state["roc_class"])
+        method, views, roc = st.session_state["diag_method"], None, None
+    positive = st.session_state["roc_class"]
+
+    def contents() -> tuple[dict, dict]:
+        """The report's tables and figures, the per-class ones of the chosen method and
+        class (built now if the tab did not build them)."""
+        shown = views or method_figures(comparison, method)
+        curves = roc or roc_for_class(comparison, positive)[0]
+        tables = {
+            "Metrics, mean ± standard deviation over folds": comparison.table,
+            f"Per class: {method}": shown["scores"],
+        }
+        figures = {
+            "Reliability (pooled out-of-fold, top-1)": comparison.reliability_fig,
+            f"Confusion matrix: {method}": shown["confusion"],
+            f"Per-class reliability: {method}": shown["reliability"],
+            "ROC curves": curves,
+        }
+        return tables, figures
 
     spec = st.session_state["data_spec"]
     upload = st.session_state.get("uploads", {}).get(spec)
     settings = state.run_settings()
     code = report.compare_code(report.dataset_line(spec, upload), list(methods), settings)
-    report.comparison_downloads(
-        result,
-        settings,
-        dataset.name,
-        tables={
-            "Metrics, mean ± standard deviation over folds": comparison.table,
-            f"Per class: {method}": views["scores"],
-        },
-        figures={
-            "Reliability (pooled out-of-fold, top-1)": comparison.reliability_fig,
-            f"Confusion matrix: {method}": views["confusion"],
-            f"Per-class reliability: {method}": views["reliability"],
-            "ROC curves": roc,
-        },
-        code=code,
-    )
+    report.comparison_downloads(result, settings, dataset.name, contents, code)
     report.show_code(code)

@@ -8,6 +8,8 @@ spec, run settings, methods), with every user value written as a Python literal 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from explorer.exports import csv_bytes
@@ -133,11 +135,14 @@ def comparison_downloads(
     result: CVResult,
     settings: RunSettings,
     dataset: str,
-    tables: dict,
-    figures: dict,
+    contents: Callable[[], tuple[dict, dict]],
     code: str,
 ) -> None:
-    """Out-of-fold predictions as CSV and the comparison as one HTML report (made on click)."""
+    """Out-of-fold predictions as CSV and the comparison as one HTML report (made on click).
+
+    ``contents`` returns the report's (tables, figures) by title: called on the click, so
+    a view that does not show them (the per-class tab closed) does not build them.
+    """
     row = st.container(horizontal=True, gap="small")
     row.download_button(
         "Out-of-fold predictions (CSV)",
@@ -150,11 +155,16 @@ def comparison_downloads(
         help="One row per evaluated row: its true class and, per method, the predicted "
         "class and every class probability from the fold that held it out.",
     )
+
+    def report_bytes() -> bytes:
+        tables, figures = contents()
+        return comparison_report(
+            result, settings, dataset=dataset, tables=tables, figures=figures, code=code
+        ).encode("utf-8")
+
     row.download_button(
         "Report (HTML)",
-        lambda: comparison_report(
-            result, settings, dataset=dataset, tables=tables, figures=figures, code=code
-        ).encode("utf-8"),
+        report_bytes,
         file_name="comparison-report.html",
         mime="text/html",
         key="dl_report_html",

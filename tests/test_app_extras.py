@@ -102,6 +102,33 @@ def test_compare_offers_out_of_fold_csv_and_report(compare_page):
     assert "Out-of-fold predictions (CSV)" in labels and "Report (HTML)" in labels
 
 
+def test_a_closed_per_class_tab_builds_its_figures_for_the_report_alone(monkeypatch):
+    """With the per-class tab closed, its figures wait for the report's click, which then
+    carries the method and class of the link (it built them on every first view)."""
+    from explorer import diagnostics, report
+
+    captured, built = {}, []
+    real_downloads, real_roc = report.comparison_downloads, diagnostics.dg.roc_figure
+
+    def downloads(result, settings, dataset, contents, code):
+        captured["contents"] = contents
+        real_downloads(result, settings, dataset, contents, code)
+
+    def roc_figure(*args, **kwargs):
+        built.append(args[1])
+        return real_roc(*args, **kwargs)
+
+    monkeypatch.setattr(report, "comparison_downloads", downloads)
+    monkeypatch.setattr(diagnostics.dg, "roc_figure", roc_figure)
+    link = {**COMPARE_LINK, "folds": "4", "diag_method": "HEB-M", "roc_class": "2"}
+    at = open_page("pages/compare.py", **link)
+    assert at.tabs[0].label == "Reliability" and not built
+    tables, figs = captured["contents"]()
+    assert built == ["ROC, class virginica against the rest"]
+    assert list(tables) == ["Metrics, mean ± standard deviation over folds", "Per class: HEB-M"]
+    assert "Confusion matrix: HEB-M" in figs and figs["ROC curves"].layout.title.text == built[0]
+
+
 def test_shown_compare_code_reproduces_the_page_numbers(compare_page, tmp_path):
     code = shown_code(compare_page, "from heb.evaluate import")
     out = run_python(code + "\nprint('JSON' + result.summary().to_json())", tmp_path)
