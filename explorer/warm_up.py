@@ -5,6 +5,8 @@ numeric modules) takes seconds to compute on a loaded machine; without a warm-up
 first visitor to Compare waited for it. A spare cross-validation worker is started too
 (:func:`explorer.worker_pool.start_spare_worker`): it imports the engine and hashes the
 revision in its own process, at a lower priority, so the first comparison skips that.
+The server imports pandas' Styler here too (it compiles its templates on import: ~0.05 s
+of every first table drawn with a style, such as Compare's metrics).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ def _warm_up() -> None:
 
     start_spare_worker()
     engine_revision()  # lru-cached for the process
+    import pandas.io.formats.style  # noqa: F401 - imported once, here, not by a visitor
 
 
 def warm_up_in_background() -> None:

@@ -167,18 +167,42 @@ def test_reliability_points_are_the_diagrams_first_row():
         assert as_text[0] == as_text[1]
 
 
+def _holds(whole, part) -> bool:
+    """Whether the plotly JSON ``whole`` has every value of ``part`` (dicts compared key by
+    key, anything else equal)."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(_holds(whole.get(k), v) for k, v in part.items())
+    return whole == part
+
+
 def test_lesson_figures_look_like_plotly_white_without_its_weight():
     """Lesson figures use plotly_white's layout through the light template (the full one
-    cost ~0.1 s of server time per figure and ~4 kB of defaults for every trace type)."""
+    cost ~0.1 s of server time per figure and ~4 kB of defaults for every trace type),
+    with the projector sizes on top, for every axis and note (subplots included)."""
     import plotly.io as pio
 
-    from heb.figures.lessons.parts import lesson_style
+    from heb.figures.lessons.parts import lesson_style, readable
+    from heb.figures.style import FONT_SIZE
 
     fig = lesson_style(go.Figure(go.Scatter(x=[0, 1], y=[1, 2])), "Title")
     white = pio.templates["plotly_white"]
-    assert fig.layout.template.layout == white.layout
+    layout = fig.layout.template.layout.to_plotly_json()
+    white_layout = white.layout.to_plotly_json()
+    for key in ("font", "hoverlabel", "xaxis", "yaxis", "legend", "annotationdefaults"):
+        white_layout.pop(key, None)  # the sizes are set there: the rest is plotly_white's
+    assert _holds(layout, white_layout)
+    assert _holds(layout["xaxis"], white.layout.xaxis.to_plotly_json())
+    assert layout["font"]["size"] == FONT_SIZE
+    for axis, standoff in (("xaxis", 6), ("yaxis", 8)):
+        assert layout[axis]["tickfont"]["size"] == FONT_SIZE - 1
+        assert layout[axis]["title"]["font"]["size"] == FONT_SIZE
+        assert layout[axis]["ticklabelstandoff"] == standoff
+    assert layout["annotationdefaults"]["font"]["size"] == FONT_SIZE - 1
     assert fig.layout.template.data.scatter == white.data.scatter
     assert not fig.layout.template.data.contour  # no defaults for traces never drawn
+    # one assignment styles what the figure holds: readable on a figure with its own look
+    other = readable(go.Figure(go.Bar(x=["a"], y=[1])).update_layout(margin={"l": 5}))
+    assert other.layout.template == fig.layout.template and other.layout.margin.l == 5
 
 
 def test_reliability_diagram_takes_colours_for_curves_that_are_not_methods():

@@ -567,3 +567,20 @@ def test_a_session_arriving_after_a_cancel_starts_a_new_run():
     _, again, second = cmp._join(shared, "key", started.append)
     assert first and second and again is not run and started == [run, again]
     assert shared.running["key"] is again and not again.cancelled.is_set()
+
+
+def test_a_fresh_workers_rehearsal_writes_nothing_and_warms_the_engine(monkeypatch, tmp_path):
+    """The worker's rehearsal cross-validates every rehearsed method once, without the
+    result cache (nothing written: no run of a visitor can read a made-up result)."""
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    seen = []
+    real = cv_worker.cross_validate
+
+    def recorded(dataset, methods, settings, use_cache=True, **kwargs):
+        seen.append((dataset.name, list(methods), use_cache))
+        return real(dataset, methods, settings=settings, use_cache=use_cache, **kwargs)
+
+    monkeypatch.setattr(cv_worker, "cross_validate", recorded)
+    cv_worker.rehearse()
+    assert seen == [("rehearsal", list(cv_worker.REHEARSED_METHODS), False)]
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.*"))
