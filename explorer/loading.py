@@ -15,7 +15,14 @@ import pandas as pd
 import streamlit as st
 
 from explorer.errors import show_error
-from explorer.state import UPLOAD_PREFIX, current_settings, default_spec, set_dataset
+from explorer.state import (
+    UPLOAD_PREFIX,
+    current_settings,
+    declared_columns,
+    default_spec,
+    set_dataset,
+    take_link_upload,
+)
 from heb.counts import CountTable
 from heb.data import (
     BUILTIN_DATASETS,
@@ -24,11 +31,13 @@ from heb.data import (
     Preprocessor,
     catalogue_frame,
     dataset_from_table,
+    default_target,
     encode_target,
     load_dataset,
     read_table,
     stratified_subsample,
 )
+from heb.data.dataset import join_names, quote
 
 __all__ = [
     "WorkingData",
@@ -91,24 +100,92 @@ def upload_columns(digest: str, payload: bytes, filename: str) -> list[str]:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _load_upload(digest: str, target: str | None, _payload: bytes, filename: str) -> Dataset:
-    return dataset_from_table(_upload_table(digest, _payload, filename), filename, target)
+def _load_upload(
+    digest: str,
+    target: str | None,
+    declared: tuple[str, ...],
+    _payload: bytes,
+    filename: str,
+) -> Dataset:
+    """An upload's Dataset for one target and one set of columns the user declared
+    categorical (both in the key: a changed choice is a new Dataset, never a stale one)."""
+    table = _upload_table(digest, _payload, filename)
+    if declared:
+        # a shallow copy with its own attrs: the cached table is shared by every choice
+        file_declared = list(table.attrs.get("heb_categorical", []))
+        table = table.copy(deep=False)
+        table.attrs = {**table.attrs, "heb_categorical": [*file_declared, *declared]}
+    return dataset_from_table(table, filename, target)
 
 
 def upload_dataset(payload: bytes, filename: str) -> str:
     """Read a new upload (its default target) and keep it in the session: its dataset
-    spec. Raises the loader's error, and keeps nothing, when the file cannot be read."""
+    spec. Raises the loader's error, and keeps nothing, when the file cannot be read.
+
+    When the session was opened from a link naming an upload of this file name
+    (:func:`explorer.state.take_link_upload`), the link's target and categorical columns
+    are applied, those the file has; the record's ``link_note`` says what was taken.
+    """
     digest = hashlib.sha256(payload).hexdigest()
-    _load_upload(digest, None, payload, filename)
-    return register_upload(payload, filename, digest)
+    _load_upload(digest, None, (), payload, filename)
+    link_upload = take_link_upload(filename)
+    spec = register_upload(payload, filename, digest)
+    if link_upload is not None:
+        _apply_link_upload(st.session_state["uploads"][spec], link_upload)
+    return spec
+
+
+def _apply_link_upload(upload: dict, link_upload: dict) -> None:
+    """Set an upload's target and declared columns from a link's, those its file has."""
+    columns = upload_columns(upload["digest"], upload["payload"], upload["filename"])
+    taken, left_out = [], []
+    target = link_upload["target"]
+    if target is not None and target not in columns:
+        left_out.append(f"the target {quote(target)} (not a column of this file)")
+        target = None
+    if target is not None:
+        try:  # the link's target may not suit this file (one class, a measurement...)
+            _load_upload(upload["digest"], target, (), upload["payload"], upload["filename"])
+        except DataError as exc:
+            left_out.append(f"the target {quote(target)} ({str(exc).rstrip('.')})")
+            target = None
+    if target is not None:
+        taken.append(f"the target {quote(target)}")
+    target_now = target or default_target(columns)
+    declared = [c for c in link_upload["categorical"] if c in columns and c != target_now]
+    missing = [c for c in link_upload["categorical"] if c not in columns]
+    if declared:
+        taken.append(
+            f"the categorical {'columns' if len(declared) > 1 else 'column'} "
+            f"{join_names(declared, limit=5)}"
+        )
+    if missing:
+        left_out.append(f"{join_names(missing, limit=5)} (not in this file)")
+    upload["target"], upload["categorical"] = target, declared
+    sentences = []
+    if taken:
+        sentences.append(f"From the link: {' and '.join(taken)}.")
+    if left_out:
+        sentences.append(f"Left out from the link: {'; '.join(left_out)}.")
+    upload["link_note"] = " ".join(sentences) or None
 
 
 def register_upload(payload: bytes, filename: str, digest: str) -> str:
-    """Keep an uploaded file (``digest``: its sha256) in the session; its dataset spec."""
+    """Keep an uploaded file (``digest``: its sha256) in the session; its dataset spec.
+
+    The record: ``payload``, ``filename``, ``digest``, ``target`` (None: the default) and
+    ``categorical`` (the columns the user declared categorical), which every page reads.
+    """
     spec = f"{UPLOAD_PREFIX}{digest[:12]}"
     uploads = st.session_state.setdefault("uploads", {})
     if spec not in uploads:
-        uploads[spec] = {"payload": payload, "filename": filename, "digest": digest, "target": None}
+        uploads[spec] = {
+            "payload": payload,
+            "filename": filename,
+            "digest": digest,
+            "target": None,
+            "categorical": [],
+        }
     return spec
 
 
@@ -119,7 +196,11 @@ def _load_current() -> Dataset:
         if upload is None:
             raise DataError("That upload is no longer in this session; upload it again.")
         return _load_upload(
-            upload["digest"], upload["target"], upload["payload"], upload["filename"]
+            upload["digest"],
+            upload["target"],
+            declared_columns(upload),
+            upload["payload"],
+            upload["filename"],
         )
     return load_spec(spec)
 
@@ -142,17 +223,20 @@ def current_dataset() -> Dataset:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _fingerprint(spec: str, target: str | None, _dataset: Dataset) -> str:
+def _fingerprint(
+    spec: str, target: str | None, declared: tuple[str, ...], _dataset: Dataset
+) -> str:
     return _dataset.fingerprint()
 
 
 def dataset_key(dataset: Dataset) -> str:
-    """sha256 fingerprint of the current dataset (computed once per dataset)."""
+    """sha256 fingerprint of the current dataset (computed once per dataset: an upload's
+    per file, target and declared columns, the fingerprint covering the last two)."""
     spec = st.session_state["data_spec"]
     upload = st.session_state.get("uploads", {}).get(spec)
     if upload is not None:
-        return _fingerprint(upload["digest"], upload["target"], dataset)
-    return _fingerprint(spec, None, dataset)
+        return _fingerprint(upload["digest"], upload["target"], declared_columns(upload), dataset)
+    return _fingerprint(spec, None, (), dataset)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,16 @@ chosen methods: ``?dataset=builtin:iris&n_bins=10&missing=impute&max_rows=20000&
 (``data``, ``bins``, ``rows``) still open. Every URL value is checked before use: the
 dataset only ever names a built-in, a shared or a catalogue dataset, or ``openml:<id>``,
 never a path; a value out of range falls back to its default.
+
+A link cannot carry an uploaded file: for an upload the URL names the file and its choices
+(``?dataset=upload:<sha256 prefix>&file=shops.csv&target=label&categorical=["zip"]``). A
+session opened from such a link shows the default dataset, remembers the choices and
+applies them when a file of that name is uploaded (:func:`take_link_upload`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 import streamlit as st
@@ -19,6 +25,7 @@ import streamlit as st
 from explorer.routing import PRESENT
 from heb import registry
 from heb.data import BUILTIN_DATASETS, CATALOGUE, DEFAULT_DATASET, shared_dataset_names
+from heb.data.dataset import join_names, quote
 from heb.evaluate import RunSettings
 
 __all__ = [
@@ -30,6 +37,7 @@ __all__ = [
     "ROW_CHOICES",
     "UPLOAD_PREFIX",
     "bound",
+    "declared_columns",
     "current_settings",
     "enter_page",
     "keep_setting",
@@ -43,6 +51,7 @@ __all__ = [
     "selected_methods",
     "set_dataset",
     "sync_url",
+    "take_link_upload",
     "url_spec",
     "where_to_change",
 ]
@@ -73,6 +82,17 @@ UPLOAD_LINK_NOTE = (
     "The link points to an uploaded file, which is not part of this session: "
     "showing the built-in default instead (upload the file on the Dataset page)."
 )
+#: the note of a link naming its upload's file (:data:`UPLOAD_FILE`); ``{then}`` says
+#: which of the link's choices an upload of that name will take
+UPLOAD_FILE_LINK_NOTE = (
+    "The link points to the uploaded file {file}, which is not part of this session: "
+    "showing the built-in default instead. Upload {file} on the Dataset page{then}."
+)
+#: URL names of an upload's file name, target and declared categorical columns (a JSON
+#: list: a column name may hold commas)
+UPLOAD_FILE, UPLOAD_TARGET, UPLOAD_CATEGORICAL = "file", "target", "categorical"
+#: session name of the upload choices a link named while its file was not in the session
+LINK_UPLOAD = "_link_upload"
 #: the one seed of the app's runs: the folds' shuffle (RunSettings.seed) and the subsample
 SEED = RunSettings().seed
 SEED_LINK_NOTE = (
@@ -204,8 +224,15 @@ def init_state() -> None:
     notes = []
     requested = query.get("dataset")
     spec = url_spec(requested)
-    if requested and spec is None:
-        notes.append(UPLOAD_LINK_NOTE if requested.startswith(UPLOAD_PREFIX) else BAD_LINK_NOTE)
+    if requested and spec is None and requested.startswith(UPLOAD_PREFIX):
+        link_upload = _url_upload(query)
+        if link_upload is None:
+            notes.append(UPLOAD_LINK_NOTE)
+        else:
+            state[LINK_UPLOAD] = link_upload
+            notes.append(_upload_link_note(link_upload))
+    elif requested and spec is None:
+        notes.append(BAD_LINK_NOTE)
     state["data_spec"] = spec or default_spec()
     state["methods"] = _parse_methods(query.get("methods")) or list(DEFAULT_METHODS)
     notes.extend(_unknown_methods_notes(query.get("methods")))
@@ -229,6 +256,77 @@ def init_state() -> None:
     state[PRESENT] = query.get(PRESENT) == "1"
     state["_notes"] = notes
     state["_state_ready"] = True
+
+
+def _url_columns(text: str | None) -> list[str]:
+    """The column names of a URL's JSON list (none if malformed or too long)."""
+    if not text or len(text) > 8 * MAX_URL_VALUE:
+        return []
+    try:
+        names = json.loads(text)
+    except ValueError:
+        return []
+    if not isinstance(names, list):
+        return []
+    return list(dict.fromkeys(name for name in names if isinstance(name, str) and name))
+
+
+def _url_upload(query: dict[str, str]) -> dict | None:
+    """The upload choices of a link (file name, target, categorical columns), or None when
+    it names no file (an older link) or an unreadable one."""
+    filename = query.get(UPLOAD_FILE)
+    if not filename or len(filename) > MAX_URL_VALUE:
+        return None
+    target = query.get(UPLOAD_TARGET) or None
+    if target is not None and len(target) > MAX_URL_VALUE:
+        target = None
+    columns = [name for name in _url_columns(query.get(UPLOAD_CATEGORICAL)) if name != target]
+    return {"filename": filename, "target": target, "categorical": columns}
+
+
+def _upload_link_note(link_upload: dict) -> str:
+    """:data:`UPLOAD_FILE_LINK_NOTE` for the link's upload choices (user text quoted, cut)."""
+    target, columns = link_upload["target"], link_upload["categorical"]
+    chosen = []
+    if target:
+        chosen.append(f"target {quote(target)}")
+    if columns:
+        label = "categorical column" + "s" * (len(columns) > 1)
+        chosen.append(f"{label} {join_names(columns, limit=5)}")
+    then = f": its {' and '.join(chosen)} from the link will be used" if chosen else ""
+    return UPLOAD_FILE_LINK_NOTE.format(file=quote(link_upload["filename"]), then=then)
+
+
+def take_link_upload(filename: str) -> dict | None:
+    """The upload choices a link named for a file called ``filename`` (a dict with
+    ``target`` and ``categorical``), removed from the session; None if the link named none.
+    Called when a file is uploaded: the first file of that name takes them."""
+    state = st.session_state
+    link_upload = state.get(LINK_UPLOAD)
+    if link_upload is None or link_upload["filename"] != filename:
+        return None
+    del state[LINK_UPLOAD]
+    return link_upload
+
+
+def declared_columns(upload: dict) -> tuple[str, ...]:
+    """The columns an upload's record declares categorical (sorted: one cache key per set)."""
+    return tuple(sorted(upload.get("categorical") or ()))
+
+
+def _upload_query() -> dict[str, str]:
+    """The current upload's file name, chosen target and declared columns, for the URL."""
+    state = st.session_state
+    upload = state.get("uploads", {}).get(state.get("data_spec"))
+    if upload is None:
+        return {}
+    query = {UPLOAD_FILE: upload["filename"]}
+    if upload.get("target"):
+        query[UPLOAD_TARGET] = upload["target"]
+    declared = declared_columns(upload)
+    if declared:
+        query[UPLOAD_CATEGORICAL] = json.dumps(list(declared), ensure_ascii=False)
+    return query
 
 
 def _url_hierarchies(text: str | None) -> str:
@@ -272,7 +370,11 @@ def run_settings() -> RunSettings:
 def _wanted_query() -> dict[str, str]:
     """The URL of the current view: run settings, methods, the page's settings, presenting."""
     state = st.session_state
-    wanted = {**run_settings().to_query(), "methods": ",".join(state["methods"])}
+    wanted = {
+        **run_settings().to_query(),
+        **_upload_query(),
+        "methods": ",".join(state["methods"]),
+    }
     wanted.update(state.get(_PAGE_VALUES, {}))
     if state.get(PRESENT):
         wanted[PRESENT] = "1"
@@ -333,7 +435,16 @@ _PAGE_VALUES = "_page_values"
 _PAGE_DEFAULTS = "_page_defaults"
 #: URL names of the shared state (never a page setting's name)
 _RUN_KEYS = frozenset(
-    {*RunSettings().to_query(), "params", "hierarchies", "methods", *_URL_ALIASES}
+    {
+        *RunSettings().to_query(),
+        "params",
+        "hierarchies",
+        "methods",
+        *_URL_ALIASES,
+        UPLOAD_FILE,
+        UPLOAD_TARGET,
+        UPLOAD_CATEGORICAL,
+    }
 )
 
 

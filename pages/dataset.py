@@ -61,7 +61,25 @@ def read_pending_upload() -> None:
 
 
 def _on_target(spec: str) -> None:
-    st.session_state["uploads"][spec]["target"] = st.session_state["upload_target"]
+    upload = st.session_state["uploads"][spec]
+    upload["target"] = st.session_state["upload_target"]
+    # the target is not a feature: a declaration of it would linger, unseen, in the link
+    upload["categorical"] = [c for c in upload.get("categorical", []) if c != upload["target"]]
+
+
+#: session key of the upload's "Categorical columns" widget (its value lives in the
+#: upload's record, so it survives a page switch and travels in the link)
+CATEGORICAL_WIDGET = "upload_categorical"
+
+
+def _on_categorical(spec: str) -> None:
+    st.session_state["uploads"][spec]["categorical"] = list(st.session_state[CATEGORICAL_WIDGET])
+
+
+def _declare_categorical(spec: str, column: str) -> None:
+    """Callback of a numeric-code note's button: declare ``column`` categorical."""
+    upload = st.session_state["uploads"][spec]
+    upload["categorical"] = [*(c for c in upload.get("categorical", []) if c != column), column]
 
 
 def _on_openml() -> None:
@@ -132,6 +150,9 @@ def choose_dataset() -> None:
                     f"Read {escape(st.session_state['upload_read'], limit=80)}: it is the "
                     "dataset now, and stays in the Dataset list for this session."
                 )
+                upload = st.session_state["uploads"].get(st.session_state["data_spec"])
+                if upload is not None and upload.get("link_note"):
+                    st.caption(escape(upload["link_note"]))
         with openml_tab:
             st.number_input("OpenML dataset id", min_value=1, value=31, step=1, key="openml_id")
             st.button("Load from OpenML", on_click=_on_openml, key="openml_load")
@@ -142,18 +163,42 @@ def choose_dataset() -> None:
                 show_error(st.session_state.pop("openml_error"), "fetching from OpenML")
 
 
+#: what declaring a column categorical does, said where it is done
+CATEGORICAL_RULE = (
+    "Each value of a categorical column is a category of its own. Text columns are "
+    "categorical already; a column of numbers is cut into quantile bins, which for a code "
+    "(a customer number, a ZIP code, a product code) mixes unrelated codes in each bin: "
+    "choose such columns here. Applies to every page and is kept in the link."
+)
+
+
 def choose_target(spec: str) -> None:
-    """For an upload, the column to predict."""
+    """For an upload, the column to predict and the columns declared categorical."""
     upload = st.session_state["uploads"][spec]
     columns = loading.upload_columns(upload["digest"], upload["payload"], upload["filename"])
     current = upload["target"] or default_target(columns)
-    st.selectbox(
+    left, right = st.columns(2)
+    target = left.selectbox(
         "Target column (what to predict)",
         columns,
         index=columns.index(current) if current in columns else len(columns) - 1,
         key="upload_target",
         on_change=_on_target,
         args=(spec,),
+    )
+    features = [column for column in columns if column != target]
+    # the record holds the choice: the widget shows it (as explorer.state.bound does)
+    st.session_state[CATEGORICAL_WIDGET] = [
+        column for column in upload.get("categorical", []) if column in features
+    ]
+    right.multiselect(
+        "Categorical columns",
+        features,
+        key=CATEGORICAL_WIDGET,
+        on_change=_on_categorical,
+        args=(spec,),
+        placeholder="Number columns to treat as codes",
+        help=CATEGORICAL_RULE,
     )
     st.caption(TARGET_RULE)
 
@@ -226,6 +271,32 @@ def overview(dataset, work: loading.WorkingData) -> None:
             key="missing_as_category",
             icon=":material/category:",
             help="The Preprocessing choice below, for every page.",
+        )
+    numeric_code_notes(dataset, work)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _numeric_code_notes(key: str, _dataset, _work: loading.WorkingData) -> dict[str, str]:
+    """:func:`explorer.summaries.numeric_code_notes`, once per working data (``key``)."""
+    return summaries.numeric_code_notes(_dataset, _work)
+
+
+def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
+    """For an upload, a note per whole-number column that may be a code binned as a
+    number, each with a button declaring it categorical. Built-in, paper and OpenML
+    data are typed by their source's metadata, so their numeric columns are left alone."""
+    spec = st.session_state["data_spec"]
+    if spec not in st.session_state.get("uploads", {}):
+        return
+    for number, (column, note) in enumerate(_numeric_code_notes(work.key, dataset, work).items()):
+        show_info(note)
+        st.button(
+            f"Treat {escape(column, limit=40)} as categorical",
+            on_click=_declare_categorical,
+            args=(spec, column),
+            key=f"declare_categorical_{number}",
+            icon=":material/category:",
+            help="The Categorical columns choice above, for every page.",
         )
 
 
