@@ -110,12 +110,7 @@ def _load_upload(
     """An upload's Dataset for one target and one set of columns the user declared
     categorical (both in the key: a changed choice is a new Dataset, never a stale one)."""
     table = _upload_table(digest, _payload, filename)
-    if declared:
-        # a shallow copy with its own attrs: the cached table is shared by every choice
-        file_declared = list(table.attrs.get("heb_categorical", []))
-        table = table.copy(deep=False)
-        table.attrs = {**table.attrs, "heb_categorical": [*file_declared, *declared]}
-    return dataset_from_table(table, filename, target)
+    return dataset_from_table(table, filename, target, categorical=declared)
 
 
 def upload_dataset(payload: bytes, filename: str) -> str:

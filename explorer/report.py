@@ -34,8 +34,9 @@ MAX_FOOTER_CHARS = 600
 def dataset_line(spec: str, upload: dict | None = None) -> str:
     """``dataset = load_dataset(...)`` for a spec, or for an upload by its file name."""
     if upload is not None:
-        target = upload.get("target")
+        target, declared = upload.get("target"), sorted(upload.get("categorical") or ())
         extra = f", target={target!r}" if target else ""
+        extra += f", categorical={declared!r}" if declared else ""
         return f"dataset = load_dataset({upload['filename']!r}{extra})  # your file"
     return f"dataset = load_dataset({spec!r})"
 

@@ -315,3 +315,30 @@ def test_the_link_note_names_what_an_upload_will_take(target, columns, then):
     note = state._upload_link_note({"filename": "a.csv", "target": target, "categorical": columns})
     assert note.startswith("The link points to the uploaded file 'a.csv'")
     assert then in note
+
+
+def test_load_upload_declares_columns_categorical_and_names_unknown_ones():
+    frame = customers()
+    plain = hdata.load_upload(csv(frame), "c.csv", target="label")
+    declared = hdata.load_upload(csv(frame), "c.csv", target="label", categorical=["customer"])
+    assert "customer" not in plain.categorical and "customer" in declared.categorical
+    assert "colour" in declared.categorical  # text columns stay categorical
+    with pytest.raises(hdata.DataError, match="'nope' is declared categorical but not a column"):
+        hdata.load_upload(csv(frame), "c.csv", target="label", categorical=["nope"])
+
+
+def test_the_shown_code_declares_the_uploads_categorical_columns(tmp_path):
+    """The code box reproduces the page: the upload's declared columns are in its line."""
+    from explorer import report
+
+    upload = {"filename": "c.csv", "target": "label", "categorical": ["customer"]}
+    line = report.dataset_line("upload:abc", upload)
+    assert line.startswith(
+        "dataset = load_dataset('c.csv', target='label', categorical=['customer'])"
+    )
+    (tmp_path / "c.csv").write_bytes(csv(customers()))
+    namespace: dict = {
+        "load_dataset": lambda name, **kw: hdata.load_dataset(str(tmp_path / name), **kw)
+    }
+    exec(line, namespace)  # noqa: S102 - our own generated line
+    assert "customer" in namespace["dataset"].categorical

@@ -40,9 +40,10 @@ from heb.data.dataset import (
 from heb.data.folds import encode_target, safe_n_splits, stratified_subsample
 from heb.data.openml import DEFAULT_OPENML_SERVER, load_openml
 from heb.data.preprocess import MISSING_LABEL, Preprocessor, make_model
-from heb.data.readers import dataset_from_table, load_upload, read_table
+from heb.data.readers import read_table
 from heb.data.shared import load_shared, shared_dataset_names
 from heb.data.specs import load_dataset
+from heb.data.uploads import dataset_from_table, load_upload
 
 __all__ = [
     "DataError",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,9 +23,7 @@ from heb.data.dataset import (
     MAX_COLUMNS,
     NA_TOKENS,
     DataError,
-    Dataset,
     check_cells,
-    finalize,
     format_size,
     quote,
     read_csv_strict,
@@ -36,10 +33,8 @@ from heb.data.parquet import read_parquet
 
 #: gunzip and read_local_file are imported from here by the other loaders
 __all__ = [
-    "dataset_from_table",
     "decode_text",
     "gunzip",
-    "load_upload",
     "read_local_file",
     "read_table",
 ]
@@ -453,44 +448,3 @@ def read_table(
     frame.attrs["heb_notes"] = notes
     frame.attrs["heb_categorical"] = categorical
     return frame
-
-
-def dataset_from_table(frame: pd.DataFrame, filename: str, target: str | None = None) -> Dataset:
-    """A :class:`Dataset` from a table :func:`read_table` returned (its notes and declared
-    categorical columns travel in ``frame.attrs``).
-
-    The app reads an upload once with :func:`read_table` (to offer the target choice) and
-    builds the Dataset from that table for each target, instead of parsing the file again.
-    """
-    name = Path(str(filename)).name or "upload"
-    return finalize(
-        frame,
-        target,
-        name=name,
-        source=f"upload:{name}",
-        declared=frame.attrs.get("heb_categorical", []),
-        notes=frame.attrs.get("heb_notes", []),
-    )
-
-
-def load_upload(
-    data: bytes,
-    filename: str,
-    target: str | None = None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-) -> Dataset:
-    """A :class:`Dataset` from an uploaded file: :func:`read_table` then
-    :func:`dataset_from_table`.
-
-    Parameters
-    ----------
-    data : bytes
-        The file's content.
-    filename : str
-        Its name (the extension helps detect the format).
-    target : str, optional
-        The target column; default :func:`default_target` (the last column).
-    max_bytes : int
-        Size limit, default 200 MB.
-    """
-    return dataset_from_table(read_table(data, filename, max_bytes), filename, target)

@@ -15,8 +15,9 @@ from heb.data.builtins import BUILTIN_DATASETS, load_builtin
 from heb.data.catalogue import CATALOGUE_BY_NAME
 from heb.data.dataset import DEFAULT_MAX_BYTES, DataError, Dataset, quote
 from heb.data.openml import load_openml
-from heb.data.readers import load_upload, read_local_file
+from heb.data.readers import read_local_file
 from heb.data.shared import load_shared, shared_dataset_names
+from heb.data.uploads import load_upload
 
 __all__ = ["load_dataset", "MAX_SPEC_LENGTH"]
 

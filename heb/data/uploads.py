@@ -1,0 +1,72 @@
+"""An uploaded file as a :class:`~heb.data.Dataset`: the table :func:`read_table` made of
+its bytes, its target and the columns declared categorical."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from heb.data.dataset import DEFAULT_MAX_BYTES, DataError, Dataset, columns_phrase, finalize, quote
+from heb.data.readers import read_table
+
+__all__ = ["dataset_from_table", "load_upload"]
+
+
+def dataset_from_table(
+    frame: pd.DataFrame,
+    filename: str,
+    target: str | None = None,
+    categorical: Sequence[str] = (),
+) -> Dataset:
+    """A :class:`Dataset` from a table :func:`read_table` returned (its notes and declared
+    categorical columns travel in ``frame.attrs``); ``categorical`` declares more columns
+    categorical (each value a category, numbers not binned).
+
+    The app reads an upload once with :func:`read_table` (to offer the target choice) and
+    builds the Dataset from that table for each target, instead of parsing the file again.
+    Raises :class:`DataError` naming any ``categorical`` column the table does not have.
+    """
+    name = Path(str(filename)).name or "upload"
+    wanted = [str(column) for column in categorical]
+    unknown = [column for column in wanted if column not in {str(c) for c in frame.columns}]
+    if unknown:
+        raise DataError(
+            f"{columns_phrase(unknown)} {'are' if len(unknown) > 1 else 'is'} declared "
+            f"categorical but not a column of {quote(name)}."
+        )
+    return finalize(
+        frame,
+        target,
+        name=name,
+        source=f"upload:{name}",
+        declared=[*frame.attrs.get("heb_categorical", []), *wanted],
+        notes=frame.attrs.get("heb_notes", []),
+    )
+
+
+def load_upload(
+    data: bytes,
+    filename: str,
+    target: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    categorical: Sequence[str] = (),
+) -> Dataset:
+    """A :class:`Dataset` from an uploaded file: :func:`read_table` then
+    :func:`dataset_from_table`.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    filename : str
+        Its name (the extension helps detect the format).
+    target : str, optional
+        The target column; default :func:`default_target` (the last column).
+    max_bytes : int
+        Size limit, default 200 MB.
+    categorical : sequence of str
+        Columns to treat as categorical besides the text ones (a code stored as numbers).
+    """
+    return dataset_from_table(read_table(data, filename, max_bytes), filename, target, categorical)
