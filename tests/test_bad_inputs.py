@@ -881,9 +881,9 @@ def test_case_n_bins_huge(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------- the docs
 def test_docs_table_lists_every_case():
     text = DOCS.read_text(encoding="utf-8")
-    elsewhere = [  # the many-users cases are tested where their fixtures live
+    elsewhere = [  # the many-users and upload-column cases are tested beside their fixtures
         name
-        for module in ("test_many_users.py", "test_load.py")
+        for module in ("test_many_users.py", "test_load.py", "test_upload_columns.py")
         for name in re.findall(r"^def (test_case_\w+)", (HERE / module).read_text(), re.M)
     ]
     ids = sorted(

@@ -146,7 +146,7 @@ def test_the_note_says_what_the_binning_does():
 
 
 # --------------------------------------------------------------------------- the page
-def test_the_page_notes_a_numeric_code_column_only():
+def test_case_numeric_code_column():
     at = upload_customers()
     notes = code_notes(at)
     assert len(notes) == 1 and notes[0].startswith("'customer' holds 400"), notes
@@ -166,7 +166,7 @@ def test_the_page_notes_a_numeric_code_column_only():
     assert code_notes(at) == []
 
 
-def test_declared_columns_change_every_page_and_clearing_undoes_it():
+def test_case_declared_categorical_columns():
     at = upload_customers()
     before = feature_row(at, "customer")
     assert before["K_f"] <= 10 and before["type"] == "numeric"
@@ -206,7 +206,7 @@ def link_of(at) -> dict[str, str]:
     return {key: url(at, key) for key in at.query_params}
 
 
-def test_an_upload_link_round_trip_applies_its_target_and_columns():
+def test_case_upload_link():
     first = upload_customers()
     first.selectbox(key="upload_target").set_value("colour").run()
     first.multiselect(key="upload_categorical").set_value(["customer"]).run()
@@ -269,7 +269,10 @@ def test_a_links_upload_values_are_shown_as_text():
     )
     assert notes[0] == escape(expected)
     assert LINK not in notes[0] and "](" not in notes[0].replace("\\](", "")
-    # a link naming no file (an earlier link) keeps the plain note
+
+
+def test_case_upload_link_without_file():
+    """A link naming no file (an earlier link) keeps the plain note."""
     at = open_app(dataset="upload:0123abcd", target="label")
     assert at.main.info[0].value == escape(state.UPLOAD_LINK_NOTE)
 
