@@ -21,8 +21,11 @@ from explorer.exports import cap_cells, csv_bytes
 from explorer.report import view_footer
 
 __all__ = [
+    "CHART_CONFIG",
     "FIGURE_FONT_SIZE",
     "FIGURE_TEXT_COLOR",
+    "MODEBAR_BAND",
+    "MODEBAR_REMOVED",
     "download_buttons",
     "show_figure",
     "show_table",
@@ -33,6 +36,30 @@ FIGURE_FONT_SIZE = 16
 FIGURE_TEXT_COLOR = "#1a1a1a"
 #: one figure is styled by one thread at a time (see :func:`_style`)
 _STYLE_LOCK = threading.Lock()
+#: the buttons of plotly's modebar (top right of a chart, on hover) the app leaves out: the
+#: PNG download (the buttons under each figure export it, with the view's footer), box and
+#: lasso selection (a selection does nothing here), zoom in / out and autoscale (zoom, pan
+#: and "reset axes" stay), and the hover and spike-line toggles; fewer buttons cover less
+MODEBAR_REMOVED = (
+    "toImage",
+    "select2d",
+    "lasso2d",
+    "zoomIn2d",
+    "zoomOut2d",
+    "autoScale2d",
+    "hoverClosestCartesian",
+    "hoverCompareCartesian",
+    "toggleSpikelines",
+)
+#: the configuration every chart is drawn with: no plotly logo, a short modebar
+CHART_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": list(MODEBAR_REMOVED)}
+#: pixels at a chart's top kept for the modebar: it takes the top 29 px (37 px in the
+#: presenter mode's larger type) and a title's text box starts ~5 px above its line. The
+#: title, a legend placed in pixels and the plot start below, so the modebar covers none of
+#: them however long the title
+MODEBAR_BAND = 44
+#: plotly's defaults for a figure that sets no height or top margin
+_PLOTLY_HEIGHT, _PLOTLY_MARGIN_TOP = 450, 100
 
 
 def _image_export_available() -> bool:
@@ -127,10 +154,55 @@ def _apply_style(fig) -> None:
     }
     fig.update_xaxes(**axis_fonts)
     fig.update_yaxes(**axis_fonts)
+    _below_modebar(fig)
+
+
+def _below_modebar(fig) -> None:
+    """Move what sits at the top of ``fig`` (title, a legend placed in pixels, the plot) down
+    out of the :data:`MODEBAR_BAND`, which the modebar covers on hover.
+
+    The figure keeps its height: the plot gives up the pixels. A title that plotly places
+    itself (the middle of the top margin) is first placed in pixels from the top, as
+    :func:`heb.figures.style.frame_title_and_legend` places the others. Idempotent: a figure
+    whose top is clear already (a copy of a styled figure) is left as it is.
+    """
+    from heb.figures.style import frame_title_and_legend
+
+    layout = fig.layout
+    title = layout.title
+    height = layout.height or _PLOTLY_HEIGHT
+    placed = title.yref == "container" and title.yanchor == "top" and title.y is not None
+    if title.text and not placed:
+        legend = layout.legend.to_plotly_json()  # kept where it was, not under the title
+        frame_title_and_legend(fig, title.text, height)
+        fig.layout.legend = legend
+    legend = layout.legend
+    margin_top = layout.margin.t if layout.margin.t is not None else _PLOTLY_MARGIN_TOP
+    legend_in_pixels = (
+        legend.yref == "container" and legend.yanchor == "top" and legend.y is not None
+    )
+    # pixels from the figure's top to the plot, the title's first line, the legend
+    tops = [margin_top]
+    if title.text:
+        tops.append(title.pad.t or 0)
+    if legend_in_pixels:
+        tops.append((1.0 - legend.y) * height)
+    drop = round(MODEBAR_BAND - min(tops))
+    if drop <= 0:
+        return
+    moved = {"margin_t": margin_top + drop}
+    if title.text:
+        moved["title_pad_t"] = (title.pad.t or 0) + drop
+    if legend_in_pixels:
+        moved["legend_y"] = legend.y - drop / height
+    fig.update_layout(**moved)
 
 
 def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None = None) -> None:
     """Plot a figure in projector-sized dark type, with its PNG / SVG / CSV downloads.
+
+    The modebar offers zoom, pan and "reset axes" (:data:`CHART_CONFIG`) in a band at the
+    top that the title and plot leave free (:data:`MODEBAR_BAND`).
 
     Parameters
     ----------
@@ -146,7 +218,7 @@ def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None
         Streamlit key of the chart; default ``fig_<stem>``.
     """
     _style(fig)
-    st.plotly_chart(fig, key=key or f"fig_{stem}", theme=None, config={"displaylogo": False})
+    st.plotly_chart(fig, key=key or f"fig_{stem}", theme=None, config=CHART_CONFIG)
     download_buttons(fig, data_frame, stem)
 
 

@@ -71,6 +71,8 @@ PRESENT = "present"
 #: the browser tab's icon: an emoji, which Streamlit draws as an inline SVG (a
 #: ":material/...:" icon makes the browser fetch it from fonts.gstatic.com, offline too)
 PAGE_ICON = "📊"
+#: key of the footer's row: the previous page's link, the buttons, the next page's link
+FOOTER_KEY = "page_footer"
 
 
 def navigation_pages() -> dict[str, list]:
@@ -263,10 +265,14 @@ def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
 #: component iframe: the browser loads no extra frame or script chunk for it). "Copy link"
 #: copies the browser's address at the moment of the click (a fragment's rerun keeps it
 #: current, where text drawn by the last full run would not be) and shows it for copying by
-#: hand. Keys: PageDown / arrow right (outside a widget) press the presenter's "Next step"
-#: button while there is one, else follow the "Next" link; PageUp / arrow left likewise
-#: backwards (a clicker sends PageUp / PageDown). The script runs again whenever a page draws
-#: the strip anew; each run replaces the listener and the timer of the run before.
+#: hand. Keys: PageDown first scrolls the page (Streamlit's main column, or the document if
+#: that is what scrolls) by about a screen until the footer's row of links is in view; then
+#: it presses the presenter's "Next step" button while there is one, else follows the "Next"
+#: link: a clicker sends PageDown / PageUp, and a presenter must see the bottom of a long
+#: page before it turns. PageUp likewise upwards and backwards; held down (auto-repeat)
+#: they scroll but never turn, which would fly through the pages. Arrow right / left
+#: (outside a widget) turn at once. The script runs again whenever a page draws the strip
+#: anew; each run replaces the listener and the timer of the run before.
 _LINK_AND_KEYS = """
 <div style="display:flex;gap:8px;align-items:center;font:14px 'Source Sans Pro',sans-serif">
   <button id="heb-copy" type="button" style="padding:4px 12px;border:1px solid #ccc;
@@ -291,12 +297,42 @@ _LINK_AND_KEYS = """
     document.getElementById("heb-done").textContent = copied ? "copied" : "select and copy";
   };
   if (window.__hebTurn) document.removeEventListener("keydown", window.__hebTurn);
+  /* the box that scrolls the page: Streamlit's main column, else the document */
+  const scroller = () => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const scrolls = main && main.scrollHeight > main.clientHeight + 1
+      && ["auto", "scroll"].includes(getComputedStyle(main).overflowY);
+    return scrolls ? main : document.scrollingElement || document.documentElement;
+  };
+  /* pixels of the page out of view above, or below down to the footer's row of links (the
+     link strip under it is not worth a clicker's press) */
+  const beyond = (pane, forward) => {
+    if (!forward) return pane.scrollTop;
+    const toEnd = pane.scrollHeight - pane.clientHeight - pane.scrollTop;
+    const row = document.querySelector(".st-key-FOOTER_KEY");
+    if (!row) return toEnd;
+    const main = pane !== document.scrollingElement && pane !== document.documentElement;
+    const viewBottom = main ? pane.getBoundingClientRect().bottom : window.innerHeight;
+    return Math.min(toEnd, row.getBoundingClientRect().bottom - viewBottom);
+  };
   window.__hebTurn = (event) => {
     const where = document.activeElement;
     const inWidget = where && where.closest("input, textarea, [role=slider], [role=combobox]");
+    const paging = event.key === "PageDown" || event.key === "PageUp";
     const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
     const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
     if (!forward && !back) return;
+    if (paging) {
+      /* 85 % of a screen while the page goes on that way: the lines at the edge stay in view */
+      const pane = scroller();
+      if (beyond(pane, forward) > 1) {
+        event.preventDefault();
+        const screen = Math.min(pane.clientHeight, window.innerHeight);
+        pane.scrollBy({ top: (forward ? 1 : -1) * Math.round(0.85 * screen), behavior: "instant" });
+        return;
+      }
+    }
+    if (paging && event.repeat) { event.preventDefault(); return; }
     /* a lesson's next / previous step first (presenter mode), the page at either end */
     const step = document.querySelector(
       `.st-key-${forward ? "NEXT_STEP_KEY" : "PREVIOUS_STEP_KEY"} button:not([disabled])`);
@@ -319,12 +355,15 @@ _LINK_AND_KEYS = """
 
 
 def _link_and_keys() -> str:
-    """The footer's strip, with the presenter's step button keys filled in."""
+    """The footer's strip, with the keys of the presenter's step buttons and of the footer's
+    row filled in."""
     from explorer.presenter import NEXT_STEP_KEY, PREVIOUS_STEP_KEY
 
-    return _LINK_AND_KEYS.replace("NEXT_STEP_KEY", NEXT_STEP_KEY).replace(
-        "PREVIOUS_STEP_KEY", PREVIOUS_STEP_KEY
-    )
+    keys = {"NEXT_STEP_KEY": NEXT_STEP_KEY, "PREVIOUS_STEP_KEY": PREVIOUS_STEP_KEY}
+    strip = _LINK_AND_KEYS
+    for name, key in (keys | {"FOOTER_KEY": FOOTER_KEY}).items():
+        strip = strip.replace(name, key)
+    return strip
 
 
 def _toggle_presenting() -> None:
@@ -347,31 +386,40 @@ def page_footer(file: str, settings: bool = False) -> None:
 
     before, after = neighbours(file)
     st.divider()
-    row = st.columns([2, 5, 2], vertical_alignment="center")
-    if before is not None:  # a presenter going back arrives at the previous page's last step
-        row[0].page_link(
-            PAGES_DIR / before[0],
-            label=f"Previous: {before[1]}",
-            icon=before[2],
-            query_params={STEP: LAST} if presenting() else None,
-        )
-    if after is not None:
-        row[2].page_link(PAGES_DIR / after[0], label=f"Next: {after[1]}", icon=after[2])
-    with row[1].container(horizontal=True, gap="small", horizontal_alignment="center"):
-        if settings:
-            st.button(
-                "Reset to defaults",
-                on_click=reset_page_settings,
-                icon=":material/restart_alt:",
-                key="reset_page_settings",
+    # one row whose parts take the width of their content, the buttons centred between two
+    # stretching spaces: a link's label keeps to one line ("Previous: Borrowing along a
+    # hierarchy" took three in a 2/9 column); a window too narrow for the whole row wraps
+    # it between its parts, never inside a label
+    with st.container(horizontal=True, vertical_alignment="center", key=FOOTER_KEY):
+        if before is not None:  # a presenter going back arrives at the previous page's last step
+            st.page_link(
+                PAGES_DIR / before[0],
+                label=f"Previous: {before[1]}",
+                icon=before[2],
+                query_params={STEP: LAST} if presenting() else None,
             )
-        st.button(
-            "Leave presenter mode" if presenting() else "Presenter mode",
-            on_click=_toggle_presenting,
-            icon=":material/co_present:",
-            key="presenter_toggle",
-            help="Large type, no sidebar; PageDown / PageUp or the arrow keys turn the pages.",
-        )
+        st.space("stretch")
+        with st.container(horizontal=True, gap="small", width="content"):
+            if settings:
+                st.button(
+                    "Reset to defaults",
+                    on_click=reset_page_settings,
+                    icon=":material/restart_alt:",
+                    key="reset_page_settings",
+                )
+            st.button(
+                "Leave presenter mode" if presenting() else "Presenter mode",
+                on_click=_toggle_presenting,
+                icon=":material/co_present:",
+                key="presenter_toggle",
+                help=(
+                    "Large type, no sidebar; PageDown / PageUp scroll a long page, then turn "
+                    "to the next / previous one; the arrow keys turn at once."
+                ),
+            )
+        st.space("stretch")
+        if after is not None:
+            st.page_link(PAGES_DIR / after[0], label=f"Next: {after[1]}", icon=after[2])
     st.caption(
         "The link below holds this view: page, dataset, methods and every setting; "
         "opened elsewhere it shows the same numbers."

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.routing import page_title
-from heb.figures import title_height
+from heb.figures import TITLE_PAD, title_height
 from heb.lessons.common import M_MIN, format_m
 from heb.registry import METHODS
 
@@ -69,7 +69,8 @@ def assert_title_then_legend(figure: dict, max_line: int = 70) -> None:
     """
     layout = figure["layout"]
     title = layout["title"]
-    block = title_height(title["text"])
+    # from the figure's top: the title's pad (explorer.display's modebar band) and its lines
+    block = title_height(title["text"]) - TITLE_PAD + title["pad"]["t"]
     assert title["yref"] == "container" and title["yanchor"] == "top"
     assert max(len(line) for line in title["text"].split("<br>")) <= max_line, title["text"]
     legend = layout.get("legend", {})
