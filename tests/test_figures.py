@@ -191,7 +191,9 @@ def test_lesson_figures_look_like_plotly_white_without_its_weight():
     for key in ("font", "hoverlabel", "xaxis", "yaxis", "legend", "annotationdefaults"):
         white_layout.pop(key, None)  # the sizes are set there: the rest is plotly_white's
     assert _holds(layout, white_layout)
-    assert _holds(layout["xaxis"], white.layout.xaxis.to_plotly_json())
+    white_axis = white.layout.xaxis.to_plotly_json()
+    assert white_axis.pop("automargin") is True  # plotly_white's, off here (see below)
+    assert _holds(layout["xaxis"], white_axis)
     assert layout["font"]["size"] == FONT_SIZE
     for axis, standoff in (("xaxis", 6), ("yaxis", 8)):
         assert layout[axis]["tickfont"]["size"] == FONT_SIZE - 1
@@ -203,6 +205,28 @@ def test_lesson_figures_look_like_plotly_white_without_its_weight():
     # one assignment styles what the figure holds: readable on a figure with its own look
     other = readable(go.Figure(go.Bar(x=["a"], y=[1])).update_layout(margin={"l": 5}))
     assert other.layout.template == fig.layout.template and other.layout.margin.l == 5
+
+
+def test_lesson_axes_fit_their_labels_only_where_fixed_margins_cannot():
+    """Numeric axes keep the fixed margins (automargin off: a second layout pass, ~40 % of
+    the browser's drawing of a lesson figure); text, category and right-hand axes fit."""
+    from heb.figures.lessons.parts import LESSON_MARGIN, lesson_style
+
+    numeric = lesson_style(go.Figure(go.Scatter(x=[1, 2], y=[-1000, 0])), "T")
+    assert numeric.layout.template.layout.xaxis.automargin is False
+    assert numeric.layout.template.layout.yaxis.automargin is False
+    assert numeric.layout.xaxis.automargin is None and numeric.layout.yaxis.automargin is None
+    assert numeric.layout.margin.l == LESSON_MARGIN["l"]
+    words = lesson_style(go.Figure(go.Bar(x=np.array(["free", "unsubscribe"]), y=[1, 2])), "T")
+    assert words.layout.xaxis.automargin is True and words.layout.yaxis.automargin is None
+    sideways = lesson_style(go.Figure(go.Bar(y=["a", "b"], x=[1, 2], orientation="h")), "T")
+    assert sideways.layout.yaxis.automargin is True and sideways.layout.xaxis.automargin is None
+    codes = go.Figure(go.Scatter(x=[1400, 1401], y=[1, 2])).update_xaxes(type="category")
+    assert lesson_style(codes, "T").layout.xaxis.automargin is True
+    twin = go.Figure([go.Scatter(x=[1, 2], y=[1, 2]), go.Scatter(x=[1, 2], y=[3, 4], yaxis="y2")])
+    twin.update_layout(yaxis2={"overlaying": "y", "side": "right"})
+    styled = lesson_style(twin, "T")
+    assert styled.layout.yaxis2.automargin is True and styled.layout.yaxis.automargin is None
 
 
 def test_reliability_diagram_takes_colours_for_curves_that_are_not_methods():

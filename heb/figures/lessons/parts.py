@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
@@ -24,6 +25,7 @@ from heb.figures.style import (
 )
 
 __all__ = [
+    "LESSON_MARGIN",
     "LESSON_TEMPLATE",
     "lesson_style",
     "readable",
@@ -37,14 +39,30 @@ __all__ = [
 ]
 
 
+#: the fixed margins of a lesson figure (pixels): room for the widest numeric tick labels
+#: (``-1000``, ``0.035``, ``10^-5``) and an axis title, at the projector sizes
+LESSON_MARGIN = {"l": 90, "r": 30, "b": 75}
+
+
 def _lesson_template() -> go.layout.Template:
     """plotly_white's light look with the projector sizes of every lesson figure: large
     type, explicit tick, axis-title, note and legend sizes (Streamlit's chart theme shrinks
     them), tick labels standing off their axes (an x and a y label at a corner never
     touch). A template applies them to every axis and note of a figure, subplots and notes
-    added later included, in one assignment (setting each on the figure cost ~10 ms)."""
+    added later included, in one assignment (setting each on the figure cost ~10 ms).
+
+    Axes do not grow the margins to fit their labels (``automargin`` off): that second
+    layout pass was ~40 % of the browser's time to draw a lesson figure, so of every
+    slider step. The fixed :data:`LESSON_MARGIN` holds numeric labels; an axis of text
+    labels (categories, words, codes of any length) or on the right keeps automargin
+    (:func:`_label_fitted_axes`).
+    """
     template = go.layout.Template(LIGHT_TEMPLATE)
-    axis = {"tickfont": {"size": FONT_SIZE - 1}, "title": {"font": {"size": FONT_SIZE}}}
+    axis = {
+        "tickfont": {"size": FONT_SIZE - 1},
+        "title": {"font": {"size": FONT_SIZE}},
+        "automargin": False,
+    }
     template.layout.update(
         font={"size": FONT_SIZE},
         hoverlabel={"font": {"size": FONT_SIZE}},
@@ -59,6 +77,37 @@ def _lesson_template() -> go.layout.Template:
 LESSON_TEMPLATE = _lesson_template()
 
 
+def _is_text(values) -> bool:
+    """Whether a trace's coordinates are text (category labels), not numbers."""
+    if values is None:
+        return False
+    array = np.asarray(values)
+    return array.dtype.kind in "OUS" and array.size > 0
+
+
+def _label_fitted_axes(fig: go.Figure) -> dict:
+    """``update_layout`` keywords turning automargin back on for the axes whose labels the
+    fixed margins cannot be sized for: category axes (text coordinates or
+    ``type="category"``) and axes on the right (a second y axis)."""
+    fitted = set()
+    for trace in fig.data:
+        for letter in ("x", "y"):
+            if _is_text(getattr(trace, letter, None)):
+                anchor = getattr(trace, f"{letter}axis", None) or letter
+                fitted.add(
+                    anchor.replace("x", "xaxis", 1)
+                    if letter == "x"
+                    else anchor.replace("y", "yaxis", 1)
+                )
+    for name in fig.layout:
+        if not name.startswith(("xaxis", "yaxis")):
+            continue
+        axis = fig.layout[name]
+        if axis.type == "category" or axis.side == "right" or axis.overlaying:
+            fitted.add(name)
+    return {name: {"automargin": True} for name in sorted(fitted)}
+
+
 def lesson_style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
     """Projector styling: large type, title then legend on top (never overlapping), light grid.
 
@@ -67,16 +116,16 @@ def lesson_style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
     ``<br>`` in ``title`` breaks it over lines (for narrow columns).
     """
     # one update_layout: the template carries the sizes (:data:`LESSON_TEMPLATE`), and
-    # the margins, title and legend go in the same call
+    # the margins, title, legend and the axes fitted to their labels go in the same call
     extra_rows = max(0, legend_rows(fig) - 1)
     layout = title_and_legend_layout(title, height + 28 * extra_rows)
-    layout["margin"] |= {"l": 70, "r": 30, "b": 60}
-    return fig.update_layout(template=LESSON_TEMPLATE, **layout)
+    layout["margin"] |= LESSON_MARGIN
+    return fig.update_layout(template=LESSON_TEMPLATE, **layout, **_label_fitted_axes(fig))
 
 
 def readable(fig: go.Figure) -> go.Figure:
     """The lesson figures' sizes (:data:`LESSON_TEMPLATE`) on a figure styled otherwise."""
-    return fig.update_layout(template=LESSON_TEMPLATE)
+    return fig.update_layout(template=LESSON_TEMPLATE, **_label_fitted_axes(fig))
 
 
 def series_color(name: str) -> str:
