@@ -229,6 +229,21 @@ def test_lesson_axes_fit_their_labels_only_where_fixed_margins_cannot():
     assert styled.layout.yaxis2.automargin is True and styled.layout.yaxis.automargin is None
 
 
+def test_app_figures_fit_only_their_text_axes_to_the_labels():
+    """style() gives every figure fixed margins, numeric axes without automargin (the
+    browser's second layout pass) and text axes with it, in one update_layout."""
+    from heb.figures.style import FIXED_MARGIN_TEMPLATE, style
+
+    boxes = style(
+        go.Figure(go.Box(x=np.array(["Laplace", "HEB-M"] * 3), y=np.arange(6.0))), "T", 400
+    )
+    assert boxes.layout.template == FIXED_MARGIN_TEMPLATE
+    assert FIXED_MARGIN_TEMPLATE.layout.xaxis.automargin is False
+    assert FIXED_MARGIN_TEMPLATE.layout.yaxis.automargin is False
+    assert boxes.layout.xaxis.automargin is True and boxes.layout.yaxis.automargin is None
+    assert (boxes.layout.margin.l, boxes.layout.margin.b) == (80, 70)
+
+
 def test_reliability_diagram_takes_colours_for_curves_that_are_not_methods():
     curves = {name: make_curve([2, 30], [0.6, 0.9], [0.5, 0.9]) for name in ("1 copy", "HEB-M")}
     fig = reliability_diagram(curves, colors={"1 copy": "#3b3b98"})

@@ -154,7 +154,9 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], title: str)
     fig.update_yaxes(
         title_text="true class", type="category", autorange="reversed", automargin=True
     )
-    return style(fig, title, 180 + 28 * min(len(names), 25), grow_with_legend=False)
+    # 230 px beside the rows: the title, the axis titles and a colour bar that stays
+    # readable with two classes (the app keeps a band at the top for the modebar)
+    return style(fig, title, 230 + 28 * min(len(names), 25), grow_with_legend=False)
 
 
 def _diagonal(name: str) -> go.Scatter:

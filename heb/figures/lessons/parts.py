@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
@@ -18,6 +17,7 @@ from heb.figures.style import (
     TRUTH_COLOR,
     UNSMOOTHED_COLOR,
     WHATIF_COLOR,
+    label_fitted_axes,
     legend_rows,
     method_color,
     method_label,
@@ -55,7 +55,7 @@ def _lesson_template() -> go.layout.Template:
     layout pass was ~40 % of the browser's time to draw a lesson figure, so of every
     slider step. The fixed :data:`LESSON_MARGIN` holds numeric labels; an axis of text
     labels (categories, words, codes of any length) or on the right keeps automargin
-    (:func:`_label_fitted_axes`).
+    (:func:`heb.figures.style.label_fitted_axes`).
     """
     template = go.layout.Template(LIGHT_TEMPLATE)
     axis = {
@@ -77,37 +77,6 @@ def _lesson_template() -> go.layout.Template:
 LESSON_TEMPLATE = _lesson_template()
 
 
-def _is_text(values) -> bool:
-    """Whether a trace's coordinates are text (category labels), not numbers."""
-    if values is None:
-        return False
-    array = np.asarray(values)
-    return array.dtype.kind in "OUS" and array.size > 0
-
-
-def _label_fitted_axes(fig: go.Figure) -> dict:
-    """``update_layout`` keywords turning automargin back on for the axes whose labels the
-    fixed margins cannot be sized for: category axes (text coordinates or
-    ``type="category"``) and axes on the right (a second y axis)."""
-    fitted = set()
-    for trace in fig.data:
-        for letter in ("x", "y"):
-            if _is_text(getattr(trace, letter, None)):
-                anchor = getattr(trace, f"{letter}axis", None) or letter
-                fitted.add(
-                    anchor.replace("x", "xaxis", 1)
-                    if letter == "x"
-                    else anchor.replace("y", "yaxis", 1)
-                )
-    for name in fig.layout:
-        if not name.startswith(("xaxis", "yaxis")):
-            continue
-        axis = fig.layout[name]
-        if axis.type == "category" or axis.side == "right" or axis.overlaying:
-            fitted.add(name)
-    return {name: {"automargin": True} for name in sorted(fitted)}
-
-
 def lesson_style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
     """Projector styling: large type, title then legend on top (never overlapping), light grid.
 
@@ -120,12 +89,12 @@ def lesson_style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
     extra_rows = max(0, legend_rows(fig) - 1)
     layout = title_and_legend_layout(title, height + 28 * extra_rows)
     layout["margin"] |= LESSON_MARGIN
-    return fig.update_layout(template=LESSON_TEMPLATE, **layout, **_label_fitted_axes(fig))
+    return fig.update_layout(template=LESSON_TEMPLATE, **layout, **label_fitted_axes(fig))
 
 
 def readable(fig: go.Figure) -> go.Figure:
     """The lesson figures' sizes (:data:`LESSON_TEMPLATE`) on a figure styled otherwise."""
-    return fig.update_layout(template=LESSON_TEMPLATE, **_label_fitted_axes(fig))
+    return fig.update_layout(template=LESSON_TEMPLATE, **label_fitted_axes(fig))
 
 
 def series_color(name: str) -> str:
