@@ -242,6 +242,9 @@ def test_app_figures_fit_only_their_text_axes_to_the_labels():
     assert FIXED_MARGIN_TEMPLATE.layout.yaxis.automargin is False
     assert boxes.layout.xaxis.automargin is True and boxes.layout.yaxis.automargin is None
     assert (boxes.layout.margin.l, boxes.layout.margin.b) == (80, 70)
+    named = go.Figure(go.Heatmap(z=[[1, 2]], x=[0, 1], y=[0]))
+    named.update_xaxes(tickvals=[0, 1], ticktext=["a long feature name", "another"])
+    assert style(named, "T", 300).layout.xaxis.automargin is True
 
 
 def test_reliability_diagram_takes_colours_for_curves_that_are_not_methods():

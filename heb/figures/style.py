@@ -270,8 +270,9 @@ def _is_text(values) -> bool:
 
 def label_fitted_axes(fig: go.Figure) -> dict:
     """``update_layout`` keywords turning automargin back on for the axes whose labels
-    fixed margins cannot be sized for: category axes (text coordinates or
-    ``type="category"``) and axes on the right (a second y axis)."""
+    fixed margins cannot be sized for: category axes (text coordinates,
+    ``type="category"`` or tick labels of their own) and axes on the right (a second y
+    axis)."""
     fitted = set()
     for trace in fig.data:
         for letter in ("x", "y"):
@@ -281,7 +282,8 @@ def label_fitted_axes(fig: go.Figure) -> dict:
     for name in fig.layout:
         if name.startswith(("xaxis", "yaxis")):
             axis = fig.layout[name]
-            if axis.type == "category" or axis.side == "right" or axis.overlaying:
+            labelled = axis.type == "category" or axis.ticktext is not None
+            if labelled or axis.side == "right" or axis.overlaying:
                 fitted.add(name)
     return {name: {"automargin": True} for name in sorted(fitted)}
 
