@@ -76,11 +76,13 @@ _IDLE: list[_Worker] = []
 _IDLE_LOCK = threading.Lock()
 
 
-def _start_worker() -> _Worker:
-    """A worker process, warming up at a lower priority, then waiting on its stdin."""
+def _start_worker(rehearse: bool = False) -> _Worker:
+    """A worker process, warming up at a lower priority (``rehearse``: with a tiny
+    cross-validation, :func:`explorer.cv_worker.rehearse`), then waiting on its stdin."""
     path = os.pathsep.join(filter(None, [str(_REPO), os.environ.get("PYTHONPATH")]))
+    flags = [cv_worker.REHEARSE_FLAG] if rehearse else []
     process = subprocess.Popen(
-        [sys.executable, "-m", "explorer.cv_worker"],
+        [sys.executable, "-m", "explorer.cv_worker", *flags],
         cwd=_REPO,
         env={**os.environ, "PYTHONPATH": path, **ONE_THREAD},
         stdin=subprocess.PIPE,
@@ -93,12 +95,12 @@ def _start_worker() -> _Worker:
 
 
 def start_spare_worker() -> None:
-    """Start a worker now unless one is idle: it imports the engine and hashes its
-    revision while no run waits for it."""
+    """Start a worker now unless one is idle: it imports the engine, hashes its revision
+    and rehearses a tiny cross-validation while no run waits for it."""
     with _IDLE_LOCK:
         _IDLE[:] = [worker for worker in _IDLE if worker.alive()]
         if not _IDLE:
-            _IDLE.append(_start_worker())
+            _IDLE.append(_start_worker(rehearse=True))
 
 
 def _take_worker() -> _Worker:

@@ -584,3 +584,22 @@ def test_a_fresh_workers_rehearsal_writes_nothing_and_warms_the_engine(monkeypat
     cv_worker.rehearse()
     assert seen == [("rehearsal", list(cv_worker.REHEARSED_METHODS), False)]
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.*"))
+
+
+def test_only_the_spare_worker_rehearses(monkeypatch):
+    """The spare worker started ahead of any run rehearses; one a waiting run starts does
+    not (it would make that run wait for the rehearsal)."""
+    started = []
+
+    class Process:
+        def __init__(self, args, **kwargs):
+            started.append(args)
+
+        def poll(self):
+            return None
+
+    monkeypatch.setattr(worker_pool.subprocess, "Popen", Process)
+    worker_pool.start_spare_worker()
+    worker_pool._IDLE.clear()  # a run takes it, none is left idle
+    worker_pool._take_worker()
+    assert [args[3:] for args in started] == [[cv_worker.REHEARSE_FLAG], []]
