@@ -177,11 +177,13 @@ def choose_target(spec: str) -> None:
     upload = st.session_state["uploads"][spec]
     columns = loading.upload_columns(upload["digest"], upload["payload"], upload["filename"])
     current = upload["target"] or default_target(columns)
+    # the record holds the choice and the widget shows it: with index= alone the box kept
+    # the previous upload's choice over a new file's record
+    st.session_state["upload_target"] = current if current in columns else columns[-1]
     left, right = st.columns(2)
     target = left.selectbox(
         "Target column (what to predict)",
         columns,
-        index=columns.index(current) if current in columns else len(columns) - 1,
         key="upload_target",
         on_change=_on_target,
         args=(spec,),

@@ -345,3 +345,16 @@ def test_the_shown_code_declares_the_uploads_categorical_columns(tmp_path):
     }
     exec(line, namespace)  # noqa: S102 - our own generated line
     assert "customer" in namespace["dataset"].categorical
+
+
+def test_a_new_uploads_target_box_shows_its_own_target():
+    """Two uploads of the same columns: the second file's box shows its default target,
+    not the first file's choice (the mutation pass saw it keep the old value)."""
+    at = upload_customers(name="a.csv")
+    at.selectbox(key="upload_target").set_value("colour").run()
+    assert_clean(at)
+    at = uploader(at).upload("b.csv", csv(customers(seed=1)), "text/csv").run()
+    assert_clean(at)
+    assert at.selectbox(key="upload_target").value == "label"
+    upload = at.session_state["uploads"][at.session_state["data_spec"]]
+    assert upload["filename"] == "b.csv" and upload["target"] is None
