@@ -10,8 +10,8 @@ from numpy.typing import ArrayLike
 from heb import registry
 from heb.figures.style import (
     CLASS_PALETTE,
+    FIXED_MARGIN_TEMPLATE,
     FONT_SIZE,
-    LIGHT_TEMPLATE,
     PRIOR_MEAN_COLOR,
     SERIES_COLORS,
     TRUTH_COLOR,
@@ -57,12 +57,8 @@ def _lesson_template() -> go.layout.Template:
     labels (categories, words, codes of any length) or on the right keeps automargin
     (:func:`heb.figures.style.label_fitted_axes`).
     """
-    template = go.layout.Template(LIGHT_TEMPLATE)
-    axis = {
-        "tickfont": {"size": FONT_SIZE - 1},
-        "title": {"font": {"size": FONT_SIZE}},
-        "automargin": False,
-    }
+    template = go.layout.Template(FIXED_MARGIN_TEMPLATE)  # its axes: no automargin
+    axis = {"tickfont": {"size": FONT_SIZE - 1}, "title": {"font": {"size": FONT_SIZE}}}
     template.layout.update(
         font={"size": FONT_SIZE},
         hoverlabel={"font": {"size": FONT_SIZE}},
