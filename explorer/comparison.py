@@ -185,15 +185,19 @@ class Comparison:
     elapsed: float
     table: pd.DataFrame = field(init=False)
     summary: pd.DataFrame = field(init=False)
-    reliability_fig: go.Figure = field(init=False)
     reliability_data: pd.DataFrame = field(init=False)
     spread_figs: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.table, self.summary = metrics_table(self.result)
         curves = {method: self.result.reliability(method) for method in self.result.methods}
-        self.reliability_fig = self.reliability_of(self.result.methods)
         self.reliability_data = reliability_frame(curves)
+
+    @property
+    def reliability_fig(self) -> go.Figure:
+        """Every method's reliability diagram (the report's; built when first asked for,
+        as the page draws only the methods chosen there)."""
+        return self.reliability_of(self.result.methods)
 
     def reliability_of(self, methods: list[str]) -> go.Figure:
         """The reliability diagram of some of the methods (built once per choice)."""

@@ -48,6 +48,8 @@ __all__ = [
 MAX_IDLE_WORKERS = 2
 #: how long a terminated worker has to clean up before it is killed
 TERMINATE_GRACE_SECONDS = 5.0
+#: how often a run waiting for its worker looks whether it was cancelled
+CANCEL_POLL_SECONDS = 0.1
 _REPO = Path(__file__).resolve().parent.parent
 _LOG = logging.getLogger(__name__)
 
@@ -209,8 +211,11 @@ def run_in_worker(
             target=_read_messages, args=(worker, progress, messages), daemon=True
         )
         reader.start()
-        while reader.is_alive():
-            if cancelled.wait(0.1):
+        while True:  # join returns as soon as the run's last message is read
+            reader.join(CANCEL_POLL_SECONDS)
+            if not reader.is_alive():
+                break
+            if cancelled.is_set():
                 raise WorkerCancelled("The cross-validation was cancelled.")
         last = messages[-1] if messages else {}
         if "error" in last:

@@ -336,7 +336,10 @@ def cached_cross_validation(
     meta = cache.get_json(settings.data_key())
     if meta is None:
         return None
-    frames, oof = _cached_results(cache, _method_keys(_specs(methods, settings), settings))
+    keys = _method_keys(_specs(methods, settings), settings)
+    if not all(key in cache for key in keys.values()):
+        return None  # one look per method, not a read of the others' stored folds
+    frames, oof = _cached_results(cache, keys)
     if len(frames) < len(methods):
         return None
     y, classes = _cached_labels(dataset, meta)
