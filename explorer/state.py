@@ -45,6 +45,7 @@ __all__ = [
     "page_values",
     "presenting",
     "reset_page_settings",
+    "reset_with_page",
     "default_spec",
     "init_state",
     "run_settings",
@@ -54,6 +55,7 @@ __all__ = [
     "take_link_upload",
     "url_spec",
     "where_to_change",
+    "widget_key",
 ]
 
 #: methods selected on a fresh visit: the classic rule, two fixed rules and the HEB pair
@@ -399,14 +401,30 @@ def _copy_widget(widget: str, name: str) -> None:
     st.session_state[name] = st.session_state[widget]
 
 
+#: session name of the count of resets: a widget's key carries it (:func:`widget_key`)
+_WIDGET_ROUND = "_widget_round"
+
+
+def widget_key(name: str) -> str:
+    """The key of the widget bound to the session value ``name`` (:func:`bound`).
+
+    ``w_<name>``, and ``w<r>_<name>`` after the r-th reset: a reset gives every widget a
+    new key, so a widget the browser holds unmounted (a closed popover: the presenter's
+    "Settings") cannot send its old value back and undo the reset.
+    """
+    round_ = st.session_state.get(_WIDGET_ROUND, 0)
+    return f"w{round_}_{name}" if round_ else f"w_{name}"
+
+
 def bound(name: str) -> dict:
     """Widget arguments that tie a widget to the shared session value ``name``.
 
     The value itself lives under ``name`` (plain session state, which survives page
-    switches); the widget, keyed ``w_<name>``, shows it and writes changes back. Create
-    the widget without a default (``value`` / ``index``): the shared value is its state.
+    switches); the widget, keyed :func:`widget_key`, shows it and writes changes back.
+    Create the widget without a default (``value`` / ``index``): the shared value is its
+    state.
     """
-    key = f"w_{name}"
+    key = widget_key(name)
     st.session_state[key] = st.session_state[name]
     return {"key": key, "on_change": _copy_widget, "args": (key, name)}
 
@@ -457,6 +475,7 @@ def enter_page(path: str) -> None:
         state[_PAGE] = path
         state[_PAGE_VALUES] = {}
         state[_PAGE_DEFAULTS] = {}
+        state[_RESET_ALSO] = {}
         state[STEP_REQUESTED] = st.query_params.get(STEP) or "1"
 
 
@@ -547,11 +566,26 @@ def page_values() -> dict[str, str]:
     return st.session_state.setdefault(_PAGE_VALUES, {})
 
 
+#: session name of the current page's other values a reset restores (name -> default)
+_RESET_ALSO = "_reset_also"
+
+
+def reset_with_page(name: str, default) -> None:
+    """Let the current page's "Reset to defaults" also restore the session value ``name``
+    (a value the page's controls share with the run settings: Compare's folds and
+    what-if values)."""
+    st.session_state.setdefault(_RESET_ALSO, {})[name] = default
+
+
 def reset_page_settings() -> None:
-    """Callback: every setting of the current page back to its default."""
+    """Callback: every setting of the current page back to its default, with the values
+    the page named (:func:`reset_with_page`); every bound widget gets a new key."""
     state = st.session_state
     for name, default in state.get(_PAGE_DEFAULTS, {}).items():
         state[name] = list(default) if isinstance(default, list) else default
+    for name, default in state.get(_RESET_ALSO, {}).items():
+        state[name] = default
+    state[_WIDGET_ROUND] = state.get(_WIDGET_ROUND, 0) + 1
 
 
 def where_to_change() -> str:

@@ -23,6 +23,7 @@ MAX_DRAWN = 5
 def data_knobs() -> None:
     """Folds and bins: a change here makes new folds (counted afresh, then cached)."""
     bins = sorted({*BIN_CHOICES, st.session_state["n_bins"]})
+    state.reset_with_page("folds", state.FOLD_CHOICES[0])  # bins are the sidebar's
     with st.container(horizontal=True, gap="medium"):
         st.segmented_control(
             "Folds",
@@ -52,6 +53,7 @@ def smoother_knobs(methods: list[str]) -> None:
         for method, knob in knobs.items():
             name = f"whatif_{knob.name}"
             st.session_state.setdefault(name, knob.default)
+            state.reset_with_page(name, knob.default)
             st.segmented_control(
                 knob.label,
                 knob.choices,
@@ -113,9 +115,29 @@ def show(comparison: cmp.Comparison, from_memory: bool):
 SPREAD_SETTING = ("spread_metric", "accuracy", list(registry.METRICS))
 
 
+def _default_drawn(methods: list[str]) -> list[str]:
+    """The methods drawn at first: up to :data:`MAX_DRAWN`, the learned (HEB) ones
+    first, shown in the sidebar's order."""
+    ranked = sorted(methods, key=lambda name: not name.startswith("HEB"))[:MAX_DRAWN]
+    return [name for name in methods if name in ranked]
+
+
+#: session name of the methods the reliability view's choice was made among
+_DRAWN_AMONG = "_reliability_methods_among"
+
+
 def _reliability_setting(result) -> tuple:
-    """The reliability view's drawn methods: (name, default, choices) of its page setting."""
-    return ("reliability_methods", list(result.methods[:MAX_DRAWN]), list(result.methods))
+    """The reliability view's drawn methods: (name, default, choices) of its page setting.
+
+    When the sidebar's methods change, the drawn ones start again from the default (a
+    method added there is drawn; the old choice would have pinned the old methods)."""
+    name, methods = "reliability_methods", list(result.methods)
+    default = _default_drawn(methods)
+    among = st.session_state.get(_DRAWN_AMONG)
+    if among is not None and among != methods:
+        st.session_state[name] = default
+    st.session_state[_DRAWN_AMONG] = methods
+    return (name, default, methods)
 
 
 @st.fragment

@@ -925,6 +925,33 @@ def test_presenter_mode_hides_the_sidebar_and_turns_steps_then_pages_with_the_ke
     context.close()
 
 
+def test_a_presenter_reset_stays_reset_after_the_next_step(browser, app_url, screenshot_dir):
+    """The presenter's "Settings" popover holds a lesson's controls; a slider moved there,
+    then "Reset to defaults": the closed popover's slider sent its old value back with the
+    next key press (PageDown showed step 2 at the old alpha, and the URL named it again)."""
+    context = browser.new_context(viewport=SMALL_VIEWPORT)
+    tab, _ = _open(context, f"{app_url}/lesson_zero_counts?{BASE_QUERY}&present=1")
+    _step_shown(tab, "Step 1 of")
+    tab.get_by_role("button", name="Settings").click()
+    thumb = tab.locator('[data-testid="stSlider"]').filter(has_text="Pseudo-count α")
+    thumb = thumb.get_by_role("slider").first
+    timed(tab, lambda: (thumb.focus(), thumb.press("ArrowRight")))
+    assert "zero_alpha=" in tab.url
+    tab.keyboard.press("Escape")
+    timed(tab, tab.get_by_role("button", name="Reset to defaults").click)
+    assert "zero_alpha=" not in tab.url
+    tab.locator('[data-testid="stMain"] h1').first.click()
+    tab.keyboard.press("PageDown")
+    _step_shown(tab, "Step 2 of")
+    wait_idle(tab)
+    assert "zero_alpha=" not in tab.url, tab.url
+    tab.get_by_role("button", name="Settings").click()
+    value = thumb.get_attribute("aria-valuetext")  # a select slider: the option's text
+    screenshot(tab, screenshot_dir, "1440-present-reset-step2", SMALL_VIEWPORT)
+    assert float(value) == 0.0, value
+    context.close()
+
+
 def test_a_copied_presenter_link_reopens_the_step(browser, app_url):
     context = browser.new_context(viewport=SMALL_VIEWPORT)
     tab, _ = _open(context, f"{app_url}/lesson_known_truth?{BASE_QUERY}&present=1&step=3")

@@ -1,0 +1,49 @@
+"""Findings of session 12's new-user trial, each a test that failed before its fix."""
+
+from __future__ import annotations
+
+from test_app import assert_clean, figures, open_app, titled, url
+
+
+def _drawn(at) -> list[str]:
+    spec = titled(figures(at), "pooled out-of-fold")
+    return [t["name"] for t in spec["data"] if t["type"] == "bar"]
+
+
+def test_the_reliability_view_draws_the_learned_methods_and_follows_the_sidebar():
+    """The first five of the paper's seven left out HEB-U and HEB-M, the paper's own; after
+    "The paper's seven smoothers" the old five stayed pinned in the URL and Lidstone and
+    KT were not drawn."""
+    at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,KT,HEB-M")
+    assert _drawn(at) == ["Laplace", "KT", "HEB-M"]
+    at.button(key="paper_seven").click().run()
+    assert_clean(at)
+    drawn = _drawn(at)
+    assert {"HEB-U", "HEB-M"} <= set(drawn) and len(drawn) == 5
+    assert "reliability_methods" not in at.query_params  # the default: nothing pinned
+    at.multiselect(key="w_reliability_methods").set_value(["TE", "HEB-M"]).run()
+    assert _drawn(at) == ["TE", "HEB-M"]
+    assert url(at, "reliability_methods") == "TE,HEB-M"
+
+
+def test_a_link_naming_the_drawn_methods_keeps_them():
+    at = open_app(
+        "pages/compare.py",
+        data="builtin:iris",
+        methods="Laplace,KT,HEB-M",
+        reliability_methods="KT",
+    )
+    assert _drawn(at) == ["KT"]
+
+
+def test_compare_reset_restores_folds_and_what_if_values():
+    """Reset to defaults on Compare left the folds and Lidstone's alpha as they were."""
+    at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,Lidstone")
+    at.segmented_control(key="w_folds").set_value(5).run()
+    at.segmented_control(key="w_whatif_alpha").set_value(1.0).run()
+    assert url(at, "folds") == "5" and "alpha" in url(at, "params")
+    at.button(key="reset_page_settings").click().run()
+    assert_clean(at)
+    assert at.session_state["folds"] == 10 and at.session_state["whatif_alpha"] == 0.1
+    assert at.segmented_control(key="w1_folds").value == 10
+    assert "params" not in at.query_params
