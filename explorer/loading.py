@@ -122,12 +122,37 @@ def upload_dataset(payload: bytes, filename: str) -> str:
     are applied, those the file has; the record's ``link_note`` says what was taken.
     """
     digest = hashlib.sha256(payload).hexdigest()
-    _load_upload(digest, None, (), payload, filename)
+    try:
+        _load_upload(digest, None, (), payload, filename)
+        target, note = None, ""
+    except DataError as exc:  # the last column cannot be the target: another column?
+        target, note = _another_target(digest, payload, filename, exc)
     link_upload = take_link_upload(filename)
     spec = register_upload(payload, filename, digest)
+    upload = st.session_state["uploads"][spec]
+    if target is not None:
+        upload["target"], upload["target_note"] = target, note
     if link_upload is not None:
-        _apply_link_upload(st.session_state["uploads"][spec], link_upload)
+        _apply_link_upload(upload, link_upload)
     return spec
+
+
+#: columns tried, from the right, when a file's last column cannot be its target
+TARGET_CANDIDATES = 10
+
+
+def _another_target(digest: str, payload: bytes, filename: str, error: DataError):
+    """(column, note) of the first of the file's other columns, from the right, that can
+    be a target, when its last column cannot (one class, a measurement...). Raises
+    ``error`` when none of the :data:`TARGET_CANDIDATES` tried can."""
+    columns = upload_columns(digest, payload, filename)
+    for column in columns[-2::-1][:TARGET_CANDIDATES]:
+        try:
+            _load_upload(digest, column, (), payload, filename)
+        except DataError:
+            continue
+        return column, f"{error} Until you choose another below, the target is {quote(column)}."
+    raise error
 
 
 def _apply_link_upload(upload: dict, link_upload: dict) -> None:

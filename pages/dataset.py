@@ -63,6 +63,7 @@ def read_pending_upload() -> None:
 def _on_target(spec: str) -> None:
     upload = st.session_state["uploads"][spec]
     upload["target"] = st.session_state["upload_target"]
+    upload.pop("target_note", None)  # said why the first target was not the last column
     # the target is not a feature: a declaration of it would linger, unseen, in the link
     upload["categorical"] = [c for c in upload.get("categorical", []) if c != upload["target"]]
 
@@ -151,6 +152,8 @@ def choose_dataset() -> None:
                     "dataset now, and stays in the Dataset list for this session."
                 )
                 upload = st.session_state["uploads"].get(st.session_state["data_spec"])
+                if upload is not None and upload.get("target_note"):
+                    show_info(upload["target_note"])
                 if upload is not None and upload.get("link_note"):
                     st.caption(escape(upload["link_note"]))
         with openml_tab:

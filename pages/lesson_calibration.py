@@ -58,10 +58,11 @@ def lesson_figure(which: str, name: str, feature: int, copies: int, metric: str 
     if which == "remedies":
         return figures.calibration_bars_figure(compared["table"], metric)
     verdict = lesson.complementarity(compared["table"], metric)
-    chosen = ["Laplace", "HEB-M+GR", "Laplace + temperature", verdict["combined"][0]]
+    # the methods the verdict beside it names: Laplace and the best of each kind of fix
+    chosen = ["Laplace", *(verdict[kind][0] for kind in ("upstream", "post_hoc", "combined"))]
     return figures.reliability_figure(
         {m: compared["reliability"][m] for m in dict.fromkeys(chosen)},
-        f"Reliability with {copies} copies",
+        f"Reliability with {copies} copies: Laplace and the verdict's best fixes",
     )
 
 
@@ -86,9 +87,10 @@ def remedies() -> None:
         )
     if steps.show(4):
         st.markdown(
-            "The paper calls smoothing and calibration *complementary*. The verdict on the "
-            "right is computed on the data at hand: train on half the rows, calibrate on a "
-            "quarter, score the last quarter."
+            "The paper calls smoothing and calibration *complementary*. The verdict (tab "
+            f"*{TABS[1]}*) is computed on the data at hand: train on half the rows, "
+            "calibrate on a quarter, score the last quarter; its diagram draws Laplace and "
+            "the best fix of each kind."
         )
 
 

@@ -47,3 +47,18 @@ def test_compare_reset_restores_folds_and_what_if_values():
     assert at.session_state["folds"] == 10 and at.session_state["whatif_alpha"] == 0.1
     assert at.segmented_control(key="w1_folds").value == 10
     assert "params" not in at.query_params
+
+
+def test_the_remedies_diagram_draws_the_methods_the_verdict_names():
+    """The verdict said "Best post-hoc: Laplace + isotonic" while the diagram beside it drew
+    a fixed "Laplace + temperature" (and a fixed HEB-M+GR as the upstream fix)."""
+    import re
+
+    at = open_app("pages/lesson_calibration.py", calib_tab="Remedies side by side")
+    spec = titled(figures(at), "verdict's best fixes")
+    drawn = {re.sub(r" \(ECE.*", "", t["name"]) for t in spec["data"] if t.get("name")}
+    verdict = " ".join(m.value for m in at.markdown if "Best post-hoc" in m.value)
+    named = re.findall(r"Best upstream fix: (.+?) \d|Best post-hoc: (.+?) \d", verdict)
+    assert named, verdict
+    for upstream, post_hoc in named:
+        assert (upstream or post_hoc) in drawn, (upstream or post_hoc, drawn)

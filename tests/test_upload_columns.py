@@ -358,3 +358,26 @@ def test_a_new_uploads_target_box_shows_its_own_target():
     assert at.selectbox(key="upload_target").value == "label"
     upload = at.session_state["uploads"][at.session_state["data_spec"]]
     assert upload["filename"] == "b.csv" and upload["target"] is None
+
+
+def test_case_upload_last_column_one_class():
+    """A file whose last column has one value was refused whole, with no target picker,
+    though another column could be the target."""
+    frame = pd.DataFrame(
+        {"a": [f"v{i % 4}" for i in range(60)], "b": ["p", "q"] * 30, "target": "only"}
+    )
+    at = open_app()
+    uploader(at).upload("oneclass.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    assert_clean(at)
+    notes = [unescape(info.value) for info in at.info]
+    assert any(
+        note.startswith("The target 'target' has only one class")
+        and note.endswith("Until you choose another below, the target is 'b'.")
+        for note in notes
+    ), notes
+    assert at.selectbox(key="upload_target").value == "b"
+    assert url(at, "target") == "b"
+    # picking a target is the user's choice: the note goes
+    at.selectbox(key="upload_target").set_value("a").run()
+    assert_clean(at)
+    assert not any("Until you choose" in unescape(info.value) for info in at.info)
