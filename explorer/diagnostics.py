@@ -137,5 +137,5 @@ def show_diagnostics(
     upload = st.session_state.get("uploads", {}).get(spec)
     settings = state.run_settings()
     code = report.compare_code(report.dataset_line(spec, upload), list(methods), settings)
-    report.comparison_downloads(result, settings, dataset.name, contents, code)
+    report.comparison_downloads(result, settings, dataset.name, contents, code, dataset.target)
     report.show_code(code)

@@ -138,6 +138,7 @@ def comparison_downloads(
     dataset: str,
     contents: Callable[[], tuple[dict, dict]],
     code: str,
+    target: str = "",
 ) -> None:
     """Out-of-fold predictions as CSV and the comparison as one HTML report (made on click).
 
@@ -160,7 +161,13 @@ def comparison_downloads(
     def report_bytes() -> bytes:
         tables, figures = contents()
         return comparison_report(
-            result, settings, dataset=dataset, tables=tables, figures=figures, code=code
+            result,
+            settings,
+            dataset=dataset,
+            tables=tables,
+            figures=figures,
+            code=code,
+            target=target,
         ).encode("utf-8")
 
     row.download_button(

@@ -43,6 +43,9 @@ def dataset_notes(dataset: Dataset, work: WorkingData) -> list[str]:
     if work.n_rows_total > kept:
         notes.append(f"Stratified subsample of {kept:,} of {work.n_rows_total:,} rows (seed 42).")
     dropped = list(getattr(work.preprocessor, "dropped_", []) or [])
+    # a column empty in the whole file has the loader's note already ("... is empty in every
+    # row and will be left out"): only a column emptied by the subsample is news
+    dropped = [c for c in dropped if c not in dataset.X or not dataset.X[c].isna().all()]
     if dropped:
         notes.append(f"Dropped (entirely missing): {', '.join(map(str, dropped))}.")
     return notes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import os
@@ -71,8 +72,11 @@ def test_report_is_self_contained_and_escaped(hostile_result):
         figures={"first": fig, "second": go.Figure(fig)},
         tables={"Per class": pd.DataFrame({"class": [HOSTILE], "recall": [0.5]})},
         code=f"print({HOSTILE!r})",
+        target=HOSTILE,
     )
     assert page.startswith("<!DOCTYPE html>")
+    # the column predicted is a setting of its own (it was only in the code), escaped
+    assert f"<td>target</td><td>{html.escape(HOSTILE)}</td>" in page
     # nothing is fetched: no external script, stylesheet or image; plotly.js inlined once
     assert not re.search(r"<(script|img|link|iframe)[^>]+(src|href)=[\"']?https?:", page)
     assert page.count("<img") == 0 and "&lt;img src=" in page

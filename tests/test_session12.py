@@ -62,3 +62,20 @@ def test_the_remedies_diagram_draws_the_methods_the_verdict_names():
     assert named, verdict
     for upstream, post_hoc in named:
         assert (upstream or post_hoc) in drawn, (upstream or post_hoc, drawn)
+
+
+def test_an_empty_column_is_noted_once():
+    """"Column 'notes' is empty in every row and will be left out." was followed by
+    "Dropped (entirely missing): notes."."""
+    import pandas as pd
+    from test_app import unescape, uploader
+
+    frame = pd.DataFrame(
+        {"a": [f"v{i % 4}" for i in range(60)], "notes": [None] * 60, "y": ["p", "q"] * 30}
+    )
+    at = open_app()
+    uploader(at).upload("empty_notes.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    assert_clean(at)
+    notes = [unescape(info.value) for info in at.info]
+    named = [note for note in notes if "notes" in note]
+    assert len(named) == 1 and "empty in every row" in named[0], notes

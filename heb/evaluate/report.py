@@ -87,6 +87,7 @@ def comparison_report(
     tables: Mapping[str, pd.DataFrame] | None = None,
     code: str | None = None,
     title: str = "HEB Explorer: comparison report",
+    target: str = "",
 ) -> str:
     """The comparison as one self-contained HTML page.
 
@@ -103,10 +104,19 @@ def comparison_report(
         The tables to show (the metrics table first); default the mean of every metric.
     code : str, optional
         Python that reproduces the run (shown verbatim, escaped).
+    title : str
+        The page's title and first heading.
+    target : str
+        The column predicted (user text: escaped); a settings row when given.
     """
     query = {key: value for key, value in settings.to_query().items() if key != "dataset"}
     settings_frame = pd.DataFrame(
-        [("dataset", dataset), ("methods", ", ".join(result.methods)), *query.items()],
+        [
+            ("dataset", dataset),
+            *([("target", target)] if target else []),
+            ("methods", ", ".join(result.methods)),
+            *query.items(),
+        ],
         columns=["setting", "value"],
     )
     if not tables:

@@ -229,8 +229,8 @@ def _fit_line(x: np.ndarray, y: np.ndarray, paper: float) -> go.Scatter:
             x=[None],
             y=[None],
             mode="lines",
-            name=f"no slope fitted: the fitted pairs have {distinct} distinct x value"
-            f"{'s' * (distinct != 1)}, a line needs {MIN_FIT_XS} (paper: {paper:g})",
+            # short: a legend entry wider than the figure was cut ("a line nee")
+            name=f"no slope fitted: {distinct} distinct x (needs {MIN_FIT_XS}); paper: {paper:g}",
             line={"color": INK, "dash": "dash", "width": 2},
             hoverinfo="skip",
         )
