@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from explorer import state
 from explorer.exports import csv_bytes
 from explorer.lazy_sections import lazy_expander
 from heb.evaluate import CVResult, RunSettings
@@ -123,11 +124,26 @@ def show_code(code: str) -> None:
         )
 
 
+#: the run settings a lesson drawing from the app's dataset names in its footer
+_LESSON_DATASET_KEYS = ("dataset", "n_bins", "missing", "max_rows")
+
+
 def view_footer() -> str:
-    """The footer of an exported figure: the dataset and every setting of the view's URL."""
-    parts = [
-        f"{key}={st.query_params.get(key)}" for key in st.query_params if key not in _FOOTER_SKIP
-    ]
+    """The footer of an exported figure: the dataset and every setting of the view's URL;
+    for a lesson, the lesson and every one of its settings (defaults too), and the
+    dataset only when the lesson draws from it."""
+    page = state.current_page()
+    if page.startswith("lesson_"):
+        shown = _LESSON_DATASET_KEYS if state.lesson_dataset_used() else ()
+        parts = [f"lesson={page.removeprefix('lesson_')}"]
+        parts += [f"{key}={st.query_params.get(key)}" for key in shown if key in st.query_params]
+        parts += [f"{key}={value}" for key, value in state.page_settings_text().items()]
+    else:
+        parts = [
+            f"{key}={st.query_params.get(key)}"
+            for key in st.query_params
+            if key not in _FOOTER_SKIP
+        ]
     text = "HEB Explorer · " + " · ".join(parts)
     return text if len(text) <= MAX_FOOTER_CHARS else text[: MAX_FOOTER_CHARS - 1] + "…"
 

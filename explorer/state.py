@@ -56,6 +56,10 @@ __all__ = [
     "url_spec",
     "where_to_change",
     "widget_key",
+    "current_page",
+    "lesson_dataset_used",
+    "lesson_uses_dataset",
+    "page_settings_text",
 ]
 
 #: methods selected on a fresh visit: the classic rule, two fixed rules and the HEB pair
@@ -476,6 +480,7 @@ def enter_page(path: str) -> None:
         state[_PAGE_VALUES] = {}
         state[_PAGE_DEFAULTS] = {}
         state[_RESET_ALSO] = {}
+        state[_LESSON_USES_DATASET] = False
         state[STEP_REQUESTED] = st.query_params.get(STEP) or "1"
 
 
@@ -559,6 +564,33 @@ def keep_setting(name: str, default, choices=None) -> None:
         values[name] = _as_text(state[name])
         if st.query_params.get(name) != values[name]:
             st.query_params[name] = values[name]
+
+
+def current_page() -> str:
+    """The URL path of the page this run draws (``""`` before the first)."""
+    return st.session_state.get(_PAGE, "")
+
+
+def page_settings_text() -> dict[str, str]:
+    """Every setting of the current page as URL text, defaults included (an exported
+    figure's footer names them all)."""
+    state = st.session_state
+    return {name: _as_text(state[name]) for name in state.get(_PAGE_DEFAULTS, {}) if name in state}
+
+
+#: session name: whether the current lesson draws from the app's dataset this run
+_LESSON_USES_DATASET = "_lesson_uses_dataset"
+
+
+def lesson_uses_dataset(uses: bool) -> None:
+    """Say whether the current lesson's figures come from the app's dataset (an exported
+    figure's footer then names it and its preprocessing)."""
+    st.session_state[_LESSON_USES_DATASET] = uses
+
+
+def lesson_dataset_used() -> bool:
+    """Whether the current lesson said it draws from the app's dataset."""
+    return bool(st.session_state.get(_LESSON_USES_DATASET))
 
 
 def page_values() -> dict[str, str]:

@@ -10,7 +10,7 @@ from explorer.errors import escape
 from explorer.loading import current_codes
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
-from explorer.state import init_state, page_setting
+from explorer.state import init_state, lesson_uses_dataset, page_setting
 from heb.figures.lessons import evidence as figures
 from heb.lessons import evidence as lesson
 from heb.lessons.common import M_MAX, M_MIN, N0, format_m
@@ -160,6 +160,7 @@ def lesson_view() -> None:
                 horizontal=True,
                 **page_setting("evidence_source", DATASET, SOURCES),
             )
+            lesson_uses_dataset(source == DATASET)  # an exported figure's footer names it
             if source == DATASET:
                 init_state()
                 data = current_codes()

@@ -79,3 +79,23 @@ def test_an_empty_column_is_noted_once():
     notes = [unescape(info.value) for info in at.info]
     named = [note for note in notes if "notes" in note]
     assert len(named) == 1 and "empty in every row" in named[0], notes
+
+
+def test_a_lessons_exported_figure_names_the_lesson_and_its_settings(monkeypatch):
+    """A Dirichlet lesson PNG was stamped with the app's dataset, bins and methods, none of
+    which it uses, and (at default settings) none of its own settings."""
+    from explorer import display, report
+
+    footers = []
+    monkeypatch.setattr(display, "view_footer", lambda: footers.append(report.view_footer()) or "")
+    open_app("pages/lesson_dirichlet.py", dirichlet_K="20")
+    footer = footers[-1]
+    assert footer.startswith("HEB Explorer · lesson=dirichlet")
+    assert "dirichlet_K=20" in footer and "dirichlet_N=" in footer  # a default named too
+    assert "dataset=" not in footer and "methods=" not in footer and "n_bins" not in footer
+    footers.clear()
+    open_app("pages/lesson_evidence.py", data="builtin:iris")  # counts from the dataset
+    assert "lesson=evidence" in footers[-1] and "dataset=builtin:iris" in footers[-1]
+    footers.clear()
+    open_app("pages/compare.py", data="builtin:iris", methods="Laplace,HEB-M")
+    assert "dataset=builtin:iris" in footers[-1] and "methods=Laplace,HEB-M" in footers[-1]
