@@ -82,7 +82,7 @@ def _image_bytes(fig, fmt: str, footer: str = "") -> Callable[[], bytes]:
     def render() -> bytes:
         from heb.figures import to_image_bytes
 
-        return to_image_bytes(_with_footer(fig, footer), fmt=fmt)
+        return to_image_bytes(_with_footer(fig, footer), fmt=fmt, keep_browser=True)
 
     return render
 

@@ -195,7 +195,7 @@ def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> dict[
         target = path_stem.parent / f"{path_stem.name}.{fmt}"
         if not cached.exists():
             try:
-                data = to_image_bytes(fig, fmt=fmt)
+                data = to_image_bytes(fig, fmt=fmt, keep_browser=True)
             except RuntimeError as exc:
                 report(f"  {target.name}: not exported ({exc}); writing HTML instead")
                 fig.write_html(path_stem.parent / f"{path_stem.name}.html", include_plotlyjs="cdn")

@@ -99,3 +99,60 @@ def test_a_lessons_exported_figure_names_the_lesson_and_its_settings(monkeypatch
     footers.clear()
     open_app("pages/compare.py", data="builtin:iris", methods="Laplace,HEB-M")
     assert "dataset=builtin:iris" in footers[-1] and "methods=Laplace,HEB-M" in footers[-1]
+
+
+def test_a_kept_browser_serves_the_next_exports():
+    """Every PNG / SVG download started Chromium anew (about 2-3 s each, the same figure
+    again too); with keep_browser the process keeps kaleido's browser for the next."""
+    import subprocess
+    import sys
+
+    from peers import require_chromium
+
+    require_chromium()
+    script = (
+        "import time, plotly.graph_objects as go, kaleido\n"
+        "from heb.figures.export import to_image_bytes\n"
+        "fig = go.Figure(go.Bar(x=[1, 2], y=[3, 4]))\n"
+        "to_image_bytes(fig, fmt='png')\n"
+        "print(kaleido._global_server.is_running())\n"
+        "to_image_bytes(fig, fmt='png', keep_browser=True)\n"
+        "print(kaleido._global_server.is_running())\n"
+        "to_image_bytes(fig, fmt='svg', keep_browser=True)\n"  # waits for its start
+        "start = time.perf_counter()\n"
+        "png = to_image_bytes(fig, fmt='png', keep_browser=True)\n"
+        "print(png[:4] == b'\\x89PNG', round(time.perf_counter() - start, 2))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=240, check=True
+    ).stdout.split("\n")
+    assert out[0] == "False" and out[1] == "True", out  # kept only when asked
+    assert out[2].startswith("True"), out  # the kept browser made a PNG
+    print("export through the kept browser, seconds:", out[2].split()[1])
+
+
+def test_a_kept_browser_whose_thread_ended_is_closed_before_the_next_export(monkeypatch):
+    """Its queue would have waited for an answer forever (a download hanging)."""
+    import plotly.graph_objects as go
+
+    from heb.figures import export
+
+    class DeadThread:
+        def is_alive(self):
+            return False
+
+    class Server:
+        closed = False
+        _thread = DeadThread()
+
+        def is_running(self):
+            return not self.closed
+
+        def close(self, silence_warnings=False):
+            self.closed = True
+
+    server = Server()
+    monkeypatch.setattr(export, "_kept_browser", lambda: server)
+    monkeypatch.setattr(go.Figure, "to_image", lambda self, **kwargs: b"\x89PNG")
+    assert export.to_image_bytes(go.Figure(), fmt="png") == b"\x89PNG"
+    assert server.closed
