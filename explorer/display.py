@@ -19,6 +19,7 @@ import streamlit as st
 
 from explorer.exports import cap_cells, csv_bytes
 from explorer.report import view_footer
+from explorer.state import presenting
 
 __all__ = [
     "CHART_CONFIG",
@@ -26,6 +27,7 @@ __all__ = [
     "FIGURE_TEXT_COLOR",
     "MODEBAR_BAND",
     "MODEBAR_REMOVED",
+    "PRESENTER_TABLE_ROWS",
     "download_buttons",
     "show_figure",
     "show_table",
@@ -222,6 +224,11 @@ def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None
     download_buttons(fig, data_frame, stem)
 
 
+#: the most rows a table shows as a plain table in the presenter mode (longer ones keep
+#: the scrolling grid)
+PRESENTER_TABLE_ROWS = 30
+
+
 def show_table(
     frame: pd.DataFrame,
     style: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
@@ -250,4 +257,9 @@ def show_table(
         if number_format is not None:
             styler = styler.format(number_format)
         shown = styler
+    if presenting() and len(frame) <= PRESENTER_TABLE_ROWS and "column_config" not in kwargs:
+        # a projector needs large type: the grid draws its cells in a fixed small font
+        # (and the Styler's best cells large), an HTML table follows the presenter's type
+        st.table(shown, hide_index=kwargs["hide_index"])
+        return
     st.dataframe(shown, **kwargs)

@@ -156,3 +156,15 @@ def test_a_kept_browser_whose_thread_ended_is_closed_before_the_next_export(monk
     monkeypatch.setattr(go.Figure, "to_image", lambda self, **kwargs: b"\x89PNG")
     assert export.to_image_bytes(go.Figure(), fmt="png") == b"\x89PNG"
     assert server.closed
+
+
+def test_presenter_tables_are_html_tables_that_take_its_large_type():
+    """On a projector the grid's cells stayed at 13 px while the Styler's best cells grew
+    with the presenter's type: a short table is an HTML table there (the grid elsewhere)."""
+    at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,HEB-M", present="1")
+    tables = [t.value for t in at.table]
+    assert any("Accuracy ↑" in t.columns for t in tables), [list(t.columns) for t in tables]
+    assert not any("Accuracy ↑" in d.value.columns for d in at.dataframe)
+    at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,HEB-M")
+    assert any("Accuracy ↑" in d.value.columns for d in at.dataframe)
+    assert not at.table
