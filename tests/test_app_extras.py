@@ -110,9 +110,9 @@ def test_a_closed_per_class_tab_builds_its_figures_for_the_report_alone(monkeypa
     captured, built = {}, []
     real_downloads, real_roc = report.comparison_downloads, diagnostics.dg.roc_figure
 
-    def downloads(result, settings, dataset, contents, code):
-        captured["contents"] = contents
-        real_downloads(result, settings, dataset, contents, code)
+    def downloads(result, settings, dataset, contents, code, target=""):
+        captured["contents"], captured["target"] = contents, target
+        real_downloads(result, settings, dataset, contents, code, target)
 
     def roc_figure(*args, **kwargs):
         built.append(args[1])
@@ -124,6 +124,7 @@ def test_a_closed_per_class_tab_builds_its_figures_for_the_report_alone(monkeypa
     at = open_page("pages/compare.py", **link)
     assert at.tabs[0].label == "Reliability" and not built
     tables, figs = captured["contents"]()
+    assert captured["target"] == "target"  # iris: the report's settings name the column predicted
     assert built == ["ROC, class virginica against the rest"]
     assert list(tables) == ["Metrics, mean ± standard deviation over folds", "Per class: HEB-M"]
     assert "Confusion matrix: HEB-M" in figs and figs["ROC curves"].layout.title.text == built[0]
