@@ -101,11 +101,18 @@ clicked = st.button(
 # a fixed place for a run's progress, so that the results below keep their places (and
 # stay drawn, not rebuilt) whether a click computed them or recalled them from memory
 progress_area = st.container()
-if clicked:
+# a link to a run's results says so (bench_ran=1): opened in a new session, it runs the
+# same benchmark (from the cache when the server has it) instead of showing a button alone
+state.keep_setting("bench_ran", False, [False, True])
+from_link = ready and st.session_state["bench_ran"] and "benchmark" not in st.session_state
+if clicked or from_link:
     with progress_area, guard("running the benchmark"):
         key = bench.benchmark_key(specs, methods, settings)
         frame, from_memory = bench.run_or_recall(key, specs, methods, settings)
         st.session_state["benchmark"] = {"key": key, "frame": frame, "from_memory": from_memory}
+        if not st.session_state["bench_ran"]:
+            st.session_state["bench_ran"] = True
+            state.keep_setting("bench_ran", False, [False, True])  # into the link now
 
 stored = st.session_state.get("benchmark")
 if stored is not None:

@@ -168,3 +168,18 @@ def test_presenter_tables_are_html_tables_that_take_its_large_type():
     at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,HEB-M")
     assert any("Accuracy ↑" in d.value.columns for d in at.dataframe)
     assert not at.table
+
+
+def test_a_link_to_benchmark_results_shows_them_in_a_new_session():
+    """Opened elsewhere (or reloaded), a copied Benchmark link showed the Run button alone."""
+    from test_app import _benchmarked
+
+    at = _benchmarked()
+    assert url(at, "bench_ran") == "1"
+    shown = {m.label: m.value for m in at.metric}
+    link = {key: at.query_params[key] for key in at.query_params}
+    fresh = open_app("pages/benchmark.py", **{k: v[0] if isinstance(v, list) else v
+                                             for k, v in link.items()})
+    assert {m.label: m.value for m in fresh.metric} == shown and shown
+    plain = open_app("pages/benchmark.py")  # no run in the link: the button, no results
+    assert not plain.metric
