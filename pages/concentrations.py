@@ -47,7 +47,9 @@ def summary(frame: pd.DataFrame) -> None:
 
 
 def _heatmap(diag: dict, names: list[str], classes: list[str], value: str, levels: bool):
-    fig = figures.concentration_heatmap(diag, names, classes, value=value)
+    # the class axis is named after the target: a feature may be called "class"
+    target = loading.current_dataset().target or "class"
+    fig = figures.concentration_heatmap(diag, names, classes, value=value, class_title=target)
     if levels:
         ticks = [
             escape_label(n).replace(" given ", "<br>given ").replace(" (top", "<br>(top")

@@ -183,3 +183,27 @@ def test_a_link_to_benchmark_results_shows_them_in_a_new_session():
     assert {m.label: m.value for m in fresh.metric} == shown and shown
     plain = open_app("pages/benchmark.py")  # no run in the link: the button, no results
     assert not plain.metric
+
+
+def test_the_heatmaps_class_axis_is_named_after_the_target():
+    """With a feature called "class" and the target "churn", the heatmap's class axis read
+    "class" beside a feature column "class"."""
+    import pandas as pd
+    from test_app import uploader
+
+    rows = 200
+    frame = pd.DataFrame(
+        {
+            "class": [("first", "second", "third")[i % 3] for i in range(rows)],
+            "plan": [f"p{i % 5}" for i in range(rows)],
+            "churn<b>": [("no", "yes")[(i // 3) % 2] for i in range(rows)],
+        }
+    )
+    at = open_app()
+    uploader(at).upload("churn.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    assert_clean(at)
+    at.switch_page("pages/concentrations.py").run()
+    assert_clean(at)
+    spec = titled(figures(at), "learned concentration")
+    assert spec["layout"]["yaxis"]["title"]["text"] == "churn&lt;b&gt;"  # escaped
+    assert "class" in spec["layout"]["xaxis"]["ticktext"]

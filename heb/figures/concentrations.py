@@ -18,6 +18,7 @@ from heb.figures.style import (
     FONT_SIZE,
     INK,
     NEUTRAL_COLOR,
+    escape,
     escape_all,
     log_axis,
     style,
@@ -91,7 +92,11 @@ def _names_for(indices: np.ndarray, names: Sequence | None, what: str) -> np.nda
 
 
 def concentration_heatmap(
-    diag, feature_names: Sequence[str], class_names: Sequence[str], value: str = "m"
+    diag,
+    feature_names: Sequence[str],
+    class_names: Sequence[str],
+    value: str = "m",
+    class_title: str = "class",
 ) -> go.Figure:
     """Heatmap class x feature of the learned concentrations.
 
@@ -103,6 +108,9 @@ def concentration_heatmap(
     feature_names, class_names : sequence of str
     value : {"m", "rho", "iterations"}
         Colour by log10 m, by the shrinkage rho = m / (N_c + m), or by iterations.
+    class_title : str
+        The class axis's title: the target's name where known (a feature may be called
+        ``class``).
 
     Returns
     -------
@@ -198,7 +206,7 @@ def concentration_heatmap(
         tickmode="array",
         tickvals=np.arange(n_classes),
         ticktext=escape_all(class_names),
-        title_text="class",
+        title_text=escape(class_title),
         ticklabelstandoff=6,
         autorange="reversed",
         showgrid=False,
