@@ -305,6 +305,10 @@ def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
         )
 
 
+#: the widest the features table's name column grows (pixels; longer names are cut)
+FEATURE_COLUMN_MAX_PX = 320
+
+
 def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
     """The features table; the MI bars are drawn against H(Y), the most a feature can tell
     (against the largest MI, noise-only features drew long bars)."""
@@ -313,9 +317,14 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
         f"A full bar is H(Y) = {class_entropy:.3f} nats, the class entropy: the most any "
         "feature can tell about the target."
     )
+    longest = int(frame["feature"].astype(str).str.len().max()) if len(frame) else 8
     show_table(
         frame,
         column_config={
+            # wide enough for the longest name (the header's width cut "customer_no")
+            "feature": st.column_config.TextColumn(
+                pinned=True, width=min(FEATURE_COLUMN_MAX_PX, 24 + 8 * max(longest, 7))
+            ),
             "K_f": st.column_config.NumberColumn("K_f (categories)", format="%d"),
             "missing share": st.column_config.ProgressColumn(
                 "missing share", format="percent", min_value=0.0, max_value=1.0

@@ -207,3 +207,26 @@ def test_the_heatmaps_class_axis_is_named_after_the_target():
     spec = titled(figures(at), "learned concentration")
     assert spec["layout"]["yaxis"]["title"]["text"] == "churn&lt;b&gt;"  # escaped
     assert "class" in spec["layout"]["xaxis"]["ticktext"]
+
+
+def test_the_features_table_is_wide_enough_for_its_longest_name():
+    """The name column took the header's width: "customer_no" read "customer_no", cut."""
+    import json
+
+    import pandas as pd
+    from test_app import uploader
+
+    rows = 120
+    frame = pd.DataFrame(
+        {
+            "monthly_spend_in_euros": [f"s{i % 7}" for i in range(rows)],
+            "plan": [f"p{i % 3}" for i in range(rows)],
+            "churn": [("no", "yes")[i % 2] for i in range(rows)],
+        }
+    )
+    at = open_app()
+    uploader(at).upload("spend.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    assert_clean(at)
+    table = next(d for d in at.dataframe if "MI with target (nats)" in d.value.columns)
+    width = json.loads(table.proto.columns)["feature"]["width"]
+    assert width >= 8 * len("monthly_spend_in_euros"), width
