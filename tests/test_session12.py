@@ -230,3 +230,10 @@ def test_the_features_table_is_wide_enough_for_its_longest_name():
     table = next(d for d in at.dataframe if "MI with target (nats)" in d.value.columns)
     width = json.loads(table.proto.columns)["feature"]["width"]
     assert width >= 8 * len("monthly_spend_in_euros"), width
+
+
+def test_the_calibration_lessons_data_names_fit_its_select_box():
+    """"Synthetic: the Naive Bayes assumption holds" was cut at "assumptic"."""
+    from heb.lessons.calibration import CALIBRATION_DATASETS
+
+    assert max(len(label) for label in CALIBRATION_DATASETS.values()) <= 33

@@ -40,10 +40,11 @@ __all__ = [
 
 #: the lesson's datasets: name -> what the menu says
 CALIBRATION_DATASETS = {
-    "synthetic": "Synthetic: the Naive Bayes assumption holds",
+    # short enough for the lesson's narrow select box (a longer one was cut mid-word)
+    "synthetic": "synthetic (NB assumption holds)",
     "breast-cancer": "breast-cancer (built-in)",
     "known-truth": "known-truth (built-in, 3 classes)",
-    "zip-codes": "zip-codes (built-in, IDs and ZIP codes)",
+    "zip-codes": "zip-codes (built-in, IDs, ZIPs)",
 }
 
 
