@@ -12,6 +12,8 @@ __all__ = ["to_image_bytes"]
 #: one export at a time: kaleido's kept browser answers its requests in turn, from one
 #: queue that two threads asking at once would mix up
 _EXPORT_LOCK = threading.Lock()
+#: tries of one export: the second in a browser of its own (see :func:`to_image_bytes`)
+EXPORT_ATTEMPTS = 2
 
 
 def _kept_browser():
@@ -80,16 +82,26 @@ def to_image_bytes(
         ) from exc
     with _EXPORT_LOCK:
         _drop_dead_browser()
-        try:
-            with warnings.catch_warnings():  # plotly's browser options do not apply to a
-                warnings.simplefilter("ignore", UserWarning)  # kept browser: it warns
-                image = fig.to_image(format=fmt, width=width, height=height, scale=scale)
-        except Exception as exc:  # kaleido / choreographer raise many types when no browser
-            reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
-            raise RuntimeError(
-                "Static export needs Chromium (set BROWSER_PATH to its binary) and kaleido; "
-                f"download the interactive HTML instead. ({type(exc).__name__}: {reason})"
-            ) from exc
+        for attempt in range(EXPORT_ATTEMPTS):
+            try:
+                with warnings.catch_warnings():  # plotly's browser options do not apply to
+                    warnings.simplefilter("ignore", UserWarning)  # a kept browser: it warns
+                    image = fig.to_image(format=fmt, width=width, height=height, scale=scale)
+                break
+            except Exception as exc:  # kaleido / choreographer raise many types
+                # a loaded machine can ask a browser's page before its script is ready
+                # ("kaleido_scopes is not defined"): once more, in a browser of its own
+                server = _kept_browser()
+                if server is not None and server.is_running():
+                    server.close(silence_warnings=True)
+                if attempt + 1 < EXPORT_ATTEMPTS:
+                    continue
+                reason = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+                raise RuntimeError(
+                    "Static export needs Chromium (set BROWSER_PATH to its binary) and "
+                    f"kaleido; download the interactive HTML instead. ({type(exc).__name__}: "
+                    f"{reason})"
+                ) from exc
         if keep_browser:  # only once an export has shown that Chromium works
             _keep_browser()
         return image
