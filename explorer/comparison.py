@@ -58,6 +58,8 @@ MEMORY_ENTRIES = 32
 MAX_HEAVY_RUNS = 2
 #: how often a waiting or queued session looks again (and checks that it is still there)
 POLL_SECONDS = 0.25
+#: a run over within this many seconds shows no progress box, only its finished status
+QUIET_SECONDS = 0.3
 
 
 class RunCancelled(Interrupted):
@@ -391,6 +393,15 @@ def _wait(run: _Run, started: bool, n_methods: int, n_splits: int) -> None:
         notice.empty()
         return
     begin = time.perf_counter()
+    if run.done.wait(QUIET_SECONDS) and run.error is None:
+        # a quick run (a what-if value re-smoothed in about 0.15 s) draws its finished
+        # status at once: a progress box opened and closed again was one more redraw
+        st.status(
+            f"Cross-validation done in {time.perf_counter() - begin:.1f} s",
+            state="complete",
+            expanded=False,
+        )
+        return
     with st.status(
         f"Cross-validating {n_methods} methods ({n_splits} folds)...", expanded=True
     ) as status:
