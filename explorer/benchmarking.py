@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.comparison import BEST_STYLE
-from explorer.loading import load_spec
+from explorer.loading import session_dataset, upload_variant
 from heb import figures, registry
 from heb.data import BUILTIN_DATASETS, shared_dataset_names
 from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_table
@@ -48,9 +48,12 @@ _WILCOXON_COLUMNS = {
 
 
 def dataset_choices() -> dict[str, str]:
-    """Spec -> label: the paper's local copies, then the built-in datasets."""
+    """Spec -> label: the paper's local copies, the built-in datasets, then this
+    session's uploads."""
     choices = {f"shared:{name}": name for name in shared_dataset_names()}
     choices.update({f"builtin:{name}": f"{name} (built-in)" for name in BUILTIN_DATASETS})
+    for spec, upload in st.session_state.get("uploads", {}).items():
+        choices[spec] = f"{upload['filename']} (upload)"
     return choices
 
 
@@ -62,7 +65,7 @@ def default_datasets(choices: dict[str, str]) -> list[str]:
 
 def benchmark_key(specs: list[str], methods: list[str], settings: dict) -> str:
     """A key saying which selection a stored benchmark answers."""
-    return cache_key("benchmark", sorted(specs), methods, settings)
+    return cache_key("benchmark", sorted(upload_variant(spec) for spec in specs), methods, settings)
 
 
 def run(specs: list[str], methods: list[str], settings: dict) -> pd.DataFrame:
@@ -75,7 +78,7 @@ def run(specs: list[str], methods: list[str], settings: dict) -> pd.DataFrame:
         datasets = []
         for index, spec in enumerate(specs):
             bar.progress(0.2 * index / len(specs), text=f"Loading {spec.split(':', 1)[1]}")
-            datasets.append(load_spec(spec))
+            datasets.append(session_dataset(spec))
 
         def progress(fraction: float, message: str) -> None:
             bar.progress(0.2 + 0.8 * min(max(float(fraction), 0.0), 1.0), text=message)

@@ -49,6 +49,8 @@ __all__ = [
     "register_upload",
     "upload_columns",
     "upload_dataset",
+    "session_dataset",
+    "upload_variant",
 ]
 
 
@@ -210,7 +212,21 @@ def register_upload(payload: bytes, filename: str, digest: str) -> str:
 
 
 def _load_current() -> Dataset:
-    spec = st.session_state["data_spec"]
+    return session_dataset(st.session_state["data_spec"])
+
+
+def upload_variant(spec: str) -> str:
+    """``spec``, and for an upload of this session its target and declared columns too
+    (one file read with another target is another dataset)."""
+    upload = st.session_state.get("uploads", {}).get(spec)
+    if upload is None:
+        return spec
+    return f"{spec}|target={upload['target']}|categorical={sorted(declared_columns(upload))}"
+
+
+def session_dataset(spec: str) -> Dataset:
+    """The dataset of a spec: an upload of this session from its record (its target and
+    declared columns), else :func:`load_spec`."""
     if spec.startswith(UPLOAD_PREFIX):
         upload = st.session_state.get("uploads", {}).get(spec)
         if upload is None:

@@ -270,3 +270,31 @@ def test_an_export_the_kept_browser_fails_is_made_again_in_a_browser_of_its_own(
     monkeypatch.setattr(go.Figure, "to_image", to_image)
     assert export.to_image_bytes(go.Figure(), fmt="png") == b"\x89PNG"
     assert calls == [False, True]  # the kept browser, then afresh without it
+
+
+def test_an_upload_can_be_benchmarked_beside_the_built_in_datasets():
+    """The Datasets list offered built-in and paper datasets only, not the session's
+    uploaded file; its target is part of what the stored benchmark answers."""
+    import pandas as pd
+    from test_app import uploader
+
+    rows = 300
+    frame = pd.DataFrame(
+        {
+            "plan": [f"p{i % 5}" for i in range(rows)],
+            "region": [f"r{(i * 7) % 4}" for i in range(rows)],
+            "churn": [("no", "yes")[(i // 2) % 2] for i in range(rows)],
+        }
+    )
+    at = open_app(methods="Laplace,HEB-M")
+    uploader(at).upload("churners.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    assert_clean(at)
+    spec = at.session_state["data_spec"]
+    at.switch_page("pages/benchmark.py").run()
+    picker = at.multiselect(key="w_bench_datasets")
+    assert spec in picker.options or "churners.csv (upload)" in picker.options
+    picker.set_value([spec, "builtin:iris"]).run()
+    at.button(key="bench_run").click().run()
+    assert_clean(at)
+    tables = [t.value for t in at.dataframe if "average rank" in t.value.index]
+    assert tables and "churners.csv" in tables[0].index, tables
