@@ -211,10 +211,6 @@ def register_upload(payload: bytes, filename: str, digest: str) -> str:
     return spec
 
 
-def _load_current() -> Dataset:
-    return session_dataset(st.session_state["data_spec"])
-
-
 def upload_variant(spec: str) -> str:
     """``spec``, and for an upload of this session its target and declared columns too
     (one file read with another target is another dataset)."""
@@ -245,7 +241,7 @@ def current_dataset() -> Dataset:
     """The dataset chosen in the sidebar; on a loading error, a friendly message and stop."""
     try:
         with st.spinner("Loading the dataset..."):
-            return _load_current()
+            return session_dataset(st.session_state["data_spec"])
     except Exception as exc:  # noqa: BLE001 - every loader error becomes a message
         show_error(exc, "loading the dataset")
         if st.session_state["data_spec"] != default_spec():

@@ -455,6 +455,10 @@ _INITIAL_QUERY = "_initial_query"
 _PAGE = "_page_path"
 _PAGE_VALUES = "_page_values"
 _PAGE_DEFAULTS = "_page_defaults"
+#: the current page's other values a reset restores (name -> default)
+_RESET_ALSO = "_reset_also"
+#: whether the current lesson draws from the app's dataset this run
+_LESSON_USES_DATASET = "_lesson_uses_dataset"
 #: URL names of the shared state (never a page setting's name)
 _RUN_KEYS = frozenset(
     {
@@ -578,10 +582,6 @@ def page_settings_text() -> dict[str, str]:
     return {name: _as_text(state[name]) for name in state.get(_PAGE_DEFAULTS, {}) if name in state}
 
 
-#: session name: whether the current lesson draws from the app's dataset this run
-_LESSON_USES_DATASET = "_lesson_uses_dataset"
-
-
 def lesson_uses_dataset(uses: bool) -> None:
     """Say whether the current lesson's figures come from the app's dataset (an exported
     figure's footer then names it and its preprocessing)."""
@@ -596,10 +596,6 @@ def lesson_dataset_used() -> bool:
 def page_values() -> dict[str, str]:
     """The current page's own URL values (name -> text), kept in the URL by :func:`sync_url`."""
     return st.session_state.setdefault(_PAGE_VALUES, {})
-
-
-#: session name of the current page's other values a reset restores (name -> default)
-_RESET_ALSO = "_reset_also"
 
 
 def reset_with_page(name: str, default) -> None:

@@ -317,7 +317,7 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
         f"A full bar is H(Y) = {class_entropy:.3f} nats, the class entropy: the most any "
         "feature can tell about the target."
     )
-    longest = int(frame["feature"].astype(str).str.len().max()) if len(frame) else 8
+    longest = int(frame["feature"].astype(str).str.len().max()) if len(frame) else 0
     show_table(
         frame,
         column_config={

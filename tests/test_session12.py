@@ -65,7 +65,7 @@ def test_the_remedies_diagram_draws_the_methods_the_verdict_names():
 
 
 def test_an_empty_column_is_noted_once():
-    """"Column 'notes' is empty in every row and will be left out." was followed by
+    """ "Column 'notes' is empty in every row and will be left out." was followed by
     "Dropped (entirely missing): notes."."""
     import pandas as pd
     from test_app import unescape, uploader
@@ -180,8 +180,9 @@ def test_a_link_to_benchmark_results_shows_them_in_a_new_session():
     assert url(at, "bench_ran") == "1"
     shown = {m.label: m.value for m in at.metric}
     link = {key: at.query_params[key] for key in at.query_params}
-    fresh = open_app("pages/benchmark.py", **{k: v[0] if isinstance(v, list) else v
-                                             for k, v in link.items()})
+    fresh = open_app(
+        "pages/benchmark.py", **{k: v[0] if isinstance(v, list) else v for k, v in link.items()}
+    )
     assert {m.label: m.value for m in fresh.metric} == shown and shown
     plain = open_app("pages/benchmark.py")  # no run in the link: the button, no results
     assert not plain.metric
@@ -235,7 +236,7 @@ def test_the_features_table_is_wide_enough_for_its_longest_name():
 
 
 def test_the_calibration_lessons_data_names_fit_its_select_box():
-    """"Synthetic: the Naive Bayes assumption holds" was cut at "assumptic"."""
+    """ "Synthetic: the Naive Bayes assumption holds" was cut at "assumptic"."""
     from heb.lessons.calibration import CALIBRATION_DATASETS
 
     assert max(len(label) for label in CALIBRATION_DATASETS.values()) <= 33

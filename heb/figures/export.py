@@ -33,14 +33,16 @@ def _keep_browser() -> None:
         kaleido.start_sync_server(silence_warnings=True)
 
 
-def _drop_dead_browser() -> None:
-    """Close a kept browser whose thread has ended (Chromium gone): its queue would wait
-    for an answer forever; the next export starts afresh."""
+def _close_kept_browser(only_if_dead: bool = False) -> None:
+    """Close the kept browser, if one runs (``only_if_dead``: only when its thread has
+    ended, Chromium gone, as its queue would then wait for an answer forever); the next
+    export starts afresh."""
     server = _kept_browser()
+    if server is None or not server.is_running():
+        return
     thread = getattr(server, "_thread", None)
-    if server is not None and server.is_running() and thread is not None:
-        if not thread.is_alive():
-            server.close(silence_warnings=True)
+    if not only_if_dead or (thread is not None and not thread.is_alive()):
+        server.close(silence_warnings=True)
 
 
 def to_image_bytes(
@@ -81,7 +83,7 @@ def to_image_bytes(
             "download the interactive HTML instead."
         ) from exc
     with _EXPORT_LOCK:
-        _drop_dead_browser()
+        _close_kept_browser(only_if_dead=True)
         for attempt in range(EXPORT_ATTEMPTS):
             try:
                 with warnings.catch_warnings():  # plotly's browser options do not apply to
@@ -91,9 +93,7 @@ def to_image_bytes(
             except Exception as exc:  # kaleido / choreographer raise many types
                 # a loaded machine can ask a browser's page before its script is ready
                 # ("kaleido_scopes is not defined"): once more, in a browser of its own
-                server = _kept_browser()
-                if server is not None and server.is_running():
-                    server.close(silence_warnings=True)
+                _close_kept_browser()
                 if attempt + 1 < EXPORT_ATTEMPTS:
                     continue
                 reason = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
