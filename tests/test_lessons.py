@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.routing import page_title
 from heb.figures import TITLE_PAD, title_height
+from heb.figures.lessons.parts import LESSON_TITLE_LINE
 from heb.lessons.common import M_MIN, format_m
 from heb.registry import METHODS
 
@@ -61,11 +62,12 @@ def trace(figure: dict, name: str) -> dict:
     return matches[0]
 
 
-def assert_title_then_legend(figure: dict, max_line: int = 70) -> None:
+def assert_title_then_legend(figure: dict, max_line: int = LESSON_TITLE_LINE) -> None:
     """Title at the top, a horizontal legend right under it (never over it), lines short.
 
-    ``max_line`` characters per title line: the 20 px bold title type takes about 9 px
-    each, so 70 fit a lesson's right column and 28 half of it (1600 px wide window).
+    ``max_line`` characters per title line: the 20 px title type takes about 10 px each,
+    so 44 fit a lesson's right column in a 1280 px window with the sidebar open, and 28
+    half of it in a 1600 px one.
     """
     layout = figure["layout"]
     title = layout["title"]

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import html
+import math
+import re
+import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,6 +24,7 @@ __all__ = [
     "FIXED_MARGIN_TEMPLATE",
     "label_fitted_axes",
     "title_and_legend_layout",
+    "wrap_title",
     "FONT_SIZE",
     "INK",
     "SYMBOLS",
@@ -183,6 +187,28 @@ def title_height(title: str, font_size: int = FONT_SIZE + 4) -> int:
         return 0
     lines = 1 + title.lower().count("<br>")
     return TITLE_PAD + int(round(1.3 * font_size * lines))
+
+
+def wrap_title(title: str, width: int) -> str:
+    """``title`` with each line longer than ``width`` characters broken at spaces (``<br>``).
+
+    A long line is cut into as few lines as it needs, of about equal length. A line that
+    holds a tag (``<span ...>``) is left whole: a break could fall inside the tag.
+    """
+    lines = []
+    for line in re.split(r"<br>", title, flags=re.IGNORECASE):
+        if len(line) <= width or "<" in line:
+            lines.append(line)
+            continue
+        needed = math.ceil(len(line) / width)
+        for even in range(math.ceil(len(line) / needed), width + 1):
+            parts = textwrap.wrap(line, even, break_long_words=False, break_on_hyphens=False)
+            if len(parts) <= needed:
+                break
+        else:
+            parts = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+        lines.extend(parts)
+    return "<br>".join(lines)
 
 
 def title_and_legend_layout(title: str, height: int, font_size: int = FONT_SIZE) -> dict:

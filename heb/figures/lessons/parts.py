@@ -22,10 +22,13 @@ from heb.figures.style import (
     method_color,
     method_label,
     title_and_legend_layout,
+    title_height,
+    wrap_title,
 )
 
 __all__ = [
     "LESSON_MARGIN",
+    "LESSON_TITLE_LINE",
     "LESSON_TEMPLATE",
     "lesson_style",
     "readable",
@@ -42,6 +45,9 @@ __all__ = [
 #: the fixed margins of a lesson figure (pixels): room for the widest numeric tick labels
 #: (``-1000``, ``0.035``, ``10^-5``) and an axis title, at the projector sizes
 LESSON_MARGIN = {"l": 90, "r": 30, "b": 75}
+#: characters per title line: a lesson's figure column is about 480 px wide in a 1280 px
+#: window with the sidebar open (a projector's usual width), about 10 px per character
+LESSON_TITLE_LINE = 44
 
 
 def _lesson_template() -> go.layout.Template:
@@ -78,8 +84,13 @@ def lesson_style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
 
     ``height`` is the figure's height with a one-row legend; each further row the legend
     is expected to wrap onto (at a lesson column's width) adds its own height.
-    ``<br>`` in ``title`` breaks it over lines (for narrow columns).
+    ``<br>`` in ``title`` breaks it over lines (for narrow columns); a line longer than
+    :data:`LESSON_TITLE_LINE` characters is broken at spaces, and the figure grows by the
+    lines added.
     """
+    wrapped = wrap_title(title, LESSON_TITLE_LINE)
+    height += title_height(wrapped) - title_height(title)
+    title = wrapped
     # one update_layout: the template carries the sizes (:data:`LESSON_TEMPLATE`), and
     # the margins, title, legend and the axes fitted to their labels go in the same call
     extra_rows = max(0, legend_rows(fig) - 1)
