@@ -56,6 +56,10 @@ _FIT_LOCK = threading.Lock()
 #: the presenter's layout: a compact header and the current step's bar in a focus frame
 #: that stays whole inside the screen (no negative margin, no clipping ancestor); a thin
 #: footer divider, so the previous / next links stay on the screen
+#: the step bar's width in rem beside its text: two buttons, gaps, padding and frame
+STEP_BAR_CHROME_REM = 20.5
+#: rem per character of the step text (its 0.93rem type, the bold "Step i of n:" wider)
+STEP_TEXT_REM_PER_CHAR = 0.40
 _PRESENT_LESSON_STYLE = f"""
 <style>
 [data-testid="stMain"] h1 {{ font-size: 1.9rem !important; padding: 0 !important; }}
@@ -79,6 +83,15 @@ _PRESENT_LESSON_STYLE = f"""
 #: session name of the current page's step (a page switch starts at the link's step)
 _CURRENT = "_presenter_step"
 _MAX_STEP_TEXT = 8
+
+
+def _step_bar_width_style(text: str) -> str:
+    """CSS giving the step bar the width its ``text`` needs on one line: where the
+    lesson's title leaves less beside it (a long title, a 1280 px window), the bar moves
+    under the title instead of wrapping its text."""
+    rem = STEP_BAR_CHROME_REM + STEP_TEXT_REM_PER_CHAR * len(text.replace("**", ""))
+    rule = f"div:has(> .st-key-{STEP_BAR_KEY}) {{ min-width: min(100%, {rem:.1f}rem); }}"
+    return f"<style>{rule}</style>"
 
 
 def _requested_step(text: str | None, n_steps: int) -> int | None:
@@ -220,8 +233,9 @@ class LessonSteps:
         next step."""
         if not self.presenting:
             return
-        st.html(_PRESENT_LESSON_STYLE)
         n_steps = len(self.titles)
+        text = f"**Step {self.current} of {n_steps}:** {self.titles[self.current - 1]}"
+        st.html(_PRESENT_LESSON_STYLE + _step_bar_width_style(text))
         with st.container(
             horizontal=True, vertical_alignment="center", gap="medium", key=STEP_BAR_KEY
         ):
@@ -233,7 +247,7 @@ class LessonSteps:
                 on_click=_move,
                 args=(-1, n_steps),
             )
-            st.markdown(f"**Step {self.current} of {n_steps}:** {self.titles[self.current - 1]}")
+            st.markdown(text)
             st.button(
                 "Next step",
                 key=NEXT_STEP_KEY,

@@ -102,11 +102,12 @@ TOUCHING_TICK_LABELS = """
   return out;
 }
 """
-#: JavaScript: the number of lines the step bar's "Step i of n: title" text takes
+#: JavaScript: the number of lines the step bar's "Step i of n: title" text takes (its
+#: markdown element's: the buttons' labels are markdown containers too)
 STEP_TEXT_LINES = f"""
 () => {{
   const text = document.querySelector(
-    '.st-key-{STEP_BAR_KEY} [data-testid="stMarkdownContainer"] p');
+    '.st-key-{STEP_BAR_KEY} [data-testid="stMarkdown"] p');
   const line = parseFloat(getComputedStyle(text).lineHeight);
   return Math.round(text.getBoundingClientRect().height / line);
 }}
@@ -206,6 +207,42 @@ def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
         sizes = tab.evaluate(METRIC_VALUE_SIZES)
         assert all(size >= 24 for size in sizes), (where, sizes)
     tab.close()
+
+
+#: a projector's usual screen: 1280 x 720
+PROJECTOR_VIEWPORT = {"width": 1280, "height": 720}
+#: JavaScript: the title of every figure whose title reaches past the figure's right edge
+CUT_TITLES = """
+() => [...document.querySelectorAll('.js-plotly-plot')].flatMap((plot) => {
+  const title = plot.querySelector('.gtitle');
+  if (!title) return [];
+  const right = plot.getBoundingClientRect().right;
+  return title.getBoundingClientRect().right > right + 1 ? [title.textContent] : [];
+})
+"""
+
+
+@pytest.mark.parametrize("name", list(LESSON_STEPS))
+def test_at_a_projectors_width_no_figure_title_is_cut_and_the_step_text_is_one_line(
+    browser, app_url, screenshot_dir, name
+):
+    """At 1280 x 720 with the sidebar open the evidence curve's and the zero-counts
+    lesson's figure titles were cut mid-word; in the presenter mode the hierarchy lesson's
+    long title squeezed the step bar's text onto four lines. Every figure of every step
+    (outside the presenter mode all show at once) keeps its whole title, and the step bar's
+    text is one line (the bar moves under a long title)."""
+    context = browser.new_context(viewport=PROJECTOR_VIEWPORT)
+    tab, _ = _open(context, f"{app_url}/{name}?{BASE_QUERY}")
+    _settled(tab)
+    tab.screenshot(path=str(screenshot_dir / f"1280-{name}.png"), full_page=True)
+    assert tab.evaluate(CUT_TITLES) == [], name
+    tab.close()
+    tab, _ = _open(context, f"{app_url}/{name}?{BASE_QUERY}&present=1")
+    _settled(tab)
+    tab.screenshot(path=str(screenshot_dir / f"1280-present-{name}.png"))
+    assert tab.evaluate(STEP_TEXT_LINES) == 1, name
+    assert tab.evaluate(CUT_TITLES) == [], name
+    context.close()
 
 
 def _server_cpu_seconds(url: str) -> float:

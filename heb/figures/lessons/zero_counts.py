@@ -101,17 +101,18 @@ def underflow_figure(
         fig.add_vline(x=n_words, line_color=NEUTRAL_COLOR, line_width=2)
     if vetoed:
         fig.add_annotation(
-            x=0.98,
-            y=0.95,
+            x=0.02,
+            y=0.04,
             xref="paper",
             yref="paper",
-            xanchor="right",
+            xanchor="left",
+            yanchor="bottom",
             showarrow=False,
             text=", ".join(vetoed) + ": a zero factor, log 0 = −∞ (no line)",
         )
     fig.update_layout(
         xaxis_title="words in the message",
-        yaxis_title="log10 of P(class) × Π P(word | class)",
+        yaxis_title="log10 P(c) · Π P(w | c)",
     )
     title = "Products of many small numbers underflow; sums of logs do not"
     return lesson_style(fig, title, 420), data
