@@ -57,7 +57,7 @@ _FIT_LOCK = threading.Lock()
 #: that stays whole inside the screen (no negative margin, no clipping ancestor); a thin
 #: footer divider, so the previous / next links stay on the screen
 #: the step bar's width in rem beside its text: two buttons, gaps, padding and frame
-STEP_BAR_CHROME_REM = 20.5
+STEP_BAR_CHROME_REM = 17.2
 #: rem per character of the step text (its 0.93rem type, the bold "Step i of n:" wider)
 STEP_TEXT_REM_PER_CHAR = 0.40
 _PRESENT_LESSON_STYLE = f"""
@@ -240,7 +240,7 @@ class LessonSteps:
             horizontal=True, vertical_alignment="center", gap="medium", key=STEP_BAR_KEY
         ):
             st.button(
-                "Previous step",
+                "Previous",
                 key=PREVIOUS_STEP_KEY,
                 icon=":material/chevron_left:",
                 disabled=self.current == 1,
@@ -249,7 +249,7 @@ class LessonSteps:
             )
             st.markdown(text)
             st.button(
-                "Next step",
+                "Next",
                 key=NEXT_STEP_KEY,
                 icon=":material/chevron_right:",
                 icon_position="right",

@@ -59,7 +59,7 @@ def vertex_figure(N: int):
 
 steps = lesson_header(
     __file__,
-    ["Theorem 1: the same variance, another bias", "Corollary 1 and the grid"],
+    ["Theorem 1: one variance, two biases", "Corollary 1 and the grid"],
     about="Theorem 1 and Corollary 1",
 )
 
