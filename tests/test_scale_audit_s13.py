@@ -259,11 +259,6 @@ def test_a_folder_with_an_empty_file_and_reordered_columns_matches_in_memory(tmp
 
 
 # ----------------------------------------------------------------- bugs: parquet and folders
-@pytest.mark.xfail(
-    strict=True,
-    reason="integer ID columns go through float64 on the engine path (encoding._process / "
-    "numeric_values): IDs beyond 2**53 merge; in memory they stay exact (integer_values)",
-)
 def test_integer_ids_beyond_2_53_stay_distinct(tmp_path):
     rng = np.random.default_rng(0)
     n = 240
@@ -274,11 +269,6 @@ def test_integer_ids_beyond_2_53_stay_distinct(tmp_path):
     _assert_same_counts(engine, _parquet_rows(tmp_path / "ids.parquet", "y"), "y", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a float target's NaN is not NULL in SQL: rows_query keeps it (WHERE target IS NOT "
-    "NULL) and NaN becomes a class; in memory those rows have no target",
-)
 def test_a_nan_in_a_float_target_is_a_missing_target(tmp_path):
     rng = np.random.default_rng(1)
     n = 200
@@ -293,11 +283,6 @@ def test_a_nan_in_a_float_target_is_a_missing_target(tmp_path):
     assert result.n_rows == int(np.isfinite(y).sum())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a column of Arrow type null (all missing, as pandas writes an all-None column) is "
-    "refused by describe ('other' type); in memory an all-missing column is dropped",
-)
 def test_an_all_null_typed_column_is_dropped_as_in_memory(tmp_path):
     rng = np.random.default_rng(2)
     n = 120
@@ -309,11 +294,6 @@ def test_an_all_null_typed_column_is_dropped_as_in_memory(tmp_path):
     _assert_same_counts(engine, _parquet_rows(tmp_path / "nulls.parquet", "y"), "y", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="source._check_folder_schemas calls a null-typed column (a file where the column is "
-    "all missing) a type change and refuses the folder",
-)
 def test_a_file_whose_text_column_is_all_missing_does_not_refuse_the_folder(tmp_path):
     rng = np.random.default_rng(3)
     n = 200
@@ -352,11 +332,6 @@ def _folder_without(tmp_path, first_has_column: bool):
     second.to_parquet(folder / "b.parquet", index=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open_source checks types, not column sets: a column missing from a later file passes "
-    "and DuckDB's multi-line InvalidInputException escapes at counting time",
-)
 def test_a_column_missing_from_a_later_file_is_one_sentence(tmp_path):
     _folder_without(tmp_path, first_has_column=True)
     with pytest.raises(DataError) as info:
@@ -365,11 +340,6 @@ def test_a_column_missing_from_a_later_file_is_one_sentence(tmp_path):
     _one_sentence(str(info.value).replace("; ", " "))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a column missing from the first file of a folder is silently left out (DuckDB takes "
-    "the first file's schema): the feature vanishes from the study without a word",
-)
 def test_a_column_missing_from_the_first_file_is_not_silently_dropped(tmp_path):
     _folder_without(tmp_path, first_has_column=False)
     try:
@@ -379,11 +349,6 @@ def test_a_column_missing_from_the_first_file_is_not_silently_dropped(tmp_path):
     assert "colour" in dict(engine.columns())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DuckDBEngine.register reads parquet with filename = true and file_row_number = true, "
-    "which clash with a data column of that name (Binder Error)",
-)
 @pytest.mark.parametrize("column", ["filename", "file_row_number"])
 def test_a_parquet_column_named_like_duckdb_s_row_key_is_read(tmp_path, column):
     rng = np.random.default_rng(5)
@@ -394,11 +359,6 @@ def test_a_parquet_column_named_like_duckdb_s_row_key_is_read(tmp_path, column):
     _assert_same_counts(_engine(tmp_path, "key.parquet"), frame, "y", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the generated SQL aliases __fold, __y, __n, __set clash with a column of that name; "
-    "a raw KeyError ('Field exists 2 times') escapes from counting._split_sets",
-)
 @pytest.mark.parametrize("column", ["__y", "__fold"])
 def test_a_feature_named_like_an_internal_alias(tmp_path, column):
     rng = np.random.default_rng(6)
@@ -413,11 +373,6 @@ def test_a_feature_named_like_an_internal_alias(tmp_path, column):
     _assert_same_counts(_engine(tmp_path, "alias.parquet"), frame, "y", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DuckDB identifiers are case-insensitive: of columns 'A' and 'a' the second is renamed "
-    "'a_1', so target 'a' is 'no column' and the feature shows as 'a_1'",
-)
 def test_columns_differing_only_in_case_keep_their_names(tmp_path):
     rng = np.random.default_rng(7)
     frame = pd.DataFrame({"A": rng.normal(size=120), "a": rng.choice(["p", "q"], 120)})
@@ -425,12 +380,6 @@ def test_columns_differing_only_in_case_keep_their_names(tmp_path):
     _assert_same_counts(_engine(tmp_path, "case.parquet"), frame, "a", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a DECIMAL column is numeric (binned) on the engine but the in-memory parquet reader "
-    "gives Decimal objects, coded as text categories: the paths disagree (the fix may belong in "
-    "heb.data.parquet, converting decimals to floats)",
-)
 def test_a_decimal_column_is_the_same_kind_on_both_paths(tmp_path):
     rng = np.random.default_rng(8)
     n = 240
@@ -443,12 +392,6 @@ def test_a_decimal_column_is_the_same_kind_on_both_paths(tmp_path):
     _assert_same_counts(engine, _parquet_rows(tmp_path / "dec.parquet", "y"), "y", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an infinity in a categorical numeric column gets the unseen code K in the training "
-    "codes; in-memory AODE.partial_fit takes K_f = max code + 1 (a category more), the engine "
-    "(and in-memory NB) do not: AODE / HEB-AODE metrics differ",
-)
 def test_aode_with_an_infinity_in_a_float_id_column_matches_in_memory(tmp_path):
     n, k = 300, 3
     folds = _folds_for(tmp_path, "inf.parquet", n, k)
@@ -469,11 +412,6 @@ def test_aode_with_an_infinity_in_a_float_id_column_matches_in_memory(tmp_path):
     _assert_same_metrics(engine, rows, "y", folds, ["AODE", "HEB-AODE"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="when every row hashes into one fold, fit_fold of that fold has no training row and "
-    "says 'every feature is empty in training' instead of naming the empty folds",
-)
 def test_all_rows_in_one_fold_names_the_folds(tmp_path):
     frame = pd.DataFrame(
         {"x": ["a", "b", "a", "b"], "v": [1.0, 2, 3, 4], "y": ["p", "q", "p", "q"]}
@@ -486,11 +424,6 @@ def test_all_rows_in_one_fold_names_the_folds(tmp_path):
 
 
 # ------------------------------------------------------------------------------ bugs: CSV
-@pytest.mark.xfail(
-    strict=True,
-    reason="DuckDB's read_csv takes only '' as NULL: 'NA' / '?' (heb's NA_TOKENS) make a numeric "
-    "column text (one category per number) and a text column gain an 'NA' category",
-)
 def test_csv_missing_value_tokens_are_missing(tmp_path):
     n = 240
     colour, price, y = _csv_columns(n)
@@ -500,11 +433,6 @@ def test_csv_missing_value_tokens_are_missing(tmp_path):
     _assert_same_counts(_engine(tmp_path, "na.csv"), _csv_rows(path, "y"), "y", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a semicolon CSV with decimal commas (12,5) is numeric in memory (readers' decimal "
-    "comma rule) but text on DuckDB: one category per number",
-)
 def test_csv_decimal_commas_are_numbers(tmp_path):
     colour, price, y = _csv_columns(240)
     commas = [str(p).replace(".", ",") for p in price]
@@ -512,11 +440,6 @@ def test_csv_decimal_commas_are_numbers(tmp_path):
     _assert_same_counts(_engine(tmp_path, "semi.csv"), _csv_rows(path, "y"), "y", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the in-memory reader strips spaces around text cells; DuckDB keeps them, so ' red' "
-    "and 'red' are two categories",
-)
 def test_csv_spaces_around_text_cells_are_stripped(tmp_path):
     rng = np.random.default_rng(10)
     colour = rng.choice(["red", " red", "blue", "blue "], 160)
@@ -524,11 +447,6 @@ def test_csv_spaces_around_text_cells_are_stripped(tmp_path):
     _assert_same_counts(_engine(tmp_path, "sp.csv"), _csv_rows(path, "y"), "y", 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DuckDB's sniffer reads a yes / no column as BOOLEAN: the engine's classes are "
-    "[False, True] where the file and the in-memory path say ['no', 'yes']",
-)
 def test_csv_yes_no_target_keeps_its_labels(tmp_path):
     colour, price, _ = _csv_columns(160)
     y = np.random.default_rng(11).choice(["yes", "no"], 160)
@@ -537,11 +455,6 @@ def test_csv_yes_no_target_keeps_its_labels(tmp_path):
     assert list(result.classes) == ["no", "yes"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DuckDB types CSV columns from a sample of 20,480 rows; a text value after it raises a "
-    "multi-line ConversionException at counting time (the CLI exits 1 with a traceback)",
-)
 def test_csv_text_after_the_type_sample_is_read_or_refused_in_one_sentence(tmp_path):
     n = 30_000
     rng = np.random.default_rng(12)
@@ -555,11 +468,6 @@ def test_csv_text_after_the_type_sample_is_read_or_refused_in_one_sentence(tmp_p
         _one_sentence(str(exc).replace("; ", " "))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a Windows-1252 CSV (the in-memory reader decodes it) is refused with DuckDB's first "
-    "error line: 'Invalid Input Error: CSV Error on Line: 2', no full stop, no reason",
-)
 def test_a_csv_that_is_not_utf8_is_read_or_refused_in_one_sentence(tmp_path):
     columns = [["café", "thé"] * 30, ["p", "q"] * 30]
     path = _csv(tmp_path / "latin.csv", ["x", "y"], columns, enc="cp1252")
@@ -569,11 +477,6 @@ def test_a_csv_that_is_not_utf8_is_read_or_refused_in_one_sentence(tmp_path):
         _one_sentence(str(exc).replace("; ", " "))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one row with an extra field makes DuckDB's sniffer read the whole file as one column "
-    "'x,y', so the user is told there is no column 'y'",
-)
 def test_a_ragged_csv_names_the_row_not_a_missing_column(tmp_path):
     x = ["a", "b"] * 10 + ["c"] + ["a"] * 5
     y = ["p", "q"] * 10 + ["p,extra"] + ["q"] * 5
@@ -643,11 +546,6 @@ def _float_ids(root, values: np.ndarray) -> None:
     pq.write_table(table, root / "float_ids.parquet")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Spark's floor(NaN) is a long (0), so counting._whole_numbers finds a fraction in a "
-    "float ID column holding NaN: numeric on Spark, categorical on DuckDB and in memory",
-)
 def test_spark_float_ids_with_nan_are_categorical(spark):
     engine, root = spark
     ids = np.random.default_rng(15).integers(0, 9, 120).astype(float)
@@ -657,11 +555,6 @@ def test_spark_float_ids_with_nan_are_categorical(spark):
     assert describe(engine, "y").kinds == ("categorical",)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Spark (ANSI mode) raises ARITHMETIC_OVERFLOW for floor(Infinity) in "
-    "counting._whole_numbers: a raw ArithmeticException instead of a kind",
-)
 def test_spark_float_ids_with_an_infinity_are_categorical(spark):
     engine, root = spark
     ids = np.random.default_rng(16).integers(0, 9, 120).astype(float)
@@ -671,12 +564,6 @@ def test_spark_float_ids_with_an_infinity_are_categorical(spark):
     assert describe(engine, "y").kinds == ("categorical",)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the counts are right, but Spark's scoring scan (mapInPandas) fails with a raw "
-    "AnalysisException on a column name holding a dot (UNRESOLVED_COLUMN) or a backtick "
-    "(INVALID_ATTRIBUTE_NAME_SYNTAX)",
-)
 @pytest.mark.parametrize("column", ["a.b", "it`s"])
 def test_spark_a_dot_or_backtick_in_a_column_name(spark, column):
     engine, root = spark

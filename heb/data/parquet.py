@@ -4,8 +4,8 @@ A parquet file is compressed column chunks; a few kilobytes can decode to gigaby
 of zeros, a long string repeated through a dictionary). So the footer is read first and
 the file refused when its rows x columns exceed :data:`~heb.data.dataset.MAX_CELLS` or its
 uncompressed column chunks exceed the byte budget; text columns are then decoded as
-dictionaries (pandas categoricals: each distinct string stored once), and nested columns
-(list / struct / map) are refused by name.
+dictionaries (pandas categoricals: each distinct string stored once), decimals become
+floats, and nested columns (list / struct / map) are refused by name.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pandas as pd
 
 from heb.data.dataset import DEFAULT_MAX_BYTES, DataError, check_cells, format_size, quote
 
-__all__ = ["read_parquet"]
+__all__ = ["read_parquet", "nullable_integer_types"]
 
 
 def _damaged() -> DataError:
@@ -41,9 +41,12 @@ def _nested_column(schema) -> str | None:
     return None
 
 
-def _nullable_integers() -> dict:
+def nullable_integer_types() -> dict:
     """Arrow integer types to pandas' nullable ones: an integer column with a missing
-    value stays exact (pyarrow's default turns it into float64, merging IDs past 2**53)."""
+    value stays exact (pyarrow's default turns it into float64, merging IDs past 2**53).
+
+    Pass its ``get`` as ``types_mapper`` to ``pyarrow.Table.to_pandas``.
+    """
     import pyarrow as pa
 
     return {
@@ -129,6 +132,21 @@ def read_parquet(
     handle = io.BytesIO(source) if isinstance(source, bytes) else str(source)
     try:
         table = pq.ParquetFile(handle, read_dictionary=text or None).read(use_pandas_metadata=True)
-        return table.to_pandas(types_mapper=_nullable_integers().get)
+        frame = table.to_pandas(types_mapper=nullable_integer_types().get)
     except Exception as exc:
         raise _damaged() from exc
+    return _decimals_as_floats(frame, schema)
+
+
+def _decimals_as_floats(frame: pd.DataFrame, schema) -> pd.DataFrame:
+    """Decimal columns as float64 (pyarrow gives ``decimal.Decimal`` objects, which would be
+    coded as text), each value the nearest float (``float(Decimal)``, as the large-data path
+    reads them; pyarrow's own cast can be one unit in the last place off)."""
+    import pyarrow as pa
+
+    for arrow_field in schema:
+        if pa.types.is_decimal(arrow_field.type) and arrow_field.name in frame.columns:
+            column = frame[arrow_field.name]
+            numbers = pd.to_numeric(column.astype(object), errors="coerce")
+            frame[arrow_field.name] = numbers.astype("float64")  # whole decimals too
+    return frame

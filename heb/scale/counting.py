@@ -19,8 +19,10 @@ import pandas as pd
 
 from heb.counts import CountTable
 from heb.data import DataError, is_id_like_name
+from heb.data.dataset import quote
+from heb.data.parquet import nullable_integer_types
 from heb.scale.encoding import FeatureValues, FoldEncoding, fit_fold
-from heb.scale.sql import VIEW, histogram_query
+from heb.scale.sql import VIEW, feature_alias, histogram_query
 
 __all__ = ["Columns", "describe", "Histograms", "FittedFold", "count_histograms"]
 
@@ -36,20 +38,32 @@ class Columns:
     kinds : tuple of {"categorical", "numeric"}
     numeric_values : tuple of bool
         Whether a feature's values are numbers (True) or text.
+    integers : tuple of bool
+        Whether a categorical feature's values are integers, kept exact (not floats, so IDs
+        beyond 2**53 stay distinct, as in memory); empty means none.
     """
 
     target: str
     features: tuple[str, ...]
     kinds: tuple[str, ...]
     numeric_values: tuple[bool, ...]
+    integers: tuple[bool, ...] = ()
 
 
 def _whole_numbers(engine, column: str) -> bool:
-    """Whether a float column holds whole numbers only (an integer column stored as floats)."""
+    """Whether a float column holds whole numbers only (an integer column stored as floats).
+
+    As in memory (``is_integer_like``), NaN and infinities are left out and at least one
+    finite value is needed. Floats of magnitude 2**52 or more are whole and never reach
+    ``floor``, nor do NaN and infinities: Spark's ``floor`` is a 64-bit integer, 0 for NaN
+    and an overflow error for an infinity.
+    """
     q = engine.dialect.quote(column)
+    small = f"CASE WHEN abs({q}) < 4503599627370496 THEN {q} END"  # NULL: never a fraction
+    finite = f"CASE WHEN abs({q}) < CAST('Infinity' AS DOUBLE) THEN 1 END"  # NaN sorts last
     sql = (
-        f"SELECT sum(CASE WHEN {q} <> floor({q}) THEN 1 ELSE 0 END) AS frac, count({q}) AS n "
-        f"FROM {VIEW}"
+        f"SELECT sum(CASE WHEN {small} <> floor({small}) THEN 1 ELSE 0 END) AS frac, "
+        f"count({finite}) AS n FROM {VIEW}"
     )
     frac, n = engine.table(sql).to_pylist()[0].values()
     return bool(n) and not frac
@@ -76,9 +90,11 @@ def describe(
     if not names:
         raise DataError("There is no feature column besides the target.")
     declared = {str(c) for c in (categorical or [])}
-    kinds, numeric = [], []
+    kinds, numeric, integers = [], [], []
     for name in names:
         family = families[name]
+        if family == "null":  # no value in any row: dropped by every fold, as in memory
+            family = "text"
         if family == "other":
             raise DataError(
                 f"Column {name!r} has a type the large-data path cannot encode (only text, "
@@ -90,7 +106,8 @@ def describe(
         categorical_kind = name in declared or family == "text" or id_like
         kinds.append("categorical" if categorical_kind else "numeric")
         numeric.append(family != "text")
-    return Columns(target, tuple(names), tuple(kinds), tuple(numeric))
+        integers.append(categorical_kind and family == "integer")
+    return Columns(target, tuple(names), tuple(kinds), tuple(numeric), tuple(integers))
 
 
 @dataclass
@@ -187,22 +204,23 @@ def _split_sets(batches, columns: Columns):
     """
     import pyarrow as pa
 
+    exact = nullable_integer_types().get  # integers with NULLs stay exact, not float64
     parts: dict[int, list] = {i: [] for i in range(len(columns.features))}
     for batch in batches:
-        set_id = batch.column("__set").to_numpy()
-        fold = batch.column("__fold").to_numpy()
-        y_raw = batch.column("__y")
-        n = batch.column("__n").to_numpy()
+        set_id = batch.column("__heb_set").to_numpy()
+        fold = batch.column("__heb_fold").to_numpy()
+        y_raw = batch.column("__heb_y")
+        n = batch.column("__heb_n").to_numpy()
         for index in np.unique(set_id):
             rows = np.flatnonzero(set_id == index)
             take = pa.array(rows)
-            value = batch.column(columns.features[index]).take(take)
+            value = batch.column(feature_alias(index)).take(take)
             parts[int(index)].append((value, fold[rows], y_raw.take(take), n[rows]))
     for index, name in enumerate(columns.features):
         pieces = parts.pop(index)
         if not pieces:
             raise DataError("There are no rows with a target value to count.")
-        raw = pa.chunked_array([p[0] for p in pieces]).to_pandas()
+        raw = pa.chunked_array([p[0] for p in pieces]).to_pandas(types_mapper=exact)
         y_raw = pa.chunked_array([p[2] for p in pieces]).to_numpy()
         fold = np.concatenate([p[1] for p in pieces])
         yield index, name, raw, fold, y_raw, np.concatenate([p[3] for p in pieces])
@@ -221,18 +239,20 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
     first = next(parts)
     classes = np.unique(first[4])  # the first feature's set holds every row
     if classes.size < 2:
-        shown = "no value" if classes.size == 0 else f"the single value {classes[0]!r}"
+        shown = "no value" if classes.size == 0 else f"the single value {quote(classes[0])}"
         raise DataError(
             f"The target {columns.target!r} has {shown}; a classifier needs at least two classes."
         )
     class_index = pd.Index(classes)
     values = []
     fold_class = np.zeros((n_folds, classes.size))
+    integers = columns.integers or (False,) * len(columns.features)
     for index, name, raw, fold, y_raw, n in itertools.chain([first], parts):
         y = class_index.get_indexer(y_raw)
+        kind, numeric = columns.kinds[index], columns.numeric_values[index]
         values.append(
             FeatureValues.from_histogram(
-                name, columns.kinds[index], columns.numeric_values[index], raw, fold, y, n
+                name, kind, numeric, raw, fold, y, n, integers=integers[index]
             )
         )
         if index == 0:

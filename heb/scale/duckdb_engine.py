@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterator
 import pyarrow as pa
 
 from heb.data import DataError
+from heb.data.parquet import nullable_integer_types
 from heb.scale.engine import Engine
 from heb.scale.source import Source
-from heb.scale.sql import DUCKDB, VIEW
+from heb.scale.sql import DUCKDB, RESERVED_PREFIX, VIEW
 
 __all__ = ["DuckDBEngine", "default_memory_limit"]
 
@@ -30,7 +31,8 @@ def default_memory_limit() -> str:
 
 
 def _family(type_name: str) -> str:
-    """``text``, ``integer``, ``float`` or ``other`` for a DuckDB type name."""
+    """``text``, ``integer``, ``float``, ``null`` (no value at all) or ``other`` for a DuckDB
+    type name."""
     name = type_name.upper()
     if name in ("VARCHAR", "BOOLEAN") or name.startswith("ENUM"):
         return "text"
@@ -38,7 +40,62 @@ def _family(type_name: str) -> str:
         return "integer"
     if name in ("FLOAT", "DOUBLE", "REAL") or name.startswith("DECIMAL"):
         return "float"
+    if name.strip('"') == "NULL":  # parquet's null type: a column with no value at all
+        return "null"
     return "other"
+
+
+#: DuckDB's own names of the row key columns a parquet scan can add
+_ROW_KEY = ("filename", "file_row_number")
+
+
+def _parquet_names(source: Source) -> tuple[list[str], dict[str, str]]:
+    """The columns of a parquet source (the first file's: a folder's files share them, as
+    :func:`heb.scale.source.open_source` checks) and the view identifiers of those DuckDB
+    cannot tell apart from an earlier one (names equal but for case)."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = [str(n) for n in pq.read_schema(source.files[0]).names]
+    except Exception as exc:  # pyarrow raises several types for a broken footer
+        first = source.files[0].name
+        raise DataError(f"The file {first!r} is not a readable parquet file.") from exc
+    seen: set[str] = set()
+    renamed = {}
+    for i, name in enumerate(names):
+        if name.casefold() in seen:
+            renamed[name] = f"{RESERVED_PREFIX}_c{i}"
+        seen.add(name.casefold())
+    return names, renamed
+
+
+def _parquet_scan(
+    files: str, names: list[str], renamed: dict[str, str], many: bool, options: list[str]
+) -> str:
+    """The view's query over parquet ``files``: every column under its own name (or its
+    ``renamed`` identifier) by position, plus the row key ``__heb_file``, ``__heb_row``.
+
+    The file's columns are aliased by position, so a column named like a row key column of
+    DuckDB's (``filename``, ``file_row_number``) or equal to another but for case is read
+    as itself; such a clash reads the row key from DuckDB's virtual columns, otherwise the
+    reader's options add it (any DuckDB version). A folder's files are matched by name.
+    ``options`` are further reader options.
+    """
+    q = DUCKDB.identifier
+    positions = [f"{RESERVED_PREFIX}_p{i}" for i in range(len(names))]
+    kept = [
+        f"{p} AS {q(renamed.get(n, n))}"
+        for p, n in zip(positions, names, strict=True)
+        if not n.startswith(RESERVED_PREFIX)
+    ]
+    options = [*options, "union_by_name = true"] if many else list(options)
+    if not {n.casefold() for n in names} & set(_ROW_KEY):
+        options += ["filename = true", "file_row_number = true"]
+    return (
+        f"SELECT {', '.join(kept + [''])}parse_filename(filename) AS __heb_file, "
+        f"file_row_number AS __heb_row FROM read_parquet({', '.join([files, *options])}) "
+        f"AS {RESERVED_PREFIX}_t({', '.join(positions)})"
+    )
 
 
 class DuckDBEngine(Engine):
@@ -69,20 +126,29 @@ class DuckDBEngine(Engine):
         self._columns: list[tuple[str, str]] = []
 
     # ---------------------------------------------------------------- data
+    def _parquet_options(self) -> list[str]:
+        """Reader options this DuckDB has: ``can_have_nan``, without which DuckDB trusts the
+        files' min / max statistics, which leave NaN out, and folds ``isnan`` (and
+        comparisons) of a float column holding NaN to false."""
+        sql = (
+            "SELECT list_contains(parameters, 'can_have_nan') FROM duckdb_functions() "
+            "WHERE function_name = 'read_parquet'"
+        )
+        has_nan_option = any(row[0] for row in self._con.execute(sql).fetchall())
+        return ["can_have_nan = true"] if has_nan_option else []
+
     def register(self, source: Source) -> list[tuple[str, str]]:
         """Expose ``source`` as the view ``heb_rows``; returns (column, type family) pairs."""
         files = "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in source.files) + "]"
+        renamed: dict[str, str] = {}
         if source.format == "parquet":
-            scan = (
-                f"SELECT * EXCLUDE (filename, file_row_number), parse_filename(filename) AS "
-                f"__heb_file, file_row_number AS __heb_row FROM read_parquet({files}, "
-                "filename = true, file_row_number = true)"
-            )
+            names, renamed = _parquet_names(source)
+            many = len(source.files) > 1
+            scan = _parquet_scan(files, names, renamed, many, self._parquet_options())
         else:
-            scan = (
-                f"SELECT *, '' AS __heb_file, row_number() OVER () AS __heb_row "
-                f"FROM read_csv({files}, header = true)"
-            )
+            from heb.scale.csv_scan import csv_scan
+
+            scan, renamed = csv_scan(self._con, source.files, source.label)
         try:
             self._con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {scan}")
             described = self._con.execute(f"DESCRIBE {VIEW}").fetchall()
@@ -90,10 +156,14 @@ class DuckDBEngine(Engine):
             raise DataError(
                 f"DuckDB could not read {source.label!r}: {str(exc).splitlines()[0]}"
             ) from exc
+        view_names = {view: name for name, view in renamed.items()}
         self.source = source
         self._columns = [
-            (row[0], _family(row[1])) for row in described if not row[0].startswith("__heb")
+            (view_names.get(row[0], row[0]), _family(row[1]))
+            for row in described
+            if not row[0].startswith(RESERVED_PREFIX) or row[0] in view_names
         ]
+        self.dialect = DUCKDB.bound(self._columns, renamed)
         return list(self._columns)
 
     def table(self, sql: str) -> pa.Table:
@@ -109,9 +179,18 @@ class DuckDBEngine(Engine):
         self, sql: str, func: Callable, merge: Callable, batch_rows: int
     ) -> Iterator[tuple[object, int]]:
         """``func`` of each streamed batch (as pandas), with its row count."""
+        exact = nullable_integer_types().get  # integers with NULLs stay exact, not float64
         for batch in self.batches(sql, batch_rows):
-            yield func(batch.to_pandas()), batch.num_rows
+            yield func(batch.to_pandas(types_mapper=exact)), batch.num_rows
 
     def close(self) -> None:
         """Release the connection."""
         self._con.close()
+
+    def interrupt(self) -> None:
+        """Stop the query running on this engine (from another thread): it raises there.
+
+        DuckDB's ``DuckDBPyConnection.interrupt``; a query started after the call runs on,
+        so a caller that cancels calls it until the thread running the queries has ended.
+        """
+        self._con.interrupt()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from heb.data.preprocess import integer_values as _integer_values
 from heb.data.preprocess import numeric_values as _numeric_values
 from heb.data.preprocess import text_values as _text_values
 
@@ -73,6 +74,17 @@ def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
     return float(np.mean(np.array([low, high])))
 
 
+def _machine_integers(keys: pd.Index) -> pd.Index:
+    """Python-int keys as an int64 (or uint64) index, 8 bytes a key instead of an object."""
+    values = keys.to_numpy()
+    for dtype in (np.int64, np.uint64):
+        try:
+            return pd.Index(values.astype(dtype))
+        except (OverflowError, TypeError, ValueError):
+            continue
+    return keys
+
+
 @dataclass
 class FeatureValues:
     """One feature's distinct raw values as slots, and their rows per (fold, class).
@@ -82,12 +94,15 @@ class FeatureValues:
     name : str
     kind : {"categorical", "numeric"}
     keys : pd.Index
-        The D distinct processed values (floats for numeric and integer-ID columns, strings
-        otherwise), slot order.
+        The D distinct processed values (exact integers for categorical integer columns,
+        floats for other numbers, strings otherwise), slot order.
     numeric_values : bool
         Whether values are processed as numbers (``_numeric_values``) or text.
     fold, y, slot, n : ndarray
         The histogram: ``n`` rows of fold ``fold`` and class ``y`` hold slot ``slot``.
+    integers : bool
+        Whether a categorical column's values are integers, kept exact (``integer_values``,
+        as in memory: IDs beyond 2**53 stay distinct).
     """
 
     name: str
@@ -98,15 +113,27 @@ class FeatureValues:
     y: np.ndarray
     slot: np.ndarray
     n: np.ndarray
+    integers: bool = False
 
     @classmethod
     def from_histogram(
-        cls, name: str, kind: str, numeric_values: bool, raw: pd.Series, fold, y, n
+        cls,
+        name: str,
+        kind: str,
+        numeric_values: bool,
+        raw: pd.Series,
+        fold,
+        y,
+        n,
+        integers: bool = False,
     ) -> FeatureValues:
         """Slots from the raw values of the histogram rows (one row per fold, class, value)."""
-        processed = cls._process(raw, numeric_values)
+        integers = bool(integers and kind == "categorical")
+        processed = cls._process(raw, numeric_values, integers)
         missing = np.asarray(pd.isna(processed))
         keys = pd.Index(pd.unique(processed[~missing]))
+        if integers:
+            keys = _machine_integers(keys)
         slot = keys.get_indexer(processed)
         slot = np.where(raw.isna().to_numpy(), len(keys), np.where(slot < 0, len(keys) + 1, slot))
         compact = (  # histograms can hold tens of millions of rows: small integer types
@@ -115,17 +142,30 @@ class FeatureValues:
             np.asarray(slot, dtype=np.int32),
             np.asarray(n, dtype=np.float64),
         )
-        return cls(name, kind, keys, numeric_values, *compact)
+        return cls(name, kind, keys, numeric_values, *compact, integers=integers)
 
     @staticmethod
-    def _process(raw: pd.Series, numeric_values: bool) -> np.ndarray:
+    def _process(raw: pd.Series, numeric_values: bool, integers: bool = False) -> np.ndarray:
+        """Processed values as in memory (``Preprocessor``): exact integers (a batch whose
+        integers arrive as floats, e.g. with NULLs from Spark, is read as floats, as
+        ``Preprocessor`` does), numbers or text."""
+        if integers and pd.api.types.is_integer_dtype(raw.dtype):
+            return _integer_values(raw)
         return _numeric_values(raw) if numeric_values else _text_values(raw)
 
     def dictionary_only(self) -> FeatureValues:
         """A copy without the histogram (what scoring needs: name, kind and keys)."""
         empty = np.zeros(0, dtype=np.int64)
         return FeatureValues(
-            self.name, self.kind, self.keys, self.numeric_values, empty, empty, empty, empty
+            self.name,
+            self.kind,
+            self.keys,
+            self.numeric_values,
+            empty,
+            empty,
+            empty,
+            empty,
+            integers=self.integers,
         )
 
     @property
@@ -143,7 +183,7 @@ class FeatureValues:
 
     def slots_of(self, raw: pd.Series) -> np.ndarray:
         """The slot of each raw value of a batch of rows."""
-        processed = self._process(raw, self.numeric_values)
+        processed = self._process(raw, self.numeric_values, self.integers)
         slot = self._lookup(processed)
         missing = raw.isna().to_numpy()
         return np.where(missing, len(self.keys), np.where(slot < 0, len(self.keys) + 1, slot))
@@ -171,7 +211,7 @@ class FeatureValues:
 
     def _lookup(self, processed: np.ndarray) -> np.ndarray:
         """Slot of each processed value, -1 when absent (numbers: binary search of sorted keys)."""
-        if not self.numeric_values or not len(self.keys):
+        if not self.numeric_values or self.integers or not len(self.keys):
             return self.keys.get_indexer(processed)
         if getattr(self, "_sorted", None) is None:
             numbers = self.keys.to_numpy(dtype=np.float64)

@@ -1,8 +1,8 @@
 """The in-memory protocol on given folds: the reference the engine path must equal.
 
 Per fold, :class:`heb.preprocess.Preprocessor` is fitted on the training rows, the codes
-are counted (``CountTable.from_codes``; AODE by ``partial_fit``, as
-:func:`heb.evaluate.cross_validate` does) and :func:`heb.metrics.all_metrics` scores the
+are counted (``CountTable.from_codes``, and AODE's ``JointCounts.from_codes``, with the
+Preprocessor's K_f) and :func:`heb.metrics.all_metrics` scores the
 test rows. Only the folds differ from ``heb.evaluate``: here they are given (e.g. the
 engine's hash folds from :func:`fold_assignment`), so both paths see the same rows.
 """
@@ -18,6 +18,7 @@ from heb import registry
 from heb.aode import AODE
 from heb.counts import CountTable
 from heb.data import Preprocessor, encode_target
+from heb.joint_counts import JointCounts
 from heb.metrics import all_metrics
 from heb.nb import NaiveBayes
 from heb.scale.sql import fold_query
@@ -28,10 +29,18 @@ __all__ = ["fold_assignment", "cross_validate_in_memory", "example_frame"]
 def fold_assignment(engine, target: str, n_splits: int, seed: int) -> np.ndarray:
     """Each row's engine fold, in the source's row order (rows with a target only)."""
     table = engine.table(fold_query(engine.dialect, target, n_splits, seed))
-    return table.column("__fold").to_numpy().astype(np.int64)
+    return table.column("__heb_fold").to_numpy().astype(np.int64)
 
 
 def _fold_models(methods, table, train_codes, y_train, n_classes, params):
+    """Every method fitted on the fold's counts, K_f the Preprocessor's (``table``'s).
+
+    AODE's joint counts are counted from the codes with those K_f: a training code K_f (a
+    value read as missing but not missing, e.g. an infinity in a categorical float column,
+    which ``Preprocessor`` codes as unseen) is left out of the counts (SPEC section 1), as
+    NB leaves it out; ``AODE.partial_fit`` would take K_f = max code + 1 and count it as a
+    category of its own.
+    """
     for name in methods:
         entry = registry.method(name)
         kwargs = {**entry.params, **((params or {}).get(name) or {})}
@@ -39,7 +48,11 @@ def _fold_models(methods, table, train_codes, y_train, n_classes, params):
             yield name, NaiveBayes(**kwargs).fit_counts(table, np.arange(n_classes))
         else:
             model = AODE(**kwargs)
-            yield name, model.partial_fit(train_codes, y_train, classes=np.arange(n_classes))
+            caps = (model.max_parent_cardinality, model.max_joint_cells, model.max_pairs)
+            joint = JointCounts.from_codes(
+                train_codes, y_train, n_classes, table.n_categories, *caps
+            )
+            yield name, model.fit_counts(table, joint, np.arange(n_classes))
 
 
 def cross_validate_in_memory(

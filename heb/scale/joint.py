@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from heb.data.parquet import nullable_integer_types
 from heb.joint_counts import JointCounts
 from heb.scale.counting import FittedFold, Histograms
 from heb.scale.sql import bin_expression, pair_histogram_query
@@ -108,20 +109,21 @@ def count_joints(
     )
     table = engine.table(sql)
     pair_of_row = _pair_of_rows(
-        pairs, table.column("__s1").to_numpy(), table.column("__s2").to_numpy()
+        pairs, table.column("__heb_s1").to_numpy(), table.column("__heb_s2").to_numpy()
     )
-    fold_of_row = table.column("__fold").to_numpy()
+    fold_of_row = table.column("__heb_fold").to_numpy()
     y_of_row = pd.Index(histograms.classes).get_indexer(
-        table.column("__y").to_numpy(zero_copy_only=False)
+        table.column("__heb_y").to_numpy(zero_copy_only=False)
     )
-    n_of_row = table.column("__n").to_numpy().astype(np.float64)
+    n_of_row = table.column("__heb_n").to_numpy().astype(np.float64)
+    exact = nullable_integer_types().get  # integers with NULLs stay exact, not float64
     grouped = {}
     for p, (i, j) in enumerate(pairs):
         rows = np.flatnonzero(pair_of_row == p)
         grouped[p] = (
             rows,
-            table.column(f"__a{i}").take(rows).to_pandas(),
-            table.column(f"__a{j}").take(rows).to_pandas(),
+            table.column(f"__heb_a{i}").take(rows).to_pandas(types_mapper=exact),
+            table.column(f"__heb_a{j}").take(rows).to_pandas(types_mapper=exact),
         )
     for fold in fitted:
         mapper = _fold_mapper(histograms, fold, fine)

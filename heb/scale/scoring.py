@@ -22,6 +22,7 @@ import pandas as pd
 
 from heb.nb import NaiveBayes
 from heb.scale.counting import FittedFold, Histograms
+from heb.scale.sql import FOLD, TARGET
 from heb.scale.streaming_metrics import MetricSums
 
 __all__ = ["StackedNB", "FoldModels", "FoldScorer", "merge_sums"]
@@ -134,8 +135,8 @@ class FoldScorer:
 
     def __call__(self, frame: pd.DataFrame) -> dict:
         """MetricSums per (method, fold) of one batch."""
-        y_all = self.class_index.get_indexer(frame["__y"].to_numpy())
-        fold_all = frame["__fold"].to_numpy()
+        y_all = self.class_index.get_indexer(frame[TARGET].to_numpy())
+        fold_all = frame[FOLD].to_numpy()
         row_keys = {i: v.row_keys(frame[v.name]) for i, v in self.values.items()}
         out: dict = {}
         for fold in np.unique(fold_all):

@@ -2,8 +2,9 @@
 
 A user (the app, the CLI) names a path; :func:`resolve_data_path` keeps it inside the
 configured data root (env ``HEB_DATA_ROOT``) and :func:`open_source` checks what is there
-before any engine reads it: the format, and that every parquet file of a folder gives each
-column the same type. Every refusal is a :class:`~heb.data.DataError` of one sentence.
+before any engine reads it: the format, and that every parquet file of a folder holds the
+same columns, each of one type. Every refusal is a :class:`~heb.data.DataError` of one
+sentence.
 """
 
 from __future__ import annotations
@@ -110,23 +111,67 @@ def _type_name(arrow_type) -> str:
 
 
 def _check_folder_schemas(files: list[Path]) -> None:
-    """Every column keeps one type over the parquet files of a folder."""
+    """The parquet files of a folder hold the same columns, each of one type.
+
+    A column of Arrow's null type (a file in which it has no value at all, as pandas writes
+    an all-missing column) takes any type. Two columns whose names differ only in case are
+    refused in a folder: DuckDB matches a folder's columns by name regardless of case.
+    """
     import pyarrow.parquet as pq
 
     seen: dict[str, tuple[str, str]] = {}
+    first_names: tuple[set[str], str] | None = None
     for file in files:
         try:
             schema = pq.read_schema(file)
         except Exception as exc:  # pyarrow raises several types for a broken footer
             raise DataError(f"The file {file.name!r} is not a readable parquet file.") from exc
+        names = set(schema.names)
+        if first_names is None:
+            first_names = (names, file.name)
+            _check_case(schema.names, file.name, several=len(files) > 1)
+        elif names != first_names[0]:
+            _refuse_column_sets(first_names, (names, file.name))
         for field in schema:
             kind = _type_name(field.type)
+            if kind == "null":
+                continue  # no value in this file: takes the column's type in the others
             first = seen.setdefault(field.name, (kind, file.name))
             if first[0] != kind:
                 raise DataError(
                     f"Column {field.name!r} is {first[0]} in {first[1]!r} but {kind} in "
                     f"{file.name!r}; give it one type in every file of the folder."
                 )
+
+
+def _check_case(names: list[str], file: str, several: bool) -> None:
+    """Refuse a column named twice, and in a folder two names equal but for case."""
+    folded: dict[str, str] = {}
+    for name in names:
+        key = name.casefold() if several else name
+        if key in folded and folded[key] == name:
+            raise DataError(
+                f"Column {name!r} appears twice in {file!r}; give each column a unique name."
+            )
+        other = folded.setdefault(key, name)
+        if other != name:
+            raise DataError(
+                f"Columns {other!r} and {name!r} of {file!r} differ only in case, which a "
+                "folder of parquet files cannot tell apart; rename one of them."
+            )
+
+
+def _refuse_column_sets(first: tuple[set[str], str], other: tuple[set[str], str]) -> None:
+    """One sentence naming a column that one file of a folder has and another lacks."""
+    (names, name), (other_names, other_name) = first, other
+    if names - other_names:
+        column, holder, lacking = min(names - other_names), name, other_name
+    else:
+        column, holder, lacking = min(other_names - names), other_name, name
+    raise DataError(
+        f"Column {column!r} is in {holder!r} but not in {lacking!r}; give every parquet file "
+        "of the folder the same columns."
+    )
 
 
 def open_source(path, root=None) -> Source:
@@ -142,8 +187,8 @@ def open_source(path, root=None) -> Source:
     Raises
     ------
     DataError
-        Outside the root, missing, neither parquet nor CSV, an empty folder, or a column
-        whose type changes between the parquet files of a folder.
+        Outside the root, missing, neither parquet nor CSV, an empty folder, or parquet
+        files of a folder whose columns differ (in name or type).
     """
     resolved = resolve_data_path(path, root)
     if resolved.is_dir():

@@ -1,9 +1,12 @@
 """Spark: the same SQL through Spark SQL, on a session the user passes or a local one.
 
 Counting is one ``spark.sql`` aggregate whose small result is collected as Arrow; scoring
-runs ``mapInPandas`` on the workers, each partition returning its metric sums (the fitted
+runs ``mapInArrow`` on the workers, each partition returning its metric sums (the fitted
 tables travel with the function), which the driver adds. Nothing here distributes work
 by hand: Spark scans, shuffles and aggregates.
+
+A session started here logs errors only (no start-up notes, no warnings), and the
+FutureWarning pyspark gives about pandas 3 is silenced around pyspark calls only.
 
 Quantile edges need no ``percentile_approx``: bins come from the exact value histograms
 (:mod:`heb.scale.encoding`), so Spark's numbers equal DuckDB's and the in-memory ones.
@@ -13,7 +16,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
+import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +28,7 @@ import pyarrow as pa
 from heb.data import DataError
 from heb.scale.engine import Engine
 from heb.scale.source import Source
-from heb.scale.sql import SPARK, VIEW
+from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW
 from heb.scale.streaming_metrics import MetricSums
 
 __all__ = ["SparkEngine", "EngineError", "java_available"]
@@ -50,28 +57,77 @@ def _family(data_type) -> str:
     return "other"
 
 
+@contextmanager
+def _quiet_pandas_warning() -> Iterator[None]:
+    """Silence pyspark's FutureWarning about pandas 3 (only it, only inside the block)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+        )
+        yield
+
+
+#: log4j2 settings of a session started here: errors only, on stderr (the gateway's logger
+#: too: Spark sets a Python session's level from it, printing a note when it differs)
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+appender.console.type = Console
+appender.console.name = stderr
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+"""
+
+
+def _log_config() -> str:
+    """A ``file:`` URI of :data:`_LOG4J2`, written once to the temporary folder."""
+    path = Path(tempfile.gettempdir()) / "heb_spark_log4j2.properties"
+    try:
+        if not path.is_file() or path.read_text() != _LOG4J2:
+            partial = path.with_name(f"{path.name}.{os.getpid()}")
+            partial.write_text(_LOG4J2)
+            os.replace(partial, path)  # atomic: a concurrent start reads a whole file
+    except OSError:
+        return ""  # an unwritable temporary folder: Spark's own (noisier) defaults
+    return path.as_uri()
+
+
 def _start_session(master: str):
+    try:
+        with _quiet_pandas_warning():
+            from pyspark.sql import SparkSession
+    except ImportError as exc:
+        raise EngineError("Spark needs pyspark: pip install pyspark (and a Java runtime).") from exc
     if not java_available():
         raise EngineError(
             "Spark could not start: no Java runtime was found; install a JDK or set JAVA_HOME."
         )
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError as exc:
-        raise EngineError("Spark could not start: the pyspark package is not installed.") from exc
-    try:
-        return (
-            SparkSession.builder.master(master)
-            .appName("heb-scale")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-            .getOrCreate()
+    builder = (
+        SparkSession.builder.master(master)
+        .appName("heb-scale")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        # column names are exact, as in pandas and DuckDB ('A' and 'a' are two columns)
+        .config("spark.sql.caseSensitive", "true")
+    )
+    log_config = _log_config()
+    if log_config:  # read by the driver JVM at its start, before its first log line
+        builder = builder.config(
+            "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}"
         )
+    try:
+        with _quiet_pandas_warning():
+            session = builder.getOrCreate()
     except Exception as exc:  # py4j / JVM start-up failures come in many types
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise EngineError(f"Spark could not start: {first}") from exc
+    session.sparkContext.setLogLevel("ERROR")  # also when getOrCreate found a running one
+    return session
 
 
 #: the key of a partition's row count among its serialised sums
@@ -152,13 +208,15 @@ class SparkEngine(Engine):
         self._columns = [
             (f.name, _family(f.dataType))
             for f in frame.schema.fields
-            if not f.name.startswith("__heb")
+            if not f.name.startswith(RESERVED_PREFIX)
         ]
+        self.dialect = SPARK.bound(self._columns)  # a float target's NaN is a missing target
         return list(self._columns)
 
     def table(self, sql: str) -> pa.Table:
         """The whole (small) result of a query, collected as Arrow."""
-        return self.spark.sql(sql).toArrow()
+        with _quiet_pandas_warning():
+            return self.spark.sql(sql).toArrow()
 
     def batches(self, sql: str, batch_rows: int = 262_144):
         """The result of a query as Arrow record batches (collected to the driver first)."""
@@ -167,35 +225,53 @@ class SparkEngine(Engine):
     def _partials(
         self, sql: str, func: Callable, merge: Callable, batch_rows: int
     ) -> Iterator[tuple[object, int]]:
-        """Each partition's merged ``func`` of its pandas batches (``mapInPandas``).
+        """Each partition's merged ``func`` of its batches (``mapInArrow``).
 
-        The partitions run on the workers and come back, with their row counts, when the
-        job is done.
+        A batch reaches ``func`` as pandas converted as on DuckDB (integers with a missing
+        value stay exact). The columns travel under positional names (a name holding a dot
+        or a backtick is not a valid column reference there) and get theirs back in the
+        worker. The partitions run on the workers and come back, with their row counts,
+        when the job is done.
         """
         self.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(int(batch_rows)))
+        frame = self.spark.sql(sql)
+        names = list(frame.columns)
+        frame = frame.toDF(*(f"{RESERVED_PREFIX}_c{i}" for i in range(len(names))))
 
         def per_partition(batches):
             import uuid
 
-            import pandas as pd
+            import pyarrow as pa
 
+            from heb.data.parquet import nullable_integer_types
+
+            exact = nullable_integer_types().get
             total, n_rows = None, 0
             for batch in batches:
-                part = func(batch)
+                named = pa.RecordBatch.from_arrays(batch.columns, names=names)
+                part = func(named.to_pandas(types_mapper=exact))
                 total = part if total is None else merge(total, part)
-                n_rows += len(batch)
+                n_rows += batch.num_rows
             if total is None:
                 return
             rows = [(_ROWS, [float(n_rows)]), *_serialise(total)]
             token = uuid.uuid4().hex  # which partition the rows come from
-            yield pd.DataFrame(
-                {"part": token, "key": [r[0] for r in rows], "value": [r[1] for r in rows]}
+            yield pa.RecordBatch.from_pydict(
+                {
+                    "part": [token] * len(rows),
+                    "key": [r[0] for r in rows],
+                    "value": [r[1] for r in rows],
+                },
+                schema=pa.schema(
+                    [("part", pa.string()), ("key", pa.string()), ("value", pa.list_(pa.float64()))]
+                ),
             )
 
         schema = "part string, key string, value array<double>"
-        out = self.spark.sql(sql).mapInPandas(per_partition, schema=schema)
+        with _quiet_pandas_warning():
+            collected = frame.mapInArrow(per_partition, schema=schema).collect()
         partitions: dict = {}
-        for row in out.collect():
+        for row in collected:
             partitions.setdefault(row["part"], []).append((row["key"], row["value"]))
         for rows in partitions.values():
             n_rows = next(int(value[0]) for key, value in rows if key == _ROWS)

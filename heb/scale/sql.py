@@ -4,22 +4,34 @@ Every engine registers the data as a view ``heb_rows`` holding the source column
 ``__heb_file`` and ``__heb_row`` (which file, which row in it: the row key the folds hash).
 The project's counting is then one query:
 
-    SELECT __fold, __y, f_1, ..., f_F, <set id>, count(*)
-    FROM rows GROUP BY GROUPING SETS ((__fold, __y, f_1), ..., (__fold, __y, f_F))
+    SELECT __heb_fold, __heb_y, __heb_f0, ..., __heb_f<F-1>, <set id>, count(*)
+    FROM rows GROUP BY GROUPING SETS ((__heb_fold, __heb_y, __heb_f0), ...)
 
 the per-fold histogram of every feature's raw values by class (one scan; the engine
 aggregates, only the tiny histogram comes back). The set id, sum_f (f + 1) GROUPING(f)
 complemented, says which feature a result row counts, so a missing value (NULL) of one
 feature is never confused with the other features' NULLs.
+
+Source columns are only ever *read* by name (:meth:`Dialect.quote`); every result column
+is an alias of its own with the reserved prefix ``__heb`` (features by position), so a
+column named like an alias (``__y``, ``__fold``, ``__n``) cannot clash with one. A
+dialect bound to a source (:meth:`Dialect.bound`) also knows which view identifier holds a
+column whose name the engine cannot tell apart from another (DuckDB: ``A`` and ``a``) and
+which columns are floats, whose NaN is a missing value like NULL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from heb.data import DataError
 
 __all__ = [
     "VIEW",
+    "RESERVED_PREFIX",
+    "FOLD",
+    "TARGET",
     "Dialect",
     "DUCKDB",
     "SPARK",
@@ -29,25 +41,63 @@ __all__ = [
     "floor_query",
     "fold_query",
     "bin_expression",
+    "feature_alias",
 ]
 
 #: the view every engine registers over the source
 VIEW = "heb_rows"
+#: names the generated SQL keeps for itself (source columns starting so are not read)
+RESERVED_PREFIX = "__heb"
+#: result columns of :func:`rows_query` holding a row's fold and its target
+FOLD, TARGET = "__fold", "__y"
+
+
+def feature_alias(index: int) -> str:
+    """The result column of feature ``index`` in :func:`histogram_query`."""
+    return f"{RESERVED_PREFIX}_f{int(index)}"
 
 
 @dataclass(frozen=True)
 class Dialect:
-    """What differs between the engines' SQL: identifier quotes and the row hash."""
+    """What differs between the engines' SQL: identifier quotes and the row hash.
+
+    ``renamed`` and ``floats`` describe the registered source (:meth:`bound`); an unbound
+    dialect reads every column under its own name and treats no value as NaN.
+    """
 
     name: str
     quote_char: str
     #: format with {file}, {row}, {seed}: a non-negative 64-bit hash of the row key
     row_hash: str
+    #: (column, identifier in the view) of the columns the view holds under another name
+    renamed: tuple[tuple[str, str], ...] = ()
+    #: the float columns (a NaN in them is a missing value)
+    floats: frozenset[str] = frozenset()
 
-    def quote(self, name: str) -> str:
-        """A quoted identifier (embedded quote characters doubled)."""
+    def bound(self, columns: Iterable[tuple[str, str]], renamed: dict | None = None) -> Dialect:
+        """This dialect for a source of (column, type family) ``columns``.
+
+        ``renamed`` maps a column to the identifier the view holds it under, where the
+        two differ.
+        """
+        floats = frozenset(name for name, family in columns if family == "float")
+        return replace(self, renamed=tuple((renamed or {}).items()), floats=floats)
+
+    def identifier(self, name: str) -> str:
+        """A quoted identifier or alias, as written (embedded quote characters doubled)."""
         q = self.quote_char
         return q + str(name).replace(q, q + q) + q
+
+    def quote(self, name: str) -> str:
+        """The quoted view column holding the source column ``name``."""
+        return self.identifier(dict(self.renamed).get(str(name), name))
+
+    def present(self, name: str) -> str:
+        """SQL true where the source column ``name`` holds a value (not NULL, not NaN)."""
+        column = self.quote(name)
+        if name in self.floats:
+            return f"({column} IS NOT NULL AND NOT isnan(CAST({column} AS DOUBLE)))"
+        return f"{column} IS NOT NULL"
 
     def fold(self, n_folds: int, seed: int) -> str:
         """The fold of a row: its seeded key hash modulo ``n_folds``."""
@@ -60,6 +110,29 @@ DUCKDB = Dialect("duckdb", '"', "hash({file}, {row}, {seed})")
 SPARK = Dialect("spark", "`", "(xxhash64({file}, {row}, {seed}) & 9223372036854775807)")
 
 
+def _rows(
+    dialect: Dialect,
+    target: str,
+    selected: Sequence[tuple[str, str]],
+    n_folds: int,
+    seed: int,
+    folds: Sequence[int] | None = None,
+    fold_alias: str = f"{RESERVED_PREFIX}_fold",
+    target_alias: str = f"{RESERVED_PREFIX}_y",
+) -> str:
+    """Fold, target and (expression, alias) ``selected`` of every row with a target."""
+    ident = dialect.identifier
+    cols = "".join(f", {expression} AS {ident(alias)}" for expression, alias in selected)
+    fold = dialect.fold(n_folds, seed)
+    where = dialect.present(target)
+    if folds is not None and len(folds) < n_folds:
+        where += f" AND {fold} IN ({', '.join(str(int(k)) for k in folds)})"
+    return (
+        f"SELECT {fold} AS {ident(fold_alias)}, {dialect.quote(target)} AS {ident(target_alias)}"
+        f"{cols} FROM {VIEW} WHERE {where}"
+    )
+
+
 def rows_query(
     dialect: Dialect,
     target: str,
@@ -68,17 +141,25 @@ def rows_query(
     seed: int,
     folds: Sequence[int] | None = None,
 ) -> str:
-    """Fold, target and the given columns of every row with a target (of ``folds`` only)."""
-    q = dialect.quote
-    cols = "".join(f", {q(c)}" for c in columns)
-    fold = dialect.fold(n_folds, seed)
-    where = f"{q(target)} IS NOT NULL"
-    if folds is not None and len(folds) < n_folds:
-        where += f" AND {fold} IN ({', '.join(str(int(k)) for k in folds)})"
-    return f"SELECT {fold} AS __fold, {q(target)} AS __y{cols} FROM {VIEW} WHERE {where}"
+    """Fold (``__fold``), target (``__y``) and the given columns (under their own names) of
+    every row with a target (of ``folds`` only).
+
+    Raises
+    ------
+    DataError
+        A column is named ``__fold`` or ``__y``, the result's own columns.
+    """
+    clash = [c for c in columns if str(c) in (FOLD, TARGET)]
+    if clash:
+        raise DataError(
+            f"The feature column {clash[0]!r} has a name the large-data path keeps for itself; "
+            "rename the column or leave it out of the features."
+        )
+    selected = [(dialect.quote(c), str(c)) for c in columns]
+    return _rows(dialect, target, selected, n_folds, seed, folds, FOLD, TARGET)
 
 
-def _set_id(dialect: Dialect, groups: Sequence[str]) -> str:
+def _set_id(groups: Sequence[str]) -> str:
     terms = " + ".join(f"{i + 1} * (1 - GROUPING({g}))" for i, g in enumerate(groups))
     return f"({terms}) - 1"
 
@@ -88,16 +169,17 @@ def histogram_query(
 ) -> str:
     """Rows per (fold, class, raw value) of every feature, in one GROUPING SETS scan.
 
-    Result columns: ``__fold``, ``__y``, one column per feature (its value in the rows of
-    its own set, NULL elsewhere), ``__set`` (the feature's index) and ``__n``.
+    Result columns: ``__heb_fold``, ``__heb_y``, ``__heb_f<i>`` per feature i (its value in
+    the rows of its own set, NULL elsewhere), ``__heb_set`` (the feature's index) and
+    ``__heb_n``.
     """
-    q = dialect.quote
-    names = [q(f) for f in features]
-    sets = ", ".join(f"(__fold, __y, {name})" for name in names)
-    inner = rows_query(dialect, target, features, n_folds, seed)
+    names = [feature_alias(i) for i in range(len(features))]
+    selected = [(dialect.quote(f), name) for f, name in zip(features, names, strict=True)]
+    inner = _rows(dialect, target, selected, n_folds, seed)
+    sets = ", ".join(f"(__heb_fold, __heb_y, {name})" for name in names)
     return (
-        f"SELECT __fold, __y, {', '.join(names)}, {_set_id(dialect, names)} AS __set, "
-        f"count(*) AS __n FROM ({inner}) AS r GROUP BY GROUPING SETS ({sets})"
+        f"SELECT __heb_fold, __heb_y, {', '.join(names)}, {_set_id(names)} AS __heb_set, "
+        f"count(*) AS __heb_n FROM ({inner}) AS r GROUP BY GROUPING SETS ({sets})"
     )
 
 
@@ -127,24 +209,21 @@ def pair_histogram_query(
     """Rows per (fold, class, a_i, a_j) of each feature pair (i, j), one GROUPING SETS scan.
 
     ``expressions[f]`` is the SQL of feature f's grouping value (its raw column, or its bin).
-    Result columns: ``__fold``, ``__y``, ``__a<f>`` per feature in a pair, ``__s1``, ``__s2`` (sum
-    and sum of squares of i + 1 and j + 1, which identify the pair) and ``__n``.
+    Result columns: ``__heb_fold``, ``__heb_y``, ``__heb_a<f>`` per feature in a pair,
+    ``__heb_s1``, ``__heb_s2`` (sum and sum of squares of i + 1 and j + 1, which identify
+    the pair) and ``__heb_n``.
     """
-    q = dialect.quote
     used = sorted({f for pair in pairs for f in pair})  # GROUPING() takes grouped columns only
-    aliases = {f: f"__a{f}" for f in used}
-    select = ", ".join(f"{expressions[f]} AS {aliases[f]}" for f in used)
-    inner = (
-        f"SELECT {dialect.fold(n_folds, seed)} AS __fold, {q(target)} AS __y, {select} "
-        f"FROM {VIEW} WHERE {q(target)} IS NOT NULL"
-    )
-    sets = ", ".join(f"(__fold, __y, {aliases[i]}, {aliases[j]})" for i, j in pairs)
+    aliases = {f: f"__heb_a{f}" for f in used}
+    inner = _rows(dialect, target, [(expressions[f], aliases[f]) for f in used], n_folds, seed)
+    sets = ", ".join(f"(__heb_fold, __heb_y, {aliases[i]}, {aliases[j]})" for i, j in pairs)
     # the two grouped features i, j of a row's set: s1 = (i+1) + (j+1), s2 = (i+1)^2 + (j+1)^2
     s1 = " + ".join(f"(1 - GROUPING({a})) * {f + 1}" for f, a in aliases.items())
     s2 = " + ".join(f"(1 - GROUPING({a})) * {(f + 1) ** 2}" for f, a in aliases.items())
     return (
-        f"SELECT __fold, __y, {', '.join(aliases.values())}, ({s1}) AS __s1, ({s2}) AS __s2, "
-        f"count(*) AS __n FROM ({inner}) AS r GROUP BY GROUPING SETS ({sets})"
+        f"SELECT __heb_fold, __heb_y, {', '.join(aliases.values())}, ({s1}) AS __heb_s1, "
+        f"({s2}) AS __heb_s2, count(*) AS __heb_n FROM ({inner}) AS r "
+        f"GROUP BY GROUPING SETS ({sets})"
     )
 
 
@@ -154,14 +233,15 @@ def floor_query(dialect: Dialect, target: str, features: Sequence[str]) -> str:
     names = [q(f) for f in features]
     sets = ", ".join(f"({q(target)}, {name})" for name in names)
     return (
-        f"SELECT {q(target)}, {', '.join(names)}, count(*) AS __n FROM {VIEW} "
+        f"SELECT {q(target)}, {', '.join(names)}, count(*) AS __heb_n FROM {VIEW} "
         f"GROUP BY GROUPING SETS ({sets})"
     )
 
 
 def fold_query(dialect: Dialect, target: str, n_folds: int, seed: int) -> str:
-    """Each row's fold in the source's row order (for comparisons with in-memory runs)."""
+    """Each row's fold (``__heb_fold``) in the source's row order (rows with a target; for
+    comparisons with in-memory runs)."""
     return (
-        f"SELECT {dialect.fold(n_folds, seed)} AS __fold FROM {VIEW} "
-        f"WHERE {dialect.quote(target)} IS NOT NULL ORDER BY __heb_file, __heb_row"
+        f"SELECT {dialect.fold(n_folds, seed)} AS __heb_fold FROM {VIEW} "
+        f"WHERE {dialect.present(target)} ORDER BY __heb_file, __heb_row"
     )

@@ -1,0 +1,533 @@
+"""CSV files on DuckDB, read as :func:`heb.data.readers.read_table` reads an upload, out of core.
+
+DuckDB's own CSV sniffer types columns from a sample, takes only ``''`` as missing, reads
+``yes`` / ``no`` as booleans and keeps spaces around text. Here the delimiter, header names
+and encoding are decided from the file's head as ``read_table`` decides them, one scan of
+the file as text (every column ``VARCHAR``) finds each column's kinds of cells, and each
+column is typed by the readers' rules:
+
+- a cell is missing when it is an NA token (:data:`heb.data.dataset.NA_TOKENS`) after its
+  leading spaces (pandas' ``skipinitialspace``), or, in a text column, after stripping;
+- a column is an integer or float column when every other cell is a number as pandas'
+  parser writes one (``12``, ``-1.5e3``, ``.5``, ``inf``); integers with a missing cell
+  become floats unless some reach 2**53 (then exact integers), integers beyond uint64
+  stay text;
+- a column of ``true`` / ``false`` (any case) is boolean, or the text ``True`` / ``False``
+  when some cell is missing;
+- in a ``;``-separated file a column whose every value is a number with a decimal comma
+  (``12,5``, ``1.234,5``) is numeric;
+- any other column is text, each cell stripped of surrounding whitespace.
+
+The view then reads a column DuckDB's parser reads as the readers do (plain numbers, text
+with no whitespace at its ends) typed, and the others as text typed in SQL. A file DuckDB
+cannot read (a row longer than the header, a quote never closed) is refused in one sentence
+naming the line; a file that is neither UTF-8 nor UTF-16 is read from a UTF-8 copy.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import os
+import re
+import tempfile
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from heb.data.dataset import NA_TOKENS, DataError, unique_names
+from heb.data.readers import (
+    _DECIMAL_COMMA,
+    _header,
+    _is_archive,
+    _looks_binary,
+)
+from heb.scale.sql import DUCKDB, RESERVED_PREFIX
+
+__all__ = ["CsvLayout", "csv_layout", "csv_scan"]
+
+#: bytes of a file's head read in Python to sniff its delimiter, encoding and header
+HEAD_BYTES = 1 << 20
+#: whitespace pandas' number parser skips around a number (C ``isspace``)
+_ASCII_SPACE = " \t\n\x0b\x0c\r"
+#: code points Python's ``str.strip`` removes (what the readers strip text cells of):
+#: those for which ``str.isspace`` holds
+_SPACE_CODES = (*range(9, 14), *range(28, 33), 133, 160, 5760, *range(8192, 8203), 8232, 8233)
+_SPACE_CODES += (8239, 8287, 12288)
+_UNICODE_SPACE = "".join(map(chr, _SPACE_CODES))
+#: an integer as pandas' parser reads one into int64 / uint64, short enough to be below 2**53
+_SMALL_INT = r"[+-]?[0-9]{1,15}"
+_INT = r"[+-]?[0-9]+"
+#: a decimal DuckDB's CSV parser reads as pandas' does (no spaces, infinities or huge exponents)
+_PLAIN_FLOAT = (
+    r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,2})?|[+-]?[0-9]+[eE][+-]?[0-9]{1,2}"
+)
+#: a number as pandas' C parser reads one into float64 (``xstrtod`` and its infinities)
+_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity)"
+#: the readers' decimal-comma number (ASCII digits: RE2's and pandas' notion of a digit)
+_COMMA_NUMBER = _DECIMAL_COMMA.replace(r"\d", "[0-9]")
+#: bytes read at a time when a file that is not UTF-8 is copied as UTF-8
+_COPY_BYTES = 1 << 22
+#: a header wider than this is refused by DuckDB's limits long before, not by the readers'
+_MAX_COLUMNS = 1_000_000
+_BIG = 2**53
+
+# the kind of one cell, as a bit of the column's kind set (see _cell_kind)
+_MISSING, _SMALL, _FLOAT, _BOOL, _TEXT, _COMMA, _TIDY_NA, _FLOAT_COMMA, _LONG = range(9)
+#: added to the kind of a cell DuckDB's parser cannot read as the readers do
+_UNCLEAN = 16
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+_NA_LIST = "(" + ", ".join(map(_literal, NA_TOKENS)) + ")"
+
+
+@dataclass(frozen=True)
+class CsvLayout:
+    """How a CSV file is scanned: what :func:`csv_layout` decided from its head.
+
+    Attributes
+    ----------
+    delimiter : str
+    encoding : {"utf-8", "utf-16", "cp1252", "latin-1"}
+        The file's encoding; DuckDB reads the first two itself, a UTF-8 copy of the others.
+    names : list of str
+        The header's names, made unique and non-empty as the readers do.
+    new_line : str or None
+        ``"\\r"`` for a file whose lines end in CR only, else None (DuckDB detects it).
+    parallel : bool
+        False once a quoted line break was met (DuckDB pads short rows only serially).
+    """
+
+    delimiter: str
+    encoding: str
+    names: list[str]
+    new_line: str | None = None
+    parallel: bool = True
+
+
+# ---------------------------------------------------------------------------- the head
+def _head(path: Path) -> tuple[bytes, bool]:
+    """The first :data:`HEAD_BYTES` bytes of a file (gzip unpacked) and whether that is all."""
+    opener = gzip.open if path.name.lower().endswith((".gz", ".gzip")) else open
+    try:
+        with opener(path, "rb") as stream:
+            head = stream.read(HEAD_BYTES + 1)
+    except (OSError, EOFError) as exc:
+        raise DataError(
+            f"The file {path.name!r} could not be read; check that it is intact."
+        ) from exc
+    return head[:HEAD_BYTES], len(head) <= HEAD_BYTES
+
+
+def _decode_head(head: bytes, whole: bool, encoding: str) -> str:
+    """The head as text, a character cut at its end left out."""
+    codec = {"utf-8": "utf-8-sig"}.get(encoding, encoding)
+    return codecs.getincrementaldecoder(codec)().decode(head, final=whole)
+
+
+def _encoding(head: bytes, whole: bool, label: str) -> str:
+    """The encoding :func:`heb.data.readers.decode_text` would choose, judged on the head
+    (UTF-8 until the scan meets a byte that is not, see :func:`csv_scan`)."""
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_BE)):
+        raise DataError(
+            f"The file {label!r} is UTF-32 or big-endian UTF-16 text, which the large-data "
+            "path cannot read; save it as UTF-8."
+        )
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16"
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            _decode_head(head, whole, encoding)
+            return encoding
+        except UnicodeDecodeError:
+            pass
+    return "latin-1"
+
+
+def csv_layout(path: Path, label: str | None = None, encoding: str | None = None) -> CsvLayout:
+    """Delimiter, encoding and header names of a CSV file, from its head as the readers
+    decide them.
+
+    Raises
+    ------
+    DataError
+        An empty, binary or archive file, or a header that cannot be parsed.
+    """
+    label = label or path.name
+    head, whole = _head(path)
+    if not head.strip():
+        raise DataError(f"The file {label!r} is empty.")
+    if _is_archive(head) or _looks_binary(head):
+        raise DataError(
+            f"The file {label!r} holds binary data or an archive, not a CSV table; save the "
+            "table as CSV."
+        )
+    encoding = encoding or _encoding(head, whole, label)
+    try:
+        text = _decode_head(head, whole, encoding)
+    except UnicodeDecodeError:  # a byte Windows-1252 leaves undefined: Latin-1 throughout
+        encoding = "latin-1"
+        text = _decode_head(head, whole, encoding)
+    lower = path.name.lower().removesuffix(".gz").removesuffix(".gzip")
+    try:
+        options, names = _header(text, lower, _MAX_COLUMNS)
+    except DataError as exc:
+        raise DataError(f"The header of {label!r} could not be read: {exc}") from exc
+    new_line = "\\r" if "\r" in text and "\n" not in text else None
+    return CsvLayout(options["sep"], encoding, unique_names(names, []), new_line)
+
+
+# ---------------------------------------------------------------------------- SQL pieces
+def _read_csv(files: Sequence[Path], layout: CsvLayout, types: Sequence[str] | None = None) -> str:
+    """DuckDB's scan of the files: no sniffing, the header line skipped, short rows padded
+    with NULL, the NA tokens (exactly as written) NULL, columns named ``c0, c1, ...`` of
+    ``types`` (default all VARCHAR)."""
+    listed = "[" + ", ".join(_literal(str(f)) for f in files) + "]"
+    types = types or ["VARCHAR"] * len(layout.names)
+    columns = "{" + ", ".join(f"'c{i}': '{t}'" for i, t in enumerate(types)) + "}"
+    # a blank line of a one-column file is a row '' (left out later), not a missing cell
+    nulls = [t for t in NA_TOKENS if t or len(types) > 1]
+    options = [
+        "header = false",
+        "skip = 1",
+        "auto_detect = false",
+        f"columns = {columns}",
+        f"delim = {_literal(layout.delimiter)}",
+        "quote = '\"'",
+        "escape = '\"'",
+        "null_padding = true",
+        "nullstr = [" + ", ".join(map(_literal, nulls)) + "]",
+        f"encoding = {_literal(layout.encoding)}",
+    ]
+    if layout.new_line:
+        options.append(f"new_line = {_literal(layout.new_line)}")
+    if not layout.parallel:
+        options.append("parallel = false")
+    return f"read_csv({listed}, {', '.join(options)})"
+
+
+def _blank(n_columns: int) -> str:
+    """A line of spaces, which pandas skips and DuckDB reads as a row (its other cells
+    padded): its first cell is spaces (or empty, in a one-column file) and its second NULL."""
+    if n_columns == 1:
+        return "coalesce(regexp_full_match(c0, '[ \t]*'), false)"
+    return "coalesce(c1 IS NULL AND regexp_full_match(c0, '[ \t]+'), false)"
+
+
+def _space(code: str) -> str:
+    """Whether the code point ``code`` is whitespace to Python's ``str.strip``."""
+    return f"(({code} <= 32 OR {code} >= 133) AND {code} IN ({', '.join(map(str, _SPACE_CODES))}))"
+
+
+def _edged(raw: str) -> str:
+    """Whether a (non-empty) cell begins or ends with whitespace: only those are trimmed,
+    as trimming every cell costs more than the scan."""
+    return f"({_space(f'ord({raw})')} OR {_space(f'ord(right({raw}, 1))')})"
+
+
+def _parse_missing(raw: str) -> str:
+    """Missing as pandas' parser sees it: NULL (an NA token as written, DuckDB's nullstr),
+    or an NA token after leading spaces (``skipinitialspace``)."""
+    return f"({raw} IS NULL OR (starts_with({raw}, ' ') AND ltrim({raw}, ' ') IN {_NA_LIST}))"
+
+
+def _number_text(raw: str) -> str:
+    """The cell without the ASCII whitespace pandas' number parser skips."""
+    return f"CASE WHEN {_edged(raw)} THEN trim({raw}, {_literal(_ASCII_SPACE)}) ELSE {raw} END"
+
+
+def _stripped(raw: str) -> str:
+    """The cell as ``str.strip`` leaves it."""
+    return f"CASE WHEN {_edged(raw)} THEN trim({raw}, {_literal(_UNICODE_SPACE)}) ELSE {raw} END"
+
+
+def _tidy_missing(raw: str) -> str:
+    """Missing as the readers' text tidying sees it: an NA token once stripped."""
+    return (
+        f"({raw} IS NULL OR ({_edged(raw)} AND trim({raw}, {_literal(_UNICODE_SPACE)}) IN "
+        f"{_NA_LIST}))"
+    )
+
+
+def _matches(text: str, pattern: str) -> str:
+    return f"regexp_full_match({text}, {_literal(pattern)})"
+
+
+def _cell_kind(raw: str, decimal_comma: bool) -> str:
+    """The kind of a cell (one of the ``_MISSING`` ... ``_LONG`` codes), the first that fits."""
+    number = _number_text(raw)
+    comma = lambda text, code: (  # noqa: E731
+        f"WHEN {_matches(text, _COMMA_NUMBER)} THEN {code} " if decimal_comma else ""
+    )
+    float_kind = (
+        f"CASE {comma(number, _FLOAT_COMMA)}ELSE {_FLOAT} END" if decimal_comma else str(_FLOAT)
+    )
+    return (
+        f"CASE WHEN {_parse_missing(raw)} THEN {_MISSING} "
+        f"WHEN {_matches(number, _SMALL_INT)} THEN {_SMALL} "
+        f"WHEN {_matches(number, _INT)} THEN {_LONG} "
+        f"WHEN {_matches(number, _NUMBER)} THEN {float_kind} "
+        f"WHEN lower(ltrim({raw}, ' ')) IN ('true', 'false') THEN {_BOOL} "
+        f"WHEN {_tidy_missing(raw)} THEN {_TIDY_NA} "
+        f"{comma(_stripped(raw), _COMMA)}ELSE {_TEXT} END"
+    )
+
+
+def _clean_or_kind(raw: str, decimal_comma: bool) -> str:
+    """A cell's kind code, plus :data:`_UNCLEAN` unless DuckDB's own parser reads it as
+    the readers do: NULL, a plain integer or decimal, or text with no whitespace at its
+    ends that cannot be a number. Plain cells skip the trimming and most patterns."""
+    plain_float = _matches(raw, _PLAIN_FLOAT)
+    float_kind = (
+        f"CASE WHEN {_matches(raw, _COMMA_NUMBER)} THEN {_FLOAT_COMMA} ELSE {_FLOAT} END"
+        if decimal_comma
+        else str(_FLOAT)
+    )
+    # a number begins with a sign, a digit, a point or the i of inf (after whitespace)
+    text_kind = (
+        f"CASE WHEN lower({raw}) IN ('true', 'false') THEN {_BOOL} "
+        + (f"WHEN {_matches(raw, _COMMA_NUMBER)} THEN {_COMMA} " if decimal_comma else "")
+        + f"ELSE {_TEXT} END"
+    )
+    return (
+        f"CASE WHEN {raw} IS NULL THEN {_MISSING} "
+        f"WHEN {_matches(raw, _SMALL_INT)} THEN {_SMALL} "
+        f"WHEN {plain_float} THEN {float_kind} "
+        f"WHEN ord({raw}) NOT IN (43, 45, 46, 73, 105) AND NOT ord({raw}) BETWEEN 48 AND 57 "
+        f"AND NOT {_edged(raw)} THEN {text_kind} "
+        f"ELSE {_UNCLEAN} + {_cell_kind(raw, decimal_comma)} END"
+    )
+
+
+def _only(kinds: int, *allowed: int) -> bool:
+    """Whether the kind set ``kinds`` (a bit mask) holds no kind but ``allowed``."""
+    return not kinds & ~sum(1 << k for k in allowed)
+
+
+# ---------------------------------------------------------------------------- typing
+def _kinds(con, scan: str, layout: CsvLayout) -> tuple[int, int, list[int], list[bool]]:
+    """Rows, lines of spaces, each column's set of cell kinds (a bit mask) and whether
+    DuckDB's parser can read it as it stands: one scan of the file."""
+    n = len(layout.names)
+    decimal_comma = layout.delimiter == ";"
+    blank = _blank(n)
+    parts = [f"count(*) FILTER (WHERE NOT {blank})", f"count(*) FILTER (WHERE {blank})"] + [
+        f"bit_or(1::BIGINT << ({_clean_or_kind(f'c{i}', decimal_comma)})) FILTER (WHERE NOT "
+        f"{blank})"
+        for i in range(n)
+    ]
+    row = con.execute(f"SELECT {', '.join(parts)} FROM {scan}").fetchone()
+    masks = [int(k or 0) for k in row[2:]]
+    kinds = [(m | m >> _UNCLEAN) & ((1 << _UNCLEAN) - 1) for m in masks]
+    clean = [not m >> _UNCLEAN for m in masks]
+    if row[1]:  # lines of spaces: the first column is read as text to find them
+        clean[0] = False
+    return int(row[0]), int(row[1]), kinds, clean
+
+
+def _long_integers(con, scan: str, raw: str, missing: bool) -> str:
+    """How the readers type a column holding integers of 16 digits or more: ``BIGINT``
+    (int64, or exact Int64 beside a missing cell), ``DOUBLE`` (float64), ``UBIGINT``
+    (uint64), ``raw`` (text as written) or ``canonical`` (text of each integer's value).
+
+    pandas' parser keeps integers past int64 only as uint64 with no missing cell and no
+    negative; past uint64 it gives Python integers (their ``str``).
+    """
+    number = _number_text(raw)
+    value = f"TRY_CAST({number} AS HUGEINT)"
+    integer = f"{_matches(number, _INT)} AND NOT {_parse_missing(raw)}"
+    lo, hi, lost = con.execute(
+        f"SELECT min({value}) FILTER (WHERE {integer}), max({value}) FILTER (WHERE {integer}), "
+        f"count(*) FILTER (WHERE {integer} AND {value} IS NULL) FROM {scan}"
+    ).fetchone()
+    if lost or lo is None or lo < -(2**63) or hi >= 2**64:
+        return "canonical"
+    if hi < 2**63:
+        return "DOUBLE" if missing and max(-lo, hi) < _BIG else "BIGINT"
+    return "UBIGINT" if lo >= 0 and not missing else "raw"
+
+
+def _text(raw: str) -> str:
+    return f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE {_stripped(raw)} END"
+
+
+def _canonical(raw: str) -> str:
+    """Each integer as Python's ``str(int(cell))`` writes it (no ``+``, no leading zeros)."""
+    number = _number_text(raw)
+    digits = f"ltrim(ltrim({number}, '+-'), '0')"
+    return (
+        f"CASE WHEN {_parse_missing(raw)} THEN NULL WHEN {digits} = '' THEN '0' "
+        f"WHEN starts_with({number}, '-') THEN '-' || {digits} ELSE {digits} END"
+    )
+
+
+def _column(con, scan: str, i: int, kinds: int, clean: bool, decimal_comma: bool):
+    """(DuckDB's read type, SQL expression) of column ``i``, from its kind set: a column
+    DuckDB's parser reads as the readers do is read typed, the others as text and typed
+    in SQL."""
+    raw = f"c{i}"
+    missing = bool(kinds & (1 << _MISSING))
+    value = f"CASE WHEN {_parse_missing(raw)} THEN NULL ELSE {_number_text(raw)} END"
+    if _only(kinds, _MISSING, _SMALL):
+        kind = "DOUBLE" if missing else "BIGINT"
+        return (kind, raw) if clean else ("VARCHAR", f"CAST({value} AS {kind})")
+    if _only(kinds, _MISSING, _SMALL, _LONG, _FLOAT, _FLOAT_COMMA):
+        kind = "DOUBLE"
+        if _only(kinds, _MISSING, _SMALL, _LONG):
+            kind = _long_integers(con, scan, raw, missing)
+        if kind == "raw":
+            return "VARCHAR", _text(raw)
+        if kind == "canonical":
+            return "VARCHAR", _canonical(raw)
+        return (kind, raw) if clean else ("VARCHAR", f"CAST({value} AS {kind})")
+    if _only(kinds, _MISSING, _BOOL):
+        flag = f"lower(ltrim({raw}, ' ')) = 'true'"
+        if not missing:
+            return "VARCHAR", flag
+        return "VARCHAR", (
+            f"CASE WHEN {_parse_missing(raw)} THEN NULL WHEN {flag} THEN 'True' ELSE 'False' END"
+        )
+    comma_kinds = (_MISSING, _SMALL, _LONG, _FLOAT_COMMA, _COMMA, _TIDY_NA)
+    present = (1 << _SMALL) | (1 << _LONG) | (1 << _FLOAT_COMMA) | (1 << _COMMA)
+    if decimal_comma and _only(kinds, *comma_kinds) and kinds & present:
+        plain = f"replace(replace({_stripped(raw)}, '.', ''), ',', '.')"
+        return (
+            "VARCHAR",
+            f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE CAST({plain} AS DOUBLE) END",
+        )
+    return ("VARCHAR", raw) if clean else ("VARCHAR", _text(raw))
+
+
+# ---------------------------------------------------------------------------- errors
+def _refusal(message: str, label: str, n_columns: int) -> DataError:
+    """One sentence for a DuckDB CSV error, naming the line where DuckDB says it."""
+    line = re.search(r"Line: (\d+)", message)
+    where = f"Line {line.group(1)} of {label!r}" if line else f"A line of {label!r}"
+    found = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", message)
+    if found:
+        return DataError(
+            f"{where} has {found.group(2)} values but the header has {n_columns}; every row "
+            "needs the same number of values."
+        )
+    if "unterminated quote" in message.lower():
+        return DataError(f"{where} opens a quote that is never closed; check the file's quotes.")
+    if "maximum line size" in message.lower():
+        return DataError(
+            f"{where} is longer than the largest line DuckDB reads; check the file's quotes "
+            "and line ends."
+        )
+    return DataError(
+        f"{where} could not be read as a row of the table; check the file's quotes and delimiters."
+    )
+
+
+def _utf8_copy(con, path: Path) -> Path:
+    """A UTF-8 copy of a file that is not UTF-8, decoded as the readers decode it
+    (Windows-1252, else Latin-1), streamed; it is deleted with the connection ``con``.
+
+    DuckDB reads Latin-1 but refuses its bytes 0x80-0x9F, which Windows-1252 uses for
+    ``€``, curly quotes and dashes, so the file is copied rather than read in place.
+    """
+    folder = Path(tempfile.gettempdir()) / "heb_csv_utf8"
+    folder.mkdir(exist_ok=True)
+    handle, name = tempfile.mkstemp(suffix=".csv", dir=folder)
+    os.close(handle)
+    copy = Path(name)
+    weakref.finalize(con, copy.unlink, missing_ok=True)
+    opener = gzip.open if path.name.lower().endswith((".gz", ".gzip")) else open
+    for encoding in ("cp1252", "latin-1"):  # Latin-1 decodes every byte
+        decoder = codecs.getincrementaldecoder(encoding)()
+        try:
+            with opener(path, "rb") as source, copy.open("w", encoding="utf-8", newline="") as out:
+                while chunk := source.read(_COPY_BYTES):
+                    out.write(decoder.decode(chunk))
+                out.write(decoder.decode(b"", final=True))
+            break
+        except UnicodeDecodeError:
+            continue
+    return copy
+
+
+def _typing_scan(con, files: list[Path], label: str):
+    """(files, layout, scan, rows, blanks, kinds, clean) of the scan typing the columns
+    (:func:`_kinds`): the files are UTF-8 copies when they are not UTF-8 (judged by the
+    head, or by DuckDB reading them), read serially when a quoted line break needs it."""
+    import duckdb
+
+    layout = csv_layout(files[0], label)
+    if layout.encoding in ("cp1252", "latin-1"):
+        files = [_utf8_copy(con, f) for f in files]
+        layout = csv_layout(files[0], label)
+    for _ in range(3):
+        scan = _read_csv(files, layout)
+        try:
+            return (files, layout, scan, *_kinds(con, scan, layout))
+        except duckdb.Error as exc:
+            message = str(exc)
+            if "unicode" in message.lower() and layout.encoding == "utf-8":
+                files = [_utf8_copy(con, f) for f in files]
+                layout = replace(csv_layout(files[0], label), parallel=layout.parallel)
+            elif "null_padding in conjunction with quoted new lines" in message and layout.parallel:
+                layout = replace(layout, parallel=False)
+            elif "unicode" in message.lower() or "encod" in message.lower():
+                raise DataError(
+                    f"The file {label!r} is not valid {layout.encoding.upper()} text; save it "
+                    "as UTF-8."
+                ) from exc
+            else:
+                raise _refusal(message, label, len(layout.names)) from exc
+    raise DataError(f"The file {label!r} could not be read as a table; save it as UTF-8 CSV.")
+
+
+def csv_scan(con, files: Sequence[Path], label: str) -> tuple[str, dict[str, str]]:
+    """A SELECT of the CSV ``files`` typed as :func:`heb.data.readers.read_table` types
+    them, with the row key columns ``__heb_file`` and ``__heb_row``, and the view
+    identifiers of the columns DuckDB cannot tell apart from an earlier one (names equal
+    but for case), as the parquet scan names them.
+
+    Reads the file's head in Python (delimiter, encoding, header) and scans the file
+    once in DuckDB to type its columns; the SELECT itself reads the file anew each run.
+    A file that is not UTF-8 (nor UTF-16) is first copied as UTF-8.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+    files : sequence of Path
+        The CSV file (several files share the first one's layout).
+    label : str
+        The name a user knows the data by, for messages.
+
+    Raises
+    ------
+    DataError
+        One sentence: an empty, binary or header-only file, an encoding DuckDB cannot
+        read, or a row DuckDB cannot parse (named by its line).
+    """
+    files, layout, scan, rows, blanks, kinds, clean = _typing_scan(
+        con, [Path(f) for f in files], label
+    )
+    if rows == 0:
+        raise DataError(f"The file {label!r} has a header row but no data rows.")
+    decimal_comma = layout.delimiter == ";"
+    types, columns, seen, renamed = [], [], set(), {}
+    for i, name in enumerate(layout.names):
+        if name.casefold() in seen:
+            renamed[name] = f"{RESERVED_PREFIX}_c{i}"
+        seen.add(name.casefold())
+        kind, expression = _column(con, scan, i, kinds[i], clean[i], decimal_comma)
+        types.append(kind)
+        columns.append(f"{expression} AS {DUCKDB.quote(renamed.get(name, name))}")
+    rows_scan = _read_csv(files, layout, types)
+    if blanks:
+        rows_scan = f"(SELECT * FROM {rows_scan} WHERE NOT {_blank(len(layout.names))})"
+    scan = (
+        f"SELECT {', '.join(columns)}, '' AS __heb_file, row_number() OVER () AS __heb_row "
+        f"FROM {rows_scan}"
+    )
+    return scan, renamed

@@ -1,0 +1,189 @@
+"""CSV files on the DuckDB engine read as the app's in-memory reader reads them (session 14).
+
+Each case writes a small CSV, reads it with :func:`heb.data.readers.read_table` and through
+:class:`~heb.scale.duckdb_engine.DuckDBEngine` (``heb.scale.csv_scan``), and compares the
+columns (names, text / number / boolean kind) and every cell.
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.data import DataError
+from heb.data.readers import read_table
+from heb.scale.duckdb_engine import DuckDBEngine
+from heb.scale.source import open_source
+
+pytest.importorskip("duckdb")
+
+
+def _engine(root, name: str) -> DuckDBEngine:
+    engine = DuckDBEngine(memory_limit="256MB", threads=1)
+    engine.register(open_source(name, root=root))
+    return engine
+
+
+def _kind(dtype) -> str:
+    name = str(dtype).lower()
+    if name in ("bool", "boolean"):
+        return "bool"
+    return "text" if name in ("object", "str", "string") else "number"
+
+
+def _cell(value):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, str):
+        return value
+    return int(value) if float(value).is_integer() and abs(value) >= 2**53 else float(value)
+
+
+def _engine_rows(engine) -> tuple[dict, dict]:
+    """Each column's kind and cells, by the names the engine reports."""
+    names = [name for name, _ in engine.columns()]
+    described = engine._con.execute("DESCRIBE heb_rows").fetchall()
+    types = [row[1] for row in described if row[0] not in ("__heb_file", "__heb_row")]
+    table = engine.table(
+        "SELECT * EXCLUDE (__heb_file, __heb_row) FROM heb_rows ORDER BY __heb_row"
+    )
+    kinds = {
+        name: {"BOOLEAN": "bool", "VARCHAR": "text"}.get(t, "number")
+        for name, t in zip(names, types, strict=True)
+    }
+    rows = {name: table.column(i).to_pylist() for i, name in enumerate(names)}
+    return kinds, rows
+
+
+def _assert_same(tmp_path, data: bytes, name: str = "t.csv") -> None:
+    (tmp_path / name).write_bytes(data)
+    reference = read_table(data, name)
+    kinds, rows = _engine_rows(_engine(tmp_path, name))
+    assert list(rows) == list(reference.columns)
+    for column in reference.columns:
+        assert kinds[column] == _kind(reference[column].dtype), column
+        expected = [_cell(v) for v in reference[column].tolist()]
+        assert [_cell(v) for v in rows[column]] == expected, column
+
+
+def _one_sentence(message: str) -> None:
+    message = message.replace("; ", " ")
+    assert message.count(". ") == 0 and message.endswith(".") and "\n" not in message, message
+
+
+CASES = {
+    "na_tokens": b"x,y\n1,a\nNA,b\n ?,c\nN/A,NA\nnull,d\n#N/A,e\n<NA>,f\n,g\n",
+    "trailing_space_na_makes_text": b"x,y\n1,a\nNA ,b\n2,c\n",
+    "quoted_na_and_empty": b'x,y\n"NA",a\n"",b\n3,""\n',
+    "spaces_stripped": "x,y\n red,1\nblue ,2\n\u00a0red\u3000,3\n\tred,4\n".encode(),
+    "numbers_pandas_reads": b"x,y\n1.,a\n.5,b\n1e5,c\n-2E-3,d\ninf,e\n-Infinity,f\n+4,g\n",
+    "numbers_pandas_does_not_read": b"x,y,z,w\n1_000,0x10,NAN,1e\n2,3,4,5\n",
+    "spaces_around_numbers": b"x,y\n 1 ,a\n\t2\t,b\n3,c\n",
+    "nbsp_number_is_text": "x,y\n\u00a012,a\n2,b\n".encode(),
+    "ints_with_missing_are_floats": b"x,y\n1,a\n,b\n3,c\n",
+    "int64_exact_beside_missing": b"x,y\n9007199254740993,a\n,b\n9007199254740992,c\n",
+    "int64_exact": b"x,y\n9007199254740993,a\n9007199254740992,b\n",
+    "uint64": b"x,y\n18446744073709551615,a\n2,b\n",
+    "past_uint64_is_text": b"x,y\n99999999999999999999999,a\n+007,b\n-0,c\n,d\n",
+    "uint64_and_negative_is_text": b"x,y\n18446744073709551615,a\n-3,b\n",
+    "booleans": b"x,y\ntrue,a\nFALSE,b\n True,c\n",
+    "booleans_with_missing_are_text": b"x,y\ntrue,a\nFALSE,b\n,c\n",
+    "yes_no_stays_text": b"x,y\nyes,a\nno,b\n",
+    "decimal_commas": b"x;y;z\n12,5;a;1,5\n1.234,5;b;foo\n1.234;c;2\nNA ;d;3\n",
+    "decimal_point_in_semicolon_file": b"x;y\n1.5;a\n2.25;b\n",
+    "comma_number_in_comma_file_is_text": b'x,y\n"12,5",a\n"3,25",b\n',
+    "crlf": b"x,y\r\n1,a\r\n2,b\r\n",
+    "cr_only": b"x,y\r1,a\r2,b\r",
+    "quoted_line_break_and_short_row": b'x,y,z\n"a\nb",1,2\nc,3\nd,4,5\n',
+    "blank_and_space_lines": b"x,y\n1,a\n\n   \n2,b\n",
+    "short_rows": b"x,y,z\n1,a,2\n3\n4,b,5\n",
+    "empty_and_duplicate_names": b",x,x\n1,2,3\n4,5,6\n",
+    "names_equal_but_for_case": b"Colour,colour,y\na,b,1\nc,d,2\n",
+    "blank_lines_before_header": b"\n\nx,y\n1,a\n",
+    "bom": b"\xef\xbb\xbfx,y\n1,a\n",
+    "tsv": b"x\ty\n1,5\ta\n2\tb\n",
+    "pipe": b"x|y\n1|a\n2|b\n",
+    "utf16": "x,y\ncaf\u00e9,\u20ac\n".encode("utf-16"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_csv_reads_as_the_in_memory_reader_reads_it(tmp_path, case):
+    _assert_same(tmp_path, CASES[case], "t.tsv" if case == "tsv" else "t.csv")
+
+
+def test_the_whitespace_stripped_is_pythons():
+    from heb.scale.csv_scan import _UNICODE_SPACE
+
+    assert _UNICODE_SPACE == "".join(c for c in map(chr, range(0x110000)) if c.isspace())
+
+
+def _view_sql(engine) -> str:
+    return engine._con.execute(
+        "SELECT sql FROM duckdb_views() WHERE view_name = 'heb_rows'"
+    ).fetchone()[0]
+
+
+def test_windows_1252_is_read_from_a_utf8_copy_deleted_with_the_engine(tmp_path):
+    data = "x,y\ncaf\u00e9 \u20ac,\u2019a\u2019\nth\u00e9,b\n".encode("cp1252")
+    _assert_same(tmp_path, data)
+    engine = _engine(tmp_path, "t.csv")
+    copy = Path(_view_sql(engine).split("read_csv(list_value('")[1].split("'")[0])
+    assert copy.parent.name == "heb_csv_utf8" and copy.exists()
+    engine.close()
+    del engine
+    gc.collect()
+    assert not copy.exists()
+
+
+def test_a_byte_windows_1252_leaves_undefined_means_latin1(tmp_path):
+    _assert_same(tmp_path, "x,y\ncaf\u00e9,a\n".encode("latin-1") + b"b\x81c,d\n")
+
+
+def test_a_gzip_csv(tmp_path):
+    data = b"x,y\n red,1\nNA,2\nblue,3\n"
+    (tmp_path / "t.csv.gz").write_bytes(gzip.compress(data))
+    kinds, rows = _engine_rows(_engine(tmp_path, "t.csv.gz"))
+    assert rows == {"x": ["red", None, "blue"], "y": [1, 2, 3]}
+    assert kinds == {"x": "text", "y": "number"}
+
+
+def test_text_after_duckdbs_type_sample_makes_the_column_text(tmp_path):
+    lines = ["x,y"] + [f"{i % 40},{'pq'[i % 2]}" for i in range(25_000)] + ["unknown,p"]
+    _assert_same(tmp_path, ("\n".join(lines) + "\n").encode())
+
+
+def test_plain_columns_are_read_typed_by_duckdb_and_the_others_as_text(tmp_path):
+    (tmp_path / "t.csv").write_bytes(b"a,b,c,d\n1,1.5,x,NA \n2,,y,2\n")
+    engine = _engine(tmp_path, "t.csv")
+    scan = _view_sql(engine)
+    assert "c0 := 'BIGINT'" in scan and "c1 := 'DOUBLE'" in scan and "c3 := 'VARCHAR'" in scan
+    assert dict(engine.columns()) == {"a": "integer", "b": "float", "c": "text", "d": "text"}
+
+
+REFUSALS = {
+    "empty": (b"", "is empty"),
+    "header_only": (b"x,y\n", "header row but no data rows"),
+    "binary": (b"x,y\n\x00\x01\x02\x03\x00\x00", "binary data"),
+    "utf16_big_endian": ("x,y\na,b\n".encode("utf-16-be").join([b"\xfe\xff", b""]), "UTF-8"),
+    "ragged": (b"x,y\na,1\nb,2\nc,3,4\n", "Line 4 of 't.csv' has 3 values but the header has 2"),
+    "unclosed_quote": (b'x,y\na,1\n"b,2\nc,3\n', "Line 3 of 't.csv' opens a quote"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_an_unreadable_csv_is_refused_in_one_sentence(tmp_path, case):
+    data, expected = REFUSALS[case]
+    (tmp_path / "t.csv").write_bytes(data)
+    with pytest.raises(DataError) as info:
+        _engine(tmp_path, "t.csv")
+    assert expected in str(info.value)
+    _one_sentence(str(info.value))
