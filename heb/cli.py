@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import re
 import shutil
 import sys
 import time
@@ -21,6 +22,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import pandas as pd
 
@@ -31,9 +33,12 @@ from heb.evaluate.paper import (
     ALL_TABLES,
     BIN_COUNTS,
     LIDSTONE_ALPHAS,
+    NEEDS_DATASETS,
     TABLE7_DATASETS,
     TABLE_METHODS,
     dataset_groups,
+    summary_markdown,
+    summary_table,
     table1,
     table2,
     table3,
@@ -47,10 +52,88 @@ from heb.evaluate.paper import (
 from heb.evaluate.settings import RunSettings
 from heb.paths import cache_dir
 from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS
+from heb.registry import method as registry_method
+
+#: the per-method mean ± sd table, written for any number of datasets
+SUMMARY = ("summary_mean_sd", "Mean ± sd over folds, per dataset and method")
+#: ``--folds`` etc. name these RunSettings fields in its messages
+_SETTING_OPTIONS = {
+    "n_splits": "--folds",
+    "n_bins": "--n-bins",
+    "max_rows": "--max-rows",
+    "seed": "--seed",
+    "missing": "--missing",
+}
 
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+class UsageError(SystemExit):
+    """A bad option value: ``str(exc)`` is one sentence, the exit code is 2 (argparse's).
+
+    :func:`main` prints it on stderr (a bare ``SystemExit(2)`` prints nothing).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.code = 2
+
+
+def _one_line(message: str) -> str:
+    """An argparse error message as one sentence naming the option and the fix."""
+    found = re.match(r"argument (\S+): (.*)", message, re.S)
+    if found:
+        name, rest = found[1].split("/")[-1], found[2].strip()
+        name = f"the {name.lower()}" if name.isupper() else name  # KIND, COMMAND
+        choice = re.match(r"invalid choice: (.+?) \(choose from (.+)\)$", rest, re.S)
+        if choice:
+            options = ", ".join(c.strip().strip("'") for c in choice[2].split(","))
+            return f"{name} must be one of {options} (got {choice[1]})."
+        typed = re.match(r"invalid (\w+) value: (.+)$", rest, re.S)
+        if typed:
+            kind = "a whole number" if typed[1] == "int" else "a number"
+            return f"{name} must be {kind} (got {typed[2]})."
+        if rest.startswith("expected"):
+            return f"{name} needs a value."
+        return f"{name} {rest.rstrip('.')}."
+    required = re.match(r"the following arguments are required: (.+)$", message, re.S)
+    if required:
+        names = required[1].strip()
+        return f"{names} {'are' if ',' in names else 'is'} required; see --help."
+    unknown = re.match(r"unrecognized arguments: (.+)$", message, re.S)
+    if unknown:
+        return f"unknown argument(s) {unknown[1].strip()}; see --help."
+    return f"{message.strip().rstrip('.')}."
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors on stderr, exit code 2:
+    ``heb bench: --engine must be one of duckdb, spark (got 'nonsense').``"""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one sentence prefixed by the command, exit with 2."""
+        command = self.prog.removeprefix("python -m ")
+        self.exit(2, f"{command}: {_one_line(message)}\n")
+
+
+def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an int in [low, high] (underscores allowed: 50_000_000)."""
+
+    def whole_number(text: str) -> int:
+        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number {bounds} (got {text!r})"
+            ) from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be a whole number {bounds} (got {text!r})")
+        return value
+
+    return whole_number
 
 
 # --------------------------------------------------------------------------- datasets
@@ -113,9 +196,50 @@ def _variants(
     return runs
 
 
-def _base_methods(tables: Sequence[int]) -> list[str]:
-    """The methods the chosen tables compare, each once."""
-    return list(dict.fromkeys(m for t in tables for m in TABLE_METHODS[t]))
+def _base_methods(tables: Sequence[int], leave_out: Sequence[str] = ()) -> list[str]:
+    """The methods the chosen tables compare, each once (but those in ``leave_out``)."""
+    methods = (m for t in tables for m in TABLE_METHODS[t] if m not in leave_out)
+    return list(dict.fromkeys(methods))
+
+
+def _engine_plan(tables: Sequence[int], explicit: bool) -> tuple[list[int], list[str], str]:
+    """(tables, methods left out, one line saying so) of a run on the engine path.
+
+    The engine fits NB and AODE from counts: a table that ranks reference models (Table 9)
+    cannot be built, a TAN method is left out of the tables that list it. Raises
+    :class:`BadInput` when ``--tables`` names a table the engine cannot build (before any
+    scan).
+    """
+    from heb.scale.cv import unsupported_methods
+
+    refused = {
+        t: [m for m in TABLE_METHODS[t] if registry_method(m).family == "reference"] for t in tables
+    }
+    refused = {t: names for t, names in refused.items() if names}
+    if refused and explicit:
+        t, names = next(iter(refused.items()))
+        raise BadInput(
+            f"Table {t} ranks reference models ({', '.join(names)}) that the engine path "
+            f"cannot fit; leave {t} out of --tables or run without --engine."
+        )
+    kept = [t for t in tables if t not in refused]
+    left_out = unsupported_methods(_base_methods(kept))
+    parts = []
+    if refused:
+        numbers = ", ".join(str(t) for t in refused)
+        plural = "s" * (len(refused) > 1)
+        parts.append(f"Table{plural} {numbers} (reference models need the rows in memory)")
+    if left_out:
+        where = [str(t) for t in kept if set(TABLE_METHODS[t]) & set(left_out)]
+        plural = "s" * (len(where) > 1)
+        parts.append(f"{', '.join(left_out)} from Table{plural} {', '.join(where)}")
+    line = ""
+    if parts:
+        line = (
+            f"Left out on the engine path: {' and '.join(parts)}; it fits NB and AODE from "
+            "counts (run in memory for the rest)."
+        )
+    return kept, left_out, line
 
 
 def _collect(
@@ -160,9 +284,13 @@ def _collect(
 
 # --------------------------------------------------------------------------- output
 def _write_table(out: Path, name: str, table: pd.DataFrame, title: str) -> None:
+    """``name.csv`` and ``name.md`` (the summary's markdown shows ``mean ± sd`` cells)."""
     table.to_csv(out / f"{name}.csv", index=False)
-    text = table.to_markdown(index=False, floatfmt=".4g") if len(table) else "(no rows)"
-    (out / f"{name}.md").write_text(f"# {title}\n\n{text}\n")
+    if name == SUMMARY[0]:
+        text = summary_markdown(table)
+    else:
+        text = table.to_markdown(index=False, floatfmt=".4g") if len(table) else "(no rows)"
+    (out / f"{name}.md").write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
 
 
 def _keep_figure(cached: Path, data: bytes) -> bool:
@@ -215,6 +343,9 @@ def _figures(frame: pd.DataFrame, out: Path, tables: Sequence[int], report) -> d
     written: dict[str, str] = {}
     main = frame[frame["variant"] == "main"]
     if 1 in tables:
+        n_datasets = main["dataset"].nunique()
+        if n_datasets < 2:
+            raise ValueError(f"{NEEDS_DATASETS} (got {n_datasets}).")
         for metric in METRICS:
             sub = main[main["method"].isin(TABLE1_METHODS)]
             res = benchmark_tables(sub, metric)
@@ -240,25 +371,26 @@ def _reliability_figures(
     return written
 
 
-def _serve_outputs(cache: ResultCache, key: str, out: Path) -> bool:
-    """Write a previous run's tables and figures from the cache; False if any piece is gone."""
+def _serve_outputs(cache: ResultCache, key: str, out: Path) -> dict | None:
+    """Write a previous run's tables and figures from the cache; its manifest (``tables``,
+    ``figures``, ``skipped``), or None if any piece is gone."""
     manifest = cache.get_json(cache_key("bench-outputs", key))
-    if manifest is None:
-        return False
+    if manifest is None or "skipped" not in manifest:
+        return None
     frames = {}
     for name in [*manifest["tables"], "folds"]:
         frames[name] = cache.get_frame(cache_key("bench-table", key, name))
         if frames[name] is None:
-            return False
+            return None
     figures = {t: cache_dir() / "figures" / c for t, c in manifest["figures"].items()}
     if not all(path.exists() for path in figures.values()):
-        return False
+        return None
     frames.pop("folds").to_csv(out / "folds.csv", index=False)
     for name, frame in frames.items():
         _write_table(out, name, frame, manifest["tables"][name])
     for target, cached in figures.items():
         shutil.copyfile(cached, out / target)
-    return True
+    return manifest
 
 
 def _output_folder(path: str) -> Path:
@@ -281,18 +413,27 @@ def _bench_specs(args: argparse.Namespace) -> list[str]:
     return specs
 
 
-def _bench_frame(args: argparse.Namespace, specs, tables, settings) -> pd.DataFrame:
+def _bench_frame(
+    args: argparse.Namespace,
+    specs,
+    tables,
+    settings,
+    leave_out: Sequence[str] = (),
+    note: str = "",
+) -> pd.DataFrame:
     """The long per-fold frame: on the engine (every row) or in memory (as before)."""
     if not args.engine:
         return _collect(specs, tables, settings, _log)
+    base = _base_methods(tables, leave_out)
     return collect_on_engine(
         specs,
         args.engine,
-        lambda name: _variants(tables, _base_methods(tables), settings["n_bins"], 7 in tables),
+        lambda name: _variants(tables, base, settings["n_bins"], 7 in tables),
         settings,
         _log,
         target=args.target,
         master=args.spark_master,
+        note=note,
     )
 
 
@@ -301,30 +442,142 @@ def _table_range() -> str:
     return f"{min(ALL_TABLES)}-{max(ALL_TABLES)}"
 
 
+def _tables(args: argparse.Namespace) -> list[int]:
+    """The tables ``--tables`` names (default: all), checked."""
+    if not args.tables:
+        return list(ALL_TABLES)
+    try:
+        tables = sorted({int(t) for t in args.tables.split(",")})
+    except ValueError:
+        message = (
+            f"heb: --tables takes numbers {_table_range()} separated by commas, "
+            f"not {args.tables!r}."
+        )
+        raise UsageError(message) from None
+    unknown = set(tables) - set(ALL_TABLES)
+    if unknown:
+        raise UsageError(f"heb: Unknown table(s): {sorted(unknown)}; choose from {_table_range()}.")
+    return tables
+
+
+def _run_settings(args: argparse.Namespace) -> RunSettings:
+    """The run's settings, checked before any work; a bad value names its option."""
+    try:
+        return RunSettings(
+            n_bins=args.n_bins,
+            missing=args.missing,
+            max_rows=args.max_rows,
+            n_splits=args.folds,
+            seed=args.seed,
+        )
+    except ValueError as exc:
+        message = str(exc).rstrip(".")
+        field_name = message.split(" ", 1)[0]
+        option = _SETTING_OPTIONS.get(field_name)
+        raise UsageError(f"heb: {message}{f' (option {option})' if option else ''}.") from None
+
+
+def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame], pd.DataFrame]]]:
+    """Table number -> (file name, title, builder)."""
+    return {
+        1: ("table1_mean_ranks", "Table 1: mean Friedman ranks of the seven smoothers", table1),
+        2: ("table2_wilcoxon", "Table 2: Wilcoxon signed-rank tests over datasets", table2),
+        3: ("table3_high_cardinality_logloss", "Table 3: high-cardinality log-loss", table3),
+        4: (
+            "table4_ece",
+            "Table 4: top-1 ECE (change % < 0: HEB-M+GR is better calibrated than Laplace)",
+            table4,
+        ),
+        5: ("table5_smoothing_x_weighting", "Table 5: smoothing x weighting", table5),
+        6: (
+            "table6_lidstone_sweep",
+            "Table 6: Lidstone alpha sweep vs HEB-M (mean ranks among the seven)",
+            table6,
+        ),
+        7: ("table7_bins", "Table 7: discretisation ablation", lambda f: table7(f, n_bins)),
+        8: ("table8_fit_times", "Table 8: fit time per fold (s)", table8),
+        9: ("table9_references", "Table 9: HEB methods vs reference models", table9),
+    }
+
+
+def _bench_figures(args, frame, out: Path, tables, specs, settings) -> dict[str, str]:
+    """CD diagrams (Table 1, 2+ datasets) and, in memory, reliability diagrams."""
+    figures: dict[str, str] = {}
+    try:
+        figures |= _figures(frame, out, tables, _log)
+    except ValueError as exc:
+        _log(f"CD diagrams skipped: {exc}")
+    if not args.engine:  # reliability needs pooled out-of-fold probabilities
+        curves = _collect_reliability(specs, settings, tables)
+        figures |= _reliability_figures(curves, out, _log)
+    return figures
+
+
+def _written_line(out: Path, tables: dict[str, str], skipped: dict, figures: dict, seconds):
+    """The closing line: what was written where, and which tables were skipped."""
+    numbers = [title.split(":", 1)[0].removeprefix("Table ") for title in tables.values()]
+    numbers = [n for n in numbers if n.isdigit()]
+    pieces = ["folds.csv", f"{SUMMARY[0]} (mean ± sd per method)"]
+    if numbers:
+        pieces.append(f"Table{'s' * (len(numbers) > 1)} {', '.join(numbers)}")
+    if figures:
+        pieces.append(f"{len(figures)} figure files")
+    line = f"Wrote {', '.join(pieces)} to {out} in {seconds:.1f} s"
+    if skipped:
+        gone = ", ".join(str(t) for t in skipped)
+        line += f"; skipped Table{'s' * (len(skipped) > 1)} {gone} (reasons above)"
+    return line + "."
+
+
+def _write_tables(
+    frame: pd.DataFrame, tables: Sequence[int], out: Path, cache: ResultCache, key: str, n_bins
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Write the summary and every table that can be built; (written name -> title,
+    skipped table number -> reason), each skip logged with its reason."""
+    summary = summary_table(frame)
+    _write_table(out, SUMMARY[0], summary, SUMMARY[1])
+    cache.store("frame", cache_key("bench-table", key, SUMMARY[0]), summary)
+    written_tables: dict[str, str] = {SUMMARY[0]: SUMMARY[1]}
+    skipped: dict[str, str] = {}
+    builders = _builders(n_bins)
+    for number in tables:
+        name, title, build = builders[number]
+        try:
+            table = build(frame)
+        except ValueError as exc:
+            reason = str(exc)
+            skipped[str(number)] = reason[:1].upper() + reason[1:]
+            _log(f"Table {number} skipped: {skipped[str(number)]}")
+            continue
+        _write_table(out, name, table, title)
+        cache.store("frame", cache_key("bench-table", key, name), table)
+        written_tables[name] = title
+    return written_tables, skipped
+
+
+def _serve(cache: ResultCache, key: str, out: Path, n_specs: int, started: float, note) -> bool:
+    """Serve a previous run from the cache, with its notes and skip reasons; False when absent."""
+    served = _serve_outputs(cache, key, out)
+    if served is None:
+        return False
+    _log(f"Served {n_specs} datasets from the cache.")
+    if note:
+        _log(note)
+    for number, reason in served["skipped"].items():
+        _log(f"Table {number} skipped: {reason}")
+    seconds = time.perf_counter() - started
+    _log(_written_line(out, served["tables"], served["skipped"], served["figures"], seconds))
+    return True
+
+
 def bench(args: argparse.Namespace) -> int:
     """The ``bench`` command."""
     started = time.perf_counter()
-    try:
-        tables = sorted({int(t) for t in args.tables.split(",")}) if args.tables else ALL_TABLES
-    except ValueError:
-        message = (
-            f"--tables takes numbers {_table_range()} separated by commas, not {args.tables!r}."
-        )
-        raise SystemExit(message) from None
-    tables = list(tables)
-    unknown = set(tables) - set(ALL_TABLES)
-    if unknown:
-        raise SystemExit(f"Unknown table(s): {sorted(unknown)}; choose from {_table_range()}.")
+    tables = _tables(args)
     specs = _bench_specs(args)
     if not specs:
         raise SystemExit("No datasets: the shared folder is absent and none were named.")
-    run = RunSettings(
-        n_bins=args.n_bins,
-        missing=args.missing,
-        max_rows=args.max_rows,
-        n_splits=args.folds,
-        seed=args.seed,
-    )  # checks every setting before any work
+    run = _run_settings(args)  # checks every setting before any work
     settings = {
         "n_splits": run.n_splits,
         "seed": run.seed,
@@ -332,6 +585,9 @@ def bench(args: argparse.Namespace) -> int:
         "missing": run.missing,
         "max_rows": run.max_rows,
     }
+    leave_out, note = [], ""
+    if args.engine:  # methods and tables checked before the engine scans a row
+        tables, leave_out, note = _engine_plan(tables, explicit=bool(args.tables))
     out = _output_folder(args.output)
     cache = ResultCache()
     identity = engine_identity if args.engine else _spec_identity
@@ -343,55 +599,17 @@ def bench(args: argparse.Namespace) -> int:
         not args.no_figures,
         *([args.engine] if args.engine else []),
     )
-    if not args.no_cache and _serve_outputs(cache, key, out):
-        _log(f"Served {len(specs)} datasets from the cache.")
-        _log(f"Wrote tables and figures to {out} in {time.perf_counter() - started:.1f} s.")
+    if not args.no_cache and _serve(cache, key, out, len(specs), started, note):
         return 0
-    frame = _bench_frame(args, specs, tables, settings)
-    builders = {
-        1: ("table1_mean_ranks", "Table 1: mean Friedman ranks of the seven smoothers", table1),
-        2: ("table2_wilcoxon", "Table 2: Wilcoxon signed-rank tests over datasets", table2),
-        3: ("table3_high_cardinality_logloss", "Table 3: high-cardinality log-loss", table3),
-        4: ("table4_ece", "Table 4: top-1 ECE", table4),
-        5: ("table5_smoothing_x_weighting", "Table 5: smoothing x weighting", table5),
-        6: (
-            "table6_lidstone_sweep",
-            "Table 6: Lidstone alpha sweep vs HEB-M (mean ranks among the seven)",
-            table6,
-        ),
-        7: (
-            "table7_bins",
-            "Table 7: discretisation ablation",
-            lambda f: table7(f, args.n_bins),
-        ),
-        8: ("table8_fit_times", "Table 8: fit time per fold (s)", table8),
-        9: ("table9_references", "Table 9: HEB methods vs reference models", table9),
-    }
+    frame = _bench_frame(args, specs, tables, settings, leave_out, note)
     frame.to_csv(out / "folds.csv", index=False)
-    written_tables: dict[str, str] = {}
-    for number in tables:
-        name, title, build = builders[number]
-        try:
-            table = build(frame)
-        except ValueError as exc:
-            _log(f"Table {number} skipped: {exc}")
-            continue
-        _write_table(out, name, table, title)
-        cache.store("frame", cache_key("bench-table", key, name), table)
-        written_tables[name] = title
-    figures: dict[str, str] = {}
-    if not args.no_figures:
-        try:
-            figures |= _figures(frame, out, tables, _log)
-        except ValueError as exc:
-            _log(f"CD diagrams skipped: {exc}")
-        if not args.engine:  # reliability needs pooled out-of-fold probabilities
-            curves = _collect_reliability(specs, settings, tables)
-            figures |= _reliability_figures(curves, out, _log)
+    written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins)
+    figures = {} if args.no_figures else _bench_figures(args, frame, out, tables, specs, settings)
     cache.store("frame", cache_key("bench-table", key, "folds"), frame)
-    manifest = {"tables": written_tables, "figures": figures}
+    manifest = {"tables": written_tables, "figures": figures, "skipped": skipped}
     cache.store("json", cache_key("bench-outputs", key), manifest)
-    _log(f"Wrote tables and figures to {out} in {time.perf_counter() - started:.1f} s.")
+    seconds = time.perf_counter() - started
+    _log(_written_line(out, written_tables, skipped, figures, seconds))
     return 0
 
 
@@ -450,60 +668,175 @@ def synthetic(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line parser."""
-    parser = argparse.ArgumentParser(
+    """The command-line parser (one-line errors, exit code 2: :class:`_Parser`)."""
+    parser = _Parser(
         prog="python -m heb", description="HEB Explorer: reproduce the paper's tables headless."
     )
     parser.add_argument("--version", action="version", version=f"heb {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("bench", help="cross-validate methods on datasets; write Tables 1-9")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    b = sub.add_parser(
+        "bench",
+        help="cross-validate methods on datasets; write Tables 1-9",
+        description="Cross-validate the paper's methods on datasets and write its tables "
+        "(CSV and markdown), a mean ± sd table per method and the CD / reliability "
+        "diagrams. Tables that need 2+ datasets are skipped, with the reason, on one.",
+    )
     b.add_argument(
         "datasets",
         nargs="*",
         default=["shared"],
-        help="'shared' (default: every shared copy), shared names, "
-        "openml:ID, builtin:NAME or file paths",
+        help="'shared' (every shared copy), shared names, openml:ID, builtin:NAME or file paths",
     )
-    b.add_argument("-o", "--output", default="results", help="output folder")
-    b.add_argument("--tables", default=None, help="comma-separated table numbers (default all)")
-    b.add_argument("--folds", type=int, default=10)
-    b.add_argument("--seed", type=int, default=42)
-    b.add_argument("--n-bins", type=int, default=10)
-    b.add_argument("--missing", choices=("impute", "category"), default="impute")
-    b.add_argument("--max-rows", type=int, default=20_000)
+    b.add_argument("-o", "--output", default="results", help="output folder (default: %(default)s)")
+    b.add_argument(
+        "--tables",
+        default=None,
+        metavar="N,N,...",
+        help=f"comma-separated table numbers {_table_range()} (default: all)",
+    )
+    b.add_argument(
+        "--folds",
+        type=int,
+        default=10,
+        metavar="K",
+        help="cross-validation folds, 2 or more (default: %(default)s)",
+    )
+    b.add_argument("--seed", type=int, default=42, help="seed of the folds (default: %(default)s)")
+    b.add_argument(
+        "--n-bins",
+        type=int,
+        default=10,
+        metavar="B",
+        help="quantile bins of numeric columns, 2 or more (default: %(default)s)",
+    )
+    b.add_argument(
+        "--missing",
+        choices=("impute", "category"),
+        default="impute",
+        help="missing values: imputed, or a category of their own (default: %(default)s)",
+    )
+    b.add_argument(
+        "--max-rows",
+        type=int,
+        default=20_000,
+        metavar="N",
+        help="in memory: stratified subsample per dataset, 0 keeps every row "
+        "(default: %(default)s)",
+    )
     b.add_argument("--no-cache", action="store_true", help="recompute everything")
     b.add_argument("--no-figures", action="store_true", help="skip PNG/SVG export")
     b.add_argument(
         "--engine",
         choices=ENGINES,
         default=None,
-        help="count every row of parquet / CSV files or folders on this engine "
-        "(default: in memory, subsampled to --max-rows)",
+        help="count every row of parquet / CSV files or folders on this engine, NB and "
+        "AODE methods only (default: in memory, subsampled to --max-rows)",
     )
     b.add_argument("--target", default=None, help="class column with --engine (default: last)")
-    b.add_argument("--spark-master", default="local[*]", help="Spark master with --engine spark")
+    b.add_argument(
+        "--spark-master",
+        default="local[*]",
+        help="Spark master with --engine spark (default: %(default)s)",
+    )
     b.set_defaults(func=bench)
-    d = sub.add_parser("make-data", help="write a generated dataset of any size (parquet)")
-    d.add_argument("kind", choices=("clicks",))
-    d.add_argument("options", nargs=argparse.REMAINDER, help="--rows N -o FILE [--seed S]")
-    d.set_defaults(func=lambda a: make_data(a.kind, a.options))
-    s = sub.add_parser("synthetic", help="the Theorem 1 study (Figure 2)")
-    s.add_argument("-o", "--output", default="results")
-    s.add_argument("--alpha-dir", type=float, nargs="+", default=[0.3, 1.0])
-    s.add_argument("--reps", type=int, default=200)
-    s.add_argument("--seed", type=int, default=0)
+    d = sub.add_parser(
+        "make-data",
+        help="write a generated dataset of any size (parquet)",
+        description="Write a generated dataset of any size to one parquet file, chunk by "
+        "chunk (memory stays flat in the rows).",
+    )
+    kinds = d.add_subparsers(dest="kind", required=True, metavar="KIND", title="kinds")
+    c = kinds.add_parser(
+        "clicks",
+        help="a click log with a known truth (target 'click', up to 20 features)",
+        description="A click log drawn from HEB-M's own generative model: ID-like features "
+        "with 10^3 to 10^6 values, low-cardinality text and numeric features, and the "
+        "binary target 'click'.",
+    )
+    c.add_argument(
+        "--rows",
+        type=_whole_number(1),
+        required=True,
+        metavar="N",
+        help="rows to write (50_000_000 is fine)",
+    )
+    c.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="parquet file to write (its folder must exist)",
+    )
+    c.add_argument(
+        "--seed",
+        type=_whole_number(0),
+        default=0,
+        metavar="S",
+        help="seed of the truth and the rows (default: %(default)s)",
+    )
+    c.add_argument(
+        "--features",
+        type=_whole_number(1, 20),
+        default=20,
+        metavar="F",
+        help="number of features, 1-20 (default: %(default)s)",
+    )
+    c.add_argument(
+        "--chunk-rows",
+        type=_whole_number(1),
+        default=1_000_000,
+        metavar="N",
+        help="rows per chunk, one parquet row group; memory grows with it (default: 1_000_000)",
+    )
+    c.set_defaults(
+        func=lambda a: make_data(
+            a.kind, a.rows, a.output, seed=a.seed, features=a.features, chunk_rows=a.chunk_rows
+        )
+    )
+    s = sub.add_parser(
+        "synthetic",
+        help="the Theorem 1 study (Figure 2)",
+        description="The Theorem 1 study: mean l1 error of each smoother against K/N "
+        "(paper Figure 2).",
+    )
+    s.add_argument("-o", "--output", default="results", help="output folder (default: %(default)s)")
+    s.add_argument(
+        "--alpha-dir",
+        type=float,
+        nargs="+",
+        default=[0.3, 1.0],
+        metavar="A",
+        help="Dirichlet concentration(s) of the true PMFs (default: 0.3 1.0)",
+    )
+    s.add_argument(
+        "--reps",
+        type=_whole_number(1),
+        default=200,
+        metavar="R",
+        help="repetitions per (K, N) (default: %(default)s)",
+    )
+    s.add_argument(
+        "--seed", type=_whole_number(0), default=0, help="seed of the study (default: %(default)s)"
+    )
     s.add_argument("--no-figures", action="store_true", help="skip PNG/SVG export")
     s.set_defaults(func=synthetic)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m heb``."""
+    """Entry point of ``python -m heb``.
+
+    Bad options are one sentence on stderr and exit code 2 (argparse's convention), as is
+    bad large-data input; other bad data is one sentence and exit code 1.
+    """
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except UsageError as exc:  # a bad option value: printed here, exit code 2
+        print(exc, file=sys.stderr)
+        raise
     except BadInput as exc:  # large-data input: one sentence, exit code 2
         print(f"heb: {exc}", file=sys.stderr)
         return 2
-    except ValueError as exc:  # bad settings or data: one sentence, not a traceback
+    except ValueError as exc:  # bad data: one sentence, not a traceback
         raise SystemExit(f"heb: {exc}") from None

@@ -31,16 +31,37 @@ class BadInput(Exception):
     """Input the user can fix; ``str(exc)`` is one sentence, the command exits with 2."""
 
 
-def make_data(kind: str, argv: Sequence[str]) -> int:
-    """``make-data clicks --rows N -o file.parquet [--seed S]``: :mod:`heb.scale.clicks`."""
+def make_data(
+    kind: str,
+    rows: int,
+    output: str,
+    *,
+    seed: int = 0,
+    features: int = 20,
+    chunk_rows: int = 1_000_000,
+) -> int:
+    """``make-data clicks``: :func:`heb.scale.clicks.write_clicks` to ``output``, one line out."""
     from heb.scale import clicks
 
     if kind != "clicks":  # argparse's choices already refuse others; kept for direct calls
         raise BadInput(f"make-data knows 'clicks', not {kind!r}.")
+    folder = Path(output).expanduser().parent
+    if not folder.is_dir():
+        raise BadInput(
+            f"There is no folder {str(folder)!r} for -o; create it or give another path."
+        )
     try:
-        return clicks.main(list(argv))
+        out = clicks.write_clicks(output, rows, seed, n_features=features, chunk_rows=chunk_rows)
     except (ValueError, OSError) as exc:
-        raise BadInput(str(exc)) from None
+        raise BadInput(str(exc) if isinstance(exc, ValueError) else _os_sentence(exc)) from None
+    print(f"Wrote {rows:,} rows to {out}.")
+    return 0
+
+
+def _os_sentence(exc: OSError) -> str:
+    """An OSError as one sentence (no errno prefix)."""
+    name = f" {str(exc.filename)!r}" if exc.filename else ""
+    return f"Cannot write{name}: {exc.strerror or exc}."
 
 
 def open_engine(name: str, master: str = "local[*]"):
@@ -77,9 +98,13 @@ def engine_identity(path: str) -> str:
 
 
 def _target(engine, target: str | None) -> str:
-    from heb.data import default_target
+    """The class column: ``target`` (checked to exist) or the default (the last column)."""
+    from heb.data import DataError, default_target
 
-    return target or default_target([name for name, _ in engine.columns()])
+    names = [name for name, _ in engine.columns()]
+    if target is not None and target not in names:
+        raise DataError(f"There is no column {target!r} to use as the target.")
+    return target or default_target(names)
 
 
 def collect_on_engine(
@@ -90,6 +115,7 @@ def collect_on_engine(
     report: Callable[[str], None],
     target: str | None = None,
     master: str = "local[*]",
+    note: str = "",
 ) -> pd.DataFrame:
     """Every run of every input on the engine, as ``bench``'s long frame.
 
@@ -105,10 +131,20 @@ def collect_on_engine(
         ``n_splits``, ``seed``, ``n_bins``, ``missing`` (``max_rows`` is not used: every row).
     target : str, optional
         The class column; default the last column.
+    note : str
+        A line reported once the first input has opened, before its first scan (what the
+        run leaves out), so that bad input stays a one-line error.
     """
     from heb.scale import EngineError, cross_validate
+    from heb.scale.cv import check_methods
 
     base = {k: settings[k] for k in ("n_splits", "seed", "n_bins", "missing")}
+    try:  # every run's methods are checked before the engine starts or scans a row
+        for path in paths:
+            for _, methods, params, _ in runs(Path(path).name.split(".")[0]):
+                check_methods(methods, params)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
     engine = open_engine(engine_name, master)
     frames = []
     try:
@@ -118,6 +154,9 @@ def collect_on_engine(
                 source = _local_source(path)
                 engine.register(source)
                 column = _target(engine, target)
+                if note:
+                    report(note)
+                    note = ""
                 name = source.path.name.split(".")[0]
                 for label, methods, params, override in runs(name):
                     result = cross_validate(

@@ -15,7 +15,7 @@ import pandas as pd
 
 from heb.evaluate.tables import benchmark_tables
 from heb.registry import HIGHER_IS_BETTER, METRIC_LABELS, METRICS, TABLE1_METHODS
-from heb.stats import wilcoxon
+from heb.stats import rank_scores, wilcoxon
 
 __all__ = [
     "ALL_TABLES",
@@ -24,6 +24,8 @@ __all__ = [
     "TABLE7_DATASETS",
     "TABLE_METHODS",
     "dataset_groups",
+    "summary_table",
+    "summary_markdown",
     "table1",
     "table2",
     "table3",
@@ -86,8 +88,65 @@ def _mean_scores(frame: pd.DataFrame, methods: Sequence[str], metric: str) -> pd
     return table[[m for m in methods if m in table.columns]]
 
 
+#: why the significance tables need several datasets (the reason a skipped table gives)
+NEEDS_DATASETS = "Friedman / Nemenyi need 2+ datasets"
+NEEDS_DATASETS_WILCOXON = "the Wilcoxon signed-rank test over datasets needs 2+ datasets"
+
+
+def _n_datasets(frame: pd.DataFrame) -> int:
+    return int(frame["dataset"].nunique()) if "dataset" in frame else 0
+
+
+def _need_datasets(frame: pd.DataFrame, reason: str) -> None:
+    """A ValueError naming ``reason`` and the count when the frame has fewer than 2 datasets."""
+    n = _n_datasets(frame)
+    if n < 2:
+        raise ValueError(f"{reason} (got {n}).")
+
+
+def _mean_ranks(scores: pd.DataFrame, metric: str) -> pd.Series:
+    """Mean rank (1 = best, ties averaged) of each method over the rows of ``scores``.
+
+    Defined from one dataset on (then it is the rank on that dataset); the same numbers as
+    the Friedman test's ``avg_ranks`` on two or more.
+    """
+    ranks = rank_scores(scores.to_numpy(dtype=np.float64), HIGHER_IS_BETTER.get(metric, False))
+    return pd.Series(ranks.mean(axis=0), index=scores.columns)
+
+
+def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard deviation over folds of every metric, per dataset and method.
+
+    Variants (``Lidstone(a)``, ``... [bins=b]``) are rows of their own; defined for one
+    dataset, where the rank tables are not. Columns ``<metric>_mean`` / ``<metric>_sd``,
+    ``fit_time_mean`` / ``fit_time_sd`` and ``folds``.
+    """
+    metrics = [m for m in (*METRICS, "fit_time") if m in frame]
+    order = list(dict.fromkeys(frame["method"]))
+    grouped = frame.groupby(["dataset", "method"], sort=False)[metrics]
+    stats = grouped.agg(["mean", "std"])
+    stats.columns = [f"{m}_{'sd' if s == 'std' else s}" for m, s in stats.columns]
+    stats["folds"] = grouped.size()
+    stats = stats.reset_index()
+    stats["_order"] = stats["method"].map({m: i for i, m in enumerate(order)})
+    return stats.sort_values(["dataset", "_order"], kind="stable").drop(columns="_order")
+
+
+def summary_markdown(summary: pd.DataFrame) -> str:
+    """:func:`summary_table` as markdown: one ``mean ± sd`` cell per metric."""
+    metrics = [c[: -len("_mean")] for c in summary.columns if c.endswith("_mean")]
+    shown = summary[["dataset", "method"]].copy()
+    for metric in metrics:
+        label = METRIC_LABELS.get(metric, "fit time (s)" if metric == "fit_time" else metric)
+        mean, sd = summary[f"{metric}_mean"], summary[f"{metric}_sd"].fillna(0.0)
+        shown[label] = [f"{a:.4g} ± {b:.2g}" for a, b in zip(mean, sd, strict=True)]
+    shown["folds"] = summary["folds"]
+    return shown.to_markdown(index=False) if len(shown) else "(no rows)"
+
+
 def table1(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean Friedman ranks of the seven smoothers per metric, with the Friedman p-value."""
+    _need_datasets(frame, NEEDS_DATASETS)
     rows = []
     for metric in METRICS:
         main = frame[frame["variant"] == "main"]
@@ -101,6 +160,7 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
 
 def table2(frame: pd.DataFrame) -> pd.DataFrame:
     """Wilcoxon signed-rank over datasets: HEB-M vs AODE, HEB-AODE vs AODE, HEB-TAN vs TAN."""
+    _need_datasets(frame, NEEDS_DATASETS_WILCOXON)
     rows = []
     main = frame[frame["variant"] == "main"]
     for a, b in (("HEB-M", "AODE"), ("HEB-AODE", "AODE"), ("HEB-TAN", "TAN")):
@@ -123,6 +183,8 @@ def table2(frame: pd.DataFrame) -> pd.DataFrame:
                     "p_value": test["p_value"],
                 }
             )
+    if not rows:
+        raise ValueError("no two of its paired methods ran on the same 2+ datasets.")
     return pd.DataFrame(rows)
 
 
@@ -132,6 +194,11 @@ def table3(frame: pd.DataFrame) -> pd.DataFrame:
     main = frame[frame["variant"] == "main"]
     scores = _mean_scores(main, TABLE_METHODS[3], "log_loss")
     scores = scores[[groups.get(d) == "high-cardinality" for d in scores.index]]
+    if scores.empty:
+        raise ValueError(
+            "none of the datasets is in the catalogue's high-cardinality group "
+            "(summary_mean_sd has every method's log-loss)."
+        )
     for base, heb in (("AODE", "HEB-AODE"), ("TAN", "HEB-TAN")):
         if base in scores and heb in scores:
             scores[f"{heb}_reduction_%"] = 100 * (1 - scores[heb] / scores[base])
@@ -139,13 +206,23 @@ def table3(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def table4(frame: pd.DataFrame) -> pd.DataFrame:
-    """Top-1 ECE of Laplace, HEB-M and HEB-M+GR per dataset (high-cardinality first)."""
+    """Top-1 ECE of Laplace, HEB-M and HEB-M+GR per dataset (high-cardinality first).
+
+    ``HEB-M+GR_vs_Laplace_change_%`` is the paper's "Reduction" column: the relative change of
+    the mean ECE, 100 (ECE(HEB-M+GR) / ECE(Laplace) - 1), negative when HEB-M+GR is better
+    calibrated (the paper's -41% .. -70%); ``HEB-M+GR_minus_Laplace`` is the absolute
+    difference, which a tiny Laplace ECE cannot inflate. Datasets outside the catalogue
+    have the group ``"not in catalogue"``.
+    """
     groups = dataset_groups()
     main = frame[frame["variant"] == "main"]
     scores = _mean_scores(main, ("Laplace", "HEB-M", "HEB-M+GR"), "ece")
+    if scores.empty:
+        raise ValueError("it needs Laplace, HEB-M or HEB-M+GR in the run.")
     if "Laplace" in scores and "HEB-M+GR" in scores:
-        scores["HEB-M+GR_vs_Laplace_%"] = 100 * (scores["HEB-M+GR"] / scores["Laplace"] - 1)
-    scores.insert(0, "group", [groups.get(d, "") for d in scores.index])
+        scores["HEB-M+GR_vs_Laplace_change_%"] = 100 * (scores["HEB-M+GR"] / scores["Laplace"] - 1)
+        scores["HEB-M+GR_minus_Laplace"] = scores["HEB-M+GR"] - scores["Laplace"]
+    scores.insert(0, "group", [groups.get(d, "not in catalogue") for d in scores.index])
     return scores.sort_values("group", key=lambda s: s != "high-cardinality").reset_index()
 
 
@@ -156,9 +233,9 @@ def table5(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for metric in METRICS:
         scores = _mean_scores(main, methods, metric).dropna()
-        if scores.shape[1] < len(methods) or len(scores) < 2:
+        if scores.shape[1] < len(methods) or scores.empty:
             continue
-        out = benchmark_tables(main[main["method"].isin(methods)], metric)
+        ranks = _mean_ranks(scores, metric)
         for method in methods:
             rows.append(
                 {
@@ -167,23 +244,32 @@ def table5(frame: pd.DataFrame) -> pd.DataFrame:
                     "smoothing": "HEB-M" if method.startswith("HEB") else "Laplace",
                     "weighting": "sqrt-MI" if method.endswith("+GR") else "none",
                     "mean": scores[method].mean(),
-                    "avg_rank": out["avg_ranks"][method],
+                    "avg_rank": ranks[method],
+                    "datasets": len(scores),
                 }
             )
+    if not rows:
+        raise ValueError(f"it needs all of {', '.join(methods)} on one dataset at least.")
     return pd.DataFrame(rows)
 
 
 def table6(frame: pd.DataFrame) -> pd.DataFrame:
-    """Lidstone alpha sweep against HEB-M: mean rank among the seven per metric."""
+    """Lidstone alpha sweep against HEB-M: mean rank among the seven per metric.
+
+    Ranks over the datasets where all seven ran (on one dataset: its ranks).
+    """
     methods = [*(f"Lidstone({a:g})" for a in LIDSTONE_ALPHAS), "HEB-M"]
     sub = frame[frame["method"].isin(methods) & (frame["variant"] != "bins")]
     sub = sub[~sub["method"].str.contains("bins=")]
     rows = {m: {"method": m} for m in methods}
     for metric in ("accuracy", "f1_macro", "log_loss", "brier"):
-        out = benchmark_tables(sub, metric)
+        scores = _mean_scores(sub, methods, metric).dropna()
+        if scores.shape[1] < len(methods) or scores.empty:
+            raise ValueError("it needs the Lidstone runs and HEB-M on one dataset at least.")
+        ranks = _mean_ranks(scores, metric)
         for m in methods:
-            rows[m][METRIC_LABELS[metric]] = round(float(out["avg_ranks"][m]), 3)
-    return pd.DataFrame(list(rows.values()))
+            rows[m][METRIC_LABELS[metric]] = round(float(ranks[m]), 3)
+    return pd.DataFrame([{**row, "datasets": len(scores)} for row in rows.values()])
 
 
 def table7(frame: pd.DataFrame, default_bins: int) -> pd.DataFrame:
@@ -225,7 +311,8 @@ def table8(frame: pd.DataFrame) -> pd.DataFrame:
 def table9(frame: pd.DataFrame) -> pd.DataFrame:
     """HEB methods against the reference models: mean rank per metric, fit-time ratio.
 
-    Ranks over the datasets where every Table 9 method ran; the fit-time ratio is the
+    Ranks over the datasets where every Table 9 method ran (on one dataset: its ranks);
+    the fit-time ratio is the
     geometric mean over datasets of a method's mean fit time per fold over HEB-M's.
     """
     methods = list(TABLE_METHODS[9])
@@ -233,14 +320,12 @@ def table9(frame: pd.DataFrame) -> pd.DataFrame:
     main = main[main["method"].isin(methods)]
     complete = main.groupby("dataset")["method"].nunique() == len(methods)
     main = main[main["dataset"].isin(complete[complete].index)]
-    if complete.sum() < 2:
-        return pd.DataFrame(columns=["method"])
-    out = pd.DataFrame(
-        {
-            METRIC_LABELS[m]: benchmark_tables(main, m)["avg_ranks"].reindex(methods)
-            for m in TABLE9_METRICS
-        }
-    )
+    if not complete.any():
+        raise ValueError(
+            f"no dataset has all of {', '.join(methods)} (the reference models run in memory only)."
+        )
+    ranks = {m: _mean_ranks(_mean_scores(main, methods, m).dropna(), m) for m in TABLE9_METRICS}
+    out = pd.DataFrame({METRIC_LABELS[m]: ranks[m].reindex(methods) for m in TABLE9_METRICS})
     times = main.pivot_table(index="dataset", columns="method", values="fit_time", aggfunc="mean")
     log_ratio = np.log(times.clip(lower=1e-9)).sub(np.log(times["HEB-M"].clip(lower=1e-9)), axis=0)
     out["fit time / HEB-M"] = np.exp(log_ratio.mean()).reindex(methods)

@@ -39,7 +39,17 @@ from heb.scale.scoring import FoldModels, FoldScorer, merge_sums
 from heb.scale.sql import rows_query
 from heb.scale.streaming_metrics import MetricSums
 
-__all__ = ["ScaleCVResult", "cross_validate", "make_models"]
+__all__ = [
+    "ENGINE_FAMILIES",
+    "ScaleCVResult",
+    "check_methods",
+    "cross_validate",
+    "make_models",
+    "unsupported_methods",
+]
+
+#: the registry families the engine path fits from counts alone
+ENGINE_FAMILIES = ("nb", "aode")
 
 _FOLD_COLUMNS = ["method", "fold", *METRIC_NAMES, "auc_bound", "fit_time", "predict_time"]
 
@@ -85,6 +95,55 @@ class ScaleCVResult:
         from heb.evaluate import CVResult
 
         return CVResult.summary(self)  # it reads only ``folds`` and ``methods``
+
+
+def unsupported_methods(methods: Sequence[str]) -> list[str]:
+    """The methods among ``methods`` the engine path cannot fit (TAN, reference models)."""
+    names = [registry.resolve_method_name(m) for m in dict.fromkeys(methods)]
+    return [m for m in names if registry.method(m).family not in ENGINE_FAMILIES]
+
+
+def _join(names: Sequence[str]) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def check_methods(methods: Sequence[str], params: dict[str, dict] | None = None) -> None:
+    """Raise (one sentence) when a method cannot run on the engine path: before any scan.
+
+    Raises
+    ------
+    ValueError
+        A TAN or reference method (the engine path fits NB and AODE from counts), or a
+        category hierarchy given in ``params``.
+    """
+    refused = unsupported_methods(methods)
+    if refused:
+        families = sorted({registry.method(m).family for m in refused})
+        raise ValueError(
+            f"{_join(refused)} {'is a' if len(refused) == 1 else 'are'} "
+            f"{' / '.join(families)} method{'s' * (len(refused) > 1)}, which the engine path "
+            "cannot fit (it fits NB and AODE from counts); leave "
+            f"{'it' if len(refused) == 1 else 'them'} out or run in memory."
+        )
+    for name, overrides in (params or {}).items():
+        if (overrides or {}).get("hierarchies") or (overrides or {}).get("hierarchy_declared"):
+            raise ValueError(
+                f"{name}: category hierarchies are not available on the large-data path; "
+                "run it without them (HEB-H is then HEB-M) or in memory."
+            )
+
+
+def _empty_folds(histograms, n_splits: int) -> None:
+    """Raise naming the folds without a row, as soon as the fold counts are known."""
+    per_fold = np.asarray(histograms.fold_class_counts).sum(axis=1)
+    empty = [int(k) for k in np.flatnonzero(per_fold == 0)]
+    if empty:
+        fold_word = "Fold" if len(empty) == 1 else "Folds"
+        raise DataError(
+            f"{fold_word} {_join([str(k) for k in empty])} of {n_splits} received no rows; "
+            f"use fewer folds for {histograms.n_rows:,} rows."
+        )
 
 
 def make_models(name: str, fitted: FittedFold, classes: np.ndarray, joint=None, overrides=None):
@@ -180,6 +239,7 @@ def cross_validate(
         raise ValueError("Choose at least one method.")
     if int(n_splits) < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}.")
+    check_methods(methods, params)  # before any scan: a refused method costs no pass
     report = progress or (lambda fraction, message: None)
     timings: dict[str, float] = {}
 
@@ -187,6 +247,7 @@ def cross_validate(
     with _phase(timings, "count"):
         columns = describe(engine, target, features, categorical)
         histograms = count_histograms(engine, columns, n_splits, seed)
+    _empty_folds(histograms, n_splits)
 
     def fit_fold(k: int) -> FittedFold:
         with _phase(timings, "encode"):
