@@ -1,39 +1,62 @@
-"""The Dataset page's "Large file" source: a parquet / CSV file or folder under the data root.
+"""A large file as the view's data: a parquet / CSV file or folder under the data root.
 
 Every number here is computed by an engine (:mod:`heb.scale`, DuckDB in this process) on
-all rows: the summary per feature, HEB-M's concentrations and a cross-validated Compare
-with a progress bar and a cancel button. The file is only ever named relative to one
-configured data root (env ``HEB_DATA_ROOT``, else ``[heb] data_root`` in
-``.streamlit/secrets.toml``); a link (``?large_file=name``) naming anything else is refused
-with a message.
+all rows: the Dataset page's header and feature table, HEB-M's concentrations on the
+Concentrations page and a cross-validated Compare, each with a progress bar and a Cancel
+button. The choice is part of the view (:data:`explorer.state.LARGE_FILE`): it carries
+across pages and in links as ``?large_file=<name>``. The file is only ever named relative
+to one configured data root (env ``HEB_DATA_ROOT``, else ``[heb] data_root`` in
+``.streamlit/secrets.toml``); a link naming anything else is refused with a message.
+
+A scan runs on a background thread of the server (:class:`Scan`) while the page's script
+polls it: the bar moves with DuckDB's own progress of the running query (the counting and
+the AODE pair scans are one query each) and with the engine's reports between queries.
+Cancel interrupts the running query (``DuckDBEngine.interrupt``) and waits until the scan's
+thread has ended, its temporary files removed; nothing of a cancelled scan is kept. A
+scan whose browser session has gone is cancelled the same way.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from explorer import state
-from explorer.display import show_table
-from explorer.errors import escape, guard, show_error, show_info
-from heb import registry
+from explorer.display import download_buttons, show_figure, show_table
+from explorer.errors import escape, show_error, show_info
+from heb import figures, registry
 from heb.data import DataError, default_target
 from heb.nb import NaiveBayes
-from heb.scale.source import DATA_ROOT_ENV, open_source, resolve_data_path
+from heb.scale.duckdb_engine import DuckDBEngine
+from heb.scale.source import DATA_ROOT_ENV, Source, open_source, resolve_data_path
 
 __all__ = [
     "CONFIGURE_HELP",
+    "ENGINE_LABEL",
     "Cancelled",
+    "LargeFile",
+    "Scan",
+    "active",
     "check_name",
+    "compare_view",
+    "concentrations_view",
     "configured_root",
     "engine_methods",
+    "left_out_methods",
     "list_sources",
+    "overview",
     "progress_reporter",
     "show_large_file_source",
+    "show_refusal",
 ]
 
 CONFIGURE_HELP = (
@@ -41,11 +64,23 @@ CONFIGURE_HELP = (
     "your large files live in, or put a section [heb] holding the line "
     'data_root = "/path/to/folder" in .streamlit/secrets.toml, and restart the app.'
 )
-_URL_NAME = "large_file"
+#: the engine's name in every text the user reads
+ENGINE_LABEL = "DuckDB"
 _REFUSED = "large_file_refused"
 _SUFFIXES = (".parquet", ".parq", ".pq", ".csv", ".csv.gz", ".tsv")
 #: at most this many files and folders are offered in the list
 _MAX_LISTED = 500
+#: session names: the running scans (kind -> Scan), finished results, the cancelled keys
+_SCANS, _RESULTS, _CANCELLED = "_large_scans", "_large_results", "_large_cancelled"
+#: finished results a session keeps (a describe, concentrations or compare result each)
+_KEPT_RESULTS = 16
+#: how often a page looks at its running scan (and the scan's driver at its cancel flag)
+POLL_SECONDS = 0.25
+#: how long a Cancel waits for the scan's thread to end before saying it is still stopping
+STOP_WAIT_SECONDS = 30.0
+#: a browser session away this long has gone: its scan is cancelled
+GONE_SECONDS = 15.0
+CANCELLED_TEXT = "Cancelled: DuckDB's scan was stopped and nothing was kept."
 
 
 class Cancelled(Exception):
@@ -83,7 +118,7 @@ def list_sources(root: Path) -> list[str]:
     return names
 
 
-def check_name(name: str, root: Path):
+def check_name(name: str, root: Path) -> Source:
     """The checked :class:`~heb.scale.source.Source` of a name from the page or the URL.
 
     Raises
@@ -101,23 +136,26 @@ def check_name(name: str, root: Path):
     return open_source(name, root)
 
 
-def _identity(source) -> str:
+def _identity(source: Source) -> str:
     """Names, sizes and modification times of the source's files: its cache identity."""
     return repr([(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in source.files])
 
 
-# --------------------------------------------------------------------------- engine work
-def _engine(name: str, root: str):
-    from heb.scale import DuckDBEngine
+# --------------------------------------------------------------------------- the view's file
+@dataclass(frozen=True)
+class LargeFile:
+    """The view's large file, checked inside the data root, and its target column."""
 
-    engine = DuckDBEngine()
-    engine.register(open_source(name, root))
-    return engine
+    name: str
+    root: str
+    identity: str
+    target: str
+    columns: tuple[str, ...]
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def source_columns(name: str, root: str, identity: str) -> list[str]:
-    """The source's column names as the engine reads them."""
+    """The source's column names as the engine reads them (DESCRIBE: no scan)."""
     engine = _engine(name, root)
     try:
         return [column for column, _ in engine.columns()]
@@ -125,35 +163,362 @@ def source_columns(name: str, root: str, identity: str) -> list[str]:
         engine.close()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def describe(name: str, root: str, identity: str, target: str) -> pd.DataFrame:
-    """:func:`heb.scale.describe_source` of the source (one scan, cached on its identity)."""
-    from heb.scale import describe_source
+def _refuse(exc: DataError) -> None:
+    """Drop the view's large file, keeping why for :func:`show_refusal`."""
+    st.session_state[_REFUSED] = exc
+    state.set_large_file("")
 
-    engine = _engine(name, root)
+
+def active() -> LargeFile | None:
+    """The view's large file (``?large_file=``), checked inside the data root, or None.
+
+    A name that is not under the root (or no root configured) is dropped from the view and
+    its error kept, shown by :func:`show_refusal` until another file is chosen.
+    """
+    name = state.large_file()
+    if not name:
+        return None
+    root = configured_root()
     try:
-        return describe_source(engine, target)
-    finally:
-        engine.close()
+        if root is None:
+            raise DataError(
+                f"The link names the large file {name!r}, but no data root is configured; "
+                f"set {DATA_ROOT_ENV} to open it."
+            )
+        source = check_name(name, root)
+        identity = _identity(source)
+        columns = source_columns(name, str(root), identity)
+    except DataError as exc:
+        _refuse(exc)
+        return None
+    st.session_state.pop(_REFUSED, None)
+    targets = st.session_state.setdefault(state.LARGE_TARGET, {})
+    target = targets.get(name)
+    if target not in columns:  # none chosen, or a link's that the file does not have
+        targets.pop(name, None)
+        target = default_target(columns)
+    return LargeFile(name, str(root), identity, target, tuple(columns))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def concentrations(
-    name: str, root: str, identity: str, target: str, n_bins: int, missing: str
-) -> tuple[pd.DataFrame, int]:
-    """HEB-M's learned m per (class, feature) from the counts of every row; rows seen."""
-    from heb.scale import fit_counts
+def show_refusal() -> None:
+    """The error of a large-file name that was refused (kept until another is chosen)."""
+    if _REFUSED in st.session_state:
+        show_error(st.session_state[_REFUSED], "opening the large file")
 
-    engine = _engine(name, root)
+
+# --------------------------------------------------------------------------- engine work
+class _AppEngine(DuckDBEngine):
+    """The app's DuckDB: the progress of its running query is readable from another thread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._con.execute("SET enable_progress_bar = true")
+        self._con.execute("SET enable_progress_bar_print = false")
+
+    def query_progress(self) -> float:
+        """The running query's share done (0-1), or -1 when none runs or it is unknown."""
+        try:
+            value = float(self._con.query_progress())
+        except Exception:  # noqa: BLE001 - closed or between queries
+            return -1.0
+        return value / 100.0 if value >= 0 else -1.0
+
+
+def _engine(name: str, root: str) -> _AppEngine:
+    engine = _AppEngine()
     try:
-        fitted = fit_counts(engine, target, n_bins=n_bins, missing=missing)
-    finally:
+        engine.register(open_source(name, root))
+    except BaseException:
         engine.close()
-    diag = NaiveBayes(smoother="heb-m").fit_counts(fitted.table).concentrations_
-    frame = pd.DataFrame(diag)
-    frame.insert(0, "class name", [str(fitted.classes[c]) for c in frame["class"]])
-    frame.insert(1, "feature name", [fitted.features[f] for f in frame["feature"]])
-    return frame, fitted.n_rows
+        raise
+    return engine
+
+
+def progress_reporter(
+    update: Callable[[float, str], None], cancelled: Callable[[], bool]
+) -> Callable[[float, str], None]:
+    """A ``progress(fraction, message)`` for :func:`heb.scale.cross_validate`.
+
+    Calls ``update`` and raises :class:`Cancelled` once ``cancelled()`` is true, which
+    stops the engine's work between queries (a query running meanwhile is stopped by
+    ``DuckDBEngine.interrupt``, see :class:`Scan`).
+    """
+
+    def report(fraction: float, message: str) -> None:
+        if cancelled():
+            raise Cancelled(CANCELLED_TEXT)
+        update(min(max(float(fraction), 0.0), 1.0), message)
+
+    return report
+
+
+#: the engine's progress of a compare (heb.scale.cv: counting 0, AODE pairs 0.05, rows
+#: spilled 0.1-0.5, folds scored 0.5-1) and where the bar shows it: the pair scan is one
+#: query of minutes on a large file, so it gets the room its time takes
+_COMPARE_STEPS = {
+    True: ((0.0, 0.05, 0.1, 0.5, 1.0), (0.0, 0.05, 0.45, 0.6, 1.0)),
+    False: ((0.0, 0.1, 0.5, 1.0), (0.0, 0.1, 0.3, 1.0)),
+}
+
+
+class Scan:
+    """Engine work on a background thread, with its progress, its result and Cancel.
+
+    Parameters
+    ----------
+    key : str
+        What the work computes (its result is kept under it).
+    work : callable
+        ``work(engine, report) -> result``; ``report(fraction, message)`` raises
+        :class:`Cancelled` once the scan is cancelled.
+    name, root : str
+        The source, registered with a fresh engine on the scan's thread.
+    steps : tuple, optional
+        (engine fractions, bar fractions) breakpoints; the running query's own progress
+        fills the step whose start the engine last reported.
+    session_id : str, optional
+        The browser session waiting for it: once gone for :data:`GONE_SECONDS` the scan is
+        cancelled.
+    """
+
+    def __init__(self, key, work, name, root, steps=None, session_id=None):
+        self.key, self.steps, self.session_id = key, steps, session_id
+        self.fraction, self.message = 0.0, "Starting DuckDB"
+        self.result, self.error = None, None
+        self.engine: _AppEngine | None = None
+        self.cancelled, self.done = threading.Event(), threading.Event()
+        self.started = time.monotonic()
+        self.elapsed = 0.0
+        self._shown = 0.0
+        self._work = threading.Thread(
+            target=self._run, args=(work, name, root), daemon=True, name="heb-large-scan"
+        )
+        self._work.start()
+        threading.Thread(target=self._watch, daemon=True, name="heb-large-watch").start()
+
+    def report(self, fraction: float, message: str) -> None:
+        """The engine's progress (raises :class:`Cancelled` once cancelled)."""
+        if self.cancelled.is_set():
+            raise Cancelled(CANCELLED_TEXT)
+        self.fraction, self.message = min(max(float(fraction), 0.0), 1.0), message
+
+    def _run(self, work, name, root) -> None:
+        try:
+            self.engine = _engine(name, root)
+            self.report(0.0, self.message)  # cancelled while the engine started
+            self.result = work(self.engine, self.report)
+        except BaseException as exc:  # noqa: BLE001 - handed to the page
+            self.error = exc
+        finally:
+            if self.engine is not None:
+                self.engine.close()
+            self.elapsed = time.monotonic() - self.started
+            self.done.set()
+
+    def _watch(self) -> None:
+        """Interrupt the engine's query while cancelled (a query started after one
+        interrupt runs on, so it is repeated until the work has ended)."""
+        gone_since = None
+        while not self.done.wait(POLL_SECONDS):
+            if not self.cancelled.is_set() and self.session_id is not None:
+                if _session_active(self.session_id):
+                    gone_since = None
+                else:
+                    gone_since = gone_since or time.monotonic()
+                    if time.monotonic() - gone_since > GONE_SECONDS:
+                        self.cancelled.set()
+            if self.cancelled.is_set() and self.engine is not None:
+                try:
+                    self.engine.interrupt()
+                except Exception:  # noqa: BLE001 - closed meanwhile: the work is ending
+                    pass
+
+    def cancel(self) -> None:
+        """Stop the work: its running query is interrupted, its next report raises."""
+        self.cancelled.set()
+        if self.engine is not None:
+            try:
+                self.engine.interrupt()
+            except Exception:  # noqa: BLE001 - closed meanwhile
+                pass
+
+    @property
+    def was_cancelled(self) -> bool:
+        """Whether the work ended because it was cancelled (whatever the engine raised)."""
+        return self.done.is_set() and self.cancelled.is_set() and self.result is None
+
+    def view(self) -> tuple[float, str]:
+        """The bar's fraction and text: step, DuckDB's estimate of the query, time.
+
+        With ``steps`` the bar never goes back; without, it follows the running query.
+        """
+        running = self.engine.query_progress() if self.engine is not None else -1.0
+        fraction = self.fraction
+        if self.steps is None:  # a scan of a few queries: the bar follows the running one
+            self._shown = running if running >= 0 else fraction
+        else:
+            engine_at, bar_at = self.steps
+            shown = float(np.interp(fraction, engine_at, bar_at))
+            later = [b for e, b in zip(engine_at, bar_at, strict=True) if e > fraction]
+            if running >= 0 and fraction in engine_at and later:
+                shown += running * (later[0] - shown)  # a step that is one query
+            self._shown = max(self._shown, min(shown, 1.0))  # never back within a run
+        message = self.message.replace("duckdb", ENGINE_LABEL)
+        if running >= 0.01:  # DuckDB's own estimate (coarse: the pair scan's ends early)
+            message += f" · DuckDB's estimate: {running:.0%} of this query"
+        seconds = int(time.monotonic() - self.started)
+        return self._shown, f"{message} · {seconds // 60}:{seconds % 60:02d}"
+
+
+def _session_active(session_id: str) -> bool:
+    """Whether the browser session ``session_id`` is still connected (True outside a server)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return True
+        return bool(Runtime.instance().is_active_session(session_id))
+    except Exception:  # noqa: BLE001 - no runtime (tests, bare mode)
+        return True
+
+
+def _session_id() -> str | None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return None if ctx is None else ctx.session_id
+
+
+def _results() -> OrderedDict:
+    return st.session_state.setdefault(_RESULTS, OrderedDict())
+
+
+def _keep(key: str, result) -> None:
+    results = _results()
+    results[key] = result
+    results.move_to_end(key)
+    while len(results) > _KEPT_RESULTS:
+        results.popitem(last=False)
+
+
+def _start(kind: str, key: str, work, large: LargeFile, steps=None) -> None:
+    """Start ``work`` as the session's scan of ``kind`` (a scan of it under way is cancelled)."""
+    scans = st.session_state.setdefault(_SCANS, {})
+    old = scans.get(kind)
+    if old is not None and not old.done.is_set():
+        old.cancel()
+    st.session_state.setdefault(_CANCELLED, {}).pop(kind, None)
+    scans[kind] = Scan(key, work, large.name, large.root, steps, _session_id())
+
+
+def _cancel(kind: str) -> None:
+    """Callback of a Cancel button."""
+    scan = st.session_state.get(_SCANS, {}).get(kind)
+    if scan is not None:
+        scan.cancel()
+
+
+def _scan_of(kind: str, key: str, work, large: LargeFile, auto: bool, steps=None):
+    """The result of ``work`` under ``key``: kept, else the session's scan of ``kind``
+    polled until it ends (progress bar and Cancel meanwhile); None while there is none.
+
+    ``auto``: start the scan when there is none (else a button does, through
+    :func:`_start`); a cancelled key waits for a button (:func:`_again_button`).
+    """
+    results = _results()
+    if key in results:
+        results.move_to_end(key)
+        return results[key]
+    scan = _current_scan(kind, key, work, large, auto, steps)
+    if scan is None:
+        return None
+    if scan.key != key:
+        st.caption("A scan for earlier settings is still running; cancel it to start this one.")
+    if scan.cancelled.is_set() and not scan.done.is_set():
+        with st.spinner("Stopping DuckDB's scan..."):
+            scan.done.wait(STOP_WAIT_SECONDS)
+    if not scan.done.is_set():
+        _watch(kind, scan)
+    if not scan.done.is_set():  # still stopping after the wait: said, then looked at again
+        show_info("Stopping DuckDB's scan: it ends at its next step. Reload to look again.")
+        return None
+    return _finish(kind, scan, key)
+
+
+def _current_scan(kind: str, key: str, work, large: LargeFile, auto: bool, steps):
+    """The session's scan of ``kind`` to show for ``key``, started if ``auto``; or None."""
+    scans = st.session_state.setdefault(_SCANS, {})
+    scan = scans.get(kind)
+    if scan is not None and scan.key != key:
+        if auto:  # settings changed: the scan of the old ones is cancelled by _start
+            scan = None
+        elif scan.done.is_set():  # an earlier run ended out of sight: kept if it finished
+            del scans[kind]
+            if scan.result is not None and scan.error is None:
+                _keep(scan.key, scan.result)
+            scan = None
+    if scan is None:
+        if not auto or st.session_state.setdefault(_CANCELLED, {}).get(kind) == key:
+            return None
+        _start(kind, key, work, large, steps)
+        scan = scans[kind]
+    return scan
+
+
+def _finish(kind: str, scan: Scan, key: str):
+    """A scan that has ended: its result kept (and returned when it is ``key``'s), or
+    why it has none said (a cancelled or failed key waits for its button)."""
+    del st.session_state[_SCANS][kind]
+    if scan.result is not None and scan.error is None:
+        _keep(scan.key, scan.result)
+        return scan.result if scan.key == key else None
+    st.session_state.setdefault(_CANCELLED, {})[kind] = scan.key
+    if scan.was_cancelled or isinstance(scan.error, Cancelled):
+        show_info(f"{CANCELLED_TEXT} It ran {scan.elapsed:.1f} s.")
+    else:
+        show_error(scan.error, "scanning the large file")
+    return None
+
+
+def _watch(kind: str, scan: Scan) -> None:
+    """Progress bar and Cancel button of a running scan, until it ends.
+
+    A click on Cancel stops this script (Streamlit raises at its next element update,
+    at most :data:`POLL_SECONDS` later); its callback interrupts the scan, and the next
+    run waits for the scan's thread to end before it says so.
+    """
+    holder = st.empty()
+    with holder.container():
+        st.button("Cancel", key=f"large_cancel_{kind}", on_click=_cancel, args=(kind,))
+        fraction, text = scan.view()
+        bar = st.progress(fraction, text=escape(text))
+    shown = (fraction, text)
+    while not scan.done.wait(POLL_SECONDS):
+        now = scan.view()
+        if now != shown:  # the text names the seconds: at least one update a second
+            bar.progress(now[0], text=escape(now[1]))
+            shown = now
+    holder.empty()
+
+
+def _again_button(kind: str, label: str, key: str, work, large: LargeFile, steps=None) -> bool:
+    """A button starting the scan again after a cancel or an error; whether it was drawn."""
+    if st.session_state.get(_CANCELLED, {}).get(kind) != key:
+        return False
+    again = (kind, key, work, large, steps)
+    st.button(label, key=f"large_again_{kind}", on_click=_start, args=again)
+    return True
+
+
+# --------------------------------------------------------------------------- methods
+#: why a registry family cannot run on the engine path (shown on the Compare page)
+LEFT_OUT = {
+    "HEB-H": "its hierarchies are found among the in-memory codes of one fold, which the "
+    "engine's per-fold encodings do not share (on every row it would be HEB-M)",
+    "tan": "its tree needs every feature pair's conditional mutual information per "
+    "training fold, which DuckDB's scans do not count",
+    "reference": "a scikit-learn model needs every row in memory",
+}
 
 
 def engine_methods(methods) -> list[str]:
@@ -166,47 +531,65 @@ def engine_methods(methods) -> list[str]:
     ]
 
 
-def progress_reporter(
-    update: Callable[[float, str], None], cancelled: Callable[[], bool]
-) -> Callable[[float, str], None]:
-    """A ``progress(fraction, message)`` for :func:`heb.scale.cross_validate`.
-
-    Calls ``update`` and raises :class:`Cancelled` once ``cancelled()`` is true, which
-    stops the engine's scan. (In the app a click on Cancel also interrupts ``update``
-    itself: Streamlit stops the running script at its next element update.)
-    """
-
-    def report(fraction: float, message: str) -> None:
-        if cancelled():
-            raise Cancelled("Cancelled: the scan was stopped and nothing was kept.")
-        update(min(max(float(fraction), 0.0), 1.0), message)
-
-    return report
+def left_out_methods(methods) -> dict[str, str]:
+    """The chosen methods the engine path cannot run, each with why (one clause)."""
+    out = {}
+    for name in methods:
+        if name in engine_methods([name]):
+            continue
+        entry = registry.method(name)
+        out[name] = LEFT_OUT["HEB-H"] if entry.family == "nb" else LEFT_OUT[entry.family]
+    return out
 
 
-def run_compare(name, root, target, methods, settings, progress):
+# --------------------------------------------------------------------------- the scans
+def _describe(target: str):
+    def work(engine, report):
+        from heb.scale import describe_source
+
+        report(0.0, "Counting every value on DuckDB")
+        return describe_source(engine, target)
+
+    return work
+
+
+def _concentrations(target: str, n_bins: int, missing: str, smoother: str):
+    def work(engine, report):
+        from heb.scale import fit_counts
+
+        report(0.0, "Counting every row on DuckDB")
+        fitted = fit_counts(engine, target, n_bins=n_bins, missing=missing)
+        diag = NaiveBayes(smoother=smoother).fit_counts(fitted.table).concentrations_
+        frame = pd.DataFrame(diag)
+        frame.insert(0, "class name", [str(fitted.classes[c]) for c in frame["class"]])
+        frame.insert(1, "feature name", [fitted.features[f] for f in frame["feature"]])
+        return frame, fitted.n_rows, [str(c) for c in fitted.classes], list(fitted.features)
+
+    return work
+
+
+def run_compare(engine, target, methods, settings, progress):
     """:func:`heb.scale.cross_validate` of ``methods`` on every row; the result."""
     from heb.scale import cross_validate
 
-    engine = _engine(name, root)
-    try:
-        return cross_validate(engine, target, methods, progress=progress, **settings)
-    finally:
-        engine.close()
+    return cross_validate(engine, target, methods, progress=progress, **settings)
+
+
+def _compare(target: str, methods: list[str], settings: dict):
+    def work(engine, report):
+        return run_compare(engine, target, methods, settings, report)
+
+    return work
 
 
 # --------------------------------------------------------------------------- page parts
-def _choose(root: Path):
-    """The file picker, tied to ``?large_file=``; the checked source or None."""
-    args = state.page_setting(_URL_NAME, "")
-    name = st.session_state[_URL_NAME]
-    if name:
-        try:
-            check_name(name, root)
-        except DataError as exc:  # kept on the page until another file is chosen
-            st.session_state[_REFUSED] = exc
-            name = st.session_state[_URL_NAME] = ""
-            args = state.page_setting(_URL_NAME, "")
+def _on_target(name: str, widget: str) -> None:
+    st.session_state.setdefault(state.LARGE_TARGET, {})[name] = st.session_state[widget]
+
+
+def _choose(root: Path) -> None:
+    """The file picker, tied to the view's large file (``?large_file=``)."""
+    name = state.large_file()
     options = ["", *list_sources(root)]
     if name and name not in options:
         options.append(name)
@@ -214,128 +597,197 @@ def _choose(root: Path):
         "File or folder under the data root",
         options,
         format_func=lambda n: n or "(choose a parquet / CSV file or a folder of parquet files)",
-        **args,
-    )
-    chosen = st.session_state[_URL_NAME]
-    if chosen:
-        st.session_state.pop(_REFUSED, None)
-    elif _REFUSED in st.session_state:
-        show_error(st.session_state[_REFUSED], "opening the file")
-    return (check_name(chosen, root), chosen) if chosen else (None, "")
-
-
-def _summary(name: str, root: str, identity: str, target: str) -> None:
-    frame = describe(name, root, identity, target)
-    rows = int(frame["rows"].max()) if len(frame) else 0
-    cols = st.columns(3)
-    cols[0].metric("Rows with a target", f"{rows:,}")
-    cols[1].metric("Features", f"{len(frame)}")
-    cols[2].metric("Engine", "DuckDB")
-    st.caption(escape(f"Counted by DuckDB over all {rows:,} rows of {name} (one scan)."))
-    show_table(
-        frame,
-        column_config={
-            "missing_share": st.column_config.ProgressColumn(
-                "missing share", format="percent", min_value=0.0, max_value=1.0
-            )
-        },
-        key="large_describe",
+        **state.bound(state.LARGE_FILE),
     )
 
 
-def _concentrations(name, root, identity, target, settings) -> None:
-    st.markdown("**Concentrations (HEB-M, all rows)**")
-    if not st.toggle("Learn the concentrations on every row", key=f"large_conc:{name}"):
-        return
-    with st.spinner("Counting every row on DuckDB..."):
-        frame, rows = concentrations(
-            name, root, identity, target, settings["n_bins"], settings["missing"]
-        )
-    cols = st.columns(3)
-    cols[0].metric("Pairs", f"{len(frame):,}")
-    cols[1].metric("Median m", f"{frame['m'].median():.3g}")
-    cols[2].metric("Rows seen", f"{rows:,}")
-    st.caption(escape(f"Engine: DuckDB, {rows:,} rows counted."))
-    show_table(frame, key="large_conc_table", height=300)
-
-
-def _start(key: str) -> None:
-    """Callback: run Compare under ``key`` (kept in the session, so a rerun cannot lose it)."""
-    st.session_state["large_run"] = key
-    st.session_state.pop("large_cancelled", None)
-
-
-def _cancel() -> None:
-    st.session_state.pop("large_run", None)
-    st.session_state["large_cancelled"] = True
-
-
-def _compare(name, root, identity, target, settings) -> None:
-    st.markdown("**Compare (cross-validated on every row)**")
-    methods = engine_methods(state.selected_methods())
-    if not methods:
-        show_info("Choose NB or AODE methods in the sidebar to compare them here.")
-        return
-    run = {**settings, "n_splits": int(st.session_state.get("folds", 10)), "seed": 42}
-    key = repr((name, identity, target, methods, sorted(run.items())))
-    results = st.session_state.setdefault("large_results", {})
-    st.button(
-        f"Compare {len(methods)} methods on every row", key="large_go", on_click=_start, args=(key,)
-    )
-    if st.session_state.pop("large_cancelled", False):
-        show_info("Cancelled: the scan was stopped and nothing was kept.")
-    if st.session_state.get("large_run") == key and key not in results:
-        cancel = st.empty()  # the Cancel button lives only while the scan runs
-        cancel.button("Cancel", key="large_cancel", on_click=_cancel)
-        bar = st.progress(0.0, text="Starting the engine")
-        progress = progress_reporter(
-            lambda f, m: bar.progress(f, text=escape(m)),
-            lambda: st.session_state.get("large_run") != key,
-        )
-        try:
-            results[key] = run_compare(name, root, target, methods, run, progress)
-        except Cancelled as exc:
-            show_info(str(exc))
-            return
-        finally:
-            st.session_state.pop("large_run", None)
-            cancel.empty()
-        bar.progress(1.0, text="Done")
-    if key in results:
-        result = results[key]
-        st.caption(
-            escape(
-                f"Engine: {result.engine}; {result.n_rows:,} rows seen; {result.n_splits} folds; "
-                f"counting {result.timings.get('count', 0):.1f} s, scoring "
-                f"{result.timings.get('score', 0):.1f} s."
-            )
-        )
-        show_table(result.summary(), key="large_compare_table")
-
-
-def show_large_file_source() -> None:
-    """The "Large file" section of the Dataset page."""
-    state.page_setting(_URL_NAME, "")  # read a link's ?large_file= before drawing the expander
-    expanded = bool(st.session_state[_URL_NAME])
-    with st.expander("Large file: every row, counted by DuckDB", expanded=expanded):
+def show_large_file_source() -> LargeFile | None:
+    """The Dataset page's "Large file" section: the picker and the target column; the
+    view's large file (None for the in-memory dataset)."""
+    large = active()
+    with st.expander("Large file: every row, counted by DuckDB", expanded=large is not None):
         root = configured_root()
         if root is None:
             show_info(CONFIGURE_HELP)
-            return
-        with guard("opening the large file"):
-            source, name = _choose(root)
-            if source is None:
-                st.caption("Files are read where they are; nothing is loaded into memory.")
-                return
-            identity = _identity(source)
-            columns = source_columns(name, str(root), identity)
-            target = st.selectbox(
-                "Target column",
-                columns,
-                index=columns.index(default_target(columns)),
-                key=f"large_target:{name}",
+            return None
+        _choose(root)
+        if large is None:
+            st.caption(
+                "Files are read where they are; nothing is loaded into memory. A chosen "
+                "file is the data of the Dataset, Concentrations and Compare pages."
             )
-            _summary(name, str(root), identity, target)
-            settings = {k: st.session_state[k] for k in ("n_bins", "missing")}
-            _concentrations(name, str(root), identity, target, settings)
-            _compare(name, str(root), identity, target, settings)
+            return None
+        widget = f"large_target:{large.name}"
+        st.session_state[widget] = large.target
+        st.selectbox(
+            "Target column",
+            large.columns,
+            key=widget,
+            on_change=_on_target,
+            args=(large.name, widget),
+        )
+    return large
+
+
+def overview(large: LargeFile) -> None:
+    """The Dataset page's header and feature table for the large file (one scan)."""
+    key = repr(("describe", large.name, large.identity, large.target))
+    work = _describe(large.target)
+    frame = _scan_of("describe", key, work, large, auto=True)
+    if frame is None:
+        _again_button("describe", "Count again", key, work, large)
+        return
+    rows = int(frame["rows"].max()) if len(frame) else 0
+    cols = st.columns(4)
+    cols[0].metric("Rows with a target", f"{rows:,}")
+    cols[1].metric("Features", f"{len(frame)}")
+    cols[2].metric("Target", escape(large.target, limit=60))
+    cols[3].metric("Engine", ENGINE_LABEL)
+    st.caption(
+        escape(
+            f"Source: {large.name} under the data root. Counted by DuckDB over all {rows:,} "
+            "rows (one scan); nothing was loaded into memory."
+        )
+    )
+    show_info(
+        "The in-memory views (preview, class balance, one feature under the lens, "
+        "hierarchies) need the rows in memory; the Concentrations and Compare pages count "
+        "this file on DuckDB. Explain a prediction, Benchmark and the lessons use the "
+        "sidebar's dataset."
+    )
+    st.subheader("Features")
+    show_table(
+        frame,
+        column_config={
+            "feature": st.column_config.TextColumn("feature", pinned=True),
+            "kind": st.column_config.TextColumn("kind"),
+            "K": st.column_config.NumberColumn(
+                "K (distinct values)", format="localized", help="Non-missing distinct values."
+            ),
+            "missing_share": st.column_config.ProgressColumn(
+                "missing share", format="percent", min_value=0.0, max_value=1.0
+            ),
+            "rows": None,  # every feature's rows are the file's: the header says it once
+        },
+        key="large_describe",
+    )
+    download_buttons(None, frame, "large-file-features")
+
+
+def concentrations_view(large: LargeFile, smoother: str) -> None:
+    """HEB's learned m per (class, feature) from the counts of every row (one scan)."""
+    settings = state.current_settings()
+    key = repr(
+        ("conc", large.name, large.identity, large.target, settings["n_bins"],
+         settings["missing"], smoother)
+    )  # fmt: skip
+    work = _concentrations(large.target, settings["n_bins"], settings["missing"], smoother)
+    found = _scan_of("concentrations", key, work, large, auto=True)
+    if found is None:
+        _again_button("concentrations", "Count again", key, work, large)
+        return
+    frame, rows, classes, features = found
+    cols = st.columns(4)
+    cols[0].metric("Pairs", f"{len(frame):,}")
+    cols[1].metric("Median m", f"{frame['m'].median():.3g}")
+    cols[2].metric("Rows counted", f"{rows:,}")
+    cols[3].metric("Engine", ENGINE_LABEL)
+    missing = "imputed" if settings["missing"] == "impute" else "as their own category"
+    st.caption(
+        escape(
+            f"Counted by DuckDB over all {rows:,} rows of {large.name}: {settings['n_bins']} "
+            f"bins for numbers, missing values {missing} (the Dataset page's preprocessing)."
+        )
+    )
+    fig = figures.concentration_heatmap(
+        frame,
+        features,
+        classes,
+        value="m",
+        class_title=large.target,
+    )
+    data = frame[["class name", "feature name", "N_c", "K_f", "m", "rho"]]
+    show_figure(fig, data, "large-file-m-heatmap", key="large_heatmap")
+    show_table(
+        frame.drop(columns=["class", "feature"]),
+        height=360,
+        column_config={
+            "m": st.column_config.NumberColumn(format="%.4g"),
+            "rho": st.column_config.NumberColumn(format="%.3f"),
+            "N_c": st.column_config.NumberColumn(format="localized"),
+            "K_f": st.column_config.NumberColumn(format="localized"),
+            "log_evidence": st.column_config.NumberColumn("log evidence", format="%.2f"),
+        },
+        key="large_conc_table",
+    )
+
+
+def _compare_key(large: LargeFile, methods: list[str], run: dict) -> str:
+    return repr(("compare", large.name, large.identity, large.target, methods, sorted(run.items())))
+
+
+def compare_view(large: LargeFile) -> None:
+    """Cross-validate the sidebar's NB / AODE methods on every row of the large file."""
+    chosen = state.selected_methods()
+    methods = engine_methods(chosen)
+    left_out = left_out_methods(chosen)
+    if left_out:
+        show_info(
+            "Not run on the large file: "
+            + "; ".join(f"{escape(n)}, because {why}" for n, why in left_out.items())
+            + ". The in-memory datasets run them."
+        )
+    if not methods:
+        show_info("Choose NB or AODE methods in the sidebar to compare them on the large file.")
+        return
+    settings = state.current_settings()
+    run = {
+        "n_bins": settings["n_bins"],
+        "missing": settings["missing"],
+        "n_splits": int(st.session_state.get("folds", state.FOLD_CHOICES[0])),
+        "seed": state.SEED,
+    }
+    key = _compare_key(large, methods, run)
+    work = _compare(large.target, methods, run)
+    has_aode = any(registry.method(m).family == "aode" for m in methods)
+    steps = _COMPARE_STEPS[has_aode]
+    st.button(
+        f"Compare {len(methods)} methods on every row",
+        key="large_go",
+        on_click=_start,
+        args=("compare", key, work, large, steps),
+        type="primary",
+    )
+    result = _scan_of("compare", key, work, large, auto=False, steps=steps)
+    if result is not None:
+        _compare_table(result)
+    st.caption(
+        f"Folds: the Folds choice above ({run['n_splits']}, seed {state.SEED}), as on every "
+        "page. On a large file a row's fold is a seeded hash of its file and row number (no "
+        "sort of every row), not a stratified shuffle: a class's share per fold is off by "
+        "about √(p(1−p)k/n), under 1 % from 10⁵ rows per fold. Every row is used (the Rows "
+        "choice applies to in-memory data); bins and missing values as on the Dataset page."
+    )
+
+
+def _compare_table(result) -> None:
+    """The metrics table of a large-file compare, formatted as the in-memory Compare's."""
+    from explorer import comparison as cmp
+
+    st.subheader("Metrics, mean ± standard deviation over folds")
+    table, summary = cmp.metrics_table(result)
+    show_table(table, style=cmp.best_style(summary), key="large_compare_table")
+    bound = float(result.folds["auc_bound"].max()) if "auc_bound" in result.folds else 0.0
+    auc = "AUC exact" if bound == 0 else f"AUC within {bound:.1e} (binned scores)"
+    st.caption(
+        escape(
+            f"Engine: {ENGINE_LABEL}; {result.n_rows:,} rows seen; {result.n_splits} folds; "
+            f"counting {result.timings.get('count', 0):.1f} s, scoring "
+            f"{result.timings.get('score', 0):.1f} s; {auc}."
+        )
+        + " Best mean of each metric in blue. Fit time is the smoothing of the fold's "
+        "counts (counting is the engine's scan)."
+    )
+    for note in result.notes:
+        show_info(note)
+    download_buttons(None, result.folds, "large-file-cv-folds")

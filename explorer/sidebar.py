@@ -1,12 +1,12 @@
-"""The shared sidebar: current dataset, chosen methods and settings, synced to the URL."""
+"""The shared sidebar: current dataset (or large file), methods and settings, synced to the URL."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from explorer.errors import show_info
+from explorer.errors import escape, show_info
 from explorer.loading import dataset_options
-from explorer.state import bound, init_state, sync_url
+from explorer.state import LARGE_FILE, bound, init_state, set_large_file, sync_url
 from heb import registry
 
 __all__ = ["sidebar"]
@@ -17,22 +17,62 @@ def _paper_seven() -> None:
     st.session_state["methods"] = list(registry.TABLE1_METHODS)
 
 
+def _on_dataset(widget: str) -> None:
+    """Callback: the dataset chosen in the sidebar is the view's data (no large file)."""
+    st.session_state["data_spec"] = st.session_state[widget]
+    set_large_file("")
+
+
+def _large_file():
+    """The view's large file (``?large_file=``, checked inside the data root), or None; a
+    refused name's error is shown on the page."""
+    state = st.session_state
+    if not state.get(LARGE_FILE) and "large_file_refused" not in state:
+        return None
+    from explorer import large_files  # the engine's code only when a large file is named
+
+    large = large_files.active()
+    large_files.show_refusal()
+    return large
+
+
+def _large_file_note(large) -> None:
+    """Which large file the Dataset, Concentrations and Compare pages count (in the sidebar)."""
+    with st.container(key="large_file_note"):
+        st.markdown(
+            f"**Large file:** {escape(large.name, limit=80)}  \n"
+            "every row counted by DuckDB on the Dataset, Concentrations and Compare pages "
+            "(the other pages use the dataset above)."
+        )
+        st.button(
+            "Use the dataset above",
+            on_click=set_large_file,
+            args=("",),
+            key="large_file_off",
+            icon=":material/undo:",
+        )
+
+
 def sidebar() -> None:
     """Draw the sidebar (dataset, methods, settings summary, notes), then sync the URL."""
     init_state()
     state = st.session_state
     options = dataset_options()
+    large = _large_file()
     if state["data_spec"] not in options:
         options[state["data_spec"]] = state["data_spec"]
     with st.sidebar:
+        dataset = bound("data_spec")
         st.selectbox(
             "Dataset",
             list(options),
             format_func=options.get,
-            **bound("data_spec"),
+            **dataset | {"on_change": _on_dataset, "args": (dataset["key"],)},
             help="Built-in, the paper's catalogue, an OpenML id or an upload "
             "(add the last two on the Dataset page).",
         )
+        if large is not None:
+            _large_file_note(large)
         st.multiselect(
             "Methods",
             list(registry.METHODS),
@@ -47,6 +87,8 @@ def sidebar() -> None:
             help=", ".join(registry.TABLE1_METHODS),
         )
         rows = "all rows" if not state["max_rows"] else f"at most {state['max_rows']:,} rows"
+        if large is not None:
+            rows += " (the large file: every row)"
         st.caption(
             f"{state['n_bins']} bins for numbers · missing: {state['missing']} · {rows} "
             "(change on the Dataset page)"

@@ -13,6 +13,11 @@ A link cannot carry an uploaded file: for an upload the URL names the file and i
 (``?dataset=upload:<sha256 prefix>&file=shops.csv&target=label&categorical=["zip"]``). A
 session opened from such a link shows the default dataset, remembers the choices and
 applies them when a file of that name is uploaded (:func:`take_link_upload`).
+
+A large file counted by DuckDB (:mod:`explorer.large_files`) is part of the view too:
+``?large_file=<name relative to the data root>``, kept across pages while it is chosen.
+The URL only ever carries that name; :func:`explorer.large_files.active` checks it inside
+the data root (an absolute path, ``~`` or a name leaving the root is refused).
 """
 
 from __future__ import annotations
@@ -48,6 +53,10 @@ __all__ = [
     "reset_with_page",
     "default_spec",
     "init_state",
+    "LARGE_FILE",
+    "LARGE_TARGET",
+    "large_file",
+    "set_large_file",
     "run_settings",
     "selected_methods",
     "set_dataset",
@@ -107,6 +116,10 @@ SEED_LINK_NOTE = (
 )
 VALUE_LINK_NOTE = "The link's {name}={value} is not a value this app offers: using {default}."
 METHODS_LINK_NOTE = "The link's methods name {value}, which this app does not have: left out."
+#: URL and session name of the chosen large file (a name relative to the data root; "" none)
+LARGE_FILE = "large_file"
+#: URL name of the large file's target column; session name of the targets chosen per file
+LARGE_TARGET = "large_target"
 #: the longest URL value repeated in a note
 _NOTE_VALUE_CHARS = 40
 
@@ -257,11 +270,39 @@ def init_state() -> None:
     notes += _seed_notes(query)
     state.update(_knob_values(query))
     state["hierarchies"] = {state["data_spec"]: _url_hierarchies(query.get("hierarchies"))}
+    # the name only: explorer.large_files.active() checks it inside the data root
+    state[LARGE_FILE] = _url_large_file(query.get(LARGE_FILE), notes)
+    target = query.get(LARGE_TARGET)
+    state[LARGE_TARGET] = (
+        {state[LARGE_FILE]: target}
+        if state[LARGE_FILE] and target and len(target) <= MAX_URL_VALUE
+        else {}
+    )
     state.setdefault("uploads", {})
     state[_INITIAL_QUERY] = {key: value for key, value in query.items() if key not in _RUN_KEYS}
     state[PRESENT] = query.get(PRESENT) == "1"
     state["_notes"] = notes
     state["_state_ready"] = True
+
+
+def _url_large_file(text: str | None, notes: list[str]) -> str:
+    """The link's large-file name, unchecked ("" when absent or longer than a name can be)."""
+    if not text:
+        return ""
+    if len(text) > MAX_URL_VALUE:
+        notes.append(_link_note(VALUE_LINK_NOTE, LARGE_FILE, text, "no large file"))
+        return ""
+    return text
+
+
+def large_file() -> str:
+    """The large file chosen for this view (a name relative to the data root), or ""."""
+    return str(st.session_state.get(LARGE_FILE) or "")
+
+
+def set_large_file(name: str) -> None:
+    """Make ``name`` (relative to the data root; "" for none) the view's large file."""
+    st.session_state[LARGE_FILE] = name
 
 
 def _url_columns(text: str | None) -> list[str]:
@@ -381,6 +422,11 @@ def _wanted_query() -> dict[str, str]:
         **_upload_query(),
         "methods": ",".join(state["methods"]),
     }
+    if state.get(LARGE_FILE):
+        wanted[LARGE_FILE] = state[LARGE_FILE]
+        target = state.get(LARGE_TARGET, {}).get(state[LARGE_FILE])
+        if target:  # chosen on the Dataset page (else the file's last column)
+            wanted[LARGE_TARGET] = target
     wanted.update(state.get(_PAGE_VALUES, {}))
     if state.get(PRESENT):
         wanted[PRESENT] = "1"
@@ -398,6 +444,7 @@ def sync_url() -> None:
 def set_dataset(spec: str) -> None:
     """Make ``spec`` the current dataset (call from a widget callback)."""
     st.session_state["data_spec"] = spec
+    st.session_state[LARGE_FILE] = ""  # the dataset chosen now is the one every page shows
     st.session_state["_notes"] = []  # a note about the link's dataset no longer applies
 
 
@@ -470,6 +517,8 @@ _RUN_KEYS = frozenset(
         UPLOAD_FILE,
         UPLOAD_TARGET,
         UPLOAD_CATEGORICAL,
+        LARGE_FILE,
+        LARGE_TARGET,
     }
 )
 

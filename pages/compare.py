@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import comparison as cmp
-from explorer import diagnostics, loading, state
+from explorer import diagnostics, large_files, loading, state
 from explorer.display import download_buttons, show_figure, show_table
-from explorer.errors import guard, show_info
+from explorer.errors import escape, guard, show_info
 from explorer.references import compare_sentences
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
@@ -20,8 +20,9 @@ BIN_CHOICES = (3, 5, 10, 20, 50)
 MAX_DRAWN = 5
 
 
-def data_knobs() -> None:
-    """Folds and bins: a change here makes new folds (counted afresh, then cached)."""
+def data_knobs(large: bool = False) -> None:
+    """Folds and bins: a change here makes new folds (counted afresh, then cached);
+    ``large``: the folds of a large file (a hash of each row, not stratified)."""
     bins = sorted({*BIN_CHOICES, st.session_state["n_bins"]})
     state.reset_with_page("folds", state.FOLD_CHOICES[0])  # bins are the sidebar's
     with st.container(horizontal=True, gap="medium"):
@@ -29,7 +30,11 @@ def data_knobs() -> None:
             "Folds",
             state.FOLD_CHOICES,
             required=True,
-            help="Stratified, shuffled, seed 42 (the paper uses 10).",
+            help=(
+                "A seeded hash of each row (seed 42), not stratified: see below."
+                if large
+                else "Stratified, shuffled, seed 42 (the paper uses 10)."
+            ),
             **state.bound("folds"),
         )
         st.segmented_control(
@@ -183,18 +188,26 @@ def spread_view(comparison: cmp.Comparison) -> None:
 
 
 # --------------------------------------------------------------------------- page
+large = large_files.active()
 page_header(
     page_title(__file__),
     "Stratified cross-validation of the methods chosen in the sidebar on the current "
-    "dataset. Turn a knob and only that smoother is re-smoothed from the same fold counts.",
+    "dataset. Turn a knob and only that smoother is re-smoothed from the same fold counts."
+    if large is None
+    else "Cross-validation of the methods chosen in the sidebar on every row of the large "
+    "file: DuckDB counts each fold's values, then every row is scored.",
 )
 methods = state.selected_methods()
 if not methods:
     st.info("Choose at least one method in the sidebar.", icon=":material/arrow_back:")
     st.stop()
 st.markdown("**Methods:** " + ", ".join(methods) + " (" + state.where_to_change() + ")")
-data_knobs()
-dataset = loading.current_dataset()
+if large is not None:
+    st.markdown(
+        f"**Data:** the large file {escape(large.name, limit=80)}, every row counted by "
+        "DuckDB (choose the data on the Dataset page)."
+    )
+data_knobs(large is not None)
 
 
 @st.fragment
@@ -215,6 +228,11 @@ def comparison_view() -> None:
             diagnostics.show_diagnostics(comparison, dataset, methods, per_class=class_tab)
 
 
-comparison_view()
+if large is None:
+    dataset = loading.current_dataset()
+    comparison_view()
+else:
+    with guard("cross-validating the large file"):
+        large_files.compare_view(large)
 
 page_footer(__file__, settings=True)

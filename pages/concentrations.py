@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import concentrations as conc
-from explorer import hierarchies, loading, state
+from explorer import hierarchies, large_files, loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard
 from explorer.figure_cache import cached_figure
@@ -254,11 +254,12 @@ page_header(
     "HEB learns one Dirichlet concentration m per (class, feature) pair by maximising the "
     "evidence: a large m trusts the prior mean, a small m trusts the counts.",
 )
-work = loading.current_codes()
+large = large_files.active()
+work = loading.current_codes() if large is None else None
 options = [
     *conc.SMOOTHER,
-    "HEB-H",
-    *(["HEB-AODE"] if "HEB-AODE" in state.selected_methods() else []),
+    *(["HEB-H"] if large is None else []),
+    *(["HEB-AODE"] if large is None and "HEB-AODE" in state.selected_methods() else []),
 ]
 choice = st.radio(
     "Model",
@@ -268,7 +269,15 @@ choice = st.radio(
     **state.page_setting("conc_model", options[0], options),
 )
 
-if choice == "HEB-AODE":
+if large is not None:
+    st.markdown(
+        f"**Data:** the large file {escape(large.name, limit=80)}, every row counted by "
+        "DuckDB (choose the data on the Dataset page). HEB-H and HEB-AODE need the rows in "
+        "memory (hierarchies, feature pairs): they are offered for the in-memory datasets."
+    )
+    with guard("learning the concentrations on every row"):
+        large_files.concentrations_view(large, conc.SMOOTHER[choice])
+elif choice == "HEB-AODE":
     with guard("fitting HEB-AODE"):
         aode_view(work)
 elif choice == "HEB-H":

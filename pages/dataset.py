@@ -214,6 +214,8 @@ def preprocessing_summary() -> str:
     missing = "imputed" if settings["missing"] == "impute" else "as a category"
     rows = settings["max_rows"]
     subsample = f"at most {rows:,} rows (a stratified subsample beyond)" if rows else "every row"
+    if state.large_file():
+        subsample = "every row of the large file"
     return f"{settings['n_bins']} bins · missing {missing} · {subsample}"
 
 
@@ -445,6 +447,59 @@ def smoothing_pressure(work: loading.WorkingData) -> None:
     )
 
 
+def in_memory_view() -> None:
+    """The sidebar's dataset: its target choice (an upload), overview, preview and tabs."""
+    spec = st.session_state["data_spec"]
+    if spec.startswith(state.UPLOAD_PREFIX) and spec in st.session_state["uploads"]:
+        with guard("reading the uploaded file"):
+            choose_target(spec)
+    preprocessing_options()
+
+    dataset = loading.current_dataset()
+    work = loading.current_codes(dataset)
+    overview(dataset, work)
+
+    # built only while open: a data grid out of sight still made every first visit load and
+    # draw it
+    preview_section = lazy_expander("Preview: the first 100 rows", PREVIEW_OPEN)
+    if preview_section is not None:
+        with preview_section:
+            preview = pd.concat([dataset.X.head(100), dataset.y.head(100)], axis=1)
+            # the grid writes "None" in an empty text cell: a missing value is left blank
+            text = preview.select_dtypes(exclude="number").columns
+            preview[text] = preview[text].astype(object).where(preview[text].notna(), "")
+            show_table(preview, hide_index=False, key="preview", height=320)
+            st.caption("A blank cell is a missing value.")
+
+    # one tab per section; only the open one is built and sent: the three figures of the
+    # other sections made every first visit wait for the plotly code (a new browser drew the
+    # whole page on iris in 6.45 s, the Features tab alone in 3.63 s); the tab is a page
+    # setting, so a link keeps it
+    features_tab, classes_tab, lens_tab, hierarchy_tab = st.tabs(
+        list(SECTIONS), **state.page_setting("dataset_tab", SECTIONS[0], SECTIONS)
+    )
+    if features_tab.open:
+        with features_tab, guard("summarising the features"):
+            show_features(summaries.feature_table(dataset, work), summaries.class_entropy(work))
+    if classes_tab.open:
+        with classes_tab:
+            left, right = st.columns([1, 2])
+            with left, guard("drawing the class balance"):
+                class_balance(work)
+            with right, guard("drawing the rows per category"):
+                smoothing_pressure(work)
+    if lens_tab.open:
+        with lens_tab, guard("counting one feature"):
+            feature_lens(work)
+    else:  # a closed tab's setting stays in the session and in a copied link
+        state.keep_setting("lens_feature", work.feature_names[0], work.feature_names)
+    if hierarchy_tab.open:
+        with hierarchy_tab, guard("looking for hierarchies"):
+            hierarchies.show_hierarchies(work)
+    else:
+        state.keep_setting("fd_tolerance", 0.0, hierarchies.TOLERANCES)
+
+
 # --------------------------------------------------------------------------- page
 #: session keys of the expanders whose content is built only while open
 ADD_OPEN, PREPROCESSING_OPEN, PREVIEW_OPEN = "add_open", "preprocessing_open", "preview_open"
@@ -457,56 +512,13 @@ page_header(
     "conditional frequencies every smoother starts from.",
 )
 choose_dataset()
-large_files.show_large_file_source()
+large = large_files.show_large_file_source()
 catalogue.show_catalogue()
-spec = st.session_state["data_spec"]
-if spec.startswith(state.UPLOAD_PREFIX) and spec in st.session_state["uploads"]:
-    with guard("reading the uploaded file"):
-        choose_target(spec)
-preprocessing_options()
-
-dataset = loading.current_dataset()
-work = loading.current_codes(dataset)
-overview(dataset, work)
-
-# built only while open: a data grid out of sight still made every first visit load and
-# draw it
-preview_section = lazy_expander("Preview: the first 100 rows", PREVIEW_OPEN)
-if preview_section is not None:
-    with preview_section:
-        preview = pd.concat([dataset.X.head(100), dataset.y.head(100)], axis=1)
-        # the grid writes "None" in an empty text cell: a missing value is left blank
-        text = preview.select_dtypes(exclude="number").columns
-        preview[text] = preview[text].astype(object).where(preview[text].notna(), "")
-        show_table(preview, hide_index=False, key="preview", height=320)
-        st.caption("A blank cell is a missing value.")
-
-# one tab per section; only the open one is built and sent: the three figures of the
-# other sections made every first visit wait for the plotly code (a new browser drew the
-# whole page on iris in 6.45 s, the Features tab alone in 3.63 s); the tab is a page
-# setting, so a link keeps it
-features_tab, classes_tab, lens_tab, hierarchy_tab = st.tabs(
-    list(SECTIONS), **state.page_setting("dataset_tab", SECTIONS[0], SECTIONS)
-)
-if features_tab.open:
-    with features_tab, guard("summarising the features"):
-        show_features(summaries.feature_table(dataset, work), summaries.class_entropy(work))
-if classes_tab.open:
-    with classes_tab:
-        left, right = st.columns([1, 2])
-        with left, guard("drawing the class balance"):
-            class_balance(work)
-        with right, guard("drawing the rows per category"):
-            smoothing_pressure(work)
-if lens_tab.open:
-    with lens_tab, guard("counting one feature"):
-        feature_lens(work)
-else:  # a closed tab's setting stays in the session and in a copied link
-    state.keep_setting("lens_feature", work.feature_names[0], work.feature_names)
-if hierarchy_tab.open:
-    with hierarchy_tab, guard("looking for hierarchies"):
-        hierarchies.show_hierarchies(work)
-else:
-    state.keep_setting("fd_tolerance", 0.0, hierarchies.TOLERANCES)
+if large is None:
+    in_memory_view()
+else:  # the view's large file: its header and features, counted by DuckDB
+    preprocessing_options()
+    with guard("describing the large file"):
+        large_files.overview(large)
 
 page_footer(__file__, settings=True)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_app import APP, TIMEOUT, assert_clean, unescape
 
 from explorer.large_files import CONFIGURE_HELP, Cancelled, list_sources, progress_reporter
-from explorer.state import DEFAULT_METHODS
 from heb.scale import (
     DATA_ROOT_ENV,
     DuckDBEngine,
@@ -76,24 +74,6 @@ def test_describe_numbers_are_the_engine_s(rooted):
     expected = describe_source(_engine(rooted, "small.parquet"), "click")
     pd.testing.assert_frame_equal(shown.reset_index(drop=True), expected, check_dtype=False)
     assert "2,000" in " ".join(m.value for m in at.metric)
-
-
-def test_compare_numbers_equal_heb_scale_cross_validate(rooted):
-    at = _open(large_file="small.parquet")
-    at.button(key="large_go").click().run()
-    assert_clean(at)
-    shown = _frame_with(at, "method")
-    expected = cross_validate(
-        _engine(rooted, "small.parquet"), "click", DEFAULT_METHODS, n_splits=10, seed=42
-    ).summary()
-    expected = expected.reset_index() if "method" not in expected.columns else expected
-    assert shown["method"].tolist() == expected["method"].tolist() == list(DEFAULT_METHODS)
-    numbers = [c for c in expected.columns if c.startswith(("accuracy", "log_loss", "auc", "ece"))]
-    assert numbers
-    for column in numbers:
-        np.testing.assert_allclose(shown[column], expected[column], rtol=1e-12)
-    captions = " ".join(unescape(c.value) for c in at.caption)
-    assert "Engine: duckdb; 2,000 rows seen; 10 folds" in captions
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,235 @@
+"""A large file as part of the view: it carries across pages and links, Cancel stops
+DuckDB's query, and the Compare / Concentrations pages show the engine's numbers."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import APP, TIMEOUT, assert_clean, unescape, url
+
+from explorer import comparison as cmp
+from explorer import large_files as lf
+from explorer.state import DEFAULT_METHODS
+from heb.nb import NaiveBayes
+from heb.scale import (
+    DATA_ROOT_ENV,
+    DuckDBEngine,
+    cross_validate,
+    fit_counts,
+    open_source,
+    write_clicks,
+)
+
+FILE = "small.parquet"
+#: a DuckDB query of minutes (10^12 rows summed) unless it is interrupted
+SLOW_QUERY = "SELECT sum(i * random()) AS s FROM range(1000000000000) t(i)"
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("large_root_s14")
+    write_clicks(root / FILE, 2_000, seed=2, n_features=3)
+    return root
+
+
+@pytest.fixture
+def rooted(data_root, monkeypatch):
+    monkeypatch.setenv(DATA_ROOT_ENV, str(data_root))
+    return data_root
+
+
+@pytest.fixture
+def private_tmp(tmp_path, monkeypatch):
+    """A temporary folder of this test alone (fold files land there)."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+def _open(page: str | None = None, **query: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page is not None:
+        at.switch_page(page)
+        at.run()
+    return at
+
+
+def _engine(root, name: str = FILE) -> DuckDBEngine:
+    engine = DuckDBEngine(threads=1)
+    engine.register(open_source(name, root))
+    return engine
+
+
+def _texts(elements) -> str:
+    return " ".join(unescape(e.value) for e in elements)
+
+
+# --------------------------------------------------------------------------- Cancel
+def test_cancel_interrupts_a_running_query_within_seconds(rooted):
+    scan = lf.Scan("slow", lambda engine, report: engine.table(SLOW_QUERY), FILE, str(rooted))
+    time.sleep(1.0)
+    assert not scan.done.is_set()  # the query runs
+    start = time.perf_counter()
+    scan.cancel()
+    assert scan.done.wait(5.0), "the interrupted query did not stop within 5 s"
+    assert time.perf_counter() - start < 5.0
+    assert scan.was_cancelled and scan.result is None
+
+
+def test_the_bar_shows_duckdb_s_progress_of_a_running_query(rooted):
+    scan = lf.Scan("slow", lambda engine, report: engine.table(SLOW_QUERY), FILE, str(rooted))
+    try:
+        seen = []
+        for _ in range(40):
+            time.sleep(0.1)
+            seen.append(scan.view())
+        fractions = [f for f, _ in seen]
+        assert fractions == sorted(fractions)  # never goes back
+        assert fractions[-1] > 0.0, seen[-1]
+        assert "0:0" in seen[-1][1]  # the seconds it has run
+    finally:
+        scan.cancel()
+        assert scan.done.wait(5.0)
+
+
+def test_cancel_during_the_spill_leaves_no_fold_files(rooted, private_tmp):
+    box = {}
+
+    def work(engine, report):
+        def progress(fraction, message):
+            if message.startswith("Encoded"):
+                box["scan"].cancel()  # as a click on Cancel while rows are spilled
+            report(fraction, message)
+
+        settings = {"n_splits": 5, "seed": 42, "n_bins": 10, "missing": "impute"}
+        return lf.run_compare(engine, "click", ["Laplace", "AODE"], settings, progress)
+
+    box["scan"] = scan = lf.Scan("spill", lambda e, r: work(e, r), FILE, str(rooted))
+    assert scan.done.wait(60.0)
+    assert scan.was_cancelled and isinstance(scan.error, lf.Cancelled)
+    assert not list(private_tmp.glob("heb_folds_*")), list(private_tmp.iterdir())
+
+
+def test_a_scan_that_finishes_keeps_its_result(rooted):
+    settings = {"n_splits": 3, "seed": 42, "n_bins": 10, "missing": "impute"}
+    scan = lf.Scan(
+        "ok",
+        lambda engine, report: lf.run_compare(engine, "click", ["HEB-M"], settings, report),
+        FILE,
+        str(rooted),
+        lf._COMPARE_STEPS[False],
+    )
+    assert scan.done.wait(60.0) and scan.error is None
+    assert scan.result.n_rows == 2_000 and not scan.was_cancelled
+    assert scan.view()[0] == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- methods
+def test_methods_the_engine_cannot_run_are_named_with_why():
+    chosen = ["Laplace", "HEB-H", "AODE", "TAN", "HEB-TAN", "CategoricalNB"]
+    assert lf.engine_methods(chosen) == ["Laplace", "AODE"]
+    left = lf.left_out_methods(chosen)
+    assert list(left) == ["HEB-H", "TAN", "HEB-TAN", "CategoricalNB"]
+    assert "hierarchies" in left["HEB-H"] and "mutual information" in left["TAN"]
+    assert "in memory" in left["CategoricalNB"]
+
+
+# --------------------------------------------------------------------------- pages
+def test_the_large_file_carries_to_every_page_and_its_link(rooted):
+    at = _open("pages/dataset.py", large_file=FILE)
+    assert_clean(at)
+    assert url(at, "large_file") == FILE
+    for page in ("pages/concentrations.py", "pages/compare.py", "pages/dataset.py"):
+        at.switch_page(page)
+        at.run()
+        assert_clean(at)
+        assert url(at, "large_file") == FILE, page
+        assert FILE in _texts(at.sidebar.markdown), page
+
+
+def test_dataset_page_header_describes_the_large_file(rooted):
+    at = _open("pages/dataset.py", large_file=FILE)
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows with a target"] == "2,000"
+    assert metrics["Engine"] == "DuckDB" and metrics["Target"] == "click"
+    assert "Classes" not in metrics  # the in-memory dataset's overview is not drawn
+    assert not [d for d in at.dataframe if "feature" in d.value.columns and "K_f" in d.value]
+
+
+def test_concentrations_page_counts_the_large_file(rooted):
+    at = _open("pages/concentrations.py", large_file=FILE)
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows counted"] == "2,000" and metrics["Engine"] == "DuckDB"
+    shown = next(d.value for d in at.dataframe if "feature name" in d.value.columns)
+    fitted = fit_counts(_engine(rooted), "click")
+    expected = pd.DataFrame(NaiveBayes(smoother="heb-m").fit_counts(fitted.table).concentrations_)
+    np.testing.assert_allclose(shown["m"].to_numpy(), expected["m"].to_numpy(), rtol=1e-12)
+    offered = at.radio(key="w_conc_model").options  # HEB-H and HEB-AODE need the rows
+    assert [o.split(":")[0] for o in offered] == ["HEB-M", "HEB-U"]
+
+
+def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
+    methods = ",".join([*DEFAULT_METHODS, "TAN"])
+    at = _open("pages/compare.py", large_file=FILE, methods=methods, folds="5")
+    assert_clean(at)
+    assert "TAN, because" in _texts(at.info)  # said, not dropped silently
+    at.button(key="large_go").click().run()
+    assert_clean(at)
+    shown = next(d.value for d in at.dataframe if "method" in d.value.columns)
+    expected = cross_validate(_engine(rooted), "click", DEFAULT_METHODS, n_splits=5, seed=42)
+    table, summary = cmp.metrics_table(expected)
+    assert list(shown.columns) == list(table.columns)  # "Accuracy ↑", not accuracy_mean
+    metric_columns = [c for c in table.columns if "±" in str(table[c].iloc[0])]
+    assert len(metric_columns) == 6
+    pd.testing.assert_frame_equal(
+        shown[["method", *metric_columns]].reset_index(drop=True),
+        table[["method", *metric_columns]].reset_index(drop=True),
+    )
+    captions = _texts(at.caption)
+    assert "Engine: DuckDB; 2,000 rows seen; 5 folds" in captions
+    assert "duckdb" not in captions and "Best mean of each metric" in captions
+    assert "Folds: the Folds choice above (5, seed 42)" in captions
+    # the numbers behind the table are the engine's, to the last bit
+    kept = [r for r in at.session_state["_large_results"].values() if hasattr(r, "folds")]
+    assert len(kept) == 1
+    got, want = kept[0].summary(), expected.summary()
+    numbers = [c for c in want.columns if c.endswith(("_mean", "_std")) and "time" not in c]
+    assert got["method"].tolist() == list(DEFAULT_METHODS)
+    np.testing.assert_allclose(got[numbers], want[numbers], rtol=1e-12)
+
+
+def test_a_link_naming_a_path_outside_the_root_is_refused_on_any_page(rooted):
+    at = _open("pages/concentrations.py", large_file="../../etc/passwd")
+    assert not at.exception
+    assert any("outside the data root" in unescape(e.value) for e in at.error)
+    assert url(at, "large_file") is None  # dropped from the view and its link
+
+
+def test_choosing_a_dataset_in_the_sidebar_leaves_the_large_file(rooted):
+    at = _open("pages/dataset.py", large_file=FILE)
+    at.sidebar.selectbox(key="w_data_spec").select("builtin:iris").run()
+    assert_clean(at)
+    assert url(at, "large_file") is None and at.session_state["large_file"] == ""
+
+
+def test_the_target_chosen_travels_in_the_link(rooted):
+    at = _open("pages/dataset.py", large_file=FILE)
+    box = at.selectbox(key=f"large_target:{FILE}")
+    other = next(c for c in box.options if c != "click")
+    box.select(other).run()
+    assert url(at, "large_target") == other
+    again = _open("pages/dataset.py", large_file=FILE, large_target=other)
+    assert again.selectbox(key=f"large_target:{FILE}").value == other
+    assert Path(FILE).name in _texts(again.caption)
