@@ -58,7 +58,7 @@ def lesson_figure(which: str, inputs: tuple, labels: tuple[str, ...] = ()):
         shown = out["shown"]
         pmfs = {name: values[shown] for name, values in out["pmfs"].items()}
         return figures.pmf_bars_figure(pmfs, [labels[i] for i in shown])
-    return figures.heldout_figure(out["heldout"], out["marks"], out["heb"])
+    return figures.heldout_figure(out["heldout"], out["marks"], out["heb"], out["heldout_uniform"])
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -95,8 +95,9 @@ def choose_pair(data) -> tuple[int, int]:
     return c, f
 
 
-def explanation() -> None:
-    """The lesson's text, step by step: the evidence, the estimate, the held-out check."""
+def explanation(uniform_prior: bool) -> None:
+    """The lesson's text, step by step: the evidence, the estimate, the held-out check
+    (where Laplace is drawn depends on whether the prior mean is ``uniform_prior``)."""
     if steps.show(1):
         st.markdown(
             "HEB gives each (class, feature) pair a Dirichlet(m t) prior with mean t and "
@@ -110,32 +111,38 @@ def explanation() -> None:
         st.latex(r"\hat\theta_v = \frac{n_v + \hat m\, t_v}{N + \hat m}")
         st.markdown(
             "m → 0 gives the unsmoothed n / N, m → ∞ the prior mean t. **Laplace** is "
-            "(n + 1) / (N + K): the uniform t with m = K, on every chart of this page. "
+            "(n + 1) / (N + K): the uniform t with m = K, whatever t HEB uses. "
             f"The maximiser is clamped to [{format_m(M_MIN)}, {format_m(M_MAX)}], and a "
             f"pair with N < {format_m(N0)} rows uses m = K (Algorithm 1, step 8)."
         )
     if steps.show(3):
+        laplace = (
+            "Laplace is this curve's point m = K (the same uniform t)."
+            if uniform_prior
+            else "Laplace keeps its uniform t: the point m = K of its own dashed curve."
+        )
         st.markdown(
-            "The held-out curve checks the choice: smooth with m on some of the pair's "
-            "rows, score the rest."
+            "The held-out curve checks the choice: each fold of the pair's rows is scored "
+            f"by the PMF smoothed with m from the other folds. {laplace}"
         )
 
 
 def held_out_view(out: dict, inputs: tuple, refitted: bool, notes) -> None:
-    """The held-out log-loss over m, and what the what-if m changes on it (the sentence in
-    ``notes``: beside the figure in the presenter mode)."""
-    curve, heb, m_whatif = out["curve"], out["heb"], inputs[2]
+    """The held-out log-loss over m, who wins on it and what the what-if m changes (the
+    sentences in ``notes``: beside the figure in the presenter mode; a uniform guess's
+    log K is in the figure's legend)."""
+    heb, m_whatif = out["heb"], inputs[2]
     if out["heldout"] is None:
         st.info("The held-out curve needs at least two rows in this pair.")
         return
     fig, data_frame = steps.fitted(lesson_figure("held-out", inputs))
     show_figure(fig, data_frame, "evidence-held-out")
-    refit = " (the prior mean is refitted without the held-out rows)" if refitted else ""
+    refit = " (t refitted without the held-out rows)" if refitted else ""
     with notes:
+        st.markdown(out["verdict"])
         st.markdown(
-            f"Moving m from {heb}'s {format_m(curve.m_hat)} to {format_m(m_whatif)} changes "
-            f"the held-out log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}. "
-            f"A uniform guess scores log K = {out['heldout']['uniform_log_loss']:.2f}."
+            f"Against {heb}'s m, the what-if m = {format_m(m_whatif)} changes the held-out "
+            f"log-loss by **{out['whatif_change']:+.3g}** nats per row{refit}."
         )
 
 
@@ -203,7 +210,7 @@ def lesson_view() -> None:
                 format_func=format_m,
             )
         with notes:
-            explanation()
+            explanation(prior is None or lesson.is_uniform(prior))
         st.caption("Paper section 3.1 (eq. 5-6, Algorithm 1); Minka (2000).")
 
     with right:
@@ -217,12 +224,21 @@ def lesson_view() -> None:
         st.markdown(
             f"Counts of {what}: N = {curve.n_samples:,} rows over K = {curve.n_categories:,}."
         )
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric(f"{heb}'s m", format_m(curve.m_hat))
+        # three metrics, short labels: at a presenter's 1024 px four columns broke a label
+        # mid-word ("Shrinkag / e ρ"); whether m is clamped is the first one's delta
+        c1, c2, c3 = st.columns(3)
+        note = None if curve.clamped == "none" else "clamped"
+        note = "flat l(m)" if curve.flat else "m = K" if curve.fallback else note
+        c1.metric(
+            f"{heb}'s m",
+            format_m(curve.m_hat),
+            note,
+            delta_color="off",
+            delta_arrow="off",
+            help=f"The evidence's maximiser, clamped to [{format_m(M_MIN)}, {format_m(M_MAX)}].",
+        )
         c2.metric("Shrinkage ρ", f"{out['rho']:.2f}", help="ρ = m / (N + m)")
         c3.metric("Laplace's m = K", f"{curve.n_categories:,}")
-        clamp = {"low": f"at {format_m(M_MIN)}", "high": f"at {format_m(M_MAX)}", "none": "no"}
-        c4.metric("Clamped?", clamp[curve.clamped] if not curve.flat else "flat l(m)")
         if curve.fallback:
             st.warning(
                 f"N = {curve.n_samples} < {format_m(N0)} rows: {heb} uses m = K = "

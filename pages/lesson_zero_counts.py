@@ -115,7 +115,7 @@ def lesson_view() -> None:
                 columns[c].metric(
                     f"P({name} | e-mail)",
                     f"{score['posterior'][c]:.4f}",
-                    "vetoed by a zero" if score["vetoed"][c] else None,
+                    "vetoed by a 0" if score["vetoed"][c] else None,  # fits a 1024 px presenter
                     delta_color="inverse",
                     delta_arrow="off",
                 )

@@ -1,8 +1,10 @@
 """Lesson 3: the Type-II ML evidence curve of one (class, feature) pair (paper eq. 5).
 
 Entry points: :func:`parse_counts`, :func:`pair_counts`, :func:`showcase_pair`, and
-:func:`evidence_lesson`, which bundles :func:`evidence_curve`, :func:`pmf_comparison` and
-:func:`heldout_log_loss_curve`.
+:func:`evidence_lesson`, which bundles :func:`evidence_curve`, :func:`pmf_comparison`,
+:func:`heldout_log_loss_curve` and the held-out check in numbers and words
+(:func:`heldout_comparison`, :func:`heldout_verdict`: who wins, by how much against the
+noise, and why the learned m need not win).
 
 One name, one estimator: "Laplace" is always (n + 1) / (N + K), the uniform prior mean
 with m = K, whatever prior mean the lesson's HEB uses; the HEB series is named after the
@@ -38,6 +40,11 @@ __all__ = [
     "pmf_comparison",
     "heldout_prior",
     "heldout_log_loss_curve",
+    "NOISE_SE",
+    "NEGLIGIBLE",
+    "heldout_comparison",
+    "difference_kind",
+    "heldout_verdict",
     "evidence_lesson",
 ]
 
@@ -285,29 +292,20 @@ def heldout_prior(pooled_train: np.ndarray) -> np.ndarray:
     return (pooled_train + 1.0) / (pooled_train.sum(axis=-1, keepdims=True) + K)
 
 
-def heldout_log_loss_curve(
+def _heldout_cells(
     counts: np.ndarray,
     prior: np.ndarray,
     m_grid: np.ndarray,
-    n_folds: int = 5,
-    seed: int = 0,
-    pooled: np.ndarray | None = None,
-) -> dict:
-    """K-fold held-out log-loss of the posterior mean (n + m t) / (N + m) for each m.
+    n_folds: int,
+    seed: int,
+    pooled: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per held-out cell (fold, category with a held-out row): its rows and log-loss.
 
-    The pair's N rows (one per count) are shuffled into ``n_folds`` folds; each fold's
-    rows are scored by the PMF smoothed from the other folds' counts. With ``pooled``
-    (N_fv over all classes), the marginal prior is refitted without the held-out rows
-    (no leakage) by :func:`heldout_prior`; otherwise the prior ``t`` is held fixed. A
-    held-out category unseen in the training part gets its smoothed probability
-    m t_v / (N + m) > 0, never a clipped 0: every score is finite, and as m grows the
-    score tends to the prior mean's (log K for the uniform prior: a uniform guess).
-
-    Returns
-    -------
-    dict
-        ``m`` (M,), ``log_loss`` (M,) mean over all held-out rows in nats, ``n_folds``
-        int, ``n_rows`` int, ``uniform_log_loss`` log K (a uniform guess).
+    Returns ``weight`` (cells,) the held-out rows of each cell, ``loss`` (M, cells) each
+    row's -log theta under each m of ``m_grid``, and the number of folds used. The cells
+    depend on ``counts``, ``n_folds`` and ``seed`` only: two calls with other priors or
+    grids score the same rows in the same order (paired).
     """
     counts, prior = _check_vector(counts, prior)
     m_grid = np.asarray(m_grid, dtype=np.float64)
@@ -333,14 +331,190 @@ def heldout_log_loss_curve(
     theta = (train[fold_i, cat_i][None, :] + mm * priors[fold_i, cat_i][None, :]) / (
         n_train[fold_i][None, :] + mm
     )
-    loss = -(weight[None, :] * np.log(theta)).sum(axis=1) / N
+    return weight, -np.log(theta), n_folds
+
+
+def heldout_log_loss_curve(
+    counts: np.ndarray,
+    prior: np.ndarray,
+    m_grid: np.ndarray,
+    n_folds: int = 5,
+    seed: int = 0,
+    pooled: np.ndarray | None = None,
+) -> dict:
+    """K-fold held-out log-loss of the posterior mean (n + m t) / (N + m) for each m.
+
+    The pair's N rows (one per count) are shuffled into ``n_folds`` folds; each fold's
+    rows are scored by the PMF smoothed from the other folds' counts. With ``pooled``
+    (N_fv over all classes), the marginal prior is refitted without the held-out rows
+    (no leakage) by :func:`heldout_prior`; otherwise the prior ``t`` is held fixed. A
+    held-out category unseen in the training part gets its smoothed probability
+    m t_v / (N + m) > 0, never a clipped 0: every score is finite, and as m grows the
+    score tends to the prior mean's (log K for the uniform prior: a uniform guess).
+
+    Returns
+    -------
+    dict
+        ``m`` (M,), ``log_loss`` (M,) mean over all held-out rows in nats, ``n_folds``
+        int, ``n_rows`` int, ``uniform_log_loss`` log K (a uniform guess).
+    """
+    weight, loss, n_folds = _heldout_cells(counts, prior, m_grid, n_folds, seed, pooled)
+    N = float(weight.sum())
     return {
-        "m": m_grid,
-        "log_loss": loss,
+        "m": np.asarray(m_grid, dtype=np.float64),
+        "log_loss": loss @ weight / N,
         "n_folds": n_folds,
-        "n_rows": N,
-        "uniform_log_loss": float(np.log(K)),
+        "n_rows": int(N),
+        "uniform_log_loss": float(np.log(np.asarray(counts).size)),
     }
+
+
+#: a held-out difference smaller than this many standard errors is noise
+NOISE_SE = 2.0
+#: a held-out difference smaller than this (nats per row) is too small to matter
+NEGLIGIBLE = 1e-3
+
+
+def _paired(weight: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Mean of a - b over the held-out rows and its standard error (rows paired)."""
+    d = a - b
+    N = float(weight.sum())
+    mean = float(weight @ d / N)
+    var = float(weight @ (d - mean) ** 2 / max(N - 1.0, 1.0))
+    return mean, float(np.sqrt(var / N))
+
+
+def heldout_comparison(
+    counts: np.ndarray,
+    prior: np.ndarray,
+    m_hat: float,
+    pooled: np.ndarray | None = None,
+    m_grid: np.ndarray = HELDOUT_GRID,
+    n_folds: int = 5,
+    seed: int = 0,
+) -> dict:
+    """HEB's m against Laplace and against its own held-out curve's lowest point, paired.
+
+    Every score is on the same held-out rows (:func:`heldout_log_loss_curve`'s folds):
+    HEB smooths with ``m_hat`` and ``prior`` (refitted without the held-out rows when
+    ``pooled`` is given), Laplace with m = K and the uniform prior mean, "best" is the
+    grid m of lowest held-out loss under ``prior`` (chosen with the held-out rows: an
+    optimistic yardstick no fitted m is expected to reach).
+
+    Returns
+    -------
+    dict
+        ``heb``, ``laplace``, ``best`` held-out log-loss (nats per row); ``best_m``;
+        ``diff`` = heb - laplace and ``se`` its standard error over the paired rows;
+        ``best_diff`` = heb - best and ``best_se``; ``n_rows``.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    K = counts.size
+    m_grid = np.asarray(m_grid, dtype=np.float64)
+    weight, heb_grid, _ = _heldout_cells(
+        counts, prior, np.append(m_grid, float(m_hat)), n_folds, seed, pooled
+    )
+    _, laplace, _ = _heldout_cells(
+        counts, np.full(K, 1.0 / K), np.array([float(K)]), n_folds, seed, None
+    )
+    N = float(weight.sum())
+    curve_loss = heb_grid[:-1] @ weight / N
+    best = int(np.argmin(curve_loss))
+    diff, se = _paired(weight, heb_grid[-1], laplace[0])
+    best_diff, best_se = _paired(weight, heb_grid[-1], heb_grid[best])
+    return {
+        "heb": float(heb_grid[-1] @ weight / N),
+        "laplace": float(laplace[0] @ weight / N),
+        "best": float(curve_loss[best]),
+        "best_m": float(m_grid[best]),
+        "diff": diff,
+        "se": se,
+        "best_diff": best_diff,
+        "best_se": best_se,
+        "n_rows": int(N),
+    }
+
+
+def difference_kind(diff: float, se: float) -> str:
+    """``"noise"`` (within :data:`NOISE_SE` standard errors), ``"negligible"`` (beyond
+    them but under :data:`NEGLIGIBLE` nats per row), else ``"lower"`` / ``"higher"``
+    (the sign of ``diff``)."""
+    if abs(diff) <= NOISE_SE * se:
+        return "noise"
+    if abs(diff) < NEGLIGIBLE:
+        return "negligible"
+    return "lower" if diff < 0 else "higher"
+
+
+def _loss(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def _nats(value: float) -> str:
+    """A small positive number of nats in plain decimals: 0.096, 0.00071, under 0.0001."""
+    return "under 0.0001" if abs(value) < 5e-5 else f"{abs(value):.2g}"
+
+
+def _gap(diff: float, se: float) -> str:
+    """``0.096 (standard error 0.033)``: a difference with its noise."""
+    return f"{_nats(diff)} (standard error {_nats(se)})"
+
+
+def heldout_verdict(
+    comparison: dict,
+    heb: str,
+    m_hat: float,
+    uniform_prior: bool,
+    n_categories: int,
+    rho: float,
+) -> str:
+    """The held-out check in words: who wins, HEB's m against Laplace with the difference's
+    standard error, and HEB's m against its own curve's lowest point; when HEB's m does
+    not win, why.
+
+    ``comparison`` is :func:`heldout_comparison`'s, ``heb`` the smoother's name
+    (:func:`heb_name`), ``rho`` = m_hat / (N + m_hat).
+    """
+    c = comparison
+    N, K = c["n_rows"], n_categories
+    best = f"{_loss(c['best'])} at m = {format_m(c['best_m'])}"
+    near = difference_kind(c["best_diff"], c["best_se"])
+    if near in ("noise", "negligible"):
+        lowest = f"within noise of this curve's lowest, {best}"
+    else:
+        lowest = (
+            f"{_nats(c['best_diff'])} above this curve's lowest, {best}, found with the "
+            "held-out rows themselves"
+        )
+    scores = (
+        f"{heb}'s m = {format_m(m_hat)} scores {_loss(c['heb'])} nats per held-out row "
+        f"({lowest}), Laplace {_loss(c['laplace'])}"
+    )
+    if uniform_prior and m_hat == float(K):
+        return f"**{heb} uses Laplace's m = K here: the same estimate, the same score.** {scores}."
+    gap = f"a gap of {_gap(c['diff'], c['se'])}"
+    why = (
+        " Type-II ML maximises the evidence of the training counts, not the held-out "
+        "score: it need not win."
+    )
+    kind = difference_kind(c["diff"], c["se"])
+    if kind in ("noise", "negligible"):
+        text = (
+            f"**No winner between {heb}'s m and Laplace here.** {scores}: {gap}, "
+            f"{'noise' if kind == 'noise' else 'too little to matter'}."
+        )
+        if max(rho, K / (N + K)) < 0.1:
+            text += f" With {N:,} rows over K = {K:,} categories the counts outweigh either prior."
+        return text + (why if c["diff"] > 0 else "")  # Laplace ahead, if only by noise
+    if kind == "lower":
+        return f"**{heb}'s m beats Laplace on this pair.** {scores}: {gap} nats per row."
+    text = f"**Laplace beats {heb}'s m on this pair.** {scores}: {gap} nats per row.{why}"
+    if not uniform_prior and c["best"] > c["laplace"]:
+        text += (
+            " Even this curve's lowest point is above Laplace: the prior mean t, not m, "
+            "makes the difference."
+        )
+    return text
 
 
 def evidence_lesson(
@@ -364,8 +538,12 @@ def evidence_lesson(
         ``heldout`` (:func:`heldout_log_loss_curve` on :data:`HELDOUT_GRID`, ``None`` when
         N < 2) and ``marks`` name -> (m, held-out log-loss) on the same folds for the
         what-if m and HEB's m (the lesson's prior mean) and Laplace (m = K with the
-        uniform prior mean, as everywhere); ``whatif_change`` the held-out log-loss of the
-        what-if m minus HEB's (``None`` when N < 2).
+        uniform prior mean, as everywhere); ``heldout_uniform`` Laplace's own held-out
+        curve (the uniform prior mean, same folds) when the lesson's prior mean is not
+        uniform, else ``None`` (Laplace is then a point of ``heldout``); ``comparison``
+        (:func:`heldout_comparison`) and ``verdict`` (:func:`heldout_verdict`), ``None``
+        when N < 2; ``whatif_change`` the held-out log-loss of the what-if m minus HEB's
+        (``None`` when N < 2).
     """
     counts = np.asarray(counts, dtype=np.float64)
     if prior is None:
@@ -373,7 +551,9 @@ def evidence_lesson(
     counts, prior = _check_vector(counts, prior)
     curve = evidence_curve(counts, prior, n0=n0)
     heb = heb_name(prior)
-    heldout, marks = None, {}
+    uniform_prior = is_uniform(prior)
+    rho = curve.m_hat / (curve.n_samples + curve.m_hat)
+    heldout, heldout_uniform, marks, comparison, verdict = None, None, {}, None, None
     if curve.n_samples >= 2:
         heldout = heldout_log_loss_curve(counts, prior, HELDOUT_GRID, pooled=pooled)
         at = heldout_log_loss_curve(
@@ -382,21 +562,28 @@ def evidence_lesson(
         K = float(counts.size)
         uniform = np.full(counts.size, 1.0 / K)
         laplace = heldout_log_loss_curve(counts, uniform, np.array([K]))["log_loss"][0]
+        if not uniform_prior:
+            heldout_uniform = heldout_log_loss_curve(counts, uniform, HELDOUT_GRID)
         marks = {
             "what-if m": (float(m_whatif), float(at[0])),
             f"{heb}'s m": (curve.m_hat, float(at[1])),
             LAPLACE: (K, float(laplace)),
         }
+        comparison = heldout_comparison(counts, prior, curve.m_hat, pooled)
+        verdict = heldout_verdict(comparison, heb, curve.m_hat, uniform_prior, counts.size, rho)
     shown = np.sort(np.argsort(-counts, kind="stable")[:max_bars])
     change = marks["what-if m"][1] - marks[f"{heb}'s m"][1] if marks else None
     return {
         "whatif_change": change,
         "curve": curve,
         "heb": heb,
-        "uniform_prior": is_uniform(prior),
-        "rho": curve.m_hat / (curve.n_samples + curve.m_hat),
+        "uniform_prior": uniform_prior,
+        "rho": rho,
         "pmfs": pmf_comparison(counts, prior, curve.m_hat, m_whatif),
         "shown": shown,
         "heldout": heldout,
+        "heldout_uniform": heldout_uniform,
         "marks": marks,
+        "comparison": comparison,
+        "verdict": verdict,
     }

@@ -2,7 +2,9 @@
 
 "Laplace" is always (n + 1) / (N + K) with the uniform prior mean: on the evidence curve
 it is marked only when the lesson's prior mean is uniform (with the pooled marginal, m = K
-on that curve is not Laplace); the HEB series carries its smoother's name (HEB-M / HEB-U).
+on that curve is not Laplace), and on the held-out figure it sits on its own uniform-t
+curve unless the lesson's t is uniform too; the HEB series carries its smoother's name
+(HEB-M / HEB-U).
 """
 
 from __future__ import annotations
@@ -92,17 +94,52 @@ def pmf_bars_figure(
 
 
 def heldout_figure(
-    heldout: Mapping, marks: Mapping[str, tuple[float, float]], heb: str
+    heldout: Mapping,
+    marks: Mapping[str, tuple[float, float]],
+    heb: str,
+    uniform_curve: Mapping | None = None,
 ) -> tuple[go.Figure, pd.DataFrame]:
     """Held-out log-loss against m (log axis), a uniform guess's log K, marked m values.
 
     ``marks`` maps a name (``"<heb>'s m"``, ``"Laplace"``, ``"what-if m"``) to
-    (m, held-out log-loss); Laplace is scored with its own uniform prior mean.
+    (m, held-out log-loss); Laplace is scored with its own uniform prior mean. Each mark
+    sits on the curve of its prior mean: with ``uniform_curve`` (Laplace's held-out curve,
+    the uniform t, when the lesson's t is not uniform) Laplace is drawn on that dashed
+    curve, not on ``heldout``'s; without it the lesson's t is uniform and Laplace is the
+    point m = K of ``heldout``.
     """
     fig = go.Figure()
     hover = "m = %{x:.3g}<br>log-loss = %{y:.4f}<extra></extra>"
     m_grid, losses = heldout["m"], heldout["log_loss"]
-    fig.add_trace(curve("held-out log-loss", m_grid, losses, TRUTH_COLOR, hovertemplate=hover))
+    # the curves have no legend entries (the title and the y axis name the solid one,
+    # Laplace's colour and legend group its own dashed one): in a lesson's narrow column
+    # the legend wraps one entry a row, and each row took the plot's height
+    fig.add_trace(
+        curve(
+            "held-out log-loss",
+            m_grid,
+            losses,
+            TRUTH_COLOR,
+            hovertemplate=hover,
+            showlegend=False,
+        )
+    )
+    data = pd.DataFrame({"m": m_grid, "heldout_log_loss": losses})
+    if uniform_curve is not None:
+        fig.add_trace(
+            curve(
+                f"the same, uniform t ({LAPLACE}'s)",
+                uniform_curve["m"],
+                uniform_curve["log_loss"],
+                method_color(LAPLACE),
+                2,
+                "dash",
+                hovertemplate=f"{LAPLACE}'s uniform t<br>" + hover,
+                showlegend=False,
+                legendgroup=LAPLACE,
+            )
+        )
+        data["heldout_log_loss_uniform_t"] = uniform_curve["log_loss"]
     guess = heldout["uniform_log_loss"]
     ends = [float(np.min(m_grid)), float(np.max(m_grid))]
     fig.add_trace(
@@ -117,8 +154,14 @@ def heldout_figure(
         m, loss = marks[name]
         color, symbol = styles.get(name, (WHATIF_COLOR, _SYMBOLS["what-if m"]))
         shown = f"{LAPLACE} (m = K, uniform t)" if name == LAPLACE else name
-        fig.add_trace(point(f"{shown}: {loss:.4f}", m, loss, color, symbol))
-    log_m_axes(fig, "log-loss on held-out rows (nats)")
+        marker = point(f"{shown}: {loss:.4f}", m, loss, color, symbol)
+        if name == LAPLACE and uniform_curve is not None:
+            marker.legendgroup = LAPLACE  # its curve shows and hides with it
+        fig.add_trace(marker)
+    # a y title short enough for a presenter's short plot (the longer one ran off it)
+    log_m_axes(fig, "held-out log-loss (nats)")
     title = f"{heldout['n_folds']}-fold held-out log-loss of this pair's {heldout['n_rows']:,} rows"
-    data = pd.DataFrame({"m": m_grid, "heldout_log_loss": losses})
-    return lesson_style(fig, title, 400), data
+    lesson_style(fig, title, 400)
+    # legend symbols at one size, no gap around Laplace's legend group: each made the
+    # legend's rows taller (a narrow column wraps it one entry a row)
+    return fig.update_layout(legend_itemsizing="constant", legend_tracegroupgap=0), data
