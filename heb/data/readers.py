@@ -77,7 +77,9 @@ _UNICODE_BOMS = (
 )
 
 
-def _looks_binary(data: bytes) -> bool:
+def looks_binary(data: bytes) -> bool:
+    """Whether ``data`` is not text: a NUL byte or over 5 % control bytes in its first
+    64 kB (a byte-order mark says text)."""
     sample = data[:65536]
     if sample.startswith(_UNICODE_BOMS):
         return False
@@ -164,7 +166,7 @@ class _TooWide(DataError):
 _HEADER_CHARS = 1 << 20
 
 
-def _header(text: str, filename: str, max_columns: int) -> tuple[dict, list]:
+def csv_header(text: str, filename: str, max_columns: int) -> tuple[dict, list]:
     """The parser options (the sniffed delimiter) and the header's names, its width checked."""
     options = dict(sep=_sniff_delimiter(text, filename), skipinitialspace=True, engine="c")
     cut = max(text.rfind("\n", 0, _HEADER_CHARS), text.rfind("\r", 0, _HEADER_CHARS))
@@ -191,7 +193,7 @@ def _header(text: str, filename: str, max_columns: int) -> tuple[dict, list]:
 
 
 def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
-    options, names = _header(text, filename, max_columns)
+    options, names = csv_header(text, filename, max_columns)
     delimiter = options["sep"]
     check_cells(_line_count(text), len(names))
     try:
@@ -228,7 +230,7 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
 
 
 #: a number in the decimal-comma convention: ``12,5``, ``-0,25``, ``1.234,56``, ``1.234``
-_DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,\d+|\d+)(?:[eE][+-]?\d+)?"
+DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,\d+|\d+)(?:[eE][+-]?\d+)?"
 #: a quoted ``12,5`` in a comma-separated file (a decimal comma, or a thousands separator)
 _COMMA_NUMBER = r"[+-]?\d+,\d+"
 #: integers beyond this magnitude are not exact in a float64
@@ -292,7 +294,7 @@ def _tidy_text_columns(
         text = text.mask(text.isin(NA_TOKENS))
         # the checks look at the distinct values only (a category column has few)
         distinct = pd.Series(pd.unique(text[text.notna()]), dtype=object)
-        if decimal_comma and distinct.size and distinct.str.fullmatch(_DECIMAL_COMMA).all():
+        if decimal_comma and distinct.size and distinct.str.fullmatch(DECIMAL_COMMA).all():
             plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
             frame[column] = pd.to_numeric(plain)
             continue
@@ -327,7 +329,7 @@ def _is_arff(text: str, lower: str) -> bool:
     )
 
 
-def _is_archive(data: bytes) -> bool:
+def is_archive(data: bytes) -> bool:
     """A zip archive (``.xlsx`` too) or an old Excel workbook, by its magic bytes."""
     return data[:4] == b"PK\x03\x04" or data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
@@ -340,7 +342,7 @@ def _head_width(head: bytes, lower: str, max_columns: int):
 
     A header the readers would refuse (too wide, a malformed ARFF header) is refused here.
     """
-    if head[:4] == b"PAR1" or _is_archive(head) or _looks_binary(head):
+    if head[:4] == b"PAR1" or is_archive(head) or looks_binary(head):
         return 0
     if head.startswith(_UNICODE_BOMS):
         return 0
@@ -354,7 +356,7 @@ def _head_width(head: bytes, lower: str, max_columns: int):
         declared, _ = read_arff(text[: marker.end()] + "\n", [], max_columns)
         return declared.shape[1], text.count("\n", 0, marker.end())
     try:
-        _, names = _header(text, lower, max_columns)
+        _, names = csv_header(text, lower, max_columns)
     except _TooWide:
         raise
     except DataError:
@@ -371,11 +373,11 @@ def _parse(
     if data[:4] == b"PAR1" or lower.endswith((".parquet", ".pq")):
         frame = read_parquet(data, max_bytes, max_columns=max_columns)
         frame.columns = unique_names(list(frame.columns), notes)
-    elif _is_archive(data):
+    elif is_archive(data):
         raise DataError(
             "This is a zip archive or an Excel workbook; save the table as CSV and upload that."
         )
-    elif _looks_binary(data):
+    elif looks_binary(data):
         raise DataError(
             "This file holds binary data, not a table; upload a CSV, TSV, ARFF or parquet file."
         )

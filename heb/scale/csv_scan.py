@@ -38,10 +38,10 @@ from pathlib import Path
 
 from heb.data.dataset import NA_TOKENS, DataError, unique_names
 from heb.data.readers import (
-    _DECIMAL_COMMA,
-    _header,
-    _is_archive,
-    _looks_binary,
+    DECIMAL_COMMA,
+    csv_header,
+    is_archive,
+    looks_binary,
 )
 from heb.scale.sql import DUCKDB, RESERVED_PREFIX
 
@@ -66,7 +66,7 @@ _PLAIN_FLOAT = (
 #: a number as pandas' C parser reads one into float64 (``xstrtod`` and its infinities)
 _NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity)"
 #: the readers' decimal-comma number (ASCII digits: RE2's and pandas' notion of a digit)
-_COMMA_NUMBER = _DECIMAL_COMMA.replace(r"\d", "[0-9]")
+_COMMA_NUMBER = DECIMAL_COMMA.replace(r"\d", "[0-9]")
 #: bytes read at a time when a file that is not UTF-8 is copied as UTF-8
 _COPY_BYTES = 1 << 22
 #: a header wider than this is refused by DuckDB's limits long before, not by the readers'
@@ -163,7 +163,7 @@ def csv_layout(path: Path, label: str | None = None, encoding: str | None = None
     head, whole = _head(path)
     if not head.strip():
         raise DataError(f"The file {label!r} is empty.")
-    if _is_archive(head) or _looks_binary(head):
+    if is_archive(head) or looks_binary(head):
         raise DataError(
             f"The file {label!r} holds binary data or an archive, not a CSV table; save the "
             "table as CSV."
@@ -176,7 +176,7 @@ def csv_layout(path: Path, label: str | None = None, encoding: str | None = None
         text = _decode_head(head, whole, encoding)
     lower = path.name.lower().removesuffix(".gz").removesuffix(".gzip")
     try:
-        options, names = _header(text, lower, _MAX_COLUMNS)
+        options, names = csv_header(text, lower, _MAX_COLUMNS)
     except DataError as exc:
         raise DataError(f"The header of {label!r} could not be read: {exc}") from exc
     new_line = "\\r" if "\r" in text and "\n" not in text else None
