@@ -107,6 +107,44 @@ def _target(engine, target: str | None) -> str:
     return target or default_target(names)
 
 
+#: seconds between two progress lines of one step (a new step is printed at once)
+PROGRESS_EVERY_S = 10.0
+#: seconds at the start of a run without progress lines
+QUIET_S = 2.0
+
+
+def step_printer(
+    report: Callable[[str], None],
+    prefix: str,
+    every: float = PROGRESS_EVERY_S,
+    quiet: float = QUIET_S,
+) -> Callable[[float, str], None]:
+    """A ``progress(fraction, message)`` for :func:`heb.scale.cross_validate` that reports
+    each new phase at once (the AODE pair scan, one query, can run for minutes: the user
+    sees which step runs) and, within a phase, one line per ``every`` seconds. The first
+    phase is not printed in a run's first ``quiet`` seconds: bad input, found by the first
+    scan, stays a one-line error."""
+    start = time.perf_counter()
+    last = {"phase": None, "at": start}
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.perf_counter()
+        # the phase: the message's first words without numbers ("Encoded", "Fitting and
+        # scoring", "Counting feature pairs")
+        phase = " ".join(w for w in message.split()[:3] if not any(c.isdigit() for c in w))
+        if last["phase"] is None:
+            last["first"] = phase
+        if phase == last.get("first") and now - start < quiet:
+            last["phase"] = phase
+            return
+        if message == "Done" or (phase == last["phase"] and now - last["at"] < every):
+            return
+        last.update(phase=phase, at=now)
+        report(f"{prefix}{message} ({fraction:.0%}, {now - start:.0f} s)")
+
+    return progress
+
+
 def collect_on_engine(
     paths: Sequence[str],
     engine_name: str,
@@ -160,7 +198,12 @@ def collect_on_engine(
                 name = source.path.name.split(".")[0]
                 for label, methods, params, override in runs(name):
                     result = cross_validate(
-                        engine, column, methods, params=params, **{**base, **override}
+                        engine,
+                        column,
+                        methods,
+                        params=params,
+                        progress=step_printer(report, f"  {name} · {label}: "),
+                        **{**base, **override},
                     )
                     frame = result.folds.assign(dataset=name, variant=label)
                     if label.startswith("Lidstone"):

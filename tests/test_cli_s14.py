@@ -326,3 +326,37 @@ def test_make_data_into_a_missing_folder_is_one_sentence(tmp_path, capsys):
     out = tmp_path / "absent" / "x.parquet"
     assert main(["make-data", "clicks", "--rows", "10", "-o", str(out)]) == 2
     assert "There is no folder" in _one_line(capsys.readouterr().err)
+
+
+def test_engine_progress_prints_each_phase_once_and_throttles_repeats():
+    """The engine path printed nothing for the 7 minutes of an AODE pair scan: each new
+    phase is a line at once; repeats within a phase wait ``every`` seconds; Done is not."""
+    from heb.cli_scale import step_printer
+
+    lines: list[str] = []
+    progress = step_printer(lines.append, "  clicks · Laplace: ", every=1e9, quiet=0.0)
+    progress(0.0, "Counting values on DuckDB")
+    progress(0.05, "Counting feature pairs for AODE")
+    progress(0.2, "Encoded 100,000 rows")
+    progress(0.3, "Encoded 200,000 rows")  # same phase, within the wait: not printed
+    progress(0.55, "Fitting and scoring fold 1 of 5")
+    progress(0.6, "Fitting and scoring fold 2 of 5")
+    progress(1.0, "Done")
+    assert [line.split(" (")[0] for line in lines] == [
+        "  clicks · Laplace: Counting values on DuckDB",
+        "  clicks · Laplace: Counting feature pairs for AODE",
+        "  clicks · Laplace: Encoded 100,000 rows",
+        "  clicks · Laplace: Fitting and scoring fold 1 of 5",
+    ]
+    assert lines[1].endswith("(5%, 0 s)")
+    every_time: list[str] = []
+    again = step_printer(every_time.append, "", every=0.0, quiet=0.0)
+    again(0.2, "Encoded 100,000 rows")
+    again(0.3, "Encoded 200,000 rows")
+    assert len(every_time) == 2
+    quick: list[str] = []
+    first = step_printer(quick.append, "", every=0.0)
+    first(0.0, "Counting values on DuckDB")
+    assert quick == []  # the first phase's first seconds print nothing: bad input, one line
+    first(0.05, "Counting feature pairs for AODE")
+    assert quick == ["Counting feature pairs for AODE (5%, 0 s)"]  # the long scan is said
