@@ -687,11 +687,15 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
         _again_button("concentrations", "Count again", key, work, large)
         return
     frame, rows, classes, features = found
-    cols = st.columns(4)
-    cols[0].metric("Pairs", f"{len(frame):,}")
-    cols[1].metric("Median m", f"{frame['m'].median():.3g}")
-    cols[2].metric("Rows counted", f"{rows:,}")
-    cols[3].metric("Engine", ENGINE_LABEL)
+    from explorer import concentrations as conc
+
+    numbers = conc.summary_numbers(frame)  # the in-memory page's figures and formats
+    cols = st.columns(5)
+    cols[0].metric("Pairs", numbers["Pairs"])
+    cols[1].metric("Median m", numbers["Median m"])
+    cols[2].metric("Clamped low / high", numbers["Clamped low / high"], help=conc.CLAMP_HELP)
+    cols[3].metric("Fallback m = K_f", numbers["Fallback m = K_f"], help=conc.FALLBACK_HELP)
+    cols[4].metric("Rows counted", f"{rows:,}", help=f"Counted by {ENGINE_LABEL}.")
     missing = "imputed" if settings["missing"] == "impute" else "as their own category"
     st.caption(
         escape(

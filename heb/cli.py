@@ -474,7 +474,9 @@ def _run_settings(args: argparse.Namespace) -> RunSettings:
         message = str(exc).rstrip(".")
         field_name = message.split(" ", 1)[0]
         option = _SETTING_OPTIONS.get(field_name)
-        raise UsageError(f"heb: {message}{f' (option {option})' if option else ''}.") from None
+        if option:  # the user's option, not the settings field behind it
+            message = option + message[len(field_name) :]
+        raise UsageError(f"heb: {message}.") from None
 
 
 def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame], pd.DataFrame]]]:
@@ -510,6 +512,11 @@ def _bench_figures(args, frame, out: Path, tables, specs, settings) -> dict[str,
     if not args.engine:  # reliability needs pooled out-of-fold probabilities
         curves = _collect_reliability(specs, settings, tables)
         figures |= _reliability_figures(curves, out, _log)
+    else:
+        _log(
+            "Reliability diagrams skipped: they need every row's out-of-fold probabilities, "
+            "which the engine path does not keep (Table 4 gives each method's ECE)."
+        )
     return figures
 
 

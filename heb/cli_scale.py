@@ -100,10 +100,15 @@ def engine_identity(path: str) -> str:
 def _target(engine, target: str | None) -> str:
     """The class column: ``target`` (checked to exist) or the default (the last column)."""
     from heb.data import DataError, default_target
+    from heb.data.dataset import quote
 
     names = [name for name, _ in engine.columns()]
     if target is not None and target not in names:
-        raise DataError(f"There is no column {target!r} to use as the target.")
+        shown = ", ".join(quote(name) for name in names[:12]) + (", ..." if len(names) > 12 else "")
+        raise DataError(
+            f"There is no column {quote(target)} to use as the target; --target takes one of "
+            f"{shown}."
+        )
     return target or default_target(names)
 
 

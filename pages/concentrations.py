@@ -272,8 +272,10 @@ choice = st.radio(
 if large is not None:
     st.markdown(
         f"**Data:** the large file {escape(large.name, limit=80)}, every row counted by "
-        "DuckDB (choose the data on the Dataset page). HEB-H and HEB-AODE need the rows in "
-        "memory (hierarchies, feature pairs): they are offered for the in-memory datasets."
+        "DuckDB (choose the data on the Dataset page). This page's HEB-H view needs the rows "
+        "in memory (its hierarchies) and its HEB-AODE view one in-memory fit per feature "
+        "pair: both are offered for the in-memory datasets (Compare cross-validates "
+        "HEB-AODE on every row of this file)."
     )
     with guard("learning the concentrations on every row"):
         large_files.concentrations_view(large, conc.SMOOTHER[choice])

@@ -131,9 +131,9 @@ def test_an_unwritable_cache_costs_warnings_not_the_run(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--folds", "1"], "heb: n_splits must be a whole number of at least 2"),
+        (["--folds", "1"], "heb: --folds must be a whole number of at least 2"),
         (["--tables", "one"], "--tables takes numbers 1-9"),
-        (["--n-bins", "0"], "heb: n_bins must be a whole number of at least 2"),
+        (["--n-bins", "0"], "heb: --n-bins must be a whole number of at least 2"),
     ],
 )
 def test_bad_settings_are_one_line_errors(tmp_path, isolated_cache, extra, message):

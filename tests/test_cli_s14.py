@@ -235,6 +235,26 @@ def test_engine_one_value_target_shows_the_plain_value(tmp_path, capsys):
     assert "single value '1'" in err and "np.int64" not in err
 
 
+def test_engine_unknown_target_lists_the_columns_it_can_be(tmp_path, capsys):
+    """The trial's '--target nope' said only that there is no such column."""
+    path = tmp_path / "two.parquet"
+    pd.DataFrame({"colour": ["r", "g"] * 4, "y": [0, 1] * 4}).to_parquet(path)
+    argv = ["bench", str(path), "--engine", "duckdb", "--target", "nope", "-o", str(tmp_path)]
+    assert main(argv) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert "no column 'nope' to use as the target; --target takes one of 'colour', 'y'." in err
+
+
+def test_engine_run_says_reliability_diagrams_are_skipped(tmp_path, capsys):
+    path = tmp_path / "two.parquet"
+    pd.DataFrame({"colour": ["r", "g", "b"] * 10, "y": [0, 1] * 15}).to_parquet(path)
+    argv = ["bench", str(path), "--engine", "duckdb", "--tables", "4", "--folds", "2"]
+    assert main([*argv, "-o", str(tmp_path / "o")]) == 0
+    assert "Reliability diagrams skipped: they need every row's out-of-fold" in (
+        capsys.readouterr().err
+    )
+
+
 # --------------------------------------------------------------------- 4. options
 @pytest.mark.parametrize(
     "argv, message",
@@ -259,11 +279,11 @@ def test_parse_errors_are_one_line_with_exit_2(argv, message, capsys):
     [
         (
             ["--folds", "1"],
-            "heb: n_splits must be a whole number of at least 2, got 1 (option --folds).",
+            "heb: --folds must be a whole number of at least 2, got 1.",
         ),
-        (["--n-bins", "0"], "(option --n-bins)."),
-        (["--seed", "-1"], "(option --seed)."),
-        (["--max-rows", "-3"], "(option --max-rows)."),
+        (["--n-bins", "0"], "heb: --n-bins must be"),
+        (["--seed", "-1"], "heb: --seed "),
+        (["--max-rows", "-3"], "heb: --max-rows "),
         (["--tables", "one"], "heb: --tables takes numbers 1-9"),
         (["--tables", "12"], "heb: Unknown table(s): [12]"),
     ],
