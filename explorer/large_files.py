@@ -204,6 +204,10 @@ def show_refusal() -> None:
     """The error of a large-file name that was refused (kept until another is chosen)."""
     if _REFUSED in st.session_state:
         show_error(st.session_state[_REFUSED], "opening the large file")
+        st.caption(
+            "So the pages use the sidebar's dataset; choose another large file on the Dataset "
+            "page, or dismiss this with the sidebar's dataset choice."
+        )
 
 
 # --------------------------------------------------------------------------- engine work

@@ -21,6 +21,7 @@ def _on_dataset(widget: str) -> None:
     """Callback: the dataset chosen in the sidebar is the view's data (no large file)."""
     st.session_state["data_spec"] = st.session_state[widget]
     set_large_file("")
+    st.session_state.pop("large_file_refused", None)  # the refused file's error is done
 
 
 def _large_file():

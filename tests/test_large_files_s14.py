@@ -224,6 +224,17 @@ def test_a_link_naming_a_path_outside_the_root_is_refused_on_any_page(rooted):
     assert url(at, "large_file") is None  # dropped from the view and its link
 
 
+def test_a_refused_file_says_what_the_pages_use_and_goes_with_a_dataset_choice(rooted):
+    """The trial saw a refused file's error stay on Compare, which had quietly gone back to
+    the sidebar's dataset: the error says so, and a sidebar choice dismisses it."""
+    at = _open("pages/compare.py", large_file="../../etc/passwd")
+    assert any("outside the data root" in unescape(e.value) for e in at.error)
+    assert "So the pages use the sidebar's dataset" in _texts(at.caption)
+    at.sidebar.selectbox(key="w_data_spec").select("builtin:iris").run()
+    assert_clean(at)
+    assert not [e for e in at.error if "outside the data root" in unescape(e.value)]
+
+
 def test_choosing_a_dataset_in_the_sidebar_leaves_the_large_file(rooted):
     at = _open("pages/dataset.py", large_file=FILE)
     at.sidebar.selectbox(key="w_data_spec").select("builtin:iris").run()
