@@ -113,3 +113,23 @@ def test_pages_say_where_a_reference_wins():
     )
     (sentence,) = compare_sentences(summary)  # accuracy: the reference wins; ECE: HEB-M does
     assert "mean Accuracy" in sentence and "CategoricalNB (0.9)" in sentence
+
+
+def test_target_encoder_on_a_tiny_file_uses_the_folds_its_rows_allow():
+    """A 6-row CSV with --folds 2 ended the whole bench with scikit-learn's 'Cannot have
+    number of splits n_splits=5 greater than the number of samples: n_samples=3': the
+    encoder's inner folds were fixed at 5. With fewer than 5 rows in a class they are plain
+    folds, as many as the rows allow; with enough rows, stratified 5-fold as before."""
+    from heb.evaluate.references import ReferenceModel
+
+    X = np.array([[0, 1], [1, 0], [0, 2]])
+    y = np.array(["p", "q", "p"])
+    model = ReferenceModel("TargetEncoder+LR").fit(X, y)
+    folds = model.estimator_.named_steps["targetencoder"].cv
+    assert type(folds).__name__ == "KFold" and folds.n_splits == 3
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    rng = np.random.default_rng(0)
+    big = ReferenceModel("TargetEncoder+LR").fit(rng.integers(0, 3, (40, 2)), np.repeat([0, 1], 20))
+    folds = big.estimator_.named_steps["targetencoder"].cv
+    assert isinstance(folds, StratifiedKFold) and folds.n_splits == 5

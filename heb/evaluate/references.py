@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import TargetEncoder
@@ -42,6 +42,8 @@ __all__ = ["HGB_OTHER", "REFERENCE_MODELS", "ReferenceModel", "reference_codes"]
 
 #: HistGradientBoosting's 'other' category (max_bins = 255 allows codes 0..254)
 HGB_OTHER = 254
+#: TargetEncoder's cross-fitting folds (fewer where a class has fewer training rows)
+ENCODER_FOLDS = 5
 
 
 def _categorical_nb(n_categories: np.ndarray):
@@ -50,9 +52,20 @@ def _categorical_nb(n_categories: np.ndarray):
 
 def _target_encoder_lr(n_categories: np.ndarray):
     return make_pipeline(
-        TargetEncoder(smooth="auto", cv=StratifiedKFold(5, shuffle=True, random_state=0)),
+        TargetEncoder(
+            smooth="auto", cv=StratifiedKFold(ENCODER_FOLDS, shuffle=True, random_state=0)
+        ),
         LogisticRegression(max_iter=1000),
     )
+
+
+def _encoder_folds(y) -> StratifiedKFold | KFold:
+    """TargetEncoder's cross-fitting folds: stratified 5-fold, or, where a class has fewer
+    than 5 training rows (a tiny file), plain folds as many as the rows allow (2-5)."""
+    counts = np.unique(np.asarray(y), return_counts=True)[1]
+    if counts.min() >= ENCODER_FOLDS:
+        return StratifiedKFold(ENCODER_FOLDS, shuffle=True, random_state=0)
+    return KFold(max(2, min(ENCODER_FOLDS, len(y))), shuffle=True, random_state=0)
 
 
 def _hist_gradient_boosting(n_categories: np.ndarray):
@@ -100,6 +113,8 @@ class ReferenceModel(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y) if classes is None else np.asarray(classes)
         self.n_categories_ = np.maximum(X.max(axis=0, initial=-1) + 1, 1)
         self.estimator_ = REFERENCE_MODELS[self.model](self.n_categories_)
+        if self.model == "TargetEncoder+LR":
+            self.estimator_.set_params(targetencoder__cv=_encoder_folds(y))
         with threadpool_limits(limits=1):  # see the module docstring
             self.estimator_.fit(reference_codes(self.model, X, self.n_categories_), y)
         return self
