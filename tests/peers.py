@@ -51,6 +51,16 @@ def require_chromium() -> Path:
     return CHROMIUM
 
 
+def require_spark() -> None:
+    """A Java runtime (``heb.scale.spark_engine.java_available``) and pyspark: Spark's
+    tests run on ``local[*]`` sessions."""
+    from heb.scale.spark_engine import java_available
+
+    if not java_available():
+        missing("Spark tests need a Java runtime (install a JDK or set JAVA_HOME)")
+    require_module("pyspark", "Spark tests run on a local Spark session")
+
+
 def require_module(name: str, why: str):
     """Import ``name`` or skip (fail in CI) with ``why``."""
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, assert_clean, unescape
+from test_app import assert_clean, open_app, unescape
 
 from explorer.large_files import CONFIGURE_HELP, Cancelled, list_sources, progress_reporter
 from heb.scale import (
@@ -38,13 +38,7 @@ def rooted(data_root, monkeypatch):
 
 
 def _open(**query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    return at
+    return open_app(PAGE, clean=False, **query)
 
 
 def _frame_with(at: AppTest, column: str) -> pd.DataFrame:

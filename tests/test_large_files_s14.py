@@ -10,8 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, assert_clean, unescape, url
+from test_app import assert_clean, open_app, unescape, url
 
 from explorer import comparison as cmp
 from explorer import large_files as lf
@@ -51,17 +50,6 @@ def private_tmp(tmp_path, monkeypatch):
     folder.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
     return folder
-
-
-def _open(page: str | None = None, **query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    if page is not None:
-        at.switch_page(page)
-        at.run()
-    return at
 
 
 def _engine(root, name: str = FILE) -> DuckDBEngine:
@@ -146,7 +134,7 @@ def test_methods_the_engine_cannot_run_are_named_with_why():
 
 # --------------------------------------------------------------------------- pages
 def test_the_large_file_carries_to_every_page_and_its_link(rooted):
-    at = _open("pages/dataset.py", large_file=FILE)
+    at = open_app("pages/dataset.py", clean=False, large_file=FILE)
     assert_clean(at)
     assert url(at, "large_file") == FILE
     for page in ("pages/concentrations.py", "pages/compare.py", "pages/dataset.py"):
@@ -158,7 +146,7 @@ def test_the_large_file_carries_to_every_page_and_its_link(rooted):
 
 
 def test_dataset_page_header_describes_the_large_file(rooted):
-    at = _open("pages/dataset.py", large_file=FILE)
+    at = open_app("pages/dataset.py", clean=False, large_file=FILE)
     assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rows with a target"] == "2,000"
@@ -168,7 +156,7 @@ def test_dataset_page_header_describes_the_large_file(rooted):
 
 
 def test_concentrations_page_counts_the_large_file(rooted):
-    at = _open("pages/concentrations.py", large_file=FILE)
+    at = open_app("pages/concentrations.py", clean=False, large_file=FILE)
     assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rows counted"] == "2,000"
@@ -189,7 +177,7 @@ def test_concentrations_page_counts_the_large_file(rooted):
 
 def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
     methods = ",".join([*DEFAULT_METHODS, "TAN"])
-    at = _open("pages/compare.py", large_file=FILE, methods=methods, folds="5")
+    at = open_app("pages/compare.py", clean=False, large_file=FILE, methods=methods, folds="5")
     assert_clean(at)
     assert "TAN, because" in _texts(at.info)  # said, not dropped silently
     at.button(key="large_go").click().run()
@@ -218,7 +206,7 @@ def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
 
 
 def test_a_link_naming_a_path_outside_the_root_is_refused_on_any_page(rooted):
-    at = _open("pages/concentrations.py", large_file="../../etc/passwd")
+    at = open_app("pages/concentrations.py", clean=False, large_file="../../etc/passwd")
     assert not at.exception
     assert any("outside the data root" in unescape(e.value) for e in at.error)
     assert url(at, "large_file") is None  # dropped from the view and its link
@@ -227,7 +215,7 @@ def test_a_link_naming_a_path_outside_the_root_is_refused_on_any_page(rooted):
 def test_a_refused_file_says_what_the_pages_use_and_goes_with_a_dataset_choice(rooted):
     """The trial saw a refused file's error stay on Compare, which had quietly gone back to
     the sidebar's dataset: the error says so, and a sidebar choice dismisses it."""
-    at = _open("pages/compare.py", large_file="../../etc/passwd")
+    at = open_app("pages/compare.py", clean=False, large_file="../../etc/passwd")
     assert any("outside the data root" in unescape(e.value) for e in at.error)
     assert "So the pages use the sidebar's dataset" in _texts(at.caption)
     at.sidebar.selectbox(key="w_data_spec").select("builtin:iris").run()
@@ -236,18 +224,18 @@ def test_a_refused_file_says_what_the_pages_use_and_goes_with_a_dataset_choice(r
 
 
 def test_choosing_a_dataset_in_the_sidebar_leaves_the_large_file(rooted):
-    at = _open("pages/dataset.py", large_file=FILE)
+    at = open_app("pages/dataset.py", clean=False, large_file=FILE)
     at.sidebar.selectbox(key="w_data_spec").select("builtin:iris").run()
     assert_clean(at)
     assert url(at, "large_file") is None and at.session_state["large_file"] == ""
 
 
 def test_the_target_chosen_travels_in_the_link(rooted):
-    at = _open("pages/dataset.py", large_file=FILE)
+    at = open_app("pages/dataset.py", clean=False, large_file=FILE)
     box = at.selectbox(key=f"large_target:{FILE}")
     other = next(c for c in box.options if c != "click")
     box.select(other).run()
     assert url(at, "large_target") == other
-    again = _open("pages/dataset.py", large_file=FILE, large_target=other)
+    again = open_app("pages/dataset.py", clean=False, large_file=FILE, large_target=other)
     assert again.selectbox(key=f"large_target:{FILE}").value == other
     assert Path(FILE).name in _texts(again.caption)

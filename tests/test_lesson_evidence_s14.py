@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from heb.counts import CountTable
 from heb.data import Preprocessor, encode_target, load_builtin
 from heb.lessons import evidence
+from tests.test_presenter import LESSON_STEPS
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 TIMEOUT = 120
@@ -217,18 +218,9 @@ def test_presenter_step_3_shows_the_verdict_beside_the_figure():
 #: 153 px wide, its delta's type 20.5 px, about 8.6 px a character; the delta's chip takes
 #: 17 px, 36 with its arrow): 14 characters without the arrow, 11 with it
 DELTA_CHARS = {"arrow": 11, "no arrow": 14}
-LESSONS = {
-    "lesson_zero_counts": 2,
-    "lesson_dirichlet": 2,
-    "lesson_evidence": 3,
-    "lesson_high_cardinality": 2,
-    "lesson_calibration": 4,
-    "lesson_known_truth": 3,
-    "lesson_hierarchy": 4,
-}
 
 
-@pytest.mark.parametrize(("name", "n_steps"), LESSONS.items())
+@pytest.mark.parametrize(("name", "n_steps"), LESSON_STEPS.items())
 def test_every_metric_delta_fits_a_presenter_at_1024(name, n_steps):
     from streamlit.proto.Metric_pb2 import Metric
 

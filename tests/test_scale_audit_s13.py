@@ -11,7 +11,6 @@ pyspark (fail in CI), as ``tests/test_scale_spark.py`` does.
 from __future__ import annotations
 
 import decimal
-import os
 
 import numpy as np
 import pandas as pd
@@ -29,6 +28,7 @@ from heb.scale.cv import cross_validate
 from heb.scale.duckdb_engine import DuckDBEngine
 from heb.scale.inmemory import cross_validate_in_memory, fold_assignment
 from heb.scale.source import open_source
+from tests.peers import require_spark
 
 pytest.importorskip("duckdb")
 
@@ -490,26 +490,9 @@ def test_a_ragged_csv_names_the_row_not_a_missing_column(tmp_path):
 
 
 # --------------------------------------------------------------------------------- Spark
-def _require_spark() -> None:
-    from heb.scale.spark_engine import java_available
-
-    reason = None
-    if not java_available():
-        reason = "no Java runtime (install a JDK or set JAVA_HOME)"
-    else:
-        try:
-            import pyspark  # noqa: F401
-        except ImportError:
-            reason = "pyspark is not installed"
-    if reason and os.environ.get("CI") == "true":
-        pytest.fail(f"Spark tests must run in CI, but {reason}.")
-    if reason:
-        pytest.skip(f"Spark tests skipped: {reason}.")
-
-
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory):
-    _require_spark()
+    require_spark()
     from heb.scale.spark_engine import SparkEngine
 
     engine = SparkEngine(master="local[1]")

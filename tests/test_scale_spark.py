@@ -6,8 +6,6 @@ where a missing Spark fails: CI installs a JDK and pyspark (.ci/run).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -18,31 +16,17 @@ from heb.scale.counting import count_histograms, describe
 from heb.scale.cv import cross_validate
 from heb.scale.inmemory import cross_validate_in_memory, example_frame, fold_assignment
 from heb.scale.source import open_source
-from heb.scale.spark_engine import SparkEngine, java_available
+from heb.scale.spark_engine import SparkEngine
+from tests.peers import require_spark
 
 METHODS = [*TABLE1_METHODS, "HEB-M+GR", "AODE", "HEB-AODE"]
 METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
 N_SPLITS = 3
 
 
-def _require_spark() -> None:
-    reason = None
-    if not java_available():
-        reason = "no Java runtime (install a JDK or set JAVA_HOME)"
-    else:
-        try:
-            import pyspark  # noqa: F401
-        except ImportError:
-            reason = "pyspark is not installed"
-    if reason and os.environ.get("CI") == "true":
-        pytest.fail(f"Spark tests must run in CI, but {reason}.")
-    if reason:
-        pytest.skip(f"Spark tests skipped: {reason}.")
-
-
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory):
-    _require_spark()
+    require_spark()
     root = tmp_path_factory.mktemp("spark")
     frame = example_frame(700, seed=9)
     frame.to_parquet(root / "mixed.parquet", index=False)

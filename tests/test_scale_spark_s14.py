@@ -31,27 +31,11 @@ from heb.scale.duckdb_engine import DuckDBEngine
 from heb.scale.inmemory import cross_validate_in_memory, fold_assignment
 from heb.scale.source import open_source
 from heb.scale.spark_engine import EngineError, SparkEngine
+from tests.peers import require_spark
 
 REPO = Path(__file__).resolve().parents[1]
 METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
 PANDAS_WARNING = "PySpark does not yet fully support pandas"
-
-
-def _require_spark() -> None:
-    from heb.scale.spark_engine import java_available
-
-    reason = None
-    if not java_available():
-        reason = "no Java runtime (install a JDK or set JAVA_HOME)"
-    else:
-        try:
-            import pyspark  # noqa: F401
-        except ImportError:
-            reason = "pyspark is not installed"
-    if reason and os.environ.get("CI") == "true":
-        pytest.fail(f"Spark tests must run in CI, but {reason}.")
-    if reason:
-        pytest.skip(f"Spark tests skipped: {reason}.")
 
 
 def _float_ids(path: Path) -> dict[str, np.ndarray]:
@@ -117,7 +101,7 @@ def test_duckdb_float_ids_with_nan_infinities_and_huge_values_match_in_memory(tm
 # --------------------------------------------------------------------------------- Spark
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory):
-    _require_spark()
+    require_spark()
     filters = list(warnings.filters)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -187,7 +171,7 @@ def test_spark_keeps_columns_that_differ_only_in_case(spark):
 
 
 def test_spark_starts_without_log_lines_or_warnings(tmp_path):
-    _require_spark()
+    require_spark()
     pd.DataFrame({"x": ["a", "b", "c"] * 10, "y": ["p", "q"] * 15}).to_parquet(
         tmp_path / "t.parquet", index=False
     )
