@@ -122,14 +122,12 @@ def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type: an int in [low, high] (underscores allowed: 50_000_000)."""
 
     def whole_number(text: str) -> int:
-        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be a whole number {bounds} (got {text!r})"
-            ) from None
-        if value < low or (high is not None and value > high):
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
             raise argparse.ArgumentTypeError(f"must be a whole number {bounds} (got {text!r})")
         return value
 
@@ -756,9 +754,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = kinds.add_parser(
         "clicks",
         help="a click log with a known truth (target 'click', up to 20 features)",
-        description="A click log drawn from HEB-M's own generative model: ID-like features "
-        "with 10^3 to 10^6 values, low-cardinality text and numeric features, and the "
-        "binary target 'click'.",
+        description="A click log with a known truth: Zipf ID-like features with 10^3 to "
+        "10^6 values, low-cardinality text and numeric features, per-value click rates "
+        "around 17 %, and the binary target 'click'.",
     )
     c.add_argument(
         "--rows",
