@@ -36,6 +36,7 @@ from explorer.errors import escape, show_error, show_info
 from heb import figures, registry
 from heb.data import DataError, default_target
 from heb.nb import NaiveBayes
+from heb.scale.cv import ENGINE_FAMILIES
 from heb.scale.duckdb_engine import DuckDBEngine
 from heb.scale.source import DATA_ROOT_ENV, Source, open_source, resolve_data_path
 
@@ -530,7 +531,7 @@ def engine_methods(methods) -> list[str]:
     return [
         m
         for m in methods
-        if registry.method(m).family in ("nb", "aode")
+        if registry.method(m).family in ENGINE_FAMILIES
         and registry.method(m).params.get("smoother") != "heb-h"
     ]
 
