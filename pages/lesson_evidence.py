@@ -123,7 +123,9 @@ def explanation(uniform_prior: bool) -> None:
         )
         st.markdown(
             "The held-out curve checks the choice: each fold of the pair's rows is scored "
-            f"by the PMF smoothed with m from the other folds. {laplace}"
+            "by the PMF smoothed from the other folds' counts, one m for all folds. "
+            "HEB's own score refits m (and a pooled t) on the other folds alone, as "
+            f"cross-validation would. {laplace}"
         )
 
 

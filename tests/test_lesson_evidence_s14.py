@@ -47,7 +47,8 @@ def _pair(zip_codes, cls: str, feature: str, prior: str = "marginal") -> dict:
 
 
 def _by_hand(counts, prior, m, pooled=None, n_folds=5, seed=0) -> np.ndarray:
-    """Each held-out row's -log theta, one row at a time (no cells, no weights)."""
+    """Each held-out row's -log theta, one row at a time (no cells, no weights); ``m`` one
+    value or one per fold."""
     K = counts.size
     rows = np.random.default_rng(seed).permutation(np.repeat(np.arange(K), counts.astype(int)))
     fold = np.arange(rows.size) % n_folds
@@ -58,7 +59,8 @@ def _by_hand(counts, prior, m, pooled=None, n_folds=5, seed=0) -> np.ndarray:
         if pooled is not None:
             rest = pooled - np.bincount(rows[fold == k], minlength=K)
             t = (rest + 1) / (rest.sum() + K)
-        losses[i] = -np.log((train[v] + m * t[v]) / (train.sum() + m))
+        mk = np.broadcast_to(np.asarray(m, dtype=float), (n_folds,))[k]
+        losses[i] = -np.log((train[v] + mk * t[v]) / (train.sum() + mk))
     return losses
 
 
@@ -69,7 +71,10 @@ def test_comparison_matches_a_row_by_row_computation():
     m_hat = 3.7
     got = evidence.heldout_comparison(counts, prior, m_hat, pooled)
     K = counts.size
-    heb = _by_hand(counts, prior, m_hat, pooled)
+    # session 15: HEB's m is refitted per fold (tests/test_lesson_evidence_s15.py checks
+    # the refit); m_hat fitted on all rows is kept as heb_all_rows
+    heb = _by_hand(counts, prior, got["m_folds"], pooled)
+    assert got["heb_all_rows"] == pytest.approx(_by_hand(counts, prior, m_hat, pooled).mean())
     laplace = _by_hand(counts, np.full(K, 1 / K), float(K))
     d = heb - laplace
     assert got["heb"] == pytest.approx(heb.mean(), rel=1e-12)
@@ -88,11 +93,13 @@ def test_default_pair_the_tie_the_user_found_is_called_noise_with_its_reason(zip
     # the user's numbers: Laplace 1.9161 below HEB-M's 1.9162
     assert f"{heb:.4f}" == "1.9162" and f"{laplace:.4f}" == "1.9161"
     c = out["comparison"]
-    assert c["heb"] == pytest.approx(heb) and c["laplace"] == pytest.approx(laplace)
+    # session 15: the verdict scores m refitted per fold; the mark (m_hat on the curve)
+    # is kept as heb_all_rows
+    assert c["heb_all_rows"] == pytest.approx(heb) and c["laplace"] == pytest.approx(laplace)
     assert 0 < c["diff"] < 2 * c["se"]  # Laplace ahead, by less than the noise
     text = out["verdict"]
     assert "No winner between HEB-M's m and Laplace" in text and "noise" in text
-    assert "1.9162" in text and "1.9161" in text
+    assert f"{c['heb']:.4f}" in text and "1.9161" in text
     # why the learned m need not win: it maximises the evidence, not the held-out score
     assert "training counts" in text and "not the held-out score" in text
     assert "beats" not in text

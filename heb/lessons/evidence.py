@@ -303,7 +303,8 @@ def _heldout_cells(
     """Per held-out cell (fold, category with a held-out row): its rows and log-loss.
 
     Returns ``weight`` (cells,) the held-out rows of each cell, ``loss`` (M, cells) each
-    row's -log theta under each m of ``m_grid``, and the number of folds used. The cells
+    row's -log theta under each m of ``m_grid`` ((M,), or (M, folds) for one m per fold),
+    and the number of folds used. The cells
     depend on ``counts``, ``n_folds`` and ``seed`` only: two calls with other priors or
     grids score the same rows in the same order (paired).
     """
@@ -327,11 +328,51 @@ def _heldout_cells(
     fold_i, cat_i = np.nonzero(test)  # held-out cells with at least one row
     weight = test[fold_i, cat_i]
     n_train = train.sum(axis=1)
-    mm = m_grid[:, None]
+    if m_grid.ndim == 2:  # (M, folds): one m per fold (a refit), gathered per cell
+        mm = m_grid[:, fold_i]
+    else:
+        mm = m_grid[:, None]
     theta = (train[fold_i, cat_i][None, :] + mm * priors[fold_i, cat_i][None, :]) / (
         n_train[fold_i][None, :] + mm
     )
     return weight, -np.log(theta), n_folds
+
+
+def heldout_refit(
+    counts: np.ndarray,
+    prior: np.ndarray,
+    n_folds: int = 5,
+    seed: int = 0,
+    pooled: np.ndarray | None = None,
+    n0: float = N0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """HEB's m refitted on each fold's training rows, as the engine would fit it there.
+
+    Per fold: the training counts, the prior mean (``prior``, or with ``pooled`` the
+    marginal without the fold's held-out rows, :func:`heldout_prior`) and Type-II ML
+    m on them, clamped, with Algorithm 1's fallback m = K below ``n0`` training rows.
+    No held-out row enters any of the three.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``train`` (folds, K) counts, ``priors`` (folds, K), ``m`` (folds,).
+    """
+    counts, prior = _check_vector(counts, prior)
+    N = int(counts.sum())
+    if N < 2:
+        raise ValueError("Held-out log-loss needs at least two rows in this pair.")
+    n_folds = int(min(max(n_folds, 2), N))
+    K = counts.size
+    test = _fold_counts(counts, n_folds, seed)
+    train = counts[None, :] - test
+    if pooled is None:
+        priors = np.broadcast_to(prior, (n_folds, K)).copy()
+    else:
+        priors = heldout_prior(np.asarray(pooled, dtype=np.float64)[None, :] - test)
+    m = fit_concentration_rows(train, priors, M_MIN, M_MAX).m.astype(np.float64)
+    m = np.where(train.sum(axis=1) < n0, float(K), m)
+    return train, priors, m
 
 
 def heldout_log_loss_curve(
@@ -392,45 +433,53 @@ def heldout_comparison(
     m_grid: np.ndarray = HELDOUT_GRID,
     n_folds: int = 5,
     seed: int = 0,
+    n0: float = N0,
 ) -> dict:
-    """HEB's m against Laplace and against its own held-out curve's lowest point, paired.
+    """HEB against Laplace and against its own held-out curve's lowest point, paired.
 
-    Every score is on the same held-out rows (:func:`heldout_log_loss_curve`'s folds):
-    HEB smooths with ``m_hat`` and ``prior`` (refitted without the held-out rows when
-    ``pooled`` is given), Laplace with m = K and the uniform prior mean, "best" is the
+    Every score is on the same held-out rows (:func:`heldout_log_loss_curve`'s folds).
+    HEB is scored as the engine would be: m refitted on each fold's training rows toward
+    the prior mean of those rows (:func:`heldout_refit`), so no held-out row chooses
+    its m or its prior mean. Laplace has m = K and the uniform prior mean. "best" is the
     grid m of lowest held-out loss under ``prior`` (chosen with the held-out rows: an
-    optimistic yardstick no fitted m is expected to reach).
+    optimistic yardstick no fitted m is expected to reach). ``m_hat`` (fitted on all the
+    pair's rows) is scored too, as ``heb_all_rows``, for reference only.
 
     Returns
     -------
     dict
         ``heb``, ``laplace``, ``best`` held-out log-loss (nats per row); ``best_m``;
-        ``diff`` = heb - laplace and ``se`` its standard error over the paired rows;
-        ``best_diff`` = heb - best and ``best_se``; ``n_rows``.
+        ``m_folds`` HEB's m per fold; ``diff`` = heb - laplace and ``se`` its standard
+        error over the paired rows; ``best_diff`` = heb - best and ``best_se``;
+        ``heb_all_rows`` the score of ``m_hat``; ``n_rows``.
     """
     counts = np.asarray(counts, dtype=np.float64)
     K = counts.size
     m_grid = np.asarray(m_grid, dtype=np.float64)
+    _, _, m_folds = heldout_refit(counts, prior, n_folds, seed, pooled, n0)
     weight, heb_grid, _ = _heldout_cells(
         counts, prior, np.append(m_grid, float(m_hat)), n_folds, seed, pooled
     )
+    _, heb, _ = _heldout_cells(counts, prior, m_folds[None, :], n_folds, seed, pooled)
     _, laplace, _ = _heldout_cells(
         counts, np.full(K, 1.0 / K), np.array([float(K)]), n_folds, seed, None
     )
     N = float(weight.sum())
     curve_loss = heb_grid[:-1] @ weight / N
     best = int(np.argmin(curve_loss))
-    diff, se = _paired(weight, heb_grid[-1], laplace[0])
-    best_diff, best_se = _paired(weight, heb_grid[-1], heb_grid[best])
+    diff, se = _paired(weight, heb[0], laplace[0])
+    best_diff, best_se = _paired(weight, heb[0], heb_grid[best])
     return {
-        "heb": float(heb_grid[-1] @ weight / N),
+        "heb": float(heb[0] @ weight / N),
         "laplace": float(laplace[0] @ weight / N),
         "best": float(curve_loss[best]),
         "best_m": float(m_grid[best]),
+        "m_folds": m_folds,
         "diff": diff,
         "se": se,
         "best_diff": best_diff,
         "best_se": best_se,
+        "heb_all_rows": float(heb_grid[-1] @ weight / N),
         "n_rows": int(N),
     }
 
@@ -460,6 +509,13 @@ def _gap(diff: float, se: float) -> str:
     return f"{_nats(diff)} (standard error {_nats(se)})"
 
 
+#: what the per-pair check is not: the classifier's score, on the Compare page
+NOT_THE_CLASSIFIER = (
+    " This scores one PMF of one pair. The Compare page scores the classifier on all"
+    " pairs at once; the two can rank the smoothers differently."
+)
+
+
 def heldout_verdict(
     comparison: dict,
     heb: str,
@@ -468,12 +524,12 @@ def heldout_verdict(
     n_categories: int,
     rho: float,
 ) -> str:
-    """The held-out check in words: who wins, HEB's m against Laplace with the difference's
-    standard error, and HEB's m against its own curve's lowest point; when HEB's m does
-    not win, why.
+    """The held-out check in words: who wins, HEB (m refitted per fold) against Laplace
+    with the difference's standard error, and against its own curve's lowest point.
 
     ``comparison`` is :func:`heldout_comparison`'s, ``heb`` the smoother's name
-    (:func:`heb_name`), ``rho`` = m_hat / (N + m_hat).
+    (:func:`heb_name`), ``rho`` = m_hat / (N + m_hat). A loss is not explained beyond
+    what the numbers show: the check scores one pair, not the classifier.
     """
     c = comparison
     N, K = c["n_rows"], n_categories
@@ -486,11 +542,16 @@ def heldout_verdict(
             f"{_nats(c['best_diff'])} above this curve's lowest, {best}, found with the "
             "held-out rows themselves"
         )
+    m_folds = np.asarray(c.get("m_folds", [m_hat]), dtype=np.float64)
+    if np.ptp(m_folds) <= 1e-9 * max(float(m_folds.max()), 1.0):
+        fitted = f"m = {format_m(float(m_folds[0]))}"
+    else:
+        fitted = f"m = {format_m(float(m_folds.min()))} to {format_m(float(m_folds.max()))}"
     scores = (
-        f"{heb}'s m = {format_m(m_hat)} scores {_loss(c['heb'])} nats per held-out row "
-        f"({lowest}), Laplace {_loss(c['laplace'])}"
+        f"{heb}'s m, refitted on each fold's training rows ({fitted}), scores "
+        f"{_loss(c['heb'])} nats per held-out row ({lowest}); Laplace {_loss(c['laplace'])}"
     )
-    if uniform_prior and m_hat == float(K):
+    if uniform_prior and np.all(m_folds == float(K)):
         return f"**{heb} uses Laplace's m = K here: the same estimate, the same score.** {scores}."
     gap = f"a gap of {_gap(c['diff'], c['se'])}"
     why = (
@@ -514,6 +575,8 @@ def heldout_verdict(
             " Even this curve's lowest point is above Laplace: the prior mean t, not m, "
             "makes the difference."
         )
+    if not uniform_prior:
+        text += NOT_THE_CLASSIFIER
     return text
 
 
