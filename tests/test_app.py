@@ -201,7 +201,7 @@ def test_a_link_holds_the_run_settings_and_reads_back():
     lidstone = expected.summary().set_index("method").loc["Lidstone"]
     shown = table_with(at, "ECE ↓").set_index("method")
     assert shown.loc["Lidstone", "Accuracy ↑"] == (
-        f"{lidstone['accuracy_mean']:.4f} ± {lidstone['accuracy_std']:.4f}"
+        f"{lidstone['accuracy_mean']:.3f} ± {lidstone['accuracy_std']:.3f}"
     )
 
 
@@ -454,7 +454,7 @@ def test_compare_page_and_a_what_if_change():
     expected = cross_validate(hdata.load_builtin("iris"), ["Laplace", "Lidstone", "HEB-M"])
     laplace = expected.summary().set_index("method").loc["Laplace"]
     assert shown.loc[0, "Accuracy ↑"] == (
-        f"{laplace['accuracy_mean']:.4f} ± {laplace['accuracy_std']:.4f}"
+        f"{laplace['accuracy_mean']:.3f} ± {laplace['accuracy_std']:.3f}"
     )
     assert not [f for f in figures(at) if "per fold" in str(f["layout"]["title"])]  # closed tab
     at.session_state["compare_tab"] = "Spread over folds"

@@ -140,7 +140,7 @@ def test_shown_compare_code_reproduces_the_page_numbers(compare_page, tmp_path):
     assert table["method"].tolist() == summary["method"].tolist()
     for column, key in ((accuracy, "accuracy_mean"), (log_loss, "log_loss_mean")):
         page = [float(text.split(" ± ")[0]) for text in table[column]]
-        np.testing.assert_allclose(page, summary[key], atol=5.1e-5)
+        np.testing.assert_allclose(page, summary[key], atol=5.1e-4)  # 3 decimals shown
 
 
 # --------------------------------------------------------------------------- item 16

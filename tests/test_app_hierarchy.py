@@ -226,7 +226,7 @@ def test_heb_h_on_compare_uses_the_declared_hierarchy():
     row = expected.loc["HEB-H"]
     assert (
         shown.loc["HEB-H", "Log-loss ↓"]
-        == f"{row['log_loss_mean']:.4f} ± {row['log_loss_std']:.4f}"
+        == f"{row['log_loss_mean']:.3f} ± {row['log_loss_std']:.3f}"
     )
     assert url(at, "hierarchies") == ZIP_PREFIX
 

@@ -71,7 +71,7 @@ def underflow_figure(
         if curve_data["vetoed"][c]:
             vetoed.append(name)
             continue
-        hover = "%{x} words: 10^%{y:.1f}<extra></extra>"
+        hover = "%{x} words: 10<sup>%{y:.1f}</sup><extra></extra>"
         exact = f"{name}: exact, from logs"
         log10_likelihood = curve_data["log10_likelihood"][c]
         data[f"log10 P(message, {name})"] = log10_likelihood
@@ -94,7 +94,7 @@ def underflow_figure(
         y=np.log10(SMALLEST_FLOAT),
         line_dash="dash",
         line_color=TRUTH_COLOR,
-        annotation_text="smallest float64 ≈ 10^-323.3",
+        annotation_text="smallest float64 ≈ 10<sup>−323.3</sup>",
         annotation_position="top right",
     )
     if n_words is not None:

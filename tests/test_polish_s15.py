@@ -1,0 +1,141 @@
+"""Session 15 polish: readable markdown tables, Lidstone row labels, Table 3 outside the
+catalogue, superscript powers in the zero-counts lesson chart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.evaluate import paper
+
+
+def _frame(datasets=("mine", "yours"), k_max=None) -> pd.DataFrame:
+    """A long benchmark frame: two folds of every Table 1 / 3 method per dataset."""
+    rng = np.random.default_rng(0)
+    methods = [*paper.TABLE_METHODS[1], *paper.TABLE_METHODS[3], "HEB-M+GR"]
+    rows = []
+    for d in datasets:
+        for m in dict.fromkeys(methods):
+            for fold in range(2):
+                rows.append(
+                    {
+                        "dataset": d,
+                        "method": m,
+                        "variant": "main",
+                        "fold": fold,
+                        **{k: rng.uniform(0.1, 0.9) for k in paper.METRICS},
+                        "fit_time": 8.3e-05,
+                    }
+                )
+        for alpha in paper.LIDSTONE_ALPHAS:
+            for fold in range(2):
+                rows.append(
+                    {
+                        "dataset": d,
+                        "method": f"Lidstone({alpha:g})",
+                        "variant": f"Lidstone({alpha:g})",
+                        "fold": fold,
+                        **{k: rng.uniform(0.1, 0.9) for k in paper.METRICS},
+                        "fit_time": 0.0021,
+                    }
+                )
+    frame = pd.DataFrame(rows)
+    if k_max is not None:
+        frame["k_max"] = frame["dataset"].map(k_max)
+    return frame
+
+
+def test_format_helpers():
+    assert paper.format_p(0.0004) == "<0.001"
+    assert paper.format_p(0.0456) == "0.046"
+    assert paper.format_ms(8.3e-05) == "0.0830"
+    assert paper.format_ms(2.345) == "2,345"
+    assert "e" not in paper.format_ms(1.2e-7)
+
+
+def test_summary_markdown_has_no_exponents_and_fixed_decimals():
+    text = paper.summary_markdown(paper.summary_table(_frame()))
+    assert "e-05" not in text and "8.3e" not in text
+    assert "fit time per fold (ms)" in text
+    assert "0.0830 ± 0.00" in text  # 8.3e-05 s, in ms
+    body = [line for line in text.splitlines()[2:]]
+    cells = [cell.strip() for line in body for cell in line.split("|")[3:9]]
+    assert all(len(c.split(" ± ")[0].split(".")[1]) == 4 for c in cells)
+
+
+def test_paper_table_markdown_ranks_p_and_times():
+    frame = _frame()
+    t1 = paper.table_markdown(paper.table1(frame), "table1_mean_ranks")
+    header, _, first, *_ = t1.splitlines()
+    assert "e-" not in t1
+    ranks = [c.strip() for c in first.split("|")[2:-3]]
+    assert all(len(r.split(".")[1]) == 2 for r in ranks)
+    t8 = paper.table_markdown(paper.table8(frame), "table8_fit_times")
+    assert "milliseconds" in t8 and "0.0830" in t8 and "e-05" not in t8
+
+
+def test_lidstone_rows_are_labelled_and_unique():
+    frame = _frame()
+    text = paper.summary_markdown(paper.summary_table(frame))
+    rows = [line.split("|")[1:3] for line in text.splitlines()[2:]]
+    labels = [(d.strip(), m.strip()) for d, m in rows]
+    assert len(labels) == len(set(labels))
+    assert ("mine", "Lidstone (α=0.1, default)") in labels
+    assert ("mine", "Lidstone α=0.1 (sweep)") in labels
+    assert ("mine", "Lidstone") not in labels
+    t6 = paper.table_markdown(paper.table6(frame), "table6_lidstone_sweep")
+    assert "Lidstone α=0.001 (sweep)" in t6
+
+
+def test_table3_uses_k_max_outside_the_catalogue():
+    with pytest.raises(ValueError, match="K_max"):
+        paper.table3(_frame(k_max={"mine": 30, "yours": 99}))
+    table = paper.table3(_frame(k_max={"mine": 30, "yours": 150}))
+    assert list(table["dataset"]) == ["yours"]
+    assert list(table["K_max"]) == [150]
+    assert "100" in paper.table3.__doc__
+
+
+def test_dataset_k_max_counts_bins_and_categories():
+    class _Data:
+        X = pd.DataFrame({"city": [f"c{i}" for i in range(120)], "x": np.arange(120.0)})
+        categorical = ["city"]
+
+    assert paper.dataset_k_max(_Data(), 10) == 120
+    _Data.categorical = []
+    assert paper.dataset_k_max(_Data(), 10) == 10
+
+
+def test_zero_counts_powers_are_superscripts():
+    from heb.figures.lessons import zero_counts as figures
+    from heb.lessons import zero_counts as lesson
+
+    corpus = lesson.toy_spam()
+    curve = lesson.underflow_curve(corpus, list(corpus.vocabulary[:3]), 1.0, max_copies=50)
+    fig, _ = figures.underflow_figure(curve, corpus.classes, int(curve["n_words"][9]))
+    texts = [a.text for a in fig.layout.annotations] + [str(t.hovertemplate) for t in fig.data]
+    assert not any("10^" in t for t in texts)
+    assert any("10<sup>−323.3</sup>" in t for t in texts)
+    assert any("10<sup>%{y:.1f}</sup>" in t for t in texts)
+
+
+def test_compare_table_shows_fit_time_next_to_the_method():
+    from explorer import comparison as cmp
+    from heb.data import load_dataset
+    from heb.evaluate import cross_validate
+
+    result = cross_validate(load_dataset("builtin:iris"), ["Laplace", "HEB-M"], n_splits=3)
+    table, _ = cmp.metrics_table(result)
+    assert list(table.columns[:2]) == ["method", "fit time (ms)"]
+
+
+def test_compare_table_is_narrow_enough_for_1280_px():
+    from explorer import comparison as cmp
+
+    config = cmp.table_column_config()
+    assert set(config) == {"fit time (ms)"}
+    assert config["fit time (ms)"]["label"] == cmp.FIT_TIME_HEADER
+    assert config["fit time (ms)"]["width"] <= 80
+    assert "milliseconds" in config["fit time (ms)"]["help"]
+    assert cmp.TABLE_DECIMALS == 3
