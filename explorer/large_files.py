@@ -33,6 +33,7 @@ import streamlit as st
 from explorer import state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, show_error, show_info
+from explorer.summaries import CODE_DISTINCT_SHARE, CODE_MIN_VALUES, code_note
 from heb import figures, registry
 from heb.data import DataError, default_target
 from heb.nb import NaiveBayes
@@ -82,6 +83,14 @@ STOP_WAIT_SECONDS = 30.0
 #: a browser session away this long has gone: its scan is cancelled
 GONE_SECONDS = 15.0
 CANCELLED_TEXT = "Cancelled: DuckDB's scan was stopped and nothing was kept."
+#: the note of a cancelled scan, naming the phase it was in (the engine's last report)
+CANCELLED_PHASE_TEXT = "Cancelled while {phase}: DuckDB's work was stopped and nothing was kept."
+#: the note of a link (or an earlier choice) naming columns to read as categories that the
+#: large file does not have as features
+LARGE_CATEGORICAL_LINK_NOTE = (
+    "The link reads {columns} of the large file {file} as categories, but these are not "
+    "its feature columns: left out."
+)
 
 
 class Cancelled(Exception):
@@ -152,16 +161,34 @@ class LargeFile:
     identity: str
     target: str
     columns: tuple[str, ...]
+    #: numeric feature columns read as categories (``?large_categorical=``), sorted
+    categorical: tuple[str, ...] = ()
+    #: each column's engine family ("integer", "float", "text", ...)
+    families: tuple[str, ...] = ()
+
+    @property
+    def numeric_features(self) -> list[str]:
+        """The feature columns the engine bins as numbers unless declared categorical."""
+        return [
+            c
+            for c, family in zip(self.columns, self.families, strict=False)
+            if c != self.target and family in ("integer", "float")
+        ]
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def source_columns(name: str, root: str, identity: str) -> list[str]:
-    """The source's column names as the engine reads them (DESCRIBE: no scan)."""
+def source_families(name: str, root: str, identity: str) -> list[tuple[str, str]]:
+    """The source's (column, engine family) pairs as the engine reads them (DESCRIBE)."""
     engine = _engine(name, root)
     try:
-        return [column for column, _ in engine.columns()]
+        return [(column, family) for column, family in engine.columns()]
     finally:
         engine.close()
+
+
+def source_columns(name: str, root: str, identity: str) -> list[str]:
+    """The source's column names as the engine reads them (DESCRIBE: no scan)."""
+    return [column for column, _ in source_families(name, root, identity)]
 
 
 def _refuse(exc: DataError) -> None:
@@ -188,7 +215,8 @@ def active() -> LargeFile | None:
             )
         source = check_name(name, root)
         identity = _identity(source)
-        columns = source_columns(name, str(root), identity)
+        families = dict(source_families(name, str(root), identity))
+        columns = list(families)
     except DataError as exc:
         _refuse(exc)
         return None
@@ -198,7 +226,24 @@ def active() -> LargeFile | None:
     if target not in columns:  # none chosen, or a link's that the file does not have
         targets.pop(name, None)
         target = default_target(columns)
-    return LargeFile(name, str(root), identity, target, tuple(columns))
+    declared = state.large_categorical(name)
+    kept = [c for c in declared if c in columns and c != target]
+    if len(kept) < len(declared):  # a link's (or an earlier target's) columns the file lacks
+        dropped = [c for c in declared if c not in kept]
+        state.set_large_categorical(name, kept)
+        notes = st.session_state.setdefault("_notes", [])
+        note = LARGE_CATEGORICAL_LINK_NOTE.format(columns=", ".join(dropped), file=name)
+        if note not in notes:
+            notes.append(note)
+    return LargeFile(
+        name,
+        str(root),
+        identity,
+        target,
+        tuple(columns),
+        tuple(sorted(kept)),
+        tuple(families[c] for c in columns),
+    )
 
 
 def show_refusal() -> None:
@@ -479,10 +524,20 @@ def _finish(kind: str, scan: Scan, key: str):
         return scan.result if scan.key == key else None
     st.session_state.setdefault(_CANCELLED, {})[kind] = scan.key
     if scan.was_cancelled or isinstance(scan.error, Cancelled):
-        show_info(f"{CANCELLED_TEXT} It ran {scan.elapsed:.1f} s.")
+        show_info(f"{cancelled_text(scan.message)} It ran {scan.elapsed:.1f} s.")
     else:
         show_error(scan.error, "scanning the large file")
     return None
+
+
+def cancelled_text(message: str) -> str:
+    """The note of a scan cancelled while the engine reported ``message`` (its phase named:
+    "counting every row", "fitting and scoring fold 2 of 10", ...)."""
+    phase = str(message or "").replace("duckdb", ENGINE_LABEL).strip().rstrip(".")
+    if not phase:
+        return CANCELLED_TEXT
+    phase = phase.replace(f" on {ENGINE_LABEL}", "")
+    return CANCELLED_PHASE_TEXT.format(phase=phase[:1].lower() + phase[1:])
 
 
 def _watch(kind: str, scan: Scan) -> None:
@@ -548,22 +603,24 @@ def left_out_methods(methods) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- the scans
-def _describe(target: str):
+def _describe(target: str, categorical=()):
     def work(engine, report):
         from heb.scale import describe_source
 
         report(0.0, "Counting every value on DuckDB")
-        return describe_source(engine, target)
+        return describe_source(engine, target, categorical=list(categorical) or None)
 
     return work
 
 
-def _concentrations(target: str, n_bins: int, missing: str, smoother: str):
+def _concentrations(target: str, n_bins: int, missing: str, smoother: str, categorical=()):
     def work(engine, report):
         from heb.scale import fit_counts
 
         report(0.0, "Counting every row on DuckDB")
-        fitted = fit_counts(engine, target, n_bins=n_bins, missing=missing)
+        fitted = fit_counts(
+            engine, target, n_bins=n_bins, missing=missing, categorical=list(categorical) or None
+        )
         diag = NaiveBayes(smoother=smoother).fit_counts(fitted.table).concentrations_
         frame = pd.DataFrame(diag)
         frame.insert(0, "class name", [str(fitted.classes[c]) for c in frame["class"]])
@@ -631,13 +688,77 @@ def show_large_file_source() -> LargeFile | None:
             on_change=_on_target,
             args=(large.name, widget),
         )
+        _choose_categorical(large)
     return large
+
+
+def _on_categorical(name: str, widget: str) -> None:
+    state.set_large_categorical(name, st.session_state[widget])
+
+
+def _declare(name: str, column: str) -> None:
+    """Callback of a code note's button: read ``column`` of ``name`` as categories."""
+    state.set_large_categorical(name, [*state.large_categorical(name), column])
+
+
+#: help of the large file's "Columns read as categories" choice
+CATEGORICAL_HELP = (
+    "Numeric columns listed here are read as categories: each value counts on its own "
+    "instead of being binned into quantiles (codes such as ZIP or product codes). Text and "
+    "ID-like columns are categorical already."
+)
+
+
+def _choose_categorical(large: LargeFile) -> None:
+    """The multiselect of the numeric feature columns read as categories (default none)."""
+    options = large.numeric_features
+    if not options:
+        return
+    widget = f"large_categorical:{large.name}:{large.target}"
+    st.session_state[widget] = [c for c in large.categorical if c in options]
+    st.multiselect(
+        "Columns read as categories",
+        options,
+        key=widget,
+        on_change=_on_categorical,
+        args=(large.name, widget),
+        help=CATEGORICAL_HELP,
+    )
+
+
+def code_columns(frame: pd.DataFrame, large: LargeFile) -> dict[str, tuple[int, int]]:
+    """Integer columns binned as numbers that may be codes: name -> (distinct values,
+    non-missing rows), by the in-memory note's rule (``summaries.numeric_code_columns``)."""
+
+    families = dict(zip(large.columns, large.families, strict=False))
+    numeric = frame[frame["kind"] == "numeric"]
+    whole = np.array([families.get(c) == "integer" for c in numeric["feature"]], dtype=bool)
+    numeric = numeric.loc[whole]
+    rows = (numeric["rows"] * (1.0 - numeric["missing_share"])).round().astype(int)
+    found = (numeric["K"] > CODE_MIN_VALUES) & (numeric["K"] >= CODE_DISTINCT_SHARE * rows)
+    return {
+        str(f): (int(k), int(r))
+        for f, k, r in zip(numeric["feature"][found], numeric["K"][found], rows[found], strict=True)
+    }
+
+
+def _code_notes(frame: pd.DataFrame, large: LargeFile) -> None:
+    """The in-memory page's numeric-code note, with a button declaring the column."""
+    settings = state.current_settings()
+    for i, (name, (distinct, rows)) in enumerate(code_columns(frame, large).items()):
+        show_info(code_note(name, distinct, rows, f"{settings['n_bins']} quantile bins"))
+        st.button(
+            f"Read {escape(name, limit=40)} as categories",
+            key=f"large_code_{i}",
+            on_click=_declare,
+            args=(large.name, name),
+        )
 
 
 def overview(large: LargeFile) -> None:
     """The Dataset page's header and feature table for the large file (one scan)."""
-    key = repr(("describe", large.name, large.identity, large.target))
-    work = _describe(large.target)
+    key = repr(("describe", large.name, large.identity, large.target, large.categorical))
+    work = _describe(large.target, large.categorical)
     frame = _scan_of("describe", key, work, large, auto=True)
     if frame is None:
         _again_button("describe", "Count again", key, work, large)
@@ -660,6 +781,7 @@ def overview(large: LargeFile) -> None:
         "this file on DuckDB. Explain a prediction, Benchmark and the lessons use the "
         "sidebar's dataset."
     )
+    _code_notes(frame, large)
     st.subheader("Features")
     show_table(
         frame,
@@ -684,9 +806,11 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
     settings = state.current_settings()
     key = repr(
         ("conc", large.name, large.identity, large.target, settings["n_bins"],
-         settings["missing"], smoother)
+         settings["missing"], smoother, large.categorical)
     )  # fmt: skip
-    work = _concentrations(large.target, settings["n_bins"], settings["missing"], smoother)
+    work = _concentrations(
+        large.target, settings["n_bins"], settings["missing"], smoother, large.categorical
+    )
     found = _scan_of("concentrations", key, work, large, auto=True)
     if found is None:
         _again_button("concentrations", "Count again", key, work, large)
@@ -756,6 +880,8 @@ def compare_view(large: LargeFile) -> None:
         "n_splits": int(st.session_state.get("folds", state.FOLD_CHOICES[0])),
         "seed": state.SEED,
     }
+    if large.categorical:  # part of the settings: in the key, passed to the engine
+        run["categorical"] = list(large.categorical)
     key = _compare_key(large, methods, run)
     work = _compare(large.target, methods, run)
     has_aode = any(registry.method(m).family == "aode" for m in methods)

@@ -63,6 +63,11 @@ def sidebar() -> None:
     if state["data_spec"] not in options:
         options[state["data_spec"]] = state["data_spec"]
     with st.sidebar:
+        if large is not None:  # which data the pages show, before the box that names another
+            st.caption(
+                f"The Dataset, Concentrations and Compare pages show the large file "
+                f"{escape(large.name, limit=80)}; the dataset below serves the other pages."
+            )
         dataset = bound("data_spec")
         st.selectbox(
             "Dataset",

@@ -54,8 +54,11 @@ __all__ = [
     "default_spec",
     "init_state",
     "LARGE_FILE",
+    "LARGE_CATEGORICAL",
     "LARGE_TARGET",
+    "large_categorical",
     "large_file",
+    "set_large_categorical",
     "set_large_file",
     "run_settings",
     "selected_methods",
@@ -120,6 +123,9 @@ METHODS_LINK_NOTE = "The link's methods name {value}, which this app does not ha
 LARGE_FILE = "large_file"
 #: URL name of the large file's target column; session name of the targets chosen per file
 LARGE_TARGET = "large_target"
+#: URL name of the large file's numeric columns read as categories (a JSON list, like
+#: :data:`UPLOAD_CATEGORICAL`); session name of the columns chosen per file
+LARGE_CATEGORICAL = "large_categorical"
 #: the longest URL value repeated in a note
 _NOTE_VALUE_CHARS = 40
 
@@ -278,6 +284,11 @@ def init_state() -> None:
         if state[LARGE_FILE] and target and len(target) <= MAX_URL_VALUE
         else {}
     )
+    declared = _url_columns(query.get(LARGE_CATEGORICAL))
+    # checked against the file's columns by explorer.large_files.active()
+    state[LARGE_CATEGORICAL] = (
+        {state[LARGE_FILE]: declared} if state[LARGE_FILE] and declared else {}
+    )
     state.setdefault("uploads", {})
     state[_INITIAL_QUERY] = {key: value for key, value in query.items() if key not in _RUN_KEYS}
     state[PRESENT] = query.get(PRESENT) == "1"
@@ -303,6 +314,19 @@ def large_file() -> str:
 def set_large_file(name: str) -> None:
     """Make ``name`` (relative to the data root; "" for none) the view's large file."""
     st.session_state[LARGE_FILE] = name
+
+
+def large_categorical(name: str) -> tuple[str, ...]:
+    """The columns of the large file ``name`` read as categories (sorted: one key per set)."""
+    return tuple(sorted(st.session_state.get(LARGE_CATEGORICAL, {}).get(name) or ()))
+
+
+def set_large_categorical(name: str, columns) -> None:
+    """Read ``columns`` of the large file ``name`` as categories (none: as the engine reads)."""
+    chosen = st.session_state.setdefault(LARGE_CATEGORICAL, {})
+    chosen[name] = list(dict.fromkeys(str(c) for c in columns))
+    if not chosen[name]:
+        del chosen[name]
 
 
 def _url_columns(text: str | None) -> list[str]:
@@ -427,6 +451,9 @@ def _wanted_query() -> dict[str, str]:
         target = state.get(LARGE_TARGET, {}).get(state[LARGE_FILE])
         if target:  # chosen on the Dataset page (else the file's last column)
             wanted[LARGE_TARGET] = target
+        declared = large_categorical(state[LARGE_FILE])
+        if declared:
+            wanted[LARGE_CATEGORICAL] = json.dumps(list(declared), ensure_ascii=False)
     wanted.update(state.get(_PAGE_VALUES, {}))
     if state.get(PRESENT):
         wanted[PRESENT] = "1"
@@ -519,6 +546,7 @@ _RUN_KEYS = frozenset(
         UPLOAD_CATEGORICAL,
         LARGE_FILE,
         LARGE_TARGET,
+        LARGE_CATEGORICAL,
     }
 )
 

@@ -24,6 +24,7 @@ __all__ = [
     "feature_table",
     "id_like_imputation_notes",
     "lens_table",
+    "code_note",
     "numeric_code_columns",
     "numeric_code_notes",
     "rows_per_category",
@@ -121,14 +122,20 @@ def numeric_code_notes(dataset: Dataset, work: WorkingData) -> dict[str, str]:
         else ""
     )
     return {
-        name: (
-            f"{quote(name)} holds {distinct:,} different whole numbers in {rows:,} rows"
-            f"{sample}: it is binned as a number, into {bins} that each mix many of its "
-            "values. If it is a code (a customer number, a ZIP code, a product code), treat "
-            "it as categorical, so that each value counts on its own."
-        )
+        name: code_note(name, distinct, rows, bins, sample)
         for name, (distinct, rows) in numeric_code_columns(dataset, work).items()
     }
+
+
+def code_note(name: str, distinct: int, rows: int, bins: str, sample: str = "") -> str:
+    """What the encoder does with a whole-number column that may be a code, and what to do
+    if it is (plain text; the page escapes it). ``bins`` reads like "10 quantile bins"."""
+    return (
+        f"{quote(name)} holds {distinct:,} different whole numbers in {rows:,} rows"
+        f"{sample}: it is binned as a number, into {bins} that each mix many of its "
+        "values. If it is a code (a customer number, a ZIP code, a product code), treat "
+        "it as categorical, so that each value counts on its own."
+    )
 
 
 #: column names of the plug-in MI's chance level and of the MI above it

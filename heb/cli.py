@@ -27,16 +27,25 @@ from typing import NoReturn
 import pandas as pd
 
 from heb import __version__
-from heb.cli_scale import ENGINES, BadInput, collect_on_engine, engine_identity, make_data
+from heb.cli_scale import (
+    ENGINES,
+    BadInput,
+    check_categorical,
+    collect_on_engine,
+    engine_identity,
+    make_data,
+)
 from heb.evaluate.cache import ResultCache, cache_key
 from heb.evaluate.paper import (
     ALL_TABLES,
     BIN_COUNTS,
+    HIGH_CARDINALITY_K_MAX,
     LIDSTONE_ALPHAS,
     NEEDS_DATASETS,
     TABLE7_DATASETS,
     TABLE_METHODS,
     dataset_groups,
+    dataset_k_max,
     summary_markdown,
     summary_table,
     table1,
@@ -48,6 +57,7 @@ from heb.evaluate.paper import (
     table7,
     table8,
     table9,
+    table_markdown,
 )
 from heb.evaluate.settings import RunSettings
 from heb.paths import cache_dir
@@ -240,13 +250,42 @@ def _engine_plan(tables: Sequence[int], explicit: bool) -> tuple[list[int], list
     return kept, left_out, line
 
 
+def _categorical_names(values: Sequence[str]) -> list[str]:
+    """``--categorical`` values (repeatable, comma-separated) as column names, each once."""
+    names = (name.strip() for value in values for name in str(value).split(","))
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def declare_categorical(dataset, categorical: Sequence[str], strict: bool = True):
+    """``dataset`` with the ``categorical`` feature columns declared categorical.
+
+    Raises :class:`BadInput` naming the columns there are when a name is not a feature
+    column (the target named is refused too). With ``strict=False`` (several files on
+    one command line, each with its own columns) a name the dataset lacks is passed over.
+    """
+    import dataclasses
+
+    if not categorical:
+        return dataset
+    features = [str(c) for c in dataset.X.columns]
+    if not strict:
+        categorical = [c for c in categorical if c in features or c == str(dataset.target)]
+    check_categorical(categorical, features, str(dataset.target), dataset.name)
+    wanted = [*dataset.categorical, *(c for c in dataset.X.columns if str(c) in categorical)]
+    return dataclasses.replace(dataset, categorical=list(dict.fromkeys(wanted)))
+
+
 def _collect(
     specs: Sequence[str],
     tables: Sequence[int],
     settings: dict,
     report: Callable[[str], None],
+    categorical: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """Run every (dataset, method, setting) the chosen tables need; one long frame."""
+    """Run every (dataset, method, setting) the chosen tables need; one long frame.
+
+    ``categorical`` declares columns categorical in the datasets given as file paths.
+    """
     from heb.data import DataError, load_dataset
     from heb.evaluate import cross_validate
 
@@ -261,11 +300,22 @@ def _collect(
         except DataError as exc:
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({exc})")
             continue
+        if categorical and (spec.startswith("file:") or Path(spec).exists()):
+            dataset = declare_categorical(dataset, categorical, strict=len(specs) == 1)
+            lacking = [c for c in categorical if c not in dataset.categorical]
+            if lacking:
+                report(
+                    f"{dataset.name}: no column {', '.join(map(repr, lacking))} to read as "
+                    "categories."
+                )
+        elif categorical:
+            report(f"{spec}: --categorical applies to file paths; read as its source declares.")
+        k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
         with_bins = 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset)
         for run in _variants(tables, base, settings["n_bins"], with_bins):
             label, methods, params, override = run
             result = cross_validate(dataset, methods, params=params, **{**settings, **override})
-            frame = result.folds.assign(dataset=dataset.name, variant=label)
+            frame = result.folds.assign(dataset=dataset.name, variant=label, k_max=k_max)
             if label.startswith("Lidstone"):
                 frame["method"] = label
             elif label.startswith("bins="):
@@ -287,7 +337,7 @@ def _write_table(out: Path, name: str, table: pd.DataFrame, title: str) -> None:
     if name == SUMMARY[0]:
         text = summary_markdown(table)
     else:
-        text = table.to_markdown(index=False, floatfmt=".4g") if len(table) else "(no rows)"
+        text = table_markdown(table, name) if len(table) else "(no rows)"
     (out / f"{name}.md").write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
 
 
@@ -420,8 +470,9 @@ def _bench_frame(
     note: str = "",
 ) -> pd.DataFrame:
     """The long per-fold frame: on the engine (every row) or in memory (as before)."""
+    categorical = _categorical_names(args.categorical)
     if not args.engine:
-        return _collect(specs, tables, settings, _log)
+        return _collect(specs, tables, settings, _log, categorical)
     base = _base_methods(tables, leave_out)
     return collect_on_engine(
         specs,
@@ -432,6 +483,7 @@ def _bench_frame(
         target=args.target,
         master=args.spark_master,
         note=note,
+        categorical=categorical,
     )
 
 
@@ -482,7 +534,12 @@ def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame],
     return {
         1: ("table1_mean_ranks", "Table 1: mean Friedman ranks of the seven smoothers", table1),
         2: ("table2_wilcoxon", "Table 2: Wilcoxon signed-rank tests over datasets", table2),
-        3: ("table3_high_cardinality_logloss", "Table 3: high-cardinality log-loss", table3),
+        3: (
+            "table3_high_cardinality_logloss",
+            "Table 3: high-cardinality log-loss (the catalogue's group; other data: "
+            f"K_max >= {HIGH_CARDINALITY_K_MAX})",
+            table3,
+        ),
         4: (
             "table4_ece",
             "Table 4: top-1 ECE (change % < 0: HEB-M+GR is better calibrated than Laplace)",
@@ -603,6 +660,11 @@ def bench(args: argparse.Namespace) -> int:
         settings,
         not args.no_figures,
         *([args.engine] if args.engine else []),
+        *(
+            [{"categorical": sorted(_categorical_names(args.categorical))}]
+            if args.categorical
+            else []
+        ),
     )
     if not args.no_cache and _serve(cache, key, out, len(specs), started, note):
         return 0
@@ -738,6 +800,15 @@ def build_parser() -> argparse.ArgumentParser:
         "AODE methods only (default: in memory, subsampled to --max-rows)",
     )
     b.add_argument("--target", default=None, help="class column with --engine (default: last)")
+    b.add_argument(
+        "--categorical",
+        action="append",
+        default=[],
+        metavar="COL[,COL...]",
+        help="read these numeric columns as categories, each value its own category, not "
+        "binned (codes such as ZIP codes); for file paths and --engine inputs; repeatable "
+        "(text and ID-like columns are categorical already)",
+    )
     b.add_argument(
         "--spark-master",
         default="local[*]",

@@ -25,6 +25,8 @@ __all__ = [
 ]
 
 ENGINES = ("duckdb", "spark")
+#: the engines' proper names, as the per-dataset lines print them
+ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
 
 
 class BadInput(Exception):
@@ -112,6 +114,33 @@ def _target(engine, target: str | None) -> str:
     return target or default_target(names)
 
 
+def check_categorical(categorical: Sequence[str], columns: Sequence[str], target: str, of: str):
+    """Raise :class:`BadInput` when a ``--categorical`` name is the target or not one of
+    ``columns`` (the message names the columns there are); ``of`` names the data."""
+    from heb.data.dataset import quote
+
+    for name in categorical:
+        if name == target:
+            raise BadInput(
+                f"--categorical names the target {quote(name)} of {of}; name feature columns only."
+            )
+        if name not in columns:
+            shown = ", ".join(quote(c) for c in columns[:12]) + (
+                ", ..." if len(columns) > 12 else ""
+            )
+            raise BadInput(
+                f"--categorical names {quote(name)}, not a column of {of}; its columns are {shown}."
+            )
+
+
+def _declared(engine, target: str, categorical: Sequence[str]) -> list[str] | None:
+    """``categorical`` checked against the registered source (None when empty)."""
+    if not categorical:
+        return None
+    check_categorical(categorical, [name for name, _ in engine.columns()], target, "the file")
+    return list(categorical)
+
+
 #: seconds between two progress lines of one step (a new step is printed at once)
 PROGRESS_EVERY_S = 10.0
 #: seconds at the start of a run without progress lines
@@ -159,6 +188,7 @@ def collect_on_engine(
     target: str | None = None,
     master: str = "local[*]",
     note: str = "",
+    categorical: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Every run of every input on the engine, as ``bench``'s long frame.
 
@@ -197,6 +227,7 @@ def collect_on_engine(
                 source = _local_source(path)
                 engine.register(source)
                 column = _target(engine, target)
+                declared = _declared(engine, column, categorical)
                 if note:
                     report(note)
                     note = ""
@@ -207,6 +238,7 @@ def collect_on_engine(
                         column,
                         methods,
                         params=params,
+                        categorical=declared,
                         progress=step_printer(report, f"  {name} · {label}: "),
                         **{**base, **override},
                     )
@@ -218,9 +250,10 @@ def collect_on_engine(
                     frames.append(frame)
             except (ValueError, EngineError) as exc:  # DataError is a ValueError
                 raise BadInput(str(exc)) from None
+            shown = ENGINE_NAMES.get(result.engine, result.engine)
             report(
                 f"[{index + 1}/{len(paths)}] {name}: {result.n_rows:,} rows on "
-                f"{result.engine}, target {column!r}, {time.perf_counter() - started:.1f} s"
+                f"{shown}, target {column!r}, {time.perf_counter() - started:.1f} s"
             )
     finally:
         engine.close()

@@ -187,12 +187,19 @@ def open_source(path, root=None) -> Source:
     Raises
     ------
     DataError
-        Outside the root, missing, neither parquet nor CSV, an empty folder, or parquet
+        Outside the root, missing, neither parquet nor CSV, a folder holding CSV files or no
+        parquet file, or parquet
         files of a folder whose columns differ (in name or type).
     """
     resolved = resolve_data_path(path, root)
     if resolved.is_dir():
         files = sorted(p for p in resolved.iterdir() if p.is_file() and _format_of(p) == "parquet")
+        csvs = [p.name for p in resolved.iterdir() if p.is_file() and _format_of(p) == "csv"]
+        if csvs:  # never silently left out
+            raise DataError(
+                f"The folder {resolved.name!r} holds CSV files ({sorted(csvs)[0]!r}); a folder "
+                "may hold parquet files only: give each CSV file as its own path."
+            )
         if not files:
             raise DataError(f"The folder {resolved.name!r} holds no parquet file.")
         _check_folder_schemas(files)
