@@ -232,7 +232,7 @@ def active() -> LargeFile | None:
         dropped = [c for c in declared if c not in kept]
         state.set_large_categorical(name, kept)
         notes = st.session_state.setdefault("_notes", [])
-        note = LARGE_CATEGORICAL_LINK_NOTE.format(columns=", ".join(dropped), file=name)
+        note = LARGE_CATEGORICAL_LINK_NOTE.format(columns=", ".join(map(repr, dropped)), file=name)
         if note not in notes:
             notes.append(note)
     return LargeFile(
