@@ -4,17 +4,13 @@
 Presenter mode: every step fits the screen, footer (previous / next links) included, under
 a visible, unclipped focus frame, and no two axis tick labels of a figure touch. Controls:
 moving one redraws the figures it changes and leaves every other figure's drawing in place,
-and moving it back restores the view; each control's time (there, and back from the
-caches) and the server's CPU seconds are printed with the load average, never asserted.
+and moving it back restores the view. Each control's time (there, and back from the
+caches) is measured by ``benchmarks/page_speed.py``.
 
 The server, the browser and the helpers come from :mod:`tests.test_browser`.
 """
 
 from __future__ import annotations
-
-import os
-import time
-from pathlib import Path
 
 import pytest
 
@@ -259,19 +255,9 @@ def test_at_a_projectors_width_no_figure_title_is_cut_and_the_step_text_is_one_l
     context.close()
 
 
-def _server_cpu_seconds(url: str) -> float:
-    """User + system CPU seconds of the streamlit process serving ``url`` (this test's
-    child); NaN where /proc is not readable."""
-    port = url.rsplit(":", 1)[1]
-    for stat in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            args = stat.read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"streamlit" in b" ".join(args) and port.encode() in args:
-            fields = (stat.parent / "stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return float("nan")
+def _control_id(value) -> str:
+    """A readable test id: the page and the control's label, not the tuple of kept titles."""
+    return value if isinstance(value, str) else "-".join(value) or "all"
 
 
 #: per lesson control: (page, slider label, titles (their start) of the figures it leaves
@@ -288,88 +274,37 @@ LESSON_CONTROLS = [
 ]
 
 
-#: the script of Streamlit's plotly chart element (its chunk holds plotly.js)
-PLOTLY_SCRIPT = "PlotlyChart"
-
-
-def _plotly_ms(profile: dict) -> float:
-    """Milliseconds of a CDP CPU profile's samples spent in plotly's script (each
-    sample's time delta counted for the function it caught)."""
-    urls = {node["id"]: node["callFrame"]["url"] for node in profile["nodes"]}
-    deltas = profile.get("timeDeltas", [])
-    samples = profile.get("samples", [])
-    spent = sum(d for s, d in zip(samples, deltas, strict=True) if PLOTLY_SCRIPT in urls[s])
-    return spent / 1000
-
-
-def _main_thread_ms(cdp) -> float:
-    """CPU milliseconds the page's main thread has used (CDP Performance.getMetrics)."""
-    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    return 1000 * metrics.get("ThreadTime", float("nan"))
-
-
-def _timed_with_cpu(tab, url: str, action) -> tuple[float, ...]:
-    """(seconds to the end of the run ``action`` starts, the server's CPU seconds in it,
-    seconds until every figure is drawn and laid out, plotly's JavaScript milliseconds in
-    the browser meanwhile (CDP CPU profile samples), the page's main-thread CPU ms)."""
-    cdp = tab.context.new_cdp_session(tab)
-    cdp.send("Performance.enable")
-    cdp.send("Profiler.enable")
-    cdp.send("Profiler.setSamplingInterval", {"interval": 250})
-    cdp.send("Profiler.start")
-    cpu, thread_ms = _server_cpu_seconds(url), _main_thread_ms(cdp)
-    start = time.perf_counter()
-    seconds = timed(tab, action)
-    _settled(tab)
-    drawn = time.perf_counter() - start
-    plotly_ms = _plotly_ms(cdp.send("Profiler.stop")["profile"])
-    thread_ms = _main_thread_ms(cdp) - thread_ms
-    cdp.detach()
-    return seconds, _server_cpu_seconds(url) - cpu, drawn, plotly_ms, thread_ms
-
-
+@pytest.mark.parametrize(("path", "label", "kept"), LESSON_CONTROLS, ids=_control_id)
 def test_each_lesson_control_redraws_what_it_changes_and_only_that(
-    context, app_url, screenshot_dir
+    context, app_url, path, label, kept
 ):
-    """Per lesson control: moving it changes the figures it should, leaves the drawing of
-    every other figure in place (not redrawn: a redraw is most of a control's time in the
+    """Moving the control changes the figures it should, leaves the drawing of every
+    other figure in place (not redrawn: a redraw is most of a control's time in the
     browser) and keeps every metric's count; moving it back shows the first view again.
     No legend covers a tick label (Corollary 1's did) and no two bar value labels touch
-    (the hierarchy lesson's read "0.00220.0025"). The seconds of each move, the server's
-    CPU seconds and plotly's JavaScript milliseconds are printed, never asserted."""
-    rows = []
-    for path, label, kept in LESSON_CONTROLS:
-        tab, first = _open(context, f"{app_url}/{path}?{BASE_QUERY}")
-        _settled(tab)
-        assert tab.evaluate(COVERED_LABELS) == [], path
-        before = tab.evaluate(NAMED_FIGURES)
-        metrics = tab.locator('[data-testid="stMetricValue"]').all_inner_texts()
-        there, back = _slider_steps(tab, label)
-        control, control_cpu, drawn, plotly_ms, thread_ms = _timed_with_cpu(tab, app_url, there)
-        after = tab.evaluate(NAMED_FIGURES)
-        assert [title for _, title, _ in after] != [] and len(after) == len(before), path
-        for (old_name, title, old_data), (new_name, _, new_data) in zip(before, after, strict=True):
-            where = (path, label, title)
-            if title.startswith(kept):
-                assert (new_name, new_data) == (old_name, old_data), where  # not redrawn
-            else:
-                assert new_name != old_name, where  # drawn anew: its figure changed
-        assert len(tab.locator('[data-testid="stMetricValue"]').all_inner_texts()) == len(metrics)
-        cached, cached_cpu, *_ = _timed_with_cpu(tab, app_url, back)
-        restored = tab.evaluate(NAMED_FIGURES)
-        assert [d for _, _, d in restored] == [d for _, _, d in before], (path, label)
-        assert tab.locator('[data-testid="stMetricValue"]').all_inner_texts() == metrics
-        assert tab.locator('[data-testid="stException"]').count() == 0, path
-        redrawn = sum(name not in {n for n, _, _ in before} for name, _, _ in after)
-        times = (first, control, control_cpu, cached, cached_cpu, drawn, plotly_ms, thread_ms)
-        rows.append((path, label, *times, redrawn))
-        screenshot(tab, screenshot_dir, f"1440-{path}", SMALL_VIEWPORT)
-        tab.close()
-    load = os.getloadavg()
-    print(f"\nload average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} on {os.cpu_count()} cores")
-    keys = ["first", "control", "ctrl cpu", "cached", "cache cpu", "drawn", "plotly ms", "page ms"]
-    print(f"{'page':<25}{'control':<26}" + "".join(f"{k:>10}" for k in keys) + "  redrawn")
-    for path, label, *seconds, redrawn in rows:
-        cells = "".join(f"{value:>10.2f}" for value in seconds)
-        print(f"{path:<25}{label[:25]:<26}{cells}  {redrawn:>7}")
-    print(time.strftime("%H:%M:%S"))
+    (the hierarchy lesson's read "0.00220.0025"). Each control's time is measured by
+    ``benchmarks/page_speed.py``."""
+    tab, _ = _open(context, f"{app_url}/{path}?{BASE_QUERY}")
+    _settled(tab)
+    assert tab.evaluate(COVERED_LABELS) == [], path
+    before = tab.evaluate(NAMED_FIGURES)
+    metrics = tab.locator('[data-testid="stMetricValue"]').all_inner_texts()
+    there, back = _slider_steps(tab, label)
+    timed(tab, there)
+    _settled(tab)
+    after = tab.evaluate(NAMED_FIGURES)
+    assert [title for _, title, _ in after] != [] and len(after) == len(before), path
+    for (old_name, title, old_data), (new_name, _, new_data) in zip(before, after, strict=True):
+        where = (path, label, title)
+        if title.startswith(kept):
+            assert (new_name, new_data) == (old_name, old_data), where  # not redrawn
+        else:
+            assert new_name != old_name, where  # drawn anew: its figure changed
+    assert len(tab.locator('[data-testid="stMetricValue"]').all_inner_texts()) == len(metrics)
+    timed(tab, back)
+    _settled(tab)
+    restored = tab.evaluate(NAMED_FIGURES)
+    assert [d for _, _, d in restored] == [d for _, _, d in before], (path, label)
+    assert tab.locator('[data-testid="stMetricValue"]').all_inner_texts() == metrics
+    assert tab.locator('[data-testid="stException"]').count() == 0, path
+    tab.close()
