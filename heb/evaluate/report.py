@@ -16,6 +16,7 @@ import html
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+import numpy as np
 import pandas as pd
 
 from heb import registry
@@ -54,18 +55,37 @@ def oof_frame(result: CVResult) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
+#: decimals of a float column whose values are all below 100 in size (metrics, shares)
+CELL_DECIMALS = 3
+
+
+def _column_cells(values: pd.Series) -> list[str]:
+    """One column's cells as text: a float column with fixed decimals for the whole column
+    (:data:`CELL_DECIMALS` below 100 in size, one above; none where every value is whole,
+    e.g. counts), so a column reads 1.000 / 0.941 / 0.050 rather than 1 / 0.9412 / 0.05;
+    anything else as its text; a missing or infinite number as an em dash."""
+    if not pd.api.types.is_float_dtype(values):
+        return [str(value) for value in values]
+    numbers = values.to_numpy(dtype=np.float64)
+    finite = numbers[np.isfinite(numbers)]
+    if finite.size and np.all(finite == np.round(finite)):
+        decimals = 0
+    elif finite.size and np.abs(finite).max() >= 100:
+        decimals = 1
+    else:
+        decimals = CELL_DECIMALS
+    return ["—" if not np.isfinite(v) else f"{v:,.{decimals}f}" for v in numbers]
+
+
 def _table(frame: pd.DataFrame) -> str:
     """An HTML table of ``frame`` with every cell and header escaped."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    columns = [_column_cells(frame.iloc[:, i]) for i in range(frame.shape[1])]
     rows = []
-    for values in frame.itertuples(index=False):
-        cells = "".join(f"<td>{html.escape(_text(value))}</td>" for value in values)
+    for values in zip(*columns, strict=True):
+        cells = "".join(f"<td>{html.escape(value)}</td>" for value in values)
         rows.append(f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-
-
-def _text(value: object) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _figure_html(figure: object, first: bool) -> str:
