@@ -26,6 +26,7 @@ __all__ = [
     "HIGH_CARDINALITY_K_MAX",
     "dataset_groups",
     "dataset_k_max",
+    "is_high_cardinality",
     "format_ms",
     "method_label",
     "format_p",
@@ -339,17 +340,19 @@ def dataset_k_max(dataset: object, n_bins: int) -> int:
     return max(sizes, default=0)
 
 
-def _high_cardinality(frame: pd.DataFrame, datasets: Sequence[str]) -> list[bool]:
-    """Per dataset: in the catalogue's high-cardinality group, or, outside the catalogue,
-    K_max >= :data:`HIGH_CARDINALITY_K_MAX` (from the frame's ``k_max`` column)."""
+def is_high_cardinality(name: str, k_max: int) -> bool:
+    """In the catalogue's high-cardinality group, or, for data outside the catalogue,
+    ``k_max >= HIGH_CARDINALITY_K_MAX`` (Table 3's and the reliability figures' rule)."""
     groups = dataset_groups()
+    if name in groups:
+        return groups[name] == "high-cardinality"
+    return k_max >= HIGH_CARDINALITY_K_MAX
+
+
+def _high_cardinality(frame: pd.DataFrame, datasets: Sequence[str]) -> list[bool]:
+    """Per dataset: :func:`is_high_cardinality` with K_max from the frame's ``k_max``."""
     k_max = frame.groupby("dataset")["k_max"].max() if "k_max" in frame else pd.Series()
-    return [
-        groups[d] == "high-cardinality"
-        if d in groups
-        else bool(k_max.get(d, 0) >= HIGH_CARDINALITY_K_MAX)
-        for d in datasets
-    ]
+    return [is_high_cardinality(d, int(k_max.get(d, 0))) for d in datasets]
 
 
 def table3(frame: pd.DataFrame) -> pd.DataFrame:
