@@ -1,4 +1,4 @@
-"""Parquet sources on the large-data path beyond the session 13 audit (session 14 fixes).
+"""Parquet sources on the large-data path beyond the audit in test_scale_audit.py.
 
 Exact integer IDs through scoring, NaN hidden by parquet statistics, decimals, column names
 DuckDB cannot tell apart or that clash with its row key or the generated SQL's aliases, and
@@ -269,7 +269,7 @@ def spark(tmp_path_factory):
 
     engine = SparkEngine(master="local[1]")
     engine.spark.sparkContext.setLogLevel("OFF")
-    yield engine, tmp_path_factory.mktemp("spark_s14")
+    yield engine, tmp_path_factory.mktemp("spark_user")
     engine.close()
 
 

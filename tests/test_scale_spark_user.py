@@ -107,7 +107,7 @@ def spark(tmp_path_factory):
         warnings.simplefilter("always")
         engine = SparkEngine(master="local[1]")
     assert list(warnings.filters) == filters
-    yield engine, tmp_path_factory.mktemp("spark_s14"), caught
+    yield engine, tmp_path_factory.mktemp("spark_user"), caught
     engine.close()
 
 

@@ -156,7 +156,7 @@ N_CODES = 300
 
 @pytest.fixture(scope="module")
 def code_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("large_root_s15")
+    root = tmp_path_factory.mktemp("large_root_categorical")
     rng = np.random.default_rng(1)
     n = 400
     zip_code = np.concatenate([rng.permutation(N_CODES), rng.integers(0, N_CODES, n - N_CODES)])

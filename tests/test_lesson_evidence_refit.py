@@ -1,4 +1,4 @@
-"""Session 15: the evidence lesson's held-out check is fair in both directions.
+"""The evidence lesson's held-out check is fair in both directions.
 
 HEB's m was fitted once on all of the pair's rows, held-out ones included, while Laplace's
 m = K is fixed: the check favoured HEB. Now m is refitted on each fold's training rows

@@ -1,4 +1,4 @@
-"""Session 14: the command line on one large file, as a new user meets it.
+"""The command line on one large file, as a new user meets it.
 
 Methods are checked before any scan (the engine path leaves out what it cannot fit and
 says so), one dataset gets every table that can be built plus a mean ± sd table (the rest

@@ -1,4 +1,4 @@
-"""The click-log generator's truth is what HEB-M estimates, on a realistic task (S14)."""
+"""The click-log generator's truth is what HEB-M estimates, on a realistic task."""
 
 from __future__ import annotations
 

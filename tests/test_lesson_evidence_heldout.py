@@ -1,4 +1,4 @@
-"""Session 14: the evidence lesson's held-out check is correct and honest, and every
+"""The evidence lesson's held-out check is correct and honest, and every
 lesson's metric deltas fit a presenter's screen.
 
 A new user found step 3 plotting Laplace on HEB-M's held-out curve (Laplace has the
@@ -71,7 +71,7 @@ def test_comparison_matches_a_row_by_row_computation():
     m_hat = 3.7
     got = evidence.heldout_comparison(counts, prior, m_hat, pooled)
     K = counts.size
-    # session 15: HEB's m is refitted per fold (tests/test_lesson_evidence_s15.py checks
+    # HEB's m is refitted per fold (tests/test_lesson_evidence_refit.py checks
     # the refit); m_hat fitted on all rows is kept as heb_all_rows
     heb = _by_hand(counts, prior, got["m_folds"], pooled)
     assert got["heb_all_rows"] == pytest.approx(_by_hand(counts, prior, m_hat, pooled).mean())
@@ -93,7 +93,7 @@ def test_default_pair_the_tie_the_user_found_is_called_noise_with_its_reason(zip
     # the user's numbers: Laplace 1.9161 below HEB-M's 1.9162
     assert f"{heb:.4f}" == "1.9162" and f"{laplace:.4f}" == "1.9161"
     c = out["comparison"]
-    # session 15: the verdict scores m refitted per fold; the mark (m_hat on the curve)
+    # the verdict scores m refitted per fold; the mark (m_hat on the curve)
     # is kept as heb_all_rows
     assert c["heb_all_rows"] == pytest.approx(heb) and c["laplace"] == pytest.approx(laplace)
     assert 0 < c["diff"] < 2 * c["se"]  # Laplace ahead, by less than the noise

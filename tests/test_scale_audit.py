@@ -2,9 +2,8 @@
 
 Each case compares the engine path with the in-memory path on the same folds, the in-memory
 rows read as the app reads the same file (``heb.data.readers.read_table`` for CSV,
-``heb.data.parquet.read_parquet`` for parquet). Tests marked ``xfail(strict=True)`` are bugs
-found by the audit (session 13): each fails now and will pass once fixed. The others are
-edge cases that hold. Spark tests share one ``local[1]`` session and skip without Java or
+``heb.data.parquet.read_parquet`` for parquet). The bugs the audit found are fixed; each
+case now holds. Spark tests share one ``local[1]`` session and skip without Java or
 pyspark (fail in CI), as ``tests/test_scale_spark.py`` does.
 """
 

@@ -1,4 +1,4 @@
-"""Session 13: lesson titles wrap to fit a 1280 px projector window."""
+"""Lesson titles wrap to fit a 1280 px projector window."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests from the mutation pass on session 12's changes (reset rounds, lesson footers, another
+"""Tests from the mutation pass on the changes for reset rounds, lesson footers, another
 target for an upload, kept browser, presenter tables, benchmark links): each fails on a
 plausible slip in those lines that the other tests let through."""
 

@@ -1,4 +1,4 @@
-"""CSV files on the DuckDB engine read as the app's in-memory reader reads them (session 14).
+"""CSV files on the DuckDB engine read as the app's in-memory reader reads them.
 
 Each case writes a small CSV, reads it with :func:`heb.data.readers.read_table` and through
 :class:`~heb.scale.duckdb_engine.DuckDBEngine` (``heb.scale.csv_scan``), and compares the

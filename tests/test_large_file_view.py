@@ -32,7 +32,7 @@ SLOW_QUERY = "SELECT sum(i * random()) AS s FROM range(1000000000000) t(i)"
 
 @pytest.fixture(scope="module")
 def data_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("large_root_s14")
+    root = tmp_path_factory.mktemp("large_root_view")
     write_clicks(root / FILE, 2_000, seed=2, n_features=3)
     return root
 

@@ -1,4 +1,4 @@
-"""Findings of session 12's new-user trial, each a test that failed before its fix."""
+"""Findings of a new user's trial of the app, each a test that failed before its fix."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The bench CLI's session-15 changes: --categorical over several files, Table 3 on data
+"""The bench CLI's tables and options: --categorical over several files, Table 3 on data
 outside the catalogue (K_max from the data), markdown tables without exponents."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Session 15 polish: readable markdown tables, Lidstone row labels, Table 3 outside the
+"""Readable markdown tables, Lidstone row labels, Table 3 outside the
 catalogue, superscript powers in the zero-counts lesson chart."""
 
 from __future__ import annotations

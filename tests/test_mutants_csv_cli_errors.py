@@ -1,14 +1,14 @@
-"""Tests from the mutation pass on session 14's changes (CSV on DuckDB, folder schemas, the
-evidence lesson's held-out verdict, the CLI's one-line errors): each fails on a plausible
-slip in those lines that the other tests let through."""
+"""Tests from the mutation pass on the changes for large CSV files (CSV on DuckDB, folder
+schemas, the evidence lesson's held-out verdict, the CLI's one-line errors): each fails on a
+plausible slip in those lines that the other tests let through."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from test_scale_csv_s14 import _assert_same
-from test_scale_parquet_s14 import _same
+from test_scale_csv import _assert_same
+from test_scale_parquet_edges import _same
 
 from heb.data.readers import read_table
 from heb.scale.duckdb_engine import DuckDBEngine
