@@ -102,20 +102,38 @@ def test_a_changed_choice_never_reuses_cached_results(zips, tmp_path, monkeypatc
     assert not np.allclose(with_cat["log_loss"], without["log_loss"])
 
 
-def test_spark_honours_the_declaration(zips):
+def test_spark_honours_the_declaration(zips, tmp_path):
+    """Spark reads the declared ZIP as categories, and its cross-validation then equals the
+    in-memory path's with the ZIP declared categorical on Spark's own hash folds."""
     from heb.scale import SparkEngine
+    from heb.scale.inmemory import cross_validate_in_memory, fold_assignment
     from tests.peers import require_spark
 
     require_spark()
+    only_zip = tmp_path / "zip_only.parquet"
+    rows = pd.read_parquet(zips, columns=["zip", "label"])
+    rows.to_parquet(only_zip, index=False)
+    methods = ["laplace", "heb-m"]
     engine = SparkEngine(master="local[1]")
     try:
         engine.register(open_source(zips, root=zips.parent))
         declared = describe(engine, "label", categorical=["zip"])
         plain = describe(engine, "label")
+        engine.register(open_source(only_zip, root=tmp_path))
+        result = cross_validate(engine, "label", methods, n_splits=3, categorical=["zip"])
+        folds = fold_assignment(engine, "label", 3, 42)
     finally:
         engine.close()
     assert dict(zip(declared.features, declared.kinds, strict=True))["zip"] == "categorical"
     assert dict(zip(plain.features, plain.kinds, strict=True))["zip"] == "numeric"
+    keys = ["method", "fold"]
+    got = result.folds.set_index(keys).sort_index()
+    want = cross_validate_in_memory(rows, "label", folds, methods, categorical=["zip"])
+    binned = cross_validate_in_memory(rows, "label", folds, methods)
+    want, binned = want.set_index(keys).sort_index(), binned.set_index(keys).sort_index()
+    for metric in METRICS:
+        np.testing.assert_allclose(got[metric], want[metric], rtol=0, atol=1e-9)
+    assert not np.allclose(got["log_loss"], binned["log_loss"])
 
 
 def _one_sentence_error(capsys, argv) -> str:
