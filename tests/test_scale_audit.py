@@ -17,24 +17,27 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from heb.counts import CountTable
-from heb.data import DataError, Preprocessor, encode_target
+from heb.data import DataError
 from heb.data.parquet import read_parquet
 from heb.data.readers import read_table
 from heb.registry import METHODS as REGISTERED
-from heb.scale.counting import count_histograms, describe
+from heb.scale.counting import describe
 from heb.scale.cv import cross_validate
 from heb.scale.duckdb_engine import DuckDBEngine
-from heb.scale.inmemory import cross_validate_in_memory, fold_assignment
+from heb.scale.inmemory import fold_assignment
 from heb.scale.source import open_source
-from tests.peers import require_spark
+from tests.engine_agreement import (
+    SEED,
+    assert_same,
+    assert_same_counts,
+    assert_same_metrics,
+    quiet_spark_engine,
+)
 
 pytest.importorskip("duckdb")
 
 METHODS = [name for name, m in REGISTERED.items() if m.family in ("nb", "aode")]
 FEW = ["Laplace", "HEB-M", "AODE"]
-METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
-SEED = 42
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -57,45 +60,6 @@ def _csv_rows(path, target: str) -> pd.DataFrame:
 def _parquet_rows(path, target: str) -> pd.DataFrame:
     rows = read_parquet(path, max_columns=100)
     return rows[rows[target].notna()].reset_index(drop=True)
-
-
-def _assert_same_counts(engine, rows, target, k, missing="impute", categorical=None):
-    """Classes, kept features and every fold's CountTable equal the in-memory ones."""
-    folds = fold_assignment(engine, target, k, SEED)
-    assert folds.size == len(rows)
-    columns = describe(engine, target, categorical=categorical)
-    histograms = count_histograms(engine, columns, k, SEED)
-    y, classes = encode_target(rows[target])
-    assert list(histograms.classes) == list(classes)
-    X = rows.drop(columns=[target])
-    for fold in range(k):
-        fitted = histograms.fit_fold(fold, missing=missing)
-        pre = Preprocessor(missing=missing, categorical=categorical)
-        codes = pre.fit_transform(X[folds != fold])
-        ref = CountTable.from_codes(
-            codes, y[folds != fold], classes.size, n_categories=pre.n_categories_
-        )
-        assert [columns.features[i] for i in fitted.features] == pre.feature_names_out_
-        np.testing.assert_array_equal(fitted.table.n_categories, ref.n_categories)
-        np.testing.assert_array_equal(fitted.table.counts, ref.counts)
-        np.testing.assert_array_equal(fitted.table.class_counts, ref.class_counts)
-    return folds
-
-
-def _assert_same_metrics(engine, rows, target, folds, methods, missing="impute", **kw):
-    k = int(folds.max()) + 1
-    result = cross_validate(engine, target, methods, n_splits=k, missing=missing, **kw)
-    reference = cross_validate_in_memory(rows, target, folds, methods, missing=missing, **kw)
-    merged = result.folds.merge(reference, on=["method", "fold"], suffixes=("", "_ref"))
-    assert len(merged) == len(methods) * k
-    for metric in METRICS:
-        np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
-    assert result.n_rows == len(rows)
-
-
-def _same(engine, rows, target, k=3, methods=FEW, missing="impute", categorical=None):
-    folds = _assert_same_counts(engine, rows, target, k, missing, categorical)
-    _assert_same_metrics(engine, rows, target, folds, methods, missing, categorical=categorical)
 
 
 def _folds_for(root, name: str, n: int, k: int) -> np.ndarray:
@@ -155,7 +119,7 @@ def test_missing_unseen_and_tied_values_placed_in_chosen_folds_match_in_memory(t
     engine = _engine(tmp_path, "f.parquet")
     assert np.array_equal(fold_assignment(engine, "label", k, SEED), folds)
     rows = _parquet_rows(tmp_path / "f.parquet", "label")
-    _same(engine, rows, "label", k, METHODS, missing)
+    assert_same(engine, rows, "label", k, METHODS, missing)
 
 
 def test_column_names_with_spaces_quotes_keywords_and_unicode_match_in_memory(tmp_path):
@@ -175,7 +139,7 @@ def test_column_names_with_spaces_quotes_keywords_and_unicode_match_in_memory(tm
     )
     frame.to_parquet(tmp_path / "names.parquet", index=False)
     engine = _engine(tmp_path, "names.parquet")
-    _same(engine, _parquet_rows(tmp_path / "names.parquet", "order by"), "order by")
+    assert_same(engine, _parquet_rows(tmp_path / "names.parquet", "order by"), "order by")
 
 
 def test_a_numeric_target_matches_in_memory(tmp_path):
@@ -190,7 +154,7 @@ def test_a_numeric_target_matches_in_memory(tmp_path):
     )
     frame.to_parquet(tmp_path / "num.parquet", index=False)
     engine = _engine(tmp_path, "num.parquet")
-    _same(engine, _parquet_rows(tmp_path / "num.parquet", "grade"), "grade")
+    assert_same(engine, _parquet_rows(tmp_path / "num.parquet", "grade"), "grade")
 
 
 @pytest.mark.parametrize("variant", ["bom", "semicolon", "tsv", "crlf", "quoted_empty", "int_y"])
@@ -208,13 +172,13 @@ def test_csv_variants_match_the_in_memory_reader(tmp_path, variant):
     path = _csv(tmp_path / name, ["colour", "price", "y"], [colour, price, y], sep, bom=bom)
     if variant == "crlf":
         path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
-    _same(_engine(tmp_path, name), _csv_rows(path, "y"), "y")
+    assert_same(_engine(tmp_path, name), _csv_rows(path, "y"), "y")
 
 
 def test_bom_before_the_target_column_name(tmp_path):
     colour, price, y = _csv_columns(120)
     path = _csv(tmp_path / "b.csv", ["y", "colour", "price"], [y, colour, price], bom=True)
-    _same(_engine(tmp_path, "b.csv"), _csv_rows(path, "y"), "y", methods=["Laplace"])
+    assert_same(_engine(tmp_path, "b.csv"), _csv_rows(path, "y"), "y", methods=["Laplace"])
 
 
 def test_a_class_with_fewer_rows_than_folds_matches_in_memory(tmp_path):
@@ -227,7 +191,7 @@ def test_a_class_with_fewer_rows_than_folds_matches_in_memory(tmp_path):
     engine = _engine(tmp_path, "rare.parquet")
     folds = fold_assignment(engine, "y", 5, SEED)
     assert len(set(folds[y == "c"])) < 5  # some test folds hold no row of class c
-    _same(engine, _parquet_rows(tmp_path / "rare.parquet", "y"), "y", 5, METHODS)
+    assert_same(engine, _parquet_rows(tmp_path / "rare.parquet", "y"), "y", 5, METHODS)
 
 
 def test_fewer_rows_than_folds_is_one_sentence(tmp_path):
@@ -254,7 +218,7 @@ def test_a_folder_with_an_empty_file_and_reordered_columns_matches_in_memory(tmp
     frame.iloc[:90].to_parquet(folder / "a.parquet", index=False)
     frame.iloc[:0].to_parquet(folder / "b.parquet", index=False)  # no rows
     frame.iloc[90:][["y", "v", "colour"]].to_parquet(folder / "c.parquet", index=False)
-    _same(_engine(tmp_path, "parts"), frame, "y")
+    assert_same(_engine(tmp_path, "parts"), frame, "y")
 
 
 # ----------------------------------------------------------------- bugs: parquet and folders
@@ -265,7 +229,7 @@ def test_integer_ids_beyond_2_53_stay_distinct(tmp_path):
     frame = pd.DataFrame({"user_id": user_id, "y": np.where(user_id % 2 == 0, "a", "b")})
     frame.to_parquet(tmp_path / "ids.parquet", index=False)
     engine = _engine(tmp_path, "ids.parquet")
-    _assert_same_counts(engine, _parquet_rows(tmp_path / "ids.parquet", "y"), "y", 3)
+    assert_same_counts(engine, _parquet_rows(tmp_path / "ids.parquet", "y"), "y", 3)
 
 
 def test_a_nan_in_a_float_target_is_a_missing_target(tmp_path):
@@ -290,7 +254,7 @@ def test_an_all_null_typed_column_is_dropped_as_in_memory(tmp_path):
     )
     pq.write_table(table, tmp_path / "nulls.parquet")
     engine = _engine(tmp_path, "nulls.parquet")
-    _assert_same_counts(engine, _parquet_rows(tmp_path / "nulls.parquet", "y"), "y", 3)
+    assert_same_counts(engine, _parquet_rows(tmp_path / "nulls.parquet", "y"), "y", 3)
 
 
 def test_a_file_whose_text_column_is_all_missing_does_not_refuse_the_folder(tmp_path):
@@ -307,7 +271,7 @@ def test_a_file_whose_text_column_is_all_missing_does_not_refuse_the_folder(tmp_
     second["colour"] = pd.Series([None] * 100, dtype=object, index=second.index)
     second.to_parquet(folder / "b.parquet", index=False)
     assert pq.read_schema(folder / "b.parquet").field("colour").type == pa.null()
-    _assert_same_counts(_engine(tmp_path, "parts"), frame, "y", 3)
+    assert_same_counts(_engine(tmp_path, "parts"), frame, "y", 3)
 
 
 def _folder_without(tmp_path, first_has_column: bool):
@@ -355,7 +319,7 @@ def test_a_parquet_column_named_like_duckdb_s_row_key_is_read(tmp_path, column):
         {column: rng.integers(0, 3, 120).astype(str), "y": rng.choice(["p", "q"], 120)}
     )
     frame.to_parquet(tmp_path / "key.parquet", index=False)
-    _assert_same_counts(_engine(tmp_path, "key.parquet"), frame, "y", 3)
+    assert_same_counts(_engine(tmp_path, "key.parquet"), frame, "y", 3)
 
 
 @pytest.mark.parametrize("column", ["__y", "__fold"])
@@ -369,14 +333,14 @@ def test_a_feature_named_like_an_internal_alias(tmp_path, column):
         }
     )
     frame.to_parquet(tmp_path / "alias.parquet", index=False)
-    _assert_same_counts(_engine(tmp_path, "alias.parquet"), frame, "y", 3)
+    assert_same_counts(_engine(tmp_path, "alias.parquet"), frame, "y", 3)
 
 
 def test_columns_differing_only_in_case_keep_their_names(tmp_path):
     rng = np.random.default_rng(7)
     frame = pd.DataFrame({"A": rng.normal(size=120), "a": rng.choice(["p", "q"], 120)})
     frame.to_parquet(tmp_path / "case.parquet", index=False)
-    _assert_same_counts(_engine(tmp_path, "case.parquet"), frame, "a", 3)
+    assert_same_counts(_engine(tmp_path, "case.parquet"), frame, "a", 3)
 
 
 def test_a_decimal_column_is_the_same_kind_on_both_paths(tmp_path):
@@ -388,7 +352,7 @@ def test_a_decimal_column_is_the_same_kind_on_both_paths(tmp_path):
     )
     pq.write_table(table, tmp_path / "dec.parquet")
     engine = _engine(tmp_path, "dec.parquet")
-    _assert_same_counts(engine, _parquet_rows(tmp_path / "dec.parquet", "y"), "y", 3)
+    assert_same_counts(engine, _parquet_rows(tmp_path / "dec.parquet", "y"), "y", 3)
 
 
 def test_aode_with_an_infinity_in_a_float_id_column_matches_in_memory(tmp_path):
@@ -407,8 +371,8 @@ def test_aode_with_an_infinity_in_a_float_id_column_matches_in_memory(tmp_path):
     frame.to_parquet(tmp_path / "inf.parquet", index=False)
     engine = _engine(tmp_path, "inf.parquet")
     rows = _parquet_rows(tmp_path / "inf.parquet", "y")
-    folds = _assert_same_counts(engine, rows, "y", k)  # the counts agree
-    _assert_same_metrics(engine, rows, "y", folds, ["AODE", "HEB-AODE"])
+    folds = assert_same_counts(engine, rows, "y", k)  # the counts agree
+    assert_same_metrics(engine, rows, "y", folds, ["AODE", "HEB-AODE"])
 
 
 def test_all_rows_in_one_fold_names_the_folds(tmp_path):
@@ -429,21 +393,21 @@ def test_csv_missing_value_tokens_are_missing(tmp_path):
     colour, price = colour.astype(object), price.astype(object)
     price[::13], price[::17], colour[::11] = "NA", "?", "NA"
     path = _csv(tmp_path / "na.csv", ["colour", "price", "y"], [colour, price, y])
-    _assert_same_counts(_engine(tmp_path, "na.csv"), _csv_rows(path, "y"), "y", 3)
+    assert_same_counts(_engine(tmp_path, "na.csv"), _csv_rows(path, "y"), "y", 3)
 
 
 def test_csv_decimal_commas_are_numbers(tmp_path):
     colour, price, y = _csv_columns(240)
     commas = [str(p).replace(".", ",") for p in price]
     path = _csv(tmp_path / "semi.csv", ["colour", "price", "y"], [colour, commas, y], ";")
-    _assert_same_counts(_engine(tmp_path, "semi.csv"), _csv_rows(path, "y"), "y", 3)
+    assert_same_counts(_engine(tmp_path, "semi.csv"), _csv_rows(path, "y"), "y", 3)
 
 
 def test_csv_spaces_around_text_cells_are_stripped(tmp_path):
     rng = np.random.default_rng(10)
     colour = rng.choice(["red", " red", "blue", "blue "], 160)
     path = _csv(tmp_path / "sp.csv", ["colour", "y"], [colour, rng.choice(["p", "q"], 160)])
-    _assert_same_counts(_engine(tmp_path, "sp.csv"), _csv_rows(path, "y"), "y", 3)
+    assert_same_counts(_engine(tmp_path, "sp.csv"), _csv_rows(path, "y"), "y", 3)
 
 
 def test_csv_yes_no_target_keeps_its_labels(tmp_path):
@@ -462,7 +426,7 @@ def test_csv_text_after_the_type_sample_is_read_or_refused_in_one_sentence(tmp_p
     path = _csv(tmp_path / "late.csv", ["x", "y"], [x, rng.choice(["p", "q"], n)])
     engine = _engine(tmp_path, "late.csv")
     try:
-        _assert_same_counts(engine, _csv_rows(path, "y"), "y", 2)
+        assert_same_counts(engine, _csv_rows(path, "y"), "y", 2)
     except DataError as exc:
         _one_sentence(str(exc).replace("; ", " "))
 
@@ -471,7 +435,7 @@ def test_a_csv_that_is_not_utf8_is_read_or_refused_in_one_sentence(tmp_path):
     columns = [["café", "thé"] * 30, ["p", "q"] * 30]
     path = _csv(tmp_path / "latin.csv", ["x", "y"], columns, enc="cp1252")
     try:
-        _assert_same_counts(_engine(tmp_path, "latin.csv"), _csv_rows(path, "y"), "y", 2)
+        assert_same_counts(_engine(tmp_path, "latin.csv"), _csv_rows(path, "y"), "y", 2)
     except DataError as exc:
         _one_sentence(str(exc).replace("; ", " "))
 
@@ -491,11 +455,7 @@ def test_a_ragged_csv_names_the_row_not_a_missing_column(tmp_path):
 # --------------------------------------------------------------------------------- Spark
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory):
-    require_spark()
-    from heb.scale.spark_engine import SparkEngine
-
-    engine = SparkEngine(master="local[1]")
-    engine.spark.sparkContext.setLogLevel("OFF")
+    engine = quiet_spark_engine()
     yield engine, tmp_path_factory.mktemp("spark_audit")
     engine.close()
 
@@ -517,7 +477,7 @@ def test_spark_column_names_with_spaces_quotes_and_unicode_match_in_memory(spark
     frame.to_parquet(root / "names.parquet", index=False)
     engine.register(open_source("names.parquet", root=root))
     rows = _parquet_rows(root / "names.parquet", "group")
-    _same(engine, rows, "group", methods=["Laplace"])
+    assert_same(engine, rows, "group", methods=["Laplace"])
 
 
 def _float_ids(root, values: np.ndarray) -> None:
@@ -553,4 +513,4 @@ def test_spark_a_dot_or_backtick_in_a_column_name(spark, column):
     frame = pd.DataFrame({column: rng.choice(["u", "v"], 120), "y": rng.choice(["p", "q"], 120)})
     frame.to_parquet(root / "tick.parquet", index=False)
     engine.register(open_source("tick.parquet", root=root))
-    _same(engine, frame, "y", methods=["Laplace"])
+    assert_same(engine, frame, "y", methods=["Laplace"])

@@ -17,22 +17,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from heb.counts import CountTable
-from heb.data import DataError, Preprocessor, encode_target
+from heb.data import DataError
 from heb.data.parquet import read_parquet
 from heb.scale.counting import count_histograms, describe
 from heb.scale.cv import cross_validate
 from heb.scale.duckdb_engine import DuckDBEngine
-from heb.scale.inmemory import cross_validate_in_memory, fold_assignment
 from heb.scale.source import open_source
 from heb.scale.sql import DUCKDB, SPARK, fold_query, rows_query
-from tests.peers import require_spark
+from tests.engine_agreement import SEED, assert_same, quiet_spark_engine
 
 pytest.importorskip("duckdb")
 
-METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
 FEW = ["Laplace", "HEB-M", "AODE", "HEB-AODE"]
-SEED = 42
 
 
 def _engine(root, name: str) -> DuckDBEngine:
@@ -48,34 +44,6 @@ def _rows(path, target: str) -> pd.DataFrame:
 
 def _one_sentence(message: str) -> None:
     assert message.count(". ") == 0 and message.endswith(".") and "\n" not in message, message
-
-
-def _same(engine, rows, target, k=3, methods=FEW):
-    """Every fold's CountTable, then every method's metrics, equal the in-memory ones."""
-    folds = fold_assignment(engine, target, k, SEED)
-    assert folds.size == len(rows)
-    columns = describe(engine, target)
-    histograms = count_histograms(engine, columns, k, SEED)
-    y, classes = encode_target(rows[target])
-    assert list(histograms.classes) == list(classes)
-    X = rows.drop(columns=[target])
-    for fold in range(k):
-        fitted = histograms.fit_fold(fold)
-        pre = Preprocessor()
-        codes = pre.fit_transform(X[folds != fold])
-        ref = CountTable.from_codes(
-            codes, y[folds != fold], classes.size, n_categories=pre.n_categories_
-        )
-        assert [columns.features[i] for i in fitted.features] == pre.feature_names_out_
-        np.testing.assert_array_equal(fitted.table.counts, ref.counts)
-        np.testing.assert_array_equal(fitted.table.class_counts, ref.class_counts)
-    result = cross_validate(engine, target, methods, n_splits=k)
-    reference = cross_validate_in_memory(rows, target, folds, methods)
-    merged = result.folds.merge(reference, on=["method", "fold"], suffixes=("", "_ref"))
-    assert len(merged) == len(methods) * k
-    for metric in METRICS:
-        np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
-    assert result.n_rows == len(rows)
 
 
 # ------------------------------------------------------------------------- generated SQL
@@ -110,7 +78,7 @@ def test_integer_ids_beyond_2_53_with_missing_values_match_in_memory(tmp_path):
     engine = _engine(tmp_path, "ids.parquet")
     histograms = count_histograms(engine, describe(engine, "y"), 3, SEED)
     assert len(histograms.values[0].keys) == 6 and histograms.values[0].keys.dtype == np.int64
-    _same(engine, _rows(tmp_path / "ids.parquet", "y"), "y")
+    assert_same(engine, _rows(tmp_path / "ids.parquet", "y"), "y", methods=FEW)
 
 
 def test_nan_in_a_float_feature_is_missing_in_the_pair_scan(tmp_path):
@@ -131,7 +99,7 @@ def test_nan_in_a_float_feature_is_missing_in_the_pair_scan(tmp_path):
     engine = _engine(tmp_path, "nan.parquet")
     nan_rows = engine.table("SELECT count(*) AS n FROM heb_rows WHERE isnan(price)")
     assert nan_rows.column("n")[0].as_py() == int(np.isnan(price).sum())
-    _same(engine, _rows(tmp_path / "nan.parquet", "y"), "y")
+    assert_same(engine, _rows(tmp_path / "nan.parquet", "y"), "y", methods=FEW)
 
 
 def test_decimal_columns_match_in_memory_through_every_method(tmp_path):
@@ -150,7 +118,7 @@ def test_decimal_columns_match_in_memory_through_every_method(tmp_path):
     assert rows["amount"].dtype == np.float64
     present = [a for a in amounts if a is not None]
     assert rows["amount"].dropna().tolist() == [float(a) for a in present]  # nearest floats
-    _same(_engine(tmp_path, "dec.parquet"), rows, "y")
+    assert_same(_engine(tmp_path, "dec.parquet"), rows, "y", methods=FEW)
 
 
 def test_a_float_target_with_nan_has_no_nan_class_in_cross_validation(tmp_path):
@@ -161,7 +129,7 @@ def test_a_float_target_with_nan_has_no_nan_class_in_cross_validation(tmp_path):
     table = pa.table({"x": rng.choice(["u", "v"], n), "y": pa.array(y, from_pandas=False)})
     pq.write_table(table, tmp_path / "nan_y.parquet")
     engine = _engine(tmp_path, "nan_y.parquet")
-    _same(engine, _rows(tmp_path / "nan_y.parquet", "y"), "y", methods=["Laplace", "AODE"])
+    assert_same(engine, _rows(tmp_path / "nan_y.parquet", "y"), "y", methods=["Laplace", "AODE"])
 
 
 # ------------------------------------------------------------------------ column names
@@ -182,7 +150,7 @@ def test_names_equal_but_for_case_and_row_key_names_match_in_memory(tmp_path):
     frame.to_parquet(tmp_path / "names.parquet", index=False)
     engine = _engine(tmp_path, "names.parquet")
     assert [name for name, _ in engine.columns()] == list(frame.columns)
-    _same(engine, _rows(tmp_path / "names.parquet", "y"), "y")
+    assert_same(engine, _rows(tmp_path / "names.parquet", "y"), "y", methods=FEW)
 
 
 @pytest.mark.parametrize("column", ["__n", "__set", "__heb_f0", "__a0"])
@@ -201,7 +169,7 @@ def test_features_named_like_generated_aliases_match_in_memory(tmp_path, column)
     rows = _rows(tmp_path / "alias.parquet", "y")
     if column.startswith("__heb"):  # reserved: not read (as before)
         rows = rows.drop(columns=[column])
-    _same(engine, rows, "y")
+    assert_same(engine, rows, "y", methods=FEW)
 
 
 def test_a_feature_named_like_the_scoring_scan_s_columns_is_refused_in_one_sentence(tmp_path):
@@ -233,7 +201,7 @@ def test_a_folder_whose_first_file_has_an_all_missing_column_reads_the_others(tm
     engine = _engine(tmp_path, "parts")
     assert dict(engine.columns())["colour"] == "text"
     rows = pa.concat_tables([first.cast(second.schema), second]).to_pandas()
-    _same(engine, rows, "y", methods=["Laplace", "AODE"])
+    assert_same(engine, rows, "y", methods=["Laplace", "AODE"])
 
 
 def test_a_folder_with_columns_equal_but_for_case_is_refused_in_one_sentence(tmp_path):
@@ -264,12 +232,8 @@ def test_a_folder_with_another_column_in_a_later_file_names_both_files(tmp_path)
 # -------------------------------------------------------------------------------- Spark
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory):
-    require_spark()
-    from heb.scale.spark_engine import SparkEngine
-
-    engine = SparkEngine(master="local[1]")
-    engine.spark.sparkContext.setLogLevel("OFF")
-    yield engine, tmp_path_factory.mktemp("spark_user")
+    engine = quiet_spark_engine()
+    yield engine, tmp_path_factory.mktemp("spark_edges")
     engine.close()
 
 
@@ -288,7 +252,7 @@ def test_spark_features_named_like_aliases_and_exact_ids_match_in_memory(spark):
     )
     frame.to_parquet(root / "alias.parquet", index=False)
     engine.register(open_source("alias.parquet", root=root))
-    _same(engine, _rows(root / "alias.parquet", "y"), "y", methods=["Laplace", "AODE"])
+    assert_same(engine, _rows(root / "alias.parquet", "y"), "y", methods=["Laplace", "AODE"])
 
 
 def test_spark_runs_the_nan_target_filter_of_a_bound_dialect(spark):

@@ -26,15 +26,14 @@ from heb.data import is_id_like_name
 from heb.data.dataset import is_integer_like
 from heb.data.parquet import read_parquet
 from heb.scale.counting import describe
-from heb.scale.cv import cross_validate
 from heb.scale.duckdb_engine import DuckDBEngine
-from heb.scale.inmemory import cross_validate_in_memory, fold_assignment
+from heb.scale.inmemory import fold_assignment
 from heb.scale.source import open_source
 from heb.scale.spark_engine import EngineError, SparkEngine
+from tests.engine_agreement import SEED, assert_same_metrics
 from tests.peers import require_spark
 
 REPO = Path(__file__).resolve().parents[1]
-METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
 PANDAS_WARNING = "PySpark does not yet fully support pandas"
 
 
@@ -111,16 +110,6 @@ def spark(tmp_path_factory):
     engine.close()
 
 
-def _same_metrics(engine, rows: pd.DataFrame, target: str, k: int, methods: list[str]) -> None:
-    folds = fold_assignment(engine, target, k, 42)
-    result = cross_validate(engine, target, methods, n_splits=k)
-    reference = cross_validate_in_memory(rows, target, folds, methods)
-    merged = result.folds.merge(reference, on=["method", "fold"], suffixes=("", "_ref"))
-    assert len(merged) == len(methods) * k
-    for metric in METRICS:
-        np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
-
-
 def test_spark_logs_errors_only_and_hides_pyspark_s_pandas_warning_in_its_calls(spark):
     engine, root, caught = spark
     jvm = engine.spark.sparkContext._jvm
@@ -131,7 +120,7 @@ def test_spark_logs_errors_only_and_hides_pyspark_s_pandas_warning_in_its_calls(
     with warnings.catch_warnings(record=True) as scored:
         warnings.simplefilter("always")
         engine.register(open_source("quiet.parquet", root=root))
-        _same_metrics(engine, frame, "y", 2, ["Laplace"])
+        assert_same_metrics(engine, frame, "y", fold_assignment(engine, "y", 2, SEED), ["Laplace"])
     assert list(warnings.filters) == filters  # the filter is not left behind
     messages = [str(w.message) for w in [*caught, *scored]]
     assert not [m for m in messages if PANDAS_WARNING in m], messages
@@ -156,7 +145,7 @@ def test_spark_scoring_keeps_integer_ids_with_missing_values_exact(spark):
     pd.DataFrame({"user_id": user, "y": y}).to_parquet(root / "exact.parquet", index=False)
     engine.register(open_source("exact.parquet", root=root))
     rows = read_parquet(root / "exact.parquet", max_columns=10)
-    _same_metrics(engine, rows, "y", 3, ["Laplace"])
+    assert_same_metrics(engine, rows, "y", fold_assignment(engine, "y", 3, SEED), ["Laplace"])
 
 
 def test_spark_keeps_columns_that_differ_only_in_case(spark):
@@ -167,7 +156,7 @@ def test_spark_keeps_columns_that_differ_only_in_case(spark):
     frame = pd.DataFrame({"A": rng.choice(["u", "v"], 90), "a": rng.choice(["p", "q"], 90)})
     frame.to_parquet(root / "case.parquet", index=False)
     assert dict(engine.register(open_source("case.parquet", root=root))).keys() == {"A", "a"}
-    _same_metrics(engine, frame, "a", 3, ["Laplace"])
+    assert_same_metrics(engine, frame, "a", fold_assignment(engine, "a", 3, SEED), ["Laplace"])
 
 
 def test_spark_starts_without_log_lines_or_warnings(tmp_path):
