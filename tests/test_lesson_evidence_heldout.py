@@ -244,3 +244,12 @@ def test_every_metric_delta_fits_a_presenter_at_1024(name, n_steps):
         assert any(text.endswith(" vs k=1") for text, _ in deltas), deltas
     if name == "lesson_zero_counts":
         assert ("vetoed by a 0", "no arrow") in deltas
+
+
+def test_more_folds_than_rows_are_clipped_to_the_rows_and_said():
+    counts, prior = np.array([2, 1, 0]), np.full(3, 1 / 3)
+    curve = evidence.heldout_log_loss_curve(counts, prior, np.array([1.0, 2.0]), n_folds=10)
+    assert curve["n_folds"] == 3 and curve["n_rows"] == 3
+    train, priors, m = evidence.heldout_refit(counts, prior, n_folds=10)
+    assert train.shape == priors.shape == (3, 3) and m.shape == (3,)
+    np.testing.assert_array_equal(train.sum(axis=1), [2, 2, 2])  # one row held out per fold

@@ -292,6 +292,25 @@ def heldout_prior(pooled_train: np.ndarray) -> np.ndarray:
     return (pooled_train + 1.0) / (pooled_train.sum(axis=-1, keepdims=True) + K)
 
 
+def _fold_split(
+    counts: np.ndarray, prior: np.ndarray, n_folds: int, seed: int, pooled: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pair's rows dealt into folds: ``test`` and ``train`` (folds, K) counts and each
+    fold's prior mean (``prior``, or with ``pooled`` the marginal without the fold's
+    held-out rows, :func:`heldout_prior`). ``n_folds`` is clipped to 2..N."""
+    N = int(counts.sum())
+    if N < 2:
+        raise ValueError("Held-out log-loss needs at least two rows in this pair.")
+    n_folds = int(min(max(n_folds, 2), N))
+    test = _fold_counts(counts, n_folds, seed)
+    train = counts[None, :] - test
+    if pooled is None:
+        priors = np.broadcast_to(prior, test.shape).copy()
+    else:
+        priors = heldout_prior(np.asarray(pooled, dtype=np.float64)[None, :] - test)
+    return test, train, priors
+
+
 def _heldout_cells(
     counts: np.ndarray,
     prior: np.ndarray,
@@ -312,19 +331,9 @@ def _heldout_cells(
     m_grid = np.asarray(m_grid, dtype=np.float64)
     if np.any(m_grid <= 0) or not np.all(np.isfinite(m_grid)):
         raise ValueError("Held-out concentrations m must be positive and finite.")
-    N = int(counts.sum())
-    if N < 2:
-        raise ValueError("Held-out log-loss needs at least two rows in this pair.")
-    n_folds = int(min(max(n_folds, 2), N))
-    K = counts.size
-    test = _fold_counts(counts, n_folds, seed)
-    train = counts[None, :] - test
-    if pooled is None:
-        if np.any(prior <= 0):
-            raise ValueError("A held-out score needs a positive prior mean for every category.")
-        priors = np.broadcast_to(prior, (n_folds, K))
-    else:
-        priors = heldout_prior(np.asarray(pooled, dtype=np.float64)[None, :] - test)
+    if pooled is None and np.any(prior <= 0):
+        raise ValueError("A held-out score needs a positive prior mean for every category.")
+    test, train, priors = _fold_split(counts, prior, n_folds, seed, pooled)
     fold_i, cat_i = np.nonzero(test)  # held-out cells with at least one row
     weight = test[fold_i, cat_i]
     n_train = train.sum(axis=1)
@@ -335,7 +344,7 @@ def _heldout_cells(
     theta = (train[fold_i, cat_i][None, :] + mm * priors[fold_i, cat_i][None, :]) / (
         n_train[fold_i][None, :] + mm
     )
-    return weight, -np.log(theta), n_folds
+    return weight, -np.log(theta), test.shape[0]
 
 
 def heldout_refit(
@@ -359,19 +368,9 @@ def heldout_refit(
         ``train`` (folds, K) counts, ``priors`` (folds, K), ``m`` (folds,).
     """
     counts, prior = _check_vector(counts, prior)
-    N = int(counts.sum())
-    if N < 2:
-        raise ValueError("Held-out log-loss needs at least two rows in this pair.")
-    n_folds = int(min(max(n_folds, 2), N))
-    K = counts.size
-    test = _fold_counts(counts, n_folds, seed)
-    train = counts[None, :] - test
-    if pooled is None:
-        priors = np.broadcast_to(prior, (n_folds, K)).copy()
-    else:
-        priors = heldout_prior(np.asarray(pooled, dtype=np.float64)[None, :] - test)
+    _, train, priors = _fold_split(counts, prior, n_folds, seed, pooled)
     m = fit_concentration_rows(train, priors, M_MIN, M_MAX).m.astype(np.float64)
-    m = np.where(train.sum(axis=1) < n0, float(K), m)
+    m = np.where(train.sum(axis=1) < n0, float(counts.size), m)
     return train, priors, m
 
 
