@@ -552,7 +552,7 @@ def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame],
             table6,
         ),
         7: ("table7_bins", "Table 7: discretisation ablation", lambda f: table7(f, n_bins)),
-        8: ("table8_fit_times", "Table 8: fit time per fold (s)", table8),
+        8: ("table8_fit_times", "Table 8: fit time per fold", table8),
         9: ("table9_references", "Table 9: HEB methods vs reference models", table9),
     }
 
