@@ -275,6 +275,21 @@ def declare_categorical(dataset, categorical: Sequence[str], strict: bool = True
     return dataclasses.replace(dataset, categorical=list(dict.fromkeys(wanted)))
 
 
+def _declared(dataset, spec: str, categorical: Sequence[str], strict: bool, report):
+    """``dataset`` with ``--categorical`` applied where ``spec`` is a file path, saying what
+    was not applied; the tables and the reliability figures read the same columns."""
+    if categorical and (spec.startswith("file:") or Path(spec).exists()):
+        dataset = declare_categorical(dataset, categorical, strict=strict)
+        lacking = [c for c in categorical if c not in dataset.categorical]
+        if lacking:
+            report(
+                f"{dataset.name}: no column {', '.join(map(repr, lacking))} to read as categories."
+            )
+    elif categorical:
+        report(f"{spec}: --categorical applies to file paths; read as its source declares.")
+    return dataset
+
+
 def _collect(
     specs: Sequence[str],
     tables: Sequence[int],
@@ -300,16 +315,7 @@ def _collect(
         except DataError as exc:
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({exc})")
             continue
-        if categorical and (spec.startswith("file:") or Path(spec).exists()):
-            dataset = declare_categorical(dataset, categorical, strict=len(specs) == 1)
-            lacking = [c for c in categorical if c not in dataset.categorical]
-            if lacking:
-                report(
-                    f"{dataset.name}: no column {', '.join(map(repr, lacking))} to read as "
-                    "categories."
-                )
-        elif categorical:
-            report(f"{spec}: --categorical applies to file paths; read as its source declares.")
+        dataset = _declared(dataset, spec, categorical, len(specs) == 1, report)
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
         with_bins = 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset)
         for run in _variants(tables, base, settings["n_bins"], with_bins):
@@ -565,7 +571,8 @@ def _bench_figures(args, frame, out: Path, tables, specs, settings) -> dict[str,
     except ValueError as exc:
         _log(f"CD diagrams skipped: {exc}")
     if not args.engine:  # reliability needs pooled out-of-fold probabilities
-        curves = _collect_reliability(specs, settings, tables)
+        categorical = _categorical_names(args.categorical)
+        curves = _collect_reliability(specs, settings, tables, categorical)
         figures |= _reliability_figures(curves, out, _log)
     else:
         _log(
@@ -680,9 +687,13 @@ def bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _collect_reliability(specs, settings, tables) -> dict[str, dict[str, dict]]:
+def _collect_reliability(
+    specs, settings, tables, categorical: Sequence[str] = ()
+) -> dict[str, dict[str, dict]]:
     """Reliability data of Table 4's methods on the high-cardinality datasets (the
-    catalogue's group, or K_max >= 100 outside it: :func:`is_high_cardinality`)."""
+    catalogue's group, or K_max >= 100 outside it: :func:`is_high_cardinality`), each read
+    with ``categorical`` declared as the tables read it (:func:`_declared`, notes said once
+    already by the tables' pass)."""
     from heb.data import DataError, load_dataset
     from heb.evaluate import cross_validate
 
@@ -694,6 +705,7 @@ def _collect_reliability(specs, settings, tables) -> dict[str, dict[str, dict]]:
             dataset = load_dataset(spec)
         except DataError:
             continue
+        dataset = _declared(dataset, spec, categorical, len(specs) == 1, lambda _: None)
         if not is_high_cardinality(dataset.name, dataset_k_max(dataset, settings["n_bins"])):
             continue
         result = cross_validate(dataset, TABLE_METHODS[4], **settings)

@@ -41,3 +41,14 @@ def test_a_file_outside_the_catalogue_gets_reliability_curves_when_k_max_is_high
     assert list(curves) == ["zips.csv"]
     assert set(curves["zips.csv"]) == set(TABLE_METHODS[4])
     assert _collect_reliability([many], SETTINGS, {1}) == {}  # Table 4 not asked for
+
+
+def test_the_reliability_figures_read_categorical_columns_as_the_tables_do(tmp_path):
+    rng = np.random.default_rng(1)
+    path = tmp_path / "codes.csv"
+    pd.DataFrame({"zip": rng.integers(10_000, 10_300, 400), "y": rng.integers(0, 2, 400)}).to_csv(
+        path, index=False
+    )
+    assert _collect_reliability([str(path)], SETTINGS, {4}) == {}  # binned: K_max 10
+    curves = _collect_reliability([str(path)], SETTINGS, {4}, ["zip"])
+    assert list(curves) == ["codes.csv"]
