@@ -28,6 +28,7 @@ __all__ = [
     "MODEBAR_BAND",
     "MODEBAR_REMOVED",
     "PRESENTER_TABLE_ROWS",
+    "WHOLE_TABLE_ROWS",
     "download_buttons",
     "show_figure",
     "show_table",
@@ -227,6 +228,10 @@ def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None
 #: the most rows a table shows as a plain table in the presenter mode (longer ones keep
 #: the scrolling grid)
 PRESENTER_TABLE_ROWS = 30
+#: the most rows a grid shows whole, as tall as its rows; a longer one scrolls in the
+#: grid's default height (ten rows). Streamlit's default hid the rows of a 13-method
+#: Compare table and a 16-pair Concentrations table past the tenth behind a scroll.
+WHOLE_TABLE_ROWS = 25
 
 
 def show_table(
@@ -246,9 +251,12 @@ def show_table(
     number_format : str, optional
         A Styler format for every cell, e.g. ``"{:.4f}"``.
     **kwargs
-        Go to :func:`streamlit.dataframe` (``hide_index`` defaults to True).
+        Go to :func:`streamlit.dataframe` (``hide_index`` defaults to True; ``height`` to
+        ``"content"`` for at most :data:`WHOLE_TABLE_ROWS` rows).
     """
     kwargs.setdefault("hide_index", True)
+    if len(frame) <= WHOLE_TABLE_ROWS:
+        kwargs.setdefault("height", "content")
     shown = cap_cells(frame)
     if style is not None or number_format is not None:
         styler = shown.style

@@ -96,14 +96,38 @@ def scatters(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice:
         show_figure(fig_rho, data, f"{choice}-rho-scatter", key="scatter_rho")
 
 
+#: integer index columns the table leaves out where a name column says the same (the
+#: CSV keeps both)
+INDEX_COLUMNS = ("class", "feature", "parent", "child")
+
+
 def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
+    """The pairs' diagnostics, names rather than indices; every row in view up to
+    :data:`explorer.display.WHOLE_TABLE_ROWS` of them, and the CSV download."""
+    shown = [c for c in frame.columns if not (c in INDEX_COLUMNS and f"{c} name" in frame)]
     show_table(
         frame,
-        height=420,
+        column_order=shown,
         column_config={
-            "m": st.column_config.NumberColumn(format="%.4g"),
+            "class name": st.column_config.TextColumn("class"),
+            "feature name": st.column_config.TextColumn("feature"),
+            "parent name": st.column_config.TextColumn("parent"),
+            "child name": st.column_config.TextColumn("child"),
+            "level name": st.column_config.TextColumn("level"),
+            # one format down the column: 10,000.00 / 526.58 / 0.01 (m_min); %.4g gave
+            # 10000 and 4.154e+04 beside 526.6
+            "m": st.column_config.NumberColumn(format="%,.2f"),
             "rho": st.column_config.NumberColumn(format="%.3f"),
-            "log_evidence": st.column_config.NumberColumn("log evidence", format="%.2f"),
+            "N_c": st.column_config.NumberColumn(format="%,d"),
+            "K_f": st.column_config.NumberColumn(format="%,d"),
+            "iterations": st.column_config.NumberColumn(
+                "iter.", help="Fixed-point iterations of the pair's fit."
+            ),
+            "converged": st.column_config.CheckboxColumn("conv.", help="Did the fit converge?"),
+            "log_evidence": st.column_config.NumberColumn(
+                "log ev.", help="The pair's log evidence at its m.", format="%,.2f"
+            ),
+            "fallback": st.column_config.CheckboxColumn("fallback", help=conc.FALLBACK_HELP),
             "n_nodes": st.column_config.NumberColumn("nodes"),
             "hierarchy_used": st.column_config.CheckboxColumn("kept the hierarchy"),
             "hierarchy_weight": st.column_config.NumberColumn("tree's weight", format="%.3f"),

@@ -327,18 +327,33 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
             "feature": st.column_config.TextColumn(
                 pinned=True, width=min(FEATURE_COLUMN_MAX_PX, 24 + 8 * max(longest, 7))
             ),
-            "K_f": st.column_config.NumberColumn("K_f (categories)", format="%d"),
+            # short headers, their meaning as help: with the sidebar open at 1280 px the
+            # long ones pushed "MI above chance", the column to read, off the right edge
+            "type": st.column_config.TextColumn(width=100),
+            "K_f": st.column_config.NumberColumn(
+                help="Categories of the feature (bins, for a number).", format="%,d"
+            ),
             "missing share": st.column_config.ProgressColumn(
-                "missing share", format="percent", min_value=0.0, max_value=1.0
+                "missing",
+                help="Share of the rows where the feature is missing.",
+                format="percent",
+                min_value=0.0,
+                max_value=1.0,
+                width=100,
             ),
             "MI with target (nats)": st.column_config.ProgressColumn(
-                "MI with target (nats)",
+                "MI (nats)",
                 format="%.3f",
                 min_value=0.0,
                 max_value=top_mi,
-                help=full_bar,
+                help="Plug-in mutual information with the target, in nats. " + full_bar,
             ),
-            summaries.MI_CHANCE: st.column_config.NumberColumn(format="%.3f"),
+            summaries.MI_CHANCE: st.column_config.NumberColumn(
+                "chance MI",
+                format="%.3f",
+                help="(K−1)(C−1)/2N: what the plug-in MI of a feature unrelated to the "
+                "target scores by chance alone.",
+            ),
             summaries.MI_ABOVE: st.column_config.ProgressColumn(
                 summaries.MI_ABOVE, format="%.3f", min_value=0.0, max_value=top_mi, help=full_bar
             ),

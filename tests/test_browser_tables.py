@@ -1,0 +1,77 @@
+# ruff: noqa: F811 - the fixtures imported from tests.test_browser are used by name
+"""The Explore pages' tables show every row and column in a 1280 x 800 window.
+
+A new user found the grids hiding what they hold: the Compare table of 13 methods showed
+ten rows and half of the eleventh (the grid's default height), the Concentrations table
+10 of its 16 pairs with its last two columns cut, and the Dataset page's features table
+its key column ("MI above chance") past the right edge. Here each grid's scroller must be
+as large as its content: nothing to scroll to, either way, with the sidebar open.
+
+The server, the browser and the helpers come from :mod:`tests.test_browser`; this file is
+its own so that pytest-xdist (``--dist loadfile``) can run it beside that one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_browser import (  # noqa: F401 - the fixtures are used by name
+    _open,
+    app_url,
+    browser,
+    playwright,
+    screenshot,
+    screenshot_dir,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.browser
+
+#: a laptop's window, the sidebar open
+LAPTOP = {"width": 1280, "height": 800}
+#: JavaScript: per grid on the page, [scrollWidth, clientWidth, scrollHeight, clientHeight]
+#: of its scroller (the element that scrolls when the grid is smaller than its content)
+GRID_EXTENTS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+  .map((grid) => grid.querySelector('.dvn-scroller'))
+  .filter((scroller) => scroller !== null)
+  .map((s) => [s.scrollWidth, s.clientWidth, s.scrollHeight, s.clientHeight])"""
+#: the zip-codes data (16 class-feature pairs) and every smoothing and reference method
+ALL_METHODS = (
+    "Laplace,Lidstone,KT,m-estimate,TE,HEB-U,HEB-M,HEB-M%2BGR,AODE,HEB-AODE,"
+    "CategoricalNB,TargetEncoder%2BLR,HistGradientBoosting"
+)
+ZIP_CODES = "dataset=builtin%3Azip-codes"
+
+
+def _assert_grids_whole(tab, expected: int, where: str) -> None:
+    """Every grid on ``tab`` (``expected`` of them) has nothing to scroll to."""
+    tab.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller')
+    tab.wait_for_timeout(500)  # the grid sizes its columns after its first frame
+    extents = tab.evaluate(GRID_EXTENTS)
+    assert len(extents) == expected, (where, extents)
+    for scroll_w, client_w, scroll_h, client_h in extents:
+        assert scroll_w <= client_w + 1, f"{where}: {scroll_w - client_w} px of columns hidden"
+        assert scroll_h <= client_h + 1, f"{where}: {scroll_h - client_h} px of rows hidden"
+
+
+@pytest.mark.parametrize(
+    "path, tab_name, query",
+    [
+        ("compare", None, f"{ZIP_CODES}&folds=3&methods={ALL_METHODS}"),
+        ("concentrations", "Table", ZIP_CODES),
+        ("dataset", None, ZIP_CODES),
+    ],
+    ids=["compare-13-methods", "concentrations-table", "dataset-features"],
+)
+def test_a_table_shows_all_its_rows_and_columns_at_1280(
+    browser, app_url, screenshot_dir, path, tab_name, query
+):
+    context = browser.new_context(viewport=LAPTOP)
+    tab, _ = _open(context, f"{app_url}/{path}?{query}")
+    if tab_name is not None:  # a lazy tab: its grid is built once it is open
+        tab.get_by_role("tab", name=tab_name).click()
+        wait_idle(tab)
+    tab.wait_for_selector('[data-testid="stDataFrame"]', timeout=300_000)
+    _assert_grids_whole(tab, 1, path)
+    screenshot(tab, screenshot_dir, f"1280-table-{path}", LAPTOP)
+    context.close()
