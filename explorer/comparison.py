@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -44,6 +45,7 @@ __all__ = [
     "best_style",
     "metric_column",
     "metrics_table",
+    "one_class_notes",
     "reliability_frame",
     "run_comparison",
     "session_gone",
@@ -135,6 +137,40 @@ def what_if_knobs(methods: list[str]) -> dict[str, registry.Param]:
 TABLE_DECIMALS = 3
 
 
+def one_class_notes(result: CVResult) -> list[str]:
+    """A sentence per method whose out-of-fold predictions are one class on every row
+    (of data with rows in at least two classes): its accuracy is then that class's share
+    and its F1-macro low, which the table alone does not say.
+
+    A feature-weighted method (``+GR``) gets the usual cause: its sqrt-MI weights are
+    below 1 where a feature says little about the class and scale its evidence down, so
+    the class prior decides every row.
+    """
+    if np.unique(result.y).size < 2:
+        return []
+    out = []
+    for method, proba in result.oof_proba.items():
+        predicted = np.unique(proba.argmax(axis=1))
+        if predicted.size != 1:
+            continue
+        label = result.classes[int(predicted[0])]
+        share = float(np.mean(result.y == predicted[0]))
+        sentence = (
+            f"{method} predicts one class, {label}, for every row: its accuracy is that "
+            f"class's share of the rows ({share:.{TABLE_DECIMALS}f}), its F1-macro is low, "
+            "and only its probabilities (log-loss, Brier, AUC) tell the rows apart."
+        )
+        entry = registry.METHODS.get(method)
+        if entry is not None and entry.params.get("weighting") == "sqrt-mi":
+            sentence += (
+                " Its feature weights, the square root of each feature's mutual information "
+                "with the class, are below 1 where a feature says little about the class; "
+                "they scale that evidence down, so the class prior decides."
+            )
+        out.append(sentence)
+    return out
+
+
 def metrics_table(result: CVResult) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per method: the fit time, then mean ± std over folds of every metric; the
     summary.
@@ -160,13 +196,17 @@ FIT_TIME_HEADER = "fit ms"
 
 def table_column_config() -> dict:
     """Column settings of the Compare grid: a short fit-time header with its meaning as
-    help and a narrow width, so that all eight columns fit a 1280 px window."""
+    help and a narrow width, so that all eight columns fit a 1280 px window; the method
+    column pinned at the left."""
     return {
+        # wide enough for "HistGradientBoosting", and pinned: where the grid scrolls
+        # sideways (a 1024 px window with the sidebar open) the names stay in view
+        "method": st.column_config.TextColumn(width=140, pinned=True),
         "fit time (ms)": st.column_config.TextColumn(
             FIT_TIME_HEADER,
             help="Mean fit time per fold in milliseconds (counting the fold included).",
-            width=64,
-        )
+            width=56,
+        ),
     }
 
 

@@ -12,13 +12,33 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from explorer.errors import escape
 from heb import registry
 
-__all__ = ["compare_sentences", "rank_sentences", "reference_wins"]
+__all__ = ["compare_note", "rank_sentences", "reference_wins"]
 
 
 def _is_reference(name: str) -> bool:
     return name in registry.METHODS and registry.METHODS[name].reference
+
+
+def _best_pair(
+    scores: Mapping[str, float], lower_is_better: bool, decimals: int | None = None
+) -> tuple[str, float, str, float] | None:
+    """(best reference, its score, best other method, its score) when the reference is
+    better; None otherwise. ``decimals``: compare the scores as shown, rounded (a tie
+    there is no win)."""
+    scores = {m: float(v) for m, v in scores.items() if pd.notna(v)}
+    if decimals is not None:
+        scores = {m: round(v, decimals) for m, v in scores.items()}
+    refs = {m: v for m, v in scores.items() if _is_reference(m)}
+    others = {m: v for m, v in scores.items() if not _is_reference(m)}
+    if not refs or not others:
+        return None
+    pick = min if lower_is_better else max
+    ref, own = pick(refs, key=refs.get), pick(others, key=others.get)
+    beaten = refs[ref] < others[own] if lower_is_better else refs[ref] > others[own]
+    return (ref, refs[ref], own, others[own]) if beaten else None
 
 
 def reference_wins(scores: Mapping[str, float], lower_is_better: bool, what: str) -> str | None:
@@ -27,35 +47,43 @@ def reference_wins(scores: Mapping[str, float], lower_is_better: bool, what: str
     ``what`` names the score (``"mean log-loss"``, ``"average rank on Brier"``); None when
     no reference is present, no other method is, or the best other method is as good.
     """
-    scores = {m: float(v) for m, v in scores.items() if pd.notna(v)}
-    refs = {m: v for m, v in scores.items() if _is_reference(m)}
-    others = {m: v for m, v in scores.items() if not _is_reference(m)}
-    if not refs or not others:
+    pair = _best_pair(scores, lower_is_better)
+    if pair is None:
         return None
-    pick = min if lower_is_better else max
-    ref, own = pick(refs, key=refs.get), pick(others, key=others.get)
-    beaten = refs[ref] < others[own] if lower_is_better else refs[ref] > others[own]
-    if not beaten:
-        return None
+    ref, ref_score, own, own_score = pair
     return (
-        f"Here a reference model wins on {what}: {ref} ({refs[ref]:.4g}) against the best "
-        f"smoothing method, {own} ({others[own]:.4g})."
+        f"Here a reference model wins on {what}: {ref} ({ref_score:.4g}) against the best "
+        f"smoothing method, {own} ({own_score:.4g})."
     )
 
 
-def compare_sentences(summary: pd.DataFrame) -> list[str]:
-    """Sentences for the Compare page from a :meth:`CVResult.summary` frame, one per metric."""
-    out = []
+def compare_note(summary: pd.DataFrame, decimals: int) -> str | None:
+    """The Compare page's one note (markdown, names escaped) listing every metric whose
+    best mean, rounded to the table's ``decimals``, is a reference model's; None if none.
+
+    ``summary`` is a :meth:`CVResult.summary` frame. One line per metric in one box, each
+    score as the table shows it (a box per metric, at 4 digits, repeated the table at
+    another precision)."""
+    lines = []
     for name, metric in registry.METRICS.items():
         column = f"{name}_mean"
         if column not in summary:
             continue
         scores = dict(zip(summary["method"], summary[column], strict=True))
-        what = f"mean {metric.label}"
-        sentence = reference_wins(scores, not metric.higher_is_better, what)
-        if sentence:
-            out.append(sentence)
-    return out
+        pair = _best_pair(scores, not metric.higher_is_better, decimals)
+        if pair is not None:
+            ref, ref_score, own, own_score = pair
+            lines.append(
+                f"- {escape(metric.label)}: {escape(ref)} {ref_score:.{decimals}f}, "
+                f"best smoothing method {escape(own)} {own_score:.{decimals}f}"
+            )
+    if not lines:
+        return None
+    count = "one metric" if len(lines) == 1 else f"{len(lines)} metrics"
+    return (
+        f"Here a reference model beats every smoothing method on {count} (mean over "
+        "folds):\n\n" + "\n".join(lines)
+    )
 
 
 def rank_sentences(ranks: pd.Series, metric: str) -> list[str]:

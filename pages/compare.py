@@ -8,7 +8,7 @@ from explorer import comparison as cmp
 from explorer import diagnostics, large_files, loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_info
-from explorer.references import compare_sentences
+from explorer.references import compare_note
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures, registry
@@ -98,8 +98,11 @@ def show(comparison: cmp.Comparison, from_memory: bool):
         "classes (one-vs-rest) and rows; for two classes it is the usual binary Brier score."
     )
     download_buttons(None, result.folds, "cv-folds")
-    for sentence in compare_sentences(comparison.summary):
+    for sentence in cmp.one_class_notes(result):
         show_info(sentence)
+    note = compare_note(comparison.summary, cmp.TABLE_DECIMALS)
+    if note:
+        st.info(note, icon=":material/info:")
     # one tab per view; only the open one is built and sent (five figures at once made a
     # first visit wait seconds for plotly); the tab is a page setting, so a link keeps it
     reliability_tab, spread_tab, class_tab = st.tabs(

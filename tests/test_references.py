@@ -102,7 +102,7 @@ def test_reference_codes_cover_missing_unseen_and_wide_columns():
 
 
 def test_pages_say_where_a_reference_wins():
-    from explorer.references import compare_sentences, rank_sentences
+    from explorer.references import compare_note, rank_sentences
 
     ranks = pd.Series({"HEB-M": 2.5, "HistGradientBoosting": 1.5, "CategoricalNB": 2.0})
     (sentence,) = rank_sentences(ranks, "log_loss")
@@ -111,8 +111,37 @@ def test_pages_say_where_a_reference_wins():
     summary = pd.DataFrame(
         {"method": ["HEB-M", "CategoricalNB"], "accuracy_mean": [0.8, 0.9], "ece_mean": [0.01, 0.2]}
     )
-    (sentence,) = compare_sentences(summary)  # accuracy: the reference wins; ECE: HEB-M does
-    assert "mean Accuracy" in sentence and "CategoricalNB (0.9)" in sentence
+    note = compare_note(summary, 3)  # accuracy: the reference wins; ECE: HEB-M does
+    assert note is not None and "on one metric" in note
+    assert "- Accuracy: CategoricalNB 0.900, best smoothing method HEB\\-M 0.800" in note
+    assert "ECE" not in note
+
+
+def test_compare_note_is_one_box_at_the_tables_precision():
+    """Compare showed one box per metric a reference won, each at 4 digits beside a table
+    at 3 decimals: 0.8916 against 0.8894. Now one note, a line per metric, each score as
+    the table shows it, and a win the table cannot show (a tie at 3 decimals) is none."""
+    from explorer.references import compare_note
+
+    summary = pd.DataFrame(
+        {
+            "method": ["HEB-M", "Laplace", "TargetEncoder+LR", "HistGradientBoosting"],
+            "accuracy_mean": [0.8894, 0.85, 0.89162, 0.80],
+            "log_loss_mean": [0.2936, 0.4, 0.27982, 0.35],
+            "brier_mean": [0.0876, 0.1, 0.08795, 0.09],  # 0.088 both: a tie, no win
+            "auc_mean": [0.9, 0.8, 0.85, 0.95],
+        }
+    )
+    note = compare_note(summary, 3)
+    lines = [line for line in note.splitlines() if line.startswith("- ")]
+    assert note.startswith("Here a reference model beats every smoothing method on 3 metrics")
+    assert lines == [
+        "- Accuracy: TargetEncoder\\+LR 0.892, best smoothing method HEB\\-M 0.889",
+        "- Log\\-loss: TargetEncoder\\+LR 0.280, best smoothing method HEB\\-M 0.294",
+        "- AUC: HistGradientBoosting 0.950, best smoothing method HEB\\-M 0.900",
+    ]
+    assert compare_note(summary.iloc[:2], 3) is None  # no reference: nothing to say
+    assert compare_note(summary.assign(brier_mean=[0.0876, 0.1, 0.0874, 0.09]), 4).count("- ") == 4
 
 
 def test_target_encoder_on_a_tiny_file_uses_the_folds_its_rows_allow():

@@ -134,7 +134,9 @@ def test_compare_table_is_narrow_enough_for_1280_px():
     from explorer import comparison as cmp
 
     config = cmp.table_column_config()
-    assert set(config) == {"fit time (ms)"}
+    assert set(config) == {"method", "fit time (ms)"}
+    # the method column holds "HistGradientBoosting" and stays in view when the grid scrolls
+    assert config["method"]["pinned"] and 120 <= config["method"]["width"] <= 150
     assert config["fit time (ms)"]["label"] == cmp.FIT_TIME_HEADER
     assert config["fit time (ms)"]["width"] <= 80
     assert "milliseconds" in config["fit time (ms)"]["help"]
