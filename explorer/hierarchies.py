@@ -329,9 +329,8 @@ def show_hierarchies(work: WorkingData) -> None:
     if "hier_error" in st.session_state:
         show_error(st.session_state.pop("hier_error"), "declaring the hierarchy")
     _detected_view(work)
-    declare_col, in_use_col = st.columns(2, gap="large")
-    with declare_col:
-        _declare_view(work)
-    with in_use_col:
-        st.markdown("**In use for HEB-H**")
-        _in_use_view(work)
+    # the form takes the page's width: in half of it, its three columns cut the feature
+    # picker to "zip_coc" and wrapped every label
+    _declare_view(work)
+    st.markdown("**In use for HEB-H**")
+    _in_use_view(work)
