@@ -109,8 +109,9 @@ def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
         frame,
         column_order=shown,
         column_config={
-            "class name": st.column_config.TextColumn("class"),
-            "feature name": st.column_config.TextColumn("feature"),
+            # pinned: where the grid scrolls sideways (1024 px) the pair stays in view
+            "class name": st.column_config.TextColumn("class", pinned=True),
+            "feature name": st.column_config.TextColumn("feature", pinned=True),
             "parent name": st.column_config.TextColumn("parent"),
             "child name": st.column_config.TextColumn("child"),
             "level name": st.column_config.TextColumn("level"),
@@ -140,11 +141,11 @@ def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
 def open_evidence(work: loading.WorkingData) -> None:
     """Pick a (class, feature) pair and open its evidence curve in the lesson."""
     st.subheader("One pair's evidence curve")
-    left, middle, right = st.columns([2, 2, 2])
+    # the button under the pickers: in a third column it read "Open its eviden…" at 1024 px
+    left, right = st.columns(2)
     class_name = left.selectbox("Class", work.class_names, key="pair_class")
-    feature_name = middle.selectbox("Feature", work.feature_names, key="pair_feature")
-    right.markdown("&nbsp;")
-    clicked = right.button(
+    feature_name = right.selectbox("Feature", work.feature_names, key="pair_feature")
+    clicked = st.button(
         "Open its evidence curve",
         type="primary",
         icon=":material/show_chart:",
