@@ -23,8 +23,9 @@ button[data-baseweb="tab"] p { font-size: 1.05rem; }
 [data-testid="stPageLink-NavLink"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
 }
-/* Formulas wider than their column scroll instead of being cut at the edge. */
-.katex-display { overflow-x: auto; overflow-y: hidden; }
+/* Formulas wider than their column scroll instead of being cut at the edge; the padding
+   holds KaTeX's 2 px strut after a subscript (it made a formula that fits scrollable). */
+.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0 0.2em; }
 </style>
 """
 #: the presenter mode (a projector in a lecture hall): large type, no sidebar, no header

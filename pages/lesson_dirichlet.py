@@ -61,7 +61,10 @@ def lesson_view() -> None:
                     "a Dirichlet posterior with parameters $n_v + \\alpha$, whose mean is the "
                     "smoothed estimate:"
                 )
-                st.latex(r"\hat p_v = \mathbb{E}[p_v \mid n] = \frac{n_v + \alpha}{N + K\alpha}")
+                st.latex(  # two lines: one is wider than a 230 px column (1280 px, sidebar)
+                    r"\begin{aligned} \hat p_v &= \mathbb{E}[p_v \mid n] \\"
+                    r" &= \frac{n_v + \alpha}{N + K\alpha} \end{aligned}"
+                )
                 st.markdown(
                     "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
                     "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the "

@@ -103,9 +103,9 @@ def lesson_view() -> None:
                 st.markdown(
                     "**Theorem 1.** Both estimators pay the same sampling term and differ in bias:"
                 )
-                st.latex(
-                    r"\mathbb{E}\,\|\hat\theta - p^*\|_1"
-                    r" \;\le\; \sqrt{\tfrac{K-1}{N}} + \text{bias}"
+                st.latex(  # two lines: on one it was cut at "+ b" in a 230 px column
+                    r"\begin{aligned} \mathbb{E}\,\|\hat\theta - p^*\|_1"
+                    r" &\le \sqrt{\tfrac{K-1}{N}} \\ &\quad + \text{bias} \end{aligned}"
                 )
                 st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
                 st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")

@@ -38,7 +38,13 @@ def explanation() -> None:
     """The rule and the zero counts (step 1), underflow and log-sum-exp (step 2)."""
     if steps.show(1):
         st.markdown("Naive Bayes multiplies one factor per word:")
-        st.latex(r"P(c \mid x) \;\propto\; P(c)\prod_{w \in x} P(w \mid c)")
+        # two lines: on one the rule was cut at "P(w" in a 230 px column (1280 px with
+        # the sidebar, the presenter's at 1024 px); the product's limit beside it, not
+        # under it, keeps the presenter's step 1 within a 900 px screen
+        st.latex(
+            r"\begin{aligned} &P(c \mid x) \propto P(c) \\"
+            r" &\quad \times \prod\nolimits_{w \in x} P(w \mid c) \end{aligned}"
+        )
         st.markdown(
             "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one "
             "zero factor sends the whole product to 0: a single unseen word vetoes *ham*, "
@@ -52,7 +58,10 @@ def explanation() -> None:
             "float64 (about 4.9 × 10⁻³²⁴) and becomes exactly 0; then P(c | x) = 0 / 0. "
             "Summing logs and normalising with log-sum-exp never underflows:"
         )
-        st.latex(r"s_c = \log P(c) + \sum_{w \in x} \log P(w \mid c)")
+        st.latex(
+            r"\begin{aligned} s_c &= \log P(c) \\"
+            r" &\quad + \sum_{w \in x} \log P(w \mid c) \end{aligned}"
+        )
         st.latex(r"P(c \mid x) = \frac{e^{\,s_c - s^*}}{\sum_{c'} e^{\,s_{c'} - s^*}}")
         st.latex(r"s^* = \max_{c'} s_{c'}")
 
