@@ -24,6 +24,16 @@ SCENARIOS = {
 SEEDS = list(range(10))
 #: the figures' tabs (lazy: only the open one is built)
 TABS = ("The sparse code", "The hierarchy", "Concentration per level")
+#: one format per column of the concentrations table (m beside the Concentrations page's:
+#: "1796.914" stood beside "10000" and "15.008")
+CONCENTRATION_COLUMNS = {
+    "nodes": st.column_config.NumberColumn(format="%,d"),
+    "learned m": st.column_config.NumberColumn(format="%,.2f"),
+    "true concentration": st.column_config.NumberColumn(format="%,.2f"),
+    "tree's weight": st.column_config.NumberColumn(format="%.3f"),
+}
+#: decimals of the prefix table's probabilities (0.0025 stood beside 0.0151 and 0.01)
+PROBABILITY_FORMAT = "%.4f"
 
 
 @st.cache_data(max_entries=64, show_spinner="Sampling and fitting...")
@@ -70,6 +80,15 @@ def explanation() -> None:
     )
 
 
+def prefix_columns(table) -> dict:
+    """The prefix table's formats: whole rows, every probability (truth and each
+    smoother's estimate) to :data:`PROBABILITY_FORMAT`."""
+    columns = {"rows (class 0)": st.column_config.NumberColumn(format="%,d")}
+    for name in table.columns[2:]:
+        columns[name] = st.column_config.NumberColumn(format=PROBABILITY_FORMAT)
+    return columns
+
+
 def concentrations_view(conc, setting: tuple, notes) -> None:
     """The learned concentration per level of the tree, and what it says (in ``notes``:
     beside the figure in the presenter mode)."""
@@ -84,7 +103,7 @@ def concentrations_view(conc, setting: tuple, notes) -> None:
             "'tree's weight': the tree's share of the estimate; HEB-M has the rest."
         )
     if not steps.presenting:  # the table of every number: outside the presenter's steps
-        show_table(conc.round(3), key="hier_conc_table")
+        show_table(conc.round(3), column_config=CONCENTRATION_COLUMNS, key="hier_conc_table")
 
 
 def tabs_view(out: dict, setting: tuple, label: str, notes) -> None:
@@ -101,7 +120,11 @@ def tabs_view(out: dict, setting: tuple, label: str, notes) -> None:
                 fig, data = steps.fitted(lesson_figure("prefix", setting))
                 show_figure(fig, data, "hierarchy-prefix")
                 if not steps.presenting:
-                    show_table(out["prefix_table"].round(4), key="hier_prefix_table")
+                    show_table(
+                        out["prefix_table"].round(4),
+                        column_config=prefix_columns(out["prefix_table"]),
+                        key="hier_prefix_table",
+                    )
     if steps.is_open(tab_tree):
         with tab_tree:
             if steps.show(3):

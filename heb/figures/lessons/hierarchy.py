@@ -7,13 +7,21 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from heb.figures.lessons.parts import (
+    LESSON_TITLE_LINE,
     class_color,
     hover_bar,
     lesson_style,
     readable,
     series_color,
 )
-from heb.figures.style import FONT_SIZE, TRUTH_COLOR, escape
+from heb.figures.style import (
+    FONT_SIZE,
+    TRUTH_COLOR,
+    escape,
+    frame_title_and_legend,
+    title_height,
+    wrap_title,
+)
 
 __all__ = ["concentration_figure", "leaf_figure", "prefix_figure", "tree_figure"]
 
@@ -43,7 +51,8 @@ def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
         prefix_names[to_prefix[leaf]],
         region_names[to_region[to_prefix[leaf]]],
     }
-    title = f"The tree, sized by class 0's true PMF; code {labels[leaf]}'s path in colour"
+    code = escape(labels[leaf])
+    title = f"The tree, sized by class 0's true PMF;<br>code {code}'s path in colour"
     drawn = np.ones(len(ids), dtype=bool)
     drawn[n_region + n_prefix :] = to_prefix == to_prefix[leaf]
     shown = np.array(ids)[drawn]
@@ -62,12 +71,11 @@ def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
             maxdepth=3,
         )
     )
-    fig.update_layout(
-        margin={"t": 60, "l": 0, "r": 0, "b": 0},
-        height=480,
-        font={"size": FONT_SIZE},
-        title={"text": title, "x": 0.0, "xanchor": "left"},
-    )  # a sunburst has no legend: lesson_style's legend rows do not apply
+    # on one line the title ran past a lesson column's right edge ("...code 1409's pat");
+    # a sunburst has no legend: lesson_style's legend rows do not apply
+    wrapped = wrap_title(title, LESSON_TITLE_LINE)
+    frame_title_and_legend(fig, wrapped, 420 + title_height(wrapped), FONT_SIZE)
+    fig.update_layout(margin={"l": 0, "r": 0, "b": 0}, font={"size": FONT_SIZE})
     data = pd.DataFrame({"node": ids, "parent": parents, "true P (class 0)": values})
     return readable(fig), data
 
