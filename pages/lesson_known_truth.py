@@ -25,6 +25,40 @@ N_TEST = 10_000
 #: the figures' tabs, and the posteriors tab's pick of smoothers (its setting and default)
 TABS = ("PMF error", "Posteriors", "Calibration")
 PICK, DEFAULT_PICK = "truth_pick", ("Laplace", "HEB-M")
+#: the summary table's columns: short headers (the meaning in each one's tooltip), so all
+#: of them fit the figure's column at 1280 px with the sidebar open (the long ones pushed
+#: log-loss and accuracy past its edge), and 3 decimals in every number column (the house
+#: style of metrics, heb.evaluate.report.CELL_DECIMALS: 0.065 stood beside 0.0679)
+_METRIC = "%.3f"
+SUMMARY_COLUMNS = {
+    "label": st.column_config.TextColumn("smoother", pinned=True),
+    "mean_l1": st.column_config.NumberColumn(
+        "PMF l1",
+        format=_METRIC,
+        help="Mean l1 error ‖θ̂_cf − θ_cf‖₁ of the estimated class-conditional PMFs.",
+    ),
+    "true_ece": st.column_config.NumberColumn(
+        "true ECE",
+        format=_METRIC,
+        help="Calibration error against the true probability that the prediction is right.",
+    ),
+    "sample_ece": st.column_config.NumberColumn(
+        "label ECE",
+        format=_METRIC,
+        help="Calibration error against the test rows' sampled labels (all real data has).",
+    ),
+    "posterior_l1": st.column_config.NumberColumn(
+        "post. l1",
+        format=_METRIC,
+        help="Mean l1 distance between the estimated and the true posterior of a test row.",
+    ),
+    "log_loss": st.column_config.NumberColumn(
+        "log-loss", format=_METRIC, help=f"Log-loss on {N_TEST:,} fresh test rows."
+    ),
+    "accuracy": st.column_config.NumberColumn(
+        "acc.", format=_METRIC, help=f"Accuracy on {N_TEST:,} fresh test rows."
+    ),
+}
 
 
 @st.cache_data(max_entries=64, show_spinner="Sampling and fitting every smoother...")
@@ -185,20 +219,7 @@ def lesson_view() -> None:
                     show_figure(fig, data, "known-truth-calibration")
         if steps.presenting:
             return  # the table of every number: outside the presenter's steps
-        show_table(
-            summary.drop(columns=["smoother"])
-            .rename(
-                columns={
-                    "label": "smoother",
-                    "mean_l1": "mean PMF l1",
-                    "true_ece": "true ECE",
-                    "sample_ece": "ECE from labels",
-                    "posterior_l1": "posterior l1",
-                    "log_loss": "log-loss",
-                }
-            )
-            .round(4)
-        )
+        show_table(summary, column_config=SUMMARY_COLUMNS, column_order=list(SUMMARY_COLUMNS))
 
 
 lesson_view()
