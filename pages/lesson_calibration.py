@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.display import show_figure, show_table
-from explorer.errors import show_error
+from explorer.errors import escape, show_error
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import keep_setting, page_setting
@@ -19,6 +19,20 @@ ensure_entry_point()
 COMPARED = ("ece", "log_loss", "brier")
 #: the figures' tabs (lazy: only the open one is built)
 TABS = ("Double counting", "Remedies side by side")
+#: the remedies table's columns (its frame's, the CSV's, are the metrics' titles): short
+#: headers (the full title in the tooltip: "ECE (top-1, 10 bins)" pushed accuracy past
+#: the column's edge at 1280 px) and the verdict's 3 decimals in each
+SHORT_HEADERS = {"ece": "ECE", "log_loss": "log-loss", "brier": "Brier"}
+TABLE_COLUMNS = {
+    "method": st.column_config.TextColumn("method", pinned=True),
+    **{
+        metric_title(metric): st.column_config.NumberColumn(
+            SHORT_HEADERS[metric], format="%.3f", help=metric_title(metric)
+        )
+        for metric in COMPARED
+    },
+    "accuracy": st.column_config.NumberColumn("accuracy", format="%.3f"),
+}
 
 
 @st.cache_data(max_entries=8, show_spinner="Loading the data...")
@@ -147,10 +161,10 @@ def remedies_view(name: str, feature: int, copies: int, notes) -> None:
     with notes:  # in the presenter mode, beside the figure
         st.caption(lesson.temperature_text(table))
     if not steps.presenting:  # the table of every number: outside the presenter's steps
-        shown = table.drop(columns=["model", "calibration", "temperature"]).round(4)
-        shown = shown.rename(columns={metric: metric_title(metric) for metric in COMPARED})
         # every row in view (the default height hid the last ones behind a scroll)
-        show_table(shown, height="content")
+        shown = table.drop(columns=["model", "calibration", "temperature"])
+        shown = shown.rename(columns={metric: metric_title(metric) for metric in COMPARED})
+        show_table(shown, column_config=TABLE_COLUMNS, height="content")
 
 
 steps = lesson_header(
@@ -185,6 +199,7 @@ def lesson_view() -> None:
             except Exception as exc:  # noqa: BLE001 - a loader error becomes a message
                 show_error(exc, "loading the lesson's data")
                 return
+            st.caption(escape(data["description"]))
             features = list(range(len(data["feature_names"])))
             feature = st.selectbox(
                 "Feature to duplicate",
