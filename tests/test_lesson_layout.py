@@ -1,0 +1,110 @@
+"""The lesson pages' tables, select boxes and figure titles fit a 1280 px window.
+
+A new-user trial found, at 1280 x 800 with the sidebar open: the known-truth table's
+last columns past its right edge and its numbers at mixed decimals ("0.065" beside
+"0.0679"); the hierarchy lesson's tables at mixed formats ("1796.914" beside "10000") and
+its tree's title cut ("...code 1409's pat"); the calibration lesson's select box cut
+("synthetic (NB assumption ho..."). The browser checks (every formula, grid, select box
+and title inside its column) are in ``tests/test_browser_lessons.py``; these are the
+cheap AppTest and figure checks of the same causes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import assert_clean, open_app  # the app suite's helpers
+
+from heb.figures.lessons.hierarchy import tree_figure
+from heb.figures.lessons.parts import LESSON_TITLE_LINE
+from heb.lessons.calibration import CALIBRATION_DATASETS, calibration_data
+from heb.lessons.hierarchy import hierarchy_lesson
+
+#: the most characters a header of the known-truth table takes: seven columns fit the
+#: figure's column (492 px at 1280 px with the sidebar open) at about 8 px a character
+#: plus a cell's padding; "ECE from labels" and "posterior l1" pushed two columns out
+SHORT_HEADER = 9
+#: the most characters of a select box's value in a lesson's text column (230 px at 1280
+#: px with the sidebar open: "synthetic (NB assumption ho" was its visible part)
+SELECT_CHARS = 22
+
+
+def grid_formats(at: AppTest, column: str) -> tuple[list[str], dict]:
+    """(shown column order, {column: number format}) of the one grid holding ``column``."""
+    (grid,) = [frame for frame in at.dataframe if column in frame.value.columns]
+    config = json.loads(grid.proto.columns)
+    formats = {name: entry.get("type_config", {}).get("format") for name, entry in config.items()}
+    return list(grid.proto.column_order), formats
+
+
+def test_the_hierarchy_tables_format_each_column_one_way():
+    """m with thousands separators and two decimals (10,000.00 beside 1,796.91), the
+    tree's weight at 3 decimals, every probability of the prefix table at 4."""
+    at = open_app("pages/lesson_hierarchy.py", hier_tab="Concentration per level")
+    _, formats = grid_formats(at, "learned m")
+    assert formats["learned m"] == formats["true concentration"] == "%,.2f"
+    assert formats["tree's weight"] == "%.3f" and formats["nodes"] == "%,d"
+    at = open_app("pages/lesson_hierarchy.py")
+    _, formats = grid_formats(at, "rows (class 0)")
+    assert {formats[name] for name in ("truth", "Laplace", "HEB-M", "HEB-H")} == {"%.4f"}
+
+
+def test_the_tree_figures_title_lines_fit_a_lesson_column():
+    """The one-line title ran past the figure's right edge at 1280 px; its lines now fit
+    the lesson column's characters per line, placed in pixels (so the presenter's
+    shorter copy places them again)."""
+    fig, _ = tree_figure(hierarchy_lesson(n_per_class=200, scenario="hierarchy", seed=0))
+    lines = fig.layout.title.text.split("<br>")
+    assert len(lines) >= 2 and all(len(line) <= LESSON_TITLE_LINE for line in lines), lines
+    assert fig.layout.title.yref == "container"
+    assert fig.layout.margin.t >= 2 * 20  # room for both lines above the sunburst
+
+
+def test_the_known_truth_table_has_short_headers_and_three_decimals():
+    """Every column in view at 1280 px: short headers (the meaning in a tooltip), the
+    smoother's registry name left out, 3 decimals in every number column."""
+    at = open_app("pages/lesson_known_truth.py")
+    (grid,) = [frame for frame in at.dataframe if "mean_l1" in frame.value.columns]
+    config = json.loads(grid.proto.columns)
+    order = list(grid.proto.column_order)
+    assert order[0] == "label" and "smoother" not in order
+    numbers = order[1:]
+    assert numbers == ["mean_l1", "true_ece", "sample_ece", "posterior_l1", "log_loss", "accuracy"]
+    for name in numbers:
+        entry = config[name]
+        assert entry["type_config"]["format"] == "%.3f", name
+        assert len(entry["label"]) <= SHORT_HEADER and entry["help"], (name, entry)
+
+
+def test_the_calibration_select_box_shows_whole_names_and_says_what_the_data_is():
+    """The data names fit the narrow select box; the chosen data's description (what
+    "synthetic" means) is a caption under it; the remedies table keeps 3 decimals."""
+    assert max(len(label) for label in CALIBRATION_DATASETS.values()) <= SELECT_CHARS
+    at = open_app("pages/lesson_calibration.py", calib_tab="Remedies side by side")
+    (box,) = [box for box in at.selectbox if box.label == "Data"]
+    assert box.value == "synthetic"
+    captions = [caption.value for caption in at.caption]
+    assert any("Naive Bayes model" in text and "assumption holds" in text for text in captions)
+    (grid,) = [frame for frame in at.dataframe if "method" in frame.value.columns]
+    config = json.loads(grid.proto.columns)
+    numbers = list(grid.value.columns[1:])
+    assert numbers == ["ECE (top-1, 10 bins)", "Log-loss", "Brier score", "accuracy"]
+    assert {config[name]["type_config"]["format"] for name in numbers} == {"%.3f"}
+    assert all(len(config[name]["label"]) <= SHORT_HEADER for name in numbers)
+
+
+@pytest.mark.parametrize("name", [name for name in CALIBRATION_DATASETS if name != "synthetic"])
+def test_each_calibration_dataset_has_a_description(name):
+    """A built-in dataset's caption is its own description (no text kept in two places)."""
+    from heb.data import load_builtin
+
+    assert calibration_data(name)["description"] == load_builtin(name).description != ""
+
+
+def test_the_calibration_caption_follows_the_chosen_data():
+    at = open_app("pages/lesson_calibration.py", calib_data="zip-codes")
+    assert_clean(at)
+    captions = " ".join(caption.value for caption in at.caption)
+    assert "ZIP code" in captions.replace("\\", "") and "assumption holds" not in captions
