@@ -13,6 +13,7 @@ from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import model_io, registry
+from heb.data.preprocess import MISSING_LABEL
 from heb.figures.explain import contribution_figure, contribution_frame
 
 ensure_entry_point()
@@ -127,6 +128,21 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
                 st.metric("Accuracy on the current dataset's rows", f"{accuracy:.4f}")
 
 
+def missing_sentence(missing: str) -> str:
+    """What a missing value does to this page's bars under the Dataset page's setting
+    (the rows explained here are training rows: they hold no unseen category)."""
+    if missing == "category":
+        return (
+            f"A missing value is a category of its own, {MISSING_LABEL}, with a bar like "
+            "any other; a category never seen in training would add nothing."
+        )
+    return (
+        "A missing value was imputed before counting (the column's most frequent "
+        "category, or the median's bin), so its bar is that category's; a category never "
+        "seen in training would add nothing."
+    )
+
+
 # --------------------------------------------------------------------------- page
 page_header(
     page_title(__file__),
@@ -176,7 +192,7 @@ with guard("fitting the models"):
     st.caption(
         "Bars right of 0 push toward the first class, left toward the second; the prior "
         "row is log pi ratio. Prior plus the bars of one smoother is its log posterior odds "
-        "(the log-odds column of the table above). A missing or unseen value adds nothing."
+        "(the log-odds column of the table above). " + missing_sentence(work.preprocessor.missing)
     )
     model_files(fitted, work)
     spec = st.session_state["data_spec"]

@@ -101,3 +101,17 @@ def test_the_hierarchy_form_takes_the_pages_width():
     above = _ancestors(at._tree, "form")
     assert above is not None and above[-1] == "tab"  # in the tab, not in half of it
     assert "column" not in above
+
+
+@pytest.mark.parametrize("missing", ["impute", "category"])
+def test_explain_says_what_a_missing_value_does_under_the_setting(missing):
+    """With missing values as their own category the chart drew "(missing)" bars while
+    the caption said "A missing or unseen value adds nothing"; imputed, the bar is the
+    imputed category's. The caption now follows the Dataset page's setting."""
+    at = open_app("pages/explain.py", dataset="builtin:zip-codes", missing=missing)
+    captions = " ".join(c.value for c in at.caption)
+    assert "A missing or unseen value adds nothing" not in captions
+    if missing == "category":
+        assert "a category of its own, (missing), with a bar" in captions
+    else:
+        assert "was imputed before counting" in captions
