@@ -160,7 +160,10 @@ def test_concentrations_page_counts_the_large_file(rooted):
     assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rows counted"] == "2,000"
-    shown = next(d.value for d in at.dataframe if "feature name" in d.value.columns)
+    grid = next(d for d in at.dataframe if "feature name" in d.value.columns)
+    shown = grid.value
+    # m as on the in-memory page, one format down the column (%.4g gave 10000 beside 526.6)
+    assert '"format":"%,.2f"' in grid.proto.columns.replace(" ", "")
     fitted = fit_counts(_engine(rooted), "click")
     expected = pd.DataFrame(NaiveBayes(smoother="heb-m").fit_counts(fitted.table).concentrations_)
     # the in-memory page's figures and formats (the trial saw "5.91e+03" and no clamps)
