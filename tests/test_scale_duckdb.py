@@ -233,9 +233,20 @@ def test_progress_moves_during_the_scoring_scan(data):
     scanned = [f for f, m in seen if m.startswith("Encoded")]  # the scan spilling the folds
     assert len(scanned) >= len(rows) // 200  # one report per batch
     assert scanned == sorted(scanned) and 0.1 < scanned[0] < scanned[-1] <= 0.5
-    folds = [f for f, m in seen if m.startswith("Fitting and scoring fold")]
+    folds = [f for f, m in seen if m.startswith("Fitting fold")]
     assert len(folds) == N_SPLITS and folds == sorted(folds) and folds[0] >= scanned[-1]
-    assert seen[-1] == (1.0, "Done")
+    # each fold's scoring moves the bar batch by batch, to the fold's end: the app showed
+    # "fold 1 of 3" through a long first fold
+    scoring = [(f, m) for f, m in seen if m.startswith("Scoring fold")]
+    assert len(scoring) >= len(rows) // 200
+    assert [f for f, _ in scoring] == sorted(f for f, _ in scoring)
+    for k in range(N_SPLITS):
+        mine = [m for _, m in scoring if m.startswith(f"Scoring fold {k + 1} of {N_SPLITS}:")]
+        assert mine, k
+        done, total = mine[-1].split(": ")[1].removesuffix(" rows").split(" of ")
+        assert done == total  # the fold's last batch reports all its rows
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and seen[-1] == (1.0, "Done")
 
 
 def test_stacked_scoring_is_bit_identical_to_predict_proba(data):

@@ -346,19 +346,41 @@ def _score_from_fold_files(engine, sql: str, plan: _Plan, batch_rows: int) -> di
         with _phase(plan.timings, "spill"):
             files.write(engine.batches(sql, batch_rows), on_batch=spilled)
         for k in range(n_folds):
-            plan.report(0.5 + 0.5 * k / n_folds, f"Fitting and scoring fold {k + 1} of {n_folds}")
+            # each fold's share of the bar moves as its rows are scored: one line per fold
+            # left the bar at "fold 1 of 3" through a long fold
+            low, high = 0.5 + 0.5 * k / n_folds, 0.5 + 0.5 * (k + 1) / n_folds
+            plan.report(low, f"Fitting fold {k + 1} of {n_folds}")
             fold = plan.fold(k)
             models = FoldModels([(name, m) for (name, _), m in plan.fit([fold]).items()])
+            fold_rows = max(int(files.rows[k]), 1)
+
+            def scored(rows_done: int, k=k, low=low, high=high, fold_rows=fold_rows) -> None:
+                share = min(1.0, rows_done / fold_rows)
+                plan.report(
+                    low + (high - low) * share,
+                    f"Scoring fold {k + 1} of {n_folds}: {rows_done:,} of {fold_rows:,} rows",
+                )
+
             with _phase(plan.timings, "score"):
-                scores |= _score_fold(files, k, fold, models, plan.methods, batch_rows)
+                scores |= _score_fold(files, k, fold, models, plan.methods, batch_rows, scored)
             del models, fold
     return scores
 
 
-def _score_fold(files: FoldFiles, k: int, fold: FittedFold, models, methods, batch_rows) -> dict:
-    """(metrics, predict seconds) per (method, k) of fold k's rows, read from its file."""
+def _score_fold(
+    files: FoldFiles,
+    k: int,
+    fold: FittedFold,
+    models,
+    methods,
+    batch_rows,
+    on_chunk: Callable[[int], None] | None = None,
+) -> dict:
+    """(metrics, predict seconds) per (method, k) of fold k's rows, read from its file;
+    ``on_chunk(rows scored so far)`` after each chunk."""
     sums = {name: MetricSums(files.class_index.size) for name in methods}
     seconds = dict.fromkeys(methods, 0.0)
+    done = 0
     for slots, y in files.chunks(k, batch_rows):
         codes = np.empty((y.size, fold.features.size), dtype=np.int64)
         for j, (index, encoding) in enumerate(zip(fold.features, fold.encodings, strict=True)):
@@ -366,6 +388,9 @@ def _score_fold(files: FoldFiles, k: int, fold: FittedFold, models, methods, bat
         for name, proba, used in models.predict_proba(codes):
             sums[name].update(y, proba)
             seconds[name] += used
+        done += y.size
+        if on_chunk is not None:
+            on_chunk(done)
     if not files.rows[k]:
         return {}
     return {(name, k): (sums[name].result(), seconds[name]) for name in methods}
