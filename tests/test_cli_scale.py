@@ -53,6 +53,8 @@ def test_bench_on_duckdb_gives_the_scale_cv_numbers(clicks, tmp_path):
     table8 = pd.read_csv(out / "table8_fit_times.csv").set_index("dataset")
     assert set(TABLE1_METHODS) <= set(table8.columns)
     assert table8.loc["x Laplace", "Laplace"] == pytest.approx(1.0)
+    # every row says its unit: the values are seconds (the markdown shows ms), the last a ratio
+    assert table8["unit"].tolist() == ["seconds per fold"] * 2 + ["ratio to Laplace"]
 
 
 def test_bench_ranks_two_files_on_the_engine(clicks, tmp_path):
