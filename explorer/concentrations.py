@@ -21,6 +21,7 @@ __all__ = [
     "aode_concentrations",
     "aode_grid",
     "nb_concentrations",
+    "pair_column_config",
     "pair_frame",
     "summary_numbers",
 ]
@@ -30,6 +31,35 @@ SMOOTHER = {"HEB-M": "heb-m", "HEB-U": "heb-u"}
 _N0 = NaiveBayes().get_params()["n0"]
 CLAMP_HELP = f"m hit the clamp [{M_MIN:g}, {M_MAX:,.0f}]: the evidence kept rising past it."
 FALLBACK_HELP = f"Fewer than {_N0:g} observed rows: m is set to K_f (Laplace's strength)."
+
+
+def pair_column_config() -> dict:
+    """Column settings of a table of per-pair diagnostics (in memory or a large file):
+    short headers with their meaning as help, one format per column (m as 10,000.00 /
+    526.58 / 0.01; %.4g gave 10000 and 4.154e+04 beside 526.6), and the class and feature
+    names pinned, so the pair stays in view where the grid scrolls sideways (1024 px)."""
+    return {
+        "class name": st.column_config.TextColumn("class", pinned=True),
+        "feature name": st.column_config.TextColumn("feature", pinned=True),
+        "parent name": st.column_config.TextColumn("parent"),
+        "child name": st.column_config.TextColumn("child"),
+        "level name": st.column_config.TextColumn("level"),
+        "m": st.column_config.NumberColumn(format="%,.2f"),
+        "rho": st.column_config.NumberColumn(format="%.3f"),
+        "N_c": st.column_config.NumberColumn(format="%,d"),
+        "K_f": st.column_config.NumberColumn(format="%,d"),
+        "iterations": st.column_config.NumberColumn(
+            "iter.", help="Fixed-point iterations of the pair's fit."
+        ),
+        "converged": st.column_config.CheckboxColumn("conv.", help="Did the fit converge?"),
+        "log_evidence": st.column_config.NumberColumn(
+            "log ev.", help="The pair's log evidence at its m.", format="%,.2f"
+        ),
+        "fallback": st.column_config.CheckboxColumn("fallback", help=FALLBACK_HELP),
+        "n_nodes": st.column_config.NumberColumn("nodes"),
+        "hierarchy_used": st.column_config.CheckboxColumn("kept the hierarchy"),
+        "hierarchy_weight": st.column_config.NumberColumn("tree's weight", format="%.3f"),
+    }
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

@@ -843,23 +843,8 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
     show_figure(fig, data, "large-file-m-heatmap", key="large_heatmap")
     show_table(
         frame.drop(columns=["class", "feature"]),
-        # no fixed height: as tall as its rows (360 px drew three blank rows under 8 pairs);
-        # the same formats as the in-memory Concentrations table
-        column_config={
-            "class name": st.column_config.TextColumn("class", pinned=True),
-            "feature name": st.column_config.TextColumn("feature", pinned=True),
-            "m": st.column_config.NumberColumn(format="%,.2f"),
-            "rho": st.column_config.NumberColumn(format="%.3f"),
-            "N_c": st.column_config.NumberColumn(format="%,d"),
-            "K_f": st.column_config.NumberColumn(format="%,d"),
-            "iterations": st.column_config.NumberColumn(
-                "iter.", help="Fixed-point iterations of the pair's fit."
-            ),
-            "converged": st.column_config.CheckboxColumn("conv.", help="Did the fit converge?"),
-            "log_evidence": st.column_config.NumberColumn(
-                "log ev.", help="The pair's log evidence at its m.", format="%,.2f"
-            ),
-        },
+        # no fixed height: as tall as its rows (360 px drew three blank rows under 8 pairs)
+        column_config=conc.pair_column_config(),
         key="large_conc_table",
     )
 

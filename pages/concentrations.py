@@ -108,31 +108,7 @@ def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
     show_table(
         frame,
         column_order=shown,
-        column_config={
-            # pinned: where the grid scrolls sideways (1024 px) the pair stays in view
-            "class name": st.column_config.TextColumn("class", pinned=True),
-            "feature name": st.column_config.TextColumn("feature", pinned=True),
-            "parent name": st.column_config.TextColumn("parent"),
-            "child name": st.column_config.TextColumn("child"),
-            "level name": st.column_config.TextColumn("level"),
-            # one format down the column: 10,000.00 / 526.58 / 0.01 (m_min); %.4g gave
-            # 10000 and 4.154e+04 beside 526.6
-            "m": st.column_config.NumberColumn(format="%,.2f"),
-            "rho": st.column_config.NumberColumn(format="%.3f"),
-            "N_c": st.column_config.NumberColumn(format="%,d"),
-            "K_f": st.column_config.NumberColumn(format="%,d"),
-            "iterations": st.column_config.NumberColumn(
-                "iter.", help="Fixed-point iterations of the pair's fit."
-            ),
-            "converged": st.column_config.CheckboxColumn("conv.", help="Did the fit converge?"),
-            "log_evidence": st.column_config.NumberColumn(
-                "log ev.", help="The pair's log evidence at its m.", format="%,.2f"
-            ),
-            "fallback": st.column_config.CheckboxColumn("fallback", help=conc.FALLBACK_HELP),
-            "n_nodes": st.column_config.NumberColumn("nodes"),
-            "hierarchy_used": st.column_config.CheckboxColumn("kept the hierarchy"),
-            "hierarchy_weight": st.column_config.NumberColumn("tree's weight", format="%.3f"),
-        },
+        column_config=conc.pair_column_config(),
         key=key,
     )
     download_buttons(None, frame, f"{choice}-concentrations")
