@@ -30,6 +30,7 @@ from explorer.state import STEP, STEP_REQUESTED, page_setting, page_values, pres
 
 __all__ = [
     "LAST",
+    "LESSON_COLUMNS_KEY",
     "STEP_BAR_KEY",
     "STEP",
     "NEXT_STEP_KEY",
@@ -125,6 +126,11 @@ def _move(delta: int, n_steps: int) -> None:
     state[_CURRENT] = min(max(state.get(_CURRENT, 1) + delta, 1), n_steps)
 
 
+#: the key of the container around a lesson's text and figure columns (outside the
+#: presenter mode); :mod:`explorer.style` stacks them where that container is narrow
+LESSON_COLUMNS_KEY = "lesson-columns"
+
+
 class LessonSteps:
     """The steps of one lesson page (see the module docstring).
 
@@ -186,7 +192,7 @@ class LessonSteps:
         Call it where the controls are drawn (inside the page's fragment, if any: a
         fragment writes to its own elements only)."""
         if not self.presenting:
-            return st.columns([1, 2], gap="large")
+            return st.container(key=LESSON_COLUMNS_KEY).columns([1, 2], gap="large")
         left, right = st.columns([2, 3], gap="large")
         self._settings = left.popover("Settings", icon=":material/tune:")
         return [left, right]

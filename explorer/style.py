@@ -26,6 +26,17 @@ button[data-baseweb="tab"] p { font-size: 1.05rem; }
 /* Formulas wider than their column scroll instead of being cut at the edge; the padding
    holds KaTeX's 2 px strut after a subscript (it made a formula that fits scrollable). */
 .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0 0.2em; }
+/* A lesson's text and figure columns (explorer.presenter.LESSON_COLUMNS_KEY) stack where
+   the page is narrow, as on a 1024 px screen with the sidebar open: side by side, the
+   text column would be 144 px wide and its formulas and figure titles cut. */
+.st-key-lesson-columns { container-type: inline-size; }
+@container (max-width: 700px) {
+  .st-key-lesson-columns > [data-testid="stLayoutWrapper"] > [data-testid="stHorizontalBlock"] {
+    gap: 1.5rem;
+  }
+  .st-key-lesson-columns > [data-testid="stLayoutWrapper"] > [data-testid="stHorizontalBlock"]
+    > [data-testid="stColumn"] { flex: 1 1 100%; min-width: 100%; }
+}
 </style>
 """
 #: the presenter mode (a projector in a lecture hall): large type, no sidebar, no header

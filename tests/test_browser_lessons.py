@@ -244,7 +244,8 @@ def test_at_a_projectors_width_no_figure_title_is_cut_and_the_step_text_is_one_l
     browser, app_url, screenshot_dir, name
 ):
     """At 1280 x 720 with the sidebar open the evidence curve's and the zero-counts
-    lesson's figure titles were cut mid-word; in the presenter mode the hierarchy lesson's
+    lesson's figure titles were cut mid-word; at 1024 px with the sidebar open 16 formulas
+    were cut in a 144 px text column; in the presenter mode the hierarchy lesson's
     long title squeezed the step bar's text onto four lines. Every figure of every step
     (outside the presenter mode all show at once) keeps its whole title, and the step bar's
     text is one line (the bar moves under a long title)."""
@@ -258,8 +259,12 @@ def test_at_a_projectors_width_no_figure_title_is_cut_and_the_step_text_is_one_l
         _settled(tab)
         tab.screenshot(path=str(screenshot_dir / f"1280-{name}-{label}.png"), full_page=True)
         _assert_fits(tab, (name, label))
-    # a 1024 px screen with the sidebar closed (the README's advice): every formula fits
+    # a 1024 px screen with the sidebar open: the text column was 144 px wide and 16
+    # formulas were cut; the text and figure columns now stack, and everything fits
     _resized(tab, NARROW_VIEWPORT)
+    tab.screenshot(path=str(screenshot_dir / f"1024-{name}.png"), full_page=True)
+    _assert_fits(tab, (name, "1024 with the sidebar"))
+    # a 1024 px screen with the sidebar closed: every formula fits
     tab.locator('[data-testid="stSidebar"]').hover()
     tab.locator('[data-testid="stSidebarCollapseButton"] button').click()
     tab.wait_for_selector('[data-testid="stSidebar"][data-collapsed="true"]')
