@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_app import assert_clean, open_app  # the app suite's helpers
 
-from heb.figures.lessons.hierarchy import tree_figure
+from heb.figures.lessons.hierarchy import concentration_figure, tree_figure
 from heb.figures.lessons.parts import LESSON_TITLE_LINE
 from heb.lessons.calibration import CALIBRATION_DATASETS, calibration_data
 from heb.lessons.hierarchy import hierarchy_lesson
@@ -60,6 +60,17 @@ def test_the_tree_figures_title_lines_fit_a_lesson_column():
     assert len(lines) >= 2 and all(len(line) <= LESSON_TITLE_LINE for line in lines), lines
     assert fig.layout.title.yref == "container"
     assert fig.layout.margin.t >= 2 * 20  # room for both lines above the sunburst
+
+
+def test_the_concentration_figure_labels_one_tick_per_decade_with_separators():
+    """Its log y axis read "10k, 5, 2, 1000, 5, 2, 100, ..." (plotly's own ticks) and
+    1000 beside 10,000; it now labels each decade once, every one with separators."""
+    out = hierarchy_lesson(n_per_class=200, scenario="hierarchy", seed=0)
+    fig, data = concentration_figure(out["concentrations"])
+    axis = fig.layout.yaxis
+    assert axis.type == "log" and axis.dtick == 1 and axis.separatethousands is True
+    assert axis.exponentformat == "none"  # 10,000, not 10k
+    assert data["learned m"].max() >= 1_000  # the thousands the separators are for
 
 
 def test_the_known_truth_table_has_short_headers_and_three_decimals():

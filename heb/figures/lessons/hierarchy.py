@@ -19,6 +19,7 @@ from heb.figures.style import (
     TRUTH_COLOR,
     escape,
     frame_title_and_legend,
+    log_axis,
     title_height,
     wrap_title,
 )
@@ -145,5 +146,7 @@ def concentration_figure(concentrations: pd.DataFrame) -> tuple[go.Figure, pd.Da
             )
         )  # fmt: skip
     fig.update_xaxes(title="level (from the root down)")
-    fig.update_yaxes(type="log", title="concentration m (log scale)")
+    # one labelled tick per decade: plotly's own labels 2 and 5 in every decade as well
+    shown = concentrations[["learned m", "true concentration"]].to_numpy(dtype=float).ravel()
+    fig.update_yaxes(title="concentration m (log scale)", **log_axis(shown))
     return lesson_style(fig, "The concentration learned at each level", 420), concentrations
