@@ -161,6 +161,17 @@ def _resolve_dataset_specs(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(specs))
 
 
+def _openml_hint(spec: str) -> str:
+    """For a catalogue data set whose shared copy could not be read: its OpenML name."""
+    from heb.data.catalogue import CATALOGUE_BY_NAME
+
+    kind, _, name = spec.partition(":")
+    entry = CATALOGUE_BY_NAME.get(name) if kind == "shared" else None
+    if entry is None or entry.openml_id is None:
+        return ""
+    return f"{name} is also openml:{entry.openml_id}, read from OpenML or its local cache"
+
+
 def _spec_identity(spec: str) -> str:
     """A cheap identity of a dataset spec: the file's sha256 where there is a file.
 
@@ -314,7 +325,8 @@ def _collect(
         try:
             dataset = load_dataset(spec)
         except DataError as exc:
-            report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({exc})")
+            reason = f"{str(exc).rstrip('.')}; {hint}" if (hint := _openml_hint(spec)) else exc
+            report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({reason})")
             continue
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, report)
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue

@@ -146,3 +146,24 @@ def test_an_output_folder_that_cannot_be_made_is_a_one_line_error(tmp_path, isol
     blocker.write_text("not a folder")
     with pytest.raises(SystemExit, match="Cannot write the output folder"):
         main(["synthetic", "--reps", "2", "--no-figures", "-o", str(blocker / "out")])
+
+
+def test_a_paper_data_set_without_its_shared_copy_names_its_openml_id(
+    tmp_path, isolated_cache, monkeypatch, capsys
+):
+    """A fresh clone has no shared folder: ``bench car`` said only that the folder was
+    missing; it now also names the catalogue's OpenML id, which loads the same data."""
+    monkeypatch.setenv("HEB_DATASETS_DIR", str(tmp_path / "absent"))
+    assert main(["bench", "car", "builtin:iris", "--tables", "1", "--folds", "2",
+                 "--no-figures", "-o", str(tmp_path / "out")]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    line = next(line for line in err.splitlines() if "shared:car: skipped" in line)
+    assert "was not found" in line and line.endswith(
+        "data set; car is also openml:21, read from OpenML or its local cache)"
+    ), line
+    # a name outside the catalogue has no OpenML id to name
+    with pytest.raises(SystemExit, match="No dataset could be loaded"):
+        main(["bench", "shared:nothing-here", "--tables", "1", "--folds", "2",
+              "--no-figures", "-o", str(tmp_path / "out")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert "openml:" not in err and "shared:nothing-here: skipped" in err
