@@ -187,13 +187,8 @@ def lesson_view() -> None:
     with left:
         notes = steps.notes()
         with steps.controls():
-            names = lesson.CALIBRATION_DATASETS
-            name = st.selectbox(
-                "Data",
-                list(names),
-                format_func=names.get,
-                **page_setting("calib_data", next(iter(names)), list(names)),
-            )
+            names = list(lesson.CALIBRATION_DATASETS)
+            name = st.selectbox("Data", names, **page_setting("calib_data", names[0], names))
             try:
                 data = dataset(name)
             except Exception as exc:  # noqa: BLE001 - a loader error becomes a message

@@ -92,7 +92,7 @@ def test_the_known_truth_table_has_short_headers_and_three_decimals():
 def test_the_calibration_select_box_shows_whole_names_and_says_what_the_data_is():
     """The data names fit the narrow select box; the chosen data's description (what
     "synthetic" means) is a caption under it; the remedies table keeps 3 decimals."""
-    assert max(len(label) for label in CALIBRATION_DATASETS.values()) <= SELECT_CHARS
+    assert max(len(name) for name in CALIBRATION_DATASETS) <= SELECT_CHARS
     at = open_app("pages/lesson_calibration.py", calib_tab="Remedies side by side")
     (box,) = [box for box in at.selectbox if box.label == "Data"]
     assert box.value == "synthetic"

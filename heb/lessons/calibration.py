@@ -38,16 +38,10 @@ __all__ = [
     "temperature_text",
 ]
 
-#: the lesson's datasets: name -> what the menu says
-CALIBRATION_DATASETS = {
-    # bare names: the select box in the lesson's text column (230 px at 1280 px with the
-    # sidebar open) cut "synthetic (NB assumption ho..."; calibration_data's
-    # "description" says the rest under it
-    "synthetic": "synthetic",
-    "breast-cancer": "breast-cancer",
-    "known-truth": "known-truth",
-    "zip-codes": "zip-codes",
-}
+#: the lesson's datasets, by bare name: the select box in its text column (230 px at
+#: 1280 px with the sidebar open) cut "synthetic (NB assumption ho..."; calibration_data's
+#: "description" says the rest under it
+CALIBRATION_DATASETS = ("synthetic", "breast-cancer", "known-truth", "zip-codes")
 #: what the synthetic data is (a built-in dataset's own description says what it is)
 SYNTHETIC_DESCRIPTION = (
     "4,000 rows sampled from a Naive Bayes model with 8 features: its assumption holds, "
