@@ -5,7 +5,8 @@ A new user found the grids hiding what they hold: the Compare table of 13 method
 ten rows and half of the eleventh (the grid's default height), the Concentrations table
 10 of its 16 pairs with its last two columns cut, and the Dataset page's features table
 its key column ("MI above chance") past the right edge. Here each grid's scroller must be
-as large as its content: nothing to scroll to, either way, with the sidebar open.
+as large as its content: nothing to scroll to, either way, with the sidebar open. At
+1024 px the Concentrations heatmap's feature names ran together ("user_idstore_id").
 
 The server, the browser and the helpers come from :mod:`tests.test_browser`; this file is
 its own so that pytest-xdist (``--dist loadfile``) can run it beside that one.
@@ -74,4 +75,33 @@ def test_a_table_shows_all_its_rows_and_columns_at_1280(
     tab.wait_for_selector('[data-testid="stDataFrame"]', timeout=300_000)
     _assert_grids_whole(tab, 1, path)
     screenshot(tab, screenshot_dir, f"1280-table-{path}", LAPTOP)
+    context.close()
+
+
+#: a 1024 px projector, the sidebar open
+PROJECTOR = {"width": 1024, "height": 768}
+#: JavaScript: whether the first figure's x tick labels are turned, and [left, right] of
+#: each, left to right (a turned label's box is not its text: turned, they stand apart)
+X_TICKS = """() => {
+  const texts = [...document.querySelector('.js-plotly-plot').querySelectorAll('g.xtick text')];
+  const turned = texts.some((el) => /rotate\\((?!0[,)])/.test(el.getAttribute('transform') || ''));
+  const spans = texts.map((el) => el.getBoundingClientRect()).filter((box) => box.width > 0)
+    .sort((a, b) => a.left - b.left).map((box) => [box.left, box.right]);
+  return {turned, spans};
+}"""
+
+
+def test_the_heatmaps_feature_names_stay_apart_at_1024(browser, app_url, screenshot_dir):
+    """Up to 8 features the names were level whatever the width; at 1024 px with the
+    sidebar open "user_id", "store_id" and "product_id" overlapped. Plotly now turns them
+    where level names would run together."""
+    context = browser.new_context(viewport=PROJECTOR)
+    tab, _ = _open(context, f"{app_url}/concentrations?{ZIP_CODES}")
+    tab.wait_for_selector(".js-plotly-plot g.xtick text", timeout=300_000)
+    ticks = tab.evaluate(X_TICKS)
+    screenshot(tab, screenshot_dir, "1024-concentrations-heatmap", PROJECTOR)
+    spans = ticks["spans"]
+    assert len(spans) == 8, spans  # zip-codes' eight features
+    overlaps = [(a, b) for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[1] - 1]
+    assert ticks["turned"] or not overlaps, overlaps
     context.close()

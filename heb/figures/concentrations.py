@@ -192,6 +192,9 @@ def concentration_heatmap(
             )
     fig.update_layout(showlegend=len(fig.data) > 1)
     many = n_features > 20
+    # up to 8 features plotly turns the labels only where they would run together (a
+    # narrow window: "user_idstore_id" at 1024 px with the sidebar open)
+    angle = {"tickangle": -60 if many else -45} if n_features > 8 else {}
     fig.update_xaxes(
         tickmode="array",
         tickvals=np.arange(n_features),
@@ -199,7 +202,7 @@ def concentration_heatmap(
         title_text="feature",
         showgrid=False,
         zeroline=False,
-        tickangle=(-60 if many else -45) if n_features > 8 else 0,
+        **angle,
         tickfont={"size": FONT_SIZE - 3 if many else FONT_SIZE},
     )
     fig.update_yaxes(
