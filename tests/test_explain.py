@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -91,3 +92,20 @@ def test_bad_requests_are_clear_errors():
         explain(NaiveBayes(), X[:1], 1, 0)
     with pytest.raises(ValueError, match="at least one"):
         decisive_features({})
+
+
+def test_the_figures_axis_title_is_two_short_lines_with_room_under_the_plot():
+    """On one line the x title ran past a 535 px chart (1024 px with the sidebar open,
+    "...favours the target clas"); its two lines get the margin's room."""
+    from heb.figures.explain import AXIS_TITLE_LINE, contribution_figure, contribution_frame
+    from heb.figures.style import style
+
+    X, y = toy()
+    models = {name: NaiveBayes(name).fit(X, y) for name in ("laplace", "te")}
+    out = explain_smoothers(models, [[0, 0]], target=1, reference=0)
+    frame = contribution_frame(out, ["f0", "f1"], ["0", "0"])
+    fig = contribution_figure(frame, list(models), "Row 0")
+    lines = fig.layout.xaxis.title.text.split("<br>")
+    assert len(lines) == 2 and all(len(line) <= 30 for line in lines), lines
+    plain = style(go.Figure(), "Row 0", 100).layout.margin.b  # one title line's room
+    assert fig.layout.margin.b == plain + AXIS_TITLE_LINE

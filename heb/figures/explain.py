@@ -16,6 +16,8 @@ __all__ = ["MAX_FEATURE_BARS", "PRIOR_ROW", "contribution_frame", "contribution_
 #: features drawn at most (those with the largest contribution); the rest are summed
 MAX_FEATURE_BARS = 15
 PRIOR_ROW = "(prior: class frequencies)"
+#: pixels of the x axis title's second line
+AXIS_TITLE_LINE = 22
 
 
 def contribution_frame(
@@ -88,5 +90,7 @@ def contribution_figure(
     fig.add_vline(x=0, line={"color": NEUTRAL_COLOR, "width": 1})
     fig.update_layout(barmode="group", bargap=0.25)
     fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(title_text="log-odds contribution (nats): + favours the target class")
-    return style(fig, title, 160 + len(shown) * (14 + 9 * len(models)))
+    # two lines: on one the title ran past a 535 px chart (1024 px with the sidebar open)
+    fig.update_xaxes(title_text="log-odds contribution (nats)<br>+ favours the target class")
+    style(fig, title, 160 + len(shown) * (14 + 9 * len(models)) + AXIS_TITLE_LINE)
+    return fig.update_layout(margin={"b": fig.layout.margin.b + AXIS_TITLE_LINE})
