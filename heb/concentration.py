@@ -24,7 +24,12 @@ maximiser (to about 1e-9 relative; tests check 1e-6 against an independent searc
    :mod:`heb.concentration_score`) is expanded into the exact rational terms of
    ``psi(x + n) - psi(x) = sum_{k<n} 1 / (x + k)``, and sums over groups are
    ``np.add.reduceat`` over runs of terms sorted by group.
-3. The evidence l(m) is diagnostics only: a fit computes it on first access.
+3. Where a group pools several documents (HEB-AODE, HEB-TAN, HEB-H) l can have more than
+   one peak, so neither a clamp's slope nor Halley's start settles the answer: l' is read
+   on a grid of m, every peak found is solved, and the one of highest evidence wins (the
+   maximiser SPEC asks for; Minka's fixed point from m = 1 stops at the first peak it
+   meets, which is the same wherever l has one peak, as one document's l always has).
+4. The evidence l(m) is diagnostics only: a fit computes it on first access.
 
 Zero counts contribute nothing, so only non-zero counts are stored ("items"). Where
 groups pool many documents, identical (group, prior, count) items and (group, total)
@@ -59,6 +64,14 @@ __all__ = [
 
 #: l'(m_max) is evaluated on all items when the groups to check hold this share of them
 SUBSET_BELOW = 0.5
+#: l' is read this many times a decade of m to find every peak of a group that pools
+#: documents (:func:`_take_better_peaks`)
+PEAKS_PER_DECADE = 4
+#: another peak replaces the fitted m where its evidence is higher by more than this
+#: relative margin (the fitted peak itself, solved again, differs by rounding)
+PEAK_MARGIN = 1e-9
+#: values of m times items that one grid evaluation of l' holds at most
+GRID_CELLS = 2**22
 M_MIN = 1e-2
 M_MAX = 1e4
 CLAMP_LOW, CLAMP_NONE, CLAMP_HIGH = -1, 0, 1
@@ -297,7 +310,54 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
         reached = idx[x >= top]  # l'(m_max) >= 0 found by Halley
         m[reached], clamped[reached] = m_max, CLAMP_HIGH
 
+    # pooled documents can give l several peaks (one document's l has one at most): the
+    # clamps' slopes and Halley's start then pick one of them, the best must win
+    pooled = np.flatnonzero(~flat & (items.documents() > 1.0))
+    if pooled.size:
+        _take_better_peaks(items, pooled, m_min, m_max, (m, clamped, iterations, converged))
+
     return ConcentrationFit(m, iterations, converged, clamped, _DeferredEvidence(items, m), flat)
+
+
+def _take_better_peaks(items, groups, m_min, m_max, fit) -> None:
+    """Where a peak of l has more evidence than a group's fitted m, that peak.
+
+    For ``groups`` of several documents, whose l can have several peaks: l' is read on a
+    grid of :data:`PEAKS_PER_DECADE` points a decade of m (exactly, at one m for all the
+    groups: no score); each cell where it turns from positive to negative holds a peak,
+    solved by Halley inside the cell; the group takes its best peak where that has more
+    evidence than its m (a clamp, or the peak Halley found from its start). ``fit`` is
+    (m, clamped, iterations, converged), updated in place. A peak and a dip both inside
+    one cell are not seen (l' has the same sign at both ends of the cell).
+    """
+    m, clamped, iterations, converged = fit
+    n_cells = max(1, int(np.ceil(PEAKS_PER_DECADE * np.log10(m_max / m_min))))
+    grid = np.linspace(np.log(m_min), np.log(m_max), n_cells + 1)
+    sub = items.take_groups(groups)
+    per_call = max(1, GRID_CELLS // max(sub.item_count.size, 1))  # bounds the memory
+    slopes = np.concatenate(
+        [sub.d1_at(np.exp(grid[i : i + per_call])) for i in range(0, grid.size, per_call)]
+    ).T
+    rows, cells = np.nonzero((slopes[:, :-1] > 0) & (slopes[:, 1:] < 0))
+    if not rows.size:
+        return
+    peaks = sub.take_groups(rows)
+    score = peaks.score()
+    lo, hi = grid[cells], grid[cells + 1]
+    x, done, steps = halley_log_m(score, 0.5 * (lo + hi), lo, hi)
+    peak_m = np.clip(np.exp(x), m_min, m_max)
+    peak_evidence = score.evidence(peak_m)
+    # each group's best peak (rows ascend), against the evidence at its clamp
+    order = np.lexsort((-peak_evidence, rows))
+    best = order[np.flatnonzero(np.diff(rows[order], prepend=-1))]
+    owners = groups[rows[best]]
+    fitted_evidence = sub.take_groups(rows[best]).score().evidence(m[owners])
+    # a peak the fit already holds differs from it by rounding only: kept as fitted
+    margin = PEAK_MARGIN * np.maximum(1.0, np.abs(fitted_evidence))
+    wins = peak_evidence[best] > fitted_evidence + margin
+    owners, best = owners[wins], best[wins]
+    m[owners], clamped[owners] = peak_m[best], CLAMP_NONE
+    iterations[owners], converged[owners] = steps[best], done[best]
 
 
 class ConcentrationProblem:

@@ -127,9 +127,12 @@ class WeightedItems:
         return np.bincount(self.doc_group, w, self.n_groups)
 
     def doc_sums(self, values: np.ndarray) -> np.ndarray:
-        """Per-group sums of w * values over the documents, shape (G,)."""
+        """Per-group sums of w * values over the documents (on the last axis of
+        ``values``), shape (..., G)."""
         w = values if self.doc_weight is None else values * self.doc_weight
-        return np.bincount(self.doc_group, w, self.n_groups)
+        if w.ndim == 1:
+            return np.bincount(self.doc_group, w, self.n_groups)
+        return Runs.of_sorted(self.doc_group, self.n_groups).sum(w)
 
     def kept_share(self, keep: np.ndarray) -> float:
         """The share of the items that belong to the groups where ``keep`` is true."""
@@ -155,6 +158,34 @@ class WeightedItems:
         out.item_bounds = group_bounds(out.item_group, out.n_groups)
         return out
 
+    def take_groups(self, index: np.ndarray) -> WeightedItems:
+        """The items and documents of the groups ``index`` (repeats allowed), the r-th
+        of them renumbered r."""
+        index = np.asarray(index, dtype=np.int64)
+        renumbered = np.arange(index.size)
+        out = object.__new__(WeightedItems)
+        starts = self.item_bounds[index]
+        sizes = self.item_bounds[index + 1] - starts
+        items = ragged_arange(starts, sizes)
+        out.item_group = np.repeat(renumbered, sizes)
+        out.item_count = self.item_count.take(items)
+        out.item_prior = self.item_prior.take(items)
+        out.item_weight = None if self.item_weight is None else self.item_weight.take(items)
+        doc_bounds = group_bounds(self.doc_group, self.n_groups)
+        starts = doc_bounds[index]
+        sizes = doc_bounds[index + 1] - starts
+        docs = ragged_arange(starts, sizes)
+        out.doc_group = np.repeat(renumbered, sizes)
+        out.doc_total = self.doc_total.take(docs)
+        out.doc_weight = None if self.doc_weight is None else self.doc_weight.take(docs)
+        out.n_groups = int(index.size)
+        out.item_bounds = group_bounds(out.item_group, out.n_groups)
+        return out
+
+    def documents(self) -> np.ndarray:
+        """Documents per group (weighted), shape (G,)."""
+        return np.bincount(self.doc_group, self.doc_weight, self.n_groups)
+
     def score(self) -> Score:
         """The score of these groups, for derivatives at per-group m and the evidence."""
         return Score(
@@ -163,33 +194,37 @@ class WeightedItems:
             self.n_groups,
         )
 
-    def d1_at(self, m: float) -> np.ndarray:
-        """Exact l'(m) of every group at one common m, without expanding any count.
+    def d1_at(self, m) -> np.ndarray:
+        """Exact l'(m) of every group at one common m, shape (G,), or at each value of a
+        1-D ``m``, shape (len(m), G), without expanding any count.
 
         Every item's k = 0 term is t / (m t) = 1 / m; counts 2 .. :data:`CLOSED_COUNT`
         add the closed forms t / (m t + k), k < n, the others use digamma.
         """
-        out = self.distinct() / m
+        values = np.asarray(m, dtype=np.float64)
+        grid = values.reshape(-1, 1)  # one row per m
+        out = self.distinct() / grid
         # most items of a large table have a count of one: only the others add terms
         multi = np.flatnonzero(self.item_count != 1.0)
         if multi.size:
             n = self.item_count.take(multi)
             t = self.item_prior.take(multi)
-            x = m * t
+            x = grid * t
             closed = (n <= CLOSED_COUNT) & (n == np.rint(n))  # integers 2 .. CLOSED_COUNT
-            terms = np.empty(n.size)
+            terms = np.empty(x.shape)
             few = np.flatnonzero(closed)
-            t_few, x_few, n_few = t.take(few), x.take(few), n.take(few)
+            t_few, x_few, n_few = t.take(few), x[:, few], n.take(few)
             sums = t_few / (x_few + 1.0)
             for k in range(2, CLOSED_COUNT):
                 sums += np.where(n_few > k, t_few, 0.0) / (x_few + k)
-            terms[few] = sums
+            terms[:, few] = sums
             many = np.flatnonzero(~closed)
-            t, n, x = t.take(many), n.take(many), x.take(many)
-            terms[many] = t * (special.digamma(x + n) - special.digamma(x)) - 1.0 / m
+            t, n, x = t.take(many), n.take(many), x[:, many]
+            terms[:, many] = t * (special.digamma(x + n) - special.digamma(x)) - 1.0 / grid
             out += self._group_sums(multi, terms)
-        docs = special.digamma(m + self.doc_total) - special.digamma(m)
-        return out - self.doc_sums(docs)
+        docs = special.digamma(grid + self.doc_total) - special.digamma(grid)
+        out -= self.doc_sums(docs)
+        return out if values.ndim else out[0]
 
     def _group_sums(self, index: np.ndarray, terms: np.ndarray) -> np.ndarray:
         """Per-group sums of w * ``terms`` of the items ``index`` (increasing), shape (G,)."""
