@@ -12,6 +12,7 @@ import pandas as pd
 from explorer.loading import WorkingData
 from heb.data import Dataset
 from heb.data.dataset import is_integer_like, quote
+from heb.expected_mi import expected_mutual_information
 from heb.figures.dataset import class_series
 from heb.smoothing import mutual_information
 
@@ -139,21 +140,20 @@ def code_note(name: str, distinct: int, rows: int, bins: str, sample: str = "") 
 
 
 #: column names of the plug-in MI's chance level and of the MI above it
-MI_CHANCE, MI_ABOVE = "chance MI (K−1)(C−1)/2N", "MI above chance"
+MI_CHANCE, MI_ABOVE = "chance MI (shuffled labels)", "MI above chance"
 
 
 def feature_table(dataset: Dataset, work: WorkingData) -> pd.DataFrame:
     """Per feature: type, K_f, missing share, mutual information with the target (nats),
     its chance level and the MI above it.
 
-    The plug-in MI of a feature independent of the target is about (K−1)(C−1)/(2N) nats
-    (Miller-Madow): an ID column with a category per few rows scores high by chance alone.
+    The chance level is the plug-in MI's exact expectation with the labels shuffled
+    (:func:`heb.expected_mi.expected_mutual_information`): an ID column with a category
+    per few rows scores high by chance alone, one with a category per row H(Y).
     """
     missing = dataset.X.isna().mean()
     mi = mutual_information(work.table)
-    chance = (
-        (work.table.n_categories - 1) * (work.n_classes - 1) / (2 * max(work.codes.shape[0], 1))
-    )
+    chance = expected_mutual_information(work.table)
     return pd.DataFrame(
         {
             "feature": work.feature_names,

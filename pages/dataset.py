@@ -351,8 +351,8 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
             summaries.MI_CHANCE: st.column_config.NumberColumn(
                 "chance MI",
                 format="%.3f",
-                help="(K−1)(C−1)/2N: what the plug-in MI of a feature unrelated to the "
-                "target scores by chance alone.",
+                help="What the plug-in MI of a feature unrelated to the target scores "
+                "by chance alone: its mean over every shuffle of the labels (exact).",
             ),
             summaries.MI_ABOVE: st.column_config.ProgressColumn(
                 summaries.MI_ABOVE, format="%.3f", min_value=0.0, max_value=top_mi, help=full_bar
@@ -363,9 +363,10 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
     st.caption(
         "Mutual information is the plug-in estimate from the counts, which is biased "
         "upward: a feature unrelated to the target still scores about (K−1)(C−1)/(2N) "
-        "nats (K categories, C classes, N rows). An ID-like column with a category for "
-        "every few rows therefore ranks high by chance alone; compare MI with its chance "
-        f"level, or read the MI above chance. A full bar is the class entropy H(Y) = "
+        "nats (K categories, C classes, N rows), and an ID with a category per row scores "
+        "H(Y). An ID-like column therefore ranks high by chance alone; compare MI with its "
+        "chance level (its exact mean with the labels shuffled), or read the MI above "
+        "chance. A full bar is the class entropy H(Y) = "
         f"{class_entropy:.3f} nats, the most any feature can tell."
     )
     download_buttons(None, frame, "features")
