@@ -349,6 +349,22 @@ _LINK_AND_KEYS = """
     if (link) { event.preventDefault(); link.click(); }
   };
   document.addEventListener("keydown", window.__hebTurn);
+  /* entering or leaving the presenter mode (the footer's button) opens the page at its
+     top: the view kept the footer's scroll, with the title and the first step above it */
+  if (!window.__hebToggleWatch) {
+    window.__hebToggleWatch = true;
+    document.addEventListener("click", (event) => {
+      const button = event.target.closest(".st-key-presenter_toggle button");
+      if (button) window.__hebToggled = button.innerText;
+    }, true);
+    setInterval(() => {
+      const button = document.querySelector(".st-key-presenter_toggle button");
+      if (!window.__hebToggled || !button || button.innerText === window.__hebToggled) return;
+      window.__hebToggled = null;
+      document.querySelectorAll('[data-testid="stMain"]').forEach((el) => el.scrollTo(0, 0));
+      window.scrollTo(0, 0);
+    }, 100);
+  }
 })();
 </script>
 """

@@ -776,6 +776,27 @@ def test_presenter_mode_hides_the_sidebar_and_turns_steps_then_pages_with_the_ke
     context.close()
 
 
+#: JavaScript: how far the page is scrolled down (Streamlit's main column scrolls)
+SCROLLED = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+
+
+def test_the_presenter_switch_opens_the_page_at_its_top(browser, app_url):
+    """The switch sits in the footer, and the view kept the footer's scroll: the
+    calibration lesson opened in the presenter mode 215 px down, its title and step bar
+    out of view. Entering and leaving now open the page at its top."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tab, _ = _open(context, f"{app_url}/lesson_calibration?{BASE_QUERY}")
+    for label, after in (("Presenter mode", "Leave presenter mode"), (None, "Presenter mode")):
+        button = tab.get_by_role("button", name=label or "Leave presenter mode", exact=True)
+        button.scroll_into_view_if_needed()
+        assert tab.evaluate(SCROLLED) > 100  # the footer is far down the page
+        button.click()
+        tab.get_by_role("button", name=after, exact=True).wait_for()
+        wait_idle(tab)
+        tab.wait_for_function(f"() => ({SCROLLED})() === 0", timeout=5_000)
+    context.close()
+
+
 def test_a_presenter_reset_stays_reset_after_the_next_step(browser, app_url, screenshot_dir):
     """The presenter's "Settings" popover holds a lesson's controls; a slider moved there,
     then "Reset to defaults": the closed popover's slider sent its old value back with the
