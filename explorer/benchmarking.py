@@ -17,6 +17,7 @@ from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_ta
 
 __all__ = [
     "QUICK_DATASETS",
+    "SCORE_DECIMALS",
     "benchmark_key",
     "dataset_choices",
     "default_datasets",
@@ -128,18 +129,26 @@ def metric_views(key: str, metric: str, _frame: pd.DataFrame) -> tuple[dict, obj
     return tables, fig
 
 
+#: decimals of the per-dataset score table and of its average ranks
+SCORE_DECIMALS = 4
+
+
 def score_table(scores: pd.DataFrame, ranks: pd.Series, metric: str):
     """Mean score per dataset with the average rank as last row, and its Styler function."""
     table = scores.copy()
     table.loc["average rank"] = ranks
-    rows = table.iloc[:-1]
+    # ties as the table shows them: two ranks of 19/6 differ in their last bit, and only
+    # one of the two 3.1667 was bold
+    shown = table.round(SCORE_DECIMALS)
+    rows = shown.iloc[:-1]
     best = rows.max(axis=1) if registry.metric(metric).higher_is_better else rows.min(axis=1)
     winners = rows.eq(best, axis=0)  # every method tied at the best mean
+    best_rank = shown.loc["average rank"].eq(shown.loc["average rank"].min())
 
     def bold_best(frame: pd.DataFrame) -> pd.DataFrame:
         out = pd.DataFrame("", index=frame.index, columns=frame.columns)
         out.iloc[:-1] = winners.map(lambda won: BEST_STYLE if won else "").to_numpy()
-        out.loc["average rank", ranks.idxmin()] = BEST_STYLE
+        out.loc["average rank", best_rank[best_rank].index] = BEST_STYLE
         return out
 
     return table, bold_best

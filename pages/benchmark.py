@@ -34,7 +34,11 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     )
     table, bold_best = bench.score_table(scores, ranks, metric)
     show_table(
-        table, style=bold_best, number_format="{:.4f}", hide_index=False, key=f"scores_{metric}"
+        table,
+        style=bold_best,
+        number_format=f"{{:.{bench.SCORE_DECIMALS}f}}",
+        hide_index=False,
+        key=f"scores_{metric}",
     )
     download_buttons(None, table.reset_index(names="dataset"), f"scores-{metric}")
     for sentence in rank_sentences(ranks, metric):

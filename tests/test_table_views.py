@@ -115,3 +115,22 @@ def test_explain_says_what_a_missing_value_does_under_the_setting(missing):
         assert "a category of its own, (missing), with a bar" in captions
     else:
         assert "was imputed before counting" in captions
+
+
+def test_the_benchmark_table_bolds_every_rank_tied_as_shown():
+    """Two average ranks of 19/6 summed in different orders differ in their last bit:
+    only one of the two "3.1667" was bold (the CD diagram gave both 3.17)."""
+    from explorer.benchmarking import score_table
+
+    one = (3 + 4 + 2 + 3 + 4 + 3) / 6
+    other = (4 + 3 + 3 + 2 + 3 + 4) / 6 + 4e-16
+    assert one != other and round(one, 4) == round(other, 4)
+    scores = pd.DataFrame(
+        {"Lidstone": [0.5, 0.7], "m-estimate": [0.5, 0.7000001], "KT": [0.4, 0.6]}
+    )
+    ranks = pd.Series({"Lidstone": one, "m-estimate": other, "KT": 4.0})
+    table, bold_best = score_table(scores, ranks, "accuracy")
+    styles = bold_best(table)
+    assert list(styles.loc["average rank"] != "") == [True, True, False]
+    # the means too: 0.7 and 0.7000001 both show 0.7000
+    assert list(styles.iloc[1] != "") == [True, True, False]
