@@ -749,3 +749,15 @@ def test_feature_counts_figure_groups_many_classes_into_other():
     assert len(set(colours)) == len(colours)  # no colour repeats
     assert "30 most frequent of 40" in fig.layout.title.text
     assert fig.layout.legend.yref == "container"  # under the title, never over it
+
+
+def test_a_log_axis_within_a_decade_or_so_names_whole_numbers():
+    """Figure 5's x axis over 30 ... 300 read "3 4 5 6 7 8 9 100 2 3" (plotly's digit
+    labels): ticks of its own at 1, 2, 5 of each decade, or at every digit within one."""
+    from heb.figures.style import log_axis
+
+    assert log_axis(np.array([30.0, 300.0]))["tickvals"] == [50.0, 100.0, 200.0]
+    assert log_axis(np.array([35.0, 60.0]))["tickvals"] == [30.0, 40.0, 50.0, 60.0, 70.0]
+    assert log_axis(np.array([0.2, 0.9]))["tickvals"] == pytest.approx([0.2, 0.5, 1.0])
+    assert log_axis(np.array([10.0, 1e4]))["dtick"] == 1  # several decades: one a decade
+    assert "tickvals" not in log_axis(np.array([30.0, 31.0]))  # too narrow: plotly's own

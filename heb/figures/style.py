@@ -180,6 +180,14 @@ def log_axis(values: np.ndarray) -> dict:
         axis["separatethousands"] = True
     if np.log10(values.max() / values.min()) >= 1.2:
         return axis | {"dtick": 1}
+    # within a decade or so plotly labels the digits alone ("3 4 5 ... 9 100 2 3" for
+    # 30 ... 300): ticks of their own at 1, 2, 5 (or every digit) of each decade
+    low, high = values.min() / 1.2, values.max() * 1.2
+    decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+    for digits in ((1, 2, 5), range(1, 10)):
+        ticks = [d * 10.0**k for k in decades for d in digits if low <= d * 10.0**k <= high]
+        if len(ticks) >= 3:
+            return axis | {"tickvals": ticks}
     return axis | {"nticks": 6}
 
 
