@@ -162,12 +162,20 @@ def _resolve_dataset_specs(names: Sequence[str]) -> list[str]:
 
 
 def _openml_hint(spec: str) -> str:
-    """For a catalogue data set whose shared copy could not be read: its OpenML name."""
+    """For a shared copy that could not be read: its OpenML name where the catalogue has
+    one, else what names a dataset (``bench nosuch`` spoke only of the shared folder)."""
     from heb.data.catalogue import CATALOGUE_BY_NAME
 
     kind, _, name = spec.partition(":")
-    entry = CATALOGUE_BY_NAME.get(name) if kind == "shared" else None
-    if entry is None or entry.openml_id is None:
+    if kind != "shared":
+        return ""
+    entry = CATALOGUE_BY_NAME.get(name)
+    if entry is None:
+        return (
+            f"{name!r} is not in the paper's catalogue either; name a file, builtin:NAME or "
+            "openml:ID"
+        )
+    if entry.openml_id is None:
         return ""
     return f"{name} is also openml:{entry.openml_id}, read from OpenML or its local cache"
 
@@ -615,7 +623,8 @@ def _written_line(out: Path, tables: dict[str, str], skipped: dict, figures: dic
         pieces.append(f"Table{'s' * (len(numbers) > 1)} {', '.join(numbers)}")
     if figures:
         pieces.append(f"{len(figures)} figure files")
-    line = f"Wrote {', '.join(pieces)} to {out} in {seconds:.1f} s"
+    # "; " between the pieces: after "Tables 1, 2, 9" a ", 12 figure files" read as Table 12
+    line = f"Wrote {'; '.join(pieces)} to {out} in {seconds:.1f} s"
     if skipped:
         gone = ", ".join(str(t) for t in skipped)
         line += f"; skipped Table{'s' * (len(skipped) > 1)} {gone} (reasons above)"

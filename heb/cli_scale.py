@@ -86,6 +86,12 @@ def _local_source(path: str):
 
     given = Path(path).expanduser()
     if not given.exists():
+        kind, sep, _ = path.partition(":")
+        if sep and kind.lower() in ("builtin", "shared", "openml"):  # a dataset name
+            raise BadInput(
+                f"--engine counts parquet / CSV files or folders, and {path!r} is a dataset "
+                "name: run it without --engine."
+            )
         raise BadInput(f"There is no file or folder {path!r}.")
     resolved = given.resolve()
     return open_source(resolved, root=resolved.parent)

@@ -161,9 +161,30 @@ def test_a_paper_data_set_without_its_shared_copy_names_its_openml_id(
     assert "was not found" in line and line.endswith(
         "data set; car is also openml:21, read from OpenML or its local cache)"
     ), line
-    # a name outside the catalogue has no OpenML id to name
+    # a name outside the catalogue has no OpenML id: the line says what names a dataset
     with pytest.raises(SystemExit, match="No dataset could be loaded"):
-        main(["bench", "shared:nothing-here", "--tables", "1", "--folds", "2",
+        main(["bench", "nothing-here", "--tables", "1", "--folds", "2",
               "--no-figures", "-o", str(tmp_path / "out")])  # fmt: skip
     err = capsys.readouterr().err
-    assert "openml:" not in err and "shared:nothing-here: skipped" in err
+    assert "shared:nothing-here: skipped" in err and err.count("openml:") == 1
+    assert "'nothing-here' is not in the paper's catalogue either; name a file, " in err
+
+
+def test_a_dataset_name_with_the_engine_says_the_engine_takes_files(tmp_path, capsys):
+    """ "There is no file or folder 'builtin:iris'" hid the cause: --engine reads files."""
+    assert main(["bench", "builtin:iris", "--engine", "duckdb", "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "'builtin:iris' is a dataset name: run it without --engine." in err, err
+
+
+def test_the_closing_line_keeps_the_table_numbers_apart_from_the_figure_count():
+    """ "Tables 1, 2, 9, 12 figure files" read as a Table 12."""
+    from pathlib import Path
+
+    from heb.cli import _written_line
+
+    tables = {"t1": "Table 1: ranks", "t2": "Table 2: Wilcoxon", "t9": "Table 9: references"}
+    figures = {f"figure{i}": Path(f"f{i}.png") for i in range(12)}
+    line = _written_line(Path("results"), tables, {3: "one dataset"}, figures, 28.04)
+    assert "; Tables 1, 2, 9; 12 figure files to results in 28.0 s" in line, line
+    assert line.endswith("; skipped Table 3 (reasons above).")

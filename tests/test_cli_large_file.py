@@ -100,7 +100,7 @@ def test_engine_default_tables_leave_out_what_it_cannot_fit(clicks, tmp_path, ca
     assert "Table 1 skipped: Friedman / Nemenyi need 2+ datasets (got 1)." in err
     assert "Table 2 skipped:" in err and "needs 2+ datasets (got 1)" in err
     last = err.strip().splitlines()[-1]
-    assert last.startswith("Wrote folds.csv, summary_mean_sd") and "skipped Tables 1, 2, 3" in last
+    assert last.startswith("Wrote folds.csv; summary_mean_sd") and "skipped Tables 1, 2, 3" in last
 
 
 def test_engine_explicit_tan_table_drops_tan_with_a_note(clicks, tmp_path, capsys):
