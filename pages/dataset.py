@@ -53,7 +53,13 @@ def read_pending_upload() -> None:
         with st.spinner(f"Reading {escape(name, limit=80)} ..."):
             spec = loading.upload_dataset(payload, name)
     except Exception as exc:  # noqa: BLE001 - shown as a message under the uploader
+        # the last good upload's "Read ...: it is the dataset now" stood under this error
+        st.session_state.pop("upload_read", None)
         show_error(exc, "reading the file")
+        st.caption(
+            f"{escape(name, limit=80)} was not read: the dataset is still the one the "
+            "sidebar names."
+        )
         return
     st.session_state["upload_read"] = name
     state.set_dataset(spec)

@@ -316,6 +316,21 @@ def test_an_upload_is_parsed_once_whatever_follows(monkeypatch):
     assert reads == ["once.csv"]
 
 
+def test_a_failed_upload_after_a_good_one_says_the_dataset_did_not_change():
+    """The good file's "Read custno.csv: it is the dataset now" stood right under the next
+    file's error, as if that one had been read."""
+    at = open_app()
+    uploader(at).upload("good.csv", upload_csv(seed=23), "text/csv").run()
+    assert_clean(at)
+    before = at.sidebar.selectbox(key="w_data_spec").value
+    uploader(at).upload("broken.csv", b"\x00\x01\x02 not a table \xff", "text/csv").run()
+    assert at.error and not at.exception
+    captions = [c.value for c in at.caption]
+    assert not any("it is the dataset now" in c for c in captions), captions
+    assert any("broken\\.csv was not read: the dataset is still" in c for c in captions)
+    assert at.sidebar.selectbox(key="w_data_spec").value == before
+
+
 def test_a_read_upload_leaves_the_uploader_and_a_second_one_is_read_too():
     """The file lives in the session's uploads alone once read (Streamlit deep-copies an
     uploader's value at every rerun); the uploader is ready for the next file."""
