@@ -110,19 +110,20 @@ def disagreeing_rows(fitted: Fitted) -> np.ndarray:
 def decision_table(
     explanations: dict[str, Explanation], class_names: list[str], true_class: int
 ) -> pd.DataFrame:
-    """Per smoother: its predicted class, P(predicted), P(target), P(reference), the
+    """Per smoother: its predicted class, P(predicted), P(target) and P(reference) in the
+    classes' order (they swapped places from row to row with the automatic target), the
     log-odds of target against reference, and whether it gets the row right."""
     rows = []
     for name, e in explanations.items():
         proba = np.exp(e.log_proba[0])
         predicted = int(e.predicted[0])
+        pair = sorted({e.target, e.reference})
         rows.append(
             {
                 "smoother": label(name),
                 "predicts": class_names[predicted],
                 "P(predicted)": proba[predicted],
-                f"P({class_names[e.target]})": proba[e.target],
-                f"P({class_names[e.reference]})": proba[e.reference],
+                **{f"P({class_names[c]})": proba[c] for c in pair},
                 "log-odds target vs reference": float(e.log_odds[0]),
                 "right": predicted == true_class,
             }

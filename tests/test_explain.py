@@ -109,3 +109,22 @@ def test_the_figures_axis_title_is_two_short_lines_with_room_under_the_plot():
     assert len(lines) == 2 and all(len(line) <= 30 for line in lines), lines
     plain = style(go.Figure(), "Row 0", 100).layout.margin.b  # one title line's room
     assert fig.layout.margin.b == plain + AXIS_TITLE_LINE
+
+
+def test_the_decision_table_keeps_the_classes_in_their_order():
+    """P(no) | P(yes) on one row, P(yes) | P(no) on the next: the columns followed the
+    automatic target; they now keep the classes' order, whichever is the target."""
+    from explorer.explain import decision_table
+
+    X, y = toy()
+    models = {name: NaiveBayes(name).fit(X, y) for name in ("laplace", "te")}
+    names = ["no", "yes"]
+    for target, reference in ((1, 0), (0, 1)):
+        out = explain_smoothers(models, [[0, 0]], target=target, reference=reference)
+        table = decision_table(out, names, true_class=0)
+        assert [c for c in table.columns if c.startswith("P(")] == [
+            "P(predicted)",
+            "P(no)",
+            "P(yes)",
+        ]
+        np.testing.assert_allclose(table["P(no)"] + table["P(yes)"], 1.0)
