@@ -125,7 +125,12 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
             )
             accuracy = ex.accuracy_on(model, work)
             if accuracy is not None:
-                st.metric("Accuracy on the current dataset's rows", f"{accuracy:.4f}")
+                st.metric("Accuracy on the current dataset's rows", f"{accuracy:.3f}")
+                st.caption(
+                    "On rows the model may have been fitted on (a model saved here was fitted "
+                    "on every row): a training accuracy, above what Compare's "
+                    "cross-validation measures on held-out rows."
+                )
 
 
 def missing_sentence(missing: str) -> str:
