@@ -48,6 +48,10 @@ html { font-size: 22px; }
 [data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2.5rem; }
 [data-testid="stMetricValue"] { font-size: 2.6rem; }
 h1 { font-size: 2.4rem !important; padding-top: 0 !important; }
+/* a table's cells keep to one line ("0.663 ± 0.044" broke after its ±, "m-estimate"
+   after its hyphen, at 1024 px); a table wider than the page scrolls sideways (its box) */
+[data-testid="stTable"] th, [data-testid="stTable"] td,
+[data-testid="stTable"] th *, [data-testid="stTable"] td * { white-space: nowrap !important; }
 /* the page itself takes the keys (next / previous step): no focus frame around it */
 [data-testid="stMain"]:focus, [data-testid="stMain"]:focus-visible { outline: none; }
 </style>

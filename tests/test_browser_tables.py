@@ -105,3 +105,25 @@ def test_the_heatmaps_feature_names_stay_apart_at_1024(browser, app_url, screens
     overlaps = [(a, b) for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[1] - 1]
     assert ticks["turned"] or not overlaps, overlaps
     context.close()
+
+
+#: JavaScript: the text of every cell of an HTML table (the presenter's) that takes more
+#: than one line
+WRAPPED_CELLS = """() => [...document.querySelectorAll(
+    '[data-testid="stTable"] td p, [data-testid="stTable"] th p')]
+  .filter((p) => p.getBoundingClientRect().height
+    > 1.5 * parseFloat(getComputedStyle(p).lineHeight))
+  .map((p) => p.textContent)"""
+
+
+def test_the_presenters_compare_table_keeps_each_cell_on_one_line(browser, app_url, screenshot_dir):
+    """At 1024 px in the presenter mode every "0.663 ± 0.044" broke after its ± and
+    "m-estimate" after its hyphen; the cells now keep to one line and the table scrolls."""
+    context = browser.new_context(viewport=PROJECTOR)
+    tab, _ = _open(context, f"{app_url}/compare?{ZIP_CODES}&folds=3&present=1")
+    tab.wait_for_selector('[data-testid="stTable"] td', timeout=300_000)
+    wait_idle(tab)
+    screenshot(tab, screenshot_dir, "1024-present-compare-table", PROJECTOR)
+    assert tab.locator('[data-testid="stTable"] td').count() >= 5 * 8
+    assert tab.evaluate(WRAPPED_CELLS) == []
+    context.close()
