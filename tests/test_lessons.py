@@ -423,3 +423,17 @@ def test_the_posterior_scatter_is_svg_markers_of_a_bounded_sample(n_classes):
     # a small test set is drawn whole
     few, _ = posterior_scatter_figure(truth[:50], {"HEB-M": truth[:50]}, ["HEB-M"])
     assert len(few.data[0].x) == 50 * columns
+
+
+def test_the_message_mark_reads_the_same_when_the_labels_turn():
+    """The message's words carried "▶", which read ▼ or ▲ once plotly turned the tick
+    labels, beside an axis title saying "▶ = in the message"."""
+    from heb.figures.lessons.zero_counts import MESSAGE_MARK, zero_counts_figure
+
+    theta = np.array([[0.5, 0.3, 0.2], [0.1, 0.0, 0.9]])
+    fig, _ = zero_counts_figure(["free", "meeting", "offer"], ["spam", "ham"], theta,
+                                ["meeting"], 0.0)  # fmt: skip
+    assert MESSAGE_MARK in "●○◆■"  # symmetric under a quarter turn
+    marked = [x for x in fig.data[0].x if MESSAGE_MARK in x]
+    assert marked == [f"<b>{MESSAGE_MARK} meeting</b>"]
+    assert fig.layout.xaxis.title.text == f"{MESSAGE_MARK} = in the message"

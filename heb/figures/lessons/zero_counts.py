@@ -17,6 +17,10 @@ __all__ = ["SMALLEST_FLOAT", "zero_counts_figure", "underflow_figure"]
 SMALLEST_FLOAT = 5e-324
 
 
+#: the mark of the message's words on the x axis
+MESSAGE_MARK = "●"
+
+
 def zero_counts_figure(
     vocabulary: Sequence[str],
     classes: Sequence[str],
@@ -26,7 +30,9 @@ def zero_counts_figure(
 ) -> tuple[go.Figure, pd.DataFrame]:
     """P(word | class) for every word, the message's words marked, zeros labelled."""
     in_message = set(message)
-    labels = [f"<b>▶ {w}</b>" if w in in_message else w for w in vocabulary]
+    # a mark that reads the same turned: the tick labels turn with the width, and "▶"
+    # then read ▼ or ▲ beside the axis title's "▶"
+    labels = [f"<b>{MESSAGE_MARK} {w}</b>" if w in in_message else w for w in vocabulary]
     fig = go.Figure()
     for c, name in enumerate(classes):
         fig.add_trace(
@@ -43,7 +49,9 @@ def zero_counts_figure(
         )
     rule = "no smoothing (α = 0)" if alpha == 0 else f"pseudo-count α = {alpha:g}"
     fig.update_layout(
-        barmode="group", yaxis_title="P(word | class)", xaxis_title="▶ = in the message"
+        barmode="group",
+        yaxis_title="P(word | class)",
+        xaxis_title=f"{MESSAGE_MARK} = in the message",
     )
     data = pd.DataFrame(
         {"word": list(vocabulary), "in_message": [w in in_message for w in vocabulary]}
