@@ -99,8 +99,13 @@ def concentrations_view(conc, setting: tuple, notes) -> None:
         st.markdown(
             "Small m: the classes split that level differently (signal); large m: they "
             f"share the pooled split. At the code level m reaches {format_m(code_m.max())} "
-            "(the clamp when the classes share the split exactly). "
-            "'tree's weight': the tree's share of the estimate; HEB-M has the rest."
+            "(the clamp when the classes share the split exactly)."
+            # the table it explains is drawn outside the presenter's steps only
+            + (
+                ""
+                if steps.presenting
+                else " 'tree's weight': the tree's share of the estimate; HEB-M has the rest."
+            )
         )
     if not steps.presenting:  # the table of every number: outside the presenter's steps
         show_table(conc.round(3), column_config=CONCENTRATION_COLUMNS, key="hier_conc_table")

@@ -207,3 +207,16 @@ def test_the_hierarchy_lesson_explains_borrowing_on_its_second_step_only():
 
     assert not explained(open_lesson("lesson_hierarchy", present="1"))
     assert explained(open_lesson("lesson_hierarchy", present="1", step="2"))
+
+
+def test_the_hierarchy_notes_name_only_the_table_that_is_drawn():
+    """Its fourth step explained the "tree's weight" column of a table drawn outside the
+    presenter mode only; the page itself names the column beside the table."""
+    presenting = open_lesson("lesson_hierarchy", present="1", step="4")
+    texts = [m.value for m in presenting.markdown]
+    assert any("At the code level m reaches" in t for t in texts)
+    assert not any("tree's weight" in t for t in texts)
+    assert not any("tree's weight" in f.value.columns for f in presenting.dataframe)
+    page = open_lesson("lesson_hierarchy", hier_tab="Concentration per level")
+    assert any("'tree's weight': the tree's share" in m.value for m in page.markdown)
+    assert any("tree's weight" in f.value.columns for f in page.dataframe)
