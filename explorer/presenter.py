@@ -104,6 +104,47 @@ def _requested_step(text: str | None, n_steps: int) -> int | None:
     return int(text) if text.isdigit() and 1 <= int(text) <= n_steps else None
 
 
+#: the narrowest figure column of a presenter step (pixels: 3/5 of a 1024 px screen)
+PRESENTER_NARROW_WIDTH = 520
+#: the tallest a presenter figure grows to keep its plot (pixels): a step with its
+#: footer still fits a 1440 x 900 screen
+PRESENTER_FIGURE_MAX = 440
+#: the least height a presenter figure keeps for its plot (pixels)
+PRESENTER_PLOT_HEIGHT = 190
+#: pixels of one row of a wrapped legend
+_LEGEND_ROW = 28
+
+
+def presenter_height(fig) -> int:
+    """The height of a presenter step's copy of ``fig``: :data:`PRESENTER_FIGURE_HEIGHT`,
+    or more where the title, a legend wrapped at :data:`PRESENTER_NARROW_WIDTH` and
+    turned category labels would leave its plot less than :data:`PRESENTER_PLOT_HEIGHT`
+    (at 1024 px a four-row legend left the calibration plot 60 px, the zero-count words
+    the bars 45 px), up to :data:`PRESENTER_FIGURE_MAX`; never more than the figure's
+    own height."""
+    import re
+
+    from heb.figures.style import FONT_SIZE, PLOT_GAP, legend_rows, title_height
+
+    title = fig.layout.title.text or ""
+    top = title_height(title) + _LEGEND_ROW * legend_rows(fig, PRESENTER_NARROW_WIDTH) + PLOT_GAP
+    bottom = fig.layout.margin.b if fig.layout.margin.b is not None else 80
+    xs = [getattr(trace, "x", None) for trace in fig.data]
+    labels = [
+        re.sub(r"<[^>]*>", "", value)
+        for x in xs
+        if x is not None
+        for value in x
+        if isinstance(value, str)
+    ]
+    if labels:  # text on the x axis: plotly turns it upright where it does not fit level
+        longest = 0.6 * FONT_SIZE * max(map(len, labels))
+        if len(set(labels)) * (longest + 10) > PRESENTER_NARROW_WIDTH - 120:
+            bottom += longest
+    needed = int(top + PRESENTER_PLOT_HEIGHT + bottom)
+    return min(int(fig.layout.height), PRESENTER_FIGURE_MAX, max(PRESENTER_FIGURE_HEIGHT, needed))
+
+
 def _shorter_copy(fig, height: int):
     """A copy of ``fig`` ``height`` pixels tall; a title and legend placed in pixels
     (:func:`heb.figures.style.frame_title_and_legend`) are placed again for that height."""
@@ -210,7 +251,7 @@ class LessonSteps:
             if ref is None or ref() is not fig:
                 for key in [k for k, (r, _) in _FITTED.items() if r() is None]:
                     del _FITTED[key]  # figures evicted from the cache
-                copy = _shorter_copy(fig, PRESENTER_FIGURE_HEIGHT)
+                copy = _shorter_copy(fig, presenter_height(fig))
                 _FITTED[id(fig)] = (weakref.ref(fig), copy)
             return copy, data
 

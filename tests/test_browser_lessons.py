@@ -222,8 +222,20 @@ def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
         tab.screenshot(path=str(screenshot_dir / f"1024-present-{name}-step{step}.png"))
         assert tab.evaluate(CUT_FORMULAS) == [], (where, "1024")
         assert tab.evaluate(CUT_TITLES) == [], (where, "1024")
+        # a legend wrapped onto four rows left the calibration plot 60 px, turned words
+        # the zero-count bars 45 px
+        heights = tab.evaluate(PLOT_HEIGHTS)
+        assert all(height >= MIN_PLOT_HEIGHT for height in heights), (where, heights)
         _resized(tab, SMALL_VIEWPORT)
     tab.close()
+
+
+#: JavaScript: the height (pixels) of every figure's plot area
+PLOT_HEIGHTS = (
+    "() => [...document.querySelectorAll('.js-plotly-plot')].map((p) => p._fullLayout._size.h)"
+)
+#: the least plot height a presenter figure keeps at 1024 px
+MIN_PLOT_HEIGHT = 120
 
 
 #: a projector's usual screen: 1280 x 720

@@ -220,3 +220,29 @@ def test_the_hierarchy_notes_name_only_the_table_that_is_drawn():
     page = open_lesson("lesson_hierarchy", hier_tab="Concentration per level")
     assert any("'tree's weight': the tree's share" in m.value for m in page.markdown)
     assert any("tree's weight" in f.value.columns for f in page.dataframe)
+
+
+def test_a_presenter_copy_grows_to_keep_its_plot_and_no_further():
+    """A legend that wraps at a 1024 px screen's figure column and words turned upright
+    ate the plot of a copy of fixed height; the copy grows for them, up to the most a
+    1440 x 900 step holds, and never past the figure's own height. A sunburst (no legend
+    attribute at all) keeps the fixed height."""
+    import plotly.graph_objects as go
+
+    from explorer import presenter
+    from heb.figures.lessons.parts import lesson_style
+
+    names = [f"a long method name {i} (ECE 0.0{i})" for i in range(4)]
+    many = lesson_style(go.Figure([go.Scatter(y=[1, 2], name=n) for n in names]), "T", 700)
+    grown = presenter.presenter_height(many)
+    assert presenter.PRESENTER_FIGURE_HEIGHT < grown <= presenter.PRESENTER_FIGURE_MAX
+    few = lesson_style(go.Figure([go.Scatter(y=[1, 2], name=n) for n in "ab"]), "T", 700)
+    assert presenter.presenter_height(few) == presenter.PRESENTER_FIGURE_HEIGHT
+    words = [f"word number {i}" for i in range(10)]
+    bars = lesson_style(go.Figure(go.Bar(x=words, y=list(range(10)))), "T", 700)
+    assert presenter.presenter_height(bars) > presenter.PRESENTER_FIGURE_HEIGHT
+    short = go.Figure(go.Bar(x=words, y=list(range(10))), layout={"height": 400})
+    assert presenter.presenter_height(short) == 400
+    tree = go.Figure(go.Sunburst(ids=["a", "b"], labels=["a", "b"], parents=["", "a"]))
+    tree.update_layout(height=600, title="A tree")
+    assert presenter.presenter_height(tree) == presenter.PRESENTER_FIGURE_HEIGHT

@@ -155,7 +155,8 @@ def legend_rows(fig: go.Figure, width: float = 700.0) -> int:
     names = [
         str(trace.name or "")
         for trace in fig.data
-        if trace.showlegend is True or (trace.showlegend is None and trace.type != "heatmap")
+        if (shown := getattr(trace, "showlegend", False)) is True  # a sunburst has none
+        or (shown is None and trace.type != "heatmap")
     ]
     if fig.layout.showlegend is False or (len(names) < 2 and fig.layout.showlegend is not True):
         return 0
