@@ -150,7 +150,8 @@ def choose_dataset() -> None:
                 on_change=_on_upload,
                 args=(key,),
             )
-            st.caption("Up to 200 MB. The default target is the file's last column.")
+            # the uploader itself says its size limit ("200MB per file")
+            st.caption("The default target is the file's last column.")
             read_pending_upload()
             if "upload_read" in st.session_state:
                 st.caption(

@@ -3,6 +3,7 @@ DuckDB's query, and the Compare / Concentrations pages show the engine's numbers
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -185,7 +186,12 @@ def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
     assert "TAN, because" in _texts(at.info)  # said, not dropped silently
     at.button(key="large_go").click().run()
     assert_clean(at)
-    shown = next(d.value for d in at.dataframe if "method" in d.value.columns)
+    grid = next(d for d in at.dataframe if "method" in d.value.columns)
+    shown = grid.value
+    # the in-memory Compare's column settings: its short "fit ms" header, pinned names
+    config = json.loads(grid.proto.columns)
+    assert config["fit time (ms)"]["label"] == cmp.FIT_TIME_HEADER
+    assert config["method"]["pinned"] is True
     expected = cross_validate(_engine(rooted), "click", DEFAULT_METHODS, n_splits=5, seed=42)
     table, summary = cmp.metrics_table(expected)
     assert list(shown.columns) == list(table.columns)  # "Accuracy ↑", not accuracy_mean
