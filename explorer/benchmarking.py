@@ -18,6 +18,7 @@ from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_ta
 __all__ = [
     "QUICK_DATASETS",
     "SCORE_DECIMALS",
+    "name_width",
     "benchmark_key",
     "dataset_choices",
     "default_datasets",
@@ -131,6 +132,12 @@ def metric_views(key: str, metric: str, _frame: pd.DataFrame) -> tuple[dict, obj
 
 #: decimals of the per-dataset score table and of its average ranks
 SCORE_DECIMALS = 4
+
+
+def name_width(names) -> int:
+    """Pixels of a grid column that shows every one of ``names`` whole (about 8 px a
+    character of the grid's font and a cell's padding), at most 240."""
+    return min(240, 24 + 8 * max((len(str(name)) for name in names), default=0))
 
 
 def score_table(scores: pd.DataFrame, ranks: pd.Series, metric: str):
