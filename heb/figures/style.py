@@ -211,13 +211,15 @@ def wrap_title(title: str, width: int) -> str:
         if len(line) <= width or "<" in line:
             lines.append(line)
             continue
-        needed = math.ceil(len(line) / width)
-        for even in range(math.ceil(len(line) / needed), width + 1):
-            parts = textwrap.wrap(line, even, break_long_words=False, break_on_hyphens=False)
-            if len(parts) <= needed:
+        # the fewest lines (greedy filling is optimal for the count: ceil(length / width)
+        # could be one short, and the even widths then gave one line more than needed),
+        # then the narrowest width that keeps to them
+        parts = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+        for even in range(math.ceil(len(line) / len(parts)), width):
+            shorter = textwrap.wrap(line, even, break_long_words=False, break_on_hyphens=False)
+            if len(shorter) <= len(parts):
+                parts = shorter
                 break
-        else:
-            parts = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
         lines.extend(parts)
     return "<br>".join(lines)
 
