@@ -14,7 +14,11 @@ from heb.lessons import zero_counts as lesson
 ensure_entry_point()
 ALPHA_CHOICES = [0.0, 0.01, 0.1, 0.5, 1.0, 2.0]
 COPY_CHOICES = range(1, 201)
-steps = lesson_header(__file__, ["Zero counts veto a class", "Underflow and log-sum-exp"])
+steps = lesson_header(
+    __file__,
+    ["Zero counts veto a class", "Underflow and log-sum-exp"],
+    about="Why Naive Bayes smooths its counts",
+)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
