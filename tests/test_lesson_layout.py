@@ -119,3 +119,13 @@ def test_the_calibration_caption_follows_the_chosen_data():
     assert_clean(at)
     captions = " ".join(caption.value for caption in at.caption)
     assert "ZIP code" in captions.replace("\\", "") and "assumption holds" not in captions
+
+
+def test_the_known_truth_metrics_are_numbers_with_the_method_in_the_label():
+    """ "HEB-U: 0.385" as a metric value broke after its colon in the narrow column."""
+    at = open_app("pages/lesson_known_truth.py")
+    assert_clean(at)
+    best = [m for m in at.metric if m.label.startswith("Smallest")]
+    assert [m.label.split(":")[0] for m in best] == ["Smallest mean l1 error", "Smallest true ECE"]
+    for metric in best:
+        assert metric.label.split(": ")[1] and float(metric.value) >= 0.0
