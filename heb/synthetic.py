@@ -2,7 +2,7 @@
 
 ``l1_error_study`` is the paper's check of Theorem 1 (section 5.2, SPEC section 7): the
 l1 error of each smoother's estimate of a single Dirichlet-drawn PMF.
-``sample_naive_bayes`` draws a data set from a known Naive Bayes model and
+``sample_naive_bayes`` draws a dataset from a known Naive Bayes model and
 ``high_cardinality_preset`` one with ID / ZIP-code-like features of thousands of
 Zipf-distributed categories, where learned smoothing matters most.
 """
@@ -160,7 +160,7 @@ def sample_naive_bayes(
     class_weights: Sequence[float] | None = None,
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Draw a data set from a Naive Bayes model with known parameters.
+    """Draw a dataset from a Naive Bayes model with known parameters.
 
     theta_{c,f} ~ Dirichlet(alpha_dir 1_{K_f}) for every class c and feature f; y ~ the
     class prior; each feature independently given the class.
@@ -238,7 +238,7 @@ def high_cardinality_preset(
     concentration: float | Sequence[float] = PRESET_CONCENTRATIONS,
     low_alpha: float = 5.0,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
-    """A two-class data set with ID / ZIP-code-like features, where smoothing matters most.
+    """A two-class dataset with ID / ZIP-code-like features, where smoothing matters most.
 
     Five high-cardinality features (:data:`HIGH_CARDINALITY_FEATURES`: ZIP code, user,
     store, product, IP hash; K_f from 1,000 to 5,000) and three low-cardinality ones, an

@@ -840,7 +840,7 @@ def test_set_page_config_is_called_in_one_place():
 @pytest.mark.parametrize("spec", ["/etc/passwd", "file:/etc/passwd", "upload:/etc/passwd"])
 def test_the_app_loader_never_opens_a_path(spec):
     """A second line behind url_spec: the data layer's safe form refuses paths."""
-    with pytest.raises(hdata.DataError, match="not a data set name"):
+    with pytest.raises(hdata.DataError, match="not a dataset name"):
         loading.load_spec(spec)
 
 

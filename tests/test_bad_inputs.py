@@ -418,7 +418,7 @@ def test_case_openml_not_cached_offline(tmp_path, no_network):
         lambda: load_openml(31, cache_dir=tmp_path, server=TEST_SERVER),
         "not in the local cache and the OpenML server cannot be reached",
     )
-    # a partly cached data set: the failed call must leave its files in place
+    # a partly cached dataset: the failed call must leave its files in place
     folder = tmp_path / "org" / "openml" / "test" / "datasets" / "77"
     folder.mkdir(parents=True)
     pd.DataFrame({"a": [1, 2], "class": ["x", "y"]}).to_parquet(folder / "dataset_77.pq")
@@ -428,7 +428,7 @@ def test_case_openml_not_cached_offline(tmp_path, no_network):
 
 # ---------------------------------------------------------------------------- names
 def test_case_unknown_builtin():
-    fails(lambda: load_builtin("titanic"), "no built-in data set named 'titanic'")
+    fails(lambda: load_builtin("titanic"), "no built-in dataset named 'titanic'")
 
 
 def test_case_shared_folder_absent(tmp_path):
@@ -437,11 +437,11 @@ def test_case_shared_folder_absent(tmp_path):
 
 def test_case_unknown_shared_name(tmp_path):
     (tmp_path / "manifest.json").write_text('[{"name": "car", "target": "class"}]')
-    fails(lambda: load_shared("cars", datasets_dir=tmp_path), "no shared data set named 'cars'")
+    fails(lambda: load_shared("cars", datasets_dir=tmp_path), "no shared dataset named 'cars'")
 
 
 def test_case_unknown_spec():
-    fails(lambda: load_dataset("not-a-dataset"), "is not a data set name")
+    fails(lambda: load_dataset("not-a-dataset"), "is not a dataset name")
 
 
 # ---------------------------------------------------------------------------- names from a URL
@@ -469,7 +469,7 @@ def test_case_url_path_refused(value, monkeypatch):
 
     monkeypatch.setattr(os, "open", no_open)
     monkeypatch.setattr(builtins, "open", no_open)
-    message = fails(lambda: load_dataset(value, allow_paths=False), "is not a data set name")
+    message = fails(lambda: load_dataset(value, allow_paths=False), "is not a dataset name")
     assert "root:" not in message and "ID=" not in message
 
 
@@ -488,7 +488,7 @@ def test_a_url_name_followed_by_a_path_is_refused(value, monkeypatch):
 
     monkeypatch.setattr(os, "open", no_open)
     monkeypatch.setattr(builtins, "open", no_open)
-    fails(lambda: load_dataset(value, allow_paths=False), "is not a data set name")
+    fails(lambda: load_dataset(value, allow_paths=False), "is not a dataset name")
 
 
 def test_case_very_long_name():
@@ -533,7 +533,7 @@ def test_case_fifo_or_folder(tmp_path):
     good = tmp_path / "ok.csv"
     good.write_bytes(csv("a,class\n1,x\n2,y\n"))
     assert load_dataset(str(good)).y.tolist() == ["x", "y"]
-    fails(lambda: load_dataset(str(good), allow_paths=False), "is not a data set name")
+    fails(lambda: load_dataset(str(good), allow_paths=False), "is not a dataset name")
 
 
 def test_case_long_quoted_name():

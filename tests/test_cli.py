@@ -159,7 +159,7 @@ def test_a_paper_data_set_without_its_shared_copy_names_its_openml_id(
     err = capsys.readouterr().err
     line = next(line for line in err.splitlines() if "shared:car: skipped" in line)
     assert "was not found" in line and line.endswith(
-        "data set; car is also openml:21, read from OpenML or its local cache)"
+        "dataset; car is also openml:21, read from OpenML or its local cache)"
     ), line
     # a name outside the catalogue has no OpenML id: the line says what names a dataset
     with pytest.raises(SystemExit, match="No dataset could be loaded"):

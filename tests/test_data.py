@@ -391,7 +391,7 @@ def test_zip_codes_is_the_default_and_high_cardinality():
 
 
 def test_zip_codes_cross_validation_favours_heb_m():
-    """The app opens on this data set: in a 10-fold CV of the 7 smoothers HEB-M wins."""
+    """The app opens on this dataset: in a 10-fold CV of the 7 smoothers HEB-M wins."""
     dataset = load_builtin("zip-codes")
     y_idx, _ = encode_target(dataset.y)
     losses = {name: [] for name in SMOOTHERS}
@@ -562,7 +562,7 @@ FEATURES_77 = """<oml:data_features xmlns:oml="http://openml.org/openml">
 
 
 def test_openml_parquet_with_feature_metadata(tmp_path, no_network):
-    """A parquet-cached data set: nominal types from features.xml, row id and ignored
+    """A parquet-cached dataset: nominal types from features.xml, row id and ignored
     attributes left out, all without the network."""
     folder = tmp_path / "org" / "openml" / "test" / "datasets" / "77"
     folder.mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Data sets for HEB Explorer: the paper's catalogue, OpenML, uploads, shared copies, built-ins.
+"""Datasets for HEB Explorer: the paper's catalogue, OpenML, uploads, shared copies, built-ins.
 
 Every loader returns a :class:`Dataset`: the feature columns ``X`` as a DataFrame, the
 target ``y`` (rows with a missing target already dropped), the columns declared
@@ -9,7 +9,7 @@ app escapes it before display).
 One module per job:
 
 - :mod:`~heb.data.dataset`: ``Dataset``, ``DataError``, the checks and notes every loader shares;
-- :mod:`~heb.data.catalogue`: the paper's 31 data sets;
+- :mod:`~heb.data.catalogue`: the paper's 31 datasets;
 - :mod:`~heb.data.builtins`: offline defaults (``"zip-codes"``, the app's default, a
   known-truth Naive Bayes sample, scikit-learn's bundled sets);
 - :mod:`~heb.data.shared`: the benchmark copies in ``../shared/datasets`` (``HEB_DATASETS_DIR``);

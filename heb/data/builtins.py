@@ -1,4 +1,4 @@
-"""Offline data sets (no network, no ``../shared``): zip-codes, known-truth, sklearn's."""
+"""Offline datasets (no network, no ``../shared``): zip-codes, known-truth, sklearn's."""
 
 from __future__ import annotations
 
@@ -118,12 +118,12 @@ def _sklearn_dataset(name: str) -> Dataset:
         target_column,
         name=name,
         source=f"builtin:{name}",
-        description=f"scikit-learn's bundled {_SKLEARN_TITLES[name]} data set.",
+        description=f"scikit-learn's bundled {_SKLEARN_TITLES[name]} dataset.",
     )
 
 
 def load_builtin(name: str = DEFAULT_DATASET) -> Dataset:
-    """An offline data set that needs neither network nor ``../shared``.
+    """An offline dataset that needs neither network nor ``../shared``.
 
     Parameters
     ----------
@@ -140,6 +140,6 @@ def load_builtin(name: str = DEFAULT_DATASET) -> Dataset:
     if name in BUILTIN_DATASETS:
         return _sklearn_dataset(name)
     raise DataError(
-        f"There is no built-in data set named {quote(name)}; choose one of "
+        f"There is no built-in dataset named {quote(name)}; choose one of "
         f"{', '.join(BUILTIN_DATASETS)}."
     )

@@ -1,4 +1,4 @@
-"""The paper's 31 benchmark data sets (section 5.1.1): names, OpenML ids, groups, targets."""
+"""The paper's 31 benchmark datasets (section 5.1.1): names, OpenML ids, groups, targets."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ GROUPS = ("low-cardinality", "medium-numeric", "mixed", "high-cardinality")
 
 @dataclass(frozen=True)
 class CatalogueEntry:
-    """One of the paper's 31 benchmark data sets.
+    """One of the paper's 31 benchmark datasets.
 
     ``in_shared`` says whether ``../shared/datasets`` carries a copy (the manifest's 26);
     the others load from OpenML when online (or from a filled OpenML cache).
@@ -32,7 +32,7 @@ def _entry(name: str, openml_id: int, group: str, target: str, in_shared: bool =
     return CatalogueEntry(name, openml_id, group, target, in_shared)
 
 
-#: The paper's data sets (section 5.1.1 and its footnote), ids from the shared manifest
+#: The paper's datasets (section 5.1.1 and its footnote), ids from the shared manifest
 #: where it has them; splice, audiology, primary-tumor, nomao and click-prediction have no
 #: shared copy (their ids and targets are OpenML's: 46, 7, 171, 1486, 1220).
 CATALOGUE: list[CatalogueEntry] = [

@@ -38,7 +38,7 @@ class DataError(ValueError):
 # ---------------------------------------------------------------------------- Dataset
 @dataclass
 class Dataset:
-    """A classification data set ready for preprocessing.
+    """A classification dataset ready for preprocessing.
 
     Attributes
     ----------
@@ -58,9 +58,9 @@ class Dataset:
     target : str
         Name of the target column.
     description : str
-        One line about the data set (built-ins), else empty.
+        One line about the dataset (built-ins), else empty.
     truth : dict or None
-        The generating parameters of a synthetic data set.
+        The generating parameters of a synthetic dataset.
     """
 
     name: str
@@ -155,7 +155,7 @@ QUOTE_LIMIT = 60
 def quote(name) -> str:
     """``'name'`` for a message: plain text, at most :data:`QUOTE_LIMIT` characters.
 
-    The value is user text (a column name, a cell, a data set name), so it is cut to a
+    The value is user text (a column name, a cell, a dataset name), so it is cut to a
     bounded length (a huge name cannot flood a message) and ``repr`` escapes newlines and
     control characters; the app escapes markup before display.
     """

@@ -1,4 +1,4 @@
-"""OpenML data sets by integer id, through the ``openml`` client and a local cache."""
+"""OpenML datasets by integer id, through the ``openml`` client and a local cache."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ _OPENML_LOCK = threading.Lock()
 
 def _parse_openml_id(dataset_id) -> int:
     if isinstance(dataset_id, bool | np.bool_):
-        raise DataError("An OpenML data set id is a whole number such as 31.")
+        raise DataError("An OpenML dataset id is a whole number such as 31.")
     if isinstance(dataset_id, int | np.integer):
         value = int(dataset_id)
     elif isinstance(dataset_id, float | np.floating) and float(dataset_id).is_integer():
@@ -55,11 +55,11 @@ def _parse_openml_id(dataset_id) -> int:
         value = int(dataset_id)
     else:
         raise DataError(
-            f"An OpenML data set id is a whole number such as 31, not {quote(dataset_id)} "
+            f"An OpenML dataset id is a whole number such as 31, not {quote(dataset_id)} "
             "(loading by name needs the network)."
         )
     if value <= 0:
-        raise DataError(f"OpenML data set ids are positive whole numbers, not {value}.")
+        raise DataError(f"OpenML dataset ids are positive whole numbers, not {value}.")
     return value
 
 
@@ -106,31 +106,31 @@ def _openml_error(dataset_id: int, exc: Exception) -> DataError:
     from openml import exceptions as oe
 
     if isinstance(exc, oe.OpenMLPrivateDatasetError):
-        return DataError(f"OpenML data set {dataset_id} is private.")
+        return DataError(f"OpenML dataset {dataset_id} is private.")
     if isinstance(exc, oe.OpenMLServerException):
         if getattr(exc, "code", None) == 111:
-            return DataError(f"OpenML has no data set with id {dataset_id}.")
+            return DataError(f"OpenML has no dataset with id {dataset_id}.")
         return DataError(
-            f"The OpenML server could not deliver data set {dataset_id} "
+            f"The OpenML server could not deliver dataset {dataset_id} "
             f"({str(getattr(exc, 'message', exc)).rstrip('.')})."
         )
     if isinstance(exc, oe.OpenMLHashException):
-        return DataError(f"The download of OpenML data set {dataset_id} was damaged; try again.")
+        return DataError(f"The download of OpenML dataset {dataset_id} was damaged; try again.")
     if isinstance(exc, requests.exceptions.RequestException | ConnectionError | TimeoutError):
         return DataError(
-            f"OpenML data set {dataset_id} is not in the local cache and the OpenML server "
+            f"OpenML dataset {dataset_id} is not in the local cache and the OpenML server "
             "cannot be reached; connect to the internet once to download it, or pick a "
-            "built-in data set."
+            "built-in dataset."
         )
     if isinstance(exc, PermissionError):
         return DataError(f"The OpenML cache folder cannot be written to ({exc.filename}).")
-    return DataError(f"OpenML data set {dataset_id} could not be loaded ({type(exc).__name__}).")
+    return DataError(f"OpenML dataset {dataset_id} could not be loaded ({type(exc).__name__}).")
 
 
 def _get_openml_dataset(openml, dataset_id: int, dataset_dir: Path):
     """``openml.datasets.get_dataset`` that never lets a failure delete a good cache.
 
-    The client deletes a data set's cache folder on any exception, so a hard-linked
+    The client deletes a dataset's cache folder on any exception, so a hard-linked
     backup of the folder is taken first and put back if the call fails.
     """
     backup_root = None
@@ -186,7 +186,7 @@ def _read_openml_files(dataset, dataset_dir: Path) -> tuple[pd.DataFrame, list[s
         return frame, nominal
     arff_path = getattr(dataset, "data_file", None)
     if not arff_path or not Path(arff_path).is_file():
-        raise DataError(f"OpenML data set {dataset.dataset_id} has no data file in the cache.")
+        raise DataError(f"OpenML dataset {dataset.dataset_id} has no data file in the cache.")
     raw = read_local_file(arff_path, DEFAULT_MAX_BYTES)
     _check_md5(raw, dataset)
     if raw[:2] == b"\x1f\x8b":
@@ -198,12 +198,12 @@ def _check_md5(raw: bytes, dataset) -> None:
     """Refuse a cached ARFF whose md5 differs from the one in OpenML's description.
 
     The client checks the checksum only when it downloads; a file cut short or replaced
-    in the cache afterwards would otherwise load as this data set.
+    in the cache afterwards would otherwise load as this dataset.
     """
     expected = str(getattr(dataset, "md5_checksum", None) or "").strip().lower()
     if expected and hashlib.md5(raw, usedforsecurity=False).hexdigest() != expected:
         raise DataError(
-            f"The cached data file of OpenML data set {dataset.dataset_id} does not match the "
+            f"The cached data file of OpenML dataset {dataset.dataset_id} does not match the "
             "checksum OpenML published for it; delete its cache folder to download it again."
         )
 
@@ -215,7 +215,7 @@ def load_openml(
     *,
     target: str | None = None,
 ) -> Dataset:
-    """An OpenML data set by integer id, through the ``openml`` client and a local cache.
+    """An OpenML dataset by integer id, through the ``openml`` client and a local cache.
 
     Parameters
     ----------
@@ -224,7 +224,7 @@ def load_openml(
         network).
     cache_dir : path, optional
         Root of the openml cache; default ``data_cache/openml`` (:func:`heb.paths.cache_dir`).
-        Offline, a data set loads when this cache holds it.
+        Offline, a dataset loads when this cache holds it.
     server : str, optional
         The OpenML API URL; default the production server. The cache subfolder follows
         it (``org/openml/www`` or ``org/openml/test``).
@@ -255,14 +255,13 @@ def load_openml(
             raise
         except Exception as exc:  # a damaged cached file: report it, keep the cache
             raise DataError(
-                f"The cached files of OpenML data set {dataset_id} could not be read."
+                f"The cached files of OpenML dataset {dataset_id} could not be read."
             ) from exc
     if target is None:
         target = dataset.default_target_attribute
         if not target or "," in str(target):
             raise DataError(
-                f"OpenML data set {dataset_id} has no single default target; choose a target "
-                "column."
+                f"OpenML dataset {dataset_id} has no single default target; choose a target column."
             )
     drop = []
     if dataset.row_id_attribute:
@@ -276,5 +275,5 @@ def load_openml(
         source=f"openml:{dataset_id}",
         declared=nominal,
         drop=drop,
-        description=f"OpenML data set {dataset_id} ({dataset.name}).",
+        description=f"OpenML dataset {dataset_id} ({dataset.name}).",
     )

@@ -22,7 +22,7 @@ def _read_manifest(directory: Path) -> dict[str, dict]:
     except FileNotFoundError as exc:
         raise DataError(
             f"The shared benchmark folder was not found at {directory}; set HEB_DATASETS_DIR "
-            "or use a built-in data set."
+            "or use a built-in dataset."
         ) from exc
     except (OSError, ValueError) as exc:
         raise DataError(f"The shared manifest in {directory} could not be read.") from exc
@@ -49,7 +49,7 @@ def load_shared(name: str, datasets_dir: str | Path | None = None) -> Dataset:
     manifest = _read_manifest(directory)
     if name not in manifest:
         raise DataError(
-            f"There is no shared data set named {quote(name)}; the shared folder has "
+            f"There is no shared dataset named {quote(name)}; the shared folder has "
             f"{join_names(sorted(manifest))}."
         )
     entry = manifest[name]
@@ -67,5 +67,5 @@ def load_shared(name: str, datasets_dir: str | Path | None = None) -> Dataset:
         source=f"shared:{name}",
         declared=entry.get("categorical_features", []),
         drop=entry.get("drop_features", []),
-        description=f"Benchmark copy of OpenML data set {entry.get('openml_id')}.",
+        description=f"Benchmark copy of OpenML dataset {entry.get('openml_id')}.",
     )

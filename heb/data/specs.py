@@ -21,14 +21,14 @@ from heb.data.uploads import load_upload
 
 __all__ = ["load_dataset", "MAX_SPEC_LENGTH"]
 
-#: longest data set name accepted (a longer value is refused before any lookup)
+#: longest dataset name accepted (a longer value is refused before any lookup)
 MAX_SPEC_LENGTH = 200
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 
 
 def _refuse_name(spec: str) -> DataError:
     return DataError(
-        f"{quote(spec)} is not a data set name; use builtin:NAME, shared:NAME or openml:ID."
+        f"{quote(spec)} is not a dataset name; use builtin:NAME, shared:NAME or openml:ID."
     )
 
 
@@ -60,7 +60,7 @@ def load_dataset(spec: str, *, allow_paths: bool = True, **kwargs) -> Dataset:
     Parameters
     ----------
     spec : str
-        The data set.
+        The dataset.
     allow_paths : bool
         True (the API, the CLI): a local path or ``file:PATH`` is read too (regular files
         only, never ``/proc``, ``/sys``, ``/dev``). False (any value a visitor typed, e.g.
@@ -70,7 +70,7 @@ def load_dataset(spec: str, *, allow_paths: bool = True, **kwargs) -> Dataset:
     spec = str(spec).strip()
     if len(spec) > MAX_SPEC_LENGTH:
         raise DataError(
-            f"The data set name is {len(spec):,} characters long, more than the "
+            f"The dataset name is {len(spec):,} characters long, more than the "
             f"{MAX_SPEC_LENGTH} a name may have."
         )
     if not allow_paths:
@@ -91,6 +91,6 @@ def load_dataset(spec: str, *, allow_paths: bool = True, **kwargs) -> Dataset:
             read_local_file(path, max_bytes), path.name, max_bytes=max_bytes, **kwargs
         )
     raise DataError(
-        f"{quote(spec)} is not a data set name, an OpenML id or a file; use builtin:NAME, "
+        f"{quote(spec)} is not a dataset name, an OpenML id or a file; use builtin:NAME, "
         "shared:NAME, openml:ID or a file path."
     )
