@@ -161,6 +161,12 @@ def reliability_view(comparison: cmp.Comparison) -> None:
         help="The methods drawn in the diagram (a few at a time read best).",
         **state.page_setting(*_reliability_setting(result)),
     )
+    left_out = [m for m in result.methods if m not in drawn]
+    if left_out and len(result.methods) > MAX_DRAWN:  # said, not dropped silently
+        st.caption(
+            f"Not drawn: {escape(', '.join(left_out))} (at most {MAX_DRAWN} read well "
+            "together; pick them under Draw)."
+        )
     st.caption(
         "Every row's out-of-fold prediction pooled over the folds, binned by its top-1 "
         "probability (no ECE here: the table's ECE is the mean over folds). Each point's "

@@ -458,6 +458,18 @@ def test_concentrations_of_heb_aode():
 
 
 # --------------------------------------------------------------------------- Compare
+def test_the_reliability_view_names_the_methods_it_does_not_draw():
+    """Of seven methods five are drawn: m-estimate and TE were left out with no word."""
+    seven = "Laplace,Lidstone,KT,m-estimate,TE,HEB-U,HEB-M"
+    at = open_app("pages/compare.py", data="builtin:iris", methods=seven, folds="3")
+    assert_clean(at)
+    (draw,) = [box for box in at.multiselect if box.label == "Draw"]
+    assert len(draw.value) == 5 and {"HEB-U", "HEB-M"} <= set(draw.value)
+    left_out = ", ".join(m for m in seven.split(",") if m not in draw.value)
+    notes = [unescape(c.value) for c in at.caption if c.value.startswith("Not drawn:")]
+    assert notes == [f"Not drawn: {left_out} (at most 5 read well together; pick them under Draw)."]
+
+
 def test_compare_page_and_a_what_if_change():
     at = open_app("pages/compare.py", data="builtin:iris", methods="Laplace,Lidstone,HEB-M")
     shown = table_with(at, "ECE ↓")
