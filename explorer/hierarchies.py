@@ -286,10 +286,13 @@ def _declare_view(work: WorkingData) -> None:
         left.selectbox("Feature (the leaves)", names, key="hier_feature")
         middle.radio("Its parent is", ["parent column", "prefix of the label"], key="hier_kind")
         _parent_default(names)
-        right.selectbox("Parent column", names, key="hier_parent")
+        # a form sends its widgets together, so both stay shown: each says which choice
+        # reads it (the prefix box beside "parent column" looked like part of it)
+        right.selectbox("Parent column (if a parent column)", names, key="hier_parent")
         right.text_input(
-            "Prefix lengths, finest first", "3", key="hier_L",
-            help="ZIP 02139 with lengths 3, 1: 02139 -> 021 -> 0.",
+            "Prefix lengths, finest first (if a prefix)", "3", key="hier_L",
+            help="ZIP 02139 with lengths 3, 1: 02139 -> 021 -> 0. Read only when the "
+            "parent is a prefix of the label.",
         )  # fmt: skip
         st.form_submit_button("Declare", on_click=_declare_from_form, args=(names,))
 

@@ -444,3 +444,12 @@ def test_concentrations_say_plainly_when_there_is_no_hierarchy():
     assert_clean(at)
     assert at.session_state["dataset_tab"] == "Hierarchies"
     assert [b for b in at.button if b.label == "Declare"]  # the declaration form is drawn
+
+
+def test_the_declare_forms_inputs_say_which_choice_reads_them():
+    """ "Prefix lengths" stood beside a chosen "parent column" as if part of it; a form
+    sends its inputs together, so both stay and each names its choice."""
+    at = open_app(dataset_tab="Hierarchies")
+    assert_clean(at)
+    assert at.selectbox(key="hier_parent").label == "Parent column (if a parent column)"
+    assert at.text_input(key="hier_L").label == "Prefix lengths, finest first (if a prefix)"
