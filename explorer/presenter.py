@@ -188,9 +188,12 @@ class LessonSteps:
         self.presenting = presenting()
         self._settings = None  # the step bar's "Settings" popover (presenter mode)
         state = st.session_state
-        requested = _requested_step(state.pop(STEP_REQUESTED, None), len(self.titles))
+        text = state.pop(STEP_REQUESTED, None)
+        requested = _requested_step(text, len(self.titles))
         if requested is not None:
             state[_CURRENT] = requested
+        #: a link's ``?step=`` that names no step of this lesson (said, not dropped)
+        self.refused = text if text is not None and requested is None else None
         current = state.get(_CURRENT, 1)
         self.current = current if 1 <= current <= len(self.titles) else 1
         state[_CURRENT] = self.current
@@ -327,4 +330,12 @@ def lesson_header(file: str, titles, about: str = "") -> LessonSteps:
         return lesson_steps(titles)
     with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
         st.title(page_title(file), width="content", help=caption)
-        return lesson_steps(titles)
+        steps = lesson_steps(titles)
+    if steps.refused is not None:
+        from explorer.errors import escape
+
+        st.caption(
+            f"The link's step {escape(steps.refused, limit=12)} is not one of this "
+            f"lesson's steps 1 to {len(steps.titles)}: step {steps.current} is shown."
+        )
+    return steps

@@ -117,9 +117,14 @@ def test_a_link_reopens_its_step():
 
 @pytest.mark.parametrize("bad", ["9", "last-ish", "0"])
 def test_a_link_to_a_step_the_lesson_lacks_opens_its_first(bad):
+    """... and says so (it fell back to step 1 without a word)."""
     at = open_lesson("lesson_evidence", present="1", step=bad)
     assert step_bar(at).startswith("**Step 1 of 3")
     assert query(at, "step") is None
+    notes = [c.value for c in at.caption if c.value.startswith("The link's step")]
+    assert len(notes) == 1 and "is not one of this lesson's steps 1 to 3: step 1" in notes[0]
+    assert not [c for c in open_lesson("lesson_evidence", present="1", step="2").caption
+                if c.value.startswith("The link's step")]  # fmt: skip
 
 
 def test_leaving_the_presenter_mode_drops_the_step_and_shows_everything():
