@@ -71,9 +71,15 @@ def test_compare_shows_confusion_reliability_and_roc(compare_page, iris_result):
     np.testing.assert_array_equal(
         decode(matrix["customdata"]), dg.confusion_counts(iris_result.y, proba)
     )
-    scores = [f.value for f in at.dataframe if "precision" in f.value.columns][0]
+    grid = [f for f in at.dataframe if "precision" in f.value.columns][0]
+    scores = grid.value
     expected = dg.class_scores(iris_result.y, proba, [str(c) for c in iris_result.classes])
     np.testing.assert_allclose(scores["recall"], expected["recall"])
+    # Compare's 3 decimals and the Dataset page's separators (it read 0.8523 and 4261)
+    config = json.loads(grid.proto.columns)
+    formats = {k: v["type_config"]["format"] for k, v in config.items() if "type_config" in v}
+    assert formats == {"rows": "%,d", "predicted": "%,d", "precision": "%.3f",
+                       "recall": "%.3f", "F1": "%.3f"}  # fmt: skip
     reliability = titled(at, "Per-class reliability (one-vs-rest): Laplace")
     assert len(reliability["data"]) == 1 + iris_result.classes.size
     roc = titled(at, "ROC, class")
