@@ -347,11 +347,12 @@ def _take_better_peaks(items, groups, m_min, m_max, fit) -> None:
     x, done, steps = halley_log_m(score, 0.5 * (lo + hi), lo, hi)
     peak_m = np.clip(np.exp(x), m_min, m_max)
     peak_evidence = score.evidence(peak_m)
-    # each group's best peak (rows ascend), against the evidence at its clamp
+    # each group's best peak (rows ascend), against the evidence at its fitted m (read
+    # off the same score: its r-th group is the owner of peak r)
     order = np.lexsort((-peak_evidence, rows))
     best = order[np.flatnonzero(np.diff(rows[order], prepend=-1))]
     owners = groups[rows[best]]
-    fitted_evidence = sub.take_groups(rows[best]).score().evidence(m[owners])
+    fitted_evidence = score.evidence(m[groups[rows]])[best]
     # a peak the fit already holds differs from it by rounding only: kept as fitted
     margin = PEAK_MARGIN * np.maximum(1.0, np.abs(fitted_evidence))
     wins = peak_evidence[best] > fitted_evidence + margin

@@ -141,22 +141,7 @@ class WeightedItems:
 
     def subset(self, keep: np.ndarray) -> WeightedItems:
         """The items and documents of the groups where ``keep`` is true, renumbered."""
-        new_id = np.cumsum(keep) - 1
-        groups = np.flatnonzero(keep)  # their items: runs of the sorted items
-        starts = self.item_bounds[groups]
-        items = ragged_arange(starts, self.item_bounds[groups + 1] - starts)
-        docs = np.flatnonzero(keep[self.doc_group])
-        out = object.__new__(WeightedItems)
-        out.item_group = new_id.take(self.item_group.take(items))
-        out.item_count = self.item_count.take(items)
-        out.item_prior = self.item_prior.take(items)
-        out.item_weight = None if self.item_weight is None else self.item_weight.take(items)
-        out.doc_group = new_id.take(self.doc_group.take(docs))
-        out.doc_total = self.doc_total.take(docs)
-        out.doc_weight = None if self.doc_weight is None else self.doc_weight.take(docs)
-        out.n_groups = int(keep.sum())
-        out.item_bounds = group_bounds(out.item_group, out.n_groups)
-        return out
+        return self.take_groups(np.flatnonzero(keep))
 
     def take_groups(self, index: np.ndarray) -> WeightedItems:
         """The items and documents of the groups ``index`` (repeats allowed), the r-th
@@ -168,6 +153,7 @@ class WeightedItems:
         sizes = self.item_bounds[index + 1] - starts
         items = ragged_arange(starts, sizes)
         out.item_group = np.repeat(renumbered, sizes)
+        out.item_bounds = np.concatenate(([0], np.cumsum(sizes)))
         out.item_count = self.item_count.take(items)
         out.item_prior = self.item_prior.take(items)
         out.item_weight = None if self.item_weight is None else self.item_weight.take(items)
@@ -179,7 +165,6 @@ class WeightedItems:
         out.doc_total = self.doc_total.take(docs)
         out.doc_weight = None if self.doc_weight is None else self.doc_weight.take(docs)
         out.n_groups = int(index.size)
-        out.item_bounds = group_bounds(out.item_group, out.n_groups)
         return out
 
     def documents(self) -> np.ndarray:
