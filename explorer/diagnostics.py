@@ -82,17 +82,13 @@ def _per_class_section(
     with right:
         show_figure(views["reliability"], None, "class-reliability", key="class_rel_fig")
     # the metrics table's decimals, counts with separators (it read 0.8523 beside
-    # Compare's 0.852, and 4261 beside the Dataset page's 4,261); the presenter mode
-    # draws an HTML table, with no column settings
+    # Compare's 0.852, and 4261 beside the Dataset page's 4,261)
     share = st.column_config.NumberColumn(format=f"%.{TABLE_DECIMALS}f")
     count = st.column_config.NumberColumn(format="%,d")
-    formats = {"rows": count, "predicted": count, "precision": share, "recall": share}
-    show_table(
-        views["scores"],
-        number_format=None,
-        key="class_scores",
-        **({} if state.presenting() else {"column_config": formats | {"F1": share}}),
+    formats = {"rows": count, "predicted": count} | dict.fromkeys(
+        ["precision", "recall", "F1"], share
     )
+    show_table(views["scores"], number_format=None, key="class_scores", grid_config=formats)
     positive = st.selectbox(
         "ROC of class (against the rest)",
         classes,

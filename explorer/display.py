@@ -238,6 +238,7 @@ def show_table(
     frame: pd.DataFrame,
     style: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     number_format: str | None = None,
+    grid_config: dict | None = None,
     **kwargs,
 ) -> None:
     """``st.dataframe`` of ``frame`` with every text cell and label capped for the browser.
@@ -250,11 +251,16 @@ def show_table(
         returning CSS per cell.
     number_format : str, optional
         A Styler format for every cell, e.g. ``"{:.4f}"``.
+    grid_config : dict, optional
+        Column settings of the grid only: dropped in the presenter mode, which then draws
+        the table in its large type (``column_config`` keeps the grid there).
     **kwargs
         Go to :func:`streamlit.dataframe` (``hide_index`` defaults to True; ``height`` to
         ``"content"`` for at most :data:`WHOLE_TABLE_ROWS` rows).
     """
     kwargs.setdefault("hide_index", True)
+    if grid_config is not None and not presenting():
+        kwargs["column_config"] = grid_config
     if len(frame) <= WHOLE_TABLE_ROWS:
         kwargs.setdefault("height", "content")
     shown = cap_cells(frame)

@@ -20,6 +20,7 @@ while the presenter mode is on, so a copied link reopens it.
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from contextlib import nullcontext
@@ -122,8 +123,6 @@ def presenter_height(fig) -> int:
     (at 1024 px a four-row legend left the calibration plot 60 px, the zero-count words
     the bars 45 px), up to :data:`PRESENTER_FIGURE_MAX`; never more than the figure's
     own height."""
-    import re
-
     from heb.figures.style import FONT_SIZE, PLOT_GAP, legend_rows, title_height
 
     title = fig.layout.title.text or ""

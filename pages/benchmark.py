@@ -34,7 +34,6 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     )
     table, bold_best = bench.score_table(scores, ranks, metric)
     # the dataset names whole: "amazon-employee-access" read "amazon-empl" at 1280 px
-    # (the presenter mode draws an HTML table, with no column settings)
     names = {"_index": st.column_config.TextColumn(width=bench.name_width(table.index))}
     show_table(
         table,
@@ -42,7 +41,7 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
         number_format=f"{{:.{bench.SCORE_DECIMALS}f}}",
         hide_index=False,
         key=f"scores_{metric}",
-        **({} if state.presenting() else {"column_config": names}),
+        grid_config=names,
     )
     download_buttons(None, table.reset_index(names="dataset"), f"scores-{metric}")
     for sentence in rank_sentences(ranks, metric):

@@ -86,8 +86,7 @@ def show(comparison: cmp.Comparison, from_memory: bool):
         comparison.table,
         style=cmp.best_style(comparison.summary),
         key="metrics_table",
-        # the presenter mode draws a plain HTML table (no column settings) at large type
-        **({} if state.presenting() else {"column_config": cmp.table_column_config()}),
+        grid_config=cmp.table_column_config(),
     )
     st.caption(
         "Best mean of each metric in blue. Fit time includes counting the fold. Each metric "

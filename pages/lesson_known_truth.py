@@ -25,39 +25,34 @@ N_TEST = 10_000
 #: the figures' tabs, and the posteriors tab's pick of smoothers (its setting and default)
 TABS = ("PMF error", "Posteriors", "Calibration")
 PICK, DEFAULT_PICK = "truth_pick", ("Laplace", "HEB-M")
+
+
+def _number(label: str, meaning: str) -> st.column_config.NumberColumn:
+    """A number column at 3 decimals with a short header and its meaning as help."""
+    return st.column_config.NumberColumn(label, format="%.3f", help=meaning)
+
+
 #: the summary table's columns: short headers (the meaning in each one's tooltip), so all
 #: of them fit the figure's column at 1280 px with the sidebar open (the long ones pushed
 #: log-loss and accuracy past its edge), and 3 decimals in every number column (the house
 #: style of metrics, heb.evaluate.report.CELL_DECIMALS: 0.065 stood beside 0.0679)
-_METRIC = "%.3f"
 SUMMARY_COLUMNS = {
     "label": st.column_config.TextColumn("smoother", pinned=True),
-    "mean_l1": st.column_config.NumberColumn(
-        "PMF l1",
-        format=_METRIC,
-        help="Mean l1 error ‖θ̂_cf − θ_cf‖₁ of the estimated class-conditional PMFs.",
+    "mean_l1": _number(
+        "PMF l1", "Mean l1 error ‖θ̂_cf − θ_cf‖₁ of the estimated class-conditional PMFs."
     ),
-    "true_ece": st.column_config.NumberColumn(
-        "true ECE",
-        format=_METRIC,
-        help="Calibration error against the true probability that the prediction is right.",
+    "true_ece": _number(
+        "true ECE", "Calibration error against the true probability that the prediction is right."
     ),
-    "sample_ece": st.column_config.NumberColumn(
+    "sample_ece": _number(
         "label ECE",
-        format=_METRIC,
-        help="Calibration error against the test rows' sampled labels (all real data has).",
+        "Calibration error against the test rows' sampled labels (all real data has).",
     ),
-    "posterior_l1": st.column_config.NumberColumn(
-        "post. l1",
-        format=_METRIC,
-        help="Mean l1 distance between the estimated and the true posterior of a test row.",
+    "posterior_l1": _number(
+        "post. l1", "Mean l1 distance between the estimated and the true posterior of a test row."
     ),
-    "log_loss": st.column_config.NumberColumn(
-        "log-loss", format=_METRIC, help=f"Log-loss on {N_TEST:,} fresh test rows."
-    ),
-    "accuracy": st.column_config.NumberColumn(
-        "acc.", format=_METRIC, help=f"Accuracy on {N_TEST:,} fresh test rows."
-    ),
+    "log_loss": _number("log-loss", f"Log-loss on {N_TEST:,} fresh test rows."),
+    "accuracy": _number("acc.", f"Accuracy on {N_TEST:,} fresh test rows."),
 }
 
 
