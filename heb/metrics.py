@@ -39,6 +39,7 @@ __all__ = [
     "log_loss",
     "reliability",
     "reliability_curve",
+    "reliability_from_sums",
 ]
 
 #: probabilities of the true class are clipped to [LOG_LOSS_EPS, 1] in the log-loss
@@ -204,20 +205,43 @@ def reliability_curve(
     else:
         edges = np.quantile(confidence, np.linspace(0.0, 1.0, n_bins + 1))
         bin_index = np.searchsorted(edges[1:-1], confidence, side="right")
-    count = np.bincount(bin_index, minlength=n_bins)
-    confidence_sum = np.bincount(bin_index, weights=confidence, minlength=n_bins)
-    correct_sum = np.bincount(bin_index, weights=correct.astype(np.float64), minlength=n_bins)
+    return reliability_from_sums(
+        edges,
+        np.bincount(bin_index, minlength=n_bins),
+        np.bincount(bin_index, weights=confidence, minlength=n_bins),
+        np.bincount(bin_index, weights=correct.astype(np.float64), minlength=n_bins),
+    )
+
+
+def reliability_from_sums(
+    edges: np.ndarray, count: np.ndarray, confidence_sum: np.ndarray, correct_sum: np.ndarray
+) -> dict[str, np.ndarray | float]:
+    """:func:`reliability` from per-bin sums, which add over folds and batches.
+
+    Parameters
+    ----------
+    edges : ndarray (B+1,)
+        The bins' edges.
+    count, confidence_sum, correct_sum : ndarray (B,)
+        Per bin: its rows, the sum of their top-1 probabilities, and how many are right.
+
+    Returns
+    -------
+    dict
+        As :func:`reliability`. Raises ``ValueError`` when the bins hold no row.
+    """
+    count = np.asarray(count)
+    total = float(count.sum())
+    if total <= 0:
+        raise ValueError("A reliability diagram needs at least one row.")
     occupied = count > 0
     safe_count = np.maximum(count, 1)
-    mean_confidence = np.where(occupied, confidence_sum / safe_count, 0.0)
-    mean_accuracy = np.where(occupied, correct_sum / safe_count, 0.0)
-    ece = float(np.sum(np.abs(correct_sum - confidence_sum)) / confidence.shape[0])
     return {
-        "edges": edges,
-        "count": count.astype(np.int64),
-        "confidence": mean_confidence,
-        "accuracy": mean_accuracy,
-        "ece": ece,
+        "edges": np.asarray(edges, dtype=np.float64),
+        "count": np.rint(count).astype(np.int64),
+        "confidence": np.where(occupied, confidence_sum / safe_count, 0.0),
+        "accuracy": np.where(occupied, correct_sum / safe_count, 0.0),
+        "ece": float(np.sum(np.abs(correct_sum - confidence_sum)) / total),
     }
 
 

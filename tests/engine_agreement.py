@@ -14,6 +14,7 @@ import pandas as pd
 
 from heb.counts import CountTable
 from heb.data import Preprocessor, encode_target
+from heb.metrics import reliability
 from heb.scale.counting import count_histograms, describe
 from heb.scale.cv import cross_validate
 from heb.scale.inmemory import cross_validate_in_memory, fold_assignment
@@ -61,15 +62,34 @@ def assert_same_metrics(
     missing: str = "impute",
     **kwargs,
 ) -> None:
-    """Every method's per-fold metrics equal the in-memory path's on ``folds`` (1e-9)."""
+    """Every method's per-fold metrics equal the in-memory path's on ``folds`` (1e-9), and
+    its reliability diagram pooled over the folds equals the in-memory one of every row's
+    out-of-fold probabilities (counts exact, means to 1e-12)."""
     k = int(folds.max()) + 1
     result = cross_validate(engine, target, methods, n_splits=k, missing=missing, **kwargs)
-    reference = cross_validate_in_memory(rows, target, folds, methods, missing=missing, **kwargs)
+    reference, probas, _ = cross_validate_in_memory(
+        rows, target, folds, methods, missing=missing, return_proba=True, **kwargs
+    )
     merged = result.folds.merge(reference, on=["method", "fold"], suffixes=("", "_ref"))
     assert len(merged) == len(methods) * k
     for metric in METRICS:
         np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
     assert result.n_rows == len(rows)
+    assert_same_reliability(result, encode_target(rows[target])[0], folds, probas, methods)
+
+
+def assert_same_reliability(result, y: np.ndarray, folds: np.ndarray, probas: dict, methods):
+    """``result.reliability`` of every method equals :func:`heb.metrics.reliability` of the
+    in-memory out-of-fold probabilities ``probas[(method, fold)]`` pooled over the folds."""
+    k = int(folds.max()) + 1
+    pooled_y = np.concatenate([y[folds == fold] for fold in range(k)])
+    for name in methods:
+        pooled = np.vstack([probas[(name, fold)] for fold in range(k)])
+        expected, got = reliability(pooled_y, pooled), result.reliability(name)
+        np.testing.assert_array_equal(got["count"], expected["count"])
+        assert got["count"].sum() == y.size
+        for key in ("edges", "confidence", "accuracy", "ece"):
+            np.testing.assert_allclose(got[key], expected[key], rtol=0, atol=1e-12)
 
 
 def assert_same(

@@ -17,6 +17,7 @@ from heb.scale.cv import cross_validate
 from heb.scale.inmemory import cross_validate_in_memory, example_frame, fold_assignment
 from heb.scale.source import open_source
 from heb.scale.spark_engine import SparkEngine
+from tests.engine_agreement import assert_same_reliability
 from tests.peers import require_spark
 
 METHODS = [*TABLE1_METHODS, "HEB-M+GR", "AODE", "HEB-AODE"]
@@ -55,8 +56,12 @@ def test_spark_count_tables_are_identical_integers(spark):
 def test_spark_cross_validation_equals_in_memory(spark):
     engine, rows, folds = spark
     result = cross_validate(engine, "label", METHODS, n_splits=N_SPLITS, batch_rows=150)
-    reference = cross_validate_in_memory(rows, "label", folds, METHODS)
+    reference, probas, _ = cross_validate_in_memory(
+        rows, "label", folds, METHODS, return_proba=True
+    )
     merged = result.folds.merge(reference, on=["method", "fold"], suffixes=("", "_ref"))
     assert len(merged) == len(METHODS) * N_SPLITS and result.engine == "spark"
     for metric in METRICS:
         np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
+    # the reliability bins come back from the workers and pool as in memory
+    assert_same_reliability(result, encode_target(rows["label"])[0], folds, probas, METHODS)

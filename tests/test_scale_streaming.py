@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heb.metrics import all_metrics, auc_ovr
+from heb.metrics import all_metrics, auc_ovr, reliability
 from heb.scale.encoding import weighted_median, weighted_quantile
 from heb.scale.streaming_metrics import MetricSums
 
@@ -85,3 +85,24 @@ def test_auc_on_the_logit_grid_stays_within_its_stated_bound(n_classes):
 def test_a_fold_without_rows_is_refused():
     with pytest.raises(ValueError, match="no rows"):
         MetricSums(2).result()
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_reliability_from_merged_batches_equals_the_in_memory_diagram(n_classes):
+    rng = np.random.default_rng(20 + n_classes)
+    y, proba = _random_fold(rng, 1_500, n_classes)
+    proba[:40] = 1.0 / n_classes  # confidences on a bin edge (1/2 and 1/3 of the way)
+    left = MetricSums(n_classes).update(y[:600], proba[:600])
+    right = MetricSums(n_classes)
+    for lo in range(600, 1_500, 250):
+        right.update(y[lo : lo + 250], proba[lo : lo + 250])
+    got, expected = left.merge(right).reliability(), reliability(y, proba)
+    np.testing.assert_array_equal(got["count"], expected["count"])
+    for key in ("edges", "confidence", "accuracy"):
+        np.testing.assert_allclose(got[key], expected[key], rtol=0, atol=1e-12)
+    assert got["ece"] == pytest.approx(all_metrics(y, proba)["ece"], abs=1e-12)
+
+
+def test_reliability_of_no_rows_is_refused():
+    with pytest.raises(ValueError, match="at least one row"):
+        MetricSums(2).reliability()

@@ -31,13 +31,14 @@ import pandas as pd
 from heb import registry
 from heb.aode import AODE
 from heb.data import DataError
+from heb.metrics import reliability_from_sums
 from heb.nb import NaiveBayes
 from heb.registry import METRICS as METRIC_NAMES  # metric names, in order
 from heb.scale.counting import FittedFold, count_histograms, describe
 from heb.scale.fold_files import FoldFiles
 from heb.scale.scoring import FoldModels, FoldScorer, merge_sums
 from heb.scale.sql import rows_query
-from heb.scale.streaming_metrics import MetricSums
+from heb.scale.streaming_metrics import ECE_EDGES, MetricSums
 
 __all__ = [
     "ENGINE_FAMILIES",
@@ -52,6 +53,7 @@ __all__ = [
 ENGINE_FAMILIES = ("nb", "aode")
 
 _FOLD_COLUMNS = ["method", "fold", *METRIC_NAMES, "auc_bound", "fit_time", "predict_time"]
+_BIN_COLUMNS = ["method", "fold", "bin", "rows", "confidence_sum", "correct_sum"]
 
 
 @dataclass
@@ -75,6 +77,9 @@ class ScaleCVResult:
         files), ``fit`` (smoothing) and ``score``; ``<phase>_cpu``: its CPU seconds (all
         threads of this process: DuckDB's, not Spark's JVM).
     notes : list of str
+    reliability_bins : DataFrame
+        One row per (method, fold, bin) of the top-1 ECE's ten uniform bins: ``rows``,
+        ``confidence_sum`` (their top-1 probabilities) and ``correct_sum`` (rows right).
     """
 
     folds: pd.DataFrame
@@ -84,6 +89,9 @@ class ScaleCVResult:
     engine: str
     timings: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    reliability_bins: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=_BIN_COLUMNS)
+    )
 
     @property
     def methods(self) -> list[str]:
@@ -95,6 +103,21 @@ class ScaleCVResult:
         from heb.evaluate import CVResult
 
         return CVResult.summary(self)  # it reads only ``folds`` and ``methods``
+
+    def reliability(self, method: str) -> dict:
+        """Reliability-diagram data of a method's out-of-fold predictions pooled over the
+        folds (as ``CVResult.reliability``: the same bins, every row counted once)."""
+        bins = self.reliability_bins[self.reliability_bins["method"] == method]
+        if bins.empty:
+            raise KeyError(f"No reliability bins for {method!r}.")
+        pooled = bins.groupby("bin")[["rows", "confidence_sum", "correct_sum"]].sum()
+        pooled = pooled.reindex(range(ECE_EDGES.size - 1), fill_value=0.0)
+        return reliability_from_sums(
+            ECE_EDGES,
+            pooled["rows"].to_numpy(),
+            pooled["confidence_sum"].to_numpy(),
+            pooled["correct_sum"].to_numpy(),
+        )
 
 
 def unsupported_methods(methods: Sequence[str]) -> list[str]:
@@ -300,7 +323,22 @@ def cross_validate(
         engine.name,
         timings,
         notes,
+        _bins_frame(scores, methods, n_splits),
     )
+
+
+def _bins_frame(scores: dict, methods: list[str], n_splits: int) -> pd.DataFrame:
+    """The (method, fold, bin) rows of :attr:`ScaleCVResult.reliability_bins`."""
+    parts = []
+    for name in methods:
+        for fold in range(n_splits):
+            bins = scores[(name, fold)][2]
+            parts.append(
+                pd.DataFrame(
+                    {"method": name, "fold": fold, "bin": np.arange(bins["rows"].size), **bins}
+                )
+            )
+    return pd.concat(parts, ignore_index=True)[_BIN_COLUMNS]
 
 
 class _Plan:
@@ -333,7 +371,8 @@ class _Plan:
 
 
 def _score_from_fold_files(engine, sql: str, plan: _Plan, batch_rows: int) -> dict:
-    """(metrics, predict seconds) per (method, fold): one spilling scan, then fold by fold."""
+    """(metrics, predict seconds, reliability bins) per (method, fold): one spilling scan,
+    then fold by fold."""
     histograms = plan.histograms
     n_folds, n_rows = histograms.n_folds, max(histograms.n_rows, 1)
     values = [v.dictionary_only() for v in histograms.values]
@@ -376,8 +415,8 @@ def _score_fold(
     batch_rows,
     on_chunk: Callable[[int], None] | None = None,
 ) -> dict:
-    """(metrics, predict seconds) per (method, k) of fold k's rows, read from its file;
-    ``on_chunk(rows scored so far)`` after each chunk."""
+    """(metrics, predict seconds, reliability bins) per (method, k) of fold k's rows, read
+    from its file; ``on_chunk(rows scored so far)`` after each chunk."""
     sums = {name: MetricSums(files.class_index.size) for name in methods}
     seconds = dict.fromkeys(methods, 0.0)
     done = 0
@@ -393,7 +432,10 @@ def _score_fold(
             on_chunk(done)
     if not files.rows[k]:
         return {}
-    return {(name, k): (sums[name].result(), seconds[name]) for name in methods}
+    return {
+        (name, k): (sums[name].result(), seconds[name], sums[name].reliability_bins())
+        for name in methods
+    }
 
 
 @contextmanager
@@ -409,8 +451,9 @@ def _phase(timings: dict, name: str):
 
 
 def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget: float):
-    """(metrics, predict seconds) per (method, fold) from scans of the source on its engine
-    (Spark: ``mapInPandas``), folds grouped so that one group's models fit ``budget``."""
+    """(metrics, predict seconds, reliability bins) per (method, fold) from scans of the
+    source on its engine (Spark: ``mapInPandas``), folds grouped so that one group's models
+    fit ``budget``."""
     histograms = plan.histograms
     fitted = [plan.fold(k) for k in range(histograms.n_folds)]
     sizes = [_fold_bytes(fold, plan.methods, plan.joints, plan.params) for fold in fitted]
@@ -432,7 +475,10 @@ def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget:
         with _phase(plan.timings, "score"):
             part = engine.map_reduce(sql(folds), scorer, merge_sums, batch_rows, on_batch=scanned)
         merge_sums(sums, part or {})
-    scores = {key: (acc.result(), float(acc.state["seconds"][0])) for key, acc in sums.items()}
+    scores = {
+        key: (acc.result(), float(acc.state["seconds"][0]), acc.reliability_bins())
+        for key, acc in sums.items()
+    }
     return scores, len(groups)
 
 

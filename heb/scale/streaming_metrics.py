@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from heb.metrics import LOG_LOSS_EPS
+from heb.metrics import LOG_LOSS_EPS, reliability_from_sums
 from heb.registry import METRICS as METRIC_NAMES  # metric names, in order
 
-__all__ = ["MetricSums", "AUC_GRID_BINS"]
+__all__ = ["MetricSums", "AUC_GRID_BINS", "ECE_EDGES"]
 
 AUC_GRID_BINS = 1 << 16
 _LOGIT_RANGE = 50.0
 _ECE_BINS = 10
+#: the top-1 ECE's uniform bin edges, as :func:`heb.metrics.reliability` draws them
+ECE_EDGES = np.arange(_ECE_BINS + 1, dtype=np.float64) / _ECE_BINS
 
 
 def _to_grid(scores: np.ndarray) -> np.ndarray:
@@ -98,8 +100,7 @@ class MetricSums:
         residual = proba.copy()
         residual[rows, y] -= 1.0
         s["brier"] += np.sum(residual**2)
-        edges = np.arange(_ECE_BINS + 1, dtype=np.float64) / _ECE_BINS
-        index = np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, _ECE_BINS - 1)
+        index = np.clip(np.searchsorted(ECE_EDGES, confidence, side="right") - 1, 0, _ECE_BINS - 1)
         s["ece_count"] += np.bincount(index, minlength=_ECE_BINS)
         s["ece_confidence"] += np.bincount(index, weights=confidence, minlength=_ECE_BINS)
         s["ece_correct"] += np.bincount(index, weights=correct.astype(float), minlength=_ECE_BINS)
@@ -156,6 +157,22 @@ class MetricSums:
         if not aucs:
             return 0.5, 0.0
         return float(np.mean(aucs)), float(np.mean(bounds))
+
+    def reliability_bins(self) -> dict[str, np.ndarray]:
+        """Per ECE bin: ``rows``, ``confidence_sum`` and ``correct_sum`` (they add over folds)."""
+        s = self.state
+        return {
+            "rows": s["ece_count"].copy(),
+            "confidence_sum": s["ece_confidence"].copy(),
+            "correct_sum": s["ece_correct"].copy(),
+        }
+
+    def reliability(self) -> dict[str, np.ndarray | float]:
+        """The reliability diagram of the rows added, as :func:`heb.metrics.reliability`."""
+        bins = self.reliability_bins()
+        return reliability_from_sums(
+            ECE_EDGES, bins["rows"], bins["confidence_sum"], bins["correct_sum"]
+        )
 
     def result(self) -> dict[str, float]:
         """The metrics of :data:`heb.metrics.METRIC_NAMES` plus ``auc_bound`` (0 when exact)."""
