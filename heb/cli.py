@@ -506,13 +506,22 @@ def _bench_frame(
     settings,
     leave_out: Sequence[str] = (),
     note: str = "",
-) -> pd.DataFrame:
-    """The long per-fold frame: on the engine (every row) or in memory (as before)."""
+) -> tuple[pd.DataFrame, dict[str, dict[str, dict]] | None]:
+    """The long per-fold frame: on the engine (every row) or in memory (as before); and on
+    the engine, the reliability data of Table 4's methods per input (in memory it is
+    collected with the figures, :func:`_collect_reliability`)."""
     categorical = _categorical_names(args.categorical)
     if not args.engine:
-        return _collect(specs, tables, settings, _log, categorical)
+        return _collect(specs, tables, settings, _log, categorical), None
     base = _base_methods(tables, leave_out)
-    return collect_on_engine(
+    curves: dict[str, dict[str, dict]] = {}
+
+    def keep_reliability(name: str, label: str, result) -> None:
+        drawn = [m for m in TABLE_METHODS[4] if m in result.methods]
+        if label == "main" and 4 in tables and drawn:
+            curves[name] = {m: result.reliability(m) for m in drawn}
+
+    frame = collect_on_engine(
         specs,
         args.engine,
         lambda name: _variants(tables, base, settings["n_bins"], 7 in tables),
@@ -522,7 +531,9 @@ def _bench_frame(
         master=args.spark_master,
         note=note,
         categorical=categorical,
+        on_result=keep_reliability,
     )
+    return frame, curves
 
 
 def _table_range() -> str:
@@ -595,22 +606,18 @@ def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame],
     }
 
 
-def _bench_figures(args, frame, out: Path, tables, specs, settings) -> dict[str, str]:
-    """CD diagrams (Table 1, 2+ datasets) and, in memory, reliability diagrams."""
+def _bench_figures(args, frame, out: Path, tables, specs, settings, curves=None) -> dict[str, str]:
+    """CD diagrams (Table 1, 2+ datasets) and reliability diagrams: in memory those of the
+    high-cardinality datasets, on the engine ``curves`` (every input, from its bins)."""
     figures: dict[str, str] = {}
     try:
         figures |= _figures(frame, out, tables, _log)
     except ValueError as exc:
         _log(f"CD diagrams skipped: {exc}")
-    if not args.engine:  # reliability needs pooled out-of-fold probabilities
+    if curves is None:
         categorical = _categorical_names(args.categorical)
         curves = _collect_reliability(specs, settings, tables, categorical)
-        figures |= _reliability_figures(curves, out, _log)
-    else:
-        _log(
-            "Reliability diagrams skipped: they need every row's out-of-fold probabilities, "
-            "which the engine path does not keep (Table 4 gives each method's ECE)."
-        )
+    figures |= _reliability_figures(curves, out, _log)
     return figures
 
 
@@ -708,10 +715,12 @@ def bench(args: argparse.Namespace) -> int:
     )
     if not args.no_cache and _serve(cache, key, out, len(specs), started, note):
         return 0
-    frame = _bench_frame(args, specs, tables, settings, leave_out, note)
+    frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note)
     frame.to_csv(out / "folds.csv", index=False)
     written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins)
-    figures = {} if args.no_figures else _bench_figures(args, frame, out, tables, specs, settings)
+    figures = (
+        {} if args.no_figures else _bench_figures(args, frame, out, tables, specs, settings, curves)
+    )
     cache.store("frame", cache_key("bench-table", key, "folds"), frame)
     manifest = {"tables": written_tables, "figures": figures, "skipped": skipped}
     cache.store("json", cache_key("bench-outputs", key), manifest)

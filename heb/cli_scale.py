@@ -185,6 +185,16 @@ def step_printer(
     return progress
 
 
+def _run_frame(folds: pd.DataFrame, name: str, label: str) -> pd.DataFrame:
+    """One run's folds labelled as ``bench``'s long frame (a variant's method names)."""
+    frame = folds.assign(dataset=name, variant=label)
+    if label.startswith("Lidstone"):
+        frame["method"] = label
+    elif label.startswith("bins="):
+        frame["method"] = frame["method"] + f" [{label}]"
+    return frame
+
+
 def collect_on_engine(
     paths: Sequence[str],
     engine_name: str,
@@ -195,6 +205,7 @@ def collect_on_engine(
     master: str = "local[*]",
     note: str = "",
     categorical: Sequence[str] = (),
+    on_result: Callable[[str, str, object], None] | None = None,
 ) -> pd.DataFrame:
     """Every run of every input on the engine, as ``bench``'s long frame.
 
@@ -213,6 +224,9 @@ def collect_on_engine(
     note : str
         A line reported once the first input has opened, before its first scan (what the
         run leaves out), so that bad input stays a one-line error.
+    on_result : callable, optional
+        ``on_result(dataset name, run label, ScaleCVResult)`` after every run, e.g. to keep
+        its pooled reliability bins.
     """
     from heb.scale import EngineError, cross_validate
     from heb.scale.cv import check_methods
@@ -248,12 +262,9 @@ def collect_on_engine(
                         progress=step_printer(report, f"  {name} · {label}: "),
                         **{**base, **override},
                     )
-                    frame = result.folds.assign(dataset=name, variant=label)
-                    if label.startswith("Lidstone"):
-                        frame["method"] = label
-                    elif label.startswith("bins="):
-                        frame["method"] = frame["method"] + f" [{label}]"
-                    frames.append(frame)
+                    if on_result is not None:
+                        on_result(name, label, result)
+                    frames.append(_run_frame(result.folds, name, label))
             except (ValueError, EngineError) as exc:  # DataError is a ValueError
                 raise BadInput(str(exc)) from None
             shown = ENGINE_NAMES.get(result.engine, result.engine)

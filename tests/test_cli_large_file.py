@@ -245,14 +245,16 @@ def test_engine_unknown_target_lists_the_columns_it_can_be(tmp_path, capsys):
     assert "no column 'nope' to use as the target; --target takes one of 'colour', 'y'." in err
 
 
-def test_engine_run_says_reliability_diagrams_are_skipped(tmp_path, capsys):
+def test_engine_run_draws_the_reliability_diagram_from_its_bins(tmp_path, capsys):
     path = tmp_path / "two.parquet"
     pd.DataFrame({"colour": ["r", "g", "b"] * 10, "y": [0, 1] * 15}).to_parquet(path)
     argv = ["bench", str(path), "--engine", "duckdb", "--tables", "4", "--folds", "2"]
-    assert main([*argv, "-o", str(tmp_path / "o")]) == 0
-    assert "Reliability diagrams skipped: they need every row's out-of-fold" in (
-        capsys.readouterr().err
-    )
+    assert main([*argv, "-o", str(tmp_path / "o"), "--no-cache"]) == 0
+    assert "Reliability diagrams skipped" not in capsys.readouterr().err
+    svg = (tmp_path / "o" / "reliability_two.svg").read_text()
+    assert "Reliability: two" in svg
+    assert all(label in svg for label in ("Laplace", "HEB-M", "HEB-M+GR"))
+    assert (tmp_path / "o" / "reliability_two.png").stat().st_size > 1_000
 
 
 # --------------------------------------------------------------------- 4. options
