@@ -639,7 +639,11 @@ def run_compare(engine, target, methods, settings, progress):
 
 def _compare(target: str, methods: list[str], settings: dict):
     def work(engine, report):
-        return run_compare(engine, target, methods, settings, report)
+        from explorer.comparison import Comparison
+
+        started = time.perf_counter()
+        result = run_compare(engine, target, methods, settings, report)
+        return Comparison(result, time.perf_counter() - started)
 
     return work
 
@@ -853,8 +857,9 @@ def _compare_key(large: LargeFile, methods: list[str], run: dict) -> str:
     return repr(("compare", large.name, large.identity, large.target, methods, sorted(run.items())))
 
 
-def compare_view(large: LargeFile) -> None:
-    """Cross-validate the sidebar's NB / AODE methods on every row of the large file."""
+def compare_view(large: LargeFile):
+    """Cross-validate the sidebar's NB / AODE methods on every row of the large file; the
+    finished :class:`~explorer.comparison.Comparison` (its views are the page's), or None."""
     chosen = state.selected_methods()
     methods = engine_methods(chosen)
     left_out = left_out_methods(chosen)
@@ -866,7 +871,7 @@ def compare_view(large: LargeFile) -> None:
         )
     if not methods:
         show_info("Choose NB or AODE methods in the sidebar to compare them on the large file.")
-        return
+        return None
     settings = state.current_settings()
     run = {
         "n_bins": settings["n_bins"],
@@ -887,9 +892,9 @@ def compare_view(large: LargeFile) -> None:
         args=("compare", key, work, large, steps),
         type="primary",
     )
-    result = _scan_of("compare", key, work, large, auto=False, steps=steps)
-    if result is not None:
-        _compare_table(result)
+    comparison = _scan_of("compare", key, work, large, auto=False, steps=steps)
+    if comparison is not None:
+        _compare_table(comparison)
     st.caption(
         f"Folds: the Folds choice above ({run['n_splits']}, seed {state.SEED}), as on every "
         "page. On a large file a row's fold is a seeded hash of its file and row number (no "
@@ -897,17 +902,18 @@ def compare_view(large: LargeFile) -> None:
         "about √(p(1−p)k/n), under 1 % from 10⁵ rows per fold. Every row is used (the Rows "
         "choice applies to in-memory data); bins and missing values as on the Dataset page."
     )
+    return comparison
 
 
-def _compare_table(result) -> None:
+def _compare_table(comparison) -> None:
     """The metrics table of a large-file compare, formatted as the in-memory Compare's."""
     from explorer import comparison as cmp
 
+    result = comparison.result
     st.subheader("Metrics, mean ± standard deviation over folds")
-    table, summary = cmp.metrics_table(result)
     show_table(
-        table,
-        style=cmp.best_style(summary),
+        comparison.table,
+        style=cmp.best_style(comparison.summary),
         key="large_compare_table",
         # the in-memory Compare's headers and pins ("fit ms" there, "fit time (ms)" here)
         column_config=cmp.table_column_config(),

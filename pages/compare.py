@@ -102,22 +102,30 @@ def show(comparison: cmp.Comparison, from_memory: bool):
     note = compare_note(comparison.summary, cmp.TABLE_DECIMALS)
     if note:
         st.info(note, icon=":material/info:")
-    # one tab per view; only the open one is built and sent (five figures at once made a
-    # first visit wait seconds for plotly); the tab is a page setting, so a link keeps it
-    reliability_tab, spread_tab, class_tab = st.tabs(
-        list(RESULT_TABS), **state.page_setting("compare_tab", RESULT_TABS[0], RESULT_TABS)
-    )
+    return result_tabs(comparison, RESULT_TABS, "compare_tab")
+
+
+def result_tabs(comparison: cmp.Comparison, names: tuple[str, ...], setting: str):
+    """The tabbed views under the table (the first two of :data:`RESULT_TABS`, or all
+    three); the per-class tab when there is one and it is open, else None.
+
+    One tab per view; only the open one is built and sent (five figures at once made a
+    first visit wait seconds for plotly); the tab is a page setting ``setting``, so a
+    link keeps it."""
+    tabs = st.tabs(list(names), **state.page_setting(setting, names[0], names))
+    reliability_tab, spread_tab = tabs[:2]
     if reliability_tab.open:
         with reliability_tab:
             reliability_view(comparison)
     else:  # a closed tab's setting stays in the session and in a copied link
-        state.keep_setting(*_reliability_setting(result))
+        state.keep_setting(*_reliability_setting(comparison.result))
     if spread_tab.open:
         with spread_tab:
             spread_view(comparison)
     else:
         state.keep_setting(*SPREAD_SETTING)
-    return class_tab if class_tab.open else None
+    class_tab = tabs[2] if len(tabs) > 2 else None
+    return class_tab if class_tab is not None and class_tab.open else None
 
 
 #: the spread view's metric: (name, default, choices) of its page setting
@@ -242,7 +250,12 @@ if large is None:
     dataset = loading.current_dataset()
     comparison_view()
 else:
+    large_comparison = None
     with guard("cross-validating the large file"):
-        large_files.compare_view(large)
+        large_comparison = large_files.compare_view(large)
+    if large_comparison is not None:
+        with guard("showing the comparison"):
+            # no per-class tab: it needs every row's prediction, which a scan does not keep
+            result_tabs(large_comparison, RESULT_TABS[:2], "large_compare_tab")
 
 page_footer(__file__, settings=True)

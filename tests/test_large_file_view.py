@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_app import assert_clean, open_app, unescape, url
+from test_app import assert_clean, decode, figures, open_app, titled, unescape, url
 
 from explorer import comparison as cmp
 from explorer import large_files as lf
@@ -206,12 +206,30 @@ def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
     assert "duckdb" not in captions and "Best mean of each metric" in captions
     assert "Folds: the Folds choice above (5, seed 42)" in captions
     # the numbers behind the table are the engine's, to the last bit
-    kept = [r for r in at.session_state["_large_results"].values() if hasattr(r, "folds")]
+    kept = [r.result for r in at.session_state["_large_results"].values() if hasattr(r, "result")]
     assert len(kept) == 1
     got, want = kept[0].summary(), expected.summary()
     numbers = [c for c in want.columns if c.endswith(("_mean", "_std")) and "time" not in c]
     assert got["method"].tolist() == list(DEFAULT_METHODS)
     np.testing.assert_allclose(got[numbers], want[numbers], rtol=1e-12)
+    # the in-memory Compare's views: the pooled reliability diagram, then the folds' spread
+    drawn = {t.get("name") for t in titled(figures(at), "pooled out-of-fold")["data"]}
+    assert {"HEB-M", "Laplace"} <= drawn
+    for method in DEFAULT_METHODS:
+        np.testing.assert_array_equal(
+            kept[0].reliability(method)["count"], expected.reliability(method)["count"]
+        )
+    assert not [f for f in figures(at) if "per fold" in str(f["layout"]["title"])]  # closed tab
+    at.session_state["large_compare_tab"] = "Spread over folds"
+    at.run()
+    assert_clean(at)
+    assert url(at, "large_compare_tab") == "Spread over folds"  # a link keeps the tab
+    boxes = titled(figures(at), "per fold")["data"]
+    assert [box["name"] for box in boxes] == list(DEFAULT_METHODS)
+    for box in boxes:
+        folds = expected.folds
+        values = folds.loc[folds["method"] == box["name"], "accuracy"].to_numpy()
+        np.testing.assert_allclose(decode(box["y"]), values, rtol=1e-12)
 
 
 def test_a_link_naming_a_path_outside_the_root_is_refused_on_any_page(rooted):
