@@ -74,6 +74,8 @@ _SUFFIXES = (".parquet", ".parq", ".pq", ".csv", ".csv.gz", ".tsv")
 _MAX_LISTED = 500
 #: session names: the running scans (kind -> Scan), finished results, the cancelled keys
 _SCANS, _RESULTS, _CANCELLED = "_large_scans", "_large_results", "_large_cancelled"
+#: session name of the large-file comparisons run so far, by their key without what-ifs
+_COMPARED = "_large_compared"
 #: finished results a session keeps (a describe, concentrations or compare result each)
 _KEPT_RESULTS = 16
 #: how often a page looks at its running scan (and the scan's driver at its cancel flag)
@@ -881,6 +883,13 @@ def compare_view(large: LargeFile):
     }
     if large.categorical:  # part of the settings: in the key, passed to the engine
         run["categorical"] = list(large.categorical)
+    # a what-if change after a first comparison rescans at once, as the in-memory page
+    # re-smooths at once; before it, nothing scans the file until the button is pressed
+    compared = st.session_state.setdefault(_COMPARED, set())
+    base_key = _compare_key(large, methods, run)
+    params = {m: p for m, p in state.run_settings().params().items() if m in methods}
+    if params:
+        run["params"] = params
     key = _compare_key(large, methods, run)
     work = _compare(large.target, methods, run)
     has_aode = any(registry.method(m).family == "aode" for m in methods)
@@ -892,8 +901,9 @@ def compare_view(large: LargeFile):
         args=("compare", key, work, large, steps),
         type="primary",
     )
-    comparison = _scan_of("compare", key, work, large, auto=False, steps=steps)
+    comparison = _scan_of("compare", key, work, large, auto=base_key in compared, steps=steps)
     if comparison is not None:
+        compared.add(base_key)
         _compare_table(comparison)
     st.caption(
         f"Folds: the Folds choice above ({run['n_splits']}, seed {state.SEED}), as on every "

@@ -46,12 +46,16 @@ def data_knobs(large: bool = False) -> None:
         )
 
 
-def smoother_knobs(methods: list[str]) -> None:
-    """What-if knobs of the chosen smoothers (their values go into the run settings)."""
+def smoother_knobs(methods: list[str], large: bool = False) -> None:
+    """What-if knobs of the chosen smoothers (their values go into the run settings);
+    ``large``: of a large file's comparison, which a change scans again."""
     knobs = cmp.what_if_knobs(methods)
     if knobs:
         st.markdown(
-            "**What if?** Change a smoother's setting: only that smoother is "
+            "**What if?** Change a smoother's setting: after a first comparison, every "
+            "row is scanned again with it (scoring the new model reads every row)."
+            if large
+            else "**What if?** Change a smoother's setting: only that smoother is "
             "re-smoothed, from the fold counts already made."
         )
     with st.container(horizontal=True, gap="medium"):
@@ -250,6 +254,7 @@ if large is None:
     dataset = loading.current_dataset()
     comparison_view()
 else:
+    smoother_knobs(methods, large=True)
     large_comparison = None
     with guard("cross-validating the large file"):
         large_comparison = large_files.compare_view(large)

@@ -232,6 +232,29 @@ def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
         np.testing.assert_allclose(decode(box["y"]), values, rtol=1e-12)
 
 
+def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted):
+    methods = "Laplace,Lidstone"
+    at = open_app("pages/compare.py", clean=False, large_file=FILE, methods=methods, folds="3")
+    assert not at.dataframe  # nothing scanned before the button
+    at.segmented_control(key="w_whatif_alpha").set_value(2.0).run()
+    assert_clean(at)
+    assert not at.dataframe  # a knob alone does not start the first scan
+    at.button(key="large_go").click().run()
+    first = next(d for d in at.dataframe if "method" in d.value.columns).value
+    at.segmented_control(key="w_whatif_alpha").set_value(0.01).run()
+    assert_clean(at)
+    shown = next(d for d in at.dataframe if "method" in d.value.columns).value
+    engine = _engine(rooted)
+    expected = cross_validate(
+        engine, "click", ["Laplace", "Lidstone"], n_splits=3, params={"Lidstone": {"alpha": 0.01}}
+    )
+    table, _ = cmp.metrics_table(expected)
+    assert shown.loc[1, "Log-loss ↓"] == table.loc[1, "Log-loss ↓"]
+    assert shown.loc[1, "Log-loss ↓"] != first.loc[1, "Log-loss ↓"]  # alpha 2 gave another
+    assert shown.loc[0, "Log-loss ↓"] == first.loc[0, "Log-loss ↓"]  # Laplace unchanged
+    assert "Lidstone" in url(at, "params") and "0.01" in url(at, "params")  # a link keeps it
+
+
 def test_a_link_naming_a_path_outside_the_root_is_refused_on_any_page(rooted):
     at = open_app("pages/concentrations.py", clean=False, large_file="../../etc/passwd")
     assert not at.exception
