@@ -93,6 +93,16 @@ def test_figures_escape_names_and_limit_curves():
     assert roc.data[1].name.startswith("Laplace (AUC")
 
 
+def test_confusion_counts_read_with_thousands_separators():
+    """4,261 rows in a cell read as the tables write them, on the cell and in its hover."""
+    matrix = np.array([[4261, 12], [7, 1503]])
+    fig = dg.confusion_figure(matrix, ["no", "yes"], "Confusion")
+    heat = fig.data[0]
+    assert heat.texttemplate == "%{text:,d}"
+    assert "rows %{customdata:,d}" in heat.hovertemplate
+    np.testing.assert_array_equal(np.asarray(heat.text), matrix)
+
+
 def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="0..C-1"):
         dg.confusion_counts([3], [[0.5, 0.5]])

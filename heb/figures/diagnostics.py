@@ -140,13 +140,13 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], title: str)
             x=names,
             y=names,
             text=matrix if small else None,
-            texttemplate="%{text}" if small else None,
+            texttemplate="%{text:,d}" if small else None,  # 4,261 as the tables write it
             customdata=matrix,
             colorscale="Blues",
             zmin=0,
             zmax=1,
             colorbar={"title": {"text": "share of<br>true class"}},
-            hovertemplate="true %{y}<br>predicted %{x}<br>rows %{customdata}"
+            hovertemplate="true %{y}<br>predicted %{x}<br>rows %{customdata:,d}"
             "<br>share %{z:.3f}<extra></extra>",
         )
     )
