@@ -237,7 +237,7 @@ WHOLE_TABLE_ROWS = 25
 def show_table(
     frame: pd.DataFrame,
     style: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
-    number_format: str | None = None,
+    number_format: str | Callable[[float], str] | dict | None = None,
     grid_config: dict | None = None,
     **kwargs,
 ) -> None:
@@ -249,8 +249,10 @@ def show_table(
     style : callable, optional
         A pandas Styler function over the whole (capped) frame (``Styler.apply(axis=None)``),
         returning CSS per cell.
-    number_format : str, optional
-        A Styler format for every cell, e.g. ``"{:.4f}"``.
+    number_format : str, callable or dict, optional
+        A Styler format: for every cell (``"{:.4f}"``, a function) or per column (a dict);
+        the cells keep their numbers (a column sorts by them), in the grid and the
+        presenter's table alike.
     grid_config : dict, optional
         Column settings of the grid only: dropped in the presenter mode, which then draws
         the table in its large type (``column_config`` keeps the grid there).

@@ -13,6 +13,7 @@ from explorer.references import rank_sentences
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import registry
+from heb.evaluate.paper import format_p
 
 ensure_entry_point()
 
@@ -26,9 +27,9 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     show_figure(fig, ranks.rename_axis("method").reset_index(), f"cd-{metric}", key=f"cd_{metric}")
     cols = st.columns(4)
     cols[0].metric("Friedman chi²", f"{result['chi2']:.2f}")
-    cols[1].metric("p-value", f"{result['p_value']:.2g}")
+    cols[1].metric("p-value", format_p(result["p_value"]))
     cols[2].metric("Iman-Davenport F", f"{result['iman_davenport_F']:.2f}")
-    cols[3].metric("p-value (F)", f"{result['iman_davenport_p']:.2g}")
+    cols[3].metric("p-value (F)", format_p(result["iman_davenport_p"]))
     st.markdown(
         f"**Mean {label.lower()} per dataset** (the paper's Table 1; average rank in the last row)"
     )
@@ -56,15 +57,9 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
         ),
     )
     wtable = bench.wilcoxon_frame(scores, reference)
-    show_table(
-        wtable,
-        key=f"wilcoxon_{metric}",
-        column_config={
-            "p": st.column_config.NumberColumn(format="%.3g"),
-            "Holm p": st.column_config.NumberColumn(format="%.3g"),
-            "median diff.": st.column_config.NumberColumn(format="%.4f"),
-        },
-    )
+    # p-values as the CLI's tables write them (three decimals, <0.001 below)
+    formats = {"W": "{:g}", "p": format_p, "median diff.": "{:.4f}", "Holm p": format_p}
+    show_table(wtable, key=f"wilcoxon_{metric}", number_format=formats)
     better = "higher" if registry.metric(metric).higher_is_better else "lower"
     st.caption(
         f"median diff. = {reference} minus the other method, per dataset ({better} is better "
@@ -72,7 +67,7 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     )
     download_buttons(None, wtable, f"wilcoxon-{metric}")
     st.markdown("**Nemenyi p-values** (every pair of methods)")
-    show_table(tables["pvalues"], number_format="{:.3f}", hide_index=False, key=f"nemenyi_{metric}")
+    show_table(tables["pvalues"], number_format=format_p, hide_index=False, key=f"nemenyi_{metric}")
     download_buttons(None, tables["pvalues"].reset_index(names="method"), f"nemenyi-{metric}")
 
 

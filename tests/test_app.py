@@ -532,6 +532,32 @@ def _cd_titles(at: AppTest) -> list[str]:
     return [spec["layout"]["title"]["text"] for spec in figures(at)]
 
 
+def shown_text(grid) -> pd.DataFrame:
+    """The text a Styler-formatted grid shows (its display values), cell by cell."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(grid.proto.arrow_data.styler.display_values).read_pandas()
+
+
+def test_benchmark_p_values_read_as_the_cli_tables_write_them():
+    """Three decimals and <0.001 in Friedman's metrics, the Wilcoxon and the Nemenyi
+    tables (they read 0.012, 0.00781 and 0.056 side by side: .2g, .3g and .3f)."""
+    from heb.evaluate.paper import format_p
+
+    at = _benchmarked()
+    p_metrics = [m for m in at.metric if m.label.startswith("p-value")]
+    assert len(p_metrics) == 2 and all(m.value != "" for m in p_metrics)
+    for m in p_metrics:
+        assert m.value == "<0.001" or len(m.value.split(".")[1]) == 3
+    wilcoxon = next(t for t in at.dataframe if "Holm p" in t.value.columns)
+    text = shown_text(wilcoxon)
+    for column in ("p", "Holm p"):
+        assert list(text[column]) == [format_p(v) for v in wilcoxon.value[column]]
+    assert list(text["W"]) == [f"{w:g}" for w in wilcoxon.value["W"]]
+    nemenyi = next(t for t in at.dataframe if list(t.value.index) == list(t.value.columns))
+    assert set(np.diag(shown_text(nemenyi).to_numpy())) == {"1.000"}
+
+
 def test_benchmark_page_runs_and_ranks():
     from explorer import benchmarking
 
