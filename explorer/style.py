@@ -23,6 +23,15 @@ button[data-baseweb="tab"] p { font-size: 1.05rem; }
 [data-testid="stPageLink-NavLink"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
 }
+/* The footer's row (explorer.routing.FOOTER_KEY): half the default gap, so that
+   "Previous: Calibration", the two buttons and "Next: Borrowing along a hierarchy" fit one
+   row at 1280 px with the sidebar open; a narrower window wraps it, and the Next link then
+   keeps to the right, where a reader looks for it (it went to the left of a second row). */
+.st-key-page_footer { column-gap: 0.5rem; }
+.st-key-page_footer
+  > [data-testid="stElementContainer"]:last-child:has([data-testid="stPageLink"]) {
+  margin-left: auto;
+}
 /* Formulas wider than their column scroll instead of being cut at the edge; the padding
    holds KaTeX's 2 px strut after a subscript (it made a formula that fits scrollable). */
 .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0 0.2em; }

@@ -213,6 +213,42 @@ def test_footer_page_links_keep_to_one_line(browser, app_url, screenshot_dir, pa
         assert link["height"] < 1.5 * link["line"], link  # one line of text
 
 
+#: JavaScript: the footer row's box and its parts' boxes (left, right, top), in order
+FOOTER_PARTS = f"""
+() => {{
+  const row = document.querySelector('.st-key-{FOOTER_KEY}');
+  const box = (el) => {{ const r = el.getBoundingClientRect();
+                        return {{left: r.left, right: r.right, top: r.top, width: r.width}}; }};
+  return {{row: box(row), parts: [...row.children].filter((c) => c.innerText.trim())
+                                 .map((c) => ({{text: c.innerText.trim(), ...box(c)}}))}};
+}}
+"""
+
+
+@pytest.mark.browser
+def test_the_longest_footer_fits_one_row_at_1280_and_wraps_its_next_link_to_the_right(
+    browser, app_url, screenshot_dir
+):
+    """Known truth's footer ("Previous: Calibration", two buttons, "Next: Borrowing along a
+    hierarchy") wrapped at 1280 px with the sidebar open, its Next link at the left of a
+    second row."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab, _ = _open(context, f"{app_url}/lesson_known_truth?{BASE_QUERY}")
+    tab.locator(f".st-key-{FOOTER_KEY}").scroll_into_view_if_needed()
+    wide = tab.evaluate(FOOTER_PARTS)
+    tab.set_viewport_size({"width": 1024, "height": 768})
+    tab.wait_for_timeout(800)
+    narrow = tab.evaluate(FOOTER_PARTS)
+    tab.screenshot(path=str(screenshot_dir / "1024-footer-wrapped.png"))
+    context.close()
+    assert [p["text"].split("\n")[-1] for p in wide["parts"]][-1].startswith("Next: Borrowing")
+    wide_tops = [p["top"] for p in wide["parts"]]
+    assert max(wide_tops) - min(wide_tops) < 10, wide  # one row at 1280 px
+    tops = [p["top"] for p in narrow["parts"]]
+    assert tops[-1] > tops[0] + 10, narrow  # 1024 px: Next wraps onto a second row ...
+    assert narrow["parts"][-1]["right"] == pytest.approx(narrow["row"]["right"], abs=2)  # right
+
+
 # --------------------------------------------------------------------------- modebar
 def test_a_chart_keeps_zoom_pan_and_reset_in_its_modebar():
     """The chart's configuration as Streamlit sends it: plotly's PNG button (the downloads
