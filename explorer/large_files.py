@@ -926,7 +926,7 @@ def _compare_table(comparison) -> None:
         style=cmp.best_style(comparison.summary),
         key="large_compare_table",
         # the in-memory Compare's headers and pins ("fit ms" there, "fit time (ms)" here)
-        column_config=cmp.table_column_config(),
+        grid_config=cmp.table_column_config(),
     )
     bound = float(result.folds["auc_bound"].max()) if "auc_bound" in result.folds else 0.0
     auc = "AUC exact" if bound == 0 else f"AUC within {bound:.1e} (binned scores)"

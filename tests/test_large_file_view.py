@@ -232,6 +232,19 @@ def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
         np.testing.assert_allclose(decode(box["y"]), values, rtol=1e-12)
 
 
+def test_the_presenter_sees_the_large_files_table_in_large_type(rooted):
+    """As the in-memory Compare's: an HTML table that follows the presenter's type (the
+    grid draws its cells in a fixed small font)."""
+    at = open_app(
+        "pages/compare.py", clean=False, large_file=FILE, methods="Laplace,HEB-M", present="1"
+    )
+    at.button(key="large_go").click().run()
+    assert_clean(at)
+    assert not [d for d in at.dataframe if "method" in d.value.columns]
+    tables = [t.value for t in at.table if "method" in t.value.columns]
+    assert len(tables) == 1 and list(tables[0]["method"]) == ["Laplace", "HEB-M"]
+
+
 def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted):
     methods = "Laplace,Lidstone"
     at = open_app("pages/compare.py", clean=False, large_file=FILE, methods=methods, folds="3")
