@@ -16,7 +16,7 @@ from explorer.display import show_figure, show_table
 from heb.data import Dataset
 from heb.figures import diagnostics as dg
 
-__all__ = ["show_diagnostics", "method_figures", "roc_for_class"]
+__all__ = ["show_diagnostics", "show_large_per_class", "method_figures", "roc_for_class"]
 
 
 def method_figures(comparison: Comparison, method: str) -> dict:
@@ -27,13 +27,16 @@ def method_figures(comparison: Comparison, method: str) -> dict:
     if method not in cache:
         result = comparison.result
         names = [str(c) for c in result.classes]
-        proba = result.oof_proba[method]
-        matrix = dg.confusion_counts(result.y, proba)
-        curves = dg.class_reliability(result.y, proba)
+        if hasattr(result, "oof_proba"):  # in memory: from every row's prediction
+            proba = result.oof_proba[method]
+            matrix = dg.confusion_counts(result.y, proba)
+            curves = dg.class_reliability(result.y, proba)
+        else:  # a large file's scan kept the sums they are made of
+            matrix, curves = result.confusion(method), result.class_reliability(method)
         cache[method] = {
             "confusion": dg.confusion_figure(matrix, names, f"Confusion matrix: {method}"),
             "matrix": matrix,
-            "scores": dg.class_scores(result.y, proba, names),
+            "scores": dg.confusion_scores(matrix, names),
             "reliability": dg.class_reliability_figure(
                 curves, names, f"Per-class reliability (one-vs-rest): {method}"
             ),
@@ -62,16 +65,9 @@ def _frame(matrix, names: list[str]) -> pd.DataFrame:
     return out
 
 
-def _per_class_section(
-    comparison: Comparison, names: list[str], methods_run, classes, roc_default: int
-):
-    """Confusion, per-class reliability, precision / recall and ROC of the chosen method:
-    (method, its figures, the ROC figure)."""
-    st.subheader("Per class: confusion, precision / recall, reliability, ROC")
-    st.caption(
-        "All from the pooled out-of-fold predictions: every row scored by the model that "
-        "did not see it."
-    )
+def _method_section(comparison: Comparison, names: list[str], methods_run) -> tuple:
+    """The chosen method's confusion matrix, per-class reliability and precision / recall
+    table: (method, its figures)."""
     method = st.selectbox(
         "Method", methods_run, **state.page_setting("diag_method", methods_run[0], methods_run)
     )
@@ -89,6 +85,20 @@ def _per_class_section(
         ["precision", "recall", "F1"], share
     )
     show_table(views["scores"], number_format=None, key="class_scores", grid_config=formats)
+    return method, views
+
+
+def _per_class_section(
+    comparison: Comparison, names: list[str], methods_run, classes, roc_default: int
+):
+    """Confusion, per-class reliability, precision / recall and ROC of the chosen method:
+    (method, its figures, the ROC figure)."""
+    st.subheader("Per class: confusion, precision / recall, reliability, ROC")
+    st.caption(
+        "All from the pooled out-of-fold predictions: every row scored by the model that "
+        "did not see it."
+    )
+    method, views = _method_section(comparison, names, methods_run)
     positive = st.selectbox(
         "ROC of class (against the rest)",
         classes,
@@ -98,6 +108,22 @@ def _per_class_section(
     roc, _ = roc_for_class(comparison, positive)
     show_figure(roc, None, "roc", key="roc_fig")
     return method, views, roc
+
+
+def show_large_per_class(comparison: Comparison) -> None:
+    """The per-class section of a large file's comparison: confusion, precision / recall
+    and per-class reliability, from the sums its scan kept; no ROC (it needs every row's
+    score)."""
+    result = comparison.result
+    names = [str(c) for c in result.classes]
+    st.subheader("Per class: confusion, precision / recall, reliability")
+    st.caption(
+        "All from the pooled out-of-fold predictions: every row scored by the model that "
+        "did not see it, counted as the scan went. No ROC curves here: they need every "
+        "row's score, which a scan of a large file does not keep (the table gives each "
+        "method's AUC)."
+    )
+    _method_section(comparison, names, list(result.methods))
 
 
 def show_diagnostics(

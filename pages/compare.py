@@ -106,17 +106,17 @@ def show(comparison: cmp.Comparison, from_memory: bool):
     note = compare_note(comparison.summary, cmp.TABLE_DECIMALS)
     if note:
         st.info(note, icon=":material/info:")
-    return result_tabs(comparison, RESULT_TABS, "compare_tab")
+    return result_tabs(comparison, "compare_tab")
 
 
-def result_tabs(comparison: cmp.Comparison, names: tuple[str, ...], setting: str):
-    """The tabbed views under the table (the first two of :data:`RESULT_TABS`, or all
-    three); the per-class tab when there is one and it is open, else None.
+def result_tabs(comparison: cmp.Comparison, setting: str):
+    """The tabbed views under the table (:data:`RESULT_TABS`); the per-class tab when it
+    is open (the caller draws it), else None.
 
     One tab per view; only the open one is built and sent (five figures at once made a
     first visit wait seconds for plotly); the tab is a page setting ``setting``, so a
     link keeps it."""
-    tabs = st.tabs(list(names), **state.page_setting(setting, names[0], names))
+    tabs = st.tabs(list(RESULT_TABS), **state.page_setting(setting, RESULT_TABS[0], RESULT_TABS))
     reliability_tab, spread_tab = tabs[:2]
     if reliability_tab.open:
         with reliability_tab:
@@ -128,8 +128,7 @@ def result_tabs(comparison: cmp.Comparison, names: tuple[str, ...], setting: str
             spread_view(comparison)
     else:
         state.keep_setting(*SPREAD_SETTING)
-    class_tab = tabs[2] if len(tabs) > 2 else None
-    return class_tab if class_tab is not None and class_tab.open else None
+    return tabs[2] if tabs[2].open else None
 
 
 #: the spread view's metric: (name, default, choices) of its page setting
@@ -260,7 +259,12 @@ else:
         large_comparison = large_files.compare_view(large)
     if large_comparison is not None:
         with guard("showing the comparison"):
-            # no per-class tab: it needs every row's prediction, which a scan does not keep
-            result_tabs(large_comparison, RESULT_TABS[:2], "large_compare_tab")
+            class_tab = result_tabs(large_comparison, "large_compare_tab")
+            if class_tab is not None:
+                with class_tab:
+                    diagnostics.show_large_per_class(large_comparison)
+            else:  # the closed tab's method stays in the session and in a copied link
+                methods_run = list(large_comparison.result.methods)
+                state.keep_setting("diag_method", methods_run[0], methods_run)
 
 page_footer(__file__, settings=True)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from heb.counts import CountTable
 from heb.data import Preprocessor, encode_target
+from heb.figures.diagnostics import class_reliability, confusion_counts
 from heb.metrics import reliability
 from heb.scale.counting import count_histograms, describe
 from heb.scale.cv import cross_validate
@@ -80,7 +81,8 @@ def assert_same_metrics(
 
 def assert_same_reliability(result, y: np.ndarray, folds: np.ndarray, probas: dict, methods):
     """``result.reliability`` of every method equals :func:`heb.metrics.reliability` of the
-    in-memory out-of-fold probabilities ``probas[(method, fold)]`` pooled over the folds."""
+    in-memory out-of-fold probabilities ``probas[(method, fold)]`` pooled over the folds,
+    and its confusion counts and per-class reliability those of the same predictions."""
     k = int(folds.max()) + 1
     pooled_y = np.concatenate([y[folds == fold] for fold in range(k)])
     for name in methods:
@@ -90,6 +92,13 @@ def assert_same_reliability(result, y: np.ndarray, folds: np.ndarray, probas: di
         assert got["count"].sum() == y.size
         for key in ("edges", "confidence", "accuracy", "ece"):
             np.testing.assert_allclose(got[key], expected[key], rtol=0, atol=1e-12)
+        # the per-class views: confusion counts and every class's one-vs-rest reliability
+        np.testing.assert_array_equal(result.confusion(name), confusion_counts(pooled_y, pooled))
+        wanted = class_reliability(pooled_y, pooled)
+        for got_c, want_c in zip(result.class_reliability(name), wanted, strict=True):
+            np.testing.assert_array_equal(got_c["count"], want_c["count"])
+            for key in ("confidence", "accuracy", "ece"):
+                np.testing.assert_allclose(got_c[key], want_c[key], rtol=0, atol=1e-12)
 
 
 def assert_same(

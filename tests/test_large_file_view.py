@@ -230,6 +230,21 @@ def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
         folds = expected.folds
         values = folds.loc[folds["method"] == box["name"], "accuracy"].to_numpy()
         np.testing.assert_allclose(decode(box["y"]), values, rtol=1e-12)
+    # per class: the confusion matrix, per-class reliability and precision / recall of
+    # the chosen method, from the scan's sums; no ROC (it would need every row's score)
+    at.session_state["large_compare_tab"] = "Per class"
+    at.run()
+    at.selectbox(key="w_diag_method").select("HEB-M").run()
+    assert_clean(at)
+    heat = titled(figures(at), "Confusion matrix: HEB-M")["data"][0]
+    np.testing.assert_array_equal(decode(heat["text"]), expected.confusion("HEB-M"))
+    assert titled(figures(at), "Per-class reliability (one-vs-rest): HEB-M")
+    scores = next(d for d in at.dataframe if "recall" in d.value.columns).value
+    matrix = expected.confusion("HEB-M")
+    np.testing.assert_allclose(scores["recall"], np.diag(matrix) / matrix.sum(axis=1))
+    assert list(scores["rows"]) == list(matrix.sum(axis=1))
+    assert not [f for f in figures(at) if "ROC" in str(f["layout"]["title"])]
+    assert "No ROC curves here" in _texts(at.caption)
 
 
 def test_the_presenter_sees_the_large_files_table_in_large_type(rooted):

@@ -30,6 +30,7 @@ __all__ = [
     "MAX_CLASS_CURVES",
     "confusion_counts",
     "class_scores",
+    "confusion_scores",
     "class_reliability",
     "roc_curve",
     "confusion_figure",
@@ -63,7 +64,12 @@ def confusion_counts(y, proba) -> np.ndarray:
 
 def class_scores(y, proba, class_names: Sequence[str]) -> pd.DataFrame:
     """Per class: rows (support), predicted, precision, recall and F1 (0 where undefined)."""
-    matrix = confusion_counts(y, proba)
+    return confusion_scores(confusion_counts(y, proba), class_names)
+
+
+def confusion_scores(matrix: np.ndarray, class_names: Sequence[str]) -> pd.DataFrame:
+    """:func:`class_scores` from the confusion counts (C, C), true class per row."""
+    matrix = np.asarray(matrix)
     hits = np.diag(matrix).astype(np.float64)
     support, predicted = matrix.sum(axis=1), matrix.sum(axis=0)
     precision = np.divide(hits, predicted, out=np.zeros_like(hits), where=predicted > 0)

@@ -80,6 +80,10 @@ class ScaleCVResult:
     reliability_bins : DataFrame
         One row per (method, fold, bin) of the top-1 ECE's ten uniform bins: ``rows``,
         ``confidence_sum`` (their top-1 probabilities) and ``correct_sum`` (rows right).
+    class_sums : dict
+        Per method, added over the folds: ``confusion`` (C, C) rows per (true, predicted)
+        class, and per (class, bin) of P(class) in ten uniform bins ``rows``, ``prob_sum``
+        and ``hit_sum`` (rows of that class).
     """
 
     folds: pd.DataFrame
@@ -92,6 +96,7 @@ class ScaleCVResult:
     reliability_bins: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=_BIN_COLUMNS)
     )
+    class_sums: dict = field(default_factory=dict)
 
     @property
     def methods(self) -> list[str]:
@@ -103,6 +108,27 @@ class ScaleCVResult:
         from heb.evaluate import CVResult
 
         return CVResult.summary(self)  # it reads only ``folds`` and ``methods``
+
+    def confusion(self, method: str) -> np.ndarray:
+        """Rows per (true class, predicted class) of a method's out-of-fold predictions,
+        (C, C) integers, as :func:`heb.figures.diagnostics.confusion_counts` counts them."""
+        return np.rint(self._class_sums_of(method)["confusion"]).astype(np.int64)
+
+    def class_reliability(self, method: str) -> list[dict]:
+        """One-vs-rest reliability of every class (pooled out-of-fold), as
+        :func:`heb.figures.diagnostics.class_reliability` gives it from the rows."""
+        sums = self._class_sums_of(method)
+        return [
+            reliability_from_sums(ECE_EDGES, rows, prob, hits)
+            for rows, prob, hits in zip(
+                sums["rows"], sums["prob_sum"], sums["hit_sum"], strict=True
+            )
+        ]
+
+    def _class_sums_of(self, method: str) -> dict:
+        if method not in self.class_sums:
+            raise KeyError(f"No per-class sums for {method!r}.")
+        return self.class_sums[method]
 
     def reliability(self, method: str) -> dict:
         """Reliability-diagram data of a method's out-of-fold predictions pooled over the
@@ -324,7 +350,23 @@ def cross_validate(
         timings,
         notes,
         _bins_frame(scores, methods, n_splits),
+        _class_sums(scores, methods, n_splits),
     )
+
+
+def _bins_of(sums: MetricSums) -> dict:
+    """What a result keeps of a (method, fold)'s sums besides its metrics: the top-1
+    reliability bins and the per-class sums (a few hundred numbers; no score histogram)."""
+    return {"top1": sums.reliability_bins(), "class": sums.class_bins()}
+
+
+def _class_sums(scores: dict, methods: list[str], n_splits: int) -> dict:
+    """:attr:`ScaleCVResult.class_sums`: each method's per-class sums added over the folds."""
+    out = {}
+    for name in methods:
+        parts = [scores[(name, fold)][2]["class"] for fold in range(n_splits)]
+        out[name] = {key: sum(part[key] for part in parts) for key in parts[0]}
+    return out
 
 
 def _bins_frame(scores: dict, methods: list[str], n_splits: int) -> pd.DataFrame:
@@ -332,7 +374,7 @@ def _bins_frame(scores: dict, methods: list[str], n_splits: int) -> pd.DataFrame
     parts = []
     for name in methods:
         for fold in range(n_splits):
-            bins = scores[(name, fold)][2]
+            bins = scores[(name, fold)][2]["top1"]
             parts.append(
                 pd.DataFrame(
                     {"method": name, "fold": fold, "bin": np.arange(bins["rows"].size), **bins}
@@ -433,8 +475,7 @@ def _score_fold(
     if not files.rows[k]:
         return {}
     return {
-        (name, k): (sums[name].result(), seconds[name], sums[name].reliability_bins())
-        for name in methods
+        (name, k): (sums[name].result(), seconds[name], _bins_of(sums[name])) for name in methods
     }
 
 
@@ -476,7 +517,7 @@ def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget:
             part = engine.map_reduce(sql(folds), scorer, merge_sums, batch_rows, on_batch=scanned)
         merge_sums(sums, part or {})
     scores = {
-        key: (acc.result(), float(acc.state["seconds"][0]), acc.reliability_bins())
+        key: (acc.result(), float(acc.state["seconds"][0]), _bins_of(acc))
         for key, acc in sums.items()
     }
     return scores, len(groups)

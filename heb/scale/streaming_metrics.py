@@ -72,6 +72,12 @@ class MetricSums:
             "ece_count": np.zeros(_ECE_BINS),
             "ece_confidence": np.zeros(_ECE_BINS),
             "ece_correct": np.zeros(_ECE_BINS),
+            # per-class views: the confusion counts (true * C + predicted) and, per
+            # (class, bin) of P(class), the rows, their P(class) sum and how many are it
+            "confusion": np.zeros(C * C),
+            "class_rows": np.zeros(C * _ECE_BINS),
+            "class_prob": np.zeros(C * _ECE_BINS),
+            "class_hits": np.zeros(C * _ECE_BINS),
             "auc_grid": np.zeros(1),
             "seconds": np.zeros(1),  # time spent scoring (for predict_time)
         }
@@ -104,6 +110,8 @@ class MetricSums:
         s["ece_count"] += np.bincount(index, minlength=_ECE_BINS)
         s["ece_confidence"] += np.bincount(index, weights=confidence, minlength=_ECE_BINS)
         s["ece_correct"] += np.bincount(index, weights=correct.astype(float), minlength=_ECE_BINS)
+        s["confusion"] += np.bincount(y * C + pred, minlength=C * C)
+        self._add_class_bins(y, proba)
         batch = {}
         for c in self._auc_classes():
             positive = (y == c).astype(np.float64)
@@ -112,6 +120,19 @@ class MetricSums:
             batch[f"auc{c}_neg"] = 1.0 - positive
         self._merge_auc(batch, grid=False)
         return self
+
+    def _add_class_bins(self, y: np.ndarray, proba: np.ndarray) -> None:
+        """One-vs-rest reliability sums of every class, as
+        :func:`heb.figures.diagnostics.class_reliability` bins P(class) (uniform bins)."""
+        s, C = self.state, self.n_classes
+        index = np.searchsorted(ECE_EDGES, proba, side="right") - 1
+        np.clip(index, 0, _ECE_BINS - 1, out=index)
+        index += np.arange(C) * _ECE_BINS  # (n, C): class c's bins at c * B
+        size = C * _ECE_BINS
+        s["class_rows"] += np.bincount(index.ravel(), minlength=size)
+        s["class_prob"] += np.bincount(index.ravel(), weights=proba.ravel(), minlength=size)
+        is_class = (y[:, None] == np.arange(C)).astype(np.float64)
+        s["class_hits"] += np.bincount(index.ravel(), weights=is_class.ravel(), minlength=size)
 
     def merge(self, other: MetricSums) -> MetricSums:
         """Add another accumulator of the same (method, fold), e.g. another partition's."""
@@ -165,6 +186,17 @@ class MetricSums:
             "rows": s["ece_count"].copy(),
             "confidence_sum": s["ece_confidence"].copy(),
             "correct_sum": s["ece_correct"].copy(),
+        }
+
+    def class_bins(self) -> dict[str, np.ndarray]:
+        """The per-class sums: ``confusion`` (C, C) counts (true class per row) and, per
+        (class, bin) of the one-vs-rest reliability, ``rows``, ``prob_sum``, ``hit_sum``."""
+        s, C = self.state, self.n_classes
+        return {
+            "confusion": s["confusion"].reshape(C, C).copy(),
+            "rows": s["class_rows"].reshape(C, _ECE_BINS).copy(),
+            "prob_sum": s["class_prob"].reshape(C, _ECE_BINS).copy(),
+            "hit_sum": s["class_hits"].reshape(C, _ECE_BINS).copy(),
         }
 
     def reliability(self) -> dict[str, np.ndarray | float]:
