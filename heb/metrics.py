@@ -139,27 +139,6 @@ def _brier(y: np.ndarray, proba: np.ndarray) -> float:
     return float(np.mean(np.square(residual, out=residual)))
 
 
-def _column_ranks(values: np.ndarray) -> np.ndarray:
-    """Average ranks (1..n, ties share the mean rank) within each column of an (n, C) array.
-
-    Same result as ``scipy.stats.rankdata(values, axis=0)``, without its per-column overhead.
-    """
-    by_column = np.ascontiguousarray(values.T)  # (C, n)
-    n_columns, n_rows = by_column.shape
-    order = np.argsort(by_column, axis=1)
-    sorted_values = np.take_along_axis(by_column, order, axis=1)
-    starts_group = np.ones((n_columns, n_rows), dtype=bool)
-    starts_group[:, 1:] = sorted_values[:, 1:] != sorted_values[:, :-1]
-    flat_starts = starts_group.ravel()
-    group_id = np.cumsum(flat_starts) - 1
-    group_start = np.flatnonzero(flat_starts)
-    group_size = np.diff(np.append(group_start, flat_starts.size))
-    group_rank = group_start % n_rows + (group_size + 1) / 2.0
-    ranks = np.empty((n_columns, n_rows), dtype=np.float64)
-    np.put_along_axis(ranks, order, group_rank[group_id].reshape(n_columns, n_rows), axis=1)
-    return ranks.T
-
-
 def _mann_whitney_twice_u(positive: np.ndarray, negative: np.ndarray) -> int:
     """Twice the Mann-Whitney U of two score samples: each (positive, negative) pair
     counts 2 when the positive scores higher, 1 when they tie (an exact integer).

@@ -94,6 +94,8 @@ class MetricSums:
         s, C, n = self.state, self.n_classes, y.shape[0]
         if n == 0:
             return self
+        if proba.min() < 0.0 or proba.max() > 1.0:  # round-off: clipped as heb.metrics does
+            proba = np.clip(proba, 0.0, 1.0)
         rows = np.arange(n)
         pred = np.argmax(proba, axis=1)
         confidence = proba[rows, pred]
