@@ -19,9 +19,9 @@ from sklearn.model_selection import StratifiedKFold
 
 from heb.counts import CountTable
 from heb.data import DataError, Dataset, Preprocessor, encode_target
+from heb.data.binning import quantile_edges, ranked_quantile_edges
 from heb.data.encoding import class_totals, encode_columns
 from heb.data.folds import rows_by_class
-from heb.data.preprocess import quantile_edges, ranked_quantile_edges
 from heb.data.shared import load_shared, shared_dataset_names
 from heb.data.sorted_floats import SortedByClass, bin_codes
 from heb.evaluate import FOLD_STORE, RunSettings, cross_validate, prepare_folds
@@ -84,6 +84,38 @@ def test_tied_quantiles_merge_the_empty_bin():
         np.testing.assert_array_equal(encoding.fitted[0].cuts, [1.0])
         np.testing.assert_array_equal(table.counts, [[6, 4]])
         np.testing.assert_array_equal(encoding.transform(codes, np.array([10]))[:, 0], [0])
+
+
+@pytest.mark.parametrize("share", [0.05, 0.16, 0.45])
+def test_a_flag_keeps_both_values_whatever_its_share_of_ones(share):
+    """A 0/1 column with 16 % ones was read as one category (K_f 1, "(-inf, inf)"): its
+    quantiles 0, ..., 0, 1, 1 have an empty interior. At most n_bins distinct training
+    values: one bin per value, on every path."""
+    n = 400
+    ones = np.zeros(n)
+    ones[: int(share * n)] = 1.0
+    X = pd.DataFrame({"senior": np.random.default_rng(1).permutation(ones)})
+    pre = Preprocessor().fit(X)
+    assert pre.n_categories_.tolist() == [2]
+    assert pre.categories_[0] == ["(-inf, 1)", "[1, inf)"]
+    y = np.random.default_rng(2).integers(0, 2, n)
+    train, test = np.arange(300), np.arange(300, n)
+    assert_same_fold(X, y, train, test)
+
+
+def test_few_values_get_a_bin_each_up_to_n_bins_and_quantiles_beyond():
+    # 0..4 with n_bins 5: a bin per value; with n_bins 4, quantile bins: 0 | 1 - 4 (a cut at
+    # the median 0.5, the other quantiles 0 and 4 are the ends)
+    X = pd.DataFrame({"x": np.repeat([0.0, 1.0, 2.0, 3.0, 4.0], [50, 5, 5, 5, 35])})
+    assert Preprocessor(n_bins=5).fit(X).n_categories_.tolist() == [5]
+    assert Preprocessor(n_bins=4).fit(X).categories_[0] == ["(-inf, 0.5)", "[0.5, inf)"]
+    # a value only in the test rows is not a training value: its bin is its neighbour's
+    X = pd.DataFrame({"x": [0.0, 0.0, 1.0, 1.0, 0.0, 7.0]})
+    y = np.array([0, 1, 0, 1, 0, 1])
+    train, test = np.arange(5), np.array([5])
+    pre = Preprocessor().fit(X.iloc[train])
+    assert pre.transform(X.iloc[test])[:, 0].tolist() == [1]
+    assert_same_fold(X, y, train, test)
 
 
 def test_a_column_empty_in_training_is_dropped_and_none_left_is_an_error():

@@ -121,6 +121,27 @@ def test_decimal_columns_match_in_memory_through_every_method(tmp_path):
     assert_same(_engine(tmp_path, "dec.parquet"), rows, "y", methods=FEW)
 
 
+def test_numbers_with_few_values_get_a_bin_each_as_in_memory(tmp_path):
+    """A 0/1 flag with 16 % ones had one bin (its quantiles 0, ..., 0, 1, 1 have an empty
+    interior); three values with a rare one, missing values and a value in one fold only
+    (its training folds lack it) are binned value by value on the engine as in memory."""
+    rng = np.random.default_rng(5)
+    n = 600
+    frame = pd.DataFrame(
+        {
+            "senior": (rng.random(n) < 0.16).astype(np.int64),
+            "rating": rng.choice([1.0, 2.0, 3.0, np.nan], n, p=[0.6, 0.3, 0.05, 0.05]),
+            "y": rng.choice(["stay", "leave"], n),
+        }
+    )
+    frame.loc[7, "rating"] = 9.0  # one row: absent from two of the three training folds
+    frame.to_parquet(tmp_path / "few.parquet", index=False)
+    assert_same(_engine(tmp_path, "few.parquet"), _rows(tmp_path / "few.parquet", "y"), "y",
+                methods=FEW)  # fmt: skip
+    assert_same(_engine(tmp_path, "few.parquet"), _rows(tmp_path / "few.parquet", "y"), "y",
+                methods=["Laplace"], missing="category")  # fmt: skip
+
+
 def test_a_float_target_with_nan_has_no_nan_class_in_cross_validation(tmp_path):
     rng = np.random.default_rng(4)
     n = 240

@@ -28,16 +28,10 @@ import numpy as np
 import pandas as pd
 
 from heb.counts import CountTable, category_offsets
+from heb.data.binning import quantile_cuts, ranked_quantile_edges, training_value_cuts
 from heb.data.dataset import DataError, is_id_like_name, is_text_dtype
 from heb.data.folds import CountsByFold, fold_numbers, rows_by_class
-from heb.data.preprocess import (
-    integer_values,
-    number_kind,
-    numeric_values,
-    quantile_cuts,
-    ranked_quantile_edges,
-    text_values,
-)
+from heb.data.preprocess import integer_values, number_kind, numeric_values, text_values
 from heb.data.sorted_floats import SortedByClass, SortedByFold, bin_codes, ranked_median
 
 __all__ = ["ColumnCodes", "DatasetCodes", "FoldEncoding", "class_totals", "encode_columns"]
@@ -464,13 +458,17 @@ def _fit_sorted(
     if n_observed == 0:
         return None, None
     order_statistic = total.training_order_statistic(in_test)
-    edges = ranked_quantile_edges(order_statistic, n_observed, n_bins)
-    by_bin = total.bin_counts(edges) - in_test.bin_counts(edges)
-    keep = by_bin.sum(axis=0) > 0  # an empty bin merges into its right-hand neighbour,
-    keep[-1] = True  # adding nothing to it
-    cuts = edges[keep[:-1]]
+    cuts = training_value_cuts(total, in_test, n_bins)
+    if cuts is not None:  # one bin per training value
+        merged_counts = total.bin_counts(cuts) - in_test.bin_counts(cuts)
+    else:
+        edges = ranked_quantile_edges(order_statistic, n_observed, n_bins)
+        by_bin = total.bin_counts(edges) - in_test.bin_counts(edges)
+        keep = by_bin.sum(axis=0) > 0  # an empty bin merges into its right-hand neighbour,
+        keep[-1] = True  # adding nothing to it
+        cuts, merged_counts = edges[keep[:-1]], by_bin[:, keep]
     n = cuts.size + 1
-    merged = by_bin[:, keep].astype(np.float64)
+    merged = merged_counts.astype(np.float64)
     absent = total.missing - in_test.missing
     if missing == "category":
         fill = n

@@ -9,6 +9,8 @@
   category first met at transform time gets code ``K_f`` (the engine's "unseen");
 - bin edges are the unique training quantiles; a bin that holds no training row is merged
   into its right-hand neighbour, and values beyond the training range land in the end bins;
+  a column with at most ``n_bins`` distinct training values gets one bin per value
+  (:mod:`heb.data.binning`: quantiles cannot split a 0/1 flag with 16 % ones);
 - missing values are imputed (mode / median of the training fold) or, with
   ``missing="category"``, get a category of their own; columns empty in every training row
   are dropped. Imputing an ID-like column's mode makes that ID look frequent: such columns
@@ -19,14 +21,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from heb.data.binning import MAX_BINS, check_n_bins, quantile_cuts
 from heb.data.dataset import (
     DataError,
     is_id_like_name,
@@ -51,9 +52,6 @@ _MISSING_MODES = ("impute", "category")
 #: ID-like: at least ID_LIKE_MIN_CATEGORIES categories, fewer observed rows per category
 #: than ID_LIKE_ROWS_PER_CATEGORY (its mode is one ID among many; imputed, it looks frequent)
 ID_LIKE_ROWS_PER_CATEGORY, ID_LIKE_MIN_CATEGORIES = 5.0, 20
-#: most quantile bins of a numeric column: more only costs memory (``n_bins + 1`` edges
-#: are computed), since a column never has more bins than distinct training values
-MAX_BINS = 1000
 
 
 def is_id_like_counts(n_observed: int, n_categories: int) -> bool:
@@ -62,15 +60,6 @@ def is_id_like_counts(n_observed: int, n_categories: int) -> bool:
     rows (fewer than :data:`ID_LIKE_ROWS_PER_CATEGORY` on average)."""
     many = n_categories >= ID_LIKE_MIN_CATEGORIES
     return many and n_observed < ID_LIKE_ROWS_PER_CATEGORY * n_categories
-
-
-def check_n_bins(n_bins) -> int:
-    """``n_bins`` as an int in [2, :data:`MAX_BINS`], or a one-sentence ValueError."""
-    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer):
-        raise ValueError(f"n_bins must be a whole number of at least 2, got {n_bins!r}.")
-    if not 2 <= n_bins <= MAX_BINS:
-        raise ValueError(f"n_bins must be between 2 and {MAX_BINS:,}, got {n_bins:,}.")
-    return int(n_bins)
 
 
 def _format_number(value: float) -> str:
@@ -128,50 +117,6 @@ def number_kind(column: pd.Series) -> str:
     if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
         return ""
     return "integer" if pd.api.types.is_integer_dtype(column.dtype) else "float"
-
-
-def quantile_edges(observed: np.ndarray, n_bins: int) -> np.ndarray:
-    """The unique interior quantiles of the observed training floats (empty bins kept)."""
-    n_bins = check_n_bins(n_bins)  # before allocating n_bins + 1 edges
-    return np.unique(np.quantile(observed, np.linspace(0.0, 1.0, n_bins + 1)))[1:-1]
-
-
-def ranked_quantile_edges(
-    order_statistic: Callable[[np.ndarray], np.ndarray], n_observed: int, n_bins: int
-) -> np.ndarray:
-    """:func:`quantile_edges` of ``n_observed`` floats known by their order statistics.
-
-    ``order_statistic(ranks)`` returns the values of 0-based ranks in ascending order (the
-    sorted floats at those positions). The interpolation is ``np.quantile``'s "linear"
-    rule step for step (virtual index ``(n - 1) q``, its floor and the next rank, the same
-    two-sided lerp), so the edges are bit-identical without partitioning the floats.
-    """
-    n_bins = check_n_bins(n_bins)
-    q = np.linspace(0.0, 1.0, n_bins + 1)
-    virtual = (n_observed - 1) * q
-    previous = np.floor(virtual)
-    following = previous + 1
-    above = virtual >= n_observed - 1
-    previous[above] = following[above] = n_observed - 1  # numpy's -1: the last value
-    previous, following = previous.astype(np.intp), following.astype(np.intp)
-    gamma = virtual - np.where(above, -1, previous)  # as numpy, from its -1 index
-    low, high = np.split(order_statistic(np.concatenate((previous, following))), 2)
-    span = high - low
-    edges = low + span * gamma
-    np.subtract(high, span * (1 - gamma), out=edges, where=gamma >= 0.5)
-    return np.unique(edges)[1:-1]
-
-
-def quantile_cuts(observed: np.ndarray, n_bins: int) -> np.ndarray:
-    """Interior bin edges of the observed training floats: unique quantiles, no empty bin.
-
-    A bin that holds no observed value (ties can make one) merges into its right-hand
-    neighbour, so every bin ``searchsorted(cuts, value, side="right")`` gives is counted.
-    """
-    cuts = quantile_edges(observed, n_bins)
-    codes = np.searchsorted(cuts, observed, side="right")
-    counts = np.bincount(codes, minlength=cuts.size + 1)
-    return cuts[counts[:-1] > 0]
 
 
 def text_values(column: pd.Series) -> np.ndarray:

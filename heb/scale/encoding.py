@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from heb.data.binning import value_cuts
 from heb.data.preprocess import integer_values as _integer_values
 from heb.data.preprocess import numeric_values as _numeric_values
 from heb.data.preprocess import text_values as _text_values
@@ -290,11 +291,13 @@ def _numeric(
     order = np.argsort(numbers[observed], kind="stable")
     sorted_values = numbers[observed][order]
     sorted_weights = weight[:d][observed][order]
-    edges = weighted_quantile(sorted_values, sorted_weights, np.linspace(0.0, 1.0, n_bins + 1))
-    cuts = np.unique(edges)[1:-1]
-    bins = np.searchsorted(cuts, sorted_values, side="right")
-    per_bin = np.bincount(bins, weights=sorted_weights, minlength=cuts.size + 1)
-    cuts = cuts[per_bin[:-1] > 0]  # an empty bin merges into its right-hand neighbour
+    cuts = value_cuts(sorted_values, n_bins)  # the training values, when they are few
+    if cuts is None:
+        q = np.linspace(0.0, 1.0, n_bins + 1)
+        cuts = np.unique(weighted_quantile(sorted_values, sorted_weights, q))[1:-1]
+        bins = np.searchsorted(cuts, sorted_values, side="right")
+        per_bin = np.bincount(bins, weights=sorted_weights, minlength=cuts.size + 1)
+        cuts = cuts[per_bin[:-1] > 0]  # an empty bin merges into its right-hand neighbour
     n_bins_kept = cuts.size + 1
     if missing == "category":
         fill = n_bins_kept
