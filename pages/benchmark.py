@@ -98,7 +98,8 @@ clicked = st.button(
     disabled=not ready,
     icon=":material/play_arrow:",
     key="bench_run",
-    help="Folds already computed load from the cache in data_cache/.",
+    help="Cross-validates every chosen dataset; folds computed before are read from the "
+    "cache (data_cache/) instead of being computed again.",
 )
 # a fixed place for a run's progress, so that the results below keep their places (and
 # stay drawn, not rebuilt) whether a click computed them or recalled them from memory

@@ -414,10 +414,14 @@ def feature_lens(work: loading.WorkingData) -> None:
         show_figure(fig, frame, f"counts-{feature}")
     with right:
         zeros, cells = summaries.zero_cells(frame)
+        shape = f"**{len(frame):,} categories** × **{work.n_classes} classes**: "
         st.markdown(
-            f"**{len(frame):,} categories** × **{work.n_classes} classes**: "
-            f"{zeros:,} of {cells:,} cells are **zero**. An unsmoothed "
+            shape + f"{zeros:,} of {cells:,} cells are **zero**. An unsmoothed "
             "estimate would give those a probability of exactly 0 and veto the class."
+            if zeros
+            else shape + f"none of the {cells:,} cells is zero: every category was seen in "
+            "every class, so here smoothing only pulls the estimates a little toward the "
+            "prior."
         )
         if work.n_classes <= LENS_SIDE_CLASSES:  # narrow enough for the side column
             lens_counts_table(frame)

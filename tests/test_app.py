@@ -163,6 +163,19 @@ def test_feature_lens_counts_add_up():
     assert len(count_columns) == default.n_classes
 
 
+def test_the_lens_says_so_when_no_cell_is_zero():
+    """It read "0 of 20 cells are zero. An unsmoothed estimate would give those a
+    probability of exactly 0 and veto the class." about a feature without one."""
+    at = open_app(
+        data="builtin:breast-cancer",
+        dataset_tab="One feature under the lens",
+        lens_feature="mean texture",
+    )
+    assert_clean(at)
+    said = " ".join(m.value for m in at.markdown)
+    assert "none of the 20 cells is zero" in said and "veto the class" not in said
+
+
 def test_shared_link_reproduces_the_view():
     at = open_app(data="builtin:iris", methods="HEB-M,Laplace", bins="5", rows="0")
     assert at.sidebar.selectbox(key="w_data_spec").value == "builtin:iris"

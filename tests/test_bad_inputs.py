@@ -262,6 +262,15 @@ def test_case_target_some_missing():
     assert dataset.y.tolist() == ["x", "y", "x"] and dataset.X["a"].tolist() == [1, 3, 5]
 
 
+def test_case_blank_lines_are_said_to_be_blank_not_a_missing_target():
+    """A spreadsheet's export ends in blank lines: they were reported as rows "with a
+    missing target", which sent a user looking for missing classes."""
+    dataset = load_upload(csv("a,b,class\n1,2,x\n3,,\n5,6,y\n,,\n,,\n"), "t.csv")
+    assert "Dropped 2 rows with no value in any column (blank lines)." in dataset.notes
+    assert "Dropped 1 row with a missing target." in dataset.notes
+    assert dataset.y.tolist() == ["x", "y"]
+
+
 def test_case_target_all_missing():
     fails(lambda: load_upload(csv("a,class\n1,\n2,\n3,?\n"), "t.csv"), "has no values")
 
@@ -286,6 +295,18 @@ def test_case_unique_per_row_column():
     assert "customer" in dataset.categorical
     assert (
         "Column 'customer' has one value per row: kept as a high-cardinality feature."
+        in dataset.notes
+    )
+
+
+def test_case_two_unique_per_row_columns_are_named_in_the_plural():
+    frame = pd.DataFrame(
+        {"customer": [f"C{i:04d}" for i in range(50)], "order": [f"O{i}" for i in range(50)],
+         "y": ["a", "b"] * 25}
+    )  # fmt: skip
+    dataset = load_upload(frame.to_csv(index=False).encode(), "c.csv")
+    assert (
+        "Columns 'customer', 'order' have one value per row: kept as high-cardinality features."
         in dataset.notes
     )
 

@@ -293,9 +293,16 @@ def _checked_target(
     if missing.all():
         raise DataError(f"The target column {quote(target)} has no values.")
     if missing.any():
+        empty = frame.isna().all(axis=1).to_numpy()  # blank lines (a spreadsheet's export)
         frame = frame.loc[~missing]
-        count = int(missing.sum())
-        notes.append(f"Dropped {count} row{'s' * (count != 1)} with a missing target.")
+        for count, what in ((int(empty.sum()), "empty"), (int((missing & ~empty).sum()), "")):
+            if count:
+                rows = f"{count} row{'s' * (count != 1)}"
+                notes.append(
+                    f"Dropped {rows} with no value in any column (blank lines)."
+                    if what
+                    else f"Dropped {rows} with a missing target."
+                )
         y = frame[target]
     if frame.shape[0] < 2:
         raise DataError("The table has a single data row; a classifier needs at least two.")
@@ -366,8 +373,11 @@ def finalize(
     if unique_per_row:
         notes.append(
             f"{columns_phrase(unique_per_row)} "
-            f"{'have' if len(unique_per_row) > 1 else 'has'} one value per row: kept as a "
-            "high-cardinality feature."
+            + (
+                "have one value per row: kept as high-cardinality features."
+                if len(unique_per_row) > 1
+                else "has one value per row: kept as a high-cardinality feature."
+            )
         )
     return Dataset(
         name=name,
