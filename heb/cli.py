@@ -295,10 +295,33 @@ def declare_categorical(dataset, categorical: Sequence[str], strict: bool = True
     return dataclasses.replace(dataset, categorical=list(dict.fromkeys(wanted)))
 
 
+def _is_file_spec(spec: str) -> bool:
+    """Whether a resolved dataset spec names a local file (not a shared, built-in or
+    OpenML dataset)."""
+    return spec.startswith("file:") or Path(spec).exists()
+
+
+def _load(spec: str, target: str | None = None):
+    """The dataset ``spec`` names; ``target`` (a file's class column) where given."""
+    from heb.data import load_dataset
+
+    return load_dataset(spec) if target is None else load_dataset(spec, target=target)
+
+
+def _check_target(specs: Sequence[str], target: str | None) -> None:
+    """Refuse ``--target`` for a named dataset (it has its own class column), before any work."""
+    named = [spec for spec in specs if not _is_file_spec(spec)]
+    if target is not None and named:
+        raise UsageError(
+            f"heb: --target names the class column of a data file, and {named[0]!r} is a "
+            "named dataset with its own target; name files only, or leave out --target."
+        )
+
+
 def _declared(dataset, spec: str, categorical: Sequence[str], strict: bool, report):
     """``dataset`` with ``--categorical`` applied where ``spec`` is a file path, saying what
     was not applied; the tables and the reliability figures read the same columns."""
-    if categorical and (spec.startswith("file:") or Path(spec).exists()):
+    if categorical and _is_file_spec(spec):
         dataset = declare_categorical(dataset, categorical, strict=strict)
         lacking = [c for c in categorical if c not in dataset.categorical]
         if lacking:
@@ -316,12 +339,14 @@ def _collect(
     settings: dict,
     report: Callable[[str], None],
     categorical: Sequence[str] = (),
+    target: str | None = None,
 ) -> pd.DataFrame:
     """Run every (dataset, method, setting) the chosen tables need; one long frame.
 
-    ``categorical`` declares columns categorical in the datasets given as file paths.
+    ``categorical`` declares columns categorical in the datasets given as file paths;
+    ``target`` is their class column (default: the last column).
     """
-    from heb.data import DataError, load_dataset
+    from heb.data import DataError
     from heb.evaluate import cross_validate
 
     base = _base_methods(tables)
@@ -331,7 +356,7 @@ def _collect(
     for index, spec in enumerate(specs):
         started = time.perf_counter()
         try:
-            dataset = load_dataset(spec)
+            dataset = _load(spec, target)
         except DataError as exc:
             reason = f"{str(exc).rstrip('.')}; {hint}" if (hint := _openml_hint(spec)) else exc
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({reason})")
@@ -348,9 +373,10 @@ def _collect(
             elif label.startswith("bins="):
                 frame["method"] = frame["method"] + f" [{label}]"
             frames.append(frame)
+        said_target = f", target {str(dataset.target)!r}" if _is_file_spec(spec) else ""
         report(
             f"[{index + 1}/{len(specs)}] {dataset.name}: {len(dataset.X):,} rows, "
-            f"{dataset.X.shape[1]} features, {time.perf_counter() - started:.1f} s"
+            f"{dataset.X.shape[1]} features{said_target}, {time.perf_counter() - started:.1f} s"
         )
     if not frames:
         raise SystemExit("No dataset could be loaded.")
@@ -512,7 +538,7 @@ def _bench_frame(
     collected with the figures, :func:`_collect_reliability`)."""
     categorical = _categorical_names(args.categorical)
     if not args.engine:
-        return _collect(specs, tables, settings, _log, categorical), None
+        return _collect(specs, tables, settings, _log, categorical, args.target), None
     base = _base_methods(tables, leave_out)
     curves: dict[str, dict[str, dict]] = {}
 
@@ -616,7 +642,7 @@ def _bench_figures(args, frame, out: Path, tables, specs, settings, curves=None)
         _log(f"CD diagrams skipped: {exc}")
     if curves is None:
         categorical = _categorical_names(args.categorical)
-        curves = _collect_reliability(specs, settings, tables, categorical)
+        curves = _collect_reliability(specs, settings, tables, categorical, args.target)
     figures |= _reliability_figures(curves, out, _log)
     return figures
 
@@ -686,6 +712,8 @@ def bench(args: argparse.Namespace) -> int:
     specs = _bench_specs(args)
     if not specs:
         raise SystemExit("No datasets: the shared folder is absent and none were named.")
+    if not args.engine:
+        _check_target(specs, args.target)
     run = _run_settings(args)  # checks every setting before any work
     settings = {
         "n_splits": run.n_splits,
@@ -712,6 +740,7 @@ def bench(args: argparse.Namespace) -> int:
             if args.categorical
             else []
         ),
+        *([{"target": args.target}] if args.target is not None else []),
     )
     if not args.no_cache and _serve(cache, key, out, len(specs), started, note):
         return 0
@@ -730,13 +759,13 @@ def bench(args: argparse.Namespace) -> int:
 
 
 def _collect_reliability(
-    specs, settings, tables, categorical: Sequence[str] = ()
+    specs, settings, tables, categorical: Sequence[str] = (), target: str | None = None
 ) -> dict[str, dict[str, dict]]:
     """Reliability data of Table 4's methods on the high-cardinality datasets (the
     catalogue's group, or K_max >= 100 outside it: :func:`is_high_cardinality`), each read
-    with ``categorical`` declared as the tables read it (:func:`_declared`, notes said once
-    already by the tables' pass)."""
-    from heb.data import DataError, load_dataset
+    with ``categorical`` declared and ``target`` as its class column, as the tables read it
+    (:func:`_declared`, notes said once already by the tables' pass)."""
+    from heb.data import DataError
     from heb.evaluate import cross_validate
 
     if 4 not in tables:
@@ -744,7 +773,7 @@ def _collect_reliability(
     curves: dict[str, dict[str, dict]] = {}
     for spec in specs:
         try:
-            dataset = load_dataset(spec)
+            dataset = _load(spec, target)
         except DataError:
             continue
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, lambda _: None)
@@ -853,7 +882,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="count every row of parquet / CSV files or folders on this engine, NB and "
         "AODE methods only (default: in memory, subsampled to --max-rows)",
     )
-    b.add_argument("--target", default=None, help="class column with --engine (default: last)")
+    b.add_argument(
+        "--target",
+        default=None,
+        metavar="COLUMN",
+        help="class column of the data files, in memory or with --engine (default: the last "
+        "column); named datasets (shared, builtin:, openml:) keep their own",
+    )
     b.add_argument(
         "--categorical",
         action="append",

@@ -1,0 +1,92 @@
+"""``python -m heb`` as a new user met it: faults a trial found, each pinned here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.cli import main
+from heb.data import load_dataset
+from heb.evaluate import cross_validate
+from heb.evaluate.paper import TABLE_METHODS
+
+FOLDS = 3
+
+
+@pytest.fixture()
+def isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture()
+def churn(tmp_path):
+    """A CSV with two possible class columns: ``contract`` (three values) and the last,
+    ``churn`` (yes / no)."""
+    rng = np.random.default_rng(0)
+    n = 300
+    contract = rng.choice(["month", "year", "two-year"], n)
+    frame = pd.DataFrame(
+        {
+            "tenure": rng.integers(1, 72, n),
+            "plan": rng.choice(list("abcd"), n),
+            "contract": contract,
+            "churn": np.where((contract == "month") ^ (rng.random(n) < 0.2), "yes", "no"),
+        }
+    )
+    path = tmp_path / "churn.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _one_line(err: str) -> str:
+    err = err.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    assert err.endswith("."), err
+    return err
+
+
+def _bench(path, out, *extra) -> list[str]:
+    argv = ["bench", str(path), "--tables", "4", "--folds", str(FOLDS), "--no-figures"]
+    assert main([*argv, "-o", str(out), *extra]) == 0
+    return argv
+
+
+# ------------------------------------------------------------ 1. --target in memory
+def test_target_is_honoured_for_a_file_in_memory(churn, tmp_path, isolated_cache, capsys):
+    """``--target contract`` without ``--engine`` was ignored: the run used the last column."""
+    _bench(churn, tmp_path / "default")
+    _bench(churn, tmp_path / "contract", "--target", "contract")
+    err = capsys.readouterr().err
+    assert "target 'churn'" in err and "target 'contract'" in err
+    assert "Served" not in err  # another target is another run, not a cache hit
+    got = pd.read_csv(tmp_path / "contract" / "folds.csv").set_index(["method", "fold"])
+    dataset = load_dataset(str(churn), target="contract")
+    settings = {"n_splits": FOLDS, "seed": 42, "n_bins": 10, "missing": "impute"}
+    want = cross_validate(dataset, TABLE_METHODS[4], max_rows=20_000, **settings).folds
+    want = want.set_index(["method", "fold"]).loc[got.index]
+    np.testing.assert_allclose(got["log_loss"], want["log_loss"], rtol=1e-9)
+    default = pd.read_csv(tmp_path / "default" / "folds.csv").set_index(["method", "fold"])
+    assert not np.allclose(default.loc[got.index, "log_loss"], got["log_loss"])
+
+
+def test_target_for_a_named_dataset_is_one_sentence(tmp_path, isolated_cache, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "builtin:iris", "--target", "x", "-o", str(tmp_path)])
+    assert info.value.code == 2
+    err = _one_line(capsys.readouterr().err)
+    assert "--target" in err and "builtin:iris" in err
+
+
+def test_engine_target_change_is_not_served_from_the_cache(churn, tmp_path, isolated_cache, capsys):
+    """The cache key left out ``--target``: the other target's numbers came back."""
+    pytest.importorskip("duckdb")
+    parquet = tmp_path / "churn.parquet"
+    pd.read_csv(churn).to_parquet(parquet, index=False)
+    _bench(parquet, tmp_path / "a", "--engine", "duckdb")
+    _bench(parquet, tmp_path / "b", "--engine", "duckdb", "--target", "contract")
+    err = capsys.readouterr().err
+    assert "Served" not in err and "target 'contract'" in err
+    a, b = (pd.read_csv(tmp_path / o / "folds.csv") for o in "ab")
+    assert not np.allclose(a["log_loss"], b["log_loss"])
