@@ -188,7 +188,7 @@ def lesson_view() -> None:
                     escape(data.class_names[c]),
                     escape(data.feature_names[f]),
                 )
-                what = f"class **{class_name}**, feature **{feature_name}**"
+                what = f"Counts of class **{class_name}**, feature **{feature_name}**"
             else:
                 text = st.text_input(
                     "Counts n₁, …, n_K",
@@ -203,7 +203,7 @@ def lesson_view() -> None:
                     return
                 labels = [f"v{v + 1}" for v in range(counts.size)]
                 prior, pooled = None, None  # uniform
-                what = "your counts, uniform prior mean (HEB-U)"
+                what = "Your counts, uniform prior mean (HEB-U)"
             m_whatif = st.select_slider(
                 "What-if concentration m",
                 lesson.M_WHATIF_CHOICES,
@@ -223,9 +223,7 @@ def lesson_view() -> None:
             st.error(str(exc))
             return
         curve, heb = out["curve"], out["heb"]
-        st.markdown(
-            f"Counts of {what}: N = {curve.n_samples:,} rows over K = {curve.n_categories:,}."
-        )
+        st.markdown(f"{what}: N = {curve.n_samples:,} rows over K = {curve.n_categories:,}.")
         # three metrics, short labels: at a presenter's 1024 px four columns broke a label
         # mid-word ("Shrinkag / e ρ"); whether m is clamped is the first one's delta
         c1, c2, c3 = st.columns(3)

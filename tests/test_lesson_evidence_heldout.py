@@ -156,7 +156,7 @@ def test_laplace_sits_on_its_own_uniform_curve_not_on_heb_ms(zip_codes, feature,
     traces, data = _figure(out)
     laplace = next(t for name, t in traces.items() if name.startswith("Laplace (m = K"))
     heb = next(t for name, t in traces.items() if name.startswith("HEB-M's m:"))
-    main = traces["held-out log-loss"]
+    main = traces["held-out log-loss, HEB-M's t"]
     uniform = next(t for name, t in traces.items() if name.startswith("the same, uniform t"))
     m, y = laplace.x[0], laplace.y[0]
     assert m == out["curve"].n_categories
@@ -174,7 +174,7 @@ def test_with_a_uniform_prior_laplace_is_a_point_of_the_one_curve(zip_codes):
     traces, _ = _figure(out)
     assert not [name for name in traces if name.startswith("the same, uniform t")]
     laplace = next(t for name, t in traces.items() if name.startswith("Laplace (m = K"))
-    assert _on(traces["held-out log-loss"], laplace.x[0], laplace.y[0])
+    assert _on(traces["held-out log-loss, HEB-U's t"], laplace.x[0], laplace.y[0])
 
 
 # ------------------------------------------------------------------ the page (AppTest)

@@ -45,6 +45,7 @@ __all__ = [
     "heldout_comparison",
     "difference_kind",
     "heldout_verdict",
+    "format_loss",
     "evidence_lesson",
 ]
 
@@ -436,6 +437,9 @@ def heldout_comparison(
 ) -> dict:
     """HEB against Laplace and against its own held-out curve's lowest point, paired.
 
+    The lowest point is sought among the grid's m inside the clamp [M_MIN, M_MAX] (the
+    m HEB can take; the figure's grid runs a decade past each end).
+
     Every score is on the same held-out rows (:func:`heldout_log_loss_curve`'s folds).
     HEB is scored as the engine would be: m refitted on each fold's training rows toward
     the prior mean of those rows (:func:`heldout_refit`), so no held-out row chooses
@@ -465,7 +469,10 @@ def heldout_comparison(
     )
     N = float(weight.sum())
     curve_loss = heb_grid[:-1] @ weight / N
-    best = int(np.argmin(curve_loss))
+    inside = np.flatnonzero((m_grid >= M_MIN) & (m_grid <= M_MAX))
+    if inside.size == 0:
+        raise ValueError(f"The held-out grid has no m inside [{M_MIN}, {M_MAX}].")
+    best = int(inside[np.argmin(curve_loss[inside])])
     diff, se = _paired(weight, heb[0], laplace[0])
     best_diff, best_se = _paired(weight, heb[0], heb_grid[best])
     return {
@@ -494,8 +501,13 @@ def difference_kind(diff: float, se: float) -> str:
     return "lower" if diff < 0 else "higher"
 
 
-def _loss(value: float) -> str:
-    return f"{value:.4f}"
+def format_loss(value: float) -> str:
+    """A held-out log-loss in nats, one rounding for the text and the figure's legend:
+    four decimals (1.9162), two significant figures below 0.001 (0.00021, never 0.0000
+    for a positive loss)."""
+    if value == 0 or abs(value) >= 1e-3:
+        return f"{value:.4f}"
+    return np.format_float_positional(value, precision=2, unique=False, fractional=False)
 
 
 def _nats(value: float) -> str:
@@ -531,15 +543,15 @@ def heldout_verdict(
     what the numbers show: the check scores one pair, not the classifier.
     """
     c = comparison
-    N, K = c["n_rows"], n_categories
-    best = f"{_loss(c['best'])} at m = {format_m(c['best_m'])}"
+    K = n_categories
+    best = f"{format_loss(c['best'])} at m = {format_m(c['best_m'])}"
     near = difference_kind(c["best_diff"], c["best_se"])
     if near in ("noise", "negligible"):
-        lowest = f"within noise of this curve's lowest, {best}"
+        lowest = f"within noise of this curve's lowest inside the clamp, {best}"
     else:
         lowest = (
-            f"{_nats(c['best_diff'])} above this curve's lowest, {best}, found with the "
-            "held-out rows themselves"
+            f"{_nats(c['best_diff'])} above this curve's lowest inside the clamp, {best}, "
+            "found with the held-out rows themselves"
         )
     m_folds = np.asarray(c.get("m_folds", [m_hat]), dtype=np.float64)
     if np.ptp(m_folds) <= 1e-9 * max(float(m_folds.max()), 1.0):
@@ -548,8 +560,39 @@ def heldout_verdict(
         fitted = f"m = {format_m(float(m_folds.min()))} to {format_m(float(m_folds.max()))}"
     scores = (
         f"{heb}'s m, refitted on each fold's training rows ({fitted}), scores "
-        f"{_loss(c['heb'])} nats per held-out row ({lowest}); Laplace {_loss(c['laplace'])}"
+        f"{format_loss(c['heb'])} nats per held-out row ({lowest}); "
+        f"Laplace {format_loss(c['laplace'])}"
     )
+    return _heldout_verdict_text(c, heb, scores, m_folds, uniform_prior, K, rho) + _figure_point(
+        c, heb, m_hat
+    )
+
+
+def _figure_point(comparison: dict, heb: str, m_hat: float) -> str:
+    """Why the figure's HEB point reads another score than the text, where it does: it
+    is m_hat fitted on all the pair's rows (held-out ones too), the text's m is refitted
+    per fold; empty when the two round alike."""
+    shown, scored = comparison.get("heb_all_rows"), comparison["heb"]
+    if shown is None or format_loss(shown) == format_loss(scored):
+        return ""
+    return (
+        f" The figure's {heb} point, {format_loss(shown)}, is m = {format_m(m_hat)} fitted on all "
+        f"{comparison['n_rows']:,} rows, the held-out ones too: the text scores the refits, "
+        "which never see the rows they score."
+    )
+
+
+def _heldout_verdict_text(
+    c: dict,
+    heb: str,
+    scores: str,
+    m_folds: np.ndarray,
+    uniform_prior: bool,
+    K: int,
+    rho: float,
+) -> str:
+    """:func:`heldout_verdict`'s verdict, from its sentence ``scores``."""
+    N = c["n_rows"]
     if uniform_prior and np.all(m_folds == float(K)):
         return f"**{heb} uses Laplace's m = K here: the same estimate, the same score.** {scores}."
     gap = f"a gap of {_gap(c['diff'], c['se'])}"

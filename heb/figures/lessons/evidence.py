@@ -24,12 +24,28 @@ from heb.figures.lessons.parts import (
     series_color,
 )
 from heb.figures.style import NEUTRAL_COLOR, TRUTH_COLOR, WHATIF_COLOR, escape_all, method_color
-from heb.lessons.common import format_m
-from heb.lessons.evidence import LAPLACE, EvidenceCurve
+from heb.lessons.common import M_MAX, M_MIN, format_m
+from heb.lessons.evidence import LAPLACE, EvidenceCurve, format_loss
 
 __all__ = ["evidence_figure", "pmf_bars_figure", "heldout_figure"]
 
 _SYMBOLS = {"heb": "circle", LAPLACE: "square", "what-if m": "diamond"}
+
+
+def _shade_clamp(fig: go.Figure, m_grid: np.ndarray, m_min: float, m_max: float) -> None:
+    """Grey the m outside the clamp [m_min, m_max], each side labelled "clamp"."""
+    for lo, hi in ((float(np.min(m_grid)), m_min), (m_max, float(np.max(m_grid)))):
+        fig.add_vrect(x0=lo, x1=hi, fillcolor=NEUTRAL_COLOR, opacity=0.18, line_width=0)
+    for edge, anchor in ((m_min, "right"), (m_max, "left")):
+        fig.add_annotation(
+            x=np.log10(edge),
+            y=1,
+            yref="paper",
+            text="clamp",
+            showarrow=False,
+            xanchor=anchor,
+            font={"color": NEUTRAL_COLOR},
+        )
 
 
 def evidence_figure(
@@ -46,18 +62,7 @@ def evidence_figure(
     fig.add_trace(
         curve("evidence l(m)", evidence.m, evidence.log_evidence, color, hovertemplate=hover)
     )
-    for lo, hi in ((evidence.m.min(), evidence.m_min), (evidence.m_max, evidence.m.max())):
-        fig.add_vrect(x0=lo, x1=hi, fillcolor=NEUTRAL_COLOR, opacity=0.18, line_width=0)
-    for edge, anchor in ((evidence.m_min, "right"), (evidence.m_max, "left")):
-        fig.add_annotation(
-            x=np.log10(edge),
-            y=1,
-            yref="paper",
-            text="clamp",
-            showarrow=False,
-            xanchor=anchor,
-            font={"color": NEUTRAL_COLOR},
-        )
+    _shade_clamp(fig, evidence.m, evidence.m_min, evidence.m_max)
     points = [(f"{heb}'s m", evidence.m_hat, color, _SYMBOLS["heb"])]
     if uniform_prior:
         K = float(evidence.n_categories)
@@ -111,18 +116,9 @@ def heldout_figure(
     fig = go.Figure()
     hover = "m = %{x:.3g}<br>log-loss = %{y:.4f}<extra></extra>"
     m_grid, losses = heldout["m"], heldout["log_loss"]
-    # the curves have no legend entries (the title and the y axis name the solid one,
-    # Laplace's colour and legend group its own dashed one): in a lesson's narrow column
-    # the legend wraps one entry a row, and each row took the plot's height
+    # each curve named in the legend (a new user could not tell the solid from the dashed)
     fig.add_trace(
-        curve(
-            "held-out log-loss",
-            m_grid,
-            losses,
-            TRUTH_COLOR,
-            hovertemplate=hover,
-            showlegend=False,
-        )
+        curve(f"held-out log-loss, {heb}'s t", m_grid, losses, TRUTH_COLOR, hovertemplate=hover)
     )
     data = pd.DataFrame({"m": m_grid, "heldout_log_loss": losses})
     if uniform_curve is not None:
@@ -135,7 +131,6 @@ def heldout_figure(
                 2,
                 "dash",
                 hovertemplate=f"{LAPLACE}'s uniform t<br>" + hover,
-                showlegend=False,
                 legendgroup=LAPLACE,
             )
         )
@@ -154,10 +149,12 @@ def heldout_figure(
         m, loss = marks[name]
         color, symbol = styles.get(name, (WHATIF_COLOR, _SYMBOLS["what-if m"]))
         shown = f"{LAPLACE} (m = K, uniform t)" if name == LAPLACE else name
-        marker = point(f"{shown}: {loss:.4f}", m, loss, color, symbol)
+        marker = point(f"{shown}: {format_loss(loss)}", m, loss, color, symbol)
         if name == LAPLACE and uniform_curve is not None:
             marker.legendgroup = LAPLACE  # its curve shows and hides with it
         fig.add_trace(marker)
+    # the clamp greyed as on the evidence curve: the text's lowest point is inside it
+    _shade_clamp(fig, m_grid, M_MIN, M_MAX)
     # a y title short enough for a presenter's short plot (the longer one ran off it)
     log_m_axes(fig, "held-out log-loss (nats)")
     title = f"{heldout['n_folds']}-fold held-out log-loss of this pair's {heldout['n_rows']:,} rows"
