@@ -478,7 +478,10 @@ def _reliability_figures(
 
     written: dict[str, str] = {}
     for dataset, curves in reliability.items():
-        fig = reliability_diagram(curves, title=f"Reliability: {dataset}")
+        # no ECE in the legend: that of the pooled predictions differs from Table 4's mean
+        # over folds (the app's Compare page draws it so too)
+        title = f"{dataset}: reliability of the pooled out-of-fold predictions"
+        fig = reliability_diagram(curves, title=title, show_ece=False)
         written |= _export_figure(fig, out / f"reliability_{dataset}", report)
     return written
 

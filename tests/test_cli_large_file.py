@@ -252,7 +252,8 @@ def test_engine_run_draws_the_reliability_diagram_from_its_bins(tmp_path, capsys
     assert main([*argv, "-o", str(tmp_path / "o"), "--no-cache"]) == 0
     assert "Reliability diagrams skipped" not in capsys.readouterr().err
     svg = (tmp_path / "o" / "reliability_two.svg").read_text()
-    assert "Reliability: two" in svg
+    assert "two: reliability of the pooled out-of-fold predictions" in svg
+    assert "ECE" not in svg
     assert all(label in svg for label in ("Laplace", "HEB-M", "HEB-M+GR"))
     assert (tmp_path / "o" / "reliability_two.png").stat().st_size > 1_000
 

@@ -90,3 +90,29 @@ def test_engine_target_change_is_not_served_from_the_cache(churn, tmp_path, isol
     assert "Served" not in err and "target 'contract'" in err
     a, b = (pd.read_csv(tmp_path / o / "folds.csv") for o in "ab")
     assert not np.allclose(a["log_loss"], b["log_loss"])
+
+
+# ------------------------------------------------------------ 2. the reliability figure
+def test_reliability_figure_names_no_pooled_ece_beside_table4(tmp_path, monkeypatch):
+    """The legend gave the pooled predictions' ECE (Laplace 0.023) beside Table 4's mean
+    over folds (0.0283): the figure says what it pools and shows no ECE, as the app's."""
+    import heb.cli as cli
+    from heb.metrics import reliability
+
+    rng = np.random.default_rng(2)
+    proba = rng.dirichlet(np.ones(2), size=200)
+    y = (rng.random(200) < proba[:, 1]).astype(int)
+    curves = {"zips": {m: reliability(y, proba) for m in TABLE_METHODS[4]}}
+    drawn = {}
+
+    def keep(fig, stem, report) -> dict:
+        drawn[stem] = fig
+        return {}
+
+    monkeypatch.setattr(cli, "_export_figure", keep)
+    cli._reliability_figures(curves, tmp_path, lambda line: None)
+    (fig,) = drawn.values()
+    assert "pooled out-of-fold" in fig.layout.title.text and "zips" in fig.layout.title.text
+    names = [trace.name or "" for trace in fig.data]
+    assert any("HEB-M+GR" in name for name in names)
+    assert not any("ECE" in name for name in names), names
