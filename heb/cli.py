@@ -933,7 +933,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         required=True,
         metavar="FILE",
-        help="parquet file to write (its folder must exist)",
+        help="parquet file to write, ending in .parquet (its folder must exist)",
     )
     c.add_argument(
         "--seed",

@@ -47,7 +47,18 @@ def make_data(
 
     if kind != "clicks":  # argparse's choices already refuse others; kept for direct calls
         raise BadInput(f"make-data knows 'clicks', not {kind!r}.")
-    folder = Path(output).expanduser().parent
+    given = Path(output).expanduser()
+    if given.is_dir():
+        raise BadInput(
+            f"-o {output!r} is a folder; give the parquet file to write, such as "
+            f"{str(given / 'clicks.parquet')!r}."
+        )
+    if given.suffix.lower() != ".parquet":
+        raise BadInput(
+            f"make-data writes parquet, so -o must end in .parquet (got {output!r}); "
+            f"try {str(given.with_name(given.name.split('.')[0] + '.parquet'))!r}."
+        )
+    folder = given.parent
     if not folder.is_dir():
         raise BadInput(
             f"There is no folder {str(folder)!r} for -o; create it or give another path."

@@ -116,3 +116,20 @@ def test_reliability_figure_names_no_pooled_ece_beside_table4(tmp_path, monkeypa
     names = [trace.name or "" for trace in fig.data]
     assert any("HEB-M+GR" in name for name in names)
     assert not any("ECE" in name for name in names), names
+
+
+# ------------------------------------------------------------ 3. make-data -o
+@pytest.mark.parametrize("name", ["x.csv", "x.csv.gz", "x"])
+def test_make_data_refuses_an_output_that_is_not_parquet(name, tmp_path, capsys):
+    """``-o x.csv`` wrote parquet under a .csv name and said so as if all were well."""
+    assert main(["make-data", "clicks", "--rows", "100", "-o", str(tmp_path / name)]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert ".parquet" in err and name in err
+    assert not (tmp_path / name).exists()
+
+
+def test_make_data_into_a_folder_is_one_clear_sentence(tmp_path, capsys):
+    """``-o <folder>`` answered with pyarrow's "Detail: [errno 21] Is a directory"."""
+    assert main(["make-data", "clicks", "--rows", "100", "-o", str(tmp_path)]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert "is a folder" in err and "errno" not in err and "clicks.parquet" in err
