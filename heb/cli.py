@@ -29,6 +29,7 @@ import pandas as pd
 
 from heb import __version__
 from heb.cli_scale import (
+    DATA_SUFFIXES,
     ENGINES,
     BadInput,
     check_categorical,
@@ -146,19 +147,40 @@ def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
 
 
 # --------------------------------------------------------------------------- datasets
+def _looks_like_path(name: str) -> bool:
+    """Whether a dataset argument names a file: a data suffix (``.csv``, ``.parquet``,
+    ``.gz`` ...) or a folder separator; no shared or catalogue name has either."""
+    return "/" in name or "\\" in name or Path(name).suffix.lower() in DATA_SUFFIXES
+
+
 def _resolve_dataset_specs(names: Sequence[str]) -> list[str]:
-    """Expand ``shared`` / ``all`` into every shared dataset; bare names mean shared copies."""
+    """Expand ``shared`` / ``all`` into every shared dataset; bare names mean shared copies
+    (but names that look like file paths, kept as given for :func:`_check_files`)."""
     from heb.data import shared_dataset_names
 
     specs: list[str] = []
     for name in names:
         if name in ("shared", "all"):
             specs.extend(f"shared:{n}" for n in shared_dataset_names())
-        elif ":" in name or Path(name).exists():
+        elif ":" in name or Path(name).exists() or _looks_like_path(name):
             specs.append(name)
         else:
             specs.append(f"shared:{name}")
     return list(dict.fromkeys(specs))
+
+
+def _check_files(specs: Sequence[str]) -> None:
+    """Refuse a file path that is not there, in one sentence, before any work (``bench
+    nosuch.csv`` spoke of the shared folder's names)."""
+    for spec in specs:
+        kind, sep, rest = spec.partition(":")
+        named = rest if sep and kind.lower() in ("file", "upload") else None
+        if named is None and (sep or not _looks_like_path(spec)):
+            continue  # a dataset name: its loader says what it lacks
+        path = Path(named if named is not None else spec).expanduser()
+        if not path.exists():
+            where = "" if path.is_absolute() else f" (looked in {Path.cwd()})"
+            raise UsageError(f"heb: No file {str(path)!r}{where}.")
 
 
 def _openml_hint(spec: str) -> str:
@@ -716,6 +738,7 @@ def bench(args: argparse.Namespace) -> int:
     if not specs:
         raise SystemExit("No datasets: the shared folder is absent and none were named.")
     if not args.engine:
+        _check_files(specs)
         _check_target(specs, args.target)
     run = _run_settings(args)  # checks every setting before any work
     settings = {

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = [
+    "DATA_SUFFIXES",
     "ENGINES",
     "BadInput",
     "collect_on_engine",
@@ -25,6 +26,24 @@ __all__ = [
 ]
 
 ENGINES = ("duckdb", "spark")
+#: suffixes of data files (and their compression): a name ending in one is a file path
+DATA_SUFFIXES = (
+    ".csv",
+    ".tsv",
+    ".tab",
+    ".txt",
+    ".data",
+    ".arff",
+    ".json",
+    ".parquet",
+    ".parq",
+    ".pq",
+    ".gz",
+    ".gzip",
+    ".bz2",
+    ".xz",
+    ".zip",
+)
 #: the engines' proper names, as the per-dataset lines print them
 ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
 

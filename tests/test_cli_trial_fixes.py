@@ -133,3 +133,24 @@ def test_make_data_into_a_folder_is_one_clear_sentence(tmp_path, capsys):
     assert main(["make-data", "clicks", "--rows", "100", "-o", str(tmp_path)]) == 2
     err = _one_line(capsys.readouterr().err)
     assert "is a folder" in err and "errno" not in err and "clicks.parquet" in err
+
+
+# ------------------------------------------------------------ 4. a file that is not there
+@pytest.mark.parametrize("name", ["nosuchfile.csv", "data.csv.gz", "sub/nosuch", "file:gone.txt"])
+def test_a_missing_file_is_named_as_a_file(name, tmp_path, isolated_cache, capsys, monkeypatch):
+    """``bench nosuchfile.csv`` said there is no *shared dataset* of that name."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["bench", name, "--tables", "4", "-o", str(tmp_path / "o")])
+    assert info.value.code == 2
+    err = _one_line(capsys.readouterr().err)
+    shown = name.removeprefix("file:")
+    assert err == f"heb: No file {shown!r} (looked in {tmp_path})."
+    assert "shared" not in err
+
+
+def test_a_missing_absolute_path_says_no_folder_to_look_in(tmp_path, isolated_cache, capsys):
+    missing = tmp_path / "gone.parquet"
+    with pytest.raises(SystemExit):
+        main(["bench", str(missing), "-o", str(tmp_path / "o")])
+    assert _one_line(capsys.readouterr().err) == f"heb: No file {str(missing)!r}."
