@@ -34,6 +34,7 @@ from heb.cli_scale import (
     BadInput,
     check_categorical,
     collect_on_engine,
+    data_stem,
     engine_identity,
     make_data,
 )
@@ -320,14 +321,23 @@ def declare_categorical(dataset, categorical: Sequence[str], strict: bool = True
 def _is_file_spec(spec: str) -> bool:
     """Whether a resolved dataset spec names a local file (not a shared, built-in or
     OpenML dataset)."""
-    return spec.startswith("file:") or Path(spec).exists()
+    return spec.startswith(("file:", "upload:")) or Path(spec).exists()
 
 
 def _load(spec: str, target: str | None = None):
-    """The dataset ``spec`` names; ``target`` (a file's class column) where given."""
+    """The dataset ``spec`` names; ``target`` (a file's class column) where given. A file's
+    dataset is named by the file without its data suffixes (``churn.csv.gz``: ``churn``), as
+    on the engine path, in the tables and the figure file names alike."""
+    import dataclasses
+
     from heb.data import load_dataset
 
-    return load_dataset(spec) if target is None else load_dataset(spec, target=target)
+    dataset = load_dataset(spec) if target is None else load_dataset(spec, target=target)
+    if _is_file_spec(spec):
+        kind, sep, rest = spec.partition(":")
+        path = rest if sep and kind in ("file", "upload") else spec
+        dataset = dataclasses.replace(dataset, name=data_stem(path))
+    return dataset
 
 
 def _check_target(specs: Sequence[str], target: str | None) -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "ENGINES",
     "BadInput",
     "collect_on_engine",
+    "data_stem",
     "engine_identity",
     "make_data",
     "open_engine",
@@ -46,6 +47,15 @@ DATA_SUFFIXES = (
 )
 #: the engines' proper names, as the per-dataset lines print them
 ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
+
+
+def data_stem(path: str | Path) -> str:
+    """A dataset's name from its file or folder: the name without its data suffixes
+    (``churn.csv`` and ``churn.csv.gz`` are ``churn``; a name with no such suffix stays)."""
+    name = Path(path).name
+    while Path(name).suffix.lower() in DATA_SUFFIXES and Path(name).stem != name:
+        name = name[: -len(Path(name).suffix)]
+    return name
 
 
 class BadInput(Exception):
@@ -264,7 +274,7 @@ def collect_on_engine(
     base = {k: settings[k] for k in ("n_splits", "seed", "n_bins", "missing")}
     try:  # every run's methods are checked before the engine starts or scans a row
         for path in paths:
-            for _, methods, params, _ in runs(Path(path).name.split(".")[0]):
+            for _, methods, params, _ in runs(data_stem(path)):
                 check_methods(methods, params)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
@@ -281,7 +291,7 @@ def collect_on_engine(
                 if note:
                     report(note)
                     note = ""
-                name = source.path.name.split(".")[0]
+                name = data_stem(source.path)
                 for label, methods, params, override in runs(name):
                     result = cross_validate(
                         engine,

@@ -28,11 +28,11 @@ def test_categorical_over_several_files_declares_where_present_and_says_where_no
     code = main([*args, "--no-figures", "--no-cache", "-o", str(out)])
     assert code == 0
     err = capsys.readouterr().err
-    assert "shops2.csv: no column 'zip' to read as categories." in err
+    assert "shops2: no column 'zip' to read as categories." in err
     table = pd.read_csv(out / "table3_high_cardinality_logloss.csv")
-    # zip read as categories: 200 codes (K_max >= 100) puts shops.csv in Table 3; shops2's
+    # zip read as categories: 200 codes (K_max >= 100) puts shops in Table 3; shops2's
     # zip2 is binned (K_max = 10), so it is not high-cardinality
-    assert table["dataset"].tolist() == ["shops.csv"]
+    assert table["dataset"].tolist() == ["shops"]
     assert table["K_max"].iloc[0] > 100
     text = (out / "table3_high_cardinality_logloss.md").read_text(encoding="utf-8")
     assert "K_max >= 100" in text and "e-0" not in text

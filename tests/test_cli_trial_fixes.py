@@ -154,3 +154,31 @@ def test_a_missing_absolute_path_says_no_folder_to_look_in(tmp_path, isolated_ca
     with pytest.raises(SystemExit):
         main(["bench", str(missing), "-o", str(tmp_path / "o")])
     assert _one_line(capsys.readouterr().err) == f"heb: No file {str(missing)!r}."
+
+
+# ------------------------------------------------------------ 5. output file names
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_a_file_is_named_by_its_stem_in_memory_as_on_the_engine(
+    suffix, churn, tmp_path, isolated_cache, monkeypatch
+):
+    """In memory ``churn.csv`` wrote ``reliability_churn.csv.png``; the engine named the
+    same file ``churn``."""
+    import heb.cli as cli
+    from heb.cli_scale import data_stem
+
+    path = tmp_path / f"churn{suffix}"
+    if suffix != ".csv":
+        pd.read_csv(churn).to_csv(path, index=False)
+    drawn: list[str] = []
+
+    def keep(fig, stem, report) -> dict:
+        drawn.append(stem.name)
+        return {}
+
+    monkeypatch.setattr(cli, "_export_figure", keep)
+    monkeypatch.setattr(cli, "is_high_cardinality", lambda name, k_max: True)
+    argv = ["bench", str(path), "--tables", "4", "--folds", str(FOLDS), "--no-cache"]
+    assert main([*argv, "-o", str(tmp_path / "o")]) == 0
+    assert drawn == ["reliability_churn"]
+    assert set(pd.read_csv(tmp_path / "o" / "folds.csv")["dataset"]) == {"churn"}
+    assert data_stem(path) == "churn" == data_stem(tmp_path / "churn.parquet")
