@@ -45,16 +45,27 @@ def grid_figure(K: int, N: int, alpha_dir: float, reps: int):
     return figures.theorem1_figure(grid(alpha_dir, reps), chosen(K, N, alpha_dir, reps))
 
 
+#: the height of step 2's two side-by-side figures (pixels) outside the presenter mode:
+#: each is about 240 px wide, where both legends wrap to two rows
+PAIR_HEIGHT = 460
+#: their height in the presenter mode: half the figure column wide (about 240 px at
+#: 1024), their two-line titles, wrapped legends and turned K/N labels take more than
+#: :func:`explorer.presenter.presenter_height` allows for a whole column: at 400 px the
+#: plots kept 190 and 141 px at 1024, at 520 over 260 (the step still fits 1440 x 900)
+PRESENTER_PAIR_HEIGHT = 520
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
-def reduction_figure(alpha_dir: float, reps: int):
+def reduction_figure(alpha_dir: float, reps: int, height: int = PAIR_HEIGHT):
     """HEB-U's reduction over the grid (figure, data): your K and N do not change it."""
-    return figures.reduction_figure(lesson.theorem1_reduction(grid(alpha_dir, reps)))
+    reduction = lesson.theorem1_reduction(grid(alpha_dir, reps))
+    return figures.reduction_figure(reduction, height)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def vertex_figure(N: int):
+def vertex_figure(N: int, height: int = PAIR_HEIGHT):
     """Corollary 1 over K for your N (figure, data): your K does not change it."""
-    return figures.vertex_figure(vertex(N))
+    return figures.vertex_figure(vertex(N), height)
 
 
 steps = lesson_header(
@@ -123,8 +134,8 @@ def lesson_view() -> None:
         if steps.show(2):  # the grid's expected pattern: with the grid (step 2)
             st.caption(
                 "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
-                "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1; at α_dir = 1 they "
-                "overlap."
+                "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1 (the orange bars); "
+                "at α_dir = 1 they overlap."
             )
 
     with right:
@@ -147,12 +158,15 @@ def lesson_view() -> None:
             )
         if not steps.show(2):
             return
+        # drawn at their own height, presenter mode included (not steps.fitted's, which
+        # sizes a figure for the whole column)
+        height = PRESENTER_PAIR_HEIGHT if steps.presenting else PAIR_HEIGHT
         col_a, col_b = st.columns(2)
         with col_a:
-            fig, data = steps.fitted(reduction_figure(*setting[2:]))
+            fig, data = reduction_figure(*setting[2:], height)
             show_figure(fig, data, "theorem1-reduction")
         with col_b:
-            fig, data = steps.fitted(vertex_figure(setting[1]))
+            fig, data = vertex_figure(setting[1], height)
             show_figure(fig, data, "corollary1-vertex")
         with st.expander("The grid's numbers: HEB-U against Laplace"):
             show_table(lesson.theorem1_reduction(full).round(3))

@@ -11,6 +11,7 @@ plot. Hierarchy: HEB-M's probabilities read "0.0000" in the table and the hover.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -112,3 +113,38 @@ def test_typed_counts_are_headed_your_counts():
     assert [t for t in texts if t.startswith("Your counts, uniform prior mean (HEB-U): N = ")]
     at = _open("lesson_evidence")
     assert [t.value for t in at.markdown if re.match(r"Counts of class \*\*", t.value)]
+
+
+# ------------------------------------------------------------------ high cardinality
+def test_the_reduction_bars_colours_are_named_in_the_legend():
+    from heb.figures.lessons import high_cardinality as figures
+    from heb.figures.style import NEUTRAL_COLOR, method_color
+    from heb.lessons import high_cardinality as lesson
+
+    grid = lesson.theorem1_grid(0.3, reps=5)
+    fig, data = figures.reduction_figure(lesson.theorem1_reduction(grid))
+    assert fig.layout.showlegend is True
+    bars = {trace.name: trace for trace in fig.data if trace.type == "bar"}
+    assert set(bars) == {"K/N < 0.1", "K/N ≥ 0.1"}
+    assert bars["K/N < 0.1"].marker.color == NEUTRAL_COLOR
+    assert bars["K/N ≥ 0.1"].marker.color == method_color("HEB-U")
+    assert all(float(x) < 0.1 for x in bars["K/N < 0.1"].x)
+    assert all(float(x) >= 0.1 for x in bars["K/N ≥ 0.1"].x)
+    # every ratio once, in K/N order on the axis
+    ratios = [f"{r:g}" for r in data["K_over_N"]]
+    assert list(fig.layout.xaxis.categoryarray) == ratios
+    assert sorted([*bars["K/N < 0.1"].x, *bars["K/N ≥ 0.1"].x], key=float) == ratios
+
+
+def _chart_heights(at: AppTest) -> list[int]:
+    return [json.loads(chart.proto.spec)["layout"]["height"] for chart in at.get("plotly_chart")]
+
+
+def test_the_presenters_side_by_side_figures_are_tall_enough():
+    """At 400 px the two half-column figures kept 190 and 141 px of plot at 1024 px."""
+    at = _open("lesson_high_cardinality", present="1", step="2")
+    heights = _chart_heights(at)
+    assert len(heights) == 2 and min(heights) >= 500, heights
+    assert heights[0] == heights[1]  # side by side: one height, the axes level
+    plain = _chart_heights(_open("lesson_high_cardinality"))
+    assert plain[1] == plain[2] < heights[0]

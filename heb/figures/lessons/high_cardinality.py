@@ -10,7 +10,10 @@ from heb.figures.l1_study import l1_error_figure
 from heb.figures.lessons.parts import curve, lesson_style, readable
 from heb.figures.style import NEUTRAL_COLOR, TRUTH_COLOR, escape, method_color
 
-__all__ = ["theorem1_figure", "reduction_figure", "vertex_figure"]
+__all__ = ["SEPARATION", "theorem1_figure", "reduction_figure", "vertex_figure"]
+
+#: the K/N from which the paper reports HEB-U separating from Laplace (section 5.2)
+SEPARATION = 0.1
 
 
 def theorem1_figure(
@@ -46,37 +49,48 @@ def theorem1_figure(
     return readable(fig), data.reset_index(drop=True)
 
 
-def reduction_figure(reduction: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+def reduction_figure(reduction: pd.DataFrame, height: int = 400) -> tuple[go.Figure, pd.DataFrame]:
     """HEB-U's l1 error reduction over Laplace per K/N (from ``theorem1_reduction``).
 
     One bar per distinct K/N (settings sharing a ratio are averaged), on a categorical
-    axis; bars from K/N = 0.1 on, where the paper reports the separation, are coloured.
+    axis; bars from K/N = :data:`SEPARATION` on, where the paper reports the separation,
+    are coloured, and the legend says which colour is which (a new user could not tell).
     Each value is in its bar's hover (printed on twelve narrow bars, they touched).
+    ``height`` with a one-row legend (:func:`lesson_style`).
     """
     by_ratio = reduction.groupby("K_over_N", as_index=False)["reduction"].mean()
     percent = 100 * by_ratio["reduction"].to_numpy()
-    wide = by_ratio["K_over_N"].to_numpy() >= 0.1
+    ratios = by_ratio["K_over_N"].to_numpy()
+    labels = np.array([f"{r:g}" for r in ratios])
     fig = go.Figure()
-    fig.add_trace(
-        go.Bar(
-            name="HEB-U below Laplace (%)",
-            x=[f"{r:g}" for r in by_ratio["K_over_N"]],
-            y=percent,
-            marker_color=np.where(wide, method_color("HEB-U"), NEUTRAL_COLOR).tolist(),
-            hovertemplate="K/N = %{x}: %{y:.1f}%<extra></extra>",
+    for name, wide, color in (
+        (f"K/N < {SEPARATION:g}", False, NEUTRAL_COLOR),
+        (f"K/N ≥ {SEPARATION:g}", True, method_color("HEB-U")),
+    ):
+        chosen = (ratios >= SEPARATION) == wide
+        fig.add_trace(
+            go.Bar(
+                name=name,
+                x=labels[chosen].tolist(),
+                y=percent[chosen],
+                marker_color=color,
+                hovertemplate="K/N = %{x}: %{y:.1f}%<extra></extra>",
+            )
         )
-    )
     fig.add_hline(y=0, line_color=TRUTH_COLOR)
-    fig.update_xaxes(type="category", title="K / N")
+    # one category per ratio in K/N order, each bar centred on its own (one trace has it)
+    fig.update_xaxes(
+        type="category", title="K / N", categoryorder="array", categoryarray=labels.tolist()
+    )
     fig.update_yaxes(title="l1 error reduction (%)")
-    fig.update_layout(showlegend=False)
+    fig.update_layout(barmode="overlay", showlegend=True)
     data = by_ratio.assign(reduction_percent=percent)
-    return lesson_style(fig, "HEB-U's l1 error<br>below Laplace's (%)", 400), data
+    return lesson_style(fig, "HEB-U's l1 error<br>below Laplace's (%)", height), data
 
 
-def vertex_figure(vertex: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+def vertex_figure(vertex: pd.DataFrame, height: int = 400) -> tuple[go.Figure, pd.DataFrame]:
     """Corollary 1: Laplace's and HEB's l1 error at p* = e1 against K/N (log-log), the
-    legend above the plot (never over its ticks)."""
+    legend above the plot (never over its ticks); ``height`` with a one-row legend."""
     fig = go.Figure()
     for name, column, method in (
         ("Laplace: 2(K−1)/(N+K)", "laplace_l1", "Laplace"),
@@ -85,8 +99,9 @@ def vertex_figure(vertex: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
         x, y = vertex["K_over_N"], vertex[column]
         fig.add_trace(curve(name, x, y, method_color(method), mode="lines+markers"))
     fig.update_xaxes(type="log", title="K / N")
-    fig.update_yaxes(type="log", title="l1 error at p* = e₁", exponentformat="power")
+    # one label per decade: a tall presenter plot added 2 and 5 in every decade
+    fig.update_yaxes(type="log", title="l1 error at p* = e₁", exponentformat="power", dtick=1)
     N = int(vertex["N"].iloc[0])
     # the legend above the plot, as on every lesson figure: inside it, it covered a tick label
-    lesson_style(fig, f"Corollary 1: all {N} draws<br>in one category", 400)
+    lesson_style(fig, f"Corollary 1: all {N} draws<br>in one category", height)
     return fig, vertex
