@@ -32,10 +32,11 @@ import streamlit as st
 
 from explorer import state
 from explorer.display import download_buttons, show_figure, show_table
-from explorer.errors import escape, show_error, show_info
+from explorer.errors import escape, show_error, show_info, show_warning
 from explorer.summaries import CODE_DISTINCT_SHARE, CODE_MIN_VALUES, code_note
 from heb import figures, registry
 from heb.data import DataError, default_target
+from heb.data.dataset import is_id_like_name
 from heb.nb import NaiveBayes
 from heb.scale.cv import ENGINE_FAMILIES
 from heb.scale.duckdb_engine import DuckDBEngine
@@ -170,11 +171,13 @@ class LargeFile:
 
     @property
     def numeric_features(self) -> list[str]:
-        """The feature columns the engine bins as numbers unless declared categorical."""
+        """The feature columns the engine bins as numbers unless declared categorical (an
+        integer column with an ID-like name is categorical already, as in memory)."""
         return [
             c
             for c, family in zip(self.columns, self.families, strict=False)
-            if c != self.target and family in ("integer", "float")
+            if c != self.target
+            and (family == "float" or (family == "integer" and not is_id_like_name(c)))
         ]
 
 
@@ -605,12 +608,14 @@ def left_out_methods(methods) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- the scans
-def _describe(target: str, categorical=()):
+def _describe(target: str, n_bins: int, missing: str, categorical=()):
     def work(engine, report):
-        from heb.scale import describe_source
+        from heb.scale import summarise_source
 
         report(0.0, "Counting every value on DuckDB")
-        return describe_source(engine, target, categorical=list(categorical) or None)
+        return summarise_source(
+            engine, target, categorical=list(categorical) or None, n_bins=n_bins, missing=missing
+        )
 
     return work
 
@@ -763,48 +768,87 @@ def _code_notes(frame: pd.DataFrame, large: LargeFile) -> None:
 
 def overview(large: LargeFile) -> None:
     """The Dataset page's header and feature table for the large file (one scan)."""
-    key = repr(("describe", large.name, large.identity, large.target, large.categorical))
-    work = _describe(large.target, large.categorical)
-    frame = _scan_of("describe", key, work, large, auto=True)
-    if frame is None:
+    settings = state.current_settings()
+    n_bins, missing = settings["n_bins"], settings["missing"]
+    key = repr(
+        ("describe", large.name, large.identity, large.target, large.categorical, n_bins, missing)
+    )
+    work = _describe(large.target, n_bins, missing, large.categorical)
+    summary = _scan_of("describe", key, work, large, auto=True)
+    if summary is None:
         _again_button("describe", "Count again", key, work, large)
         return
-    rows = int(frame["rows"].max()) if len(frame) else 0
-    cols = st.columns(4)
-    cols[0].metric("Rows with a target", f"{rows:,}")
+    frame = summary.features
+    cols = st.columns(5)
+    cols[0].metric("Rows with a target", f"{summary.n_rows:,}")
     cols[1].metric("Features", f"{len(frame)}")
-    cols[2].metric("Target", escape(large.target, limit=60))
-    cols[3].metric("Engine", ENGINE_LABEL)
+    cols[2].metric("Classes", f"{summary.classes.size}")
+    cols[3].metric("Target", escape(large.target, limit=60))
+    cols[4].metric("Engine", ENGINE_LABEL)
     st.caption(
         escape(
-            f"Source: {large.name} under the data root. Counted by DuckDB over all {rows:,} "
-            "rows (one scan); nothing was loaded into memory."
+            f"Source: {large.name} under the data root. Counted by {ENGINE_LABEL} over all "
+            f"{summary.n_rows:,} rows (one scan); nothing was loaded into memory. Rows per "
+            "class: "
+            + ", ".join(
+                f"{name} {count:,}"
+                for name, count in zip(summary.classes, summary.class_counts, strict=True)
+            )
+            + "."
         )
     )
     show_info(
-        "The in-memory views (preview, class balance, one feature under the lens, "
-        "hierarchies) need the rows in memory; the Concentrations and Compare pages count "
-        "this file on DuckDB. Explain a prediction, Benchmark and the lessons use the "
-        "sidebar's dataset."
+        "The in-memory views (preview, one feature under the lens, hierarchies) need the "
+        "rows in memory; the Concentrations and Compare pages count this file on DuckDB. "
+        "Explain a prediction, Benchmark and the lessons use the sidebar's dataset."
     )
+    _id_like_notes(summary)
     _code_notes(frame, large)
     st.subheader("Features")
-    show_table(
-        frame,
-        column_config={
-            "feature": st.column_config.TextColumn("feature", pinned=True),
-            "kind": st.column_config.TextColumn("kind"),
-            "K": st.column_config.NumberColumn(
-                "K (distinct values)", format="localized", help="Non-missing distinct values."
-            ),
-            "missing_share": st.column_config.ProgressColumn(
-                "missing share", format="percent", min_value=0.0, max_value=1.0
-            ),
-            "rows": None,  # every feature's rows are the file's: the header says it once
-        },
-        key="large_describe",
-    )
+    show_table(frame, grid_config=_FEATURE_COLUMNS, key="large_describe")
     download_buttons(None, frame, "large-file-features")
+
+
+#: the large file's feature table: the in-memory Dataset page's headers and formats
+_FEATURE_COLUMNS = {
+    "feature": st.column_config.TextColumn("feature", pinned=True),
+    "kind": st.column_config.TextColumn("type", width=100),
+    "K": st.column_config.NumberColumn(
+        "distinct values", format="%,d", help="Non-missing distinct values in the file."
+    ),
+    "K_f": st.column_config.NumberColumn(
+        "K_f",
+        format="%,d",
+        help="Categories the model counts (bins, for a number: the Bins choice of the "
+        "preprocessing).",
+    ),
+    "missing_share": st.column_config.ProgressColumn(
+        "missing",
+        help="Share of the rows where the feature is missing.",
+        format="percent",
+        min_value=0.0,
+        max_value=1.0,
+        width=100,
+    ),
+    "rows": None,  # every feature's rows are the file's: the header says it once
+}
+
+
+def _id_like_notes(summary) -> None:
+    """The in-memory page's warning per ID-like column whose missing rows imputing the mode
+    piles into one ID, and its one-click remedy."""
+    from explorer.summaries import id_like_note
+
+    for name, pile in summary.id_like_imputed.items():
+        show_warning(id_like_note(name, pile))
+    if summary.id_like_imputed:
+        st.button(
+            "Missing as its own category",
+            on_click=state.missing_as_category,
+            key="large_missing_as_category",
+            icon=":material/category:",
+            help="The Preprocessing choice below, for every page.",
+        )
 
 
 def concentrations_view(large: LargeFile, smoother: str) -> None:

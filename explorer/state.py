@@ -34,6 +34,7 @@ from heb.data.dataset import join_names, quote
 from heb.evaluate import RunSettings
 
 __all__ = [
+    "missing_as_category",
     "DEFAULT_METHODS",
     "DEFAULT_SETTINGS",
     "FOLD_CHOICES",
@@ -505,6 +506,12 @@ def bound(name: str) -> dict:
     key = widget_key(name)
     st.session_state[key] = st.session_state[name]
     return {"key": key, "on_change": _copy_widget, "args": (key, name)}
+
+
+def missing_as_category() -> None:
+    """Callback: missing values as a category of their own, on every page (the remedy of
+    an ID-like column whose missing rows imputation piles into one ID)."""
+    st.session_state["missing"] = "category"
 
 
 def current_settings() -> dict:

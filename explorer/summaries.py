@@ -56,16 +56,20 @@ def dataset_notes(dataset: Dataset, work: WorkingData) -> list[str]:
 def id_like_imputation_notes(work: WorkingData) -> list[str]:
     """Per ID-like column whose missing rows the mode imputation piled into one ID
     (:attr:`heb.data.Preprocessor.id_like_imputed_`): what it did, and what to choose."""
-    notes = []
-    for name, pile in getattr(work.preprocessor, "id_like_imputed_", {}).items():
-        mode, own, missing = pile["mode"], pile["mode_rows"], pile["missing"]
-        notes.append(
-            f"{name} looks like an ID ({pile['categories']:,} categories in "
-            f"{pile['observed']:,} rows): imputing its mode put its {missing:,} missing rows "
-            f"into {mode!r}, which now looks frequent ({own + missing:,} rows instead of "
-            f"{own:,}). Missing as its own category keeps them apart."
-        )
-    return notes
+    piles = getattr(work.preprocessor, "id_like_imputed_", {})
+    return [id_like_note(name, pile) for name, pile in piles.items()]
+
+
+def id_like_note(name: str, pile: dict) -> str:
+    """What imputing an ID-like column's mode did (``pile`` as
+    :attr:`heb.data.Preprocessor.id_like_imputed_` holds it), and what to choose."""
+    mode, own, missing = pile["mode"], pile["mode_rows"], pile["missing"]
+    return (
+        f"{name} looks like an ID ({pile['categories']:,} categories in "
+        f"{pile['observed']:,} rows): imputing its mode put its {missing:,} missing rows "
+        f"into {mode!r}, which now looks frequent ({own + missing:,} rows instead of "
+        f"{own:,}). Missing as its own category keeps them apart."
+    )
 
 
 #: the numeric-code rule (:func:`numeric_code_columns`): a whole-number column with more

@@ -126,10 +126,6 @@ MISSING_RULE = (
 )
 
 
-def _missing_as_category() -> None:
-    st.session_state["missing"] = "category"
-
-
 def choose_dataset() -> None:
     """Upload a file or fetch an OpenML id (the sidebar lists built-in and paper data).
 
@@ -281,7 +277,7 @@ def overview(dataset, work: loading.WorkingData) -> None:
     if id_like:
         st.button(
             "Missing as its own category",
-            on_click=_missing_as_category,
+            on_click=state.missing_as_category,
             key="missing_as_category",
             icon=":material/category:",
             help="The Preprocessing choice below, for every page.",

@@ -13,7 +13,9 @@ from heb.scale import (
     DuckDBEngine,
     cross_validate,
     describe_source,
+    fit_counts,
     open_source,
+    summarise_source,
     write_clicks,
 )
 
@@ -66,7 +68,14 @@ def test_describe_numbers_are_the_engine_s(rooted):
     assert_clean(at)
     shown = _frame_with(at, "missing_share")
     expected = describe_source(_engine(rooted, "small.parquet"), "click")
-    pd.testing.assert_frame_equal(shown.reset_index(drop=True), expected, check_dtype=False)
+    # the file's distinct values, and K_f: the categories counted with the page's bins
+    summary = summarise_source(_engine(rooted, "small.parquet"), "click")
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), summary.features, check_dtype=False)
+    pd.testing.assert_frame_equal(
+        shown.drop(columns="K_f").reset_index(drop=True), expected, check_dtype=False
+    )
+    fitted = fit_counts(_engine(rooted, "small.parquet"), "click")
+    assert shown["K_f"].tolist() == fitted.table.n_categories.tolist()  # as Concentrations
     assert "2,000" in " ".join(m.value for m in at.metric)
 
 

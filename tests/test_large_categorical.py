@@ -252,7 +252,8 @@ def test_the_link_carries_the_choice_to_concentrations_and_compare(rooted):
     at.run()
     assert _url(at, "large_categorical") == '["zip"]'
     at.button(key="large_go").click().run()
-    kept = [r for r in at.session_state["_large_results"].values() if hasattr(r, "folds")]
+    results = at.session_state["_large_results"].values()
+    kept = [r.result for r in results if hasattr(r, "result")]  # a Comparison's result
     engine = DuckDBEngine(threads=1)
     try:
         engine.register(open_source(CODES, rooted))
@@ -285,3 +286,19 @@ def test_the_cancel_note_names_the_phase():
         "Cancelled while fitting and scoring fold 2 of 5:"
     )
     assert "counting every row:" in cancelled_text("Counting every row on DuckDB")
+
+
+def test_the_chooser_leaves_out_number_columns_with_an_id_like_name():
+    """site_id ... placement_id were offered, though an ID-like name makes them categorical
+    already (the chooser's own help said so)."""
+    from explorer.large_files import LargeFile
+
+    large = LargeFile(
+        "f.parquet",
+        "root",
+        "identity",
+        "click",
+        ("site_id", "zip", "bid_price", "user_hash", "colour", "click"),
+        families=("integer", "integer", "float", "integer", "text", "integer"),
+    )
+    assert large.numeric_features == ["zip", "bid_price"]

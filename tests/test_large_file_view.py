@@ -23,6 +23,7 @@ from heb.scale import (
     cross_validate,
     fit_counts,
     open_source,
+    summarise_source,
     write_clicks,
 )
 
@@ -152,8 +153,45 @@ def test_dataset_page_header_describes_the_large_file(rooted):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rows with a target"] == "2,000"
     assert metrics["Engine"] == "DuckDB" and metrics["Target"] == "click"
-    assert "Classes" not in metrics  # the in-memory dataset's overview is not drawn
-    assert not [d for d in at.dataframe if "feature" in d.value.columns and "K_f" in d.value]
+    assert metrics["Classes"] == "2"
+    # the in-memory dataset's overview is not drawn (its table has the MI columns)
+    assert not [d for d in at.dataframe if "MI with target (nats)" in d.value.columns]
+    # the class balance, counted by the engine: every row in one of the classes
+    summary = summarise_source(_engine(rooted), "click")
+    said = _texts(at.caption)
+    for name, count in zip(summary.classes, summary.class_counts, strict=True):
+        assert f"{name} {count:,}" in said
+    assert summary.class_counts.sum() == 2_000
+
+
+def test_an_id_like_column_with_missing_rows_is_warned_about_as_in_memory(tmp_path, monkeypatch):
+    """The upload of a file warned that imputing user_id's mode piles its missing rows into
+    one ID; the same file as a large file said nothing."""
+    rng = np.random.default_rng(4)
+    n = 3_000
+    user = rng.integers(0, 1_500, n).astype("float64")
+    user[rng.random(n) < 0.05] = np.nan
+    frame = pd.DataFrame(
+        {"user_id": pd.array(user, dtype="Int64"), "colour": rng.choice(["r", "g"], n),
+         "y": rng.choice(["a", "b"], n)}
+    )  # fmt: skip
+    frame.to_parquet(tmp_path / "users.parquet", index=False)
+    monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path))
+    at = open_app("pages/dataset.py", clean=False, large_file="users.parquet")
+    assert_clean(at)
+    warned = [w.value for w in at.warning if "looks like an ID" in w.value]
+    # the in-memory warning, word for word
+    from heb.data import Preprocessor
+
+    pre = Preprocessor().fit(frame.drop(columns="y"))
+    from explorer.summaries import id_like_note
+
+    expected = id_like_note("user_id", pre.id_like_imputed_["user_id"])
+    assert [unescape(w) for w in warned] == [expected]
+    at.button(key="large_missing_as_category").click().run()
+    assert_clean(at)
+    assert at.session_state["missing"] == "category"
+    assert not [w for w in at.warning if "looks like an ID" in w.value]
 
 
 def test_concentrations_page_counts_the_large_file(rooted):

@@ -33,6 +33,7 @@ __all__ = [
     "data_root",
     "describe_source",
     "fit_counts",
+    "summarise_source",
     "open_source",
     "resolve_data_path",
     "write_clicks",
@@ -50,6 +51,7 @@ _LAZY = {
     "cross_validate": "heb.scale.cv",
     "fit_counts": "heb.scale.profile",
     "describe_source": "heb.scale.profile",
+    "summarise_source": "heb.scale.profile",
     "write_clicks": "heb.scale.clicks",
 }
 

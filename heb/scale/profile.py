@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 
 from heb.counts import CountTable
+from heb.data.preprocess import is_id_like_counts
 from heb.scale.counting import Columns, FittedFold, Histograms, count_histograms, describe
 from heb.scale.encoding import FoldEncoding
 
-__all__ = ["FittedCounts", "fit_counts", "describe_source"]
+__all__ = ["FittedCounts", "SourceSummary", "fit_counts", "describe_source", "summarise_source"]
 
 
 @dataclass
@@ -73,14 +74,100 @@ def fit_counts(
     )
 
 
+@dataclass
+class SourceSummary:
+    """What the Dataset page shows of a large source, from one scan.
+
+    Attributes
+    ----------
+    features : DataFrame
+        One row per feature: ``feature``, ``kind``, ``K`` (distinct non-missing values),
+        ``K_f`` (the categories counted under the bins and missing-value rule: bins for a
+        number; 0 for a column empty in every row), ``missing_share``, ``rows``.
+    classes : ndarray (C,)
+    class_counts : ndarray (C,)
+        Rows per class.
+    n_rows : int
+    id_like_imputed : dict
+        As :attr:`heb.data.Preprocessor.id_like_imputed_`: per ID-like categorical column
+        whose missing rows imputing the mode piles into one ID, ``missing``, ``mode``,
+        ``mode_rows``, ``categories``, ``observed``.
+    """
+
+    features: pd.DataFrame
+    classes: np.ndarray
+    class_counts: np.ndarray
+    n_rows: int
+    id_like_imputed: dict
+
+
+def summarise_source(
+    engine,
+    target: str,
+    features: Sequence[str] | None = None,
+    *,
+    categorical=None,
+    n_bins: int = 10,
+    missing: str = "impute",
+) -> SourceSummary:
+    """:class:`SourceSummary` of the registered source: one scan (the one of
+    :func:`fit_counts`, whose encodings give each feature's K_f)."""
+    columns, histograms = _whole(engine, target, features, categorical)
+    frame = _describe(columns, histograms)
+    fitted = histograms.fit_fold(None, n_bins=n_bins, missing=missing)
+    k_f = np.zeros(len(frame), dtype=np.int64)
+    k_f[fitted.features] = [e.n_categories for e in fitted.encodings]
+    frame.insert(3, "K_f", k_f)
+    piled = {}
+    if missing == "impute":
+        for index, encoding in zip(fitted.features, fitted.encodings, strict=True):
+            values = histograms.values[index]
+            if columns.kinds[index] == "categorical":
+                piled |= _id_like_pile(values, encoding)
+    return SourceSummary(
+        frame,
+        histograms.classes,
+        fitted.table.class_counts.astype(np.int64),
+        histograms.n_rows,
+        piled,
+    )
+
+
+def _id_like_pile(values, encoding: FoldEncoding) -> dict:
+    """``{name: pile}`` when imputing the mode piles an ID-like column's missing rows into
+    one ID (the in-memory ``Preprocessor._note_id_like``), else ``{}``."""
+    per_slot = np.bincount(values.slot, weights=values.n, minlength=values.n_slots)
+    d = len(values.keys)
+    n_missing = int(per_slot[d:].sum())
+    n_observed = int(per_slot[:d].sum())
+    n_categories = encoding.n_categories
+    if not n_missing or not is_id_like_counts(n_observed, n_categories):
+        return {}
+    fill = int(encoding.train_code[d])  # the code a missing value is counted as
+    own = int(per_slot[:d][encoding.train_code[:d] == fill].sum())
+    mode = values.keys[np.flatnonzero(encoding.train_code[:d] == fill)[0]]
+    pile = {
+        "missing": n_missing,
+        "mode": str(mode),
+        "mode_rows": own,
+        "categories": n_categories,
+        "observed": n_observed,
+    }
+    return {values.name: pile}
+
+
 def describe_source(
     engine, target: str, features: Sequence[str] | None = None, *, categorical=None
 ) -> pd.DataFrame:
     """One row per feature: kind, distinct values K, missing share, rows; one scan.
 
-    ``K`` counts distinct non-missing values (a numeric feature's bins are fewer).
+    ``K`` counts distinct non-missing values (a numeric feature's bins are fewer:
+    :func:`summarise_source` gives them).
     """
-    columns, histograms = _whole(engine, target, features, categorical)
+    return _describe(*_whole(engine, target, features, categorical))
+
+
+def _describe(columns: Columns, histograms: Histograms) -> pd.DataFrame:
     rows = []
     for kind, values in zip(columns.kinds, histograms.values, strict=True):
         per_slot = np.bincount(values.slot, weights=values.n, minlength=values.n_slots)
