@@ -184,6 +184,22 @@ def _check_files(specs: Sequence[str]) -> None:
             raise UsageError(f"heb: No file {str(path)!r}{where}.")
 
 
+def _no_datasets_sentence() -> str:
+    """Why ``bench`` without datasets has none: where it looked and the variable to set."""
+    import os
+
+    from heb.paths import datasets_dir
+
+    if os.environ.get("HEB_DATASETS_DIR"):
+        fix = "HEB_DATASETS_DIR to the folder of the copies"
+    else:
+        fix = "HEB_SHARED_DIR to the shared folder (the one holding datasets/)"
+    return (
+        f"No datasets: none were named and there are no shared copies in {datasets_dir()}; "
+        f"name files or builtin:NAME, or set {fix}."
+    )
+
+
 def _openml_hint(spec: str) -> str:
     """For a shared copy that could not be read: its OpenML name where the catalogue has
     one, else what names a dataset (``bench nosuch`` spoke only of the shared folder)."""
@@ -730,7 +746,7 @@ def _serve(cache: ResultCache, key: str, out: Path, n_specs: int, started: float
     served = _serve_outputs(cache, key, out)
     if served is None:
         return False
-    _log(f"Served {n_specs} datasets from the cache.")
+    _log(f"Served {n_specs} dataset{'s' * (n_specs != 1)} from the cache.")
     if note:
         _log(note)
     for number, reason in served["skipped"].items():
@@ -746,7 +762,7 @@ def bench(args: argparse.Namespace) -> int:
     tables = _tables(args)
     specs = _bench_specs(args)
     if not specs:
-        raise SystemExit("No datasets: the shared folder is absent and none were named.")
+        raise SystemExit(_no_datasets_sentence())
     if not args.engine:
         _check_files(specs)
         _check_target(specs, args.target)

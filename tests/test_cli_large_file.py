@@ -133,7 +133,7 @@ def test_one_dataset_table1_is_skipped_with_its_reason(tmp_path, isolated_cache,
     # served from the cache: the same skip reasons, the same closing line
     assert main(args) == 0
     again = capsys.readouterr().err
-    assert "Served 1 datasets from the cache." in again
+    assert "Served 1 dataset from the cache." in again
     assert "Table 1 skipped: Friedman / Nemenyi need 2+ datasets (got 1)." in again
 
 

@@ -182,3 +182,20 @@ def test_a_file_is_named_by_its_stem_in_memory_as_on_the_engine(
     assert drawn == ["reliability_churn"]
     assert set(pd.read_csv(tmp_path / "o" / "folds.csv")["dataset"]) == {"churn"}
     assert data_stem(path) == "churn" == data_stem(tmp_path / "churn.parquet")
+
+
+# ------------------------------------------------------------ 6. wording
+def test_one_dataset_served_from_the_cache_is_singular(churn, tmp_path, isolated_cache, capsys):
+    _bench(churn, tmp_path / "o")
+    _bench(churn, tmp_path / "o")
+    assert "Served 1 dataset from the cache." in capsys.readouterr().err
+
+
+def test_no_datasets_names_where_it_looked_and_the_variable(tmp_path, isolated_cache, monkeypatch):
+    monkeypatch.delenv("HEB_DATASETS_DIR", raising=False)
+    monkeypatch.setenv("HEB_SHARED_DIR", str(tmp_path / "absent"))
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "-o", str(tmp_path / "o")])
+    message = str(info.value.code)
+    assert str(tmp_path / "absent" / "datasets") in message and "HEB_SHARED_DIR" in message
+    assert "\n" not in message and message.endswith(".")
