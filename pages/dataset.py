@@ -437,12 +437,12 @@ def lens_counts_table(frame: pd.DataFrame) -> None:
     # category and total stay pinned in view whatever the width of the rest
     config = {
         "category": st.column_config.Column(pinned=True),
-        "total": st.column_config.NumberColumn(pinned=True, format="%d"),
+        "total": st.column_config.NumberColumn(pinned=True, format="%,d"),
     }
     for name, label in classes.items():
         short = label if len(label) <= LENS_HEADER_CHARS else label[: LENS_HEADER_CHARS - 1] + "…"
         config[name] = st.column_config.NumberColumn(
-            short, help=escape(f"rows of {label}"), format="%d"
+            short, help=escape(f"rows of {label}"), format="%,d"
         )
     # the default height: as tall as its rows, up to ten (a fixed one drew blank rows)
     show_table(table, column_config=config, key="lens_table")

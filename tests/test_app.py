@@ -159,6 +159,11 @@ def test_feature_lens_counts_add_up():
     assert_clean(at)
     table = table_with(at, "total")
     assert table["total"].sum() == len(default.X)
+    # counts as every table writes them: 3,000, not 3000 beside "Rows 3,000"
+    grid = next(d for d in at.dataframe if "total" in d.value.columns)
+    config = json.loads(grid.proto.columns)
+    formats = {c["type_config"]["format"] for c in config.values() if "type_config" in c}
+    assert formats == {"%,d"} and "type_config" in config["total"]
     count_columns = [c for c in table.columns if c.startswith("N(class=")]
     assert len(count_columns) == default.n_classes
 

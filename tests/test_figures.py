@@ -761,3 +761,10 @@ def test_a_log_axis_within_a_decade_or_so_names_whole_numbers():
     assert log_axis(np.array([0.2, 0.9]))["tickvals"] == pytest.approx([0.2, 0.5, 1.0])
     assert log_axis(np.array([10.0, 1e4]))["dtick"] == 1  # several decades: one a decade
     assert "tickvals" not in log_axis(np.array([30.0, 31.0]))  # too narrow: plotly's own
+
+
+def test_class_balance_bars_label_counts_with_separators():
+    from heb.figures.dataset import class_balance_figure
+
+    fig = class_balance_figure(["no", "yes"], np.array([2270, 312]))
+    assert fig.data[0].texttemplate == "%{y:,}"  # 2,270, as the tables write it

@@ -30,6 +30,7 @@ def class_balance_figure(class_names: Sequence[str], class_counts: np.ndarray) -
             y=counts,
             marker_color=BAR_COLOR,
             text=counts,
+            texttemplate="%{y:,}",  # 2,270 as the tables write it
             textposition="outside",
             cliponaxis=False,
             hovertemplate="class %{x}<br>rows %{y:,}<extra></extra>",
