@@ -199,3 +199,26 @@ def test_no_datasets_names_where_it_looked_and_the_variable(tmp_path, isolated_c
     message = str(info.value.code)
     assert str(tmp_path / "absent" / "datasets") in message and "HEB_SHARED_DIR" in message
     assert "\n" not in message and message.endswith(".")
+
+
+def test_table4_markdown_headers_read_as_words_and_the_csv_keeps_its_columns(tmp_path):
+    """The markdown header was the column name ``HEB-M+GR_vs_Laplace_change_%``."""
+    from heb.cli import _write_table
+
+    table = pd.DataFrame(
+        {
+            "dataset": ["adult"],
+            "group": ["low-cardinality"],
+            "Laplace": [0.0597],
+            "HEB-M": [0.03],
+            "HEB-M+GR": [0.0194],
+            "HEB-M+GR_vs_Laplace_change_%": [-67.504],
+            "HEB-M+GR_minus_Laplace": [-0.0403],
+        }
+    )
+    _write_table(tmp_path, "table4_ece", table, "Table 4")
+    header, _, row = (tmp_path / "table4_ece.md").read_text().splitlines()[2:5]
+    assert "HEB-M+GR vs Laplace, change %" in header and "HEB-M+GR − Laplace" in header
+    assert "_" not in header.replace("group", "")
+    assert "-67.5 " in row and "-0.0403" in row  # a percentage (1 decimal), a metric (4)
+    assert list(pd.read_csv(tmp_path / "table4_ece.csv").columns) == list(table.columns)
