@@ -675,6 +675,16 @@ def test_rows_per_category_heatmap_from_a_count_table():
     assert fig.data[0].zmax == 20 and list(fig.data[0].y) == ["no", "yes"]
 
 
+def test_rows_per_category_heatmap_keeps_room_for_two_classes_and_turned_names():
+    """With two classes and ten long feature names the plot was about 90 px tall and its
+    colour bar's labels ran together: the figure grows with the names turned below it."""
+    names = [f"feature_number_{i}" for i in range(10)]  # 16 characters
+    short = rows_per_category_heatmap(np.ones((2, 10)), [f"f{i}" for i in range(10)], ["a", "b"])
+    long = rows_per_category_heatmap(np.ones((2, 10)), names, ["a", "b"])
+    assert long.layout.height - short.layout.height == 7 * (16 - 2)
+    assert short.layout.height >= 130 + 160
+
+
 # ---------------------------------------------------------- user text escaped
 EVIL = '<a href="https://evil.example/">x</a><b>y</b><img src=z>'
 

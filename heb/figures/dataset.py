@@ -119,6 +119,11 @@ def feature_counts_figure(
     return fig.update_layout(showlegend=True)
 
 
+#: the rows-per-category heatmap's least plot height (pixels), and the longest feature
+#: name it makes room for below the plot (longer ones are cut by plotly's automargin)
+_MIN_HEATMAP_PX, _MAX_LABEL_CHARS = 160, 30
+
+
 def rows_per_category_heatmap(
     per_cell: np.ndarray,
     feature_names: Sequence[str],
@@ -149,5 +154,9 @@ def rows_per_category_heatmap(
     )
     fig.update_xaxes(title_text="feature", type="category")
     fig.update_yaxes(title_text="class", type="category", ticklabelstandoff=8)
-    height = max(320, 60 * len(class_names) + 220)
+    # the plot keeps at least 160 px (its colour bar's five labels ran together in 90 px)
+    # whatever the turned feature names below it take: about 7 px a character
+    longest = max((len(str(name)) for name in feature_names), default=0)
+    names_px = 7 * min(longest, _MAX_LABEL_CHARS)
+    height = 130 + max(_MIN_HEATMAP_PX, 60 * len(class_names)) + names_px
     return style(fig, "Rows per category, N_c / K_f (red: few, the prior decides)", height)
