@@ -103,6 +103,16 @@ def test_confusion_counts_read_with_thousands_separators():
     np.testing.assert_array_equal(np.asarray(heat.text), matrix)
 
 
+def test_the_confusion_matrix_keeps_its_width_for_the_cells():
+    """At four classes in a half-page column the cells held 9 px digits: the colour bar's
+    two-line title took the width; it is one word on a slim bar, 40 px of height a class."""
+    heat = dg.confusion_figure(np.ones((4, 4), dtype=int), list("abcd"), "C")
+    bar = heat.data[0].colorbar
+    assert bar.title.text == "share" and bar.thickness == 14
+    two = dg.confusion_figure(np.ones((2, 2), dtype=int), list("ab"), "C")
+    assert heat.layout.height - two.layout.height == 2 * 40
+
+
 def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="0..C-1"):
         dg.confusion_counts([3], [[0.5, 0.5]])

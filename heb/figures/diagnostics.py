@@ -151,7 +151,9 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], title: str)
             colorscale="Blues",
             zmin=0,
             zmax=1,
-            colorbar={"title": {"text": "share of<br>true class"}},
+            # a slim bar under a one-word title: the two-line title's width came out of
+            # the matrix, whose cells then held 9 px digits at four classes
+            colorbar={"title": {"text": "share", "side": "top"}, "thickness": 14, "ypad": 24},
             hovertemplate="true %{y}<br>predicted %{x}<br>rows %{customdata:,d}"
             "<br>share %{z:.3f}<extra></extra>",
         )
@@ -160,9 +162,10 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], title: str)
     fig.update_yaxes(
         title_text="true class", type="category", autorange="reversed", automargin=True
     )
-    # 230 px beside the rows: the title, the axis titles and a colour bar that stays
-    # readable with two classes (the app keeps a band at the top for the modebar)
-    return style(fig, title, 230 + 28 * min(len(names), 25), grow_with_legend=False)
+    # 240 px beside the rows: the title, the axis titles and a colour bar that stays
+    # readable with two classes (the app keeps a band at the top for the modebar); 40 px a
+    # class keeps a cell's count in readable type
+    return style(fig, title, 240 + 40 * min(len(names), 25), grow_with_legend=False)
 
 
 def _diagonal(name: str) -> go.Scatter:
