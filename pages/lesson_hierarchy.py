@@ -7,6 +7,7 @@ from contextlib import nullcontext
 import streamlit as st
 
 from explorer.display import show_figure, show_table
+from explorer.errors import escape
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
@@ -32,8 +33,8 @@ CONCENTRATION_COLUMNS = {
     "true concentration": st.column_config.NumberColumn(format="%,.2f"),
     "tree's weight": st.column_config.NumberColumn(format="%.3f"),
 }
-#: decimals of the prefix table's probabilities (0.0025 stood beside 0.0151 and 0.01)
-PROBABILITY_FORMAT = "%.4f"
+#: the prefix table's whole rows
+ROWS_COLUMN = {"rows (class 0)": st.column_config.NumberColumn(format="%,d")}
 
 
 @st.cache_data(max_entries=64, show_spinner="Sampling and fitting...")
@@ -80,13 +81,24 @@ def explanation() -> None:
     )
 
 
-def prefix_columns(table) -> dict:
-    """The prefix table's formats: whole rows, every probability (truth and each
-    smoother's estimate) to :data:`PROBABILITY_FORMAT`."""
-    columns = {"rows (class 0)": st.column_config.NumberColumn(format="%,d")}
-    for name in table.columns[2:]:
-        columns[name] = st.column_config.NumberColumn(format=PROBABILITY_FORMAT)
-    return columns
+def probability_formats(table) -> dict:
+    """The prefix table's probabilities (truth and each smoother's estimate) to three
+    significant figures (:func:`heb.lessons.hierarchy.format_probability`: four
+    decimals read HEB-M's 0.00003 as 0.0000); the cells keep their numbers."""
+    return {name: lesson.format_probability for name in table.columns[2:]}
+
+
+def unseen_note(unseen: list[str]) -> str:
+    """Why HEB-M's estimate of a code with no row in any class is exactly 0."""
+    codes = " and ".join(escape(code) for code in unseen)
+    one = len(unseen) == 1
+    subject, it = ("code", "it") if one else ("codes", "them")
+    has = "it has" if one else "they have"
+    return (
+        f"HEB-M gives {subject} {codes} exactly 0: {has} no row in any class, so the "
+        "pooled marginal t̄ is 0 there (the classifier leaves such a code out of a "
+        f"prediction). HEB-H still gives {it} a share of the prefix."
+    )
 
 
 def concentrations_view(conc, setting: tuple, notes) -> None:
@@ -124,10 +136,13 @@ def tabs_view(out: dict, setting: tuple, label: str, notes) -> None:
             if steps.show(2):
                 fig, data = steps.fitted(lesson_figure("prefix", setting))
                 show_figure(fig, data, "hierarchy-prefix")
+                if out["unseen"]:
+                    st.caption(unseen_note(out["unseen"]))
                 if not steps.presenting:
                     show_table(
-                        out["prefix_table"].round(4),
-                        column_config=prefix_columns(out["prefix_table"]),
+                        out["prefix_table"],
+                        number_format=probability_formats(out["prefix_table"]),
+                        column_config=ROWS_COLUMN,
                         key="hier_prefix_table",
                     )
     if steps.is_open(tab_tree):

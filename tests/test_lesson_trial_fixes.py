@@ -148,3 +148,49 @@ def test_the_presenters_side_by_side_figures_are_tall_enough():
     assert heights[0] == heights[1]  # side by side: one height, the axes level
     plain = _chart_heights(_open("lesson_high_cardinality"))
     assert plain[1] == plain[2] < heights[0]
+
+
+# ------------------------------------------------------------------ hierarchy
+def test_a_small_probability_never_reads_as_zero():
+    from heb.lessons.hierarchy import format_probability
+
+    assert format_probability(0.0000230) == "0.0000230"
+    assert format_probability(0.00348) == "0.00348"
+    assert format_probability(0.011954) == "0.0120"  # a carry keeps three figures
+    assert format_probability(0.0) == "0"
+    assert format_probability(3e-7) == "under 0.000001"
+    for value in np.geomspace(1.1e-6, 0.9, 40):
+        text = format_probability(value)
+        assert float(text) > 0 and "e" not in text, (value, text)
+        assert abs(float(text) - value) <= 0.005 * value, (value, text)
+
+
+def test_the_prefix_table_and_hover_show_heb_ms_small_values():
+    at = _open("lesson_hierarchy")
+    import pyarrow as pa
+
+    grid = next(g for g in at.dataframe if "HEB-M" in g.value.columns)
+    shown = pa.ipc.open_stream(grid.proto.arrow_data.styler.display_values).read_pandas()
+    heb_m = [str(v) for v in shown["HEB-M"]]
+    assert "0.00348" in heb_m and heb_m.count("0") == 2, heb_m
+    assert not [v for v in shown.to_numpy().ravel() if str(v).startswith("0.0000")]
+    assert grid.value["HEB-M"].dtype.kind == "f"  # the cells keep their numbers
+    # the two codes with no row in any class: HEB-M's exact 0, said and explained
+    notes = [c.value for c in at.caption if c.value.startswith("HEB-M gives codes 1405 and 1407")]
+    assert notes and "no row in any class" in notes[0]
+    for chart in at.get("plotly_chart"):
+        for trace in json.loads(chart.proto.spec)["data"]:
+            template = trace.get("hovertemplate", "")
+            assert ":.4f}" not in template, template
+
+
+def test_the_hierarchy_figures_hover_in_significant_figures():
+    from heb.figures.lessons import hierarchy as figures
+    from heb.lessons.hierarchy import hierarchy_lesson
+
+    out = hierarchy_lesson()
+    assert out["unseen"] == ["1405", "1407"]
+    leaf, _ = figures.leaf_figure(out["leaf_table"], out["labels"][out["leaf"]])
+    prefix, _ = figures.prefix_figure(out["prefix_table"])
+    for trace in [*leaf.data, *prefix.data]:
+        assert "%{y:.3~g}" in trace.hovertemplate, trace.name

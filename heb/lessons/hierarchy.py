@@ -21,7 +21,14 @@ from heb.lessons.common import smoother_label
 from heb.smoothing import smooth
 from heb.synthetic_hierarchy import SCENARIOS, tree_pmfs, zip_levels
 
-__all__ = ["LEVEL_NAMES", "SHAPE", "SMOOTHERS", "code_labels", "hierarchy_lesson"]
+__all__ = [
+    "LEVEL_NAMES",
+    "SHAPE",
+    "SMOOTHERS",
+    "code_labels",
+    "format_probability",
+    "hierarchy_lesson",
+]
 
 #: the tree's shape: regions, prefixes per region, codes per prefix (K = 200 codes)
 SHAPE = (4, 5, 10)
@@ -40,6 +47,23 @@ def code_labels(shape: tuple[int, int, int] = SHAPE) -> list[str]:
         for p in range(prefixes)
         for c in range(codes)
     ]
+
+
+#: the smallest probability written out in plain decimals
+SMALLEST_SHOWN = 1e-6
+
+
+def format_probability(p: float) -> str:
+    """A probability in plain decimals to three significant figures (0.0151, 0.00348,
+    0.0000230): a small estimate never reads as 0.0000; an exact 0 is ``"0"``, and below
+    :data:`SMALLEST_SHOWN` it is ``"under 0.000001"``."""
+    if p == 0:
+        return "0"
+    if abs(p) < SMALLEST_SHOWN:
+        return "under 0.000001"
+    rounded = float(f"{p:.2e}")  # three significant figures, a carry included (0.01195)
+    decimals = max(2 - int(np.floor(np.log10(abs(rounded)))), 0)
+    return f"{rounded:.{decimals}f}"
 
 
 def _estimates(table: CountTable, levels: list[np.ndarray]) -> tuple[dict, dict]:
@@ -83,7 +107,9 @@ def hierarchy_lesson(
         ``counts`` (C, K); ``estimates`` smoother -> (C, K); ``leaf`` the sparse code;
         ``leaf_table`` (one row per class and smoother: estimate, truth, error);
         ``prefix_table`` (class 0's codes of the leaf's prefix: counts, truth, each
-        estimate); ``l1`` (mean l1 error over classes per smoother); ``concentrations``
+        estimate); ``unseen`` the labels of that prefix's codes with no row in any class
+        (HEB-M's pooled prior mean, so its estimate, is exactly 0 there); ``l1`` (mean
+        l1 error over classes per smoother); ``concentrations``
         (one row per class and level: learned m, true concentration, the tree's
         posterior weight against HEB-M in the class's estimate).
     """
@@ -155,6 +181,7 @@ def hierarchy_lesson(
         "leaf": leaf,
         "leaf_table": leaf_table,
         "prefix_table": prefix_table,
+        "unseen": [labels[v] for v in siblings if counts[:, v].sum() == 0],
         "l1": l1,
         "concentrations": concentrations,
     }

@@ -28,6 +28,9 @@ __all__ = ["concentration_figure", "leaf_figure", "prefix_figure", "tree_figure"
 
 _OTHER = "#d9d9d9"
 _PATH = "#6b6ecf"
+#: a probability on hover: three significant figures, plain decimals down to 1e-6
+#: (``.4f`` read HEB-M's 0.00003 as 0.0000)
+_PROBABILITY = ".3~g"
 
 
 def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
@@ -87,9 +90,17 @@ def leaf_figure(leaf_table: pd.DataFrame, label: str) -> tuple[go.Figure, pd.Dat
     fig = go.Figure()
     classes = [f"class {c}" for c in leaf_table["class"].unique()]
     truth = leaf_table.drop_duplicates("class")["truth"].to_numpy()
-    fig.add_trace(hover_bar("truth", classes, truth, TRUTH_COLOR))
+    fig.add_trace(hover_bar("truth", classes, truth, TRUTH_COLOR, value_format=_PROBABILITY))
     for name, part in leaf_table.groupby("smoother", sort=False):
-        fig.add_trace(hover_bar(escape(name), classes, part["estimate"], series_color(name)))
+        fig.add_trace(
+            hover_bar(
+                escape(name),
+                classes,
+                part["estimate"],
+                series_color(name),
+                value_format=_PROBABILITY,
+            )
+        )
     fig.update_layout(barmode="group", yaxis_title=f"P(code {escape(label)} | class)")
     fig.update_yaxes(rangemode="tozero")
     return lesson_style(fig, f"Code {escape(label)}: estimate against the truth", 440), leaf_table
@@ -99,9 +110,10 @@ def prefix_figure(prefix_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     """Class 0's codes of the sparse code's prefix: truth and each smoother's estimate."""
     fig = go.Figure()
     codes = [escape(c) for c in prefix_table["code"]]
+    hover = "%{x}: %{y:" + _PROBABILITY + "}<extra>%{fullData.name}</extra>"
     fig.add_trace(
         go.Bar(name="truth", x=codes, y=prefix_table["truth"], marker_color=_OTHER,
-               marker_line={"color": TRUTH_COLOR, "width": 1})
+               marker_line={"color": TRUTH_COLOR, "width": 1}, hovertemplate=hover)
     )  # fmt: skip
     for name in prefix_table.columns[3:]:
         fig.add_trace(
@@ -109,6 +121,7 @@ def prefix_figure(prefix_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
                 name=escape(name),
                 x=codes,
                 y=prefix_table[name],
+                hovertemplate=hover,
                 mode="markers+lines",
                 marker={"size": 10, "color": series_color(name)},
                 line={"color": series_color(name), "width": 2},

@@ -159,13 +159,21 @@ def point(name: str, x: float, y: float, color: str, symbol: str) -> go.Scatter:
 
 
 def hover_bar(
-    name: str, x: ArrayLike, y: ArrayLike, color: str, aside: str | None = None, **extra
+    name: str,
+    x: ArrayLike,
+    y: ArrayLike,
+    color: str,
+    aside: str | None = None,
+    value_format: str = ".4f",
+    **extra,
 ) -> go.Bar:
-    """A bar trace whose hover reads ``x: y`` with ``aside`` (default: the name) beside it.
+    """A bar trace whose hover reads ``x: y`` with ``aside`` (default: the name) beside it,
+    ``y`` in the d3 format ``value_format``.
 
     Values go in the hover, not printed on the bars: a printed value doubled a bar
     chart's drawing time and, on narrow grouped bars, ran into its neighbour's."""
-    hover = "%{x}: %{y:.4f}<extra>" + (name if aside is None else aside) + "</extra>"
+    hover = f"%{{x}}: %{{y:{value_format}}}<extra>" + (name if aside is None else aside)
+    hover += "</extra>"
     return go.Bar(name=name, x=x, y=y, marker_color=color, hovertemplate=hover, **extra)
 
 
