@@ -8,6 +8,7 @@ spec, run settings, methods), with every user value written as a Python literal 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import streamlit as st
@@ -25,6 +26,7 @@ __all__ = [
     "view_footer",
     "show_code",
     "comparison_downloads",
+    "file_slug",
 ]
 
 #: keys of the URL left out of a figure's footer (not settings of a number)
@@ -148,6 +150,15 @@ def view_footer() -> str:
     return text if len(text) <= MAX_FOOTER_CHARS else text[: MAX_FOOTER_CHARS - 1] + "…"
 
 
+def file_slug(name: str, limit: int = 60) -> str:
+    """A dataset's name as part of a file name: without a data file's suffixes (an upload
+    is named after its file), letters, digits, '.', '-' and '_' only (an upload's name is
+    the visitor's text), at most ``limit`` characters, never empty."""
+    stem = re.sub(r"(\.(csv|tsv|txt|parquet|arff|json|xlsx?|gz|bz2|zip|xz))+$", "", str(name))
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip(".-_")[:limit]
+    return slug or "dataset"
+
+
 def comparison_downloads(
     result: CVResult,
     settings: RunSettings,
@@ -165,7 +176,7 @@ def comparison_downloads(
     row.download_button(
         "Out-of-fold predictions (CSV)",
         lambda: csv_bytes(oof_frame(result)),
-        file_name="out-of-fold-predictions.csv",
+        file_name=f"out-of-fold-predictions-{file_slug(dataset)}.csv",
         mime="text/csv",
         key="dl_oof_csv",
         on_click="ignore",
@@ -189,7 +200,7 @@ def comparison_downloads(
     row.download_button(
         "Report (HTML)",
         report_bytes,
-        file_name="comparison-report.html",
+        file_name=f"comparison-report-{file_slug(dataset)}.html",
         mime="text/html",
         key="dl_report_html",
         on_click="ignore",

@@ -108,6 +108,32 @@ def test_compare_offers_out_of_fold_csv_and_report(compare_page):
     assert "Out-of-fold predictions (CSV)" in labels and "Report (HTML)" in labels
 
 
+def test_the_report_and_predictions_are_named_after_the_dataset(monkeypatch):
+    """Both downloads were comparison-report.html and out-of-fold-predictions.csv whatever
+    the dataset; a visitor's file name goes in as safe characters only."""
+    from explorer.report import file_slug
+
+    assert file_slug("zip-codes") == "zip-codes"
+    assert file_slug("../../etc/passwd") == "etc-passwd"
+    assert file_slug('<img src=x onerror="1">.csv') == "img-src-x-onerror-1"
+    assert file_slug("churn.csv.gz") == "churn" and file_slug("v1.2 data") == "v1.2-data"
+    assert file_slug("???") == "dataset" and len(file_slug("a" * 500)) == 60
+    from explorer import report
+
+    class Row:
+        names: list[str] = []
+
+        def download_button(self, *args, **kwargs):
+            self.names.append(kwargs["file_name"])
+
+    monkeypatch.setattr(report.st, "container", lambda **kwargs: Row())
+    report.comparison_downloads(None, None, "my churn.csv", lambda: ({}, {}), "")
+    assert Row.names == [
+        "out-of-fold-predictions-my-churn.csv",
+        "comparison-report-my-churn.html",
+    ]
+
+
 def test_a_closed_per_class_tab_builds_its_figures_for_the_report_alone(monkeypatch):
     """With the per-class tab closed, its figures wait for the report's click, which then
     carries the method and class of the link (it built them on every first view)."""
