@@ -15,12 +15,12 @@ import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import assert_clean, open_app  # the app suite's helpers
+from test_app import assert_clean, open_app, shown_text  # the app suite's helpers
 
 from heb.figures.lessons.hierarchy import concentration_figure, tree_figure
 from heb.figures.lessons.parts import LESSON_TITLE_LINE
 from heb.lessons.calibration import CALIBRATION_DATASETS, calibration_data
-from heb.lessons.hierarchy import hierarchy_lesson
+from heb.lessons.hierarchy import format_probability, hierarchy_lesson
 
 #: the most characters a header of the known-truth table takes: seven columns fit the
 #: figure's column (492 px at 1280 px with the sidebar open) at about 8 px a character
@@ -41,14 +41,21 @@ def grid_formats(at: AppTest, column: str) -> tuple[list[str], dict]:
 
 def test_the_hierarchy_tables_format_each_column_one_way():
     """m with thousands separators and two decimals (10,000.00 beside 1,796.91), the
-    tree's weight at 3 decimals, every probability of the prefix table at 4."""
+    tree's weight at 3 decimals, every probability of the prefix table to three
+    significant figures (at four decimals HEB-M's small estimates read 0.0000)."""
     at = open_app("pages/lesson_hierarchy.py", hier_tab="Concentration per level")
     _, formats = grid_formats(at, "learned m")
     assert formats["learned m"] == formats["true concentration"] == "%,.2f"
     assert formats["tree's weight"] == "%.3f" and formats["nodes"] == "%,d"
     at = open_app("pages/lesson_hierarchy.py")
     _, formats = grid_formats(at, "rows (class 0)")
-    assert {formats[name] for name in ("truth", "Laplace", "HEB-M", "HEB-H")} == {"%.4f"}
+    assert formats["rows (class 0)"] == "%,d"
+    (grid,) = [frame for frame in at.dataframe if "rows (class 0)" in frame.value.columns]
+    shown = shown_text(grid)
+    for name in ("truth", "Laplace", "HEB-M", "HEB-H"):
+        assert formats.get(name) is None  # the grid's own format would override the text
+        for value, text in zip(grid.value[name], shown[name], strict=True):
+            assert text == format_probability(value), (name, value, text)
 
 
 def test_the_tree_figures_title_lines_fit_a_lesson_column():
