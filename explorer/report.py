@@ -81,6 +81,11 @@ def explain_code(
     reference: int,
 ) -> str:
     """Python that refits the Explain page's models and prints the row's contributions."""
+    cap = settings["max_rows"]
+    subsample = [
+        f"if len(X) > {cap!r}:  # the app's row cap",
+        f"    X, y_raw = stratified_subsample(X, y_raw, max_rows={cap!r})",
+    ]
     return "\n".join(
         [
             "from heb import NaiveBayes",
@@ -90,8 +95,7 @@ def explain_code(
             "",
             data_line,
             "X, y_raw = dataset.X, dataset.y",
-            f"if {settings['max_rows']!r} and len(X) > {settings['max_rows']!r}:",
-            f"    X, y_raw = stratified_subsample(X, y_raw, max_rows={settings['max_rows']!r})",
+            *(subsample if cap else []),
             "y, classes = encode_target(y_raw)",
             f"pre = Preprocessor(n_bins={settings['n_bins']!r}, missing={settings['missing']!r}, "
             "categorical=dataset.categorical)",

@@ -97,7 +97,7 @@ def sidebar() -> None:
             rows += " (the large file: every row)"
         st.caption(
             f"{state['n_bins']} bins for numbers · missing: {state['missing']} · {rows} "
-            "(change on the Dataset page)"
+            "(change on the Dataset page; Compare's folds and bins too)"
         )
     # a link that could not be followed says so above the page, until another dataset is chosen
     for note in state.get("_notes", []):

@@ -94,6 +94,13 @@ def scatters(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice:
         show_figure(fig_m, data, f"{choice}-m-scatter", key="scatter_m")
     with right:
         show_figure(fig_rho, data, f"{choice}-rho-scatter", key="scatter_rho")
+    st.caption(
+        "The paper's slopes (1 for m against sqrt(N_c) · ln(K_f), and for rho against "
+        "1 / sqrt(N_c)) describe its pairs pooled over many datasets. One dataset's fitted "
+        "slope can lie far from them: its pairs span few values of N_c and K_f, the "
+        "clamped pairs are left out of the fit, and m follows how concentrated each "
+        "feature truly is in each class, which the x axis does not measure."
+    )
 
 
 #: integer index columns the table leaves out where a name column says the same (the

@@ -450,6 +450,12 @@ def test_concentrations_page_and_the_evidence_link():
     at.session_state["conc_tab"] = "Figure 5 scatters"
     at.run()
     assert len(figures(at)) == 2  # the two Figure 5 scatters
+    # a fitted slope far from the paper's is said to be this dataset's (the trial read
+    # "slope 2.52 (paper: 1)" with no word on why)
+    assert "One dataset's fitted slope can lie far from them" in " ".join(
+        c.value for c in at.caption
+    )
+    assert "Compare's folds and bins too" in " ".join(c.value for c in at.sidebar.caption)
     at.session_state["conc_tab"] = "Table"
     at.run()
     table = table_with(at, "rho")

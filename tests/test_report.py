@@ -153,6 +153,17 @@ def test_dataset_line_quotes_any_file_name():
     assert namespace["dataset"] == ((upload["filename"],), {"target": "a'b"})
 
 
+def test_explain_code_reads_as_a_person_would_write_it():
+    """It held ``if 20000 and len(X) > 20000:``; without a cap, no subsample lines."""
+    settings = {"n_bins": 5, "missing": "impute", "max_rows": 20000}
+    capped = report.explain_code("dataset = 1", settings, ["laplace"], row=0, target=0, reference=1)
+    assert "if len(X) > 20000:" in capped and "20000 and" not in capped
+    uncapped = report.explain_code(
+        "dataset = 1", {**settings, "max_rows": None}, ["laplace"], row=0, target=0, reference=1
+    )
+    assert "stratified_subsample(X" not in uncapped
+
+
 def test_explain_code_runs(tmp_path):
     code = report.explain_code(
         report.dataset_line("builtin:iris"),
