@@ -434,3 +434,18 @@ def test_stratified_folds_are_scikit_learns(shares, order_seed, n_splits, seed):
 def test_stratified_folds_refuse_a_class_code_without_rows():
     with pytest.raises(ValueError, match="Every class code"):
         stratified_folds(np.array([0, 0, 2, 2]), 2, 0)
+
+
+def test_a_fit_times_spread_takes_its_means_decimals():
+    """The CLI's summary read "12.1 ± 3.99" and "27.7 ± 0.423": mean and sd now share the
+    mean's decimals (three significant digits of the mean)."""
+    import pandas as pd
+
+    from heb.evaluate.paper import summary_markdown
+
+    summary = pd.DataFrame(
+        {"dataset": ["d", "d"], "method": ["Laplace", "HEB-M"], "fit_time_mean": [0.0121, 0.0277],
+         "fit_time_sd": [0.00399, 0.000423], "folds": [10, 10]}
+    )  # fmt: skip
+    text = summary_markdown(summary)
+    assert "12.1 ± 4.0" in text and "27.7 ± 0.4" in text

@@ -166,13 +166,21 @@ def format_p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def format_ms(seconds: float) -> str:
-    """A time in seconds as milliseconds with three significant digits, no exponent."""
+def format_ms(seconds: float, like: float | None = None) -> str:
+    """A time in seconds as milliseconds with three significant digits, no exponent;
+    with ``like``, as many decimals as ``like`` gets (a mean's spread reads "12.1 ± 4.0",
+    not "12.1 ± 3.99")."""
     if not np.isfinite(seconds):
         return "—"
     ms = seconds * 1000.0
+    return f"{ms:,.{_ms_decimals(seconds if like is None else like)}f}"
+
+
+def _ms_decimals(seconds: float) -> int:
+    """Decimals that give a time in milliseconds three significant digits (0 to 4)."""
+    ms = seconds * 1000.0 if np.isfinite(seconds) else 0.0
     digits = 0 if ms >= 100 else 2 - int(np.floor(np.log10(ms))) if ms > 0 else 2
-    return f"{ms:,.{min(max(digits, 0), 4)}f}"
+    return min(max(digits, 0), 4)
 
 
 #: markdown decimals of a metric (all in [0, 1] or a log-loss of a few units)
@@ -272,7 +280,9 @@ def summary_markdown(summary: pd.DataFrame) -> str:
         mean, sd = summary[f"{metric}_mean"], summary[f"{metric}_sd"].fillna(0.0)
         if metric == "fit_time":
             label = "fit time per fold (ms)"
-            cells = [f"{format_ms(a)} ± {format_ms(b)}" for a, b in zip(mean, sd, strict=True)]
+            cells = [
+                f"{format_ms(a)} ± {format_ms(b, like=a)}" for a, b in zip(mean, sd, strict=True)
+            ]
         else:
             label = METRIC_LABELS.get(metric, metric)
             cells = [f"{a:.4f} ± {b:.4f}" for a, b in zip(mean, sd, strict=True)]
