@@ -68,7 +68,9 @@ def smoother_knobs(methods: list[str], large: bool = False) -> None:
                 knob.choices,
                 required=True,
                 format_func="{:g}".format,
-                help=f"What if? Re-smooths {method} from the same fold counts.",
+                help=f"What if? Scans every row again with {method} so set."
+                if large
+                else f"What if? Re-smooths {method} from the same fold counts.",
                 **state.bound(name),
             )
 

@@ -155,6 +155,17 @@ steps = lesson_header(
 )
 
 
+#: the lesson's sources
+PAPER_NOTE = "Paper section 3.1 (eq. 5-6, Algorithm 1); Minka (2000)."
+
+
+def sources_note() -> None:
+    """The lesson's sources, under its text; not on the presenter's held-out step, whose
+    text is the longest (with them its footer fell 43 px below a 1440 x 900 screen)."""
+    if not (steps.presenting and steps.show(3)):
+        st.caption(PAPER_NOTE)
+
+
 @st.fragment
 def lesson_view() -> None:
     """The evidence curve's controls and figures: a control reruns this fragment alone."""
@@ -213,7 +224,7 @@ def lesson_view() -> None:
             )
         with notes:
             explanation(prior is None or lesson.is_uniform(prior))
-        st.caption("Paper section 3.1 (eq. 5-6, Algorithm 1); Minka (2000).")
+        sources_note()
 
     with right:
         inputs = (_tuple(counts), _tuple(prior), float(m_whatif), _tuple(pooled))

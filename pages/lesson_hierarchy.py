@@ -136,7 +136,9 @@ def tabs_view(out: dict, setting: tuple, label: str, notes) -> None:
             if steps.show(2):
                 fig, data = steps.fitted(lesson_figure("prefix", setting))
                 show_figure(fig, data, "hierarchy-prefix")
-                if out["unseen"]:
+                # not in the presenter mode: under the figure or in the text column it put
+                # the step's footer 70 - 95 px below a 1440 x 900 screen
+                if out["unseen"] and not steps.presenting:
                     st.caption(unseen_note(out["unseen"]))
                 if not steps.presenting:
                     show_table(

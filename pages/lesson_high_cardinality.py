@@ -51,8 +51,9 @@ PAIR_HEIGHT = 460
 #: their height in the presenter mode: half the figure column wide (about 240 px at
 #: 1024), their two-line titles, wrapped legends and turned K/N labels take more than
 #: :func:`explorer.presenter.presenter_height` allows for a whole column: at 400 px the
-#: plots kept 190 and 141 px at 1024, at 520 over 260 (the step still fits 1440 x 900)
-PRESENTER_PAIR_HEIGHT = 520
+#: plots kept 190 and 141 px at 1024; 520 put the step's footer 98 px below a 1440 x 900
+#: screen; 420 is the most that keeps it on the screen
+PRESENTER_PAIR_HEIGHT = 420
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
