@@ -790,8 +790,8 @@ def overview(large: LargeFile) -> None:
             f"Source: {large.name} under the data root. Counted by {ENGINE_LABEL} over all "
             f"{summary.n_rows:,} rows (one scan); nothing was loaded into memory. Rows per "
             "class: "
-            + ", ".join(
-                f"{name} {count:,}"
+            + "; ".join(
+                f"{name}: {count:,}"
                 for name, count in zip(summary.classes, summary.class_counts, strict=True)
             )
             + "."
