@@ -17,9 +17,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from explorer.errors import show_warning
 from explorer.exports import cap_cells, csv_bytes
 from explorer.report import view_footer
-from explorer.state import presenting
+from explorer.state import missing_as_category, presenting
 
 __all__ = [
     "CHART_CONFIG",
@@ -29,8 +30,10 @@ __all__ = [
     "MODEBAR_REMOVED",
     "PRESENTER_TABLE_ROWS",
     "WHOLE_TABLE_ROWS",
+    "MISSING_SHARE_COLUMN",
     "download_buttons",
     "show_figure",
+    "show_id_like_warnings",
     "show_table",
 ]
 
@@ -279,3 +282,30 @@ def show_table(
         st.table(shown, hide_index=kwargs["hide_index"])
         return
     st.dataframe(shown, **kwargs)
+
+
+#: a feature table's missing share: a bar with its percentage (the in-memory and the
+#: large-file Dataset pages)
+MISSING_SHARE_COLUMN = st.column_config.ProgressColumn(
+    "missing",
+    help="Share of the rows where the feature is missing.",
+    format="percent",
+    min_value=0.0,
+    max_value=1.0,
+    width=100,
+)
+
+
+def show_id_like_warnings(notes: list[str], key: str) -> None:
+    """A warning per ID-like column whose missing rows imputing the mode piles into one ID
+    (:func:`explorer.summaries.id_like_note`), and the one-click remedy under them."""
+    for note in notes:
+        show_warning(note)
+    if notes:
+        st.button(
+            "Missing as its own category",
+            on_click=missing_as_category,
+            key=key,
+            icon=":material/category:",
+            help="The Preprocessing choice below, for every page.",
+        )

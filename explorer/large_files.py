@@ -31,9 +31,15 @@ import pandas as pd
 import streamlit as st
 
 from explorer import state
-from explorer.display import download_buttons, show_figure, show_table
-from explorer.errors import escape, show_error, show_info, show_warning
-from explorer.summaries import CODE_DISTINCT_SHARE, CODE_MIN_VALUES, code_note
+from explorer.display import (
+    MISSING_SHARE_COLUMN,
+    download_buttons,
+    show_figure,
+    show_id_like_warnings,
+    show_table,
+)
+from explorer.errors import escape, show_error, show_info
+from explorer.summaries import CODE_DISTINCT_SHARE, CODE_MIN_VALUES, code_note, id_like_note
 from heb import figures, registry
 from heb.data import DataError, default_target
 from heb.data.dataset import is_id_like_name
@@ -802,7 +808,8 @@ def overview(large: LargeFile) -> None:
         "rows in memory; the Concentrations and Compare pages count this file on DuckDB. "
         "Explain a prediction, Benchmark and the lessons use the sidebar's dataset."
     )
-    _id_like_notes(summary)
+    notes = [id_like_note(name, pile) for name, pile in summary.id_like_imputed.items()]
+    show_id_like_warnings(notes, "large_missing_as_category")
     _code_notes(frame, large)
     st.subheader("Features")
     show_table(frame, grid_config=_FEATURE_COLUMNS, key="large_describe")
@@ -822,33 +829,9 @@ _FEATURE_COLUMNS = {
         help="Categories the model counts (bins, for a number: the Bins choice of the "
         "preprocessing).",
     ),
-    "missing_share": st.column_config.ProgressColumn(
-        "missing",
-        help="Share of the rows where the feature is missing.",
-        format="percent",
-        min_value=0.0,
-        max_value=1.0,
-        width=100,
-    ),
+    "missing_share": MISSING_SHARE_COLUMN,
     "rows": None,  # every feature's rows are the file's: the header says it once
 }
-
-
-def _id_like_notes(summary) -> None:
-    """The in-memory page's warning per ID-like column whose missing rows imputing the mode
-    piles into one ID, and its one-click remedy."""
-    from explorer.summaries import id_like_note
-
-    for name, pile in summary.id_like_imputed.items():
-        show_warning(id_like_note(name, pile))
-    if summary.id_like_imputed:
-        st.button(
-            "Missing as its own category",
-            on_click=state.missing_as_category,
-            key="large_missing_as_category",
-            icon=":material/category:",
-            help="The Preprocessing choice below, for every page.",
-        )
 
 
 def concentrations_view(large: LargeFile, smoother: str) -> None:

@@ -6,8 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from explorer import catalogue, hierarchies, large_files, loading, state, summaries
-from explorer.display import download_buttons, show_figure, show_table
-from explorer.errors import escape, guard, show_error, show_info, show_warning
+from explorer.display import (
+    MISSING_SHARE_COLUMN,
+    download_buttons,
+    show_figure,
+    show_id_like_warnings,
+    show_table,
+)
+from explorer.errors import escape, guard, show_error, show_info
 from explorer.figure_cache import cached_figure
 from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
@@ -271,17 +277,7 @@ def overview(dataset, work: loading.WorkingData) -> None:
     st.caption(escape(f"Source: {dataset.source}. {dataset.description}"))
     for note in summaries.dataset_notes(dataset, work):
         show_info(note)
-    id_like = summaries.id_like_imputation_notes(work)
-    for note in id_like:
-        show_warning(note)
-    if id_like:
-        st.button(
-            "Missing as its own category",
-            on_click=state.missing_as_category,
-            key="missing_as_category",
-            icon=":material/category:",
-            help="The Preprocessing choice below, for every page.",
-        )
+    show_id_like_warnings(summaries.id_like_imputation_notes(work), "missing_as_category")
     numeric_code_notes(dataset, work)
 
 
@@ -336,14 +332,7 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
             "K_f": st.column_config.NumberColumn(
                 help="Categories of the feature (bins, for a number).", format="%,d"
             ),
-            "missing share": st.column_config.ProgressColumn(
-                "missing",
-                help="Share of the rows where the feature is missing.",
-                format="percent",
-                min_value=0.0,
-                max_value=1.0,
-                width=100,
-            ),
+            "missing share": MISSING_SHARE_COLUMN,
             "MI with target (nats)": st.column_config.ProgressColumn(
                 "MI (nats)",
                 format="%.3f",
