@@ -16,6 +16,7 @@ import streamlit as st
 from explorer import state
 from explorer.exports import csv_bytes
 from explorer.lazy_sections import lazy_expander
+from heb.data.readers import without_data_suffixes
 from heb.evaluate import CVResult, RunSettings
 from heb.evaluate.report import comparison_report, oof_frame
 
@@ -158,8 +159,8 @@ def file_slug(name: str, limit: int = 60) -> str:
     """A dataset's name as part of a file name: without a data file's suffixes (an upload
     is named after its file), letters, digits, '.', '-' and '_' only (an upload's name is
     the visitor's text), at most ``limit`` characters, never empty."""
-    stem = re.sub(r"(\.(csv|tsv|txt|parquet|arff|json|xlsx?|gz|bz2|zip|xz))+$", "", str(name))
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip(".-_")[:limit]
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", without_data_suffixes(str(name)))
+    slug = slug.strip(".-_")[:limit]
     return slug or "dataset"
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from heb.data.readers import DATA_SUFFIXES, without_data_suffixes
+
 __all__ = [
     "DATA_SUFFIXES",
     "ENGINES",
@@ -27,24 +29,6 @@ __all__ = [
 ]
 
 ENGINES = ("duckdb", "spark")
-#: suffixes of data files (and their compression): a name ending in one is a file path
-DATA_SUFFIXES = (
-    ".csv",
-    ".tsv",
-    ".tab",
-    ".txt",
-    ".data",
-    ".arff",
-    ".json",
-    ".parquet",
-    ".parq",
-    ".pq",
-    ".gz",
-    ".gzip",
-    ".bz2",
-    ".xz",
-    ".zip",
-)
 #: the engines' proper names, as the per-dataset lines print them
 ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
 
@@ -52,10 +36,7 @@ ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
 def data_stem(path: str | Path) -> str:
     """A dataset's name from its file or folder: the name without its data suffixes
     (``churn.csv`` and ``churn.csv.gz`` are ``churn``; a name with no such suffix stays)."""
-    name = Path(path).name
-    while Path(name).suffix.lower() in DATA_SUFFIXES and Path(name).stem != name:
-        name = name[: -len(Path(name).suffix)]
-    return name
+    return without_data_suffixes(Path(path).name)
 
 
 class BadInput(Exception):

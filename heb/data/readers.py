@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -33,11 +34,40 @@ from heb.data.parquet import read_parquet
 
 #: gunzip and read_local_file are imported from here by the other loaders
 __all__ = [
+    "DATA_SUFFIXES",
     "decode_text",
     "gunzip",
     "read_local_file",
     "read_table",
+    "without_data_suffixes",
 ]
+
+#: suffixes of data files (and their compression): a name ending in one is a file path
+DATA_SUFFIXES = (
+    ".csv",
+    ".tsv",
+    ".tab",
+    ".txt",
+    ".data",
+    ".arff",
+    ".json",
+    ".parquet",
+    ".parq",
+    ".pq",
+    ".gz",
+    ".gzip",
+    ".bz2",
+    ".xz",
+    ".zip",
+)
+
+
+def without_data_suffixes(name: str) -> str:
+    """``name`` without its trailing data suffixes (``churn.csv.gz``: ``churn``); a name
+    that is nothing but a suffix, or has none, stays as it is."""
+    while Path(name).suffix.lower() in DATA_SUFFIXES and Path(name).stem != name:
+        name = name[: -len(Path(name).suffix)]
+    return name
 
 
 # ---------------------------------------------------------------------------- reading files
