@@ -104,8 +104,7 @@ def training_value_cuts(
     """:func:`value_cuts` of the training floats (every row's but ``in_test``'s), found
     without sorting them: None at once where even the values absent from the test rows
     outnumber ``n_bins``."""
-    ordered = total.sorted_all  # sorted: its distinct values are where it steps
-    distinct = ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if ordered.size else ordered
+    distinct = total.distinct
     if distinct.size - np.unique(in_test.sorted_values).size > n_bins:
         return None
     per_value = total.bin_counts(distinct[1:]) - in_test.bin_counts(distinct[1:])

@@ -9,6 +9,7 @@ come from the sorted floats and the fold's test floats alone. :func:`bin_codes` 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -94,6 +95,12 @@ class SortedByFold:
     def missing(self) -> np.ndarray:
         """(C,) rows of each class without a value."""
         return sum(fold.missing for fold in self.folds)
+
+    @functools.cached_property
+    def distinct(self) -> np.ndarray:
+        """The distinct finite floats, ascending (once per column, not once per fold)."""
+        ordered = self.sorted_all
+        return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if ordered.size else ordered
 
     def bin_counts(self, cuts: np.ndarray) -> np.ndarray:
         """(C, len(cuts) + 1) rows of each class in each ``searchsorted(cuts, side="right")``
