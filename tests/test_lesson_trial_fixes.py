@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,20 +23,7 @@ from heb.data import Preprocessor, encode_target, load_builtin
 from heb.figures.lessons import evidence as evidence_figures
 from heb.lessons import evidence
 from heb.lessons.common import M_MAX, M_MIN
-
-PAGES = Path(__file__).resolve().parents[1] / "pages"
-TIMEOUT = 120
-
-
-def _open(name: str, state: dict | None = None, **query: str) -> AppTest:
-    at = AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    for key, value in (state or {}).items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+from tests.test_lesson_evidence_heldout import _open  # a lesson page run once, with a link
 
 
 # ------------------------------------------------------------------ evidence, step 3
