@@ -27,12 +27,8 @@ def method_figures(comparison: Comparison, method: str) -> dict:
     if method not in cache:
         result = comparison.result
         names = [str(c) for c in result.classes]
-        if hasattr(result, "oof_proba"):  # in memory: from every row's prediction
-            proba = result.oof_proba[method]
-            matrix = dg.confusion_counts(result.y, proba)
-            curves = dg.class_reliability(result.y, proba)
-        else:  # a large file's scan kept the sums they are made of
-            matrix, curves = result.confusion(method), result.class_reliability(method)
+        # in memory from every row's prediction; on a large file from the scan's sums
+        matrix, curves = result.confusion(method), result.class_reliability(method)
         cache[method] = {
             "confusion": dg.confusion_figure(matrix, names, f"Confusion matrix: {method}"),
             "matrix": matrix,

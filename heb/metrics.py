@@ -34,6 +34,9 @@ __all__ = [
     "all_metrics",
     "auc_ovr",
     "brier",
+    "check_rows",
+    "class_reliability",
+    "confusion_counts",
     "ece_top1",
     "f1_macro",
     "log_loss",
@@ -341,3 +344,41 @@ def all_metrics(y: np.ndarray, proba: np.ndarray) -> dict[str, float]:
         "auc": _auc_ovr(y, proba),
         "ece": float(reliability_curve(correct, confidence, 10, "uniform")["ece"]),
     }
+
+
+# ---------------------------------------------------------------- per class
+
+
+def check_rows(y, proba) -> tuple[np.ndarray, np.ndarray]:
+    """``y`` (n,) as class indices and ``proba`` (n, C) as finite floats, or a ValueError
+    (looser than the fold metrics' check: rows need not sum to 1)."""
+    y = np.asarray(y, dtype=np.int64)
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.ndim != 2 or y.shape != (proba.shape[0],):
+        raise ValueError("Need class indices y (n,) and probability rows proba (n, C).")
+    if y.size and (y.min() < 0 or y.max() >= proba.shape[1]):
+        raise ValueError("Class indices must lie in 0..C-1.")
+    if not np.all(np.isfinite(proba)):
+        raise ValueError("Probabilities must be finite.")
+    return y, proba
+
+
+def confusion_counts(y, proba) -> np.ndarray:
+    """Rows per (true class, predicted class), shape (C, C); the prediction is the argmax."""
+    y, proba = check_rows(y, proba)
+    C = proba.shape[1]
+    pred = np.argmax(proba, axis=1)
+    return np.bincount(y * C + pred, minlength=C * C).reshape(C, C)
+
+
+def class_reliability(y, proba, n_bins: int = 10) -> list[dict]:
+    """One-vs-rest reliability of every class: P(class c) binned against the share of c.
+
+    Each entry is :func:`reliability_curve`'s output for "is class c" against
+    the predicted probability of c (10 equal-width bins), so its ``ece`` is that class's
+    one-vs-rest calibration error.
+    """
+    y, proba = check_rows(y, proba)
+    return [
+        reliability_curve(y == c, proba[:, c], n_bins, "uniform") for c in range(proba.shape[1])
+    ]

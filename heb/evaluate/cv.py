@@ -25,7 +25,7 @@ from heb.evaluate.cache import ResultCache
 from heb.evaluate.folds import FOLD_STORE, Fold, PreparedFolds, prepare_folds
 from heb.evaluate.hierarchy_specs import attach_hierarchies, with_fold_hierarchies
 from heb.evaluate.settings import RunSettings
-from heb.metrics import reliability
+from heb.metrics import class_reliability, confusion_counts, reliability
 from heb.nb import NaiveBayes
 from heb.registry import METRICS, TABLE1_METHODS, compute_metrics, smoother_param_names
 from heb.smoothing import resolve_params
@@ -204,6 +204,14 @@ class CVResult:
     def reliability(self, method: str, n_bins: int = 10) -> dict:
         """Reliability-diagram data of a method's pooled out-of-fold probabilities."""
         return reliability(self.y, self.oof_proba[method], n_bins=n_bins)
+
+    def confusion(self, method: str) -> np.ndarray:
+        """Rows per (true class, predicted class) of a method's out-of-fold predictions."""
+        return confusion_counts(self.y, self.oof_proba[method])
+
+    def class_reliability(self, method: str) -> list[dict]:
+        """One-vs-rest reliability of every class, from the pooled out-of-fold predictions."""
+        return class_reliability(self.y, self.oof_proba[method])
 
 
 def _cached_results(

@@ -24,7 +24,7 @@ from heb.figures.style import (
     method_label,
     style,
 )
-from heb.metrics import reliability_curve
+from heb.metrics import check_rows, class_reliability, confusion_counts
 
 __all__ = [
     "MAX_CLASS_CURVES",
@@ -40,26 +40,6 @@ __all__ = [
 
 #: one-vs-rest curves drawn at most (the classes with the most rows); the rest are in the CSV
 MAX_CLASS_CURVES = len(CLASS_PALETTE)
-
-
-def _check(y, proba) -> tuple[np.ndarray, np.ndarray]:
-    y = np.asarray(y, dtype=np.int64)
-    proba = np.asarray(proba, dtype=np.float64)
-    if proba.ndim != 2 or y.shape != (proba.shape[0],):
-        raise ValueError("Need class indices y (n,) and probability rows proba (n, C).")
-    if y.size and (y.min() < 0 or y.max() >= proba.shape[1]):
-        raise ValueError("Class indices must lie in 0..C-1.")
-    if not np.all(np.isfinite(proba)):
-        raise ValueError("Probabilities must be finite.")
-    return y, proba
-
-
-def confusion_counts(y, proba) -> np.ndarray:
-    """Rows per (true class, predicted class), shape (C, C); the prediction is the argmax."""
-    y, proba = _check(y, proba)
-    C = proba.shape[1]
-    pred = np.argmax(proba, axis=1)
-    return np.bincount(y * C + pred, minlength=C * C).reshape(C, C)
 
 
 def class_scores(y, proba, class_names: Sequence[str]) -> pd.DataFrame:
@@ -88,19 +68,6 @@ def confusion_scores(matrix: np.ndarray, class_names: Sequence[str]) -> pd.DataF
     )
 
 
-def class_reliability(y, proba, n_bins: int = 10) -> list[dict]:
-    """One-vs-rest reliability of every class: P(class c) binned against the share of c.
-
-    Each entry is :func:`heb.metrics.reliability_curve`'s output for "is class c" against
-    the predicted probability of c (10 equal-width bins), so its ``ece`` is that class's
-    one-vs-rest calibration error.
-    """
-    y, proba = _check(y, proba)
-    return [
-        reliability_curve(y == c, proba[:, c], n_bins, "uniform") for c in range(proba.shape[1])
-    ]
-
-
 def roc_curve(
     y, proba, positive: int, drop_intermediate: bool = True
 ) -> dict[str, np.ndarray | float]:
@@ -112,7 +79,7 @@ def roc_curve(
     same, the figure far lighter). A class without positive or negative rows gives the
     diagonal and AUC 0.5.
     """
-    y, proba = _check(y, proba)
+    y, proba = check_rows(y, proba)
     score = proba[:, positive]
     is_pos = (y == positive).astype(np.float64)
     order = np.argsort(-score, kind="stable")

@@ -111,12 +111,12 @@ class ScaleCVResult:
 
     def confusion(self, method: str) -> np.ndarray:
         """Rows per (true class, predicted class) of a method's out-of-fold predictions,
-        (C, C) integers, as :func:`heb.figures.diagnostics.confusion_counts` counts them."""
+        (C, C) integers, as :func:`heb.metrics.confusion_counts` counts them."""
         return np.rint(self._class_sums_of(method)["confusion"]).astype(np.int64)
 
     def class_reliability(self, method: str) -> list[dict]:
         """One-vs-rest reliability of every class (pooled out-of-fold), as
-        :func:`heb.figures.diagnostics.class_reliability` gives it from the rows."""
+        :func:`heb.metrics.class_reliability` gives it from the rows."""
         sums = self._class_sums_of(method)
         return [
             reliability_from_sums(ECE_EDGES, rows, prob, hits)

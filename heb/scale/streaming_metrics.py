@@ -125,7 +125,7 @@ class MetricSums:
 
     def _add_class_bins(self, y: np.ndarray, proba: np.ndarray) -> None:
         """One-vs-rest reliability sums of every class, as
-        :func:`heb.figures.diagnostics.class_reliability` bins P(class) (uniform bins)."""
+        :func:`heb.metrics.class_reliability` bins P(class) (uniform bins)."""
         s, C = self.state, self.n_classes
         index = np.searchsorted(ECE_EDGES, proba, side="right") - 1
         np.clip(index, 0, _ECE_BINS - 1, out=index)
