@@ -628,9 +628,12 @@ CONTROLS = [
 
 
 #: JavaScript: true once every plotly chart of the page has been drawn (Streamlit loads
-#: plotly lazily: a chart's element can exist for a while before its plot holds data)
+#: plotly lazily: a chart's element can exist for a while before its plot holds data, and
+#: before that a grey skeleton stands in its place with the run already over: a loaded CI
+#: machine read a just-opened tab's figures as none)
 FIGURES_DRAWN = """
 () => {
+  if (document.querySelector('[data-testid="stMain"] [data-testid="stSkeleton"]')) return false;
   const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
   return charts.every((chart) => {
     const plot = chart.querySelector('.js-plotly-plot');
