@@ -22,6 +22,7 @@ from heb.data import DataError, is_id_like_name
 from heb.data.dataset import quote
 from heb.data.parquet import nullable_integer_types
 from heb.scale.encoding import FeatureValues, FoldEncoding, fit_fold
+from heb.scale.memory import release_freed_memory
 from heb.scale.sql import VIEW, feature_alias, histogram_query
 
 __all__ = ["Columns", "describe", "Histograms", "FittedFold", "count_histograms"]
@@ -208,7 +209,7 @@ def _split_sets(batches, columns: Columns):
     parts: dict[int, list] = {i: [] for i in range(len(columns.features))}
     for batch in batches:
         set_id = batch.column("__heb_set").to_numpy()
-        fold = batch.column("__heb_fold").to_numpy()
+        fold = batch.column("__heb_fold").to_numpy().astype(np.int16)  # as FeatureValues keeps it
         y_raw = batch.column("__heb_y")
         n = batch.column("__heb_n").to_numpy()
         for index in np.unique(set_id):
@@ -257,4 +258,5 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
         )
         if index == 0:
             np.add.at(fold_class, (fold, y), n)
+    release_freed_memory()  # the result batches: hundreds of MB at 10^7 rows
     return Histograms(columns, classes, n_folds, seed, values, fold_class)
