@@ -251,6 +251,15 @@ class NaiveBayes(CategoricalClassifier):
             self._feature_log_prob = self._log_columns.dense()
         return self._feature_log_prob
 
+    def dense_log_prob(self) -> np.ndarray:
+        """:attr:`feature_log_prob_` built afresh and not kept on the model (a caller that
+        stacks many models' tables would otherwise hold every one twice)."""
+        if not hasattr(self, "_log_columns"):
+            raise AttributeError("dense_log_prob is set by fit.")
+        if self._feature_log_prob is not None:
+            return self._feature_log_prob
+        return self._log_columns.dense()
+
     @feature_log_prob_.setter
     def feature_log_prob_(self, value: np.ndarray) -> None:
         value = np.asarray(value, dtype=float)

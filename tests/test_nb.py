@@ -105,6 +105,17 @@ def test_a_class_absent_from_the_chunk_gets_the_prior(smoother):
     assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
 
 
+@pytest.mark.parametrize("smoother", SMOOTHERS)
+def test_dense_log_prob_is_the_feature_table_and_is_not_kept(smoother):
+    model = NaiveBayes(smoother=smoother).fit(X_SMALL, Y_SMALL)
+    dense = model.dense_log_prob()
+    assert model._feature_log_prob is None  # a scorer stacking tables holds its own copy
+    np.testing.assert_array_equal(dense, model.feature_log_prob_)
+    assert model.dense_log_prob() is model.feature_log_prob_  # once built, it is reused
+    with pytest.raises(AttributeError):
+        NaiveBayes().dense_log_prob()
+
+
 def test_missing_codes_at_fit_reduce_the_denominator():
     X = np.array([[0.0, 0.0], [np.nan, 1.0], [1.0, 1.0], [0.0, -1.0]])
     model = NaiveBayes(smoother="laplace").fit(X, np.zeros(4, int))

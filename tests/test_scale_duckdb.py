@@ -286,3 +286,12 @@ def test_pair_cap_override_gives_the_in_memory_numbers(data):
     nb = cross_validate(engine, "label", ["Laplace"], n_splits=N_SPLITS).folds
     capped = result.folds[result.folds["method"] == "AODE"]
     np.testing.assert_allclose(capped["log_loss"], nb["log_loss"], rtol=0, atol=1e-12)
+
+
+def test_scoring_chunks_keep_their_working_arrays_in_budget():
+    from heb.scale.cv import _chunk_rows
+
+    rows = _chunk_rows(20, 7, 2)  # the click log's study
+    assert rows * (16 * 20 + 16 * 7 * 2) <= 64e6 < (rows + 1) * (16 * 20 + 16 * 7 * 2)
+    assert _chunk_rows(5000, 9, 100) == 16_384  # never fewer rows than that: numpy's overhead
+    assert _chunk_rows(2, 1, 2, budget=4e6) == 4e6 // 64

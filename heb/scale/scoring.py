@@ -47,7 +47,7 @@ class StackedNB:
         width = int(first[-1])
         table = np.zeros((width + 1, n_models, n_classes))
         for m, model in enumerate(models):
-            table[:-1, m, :] = model.feature_log_prob_.T
+            table[:-1, m, :] = model.dense_log_prob().T
         self.table = table.reshape(width + 1, n_models * n_classes)
         self.weights = np.stack([model.feature_weights_ for model in models])  # (M, F)
         self.class_log_prior = np.stack([model.class_log_prior_ for model in models])
