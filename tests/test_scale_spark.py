@@ -16,7 +16,7 @@ from heb.scale.counting import count_histograms, describe
 from heb.scale.cv import cross_validate
 from heb.scale.inmemory import cross_validate_in_memory, example_frame, fold_assignment
 from heb.scale.source import open_source
-from heb.scale.spark_engine import SparkEngine
+from heb.scale.spark_engine import SparkEngine, driver_memory
 from tests.engine_agreement import assert_same_reliability
 from tests.peers import require_spark
 
@@ -65,3 +65,12 @@ def test_spark_cross_validation_equals_in_memory(spark):
         np.testing.assert_allclose(merged[metric], merged[f"{metric}_ref"], rtol=0, atol=1e-9)
     # the reliability bins come back from the workers and pool as in memory
     assert_same_reliability(result, encode_target(rows["label"])[0], folds, probas, METHODS)
+
+
+def test_a_session_started_here_gets_a_quarter_of_memory_for_its_driver(spark):
+    """In local mode the driver's JVM runs the tasks: its default 1 GB heap ran out
+    collecting 10^6 click-log rows' histograms."""
+    engine, _, _ = spark
+    assert engine.spark.sparkContext.getConf().get("spark.driver.memory") == driver_memory()
+    megabytes = int(driver_memory().removesuffix("m"))
+    assert 1024 <= megabytes <= 8192

@@ -6,7 +6,6 @@ The connection gets a memory limit (default: a quarter of the machine's RAM, at 
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Callable, Iterator
 
@@ -15,6 +14,7 @@ import pyarrow as pa
 from heb.data import DataError
 from heb.data.parquet import nullable_integer_types
 from heb.scale.engine import Engine
+from heb.scale.memory import physical_memory
 from heb.scale.source import Source
 from heb.scale.sql import DUCKDB, RESERVED_PREFIX, VIEW
 
@@ -23,11 +23,7 @@ __all__ = ["DuckDBEngine", "default_memory_limit"]
 
 def default_memory_limit() -> str:
     """A quarter of physical memory, between 256 MB and 4 GB, as DuckDB's ``memory_limit``."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        total = 8 * 2**30
-    return f"{max(256, min(4096, total // 4 // 2**20))}MB"
+    return f"{max(256, min(4096, physical_memory() // 4 // 2**20))}MB"
 
 
 def _family(type_name: str) -> str:

@@ -1,4 +1,4 @@
-"""Give memory freed by a large scan back to the system before the next phase.
+"""How much memory the engines may take, and giving memory freed by a large scan back.
 
 Arrow's memory pool (mimalloc or jemalloc) and glibc's malloc keep freed pages for reuse
 by the same allocator; numpy, Arrow and DuckDB allocate from different ones, so pages one
@@ -11,8 +11,17 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import os
 
-__all__ = ["release_freed_memory"]
+__all__ = ["physical_memory", "release_freed_memory"]
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (8 GiB where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
 
 
 @functools.cache
