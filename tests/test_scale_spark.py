@@ -74,3 +74,18 @@ def test_a_session_started_here_gets_a_quarter_of_memory_for_its_driver(spark):
     assert engine.spark.sparkContext.getConf().get("spark.driver.memory") == driver_memory()
     megabytes = int(driver_memory().removesuffix("m"))
     assert 1024 <= megabytes <= 8192
+
+
+def test_a_query_whose_java_process_died_is_one_sentence():
+    """py4j reports a JVM that ran out of memory mid-query as a refused connection; the
+    engine says what happened and what to do (the CLI and the app print it as it is)."""
+    protocol = pytest.importorskip("py4j.protocol", reason="py4j comes with pyspark")
+    from heb.scale.spark_engine import EngineError
+
+    class DeadSession:
+        def sql(self, _sql):
+            raise protocol.Py4JNetworkError("An error occurred while trying to connect")
+
+    engine = SparkEngine(session=DeadSession())
+    with pytest.raises(EngineError, match=r"^Spark stopped in the middle of a query .*DuckDB\.$"):
+        engine.table("SELECT 1")

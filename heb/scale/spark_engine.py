@@ -39,6 +39,21 @@ class EngineError(RuntimeError):
     """An engine that cannot run here (e.g. Spark without Java); ``str`` is one sentence."""
 
 
+@contextmanager
+def _query_failures() -> Iterator[None]:
+    """A query whose JVM went away (out of memory, killed) as an :class:`EngineError`: py4j
+    otherwise surfaces it as a refused connection deep in its own code."""
+    from py4j.protocol import Py4JError
+
+    try:
+        yield
+    except (Py4JError, ConnectionError) as exc:
+        raise EngineError(
+            "Spark stopped in the middle of a query (its Java process ended, most often out "
+            "of memory): give the session more with spark.driver.memory, or use DuckDB."
+        ) from exc
+
+
 def java_available() -> bool:
     """Whether a Java runtime is on PATH or under JAVA_HOME."""
     home = os.environ.get("JAVA_HOME")
@@ -226,7 +241,7 @@ class SparkEngine(Engine):
 
     def table(self, sql: str) -> pa.Table:
         """The whole (small) result of a query, collected as Arrow."""
-        with _quiet_pandas_warning():
+        with _quiet_pandas_warning(), _query_failures():
             return self.spark.sql(sql).toArrow()
 
     def batches(self, sql: str, batch_rows: int = 262_144):
@@ -279,7 +294,7 @@ class SparkEngine(Engine):
             )
 
         schema = "part string, key string, value array<double>"
-        with _quiet_pandas_warning():
+        with _quiet_pandas_warning(), _query_failures():
             collected = frame.mapInArrow(per_partition, schema=schema).collect()
         partitions: dict = {}
         for row in collected:
