@@ -89,3 +89,59 @@ def test_a_query_whose_java_process_died_is_one_sentence():
     engine = SparkEngine(session=DeadSession())
     with pytest.raises(EngineError, match=r"^Spark stopped in the middle of a query .*DuckDB\.$"):
         engine.table("SELECT 1")
+
+
+def test_a_java_error_of_a_running_session_is_told_by_its_first_line():
+    """Not the out-of-memory sentence: the Java process still runs, the query failed (a
+    file that stopped being parquet raises SparkException, which pyspark passes on)."""
+    protocol = pytest.importorskip("py4j.protocol", reason="py4j comes with pyspark")
+    from heb.scale.spark_engine import EngineError
+
+    class JavaClass:
+        def getSimpleName(self):
+            return "SparkException"
+
+    class JavaException:
+        _target_id = "o42"  # py4j's reference to the Java object
+
+        def getMessage(self):
+            return (
+                "[FAILED_READ_FILE.NO_HINT] Encountered error while reading file x.parquet"
+                "\n\tat org.apache.spark"
+            )
+
+        def getClass(self):
+            return JavaClass()
+
+        def getCause(self):
+            return None
+
+    class FailingSession:
+        def sql(self, _sql):
+            raise protocol.Py4JJavaError("An error occurred while calling o1.sql", JavaException())
+
+    engine = SparkEngine(session=FailingSession())
+    with pytest.raises(EngineError) as caught:
+        engine.table("SELECT 1")
+    assert str(caught.value) == (
+        "Spark could not run a query: [FAILED_READ_FILE.NO_HINT] Encountered error while "
+        "reading file x.parquet."
+    )
+
+
+def test_a_file_that_stopped_being_parquet_is_one_sentence_on_a_live_session(spark, tmp_path):
+    engine, _, _ = spark
+    from heb.scale.spark_engine import EngineError
+
+    example_frame(50, seed=1).to_parquet(tmp_path / "gone.parquet", index=False)
+    other = SparkEngine(session=engine.spark)
+    try:
+        other.register(open_source("gone.parquet", root=tmp_path))
+        (tmp_path / "gone.parquet").write_bytes(b"not parquet any more")
+        with pytest.raises(EngineError, match=r"^Spark could not run a query: .+\.$") as caught:
+            other.table("SELECT count(*) FROM heb_rows")
+        assert "out of memory" not in str(caught.value)
+        assert "is not a Parquet file" in str(caught.value)  # the innermost cause
+        assert engine.spark.range(3).count() == 3  # the session lives on
+    finally:
+        engine.register(engine.source)  # the module's view again

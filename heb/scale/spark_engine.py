@@ -41,17 +41,40 @@ class EngineError(RuntimeError):
 
 @contextmanager
 def _query_failures() -> Iterator[None]:
-    """A query whose JVM went away (out of memory, killed) as an :class:`EngineError`: py4j
-    otherwise surfaces it as a refused connection deep in its own code."""
-    from py4j.protocol import Py4JError
+    """A failed query as an :class:`EngineError` sentence: a Java process that went away
+    (out of memory, killed), which py4j otherwise reports as a refused connection deep in
+    its own code, or a Java error pyspark does not convert (a file that stopped being
+    parquet: ``SparkException``), told by its first line."""
+    from py4j.protocol import Py4JJavaError, Py4JNetworkError
 
     try:
         yield
-    except (Py4JError, ConnectionError) as exc:
+    except (Py4JNetworkError, ConnectionError) as exc:
         raise EngineError(
             "Spark stopped in the middle of a query (its Java process ended, most often out "
             "of memory): give the session more with spark.driver.memory, or use DuckDB."
         ) from exc
+    except Py4JJavaError as exc:
+        raise EngineError(f"Spark could not run a query: {_java_message(exc)}") from exc
+
+
+def _java_message(exc, depth: int = 8) -> str:
+    """The first line of the innermost message of a Java exception's causes (the outer
+    ones wrap it: "Exception thrown in awaitResult", then the read failure, then "x is not
+    a Parquet file"), or its class name when none has a message."""
+    try:
+        error, first = exc.java_exception, ""
+        name = str(error.getClass().getSimpleName())
+        for _ in range(depth):
+            text = str(error.getMessage() or "").strip()
+            first = text.splitlines()[0].strip() if text else first
+            error = error.getCause()
+            if error is None:
+                break
+    except Exception:  # the JVM may not answer any more: py4j raises its own types
+        return "a Java error."
+    first = first or name
+    return first if first.endswith(".") else f"{first}."
 
 
 def java_available() -> bool:
@@ -259,10 +282,13 @@ class SparkEngine(Engine):
         worker. The partitions run on the workers and come back, with their row counts,
         when the job is done.
         """
-        self.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(int(batch_rows)))
-        frame = self.spark.sql(sql)
-        names = list(frame.columns)
-        frame = frame.toDF(*(f"{RESERVED_PREFIX}_c{i}" for i in range(len(names))))
+        with _query_failures():
+            self.spark.conf.set(
+                "spark.sql.execution.arrow.maxRecordsPerBatch", str(int(batch_rows))
+            )
+            frame = self.spark.sql(sql)
+            names = list(frame.columns)
+            frame = frame.toDF(*(f"{RESERVED_PREFIX}_c{i}" for i in range(len(names))))
 
         def per_partition(batches):
             import uuid
