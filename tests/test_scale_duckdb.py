@@ -295,3 +295,10 @@ def test_scoring_chunks_keep_their_working_arrays_in_budget():
     assert rows * (16 * 20 + 16 * 7 * 2) <= 64e6 < (rows + 1) * (16 * 20 + 16 * 7 * 2)
     assert _chunk_rows(5000, 9, 100) == 16_384  # never fewer rows than that: numpy's overhead
     assert _chunk_rows(2, 1, 2, budget=4e6) == 4e6 // 64
+
+
+def test_more_folds_than_int16_holds_are_refused_before_any_scan():
+    from heb.scale.cv import MAX_FOLDS
+
+    with pytest.raises(ValueError, match="n_splits must be at most 32,767, got 32768"):
+        cross_validate(None, "label", ["Laplace"], n_splits=MAX_FOLDS + 1)

@@ -50,6 +50,8 @@ __all__ = [
     "unsupported_methods",
 ]
 
+#: the most folds a run can have (fold numbers are int16 in the histograms)
+MAX_FOLDS = int(np.iinfo(np.int16).max)
 #: the registry families the engine path fits from counts alone
 ENGINE_FAMILIES = ("nb", "aode")
 
@@ -289,6 +291,8 @@ def cross_validate(
         raise ValueError("Choose at least one method.")
     if int(n_splits) < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}.")
+    if int(n_splits) > MAX_FOLDS:  # folds travel as int16 through the histograms
+        raise ValueError(f"n_splits must be at most {MAX_FOLDS:,}, got {n_splits}.")
     check_methods(methods, params)  # before any scan: a refused method costs no pass
     report = progress or (lambda fraction, message: None)
     timings: dict[str, float] = {}
