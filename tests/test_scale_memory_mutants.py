@@ -28,14 +28,20 @@ GiB = 2**30
 
 
 # ------------------------------------------------------------------ physical memory
-def test_physical_memory_is_page_size_times_pages(monkeypatch):
+@pytest.fixture
+def no_cgroup(monkeypatch):
+    """The host's figures alone, whatever container the tests run in."""
+    monkeypatch.setattr(memory, "CGROUP_LIMIT_FILES", ())
+
+
+def test_physical_memory_is_page_size_times_pages(monkeypatch, no_cgroup):
     pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 1000}
     monkeypatch.setattr(memory.os, "sysconf", pages.__getitem__)
     assert memory.physical_memory() == 4_096_000
 
 
 @pytest.mark.parametrize("error", [ValueError, OSError, AttributeError])
-def test_physical_memory_is_8_gib_where_the_system_does_not_say(monkeypatch, error):
+def test_physical_memory_is_8_gib_where_the_system_does_not_say(monkeypatch, no_cgroup, error):
     def unknown(name):
         raise error(name)
 
@@ -54,6 +60,31 @@ def test_physical_memory_is_8_gib_where_the_system_does_not_say(monkeypatch, err
 def test_duckdb_takes_a_quarter_of_memory_within_256_mb_and_4_gb(monkeypatch, physical, limit):
     monkeypatch.setattr(duckdb_engine, "physical_memory", lambda: physical)
     assert duckdb_engine.default_memory_limit() == limit
+
+
+@pytest.mark.parametrize(
+    "v2, v1, expected",
+    [
+        ("2147483648\n", None, 2 * GiB),  # a 2 GiB container (cgroup v2)
+        ("8589934592\n", None, 4 * GiB),  # a limit above the host's memory
+        ("max\n", None, 4 * GiB),  # v2 without a limit
+        (None, "1073741824\n", GiB),  # cgroup v1
+        (None, "9223372036854771712\n", 4 * GiB),  # v1's "no limit"
+        (None, None, 4 * GiB),  # neither file: not Linux, or no memory controller
+        ("0\n", None, 4 * GiB),  # nonsense is no limit
+    ],
+)
+def test_a_containers_memory_limit_caps_the_hosts(monkeypatch, tmp_path, v2, v1, expected):
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 2**20}  # a 4 GiB host
+    monkeypatch.setattr(memory.os, "sysconf", pages.__getitem__)
+    files = []
+    for name, text in (("memory.max", v2), ("memory.limit_in_bytes", v1)):
+        path = tmp_path / name
+        if text is not None:
+            path.write_text(text)
+        files.append(str(path))
+    monkeypatch.setattr(memory, "CGROUP_LIMIT_FILES", tuple(files))
+    assert memory.physical_memory() == expected
 
 
 # ------------------------------------------------------------------ integer ID histograms

@@ -13,15 +13,39 @@ import ctypes.util
 import functools
 import os
 
-__all__ = ["physical_memory", "release_freed_memory"]
+__all__ = ["CGROUP_LIMIT_FILES", "physical_memory", "release_freed_memory"]
+
+
+#: where Linux states a container's memory limit (cgroup v2, then v1)
+CGROUP_LIMIT_FILES = (
+    "/sys/fs/cgroup/memory.max",
+    "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+)
+
+
+def _cgroup_limit() -> int | None:
+    """This process's cgroup memory limit in bytes, or ``None`` (none set, not Linux)."""
+    for name in CGROUP_LIMIT_FILES:
+        try:
+            with open(name, encoding="ascii") as handle:
+                text = handle.read().strip()
+        except (OSError, ValueError):
+            continue
+        if text.isdigit() and int(text) > 0:  # v2 writes "max" when there is none
+            return int(text)
+    return None
 
 
 def physical_memory() -> int:
-    """Bytes of physical memory (8 GiB where the system does not say)."""
+    """Bytes of memory this process may use: the machine's (8 GiB where the system does
+    not say), or its container's limit where that is lower (a quarter of the host's
+    memory could exceed what a container allows)."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 8 * 2**30
+        host = 8 * 2**30
+    limit = _cgroup_limit()
+    return host if limit is None else min(host, limit)
 
 
 @functools.cache
