@@ -97,7 +97,10 @@ def write_dataset(dataset: Dataset, folder: Path) -> None:
     """
     try:
         dataset.X.to_parquet(folder / _FEATURES, engine="pyarrow")
-        dataset.y.to_frame(name="target").to_parquet(folder / _TARGET, engine="pyarrow")
+        target = dataset.y.to_frame(name="target")
+        if dataset.source_rows is not None:  # which rows of the table these are
+            target["source_row"] = np.asarray(dataset.source_rows, dtype=np.int64)
+        target.to_parquet(folder / _TARGET, engine="pyarrow")
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds here
         raise HandoverError(f"parquet cannot hold this dataset ({exc})") from exc
 
@@ -105,7 +108,9 @@ def write_dataset(dataset: Dataset, folder: Path) -> None:
 def read_dataset(folder: Path, described: dict) -> Dataset:
     """The dataset :func:`write_dataset` wrote, with ``described``'s name, source, notes..."""
     X = pd.read_parquet(folder / _FEATURES, engine="pyarrow")
-    y = pd.read_parquet(folder / _TARGET, engine="pyarrow")["target"].rename(described["y_name"])
+    target = pd.read_parquet(folder / _TARGET, engine="pyarrow")
+    y = target["target"].rename(described["y_name"])
+    rows = target["source_row"].to_numpy() if "source_row" in target.columns else None
     return Dataset(
         name=described["name"],
         X=X,
@@ -115,6 +120,7 @@ def read_dataset(folder: Path, described: dict) -> Dataset:
         notes=list(described["notes"]),
         target=described["target"],
         description=described["description"],
+        source_rows=rows,
     )
 
 
@@ -138,7 +144,8 @@ def write_result(result: CVResult, folder: Path) -> None:
     cache = ResultCache(folder)
     cache.put_frame("folds", result.folds)
     arrays = {f"oof{i}": result.oof_proba[m] for i, m in enumerate(result.methods)}
-    cache.put_arrays("arrays", {**arrays, "y": result.y})
+    rows = {} if result.rows is None else {"rows": result.rows}
+    cache.put_arrays("arrays", {**arrays, "y": result.y, **rows})
     meta = {
         "methods": result.methods,
         "classes": [str(c) for c in result.classes],
@@ -171,6 +178,7 @@ def read_result(folder: Path, classes: np.ndarray) -> CVResult:
         notes=meta["notes"],
         n_splits=meta["n_splits"],
         cached=meta["cached"],
+        rows=arrays.get("rows"),
     )
 
 

@@ -186,8 +186,9 @@ def comparison_downloads(
         key="dl_oof_csv",
         on_click="ignore",
         icon=":material/download:",
-        help="One row per evaluated row: its true class and, per method, the predicted "
-        "class and every class probability from the fold that held it out.",
+        help="One line per evaluated row: its place in the table (row 0 is the first data "
+        "row), its true class and, per method, the predicted class and every class "
+        "probability from the fold that held it out.",
     )
 
     def report_bytes() -> bytes:

@@ -37,7 +37,7 @@ from heb.data.dataset import (
     id_like_columns,
     is_id_like_name,
 )
-from heb.data.folds import encode_target, safe_n_splits, stratified_subsample
+from heb.data.folds import encode_target, safe_n_splits, stratified_subsample, subsample_rows
 from heb.data.openml import DEFAULT_OPENML_SERVER, load_openml
 from heb.data.preprocess import MISSING_LABEL, Preprocessor, make_model
 from heb.data.readers import read_table
@@ -75,4 +75,5 @@ __all__ = [
     "make_model",
     "safe_n_splits",
     "stratified_subsample",
+    "subsample_rows",
 ]

@@ -61,6 +61,9 @@ class Dataset:
         One line about the dataset (built-ins), else empty.
     truth : dict or None
         The generating parameters of a synthetic dataset.
+    source_rows : ndarray or None
+        Each row's position among the loaded table's data rows (0 = the first), where
+        rows were dropped (a missing target); None when the rows are the table's own.
     """
 
     name: str
@@ -72,6 +75,7 @@ class Dataset:
     target: str = ""
     description: str = ""
     truth: dict | None = field(default=None, repr=False, compare=False)
+    source_rows: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_classes(self) -> int:
@@ -101,6 +105,8 @@ class Dataset:
         if self.X.shape[1]:
             digest.update(pd.util.hash_pandas_object(self.X, index=False).to_numpy().tobytes())
         digest.update(pd.util.hash_pandas_object(self.y, index=False).to_numpy().tobytes())
+        if self.source_rows is not None:
+            digest.update(np.asarray(self.source_rows, dtype=np.int64).tobytes())
         return digest.hexdigest()
 
 
@@ -285,14 +291,17 @@ def _clean_target(y: pd.Series, target: str) -> pd.Series:
 
 def _checked_target(
     frame: pd.DataFrame, target: str, notes: list[str]
-) -> tuple[pd.DataFrame, pd.Series]:
-    """Rows with a target (the dropped ones noted) and the cleaned target, refused when it
-    has fewer than two classes, looks continuous, or has too many classes."""
+) -> tuple[pd.DataFrame, pd.Series, np.ndarray | None]:
+    """Rows with a target (the dropped ones noted), the cleaned target and the kept rows'
+    positions (None when none was dropped), refused when the target has fewer than two
+    classes, looks continuous, or has too many classes."""
     y = frame[target]
     missing = y.isna().to_numpy()
+    kept = None
     if missing.all():
         raise DataError(f"The target column {quote(target)} has no values.")
     if missing.any():
+        kept = np.flatnonzero(~missing)
         empty = frame.isna().all(axis=1).to_numpy()  # blank lines (a spreadsheet's export)
         frame = frame.loc[~missing]
         for count, what in ((int(empty.sum()), "empty"), (int((missing & ~empty).sum()), "")):
@@ -323,7 +332,7 @@ def _checked_target(
             f"The target {quote(target)} has {n_values} different values, more than the "
             f"{MAX_CLASSES} classes this app handles; pick a column with fewer classes."
         )
-    return frame, y
+    return frame, y, kept
 
 
 def finalize(
@@ -361,7 +370,7 @@ def finalize(
             f"The table has no feature columns besides the target {quote(target)}; a "
             "classifier needs at least one."
         )
-    frame, y = _checked_target(frame, target, notes)
+    frame, y, source_rows = _checked_target(frame, target, notes)
     y.name = target
     X = frame.drop(columns=[target]).reset_index(drop=True)
     X, column_notes = _column_notes(X)
@@ -389,6 +398,7 @@ def finalize(
         target=target,
         description=description,
         truth=truth,
+        source_rows=source_rows,
     )
 
 

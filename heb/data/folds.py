@@ -25,6 +25,7 @@ __all__ = [
     "safe_n_splits",
     "stratified_folds",
     "stratified_subsample",
+    "subsample_rows",
 ]
 
 
@@ -49,21 +50,15 @@ def encode_target(y) -> tuple[np.ndarray, np.ndarray]:
     return index.astype(np.int64), np.asarray(classes, dtype=values.dtype)
 
 
-def stratified_subsample(X, y, max_rows: int = 20000, seed: int = 42):
-    """At most ``max_rows`` rows, class proportions kept (paper protocol: 20,000, seed 42).
+def subsample_rows(y, max_rows: int = 20000, seed: int = 42) -> np.ndarray | None:
+    """The rows :func:`stratified_subsample` keeps, ascending; None when it keeps them all.
 
     Each class gets ``round(n_c max_rows / n)`` rows (largest remainders, at least one row
-    for every class); rows keep their original order. Identity when ``n <= max_rows``.
-
-    Returns
-    -------
-    X, y : the subsample, of the input's types (DataFrames / Series with a fresh index).
+    for every class), drawn by a permutation seeded with ``seed``.
     """
     n_rows = len(y)
-    if len(X) != n_rows:
-        raise ValueError("X and y have different numbers of rows.")
     if n_rows <= max_rows:
-        return X, y
+        return None
     y_idx, classes = encode_target(y)
     if max_rows < classes.size:
         raise ValueError(f"max_rows must be at least the number of classes ({classes.size}).")
@@ -81,16 +76,33 @@ def stratified_subsample(X, y, max_rows: int = 20000, seed: int = 42):
     order = perm[np.argsort(y_idx[perm], kind="stable")]
     starts = np.repeat(np.cumsum(counts) - counts, counts)
     rank = np.arange(n_rows) - starts
-    keep = np.sort(order[rank < alloc[y_idx[order]]])
-    if isinstance(X, pd.DataFrame | pd.Series):
-        X_sub = X.iloc[keep].reset_index(drop=True)
-    else:
-        X_sub = np.asarray(X)[keep]
-    if isinstance(y, pd.Series):
-        y_sub = y.iloc[keep].reset_index(drop=True)
-    else:
-        y_sub = np.asarray(y)[keep]
-    return X_sub, y_sub
+    return np.sort(order[rank < alloc[y_idx[order]]])
+
+
+def stratified_subsample(X, y, max_rows: int = 20000, seed: int = 42):
+    """At most ``max_rows`` rows, class proportions kept (paper protocol: 20,000, seed 42).
+
+    Each class gets ``round(n_c max_rows / n)`` rows (largest remainders, at least one row
+    for every class); rows keep their original order (:func:`subsample_rows` says which).
+    Identity when ``n <= max_rows``.
+
+    Returns
+    -------
+    X, y : the subsample, of the input's types (DataFrames / Series with a fresh index).
+    """
+    if len(X) != len(y):
+        raise ValueError("X and y have different numbers of rows.")
+    keep = subsample_rows(y, max_rows=max_rows, seed=seed)
+    if keep is None:
+        return X, y
+    return _take_rows(X, keep), _take_rows(y, keep)
+
+
+def _take_rows(values, rows: np.ndarray):
+    """``values``' rows at ``rows``: a frame or series with a fresh index, else an array."""
+    if isinstance(values, pd.DataFrame | pd.Series):
+        return values.iloc[rows].reset_index(drop=True)
+    return np.asarray(values)[rows]
 
 
 def safe_n_splits(y, n_splits: int = 10, *, rare: str = "reduce") -> tuple[int, str | None]:

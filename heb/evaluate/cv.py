@@ -22,7 +22,7 @@ import pandas as pd
 from heb import registry
 from heb.data import Dataset, encode_target
 from heb.evaluate.cache import ResultCache
-from heb.evaluate.folds import FOLD_STORE, Fold, PreparedFolds, prepare_folds
+from heb.evaluate.folds import FOLD_STORE, Fold, PreparedFolds, evaluated_rows, prepare_folds
 from heb.evaluate.hierarchy_specs import attach_hierarchies, with_fold_hierarchies
 from heb.evaluate.settings import RunSettings
 from heb.metrics import class_reliability, confusion_counts, reliability
@@ -176,6 +176,10 @@ class CVResult:
         Folds actually used.
     cached : list of str
         Methods served from the cache.
+    rows : ndarray (n,) or None
+        Each evaluated row's place among the loaded table's data rows (0 = the first):
+        rows without a target and those left out of a subsample are skipped. None when
+        the evaluated rows are the table's rows 0..n-1.
     """
 
     folds: pd.DataFrame
@@ -185,6 +189,7 @@ class CVResult:
     notes: list[str] = field(default_factory=list)
     n_splits: int = 10
     cached: list[str] = field(default_factory=list)
+    rows: np.ndarray | None = None
 
     @property
     def methods(self) -> list[str]:
@@ -306,6 +311,7 @@ def cross_validate(
             "classes": [str(c) for c in prepared.classes],
             "notes": list(prepared.notes),
             "n_splits": prepared.n_splits,
+            "rows": None if prepared.rows is None else prepared.rows.tolist(),
         }
         results = _run_methods({name: specs[name] for name in todo}, prepared, report)
         for name in todo:
@@ -315,11 +321,12 @@ def cross_validate(
                 cache.store("arrays", keys[name], {"oof_proba": oof[name]})
         if use_cache:
             cache.store("json", settings.data_key(), meta)
-        y, classes = prepared.y, prepared.classes
+        y, classes, rows = prepared.y, prepared.classes, prepared.rows
     else:
         y, classes = _cached_labels(dataset, meta)
+        rows = _cached_rows(dataset, settings, meta)
     report(1.0, "Done")
-    return _result(methods, frames, oof, y, classes, meta, cached)
+    return _result(methods, frames, oof, y, classes, meta, cached, rows)
 
 
 def cached_cross_validation(
@@ -351,7 +358,8 @@ def cached_cross_validation(
     if len(frames) < len(methods):
         return None
     y, classes = _cached_labels(dataset, meta)
-    return _result(methods, frames, oof, y, classes, meta, list(frames))
+    rows = _cached_rows(dataset, settings, meta)
+    return _result(methods, frames, oof, y, classes, meta, list(frames), rows)
 
 
 def _specs(methods: list[str], settings: RunSettings) -> dict[str, dict]:
@@ -375,8 +383,18 @@ def _cached_labels(dataset: Dataset, meta: dict) -> tuple[np.ndarray, np.ndarray
     return y, classes
 
 
-def _result(methods, frames, oof, y, classes, meta, cached) -> CVResult:
+def _cached_rows(dataset: Dataset, settings: RunSettings, meta: dict) -> np.ndarray | None:
+    """The evaluated rows' places in the table of a run read from the cache (found again
+    from the dataset when an older entry does not hold them)."""
+    if "rows" not in meta:
+        return evaluated_rows(dataset, settings.max_rows)
+    return None if meta["rows"] is None else np.asarray(meta["rows"], dtype=np.int64)
+
+
+def _result(methods, frames, oof, y, classes, meta, cached, rows) -> CVResult:
     """The CVResult of every method's fold frame and out-of-fold probabilities."""
+    if rows is not None and np.array_equal(rows, np.arange(y.size)):
+        rows = None
     folds = pd.concat([frames[name] for name in methods], ignore_index=True)
     return CVResult(
         folds=folds[fold_columns()],
@@ -386,6 +404,7 @@ def _result(methods, frames, oof, y, classes, meta, cached) -> CVResult:
         notes=list(meta["notes"]),
         n_splits=int(meta["n_splits"]),
         cached=cached,
+        rows=rows,
     )
 
 

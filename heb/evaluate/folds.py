@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from heb.counts import CountTable
-from heb.data import Dataset, Preprocessor, encode_target, safe_n_splits, stratified_subsample
+from heb.data import Dataset, Preprocessor, encode_target, safe_n_splits, subsample_rows
 from heb.data.encoding import DatasetCodes, FoldEncoding, class_totals, encode_columns
 from heb.data.folds import stratified_folds
 from heb.evaluate.settings import RunSettings
@@ -32,6 +32,7 @@ __all__ = [
     "reference_folds",
     "ReferenceFold",
     "FOLD_STORE",
+    "evaluated_rows",
 ]
 
 #: the seed of the stratified subsample (fixed, so a subsample is the same in every run)
@@ -94,11 +95,13 @@ class PreparedFolds:
     notes: tuple[str, ...]
     folds: tuple[Fold | ReferenceFold, ...]
     codes: DatasetCodes | None = None
+    rows: np.ndarray | None = None  # the evaluated rows' places in the table (None: 0..n-1)
 
     @property
     def nbytes(self) -> int:
         """Bytes of every array held."""
         shared = 0 if self.codes is None else self.codes.nbytes
+        shared += 0 if self.rows is None else self.rows.nbytes
         return self.y.nbytes + shared + sum(fold.nbytes for fold in self.folds)
 
 
@@ -112,6 +115,29 @@ class _Split:
     n_splits: int
     notes: tuple[str, ...]
     folds: list[tuple[np.ndarray, np.ndarray]]
+    rows: np.ndarray | None
+
+
+def _subsample(dataset: Dataset, max_rows: int | None) -> np.ndarray | None:
+    """The dataset's rows a run evaluates (the stratified subsample); None for all."""
+    if not max_rows or len(dataset.y) <= max_rows:
+        return None
+    return subsample_rows(dataset.y, max_rows=max_rows, seed=SUBSAMPLE_SEED)
+
+
+def _source_rows(dataset: Dataset, keep: np.ndarray | None) -> np.ndarray | None:
+    """The places in the loaded table of the dataset's rows ``keep`` (None: 0..n-1)."""
+    if keep is None:
+        return dataset.source_rows
+    return keep if dataset.source_rows is None else np.asarray(dataset.source_rows)[keep]
+
+
+def evaluated_rows(dataset: Dataset, max_rows: int | None) -> np.ndarray:
+    """Each row a run with ``max_rows`` evaluates, as its place among the loaded table's
+    data rows (0 = the first): rows without a target and the subsample's left-out rows
+    are skipped. The order of a run's ``y`` and out-of-fold probabilities."""
+    rows = _source_rows(dataset, _subsample(dataset, max_rows))
+    return np.arange(len(dataset.y)) if rows is None else np.asarray(rows, dtype=np.int64)
 
 
 def _encode_target(y_raw: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -140,10 +166,10 @@ def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     """Subsample, then split stratified and shuffled (the fewer folds a rare class allows)."""
     notes: list[str] = []
     X, y_raw = dataset.X, dataset.y
-    max_rows = settings.max_rows
-    if max_rows and len(X) > max_rows:
-        X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows, seed=SUBSAMPLE_SEED)
-        notes.append(f"Used a stratified subsample of {max_rows:,} of {len(dataset.X):,} rows.")
+    keep = _subsample(dataset, settings.max_rows)
+    if keep is not None:
+        X, y_raw = X.iloc[keep].reset_index(drop=True), y_raw.iloc[keep].reset_index(drop=True)
+        notes.append(f"Used a stratified subsample of {keep.size:,} of {len(dataset.X):,} rows.")
     y, classes = _encode_target(y_raw)
     k, notice = safe_n_splits(
         _stand_in_target(y, classes, settings.n_splits), settings.n_splits, rare="keep"
@@ -151,7 +177,7 @@ def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     if notice:
         notes.append(notice)
     folds = stratified_folds(y, k, settings.seed)  # StratifiedKFold's, shuffled
-    return _Split(X, y, classes, k, tuple(notes), folds)
+    return _Split(X, y, classes, k, tuple(notes), folds, _source_rows(dataset, keep))
 
 
 def prepare_folds(
@@ -180,7 +206,9 @@ def prepare_folds(
         )
         count_time = time.perf_counter() - start
         folds.append(Fold(codes, encoding, test, y, table, count_time))
-    return PreparedFolds(y, split.classes, split.n_splits, split.notes, tuple(folds), codes)
+    return PreparedFolds(
+        y, split.classes, split.n_splits, split.notes, tuple(folds), codes, split.rows
+    )
 
 
 @dataclass(frozen=True)
@@ -215,7 +243,9 @@ def reference_folds(dataset: Dataset, settings: RunSettings) -> PreparedFolds:
         folds.append(
             ReferenceFold(train_codes, test_codes, split.y[train], test, table, count_time)
         )
-    return PreparedFolds(split.y, split.classes, split.n_splits, split.notes, tuple(folds))
+    return PreparedFolds(
+        split.y, split.classes, split.n_splits, split.notes, tuple(folds), rows=split.rows
+    )
 
 
 class FoldStore:

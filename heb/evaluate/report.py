@@ -40,11 +40,13 @@ def oof_frame(result: CVResult) -> pd.DataFrame:
     """The out-of-fold predictions per evaluated row: true class, and per method the
     predicted class and the probability of every class.
 
-    ``row`` numbers the evaluated rows (after any subsample) in the dataset's order.
+    ``row`` is each evaluated row's place among the loaded table's data rows (0 = the
+    first data row, as ``pandas.read_csv(file).iloc[row]``): rows without a target and
+    those left out of a subsample do not appear.
     """
     classes = [str(label) for label in result.classes]
     columns: dict[str, object] = {
-        "row": range(result.y.size),
+        "row": range(result.y.size) if result.rows is None else result.rows,
         "true class": [classes[i] for i in result.y],
     }
     for method in result.methods:
