@@ -154,10 +154,10 @@ def tabs_view(out: dict, setting: tuple, label: str, notes) -> None:
                 show_figure(fig, data, "hierarchy-tree")
                 with notes:
                     st.markdown(
-                        f"Click a region or a prefix to zoom in (only code {label}'s "
-                        "prefix is drawn down to its codes). Every code's class PMF is the "
-                        "product of the splits along its path: region of the root, prefix "
-                        "of the region, code of the prefix."
+                        f"Click a region or a prefix to zoom in; code {label}'s path is "
+                        "in colour. Every code's class PMF is the product of the splits "
+                        "along its path: region of the root, prefix of the region, code "
+                        "of the prefix."
                     )
     if steps.is_open(tab_m):
         with tab_m:

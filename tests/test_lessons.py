@@ -308,7 +308,9 @@ def test_the_sparse_codes_bars_print_no_value_and_hover_it():
     np.testing.assert_allclose(fig.data[0].y, truth)
 
 
-def test_the_tree_draws_only_the_sparse_codes_prefix_down_to_codes():
+def test_the_tree_draws_every_code_and_colours_the_sparse_codes_path():
+    """The whole tree is drawn (with one prefix's codes alone the code ring was empty
+    around most of the circle, which then drew at two thirds of its size)."""
     from heb.figures.lessons.hierarchy import tree_figure
     from heb.lessons.hierarchy import hierarchy_lesson
 
@@ -318,15 +320,20 @@ def test_the_tree_draws_only_the_sparse_codes_prefix_down_to_codes():
     n_nodes = to_region.size + int(to_region.max()) + 1  # prefixes and regions
     sunburst = fig.data[0]
     leaf = out["labels"][out["leaf"]]
-    siblings = int((to_prefix == to_prefix[out["leaf"]]).sum())
-    assert len(sunburst.ids) == n_nodes + siblings < len(data)  # the CSV: every node
-    assert len(data) == n_nodes + to_prefix.size
+    assert len(sunburst.ids) == len(data) == n_nodes + to_prefix.size
+    assert list(sunburst.ids) == data["node"].tolist()
     assert leaf in sunburst.ids and sunburst.maxdepth == 3
     colours = zip(sunburst.ids, sunburst.marker.colors, strict=True)
     coloured = {node for node, colour in colours if colour != "#d9d9d9"}
     assert len(coloured) == 3 and leaf in coloured  # the path: region, prefix, code
-    # a prefix drawn without its codes keeps its mass: the values still add up per region
+    # every parent's value is the sum of its children's (branchvalues "total")
     values = dict(zip(sunburst.ids, sunburst.values, strict=True))
+    children: dict[str, float] = {}
+    for node, parent in zip(sunburst.ids, sunburst.parents, strict=True):
+        if parent:
+            children[parent] = children.get(parent, 0.0) + values[node]
+    for parent, total in children.items():
+        assert values[parent] == pytest.approx(total), parent
     assert sum(values[i] for i in sunburst.ids if i.startswith("region")) == pytest.approx(1.0)
 
 
