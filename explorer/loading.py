@@ -35,9 +35,9 @@ from heb.data import (
     encode_target,
     load_dataset,
     read_table,
-    stratified_subsample,
 )
 from heb.data.dataset import join_names, quote
+from heb.evaluate.folds import evaluated_subsample, places_in_table
 
 __all__ = [
     "WorkingData",
@@ -290,6 +290,10 @@ class WorkingData:
         Cache key: dataset fingerprint plus preprocessing settings.
     n_rows_total : int
         Rows of the dataset before any subsample.
+    table_rows : ndarray (n,)
+        Each row's place among the loaded table's data rows (0 = the first), ascending:
+        the row numbers a user sees (and the out-of-fold CSV's), which skip the rows
+        without a target and those outside the subsample.
     """
 
     codes: np.ndarray
@@ -300,6 +304,7 @@ class WorkingData:
     table: CountTable
     key: str
     n_rows_total: int
+    table_rows: np.ndarray
 
     @property
     def n_classes(self) -> int:
@@ -310,8 +315,10 @@ class WorkingData:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _working(key: str, _dataset: Dataset, n_bins: int, missing: str, max_rows: int) -> WorkingData:
     X, y_raw = _dataset.X, _dataset.y
-    if max_rows and len(X) > max_rows:
-        X, y_raw = stratified_subsample(X, y_raw, max_rows=max_rows)
+    keep = evaluated_subsample(_dataset, max_rows)  # Compare's rows, by the same seed
+    if keep is not None:
+        X, y_raw = X.iloc[keep].reset_index(drop=True), y_raw.iloc[keep].reset_index(drop=True)
+    table_rows = places_in_table(_dataset, keep)
     y, classes = encode_target(y_raw)
     pre = Preprocessor(n_bins=n_bins, missing=missing, categorical=_dataset.categorical)
     codes = pre.fit_transform(X)
@@ -325,6 +332,7 @@ def _working(key: str, _dataset: Dataset, n_bins: int, missing: str, max_rows: i
         table=table,
         key=key,
         n_rows_total=len(_dataset.X),
+        table_rows=np.arange(len(y)) if table_rows is None else np.asarray(table_rows),
     )
 
 

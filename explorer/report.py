@@ -80,9 +80,17 @@ def explain_code(
     row: int,
     target: int,
     reference: int,
+    table_row: int | None = None,
 ) -> str:
-    """Python that refits the Explain page's models and prints the row's contributions."""
+    """Python that refits the Explain page's models and prints the row's contributions
+    (``row``: its index among the codes; ``table_row``: its number in the table, noted
+    where they differ)."""
     cap = settings["max_rows"]
+    where = (
+        [f"# row {int(table_row)} of the table is row {int(row)} of these codes"]
+        if table_row is not None and int(table_row) != int(row)
+        else []
+    )
     subsample = [
         f"if len(X) > {cap!r}:  # the app's row cap",
         f"    X, y_raw = stratified_subsample(X, y_raw, max_rows={cap!r})",
@@ -103,6 +111,7 @@ def explain_code(
             "codes = pre.fit_transform(X)",
             "table = CountTable.from_codes(codes, y, len(classes), pre.n_categories_)",
             f"models = {{s: NaiveBayes(s).fit_counts(table) for s in {list(smoothers)!r}}}",
+            *where,
             f"out = explain_smoothers(models, codes[[{int(row)}]], "
             f"target={int(target)}, reference={int(reference)})",
             "for name, e in out.items():",

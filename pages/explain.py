@@ -24,25 +24,29 @@ SMOOTHER_LABELS = {name: entry.label for name, entry in registry.SMOOTHERS.items
 
 
 def _next_disagreement(rows: np.ndarray) -> None:
-    """Callback: jump to the next row (after the current one) the smoothers disagree on."""
+    """Callback: jump to the next row (after the current one) the smoothers disagree on
+    (``rows``: their numbers in the table, ascending)."""
     current = int(st.session_state.get("explain_row", 0))
     later = rows[rows > current]
     st.session_state["explain_row"] = int(later[0] if later.size else rows[0])
 
 
-def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> int:
-    n_rows = work.codes.shape[0]
-    row_args = state.page_setting("explain_row", 0)
-    if not 0 <= st.session_state["explain_row"] < n_rows:
-        st.session_state["explain_row"] = 0
+def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> tuple[int, int]:
+    """The row to explain: its number in the table (the out-of-fold CSV's ``row``), which
+    the visitor types, and its index among the working rows."""
+    table_rows = work.table_rows
+    n_rows, last = table_rows.size, int(table_rows[-1])
+    row_args = state.page_setting("explain_row", int(table_rows[0]))
+    if not 0 <= st.session_state["explain_row"] <= last:
+        st.session_state["explain_row"] = int(table_rows[0])
     disagree = ex.disagreeing_rows(fitted)
     left, right = st.columns([1, 2], vertical_alignment="bottom")
-    left.number_input(f"Row (0 to {n_rows - 1:,})", 0, n_rows - 1, step=1, **row_args)
+    left.number_input(f"Row of the table (0 to {last:,})", 0, last, step=1, **row_args)
     if disagree.size:
         right.button(
             "Next row where the smoothers disagree",
             on_click=_next_disagreement,
-            args=(disagree,),
+            args=(table_rows[disagree],),
             icon=":material/skip_next:",
             key="explain_next_disagreement",
         )
@@ -50,7 +54,16 @@ def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> int:
         f"{disagree.size:,} of {n_rows:,} rows get a different class from at least two "
         "of the chosen smoothers. The models are fitted on every row (this one included)."
     )
-    return int(st.session_state["explain_row"])
+    asked = int(st.session_state["explain_row"])
+    index = min(int(np.searchsorted(table_rows, asked)), n_rows - 1)
+    if int(table_rows[index]) != asked:
+        shown = int(table_rows[index])
+        show_info(
+            f"Row {asked:,} of the table is not among the {n_rows:,} rows used here (rows "
+            "without a target are left out, and so are those outside the stratified "
+            f"subsample of a larger table); showing row {shown:,}, the next one that is."
+        )
+    return int(table_rows[index]), index
 
 
 def pick_classes(work: loading.WorkingData, fitted: ex.Fitted, row: int) -> tuple[int, int]:
@@ -175,13 +188,13 @@ if not smoothers:
     st.stop()
 with guard("fitting the models"):
     fitted = ex.fitted_models(work, smoothers)
-    row = pick_row(work, fitted)
+    shown_row, row = pick_row(work, fitted)
     target, reference = pick_classes(work, fitted, row)
     explanations = fitted.explain(work.codes[row], target, reference)
     names = work.class_names
     frame = contribution_frame(explanations, work.feature_names, ex.row_values(work, row))
     st.markdown(
-        f"Row {row:,}: true class **{escape(names[int(work.y[row])])}**. "
+        f"Row {shown_row:,}: true class **{escape(names[int(work.y[row])])}**. "
         + verdict(explanations, frame, names)
     )
     decisions = ex.decision_table(explanations, names, int(work.y[row]))
@@ -190,10 +203,10 @@ with guard("fitting the models"):
     formats = {c: st.column_config.NumberColumn(format="%.6f") for c in decisions if c[:2] == "P("}
     formats["log-odds target vs reference"] = st.column_config.NumberColumn(format="%.3f")
     show_table(decisions, column_config=formats, key="explain_decisions")
-    title = f"Row {row}: log-odds of {names[target]} against {names[reference]}"
+    title = f"Row {shown_row}: log-odds of {names[target]} against {names[reference]}"
     fig = contribution_figure(frame, smoothers, title)
     shown = frame.rename(columns={s: SMOOTHER_LABELS[s] for s in smoothers})
-    show_figure(fig, shown, f"explain-row-{row}", key="explain_fig")
+    show_figure(fig, shown, f"explain-row-{shown_row}", key="explain_fig")
     st.caption(
         "Bars right of 0 push toward the first class, left toward the second; the prior "
         "row is log pi ratio. Prior plus the bars of one smoother is its log posterior odds "
@@ -210,6 +223,7 @@ with guard("fitting the models"):
             row,
             target,
             reference,
+            table_row=shown_row,
         )
     )
 

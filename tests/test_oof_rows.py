@@ -129,3 +129,53 @@ def test_the_rows_travel_to_the_worker_and_back(dataset, tmp_path):
     back = cv_worker.read_result(folder, result.classes)
     np.testing.assert_array_equal(back.rows, result.rows)
     np.testing.assert_array_equal(oof_frame(back)["row"], oof_frame(result)["row"])
+
+
+# ------------------------------------------------------------------ the Explain page
+def _upload_with_gaps() -> bytes:
+    """400 rows whose ``serial`` is the row's place in the file, targets 2, 5 and 9 empty."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "serial": [f"s{i}" for i in range(400)],
+            "colour": rng.choice(["red", "green", "blue"], 400),
+            "label": rng.choice(["yes", "no"], 400, p=[0.3, 0.7]),
+        }
+    )
+    frame.loc[[2, 5, 9], "label"] = None
+    return frame.to_csv(index=False).encode()
+
+
+def _explained_serial(at) -> str:
+    """The ``serial`` value of the row the Explain page explains (its figure's bars)."""
+    import json
+
+    spec = next(
+        json.loads(chart.proto.spec)
+        for chart in at.get("plotly_chart")
+        if "log-odds of" in str(json.loads(chart.proto.spec)["layout"]["title"]["text"])
+    )
+    labels = spec["data"][0]["y"]
+    return next(label for label in labels if label.startswith("serial = ")).split(" = ")[1]
+
+
+def test_explain_numbers_rows_as_the_table_and_the_out_of_fold_csv_do():
+    from tests.test_app import assert_clean, open_app, uploader
+
+    at = open_app()
+    uploader(at).upload("gaps.csv", _upload_with_gaps(), "text/csv")
+    at.run()
+    at.switch_page("pages/explain.py").run()
+    assert_clean(at)
+    box = at.number_input(key="w_explain_row")
+    assert box.max == 399 and "Row of the table (0 to 399)" in box.label
+    box.set_value(100).run()
+    assert_clean(at)
+    assert any(m.value.startswith("Row 100:") for m in at.markdown)
+    assert _explained_serial(at) == "s100"  # row 100 of the file, not the 100th kept row
+    # a row without a target: said so, and the next row that has one is shown
+    at.number_input(key="w_explain_row").set_value(5).run()
+    assert_clean(at)
+    assert any("Row 5 of the table is not among" in i.value for i in at.info)
+    assert any(m.value.startswith("Row 6:") for m in at.markdown)
+    assert _explained_serial(at) == "s6"

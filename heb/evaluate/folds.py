@@ -33,6 +33,8 @@ __all__ = [
     "ReferenceFold",
     "FOLD_STORE",
     "evaluated_rows",
+    "evaluated_subsample",
+    "places_in_table",
 ]
 
 #: the seed of the stratified subsample (fixed, so a subsample is the same in every run)
@@ -118,15 +120,17 @@ class _Split:
     rows: np.ndarray | None
 
 
-def _subsample(dataset: Dataset, max_rows: int | None) -> np.ndarray | None:
-    """The dataset's rows a run evaluates (the stratified subsample); None for all."""
+def evaluated_subsample(dataset: Dataset, max_rows: int | None) -> np.ndarray | None:
+    """The dataset's rows a run with ``max_rows`` evaluates (the stratified subsample,
+    seed :data:`SUBSAMPLE_SEED`); None for all."""
     if not max_rows or len(dataset.y) <= max_rows:
         return None
     return subsample_rows(dataset.y, max_rows=max_rows, seed=SUBSAMPLE_SEED)
 
 
-def _source_rows(dataset: Dataset, keep: np.ndarray | None) -> np.ndarray | None:
-    """The places in the loaded table of the dataset's rows ``keep`` (None: 0..n-1)."""
+def places_in_table(dataset: Dataset, keep: np.ndarray | None) -> np.ndarray | None:
+    """The places among the loaded table's data rows of the dataset's rows ``keep`` (all
+    when None); None when those are 0..n-1."""
     if keep is None:
         return dataset.source_rows
     return keep if dataset.source_rows is None else np.asarray(dataset.source_rows)[keep]
@@ -136,7 +140,7 @@ def evaluated_rows(dataset: Dataset, max_rows: int | None) -> np.ndarray:
     """Each row a run with ``max_rows`` evaluates, as its place among the loaded table's
     data rows (0 = the first): rows without a target and the subsample's left-out rows
     are skipped. The order of a run's ``y`` and out-of-fold probabilities."""
-    rows = _source_rows(dataset, _subsample(dataset, max_rows))
+    rows = places_in_table(dataset, evaluated_subsample(dataset, max_rows))
     return np.arange(len(dataset.y)) if rows is None else np.asarray(rows, dtype=np.int64)
 
 
@@ -166,7 +170,7 @@ def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     """Subsample, then split stratified and shuffled (the fewer folds a rare class allows)."""
     notes: list[str] = []
     X, y_raw = dataset.X, dataset.y
-    keep = _subsample(dataset, settings.max_rows)
+    keep = evaluated_subsample(dataset, settings.max_rows)
     if keep is not None:
         X, y_raw = X.iloc[keep].reset_index(drop=True), y_raw.iloc[keep].reset_index(drop=True)
         notes.append(f"Used a stratified subsample of {keep.size:,} of {len(dataset.X):,} rows.")
@@ -177,7 +181,7 @@ def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     if notice:
         notes.append(notice)
     folds = stratified_folds(y, k, settings.seed)  # StratifiedKFold's, shuffled
-    return _Split(X, y, classes, k, tuple(notes), folds, _source_rows(dataset, keep))
+    return _Split(X, y, classes, k, tuple(notes), folds, places_in_table(dataset, keep))
 
 
 def prepare_folds(
