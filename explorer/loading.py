@@ -141,19 +141,32 @@ def upload_dataset(payload: bytes, filename: str) -> str:
 
 #: columns tried, from the right, when a file's last column cannot be its target
 TARGET_CANDIDATES = 10
+#: a fallback target with at most this many values reads as classes; one with more (an
+#: age, a count) is taken only when no column reads as classes
+FEW_CLASSES = 20
 
 
 def _another_target(digest: str, payload: bytes, filename: str, error: DataError):
-    """(column, note) of the first of the file's other columns, from the right, that can
-    be a target, when its last column cannot (one class, a measurement...). Raises
-    ``error`` when none of the :data:`TARGET_CANDIDATES` tried can."""
-    columns = upload_columns(digest, payload, filename)
-    for column in columns[-2::-1][:TARGET_CANDIDATES]:
+    """(column, note) of another column that can be a target, when the file's last column
+    cannot (one class, a measurement...): of the :data:`TARGET_CANDIDATES` columns left
+    of it, from the right, the first with 2 to :data:`FEW_CLASSES` values, else the first
+    that loads (a new user's 'churn: yes' file went to 'age', 62 classes). Raises ``error``
+    when none can."""
+    table = _upload_table(digest, payload, filename)
+    last = table.shape[1] - 1
+    positions = list(range(last - 1, -1, -1))[:TARGET_CANDIDATES]
+    distinct = {i: int(table.iloc[:, i].nunique(dropna=True)) for i in positions}
+    few = [i for i in positions if 2 <= distinct[i] <= FEW_CLASSES]
+    for position in few + [i for i in positions if i not in few]:
+        column = str(table.columns[position])
         try:
             _load_upload(digest, column, (), payload, filename)
         except DataError:
             continue
-        return column, f"{error} Until you choose another below, the target is {quote(column)}."
+        return column, (
+            f"{error} Until you choose another below, the target is {quote(column)} "
+            f"({distinct[position]} classes)."
+        )
     raise error
 
 

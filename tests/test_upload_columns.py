@@ -360,6 +360,31 @@ def test_a_new_uploads_target_box_shows_its_own_target():
     assert upload["filename"] == "b.csv" and upload["target"] is None
 
 
+def test_the_fallback_target_prefers_a_column_that_reads_as_classes():
+    """A new user's one-class 'churn' went to 'age' (62 values, a measurement) beside a
+    three-plan column; a column of a few values is taken first, from the right."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "plan": rng.choice(["basic", "pro", "team"], 300),
+            "region": rng.choice(["north", "south"], 300),
+            "age": rng.integers(18, 80, 300),
+            "churn": "yes",
+        }
+    )
+    at = open_app()
+    uploader(at).upload("churn.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    assert_clean(at)
+    assert at.selectbox(key="upload_target").value == "region"
+    notes = [unescape(info.value) for info in at.info]
+    assert any(note.endswith("the target is 'region' (2 classes).") for note in notes), notes
+    # a file whose other columns all have many values still gets one of them
+    many = frame.drop(columns=["plan", "region"]).assign(code=np.arange(300) % 40)
+    uploader(at).upload("many.csv", many.to_csv(index=False).encode(), "text/csv").run()
+    assert_clean(at)
+    assert at.selectbox(key="upload_target").value == "code"
+
+
 def test_case_upload_last_column_one_class():
     """A file whose last column has one value was refused whole, with no target picker,
     though another column could be the target."""
@@ -372,7 +397,7 @@ def test_case_upload_last_column_one_class():
     notes = [unescape(info.value) for info in at.info]
     assert any(
         note.startswith("The target 'target' has only one class")
-        and note.endswith("Until you choose another below, the target is 'b'.")
+        and note.endswith("Until you choose another below, the target is 'b' (2 classes).")
         for note in notes
     ), notes
     assert at.selectbox(key="upload_target").value == "b"
