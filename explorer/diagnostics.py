@@ -92,7 +92,8 @@ def _per_class_section(
     st.subheader("Per class: confusion, precision / recall, reliability, ROC")
     st.caption(
         "All from the pooled out-of-fold predictions: every row scored by the model that "
-        "did not see it."
+        "did not see it. So the AUC in the ROC legend is that of the pooled rows, which "
+        "can differ in its third decimal from the table's, a mean over the folds."
     )
     method, views = _method_section(comparison, names, methods_run)
     positive = st.selectbox(

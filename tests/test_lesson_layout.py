@@ -136,3 +136,17 @@ def test_the_known_truth_metrics_are_numbers_with_the_method_in_the_label():
     assert [m.label.split(":")[0] for m in best] == ["Smallest mean l1 error", "Smallest true ECE"]
     for metric in best:
         assert metric.label.split(": ")[1] and float(metric.value) >= 0.0
+
+
+@pytest.mark.parametrize("K", [2, 5, 11, 30, 200])
+def test_the_dirichlet_figure_ticks_whole_categories(K):
+    """At K = 2 plotly's own ticks read 0.5, 1, 1.5, 2, 2.5 under two bars."""
+    import numpy as np
+
+    from heb.figures.lessons.dirichlet import dirichlet_figure
+
+    p = np.full(K, 1 / K)
+    fig, _ = dirichlet_figure(p, np.zeros(K), p, 1.0)
+    axis = fig.layout.xaxis
+    assert axis.tick0 == 0 and float(axis.dtick).is_integer() and axis.dtick >= 1
+    assert K / axis.dtick <= 10 and tuple(axis.range) == (0.5, K + 0.5)

@@ -57,6 +57,10 @@ def dirichlet_figure(
         xaxis_title="category (sorted by true probability)",
         yaxis_title="probability",
     )
+    # whole categories only (plotly's own ticks read 0.5, 1, 1.5, 2, 2.5 at K = 2), at
+    # most about ten of them
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 10**9) if s * 10 >= K)
+    fig.update_xaxes(tick0=0, dtick=step, range=[0.5, K + 0.5])
     title = f"K = {K} categories, N = {int(N)} observations"
     if N == 0:
         title += ": the estimate is the prior mean"
