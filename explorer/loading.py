@@ -20,6 +20,7 @@ from explorer.state import (
     current_settings,
     declared_columns,
     default_spec,
+    dropped_columns,
     set_dataset,
     take_link_upload,
 )
@@ -108,11 +109,13 @@ def _load_upload(
     declared: tuple[str, ...],
     _payload: bytes,
     filename: str,
+    dropped: tuple[str, ...] = (),
 ) -> Dataset:
-    """An upload's Dataset for one target and one set of columns the user declared
-    categorical (both in the key: a changed choice is a new Dataset, never a stale one)."""
+    """An upload's Dataset for one target, one set of columns the user declared
+    categorical and one set left out (all in the key: a changed choice is a new Dataset,
+    never a stale one)."""
     table = _upload_table(digest, _payload, filename)
-    return dataset_from_table(table, filename, target, categorical=declared)
+    return dataset_from_table(table, filename, target, categorical=declared, drop=dropped)
 
 
 def upload_dataset(payload: bytes, filename: str) -> str:
@@ -187,16 +190,26 @@ def _apply_link_upload(upload: dict, link_upload: dict) -> None:
     if target is not None:
         taken.append(f"the target {quote(target)}")
     target_now = target or default_target(columns)
-    declared = [c for c in link_upload["categorical"] if c in columns and c != target_now]
-    missing = [c for c in link_upload["categorical"] if c not in columns]
+    features = [c for c in columns if c != target_now]
+    # the link's left-out columns, those of this file, while one feature stays
+    dropped = [c for c in link_upload.get("drop", []) if c in features][: len(features) - 1]
+    declared = [
+        c
+        for c in link_upload["categorical"]
+        if c in columns and c != target_now and c not in dropped
+    ]
+    asked = [*link_upload["categorical"], *link_upload.get("drop", [])]
+    missing = list(dict.fromkeys(c for c in asked if c not in columns))
     if declared:
         taken.append(
             f"the categorical {'columns' if len(declared) > 1 else 'column'} "
             f"{join_names(declared, limit=5)}"
         )
+    if dropped:
+        taken.append(f"leaving out {join_names(dropped, limit=5)}")
     if missing:
         left_out.append(f"{join_names(missing, limit=5)} (not in this file)")
-    upload["target"], upload["categorical"] = target, declared
+    upload["target"], upload["categorical"], upload["drop"] = target, declared, dropped
     sentences = []
     if taken:
         sentences.append(f"From the link: {' and '.join(taken)}.")
@@ -208,8 +221,9 @@ def _apply_link_upload(upload: dict, link_upload: dict) -> None:
 def register_upload(payload: bytes, filename: str, digest: str) -> str:
     """Keep an uploaded file (``digest``: its sha256) in the session; its dataset spec.
 
-    The record: ``payload``, ``filename``, ``digest``, ``target`` (None: the default) and
-    ``categorical`` (the columns the user declared categorical), which every page reads.
+    The record: ``payload``, ``filename``, ``digest``, ``target`` (None: the default),
+    ``categorical`` (the columns the user declared categorical) and ``drop`` (the columns
+    left out), which every page reads.
     """
     spec = f"{UPLOAD_PREFIX}{digest[:12]}"
     uploads = st.session_state.setdefault("uploads", {})
@@ -220,6 +234,7 @@ def register_upload(payload: bytes, filename: str, digest: str) -> str:
             "digest": digest,
             "target": None,
             "categorical": [],
+            "drop": [],
         }
     return spec
 
@@ -230,7 +245,10 @@ def upload_variant(spec: str) -> str:
     upload = st.session_state.get("uploads", {}).get(spec)
     if upload is None:
         return spec
-    return f"{spec}|target={upload['target']}|categorical={sorted(declared_columns(upload))}"
+    return (
+        f"{spec}|target={upload['target']}|categorical={sorted(declared_columns(upload))}"
+        f"|drop={sorted(dropped_columns(upload))}"
+    )
 
 
 def session_dataset(spec: str) -> Dataset:
@@ -246,6 +264,7 @@ def session_dataset(spec: str) -> Dataset:
             declared_columns(upload),
             upload["payload"],
             upload["filename"],
+            dropped_columns(upload),
         )
     return load_spec(spec)
 
@@ -269,7 +288,11 @@ def current_dataset() -> Dataset:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _fingerprint(
-    spec: str, target: str | None, declared: tuple[str, ...], _dataset: Dataset
+    spec: str,
+    target: str | None,
+    declared: tuple[str, ...],
+    _dataset: Dataset,
+    dropped: tuple[str, ...] = (),
 ) -> str:
     return _dataset.fingerprint()
 
@@ -280,7 +303,13 @@ def dataset_key(dataset: Dataset) -> str:
     spec = st.session_state["data_spec"]
     upload = st.session_state.get("uploads", {}).get(spec)
     if upload is not None:
-        return _fingerprint(upload["digest"], upload["target"], declared_columns(upload), dataset)
+        return _fingerprint(
+            upload["digest"],
+            upload["target"],
+            declared_columns(upload),
+            dataset,
+            dropped_columns(upload),
+        )
     return _fingerprint(spec, None, (), dataset)
 
 

@@ -39,8 +39,10 @@ def dataset_line(spec: str, upload: dict | None = None) -> str:
     """``dataset = load_dataset(...)`` for a spec, or for an upload by its file name."""
     if upload is not None:
         target, declared = upload.get("target"), sorted(upload.get("categorical") or ())
+        dropped = sorted(upload.get("drop") or ())
         extra = f", target={target!r}" if target else ""
         extra += f", categorical={declared!r}" if declared else ""
+        extra += f", drop={dropped!r}" if dropped else ""
         return f"dataset = load_dataset({upload['filename']!r}{extra})  # your file"
     return f"dataset = load_dataset({spec!r})"
 

@@ -44,6 +44,7 @@ __all__ = [
     "UPLOAD_PREFIX",
     "bound",
     "declared_columns",
+    "dropped_columns",
     "current_settings",
     "enter_page",
     "keep_setting",
@@ -107,9 +108,10 @@ UPLOAD_FILE_LINK_NOTE = (
     "The link points to the uploaded file {file}, which is not part of this session: "
     "showing the built-in default instead. Upload {file} on the Dataset page{then}."
 )
-#: URL names of an upload's file name, target and declared categorical columns (a JSON
-#: list: a column name may hold commas)
+#: URL names of an upload's file name, target, declared categorical columns and columns
+#: left out (JSON lists: a column name may hold commas)
 UPLOAD_FILE, UPLOAD_TARGET, UPLOAD_CATEGORICAL = "file", "target", "categorical"
+UPLOAD_DROP = "drop"
 #: session name of the upload choices a link named while its file was not in the session
 LINK_UPLOAD = "_link_upload"
 #: the one seed of the app's runs: the folds' shuffle (RunSettings.seed) and the subsample
@@ -352,19 +354,25 @@ def _url_upload(query: dict[str, str]) -> dict | None:
     target = query.get(UPLOAD_TARGET) or None
     if target is not None and len(target) > MAX_URL_VALUE:
         target = None
-    columns = [name for name in _url_columns(query.get(UPLOAD_CATEGORICAL)) if name != target]
-    return {"filename": filename, "target": target, "categorical": columns}
+    drop = [name for name in _url_columns(query.get(UPLOAD_DROP)) if name != target]
+    columns = [
+        name for name in _url_columns(query.get(UPLOAD_CATEGORICAL)) if name not in (target, *drop)
+    ]
+    return {"filename": filename, "target": target, "categorical": columns, "drop": drop}
 
 
 def _upload_link_note(link_upload: dict) -> str:
     """:data:`UPLOAD_FILE_LINK_NOTE` for the link's upload choices (user text quoted, cut)."""
     target, columns = link_upload["target"], link_upload["categorical"]
+    drop = link_upload.get("drop", [])
     chosen = []
     if target:
         chosen.append(f"target {quote(target)}")
     if columns:
         label = "categorical column" + "s" * (len(columns) > 1)
         chosen.append(f"{label} {join_names(columns, limit=5)}")
+    if drop:
+        chosen.append(f"left-out {join_names(drop, limit=5)}")
     then = f": its {' and '.join(chosen)} from the link will be used" if chosen else ""
     return UPLOAD_FILE_LINK_NOTE.format(file=quote(link_upload["filename"]), then=then)
 
@@ -386,6 +394,11 @@ def declared_columns(upload: dict) -> tuple[str, ...]:
     return tuple(sorted(upload.get("categorical") or ()))
 
 
+def dropped_columns(upload: dict) -> tuple[str, ...]:
+    """The columns an upload's record leaves out (sorted: one cache key per set)."""
+    return tuple(sorted(upload.get("drop") or ()))
+
+
 def _upload_query() -> dict[str, str]:
     """The current upload's file name, chosen target and declared columns, for the URL."""
     state = st.session_state
@@ -398,6 +411,9 @@ def _upload_query() -> dict[str, str]:
     declared = declared_columns(upload)
     if declared:
         query[UPLOAD_CATEGORICAL] = json.dumps(list(declared), ensure_ascii=False)
+    dropped = dropped_columns(upload)
+    if dropped:
+        query[UPLOAD_DROP] = json.dumps(list(dropped), ensure_ascii=False)
     return query
 
 
@@ -551,6 +567,7 @@ _RUN_KEYS = frozenset(
         UPLOAD_FILE,
         UPLOAD_TARGET,
         UPLOAD_CATEGORICAL,
+        UPLOAD_DROP,
         LARGE_FILE,
         LARGE_TARGET,
         LARGE_CATEGORICAL,

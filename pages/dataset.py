@@ -78,6 +78,7 @@ def _on_target(spec: str) -> None:
     upload.pop("target_note", None)  # said why the first target was not the last column
     # the target is not a feature: a declaration of it would linger, unseen, in the link
     upload["categorical"] = [c for c in upload.get("categorical", []) if c != upload["target"]]
+    upload["drop"] = [c for c in upload.get("drop", []) if c != upload["target"]]
 
 
 #: session key of the upload's "Categorical columns" widget (its value lives in the
@@ -87,6 +88,24 @@ CATEGORICAL_WIDGET = "upload_categorical"
 
 def _on_categorical(spec: str) -> None:
     st.session_state["uploads"][spec]["categorical"] = list(st.session_state[CATEGORICAL_WIDGET])
+
+
+#: session key of the upload's "Columns to leave out" widget (its value lives in the
+#: upload's record, as the categorical columns' does)
+DROP_WIDGET = "upload_drop"
+#: what leaving a column out does, said where it is done
+DROP_RULE = (
+    "A left-out column is not a feature of any model. Leave out a row identifier (a value "
+    "per row tells Naive Bayes nothing about a new row) or a column that must not be "
+    "used; a code shared by many rows (a ZIP code, a product) is what HEB smooths best."
+)
+
+
+def _on_drop(spec: str) -> None:
+    upload = st.session_state["uploads"][spec]
+    upload["drop"] = list(st.session_state[DROP_WIDGET])
+    # a left-out column is no feature: its declaration would linger, unseen, in the link
+    upload["categorical"] = [c for c in upload.get("categorical", []) if c not in upload["drop"]]
 
 
 def _declare_categorical(spec: str, column: str) -> None:
@@ -185,7 +204,8 @@ CATEGORICAL_RULE = (
 
 
 def choose_target(spec: str) -> None:
-    """For an upload, the column to predict and the columns declared categorical."""
+    """For an upload, the column to predict, the columns declared categorical and those
+    left out."""
     upload = st.session_state["uploads"][spec]
     columns = loading.upload_columns(upload["digest"], upload["payload"], upload["filename"])
     current = upload["target"] or default_target(columns)
@@ -201,18 +221,31 @@ def choose_target(spec: str) -> None:
         args=(spec,),
     )
     features = [column for column in columns if column != target]
+    dropped = [column for column in upload.get("drop", []) if column in features]
+    st.session_state[DROP_WIDGET] = dropped
+    kept = [column for column in features if column not in dropped]
     # the record holds the choice: the widget shows it (as explorer.state.bound does)
     st.session_state[CATEGORICAL_WIDGET] = [
-        column for column in upload.get("categorical", []) if column in features
+        column for column in upload.get("categorical", []) if column in kept
     ]
     right.multiselect(
         "Categorical columns",
-        features,
+        kept,
         key=CATEGORICAL_WIDGET,
         on_change=_on_categorical,
         args=(spec,),
         placeholder="Number columns to treat as codes",
         help=CATEGORICAL_RULE,
+    )
+    st.multiselect(
+        "Columns to leave out",
+        features,
+        key=DROP_WIDGET,
+        on_change=_on_drop,
+        args=(spec,),
+        max_selections=max(len(features) - 1, 1),  # one feature stays
+        placeholder="None: every other column is a feature",
+        help=DROP_RULE,
     )
     st.caption(TARGET_RULE)
 

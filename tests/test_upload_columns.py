@@ -280,22 +280,26 @@ def test_case_upload_link_without_file():
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ({"file": "a.csv"}, {"filename": "a.csv", "target": None, "categorical": []}),
+        ({"file": "a.csv"}, {"filename": "a.csv", "target": None, "categorical": [], "drop": []}),
         (
             {"file": "a.csv", "target": "y", "categorical": '["x", "y", "x", 3, ""]'},
-            {"filename": "a.csv", "target": "y", "categorical": ["x"]},
+            {"filename": "a.csv", "target": "y", "categorical": ["x"], "drop": []},
         ),
         (
             {"file": "a.csv", "categorical": "x,y"},
-            {"filename": "a.csv", "target": None, "categorical": []},
+            {"filename": "a.csv", "target": None, "categorical": [], "drop": []},
         ),
         (
             {"file": "a.csv", "categorical": '{"x": 1}'},
-            {"filename": "a.csv", "target": None, "categorical": []},
+            {"filename": "a.csv", "target": None, "categorical": [], "drop": []},
         ),
         (
             {"file": "a.csv", "target": "t" * 400},
-            {"filename": "a.csv", "target": None, "categorical": []},
+            {"filename": "a.csv", "target": None, "categorical": [], "drop": []},
+        ),
+        (
+            {"file": "a.csv", "categorical": '["x", "id"]', "drop": '["id", "y"]', "target": "y"},
+            {"filename": "a.csv", "target": "y", "categorical": ["x"], "drop": ["id"]},
         ),
         ({"file": "f" * 400, "target": "y"}, None),
         ({"target": "y"}, None),  # an older link: no file name
@@ -406,3 +410,69 @@ def test_case_upload_last_column_one_class():
     at.selectbox(key="upload_target").set_value("a").run()
     assert_clean(at)
     assert not any("Until you choose" in unescape(info.value) for info in at.info)
+
+
+# ------------------------------------------------------------------ columns left out
+def test_load_upload_leaves_columns_out_and_names_unknown_ones():
+    frame = customers()
+    dataset = hdata.load_upload(csv(frame), "c.csv", target="label", drop=["customer"])
+    assert list(dataset.X.columns) == ["age", "children", "colour"]
+    assert any("Left out 'customer'" in note for note in dataset.notes)
+    # the target is never left out
+    same = hdata.load_upload(csv(frame), "c.csv", target="label", drop=["label"])
+    assert same.target == "label" and "label" not in same.X.columns
+    with pytest.raises(hdata.DataError, match="'nope' is to be left out but not a column"):
+        hdata.load_upload(csv(frame), "c.csv", target="label", drop=["nope"])
+
+
+def test_case_upload_id_column_left_out():
+    """A new user found 'customer_id has one value per row: kept as a high-cardinality
+    feature' and no way to drop it. The Dataset page leaves columns out; the choice holds
+    on every page, in the link and in the shown code."""
+    at = upload_customers()
+    box = at.multiselect(key="upload_drop")
+    assert box.value == [] and "customer" in box.options and "label" not in box.options
+    at.multiselect(key="upload_categorical").set_value(["customer"]).run()
+    box = at.multiselect(key="upload_drop").set_value(["customer"]).run()
+    assert_clean(at)
+    assert "customer" not in at.multiselect(key="upload_categorical").options
+    upload = at.session_state["uploads"][at.session_state["data_spec"]]
+    assert upload["drop"] == ["customer"] and upload["categorical"] == []  # no stale declaration
+    features = table_with(at, "MI with target (nats)")["feature"].tolist()
+    assert features == ["age", "children", "colour"]  # no longer a feature
+    shown = [unescape(e.value) for e in [*at.info, *at.caption, *at.markdown]]
+    assert any("Left out 'customer'" in text for text in shown), shown
+    link = link_of(at)
+    assert json.loads(link["drop"]) == ["customer"] and "categorical" not in link
+    for page in ("pages/concentrations.py", "pages/compare.py", "pages/explain.py"):
+        at.switch_page(page).run()
+        assert_clean(at)
+    assert at.session_state["uploads"][at.session_state["data_spec"]]["drop"] == ["customer"]
+    # a new session from the link, the same file uploaded: the column is left out again
+    second = open_app(**link)
+    assert any("left-out 'customer'" in unescape(i.value) for i in second.main.info)
+    uploader(second).upload("customers.csv", csv(customers()), "text/csv").run()
+    assert_clean(second)
+    assert second.multiselect(key="upload_drop").value == ["customer"]
+    assert link_of(second) == link
+    # choosing a left-out column as the target takes it back in, as the target
+    second.multiselect(key="upload_drop").set_value(["customer", "children"]).run()
+    second.selectbox(key="upload_target").set_value("children").run()
+    assert_clean(second)
+    assert second.session_state["uploads"][second.session_state["data_spec"]]["drop"] == [
+        "customer"
+    ]
+
+
+def test_the_shown_code_leaves_the_uploads_columns_out(tmp_path):
+    from explorer import report
+
+    upload = {"filename": "c.csv", "target": "label", "categorical": [], "drop": ["customer"]}
+    line = report.dataset_line("upload:abc", upload)
+    assert line.startswith("dataset = load_dataset('c.csv', target='label', drop=['customer'])")
+    (tmp_path / "c.csv").write_bytes(csv(customers()))
+    namespace: dict = {
+        "load_dataset": lambda name, **kw: hdata.load_dataset(str(tmp_path / name), **kw)
+    }
+    exec(line, namespace)  # noqa: S102 - our own generated line
+    assert "customer" not in namespace["dataset"].X.columns

@@ -19,29 +19,36 @@ def dataset_from_table(
     filename: str,
     target: str | None = None,
     categorical: Sequence[str] = (),
+    drop: Sequence[str] = (),
 ) -> Dataset:
     """A :class:`Dataset` from a table :func:`read_table` returned (its notes and declared
     categorical columns travel in ``frame.attrs``); ``categorical`` declares more columns
-    categorical (each value a category, numbers not binned).
+    categorical (each value a category, numbers not binned); ``drop`` leaves columns out
+    (a row identifier; never the target).
 
     The app reads an upload once with :func:`read_table` (to offer the target choice) and
     builds the Dataset from that table for each target, instead of parsing the file again.
-    Raises :class:`DataError` naming any ``categorical`` column the table does not have.
+    Raises :class:`DataError` naming any ``categorical`` or ``drop`` column the table does
+    not have.
     """
     name = Path(str(filename)).name or "upload"
+    have = {str(c) for c in frame.columns}
     wanted = [str(column) for column in categorical]
-    unknown = [column for column in wanted if column not in {str(c) for c in frame.columns}]
-    if unknown:
-        raise DataError(
-            f"{columns_phrase(unknown)} {'are' if len(unknown) > 1 else 'is'} declared "
-            f"categorical but not a column of {quote(name)}."
-        )
+    left_out = [str(column) for column in drop]
+    for names, what in ((wanted, "declared categorical"), (left_out, "to be left out")):
+        unknown = [column for column in names if column not in have]
+        if unknown:
+            raise DataError(
+                f"{columns_phrase(unknown)} {'are' if len(unknown) > 1 else 'is'} {what} "
+                f"but not a column of {quote(name)}."
+            )
     return finalize(
         frame,
         target,
         name=name,
         source=f"upload:{name}",
         declared=[*frame.attrs.get("heb_categorical", []), *wanted],
+        drop=left_out,
         notes=frame.attrs.get("heb_notes", []),
     )
 
@@ -52,6 +59,7 @@ def load_upload(
     target: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     categorical: Sequence[str] = (),
+    drop: Sequence[str] = (),
 ) -> Dataset:
     """A :class:`Dataset` from an uploaded file: :func:`read_table` then
     :func:`dataset_from_table`.
@@ -68,5 +76,8 @@ def load_upload(
         Size limit, default 200 MB.
     categorical : sequence of str
         Columns to treat as categorical besides the text ones (a code stored as numbers).
+    drop : sequence of str
+        Columns to leave out (a row identifier, a column of no use); never the target.
     """
-    return dataset_from_table(read_table(data, filename, max_bytes), filename, target, categorical)
+    table = read_table(data, filename, max_bytes)
+    return dataset_from_table(table, filename, target, categorical, drop)
