@@ -942,6 +942,11 @@ def compare_view(large: LargeFile):
     return comparison
 
 
+def _duration(seconds: float) -> str:
+    """A scan's time as text: milliseconds below 0.1 s (a small file's scan read "0.0 s")."""
+    return f"{seconds * 1000:.0f} ms" if seconds < 0.1 else f"{seconds:.1f} s"
+
+
 def _compare_table(comparison) -> None:
     """The metrics table of a large-file compare, formatted as the in-memory Compare's."""
     from explorer import comparison as cmp
@@ -960,8 +965,8 @@ def _compare_table(comparison) -> None:
     st.caption(
         escape(
             f"Engine: {ENGINE_LABEL}; {result.n_rows:,} rows seen; {result.n_splits} folds; "
-            f"counting {result.timings.get('count', 0):.1f} s, scoring "
-            f"{result.timings.get('score', 0):.1f} s; {auc}."
+            f"counting {_duration(result.timings.get('count', 0))}, scoring "
+            f"{_duration(result.timings.get('score', 0))}; {auc}."
         )
         + " Best mean of each metric in blue. Fit time is the smoothing of the fold's "
         "counts (counting is the engine's scan)."

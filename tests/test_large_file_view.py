@@ -355,3 +355,13 @@ def test_the_target_chosen_travels_in_the_link(rooted):
     again = open_app("pages/dataset.py", clean=False, large_file=FILE, large_target=other)
     assert again.selectbox(key=f"large_target:{FILE}").value == other
     assert Path(FILE).name in _texts(again.caption)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"), [(0.0, "0 ms"), (0.043, "43 ms"), (0.1, "0.1 s"), (12.34, "12.3 s")]
+)
+def test_a_scans_time_reads_in_milliseconds_below_a_tenth_of_a_second(seconds, text):
+    """A small file's counting and scoring read "0.0 s" each."""
+    from explorer.large_files import _duration
+
+    assert _duration(seconds) == text
