@@ -237,16 +237,17 @@ def choose_target(spec: str) -> None:
         placeholder="Number columns to treat as codes",
         help=CATEGORICAL_RULE,
     )
-    st.multiselect(
-        "Columns to leave out",
-        features,
-        key=DROP_WIDGET,
-        on_change=_on_drop,
-        args=(spec,),
-        max_selections=max(len(features) - 1, 1),  # one feature stays
-        placeholder="None: every other column is a feature",
-        help=DROP_RULE,
-    )
+    if len(features) > 1:  # one feature always stays
+        st.multiselect(
+            "Columns to leave out",
+            features,
+            key=DROP_WIDGET,
+            on_change=_on_drop,
+            args=(spec,),
+            max_selections=len(features) - 1,
+            placeholder="None: every other column is a feature",
+            help=DROP_RULE,
+        )
     st.caption(TARGET_RULE)
 
 

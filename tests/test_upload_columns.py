@@ -476,3 +476,11 @@ def test_the_shown_code_leaves_the_uploads_columns_out(tmp_path):
     }
     exec(line, namespace)  # noqa: S102 - our own generated line
     assert "customer" not in namespace["dataset"].X.columns
+
+
+def test_a_two_column_upload_offers_nothing_to_leave_out():
+    """With one feature, leaving it out would leave no model: the box is not offered."""
+    frame = pd.DataFrame({"colour": ["red", "blue"] * 30, "label": ["a", "b", "b"] * 20})
+    at = upload_customers(frame, name="two.csv")
+    assert not [box for box in at.multiselect if box.key == "upload_drop"]
+    assert at.multiselect(key="upload_categorical").options == ["colour"]
