@@ -38,7 +38,7 @@ from heb.data import (
     read_table,
 )
 from heb.data.dataset import join_names, quote
-from heb.evaluate.folds import evaluated_subsample, places_in_table
+from heb.evaluate.folds import evaluated_data
 
 __all__ = [
     "WorkingData",
@@ -356,11 +356,7 @@ class WorkingData:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _working(key: str, _dataset: Dataset, n_bins: int, missing: str, max_rows: int) -> WorkingData:
-    X, y_raw = _dataset.X, _dataset.y
-    keep = evaluated_subsample(_dataset, max_rows)  # Compare's rows, by the same seed
-    if keep is not None:
-        X, y_raw = X.iloc[keep].reset_index(drop=True), y_raw.iloc[keep].reset_index(drop=True)
-    table_rows = places_in_table(_dataset, keep)
+    X, y_raw, table_rows = evaluated_data(_dataset, max_rows)  # Compare's rows
     y, classes = encode_target(y_raw)
     pre = Preprocessor(n_bins=n_bins, missing=missing, categorical=_dataset.categorical)
     codes = pre.fit_transform(X)

@@ -22,7 +22,14 @@ import pandas as pd
 from heb import registry
 from heb.data import Dataset, encode_target
 from heb.evaluate.cache import ResultCache
-from heb.evaluate.folds import FOLD_STORE, Fold, PreparedFolds, evaluated_rows, prepare_folds
+from heb.evaluate.folds import (
+    FOLD_STORE,
+    Fold,
+    PreparedFolds,
+    evaluated_subsample,
+    places_in_table,
+    prepare_folds,
+)
 from heb.evaluate.hierarchy_specs import attach_hierarchies, with_fold_hierarchies
 from heb.evaluate.settings import RunSettings
 from heb.metrics import class_reliability, confusion_counts, reliability
@@ -387,14 +394,12 @@ def _cached_rows(dataset: Dataset, settings: RunSettings, meta: dict) -> np.ndar
     """The evaluated rows' places in the table of a run read from the cache (found again
     from the dataset when an older entry does not hold them)."""
     if "rows" not in meta:
-        return evaluated_rows(dataset, settings.max_rows)
+        return places_in_table(dataset, evaluated_subsample(dataset, settings.max_rows))
     return None if meta["rows"] is None else np.asarray(meta["rows"], dtype=np.int64)
 
 
 def _result(methods, frames, oof, y, classes, meta, cached, rows) -> CVResult:
     """The CVResult of every method's fold frame and out-of-fold probabilities."""
-    if rows is not None and np.array_equal(rows, np.arange(y.size)):
-        rows = None
     folds = pd.concat([frames[name] for name in methods], ignore_index=True)
     return CVResult(
         folds=folds[fold_columns()],

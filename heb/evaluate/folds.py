@@ -32,6 +32,7 @@ __all__ = [
     "reference_folds",
     "ReferenceFold",
     "FOLD_STORE",
+    "evaluated_data",
     "evaluated_rows",
     "evaluated_subsample",
     "places_in_table",
@@ -136,6 +137,18 @@ def places_in_table(dataset: Dataset, keep: np.ndarray | None) -> np.ndarray | N
     return keep if dataset.source_rows is None else np.asarray(dataset.source_rows)[keep]
 
 
+def evaluated_data(
+    dataset: Dataset, max_rows: int | None
+) -> tuple[pd.DataFrame, pd.Series, np.ndarray | None]:
+    """The features and target of the rows a run with ``max_rows`` evaluates (fresh
+    indexes), and their places in the table (:func:`places_in_table`)."""
+    X, y = dataset.X, dataset.y
+    keep = evaluated_subsample(dataset, max_rows)
+    if keep is not None:
+        X, y = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
+    return X, y, places_in_table(dataset, keep)
+
+
 def evaluated_rows(dataset: Dataset, max_rows: int | None) -> np.ndarray:
     """Each row a run with ``max_rows`` evaluates, as its place among the loaded table's
     data rows (0 = the first): rows without a target and the subsample's left-out rows
@@ -169,11 +182,9 @@ def _stand_in_target(y: np.ndarray, classes: np.ndarray, n_splits: int) -> np.nd
 def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     """Subsample, then split stratified and shuffled (the fewer folds a rare class allows)."""
     notes: list[str] = []
-    X, y_raw = dataset.X, dataset.y
-    keep = evaluated_subsample(dataset, settings.max_rows)
-    if keep is not None:
-        X, y_raw = X.iloc[keep].reset_index(drop=True), y_raw.iloc[keep].reset_index(drop=True)
-        notes.append(f"Used a stratified subsample of {keep.size:,} of {len(dataset.X):,} rows.")
+    X, y_raw, rows = evaluated_data(dataset, settings.max_rows)
+    if len(X) < len(dataset.X):
+        notes.append(f"Used a stratified subsample of {len(X):,} of {len(dataset.X):,} rows.")
     y, classes = _encode_target(y_raw)
     k, notice = safe_n_splits(
         _stand_in_target(y, classes, settings.n_splits), settings.n_splits, rare="keep"
@@ -181,7 +192,7 @@ def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     if notice:
         notes.append(notice)
     folds = stratified_folds(y, k, settings.seed)  # StratifiedKFold's, shuffled
-    return _Split(X, y, classes, k, tuple(notes), folds, places_in_table(dataset, keep))
+    return _Split(X, y, classes, k, tuple(notes), folds, rows)
 
 
 def prepare_folds(
