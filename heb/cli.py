@@ -309,8 +309,9 @@ def _engine_plan(tables: Sequence[int], explicit: bool) -> tuple[list[int], list
     return kept, left_out, line
 
 
-def _categorical_names(values: Sequence[str]) -> list[str]:
-    """``--categorical`` values (repeatable, comma-separated) as column names, each once."""
+def _column_names(values: Sequence[str]) -> list[str]:
+    """``--categorical`` or ``--drop`` values (repeatable, comma-separated) as column names,
+    each once."""
     names = (name.strip() for value in values for name in str(value).split(","))
     return list(dict.fromkeys(name for name in names if name))
 
@@ -340,20 +341,50 @@ def _is_file_spec(spec: str) -> bool:
     return spec.startswith(("file:", "upload:")) or Path(spec).exists()
 
 
-def _load(spec: str, target: str | None = None):
-    """The dataset ``spec`` names; ``target`` (a file's class column) where given. A file's
-    dataset is named by the file without its data suffixes (``churn.csv.gz``: ``churn``), as
-    on the engine path, in the tables and the figure file names alike."""
+def _load(
+    spec: str,
+    target: str | None = None,
+    drop: Sequence[str] = (),
+    strict: bool = True,
+    report: Callable[[str], None] = lambda _: None,
+):
+    """The dataset ``spec`` names; ``target`` (a file's class column) where given, ``drop``
+    the file's columns to leave out. A file's dataset is named by the file without its data
+    suffixes (``churn.csv.gz``: ``churn``), as on the engine path, in the tables and the
+    figure file names alike.
+
+    A ``drop`` name that is the target, or not a column of the file, is a :class:`BadInput`
+    naming the columns there are; with ``strict=False`` (several files on one command line,
+    each with its own columns) a name the file lacks is passed over and ``report`` says so.
+    """
     import dataclasses
 
     from heb.data import load_dataset
 
-    dataset = load_dataset(spec) if target is None else load_dataset(spec, target=target)
-    if _is_file_spec(spec):
+    if not (drop and _is_file_spec(spec)):
+        dataset = load_dataset(spec) if target is None else load_dataset(spec, target=target)
+        if not _is_file_spec(spec):
+            return dataset
         kind, sep, rest = spec.partition(":")
         path = rest if sep and kind in ("file", "upload") else spec
-        dataset = dataclasses.replace(dataset, name=data_stem(path))
-    return dataset
+        return dataclasses.replace(dataset, name=data_stem(path))
+    from heb.data import dataset_from_table, read_table
+    from heb.data.budget import read_local_file
+    from heb.data.dataset import DEFAULT_MAX_BYTES, default_target
+
+    kind, sep, rest = spec.partition(":")
+    path = Path(rest.strip() if sep and kind in ("file", "upload") else spec)
+    table = read_table(read_local_file(path, DEFAULT_MAX_BYTES), path.name, DEFAULT_MAX_BYTES)
+    columns = [str(c) for c in table.columns]
+    name = data_stem(str(path))
+    present = list(drop) if strict else [c for c in drop if c in columns]
+    if len(present) < len(drop):
+        lacking = ", ".join(repr(c) for c in drop if c not in present)
+        report(f"{name}: no column {lacking} to leave out.")
+    column = default_target(columns) if target is None else str(target)
+    check_categorical(present, columns, column, repr(path.name), option="--drop")
+    dataset = dataset_from_table(table, path.name, target, drop=present)
+    return dataclasses.replace(dataset, name=name)
 
 
 def _check_target(specs: Sequence[str], target: str | None) -> None:
@@ -388,11 +419,13 @@ def _collect(
     report: Callable[[str], None],
     categorical: Sequence[str] = (),
     target: str | None = None,
+    drop: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Run every (dataset, method, setting) the chosen tables need; one long frame.
 
     ``categorical`` declares columns categorical in the datasets given as file paths;
-    ``target`` is their class column (default: the last column).
+    ``target`` is their class column (default: the last column); ``drop`` names their
+    columns to leave out.
     """
     from heb.data import DataError
     from heb.evaluate import cross_validate
@@ -403,8 +436,10 @@ def _collect(
     frames = []
     for index, spec in enumerate(specs):
         started = time.perf_counter()
+        if drop and not _is_file_spec(spec):
+            report(f"{spec}: --drop applies to file paths; read with every column.")
         try:
-            dataset = _load(spec, target)
+            dataset = _load(spec, target, drop, len(specs) == 1, report)
         except DataError as exc:
             reason = f"{str(exc).rstrip('.')}; {hint}" if (hint := _openml_hint(spec)) else exc
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({reason})")
@@ -595,9 +630,11 @@ def _bench_frame(
     """The long per-fold frame: on the engine (every row) or in memory (as before); and on
     the engine, the reliability data of Table 4's methods per input (in memory it is
     collected with the figures, :func:`_collect_reliability`)."""
-    categorical = _categorical_names(args.categorical)
+    categorical = _column_names(args.categorical)
+    drop = _column_names(args.drop)
     if not args.engine:
-        return _collect(specs, tables, settings, _log, categorical, args.target), None
+        frame = _collect(specs, tables, settings, _log, categorical, args.target, drop)
+        return frame, None
     base = _base_methods(tables, leave_out)
     curves: dict[str, dict[str, dict]] = {}
 
@@ -617,6 +654,7 @@ def _bench_frame(
         note=note,
         categorical=categorical,
         on_result=keep_reliability,
+        drop=drop,
     )
     return frame, curves
 
@@ -700,8 +738,9 @@ def _bench_figures(args, frame, out: Path, tables, specs, settings, curves=None)
     except ValueError as exc:
         _log(f"CD diagrams skipped: {exc}")
     if curves is None:
-        categorical = _categorical_names(args.categorical)
-        curves = _collect_reliability(specs, settings, tables, categorical, args.target)
+        categorical = _column_names(args.categorical)
+        drop = _column_names(args.drop)
+        curves = _collect_reliability(specs, settings, tables, categorical, args.target, drop)
     figures |= _reliability_figures(curves, out, _log)
     return figures
 
@@ -764,6 +803,17 @@ def _serve(cache: ResultCache, key: str, out: Path, n_specs: int, started: float
     return True
 
 
+def _check_drop(args: argparse.Namespace) -> None:
+    """Refuse a column both left out (``--drop``) and read as categories (``--categorical``)."""
+    both = set(_column_names(args.drop)) & set(_column_names(args.categorical))
+    if both:
+        names = ", ".join(repr(name) for name in sorted(both))
+        raise UsageError(
+            f"heb: {names} is named by both --drop and --categorical; a column left out is "
+            "not read at all, so name it in one of them."
+        )
+
+
 def bench(args: argparse.Namespace) -> int:
     """The ``bench`` command."""
     started = time.perf_counter()
@@ -774,6 +824,7 @@ def bench(args: argparse.Namespace) -> int:
     if not args.engine:
         _check_files(specs)
         _check_target(specs, args.target)
+    _check_drop(args)
     run = _run_settings(args)  # checks every setting before any work
     settings = {
         "n_splits": run.n_splits,
@@ -795,12 +846,9 @@ def bench(args: argparse.Namespace) -> int:
         settings,
         not args.no_figures,
         *([args.engine] if args.engine else []),
-        *(
-            [{"categorical": sorted(_categorical_names(args.categorical))}]
-            if args.categorical
-            else []
-        ),
+        *([{"categorical": sorted(_column_names(args.categorical))}] if args.categorical else []),
         *([{"target": args.target}] if args.target is not None else []),
+        *([{"drop": sorted(_column_names(args.drop))}] if args.drop else []),
     )
     if not args.no_cache and _serve(cache, key, out, len(specs), started, note):
         return 0
@@ -819,11 +867,17 @@ def bench(args: argparse.Namespace) -> int:
 
 
 def _collect_reliability(
-    specs, settings, tables, categorical: Sequence[str] = (), target: str | None = None
+    specs,
+    settings,
+    tables,
+    categorical: Sequence[str] = (),
+    target: str | None = None,
+    drop: Sequence[str] = (),
 ) -> dict[str, dict[str, dict]]:
     """Reliability data of Table 4's methods on the high-cardinality datasets (the
     catalogue's group, or K_max >= 100 outside it: :func:`is_high_cardinality`), each read
-    with ``categorical`` declared and ``target`` as its class column, as the tables read it
+    with ``categorical`` declared, ``target`` as its class column and ``drop`` left out,
+    as the tables read it
     (:func:`_declared`, notes said once already by the tables' pass)."""
     from heb.data import DataError
     from heb.evaluate import cross_validate
@@ -833,7 +887,7 @@ def _collect_reliability(
     curves: dict[str, dict[str, dict]] = {}
     for spec in specs:
         try:
-            dataset = _load(spec, target)
+            dataset = _load(spec, target, drop, len(specs) == 1)
         except DataError:
             continue
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, lambda _: None)
@@ -957,6 +1011,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="read these numeric columns as categories, each value its own category, not "
         "binned (codes such as ZIP codes); for file paths and --engine inputs; repeatable "
         "(text and ID-like columns are categorical already)",
+    )
+    b.add_argument(
+        "--drop",
+        action="append",
+        default=[],
+        metavar="COL[,COL...]",
+        help="leave these columns of the data files out (a row identifier, a column that "
+        "leaks the target); for file paths and --engine inputs, never the target; repeatable",
     )
     b.add_argument(
         "--spark-master",

@@ -141,22 +141,29 @@ def _target(engine, target: str | None) -> str:
     return target or default_target(names)
 
 
-def check_categorical(categorical: Sequence[str], columns: Sequence[str], target: str, of: str):
-    """Raise :class:`BadInput` when a ``--categorical`` name is the target or not one of
-    ``columns`` (the message names the columns there are); ``of`` names the data."""
+def check_categorical(
+    categorical: Sequence[str],
+    columns: Sequence[str],
+    target: str,
+    of: str,
+    option: str = "--categorical",
+):
+    """Raise :class:`BadInput` when a name given to ``option`` (``--categorical``,
+    ``--drop``) is the target or not one of ``columns`` (the message names the columns
+    there are); ``of`` names the data."""
     from heb.data.dataset import quote
 
     for name in categorical:
         if name == target:
             raise BadInput(
-                f"--categorical names the target {quote(name)} of {of}; name feature columns only."
+                f"{option} names the target {quote(name)} of {of}; name feature columns only."
             )
         if name not in columns:
             shown = ", ".join(quote(c) for c in columns[:12]) + (
                 ", ..." if len(columns) > 12 else ""
             )
             raise BadInput(
-                f"--categorical names {quote(name)}, not a column of {of}; its columns are {shown}."
+                f"{option} names {quote(name)}, not a column of {of}; its columns are {shown}."
             )
 
 
@@ -166,6 +173,19 @@ def _declared(engine, target: str, categorical: Sequence[str]) -> list[str] | No
         return None
     check_categorical(categorical, [name for name, _ in engine.columns()], target, "the file")
     return list(categorical)
+
+
+def _features(engine, target: str, drop: Sequence[str]) -> list[str] | None:
+    """The feature columns once ``drop`` is left out, checked against the registered
+    source (None, every column but the target, when nothing is left out)."""
+    if not drop:
+        return None
+    names = [name for name, _ in engine.columns()]
+    check_categorical(drop, names, target, "the file", option="--drop")
+    kept = [name for name in names if name != target and name not in drop]
+    if not kept:
+        raise BadInput(f"--drop leaves no feature column besides the target {target!r}.")
+    return kept
 
 
 #: seconds between two progress lines of one step (a new step is printed at once)
@@ -227,6 +247,7 @@ def collect_on_engine(
     note: str = "",
     categorical: Sequence[str] = (),
     on_result: Callable[[str, str, object], None] | None = None,
+    drop: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Every run of every input on the engine, as ``bench``'s long frame.
 
@@ -248,6 +269,8 @@ def collect_on_engine(
     on_result : callable, optional
         ``on_result(dataset name, run label, ScaleCVResult)`` after every run, e.g. to keep
         its pooled reliability bins.
+    drop : sequence of str
+        Columns left out of the features (a row identifier); never the target.
     """
     from heb.scale import EngineError, cross_validate
     from heb.scale.cv import check_methods
@@ -269,6 +292,7 @@ def collect_on_engine(
                 engine.register(source)
                 column = _target(engine, target)
                 declared = _declared(engine, column, categorical)
+                features = _features(engine, column, drop)
                 if note:
                     report(note)
                     note = ""
@@ -280,6 +304,7 @@ def collect_on_engine(
                         methods,
                         params=params,
                         categorical=declared,
+                        features=features,
                         progress=step_printer(report, f"  {name} · {label}: "),
                         **{**base, **override},
                     )
