@@ -185,6 +185,11 @@ def reliability_view(comparison: cmp.Comparison) -> None:
         "size grows with its rows (hover for the number); a bin of fewer than "
         f"{figures.MIN_BIN_ROWS} rows is a grey hollow point off the curve. A calibrated "
         "model sits on the diagonal; the bars below count the rows per bin."
+        + (
+            " The axis starts at 0.5: with two classes the top-1 probability is never lower."
+            if len(result.classes) == 2
+            else ""
+        )
     )
     if drawn:
         show_figure(

@@ -13,8 +13,10 @@ from plotly.subplots import make_subplots
 from heb.figures.style import NEUTRAL_COLOR, SYMBOLS, escape, method_color, method_label, style
 
 __all__ = [
+    "CONFIDENCE_AXIS_FROM_ZERO",
     "MIN_BIN_ROWS",
     "RELIABILITY_HEIGHT",
+    "confidence_axis_start",
     "reliability_diagram",
     "reliability_frame",
     "reliability_points",
@@ -24,6 +26,9 @@ __all__ = [
 RELIABILITY_HEIGHT = 520
 #: a bin with fewer rows is drawn as a grey hollow point off the curve (too few to judge)
 MIN_BIN_ROWS = 5
+#: the confidence axis starts at 0 unless every row's confidence is at least this (on two
+#: classes the top-1 probability is at least 0.5, and an axis from 0 left half the plot empty)
+CONFIDENCE_AXIS_FROM_ZERO = 0.3
 #: marker diameters (pixels) of the smallest and the largest bin of a diagram
 _MARKER_PX = (6.0, 22.0)
 _CURVE_KEYS = ("edges", "count", "confidence", "accuracy", "ece")
@@ -51,6 +56,20 @@ def _check_curve(name: str, curve: Mapping) -> dict[str, np.ndarray]:
         "accuracy": accuracy,
         "ece": ece,
     }
+
+
+def confidence_axis_start(curves: Mapping[str, Mapping]) -> float:
+    """Where a reliability diagram's confidence axis starts: the lowest edge of a bin that
+    holds rows, in any curve, at most 0.5; 0 when that edge is below
+    :data:`CONFIDENCE_AXIS_FROM_ZERO` (or no bin holds rows). Top-1 confidences are at least
+    1 / C, so on two classes the axis starts at 0.5, however sure the model is."""
+    lows = []
+    for curve in curves.values():
+        held = np.asarray(curve["count"]) > 0
+        if held.any():
+            lows.append(float(np.asarray(curve["edges"], dtype=np.float64)[:-1][held].min()))
+    start = min(min(lows, default=0.0), 0.5)  # never past 0.5, where two classes start
+    return start if start >= CONFIDENCE_AXIS_FROM_ZERO else 0.0
 
 
 def reliability_frame(curves: Mapping[str, Mapping]) -> pd.DataFrame:
@@ -215,8 +234,9 @@ def reliability_diagram(
             col=1,
         )
     fig.update_layout(barmode="group", bargap=0.15)
-    fig.update_xaxes(range=[0, 1], row=1, col=1)
-    fig.update_xaxes(range=[0, 1], title_text="confidence (top-1 probability)", row=2, col=1)
+    start = confidence_axis_start(checked)
+    fig.update_xaxes(range=[start, 1], row=1, col=1)
+    fig.update_xaxes(range=[start, 1], title_text="confidence (top-1 probability)", row=2, col=1)
     fig.update_yaxes(range=[0, 1.02], title_text="accuracy", row=1, col=1)
     fig.update_yaxes(title_text="rows", rangemode="tozero", row=2, col=1)
     return style(fig, title, RELIABILITY_HEIGHT, grow_with_legend=False)

@@ -9,7 +9,11 @@ import plotly.graph_objects as go
 
 from heb import registry
 from heb.figures.lessons.parts import curve, hover_bar, lesson_style, series_colors
-from heb.figures.reliability import reliability_frame, reliability_points
+from heb.figures.reliability import (
+    confidence_axis_start,
+    reliability_frame,
+    reliability_points,
+)
 from heb.figures.style import (
     NEUTRAL_COLOR,
     POST_HOC_COLORS,
@@ -89,7 +93,11 @@ def reliability_figure(curves: Mapping[str, Mapping], title: str) -> tuple[go.Fi
     ``"Laplace + temperature"``) get distinct colours from ``SERIES_COLORS``.
     """
     fig = go.Figure(reliability_points(dict(curves), colors=series_colors(list(curves))))
-    fig.update_xaxes(title="confidence (top-1 probability; point size: rows)", range=[0, 1.02])
+    start = confidence_axis_start(curves)  # 0, or 0.5 on two classes (a margin beside it)
+    fig.update_xaxes(
+        title="confidence (top-1 probability; point size: rows)",
+        range=[start - 0.02 if start else 0.0, 1.02],
+    )
     fig.update_yaxes(title="accuracy", range=[0, 1.02])
     return lesson_style(fig, title, 440), reliability_frame(curves)
 
