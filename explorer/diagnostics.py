@@ -123,6 +123,21 @@ def show_large_per_class(comparison: Comparison) -> None:
     _method_section(comparison, names, list(result.methods))
 
 
+def per_class_note(method: str, positive: str, n_methods: int) -> str:
+    """The report's sentence on its per-class part: the method and the ROC's class are the
+    ones chosen on the Per class tab (user text, escaped by the report)."""
+    choice = (
+        f"{method}, the method chosen on the Per class tab (pick another there before "
+        "downloading for its report)"
+        if n_methods > 1
+        else method
+    )
+    return (
+        f"The per-class table, confusion matrix and per-class reliability are those of "
+        f"{choice}; the ROC curves are of class '{positive}' against the rest, for every method."
+    )
+
+
 def show_diagnostics(
     comparison: Comparison, dataset: Dataset, methods: list[str], per_class=None
 ) -> None:
@@ -163,9 +178,15 @@ def show_diagnostics(
         }
         return tables, figures
 
+    def notes() -> list[str]:
+        """Why the report's per-class part shows one method and one class."""
+        return [per_class_note(method, names[positive], len(methods_run))]
+
     spec = st.session_state["data_spec"]
     upload = st.session_state.get("uploads", {}).get(spec)
     settings = state.run_settings()
     code = report.compare_code(report.dataset_line(spec, upload), list(methods), settings)
-    report.comparison_downloads(result, settings, dataset.name, contents, code, dataset.target)
+    report.comparison_downloads(
+        result, settings, dataset.name, contents, code, dataset.target, notes
+    )
     report.show_code(code)

@@ -182,11 +182,13 @@ def comparison_downloads(
     contents: Callable[[], tuple[dict, dict]],
     code: str,
     target: str = "",
+    notes: Callable[[], list[str]] = list,
 ) -> None:
     """Out-of-fold predictions as CSV and the comparison as one HTML report (made on click).
 
     ``contents`` returns the report's (tables, figures) by title: called on the click, so
     a view that does not show them (the per-class tab closed) does not build them.
+    ``notes`` returns the report's sentences under its settings (read on the click too).
     """
     row = st.container(horizontal=True, gap="small")
     row.download_button(
@@ -212,6 +214,7 @@ def comparison_downloads(
             figures=figures,
             code=code,
             target=target,
+            notes=notes(),
         ).encode("utf-8")
 
     row.download_button(

@@ -142,9 +142,9 @@ def test_a_closed_per_class_tab_builds_its_figures_for_the_report_alone(monkeypa
     captured, built = {}, []
     real_downloads, real_roc = report.comparison_downloads, diagnostics.dg.roc_figure
 
-    def downloads(result, settings, dataset, contents, code, target=""):
-        captured["contents"], captured["target"] = contents, target
-        real_downloads(result, settings, dataset, contents, code, target)
+    def downloads(result, settings, dataset, contents, code, target="", notes=list):
+        captured["contents"], captured["target"], captured["notes"] = contents, target, notes
+        real_downloads(result, settings, dataset, contents, code, target, notes)
 
     def roc_figure(*args, **kwargs):
         built.append(args[1])
@@ -160,6 +160,10 @@ def test_a_closed_per_class_tab_builds_its_figures_for_the_report_alone(monkeypa
     assert built == ["ROC, class virginica against the rest"]
     assert list(tables) == ["Metrics, mean ± standard deviation over folds", "Per class: HEB-M"]
     assert "Confusion matrix: HEB-M" in figs and figs["ROC curves"].layout.title.text == built[0]
+    # the report says why its per-class part is HEB-M's and its ROC virginica's
+    (note,) = captured["notes"]()
+    assert "those of HEB-M, the method chosen on the Per class tab" in note
+    assert "class 'virginica' against the rest" in note
 
 
 def test_shown_compare_code_reproduces_the_page_numbers(compare_page, tmp_path):

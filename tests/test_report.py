@@ -87,6 +87,21 @@ def test_report_is_self_contained_and_escaped(hostile_result):
             assert f"<td>{setting}</td><td>{value}</td>" in page
 
 
+def test_report_notes_follow_the_settings_escaped(hostile_result):
+    """The sentences given as ``notes`` (why the per-class part shows one method) come
+    after the settings table, escaped like every piece of user text."""
+    from explorer.diagnostics import per_class_note
+
+    result, settings = hostile_result
+    note = per_class_note(HOSTILE, HOSTILE, 3)
+    page = comparison_report(result, settings, dataset="d", notes=[note])
+    assert f'<p class="note">{html.escape(note)}</p>' in page
+    assert page.index(html.escape(note)) > page.index("<h2>Settings</h2>")
+    assert "<img" not in page
+    assert "the method chosen on the Per class tab" in note
+    assert "the method chosen" not in per_class_note("HEB-M", "yes", 1)  # nothing to choose
+
+
 def test_report_takes_svg_text(hostile_result):
     result, settings = hostile_result
     svg = '<svg xmlns="http://www.w3.org/2000/svg"><text>fig</text></svg>'

@@ -13,7 +13,7 @@ builds none.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 import numpy as np
@@ -110,6 +110,7 @@ def comparison_report(
     code: str | None = None,
     title: str = "HEB Explorer: comparison report",
     target: str = "",
+    notes: Sequence[str] = (),
 ) -> str:
     """The comparison as one self-contained HTML page.
 
@@ -130,6 +131,9 @@ def comparison_report(
         The page's title and first heading.
     target : str
         The column predicted (user text: escaped); a settings row when given.
+    notes : sequence of str
+        Sentences shown under the settings, after the run's own notes (escaped), e.g. which
+        method the per-class tables and figures show.
     """
     query = {key: value for key, value in settings.to_query().items() if key != "dataset"}
     settings_frame = pd.DataFrame(
@@ -152,7 +156,8 @@ def comparison_report(
         "<h2>Settings</h2>",
         _table(settings_frame),
     ]
-    parts += [f'<p class="note">{html.escape(note)}</p>' for note in result.notes]
+    shown = [*result.notes, *notes]
+    parts += [f'<p class="note">{html.escape(note)}</p>' for note in shown]
     for caption, frame in (tables or {}).items():
         parts += [f"<h2>{html.escape(caption)}</h2>", _table(frame)]
     for index, (caption, figure) in enumerate((figures or {}).items()):
