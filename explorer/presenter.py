@@ -10,7 +10,8 @@ what no step guards shows on every step. Text written ``with`` :meth:`LessonStep
 stays in place outside it; controls written ``with`` :meth:`LessonSteps.controls` sit in
 the text column outside the presenter mode and, in it, in a "Settings" popover at the
 top of that column (on every step, out of the way of the step's text and figure, so a
-step fits a 1440 x 900 projector screen). Outside the presenter mode every step shows, so the page
+step fits a 1440 x 900 projector screen; a shorter screen gets the same layout scaled down,
+:data:`_FIT_STEP`). Outside the presenter mode every step shows, so the page
 is drawn as before. In the presenter mode only the current step shows, under a framed
 bar "Step 2 of 3" with previous / next step buttons; the footer's keys (PageDown /
 PageUp, the arrow keys) press those buttons first and turn the page at either end,
@@ -36,7 +37,11 @@ __all__ = [
     "STEP",
     "NEXT_STEP_KEY",
     "PREVIOUS_STEP_KEY",
+    "DESIGN_HEIGHT",
+    "DESIGN_MIN_WIDTH",
+    "MIN_FIT_SCALE",
     "LessonSteps",
+    "fit_step_script",
     "lesson_header",
     "lesson_steps",
 ]
@@ -82,6 +87,100 @@ _PRESENT_LESSON_STYLE = f"""
 [data-testid="stMain"] hr {{ margin: 0.3rem 0 !important; }}
 </style>
 """
+#: the screen height a presenter step is laid out for (every step fits 1440 x 900 whole)
+DESIGN_HEIGHT = 900
+#: the least width (CSS pixels) of a scaled step's layout: a narrower one (a 1024 x 768
+#: screen) would set a lesson's text and figure side by side with a figure too narrow for
+#: its legend, where the screen's own width stacks them; such a screen scrolls instead
+DESIGN_MIN_WIDTH = 1280
+#: the least scale of a presenter step on a short screen (22 px type becomes 13 px)
+MIN_FIT_SCALE = 0.6
+#: JavaScript, run with the footer on every page. On a screen shorter than DESIGN_HEIGHT
+#: (a 1280 x 800 projector shows about 720 px in a browser) a presenter step is laid out
+#: as on a DESIGN_HEIGHT-tall screen of the same shape, then scaled down to the screen
+#: with a CSS transform: every step of every lesson at the one scale (type does not jump
+#: between steps), as wide as the screen, a figure's legend wrapping as it does at
+#: 1440 px. Should a step still end below the screen, it is scaled further, centred,
+#: until its footer row is in view. The layout's width depends on the window alone and
+#: the further scale leaves the layout as it is, so one measure settles it (no back and
+#: forth). The lost height is given back by a negative margin, so that the page does not
+#: scroll into blank space. A transform, not CSS zoom: plotly maps the mouse through
+#: transforms (hover reads the right point), not through zoom. A tall screen, a page that
+#: is not a presenter step, a scale below MIN_FIT_SCALE and a scaled layout narrower than
+#: DESIGN_MIN_WIDTH keep (or get back) their own size; the last two scroll as before.
+#: Rechecked when the page's layout or the window changes size, and twice a second
+#: (leaving the presenter mode changes the page without a new footer).
+_FIT_STEP = """
+<script>
+(() => {
+  const MIN = MIN_FIT_SCALE, DESIGN = DESIGN_HEIGHT, MIN_WIDTH = DESIGN_MIN_WIDTH;
+  const clear = (block) => {
+    block.style.transform = block.style.transformOrigin = block.style.marginBottom = "";
+    block.style.width = block.style.maxWidth = block.style.alignSelf = "";
+    block.dataset.hebScale = "";
+  };
+  const fit = () => {
+    const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+    if (!block) return;
+    const row = document.querySelector(".st-key-FOOTER_KEY");
+    const base = window.innerHeight / DESIGN;
+    const narrow = window.innerWidth / base < MIN_WIDTH;
+    if (!document.querySelector(".st-key-STEP_BAR_KEY") || !row || base >= 1 || base < MIN
+        || narrow) {
+      if (block.dataset.hebScale) clear(block);
+      return;
+    }
+    const width = `${100 / base}%`;
+    if (block.style.width !== width) {  /* the layout of a DESIGN-tall screen: measure next time */
+      block.style.width = width;
+      block.style.maxWidth = "none";
+      block.style.alignSelf = "flex-start";
+      block.style.transformOrigin = "top left";
+      block.style.transform = `scale(${base})`;
+      block.dataset.hebScale = String(base);
+      return;
+    }
+    const now = parseFloat(block.dataset.hebScale) || base;
+    const top = block.getBoundingClientRect().top;
+    const needed = (row.getBoundingClientRect().bottom - top) / now;  /* layout pixels */
+    const scale = Math.max(MIN, Math.min(base, (window.innerHeight - top - 4) / needed));
+    const shift = (block.parentElement.clientWidth * (1 - scale / base)) / 2;
+    const transform = `translateX(${shift.toFixed(1)}px) scale(${scale})`;
+    const margin = `${(-(1 - scale) * block.offsetHeight).toFixed(1)}px`;
+    if (block.style.transform === transform && block.style.marginBottom === margin) return;
+    block.style.transform = transform;
+    block.style.marginBottom = margin;
+    block.dataset.hebScale = String(scale);
+  };
+  window.__hebFit = fit;
+  if (!window.__hebFitWatch) {
+    window.__hebFitWatch = true;
+    const watched = new WeakSet();
+    const observer = new ResizeObserver(() => window.__hebFit());
+    setInterval(() => {
+      const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+      if (block && !watched.has(block)) { watched.add(block); observer.observe(block); }
+      window.__hebFit();
+    }, 500);
+    window.addEventListener("resize", () => window.__hebFit());
+  }
+  fit();
+})();
+</script>
+"""
+
+
+def fit_step_script() -> str:
+    """The footer's script that scales a presenter step down to a short screen
+    (:data:`_FIT_STEP`), its keys and least scale filled in."""
+    from explorer.routing import FOOTER_KEY
+
+    script = _FIT_STEP.replace("MIN_FIT_SCALE", repr(MIN_FIT_SCALE))
+    script = script.replace("DESIGN_MIN_WIDTH", str(DESIGN_MIN_WIDTH))
+    script = script.replace("DESIGN_HEIGHT", str(DESIGN_HEIGHT))
+    return script.replace("FOOTER_KEY", FOOTER_KEY).replace("STEP_BAR_KEY", STEP_BAR_KEY)
+
+
 #: session name of the current page's step (a page switch starts at the link's step)
 _CURRENT = "_presenter_step"
 _MAX_STEP_TEXT = 8

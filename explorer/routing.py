@@ -372,14 +372,14 @@ _LINK_AND_KEYS = """
 
 def _link_and_keys() -> str:
     """The footer's strip, with the keys of the presenter's step buttons and of the footer's
-    row filled in."""
-    from explorer.presenter import NEXT_STEP_KEY, PREVIOUS_STEP_KEY
+    row filled in, and the script that fits a presenter step to a short screen."""
+    from explorer.presenter import NEXT_STEP_KEY, PREVIOUS_STEP_KEY, fit_step_script
 
     keys = {"NEXT_STEP_KEY": NEXT_STEP_KEY, "PREVIOUS_STEP_KEY": PREVIOUS_STEP_KEY}
     strip = _LINK_AND_KEYS
     for name, key in (keys | {"FOOTER_KEY": FOOTER_KEY}).items():
         strip = strip.replace(name, key)
-    return strip
+    return strip + fit_step_script()
 
 
 def _toggle_presenting() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.presenter import NEXT_STEP_KEY, STEP_BAR_KEY
+from explorer.presenter import MIN_FIT_SCALE, NEXT_STEP_KEY, STEP_BAR_KEY
 from tests.test_browser import (  # noqa: F401 - the fixtures are used by name
     BASE_QUERY,
     FIGURES_DRAWN,
@@ -226,7 +226,18 @@ def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
         # the zero-count bars 45 px
         heights = tab.evaluate(PLOT_HEIGHTS)
         assert all(height >= MIN_PLOT_HEIGHT for height in heights), (where, heights)
+        # a 1280 x 800 projector shows about 1280 x 720 in a browser: the step is laid out
+        # as on a 1600 x 900 screen and scaled to 0.8, whole and inside the screen's width
+        _resized(tab, SHORT_VIEWPORT)
+        tab.wait_for_function(FITTED)
+        box = tab.evaluate(FIT_BOX)
+        tab.screenshot(path=str(screenshot_dir / f"1280x720-present-{name}-step{step}.png"))
+        assert MIN_FIT_SCALE <= box["scale"] <= 0.8 + 1e-9, (where, box)
+        assert box["footer"] <= SHORT_VIEWPORT["height"], (where, box)
+        assert -1 <= box["left"] and box["right"] <= box["innerWidth"] + 1, (where, box)
+        assert box["blank"] <= 80, (where, box)  # the page ends with the step, no blank
         _resized(tab, SMALL_VIEWPORT)
+        tab.wait_for_function(UNSCALED)  # a tall screen: the step's own size again
     tab.close()
 
 
@@ -240,6 +251,61 @@ MIN_PLOT_HEIGHT = 120
 
 #: a projector's usual screen: 1280 x 720
 PROJECTOR_VIEWPORT = {"width": 1280, "height": 720}
+#: JavaScript: where on the screen the evidence curve's first trace draws its point ``i``
+#: (plotly's own axis maps, through the scale on the screen) and that point's x value
+POINT_ON_SCREEN = """
+(i) => {
+  const plot = document.querySelector('.js-plotly-plot');
+  const trace = plot._fullData[0], layout = plot._fullLayout;
+  const xa = layout.xaxis, ya = layout.yaxis;
+  const box = plot.querySelector('.main-svg').getBoundingClientRect();
+  const seen = box.width / layout.width;  /* screen pixels per figure pixel */
+  const x = xa._offset + xa.c2p(trace.x[i]), y = ya._offset + ya.c2p(trace.y[i]);
+  return {x: box.left + seen * x, y: box.top + seen * y, value: trace.x[i], n: trace.x.length};
+}
+"""
+#: JavaScript: the x value plotly's hover reads (null: no hover)
+HOVERED_X = """
+() => {
+  const data = document.querySelector('.js-plotly-plot')._hoverdata;
+  return data && data.length ? data[0].x : null;
+}
+"""
+
+
+def test_a_short_screen_scales_the_step_and_the_mouse_still_reads_its_figure(
+    browser, app_url, screenshot_dir
+):
+    """CSS zoom (the first way tried to fit a 1280 x 720 screen) made plotly's hover read
+    the evidence curve at m = 23 under the mouse at m = 1000; the step is scaled with a
+    transform, which plotly maps the mouse through. Leaving the presenter mode gives the
+    page its own size back."""
+    context = browser.new_context(viewport=SHORT_VIEWPORT)
+    tab, _ = _open(context, f"{app_url}/lesson_evidence?{BASE_QUERY}&present=1")
+    _settled(tab)
+    tab.wait_for_function(FITTED)
+    assert tab.evaluate(FIT_BOX)["scale"] == pytest.approx(0.8)
+    n_points = tab.evaluate(POINT_ON_SCREEN, 0)["n"]
+    for index in (n_points // 4, n_points // 2, 3 * n_points // 4):
+        point = tab.evaluate(POINT_ON_SCREEN, index)
+        tab.evaluate("() => { document.querySelector('.js-plotly-plot')._hoverdata = null; }")
+        tab.mouse.move(point["x"], point["y"])
+        tab.wait_for_function(HOVERED_X)
+        assert tab.evaluate(HOVERED_X) == pytest.approx(point["value"]), (index, point)
+        tab.mouse.move(1, 1)
+    tab.screenshot(path=str(screenshot_dir / "1280x720-present-hover.png"))
+    tab.get_by_role("button", name="Leave presenter mode").click()
+    tab.wait_for_function(UNSCALED)
+    wait_idle(tab)
+    assert (
+        tab.evaluate(
+            "() => document.querySelector('[data-testid=\"stMainBlockContainer\"]').style.width"
+        )
+        == ""
+    )
+    context.close()
+
+
 #: JavaScript: the title of every figure whose title reaches past the figure's right edge
 CUT_TITLES = """
 () => [...document.querySelectorAll('.js-plotly-plot')].flatMap((plot) => {
@@ -292,6 +358,38 @@ def test_at_a_projectors_width_no_figure_title_is_cut_and_the_step_text_is_one_l
     context.close()
 
 
+#: a 1280 x 800 projector's browser window: a presenter step is scaled to fit it
+SHORT_VIEWPORT = {"width": 1280, "height": 720}
+#: JavaScript: the presenter step's scale (explorer.presenter._FIT_STEP), its box on the
+#: screen, the footer's bottom and the page's blank pixels under the step
+FIT_BOX = """
+() => {
+  const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const main = document.querySelector('[data-testid="stMain"]');
+  const box = block.getBoundingClientRect();
+  const parts = [...document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stPageLink"], .st-key-presenter_toggle')];
+  return {
+    scale: parseFloat(block.dataset.hebScale || "1"), left: box.left, right: box.right,
+    innerWidth: window.innerWidth,
+    footer: Math.max(...parts.map((el) => el.getBoundingClientRect().bottom)),
+    blank: main.scrollHeight - main.scrollTop - box.bottom,
+  };
+}
+"""
+#: JavaScript: true once the step is scaled and its footer is on the screen
+FITTED = """
+() => {
+  const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const row = document.querySelector('.st-key-page_footer');
+  return Boolean(block.dataset.hebScale) && row
+    && row.getBoundingClientRect().bottom <= window.innerHeight;
+}
+"""
+#: JavaScript: true once the step has no transform (a tall screen, the presenter mode left)
+UNSCALED = """
+() => !document.querySelector('[data-testid="stMainBlockContainer"]').style.transform
+"""
 #: a 1024 x 768 projector: the presenter mode is to fit it (README), and outside it the
 #: sidebar is closed
 NARROW_VIEWPORT = {"width": 1024, "height": 768}
@@ -319,7 +417,8 @@ CUT_SELECTS = """
 () => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stSelectbox"] input')]
   .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.value)
 """
-#: JavaScript: true once every figure is drawn at its chart's width (after a resize)
+#: JavaScript: true once every figure is drawn at its chart's width (after a resize; on a
+#: scaled presenter step Streamlit draws it at its width on the screen, as measured here)
 FIGURES_AT_WIDTH = """
 () => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every((chart) => {
   const plot = chart.querySelector('.js-plotly-plot');
