@@ -13,6 +13,7 @@ import streamlit as st
 
 from explorer.loading import WorkingData
 from heb import model_io, registry
+from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.explain import Explanation, explain_smoothers
 from heb.nb import NaiveBayes
 
@@ -25,9 +26,12 @@ __all__ = [
     "disagreeing_rows",
     "row_values",
     "model_json",
+    "saved_as_json",
     "accuracy_on",
 ]
 
+#: the smoother that takes the Dataset page's hierarchies
+HIERARCHICAL = "heb-h"
 #: the smoothers compared by default: a fixed, a marginal-prior fixed and both learned ones
 DEFAULT_SMOOTHERS = ("laplace", "m-estimate", "heb-u", "heb-m")
 
@@ -83,17 +87,33 @@ class Fitted:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _fit(key: str, smoother: str, _work: WorkingData) -> tuple[NaiveBayes, np.ndarray]:
-    model = NaiveBayes(smoother).fit_counts(_work.table, np.arange(_work.n_classes))
+def _fit(
+    key: str, smoother: str, hierarchies: str, _work: WorkingData, _levels: dict | None
+) -> tuple[NaiveBayes, np.ndarray]:
+    model = NaiveBayes(smoother, hierarchies=_levels or None)
+    model.fit_counts(_work.table, np.arange(_work.n_classes))
     return model, model.predict(_work.codes)
 
 
 def fitted_models(work: WorkingData, smoothers: list[str]) -> Fitted:
-    """One NaiveBayes per smoother on the working data's counts (cached on its key)."""
+    """One NaiveBayes per smoother on the working data's counts (cached on its key); HEB-H
+    with the hierarchies declared on the Dataset page, as Compare runs it (none: HEB-M)."""
+    from explorer.hierarchies import declared, work_hierarchies
+
+    text, levels = "", None
+    if HIERARCHICAL in smoothers and (items := declared()):
+        text, levels = hierarchies_text(items), work_hierarchies(work, items)[0]
     models, predicted = {}, {}
     for name in smoothers:
-        models[name], predicted[name] = _fit(work.key, name, work)
+        own = (text, levels) if name == HIERARCHICAL else ("", None)
+        models[name], predicted[name] = _fit(work.key, name, own[0], work, own[1])
     return Fitted(models, predicted)
+
+
+def saved_as_json(fitted: Fitted, smoother: str) -> bool:
+    """Whether :func:`model_json` can save the smoother's model: not HEB-H fitted with
+    hierarchies (docs/model_json.md holds scalar parameters only)."""
+    return not fitted.models[smoother].hierarchies
 
 
 def label(smoother: str) -> str:
@@ -155,6 +175,8 @@ def model_json(
 ) -> bytes:
     """The fitted model of one smoother as the documented JSON file (docs/model_json.md)."""
     source = fitted.models[smoother]
+    if not saved_as_json(fitted, smoother):
+        raise ValueError("HEB-H fitted with hierarchies cannot be saved as JSON.")
     model = NaiveBayes(smoother).fit_counts(source.count_table_, np.asarray(classes))
     model.feature_names_in_ = np.asarray(feature_names, dtype=object)
     return model_io.dumps(model).encode("utf-8")

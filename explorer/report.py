@@ -83,10 +83,11 @@ def explain_code(
     target: int,
     reference: int,
     table_row: int | None = None,
+    hierarchies: str = "",
 ) -> str:
     """Python that refits the Explain page's models and prints the row's contributions
     (``row``: its index among the codes; ``table_row``: its number in the table, noted
-    where they differ)."""
+    where they differ; ``hierarchies``: the declarations HEB-H fits with, as text)."""
     cap = settings["max_rows"]
     where = (
         [f"# row {int(table_row)} of the table is row {int(row)} of these codes"]
@@ -112,7 +113,13 @@ def explain_code(
             "categorical=dataset.categorical)",
             "codes = pre.fit_transform(X)",
             "table = CountTable.from_codes(codes, y, len(classes), pre.n_categories_)",
-            f"models = {{s: NaiveBayes(s).fit_counts(table) for s in {list(smoothers)!r}}}",
+            *(_hierarchy_lines(hierarchies) if hierarchies and "heb-h" in smoothers else []),
+            (
+                "models = {s: NaiveBayes(s, hierarchies=levels if s == 'heb-h' else None)"
+                f".fit_counts(table) for s in {list(smoothers)!r}}}"
+                if hierarchies and "heb-h" in smoothers
+                else f"models = {{s: NaiveBayes(s).fit_counts(table) for s in {list(smoothers)!r}}}"
+            ),
             *where,
             f"out = explain_smoothers(models, codes[[{int(row)}]], "
             f"target={int(target)}, reference={int(reference)})",
@@ -120,6 +127,20 @@ def explain_code(
             "    print(name, e.prior, e.contributions[0].round(4).tolist(), e.log_odds[0])",
         ]
     )
+
+
+def _hierarchy_lines(hierarchies: str) -> list[str]:
+    """Lines that turn the declared hierarchies (text) into HEB-H's levels on ``codes``."""
+    return [
+        "from heb.evaluate.hierarchy_specs import parse_hierarchies, resolve_levels",
+        "",
+        "def labels(f):  # a text column's labels (prefix rules read them); None for bins",
+        "    numeric = pre.kinds_.get(pre.feature_names_out_[f]) == 'numeric'",
+        "    return None if numeric else list(pre.categories_[f])",
+        "",
+        f"declared = parse_hierarchies({hierarchies!r})",
+        "levels, _ = resolve_levels(declared, pre.feature_names_out_, codes, labels)",
+    ]
 
 
 #: session key of the "Show code" expander (one per page)

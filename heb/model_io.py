@@ -73,12 +73,19 @@ def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
     kind = type(model).__name__
     if kind not in _KINDS or not hasattr(model, "count_table_"):
         raise ValueError("Only a fitted heb NaiveBayes or AODE can be saved.")
+    params = {key: _plain(value) for key, value in model.get_params().items()}
+    for key, value in params.items():
+        if value is not None and not isinstance(value, (str, int, float)):
+            raise ValueError(
+                f"The model's parameter {key!r} is not a number, text or null, so the model "
+                "cannot be saved as JSON (docs/model_json.md holds such parameters only)."
+            )
     table = model.count_table_
     out: dict[str, Any] = {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "model": kind,
-        "params": {key: _plain(value) for key, value in model.get_params().items()},
+        "params": params,
         "classes": _labels(np.asarray(model.classes_)),
         "n_categories": table.n_categories.tolist(),
         "class_counts": table.class_counts.tolist(),
@@ -131,8 +138,9 @@ def _no_duplicates(pairs: list) -> dict:
 
 
 def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
-    """A fitted model from :func:`dumps`' JSON text (at most ``max_bytes``)."""
-    if len(text) > max_bytes:
+    """A fitted model from :func:`dumps`' JSON text (at most ``max_bytes``, in UTF-8)."""
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
         raise ValueError(f"The model file is larger than {max_bytes:,} bytes.")
     try:
         data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
@@ -159,6 +167,14 @@ def _field(data: dict, key: str, kind: type | tuple, where: str = "the model fil
     return value
 
 
+def _holds_bool(value: list, ndim: int) -> bool:
+    """Whether a list of numbers (``ndim`` 1 or 2 deep) holds a JSON true or false, which
+    numpy would read as 1 or 0 beside numbers."""
+    if ndim == 1:
+        return any(type(item) is bool for item in value)
+    return any(type(item) is bool for row in value for item in row)
+
+
 def _numbers(
     value: Any, name: str, *, shape: tuple | None = None, integer: bool = False
 ) -> np.ndarray:
@@ -171,7 +187,7 @@ def _numbers(
         raise ValueError(f"{name} must be a list of numbers of one shape.") from None
     if array.size == 0:
         array = array.astype(np.float64).reshape(shape if shape is not None else (0,))
-    if array.dtype.kind not in "if":
+    if array.dtype.kind not in "if" or _holds_bool(value, array.ndim):
         raise ValueError(f"{name} must hold numbers only.")
     if shape is not None and array.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {array.shape}.")

@@ -9,11 +9,13 @@ from explorer import explain as ex
 from explorer import loading, report, state
 from explorer.display import show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info
+from explorer.hierarchies import declared
 from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import model_io, registry
 from heb.data.preprocess import MISSING_LABEL
+from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.figures.explain import contribution_figure, contribution_frame
 
 ensure_entry_point()
@@ -111,15 +113,22 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
         choice = st.selectbox(
             "Model to save", list(fitted.models), format_func=ex.label, key="explain_save"
         )
-        st.download_button(
-            "Download the fitted model (JSON)",
-            lambda: ex.model_json(fitted, choice, work.feature_names, work.class_names),
-            file_name=f"nb-{choice}.json",
-            mime="application/json",
-            on_click="ignore",
-            icon=":material/download:",
-            key="explain_save_json",
-        )
+        if ex.saved_as_json(fitted, choice):
+            st.download_button(
+                "Download the fitted model (JSON)",
+                lambda: ex.model_json(fitted, choice, work.feature_names, work.class_names),
+                file_name=f"nb-{choice}.json",
+                mime="application/json",
+                on_click="ignore",
+                icon=":material/download:",
+                key="explain_save_json",
+            )
+        else:
+            show_info(
+                "HEB-H here uses the hierarchies declared on the Dataset page, which the JSON "
+                "format does not hold: save another smoother, or clear the hierarchies to "
+                "save HEB-H (it then runs as HEB-M)."
+            )
         st.caption(
             "The counts, parameters and smoothed tables, documented in docs/model_json.md; "
             "`heb.model_io.load(path)` gives back a model that predicts identically."
@@ -224,6 +233,7 @@ with guard("fitting the models"):
             target,
             reference,
             table_row=shown_row,
+            hierarchies=hierarchies_text(declared()),
         )
     )
 

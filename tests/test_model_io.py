@@ -136,6 +136,12 @@ BAD = {
     ),
     "duplicate labels": (_tamper(lambda d: d["classes"].update(values=["a", "a"])), "distinct"),
     "no tables": (_tamper(lambda d: d.pop("tables")), "lacks the field 'tables'"),
+    # numpy reads a JSON true beside numbers as 1: a count, or a table's entry, of true
+    "true count": (_tamper(lambda d: d["counts"]["class"].__setitem__(0, True)), "numbers only"),
+    "true in a table": (
+        _tamper(lambda d: d["tables"]["feature_log_prob"][0].__setitem__(1, False)),
+        "numbers only",
+    ),
 }
 
 
@@ -155,6 +161,18 @@ def test_size_bound(tmp_path):
     path.write_text(text + " " * 100)
     with pytest.raises(ValueError, match="larger than"):
         model_io.load(path, max_bytes=len(text))
+
+
+def test_the_size_bound_counts_bytes_of_text_too():
+    """A text's bound is its UTF-8 bytes, as a file's is (a character may be 3 bytes)."""
+    X, y = data()
+    model = NaiveBayes("laplace").fit(pd.DataFrame(X, columns=["é" * 200, "b", "c", "d"]), y)
+    text = json.dumps(json.loads(model_io.dumps(model)), ensure_ascii=False)  # é as é
+    size = len(text.encode("utf-8"))
+    assert size > len(text)
+    with pytest.raises(ValueError, match="larger than"):
+        model_io.loads(text, max_bytes=size - 1)
+    assert model_io.loads(text, max_bytes=size).n_features_in_ == 4
 
 
 def test_unfitted_model_is_refused():
