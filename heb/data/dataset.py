@@ -322,7 +322,15 @@ def _checked_target(
             f"The target {quote(target)} has only one class ({quote(y.iloc[0])}); a "
             "classifier needs at least two classes."
         )
-    if pd.api.types.is_float_dtype(y.dtype) and n_values > CONTINUOUS_TARGET_VALUES:
+    check_class_count(target, n_values, pd.api.types.is_float_dtype(y.dtype))
+    return frame, y, kept
+
+
+def check_class_count(target: str, n_values: int, decimal: bool) -> None:
+    """Refuse a target of ``n_values`` different values (``decimal``: stored as floats)
+    that reads as a measurement rather than classes, or has more than :data:`MAX_CLASSES`
+    (a DataError in one sentence; in memory and on the large-data engines alike)."""
+    if decimal and n_values > CONTINUOUS_TARGET_VALUES:
         raise DataError(
             f"The target {quote(target)} has {n_values} different decimal values, so it "
             "looks like a measurement rather than classes; pick a column with a few classes."
@@ -332,7 +340,6 @@ def _checked_target(
             f"The target {quote(target)} has {n_values} different values, more than the "
             f"{MAX_CLASSES} classes this app handles; pick a column with fewer classes."
         )
-    return frame, y, kept
 
 
 def finalize(

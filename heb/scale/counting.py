@@ -19,7 +19,7 @@ import pandas as pd
 
 from heb.counts import CountTable
 from heb.data import DataError, is_id_like_name
-from heb.data.dataset import quote
+from heb.data.dataset import check_class_count, quote
 from heb.data.parquet import nullable_integer_types
 from heb.scale.encoding import FeatureValues, FoldEncoding, fit_fold
 from heb.scale.memory import release_freed_memory
@@ -233,7 +233,8 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
     Raises
     ------
     DataError
-        The target has fewer than two distinct values.
+        The target has fewer than two distinct values, reads as a measurement (many
+        decimals) or has more classes than :data:`heb.data.dataset.MAX_CLASSES`.
     """
     sql = histogram_query(engine.dialect, columns.target, columns.features, n_folds, seed)
     parts = _split_sets(engine.batches(sql), columns)
@@ -244,6 +245,7 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
         raise DataError(
             f"The target {columns.target!r} has {shown}; a classifier needs at least two classes."
         )
+    check_class_count(columns.target, int(classes.size), classes.dtype.kind == "f")
     class_index = pd.Index(classes)
     values = []
     fold_class = np.zeros((n_folds, classes.size))
