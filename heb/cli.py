@@ -182,6 +182,11 @@ def _check_files(specs: Sequence[str]) -> None:
         if not path.exists():
             where = "" if path.is_absolute() else f" (looked in {Path.cwd()})"
             raise UsageError(f"heb: No file {str(path)!r}{where}.")
+        if path.is_dir():
+            raise UsageError(
+                f"heb: {str(path)!r} is a folder: a folder of parquet files is read with "
+                "--engine duckdb (or spark); in memory, name its files."
+            )
 
 
 def _no_datasets_sentence() -> str:
@@ -457,8 +462,10 @@ def _collect(
                 frame["method"] = frame["method"] + f" [{label}]"
             frames.append(frame)
         said_target = f", target {str(dataset.target)!r}" if _is_file_spec(spec) else ""
+        n_rows, cap = len(dataset.X), settings.get("max_rows") or 0
+        subsample = f" ({cap:,} evaluated, --max-rows)" if cap and n_rows > cap else ""
         report(
-            f"[{index + 1}/{len(specs)}] {dataset.name}: {len(dataset.X):,} rows, "
+            f"[{index + 1}/{len(specs)}] {dataset.name}: {n_rows:,} rows{subsample}, "
             f"{dataset.X.shape[1]} features{said_target}, {time.perf_counter() - started:.1f} s"
         )
     if not frames:

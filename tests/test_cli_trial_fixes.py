@@ -222,3 +222,27 @@ def test_table4_markdown_headers_read_as_words_and_the_csv_keeps_its_columns(tmp
     assert "_" not in header.replace("group", "")
     assert "-67.5 " in row and "-0.0403" in row  # a percentage (1 decimal), a metric (4)
     assert list(pd.read_csv(tmp_path / "table4_ece.csv").columns) == list(table.columns)
+
+
+def test_a_folder_in_memory_is_one_line_naming_the_engine(tmp_path, capsys):
+    """``bench <folder>`` without --engine raised IsADirectoryError (the file's hash)."""
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", str(folder), "--tables", "1", "-o", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "is a folder: a folder of parquet files is read with --engine duckdb" in err
+    assert "Traceback" not in err
+
+
+def test_the_progress_line_says_how_many_rows_the_subsample_keeps(tmp_path, capsys):
+    """The line said '5,000 rows' when --max-rows evaluated 2,000 of them."""
+    out = str(tmp_path / "out")
+    args = ["bench", "builtin:zip-codes", "--tables", "1", "--folds", "2", "--no-figures"]
+    assert main([*args, "--no-cache", "--max-rows", "2000", "-o", out]) == 0
+    assert "zip-codes: 5,000 rows (2,000 evaluated, --max-rows), 8 features" in (
+        capsys.readouterr().err
+    )
+    assert main([*args, "--no-cache", "--max-rows", "0", "-o", out]) == 0
+    assert "zip-codes: 5,000 rows, 8 features" in capsys.readouterr().err
