@@ -226,9 +226,10 @@ def step_printer(
     return progress
 
 
-def _run_frame(folds: pd.DataFrame, name: str, label: str) -> pd.DataFrame:
-    """One run's folds labelled as ``bench``'s long frame (a variant's method names)."""
-    frame = folds.assign(dataset=name, variant=label)
+def _run_frame(folds: pd.DataFrame, name: str, label: str, k_max: int) -> pd.DataFrame:
+    """One run's folds labelled as ``bench``'s long frame (a variant's method names, the
+    input's K_max, which decides Table 3)."""
+    frame = folds.assign(dataset=name, variant=label, k_max=k_max)
     if label.startswith("Lidstone"):
         frame["method"] = label
     elif label.startswith("bins="):
@@ -310,7 +311,7 @@ def collect_on_engine(
                     )
                     if on_result is not None:
                         on_result(name, label, result)
-                    frames.append(_run_frame(result.folds, name, label))
+                    frames.append(_run_frame(result.folds, name, label, result.k_max))
             except (ValueError, EngineError) as exc:  # DataError is a ValueError
                 raise BadInput(str(exc)) from None
             shown = ENGINE_NAMES.get(result.engine, result.engine)

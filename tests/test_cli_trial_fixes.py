@@ -246,3 +246,20 @@ def test_the_progress_line_says_how_many_rows_the_subsample_keeps(tmp_path, caps
     )
     assert main([*args, "--no-cache", "--max-rows", "0", "-o", out]) == 0
     assert "zip-codes: 5,000 rows, 8 features" in capsys.readouterr().err
+
+
+def test_the_engine_writes_table_3_with_the_k_max_memory_finds(tmp_path):
+    """On --engine the long frame had no k_max: Table 3 was 'skipped: none of the datasets
+    is high-cardinality' for a click log whose IDs have thousands of values."""
+    pytest.importorskip("duckdb")
+    from heb.scale import write_clicks
+
+    data = write_clicks(tmp_path / "clicks.parquet", 3_000, seed=0, n_features=3)
+    tables = {}
+    for where, engine in (("memory", []), ("duckdb", ["--engine", "duckdb"])):
+        out = tmp_path / where
+        args = ["bench", str(data), "--tables", "3", "--folds", "2", "--no-figures"]
+        assert main([*args, "--no-cache", "-o", str(out), *engine]) == 0
+        tables[where] = pd.read_csv(out / "table3_high_cardinality_logloss.csv")
+    k_max = tables["memory"]["K_max"].tolist()
+    assert k_max[0] >= 100 and tables["duckdb"]["K_max"].tolist() == k_max

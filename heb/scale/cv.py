@@ -87,6 +87,9 @@ class ScaleCVResult:
         Per method, added over the folds: ``confusion`` (C, C) rows per (true, predicted)
         class, and per (class, bin) of P(class) in ten uniform bins ``rows``, ``prob_sum``
         and ``hit_sum`` (rows of that class).
+    k_max : int
+        The most values of one feature over all rows (a numeric one counts at most its
+        bins), as in memory: the paper's Table 3 takes the datasets with K_max >= 100.
     """
 
     folds: pd.DataFrame
@@ -100,6 +103,7 @@ class ScaleCVResult:
         default_factory=lambda: pd.DataFrame(columns=_BIN_COLUMNS)
     )
     class_sums: dict = field(default_factory=dict)
+    k_max: int = 0
 
     @property
     def methods(self) -> list[str]:
@@ -356,7 +360,15 @@ def cross_validate(
         notes,
         _bins_frame(scores, methods, n_splits),
         _class_sums(scores, methods, n_splits),
+        _k_max(histograms.values, n_bins),
     )
+
+
+def _k_max(values, n_bins: int) -> int:
+    """K_max over the whole data, as :func:`heb.evaluate.paper.dataset_k_max` counts it in
+    memory: a categorical feature's distinct values, a numeric one's at most ``n_bins``."""
+    sizes = [len(v.keys) if v.kind == "categorical" else min(len(v.keys), n_bins) for v in values]
+    return max(sizes, default=0)
 
 
 def _bins_of(sums: MetricSums) -> dict:
