@@ -205,6 +205,18 @@ def _no_datasets_sentence() -> str:
     )
 
 
+def _size_hint(spec: str) -> str:
+    """For a file past the in-memory size limit: the engine that reads it (a 205 MB CSV was
+    refused with no way forward)."""
+    from heb.data.dataset import DEFAULT_MAX_BYTES
+
+    kind, sep, rest = spec.partition(":")
+    path = Path(rest if sep and kind in ("file", "upload") else spec).expanduser()
+    if path.is_file() and path.stat().st_size > DEFAULT_MAX_BYTES:
+        return "--engine duckdb counts a file of any size (NB and AODE methods)"
+    return ""
+
+
 def _openml_hint(spec: str) -> str:
     """For a shared copy that could not be read: its OpenML name where the catalogue has
     one, else what names a dataset (``bench nosuch`` spoke only of the shared folder)."""
@@ -446,7 +458,8 @@ def _collect(
         try:
             dataset = _load(spec, target, drop, len(specs) == 1, report)
         except DataError as exc:
-            reason = f"{str(exc).rstrip('.')}; {hint}" if (hint := _openml_hint(spec)) else exc
+            hint = _openml_hint(spec) or _size_hint(spec)
+            reason = f"{str(exc).rstrip('.')}; {hint}" if hint else exc
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({reason})")
             continue
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, report)

@@ -263,3 +263,16 @@ def test_the_engine_writes_table_3_with_the_k_max_memory_finds(tmp_path):
         tables[where] = pd.read_csv(out / "table3_high_cardinality_logloss.csv")
     k_max = tables["memory"]["K_max"].tolist()
     assert k_max[0] >= 100 and tables["duckdb"]["K_max"].tolist() == k_max
+
+
+def test_a_file_past_the_memory_limit_names_the_engine_that_reads_it(tmp_path, capsys):
+    """'The file is 205 MB, more than the limit of 200 MB.' left a user no way forward."""
+    from heb.data.dataset import DEFAULT_MAX_BYTES
+
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as handle:  # sparse: sized up, never read
+        handle.truncate(DEFAULT_MAX_BYTES + 1)
+    with pytest.raises(SystemExit, match="No dataset could be loaded"):
+        main(["bench", str(big), "--tables", "1", "--no-cache", "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert "more than the limit" in err and "--engine duckdb counts a file of any size" in err
