@@ -71,8 +71,16 @@ def _sparse(counts: np.ndarray) -> dict:
 def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
     """The JSON-ready description of a fitted model (see ``docs/model_json.md``)."""
     kind = type(model).__name__
-    if kind not in _KINDS or not hasattr(model, "count_table_"):
-        raise ValueError("Only a fitted heb NaiveBayes or AODE can be saved.")
+    if kind not in _KINDS:
+        hint = (
+            " (of a Pipeline, save its last step, pipe[-1], which scores the codes of its "
+            "Preprocessor)"
+            if kind == "Pipeline"
+            else ""
+        )
+        raise ValueError(f"Only a fitted heb NaiveBayes or AODE can be saved, not a {kind}{hint}.")
+    if not hasattr(model, "count_table_"):
+        raise ValueError(f"The {kind} is not fitted yet; fit it before saving it.")
     params = {key: _plain(value) for key, value in model.get_params().items()}
     for key, value in params.items():
         if value is not None and not isinstance(value, (str, int, float)):

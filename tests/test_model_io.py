@@ -176,8 +176,22 @@ def test_the_size_bound_counts_bytes_of_text_too():
 
 
 def test_unfitted_model_is_refused():
-    with pytest.raises(ValueError, match="fitted"):
+    with pytest.raises(ValueError, match="The NaiveBayes is not fitted yet"):
         model_io.dumps(NaiveBayes())
+
+
+def test_a_pipeline_or_a_tan_is_refused_naming_what_can_be_saved():
+    from heb.data.preprocess import make_model
+    from heb.tan import TAN
+
+    X, y = data()
+    frame = pd.DataFrame(X, columns=list("abcd")).astype(str)
+    pipe = make_model().fit(frame, y)
+    with pytest.raises(ValueError, match=r"not a Pipeline \(of a Pipeline, save its last step"):
+        model_io.dumps(pipe)
+    assert model_io.loads(model_io.dumps(pipe[-1])).n_features_in_ == 4
+    with pytest.raises(ValueError, match="NaiveBayes or AODE can be saved, not a TAN"):
+        model_io.dumps(TAN().fit(X, y))
 
 
 def test_engine_modules_load_no_app_library():
