@@ -189,8 +189,9 @@ def _check_files(specs: Sequence[str]) -> None:
             )
 
 
-def _no_datasets_sentence() -> str:
-    """Why ``bench`` without datasets has none: where it looked and the variable to set."""
+def _no_datasets_sentence(named: Sequence[str] = ()) -> str:
+    """Why ``bench`` has no datasets: where it looked and the variable to set (``named``:
+    the names given, ``shared`` among them)."""
     import os
 
     from heb.paths import datasets_dir
@@ -199,8 +200,9 @@ def _no_datasets_sentence() -> str:
         fix = "HEB_DATASETS_DIR to the folder of the copies"
     else:
         fix = "HEB_SHARED_DIR to the shared folder (the one holding datasets/)"
+    said = "'shared' was named" if named else "none were named"
     return (
-        f"No datasets: none were named and there are no shared copies in {datasets_dir()}; "
+        f"No datasets: {said} and there are no shared copies in {datasets_dir()}; "
         f"name files or builtin:NAME, or set {fix}."
     )
 
@@ -630,10 +632,11 @@ def _output_folder(path: str) -> Path:
 
 
 def _bench_specs(args: argparse.Namespace) -> list[str]:
-    """The inputs of ``bench``: paths as given with ``--engine``, else dataset specs."""
+    """The inputs of ``bench``: paths as given with ``--engine``, else dataset specs (none
+    named: every shared copy)."""
     if not args.engine:
-        return _resolve_dataset_specs(args.datasets)
-    specs = list(dict.fromkeys(args.datasets))
+        return _resolve_dataset_specs(args.datasets or ["shared"])
+    specs = list(dict.fromkeys(args.datasets or ["shared"]))
     if specs == ["shared"]:
         raise BadInput(f"--engine {args.engine} needs a parquet / CSV file or folder path.")
     return specs
@@ -840,7 +843,7 @@ def bench(args: argparse.Namespace) -> int:
     tables = _tables(args)
     specs = _bench_specs(args)
     if not specs:
-        raise SystemExit(_no_datasets_sentence())
+        raise SystemExit(_no_datasets_sentence(args.datasets))
     if not args.engine:
         _check_files(specs)
         _check_target(specs, args.target)
@@ -968,7 +971,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "datasets",
         nargs="*",
-        default=["shared"],
+        default=[],
         help="'shared' (every shared copy), shared names, openml:ID, builtin:NAME or file paths",
     )
     b.add_argument("-o", "--output", default="results", help="output folder (default: %(default)s)")

@@ -106,17 +106,15 @@ class NaiveBayes(CategoricalClassifier):
     ----------
     smoother : str, default "heb-m"
         A name of :data:`heb.registry.SMOOTHERS`: ``"laplace"``, ``"lidstone"``, ``"kt"``,
-        ``"m-estimate"``, ``"te"``, ``"heb-u"``, ``"heb-m"``.
+        ``"m-estimate"``, ``"te"``, ``"heb-u"``, ``"heb-m"``, ``"heb-h"``.
     alpha : float, optional
         Lidstone's pseudo-count (default 0.1).
     m : float, optional
         The m-estimate's concentration (default 2).
     k0 : float, optional
-        Target-encoding shrinkage strength (default 10).
-
-        Defaults and accepted ranges come from the registry; a parameter the chosen
-        smoother does not use (``NaiveBayes("laplace", alpha=0.5)``) is a ValueError in
-        ``fit``.
+        Target-encoding shrinkage strength (default 10). For ``alpha``, ``m`` and ``k0``
+        the defaults and accepted ranges come from the registry; one the chosen smoother
+        does not use (``NaiveBayes("laplace", alpha=0.5)``) is a ValueError in ``fit``.
     weighting : {None, "sqrt-mi"}
         Feature weights w_f = sqrt(MI(X_f; Y)) in nats, from the training counts.
     n0 : float, default 10

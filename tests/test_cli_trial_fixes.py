@@ -276,3 +276,15 @@ def test_a_file_past_the_memory_limit_names_the_engine_that_reads_it(tmp_path, c
         main(["bench", str(big), "--tables", "1", "--no-cache", "-o", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert "more than the limit" in err and "--engine duckdb counts a file of any size" in err
+
+
+@pytest.mark.parametrize(
+    ("named", "said"), [([], "none were named"), (["shared"], "'shared' was named")]
+)
+def test_no_shared_copies_says_whether_shared_was_named(tmp_path, monkeypatch, named, said):
+    """``bench shared`` without shared copies said 'none were named'."""
+    monkeypatch.setenv("HEB_SHARED_DIR", str(tmp_path / "nowhere"))
+    monkeypatch.delenv("HEB_DATASETS_DIR", raising=False)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", *named, "-o", str(tmp_path / "out")])
+    assert str(exit_info.value.code).startswith(f"No datasets: {said} and there are no shared")
