@@ -467,9 +467,11 @@ def _collect(
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, report)
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
         with_bins = 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset)
+        notes: list[str] = []
         for run in _variants(tables, base, settings["n_bins"], with_bins):
             label, methods, params, override = run
             result = cross_validate(dataset, methods, params=params, **{**settings, **override})
+            notes += [n for n in result.notes if n not in notes and not n.startswith("Used a")]
             frame = result.folds.assign(dataset=dataset.name, variant=label, k_max=k_max)
             if label.startswith("Lidstone"):
                 frame["method"] = label
@@ -483,6 +485,8 @@ def _collect(
             f"[{index + 1}/{len(specs)}] {dataset.name}: {n_rows:,} rows{subsample}, "
             f"{dataset.X.shape[1]} features{said_target}, {time.perf_counter() - started:.1f} s"
         )
+        for note in notes:  # fewer folds than asked, ... (the subsample is said above)
+            report(f"  {dataset.name}: {note}")
     if not frames:
         raise SystemExit("No dataset could be loaded.")
     return pd.concat(frames, ignore_index=True)

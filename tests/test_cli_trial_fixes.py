@@ -288,3 +288,16 @@ def test_no_shared_copies_says_whether_shared_was_named(tmp_path, monkeypatch, n
     with pytest.raises(SystemExit) as exit_info:
         main(["bench", *named, "-o", str(tmp_path / "out")])
     assert str(exit_info.value.code).startswith(f"No datasets: {said} and there are no shared")
+
+
+def test_fewer_folds_than_asked_are_said(tmp_path, capsys):
+    """--folds 1000 on 300 rows ran fewer folds with no word (the summary's folds alone)."""
+    rng = np.random.default_rng(0)
+    data = tmp_path / "small.csv"
+    frame = pd.DataFrame({"a": rng.choice(list("abc"), 300), "y": np.arange(300) % 2})
+    frame.to_csv(data, index=False)
+    args = ["bench", str(data), "--folds", "1000", "--tables", "1", "--no-figures", "--no-cache"]
+    assert main([*args, "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "small: The largest class has only 150 rows, so 150-fold cross-validation" in err
+    assert err.count("-fold cross-validation is used instead") == 1  # once, not per run
