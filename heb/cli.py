@@ -768,6 +768,11 @@ def _bench_figures(args, frame, out: Path, tables, specs, settings, curves=None)
         categorical = _column_names(args.categorical)
         drop = _column_names(args.drop)
         curves = _collect_reliability(specs, settings, tables, categorical, args.target, drop)
+        if 4 in tables and not curves:
+            _log(
+                "Reliability diagrams skipped: in memory they are drawn for the "
+                "high-cardinality inputs (K_max >= 100, as Table 3), and none is."
+            )
     figures |= _reliability_figures(curves, out, _log)
     return figures
 

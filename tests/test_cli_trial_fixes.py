@@ -301,3 +301,12 @@ def test_fewer_folds_than_asked_are_said(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "small: The largest class has only 150 rows, so 150-fold cross-validation" in err
     assert err.count("-fold cross-validation is used instead") == 1  # once, not per run
+
+
+def test_no_reliability_diagram_is_said_with_its_rule(tmp_path, capsys):
+    """Three built-in datasets gave no reliability diagram and no word why."""
+    args = ["bench", "builtin:iris", "--tables", "4", "--folds", "2", "--no-cache"]
+    assert main([*args, "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "Reliability diagrams skipped: in memory they are drawn for the high-cardinality" in err
+    assert not list((tmp_path / "out").glob("reliability_*"))
