@@ -141,7 +141,10 @@ class HierarchicalNaiveBayes(NaiveBayes):
         else:
             self.hierarchies_ = dict(self.hierarchies)
             self.parents_ = dict(self.parents or {})
-        bad = [a for a, b in self.parents_.items() if a not in self.hierarchies_ or a == b]
+        own = [a for a, b in self.parents_.items() if a == b]
+        if own:
+            raise ValueError(f"parents names features {own} as their own parents.")
+        bad = [a for a in self.parents_ if a not in self.hierarchies_]
         if bad:
             raise ValueError(f"parents names features {bad} without a hierarchy of their own.")
 

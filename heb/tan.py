@@ -98,7 +98,8 @@ class TAN(CategoricalClassifier):
     parents_ : ndarray (F,)
         Each feature's tree parent, -1 for none (the root, and features over the caps).
     root_ : int
-        The root of the tree (of the first tree when the caps split it into several).
+        The root of the tree; when the caps split it into several trees, the lowest
+        numbered of their roots (a feature the caps leave unlinked is a tree of its own).
     notes_ : list of str
         What a cap changed about the model (empty when no note applies).
     factor_counts_ : JointCounts
