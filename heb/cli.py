@@ -212,8 +212,7 @@ def _size_hint(spec: str) -> str:
     refused with no way forward)."""
     from heb.data.dataset import DEFAULT_MAX_BYTES
 
-    kind, sep, rest = spec.partition(":")
-    path = Path(rest if sep and kind in ("file", "upload") else spec).expanduser()
+    path = Path(_spec_path(spec)).expanduser()
     if path.is_file() and path.stat().st_size > DEFAULT_MAX_BYTES:
         return "--engine duckdb counts a file of any size (NB and AODE methods)"
     return ""
@@ -357,7 +356,14 @@ def declare_categorical(dataset, categorical: Sequence[str], strict: bool = True
 def _is_file_spec(spec: str) -> bool:
     """Whether a resolved dataset spec names a local file (not a shared, built-in or
     OpenML dataset)."""
-    return spec.startswith(("file:", "upload:")) or Path(spec).exists()
+    return spec.lower().startswith(("file:", "upload:")) or Path(spec).exists()
+
+
+def _spec_path(spec: str) -> str:
+    """The path a file spec names (``file:PATH``, ``upload:PATH``, the scheme in any case,
+    as :func:`heb.data.load_dataset` reads it); any other spec as given."""
+    kind, sep, rest = spec.partition(":")
+    return rest.strip() if sep and kind.lower() in ("file", "upload") else spec
 
 
 def _load(
@@ -384,15 +390,12 @@ def _load(
         dataset = load_dataset(spec) if target is None else load_dataset(spec, target=target)
         if not _is_file_spec(spec):
             return dataset
-        kind, sep, rest = spec.partition(":")
-        path = rest if sep and kind in ("file", "upload") else spec
-        return dataclasses.replace(dataset, name=data_stem(path))
+        return dataclasses.replace(dataset, name=data_stem(_spec_path(spec)))
     from heb.data import dataset_from_table, read_table
     from heb.data.budget import read_local_file
     from heb.data.dataset import DEFAULT_MAX_BYTES, default_target
 
-    kind, sep, rest = spec.partition(":")
-    path = Path(rest.strip() if sep and kind in ("file", "upload") else spec)
+    path = Path(_spec_path(spec))
     table = read_table(read_local_file(path, DEFAULT_MAX_BYTES), path.name, DEFAULT_MAX_BYTES)
     columns = [str(c) for c in table.columns]
     name = data_stem(str(path))

@@ -136,3 +136,13 @@ def test_the_reliability_figures_leave_out_what_the_tables_leave_out(tmp_path):
         return json.dumps(curves["shop"][method], default=lambda a: np.asarray(a).tolist())
 
     assert shown(kept) != shown(dropped)
+
+
+def test_a_file_scheme_in_capitals_drops_and_names_as_in_lower_case(tmp_path, capsys):
+    """``FILE:shop.csv`` (load_dataset reads the scheme in any case) had --drop passed over
+    as if it named a dataset, and the dataset named 'shop.csv' instead of 'shop'."""
+    data = _shop(tmp_path)
+    code, folds = _bench(tmp_path, f"FILE:{data}", "--drop", "leak")
+    err = capsys.readouterr().err
+    assert code == 0 and "--drop applies to file paths" not in err
+    assert set(folds["dataset"]) == {"shop"} and folds["accuracy"].max() < 0.8
