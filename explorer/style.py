@@ -61,8 +61,13 @@ h1 { font-size: 2.4rem !important; padding-top: 0 !important; }
    after its hyphen, at 1024 px); a table wider than the page scrolls sideways (its box) */
 [data-testid="stTable"] th, [data-testid="stTable"] td,
 [data-testid="stTable"] th *, [data-testid="stTable"] td * { white-space: nowrap !important; }
-/* the page itself takes the keys (next / previous step): no focus frame around it */
+/* the page itself takes the keys (next / previous step): no focus frame around it (an
+   outline, or the grey inset shadow Streamlit draws on a pseudo-element after PageDown) */
 [data-testid="stMain"]:focus, [data-testid="stMain"]:focus-visible { outline: none; }
+[data-testid="stMain"]:focus::before, [data-testid="stMain"]:focus::after,
+[data-testid="stMain"]:focus-visible::before, [data-testid="stMain"]:focus-visible::after {
+  box-shadow: none !important;
+}
 </style>
 """
 

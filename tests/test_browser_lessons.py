@@ -264,6 +264,11 @@ POINT_ON_SCREEN = """
   return {x: box.left + seen * x, y: box.top + seen * y, value: trace.x[i], n: trace.x.length};
 }
 """
+#: JavaScript: the box shadows of the main pane's ::before and ::after
+MAIN_PANE_SHADOWS = """
+() => ['::before', '::after'].map((part) => getComputedStyle(
+  document.querySelector('[data-testid="stMain"]'), part).boxShadow)
+"""
 #: JavaScript: the x value plotly's hover reads (null: no hover)
 HOVERED_X = """
 () => {
@@ -294,6 +299,12 @@ def test_a_short_screen_scales_the_step_and_the_mouse_still_reads_its_figure(
         assert tab.evaluate(HOVERED_X) == pytest.approx(point["value"]), (index, point)
         tab.mouse.move(1, 1)
     tab.screenshot(path=str(screenshot_dir / "1280x720-present-hover.png"))
+    # PageDown turns the step (its footer is on the screen) and draws no focus frame: a
+    # grey inset shadow on the main pane's pseudo-element framed every turned step
+    tab.locator('[data-testid="stMain"] h1').first.click()
+    tab.keyboard.press("PageDown")
+    tab.get_by_text("Step 2 of 3").first.wait_for()
+    assert tab.evaluate(MAIN_PANE_SHADOWS) == ["none", "none"]
     tab.get_by_role("button", name="Leave presenter mode").click()
     tab.wait_for_function(UNSCALED)
     wait_idle(tab)
