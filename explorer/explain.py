@@ -105,8 +105,9 @@ def fitted_models(work: WorkingData, smoothers: list[str]) -> Fitted:
         text, levels = hierarchies_text(items), work_hierarchies(work, items)[0]
     models, predicted = {}, {}
     for name in smoothers:
-        own = (text, levels) if name == HIERARCHICAL else ("", None)
-        models[name], predicted[name] = _fit(work.key, name, own[0], work, own[1])
+        nested = name == HIERARCHICAL
+        fitted = _fit(work.key, name, text if nested else "", work, levels if nested else None)
+        models[name], predicted[name] = fitted
     return Fitted(models, predicted)
 
 

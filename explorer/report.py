@@ -89,6 +89,8 @@ def explain_code(
     (``row``: its index among the codes; ``table_row``: its number in the table, noted
     where they differ; ``hierarchies``: the declarations HEB-H fits with, as text)."""
     cap = settings["max_rows"]
+    with_levels = bool(hierarchies) and "heb-h" in smoothers
+    levels_arg = ", hierarchies=levels if s == 'heb-h' else None" if with_levels else ""
     where = (
         [f"# row {int(table_row)} of the table is row {int(row)} of these codes"]
         if table_row is not None and int(table_row) != int(row)
@@ -113,13 +115,9 @@ def explain_code(
             "categorical=dataset.categorical)",
             "codes = pre.fit_transform(X)",
             "table = CountTable.from_codes(codes, y, len(classes), pre.n_categories_)",
-            *(_hierarchy_lines(hierarchies) if hierarchies and "heb-h" in smoothers else []),
-            (
-                "models = {s: NaiveBayes(s, hierarchies=levels if s == 'heb-h' else None)"
-                f".fit_counts(table) for s in {list(smoothers)!r}}}"
-                if hierarchies and "heb-h" in smoothers
-                else f"models = {{s: NaiveBayes(s).fit_counts(table) for s in {list(smoothers)!r}}}"
-            ),
+            *(_hierarchy_lines(hierarchies) if with_levels else []),
+            f"models = {{s: NaiveBayes(s{levels_arg}).fit_counts(table) "
+            f"for s in {list(smoothers)!r}}}",
             *where,
             f"out = explain_smoothers(models, codes[[{int(row)}]], "
             f"target={int(target)}, reference={int(reference)})",

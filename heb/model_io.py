@@ -83,7 +83,7 @@ def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
         raise ValueError(f"The {kind} is not fitted yet; fit it before saving it.")
     params = {key: _plain(value) for key, value in model.get_params().items()}
     for key, value in params.items():
-        if value is not None and not isinstance(value, (str, int, float)):
+        if not _scalar(value):
             raise ValueError(
                 f"The model's parameter {key!r} is not a number, text or null, so the model "
                 "cannot be saved as JSON (docs/model_json.md holds such parameters only)."
@@ -116,6 +116,11 @@ def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
             "counts": joint.counts.tolist(),
         }
     return out
+
+
+def _scalar(value: Any) -> bool:
+    """Whether a parameter is one the format holds: a number, text or null."""
+    return value is None or isinstance(value, (str, int, float))
 
 
 def _plain(value: Any) -> Any:
@@ -267,7 +272,7 @@ def _params(data: dict, kind: type) -> dict:
     if unknown:
         raise ValueError(f"Unknown parameters for {kind.__name__}: {', '.join(sorted(unknown))}.")
     for key, value in params.items():
-        if value is not None and not isinstance(value, (str, int, float)):
+        if not _scalar(value):
             raise ValueError(f"The parameter {key!r} must be a number, text or null.")
     return params
 

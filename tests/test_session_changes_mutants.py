@@ -21,24 +21,7 @@ import pytest
 import heb.cli as cli
 from heb.cli import main
 from heb.cli_scale import BadInput
-
-ROWS = 600
-
-
-def _shop(folder, name: str = "shop.csv", with_leak: bool = True, seed: int = 0) -> str:
-    """A file with a row identifier, a ZIP-like code, a text column, a copy of the target
-    (``leak``, when asked for) and the target ``y`` (the last column)."""
-    rng = np.random.default_rng(seed)
-    zips = rng.integers(0, 150, ROWS)
-    y = (rng.random(ROWS) < 0.3 + 0.4 * (zips % 3 == 0)).astype(int)
-    frame = pd.DataFrame({"customer_id": np.arange(ROWS), "zip": zips})
-    frame["a"] = rng.choice(list("abc"), ROWS)
-    if with_leak:
-        frame["leak"] = y
-    frame["y"] = y
-    path = folder / name
-    frame.to_csv(path, index=False)
-    return str(path)
+from tests.test_cli_drop import _shop
 
 
 def _small(folder, rows: int = 40) -> str:
