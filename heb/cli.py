@@ -968,8 +968,10 @@ def synthetic(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line parser (one-line errors, exit code 2: :class:`_Parser`)."""
+    # ``pip install .`` adds a ``heb`` command; its usage lines should name it.
+    program = "heb" if Path(sys.argv[0]).name == "heb" else "python -m heb"
     parser = _Parser(
-        prog="python -m heb", description="HEB Explorer: reproduce the paper's tables headless."
+        prog=program, description="HEB Explorer: reproduce the paper's tables headless."
     )
     parser.add_argument("--version", action="version", version=f"heb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -1,7 +1,10 @@
 """Where HEB Explorer finds its shared material and writes its cache.
 
 Every path the project reads or writes outside the package comes from here, so a
-single environment variable redirects it.
+single environment variable redirects it. Run from a source checkout (the repository,
+or ``pip install -e .`` of it), the defaults sit beside the repository; installed as a
+package (``pip install .``), there is no repository, so the cache goes to the user's
+cache folder and the shared folder is looked for in the working directory.
 """
 
 from __future__ import annotations
@@ -10,11 +13,27 @@ import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+"""The folder holding the ``heb`` package: the repository in a source checkout."""
+
+CACHE_FOLDER_NAME = "heb-explorer"
+"""The cache's folder name under the user's cache folder, for an installed package."""
+
+
+def in_source_checkout(root: Path = REPO_ROOT) -> bool:
+    """Whether ``root`` is HEB Explorer's repository rather than a ``site-packages``."""
+    return (root / "pyproject.toml").is_file() and (root / "app.py").is_file()
 
 
 def shared_dir() -> Path:
-    """The read-only ``shared/`` folder (env ``HEB_SHARED_DIR``, default ``../shared``)."""
-    return Path(os.environ.get("HEB_SHARED_DIR", REPO_ROOT.parent / "shared"))
+    """The read-only ``shared/`` folder.
+
+    Env ``HEB_SHARED_DIR``; default ``../shared`` beside the repository, or ``./shared``
+    in the working directory for an installed package.
+    """
+    env = os.environ.get("HEB_SHARED_DIR")
+    if env:
+        return Path(env)
+    return REPO_ROOT.parent / "shared" if in_source_checkout() else Path.cwd() / "shared"
 
 
 def datasets_dir() -> Path:
@@ -24,5 +43,16 @@ def datasets_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """The runtime cache root (env ``HEB_CACHE_DIR``, default ``data_cache/``)."""
-    return Path(os.environ.get("HEB_CACHE_DIR", REPO_ROOT / "data_cache"))
+    """The runtime cache root.
+
+    Env ``HEB_CACHE_DIR``; default the repository's ``data_cache/``, or for an installed
+    package ``heb-explorer`` under ``XDG_CACHE_HOME`` (``~/.cache`` when unset), never
+    inside ``site-packages``.
+    """
+    env = os.environ.get("HEB_CACHE_DIR")
+    if env:
+        return Path(env)
+    if in_source_checkout():
+        return REPO_ROOT / "data_cache"
+    user_cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(user_cache) / CACHE_FOLDER_NAME
