@@ -39,6 +39,7 @@ from heb.cli_scale import (
     make_data,
 )
 from heb.evaluate.cache import ResultCache, cache_key
+from heb.evaluate.folds import is_subsample_note
 from heb.evaluate.paper import (
     ALL_TABLES,
     BIN_COUNTS,
@@ -474,7 +475,8 @@ def _collect(
         for run in _variants(tables, base, settings["n_bins"], with_bins):
             label, methods, params, override = run
             result = cross_validate(dataset, methods, params=params, **{**settings, **override})
-            notes += [n for n in result.notes if n not in notes and not n.startswith("Used a")]
+            # the progress line says "(N evaluated, --max-rows)" instead of the subsample note
+            notes += [n for n in result.notes if n not in notes and not is_subsample_note(n)]
             frame = result.folds.assign(dataset=dataset.name, variant=label, k_max=k_max)
             if label.startswith("Lidstone"):
                 frame["method"] = label

@@ -310,3 +310,13 @@ def test_no_reliability_diagram_is_said_with_its_rule(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "Reliability diagrams skipped: in memory they are drawn for the high-cardinality" in err
     assert not list((tmp_path / "out").glob("reliability_*"))
+
+
+def test_the_subsample_note_is_known_by_its_own_predicate():
+    """The CLI drops the run's subsample note by ``is_subsample_note``, not by a prefix it
+    spells itself: a reworded note stays recognised, and other notes are kept."""
+    from heb.evaluate.folds import is_subsample_note, subsample_note
+
+    assert subsample_note(2_000, 5_000) == "Used a stratified subsample of 2,000 of 5,000 rows."
+    assert is_subsample_note(subsample_note(1, 2))
+    assert not is_subsample_note("Used a 5-fold split: class 'b' has only 5 rows.")

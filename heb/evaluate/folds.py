@@ -36,6 +36,8 @@ __all__ = [
     "evaluated_rows",
     "evaluated_subsample",
     "places_in_table",
+    "subsample_note",
+    "is_subsample_note",
 ]
 
 #: the seed of the stratified subsample (fixed, so a subsample is the same in every run)
@@ -179,12 +181,25 @@ def _stand_in_target(y: np.ndarray, classes: np.ndarray, n_splits: int) -> np.nd
     return np.repeat(classes, counts)
 
 
+_SUBSAMPLE_NOTE_START = "Used a stratified subsample of "
+
+
+def subsample_note(kept: int, total: int) -> str:
+    """The run's note that only ``kept`` of the ``total`` rows were evaluated (``max_rows``)."""
+    return f"{_SUBSAMPLE_NOTE_START}{kept:,} of {total:,} rows."
+
+
+def is_subsample_note(note: str) -> bool:
+    """Whether a run's note is :func:`subsample_note`'s (a caller that says it otherwise)."""
+    return note.startswith(_SUBSAMPLE_NOTE_START)
+
+
 def _split(dataset: Dataset, settings: RunSettings) -> _Split:
     """Subsample, then split stratified and shuffled (the fewer folds a rare class allows)."""
     notes: list[str] = []
     X, y_raw, rows = evaluated_data(dataset, settings.max_rows)
     if len(X) < len(dataset.X):
-        notes.append(f"Used a stratified subsample of {len(X):,} of {len(dataset.X):,} rows.")
+        notes.append(subsample_note(len(X), len(dataset.X)))
     y, classes = _encode_target(y_raw)
     k, notice = safe_n_splits(
         _stand_in_target(y, classes, settings.n_splits), settings.n_splits, rare="keep"
