@@ -12,6 +12,7 @@ import streamlit as st
 from explorer.loading import WorkingData
 from heb.aode import AODE
 from heb.concentration import M_MAX, M_MIN
+from heb.diagnostics import name_pairs
 from heb.nb import NaiveBayes
 
 __all__ = [
@@ -75,13 +76,8 @@ def aode_concentrations(key: str, _work: WorkingData) -> dict:
 
 
 def pair_frame(diag: dict, work: WorkingData) -> pd.DataFrame:
-    """The diagnostics as a table with class and feature names."""
-    frame = pd.DataFrame(diag)
-    frame.insert(0, "class name", [work.class_names[c] for c in frame["class"]])
-    for column in ("feature", "parent", "child"):
-        if column in frame:
-            frame.insert(1, f"{column} name", [work.feature_names[f] for f in frame[column]])
-    return frame
+    """The diagnostics with class and feature names (:func:`heb.diagnostics.name_pairs`)."""
+    return name_pairs(diag, work.class_names, work.feature_names)
 
 
 def _number(value: float) -> str:
