@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from heb.data.readers import DATA_SUFFIXES, without_data_suffixes
+from heb.registry import resolve_method_name
 
 __all__ = [
     "DATA_SUFFIXES",
@@ -237,6 +239,47 @@ def _run_frame(folds: pd.DataFrame, name: str, label: str, k_max: int) -> pd.Dat
     return frame
 
 
+@dataclass(frozen=True)
+class EngineCall:
+    """Runs of ``bench`` that share one engine pass (:func:`merged_runs`).
+
+    ``methods`` / ``params`` / ``variants`` / ``override`` are the arguments of
+    :func:`heb.scale.cross_validate`; ``runs`` is each run's (label, the method names it
+    reads from the result); ``title`` is the progress lines' label.
+    """
+
+    methods: list[str]
+    params: dict
+    variants: dict[str, str]
+    override: dict
+    runs: list[tuple[str, list[str]]]
+    title: str
+
+
+def merged_runs(runs: Sequence[tuple[str, list[str], dict, dict]]) -> list[EngineCall]:
+    """``bench``'s runs as engine passes: a one-method run (a Lidstone alpha) joins the
+    first run with the same settings as a labelled variant, so Table 6's sweep counts and
+    scores every row once, not once per alpha. Runs with other settings (Table 7's bin
+    counts) stay passes of their own."""
+    calls: list[EngineCall] = []
+    for label, methods, params, override in runs:
+        host = next((c for c in calls if c.override == override), None)
+        if host is not None and len(methods) == 1 and label not in host.methods:
+            (method,) = methods
+            host.methods.append(label)
+            host.variants[label] = method
+            host.params[label] = dict(params.get(method) or {})
+            host.runs.append((label, [label]))
+            continue
+        names = [resolve_method_name(m) for m in methods]  # as the result names them
+        calls.append(EngineCall(list(methods), dict(params), {}, dict(override), [], label))
+        calls[-1].runs.append((label, names))
+    return [
+        c if len(c.runs) == 1 else replace(c, title=f"{c.title} + {len(c.runs) - 1} more runs")
+        for c in calls
+    ]
+
+
 def collect_on_engine(
     paths: Sequence[str],
     engine_name: str,
@@ -298,20 +341,23 @@ def collect_on_engine(
                     report(note)
                     note = ""
                 name = data_stem(source.path)
-                for label, methods, params, override in runs(name):
+                for call in merged_runs(runs(name)):
                     result = cross_validate(
                         engine,
                         column,
-                        methods,
-                        params=params,
+                        call.methods,
+                        params=call.params,
+                        variants=call.variants,
                         categorical=declared,
                         features=features,
-                        progress=step_printer(report, f"  {name} · {label}: "),
-                        **{**base, **override},
+                        progress=step_printer(report, f"  {name} · {call.title}: "),
+                        **{**base, **call.override},
                     )
-                    if on_result is not None:
-                        on_result(name, label, result)
-                    frames.append(_run_frame(result.folds, name, label, result.k_max))
+                    for label, methods in call.runs:
+                        if on_result is not None:
+                            on_result(name, label, result)
+                        folds = result.folds[result.folds["method"].isin(methods)]
+                        frames.append(_run_frame(folds, name, label, result.k_max))
             except (ValueError, EngineError) as exc:  # DataError is a ValueError
                 raise BadInput(str(exc)) from None
             shown = ENGINE_NAMES.get(result.engine, result.engine)

@@ -21,7 +21,7 @@ Memory is flat in the rows: the histograms hold distinct values, the scan holds 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -237,13 +237,13 @@ def _fold_groups(fitted: list[FittedFold], bytes_per_fold: list[float], budget: 
     return groups + ([current] if current else [])
 
 
-def _fold_bytes(fold: FittedFold, methods: list[str], joints: dict, params) -> float:
+def _fold_bytes(fold: FittedFold, methods: list[str], joints: dict, params, variants=None) -> float:
     """Rough bytes of one fold's fitted models while scoring (model table + stacked copy)."""
     table = float(fold.table.counts.nbytes)
     total = 0.0
     for name in methods:
         total += 2 * table
-        joint = joints.get((_cap_key(name, params), fold.fold))
+        joint = joints.get((_cap_key(name, params, variants), fold.fold))
         if joint is not None:
             total += 2 * 8.0 * joint.n_cells * joint.n_classes
     return total
@@ -264,6 +264,7 @@ def cross_validate(
     progress: Callable[[float, str], None] | None = None,
     batch_rows: int = 500_000,
     model_budget: float = 600e6,
+    variants: Mapping[str, str] | None = None,
 ) -> ScaleCVResult:
     """k-fold CV of registry methods on the source registered with ``engine``.
 
@@ -289,15 +290,23 @@ def cross_validate(
     model_budget : float
         Bytes of fitted models per scoring scan: folds are scored in groups that fit it,
         one scan each (``WHERE fold IN ...``), so memory stays bounded at any V.
+    variants : mapping of str to str, optional
+        Labels among ``methods`` that run a registry method with their own ``params``,
+        e.g. ``{"Lidstone(0.5)": "Lidstone"}`` with ``params={"Lidstone(0.5)": {"alpha":
+        0.5}}``: one method at several settings costs one counting and one scoring pass,
+        not one each. The result names them by their labels.
     """
-    methods = [registry.resolve_method_name(m) for m in dict.fromkeys(methods)]
+    variants = {label: registry.resolve_method_name(m) for label, m in (variants or {}).items()}
+    methods = [
+        m if m in variants else registry.resolve_method_name(m) for m in dict.fromkeys(methods)
+    ]
     if not methods:
         raise ValueError("Choose at least one method.")
     if int(n_splits) < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}.")
     if int(n_splits) > MAX_FOLDS:  # folds travel as int16 through the histograms
         raise ValueError(f"n_splits must be at most {MAX_FOLDS:,}, got {n_splits}.")
-    check_methods(methods, params)  # before any scan: a refused method costs no pass
+    check_methods([variants.get(m, m) for m in methods], params)  # before any scan
     report = progress or (lambda fraction, message: None)
     timings: dict[str, float] = {}
 
@@ -312,16 +321,17 @@ def cross_validate(
             return histograms.fit_fold(k, n_bins, missing)
 
     joints, fitted = {}, None
-    if any(registry.method(m).family == "aode" for m in methods):
+    if any(registry.method(variants.get(m, m)).family == "aode" for m in methods):
         from heb.scale.joint import count_joints
 
         fitted = [fit_fold(k) for k in range(n_splits)]  # the pair scan codes every fold
         report(0.05, "Counting feature pairs for AODE")
         with _phase(timings, "joint"):
-            joints = count_joints(engine, histograms, fitted, caps_of_methods(methods, params))
+            caps = caps_of_methods(methods, params, variants)
+            joints = count_joints(engine, histograms, fitted, caps)
 
     fold_of = (lambda k: fitted[k]) if fitted else fit_fold
-    plan = _Plan(methods, histograms, fold_of, joints, params, timings, report)
+    plan = _Plan(methods, histograms, fold_of, joints, params, timings, report, variants)
 
     def sql(folds=None) -> str:
         return rows_query(engine.dialect, target, list(columns.features), n_splits, seed, folds)
@@ -407,8 +417,8 @@ class _Plan:
     missing-value rule, or the one the AODE pair scan already fitted).
     """
 
-    def __init__(self, methods, histograms, fold, joints, params, timings, report):
-        self.methods, self.histograms = methods, histograms
+    def __init__(self, methods, histograms, fold, joints, params, timings, report, variants):
+        self.methods, self.histograms, self.variants = methods, histograms, variants
         self.fold: Callable[[int], FittedFold] = fold
         self.joints, self.params = joints, params
         self.timings, self.report = timings, report
@@ -420,10 +430,12 @@ class _Plan:
         for name in self.methods:
             for fold in group:
                 start = time.perf_counter()
-                joint = self.joints.get((_cap_key(name, self.params), fold.fold))
+                joint = self.joints.get((_cap_key(name, self.params, self.variants), fold.fold))
+                method = self.variants.get(name, name)
+                overrides = (self.params or {}).get(name)
                 with _phase(self.timings, "fit"):
                     models[(name, fold.fold)] = make_models(
-                        name, fold, self.histograms.classes, joint, (self.params or {}).get(name)
+                        method, fold, self.histograms.classes, joint, overrides
                     )
                 self.fit_time[(name, fold.fold)] = time.perf_counter() - start
         return models
@@ -528,7 +540,9 @@ def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget:
     fit ``budget``."""
     histograms = plan.histograms
     fitted = [plan.fold(k) for k in range(histograms.n_folds)]
-    sizes = [_fold_bytes(fold, plan.methods, plan.joints, plan.params) for fold in fitted]
+    sizes = [
+        _fold_bytes(fold, plan.methods, plan.joints, plan.params, plan.variants) for fold in fitted
+    ]
     groups = _fold_groups(fitted, sizes, budget)
     sums: dict = {}
     for index, group in enumerate(groups):
@@ -554,16 +568,20 @@ def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget:
     return scores, len(groups)
 
 
-def _cap_key(name: str, params) -> tuple:
-    """The joint-count caps of an AODE method, in the order of ``JointCounts.caps``."""
-    entry = registry.method(name)
+def _cap_key(name: str, params, variants: Mapping[str, str] | None = None) -> tuple:
+    """The joint-count caps of an AODE method (or variant label), in the order of
+    ``JointCounts.caps``."""
+    entry = registry.method((variants or {}).get(name, name))
     if entry.family != "aode":
         return ()
     model = AODE(**{**entry.params, **((params or {}).get(name) or {})})
     return (model.max_parent_cardinality, model.max_joint_cells, model.max_pairs)
 
 
-def caps_of_methods(methods: Sequence[str], params) -> list[tuple]:
+def caps_of_methods(
+    methods: Sequence[str], params, variants: Mapping[str, str] | None = None
+) -> list[tuple]:
     """The distinct caps (parent cardinality, joint cells, pairs) of the AODE methods asked for."""
-    keys = [_cap_key(m, params) for m in methods if registry.method(m).family == "aode"]
+    keys = [_cap_key(m, params, variants) for m in methods]
+    keys = [key for key in keys if key]
     return list(dict.fromkeys(keys))
