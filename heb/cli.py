@@ -65,7 +65,7 @@ from heb.evaluate.paper import (
 )
 from heb.evaluate.settings import RunSettings
 from heb.paths import cache_dir
-from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS
+from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS, resolve_method_name
 from heb.registry import method as registry_method
 
 #: the per-method mean ± sd table, written for any number of datasets
@@ -443,17 +443,18 @@ def _collect(
     categorical: Sequence[str] = (),
     target: str | None = None,
     drop: Sequence[str] = (),
+    methods: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Run every (dataset, method, setting) the chosen tables need; one long frame.
 
     ``categorical`` declares columns categorical in the datasets given as file paths;
     ``target`` is their class column (default: the last column); ``drop`` names their
-    columns to leave out.
+    columns to leave out; ``methods`` (``--methods``) replaces the tables' methods.
     """
     from heb.data import DataError
     from heb.evaluate import cross_validate
 
-    base = _base_methods(tables)
+    base = list(methods) or _base_methods(tables)
     names = {spec.split(":", 1)[-1] for spec in specs}
     table7_subset = bool(names & set(TABLE7_DATASETS))
     frames = []
@@ -664,10 +665,11 @@ def _bench_frame(
     collected with the figures, :func:`_collect_reliability`)."""
     categorical = _column_names(args.categorical)
     drop = _column_names(args.drop)
+    chosen = _methods(args)
     if not args.engine:
-        frame = _collect(specs, tables, settings, _log, categorical, args.target, drop)
+        frame = _collect(specs, tables, settings, _log, categorical, args.target, drop, chosen)
         return frame, None
-    base = _base_methods(tables, leave_out)
+    base = chosen or _base_methods(tables, leave_out)
     curves: dict[str, dict[str, dict]] = {}
 
     def keep_reliability(name: str, label: str, result) -> None:
@@ -696,8 +698,25 @@ def _table_range() -> str:
     return f"{min(ALL_TABLES)}-{max(ALL_TABLES)}"
 
 
+def _methods(args: argparse.Namespace) -> list[str]:
+    """The methods ``--methods`` names, as the registry names them (none: the tables')."""
+    if not args.methods:
+        return []
+    if args.tables:
+        raise UsageError(
+            "heb: --methods and --tables each choose what to compare; give one of them."
+        )
+    names = [name.strip() for name in args.methods.split(",") if name.strip()]
+    try:
+        return list(dict.fromkeys(resolve_method_name(name) for name in names))
+    except ValueError as exc:
+        raise UsageError(f"heb: --methods: {exc}") from None
+
+
 def _tables(args: argparse.Namespace) -> list[int]:
-    """The tables ``--tables`` names (default: all), checked."""
+    """The tables ``--tables`` names (default: all; none with ``--methods``), checked."""
+    if _methods(args):
+        return []
     if not args.tables:
         return list(ALL_TABLES)
     try:
@@ -873,6 +892,7 @@ def bench(args: argparse.Namespace) -> int:
     leave_out, note = [], ""
     if args.engine:  # methods and tables checked before the engine scans a row
         tables, leave_out, note = _engine_plan(tables, explicit=bool(args.tables))
+        _check_engine_methods(_methods(args))
     out = _output_folder(args.output)
     cache = ResultCache()
     identity = engine_identity if args.engine else _spec_identity
@@ -886,8 +906,11 @@ def bench(args: argparse.Namespace) -> int:
         *([{"categorical": sorted(_column_names(args.categorical))}] if args.categorical else []),
         *([{"target": args.target}] if args.target is not None else []),
         *([{"drop": sorted(_column_names(args.drop))}] if args.drop else []),
+        *([{"methods": _methods(args)}] if args.methods else []),
     )
     if not args.no_cache and _serve(cache, key, out, len(specs), started, note):
+        if args.methods:
+            _print_summary(out)
         return 0
     frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note)
     frame.to_csv(out / "folds.csv", index=False)
@@ -900,7 +923,25 @@ def bench(args: argparse.Namespace) -> int:
     cache.store("json", cache_key("bench-outputs", key), manifest)
     seconds = time.perf_counter() - started
     _log(_written_line(out, written_tables, skipped, figures, seconds))
+    if args.methods:
+        _print_summary(out)
     return 0
+
+
+def _check_engine_methods(methods: Sequence[str]) -> None:
+    """Refuse (one sentence, before the output folder or a scan) a ``--methods`` choice
+    the engine path cannot fit."""
+    from heb.scale.cv import check_methods
+
+    try:
+        check_methods(methods)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _print_summary(out: Path) -> None:
+    """``--methods``: the mean ± sd table on standard output, as written to ``out``."""
+    print((out / f"{SUMMARY[0]}.md").read_text().rstrip())
 
 
 def _collect_reliability(
@@ -996,6 +1037,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N,N,...",
         help=f"comma-separated table numbers {_table_range()} (default: all)",
+    )
+    b.add_argument(
+        "--methods",
+        default=None,
+        metavar="M,M,...",
+        help="compare these methods instead of the paper's tables: a mean ± sd table, "
+        "printed and written (names as in heb.registry, any case, e.g. laplace,heb-m,aode)",
     )
     b.add_argument(
         "--folds",
