@@ -263,6 +263,13 @@ class AODE(CategoricalClassifier):
                 f"more than max_pairs = {self.max_pairs:g}: it is the NB posterior instead."
             )
             warnings.warn(self.notes_[-1], stacklevel=3)
+        elif F > 1 and not self.parents_.size:
+            self.notes_.append(
+                f"No feature has at most max_parent_cardinality = "
+                f"{self.max_parent_cardinality:g} categories, so none can be a super-parent: "
+                "this AODE is the NB posterior (Laplace, or HEB-M for HEB-AODE)."
+            )
+            warnings.warn(self.notes_[-1], stacklevel=3)
         self.joint_pairs_ = np.column_stack([joint.parent, joint.child])
         pair_index = np.full((F, F), -1, dtype=np.int64)
         pair_index[joint.parent, joint.child] = np.arange(joint.n_pairs)

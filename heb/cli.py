@@ -35,6 +35,7 @@ from heb.cli_scale import (
     check_categorical,
     collect_on_engine,
     data_stem,
+    distinct_name,
     engine_identity,
     make_data,
 )
@@ -132,6 +133,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{command}: {_one_line(message)}\n")
 
 
+def _positive_number(text: str) -> float:
+    """An argparse type: a finite number above 0 (a Dirichlet concentration)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number above 0 (got {text!r})")
+    return value
+
+
 def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type: an int in [low, high] (underscores allowed: 50_000_000)."""
 
@@ -208,14 +220,23 @@ def _no_datasets_sentence(named: Sequence[str] = ()) -> str:
     )
 
 
-def _size_hint(spec: str) -> str:
-    """For a file past the in-memory size limit: the engine that reads it (a 205 MB CSV was
-    refused with no way forward)."""
+def _size_hint(spec: str, reason: str = "") -> str:
+    """For a file past the in-memory size or cell limit: the engine that reads it (a 205 MB
+    CSV, or a 1e6 x 21 parquet file, was refused with no way forward)."""
     from heb.data.dataset import DEFAULT_MAX_BYTES
 
     path = Path(_spec_path(spec)).expanduser()
-    if path.is_file() and path.stat().st_size > DEFAULT_MAX_BYTES:
+    too_big = path.is_file() and path.stat().st_size > DEFAULT_MAX_BYTES
+    if too_big or (path.is_file() and "cells this app loads" in reason):
         return "--engine duckdb counts a file of any size (NB and AODE methods)"
+    return ""
+
+
+def _target_hint(reason: str, target: str | None) -> str:
+    """For a file whose default target (the last column) cannot be one: the option that
+    names another (a file with a ``target`` column elsewhere was refused with no way out)."""
+    if target is None and "target" in reason.lower():
+        return "the target is the last column unless --target NAME names another"
     return ""
 
 
@@ -457,7 +478,7 @@ def _collect(
     base = list(methods) or _base_methods(tables)
     names = {spec.split(":", 1)[-1] for spec in specs}
     table7_subset = bool(names & set(TABLE7_DATASETS))
-    frames = []
+    frames, taken = [], set()
     for index, spec in enumerate(specs):
         started = time.perf_counter()
         if drop and not _is_file_spec(spec):
@@ -465,11 +486,15 @@ def _collect(
         try:
             dataset = _load(spec, target, drop, len(specs) == 1, report)
         except DataError as exc:
-            hint = _openml_hint(spec) or _size_hint(spec)
+            hint = _openml_hint(spec) or _size_hint(spec, str(exc))
+            hint = hint or (_target_hint(str(exc), target) if _is_file_spec(spec) else "")
             reason = f"{str(exc).rstrip('.')}; {hint}" if hint else exc
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({reason})")
             continue
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, report)
+        dataset.name = distinct_name(dataset.name, spec, taken)
+        for note in dataset.notes:  # what reading the file changed (renames, dropped rows...)
+            report(f"  {dataset.name}: {note}")
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
         with_bins = 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset)
         notes: list[str] = []
@@ -684,7 +709,7 @@ def _bench_frame(
         settings,
         _log,
         target=args.target,
-        master=args.spark_master,
+        master=args.spark_master or "local[*]",
         note=note,
         categorical=categorical,
         on_result=keep_reliability,
@@ -729,7 +754,9 @@ def _tables(args: argparse.Namespace) -> list[int]:
         raise UsageError(message) from None
     unknown = set(tables) - set(ALL_TABLES)
     if unknown:
-        raise UsageError(f"heb: Unknown table(s): {sorted(unknown)}; choose from {_table_range()}.")
+        listed = ", ".join(str(t) for t in sorted(unknown))
+        plural = "s" * (len(unknown) > 1)
+        raise UsageError(f"heb: Unknown table{plural} {listed}; choose from {_table_range()}.")
     return tables
 
 
@@ -776,7 +803,12 @@ def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame],
         ),
         7: ("table7_bins", "Table 7: discretisation ablation", lambda f: table7(f, n_bins)),
         8: ("table8_fit_times", "Table 8: fit time per fold", table8),
-        9: ("table9_references", "Table 9: HEB methods vs reference models", table9),
+        9: (
+            "table9_references",
+            "Table 9: HEB methods vs reference models (mean rank per metric, 1 = best; fit "
+            "time as a ratio to HEB-M)",
+            table9,
+        ),
     }
 
 
@@ -881,6 +913,8 @@ def bench(args: argparse.Namespace) -> int:
         _check_files(specs)
         _check_target(specs, args.target)
     _check_drop(args)
+    if args.spark_master and args.engine != "spark":
+        raise UsageError("heb: --spark-master is the master of --engine spark; add that option.")
     run = _run_settings(args)  # checks every setting before any work
     settings = {
         "n_splits": run.n_splits,
@@ -1109,8 +1143,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument(
         "--spark-master",
-        default="local[*]",
-        help="Spark master with --engine spark (default: %(default)s)",
+        default=None,
+        help="Spark master with --engine spark (default: local[*])",
     )
     b.set_defaults(func=bench)
     d = sub.add_parser(
@@ -1176,7 +1210,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", default="results", help="output folder (default: %(default)s)")
     s.add_argument(
         "--alpha-dir",
-        type=float,
+        type=_positive_number,
         nargs="+",
         default=[0.3, 1.0],
         metavar="A",
@@ -1197,6 +1231,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _note_printer() -> Callable[..., None]:
+    """A ``warnings.showwarning`` that prints a warning as ``heb: note: ...`` (a model's
+    note, e.g. an AODE with no super-parent), each text once per command (a model warns
+    on every fold)."""
+    seen: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if str(message) not in seen:
+            seen.add(str(message))
+            print(f"heb: note: {message}", file=file or sys.stderr)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m heb``.
 
@@ -1205,7 +1253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args))
+        with warnings.catch_warnings():  # a model's note as one line, not a source location
+            warnings.showwarning = _note_printer()
+            return int(args.func(args))
     except UsageError as exc:  # a bad option value: printed here, exit code 2
         print(exc, file=sys.stderr)
         raise

@@ -256,6 +256,16 @@ class EngineCall:
     title: str
 
 
+def distinct_name(name: str, spec: str, taken: set[str]) -> str:
+    """``name``, or where another input of the run already has it (``car.csv`` beside
+    ``car.tsv``, ``2024/sales.csv`` beside ``2025/sales.csv``), the name with the input as
+    typed: the tables keep one row per input. ``taken`` gets the name returned."""
+    if name in taken:
+        name = f"{name} ({spec})"
+    taken.add(name)
+    return name
+
+
 def merged_runs(runs: Sequence[tuple[str, list[str], dict, dict]]) -> list[EngineCall]:
     """``bench``'s runs as engine passes: a one-method run (a Lidstone alpha) joins the
     first run with the same settings as a labelled variant, so Table 6's sweep counts and
@@ -327,7 +337,7 @@ def collect_on_engine(
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     engine = open_engine(engine_name, master)
-    frames = []
+    frames, taken = [], set()
     try:
         for index, path in enumerate(paths):
             started = time.perf_counter()
@@ -340,7 +350,7 @@ def collect_on_engine(
                 if note:
                     report(note)
                     note = ""
-                name = data_stem(source.path)
+                name = distinct_name(data_stem(source.path), path, taken)
                 for call in merged_runs(runs(name)):
                     result = cross_validate(
                         engine,

@@ -210,6 +210,13 @@ class TAN(CategoricalClassifier):
                 f"more than max_pairs = {self.max_pairs:g}: it is Naive Bayes instead."
             )
             warnings.warn(self.notes_[-1], stacklevel=3)
+        elif F > 1 and not can_parent.any():
+            self.notes_.append(
+                f"No feature has at most max_parent_cardinality = "
+                f"{self.max_parent_cardinality:g} categories, so none can be a parent: this "
+                "TAN is Naive Bayes (Lidstone, or HEB-M for HEB-TAN)."
+            )
+            warnings.warn(self.notes_[-1], stacklevel=3)
         self.arc_gain_, rows = arc_gains(pairs)
         with np.errstate(invalid="ignore", divide="ignore"):
             self.conditional_mutual_info_ = np.where(rows > 0, self.arc_gain_ / rows, 0.0)

@@ -289,7 +289,7 @@ def test_parse_errors_are_one_line_with_exit_2(argv, message, capsys):
         (["--seed", "-1"], "heb: --seed "),
         (["--max-rows", "-3"], "heb: --max-rows "),
         (["--tables", "one"], "heb: --tables takes numbers 1-9"),
-        (["--tables", "12"], "heb: Unknown table(s): [12]"),
+        (["--tables", "12"], "heb: Unknown table 12; choose from 1-9."),
     ],
 )
 def test_bad_settings_exit_2_with_one_line(tmp_path, isolated_cache, capsys, extra, message):

@@ -21,6 +21,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -193,6 +195,14 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if len(set(columns)) != len(columns):
             raise DataError("Two columns have the same name; give each column a unique name.")
         declared = {str(c) for c in (self.categorical or [])}
+        unknown = sorted(declared - {str(c) for c in columns})
+        if unknown:  # a misspelt name would leave its column binned as a number
+            names = ", ".join(repr(name) for name in unknown[:5])
+            warnings.warn(
+                f"categorical names {len(unknown)} column{'s' * (len(unknown) > 1)} not in "
+                f"the table: {names}{', ...' * (len(unknown) > 5)}.",
+                stacklevel=2,
+            )
         self._columns_in = columns
         self.kinds_, self.bin_edges_, self.impute_values_ = {}, {}, {}
         self.id_like_imputed_ = {}

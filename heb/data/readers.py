@@ -336,7 +336,8 @@ def _tidy_text_columns(
         frame[column] = text
     if mixed:
         column, example = mixed[0]
-        others = f" (and {len(mixed) - 1} more columns)" if len(mixed) > 1 else ""
+        more = len(mixed) - 1
+        others = f" (and {more} more column{'s' * (more > 1)})" if more else ""
         notes.append(
             f"Column {quote(column)}{others} mixes numbers and text such as {quote(example)}, "
             "so it is treated as categorical."

@@ -240,6 +240,10 @@ def _cached_results(
     return frames, oof
 
 
+#: cross_validate's defaults of the settings that ``settings=`` replaces
+_DEFAULTS = {"n_splits": 10, "seed": 42, "n_bins": 10, "missing": "impute", "max_rows": 20_000}
+
+
 def cross_validate(
     dataset: Dataset,
     methods: Sequence[str] = TABLE1_METHODS,
@@ -297,6 +301,15 @@ def cross_validate(
         )
     elif params is not None:
         raise ValueError("Give the overrides in settings or in params, not both.")
+    else:
+        given = {"n_splits": n_splits, "seed": seed, "n_bins": n_bins, "missing": missing}
+        given["max_rows"] = max_rows
+        moved = [name for name, value in given.items() if value != _DEFAULTS[name]]
+        if moved:  # settings replace them: a changed one would be ignored without a word
+            raise ValueError(
+                f"Give {', '.join(moved)} in settings or as arguments, not both "
+                f"(settings.replace({moved[0]}=...))."
+            )
     settings = settings.replace(fingerprint=dataset.fingerprint())
     specs = _specs(methods, settings)
     # hashing the engine's source for a key costs a second: only for the cache

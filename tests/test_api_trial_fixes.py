@@ -1,0 +1,134 @@
+"""What a practitioner's trial of the API and CLI found (session 24), each pinned."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb import AODE, TAN
+from heb.cli import _size_hint, _target_hint, main
+from heb.cli_scale import distinct_name
+from heb.data import load_builtin, load_dataset, make_model
+from heb.evaluate import RunSettings, cross_validate
+
+
+def _ids(rows: int = 600, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 300, (rows, 3)), rng.integers(0, 2, rows)
+
+
+@pytest.mark.parametrize(
+    ("model", "words"),
+    [
+        (AODE(), "none can be a super-parent: this AODE is the NB posterior"),
+        (AODE(smoother="heb"), "none can be a super-parent: this AODE is the NB posterior"),
+        (TAN(), "none can be a parent: this TAN is Naive Bayes"),
+    ],
+)
+def test_a_model_with_no_possible_parent_says_it_is_naive_bayes(model, words):
+    X, y = _ids()
+    X[0] = 299  # every feature has 300 categories, over the default cap of 200
+    with pytest.warns(UserWarning, match=words):
+        model.fit(X, y)
+    assert len(model.notes_) == 1 and words in model.notes_[0]
+    assert "max_parent_cardinality = 200" in model.notes_[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        narrow = type(model)(max_parent_cardinality=400).fit(X, y)
+    assert narrow.notes_ == []
+    one_feature = type(model)().fit(X[:, :1], y)  # nothing to pair: no note
+    assert one_feature.notes_ == []
+
+
+def test_the_cli_prints_a_model_note_once_as_one_line(tmp_path, capsys):
+    X, y = _ids()
+    frame = pd.DataFrame({c: [f"id{v}" for v in X[:, i]] for i, c in enumerate("abc")})
+    frame["y"] = y
+    frame.to_csv(tmp_path / "ids.csv", index=False)
+    argv = ["bench", str(tmp_path / "ids.csv"), "--methods", "aode,heb-aode", "--folds", "3"]
+    assert main([*argv, "--no-cache", "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if line.startswith("heb: note: ")]
+    assert len(notes) == 1 and "none can be a super-parent" in notes[0]
+    assert "UserWarning" not in err
+
+
+def test_the_cli_says_what_reading_a_file_changed(tmp_path, capsys):
+    (tmp_path / "notes.csv").write_text("a,a,class\n1,x,p\n2,y,q\n3,,p\n4,z\n5,x,q\n6,y,p\n,,\n")
+    argv = ["bench", str(tmp_path / "notes.csv"), "--methods", "laplace", "--folds", "2"]
+    assert main([*argv, "--no-cache", "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "  notes: Column name 'a' appears more than once" in err
+    assert "  notes: Dropped 1 row with a missing target." in err
+
+
+def test_two_inputs_with_one_name_stay_two_datasets(tmp_path, capsys):
+    iris = load_builtin("iris")
+    table = iris.X.assign(species=iris.y)
+    table.to_csv(tmp_path / "iris.csv", index=False)
+    table.sample(frac=1, random_state=1).to_csv(tmp_path / "iris.tsv", sep="\t", index=False)
+    out = tmp_path / "out"
+    specs = [str(tmp_path / "iris.csv"), str(tmp_path / "iris.tsv")]
+    argv = ["bench", *specs, "--tables", "1", "--folds", "3", "--no-figures", "--no-cache"]
+    assert main([*argv, "-o", str(out)]) == 0
+    assert "Table 1 skipped" not in capsys.readouterr().err
+    names = list(dict.fromkeys(pd.read_csv(out / "folds.csv")["dataset"]))
+    assert names == ["iris", f"iris ({specs[1]})"]
+    taken: set[str] = set()
+    named = [distinct_name("a", spec, taken) for spec in ("x/a.csv", "y/a.csv", "b.csv")]
+    assert named == ["a", "a (y/a.csv)", "a (b.csv)"]
+    assert taken == set(named)
+
+
+def test_a_refused_target_or_size_names_the_option_that_helps(tmp_path):
+    assert "--target NAME" in _target_hint("The target 'ROLE' has 343 different values", None)
+    assert _target_hint("The target 'ROLE' has 343 different values", "ROLE") == ""
+    assert _target_hint("The file is empty.", None) == ""
+    small = tmp_path / "small.csv"
+    small.write_text("a,b\n1,2\n")
+    assert "--engine duckdb" in _size_hint(str(small), "more than the 20 cells this app loads")
+    assert _size_hint(str(small), "The file is empty.") == ""
+
+
+def test_a_categorical_name_not_in_the_table_is_warned_about():
+    frame = pd.DataFrame({"a": [1, 2, 3, 1, 2, 3], "b": list("xyxyxy")})
+    with pytest.warns(UserWarning, match="categorical names 1 column not in the table: 'nope'"):
+        make_model(categorical=["nope", "a"]).fit(frame, [0, 1, 0, 1, 0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_model(categorical=["a"]).fit(frame, [0, 1, 0, 1, 0, 1])
+
+
+def test_a_setting_given_beside_settings_is_refused_not_ignored():
+    data = load_builtin("iris")
+    with pytest.raises(ValueError, match="Give n_splits in settings or as arguments, not both"):
+        cross_validate(data, ["laplace"], n_splits=5, settings=RunSettings(n_splits=3))
+    result = cross_validate(data, ["laplace"], settings=RunSettings(n_splits=3), use_cache=False)
+    assert result.n_splits == 3
+
+
+def test_options_that_cannot_apply_are_refused_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "builtin:iris", "--spark-master", "local[2]", "-o", str(out)])
+    assert exit_info.value.code == 2
+    assert "--spark-master is the master of --engine spark" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["synthetic", "--alpha-dir", "0", "-o", str(out)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--alpha-dir must be a number above 0 (got '0')" in err
+    assert "repetitions" not in err and not out.exists()
+    with pytest.raises(SystemExit, match="Unknown tables 10, 11; choose from 1-9."):
+        main(["bench", "builtin:iris", "--tables", "1,10,11", "-o", str(out)])
+
+
+def test_one_more_mixed_column_is_singular(tmp_path: Path):
+    path = tmp_path / "mixed.csv"
+    path.write_text("doors,persons,c\n2,2,a\n5more,more,b\n3,4,a\n4,2,b\n")
+    text = " ".join(load_dataset(str(path)).notes)
+    assert "Column 'doors' (and 1 more column) mixes numbers and text" in text
