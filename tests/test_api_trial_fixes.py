@@ -132,3 +132,21 @@ def test_one_more_mixed_column_is_singular(tmp_path: Path):
     path.write_text("doors,persons,c\n2,2,a\n5more,more,b\n3,4,a\n4,2,b\n")
     text = " ".join(load_dataset(str(path)).notes)
     assert "Column 'doors' (and 1 more column) mixes numbers and text" in text
+
+
+def test_numbers_read_as_text_at_predict_time_are_still_the_categories_learned():
+    """An integer store_id fitted, then the same IDs as strings (JSON, a CSV read as text):
+    every row was unseen and scored as the prior."""
+    rng = np.random.default_rng(0)
+    stores, letters = rng.integers(0, 50, 2000), rng.choice(list("xyz"), 2000)
+    frame = pd.DataFrame({"store_id": stores, "b": letters})
+    pipe = make_model(categorical=["store_id"]).fit(frame, frame["store_id"] % 2)
+    test = pd.DataFrame({"store_id": [1, 4, 7], "b": ["x", "y", "q"]})
+    as_numbers = pipe.predict_proba(test)
+    as_text = pipe.predict_proba(test.assign(store_id=["1", "4", " 7"]))
+    np.testing.assert_array_equal(as_text, as_numbers)
+    assert (as_numbers[[0, 2], 1] > 0.9).all() and as_numbers[1, 1] < 0.1  # odd stores
+    other = pipe[0].transform(test.assign(store_id=["1.0", "four", None]))[:, 0]
+    k = pipe[0].n_categories_[0]
+    assert other[0] == pipe[0].transform(test)[0, 0]  # "1.0" is 1
+    assert other[1] == k  # text that is no number: unseen (code K)

@@ -371,6 +371,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             return np.where(missing, fill, codes)
         raw_missing = column.isna().to_numpy()
         numeric = encoder["numeric"]
+        if numeric and number_kind(column) == "":  # numbers as text (JSON, a CSV read as text)
+            column = pd.to_numeric(column, errors="coerce")  # "12" is 12; "x" is unseen
         if numeric == "integer" and not pd.api.types.is_integer_dtype(column.dtype):
             numeric = "float" if pd.api.types.is_numeric_dtype(column.dtype) else ""
         values = _category_values(column, numeric)
