@@ -248,6 +248,9 @@ def high_cardinality_preset(
     ``concentration`` sequence, one per high-cardinality feature; a single number c means
     m_f = c K_f), so classes differ around a shared heavy-tailed marginal: exactly the
     hierarchical model behind HEB-M, with a known m to compare the learned one against.
+    Compare it on the minority class: HEB-M's prior mean is the pooled empirical marginal,
+    85 % of which is the majority class's own rows, so that class's PMF sits close to its
+    prior mean and its learned m runs up to the clamp (``m_max``), whatever the true m_f.
     Most categories are rare, many are never seen in a training fold, and Laplace's K_f
     pseudo-counts swamp N_c.
     Three low-cardinality features (weekday, channel, device) have
