@@ -456,6 +456,20 @@ def _declared(dataset, spec: str, categorical: Sequence[str], strict: bool, repo
     return dataset
 
 
+def _with_bins(dataset, tables: Sequence[int], table7_subset: bool, report) -> bool:
+    """Whether ``dataset`` runs Table 7's other bin counts: the table is asked for, the
+    dataset is in its subset (when the run names one) and it has a column to bin."""
+    from heb.data.preprocess import column_kind
+
+    if 7 not in tables or (table7_subset and dataset.name not in TABLE7_DATASETS):
+        return False
+    declared = {str(c) for c in dataset.categorical}
+    if any(column_kind(str(c), dataset.X[c], declared) == "numeric" for c in dataset.X):
+        return True
+    report(f"  {dataset.name}: no numeric column to bin; left out of Table 7.")
+    return False
+
+
 def _collect(
     specs: Sequence[str],
     tables: Sequence[int],
@@ -496,7 +510,7 @@ def _collect(
         for note in dataset.notes:  # what reading the file changed (renames, dropped rows...)
             report(f"  {dataset.name}: {note}")
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
-        with_bins = 7 in tables and (dataset.name in TABLE7_DATASETS or not table7_subset)
+        with_bins = _with_bins(dataset, tables, table7_subset, report)
         notes: list[str] = []
         for run in _variants(tables, base, settings["n_bins"], with_bins):
             label, methods, params, override = run

@@ -150,3 +150,19 @@ def test_numbers_read_as_text_at_predict_time_are_still_the_categories_learned()
     k = pipe[0].n_categories_[0]
     assert other[0] == pipe[0].transform(test)[0, 0]  # "1.0" is 1
     assert other[1] == k  # text that is no number: unseen (code K)
+
+
+def test_table_7_leaves_out_a_dataset_with_nothing_to_bin(tmp_path, capsys):
+    """On car (every column categorical) the 5 / 10 / 20-bin rows were identical."""
+    text = pd.DataFrame({"a": list("xyzxyzxyzx") * 6, "b": list("ppqqppqqpp") * 6})
+    text["c"] = np.where(np.arange(60) % 3 == 0, "yes", "no")
+    text.to_csv(tmp_path / "text.csv", index=False)
+    argv = ["bench", str(tmp_path / "text.csv"), "--tables", "7", "--folds", "3"]
+    argv += ["--no-cache", "--no-figures"]
+    assert main([*argv, "-o", str(tmp_path / "alone")]) == 0
+    err = capsys.readouterr().err
+    assert "  text: no numeric column to bin; left out of Table 7." in err
+    assert "Table 7 skipped: No dataset has a numeric column to bin" in err
+    assert main([*argv[:2], "builtin:iris", *argv[2:], "-o", str(tmp_path / "both")]) == 0
+    table = pd.read_csv(tmp_path / "both" / "table7_bins.csv")
+    assert set(table["datasets"]) == {1} and set(table["n_bins"]) == {5, 10, 20}

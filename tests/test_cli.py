@@ -63,7 +63,7 @@ def test_bench_on_shared_datasets(tmp_path, isolated_cache, datasets_dir):
         "bench",
         "car",
         "tic-tac-toe",
-        "vote",
+        "cmc",
         "--folds",
         "5",
         "--tables",
@@ -75,6 +75,7 @@ def test_bench_on_shared_datasets(tmp_path, isolated_cache, datasets_dir):
     assert main(args) == 0
     table7 = pd.read_csv(out / "table7_bins.csv")
     assert set(table7["n_bins"]) == {5, 10, 20}
+    assert set(table7["datasets"]) == {1}  # cmc: car and tic-tac-toe have nothing to bin
 
 
 def test_synthetic_writes_figure2_table(tmp_path, isolated_cache):

@@ -121,6 +121,16 @@ def number_kind(column: pd.Series) -> str:
     return "integer" if pd.api.types.is_integer_dtype(column.dtype) else "float"
 
 
+def column_kind(name, column: pd.Series, declared) -> str:
+    """``"categorical"`` (declared, text, or integers under an ID-like name) or
+    ``"numeric"`` (binned): how :class:`Preprocessor` reads a column."""
+    if name in declared or is_text_dtype(column.dtype):
+        return "categorical"
+    if is_id_like_name(name) and is_integer_like(column):
+        return "categorical"
+    return "numeric"
+
+
 def text_values(column: pd.Series) -> np.ndarray:
     """Object array of category labels as strings, missing as None."""
     present = column.notna().to_numpy()
@@ -179,11 +189,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             raise ValueError(f"missing must be 'impute' or 'category', got {self.missing!r}.")
 
     def _kind(self, name, column: pd.Series, declared: set) -> str:
-        if name in declared or is_text_dtype(column.dtype):
-            return "categorical"
-        if is_id_like_name(name) and is_integer_like(column):
-            return "categorical"
-        return "numeric"
+        return column_kind(name, column, declared)
 
     def fit(self, X, y=None):
         """Learn column kinds, categories, bin edges and imputation values from ``X``."""
