@@ -166,3 +166,9 @@ def test_table_7_leaves_out_a_dataset_with_nothing_to_bin(tmp_path, capsys):
     assert main([*argv[:2], "builtin:iris", *argv[2:], "-o", str(tmp_path / "both")]) == 0
     table = pd.read_csv(tmp_path / "both" / "table7_bins.csv")
     assert set(table["datasets"]) == {1} and set(table["n_bins"]) == {5, 10, 20}
+
+
+def test_the_lazy_engine_names_are_listed_by_dir():
+    import heb.scale
+
+    assert set(heb.scale.__all__) <= set(dir(heb.scale))

@@ -448,6 +448,14 @@ def make_model(
     estimator : sklearn classifier, optional
         Any classifier of integer codes (e.g. AODE); default ``NaiveBayes(smoother,
         **nb_params)``.
+    **nb_params
+        Further :class:`~heb.nb.NaiveBayes` arguments (``alpha``, ``weighting``,
+        ``hierarchies``, ...); refused beside ``estimator``.
+
+    Returns
+    -------
+    Pipeline
+        Steps ``"preprocess"`` (:class:`Preprocessor`) and ``"classifier"``; unfitted.
     """
     if estimator is None:
         from heb.nb import NaiveBayes

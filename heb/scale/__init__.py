@@ -60,3 +60,8 @@ def __getattr__(name: str):
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'heb.scale' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The lazy names beside the loaded ones, so ``dir(heb.scale)`` and completion list them."""
+    return sorted(set(globals()) | set(__all__))
