@@ -6,6 +6,8 @@ nothing is refitted. Plain pandas: tested without a running app.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -82,6 +84,10 @@ CODE_DISTINCT_SHARE = 0.5
 #: the most rows the rule counts (drawn at random, seed 42, from a larger table: counting
 #: the distinct values of ten 2-million-row columns took 3 s)
 CODE_SAMPLE_ROWS = 20_000
+#: a name that says the column holds codes (ZIP / postal codes, product codes, SKUs): such
+#: a column is listed above CODE_MIN_VALUES distinct values whatever their share, since a
+#: ZIP code repeats over the many customers who share it
+CODE_NAME = re.compile(r"zip|postal|post_?code|\bcode\b|_code|code_|sku", re.IGNORECASE)
 
 
 def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple[int, int]]:
@@ -94,7 +100,8 @@ def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple
     of its non-missing rows. Its quantile bins then each hold many unrelated values if it
     is a code; a measurement recorded in whole numbers (an amount, a weight) can pass the
     rule too, so the app only asks. A code repeated over many rows (2,000 ZIP codes in
-    20,000 rows) is not listed: its counts look like a measurement's.
+    20,000 rows) looks like a measurement by its counts: it is listed when its name says
+    it is a code (:data:`CODE_NAME`: zip, postal, code, sku).
     """
     kinds = getattr(work.preprocessor, "kinds_", {})
     X = dataset.X
@@ -110,7 +117,8 @@ def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple
     for name in names:
         rows = int(counted[name].notna().sum())
         distinct = int(counted[name].nunique(dropna=True))
-        if distinct > CODE_MIN_VALUES and distinct >= CODE_DISTINCT_SHARE * rows:
+        spread = distinct >= CODE_DISTINCT_SHARE * rows or CODE_NAME.search(str(name))
+        if distinct > CODE_MIN_VALUES and spread:
             found[name] = (distinct, rows)
     return found
 

@@ -105,6 +105,20 @@ def test_the_rule_flags_a_numeric_code_and_not_ages_counts_or_decimals():
     assert "shop" not in code_columns(frame)
 
 
+def test_a_repeated_code_is_flagged_when_its_name_says_code():
+    """A ZIP column of 302 values over 3,000 customers was binned into 10 numbers with no
+    note: its values repeat, so the share rule let it through; its name says what it is."""
+    frame = customers(rows=3_000, seed=6)
+    rng = np.random.default_rng(7)
+    for name in ("zip", "Postal_Code", "shop"):
+        frame[name] = rng.integers(10_000, 10_302, len(frame))
+    found = code_columns(frame)
+    assert {"zip", "Postal_Code"} <= set(found) and "shop" not in found
+    assert found["zip"][1] == 3_000 and 250 < found["zip"][0] <= 302
+    frame["zip"] = rng.integers(10_000, 10_090, len(frame))  # 90 values: as an age's range
+    assert "zip" not in code_columns(frame)
+
+
 def test_a_large_table_is_counted_on_a_sample():
     """Past CODE_SAMPLE_ROWS rows the rule counts a random sample (seed 42)."""
     rows = 2 * summaries.CODE_SAMPLE_ROWS
