@@ -33,8 +33,15 @@ __all__ = [
 _CD_TOL = 1e-9
 
 
+#: scores are compared to this many decimals: two fits of the same model (HEB-H without a
+#: hierarchy and HEB-M) differ by floating-point noise of 1e-15 - 1e-12, which must tie,
+#: not rank one above the other or count as a Wilcoxon difference
+SCORE_DECIMALS = 10
+
+
 def _as_scores(scores: np.ndarray, min_datasets: int = 1, min_methods: int = 1) -> np.ndarray:
-    """Check a (n_datasets, k_methods) score matrix and return it as float64."""
+    """Check a (n_datasets, k_methods) score matrix and return it as float64, rounded to
+    :data:`SCORE_DECIMALS`."""
     arr = np.asarray(scores)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise ValueError(f"scores must be a numeric array, got dtype {arr.dtype}.")
@@ -48,7 +55,7 @@ def _as_scores(scores: np.ndarray, min_datasets: int = 1, min_methods: int = 1) 
         raise ValueError(f"Need at least {min_methods} methods (columns), got {k_methods}.")
     if not np.all(np.isfinite(arr)):
         raise ValueError("scores contain NaN or infinite values; fill or drop them first.")
-    return arr
+    return np.round(arr, SCORE_DECIMALS)
 
 
 def _check_direction(higher_is_better: bool) -> bool:
@@ -243,7 +250,8 @@ def nemenyi_groups(avg_ranks: np.ndarray, cd: float) -> list[tuple[int, ...]]:
 
 
 def wilcoxon(a: np.ndarray, b: np.ndarray) -> dict[str, float | int]:
-    """Two-sided Wilcoxon signed-rank test of paired scores, zero differences dropped.
+    """Two-sided Wilcoxon signed-rank test of paired scores, zero differences dropped
+    (scores equal to :data:`SCORE_DECIMALS` decimals differ by zero).
 
     The statistic and p-value are those of
     ``scipy.stats.wilcoxon(a, b, zero_method="wilcox")`` (the smaller of the positive and
@@ -266,13 +274,13 @@ def wilcoxon(a: np.ndarray, b: np.ndarray) -> dict[str, float | int]:
         raise ValueError("a and b are empty; the test needs at least one pair.")
     if not (np.all(np.isfinite(a_arr)) and np.all(np.isfinite(b_arr))):
         raise ValueError("a and b contain NaN or infinite values.")
-    diff = a_arr - b_arr
+    diff = np.round(a_arr - b_arr, SCORE_DECIMALS) + 0.0  # + 0.0: no -0.0
     n_nonzero = int(np.count_nonzero(diff))
     median_diff = float(np.median(diff))
     if n_nonzero == 0:
         statistic, p_value = 0.0, 1.0
     else:
-        result = sps.wilcoxon(a_arr, b_arr, zero_method="wilcox", alternative="two-sided")
+        result = sps.wilcoxon(diff, zero_method="wilcox", alternative="two-sided")
         statistic, p_value = float(result.statistic), float(min(1.0, result.pvalue))
     return {
         "statistic": statistic,

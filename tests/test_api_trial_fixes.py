@@ -172,3 +172,20 @@ def test_the_lazy_engine_names_are_listed_by_dir():
     import heb.scale
 
     assert set(heb.scale.__all__) <= set(dir(heb.scale))
+
+
+def test_scores_equal_but_for_float_noise_tie_in_ranks_and_wilcoxon():
+    """HEB-H without a hierarchy is HEB-M to 1e-12; the Benchmark ranked them 4.2 and 4.4
+    and counted five non-zero Wilcoxon differences of median -0.0000."""
+    from heb.stats import friedman, rank_scores, wilcoxon
+
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.2, 0.6, size=(5, 3))
+    noisy = np.column_stack([base, base[:, 2] + rng.choice([-1, 1], 5) * 1e-13])
+    ranks = rank_scores(noisy, higher_is_better=False)
+    np.testing.assert_array_equal(ranks[:, 2], ranks[:, 3])
+    assert friedman(noisy, False)["avg_ranks"][2] == friedman(noisy, False)["avg_ranks"][3]
+    same = wilcoxon(noisy[:, 2], noisy[:, 3])
+    assert (same["n_nonzero"], same["p_value"], same["median_diff"]) == (0, 1.0, 0.0)
+    apart = wilcoxon(base[:, 0], base[:, 1])
+    assert apart["n_nonzero"] == 5
