@@ -19,6 +19,7 @@ __all__ = [
     "QUICK_DATASETS",
     "SCORE_DECIMALS",
     "name_width",
+    "benchmark_footer",
     "benchmark_key",
     "dataset_choices",
     "default_datasets",
@@ -63,6 +64,23 @@ def default_datasets(choices: dict[str, str]) -> list[str]:
     """The quick paper datasets present, else the first four built-in ones."""
     quick = [f"shared:{name}" for name in QUICK_DATASETS if f"shared:{name}" in choices]
     return quick or [spec for spec in choices if spec.startswith("builtin:")][:4]
+
+
+def benchmark_footer(frame: pd.DataFrame, settings: dict) -> str:
+    """The exported figures' footer of a benchmark: its own datasets, methods and settings
+    (the view's URL holds the sidebar dataset and Compare's folds and what-if values, which
+    a benchmark does not use)."""
+    from explorer.report import MAX_FOOTER_CHARS
+
+    parts = [
+        "HEB Explorer · benchmark",
+        "datasets=" + ", ".join(str(d) for d in dict.fromkeys(frame["dataset"])),
+        "methods=" + ", ".join(str(m) for m in dict.fromkeys(frame["method"])),
+        f"folds={frame['fold'].nunique()}",
+        *(f"{key}={value}" for key, value in settings.items()),
+    ]
+    text = " · ".join(parts)
+    return text if len(text) <= MAX_FOOTER_CHARS else text[: MAX_FOOTER_CHARS - 1] + "…"
 
 
 def benchmark_key(specs: list[str], methods: list[str], settings: dict) -> str:

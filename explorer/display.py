@@ -204,7 +204,13 @@ def _below_modebar(fig) -> None:
     fig.update_layout(**moved)
 
 
-def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None = None) -> None:
+def show_figure(
+    fig,
+    data_frame: pd.DataFrame | None,
+    stem: str,
+    key: str | None = None,
+    footer: str | None = None,
+) -> None:
     """Plot a figure in projector-sized dark type, with its PNG / SVG / CSV downloads.
 
     The modebar offers zoom, pan and "reset axes" (:data:`CHART_CONFIG`) in a band at the
@@ -222,10 +228,13 @@ def show_figure(fig, data_frame: pd.DataFrame | None, stem: str, key: str | None
         the widget keys, so unique on a page.
     key : str, optional
         Streamlit key of the chart; default ``fig_<stem>``.
+    footer : str, optional
+        The exported figures' footer; default the view's URL settings
+        (:func:`explorer.report.view_footer`).
     """
     _style(fig)
     st.plotly_chart(fig, key=key or f"fig_{stem}", theme=None, config=CHART_CONFIG)
-    download_buttons(fig, data_frame, stem)
+    download_buttons(fig, data_frame, stem, footer)
 
 
 #: the most rows a table shows as a plain table in the presenter mode (longer ones keep

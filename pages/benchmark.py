@@ -24,7 +24,9 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     label = registry.metric(metric).title
     tables, fig = bench.metric_views(key, metric, frame)
     scores, ranks, result = tables["scores"], tables["avg_ranks"], tables["friedman"]
-    show_figure(fig, ranks.rename_axis("method").reset_index(), f"cd-{metric}", key=f"cd_{metric}")
+    footer = bench.benchmark_footer(frame, state.current_settings())
+    data = ranks.rename_axis("method").reset_index()
+    show_figure(fig, data, f"cd-{metric}", key=f"cd_{metric}", footer=footer)
     cols = st.columns(4)
     cols[0].metric("Friedman chi²", f"{result['chi2']:.2f}")
     cols[1].metric("p-value", format_p(result["p_value"]))

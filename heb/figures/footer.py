@@ -14,13 +14,29 @@ FOOTER_LINE_CHARS = 80
 _SEPARATOR = " · "
 
 
+def _list_lines(part: str, width: int) -> list[str]:
+    """A part longer than ``width`` (a list of methods) broken after its commas; a word
+    longer than the line keeps its own line."""
+    lines: list[str] = []
+    for item in part.split(", "):
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += ", " + item
+        else:
+            if lines:
+                lines[-1] += ","
+            lines.append(item)
+    return lines
+
+
 def footer_lines(text: str, width: int = FOOTER_LINE_CHARS) -> list[str]:
     """``text`` broken at its ``" · "`` separators into lines of at most ``width`` characters
-    (a longer single part keeps its own line)."""
+    (a longer single part is broken after its commas; it was cut off at the figure's edge)."""
     lines: list[str] = []
     for part in text.split(_SEPARATOR):
         if lines and len(lines[-1]) + len(_SEPARATOR) + len(part) <= width:
             lines[-1] += _SEPARATOR + part
+        elif len(part) > width:
+            lines += _list_lines(part, width)
         else:
             lines.append(part)
     return lines
