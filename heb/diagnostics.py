@@ -20,6 +20,8 @@ from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["concentration_table", "name_pairs"]
 
+#: the ``parent name`` of a TAN factor with no feature parent (``parent == -1``)
+NO_PARENT = "(class only)"
 #: the diagnostics' columns holding a feature number (NB: feature; AODE / TAN: parent, child)
 FEATURE_COLUMNS = ("feature", "parent", "child")
 
@@ -49,7 +51,9 @@ def name_pairs(
     frame.insert(0, "class name", [class_names[c] for c in frame["class"]])
     named = [column for column in FEATURE_COLUMNS if column in frame]
     for place, column in enumerate(named, start=1):
-        frame.insert(place, f"{column} name", [feature_names[f] for f in frame[column]])
+        # a TAN factor with parent -1 is P(x_child | y) alone: no feature is its parent
+        names = [feature_names[f] if f >= 0 else NO_PARENT for f in frame[column]]
+        frame.insert(place, f"{column} name", names)
     return frame
 
 
