@@ -515,7 +515,7 @@ def in_memory_view() -> None:
             text = preview.select_dtypes(exclude="number").columns
             preview[text] = preview[text].astype(object).where(preview[text].notna(), "")
             show_table(preview, hide_index=False, key="preview", height=320)
-            st.caption("A blank cell is a missing value.")
+            st.caption("A blank cell, or None in a column of numbers, is a missing value.")
 
     # one tab per section; only the open one is built and sent: the three figures of the
     # other sections made every first visit wait for the plotly code (a new browser drew the

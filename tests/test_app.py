@@ -1326,7 +1326,9 @@ def test_the_rows_preview_leaves_a_missing_value_blank():
     preview = next(f.value for f in at.dataframe if "colour" in f.value.columns)
     assert preview["colour"].tolist()[:4] == ["red", "", "blue", "red"]
     assert np.isnan(preview["size"].iloc[2])  # a number stays a number (its cell is blank)
-    assert "A blank cell is a missing value." in [c.value for c in at.caption]
+    assert "A blank cell, or None in a column of numbers, is a missing value." in [
+        c.value for c in at.caption
+    ]
 
 
 def test_a_loaded_models_accuracy_needs_its_own_feature_names(recwarn):
