@@ -70,17 +70,17 @@ def benchmark_footer(frame: pd.DataFrame, settings: dict) -> str:
     """The exported figures' footer of a benchmark: its own datasets, methods and settings
     (the view's URL holds the sidebar dataset and Compare's folds and what-if values, which
     a benchmark does not use)."""
-    from explorer.report import MAX_FOOTER_CHARS
+    from explorer.report import footer_text
 
-    parts = [
-        "HEB Explorer · benchmark",
-        "datasets=" + ", ".join(str(d) for d in dict.fromkeys(frame["dataset"])),
-        "methods=" + ", ".join(str(m) for m in dict.fromkeys(frame["method"])),
-        f"folds={frame['fold'].nunique()}",
-        *(f"{key}={value}" for key, value in settings.items()),
-    ]
-    text = " · ".join(parts)
-    return text if len(text) <= MAX_FOOTER_CHARS else text[: MAX_FOOTER_CHARS - 1] + "…"
+    return footer_text(
+        [
+            "benchmark",
+            "datasets=" + ", ".join(str(d) for d in dict.fromkeys(frame["dataset"])),
+            "methods=" + ", ".join(str(m) for m in dict.fromkeys(frame["method"])),
+            f"folds={frame['fold'].nunique()}",
+            *(f"{key}={value}" for key, value in settings.items()),
+        ]
+    )
 
 
 def benchmark_key(specs: list[str], methods: list[str], settings: dict) -> str:

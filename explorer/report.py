@@ -24,6 +24,7 @@ __all__ = [
     "dataset_line",
     "compare_code",
     "explain_code",
+    "footer_text",
     "view_footer",
     "show_code",
     "comparison_downloads",
@@ -181,6 +182,12 @@ def view_footer() -> str:
             for key in st.query_params
             if key not in _FOOTER_SKIP
         ]
+    return footer_text(parts)
+
+
+def footer_text(parts) -> str:
+    """An exported figure's footer: "HEB Explorer · " and ``parts`` joined by " · ", cut
+    to :data:`MAX_FOOTER_CHARS`."""
     text = "HEB Explorer · " + " · ".join(parts)
     return text if len(text) <= MAX_FOOTER_CHARS else text[: MAX_FOOTER_CHARS - 1] + "…"
 

@@ -220,14 +220,16 @@ def _no_datasets_sentence(named: Sequence[str] = ()) -> str:
     )
 
 
-def _size_hint(spec: str, reason: str = "") -> str:
-    """For a file past the in-memory size or cell limit: the engine that reads it (a 205 MB
-    CSV, or a 1e6 x 21 parquet file, was refused with no way forward)."""
-    from heb.data.dataset import DEFAULT_MAX_BYTES
+def _size_hint(spec: str, error: Exception | None = None) -> str:
+    """For a file past the in-memory size or cell limit (:class:`TooManyCells`): the engine
+    that reads it (a 205 MB CSV, or a 1e6 x 21 parquet file, was refused with no way
+    forward)."""
+    from heb.data.dataset import DEFAULT_MAX_BYTES, TooManyCells
 
     path = Path(_spec_path(spec)).expanduser()
-    too_big = path.is_file() and path.stat().st_size > DEFAULT_MAX_BYTES
-    if too_big or (path.is_file() and "cells this app loads" in reason):
+    if not path.is_file():
+        return ""
+    if isinstance(error, TooManyCells) or path.stat().st_size > DEFAULT_MAX_BYTES:
         return "--engine duckdb counts a file of any size (NB and AODE methods)"
     return ""
 
@@ -500,7 +502,7 @@ def _collect(
         try:
             dataset = _load(spec, target, drop, len(specs) == 1, report)
         except DataError as exc:
-            hint = _openml_hint(spec) or _size_hint(spec, str(exc))
+            hint = _openml_hint(spec) or _size_hint(spec, exc)
             hint = hint or (_target_hint(str(exc), target) if _is_file_spec(spec) else "")
             reason = f"{str(exc).rstrip('.')}; {hint}" if hint else exc
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({reason})")
@@ -698,17 +700,17 @@ def _bench_frame(
     settings,
     leave_out: Sequence[str] = (),
     note: str = "",
+    methods: Sequence[str] = (),
 ) -> tuple[pd.DataFrame, dict[str, dict[str, dict]] | None]:
     """The long per-fold frame: on the engine (every row) or in memory (as before); and on
     the engine, the reliability data of Table 4's methods per input (in memory it is
     collected with the figures, :func:`_collect_reliability`)."""
     categorical = _column_names(args.categorical)
     drop = _column_names(args.drop)
-    chosen = _methods(args)
     if not args.engine:
-        frame = _collect(specs, tables, settings, _log, categorical, args.target, drop, chosen)
+        frame = _collect(specs, tables, settings, _log, categorical, args.target, drop, methods)
         return frame, None
-    base = chosen or _base_methods(tables, leave_out)
+    base = list(methods) or _base_methods(tables, leave_out)
     curves: dict[str, dict[str, dict]] = {}
 
     def keep_reliability(name: str, label: str, result) -> None:
@@ -753,9 +755,7 @@ def _methods(args: argparse.Namespace) -> list[str]:
 
 
 def _tables(args: argparse.Namespace) -> list[int]:
-    """The tables ``--tables`` names (default: all; none with ``--methods``), checked."""
-    if _methods(args):
-        return []
+    """The tables ``--tables`` names (default: all), checked."""
     if not args.tables:
         return list(ALL_TABLES)
     try:
@@ -919,7 +919,8 @@ def _check_drop(args: argparse.Namespace) -> None:
 def bench(args: argparse.Namespace) -> int:
     """The ``bench`` command."""
     started = time.perf_counter()
-    tables = _tables(args)
+    methods = _methods(args)  # --methods replaces the paper's tables
+    tables = [] if methods else _tables(args)
     specs = _bench_specs(args)
     if not specs:
         raise SystemExit(_no_datasets_sentence(args.datasets))
@@ -940,7 +941,7 @@ def bench(args: argparse.Namespace) -> int:
     leave_out, note = [], ""
     if args.engine:  # methods and tables checked before the engine scans a row
         tables, leave_out, note = _engine_plan(tables, explicit=bool(args.tables))
-        _check_engine_methods(_methods(args))
+        _check_engine_methods(methods)
     out = _output_folder(args.output)
     cache = ResultCache()
     identity = engine_identity if args.engine else _spec_identity
@@ -954,13 +955,13 @@ def bench(args: argparse.Namespace) -> int:
         *([{"categorical": sorted(_column_names(args.categorical))}] if args.categorical else []),
         *([{"target": args.target}] if args.target is not None else []),
         *([{"drop": sorted(_column_names(args.drop))}] if args.drop else []),
-        *([{"methods": _methods(args)}] if args.methods else []),
+        *([{"methods": methods}] if methods else []),
     )
     if not args.no_cache and _serve(cache, key, out, len(specs), started, note):
-        if args.methods:
+        if methods:
             _print_summary(out)
         return 0
-    frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note)
+    frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note, methods)
     frame.to_csv(out / "folds.csv", index=False)
     written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins)
     figures = (
@@ -971,7 +972,7 @@ def bench(args: argparse.Namespace) -> int:
     cache.store("json", cache_key("bench-outputs", key), manifest)
     seconds = time.perf_counter() - started
     _log(_written_line(out, written_tables, skipped, figures, seconds))
-    if args.methods:
+    if methods:
         _print_summary(out)
     return 0
 

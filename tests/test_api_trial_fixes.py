@@ -12,7 +12,8 @@ import pytest
 from heb import AODE, TAN
 from heb.cli import _size_hint, _target_hint, main
 from heb.cli_scale import distinct_name
-from heb.data import load_builtin, load_dataset, make_model
+from heb.data import DataError, load_builtin, load_dataset, make_model
+from heb.data.dataset import TooManyCells
 from heb.evaluate import RunSettings, cross_validate
 
 
@@ -90,8 +91,8 @@ def test_a_refused_target_or_size_names_the_option_that_helps(tmp_path):
     assert _target_hint("The file is empty.", None) == ""
     small = tmp_path / "small.csv"
     small.write_text("a,b\n1,2\n")
-    assert "--engine duckdb" in _size_hint(str(small), "more than the 20 cells this app loads")
-    assert _size_hint(str(small), "The file is empty.") == ""
+    assert "--engine duckdb" in _size_hint(str(small), TooManyCells("over the cell limit"))
+    assert _size_hint(str(small), DataError("The file is empty.")) == ""
 
 
 def test_a_categorical_name_not_in_the_table_is_warned_about():
@@ -189,3 +190,19 @@ def test_scores_equal_but_for_float_noise_tie_in_ranks_and_wilcoxon():
     assert (same["n_nonzero"], same["p_value"], same["median_diff"]) == (0, 1.0, 0.0)
     apart = wilcoxon(base[:, 0], base[:, 1])
     assert apart["n_nonzero"] == 5
+
+
+def test_cross_validate_s_defaults_are_run_settings_defaults():
+    """The check that refuses a setting beside ``settings=`` compares with RunSettings'
+    defaults: the signature must give the same ones."""
+    import inspect
+    from dataclasses import fields
+
+    from heb.data.dataset import check_cells
+
+    signature = inspect.signature(cross_validate).parameters
+    defaults = {f.name: f.default for f in fields(RunSettings)}
+    for name in ("n_splits", "seed", "n_bins", "missing", "max_rows"):
+        assert signature[name].default == defaults[name]
+    with pytest.raises(TooManyCells):  # the CLI names --engine duckdb by this class
+        check_cells(10, 3, max_cells=20)

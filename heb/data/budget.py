@@ -16,7 +16,14 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from heb.data.dataset import DEFAULT_MAX_BYTES, MAX_CELLS, DataError, format_size, quote
+from heb.data.dataset import (
+    DEFAULT_MAX_BYTES,
+    MAX_CELLS,
+    DataError,
+    TooManyCells,
+    format_size,
+    quote,
+)
 
 __all__ = [
     "HEAD_BYTES",
@@ -170,7 +177,7 @@ class LineBudget:
                 self._learn_width()
         rows = self.line_ends - self._skip
         if self.width and rows * self.width > self.max_cells:
-            raise DataError(
+            raise TooManyCells(
                 f"The table has at least {rows - 1:,} rows x {self.width:,} columns, more than "
                 f"the {self.max_cells:,} cells this app loads; upload a sample of the rows."
             )

@@ -199,10 +199,15 @@ def read_csv_strict(text: str, n_columns: int, **options) -> pd.DataFrame:
         )
 
 
+class TooManyCells(DataError):
+    """A table over the in-memory cell limit (:data:`MAX_CELLS`): one an engine can count
+    (``python -m heb bench FILE --engine duckdb``), though the app cannot load it."""
+
+
 def check_cells(n_rows: int, n_columns: int, max_cells: int = MAX_CELLS) -> None:
     """Refuse a table of more than ``max_cells`` cells (rows x columns) before it is built."""
     if n_rows * n_columns > max_cells:
-        raise DataError(
+        raise TooManyCells(
             f"The table would have {n_rows:,} rows x {n_columns:,} columns, more than the "
             f"{max_cells:,} cells this app loads; upload a sample of the rows."
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pandas as pd
@@ -240,10 +240,6 @@ def _cached_results(
     return frames, oof
 
 
-#: cross_validate's defaults of the settings that ``settings=`` replaces
-_DEFAULTS = {"n_splits": 10, "seed": 42, "n_bins": 10, "missing": "impute", "max_rows": 20_000}
-
-
 def cross_validate(
     dataset: Dataset,
     methods: Sequence[str] = TABLE1_METHODS,
@@ -304,7 +300,8 @@ def cross_validate(
     else:
         given = {"n_splits": n_splits, "seed": seed, "n_bins": n_bins, "missing": missing}
         given["max_rows"] = max_rows
-        moved = [name for name, value in given.items() if value != _DEFAULTS[name]]
+        defaults = {f.name: f.default for f in fields(RunSettings)}  # this signature's too
+        moved = [name for name, value in given.items() if value != defaults[name]]
         if moved:  # settings replace them: a changed one would be ignored without a word
             raise ValueError(
                 f"Give {', '.join(moved)} in settings or as arguments, not both "
