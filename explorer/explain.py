@@ -20,6 +20,7 @@ from heb.nb import NaiveBayes
 __all__ = [
     "Fitted",
     "DEFAULT_SMOOTHERS",
+    "LOG_ODDS",
     "default_smoothers",
     "fitted_models",
     "decision_table",
@@ -34,6 +35,9 @@ __all__ = [
 HIERARCHICAL = "heb-h"
 #: the smoothers compared by default: a fixed, a marginal-prior fixed and both learned ones
 DEFAULT_SMOOTHERS = ("laplace", "m-estimate", "heb-u", "heb-m")
+#: the decision table's column of ln P(target | x) - ln P(reference | x): the page calls
+#: the two classes "the odds of class A against class B", and so does this name
+LOG_ODDS = "log-odds (A against B)"
 
 
 def default_smoothers(methods: list[str]) -> list[str]:
@@ -133,7 +137,8 @@ def decision_table(
 ) -> pd.DataFrame:
     """Per smoother: its predicted class, P(predicted), P(target) and P(reference) in the
     classes' order (they swapped places from row to row with the automatic target), the
-    log-odds of target against reference, and whether it gets the row right."""
+    log-odds of target against reference (column :data:`LOG_ODDS`), and whether it gets
+    the row right."""
     rows = []
     for name, e in explanations.items():
         proba = np.exp(e.log_proba[0])
@@ -145,7 +150,7 @@ def decision_table(
                 "predicts": class_names[predicted],
                 "P(predicted)": proba[predicted],
                 **{f"P({class_names[c]})": proba[c] for c in pair},
-                "log-odds target vs reference": float(e.log_odds[0]),
+                LOG_ODDS: float(e.log_odds[0]),
                 "right": predicted == true_class,
             }
         )

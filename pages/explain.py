@@ -17,6 +17,7 @@ from heb import model_io, registry
 from heb.data.preprocess import MISSING_LABEL
 from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.figures.explain import contribution_figure, contribution_frame
+from heb.figures.style import escape as figure_escape
 
 ensure_entry_point()
 AUTO = "(automatic)"
@@ -74,10 +75,12 @@ def pick_classes(work: loading.WorkingData, fitted: ex.Fitted, row: int) -> tupl
     options = [AUTO, *names]
     left, right = st.columns(2)
     target_name = left.selectbox(
-        "Explain the odds of class", options, **state.page_setting("explain_target", AUTO, options)
+        "Explain the odds of class (A)",
+        options,
+        **state.page_setting("explain_target", AUTO, options),
     )
     reference_name = right.selectbox(
-        "against class", options, **state.page_setting("explain_reference", AUTO, options)
+        "against class (B)", options, **state.page_setting("explain_reference", AUTO, options)
     )
     target = None if target_name == AUTO else names.index(target_name)
     reference = None if reference_name == AUTO else names.index(reference_name)
@@ -210,16 +213,26 @@ with guard("fitting the models"):
     # probabilities to six decimals, every one alike (a 0.999998 showed as "1" beside
     # 0.000002): their columns are named after the classes
     formats = {c: st.column_config.NumberColumn(format="%.6f") for c in decisions if c[:2] == "P("}
-    formats["log-odds target vs reference"] = st.column_config.NumberColumn(format="%.3f")
+    target_name, reference_name = names[target], names[reference]
+    formats[ex.LOG_ODDS] = st.column_config.NumberColumn(
+        format="%.3f",
+        help=f"ln P({escape(target_name)}) - ln P({escape(reference_name)}): above 0 the "
+        f"row leans to {escape(target_name)}, below 0 to {escape(reference_name)}",
+    )
     show_table(decisions, column_config=formats, key="explain_decisions")
-    title = f"Row {shown_row}: log-odds of {names[target]} against {names[reference]}"
-    fig = contribution_figure(frame, smoothers, title)
+    # class names are user text: escaped for plotly, which renders some HTML in a title
+    title = (
+        f"Row {shown_row}: log-odds of {figure_escape(target_name)} against "
+        f"{figure_escape(reference_name)}"
+    )
+    fig = contribution_figure(frame, smoothers, title, target_name=target_name)
     shown = frame.rename(columns={s: SMOOTHER_LABELS[s] for s in smoothers})
     show_figure(fig, shown, f"explain-row-{shown_row}", key="explain_fig")
     st.caption(
-        "Bars right of 0 push toward the first class, left toward the second; the prior "
-        "row is log pi ratio. Prior plus the bars of one smoother is its log posterior odds "
-        "(the log-odds column of the table above). " + missing_sentence(work.preprocessor.missing)
+        f"The odds of **{escape(target_name)}** (A) against **{escape(reference_name)}** (B): "
+        "a bar right of 0 favours A, left of 0 favours B. The prior row is "
+        "ln pi(A) - ln pi(B); the prior plus one smoother's bars is its log-odds, the "
+        f"table's \"{ex.LOG_ODDS}\" column. " + missing_sentence(work.preprocessor.missing)
     )
     model_files(fitted, work)
     spec = st.session_state["data_spec"]

@@ -181,10 +181,30 @@ def test_shown_compare_code_reproduces_the_page_numbers(compare_page, tmp_path):
 
 # --------------------------------------------------------------------------- item 16
 def decision_and_bars(at: AppTest) -> tuple[pd.DataFrame, dict]:
-    table = [f.value for f in at.dataframe if "log-odds target vs reference" in f.value.columns]
+    table = [f.value for f in at.dataframe if ex.LOG_ODDS in f.value.columns]
     fig = titled(at, "log-odds of")
     bars = {trace["name"]: decode(trace["x"]).astype(float) for trace in fig["data"]}
     return table[0], bars
+
+
+def test_explain_page_says_one_sign_convention_with_the_classes_names():
+    """The page said "target vs reference" (table), "the first class ... the second"
+    (caption) and "favours the target class" (axis) for one convention: each now names
+    the two classes picked as A and B."""
+    at = open_page("pages/explain.py", explain_target="no", explain_reference="yes")
+    fig = titled(at, "log-odds of")
+    assert fig["layout"]["title"]["text"].endswith("log-odds of no against yes")
+    assert fig["layout"]["xaxis"]["title"]["text"].endswith("+ favours no")
+    caption = " ".join(c.value for c in at.caption)
+    assert "**no** (A) against **yes** (B)" in caption
+    assert f'"{ex.LOG_ODDS}"' in caption.replace("\\", "")
+    grid = next(f for f in at.dataframe if ex.LOG_ODDS in f.value.columns)
+    column = json.loads(grid.proto.columns)[ex.LOG_ODDS]
+    assert "ln P(no) - ln P(yes)" in column["help"]
+    table = grid.value.set_index("smoother")
+    # A's side: the sign of the column is ln P(no) - ln P(yes)
+    difference = np.log(table["P(no)"]) - np.log(table["P(yes)"])
+    np.testing.assert_allclose(table[ex.LOG_ODDS], difference, atol=1e-5)
 
 
 def test_explain_page_bars_add_up_to_each_smoothers_log_odds():
@@ -192,13 +212,11 @@ def test_explain_page_bars_add_up_to_each_smoothers_log_odds():
     table, bars = decision_and_bars(at)
     # the sidebar's default methods, all five of them Naive Bayes smoothers
     assert table["smoother"].tolist() == ["Laplace", "m-estimate", "TE", "HEB-U", "HEB-M"]
-    for smoother, log_odds in zip(
-        table["smoother"], table["log-odds target vs reference"], strict=True
-    ):
+    for smoother, log_odds in zip(table["smoother"], table[ex.LOG_ODDS], strict=True):
         # prior row + every feature row (the rest summed into one) = the model's log-odds
         assert bars[smoother].sum() == pytest.approx(log_odds, abs=1e-9)
     # every probability to six decimals (a 0.999998 showed as "1" beside 0.000002)
-    grid = next(f for f in at.dataframe if "log-odds target vs reference" in f.value.columns)
+    grid = next(f for f in at.dataframe if ex.LOG_ODDS in f.value.columns)
     formats = json.loads(grid.proto.columns)
     probabilities = [c for c in table.columns if c.startswith("P(")]
     assert len(probabilities) == 3
@@ -257,9 +275,7 @@ def test_explain_from_a_link_and_its_code(tmp_path):
         code + "\nimport json\nprint('JSON' + json.dumps([e.log_odds[0] for e in out.values()]))",
         tmp_path,
     )
-    np.testing.assert_allclose(
-        json.loads(out.split("JSON", 1)[1]), table["log-odds target vs reference"], atol=1e-9
-    )
+    np.testing.assert_allclose(json.loads(out.split("JSON", 1)[1]), table[ex.LOG_ODDS], atol=1e-9)
 
 
 def test_saved_model_json_from_the_page_loads_and_predicts_the_same():

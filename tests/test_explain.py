@@ -111,6 +111,19 @@ def test_the_figures_axis_title_is_two_short_lines_with_room_under_the_plot():
     assert fig.layout.margin.b == plain + AXIS_TITLE_LINE
 
 
+def test_the_figures_axis_names_the_favoured_class_escaped_and_cut():
+    """The axis says which class a positive bar favours, by its (user-given) name."""
+    from heb.figures.explain import contribution_figure, contribution_frame
+
+    X, y = toy()
+    models = {"laplace": NaiveBayes("laplace").fit(X, y)}
+    frame = contribution_frame(explain_smoothers(models, [[0, 0]], 1, 0), ["f0", "f1"], ["0", "0"])
+    axis = contribution_figure(frame, list(models), "Row 0", target_name="<b>yes</b>")
+    assert axis.layout.xaxis.title.text.endswith("+ favours &lt;b&gt;yes&lt;/b&gt;")
+    long = contribution_figure(frame, list(models), "Row 0", target_name="y" * 40)
+    assert long.layout.xaxis.title.text.endswith("+ favours " + "y" * 19 + "…")
+
+
 def test_the_decision_table_keeps_the_classes_in_their_order():
     """P(no) | P(yes) on one row, P(yes) | P(no) on the next: the columns followed the
     automatic target; they now keep the classes' order, whichever is the target."""

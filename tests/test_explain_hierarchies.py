@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from explorer.explain import LOG_ODDS
 from heb import model_io
 from heb.nb import NaiveBayes
 from tests.test_app import assert_clean, open_app
@@ -23,7 +24,7 @@ def _explain(**query: str):
     at = open_app("pages/explain.py", **QUERY, **query)
     assert_clean(at)
     table, _ = decision_and_bars(at)
-    return at, table.set_index("smoother")["log-odds target vs reference"]
+    return at, table.set_index("smoother")[LOG_ODDS]
 
 
 def test_heb_h_uses_the_declared_hierarchy_and_its_code_reproduces_it(tmp_path):

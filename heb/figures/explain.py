@@ -63,11 +63,16 @@ def _shown_rows(frame: pd.DataFrame, models: Sequence[str], limit: int) -> pd.Da
 
 
 def contribution_figure(
-    frame: pd.DataFrame, models: Sequence[str], title: str, limit: int = MAX_FEATURE_BARS
+    frame: pd.DataFrame,
+    models: Sequence[str],
+    title: str,
+    limit: int = MAX_FEATURE_BARS,
+    target_name: str = "the target class",
 ) -> go.Figure:
     """Grouped horizontal bars: per feature, its contribution under each model.
 
-    Positive bars push toward the target class, negative toward the reference class.
+    Positive bars favour the target class (named ``target_name`` on the x axis, cut to
+    a short line), negative ones the reference class.
     """
     shown = _shown_rows(frame, models, limit)
     labels = [
@@ -91,6 +96,7 @@ def contribution_figure(
     fig.update_layout(barmode="group", bargap=0.25)
     fig.update_yaxes(autorange="reversed", automargin=True)
     # two lines: on one the title ran past a 535 px chart (1024 px with the sidebar open)
-    fig.update_xaxes(title_text="log-odds contribution (nats)<br>+ favours the target class")
+    favoured = target_name if len(target_name) <= 20 else target_name[:19] + "…"
+    fig.update_xaxes(title_text=f"log-odds contribution (nats)<br>+ favours {escape(favoured)}")
     style(fig, title, 160 + len(shown) * (14 + 9 * len(models)) + AXIS_TITLE_LINE)
     return fig.update_layout(margin={"b": fig.layout.margin.b + AXIS_TITLE_LINE})
