@@ -14,6 +14,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from explorer import state
+from explorer.code_lines import wrap_long_lines
 from explorer.exports import csv_bytes
 from explorer.lazy_sections import lazy_expander
 from heb.data.readers import without_data_suffixes
@@ -62,17 +63,20 @@ def _settings_line(settings: RunSettings) -> str:
 
 
 def compare_code(data_line: str, methods: list[str], settings: RunSettings) -> str:
-    """Python that reruns the Compare page's cross-validation and prints its table."""
-    return "\n".join(
-        [
-            "from heb.data import load_dataset",
-            "from heb.evaluate import RunSettings, cross_validate",
-            "",
-            data_line,
-            _settings_line(settings),
-            f"result = cross_validate(dataset, {list(methods)!r}, settings=settings)",
-            "print(result.summary().to_string())",
-        ]
+    """Python that reruns the Compare page's cross-validation and prints its table (lines
+    broken to fit the code box, :func:`~explorer.code_lines.wrap_long_lines`)."""
+    return wrap_long_lines(
+        "\n".join(
+            [
+                "from heb.data import load_dataset",
+                "from heb.evaluate import RunSettings, cross_validate",
+                "",
+                data_line,
+                _settings_line(settings),
+                f"result = cross_validate(dataset, {list(methods)!r}, settings=settings)",
+                "print(result.summary().to_string())",
+            ]
+        )
     )
 
 
@@ -88,7 +92,8 @@ def explain_code(
 ) -> str:
     """Python that refits the Explain page's models and prints the row's contributions
     (``row``: its index among the codes; ``table_row``: its number in the table, noted
-    where they differ; ``hierarchies``: the declarations HEB-H fits with, as text)."""
+    where they differ; ``hierarchies``: the declarations HEB-H fits with, as text); lines
+    broken to fit the code box."""
     cap = settings["max_rows"]
     with_levels = bool(hierarchies) and "heb-h" in smoothers
     levels_arg = ", hierarchies=levels if s == 'heb-h' else None" if with_levels else ""
@@ -101,31 +106,29 @@ def explain_code(
         f"if len(X) > {cap!r}:  # the app's row cap",
         f"    X, y_raw = stratified_subsample(X, y_raw, max_rows={cap!r})",
     ]
-    return "\n".join(
-        [
-            "from heb import NaiveBayes",
-            "from heb.counts import CountTable",
-            "from heb.data import Preprocessor, encode_target, load_dataset, stratified_subsample",
-            "from heb.explain import explain_smoothers",
-            "",
-            data_line,
-            "X, y_raw = dataset.X, dataset.y",
-            *(subsample if cap else []),
-            "y, classes = encode_target(y_raw)",
-            f"pre = Preprocessor(n_bins={settings['n_bins']!r}, missing={settings['missing']!r}, "
-            "categorical=dataset.categorical)",
-            "codes = pre.fit_transform(X)",
-            "table = CountTable.from_codes(codes, y, len(classes), pre.n_categories_)",
-            *(_hierarchy_lines(hierarchies) if with_levels else []),
-            f"models = {{s: NaiveBayes(s{levels_arg}).fit_counts(table) "
-            f"for s in {list(smoothers)!r}}}",
-            *where,
-            f"out = explain_smoothers(models, codes[[{int(row)}]], "
-            f"target={int(target)}, reference={int(reference)})",
-            "for name, e in out.items():",
-            "    print(name, e.prior, e.contributions[0].round(4).tolist(), e.log_odds[0])",
-        ]
-    )
+    lines = [
+        "from heb import NaiveBayes",
+        "from heb.counts import CountTable",
+        "from heb.data import Preprocessor, encode_target, load_dataset, stratified_subsample",
+        "from heb.explain import explain_smoothers",
+        "",
+        data_line,
+        "X, y_raw = dataset.X, dataset.y",
+        *(subsample if cap else []),
+        "y, classes = encode_target(y_raw)",
+        f"pre = Preprocessor(n_bins={settings['n_bins']!r}, missing={settings['missing']!r}, "
+        "categorical=dataset.categorical)",
+        "codes = pre.fit_transform(X)",
+        "table = CountTable.from_codes(codes, y, len(classes), pre.n_categories_)",
+        *(_hierarchy_lines(hierarchies) if with_levels else []),
+        f"models = {{s: NaiveBayes(s{levels_arg}).fit_counts(table) for s in {list(smoothers)!r}}}",
+        *where,
+        f"out = explain_smoothers(models, codes[[{int(row)}]], "
+        f"target={int(target)}, reference={int(reference)})",
+        "for name, e in out.items():",
+        "    print(name, e.prior, e.contributions[0].round(4).tolist(), e.log_odds[0])",
+    ]
+    return wrap_long_lines("\n".join(lines))
 
 
 def _hierarchy_lines(hierarchies: str) -> list[str]:
