@@ -678,6 +678,33 @@ def test_case_decimal_comma():
     assert any("numbers written with a comma such as '12,5'" in n for n in dataset.notes)
 
 
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("z.csv", "zip,n,class\n02134,1,a\n00501,2,b\n10001,3,a\n,4,b\n"),
+        ("z.tsv", "zip\tn\tclass\n02134\t1\ta\n00501\t2\tb\n10001\t3\ta\n\t4\tb\n"),
+        ("z.csv.gz", 'zip,n,class\n"02134",1,a\n 00501,2,b\n10001,3,a\nNA,4,b\n'),
+        ("z.csv", "zip;n;class\n02134;1,5;a\n00501;2;b\n10001;3;a\n;4;b\n"),
+    ],
+)
+def test_case_leading_zero_codes(name, data):
+    """ZIP codes read as numbers lost their zero (02134 became 2134) and were binned as
+    amounts: digit strings some of which begin with 0 stay text, as written."""
+    payload = gzip.compress(data.encode()) if name.endswith(".gz") else data.encode()
+    dataset = load_upload(payload, name)
+    assert dataset.X["zip"].tolist()[:3] == ["02134", "00501", "10001"]
+    assert dataset.X["zip"].isna().tolist() == [False, False, False, True]
+    assert "zip" in dataset.categorical and "n" not in dataset.categorical
+    (note,) = [n for n in dataset.notes if "leading zero" in n]
+    assert note.startswith("Column 'zip' holds codes written with a leading zero such as '02134'")
+    student_message(DataError(note))  # one plain sentence, as every note
+    # a lone 0, a sign, a decimal or a number with no leading zero stays a number
+    for column in ("0\n5\n10\n", "-05\n05\n10\n", "05\n5.5\n10\n", "10001\n2134\n7\n"):
+        frame = read_table(csv("x\n" + column), "n.csv")
+        assert pd.api.types.is_numeric_dtype(frame["x"].dtype), column
+        assert not frame.attrs["heb_notes"], column
+
+
 def test_case_mixed_labels():
     """One rule: a label is its text, a whole number written as an integer."""
     from heb.data import encode_target

@@ -31,10 +31,17 @@ from heb.data.dataset import (
     unique_names,
 )
 from heb.data.parquet import read_parquet
+from heb.data.text_columns import (
+    DECIMAL_COMMA,
+    exact_big_integers,
+    leading_zero_codes,
+    tidy_text_columns,
+)
 
 #: gunzip and read_local_file are imported from here by the other loaders
 __all__ = [
     "DATA_SUFFIXES",
+    "DECIMAL_COMMA",
     "decode_text",
     "gunzip",
     "read_local_file",
@@ -246,8 +253,19 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         raise _parser_error(exc) from exc
     if frame.shape[0] == 0:
         raise DataError("The file has a header row but no data rows.")
-    frame = _exact_big_integers(frame, text, options)
+    frame = exact_big_integers(frame, text, options)
+    frame, codes = leading_zero_codes(frame, text, options)
     frame.columns = unique_names(names, notes)
+    if codes:
+        column, example = frame.columns[codes[0]], frame.iloc[:, codes[0]]
+        example = example[example.str.startswith("0", na=False)].iloc[0]
+        more = len(codes) - 1
+        others = f" (and {more} more column{'s' * (more > 1)})" if more else ""
+        notes.append(
+            f"Column {quote(column)}{others} holds codes written with a leading zero such as "
+            f"{quote(example)}, so it is read as text, as written: each value is a category "
+            "of its own."
+        )
     # a short row leaves its last cells missing: with none missing in the last column
     # there is no short row, and the text need not be scanned for them
     short = _short_rows(text, delimiter, len(names)) if frame.iloc[:, -1].isna().any() else 0
@@ -256,100 +274,8 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
             f"{short} row{'s' * (short != 1)} had fewer values than the header; the missing "
             "cells are treated as missing values."
         )
-    return _tidy_text_columns(frame, notes, decimal_comma=delimiter == ";")
-
-
-#: a number in the decimal-comma convention: ``12,5``, ``-0,25``, ``1.234,56``, ``1.234``
-DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,\d+|\d+)(?:[eE][+-]?\d+)?"
-#: a quoted ``12,5`` in a comma-separated file (a decimal comma, or a thousands separator)
-_COMMA_NUMBER = r"[+-]?\d+,\d+"
-#: integers beyond this magnitude are not exact in a float64
-_EXACT_FLOAT = 2**53
-
-
-def _exact_big_integers(frame: pd.DataFrame, text: str, options: dict) -> pd.DataFrame:
-    """Re-read as exact integers the float columns that hold whole numbers beyond 2**53.
-
-    pandas turns an integer column with a missing cell into float64, which merges IDs
-    above 2**53 (2**53 and 2**53 + 1 become one value). Such a column is read again as
-    text and converted to pandas' nullable ``Int64`` (or kept as text past int64's range).
-    """
-    floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c].dtype)]
-    if not floats:
-        return frame
-    values = frame[floats].to_numpy(dtype=np.float64, na_value=np.nan)
-    with np.errstate(invalid="ignore"):
-        big = np.nanmax(np.where(np.isfinite(values), np.abs(values), 0), axis=0) >= _EXACT_FLOAT
-    lossy = [c for c, flag in zip(floats, big, strict=True) if flag]
-    if not lossy:
-        return frame
-    raw = pd.read_csv(
-        io.StringIO(text),
-        header=None,
-        skiprows=1,
-        usecols=lossy,
-        dtype=str,
-        na_values=list(NA_TOKENS),
-        keep_default_na=False,
-        **options,
-    )
-    for column in lossy:
-        cells = raw[column].str.strip()
-        missing = cells.isna().to_numpy()
-        whole = pd.to_numeric(cells.fillna("0"), errors="coerce")
-        if whole.dtype.kind in "iu":  # every cell an integer within int64 / uint64: exact
-            frame[column] = pd.arrays.IntegerArray(whole.to_numpy(), missing)
-        elif cells.dropna().str.fullmatch(r"[+-]?\d+").all():  # past uint64: exact as text
-            frame[column] = cells
-    return frame
-
-
-def _tidy_text_columns(
-    frame: pd.DataFrame, notes: list[str], decimal_comma: bool = False
-) -> pd.DataFrame:
-    """Strip text cells and report columns mixing numbers and text (kept as categorical).
-
-    With ``decimal_comma`` (semicolon-separated files), a column whose every value is a
-    number written with a decimal comma (``12,5``) becomes numeric.
-    """
-    mixed = []
-    comma_columns = []
-    for column in frame.columns:
-        values = frame[column]
-        if not (
-            pd.api.types.is_object_dtype(values.dtype) or pd.api.types.is_string_dtype(values.dtype)
-        ):
-            continue
-        text = values.astype("str").str.strip().where(values.notna())
-        text = text.mask(text.isin(NA_TOKENS))
-        # the checks look at the distinct values only (a category column has few)
-        distinct = pd.Series(pd.unique(text[text.notna()]), dtype=object)
-        if decimal_comma and distinct.size and distinct.str.fullmatch(DECIMAL_COMMA).all():
-            plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
-            frame[column] = pd.to_numeric(plain)
-            continue
-        if not decimal_comma and distinct.size and distinct.str.fullmatch(_COMMA_NUMBER).all():
-            comma_columns.append((column, distinct.iloc[0]))
-        numbers = pd.to_numeric(distinct, errors="coerce")
-        if 0 < int(numbers.notna().sum()) < distinct.size:
-            mixed.append((column, distinct[numbers.isna()].iloc[0]))
-        frame[column] = text
-    if mixed:
-        column, example = mixed[0]
-        more = len(mixed) - 1
-        others = f" (and {more} more column{'s' * (more > 1)})" if more else ""
-        notes.append(
-            f"Column {quote(column)}{others} mixes numbers and text such as {quote(example)}, "
-            "so it is treated as categorical."
-        )
-    if comma_columns:
-        column, example = comma_columns[0]
-        notes.append(
-            f"Column {quote(column)} holds numbers written with a comma such as {quote(example)}, "
-            "which in a comma-separated file may be a decimal or a thousands separator, so it "
-            "is treated as categorical; save the file with decimal points to read them as numbers."
-        )
-    return frame
+    codes = {frame.columns[i] for i in codes}
+    return tidy_text_columns(frame, notes, decimal_comma=delimiter == ";", codes=codes)
 
 
 # ---- entry points

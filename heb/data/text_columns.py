@@ -1,0 +1,158 @@
+"""How the columns of a delimited text file are typed after pandas has parsed it: integers
+past 2**53 kept exact, codes written with a leading zero kept as text, text cells stripped,
+decimal commas read in semicolon-separated files (:func:`heb.data.readers.read_table`)."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+import pandas as pd
+
+from heb.data.dataset import NA_TOKENS, is_integer_like, quote
+
+__all__ = ["DECIMAL_COMMA", "exact_big_integers", "leading_zero_codes", "tidy_text_columns"]
+
+
+#: a number in the decimal-comma convention: ``12,5``, ``-0,25``, ``1.234,56``, ``1.234``
+DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,\d+|\d+)(?:[eE][+-]?\d+)?"
+#: a quoted ``12,5`` in a comma-separated file (a decimal comma, or a thousands separator)
+_COMMA_NUMBER = r"[+-]?\d+,\d+"
+#: integers beyond this magnitude are not exact in a float64
+_EXACT_FLOAT = 2**53
+
+
+def exact_big_integers(frame: pd.DataFrame, text: str, options: dict) -> pd.DataFrame:
+    """Re-read as exact integers the float columns that hold whole numbers beyond 2**53.
+
+    pandas turns an integer column with a missing cell into float64, which merges IDs
+    above 2**53 (2**53 and 2**53 + 1 become one value). Such a column is read again as
+    text and converted to pandas' nullable ``Int64`` (or kept as text past int64's range).
+    """
+    floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c].dtype)]
+    if not floats:
+        return frame
+    values = frame[floats].to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        big = np.nanmax(np.where(np.isfinite(values), np.abs(values), 0), axis=0) >= _EXACT_FLOAT
+    lossy = [c for c, flag in zip(floats, big, strict=True) if flag]
+    if not lossy:
+        return frame
+    raw = pd.read_csv(
+        io.StringIO(text),
+        header=None,
+        skiprows=1,
+        usecols=lossy,
+        dtype=str,
+        na_values=list(NA_TOKENS),
+        keep_default_na=False,
+        **options,
+    )
+    for column in lossy:
+        cells = raw[column].str.strip()
+        missing = cells.isna().to_numpy()
+        whole = pd.to_numeric(cells.fillna("0"), errors="coerce")
+        if whole.dtype.kind in "iu":  # every cell an integer within int64 / uint64: exact
+            frame[column] = pd.arrays.IntegerArray(whole.to_numpy(), missing)
+        elif cells.dropna().str.fullmatch(r"[+-]?\d+").all():  # past uint64: exact as text
+            frame[column] = cells
+    return frame
+
+
+#: where a cell may begin with a leading zero (``02134``): after a delimiter (``{sep}``), a
+#: line end, a quote or the spaces pandas skips; each a literal, which ``re`` finds fast
+_ZERO_LEADS = ("{sep}", "\n", "\r", '"', " ", "\t")
+
+
+def leading_zero_codes(
+    frame: pd.DataFrame, text: str, options: dict
+) -> tuple[pd.DataFrame, list[int]]:
+    """Re-read as text, as written, the number columns that hold codes with a leading zero
+    (ZIP codes ``02134``, ``00501``): every value a string of digits, some beginning with a
+    0 (and not just ``0``). pandas reads them as numbers, losing the zero and binning the
+    codes as amounts. Returns the frame and those columns' positions.
+
+    When the table has a non-negative whole-number column, the text is searched for a
+    digit string starting with 0 after a delimiter, a line end, a quote or a space (a few
+    literal searches: 0.12 s for 26 MB of numbers, which pandas parses in 0.35 s); only
+    when one is found are those columns read again as text.
+    """
+    candidates = [
+        column
+        for column in frame.columns
+        if is_integer_like(frame[column]) and bool((frame[column].dropna() >= 0).all())
+    ]
+    sep = options["sep"]
+    if not candidates or not any(
+        re.search(re.escape(lead.format(sep=sep) + "0") + "[0-9]", text) for lead in _ZERO_LEADS
+    ):
+        return frame, []
+    raw = pd.read_csv(
+        io.StringIO(text),
+        header=None,
+        skiprows=1,
+        usecols=candidates,
+        dtype=str,
+        na_values=list(NA_TOKENS),
+        keep_default_na=False,
+        **options,
+    )
+    codes = []
+    for column in candidates:
+        cells = raw[column].str.strip()
+        written = cells.dropna()
+        if written.str.fullmatch("[0-9]+").all() and written.str.fullmatch("0[0-9]+").any():
+            frame[column] = cells
+            codes.append(frame.columns.get_loc(column))
+    return frame, codes
+
+
+def tidy_text_columns(
+    frame: pd.DataFrame, notes: list[str], decimal_comma: bool = False, codes=frozenset()
+) -> pd.DataFrame:
+    """Strip text cells and report columns mixing numbers and text (kept as categorical).
+
+    With ``decimal_comma`` (semicolon-separated files), a column whose every value is a
+    number written with a decimal comma (``12,5``) becomes numeric, except the ``codes``
+    (:func:`leading_zero_codes`), whose digits would pass for such numbers.
+    """
+    mixed = []
+    comma_columns = []
+    for column in frame.columns:
+        values = frame[column]
+        if not (
+            pd.api.types.is_object_dtype(values.dtype) or pd.api.types.is_string_dtype(values.dtype)
+        ):
+            continue
+        text = values.astype("str").str.strip().where(values.notna())
+        text = text.mask(text.isin(NA_TOKENS))
+        # the checks look at the distinct values only (a category column has few)
+        distinct = pd.Series(pd.unique(text[text.notna()]), dtype=object)
+        comma_number = decimal_comma and column not in codes and distinct.size
+        if comma_number and distinct.str.fullmatch(DECIMAL_COMMA).all():
+            plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+            frame[column] = pd.to_numeric(plain)
+            continue
+        if not decimal_comma and distinct.size and distinct.str.fullmatch(_COMMA_NUMBER).all():
+            comma_columns.append((column, distinct.iloc[0]))
+        numbers = pd.to_numeric(distinct, errors="coerce")
+        if 0 < int(numbers.notna().sum()) < distinct.size:
+            mixed.append((column, distinct[numbers.isna()].iloc[0]))
+        frame[column] = text
+    if mixed:
+        column, example = mixed[0]
+        more = len(mixed) - 1
+        others = f" (and {more} more column{'s' * (more > 1)})" if more else ""
+        notes.append(
+            f"Column {quote(column)}{others} mixes numbers and text such as {quote(example)}, "
+            "so it is treated as categorical."
+        )
+    if comma_columns:
+        column, example = comma_columns[0]
+        notes.append(
+            f"Column {quote(column)} holds numbers written with a comma such as {quote(example)}, "
+            "which in a comma-separated file may be a decimal or a thousands separator, so it "
+            "is treated as categorical; save the file with decimal points to read them as numbers."
+        )
+    return frame
