@@ -207,8 +207,13 @@ def test_user_text_in_a_declaration_is_escaped():
 # --------------------------------------------------------------------------- Compare
 def test_heb_h_on_compare_uses_the_declared_hierarchy():
     query = {"methods": "HEB-M,HEB-H", "folds": "3"}
-    plain = table_with(open_app("pages/compare.py", **query), "ECE ↓").set_index("method")
+    without = open_app("pages/compare.py", **query)
+    plain = table_with(without, "ECE ↓").set_index("method")
+    # equal numbers said, not left to look like a mistake (the Dataset page alone said it)
+    said = [i.value for i in without.info if "no category hierarchy" in i.value]
+    assert len(said) == 1 and said[0].startswith("HEB\\-H was given") and "HEB\\-M" in said[0]
     at = open_app("pages/compare.py", hierarchies=ZIP_PREFIX, **query)
+    assert not [i.value for i in at.info if "no category hierarchy" in i.value]
     shown = table_with(at, "ECE ↓").set_index("method")
     assert shown.loc["HEB-M"].drop("fit time (ms)").equals(plain.loc["HEB-M"].drop("fit time (ms)"))
     assert shown.loc["HEB-H", "Log-loss ↓"] != plain.loc["HEB-H", "Log-loss ↓"]
@@ -453,3 +458,18 @@ def test_the_declare_forms_inputs_say_which_choice_reads_them():
     assert_clean(at)
     assert at.selectbox(key="hier_parent").label == "Parent column (if a parent column)"
     assert at.text_input(key="hier_L").label == "Prefix lengths, finest first (if a prefix)"
+
+
+def test_the_engine_notes_a_heb_h_run_without_a_hierarchy():
+    data = hdata.load_builtin("zip-codes")
+    plain = cross_validate(data, ["heb-m", "heb-h"], n_splits=3, use_cache=False)
+    assert plain.notes == [
+        "heb-h was given no category hierarchy, so it ran as HEB-M (the same numbers): "
+        "declare one (RunSettings(hierarchies=...) in Python, or on the app's Dataset "
+        "page) for it to borrow along."
+    ]
+    scores = plain.summary().set_index("method")["log_loss_mean"]
+    assert scores["heb-h"] == pytest.approx(scores["heb-m"], rel=1e-9)
+    declared = RunSettings(n_splits=3, hierarchies=ZIP_PREFIX)
+    assert cross_validate(data, ["heb-h"], settings=declared, use_cache=False).notes == []
+    assert cross_validate(data, ["heb-m", "laplace"], n_splits=3, use_cache=False).notes == []

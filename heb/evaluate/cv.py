@@ -30,7 +30,11 @@ from heb.evaluate.folds import (
     places_in_table,
     prepare_folds,
 )
-from heb.evaluate.hierarchy_specs import attach_hierarchies, with_fold_hierarchies
+from heb.evaluate.hierarchy_specs import (
+    attach_hierarchies,
+    hierarchy_notes,
+    with_fold_hierarchies,
+)
 from heb.evaluate.settings import RunSettings
 from heb.metrics import class_reliability, confusion_counts, reliability
 from heb.nb import NaiveBayes
@@ -343,7 +347,7 @@ def cross_validate(
         y, classes = _cached_labels(dataset, meta)
         rows = _cached_rows(dataset, settings, meta)
     report(1.0, "Done")
-    return _result(methods, frames, oof, y, classes, meta, cached, rows)
+    return _result(methods, frames, oof, y, classes, meta, cached, rows, hierarchy_notes(specs))
 
 
 def cached_cross_validation(
@@ -368,7 +372,8 @@ def cached_cross_validation(
     meta = cache.get_json(settings.data_key())
     if meta is None:
         return None
-    keys = _method_keys(_specs(methods, settings), settings)
+    specs = _specs(methods, settings)
+    keys = _method_keys(specs, settings)
     if not all(key in cache for key in keys.values()):
         return None  # one look per method, not a read of the others' stored folds
     frames, oof = _cached_results(cache, keys)
@@ -376,7 +381,9 @@ def cached_cross_validation(
         return None
     y, classes = _cached_labels(dataset, meta)
     rows = _cached_rows(dataset, settings, meta)
-    return _result(methods, frames, oof, y, classes, meta, list(frames), rows)
+    return _result(
+        methods, frames, oof, y, classes, meta, list(frames), rows, hierarchy_notes(specs)
+    )
 
 
 def _specs(methods: list[str], settings: RunSettings) -> dict[str, dict]:
@@ -408,15 +415,16 @@ def _cached_rows(dataset: Dataset, settings: RunSettings, meta: dict) -> np.ndar
     return None if meta["rows"] is None else np.asarray(meta["rows"], dtype=np.int64)
 
 
-def _result(methods, frames, oof, y, classes, meta, cached, rows) -> CVResult:
-    """The CVResult of every method's fold frame and out-of-fold probabilities."""
+def _result(methods, frames, oof, y, classes, meta, cached, rows, notes=()) -> CVResult:
+    """The CVResult of every method's fold frame and out-of-fold probabilities (``notes``:
+    the methods' own, after the data's)."""
     folds = pd.concat([frames[name] for name in methods], ignore_index=True)
     return CVResult(
         folds=folds[fold_columns()],
         oof_proba={name: oof[name] for name in methods},
         y=y,
         classes=classes,
-        notes=list(meta["notes"]),
+        notes=[*meta["notes"], *notes],
         n_splits=int(meta["n_splits"]),
         cached=cached,
         rows=rows,

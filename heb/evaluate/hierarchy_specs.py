@@ -32,6 +32,7 @@ __all__ = [
     "attach_hierarchies",
     "fold_hierarchies",
     "hierarchies_text",
+    "hierarchy_notes",
     "parse_hierarchies",
     "resolve_levels",
     "with_fold_hierarchies",
@@ -204,6 +205,33 @@ def attach_hierarchies(specs: dict[str, dict], text: str) -> dict[str, dict]:
             spec = {**spec, "params": {**spec["params"], HIERARCHY_PARAM: text}}
         out[name] = spec
     return out
+
+
+def hierarchy_notes(specs: dict[str, dict]) -> list[str]:
+    """One sentence per method whose smoother takes a hierarchy but was given none: it
+    runs as HEB-M, so the two score alike, which reads as a mistake unless said.
+
+    Parameters
+    ----------
+    specs : dict of str -> dict
+        Method name -> spec, after :func:`attach_hierarchies`.
+
+    Returns
+    -------
+    list of str
+    """
+    notes = []
+    for name, spec in specs.items():
+        smoother = spec["params"].get("smoother") if spec["model"] == "nb" else None
+        if smoother is None or registry.smoother(smoother).rule != NESTED_RULE:
+            continue
+        if HIERARCHY_PARAM not in spec["params"] and not spec["params"].get("hierarchies"):
+            notes.append(
+                f"{name} was given no category hierarchy, so it ran as HEB-M (the same "
+                "numbers): declare one (the Dataset page's hierarchies, or "
+                "RunSettings(hierarchies=...)) for it to borrow along."
+            )
+    return notes
 
 
 def with_fold_hierarchies(params: dict, fold) -> dict:
