@@ -228,8 +228,8 @@ def hierarchy_notes(specs: dict[str, dict]) -> list[str]:
         if HIERARCHY_PARAM not in spec["params"] and not spec["params"].get("hierarchies"):
             notes.append(
                 f"{name} was given no category hierarchy, so it ran as HEB-M (the same "
-                "numbers): declare one (the Dataset page's hierarchies, or "
-                "RunSettings(hierarchies=...)) for it to borrow along."
+                "numbers): declare one (RunSettings(hierarchies=...) in Python, or on the "
+                "app's Dataset page) for it to borrow along."
             )
     return notes
 
