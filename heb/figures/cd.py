@@ -1,4 +1,10 @@
-"""The critical-difference diagram (Demšar 2006) of average ranks over datasets."""
+"""The critical-difference diagram (Demšar 2006) of average ranks over datasets.
+
+Its layout is worked out in pixels, so that it reads from 2 to 20 methods: the y axis
+counts one unit per pixel of the plot (the rank axis at 0, the CD bracket above, the group
+bars and the label rows below), the labels sit in margins sized for their text, and the
+figure's own width (that of an exported PNG or SVG) gives the axis room for its ranks.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import plotly.graph_objects as go
 from heb.figures.style import (
     FONT_SIZE,
     INK,
+    PLOT_GAP,
     escape,
     method_color,
     method_label,
@@ -18,12 +25,29 @@ from heb.figures.style import (
     title_height,
 )
 
-__all__ = ["cd_diagram"]
+__all__ = ["CD_CHAR_EM", "cd_diagram", "cd_label_font"]
 
-#: where the CD bracket sits above the rank axis (data units)
-_CD_Y = 1.05
-#: vertical layout of the group bars and the label rows below the axis (data units)
-_BAR_TOP, _BAR_STEP, _ROW_STEP = -0.45, 0.32, 0.55
+#: a conservative width of one character of a label, in em (Verdana's average; Arial and
+#: Open Sans are narrower), for the margins that hold the labels
+CD_CHAR_EM = 0.6
+#: pixels of the plot per rank of the exported figure's axis, at least (its width follows)
+_PX_PER_RANK = 40
+#: the exported figure's width: plotly's default at least, and at most this
+_MIN_WIDTH, _MAX_WIDTH = 700, 1400
+#: heights above the axis (pixels): major and minor ticks, the CD bracket, the plot's top
+_TICK_PX, _MINOR_TICK_PX, _CD_PX, _WHISKER_PX, _TOP_PX = 9, 5, 62, 6, 100
+#: below the axis: the first group bar, the step between bar levels, the bars' gap to the
+#: first label row (pixels)
+_BAR_TOP_PX, _BAR_STEP_PX, _BAR_GAP_PX = 22, 12, 18
+#: pixels between a leader line's end and its label, and the label and the figure's edge
+_LABEL_GAP_PX, _EDGE_PX = 6, 12
+#: more methods than this get smaller labels, and tick labels on every other rank
+_MANY_METHODS = 10
+
+
+def cd_label_font(k: int) -> int:
+    """Font size (pixels) of the method labels and tick labels for ``k`` methods."""
+    return FONT_SIZE if k <= 8 else FONT_SIZE - 2
 
 
 def _group_levels(spans: Sequence[tuple[float, float]], gap: float) -> list[int]:
@@ -75,18 +99,24 @@ def _line(x0: float, x1: float, y0: float, y1: float, name: str, width: float = 
     }
 
 
-def _axis_shapes(low: float, high: float, cd: float, ticks: np.ndarray) -> list[dict]:
-    """The rank axis with its ticks, and the CD bracket above it."""
+def _axis_shapes(low: float, high: float, cd: float, labelled: np.ndarray) -> list[dict]:
+    """The rank axis with its ticks (long where labelled), and the CD bracket above it."""
     shapes = [_line(low, high, 0, 0, "axis")]
-    for tick in ticks:
-        size = 0.2 if float(tick).is_integer() else 0.11
+    step = 1.0 if high - low >= _MANY_METHODS else 0.5
+    for tick in np.arange(low, high + step / 2, step):
+        size = _TICK_PX if np.isclose(labelled, tick).any() else _MINOR_TICK_PX
         shapes.append(_line(tick, tick, 0, size, "tick"))
     shapes += [
-        _line(low, low + cd, _CD_Y, _CD_Y, "cd"),
-        _line(low, low, _CD_Y - 0.1, _CD_Y + 0.1, "cd"),
-        _line(low + cd, low + cd, _CD_Y - 0.1, _CD_Y + 0.1, "cd"),
+        _line(low, low + cd, _CD_PX, _CD_PX, "cd"),
+        _line(low, low, _CD_PX - _WHISKER_PX, _CD_PX + _WHISKER_PX, "cd"),
+        _line(low + cd, low + cd, _CD_PX - _WHISKER_PX, _CD_PX + _WHISKER_PX, "cd"),
     ]
     return shapes
+
+
+def _text_px(text: str, font: int) -> int:
+    """A generous width of one line of plain text (pixels)."""
+    return math.ceil(CD_CHAR_EM * font * len(text))
 
 
 def cd_diagram(
@@ -112,8 +142,11 @@ def cd_diagram(
     -------
     go.Figure
         A rank axis from 1 (left) to k; the better half of the methods labelled on the
-        left, the rest on the right, each joined to its rank by an elbow line; group bars
-        stacked below the axis so that no two overlap.
+        left, the rest on the right, each label on a row of its own in a margin sized for
+        the longest label of its side and joined to its rank by an elbow (leader) line;
+        group bars stacked below the axis so that no two overlap. The height grows with
+        the label rows; the width (an export's) gives the axis at least 40 pixels a rank.
+        Past 10 methods the labels are smaller and only every other rank is numbered.
     """
     names, ranks, cd = _checked_ranks(avg_ranks, cd)
     k = len(names)
@@ -126,9 +159,12 @@ def cd_diagram(
     if unknown:
         raise ValueError(f"Groups name methods without a rank: {', '.join(sorted(unknown))}.")
 
+    font = cd_label_font(k)
+    row_px = 2 * font  # label rows: twice the type size apart
     low, high = 1.0, float(k)
-    pad = 0.12 * (high - low) + 0.2
-    x_left, x_right = low - pad, high + pad
+    stub = 0.08 * (high - low) + 0.25  # leaders reach this far past the axis (ranks)
+    x_left, x_right = low - stub, high + stub
+    x_high = max(x_right, low + cd + 0.1)  # a CD longer than the axis is drawn whole
     spans = sorted(
         (
             (min(rank_of[str(m)] for m in group), max(rank_of[str(m)] for m in group), group)
@@ -139,41 +175,48 @@ def cd_diagram(
     )
     levels = _group_levels([(s, e) for s, e, _ in spans], gap=0.1)
     n_levels = max(levels) + 1 if levels else 0
-    first_row = _BAR_TOP - _BAR_STEP * n_levels - 0.2
+    first_row = -(_BAR_TOP_PX + _BAR_STEP_PX * max(n_levels - 1, 0) + _BAR_GAP_PX + font / 2)
     n_left = math.ceil(k / 2)
-    bottom = first_row - _ROW_STEP * (max(n_left, k - n_left) - 1) - 0.4
+    bottom = first_row - row_px * (max(n_left, k - n_left) - 1) - font
 
-    ticks = np.arange(low, high + 0.25, 0.5)
-    shapes = _axis_shapes(low, high, cd, ticks)
+    step = 2 if k > _MANY_METHODS else 1
+    labelled = np.arange(low, high + 0.5, step)
+    shapes = _axis_shapes(low, high, cd, labelled)
     for (start, end, group), level in zip(spans, levels, strict=True):
-        y = _BAR_TOP - _BAR_STEP * level
+        y = -(_BAR_TOP_PX + _BAR_STEP_PX * level)
         name = "group: " + ", ".join(str(m) for m in group)
-        shapes.append(_line(start - 0.05, end + 0.05, y, y, name, width=7))
+        shapes.append(_line(start - 0.05, end + 0.05, y, y, name, width=6))
     fig = go.Figure()
     fig.update_layout(shapes=shapes)
     annotations = [
-        {"x": tick, "y": 0.26, "text": str(int(tick)), "yanchor": "bottom", "showarrow": False}
-        for tick in ticks
-        if float(tick).is_integer()
+        {
+            "x": tick,
+            "y": _TICK_PX + 3,
+            "text": str(int(tick)),
+            "yanchor": "bottom",
+            "font": {"size": font},
+        }
+        for tick in labelled
     ]
     annotations.append(
         {
             "x": low + cd / 2,
-            "y": _CD_Y + 0.14,
+            "y": _CD_PX + _WHISKER_PX + 2,
             "text": f"CD = {cd:.2f}",
             "yanchor": "bottom",
-            "showarrow": False,
+            "font": {"size": font},
         }
     )
-    longest = 0
+    widths = {True: 0, False: 0}  # the longest label of each side (pixels)
     for position, index in enumerate(np.argsort(ranks, kind="stable")):
         name, rank = names[index], float(ranks[index])
         on_left = position < n_left
-        y = first_row - _ROW_STEP * (position if on_left else k - 1 - position)
-        end = x_left + 0.05 if on_left else x_right - 0.05
-        shown = escape(method_label(name))
-        label = f"{shown} ({rank:.2f})" if on_left else f"({rank:.2f}) {shown}"
-        longest = max(longest, len(method_label(name)) + 7)
+        y = first_row - row_px * (position if on_left else k - 1 - position)
+        end = x_left if on_left else x_right
+        plain = method_label(name)
+        label = f"{plain} ({rank:.2f})" if on_left else f"({rank:.2f}) {plain}"
+        widths[on_left] = max(widths[on_left], _text_px(label, font))
+        shown = escape(plain)
         fig.add_trace(
             go.Scatter(
                 x=[rank, rank, end],
@@ -184,28 +227,38 @@ def cd_diagram(
                 marker={"size": [10, 0, 0], "color": method_color(name)},
                 showlegend=False,
                 hovertemplate=f"{shown}: mean rank {rank:.3f}<extra></extra>",
+                cliponaxis=False,
             )
         )
         annotations.append(
             {
-                "x": end - 0.04 if on_left else end + 0.04,
+                "x": end,
                 "y": y,
-                "text": label,
+                "text": escape(label),
                 "xanchor": "right" if on_left else "left",
+                "xshift": -_LABEL_GAP_PX if on_left else _LABEL_GAP_PX,
                 "yanchor": "middle",
-                "showarrow": False,
+                "font": {"size": font},
             }
         )
     for note in annotations:
-        note.update(xref="x", yref="y")
+        note.update(xref="x", yref="y", showarrow=False)
+    # a right label left of the plot's right edge (the CD bracket longer than the axis)
+    # needs that much less margin
+    margin_l = _EDGE_PX + _LABEL_GAP_PX + widths[True]
+    margin_r = _EDGE_PX + _LABEL_GAP_PX + widths[False]
+    plot_px = math.ceil(_PX_PER_RANK * (x_high - x_left))
+    width = min(max(_MIN_WIDTH, margin_l + margin_r + plot_px), _MAX_WIDTH)
+    top = title_height(title) + PLOT_GAP
+    margin_b = 10
     fig.update_layout(annotations=annotations)
-    fig.update_xaxes(visible=False, range=[x_left - 0.1, max(x_right, low + cd) + 0.1])
-    fig.update_yaxes(visible=False, range=[bottom, _CD_Y + 0.55])
-    label_px = 16 + int(0.6 * FONT_SIZE * longest)
-    style(fig, title, int(70 * (_CD_Y + 0.55 - bottom)) + title_height(title) + 60)
+    fig.update_xaxes(visible=False, range=[x_left, x_high], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[bottom, _TOP_PX], fixedrange=True)
+    style(fig, title, top + math.ceil(_TOP_PX - bottom) + margin_b, grow_with_legend=False)
     fig.update_layout(
         showlegend=False,
-        margin={"l": label_px, "r": label_px, "b": 10},
+        width=width,
+        margin={"l": margin_l, "r": margin_r, "b": margin_b},
         plot_bgcolor="white",
     )
     return fig
