@@ -46,7 +46,14 @@ from heb.data.dataset import is_id_like_name
 from heb.nb import NaiveBayes
 from heb.scale.cv import ENGINE_FAMILIES
 from heb.scale.duckdb_engine import DuckDBEngine
-from heb.scale.source import DATA_ROOT_ENV, Source, open_source, resolve_data_path
+from heb.scale.source import (
+    DATA_ROOT_ENV,
+    PARQUET_SUFFIXES,
+    SOURCE_SUFFIXES,
+    Source,
+    open_source,
+    resolve_data_path,
+)
 
 __all__ = [
     "CONFIGURE_HELP",
@@ -76,7 +83,6 @@ CONFIGURE_HELP = (
 #: the engine's name in every text the user reads
 ENGINE_LABEL = "DuckDB"
 _REFUSED = "large_file_refused"
-_SUFFIXES = (".parquet", ".parq", ".pq", ".csv", ".csv.gz", ".tsv")
 #: at most this many files and folders are offered in the list
 _MAX_LISTED = 500
 #: session names: the running scans (kind -> Scan), finished results, the cancelled keys
@@ -126,11 +132,9 @@ def list_sources(root: Path) -> list[str]:
     names = []
     for path in sorted(root.rglob("*")):
         name = path.name.lower()
-        if path.is_file() and name.endswith(_SUFFIXES) and path.parent == root:
+        if path.is_file() and name.endswith(SOURCE_SUFFIXES) and path.parent == root:
             names.append(path.relative_to(root).as_posix())
-        elif path.is_dir() and any(
-            p.suffix in (".parquet", ".parq", ".pq") for p in path.iterdir()
-        ):
+        elif path.is_dir() and any(p.suffix.lower() in PARQUET_SUFFIXES for p in path.iterdir()):
             names.append(path.relative_to(root).as_posix() + "/")
         if len(names) >= _MAX_LISTED:
             break
@@ -144,7 +148,7 @@ def check_name(name: str, root: Path) -> Source:
     ------
     DataError
         An absolute or home-relative path, a path leaving the root, a missing file, or a
-        file that is neither parquet nor CSV (one sentence each).
+        file that is neither parquet nor delimited text (one sentence each).
     """
     if Path(name).is_absolute() or name.startswith(("~", "\\")) or ":" in name:
         raise DataError(
@@ -675,7 +679,9 @@ def _choose(root: Path) -> None:
     st.selectbox(
         "File or folder under the data root",
         options,
-        format_func=lambda n: n or "(choose a parquet / CSV file or a folder of parquet files)",
+        format_func=lambda n: (
+            n or "(choose a parquet / CSV / TSV file or a folder of parquet files)"
+        ),
         **state.bound(state.LARGE_FILE),
     )
 

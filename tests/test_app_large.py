@@ -29,7 +29,7 @@ def data_root(tmp_path_factory):
     write_clicks(root / "small.parquet", 2_000, seed=2, n_features=3)
     (root / "events").mkdir()
     write_clicks(root / "events" / "part-0.parquet", 500, seed=3, n_features=3)
-    (root / "notes.txt").write_text("not data")
+    (root / "notes.docx").write_text("not data")
     return root
 
 
@@ -84,7 +84,7 @@ def test_describe_numbers_are_the_engine_s(rooted):
     [
         ("../../etc/passwd", "lies outside the data root"),
         ("/etc/passwd", "is not a path relative to the data root"),
-        ("notes.txt", "neither parquet nor CSV"),
+        ("notes.docx", "neither parquet nor delimited text"),
     ],
 )
 def test_a_link_outside_the_root_is_refused_with_a_message(rooted, name, message):

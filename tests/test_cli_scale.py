@@ -70,13 +70,13 @@ def test_bench_ranks_two_files_on_the_engine(clicks, tmp_path):
 
 
 def test_bad_inputs_are_one_sentence_and_exit_2(clicks, tmp_path, capsys):
-    text = tmp_path / "notes.txt"
+    text = tmp_path / "notes.docx"
     text.write_text("a,b\n1,2\n")
     one = tmp_path / "one.parquet"
     pd.DataFrame({"x": np.arange(8), "y": ["a"] * 8}).to_parquet(one)
     out = str(tmp_path / "out")
     err = _one_sentence_error(capsys, ["bench", str(text), "--engine", "duckdb", "-o", out])
-    assert "neither parquet nor CSV" in err
+    assert "neither parquet nor delimited text" in err
     err = _one_sentence_error(
         capsys, ["bench", str(one), "--engine", "duckdb", "--tables", "8", "-o", out]
     )

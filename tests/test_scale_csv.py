@@ -156,6 +156,25 @@ def test_a_gzip_csv(tmp_path):
     assert kinds == {"x": "text", "y": "number"}
 
 
+@pytest.mark.parametrize("name", ["t.tsv.gz", "t.tab", "t.txt", "t.txt.gz"])
+def test_the_engine_takes_the_delimited_text_an_upload_takes(tmp_path, name):
+    """It took .csv, .csv.gz and .tsv only: a .tsv.gz or .txt read in memory was refused as
+    "neither parquet nor CSV"."""
+    sep = "\t" if ".tsv" in name or ".tab" in name else ","
+    data = f"x{sep}y\n red{sep}1\nNA{sep}2\nblue{sep}3\n".encode()
+    (tmp_path / name).write_bytes(gzip.compress(data) if "gz" in name else data)
+    kinds, rows = _engine_rows(_engine(tmp_path, name))
+    assert rows == {"x": ["red", None, "blue"], "y": [1, 2, 3]}
+    assert kinds == {"x": "text", "y": "number"}
+
+
+def test_an_arff_file_is_sent_to_the_in_memory_readers(tmp_path):
+    (tmp_path / "t.arff").write_text("@relation t\n@attribute x {a,b}\n@data\na\n")
+    with pytest.raises(DataError, match="ARFF, which is read in memory only") as info:
+        _engine(tmp_path, "t.arff")
+    _one_sentence(str(info.value))
+
+
 def test_text_after_duckdbs_type_sample_makes_the_column_text(tmp_path):
     lines = ["x,y"] + [f"{i % 40},{'pq'[i % 2]}" for i in range(25_000)] + ["unknown,p"]
     _assert_same(tmp_path, ("\n".join(lines) + "\n").encode())

@@ -63,7 +63,7 @@ def test_a_missing_file_is_named(root):
 
 def test_a_file_that_is_neither_parquet_nor_csv_is_refused(root):
     (root / "table.xlsx").write_bytes(b"PK\x03\x04")
-    with pytest.raises(DataError, match="neither parquet nor CSV") as info:
+    with pytest.raises(DataError, match="neither parquet nor delimited text") as info:
         open_source("table.xlsx")
     _one_sentence(str(info.value))
 

@@ -6,6 +6,8 @@ where a missing Spark fails: CI installs a JDK and pyspark (.ci/run).
 
 from __future__ import annotations
 
+import gzip
+
 import numpy as np
 import pytest
 
@@ -145,3 +147,16 @@ def test_a_file_that_stopped_being_parquet_is_one_sentence_on_a_live_session(spa
         assert engine.spark.range(3).count() == 3  # the session lives on
     finally:
         engine.register(engine.source)  # the module's view again
+
+
+def test_a_tab_separated_file_is_read_by_its_delimiter_on_spark(spark, tmp_path):
+    """Spark read every CSV source with ",": a .tsv became one column named
+    "x<TAB>y<TAB>label" (the engine's sniffed delimiter is now Spark's too)."""
+    engine, _, _ = spark
+    rows = ["x\ty\tlabel"] + [f"v{i % 3}\t{i % 5}\t{'ab'[i % 2]}" for i in range(40)]
+    (tmp_path / "t.tsv.gz").write_bytes(gzip.compress("\n".join(rows).encode()))
+    other = SparkEngine(session=engine.spark)
+    columns = other.register(open_source("t.tsv.gz", root=tmp_path))
+    assert [name for name, _ in columns] == ["x", "y", "label"]
+    table = other.table("SELECT label, count(*) AS n FROM heb_rows GROUP BY label ORDER BY label")
+    assert table.column("n").to_pylist() == [20, 20]

@@ -15,12 +15,26 @@ from pathlib import Path
 
 from heb.data import DataError
 
-__all__ = ["DATA_ROOT_ENV", "Source", "data_root", "resolve_data_path", "open_source"]
+__all__ = [
+    "DATA_ROOT_ENV",
+    "PARQUET_SUFFIXES",
+    "SOURCE_SUFFIXES",
+    "Source",
+    "data_root",
+    "resolve_data_path",
+    "open_source",
+]
 
 #: the environment variable naming the folder large files are read from
 DATA_ROOT_ENV = "HEB_DATA_ROOT"
-_PARQUET = (".parquet", ".parq", ".pq")
-_CSV = (".csv", ".csv.gz", ".tsv")
+#: names of parquet files (one, or the parts of a folder)
+PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
+_PARQUET = PARQUET_SUFFIXES
+#: delimited text the CSV scan reads (delimiter sniffed as an upload's), plain or gzipped
+_TEXT = (".csv", ".tsv", ".tab", ".txt")
+_CSV = _TEXT + tuple(suffix + ".gz" for suffix in _TEXT)
+#: every file name ending an engine opens (lower case)
+SOURCE_SUFFIXES = PARQUET_SUFFIXES + _CSV
 
 
 @dataclass(frozen=True)
@@ -187,9 +201,9 @@ def open_source(path, root=None) -> Source:
     Raises
     ------
     DataError
-        Outside the root, missing, neither parquet nor CSV, a folder holding CSV files or no
-        parquet file, or parquet
-        files of a folder whose columns differ (in name or type).
+        Outside the root, missing, ARFF, neither parquet nor delimited text, a folder
+        holding CSV files or no parquet file, or parquet files of a folder whose columns
+        differ (in name or type).
     """
     resolved = resolve_data_path(path, root)
     if resolved.is_dir():
@@ -205,9 +219,15 @@ def open_source(path, root=None) -> Source:
         _check_folder_schemas(files)
         return Source(resolved, "parquet", tuple(files))
     kind = _format_of(resolved)
+    if kind is None and resolved.name.lower().endswith((".arff", ".arff.gz")):
+        raise DataError(
+            f"The file {resolved.name!r} is ARFF, which is read in memory only (an upload, "
+            "or heb bench without --engine); save it as parquet or CSV for the engine."
+        )
     if kind is None:
         raise DataError(
-            f"The file {resolved.name!r} is neither parquet nor CSV; give a .parquet or .csv file."
+            f"The file {resolved.name!r} is neither parquet nor delimited text; give a "
+            ".parquet, .csv, .tsv, .tab or .txt file (the text ones may be gzipped)."
         )
     if kind == "parquet":
         _check_folder_schemas([resolved])

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from heb.data import DataError
+from heb.scale.csv_scan import csv_layout
 from heb.scale.engine import Engine
 from heb.scale.memory import physical_memory
 from heb.scale.source import Source
@@ -234,6 +235,8 @@ class SparkEngine(Engine):
         from pyspark.sql import functions as F
 
         paths = [str(f) for f in source.files]
+        # a CSV's delimiter and encoding as an upload's reader sniffs them (a TSV is not ",")
+        layout = csv_layout(source.files[0], source.label) if source.format == "csv" else None
         try:
             if source.format == "parquet":
                 frame = self.spark.read.parquet(*paths)
@@ -243,7 +246,10 @@ class SparkEngine(Engine):
                     F.col("_metadata.row_index").alias("__heb_row"),
                 )
             else:
-                frame = self.spark.read.csv(paths, header=True, inferSchema=True)
+                frame = self.spark.read.csv(
+                    paths, header=True, inferSchema=True, sep=layout.delimiter,
+                    encoding=layout.encoding,
+                )  # fmt: skip
                 frame = frame.select(
                     "*",
                     F.lit("").alias("__heb_file"),
