@@ -40,6 +40,8 @@ from heb.evaluate import CVResult, RunSettings, cached_cross_validation, cross_v
 __all__ = [
     "BEST_STYLE",
     "Comparison",
+    "ECE_FOLD_MEAN",
+    "ECE_POOLED",
     "MAX_HEAVY_RUNS",
     "RunCancelled",
     "best_style",
@@ -228,8 +230,22 @@ def best_style(summary: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
     return style
 
 
-def reliability_frame(curves: dict[str, dict]) -> pd.DataFrame:
-    """The reliability bins of every method, one row per (method, bin)."""
+#: the CSV columns of the two ECEs a Compare view shows: that of the pooled out-of-fold
+#: predictions (the reliability bins beside it) and the mean over folds (the metrics table,
+#: SPEC section 5: metrics per test fold, then averaged over folds)
+ECE_POOLED, ECE_FOLD_MEAN = "ece_pooled", "ece_mean_over_folds"
+
+
+def reliability_frame(
+    curves: dict[str, dict], fold_ece: dict[str, float] | None = None
+) -> pd.DataFrame:
+    """The reliability bins of every method, one row per (method, bin).
+
+    ``ece_pooled`` is the ECE of these bins (every row's out-of-fold prediction pooled);
+    given ``fold_ece`` (method -> the mean over folds of each fold's ECE, the metrics
+    table's), ``ece_mean_over_folds`` follows it, so the CSV names both and neither is
+    mistaken for the other.
+    """
     rows = [
         pd.DataFrame(
             {
@@ -239,7 +255,8 @@ def reliability_frame(curves: dict[str, dict]) -> pd.DataFrame:
                 "count": curve["count"],
                 "confidence": curve["confidence"],
                 "accuracy": curve["accuracy"],
-                "ece": curve["ece"],
+                ECE_POOLED: curve["ece"],
+                **({} if fold_ece is None else {ECE_FOLD_MEAN: fold_ece[method]}),
             }
         )
         for method, curve in curves.items()
@@ -261,7 +278,8 @@ class Comparison:
     def __post_init__(self) -> None:
         self.table, self.summary = metrics_table(self.result)
         curves = {method: self.result.reliability(method) for method in self.result.methods}
-        self.reliability_data = reliability_frame(curves)
+        fold_ece = dict(zip(self.summary["method"], self.summary["ece_mean"], strict=True))
+        self.reliability_data = reliability_frame(curves, fold_ece)
 
     @property
     def reliability_fig(self) -> go.Figure:
