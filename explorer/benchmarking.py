@@ -6,11 +6,13 @@ import threading
 import time
 from collections import OrderedDict
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from explorer.comparison import BEST_STYLE
 from explorer.loading import session_dataset, upload_variant
+from explorer.state import UPLOAD_PREFIX
 from heb import figures, registry
 from heb.data import BUILTIN_DATASETS, shared_dataset_names
 from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_table
@@ -23,10 +25,12 @@ __all__ = [
     "benchmark_key",
     "dataset_choices",
     "default_datasets",
+    "friedman_nemenyi_note",
     "metric_views",
     "run",
     "run_or_recall",
     "score_table",
+    "take_in_upload",
     "wilcoxon_frame",
 ]
 
@@ -60,10 +64,38 @@ def dataset_choices() -> dict[str, str]:
     return choices
 
 
-def default_datasets(choices: dict[str, str]) -> list[str]:
-    """The quick paper datasets present, else the first four built-in ones."""
+def default_datasets(choices: dict[str, str], current: str | None = None) -> list[str]:
+    """The quick paper datasets present, else the first four built-in ones; the sidebar's
+    dataset first when it is an upload of this session (with the target chosen for it on
+    the Dataset page: what the user came to benchmark)."""
     quick = [f"shared:{name}" for name in QUICK_DATASETS if f"shared:{name}" in choices]
-    return quick or [spec for spec in choices if spec.startswith("builtin:")][:4]
+    base = quick or [spec for spec in choices if spec.startswith("builtin:")][:4]
+    upload = _current_upload(choices, current)
+    return [upload, *base] if upload else base
+
+
+#: session name of the uploads the Benchmark's dataset choice has taken in once
+_UPLOADS_TAKEN = "_bench_uploads_taken"
+
+
+def _current_upload(choices: dict[str, str], current: str | None) -> str | None:
+    return current if current and current.startswith(UPLOAD_PREFIX) and current in choices else None
+
+
+def take_in_upload(choices: dict[str, str], current: str | None, name: str) -> None:
+    """Add the sidebar's dataset, an upload, to a dataset choice kept in the session under
+    ``name`` (a choice made before the upload) the first time the page sees it; a user who
+    then leaves it out is not overruled."""
+    upload = _current_upload(choices, current)
+    if upload is None:
+        return
+    taken = st.session_state.setdefault(_UPLOADS_TAKEN, [])
+    if upload in taken:
+        return
+    taken.append(upload)
+    chosen = st.session_state.get(name)
+    if isinstance(chosen, list) and upload not in chosen:
+        st.session_state[name] = [upload, *chosen]
 
 
 def benchmark_footer(frame: pd.DataFrame, settings: dict) -> str:
@@ -80,6 +112,37 @@ def benchmark_footer(frame: pd.DataFrame, settings: dict) -> str:
             f"folds={frame['fold'].nunique()}",
             *(f"{key}={value}" for key, value in settings.items()),
         ]
+    )
+
+
+def friedman_nemenyi_note(friedman: dict, pvalues: pd.DataFrame, alpha: float = 0.05) -> str | None:
+    """Why the Friedman test can reject while no Nemenyi pair does: the sentences shown
+    exactly then (either Friedman p below ``alpha``, every pair's Nemenyi p at or above
+    it), else None.
+
+    Parameters
+    ----------
+    friedman : dict
+        :func:`heb.stats.friedman`'s result (``p_value``, ``iman_davenport_p``).
+    pvalues : DataFrame
+        Nemenyi p-values, method x method (its diagonal is ignored).
+    alpha : float
+    """
+    tests = {"Friedman": friedman["p_value"], "Iman-Davenport": friedman["iman_davenport_p"]}
+    rejecting = [name for name, p in tests.items() if p < alpha]
+    values = pvalues.to_numpy(dtype=float)
+    pairs = values[~np.eye(len(values), dtype=bool)]
+    if not rejecting or (pairs < alpha).any():
+        return None
+    which = " and ".join(rejecting)
+    n_pairs = len(values) * (len(values) - 1) // 2
+    return (
+        f"Not a contradiction: the {which} test asks one question of all the methods at "
+        f"once (are their ranks all equal? no, p < {alpha:g}), while Nemenyi's test asks "
+        f"one per pair ({n_pairs} here) and guards them together, so it is more "
+        "conservative and needs a gap of at least the CD in average rank. Here the "
+        "methods differ overall, but no single pair by that much; more datasets shrink "
+        "the CD."
     )
 
 

@@ -32,6 +32,9 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     cols[1].metric("p-value", format_p(result["p_value"]))
     cols[2].metric("Iman-Davenport F", f"{result['iman_davenport_F']:.2f}")
     cols[3].metric("p-value (F)", format_p(result["iman_davenport_p"]))
+    note = bench.friedman_nemenyi_note(result, tables["pvalues"])
+    if note:
+        st.info(note, icon=":material/help:")
     st.markdown(
         f"**Mean {label.lower()} per dataset** (the paper's Table 1; average rank in the last row)"
     )
@@ -80,11 +83,14 @@ page_header(
     "Friedman test, Nemenyi's critical difference and Wilcoxon signed-rank tests.",
 )
 choices = bench.dataset_choices()
+# the user's upload (the sidebar's dataset) is chosen with the quick datasets
+current = st.session_state.get("data_spec")
+bench.take_in_upload(choices, current, "bench_datasets")
 specs = st.multiselect(
     "Datasets",
     list(choices),
     format_func=choices.get,
-    **state.page_setting("bench_datasets", list(bench.default_datasets(choices)), list(choices)),
+    **state.page_setting("bench_datasets", bench.default_datasets(choices, current), list(choices)),
 )
 methods = state.selected_methods()
 settings = state.current_settings()
