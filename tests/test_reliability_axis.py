@@ -64,3 +64,39 @@ def test_compare_says_why_a_binary_axis_starts_at_half(data, said):
     at = open_app("pages/compare.py", data=data, methods="Laplace,HEB-M", folds="3")
     captions = " ".join(c.value for c in at.caption)
     assert ("The axis starts at 0.5: with two classes" in captions) is said
+
+
+def _binned(confidence, accuracy, count) -> dict:
+    """A ten-bin curve with the given bins filled (the others empty)."""
+    edges = np.linspace(0.0, 1.0, 11)
+    full = {"confidence": np.full(10, np.nan), "accuracy": np.full(10, np.nan)}
+    rows = np.zeros(10)
+    for conf, acc, n in zip(confidence, accuracy, count, strict=True):
+        b = min(int(conf * 10), 9)
+        full["confidence"][b], full["accuracy"][b], rows[b] = conf, acc, n
+    return {"edges": edges, "count": rows, **full, "ece": 0.05}
+
+
+def test_the_accuracy_axis_starts_with_the_confidence_axis():
+    """Two classes: the points lie above 0.5, and an accuracy axis from 0 left the plot's
+    lower half empty; both axes start at 0.5, the diagonal from corner to corner."""
+    curve = _binned([0.55, 0.68, 0.77, 0.93], [0.52, 0.66, 0.8, 0.95], [40, 60, 80, 500])
+    fig = reliability_diagram({"Laplace": curve})
+    assert tuple(fig.layout.xaxis.range) == pytest.approx((0.5, 1.0))
+    assert tuple(fig.layout.yaxis.range) == pytest.approx((0.48, 1.02))
+
+
+@pytest.mark.parametrize("rows", [40, 2])  # a small bin's grey point is kept in view too
+def test_a_point_below_the_start_keeps_its_place_in_view(rows):
+    curve = _binned([0.55, 0.77, 0.93], [0.43, 0.8, 0.95], [rows, 80, 500])
+    fig = reliability_diagram({"Laplace": curve})
+    low, high = fig.layout.yaxis.range
+    assert low == pytest.approx(0.38) and high == pytest.approx(1.02)
+    points = [trace for trace in fig.data[1:] if trace.type == "scatter"]
+    assert all(low < y for trace in points for y in trace.y if y is not None)
+    assert min(y for trace in points for y in trace.y if y is not None) == pytest.approx(0.43)
+
+
+def test_many_classes_keep_both_axes_from_zero():
+    fig = reliability_diagram({"Laplace": _curve(10)})
+    assert tuple(fig.layout.yaxis.range) == pytest.approx((-0.02, 1.02))

@@ -27,8 +27,10 @@ from heb.figures.style import (
 __all__ = [
     "CLAMP_STATES",
     "PAPER_SLOPE",
+    "MAX_STRIP_XS",
     "concentration_heatmap",
     "concentration_scatters",
+    "strip_positions",
     "aode_concentration_heatmap",
 ]
 
@@ -257,6 +259,56 @@ def _fit_line(x: np.ndarray, y: np.ndarray, paper: float) -> go.Scatter:
     )
 
 
+#: at most this many distinct x values make a scatter a strip plot: each value's points
+#: spread sideways (jitter) so that they do not hide one another
+MAX_STRIP_XS = 5
+#: the jitter's half-width, as a share of the log gap between neighbouring x values, and
+#: in decades around a single x value
+_STRIP_SHARE, _STRIP_SINGLE = 0.22, 0.04
+
+
+def strip_positions(x: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where a scatter on a log x axis draws its points when they share few x values.
+
+    Parameters
+    ----------
+    x : ndarray
+        Positive x values of the points.
+    seed : int
+        The jitter's seed (the figure is the same on every draw).
+
+    Returns
+    -------
+    (ndarray, ndarray) or None
+        The drawn x (each point moved sideways within a band around its value, narrower
+        than the gap to the next value: the columns never meet) and the distinct values
+        (the axis's ticks); None when the x values are more than :data:`MAX_STRIP_XS` or
+        no two points share one (nothing hides).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    values = np.unique(x)
+    if values.size > MAX_STRIP_XS or values.size == x.size:
+        return None
+    logs = np.log10(values)
+    gaps = np.diff(logs)
+    half = _STRIP_SHARE * gaps.min() if gaps.size else _STRIP_SINGLE
+    offsets = np.random.default_rng(seed).uniform(-half, half, x.size)
+    return x * 10.0**offsets, values
+
+
+def _strip_axis(values: np.ndarray, drawn: np.ndarray) -> dict:
+    """A log x axis with one labelled tick per distinct value, the bands in view."""
+    logs = np.log10(drawn)
+    pad = 0.15 * max(float(logs.max() - logs.min()), 0.1)
+    return {
+        "type": "log",
+        "tickmode": "array",
+        "tickvals": values,
+        "ticktext": [f"{value:.3g}" for value in values],
+        "range": [float(logs.min()) - pad, float(logs.max()) + pad],
+    }
+
+
 def concentration_scatters(
     diag, feature_names: Sequence[str], class_names: Sequence[str] | None = None
 ) -> tuple[go.Figure, go.Figure]:
@@ -285,12 +337,10 @@ def concentration_scatters(
     with np.errstate(divide="ignore", invalid="ignore"):
         scale_m = np.sqrt(np.maximum(n_c, 0)) * np.log(np.maximum(k_f, 1))
         scale_rho = np.where(n_c > 0, 1 / np.sqrt(np.maximum(n_c, 1e-300)), 0.0)
-    custom = np.stack(
-        [class_labels, feature_labels, n_c.astype(object), k_f.astype(object)], axis=1
-    )
     hover = (
         "class %{customdata[0]}, feature %{customdata[1]}<br>"
         "N_c = %{customdata[2]:.0f}, K_f = %{customdata[3]:.0f}<br>"
+        "x = %{customdata[4]:.4g}, "
     )
     specs = [
         (
@@ -318,13 +368,20 @@ def concentration_scatters(
     ):
         fig = go.Figure()
         placeable = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+        custom = np.stack(
+            [class_labels, feature_labels, n_c.astype(object), k_f.astype(object), x], axis=1
+        )
+        drawn = x.copy()
+        strip = strip_positions(x[placeable]) if placeable.any() else None
+        if strip is not None:
+            drawn[placeable] = strip[0]
         for state, (label, color, symbol) in CLAMP_STATES.items():
             mask = placeable & (columns["state"] == state)
             if not mask.any():
                 continue
             fig.add_trace(
                 go.Scatter(
-                    x=x[mask],
+                    x=drawn[mask],
                     y=y[mask],
                     customdata=custom[mask],
                     mode="markers",
@@ -341,17 +398,20 @@ def concentration_scatters(
             )
         fitted = placeable & (columns["state"] == "none")
         fig.add_trace(_fit_line(x[fitted], y[fitted], paper))
+        notes = []
+        if strip is not None:
+            notes.append("points spread sideways; hover: exact x")  # a half-width figure
         left_out = int((~placeable).sum())
         if left_out:
-            x_title += (
-                f"<br><span style='font-size:{FONT_SIZE - 3}px'>({left_out} pair(s) with "
-                f"{why} cannot sit on a log axis: not shown)</span>"
-            )
-        fig.update_xaxes(title_text=x_title, **log_axis(x[placeable]))
+            notes.append(f"{left_out} pair(s) with {why} cannot sit on a log axis: not shown")
+        for note in notes:
+            x_title += f"<br><span style='font-size:{FONT_SIZE - 3}px'>({note})</span>"
+        x_axis = log_axis(x[placeable]) if strip is None else _strip_axis(strip[1], strip[0])
+        fig.update_xaxes(title_text=x_title, **x_axis)
         fig.update_yaxes(title_text=y_title, **log_axis(y[placeable]))
-        style(fig, title, 520)
-        if left_out:
-            fig.update_layout(margin={"b": 95})
+        style(fig, title, 520 + 20 * len(notes))
+        if notes:
+            fig.update_layout(margin={"b": 75 + 20 * len(notes)})
         figures.append(fig)
     return figures[0], figures[1]
 

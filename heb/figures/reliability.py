@@ -16,6 +16,7 @@ __all__ = [
     "CONFIDENCE_AXIS_FROM_ZERO",
     "MIN_BIN_ROWS",
     "RELIABILITY_HEIGHT",
+    "accuracy_axis_start",
     "confidence_axis_start",
     "reliability_diagram",
     "reliability_frame",
@@ -70,6 +71,24 @@ def confidence_axis_start(curves: Mapping[str, Mapping]) -> float:
             lows.append(float(np.asarray(curve["edges"], dtype=np.float64)[:-1][held].min()))
     start = min(min(lows, default=0.0), 0.5)  # never past 0.5, where two classes start
     return start if start >= CONFIDENCE_AXIS_FROM_ZERO else 0.0
+
+
+def accuracy_axis_start(curves: Mapping[str, Mapping], confidence_start: float) -> float:
+    """Where a reliability diagram's accuracy axis starts: where its confidence axis does
+    (``confidence_start``), so that the diagonal of perfect calibration keeps its corners
+    and the plot no empty band, unless a drawn point lies lower; then at the tenth below
+    that point (every point stays in view, the small bins' too)."""
+    lows = []
+    for curve in curves.values():
+        accuracy = np.asarray(curve["accuracy"], dtype=np.float64)
+        drawn = (np.asarray(curve["count"]) > 0) & np.isfinite(accuracy)
+        drawn &= np.isfinite(np.asarray(curve["confidence"], dtype=np.float64))
+        if drawn.any():
+            lows.append(float(accuracy[drawn].min()))
+    lowest = min(lows, default=confidence_start)
+    if lowest >= confidence_start:
+        return float(confidence_start)
+    return max(0.0, math.floor(round(10 * lowest, 9)) / 10)
 
 
 def reliability_frame(curves: Mapping[str, Mapping]) -> pd.DataFrame:
@@ -205,9 +224,10 @@ def reliability_diagram(
     -------
     go.Figure
         Row 1: accuracy vs mean confidence per method and the diagonal of perfect
-        calibration, each point sized by its rows (also in its hover); bins of fewer than
-        :data:`MIN_BIN_ROWS` rows are grey hollow points off the curve. Row 2: grouped
-        bars of the bin counts (shared x axis).
+        calibration (the accuracy axis starts where the confidence axis does, lower only
+        to show a point below it: :func:`accuracy_axis_start`), each point sized by its
+        rows (also in its hover); bins of fewer than :data:`MIN_BIN_ROWS` rows are grey
+        hollow points off the curve. Row 2: grouped bars of the bin counts (shared x axis).
     """
     checked = _checked(curves)
     diagonal, per_curve = _point_traces(checked, colors, show_ece)
@@ -237,6 +257,7 @@ def reliability_diagram(
     start = confidence_axis_start(checked)
     fig.update_xaxes(range=[start, 1], row=1, col=1)
     fig.update_xaxes(range=[start, 1], title_text="confidence (top-1 probability)", row=2, col=1)
-    fig.update_yaxes(range=[0, 1.02], title_text="accuracy", row=1, col=1)
+    low = accuracy_axis_start(checked, start)
+    fig.update_yaxes(range=[low - 0.02, 1.02], title_text="accuracy", row=1, col=1)
     fig.update_yaxes(title_text="rows", rangemode="tozero", row=2, col=1)
     return style(fig, title, RELIABILITY_HEIGHT, grow_with_legend=False)
