@@ -134,11 +134,11 @@ def friedman_nemenyi_note(friedman: dict, pvalues: pd.DataFrame, alpha: float = 
     pairs = values[~np.eye(len(values), dtype=bool)]
     if not rejecting or (pairs < alpha).any():
         return None
-    which = " and ".join(rejecting)
+    which = " and ".join(rejecting) + (" tests ask" if len(rejecting) == 2 else " test asks")
     n_pairs = len(values) * (len(values) - 1) // 2
     return (
-        f"Not a contradiction: the {which} test asks one question of all the methods at "
-        f"once (are their ranks all equal? no, p < {alpha:g}), while Nemenyi's test asks "
+        f"Not a contradiction: the {which} one question of all the methods at once"
+        f" (are their ranks all equal? no, p < {alpha:g}), while Nemenyi's test asks "
         f"one per pair ({n_pairs} here) and guards them together, so it is more "
         "conservative and needs a gap of at least the CD in average rank. Here the "
         "methods differ overall, but no single pair by that much; more datasets shrink "

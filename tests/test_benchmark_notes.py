@@ -43,6 +43,7 @@ def test_the_note_is_given_exactly_when_friedman_rejects_and_no_pair_does():
     note = friedman_nemenyi_note(friedman, pvalues)
     assert note.startswith(NOTE_START) and "conservative" in note and "10 here" in note
     assert note.count(". ") <= 1  # two sentences
+    assert "the Friedman and Iman-Davenport tests ask one question" in note
     # a pair Nemenyi finds: nothing to explain
     strong = benchmark_tables(_frame(0.2), "accuracy")
     assert (strong["pvalues"].to_numpy() < 0.05).any()
@@ -52,7 +53,7 @@ def test_the_note_is_given_exactly_when_friedman_rejects_and_no_pair_does():
     assert friedman_nemenyi_note(calm, pvalues) is None
     # only Iman-Davenport rejects: the note names it
     only_f = {"p_value": 0.07, "iman_davenport_p": 0.03}
-    assert "the Iman-Davenport test" in friedman_nemenyi_note(only_f, pvalues)
+    assert "the Iman-Davenport test asks" in friedman_nemenyi_note(only_f, pvalues)
 
 
 @pytest.mark.parametrize(("gap", "shown"), [(0.02, True), (0.2, False)])

@@ -162,7 +162,7 @@ def cd_diagram(
     font = cd_label_font(k)
     row_px = 2 * font  # label rows: twice the type size apart
     low, high = 1.0, float(k)
-    stub = 0.08 * (high - low) + 0.25  # leaders reach this far past the axis (ranks)
+    stub = 0.05 * (high - low) + 0.3  # leaders reach this far past the axis (ranks)
     x_left, x_right = low - stub, high + stub
     x_high = max(x_right, low + cd + 0.1)  # a CD longer than the axis is drawn whole
     spans = sorted(
