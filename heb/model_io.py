@@ -7,6 +7,12 @@ deterministic code, so a loaded model predicts exactly as the saved one. A
 theta, feature weights) so that another program can score rows without heb; on load they
 must agree with the re-smoothed tables. The format is described in ``docs/model_json.md``.
 
+A fitted :func:`heb.data.make_model` pipeline (a ``Preprocessor``, then a NaiveBayes or
+AODE) is saved as its classifier's file plus a ``preprocessor`` section (the column
+kinds, categories, bin cut points and fill codes, :mod:`heb.data.preprocessor_io`), and
+loads back as a pipeline that scores raw rows. Only that case imports the data layer
+(pandas); a model-only file needs the engine alone.
+
 Only :func:`json.loads` ever reads a file: no code, no pickle. Anything malformed (wrong
 types or shapes, negative or non-finite counts, unknown keys or parameters, duplicate
 keys, NaN / Infinity, a file over the size bound) is one ``ValueError`` sentence.
@@ -16,7 +22,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +30,9 @@ from heb.aode import AODE
 from heb.counts import MAX_TABLE_CELLS, CountTable, category_offsets
 from heb.joint_counts import JointCounts
 from heb.nb import NaiveBayes
+
+if TYPE_CHECKING:
+    from sklearn.pipeline import Pipeline
 
 __all__ = [
     "FORMAT",
@@ -47,7 +56,8 @@ MAX_BYTES = 64 * 1024 * 1024
 TABLE_RTOL = 1e-9
 _KINDS = {"NaiveBayes": NaiveBayes, "AODE": AODE}
 _TOP_KEYS = {"format", "schema_version", "model", "params", "classes", "n_categories",
-             "class_counts", "counts", "feature_names", "tables", "joint"}  # fmt: skip
+             "class_counts", "counts", "feature_names", "tables", "joint",
+             "preprocessor"}  # fmt: skip
 
 
 # --------------------------------------------------------------------------- writing
@@ -68,17 +78,32 @@ def _sparse(counts: np.ndarray) -> dict:
     }
 
 
-def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
-    """The JSON-ready description of a fitted model (see ``docs/model_json.md``)."""
+def to_dict(model: NaiveBayes | AODE | Pipeline) -> dict[str, Any]:
+    """The JSON-ready description of a fitted model, or of a fitted :func:`make_model
+    <heb.data.make_model>` pipeline with its ``preprocessor`` (see ``docs/model_json.md``)."""
+    if type(model).__name__ == "Pipeline":
+        from heb.data import preprocessor_io
+
+        preprocessor, classifier = preprocessor_io.pipeline_steps(model)
+        out = _model_dict(classifier)
+        if not np.array_equal(preprocessor.n_categories_, classifier.n_categories_):
+            raise ValueError(
+                "The pipeline's classifier does not count its Preprocessor's categories "
+                "(their numbers of categories differ), so the pair cannot be saved."
+            )
+        out["preprocessor"] = preprocessor_io.to_dict(preprocessor)
+        return out
+    return _model_dict(model)
+
+
+def _model_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
+    """:func:`to_dict` of a NaiveBayes or AODE."""
     kind = type(model).__name__
     if kind not in _KINDS:
-        hint = (
-            " (of a Pipeline, save its last step, pipe[-1], which scores the codes of its "
-            "Preprocessor)"
-            if kind == "Pipeline"
-            else ""
+        raise ValueError(
+            f"Only a fitted heb NaiveBayes or AODE can be saved, not a {kind}; a make_model "
+            "pipeline may hold either as its classifier."
         )
-        raise ValueError(f"Only a fitted heb NaiveBayes or AODE can be saved, not a {kind}{hint}.")
     if not hasattr(model, "count_table_"):
         raise ValueError(f"The {kind} is not fitted yet; fit it before saving it.")
     params = {key: _plain(value) for key, value in model.get_params().items()}
@@ -128,13 +153,13 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def dumps(model: NaiveBayes | AODE) -> str:
-    """The model as JSON text."""
+def dumps(model: NaiveBayes | AODE | Pipeline) -> str:
+    """The model (or make_model pipeline) as JSON text."""
     return json.dumps(to_dict(model), allow_nan=False, separators=(",", ":"))
 
 
-def save(model: NaiveBayes | AODE, path: str | Path) -> None:
-    """Write the model's JSON to ``path``."""
+def save(model: NaiveBayes | AODE | Pipeline, path: str | Path) -> None:
+    """Write the model's (or make_model pipeline's) JSON to ``path``."""
     Path(path).write_text(dumps(model), encoding="utf-8")
 
 
@@ -150,8 +175,9 @@ def _no_duplicates(pairs: list) -> dict:
     return out
 
 
-def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
-    """A fitted model from :func:`dumps`' JSON text (at most ``max_bytes``, in UTF-8)."""
+def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE | Pipeline:
+    """A fitted model from :func:`dumps`' JSON text (at most ``max_bytes``, in UTF-8): a
+    pipeline when the file holds a preprocessor."""
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise ValueError(f"The model file is larger than {max_bytes:,} bytes.")
@@ -164,8 +190,9 @@ def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE
     return from_dict(data)
 
 
-def load(path: str | Path, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
-    """A fitted model from a JSON file written by :func:`save` (read up to ``max_bytes``)."""
+def load(path: str | Path, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE | Pipeline:
+    """A fitted model (or pipeline) from a JSON file written by :func:`save` (read up to
+    ``max_bytes``)."""
     with open(path, "rb") as handle:
         text = handle.read(max_bytes + 1)
     return loads(text, max_bytes=max_bytes)
@@ -347,8 +374,9 @@ def _feature_names(data: dict, n_features: int) -> np.ndarray:
     return np.array(names, dtype=object)
 
 
-def from_dict(data: Any) -> NaiveBayes | AODE:
-    """A fitted model from :func:`to_dict`'s description, every field checked."""
+def from_dict(data: Any) -> NaiveBayes | AODE | Pipeline:
+    """A fitted model from :func:`to_dict`'s description, every field checked; with a
+    ``preprocessor`` section, the make_model pipeline of that preprocessor and model."""
     kind = _header(data)
     model = kind(**_params(data, kind))
     classes = _classes(data)
@@ -364,4 +392,13 @@ def from_dict(data: Any) -> NaiveBayes | AODE:
         model.feature_names_in_ = _feature_names(data, table.n_features)
     if isinstance(model, NaiveBayes):
         _check_tables(data, model)
-    return model
+    if "preprocessor" not in data:
+        return model
+    from heb.data import preprocessor_io
+
+    preprocessor = preprocessor_io.from_dict(data["preprocessor"])
+    if not np.array_equal(preprocessor.n_categories_, table.n_categories):
+        raise ValueError(
+            "The preprocessor's numbers of labels per feature must equal the model's n_categories."
+        )
+    return preprocessor_io.make_pipeline(preprocessor, model)
