@@ -10,9 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import streamlit as st
+from sklearn.pipeline import Pipeline
 
+from explorer.errors import escape
 from explorer.loading import WorkingData
+from explorer.state import current_settings
 from heb import model_io, registry
+from heb.data import Dataset
+from heb.data.preprocessor_io import make_pipeline
+from heb.evaluate.folds import evaluated_data
 from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.explain import Explanation, explain_smoothers
 from heb.nb import NaiveBayes
@@ -29,6 +35,9 @@ __all__ = [
     "model_json",
     "saved_as_json",
     "accuracy_on",
+    "raw_rows",
+    "missing_columns",
+    "loaded_summary",
 ]
 
 #: the smoother that takes the Dataset page's hierarchies
@@ -164,25 +173,75 @@ def row_values(work: WorkingData, row: int) -> list[str]:
     return [labels[f][c] if 0 <= c < len(labels[f]) else "(missing)" for f, c in enumerate(codes)]
 
 
-def accuracy_on(model, work: WorkingData) -> float | None:
-    """A loaded model's accuracy on the working rows (None when its features do not fit)."""
+def raw_rows(dataset: Dataset, work: WorkingData) -> pd.DataFrame:
+    """The working rows' raw features (Compare's rows, in the order of ``work.y``), which a
+    loaded pipeline encodes itself."""
+    rows = evaluated_data(dataset, current_settings()["max_rows"])[0]
+    if len(rows) != len(work.y):  # the settings moved since ``work`` was built
+        raise ValueError("The dataset's rows changed while scoring; load the file again.")
+    return rows
+
+
+def missing_columns(pipeline: Pipeline, rows: pd.DataFrame) -> list[str]:
+    """The columns a loaded pipeline encodes that ``rows`` lacks."""
+    present = {str(name) for name in rows.columns}
+    return [name for name in pipeline[0].feature_names_out_ if name not in present]
+
+
+def accuracy_on(model, work: WorkingData, rows: pd.DataFrame | None = None) -> float | None:
+    """A loaded model's accuracy on the working rows (None when its features do not fit).
+
+    A pipeline (a file with a preprocessor) scores ``rows``, the working rows' raw
+    features (:func:`raw_rows`), encoding them with its own preprocessor; a model alone
+    scores the page's codes ``work.codes``.
+    """
+    truth = np.asarray(work.class_names)[work.y]
+    if isinstance(model, Pipeline):
+        if rows is None or missing_columns(model, rows):
+            return None
+        return float(np.mean(model.predict(rows).astype(str) == truth))
     if model.n_features_in_ != work.codes.shape[1]:
         return None
     names = getattr(model, "feature_names_in_", None)
     if names is not None and [str(n) for n in names] != [str(n) for n in work.feature_names]:
         return None  # other features, however many: an accuracy would mean nothing
     rows = work.codes if names is None else pd.DataFrame(work.codes, columns=list(names))
-    truth = np.asarray(work.class_names)[work.y]
     return float(np.mean(model.predict(rows).astype(str) == truth))
 
 
+def loaded_summary(model) -> str:
+    """What a loaded file holds, as markdown (its values escaped)."""
+    classifier = model[-1] if isinstance(model, Pipeline) else model
+    smoother = escape(classifier.get_params().get("smoother"))
+    what = (
+        f"**{escape(type(classifier).__name__)}** ({smoother}), "
+        f"{classifier.classes_.size} classes, {classifier.n_features_in_} features"
+    )
+    if not isinstance(model, Pipeline):
+        return f"Loaded {what}."
+    pre = model[0]
+    dropped = f", {len(pre.dropped_)} of them left out as empty" if pre.dropped_ else ""
+    return (
+        f"Loaded a pipeline: its preprocessing of {pre.n_features_in_} columns{dropped}, "
+        f"then {what}. It encodes the current dataset's raw rows itself."
+    )
+
+
 def model_json(
-    fitted: Fitted, smoother: str, feature_names: list[str], classes: list[str]
+    fitted: Fitted,
+    smoother: str,
+    feature_names: list[str],
+    classes: list[str],
+    preprocessor=None,
 ) -> bytes:
-    """The fitted model of one smoother as the documented JSON file (docs/model_json.md)."""
+    """The fitted model of one smoother as the documented JSON file (docs/model_json.md);
+    with the ``preprocessor`` that coded its rows, the make_model pipeline of the two, whose
+    file scores raw rows."""
     source = fitted.models[smoother]
     if not saved_as_json(fitted, smoother):
         raise ValueError("HEB-H fitted with hierarchies cannot be saved as JSON.")
     model = NaiveBayes(smoother).fit_counts(source.count_table_, np.asarray(classes))
+    if preprocessor is not None:  # the pipeline's classifier reads codes, as make_model's
+        return model_io.dumps(make_pipeline(preprocessor, model)).encode("utf-8")
     model.feature_names_in_ = np.asarray(feature_names, dtype=object)
     return model_io.dumps(model).encode("utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
+from sklearn.pipeline import Pipeline
 
 from explorer import explain as ex
 from explorer import loading, report, state
@@ -105,8 +106,9 @@ def verdict(explanations: dict, frame, class_names: list[str]) -> str:
     return f"**Smoothing moved the decision**: {parts}.{where}"
 
 
-def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
-    """Save a fitted model as JSON; load one back and score the current rows with it."""
+def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
+    """Save a fitted model with this page's preprocessing as JSON; load a file back and
+    score the current rows with it (a pipeline file encodes their raw values itself)."""
     section = lazy_expander(
         "Save or load a fitted model (JSON, no pickle)", MODEL_FILES_OPEN, icon=":material/save:"
     )
@@ -119,7 +121,9 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
         if ex.saved_as_json(fitted, choice):
             st.download_button(
                 "Download the fitted model (JSON)",
-                lambda: ex.model_json(fitted, choice, work.feature_names, work.class_names),
+                lambda: ex.model_json(
+                    fitted, choice, work.feature_names, work.class_names, work.preprocessor
+                ),
                 file_name=f"nb-{choice}.json",
                 mime="application/json",
                 on_click="ignore",
@@ -133,8 +137,11 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
                 "save HEB-H (it then runs as HEB-M)."
             )
         st.caption(
-            "The counts, parameters and smoothed tables, documented in docs/model_json.md; "
-            "`heb.model_io.load(path)` gives back a model that predicts identically."
+            "The counts, parameters and smoothed tables, with this page's preprocessing "
+            "(column kinds, categories, bin cut points, missing-value handling), documented "
+            "in docs/model_json.md. `heb.model_io.load(path)` gives back a scikit-learn "
+            "pipeline that scores raw rows of a table like this one: "
+            "`pipe.predict_proba(frame)`."
         )
         file = st.file_uploader("Load a model file", type=["json"], key="explain_load")
         if file is not None:
@@ -143,12 +150,21 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData) -> None:
             except ValueError as exc:
                 show_error(exc, "reading the model file")
                 return
-            st.markdown(
-                f"Loaded **{escape(type(model).__name__)}** "
-                f"({escape(model.get_params().get('smoother'))}), "
-                f"{model.classes_.size} classes, {model.n_features_in_} features."
-            )
-            accuracy = ex.accuracy_on(model, work)
+            st.markdown(ex.loaded_summary(model))
+            rows, accuracy = None, None
+            if isinstance(model, Pipeline):
+                with guard("reading the dataset's rows"):
+                    rows = ex.raw_rows(dataset, work)
+                if rows is None:
+                    return
+                if absent := ex.missing_columns(model, rows):
+                    show_info(
+                        f"The file's pipeline reads {len(absent):,} column(s) the current "
+                        f"dataset lacks (the first: {absent[0]}), so it cannot score its rows."
+                    )
+                    return
+            with guard("scoring the rows with the loaded model"):
+                accuracy = ex.accuracy_on(model, work, rows)
             if accuracy is not None:
                 st.metric("Accuracy on the current dataset's rows", f"{accuracy:.3f}")
                 st.caption(
@@ -232,9 +248,9 @@ with guard("fitting the models"):
         f"The odds of **{escape(target_name)}** (A) against **{escape(reference_name)}** (B): "
         "a bar right of 0 favours A, left of 0 favours B. The prior row is "
         "ln pi(A) - ln pi(B); the prior plus one smoother's bars is its log-odds, the "
-        f"table's \"{ex.LOG_ODDS}\" column. " + missing_sentence(work.preprocessor.missing)
+        f'table\'s "{ex.LOG_ODDS}" column. ' + missing_sentence(work.preprocessor.missing)
     )
-    model_files(fitted, work)
+    model_files(fitted, work, dataset)
     spec = st.session_state["data_spec"]
     upload = st.session_state.get("uploads", {}).get(spec)
     report.show_code(
