@@ -37,7 +37,7 @@ from heb.data import (
     load_dataset,
     read_table,
 )
-from heb.data.dataset import join_names, quote
+from heb.data.dataset import is_integer_like, is_text_dtype, join_names, quote
 from heb.evaluate.folds import evaluated_data
 
 __all__ = [
@@ -122,55 +122,103 @@ def upload_dataset(payload: bytes, filename: str) -> str:
     """Read a new upload (its default target) and keep it in the session: its dataset
     spec. Raises the loader's error, and keeps nothing, when the file cannot be read.
 
+    When the file's last column cannot be the target, another is taken
+    (:func:`fallback_target`) with a note saying which and why (``target_note``); when no
+    column reads as classes, none is: the record's ``needs_target`` says the user must
+    choose one (the file is kept when some column can be a target at all).
+
     When the session was opened from a link naming an upload of this file name
     (:func:`explorer.state.take_link_upload`), the link's target and categorical columns
     are applied, those the file has; the record's ``link_note`` says what was taken.
     """
     digest = hashlib.sha256(payload).hexdigest()
+    target, note, needs_target = None, "", False
     try:
         _load_upload(digest, None, (), payload, filename)
-        target, note = None, ""
     except DataError as exc:  # the last column cannot be the target: another column?
         target, note = _another_target(digest, payload, filename, exc)
+        needs_target = target is None
     link_upload = take_link_upload(filename)
     spec = register_upload(payload, filename, digest)
     upload = st.session_state["uploads"][spec]
-    if target is not None:
-        upload["target"], upload["target_note"] = target, note
+    upload["target"], upload["needs_target"] = target, needs_target
+    if note:
+        upload["target_note"] = note
     if link_upload is not None:
         _apply_link_upload(upload, link_upload)
     return spec
 
 
-#: columns tried, from the right, when a file's last column cannot be its target
+#: columns looked at, from the right, when a file's last column cannot be its target
 TARGET_CANDIDATES = 10
-#: a fallback target with at most this many values reads as classes; one with more (an
-#: age, a count) is taken only when no column reads as classes
+#: a fallback target has 2 to this many values: it reads as classes (a label, a rating, a
+#: 0/1 flag); a column of more (an age, a count, an amount) is never taken for the user
 FEW_CLASSES = 20
 
 
-def _another_target(digest: str, payload: bytes, filename: str, error: DataError):
-    """(column, note) of another column that can be a target, when the file's last column
-    cannot (one class, a measurement...): of the :data:`TARGET_CANDIDATES` columns left
-    of it, from the right, the first with 2 to :data:`FEW_CLASSES` values, else the first
-    that loads (a new user's 'churn: yes' file went to 'age', 62 classes). Raises ``error``
-    when none can."""
-    table = _upload_table(digest, payload, filename)
+def fallback_targets(table: pd.DataFrame) -> list[tuple[str, str, int]]:
+    """The columns that could stand in for a table's last column as the target, best first:
+    (name, ``"text"`` or ``"whole numbers"``, distinct values).
+
+    Of the :data:`TARGET_CANDIDATES` columns left of the last, from the right, those that
+    read as classes: 2 to :data:`FEW_CLASSES` values, text first (a label is mostly text),
+    then whole numbers (a 0/1 flag, a rating). A column of decimals or of many values (a
+    new user's one-class 'churn' went to 'age', a 75-valued count went the same way) is
+    a measurement, never a class the user meant.
+    """
     last = table.shape[1] - 1
-    positions = list(range(last - 1, -1, -1))[:TARGET_CANDIDATES]
-    distinct = {i: int(table.iloc[:, i].nunique(dropna=True)) for i in positions}
-    few = [i for i in positions if 2 <= distinct[i] <= FEW_CLASSES]
-    for position in few + [i for i in positions if i not in few]:
-        column = str(table.columns[position])
+    found = {"text": [], "whole numbers": []}
+    for position in list(range(last - 1, -1, -1))[:TARGET_CANDIDATES]:
+        column = table.iloc[:, position]
+        if is_text_dtype(column.dtype):
+            kind = "text"
+        elif is_integer_like(column):
+            kind = "whole numbers"
+        else:
+            continue
+        distinct = int(column.nunique(dropna=True))
+        if 2 <= distinct <= FEW_CLASSES:
+            found[kind].append((str(table.columns[position]), kind, distinct))
+    return found["text"] + found["whole numbers"]
+
+
+#: said when a file's last column cannot be the target and no other column reads as classes
+NO_TARGET_TAKEN = (
+    "No other column reads as classes (text or whole numbers with 2 to {few} values), so "
+    "none was picked for you: choose the target column {where}."
+)
+
+
+def _another_target(digest: str, payload: bytes, filename: str, error: DataError):
+    """(column, note) of another column to be the target when the file's last column
+    cannot (one class, a measurement...): the first of :func:`fallback_targets` that loads,
+    the note saying which and why; (None, "") when none reads as classes but some column
+    can be a target (the user is asked to choose). Raises ``error`` when no column of
+    the nearest :data:`TARGET_CANDIDATES` can be the target at all."""
+    table = _upload_table(digest, payload, filename)
+    last = str(table.columns[-1])
+    for column, kind, distinct in fallback_targets(table):
         try:
             _load_upload(digest, column, (), payload, filename)
         except DataError:
             continue
         return column, (
-            f"{error} Until you choose another below, the target is {quote(column)} "
-            f"({distinct[position]} classes)."
+            f"{error} So the target is {quote(column)} for now: the nearest column left of "
+            f"{quote(last)} that reads as classes ({kind}, {distinct} values). To predict "
+            "another column, choose it under Target column below."
         )
+    for position in list(range(table.shape[1] - 2, -1, -1))[:TARGET_CANDIDATES]:
+        try:  # a column that is a poor target but a possible one: the user chooses
+            _load_upload(digest, str(table.columns[position]), (), payload, filename)
+        except DataError:
+            continue
+        return None, ""
     raise error
+
+
+def needs_target_note(where: str) -> str:
+    """:data:`NO_TARGET_TAKEN`, the target to be chosen ``where``."""
+    return NO_TARGET_TAKEN.format(few=FEW_CLASSES, where=where)
 
 
 def _apply_link_upload(upload: dict, link_upload: dict) -> None:
@@ -189,6 +237,9 @@ def _apply_link_upload(upload: dict, link_upload: dict) -> None:
             target = None
     if target is not None:
         taken.append(f"the target {quote(target)}")
+        upload.pop("target_note", None)  # said why the first target was not the last column
+        upload["needs_target"] = False
+    target = target or upload.get("target")  # else the fallback, if one was taken
     target_now = target or default_target(columns)
     features = [c for c in columns if c != target_now]
     # the link's left-out columns, those of this file, while one feature stays
@@ -269,14 +320,23 @@ def session_dataset(spec: str) -> Dataset:
     return load_spec(spec)
 
 
-def current_dataset() -> Dataset:
-    """The dataset chosen in the sidebar; on a loading error, a friendly message and stop."""
+def current_dataset(target_above: bool = False) -> Dataset:
+    """The dataset chosen in the sidebar; on a loading error, a friendly message and stop.
+
+    An upload whose target cannot be loaded (its last column, and no other column read
+    as classes: the record's ``needs_target``) is told where to choose one: the picker
+    above the message (``target_above``, the Dataset page) or the Dataset page.
+    """
+    spec = st.session_state["data_spec"]
     try:
         with st.spinner("Loading the dataset..."):
-            return session_dataset(st.session_state["data_spec"])
+            return session_dataset(spec)
     except Exception as exc:  # noqa: BLE001 - every loader error becomes a message
         show_error(exc, "loading the dataset")
-        if st.session_state["data_spec"] != default_spec():
+        upload = st.session_state.get("uploads", {}).get(spec)
+        if upload is not None and upload.get("needs_target") and upload.get("target") is None:
+            st.caption(needs_target_note("above" if target_above else "on the Dataset page"))
+        if spec != default_spec():
             st.button(
                 "Back to the built-in default",
                 on_click=set_dataset,

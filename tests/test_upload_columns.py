@@ -395,12 +395,16 @@ def test_the_fallback_target_prefers_a_column_that_reads_as_classes():
     assert_clean(at)
     assert at.selectbox(key="upload_target").value == "region"
     notes = [unescape(info.value) for info in at.info]
-    assert any(note.endswith("the target is 'region' (2 classes).") for note in notes), notes
-    # a file whose other columns all have many values still gets one of them
-    many = frame.drop(columns=["plan", "region"]).assign(code=np.arange(300) % 40)
+    said = "So the target is 'region' for now: the nearest column left of 'churn' that reads as "
+    assert any(said + "classes (text, 2 values)." in note for note in notes), notes
+    # a file whose other columns all have many values gets none of them: the user chooses
+    many = frame[["age"]].assign(code=np.arange(300) % 40, churn="yes")
     uploader(at).upload("many.csv", many.to_csv(index=False).encode(), "text/csv").run()
-    assert_clean(at)
-    assert at.selectbox(key="upload_target").value == "code"
+    assert not at.exception
+    assert at.selectbox(key="upload_target").value == "churn"
+    assert [unescape(e.value) for e in at.error] == [
+        "The target 'churn' has only one class ('yes'); a classifier needs at least two classes."
+    ]
 
 
 def test_case_upload_last_column_one_class():
@@ -415,7 +419,11 @@ def test_case_upload_last_column_one_class():
     notes = [unescape(info.value) for info in at.info]
     assert any(
         note.startswith("The target 'target' has only one class")
-        and note.endswith("Until you choose another below, the target is 'b' (2 classes).")
+        and note.endswith(
+            "So the target is 'b' for now: the nearest column left of 'target' that reads as "
+            "classes (text, 2 values). To predict another column, choose it under Target "
+            "column below."
+        )
         for note in notes
     ), notes
     assert at.selectbox(key="upload_target").value == "b"
@@ -423,7 +431,7 @@ def test_case_upload_last_column_one_class():
     # picking a target is the user's choice: the note goes
     at.selectbox(key="upload_target").set_value("a").run()
     assert_clean(at)
-    assert not any("Until you choose" in unescape(info.value) for info in at.info)
+    assert not any("for now" in unescape(info.value) for info in at.info)
 
 
 # ------------------------------------------------------------------ columns left out
