@@ -13,7 +13,7 @@ import pandas as pd
 
 from explorer.loading import WorkingData
 from heb.data import Dataset
-from heb.data.dataset import is_integer_like, quote
+from heb.data.dataset import is_integer_like, one_value_per_row, quote
 from heb.expected_mi import expected_mutual_information
 from heb.figures.dataset import class_series
 from heb.smoothing import mutual_information
@@ -25,6 +25,7 @@ __all__ = [
     "conditional_counts",
     "dataset_notes",
     "feature_table",
+    "id_columns",
     "id_like_imputation_notes",
     "lens_table",
     "code_note",
@@ -60,6 +61,16 @@ def id_like_imputation_notes(work: WorkingData) -> list[str]:
     (:attr:`heb.data.Preprocessor.id_like_imputed_`): what it did, and what to choose."""
     piles = getattr(work.preprocessor, "id_like_imputed_", {})
     return [id_like_note(name, pile) for name, pile in piles.items()]
+
+
+def id_columns(dataset: Dataset, work: WorkingData) -> list[str]:
+    """The feature columns an ID warning names: ID-like columns whose missing rows the mode
+    imputation piled into one ID (:func:`id_like_imputation_notes`), then columns with a
+    value per row (the loader's note). Each may be a row identifier, to leave out."""
+    piles = list(getattr(work.preprocessor, "id_like_imputed_", {}))
+    unique = one_value_per_row(dataset.X, dataset.categorical)
+    names = [str(name) for name in [*piles, *unique] if name in dataset.X.columns]
+    return list(dict.fromkeys(names))
 
 
 def id_like_note(name: str, pile: dict) -> str:

@@ -10,10 +10,9 @@ from explorer.display import (
     MISSING_SHARE_COLUMN,
     download_buttons,
     show_figure,
-    show_id_like_warnings,
     show_table,
 )
-from explorer.errors import escape, guard, show_error, show_info
+from explorer.errors import escape, guard, show_error, show_info, show_warning
 from explorer.figure_cache import cached_figure
 from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
@@ -76,6 +75,7 @@ def _on_target(spec: str) -> None:
     upload = st.session_state["uploads"][spec]
     upload["target"] = st.session_state["upload_target"]
     upload.pop("target_note", None)  # said why the first target was not the last column
+    upload["needs_target"] = False
     # the target is not a feature: a declaration of it would linger, unseen, in the link
     upload["categorical"] = [c for c in upload.get("categorical", []) if c != upload["target"]]
     upload["drop"] = [c for c in upload.get("drop", []) if c != upload["target"]]
@@ -106,6 +106,13 @@ def _on_drop(spec: str) -> None:
     upload["drop"] = list(st.session_state[DROP_WIDGET])
     # a left-out column is no feature: its declaration would linger, unseen, in the link
     upload["categorical"] = [c for c in upload.get("categorical", []) if c not in upload["drop"]]
+
+
+def _leave_out(spec: str, column: str) -> None:
+    """Callback of an ID warning's button: leave ``column`` out (as "Columns to leave out")."""
+    upload = st.session_state["uploads"][spec]
+    upload["drop"] = [*(c for c in upload.get("drop", []) if c != column), column]
+    upload["categorical"] = [c for c in upload.get("categorical", []) if c != column]
 
 
 def _declare_categorical(spec: str, column: str) -> None:
@@ -171,8 +178,8 @@ def choose_dataset() -> None:
                 on_change=_on_upload,
                 args=(key,),
             )
-            # the uploader itself says its size limit ("200MB per file")
-            st.caption("The default target is the file's last column.")
+            # the uploader itself says its size limit ("200MB per file"); the default
+            # target is said once, beside the target picker (TARGET_RULE)
             read_pending_upload()
             if "upload_read" in st.session_state:
                 st.caption(
@@ -199,7 +206,8 @@ CATEGORICAL_RULE = (
     "Each value of a categorical column is a category of its own. Text columns are "
     "categorical already; a column of numbers is cut into quantile bins, which for a code "
     "(a customer number, a ZIP code, a product code) mixes unrelated codes in each bin: "
-    "choose such columns here. Applies to every page and is kept in the link."
+    "choose such columns here (digit codes written with a leading zero, 02134, are read as "
+    "text already). Applies to every page and is kept in the link."
 )
 
 
@@ -311,8 +319,48 @@ def overview(dataset, work: loading.WorkingData) -> None:
     st.caption(escape(f"Source: {dataset.source}. {dataset.description}"))
     for note in summaries.dataset_notes(dataset, work):
         show_info(note)
-    show_id_like_warnings(summaries.id_like_imputation_notes(work), "missing_as_category")
+    id_warnings(dataset, work)
     numeric_code_notes(dataset, work)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _id_columns(key: str, _dataset, _work: loading.WorkingData) -> list[str]:
+    """:func:`explorer.summaries.id_columns`, once per working data (``key``)."""
+    return summaries.id_columns(_dataset, _work)
+
+
+def id_warnings(dataset, work: loading.WorkingData) -> None:
+    """The ID-like columns' warnings and their remedies in one row: missing values as a
+    category (every dataset), and for an upload a button per ID column (imputed into one
+    ID, or a value per row) that leaves it out, as "Columns to leave out" does."""
+    notes = summaries.id_like_imputation_notes(work)
+    for note in notes:
+        show_warning(note)
+    spec = st.session_state["data_spec"]
+    columns = []
+    if spec in st.session_state.get("uploads", {}) and dataset.X.shape[1] > 1:
+        columns = _id_columns(work.key, dataset, work)
+    if not notes and not columns:
+        return
+    with st.container(horizontal=True, key="id_remedies"):
+        if notes:
+            st.button(
+                "Missing as its own category",
+                on_click=state.missing_as_category,
+                key="missing_as_category",
+                icon=":material/category:",
+                help="The Preprocessing choice below, for every page.",
+            )
+        for number, column in enumerate(columns):
+            st.button(
+                f"Leave {escape(column, limit=40)} out",
+                on_click=_leave_out,
+                args=(spec, column),
+                key=f"leave_out_{number}",
+                icon=":material/remove_circle_outline:",
+                help="If it only identifies rows: the Columns to leave out choice above, "
+                "for every page and in the link.",
+            )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -501,7 +549,7 @@ def in_memory_view() -> None:
             choose_target(spec)
     preprocessing_options()
 
-    dataset = loading.current_dataset()
+    dataset = loading.current_dataset(target_above=True)
     work = loading.current_codes(dataset)
     overview(dataset, work)
 

@@ -390,7 +390,7 @@ def finalize(
     declared = {str(c) for c in declared}
     categorical = [c for c, dtype in X.dtypes.items() if c in declared or is_text_dtype(dtype)]
     categorical += [c for c in id_like_columns(X) if c not in categorical]
-    unique_per_row = [c for c in categorical if X.shape[0] >= 10 and X[c].nunique() == X.shape[0]]
+    unique_per_row = one_value_per_row(X, categorical)
     if unique_per_row:
         notes.append(
             f"{columns_phrase(unique_per_row)} "
@@ -412,6 +412,14 @@ def finalize(
         truth=truth,
         source_rows=source_rows,
     )
+
+
+def one_value_per_row(X: pd.DataFrame, categorical: Iterable[str]) -> list[str]:
+    """The ``categorical`` columns of ``X`` with a different value in every row (of at
+    least 10 rows): row identifiers, most likely, which a note names."""
+    if X.shape[0] < 10:
+        return []
+    return [c for c in categorical if c in X.columns and X[c].nunique() == X.shape[0]]
 
 
 def _distinct_counts(X: pd.DataFrame, floats: list) -> pd.Series:
