@@ -6,7 +6,14 @@ import streamlit as st
 
 from explorer.errors import escape, show_info
 from explorer.loading import dataset_options
-from explorer.state import LARGE_FILE, bound, init_state, set_large_file, sync_url
+from explorer.state import (
+    LARGE_FILE,
+    bound,
+    init_state,
+    set_large_file,
+    show_default_dataset_note,
+    sync_url,
+)
 from heb import registry
 
 __all__ = ["sidebar"]
@@ -79,6 +86,7 @@ def sidebar() -> None:
         )
         if large is not None:
             _large_file_note(large)
+        show_default_dataset_note()  # a page's plain address in a new session (a new tab)
         st.multiselect(
             "Methods",
             list(registry.METHODS),

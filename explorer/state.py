@@ -35,6 +35,8 @@ from heb.evaluate import RunSettings
 
 __all__ = [
     "missing_as_category",
+    "default_dataset_note",
+    "show_default_dataset_note",
     "DEFAULT_METHODS",
     "DEFAULT_SETTINGS",
     "FOLD_CHOICES",
@@ -296,7 +298,49 @@ def init_state() -> None:
     state[_INITIAL_QUERY] = {key: value for key, value in query.items() if key not in _RUN_KEYS}
     state[PRESENT] = query.get(PRESENT) == "1"
     state["_notes"] = notes
+    # no dataset in the link (a page's plain address, a new tab): the page it opens on says so
+    state[OPENED_ON_DEFAULT] = not requested and not state[LARGE_FILE]
     state["_state_ready"] = True
+
+
+#: session name: True while the session, opened with no dataset in its link, has not yet
+#: drawn a page; then the path of that page, which says it shows the default dataset
+OPENED_ON_DEFAULT = "_opened_on_default"
+_DEFAULT_NOTE_TOASTED = "_default_note_toasted"
+#: the pages that draw the sidebar's dataset (URL paths) and say so when opened on the
+#: default by a plain address; the root, where every first visit starts, does not
+DEFAULT_NOTE_PAGES = ("dataset", "concentrations", "compare", "explain")
+
+
+def default_dataset_note() -> str:
+    """On the page a session opened on, while it shows the default dataset because its
+    address named none (``/compare`` typed in a new tab): one sentence saying so, else "".
+    Gone once another dataset or page is chosen."""
+    state = st.session_state
+    opened = state.get(OPENED_ON_DEFAULT)
+    if opened is True:
+        opened = state[OPENED_ON_DEFAULT] = current_page()
+    if not opened:
+        return ""
+    if opened != current_page() or state.get("data_spec") != default_spec() or large_file():
+        state[OPENED_ON_DEFAULT] = False
+        return ""
+    if opened not in DEFAULT_NOTE_PAGES:
+        return ""
+    return f"Opened on the default dataset, {DEFAULT_DATASET}: this address names none."
+
+
+def show_default_dataset_note() -> None:
+    """:func:`default_dataset_note` as a caption (drawn under the sidebar's Dataset box),
+    and once as a toast: the sidebar's box sits below the fold of a 900 px screen, and the
+    top of the main column is under Streamlit's header."""
+    note = default_dataset_note()
+    if not note:
+        return
+    st.caption(note.removesuffix(".") + " (an upload stays in the browser tab it was made in).")
+    if not st.session_state.get(_DEFAULT_NOTE_TOASTED):  # short: a toast cuts a longer one
+        st.session_state[_DEFAULT_NOTE_TOASTED] = True
+        st.toast(note, icon=":material/info:", duration="long")
 
 
 def _url_large_file(text: str | None, notes: list[str]) -> str:
