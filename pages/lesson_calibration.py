@@ -80,14 +80,15 @@ def lesson_figure(which: str, name: str, feature: int, copies: int, metric: str 
     )
 
 
-def remedies() -> None:
-    """What the reliability diagram shows (step 2), the three remedies in words (step 3),
-    and how they are compared (step 4)."""
+def remedies(name: str, feature: int, copies: int) -> None:
+    """What the reliability diagram shows (step 2, where its points lie counted), the three
+    remedies in words (step 3), and how they are compared (step 4)."""
     if steps.show(2):
+        curve = sweep(name, feature)["reliability"][copies]
         st.markdown(
             "The **reliability diagram** bins the test rows by their confidence and plots "
-            "each bin's accuracy against it. A calibrated model sits on the diagonal; with "
-            "k copies the points fall below it: the model is surer than it is right."
+            "each bin's accuracy against it. A calibrated model sits on the diagonal; a "
+            "point below it is surer than it is right. " + lesson.reliability_text(curve, copies)
         )
     if steps.show(3):
         st.markdown(
@@ -100,11 +101,13 @@ def remedies() -> None:
             "softmax(log p / T)."
         )
     if steps.show(4):
+        # the presenter mode has no tabs: there the verdict is over the diagram
+        where = "over the diagram" if steps.presenting else f"atop the tab *{TABS[1]}*"
         st.markdown(
-            "The paper calls smoothing and calibration *complementary*. The verdict (tab "
-            f"*{TABS[1]}*) is computed on the data at hand: train on half the rows, "
-            "calibrate on a quarter, score the last quarter; its diagram draws Laplace and "
-            "the best fix of each kind."
+            f"The paper calls smoothing and calibration *complementary*. The verdict ({where}) "
+            "is computed on the data at hand: train on half the rows, calibrate on a "
+            "quarter, score the last quarter; its diagram draws Laplace and the best fix of "
+            "each kind."
         )
 
 
@@ -214,12 +217,14 @@ def lesson_view() -> None:
                 )
                 st.latex(r"\log\frac{P(1\mid x)}{P(0\mid x)} = \log\frac{P(1)}{P(0)}")
                 st.latex(r"+\; k\,\log\frac{P(x_1\mid 1)}{P(x_1\mid 0)} + \cdots")
+                # computed: a fixed "the confidence inflates: the ECE grows" was false on
+                # breast-cancer (confidence 0.99 with one copy)
                 st.markdown(
-                    "The predicted class rarely flips, but the confidence inflates: the **expected "
-                    "calibration error** (ECE, the gap between confidence and accuracy over 10 "
-                    "bins) grows."
+                    "The **expected calibration error** (ECE) is the gap between confidence "
+                    "and accuracy over 10 bins. "
+                    + lesson.double_counting_text(sweep(name, int(feature)), int(copies))
                 )
-            remedies()
+            remedies(name, int(feature), int(copies))
         st.caption("Textbook 18.4 and 18.4.1; paper sections 2 (calibration of NB) and 5.4.")
 
     with right:

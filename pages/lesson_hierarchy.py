@@ -13,7 +13,6 @@ from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import hierarchy as figures
 from heb.lessons import hierarchy as lesson
-from heb.lessons.common import format_m
 
 ensure_entry_point()
 
@@ -106,12 +105,10 @@ def concentrations_view(conc, setting: tuple, notes) -> None:
     beside the figure in the presenter mode)."""
     fig, data = steps.fitted(lesson_figure("concentrations", setting))
     show_figure(fig, data, "hierarchy-concentrations")
-    code_m = conc.loc[conc["level"] == "code", "learned m"]
     with notes:
         st.markdown(
             "Small m: the classes split that level differently (signal); large m: they "
-            f"share the pooled split. At the code level m reaches {format_m(code_m.max())} "
-            "(the clamp when the classes share the split exactly)."
+            f"share the pooled split. {lesson.clamp_text(conc)}"
             # the table it explains is drawn outside the presenter's steps only
             + (
                 ""

@@ -132,11 +132,15 @@ def lesson_view() -> None:
                     f"{format_m(M_MIN)}, and HEB's error 2m_min(1 − 1/K)/(N + m_min) is tiny while "
                     "Laplace's is 2(K − 1)/(N + K)."
                 )
-        if steps.show(2):  # the grid's expected pattern: with the grid (step 2)
+        if steps.show(2):  # the grid's pattern: with the grid (step 2)
+            # the paper's pattern, then the bars' own numbers: a fixed caption described
+            # alpha_dir = 0.3 and 1 only, whatever alpha_dir the bars were drawn for
+            reduction = lesson.theorem1_reduction(grid(float(alpha_dir), reps))
             st.caption(
-                "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2. Expected pattern: at "
-                "α_dir = 0.3 HEB-U separates from Laplace from K/N ≈ 0.1 (the orange bars); "
-                "at α_dir = 1 they overlap."
+                "Paper: Theorem 1, Theorem 2, Corollary 1, Figure 2; it reports HEB-U "
+                f"separating from Laplace from K/N ≈ {lesson.SEPARATION:g} at α_dir = 0.3 "
+                "and the two overlapping at α_dir = 1. "
+                + lesson.separation_text(reduction, float(alpha_dir))
             )
 
     with right:

@@ -84,8 +84,9 @@ def lesson_figure(which: str, setting: tuple, labels: tuple[str, ...] = ()):
     return figures.true_calibration_figure(out["summary"])
 
 
-def explanation() -> None:
-    """What only a known truth shows, step by step: PMF error, posteriors, calibration."""
+def explanation(out: dict) -> None:
+    """What only a known truth shows, step by step: PMF error, posteriors (HEB-M's blur
+    on ``out``, the study shown, in numbers), calibration."""
     if steps.show(1):
         st.markdown(
             "What only a known truth can show:\n\n"
@@ -101,12 +102,17 @@ def explanation() -> None:
             "(HEB-U) fits. The ID-like preset draws every class's PMF around one shared "
             "Zipf marginal, HEB-M's hierarchical model: there the pooled marginal wins."
         )
+        # the presenter mode has no tabs: there the figure is beside this text
+        where = "in the figure" if steps.presenting else "in the *Posteriors* tab"
+        # computed: a fixed sentence said the preset undoes the blur (it does not at 200
+        # rows) and named the Posteriors tab, which the presenter mode does not have
         st.markdown(
-            "Watch HEB-M at the default settings: its prior mean is the marginal pooled "
-            "from the *same* rows (empirical Bayes, paper Remark 1). With two classes and "
-            "about two rows per category, each class's counts look like draws from that "
-            "marginal, Type-II ML picks a huge m, and the classes blur together: a flat band "
-            "in *Posteriors*. More rows (try 5,000) or the preset undo it."
+            "Watch HEB-M: its prior mean is the marginal pooled from the *same* rows "
+            "(empirical Bayes, paper Remark 1). With few rows per class and category, each "
+            "class's counts look like draws from that marginal, Type-II ML picks a huge m, "
+            "and the classes blur together. "
+            + lesson.blur_text(out, "HEB-M", where)
+            + " With Dirichlet PMFs, more rows (try 5,000) undo it."
         )
     if steps.show(3):
         st.markdown(
@@ -180,14 +186,14 @@ def lesson_view() -> None:
                 disabled=bool(preset),
                 **page_setting("truth_alpha_dir", 2.0, ALPHA_DIR_CHOICES),
             )
+        setting = (int(n_train), int(K), int(n_features), float(alpha_dir), preset)
+        out = study(*setting)
         with notes:
-            explanation()
+            explanation(out)
         if not steps.presenting:  # the source: outside the presenter's screen
             st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
 
     with right:
-        setting = (int(n_train), int(K), int(n_features), float(alpha_dir), preset)
-        out = study(*setting)
         summary = out["summary"]
         best = summary.sort_values("mean_l1").iloc[0]
         c1, c2, c3 = st.columns(3)

@@ -40,6 +40,10 @@ def underflow_figure(message: tuple[str, ...], alpha: float, copies: int):
 
 def explanation() -> None:
     """The rule and the zero counts (step 1), underflow and log-sum-exp (step 2)."""
+    corpus = lesson.toy_spam()
+    ham = corpus.classes.index("ham")
+    unseen = int(corpus.word_counts[ham, corpus.vocabulary.index("unsubscribe")])
+    ham_words = int(corpus.word_counts[ham].sum())
     if steps.show(1):
         st.markdown("Naive Bayes multiplies one factor per word:")
         # two lines: on one the rule was cut at "P(w" in a 230 px column (1280 px with
@@ -50,8 +54,8 @@ def explanation() -> None:
             r" &\quad \times \prod\nolimits_{w \in x} P(w \mid c) \end{aligned}"
         )
         st.markdown(
-            "**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = 0 / 117 = 0, and one "
-            "zero factor sends the whole product to 0: a single unseen word vetoes *ham*, "
+            f"**Zero counts.** Unsmoothed, P(*unsubscribe* | ham) = {unseen} / {ham_words} = 0, "
+            "and one zero factor sends the whole product to 0: a single unseen word vetoes *ham*, "
             "whatever the other words say. Adding α phantom occurrences of every word "
             "fixes it:"
         )
@@ -80,9 +84,11 @@ def lesson_view() -> None:
         notes = steps.notes()
         with notes:
             if steps.show(1):
+                spam, ham = (int(n) for n in corpus.email_counts)
                 st.markdown(
-                    "A spam filter counted words in **40 spam** and **60 ham** (legitimate) "
-                    "e-mails. *unsubscribe* never appeared in ham; *agenda* never appeared in spam."
+                    f"A spam filter counted words in **{spam} spam** and **{ham} ham** "
+                    "(legitimate) e-mails. *unsubscribe* never appeared in ham; *agenda* never "
+                    "appeared in spam."
                 )
         with steps.controls():
             # pills on several rows, not a multiselect: every word stays in view in the column

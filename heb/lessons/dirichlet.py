@@ -20,6 +20,8 @@ __all__ = [
     "dirichlet_view",
     "alpha_sweep",
     "best_alpha",
+    "max_bias_l1",
+    "bias_text",
     "ALPHA_CHOICES",
     "SWEEP_ALPHAS",
     "SWEEP_REPS",
@@ -137,6 +139,32 @@ def best_alpha(sweep: dict, rtol: float = 1e-9) -> float | None:
     if np.ptp(expected) <= rtol * max(float(np.abs(expected).max()), 1e-300):
         return None
     return float(np.asarray(sweep["alpha"])[int(np.argmin(expected))])
+
+
+def max_bias_l1(n_categories: int, n_samples: float, alpha: float) -> float:
+    """The largest l1 bias of the Dirichlet(alpha) posterior mean over all p*:
+    K alpha / (N + K alpha) * 2 (K - 1) / K = 2 alpha (K - 1) / (N + K alpha), reached
+    when p* puts all its mass on one category (Laplace, alpha = 1: 2 (K - 1) / (N + K))."""
+    K = float(n_categories)
+    return float(prior_weight(n_categories, n_samples, alpha) * 2.0 * (K - 1.0) / K)
+
+
+def bias_text(n_categories: int, n_samples: int, alpha: float, bias_l1: float) -> str:
+    """Step 2's sentence on Laplace's weight and the bias, its numbers computed for this K,
+    N and alpha (``bias_l1``: this p*'s l1 bias at ``alpha``, from :func:`alpha_sweep`).
+
+    A fixed sentence said "the bias reaches 2(K-1)/(N+K)" (0.98 at K = N = 50) beside a
+    figure and caption reading 0.609: the ceiling is reached only by a p* on one category.
+    """
+    K, N = int(n_categories), int(n_samples)
+    laplace = float(prior_weight(K, N, 1.0))
+    ceiling = max_bias_l1(K, N, alpha)
+    return (
+        f"Laplace adds K = {K:,} phantom counts to N = {N:,} observations: {laplace:.0%} "
+        f"of its estimate is prior. The l1 bias is largest, 2α(K−1)/(N+Kα) = {ceiling:.3f} "
+        f"at α = {alpha:g}, when p* puts all its mass on one category; for this p* it is "
+        f"{bias_l1:.3f}."
+    )
 
 
 def dirichlet_lesson(K: int, N: int, truth: str, alpha: float, seed: int = 0) -> dict:

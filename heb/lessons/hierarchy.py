@@ -17,7 +17,7 @@ import pandas as pd
 
 from heb.counts import CountTable, category_offsets
 from heb.hierarchy import fit_nested
-from heb.lessons.common import smoother_label
+from heb.lessons.common import M_MAX, format_m, smoother_label
 from heb.smoothing import smooth
 from heb.synthetic_hierarchy import SCENARIOS, tree_pmfs, zip_levels
 
@@ -25,6 +25,7 @@ __all__ = [
     "LEVEL_NAMES",
     "SHAPE",
     "SMOOTHERS",
+    "clamp_text",
     "code_labels",
     "format_probability",
     "hierarchy_lesson",
@@ -84,6 +85,34 @@ def _sparse_leaf(counts: np.ndarray, theta: np.ndarray) -> int:
     if not candidates.any():
         candidates = counts[0] == counts[0].min()
     return int(np.flatnonzero(candidates)[np.argmax(theta[0, candidates])])
+
+
+def clamp_text(concentrations: pd.DataFrame) -> str:
+    """The code level's largest learned m, and which levels' m reached the clamp M_MAX
+    (``concentrations``: the :func:`hierarchy_lesson` table), in words. A fixed "at the
+    code level m reaches X (the clamp when the classes share the split exactly)" called
+    8.03 a clamp (the flat scenario, whose region level is the one at the clamp)."""
+    code = concentrations[concentrations["level"] == LEVEL_NAMES[0]]
+    text = f"At the code level m reaches {format_m(float(code['learned m'].max()))}"
+    at_clamp = concentrations[concentrations["learned m"] >= M_MAX]
+    levels = [name for name in reversed(LEVEL_NAMES) if name in set(at_clamp["level"])]
+    if not levels:
+        return f"{text}; no level reaches the clamp, {format_m(M_MAX)}."
+    classes = sorted(set(at_clamp["class"]))
+    who = f"class {classes[0]}" if len(classes) == 1 else f"{len(classes)} classes"
+    if len(classes) == concentrations["class"].nunique() == 2:
+        who = "both classes"
+    where = " and ".join(levels)
+    if levels == [LEVEL_NAMES[0]]:
+        return (
+            f"{text}, the clamp ({who}): there the split follows the pooled one as far as "
+            "the data tell."
+        )
+    return (
+        f"{text}; the clamp, {format_m(M_MAX)}, is reached at the {where} level"
+        f"{'s' if len(levels) > 1 else ''} ({who}): there the split follows the pooled one "
+        "as far as the data tell."
+    )
 
 
 def hierarchy_lesson(

@@ -9,11 +9,9 @@ import plotly.graph_objects as go
 from heb.figures.l1_study import l1_error_figure
 from heb.figures.lessons.parts import curve, lesson_style, readable
 from heb.figures.style import NEUTRAL_COLOR, TRUTH_COLOR, escape, method_color
+from heb.lessons.high_cardinality import SEPARATION
 
 __all__ = ["SEPARATION", "theorem1_figure", "reduction_figure", "vertex_figure"]
-
-#: the K/N from which the paper reports HEB-U separating from Laplace (section 5.2)
-SEPARATION = 0.1
 
 
 def theorem1_figure(
