@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import gammaln
 
 from heb.concentration import fit_concentration_rows, log_evidence
 from heb.counts import CountTable
 from heb.lessons.common import M_MAX, M_MIN, N0, dirichlet_posterior_mean, format_m
-from heb.nb import NaiveBayes
 from heb.smoothing import learn_concentrations, prior_mean
 from heb.synthetic import single_pmf_estimates
 
@@ -32,6 +32,8 @@ __all__ = [
     "LAPLACE",
     "parse_counts",
     "pair_counts",
+    "pair_prominence",
+    "SHOWCASE_RULE",
     "showcase_pair",
     "EvidenceCurve",
     "evidence_curve",
@@ -105,23 +107,70 @@ def pair_counts(
     return table.counts[class_index, columns].copy(), mean, pooled
 
 
-def showcase_pair(table: CountTable, n0: float = N0, max_width: int = 60) -> tuple[int, int]:
-    """A (class, feature) pair worth opening the lesson on: an interior HEB-M maximiser.
+def _pairs_log_evidence(
+    table: CountTable, prior: np.ndarray, m: np.ndarray, n_cf: np.ndarray
+) -> np.ndarray:
+    """l(m) (paper eq. 5) of every (class, feature) pair at once, ``m`` (C, F) one
+    concentration per pair, ``prior`` (V,) the prior mean over the table's columns."""
+    col_f = table.feature_of_column
+    x = m[:, col_f] * prior[None, :]  # (C, V): m_cf t_v
+    n = table.counts
+    seen = n > 0  # a zero count adds log G(m t) - log G(m t) = 0 (and t may be 0 there)
+    safe = np.where(seen, x, 1.0)
+    terms = np.where(seen, gammaln(n + safe) - gammaln(safe), 0.0)
+    return gammaln(m) - gammaln(n_cf + m) + np.add.reduceat(terms, table.offsets[:-1], axis=1)
 
-    Among the pairs HEB-M fits by Type-II ML (N_cf >= n0) whose maximiser is not clamped,
-    the one with the most categories per row K_f / N_cf (where smoothing matters most),
-    preferring features of at most ``max_width`` categories (readable bars); (0, 0) when
-    every pair is clamped or falls back.
+
+def pair_prominence(table: CountTable, n0: float = N0) -> np.ndarray:
+    """How clearly each pair's HEB-M evidence prefers its learned m, in nats (C, F).
+
+    l(m_hat) minus the highest of l(K_f) (Laplace's strength m = K_f), l(M_MIN) and
+    l(M_MAX) (the clamp's ends): the log of how many times more probable the pair's counts
+    are under the learned m than under the nearest of those three. NaN where HEB-M does not
+    fit an interior maximum (a fallback below ``n0`` rows, a clamped or flat evidence).
     """
-    diag = NaiveBayes(smoother="heb-m", n0=n0).fit_counts(table).concentrations_
-    ok = (diag["clamped"] == "none") & ~diag["fallback"]
-    readable = ok & (diag["K_f"] <= max_width)
+    prior = prior_mean(table, "marginal")
+    m_hat, fit, fallback = learn_concentrations(table, prior, n0=n0)
+    C, F = m_hat.shape
+    interior = ~fallback & (np.asarray(fit.clamped).reshape(C, F) == 0)
+    interior &= ~np.asarray(fit.flat).reshape(C, F)
+    n_cf = table.class_feature_totals()
+    K = np.broadcast_to(table.n_categories.astype(np.float64), (C, F))
+    peak = _pairs_log_evidence(table, prior, m_hat, n_cf)
+    rivals = np.maximum.reduce(
+        [
+            _pairs_log_evidence(table, prior, np.asarray(K), n_cf),
+            _pairs_log_evidence(table, prior, np.full((C, F), M_MIN), n_cf),
+            _pairs_log_evidence(table, prior, np.full((C, F), M_MAX), n_cf),
+        ]
+    )
+    return np.where(interior, peak - rivals, np.nan)
+
+
+#: the rule :func:`showcase_pair` opens the lesson by, in words (the page says it)
+SHOWCASE_RULE = (
+    "the pair whose evidence peak stands highest above Laplace's m = K and both ends of "
+    "the clamp (HEB-M, an interior maximum)"
+)
+
+
+def showcase_pair(table: CountTable, n0: float = N0, max_width: int = 60) -> tuple[int, int]:
+    """A (class, feature) pair worth opening the lesson on (:data:`SHOWCASE_RULE`).
+
+    Among the pairs whose HEB-M evidence has an interior maximum, the one of largest
+    :func:`pair_prominence`: a clear peak, away from Laplace's m = K_f and from the
+    clamp, so the curve shows what Type-II ML adds to a fixed rule. Features of at most
+    ``max_width`` categories are preferred (readable bars); (0, 0) when no pair has an
+    interior maximum.
+    """
+    margin = pair_prominence(table, n0)
+    ok = np.isfinite(margin)
+    readable = ok & (table.n_categories <= max_width)[None, :]
     pool = readable if readable.any() else ok
     if not pool.any():
         return 0, 0
-    ratio = diag["K_f"] / np.maximum(diag["N_c"], 1.0)
-    best = np.flatnonzero(pool)[np.argmax(ratio[pool])]
-    return int(diag["class"][best]), int(diag["feature"][best])
+    c, f = np.unravel_index(np.argmax(np.where(pool, margin, -np.inf)), margin.shape)
+    return int(c), int(f)
 
 
 @dataclass(frozen=True)
