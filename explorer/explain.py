@@ -16,7 +16,7 @@ from explorer.errors import escape
 from explorer.loading import WorkingData
 from explorer.state import current_settings
 from heb import model_io, registry
-from heb.data import Dataset
+from heb.data import Dataset, pipeline_io
 from heb.data.preprocessor_io import make_pipeline
 from heb.evaluate.folds import evaluated_data
 from heb.evaluate.hierarchy_specs import hierarchies_text
@@ -242,6 +242,6 @@ def model_json(
         raise ValueError("HEB-H fitted with hierarchies cannot be saved as JSON.")
     model = NaiveBayes(smoother).fit_counts(source.count_table_, np.asarray(classes))
     if preprocessor is not None:  # the pipeline's classifier reads codes, as make_model's
-        return model_io.dumps(make_pipeline(preprocessor, model)).encode("utf-8")
+        return pipeline_io.dumps(make_pipeline(preprocessor, model)).encode("utf-8")
     model.feature_names_in_ = np.asarray(feature_names, dtype=object)
     return model_io.dumps(model).encode("utf-8")

@@ -8,10 +8,9 @@ theta, feature weights) so that another program can score rows without heb; on l
 must agree with the re-smoothed tables. The format is described in ``docs/model_json.md``.
 
 A fitted :func:`heb.data.make_model` pipeline (a ``Preprocessor``, then a NaiveBayes or
-AODE) is saved as its classifier's file plus a ``preprocessor`` section (the column
-kinds, categories, bin cut points and fill codes, :mod:`heb.data.preprocessor_io`), and
-loads back as a pipeline that scores raw rows. Only that case imports the data layer
-(pandas); a model-only file needs the engine alone.
+AODE) is saved by :mod:`heb.data.pipeline_io` (the data layer, above this one) as its
+classifier's file plus a ``preprocessor`` section; this module reads and writes the
+classifier part and points a pipeline or a pipeline's file there.
 
 Only :func:`json.loads` ever reads a file: no code, no pickle. Anything malformed (wrong
 types or shapes, negative or non-finite counts, unknown keys or parameters, duplicate
@@ -22,7 +21,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -31,17 +30,17 @@ from heb.counts import MAX_TABLE_CELLS, CountTable, category_offsets
 from heb.joint_counts import JointCounts
 from heb.nb import NaiveBayes
 
-if TYPE_CHECKING:
-    from sklearn.pipeline import Pipeline
-
 __all__ = [
     "FORMAT",
     "SCHEMA_VERSION",
+    "PREPROCESSOR_KEY",
     "MAX_BYTES",
     "to_dict",
     "from_dict",
     "dumps",
     "loads",
+    "json_text",
+    "parse",
     "save",
     "load",
 ]
@@ -58,6 +57,8 @@ _KINDS = {"NaiveBayes": NaiveBayes, "AODE": AODE}
 _TOP_KEYS = {"format", "schema_version", "model", "params", "classes", "n_categories",
              "class_counts", "counts", "feature_names", "tables", "joint",
              "preprocessor"}  # fmt: skip
+#: the section a pipeline's file adds (:mod:`heb.data.pipeline_io`)
+PREPROCESSOR_KEY = "preprocessor"
 
 
 # --------------------------------------------------------------------------- writing
@@ -78,21 +79,13 @@ def _sparse(counts: np.ndarray) -> dict:
     }
 
 
-def to_dict(model: NaiveBayes | AODE | Pipeline) -> dict[str, Any]:
-    """The JSON-ready description of a fitted model, or of a fitted :func:`make_model
-    <heb.data.make_model>` pipeline with its ``preprocessor`` (see ``docs/model_json.md``)."""
+def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
+    """The JSON-ready description of a fitted model (see ``docs/model_json.md``)."""
     if type(model).__name__ == "Pipeline":
-        from heb.data import preprocessor_io
-
-        preprocessor, classifier = preprocessor_io.pipeline_steps(model)
-        out = _model_dict(classifier)
-        if not np.array_equal(preprocessor.n_categories_, classifier.n_categories_):
-            raise ValueError(
-                "The pipeline's classifier does not count its Preprocessor's categories "
-                "(their numbers of categories differ), so the pair cannot be saved."
-            )
-        out["preprocessor"] = preprocessor_io.to_dict(preprocessor)
-        return out
+        raise ValueError(
+            "A make_model pipeline holds its Preprocessor too: save it with "
+            "heb.data.pipeline_io.save (or dumps), which writes both."
+        )
     return _model_dict(model)
 
 
@@ -153,13 +146,18 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def dumps(model: NaiveBayes | AODE | Pipeline) -> str:
-    """The model (or make_model pipeline) as JSON text."""
-    return json.dumps(to_dict(model), allow_nan=False, separators=(",", ":"))
+def dumps(model: NaiveBayes | AODE) -> str:
+    """The model as JSON text."""
+    return json_text(to_dict(model))
 
 
-def save(model: NaiveBayes | AODE | Pipeline, path: str | Path) -> None:
-    """Write the model's (or make_model pipeline's) JSON to ``path``."""
+def json_text(document: dict[str, Any]) -> str:
+    """A model file's description as its compact JSON text (no NaN / Infinity)."""
+    return json.dumps(document, allow_nan=False, separators=(",", ":"))
+
+
+def save(model: NaiveBayes | AODE, path: str | Path) -> None:
+    """Write the model's JSON to ``path``."""
     Path(path).write_text(dumps(model), encoding="utf-8")
 
 
@@ -175,9 +173,21 @@ def _no_duplicates(pairs: list) -> dict:
     return out
 
 
-def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE | Pipeline:
-    """A fitted model from :func:`dumps`' JSON text (at most ``max_bytes``, in UTF-8): a
-    pipeline when the file holds a preprocessor."""
+def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
+    """A fitted model from :func:`dumps`' JSON text (at most ``max_bytes``, in UTF-8)."""
+    return from_dict(parse(text, max_bytes=max_bytes))
+
+
+def parse(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Any:
+    """The JSON document of a model file, read safely: at most ``max_bytes`` in UTF-8, no
+    NaN / Infinity, no key repeated in an object, not nested past Python's recursion
+    limit; its fields are checked by :func:`from_dict`.
+
+    Raises
+    ------
+    ValueError
+        One sentence saying what is wrong.
+    """
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise ValueError(f"The model file is larger than {max_bytes:,} bytes.")
@@ -187,12 +197,11 @@ def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE
         raise ValueError("The model file is nested too deeply to be a heb model.") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError("The model file is not valid UTF-8 JSON.") from exc
-    return from_dict(data)
+    return data
 
 
-def load(path: str | Path, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE | Pipeline:
-    """A fitted model (or pipeline) from a JSON file written by :func:`save` (read up to
-    ``max_bytes``)."""
+def load(path: str | Path, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
+    """A fitted model from a JSON file written by :func:`save` (read up to ``max_bytes``)."""
     with open(path, "rb") as handle:
         text = handle.read(max_bytes + 1)
     return loads(text, max_bytes=max_bytes)
@@ -374,10 +383,14 @@ def _feature_names(data: dict, n_features: int) -> np.ndarray:
     return np.array(names, dtype=object)
 
 
-def from_dict(data: Any) -> NaiveBayes | AODE | Pipeline:
-    """A fitted model from :func:`to_dict`'s description, every field checked; with a
-    ``preprocessor`` section, the make_model pipeline of that preprocessor and model."""
+def from_dict(data: Any) -> NaiveBayes | AODE:
+    """A fitted model from :func:`to_dict`'s description, every field checked."""
     kind = _header(data)
+    if PREPROCESSOR_KEY in data:
+        raise ValueError(
+            "This file holds a make_model pipeline (a preprocessor section): load it with "
+            "heb.data.pipeline_io.load (or loads)."
+        )
     model = kind(**_params(data, kind))
     classes = _classes(data)
     table = _count_table(data, classes.size)
@@ -392,13 +405,4 @@ def from_dict(data: Any) -> NaiveBayes | AODE | Pipeline:
         model.feature_names_in_ = _feature_names(data, table.n_features)
     if isinstance(model, NaiveBayes):
         _check_tables(data, model)
-    if "preprocessor" not in data:
-        return model
-    from heb.data import preprocessor_io
-
-    preprocessor = preprocessor_io.from_dict(data["preprocessor"])
-    if not np.array_equal(preprocessor.n_categories_, table.n_categories):
-        raise ValueError(
-            "The preprocessor's numbers of labels per feature must equal the model's n_categories."
-        )
-    return preprocessor_io.make_pipeline(preprocessor, model)
+    return model

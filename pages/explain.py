@@ -14,7 +14,8 @@ from explorer.hierarchies import declared
 from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
-from heb import model_io, registry
+from heb import registry
+from heb.data import pipeline_io
 from heb.data.preprocess import MISSING_LABEL
 from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.figures.explain import contribution_figure, contribution_frame
@@ -139,14 +140,14 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
         st.caption(
             "The counts, parameters and smoothed tables, with this page's preprocessing "
             "(column kinds, categories, bin cut points, missing-value handling), documented "
-            "in docs/model_json.md. `heb.model_io.load(path)` gives back a scikit-learn "
+            "in docs/model_json.md. `heb.data.pipeline_io.load(path)` gives back a scikit-learn "
             "pipeline that scores raw rows of a table like this one: "
             "`pipe.predict_proba(frame)`."
         )
         file = st.file_uploader("Load a model file", type=["json"], key="explain_load")
         if file is not None:
             try:
-                model = model_io.loads(file.getvalue())
+                model = pipeline_io.loads(file.getvalue())
             except ValueError as exc:
                 show_error(exc, "reading the model file")
                 return

@@ -13,9 +13,8 @@ from test_app import assert_clean, open_app
 
 from explorer import explain as ex
 from explorer.loading import WorkingData
-from heb import model_io
 from heb.counts import CountTable
-from heb.data import Preprocessor, encode_target, load_dataset, make_model
+from heb.data import Preprocessor, encode_target, load_dataset, make_model, pipeline_io
 from heb.nb import NaiveBayes
 
 
@@ -68,7 +67,7 @@ def test_the_pages_download_is_a_pipeline_that_scores_raw_rows(missing):
     dataset, work = page_work(missing=missing)
     fitted = fitted_on(work, "heb-m")
     text = ex.model_json(fitted, "heb-m", work.feature_names, work.class_names, work.preprocessor)
-    pipe = model_io.loads(text)
+    pipe = pipeline_io.loads(text)
     assert isinstance(pipe, Pipeline)
     assert pipe[0].categories_ == work.preprocessor.categories_
     assert pipe.classes_.tolist() == work.class_names
@@ -77,7 +76,7 @@ def test_the_pages_download_is_a_pipeline_that_scores_raw_rows(missing):
     expected = fitted.models["heb-m"].predict_proba(work.codes)
     assert np.array_equal(pipe.predict_proba(dataset.X), expected)
     # a file without the preprocessor (model_json's old call) is still a model of codes
-    alone = model_io.loads(ex.model_json(fitted, "heb-m", work.feature_names, work.class_names))
+    alone = pipeline_io.loads(ex.model_json(fitted, "heb-m", work.feature_names, work.class_names))
     assert isinstance(alone, NaiveBayes)
     assert alone.feature_names_in_.tolist() == work.feature_names
 
@@ -96,7 +95,7 @@ def test_a_pipeline_file_scores_the_current_datasets_raw_rows():
     at = upload(at, text)
     assert any("Loaded a pipeline" in m.value for m in at.markdown)
     truth = np.asarray(work.class_names)[work.y]
-    pipe = model_io.loads(text)
+    pipe = pipeline_io.loads(text)
     assert accuracy(at) == pytest.approx(np.mean(pipe.predict(dataset.X) == truth), abs=5e-4)
     # the same as the page's own laplace model on its codes (no missing values here)
     expected = np.mean(fitted_on(work, "laplace").predicted["laplace"] == work.y)
@@ -110,7 +109,7 @@ def test_a_make_model_pipeline_from_a_script_scores_the_pages_rows():
     pipe = make_model("heb-u", n_bins=5, missing="category").fit(
         dataset.X.loc[half], dataset.y.loc[half]
     )
-    at = upload(explain_with_files(), model_io.dumps(pipe).encode())
+    at = upload(explain_with_files(), pipeline_io.dumps(pipe).encode())
     expected = np.mean(pipe.predict(dataset.X).astype(str) == dataset.y.astype(str).to_numpy())
     assert accuracy(at) == pytest.approx(expected, abs=5e-4)
 
@@ -118,10 +117,10 @@ def test_a_make_model_pipeline_from_a_script_scores_the_pages_rows():
 def test_a_pipeline_for_other_columns_says_so_and_a_bad_file_is_one_sentence():
     frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"], "size": [1.0, 2, 3, 4]})
     pipe = make_model("laplace").fit(frame, ["a", "b", "a", "b"])
-    at = upload(explain_with_files(), model_io.dumps(pipe).encode())
+    at = upload(explain_with_files(), pipeline_io.dumps(pipe).encode())
     assert not [m for m in at.metric if m.label == "Accuracy on the current dataset's rows"]
     assert any("cannot score its rows" in i.value and "colour" in i.value for i in at.info)
-    bad = model_io.dumps(pipe).replace('"missing":"impute"', '"missing":"drop"', 1)
+    bad = pipeline_io.dumps(pipe).replace('"missing":"impute"', '"missing":"drop"', 1)
     at.file_uploader(key="explain_load").upload("bad.json", bad.encode(), "application/json")
     at.run()
     assert not at.exception

@@ -1,4 +1,4 @@
-"""heb.model_io with a make_model pipeline: the file carries its Preprocessor
+"""heb.data.pipeline_io with a make_model pipeline: the file carries its Preprocessor
 (heb.data.preprocessor_io), loads back as a pipeline that scores raw rows identically, and
 every malformed preprocessor section is one ValueError sentence."""
 
@@ -17,9 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.pipeline import Pipeline
 
-from heb import model_io
 from heb.aode import AODE
-from heb.data import DataError, load_dataset, make_model
+from heb.data import DataError, load_dataset, make_model, pipeline_io
 from heb.data.preprocessor_io import STEP_NAMES
 from heb.nb import NaiveBayes
 
@@ -79,11 +78,11 @@ def edge_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def round_trip(pipe: Pipeline) -> Pipeline:
-    text = model_io.dumps(pipe)
-    loaded = model_io.loads(text)
+    text = pipeline_io.dumps(pipe)
+    loaded = pipeline_io.loads(text)
     assert isinstance(loaded, Pipeline)
     assert [name for name, _ in loaded.steps] == list(STEP_NAMES)
-    assert model_io.dumps(loaded) == text  # the file reads back to the same file
+    assert pipeline_io.dumps(loaded) == text  # the file reads back to the same file
     return loaded
 
 
@@ -132,9 +131,9 @@ def test_mixed_frame_round_trip_scores_raw_rows_identically(tmp_path, missing, e
         pipe = make_model(estimator, missing=missing, categorical=["score"], weighting="sqrt-mi")
     pipe.fit(frame, y)
     path = tmp_path / "pipe.json"
-    model_io.save(pipe, path)
-    loaded = model_io.load(path)
-    assert model_io.dumps(loaded) == path.read_text(encoding="utf-8")
+    pipeline_io.save(pipe, path)
+    loaded = pipeline_io.load(path)
+    assert pipeline_io.dumps(loaded) == path.read_text(encoding="utf-8")
     assert_same_preprocessor(pipe[0], loaded[0])
     assert loaded[0].dropped_ == ["empty"]
     assert loaded[0].kinds_["customer_id"] == "categorical"
@@ -166,7 +165,7 @@ def test_zip_codes_id_like_columns_and_leading_zeros_survive():
     loaded = round_trip(pipe)
     assert "user_id" in loaded[0].id_like_imputed_
     assert loaded[0].id_like_imputed_ == pipe[0].id_like_imputed_
-    doc = json.loads(model_io.dumps(pipe))["preprocessor"]
+    doc = json.loads(pipeline_io.dumps(pipe))["preprocessor"]
     zips = next(f for f in doc["features"] if f["name"] == "zip_code")["categories"]
     assert zips["kind"] == "str" and "01068" in zips["values"]
     rows = X.head(30).assign(zip_code=["01068", 1068, "1068", None, "99999", *["02134"] * 25])
@@ -185,7 +184,7 @@ def test_category_value_types_are_kept_exactly():
     )
     y = np.array([0, 1, 0, 1, 1, 0])
     pipe = make_model("laplace", categorical=["rate"]).fit(frame, y)
-    doc = json.loads(model_io.dumps(pipe))["preprocessor"]
+    doc = json.loads(pipeline_io.dumps(pipe))["preprocessor"]
     kinds = {f["name"]: f["categories"] for f in doc["features"]}
     assert kinds["code_id"] == {"kind": "int", "values": [1, 2, 3]}
     assert kinds["label"] == {"kind": "str", "values": ["1", "2", "3"]}
@@ -291,16 +290,15 @@ def test_a_saved_pipeline_scores_a_csv_in_a_fresh_process(tmp_path):
     table = pd.read_csv(csv)
     X = table.drop(columns="target")
     pipe = make_model(missing="category").fit(X, table["target"])
-    model_io.save(pipe, tmp_path / "pipe.json")
+    pipeline_io.save(pipe, tmp_path / "pipe.json")
     code = (
         "import json, sys\n"
-        "import heb.model_io\n"
-        "before = 'heb.data' in sys.modules\n"
-        f"pipe = heb.model_io.load({str(tmp_path / 'pipe.json')!r})\n"
+        "from heb.data import pipeline_io\n"
+        f"pipe = pipeline_io.load({str(tmp_path / 'pipe.json')!r})\n"
         "import pandas as pd\n"
         f"rows = pd.read_csv({str(csv)!r}).drop(columns='target')\n"
         "proba = pipe.predict_proba(rows)\n"
-        "print(json.dumps({'before': before, 'proba': proba.tolist(),\n"
+        "print(json.dumps({'proba': proba.tolist(),\n"
         "                  'classes': pipe.classes_.tolist()}))\n"
     )
     done = subprocess.run(
@@ -308,7 +306,6 @@ def test_a_saved_pipeline_scores_a_csv_in_a_fresh_process(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["before"] is False  # the data layer loads only for a pipeline file
     assert out["classes"] == pipe.classes_.tolist()
     assert np.array_equal(np.array(out["proba"]), pipe.predict_proba(X))
 
@@ -316,18 +313,18 @@ def test_a_saved_pipeline_scores_a_csv_in_a_fresh_process(tmp_path):
 def test_model_only_files_still_load_as_models():
     frame, y = mixed_frame(n=80)
     pipe = make_model("laplace").fit(frame, y)
-    alone = model_io.loads(model_io.dumps(pipe[-1]))
+    alone = pipeline_io.loads(pipeline_io.dumps(pipe[-1]))
     assert isinstance(alone, NaiveBayes)
-    doc = json.loads(model_io.dumps(pipe))
+    doc = json.loads(pipeline_io.dumps(pipe))
     assert doc["schema_version"] == 1
     del doc["preprocessor"]
-    assert isinstance(model_io.from_dict(doc), NaiveBayes)
+    assert isinstance(pipeline_io.from_dict(doc), NaiveBayes)
 
 
 def test_the_preprocessor_section_is_documented():
     frame, y = mixed_frame(n=120)
     frame.loc[:60, "customer_id"] = pd.Series(range(61)).astype("Int64")  # ID-like
-    doc = json.loads(model_io.dumps(make_model("laplace").fit(frame, y)))["preprocessor"]
+    doc = json.loads(pipeline_io.dumps(make_model("laplace").fit(frame, y)))["preprocessor"]
     documented = (ROOT / "docs" / "model_json.md").read_text(encoding="utf-8")
     keys = set(doc) | set(doc["params"])
     keys |= {key for feature in doc["features"] for key in feature}
@@ -352,16 +349,16 @@ def test_pipelines_other_than_make_models_are_refused():
         if words is not None:
             pipe.fit(frame, y)
         with pytest.raises(ValueError) as caught:
-            model_io.dumps(pipe)
+            pipeline_io.dumps(pipe)
         assert_one_sentence(caught.value)
         if words:
             assert words in str(caught.value)
     with pytest.raises(ValueError, match="The pipeline is not fitted yet"):
-        model_io.dumps(make_model())
+        pipeline_io.dumps(make_model())
     pipe = make_model("laplace").fit(frame, y)
     pipe[-1].fit(pipe[0].transform(frame.head(5)), y[:5])  # refitted on fewer categories
     with pytest.raises(ValueError, match="does not count its Preprocessor's categories"):
-        model_io.dumps(pipe)
+        pipeline_io.dumps(pipe)
 
 
 def assert_one_sentence(exc: BaseException) -> None:
@@ -375,7 +372,7 @@ def good_doc() -> dict:
     frame, y = mixed_frame(n=120)
     frame.loc[:70, "customer_id"] = pd.Series(range(71)).astype("Int64")
     frame.loc[71:, "customer_id"] = pd.NA  # ID-like, with imputed rows
-    doc = json.loads(model_io.dumps(make_model("laplace", categorical=["score"]).fit(frame, y)))
+    doc = json.loads(pipeline_io.dumps(make_model("laplace", categorical=["score"]).fit(frame, y)))
     assert doc["preprocessor"]["id_like_imputed"]
     return doc
 
@@ -507,38 +504,38 @@ def test_malformed_preprocessor_sections_are_one_sentence_errors(good_doc, case)
     edit(doc)
     text = json.dumps(doc)
     with pytest.raises(ValueError) as caught:
-        model_io.loads(text)
+        pipeline_io.loads(text)
     assert_one_sentence(caught.value)
     assert words in str(caught.value)
 
 
 def test_the_good_document_loads_and_text_level_refusals(good_doc):
     text = json.dumps(good_doc)
-    assert isinstance(model_io.loads(text), Pipeline)
+    assert isinstance(pipeline_io.loads(text), Pipeline)
     cut = json.dumps(_feature(good_doc, "numeric")["cuts"][0])
     for bad, words in (
         (text.replace(cut, "NaN", 1), "not a JSON number"),
         (text.replace('"dropped"', '"columns"', 1), "repeats a key"),
     ):
         with pytest.raises(ValueError, match=words) as caught:
-            model_io.loads(bad)
+            pipeline_io.loads(bad)
         assert_one_sentence(caught.value)
     with pytest.raises(ValueError, match="larger than"):
-        model_io.loads(text, max_bytes=len(text) - 1)
+        pipeline_io.loads(text, max_bytes=len(text) - 1)
     category_mode = copy.deepcopy(good_doc)
     category_mode["preprocessor"]["params"]["missing"] = "category"
     category_mode["preprocessor"]["impute_values"] = {}
     with pytest.raises(ValueError, match="do not fit its categories"):
-        model_io.from_dict(category_mode)
+        pipeline_io.from_dict(category_mode)
 
 
 def test_a_category_mode_file_imputes_nothing():
     frame, y = mixed_frame(n=100)
-    doc = json.loads(model_io.dumps(make_model("laplace", missing="category").fit(frame, y)))
+    doc = json.loads(pipeline_io.dumps(make_model("laplace", missing="category").fit(frame, y)))
     assert doc["preprocessor"]["impute_values"] == {} == doc["preprocessor"]["id_like_imputed"]
     for field, value in (("impute_values", {"age": "40"}), ("id_like_imputed", {"city": {}})):
         edited = copy.deepcopy(doc)
         edited["preprocessor"][field] = value
         with pytest.raises(ValueError, match="imputes none|unknown field") as caught:
-            model_io.from_dict(edited)
+            pipeline_io.from_dict(edited)
         assert_one_sentence(caught.value)
