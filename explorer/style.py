@@ -9,7 +9,11 @@ __all__ = ["apply_style", "page_header"]
 _STYLE = """
 <style>
 /* Readable from the back of a classroom: larger tables, metrics and tabs. */
-[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; max-width: 1500px; }
+/* The page starts under Streamlit's header (3.75rem, opaque): a notice shown before the
+   title (a link's note) had its top cut off at 2.2rem; the title keeps its place by
+   giving up most of its own top padding. */
+[data-testid="stMainBlockContainer"] { padding-top: 3.75rem; max-width: 1500px; }
+[data-testid="stMainBlockContainer"] h1 { padding-top: 0.3rem; }
 [data-testid="stMetricValue"] { font-size: 2rem; }
 [data-testid="stCaptionContainer"] { font-size: 0.95rem; }
 button[data-baseweb="tab"] p { font-size: 1.05rem; }

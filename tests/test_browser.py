@@ -400,6 +400,10 @@ def test_a_hostile_data_link_loads_the_default(page, app_url, value):
     rows = page.locator('[data-testid="stMetric"]').filter(has_text="Rows")
     shown = rows.locator('[data-testid="stMetricValue"]').inner_text()
     assert shown == f"{len(load_builtin(DEFAULT_DATASET).X):,}"  # the default dataset is shown
+    # the note, first on the page, starts below Streamlit's opaque header (its top was cut)
+    header = page.locator('header[data-testid="stHeader"]').bounding_box()
+    note = page.locator('[data-testid="stAlert"]').first.bounding_box()
+    assert note["y"] >= header["y"] + header["height"] - 0.5, (note, header)
 
 
 def test_user_text_renders_as_text(page, app_url, tmp_path):
