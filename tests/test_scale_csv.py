@@ -112,6 +112,16 @@ CASES = {
     "tsv": b"x\ty\n1,5\ta\n2\tb\n",
     "pipe": b"x|y\n1|a\n2|b\n",
     "utf16": "x,y\ncaf\u00e9,\u20ac\n".encode("utf-16"),
+    # ZIP codes: digit strings, one with a leading zero, stay text as written
+    "leading_zero_codes": b"zip,y\n02134,a\n 90210 ,b\n,c\n00501,d\n",
+    "leading_zero_codes_quoted": b'zip,y\n"02134",a\n12345,b\n',
+    "leading_zero_long_codes": b"id,y\n0123456789012345678,a\n99,b\n",
+    "just_zero_is_a_number": b"x,y\n0,a\n10,b\n",
+    "leading_zero_beside_a_sign_is_a_number": b"x,y\n0123,a\n+5,b\n",
+    "leading_zero_beside_a_negative_is_a_number": b"x,y\n0123,a\n-5,b\n",
+    "leading_zero_beside_a_decimal_is_a_number": b"x,y\n0123,a\n2.5,b\n",
+    "leading_zero_beside_text_is_text": b"x,y\n0123,a\nabc,b\n",
+    "leading_zero_with_semicolons": b"x;y\n0123;a\n45;b\n",
 }
 
 

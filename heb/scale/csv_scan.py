@@ -73,8 +73,12 @@ _COPY_BYTES = 1 << 22
 _MAX_COLUMNS = 1_000_000
 _BIG = 2**53
 
+#: a code written with a leading zero (ZIP ``02134``): a column of such digit strings and
+#: unsigned integers is text as written, as the readers keep it (heb.data.text_columns)
+_ZERO_CODE = r"0[0-9]+"
+_DIGITS = r"[0-9]+"
 # the kind of one cell, as a bit of the column's kind set (see _cell_kind)
-_MISSING, _SMALL, _FLOAT, _BOOL, _TEXT, _COMMA, _TIDY_NA, _FLOAT_COMMA, _LONG = range(9)
+_MISSING, _SMALL, _FLOAT, _BOOL, _TEXT, _COMMA, _TIDY_NA, _FLOAT_COMMA, _LONG, _ZERO = range(10)
 #: added to the kind of a cell DuckDB's parser cannot read as the readers do
 _UNCLEAN = 16
 
@@ -270,6 +274,7 @@ def _cell_kind(raw: str, decimal_comma: bool) -> str:
     )
     return (
         f"CASE WHEN {_parse_missing(raw)} THEN {_MISSING} "
+        f"WHEN {_matches(number, _ZERO_CODE)} THEN {_ZERO} "
         f"WHEN {_matches(number, _SMALL_INT)} THEN {_SMALL} "
         f"WHEN {_matches(number, _INT)} THEN {_LONG} "
         f"WHEN {_matches(number, _NUMBER)} THEN {float_kind} "
@@ -297,6 +302,7 @@ def _clean_or_kind(raw: str, decimal_comma: bool) -> str:
     )
     return (
         f"CASE WHEN {raw} IS NULL THEN {_MISSING} "
+        f"WHEN {_matches(raw, _ZERO_CODE)} THEN {_ZERO} "
         f"WHEN {_matches(raw, _SMALL_INT)} THEN {_SMALL} "
         f"WHEN {plain_float} THEN {float_kind} "
         f"WHEN ord({raw}) NOT IN (43, 45, 46, 73, 105) AND NOT ord({raw}) BETWEEN 48 AND 57 "
@@ -353,6 +359,17 @@ def _long_integers(con, scan: str, raw: str, missing: bool) -> str:
     return "UBIGINT" if lo >= 0 and not missing else "raw"
 
 
+def _unsigned(con, scan: str, raw: str) -> bool:
+    """Whether every present cell of an integer column is a plain digit string (no sign):
+    with one written with a leading zero, the readers keep such a column as codes."""
+    number = _number_text(raw)
+    (signed,) = con.execute(
+        f"SELECT count(*) FROM {scan} WHERE NOT {_parse_missing(raw)} "
+        f"AND NOT {_matches(number, _DIGITS)}"
+    ).fetchone()
+    return signed == 0
+
+
 def _text(raw: str) -> str:
     return f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE {_stripped(raw)} END"
 
@@ -367,13 +384,17 @@ def _canonical(raw: str) -> str:
     )
 
 
-def _column(con, scan: str, i: int, kinds: int, clean: bool, decimal_comma: bool):
+def _column(con, scan: str, i: int, kinds: int, clean: bool, decimal_comma: bool):  # noqa: C901 -- one branch per way the readers type a column
     """(DuckDB's read type, SQL expression) of column ``i``, from its kind set: a column
     DuckDB's parser reads as the readers do is read typed, the others as text and typed
     in SQL."""
     raw = f"c{i}"
     missing = bool(kinds & (1 << _MISSING))
     value = f"CASE WHEN {_parse_missing(raw)} THEN NULL ELSE {_number_text(raw)} END"
+    if kinds & (1 << _ZERO):
+        if _only(kinds, _MISSING, _SMALL, _LONG, _ZERO) and _unsigned(con, scan, raw):
+            return "VARCHAR", _text(raw)  # codes: every value a digit string, some 0...
+        kinds = kinds & ~(1 << _ZERO) | (1 << _LONG)  # else numbers like any integer
     if _only(kinds, _MISSING, _SMALL):
         kind = "DOUBLE" if missing else "BIGINT"
         return (kind, raw) if clean else ("VARCHAR", f"CAST({value} AS {kind})")
