@@ -181,8 +181,9 @@ def reliability_view(comparison: cmp.Comparison) -> None:
         )
     st.caption(
         "Every row's out-of-fold prediction pooled over the folds, binned by its top-1 "
-        "probability (no ECE drawn: the table's ECE is the mean of the folds' ECEs; the "
-        f"CSV has both, {cmp.ECE_FOLD_MEAN} and {cmp.ECE_POOLED}, that of these pooled bins). "
+        "probability (no ECE drawn: the table's ECE is each fold's ECE, mean over folds; the "
+        f"CSV has both, `{cmp.ECE_FOLD_MEAN}` and `{cmp.ECE_POOLED}`, that of these pooled "
+        "bins). "
         "Each point's "
         "size grows with its rows (hover for the number); a bin of fewer than "
         f"{figures.MIN_BIN_ROWS} rows is a grey hollow point off the curve. A calibrated "
