@@ -146,6 +146,16 @@ def friedman_nemenyi_note(friedman: dict, pvalues: pd.DataFrame, alpha: float = 
     )
 
 
+def unhierarchical_methods(methods: list[str]) -> list[str]:
+    """The chosen methods whose smoother borrows along a category hierarchy (HEB-H): the
+    benchmark gives them none (a declaration belongs to one dataset's columns), so they
+    score as HEB-M, which the page says."""
+    from heb.evaluate.cv import method_spec
+    from heb.evaluate.hierarchy_specs import hierarchy_notes
+
+    return [m for m in methods if hierarchy_notes({m: method_spec(m)})]
+
+
 def benchmark_key(specs: list[str], methods: list[str], settings: dict) -> str:
     """A key saying which selection a stored benchmark answers."""
     return cache_key("benchmark", sorted(upload_variant(spec) for spec in specs), methods, settings)

@@ -8,7 +8,7 @@ import streamlit as st
 from explorer import benchmarking as bench
 from explorer import state
 from explorer.display import download_buttons, show_figure, show_table
-from explorer.errors import guard
+from explorer.errors import escape, guard
 from explorer.references import rank_sentences
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
@@ -95,6 +95,14 @@ specs = st.multiselect(
 methods = state.selected_methods()
 settings = state.current_settings()
 st.markdown("**Methods:** " + (", ".join(methods) or "none") + " (" + state.where_to_change() + ")")
+flat = bench.unhierarchical_methods(methods)
+if flat:
+    one = len(flat) == 1
+    st.caption(
+        f"{escape(', '.join(flat))} {'runs' if one else 'run'} here without a category "
+        "hierarchy (a declaration on the Dataset page belongs to that dataset's columns), "
+        f"so {'it scores' if one else 'they score'} as HEB-M."
+    )
 ready = len(specs) >= 2 and len(methods) >= 2
 if not ready:
     st.info(
