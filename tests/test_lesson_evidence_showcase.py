@@ -109,3 +109,13 @@ def test_outside_the_presenter_mode_the_held_out_text_is_whole():
     assert [t for t in texts if evidence.NOT_THE_CLASSIFIER in t]
     assert [t for t in texts if t.startswith("Against HEB-M's m, the what-if m = 1,000 changes")]
     assert [t for t in texts if "held-out curve checks the choice" in t and "dashed curve" in t]
+
+
+def test_typed_counts_of_a_billion_rows_are_refused_on_the_page():
+    """``1e9, 1`` passed the check and the held-out split shuffled 10^9 rows: the server
+    ran out of memory (a new user's trial). It is one sentence now, at once."""
+    at = open_lesson("lesson_evidence", evidence_source="Counts I type", evidence_counts="1e9, 1")
+    errors = [e.value for e in at.error]
+    assert errors == [
+        "Keep the hand-typed counts to 1,000,000 rows in all (these add up to 1,000,000,001)."
+    ]

@@ -170,9 +170,13 @@ def test_parse_counts():
         ("4", "two categories"),
         ("1.5, 2", "whole numbers"),
         ("0, 0", "zero"),
+        # one typed number asked the held-out check to shuffle 10^9 rows: out of memory
+        ("1e9, 1", "to 1,000,000 rows in all"),
+        ("999999, 2", "add up to 1,000,001"),
     ]:
         with pytest.raises(ValueError, match=message):
             evidence.parse_counts(text)
+    assert evidence.parse_counts("999999, 1").sum() == evidence.MAX_TYPED_ROWS
 
 
 def test_evidence_curve_maximiser_is_the_engines():

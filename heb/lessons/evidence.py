@@ -55,8 +55,14 @@ __all__ = [
 EXAMPLE_COUNTS = np.array([14, 9, 5, 3, 2, 1, 1, 0, 0, 0, 0, 0], dtype=float)
 
 
+#: the most rows hand-typed counts may add up to: the held-out check shuffles every row
+#: (``1e9, 1`` took the server's whole memory)
+MAX_TYPED_ROWS = 1_000_000
+
+
 def parse_counts(text: str) -> np.ndarray:
-    """Read a count vector typed as ``"3, 0, 1, 7"`` (commas, spaces or semicolons)."""
+    """Read a count vector typed as ``"3, 0, 1, 7"`` (commas, spaces or semicolons), at
+    most :data:`MAX_TYPED_ROWS` rows in all."""
     parts = [p for p in re.split(r"[,\s;]+", text.strip()) if p]
     if not parts:
         raise ValueError("Type at least two counts, for example: 3, 0, 1, 7.")
@@ -74,6 +80,11 @@ def parse_counts(text: str) -> np.ndarray:
         raise ValueError("All counts are zero: there is nothing to learn from.")
     if values.size > 5000:
         raise ValueError("Keep the hand-typed vector under 5,000 categories.")
+    if values.sum() > MAX_TYPED_ROWS:
+        raise ValueError(
+            f"Keep the hand-typed counts to {MAX_TYPED_ROWS:,} rows in all (these add up to "
+            f"{values.sum():,.0f})."
+        )
     return values
 
 
