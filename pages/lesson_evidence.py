@@ -100,8 +100,9 @@ def choose_pair(data) -> tuple[int, int]:
     )
     if (c, f) == (first_class, first_feature) and np.isfinite(margin):
         st.caption(
-            f"The dataset's clearest peak: HEB-M's evidence at its learned m is {margin:.1f} "
-            "nats above Laplace's m = K and both ends of the clamp."
+            f"The dataset's clearest peak: HEB-M's evidence at its learned m is at least "
+            f"{margin:.1f} nats above its evidence at m = K (Laplace's strength, with this "
+            "curve's mean) and at both ends of the clamp."
         )
     return c, f
 

@@ -70,7 +70,9 @@ def test_the_page_opens_on_the_rule_and_says_so():
     assert [box.value for box in at.selectbox[:2]] == [0, 5]  # class no, feature weekday
     assert "The page opens on the pair whose evidence peak" in at.selectbox[0].help
     captions = [c.value for c in at.caption if "clearest peak" in c.value]
-    assert len(captions) == 1 and "nats above Laplace's m = K" in captions[0]
+    # "at least": the margin is the smallest of the three gaps; and "its evidence at
+    # m = K", as Laplace itself (a uniform mean) is not on this pooled-marginal curve
+    assert len(captions) == 1 and "is at least 9.9 nats above its evidence at m = K" in captions[0]
     assert any(
         m.value.startswith("Counts of class **no**, feature **weekday**") for m in at.markdown
     )

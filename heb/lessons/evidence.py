@@ -160,8 +160,8 @@ def pair_prominence(table: CountTable, n0: float = N0) -> np.ndarray:
 
 #: the rule :func:`showcase_pair` opens the lesson by, in words (the page says it)
 SHOWCASE_RULE = (
-    "the pair whose evidence peak stands highest above Laplace's m = K and both ends of "
-    "the clamp (HEB-M, an interior maximum)"
+    "the pair whose evidence peak stands highest above its evidence at m = K (Laplace's "
+    "strength) and at both ends of the clamp (HEB-M, an interior maximum)"
 )
 
 
