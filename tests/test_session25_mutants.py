@@ -155,3 +155,188 @@ def test_a_set_of_categorical_names_is_written_sorted():
         "20",
         "3",
     ]
+
+
+# ---------------------------------------------------------------- HEB-H without a hierarchy
+def test_hierarchy_notes_speak_of_naive_bayes_methods_given_no_hierarchy_only():
+    from heb.evaluate.hierarchy_specs import HIERARCHY_PARAM, hierarchy_notes
+
+    def nb(**params):
+        return {"model": "nb", "params": {"smoother": "heb-h", **params}}
+
+    assert len(hierarchy_notes({"heb-h": nb()})) == 1
+    assert len(hierarchy_notes({"heb-h": nb(hierarchies={})})) == 1  # an empty one: none
+    assert hierarchy_notes({"heb-h": nb(**{HIERARCHY_PARAM: "zip: prefix 3"})}) == []
+    assert hierarchy_notes({"heb-h": nb(hierarchies={0: [np.zeros(3, dtype=int)]})}) == []
+    # as attach_hierarchies, only a naive Bayes method takes a hierarchy
+    assert hierarchy_notes({"x": {"model": "aode", "params": {"smoother": "heb-h"}}}) == []
+    assert hierarchy_notes({"heb-m": {"model": "nb", "params": {"smoother": "heb-m"}}}) == []
+
+
+def test_a_stored_heb_h_run_keeps_its_note_after_the_datas(tmp_path):
+    from heb.data import load_builtin
+    from heb.evaluate import RunSettings, cached_cross_validation, cross_validate
+    from heb.evaluate.cache import ResultCache
+
+    data = load_builtin("breast-cancer")
+    settings = RunSettings(n_splits=3, max_rows=100)
+    cache = ResultCache(tmp_path / "results")
+    computed = cross_validate(data, ["heb-h"], settings=settings, cache=cache)
+    assert computed.notes[0].startswith("Used a stratified subsample of 100")
+    assert computed.notes[1].startswith("heb-h was given no category hierarchy")
+    read = cached_cross_validation(data, ["heb-h"], settings=settings, cache=cache)
+    assert read is not None and read.notes == computed.notes
+
+
+# ---------------------------------------------------------------- engine sources
+@pytest.mark.parametrize("name", ["t.arff.gz", "T.ARFF"])
+def test_an_arff_file_of_any_case_or_gzipped_is_sent_to_the_uploads(tmp_path, name):
+    from heb.data import DataError
+    from heb.scale.source import open_source
+
+    (tmp_path / name).write_bytes(b"@relation t\n")
+    with pytest.raises(DataError, match="ARFF, which is read in memory only"):
+        open_source(name, root=tmp_path)
+
+
+def test_the_large_file_list_offers_every_file_an_engine_opens(tmp_path):
+    from explorer.large_files import list_sources
+
+    for name in ("a.tab", "b.txt", "c.tsv.gz", "d.csv.gz", "e.arff", "f.json"):
+        (tmp_path / name).write_bytes(b"x\n1\n")
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "p0.PARQUET").write_bytes(b"")
+    assert list_sources(tmp_path) == ["a.tab", "b.txt", "c.tsv.gz", "d.csv.gz", "parts/"]
+
+
+# ---------------------------------------------------------------- the CD diagram's layout
+def _cd(ranks: dict, cd: float = 1.0, groups=None):
+    from heb.figures import cd_diagram
+
+    return cd_diagram(ranks, cd, groups=groups)
+
+
+def _ranks_of(k: int) -> dict[str, float]:
+    return {f"M{i}": float(i) for i in range(1, k + 1)}
+
+
+def test_ranks_are_numbered_each_up_to_ten_methods_and_every_other_past():
+    numbers = {
+        k: [n.text for n in _cd(_ranks_of(k)).layout.annotations if n.text.isdigit()]
+        for k in (10, 11)
+    }
+    assert numbers[10] == [str(i) for i in range(1, 11)]
+    assert numbers[11] == [str(i) for i in range(1, 12, 2)]
+
+
+def test_half_rank_ticks_up_to_ten_methods_short_where_unnumbered():
+    def ticks(k):
+        return [s for s in _cd(_ranks_of(k)).layout.shapes if s.name == "tick"]
+
+    assert len(ticks(11)) == 11 and len(ticks(10)) == 19
+    sizes = {float(s.x0): s.y1 for s in ticks(4)}
+    assert sizes[2.0] > sizes[1.5] > 0
+
+
+def test_bars_on_one_level_leave_a_gap_and_labels_sit_below_every_bar():
+    fig = _cd({"A": 1.0, "B": 2.0, "C": 2.05, "D": 3.0}, groups=[("A", "B"), ("C", "D")])
+    bars = [s for s in fig.layout.shapes if s.name.startswith("group")]
+    for one in bars:
+        for other in bars:
+            if one is not other and one.y0 == other.y0:
+                assert one.x1 < other.x0 or other.x1 < one.x0, (one.name, other.name)
+    ranks = {c: float(i) for i, c in enumerate("ABCDEF", start=1)}
+    fig = _cd(ranks, groups=[("A", "B", "C"), ("B", "C", "D"), ("C", "D", "E")])
+    lowest_bar = min(s.y0 for s in fig.layout.shapes if s.name.startswith("group"))
+    assert lowest_bar < -22  # three levels of bars
+    assert max(trace.y[1] for trace in fig.data) <= lowest_bar - 18
+
+
+def test_a_group_of_one_method_named_twice_gets_no_bar():
+    fig = _cd(_ranks_of(3), groups=[("M1", "M1")])
+    assert not [s for s in fig.layout.shapes if s.name.startswith("group")]
+
+
+def test_a_cd_longer_than_the_axis_is_drawn_whole():
+    fig = _cd(_ranks_of(3), cd=4.0)
+    (bracket,) = [s for s in fig.layout.shapes if s.name == "cd" and s.y0 == s.y1]
+    assert bracket.x1 == pytest.approx(5.0)
+    assert fig.layout.xaxis.range[1] >= 5.0
+
+
+def test_the_better_half_and_the_middle_method_are_labelled_on_the_left():
+    fig = _cd(_ranks_of(5))
+    left = [n.text for n in fig.layout.annotations if n.xanchor == "right"]
+    assert [text.split(" ")[0] for text in left] == ["M1", "M2", "M3"]
+
+
+def test_very_long_names_keep_the_exported_width_at_most_1400_px():
+    fig = _cd({f"{'x' * 80}{i}": float(i) for i in range(1, 7)})
+    assert fig.layout.width == 1400
+
+
+# ---------------------------------------------------------------- Figure 5 strips
+def test_five_shared_x_values_still_make_a_strip_six_do_not():
+    from heb.figures.concentrations import MAX_STRIP_XS, strip_positions
+
+    assert MAX_STRIP_XS == 5
+    assert strip_positions(np.repeat([1.0, 2.0, 3.0, 4.0, 5.0], 2)) is not None
+    assert strip_positions(np.repeat([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 2)) is None
+
+
+def test_strip_columns_never_meet_when_the_gaps_between_values_differ():
+    from heb.figures.concentrations import strip_positions
+
+    x = np.repeat([1.0, 2.0, 100.0], 200)
+    drawn, values = strip_positions(x)
+    columns = [drawn[x == value] for value in values]
+    for left, right in zip(columns, columns[1:], strict=False):
+        assert left.max() < right.min()
+
+
+def test_a_strip_with_pairs_left_off_the_log_axis():
+    """K_f = 1 puts a pair at x = 0 (not on a log axis) beside a strip of two x values: the
+    strip is drawn from the placeable pairs, and both notes get room below the axis."""
+    from test_concentration_strip import _diag
+
+    from heb.figures import concentration_scatters
+
+    diag = _diag(2, 8, k_f=np.array([1, 2, 2, 2, 2, 2, 2, 2]))
+    fig = concentration_scatters(diag, [f"f{j}" for j in range(8)])[0]
+    title = fig.layout.xaxis.title.text
+    assert "spread sideways" in title and "2 pair(s)" in title
+    assert fig.layout.margin.b == 115
+    assert len(fig.layout.xaxis.tickvals) == 2
+
+
+# ---------------------------------------------------------------- reliability accuracy axis
+def _curve(accuracy, count) -> dict:
+    edges = np.linspace(0.0, 1.0, 11)
+    confidence = np.array([np.nan] * 5 + [0.55, 0.65, 0.75, 0.85, 0.95])
+    return {
+        "edges": edges,
+        "confidence": confidence,
+        "accuracy": np.asarray(accuracy, dtype=float),
+        "count": np.asarray(count, dtype=float),
+        "ece": 0.05,
+    }
+
+
+def test_the_accuracy_axis_ignores_empty_or_unplaced_bins():
+    from heb.figures.reliability import accuracy_axis_start
+
+    nan = np.nan
+    # an empty bin's accuracy and a bin with no confidence are not drawn: they do not count
+    curve = _curve([0.1, nan, nan, nan, nan, 0.6, 0.7, 0.8, 0.9, 0.95], [9] + [0] * 4 + [9] * 5)
+    assert accuracy_axis_start({"a": curve}, 0.5) == 0.5
+    curve = _curve([nan] * 5 + [0.6, 0.1, 0.8, 0.9, 0.95], [0] * 5 + [9, 0, 9, 9, 9])
+    assert accuracy_axis_start({"a": curve}, 0.5) == 0.5
+
+
+def test_the_accuracy_axis_starts_at_the_tenth_below_despite_rounding():
+    from heb.figures.reliability import accuracy_axis_start
+
+    nan = np.nan
+    low = 0.39999999999999997  # 0.4 as a sum of floats may come out
+    curve = _curve([nan] * 5 + [low, 0.7, 0.8, 0.9, 0.95], [0] * 5 + [9] * 5)
+    assert accuracy_axis_start({"a": curve}, 0.5) == pytest.approx(0.4)
