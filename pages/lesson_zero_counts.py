@@ -85,10 +85,15 @@ def lesson_view() -> None:
         with notes:
             if steps.show(1):
                 spam, ham = (int(n) for n in corpus.email_counts)
+                never = [
+                    ", ".join(
+                        f"*{w}*" for w, n in zip(corpus.vocabulary, row, strict=True) if n == 0
+                    )
+                    for row in corpus.word_counts
+                ]  # computed: the chart beside it shows every zero
                 st.markdown(
                     f"A spam filter counted words in **{spam} spam** and **{ham} ham** "
-                    "(legitimate) e-mails. *unsubscribe* never appeared in ham; *agenda* never "
-                    "appeared in spam."
+                    f"(legitimate) e-mails. Never in ham: {never[1]}; never in spam: {never[0]}."
                 )
         with steps.controls():
             # pills on several rows, not a multiselect: every word stays in view in the column

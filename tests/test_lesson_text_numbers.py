@@ -223,3 +223,10 @@ def test_the_zero_counts_text_is_the_corpus(monkeypatch):
     at = open_lesson("lesson_zero_counts")
     assert "P(*unsubscribe* | ham) = 0 / 127 = 0" in _one(at, "**Zero counts.**")
     assert "**30 spam** and **70 ham**" in _one(at, "A spam filter counted")
+
+
+def test_the_corpus_sentence_names_every_word_never_seen_in_a_class():
+    """It named unsubscribe and agenda while the chart showed winner = 0 in ham too."""
+    at = open_lesson("lesson_zero_counts")
+    text = _one(at, "A spam filter counted")
+    assert "Never in ham: *winner*, *unsubscribe*; never in spam: *agenda*." in text
