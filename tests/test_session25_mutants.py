@@ -340,3 +340,98 @@ def test_the_accuracy_axis_starts_at_the_tenth_below_despite_rounding():
     low = 0.39999999999999997  # 0.4 as a sum of floats may come out
     curve = _curve([nan] * 5 + [low, 0.7, 0.8, 0.9, 0.95], [0] * 5 + [9] * 5)
     assert accuracy_axis_start({"a": curve}, 0.5) == pytest.approx(0.4)
+
+
+# ---------------------------------------------------------------- Friedman beside Nemenyi
+def _pvalues(off: float, diagonal: float = 1.0) -> pd.DataFrame:
+    values = np.full((3, 3), off)
+    np.fill_diagonal(values, diagonal)
+    names = ["A", "B", "C"]
+    return pd.DataFrame(values, index=names, columns=names)
+
+
+def test_the_friedman_note_at_the_boundaries_of_alpha():
+    from explorer.benchmarking import friedman_nemenyi_note
+
+    rejects = {"p_value": 0.01, "iman_davenport_p": 0.01}
+    # a Nemenyi p of exactly alpha is no rejection: the note is due
+    assert friedman_nemenyi_note(rejects, _pvalues(0.05)) is not None
+    # a Friedman p of exactly alpha is no rejection either: nothing to explain
+    assert friedman_nemenyi_note({"p_value": 0.05, "iman_davenport_p": 0.05}, _pvalues(0.5)) is None
+    # the diagonal (a method against itself) is never a pair
+    assert friedman_nemenyi_note(rejects, _pvalues(0.5, diagonal=0.0)) is not None
+    assert "(3 here)" in friedman_nemenyi_note(rejects, _pvalues(0.5))
+
+
+# ---------------------------------------------------------------- the Benchmark's upload
+def test_only_an_upload_of_this_session_leads_the_default_datasets():
+    from explorer.benchmarking import default_datasets
+
+    choices = {"builtin:iris": "iris", "builtin:zoo": "zoo", "upload:abc": "t.csv (upload)"}
+    base = default_datasets(choices)
+    assert "upload:abc" not in base
+    assert default_datasets(choices, "upload:abc") == ["upload:abc", *base]
+    assert default_datasets(choices, "builtin:zoo") == base  # the sidebar's built-in one
+    assert default_datasets(choices, "upload:gone") == base  # an upload no longer held
+
+
+def test_an_upload_already_chosen_is_not_added_twice(monkeypatch):
+    from explorer import benchmarking
+
+    monkeypatch.setattr(benchmarking.st, "session_state", {"w": ["upload:abc", "builtin:iris"]})
+    choices = {"builtin:iris": "iris", "upload:abc": "t.csv (upload)"}
+    benchmarking.take_in_upload(choices, "upload:abc", "w")
+    assert benchmarking.st.session_state["w"] == ["upload:abc", "builtin:iris"]
+
+
+# ---------------------------------------------------------------- the fallback target
+def test_the_fallback_target_bounds():
+    from explorer.loading import FEW_CLASSES, TARGET_CANDIDATES, fallback_targets
+
+    n = 126
+    gappy = [*map(float, range(1, FEW_CLASSES + 1)), np.nan] * (n // (FEW_CLASSES + 1))
+    frame = pd.DataFrame(
+        {
+            "far": ["a", "b"] * (n // 2),  # 11th column left of the last: not looked at
+            "edge": ["c", "d"] * (n // 2),  # 10th: looked at
+            **{f"m{i}": np.linspace(0, 1, n) for i in range(TARGET_CANDIDATES - 5)},
+            "twenty": [f"v{i % FEW_CLASSES}" for i in range(n)],  # the most classes taken
+            "halves": np.arange(n) % 3 + 0.5,  # three decimals: a measurement still
+            "gappy": gappy,  # 20 whole numbers and gaps: a gap is no class
+            "constant": "k",  # one value: no classes
+            "label": ["x", "y", "z"] * (n // 3),  # the last column: never its own fallback
+        }
+    )
+    assert list(frame.columns).index("far") == frame.shape[1] - 2 - TARGET_CANDIDATES
+    assert fallback_targets(frame) == [
+        ("twenty", "text", 20),
+        ("edge", "text", 2),
+        ("gappy", "whole numbers", 20),
+    ]
+
+
+def test_an_upload_with_no_possible_target_is_refused():
+    from test_app import open_app, uploader
+
+    at = open_app()
+    frame = pd.DataFrame({"a": ["k"] * 30, "churn": ["no"] * 30})
+    uploader(at).upload("one.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    assert not at.session_state["data_spec"].startswith("upload:")
+    assert any("only one class" in error.value for error in at.error)
+
+
+# ---------------------------------------------------------------- the default-dataset note
+@pytest.mark.parametrize("page", [None, "pages/references.py"])
+def test_pages_without_the_sidebars_dataset_say_nothing_of_the_default(page):
+    """The root (where every first visit starts) and a page that draws no dataset, opened
+    by their plain address: no note that the default dataset was opened."""
+    from streamlit.testing.v1 import AppTest
+    from test_app import APP, TIMEOUT
+
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    if page is not None:
+        at.switch_page(page)
+    at.run()
+    assert not at.exception
+    assert not [c for c in at.sidebar.caption if "this address names none" in c.value]
+    assert not at.toast
