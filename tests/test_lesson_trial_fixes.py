@@ -180,3 +180,18 @@ def test_the_hierarchy_figures_hover_in_significant_figures():
     prefix, _ = figures.prefix_figure(out["prefix_table"])
     for trace in [*leaf.data, *prefix.data]:
         assert "%{y:.3~g}" in trace.hovertemplate, trace.name
+
+
+def test_the_prefix_figure_carries_its_rows_on_the_axis_not_in_a_table():
+    """The axis said "rows of class 0 under the bars in the table"; the presenter mode has
+    no table. Each code's tick now carries its class-0 rows."""
+    from heb.figures.lessons import hierarchy as figures
+    from heb.lessons.hierarchy import hierarchy_lesson
+
+    table = hierarchy_lesson()["prefix_table"]
+    prefix, _ = figures.prefix_figure(table)
+    assert "table" not in prefix.layout.xaxis.title.text
+    rows = table["rows (class 0)"].tolist()
+    assert list(prefix.layout.xaxis.ticktext) == [
+        f"{c}<br>{n} rows" for c, n in zip(table["code"], rows, strict=True)
+    ]

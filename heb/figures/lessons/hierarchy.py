@@ -111,6 +111,10 @@ def prefix_figure(prefix_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     """Class 0's codes of the sparse code's prefix: truth and each smoother's estimate."""
     fig = go.Figure()
     codes = [escape(c) for c in prefix_table["code"]]
+    # each code's class-0 rows on the axis and in the hover: the presenter mode shows no
+    # table (the title said "rows ... in the table" there too)
+    rows = prefix_table.iloc[:, 1].to_numpy()
+    ticks = [f"{c}<br>{int(n)} rows" for c, n in zip(codes, rows, strict=True)]
     hover = "%{x}: %{y:" + _PROBABILITY + "}<extra>%{fullData.name}</extra>"
     fig.add_trace(
         go.Bar(name="truth", x=codes, y=prefix_table["truth"], marker_color=_OTHER,
@@ -128,7 +132,8 @@ def prefix_figure(prefix_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
                 line={"color": series_color(name), "width": 2},
             )
         )
-    fig.update_layout(xaxis_title="code (rows of class 0 under the bars in the table)")
+    fig.update_layout(xaxis_title="code, and its rows of class 0")
+    fig.update_xaxes(tickmode="array", tickvals=codes, ticktext=ticks)
     fig.update_yaxes(title="P(code | class 0)", rangemode="tozero")
     return lesson_style(fig, "The code's siblings (same prefix), class 0", 420), prefix_table
 
