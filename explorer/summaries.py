@@ -6,14 +6,13 @@ nothing is refitted. Plain pandas: tested without a running app.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
 from explorer.loading import WorkingData
 from heb.data import Dataset
 from heb.data.dataset import is_integer_like, one_value_per_row, quote
+from heb.data.preprocess import CODE_MIN_VALUES, CODE_NAME  # the Preprocessor warns alike
 from heb.expected_mi import expected_mutual_information
 from heb.figures.dataset import class_series
 from heb.smoothing import mutual_information
@@ -86,19 +85,18 @@ def id_like_note(name: str, pile: dict) -> str:
 
 
 #: the numeric-code rule (:func:`numeric_code_columns`): a whole-number column with more
-#: distinct values than this (more than the 100 of an age, a percentage or a score out of
-#: 100, which are measurements however small the table)...
-CODE_MIN_VALUES = 100
-#: ...that are at least this share of its non-missing rows (most values once or twice, as
-#: customer numbers, ZIP codes and product codes are in a table of customers or products)
+#: distinct values than CODE_MIN_VALUES (more than the 100 of an age, a percentage or a
+#: score out of 100, which are measurements however small the table; from
+#: heb.data.preprocess, as CODE_NAME)... that are at least this share of its non-missing
+#: rows (most values once or twice, as customer numbers, ZIP codes and product codes are
+#: in a table of customers or products)
 CODE_DISTINCT_SHARE = 0.5
 #: the most rows the rule counts (drawn at random, seed 42, from a larger table: counting
 #: the distinct values of ten 2-million-row columns took 3 s)
 CODE_SAMPLE_ROWS = 20_000
-#: a name that says the column holds codes (ZIP / postal codes, product codes, SKUs): such
-#: a column is listed above CODE_MIN_VALUES distinct values whatever their share, since a
-#: ZIP code repeats over the many customers who share it
-CODE_NAME = re.compile(r"zip|postal|post_?code|\bcode\b|_code|code_|sku", re.IGNORECASE)
+# a name that says the column holds codes (CODE_NAME: ZIP / postal codes, product codes,
+# SKUs): such a column is listed above CODE_MIN_VALUES distinct values whatever their
+# share, since a ZIP code repeats over the many customers who share it
 
 
 def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple[int, int]]:

@@ -206,3 +206,25 @@ def test_cross_validate_s_defaults_are_run_settings_defaults():
         assert signature[name].default == defaults[name]
     with pytest.raises(TooManyCells):  # the CLI names --engine duckdb by this class
         check_cells(10, 3, max_cells=20)
+
+
+def test_a_zip_column_read_as_numbers_warns_on_fit():
+    """make_model on pd.read_csv silently binned 199 ZIP codes into 10 bins (the app asks
+    by the same rule); the Preprocessor now warns and says what to pass."""
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    from heb.data import Preprocessor
+
+    rng = np.random.default_rng(0)
+    zips = rng.choice(np.arange(1000, 99999, 331), 3000)
+    frame = pd.DataFrame({"zip": zips, "amount": rng.integers(0, 500, 3000)})
+    with pytest.warns(UserWarning, match=r"Column 'zip' holds .* pass categorical=\['zip'\]"):
+        Preprocessor().fit(frame)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an amount, a declared zip, few codes: no warning
+        Preprocessor(categorical=["zip"]).fit(frame)
+        Preprocessor().fit(frame.assign(zip=zips % 50))
+        Preprocessor().fit(frame.assign(zip=zips + 0.5))

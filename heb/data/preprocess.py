@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -50,6 +51,10 @@ __all__ = [
 
 #: label of the category that holds missing values when ``missing="category"``
 MISSING_LABEL = "(missing)"
+#: a column name that says code (ZIP, postal code, SKU): with more than CODE_MIN_VALUES
+#: whole numbers it is likely a code read as numbers, whose quantile bins mix codes
+CODE_NAME = re.compile(r"zip|postal|post_?code|\bcode\b|_code|code_|sku", re.IGNORECASE)
+CODE_MIN_VALUES = 100
 _MISSING_MODES = ("impute", "category")
 #: ID-like: at least ID_LIKE_MIN_CATEGORIES categories, fewer observed rows per category
 #: than ID_LIKE_ROWS_PER_CATEGORY (its mode is one ID among many; imputed, it looks frequent)
@@ -289,6 +294,16 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if missing.all():
             return None
         observed = values[~missing]
+        if CODE_NAME.search(name) and np.all(observed == np.round(observed)):
+            distinct = np.unique(observed).size
+            if distinct > CODE_MIN_VALUES:  # the app asks; the API warns
+                warnings.warn(
+                    f"Column {name!r} holds {distinct:,} whole numbers and its name says "
+                    "code: binned as a number here; if it is a code (a ZIP code, a product "
+                    f"code), pass categorical=[{name!r}], or read it as text (pandas "
+                    "loses a leading 0: read_csv(..., dtype=str), or heb.data.load_upload).",
+                    stacklevel=3,
+                )
         cuts = quantile_cuts(observed, self.n_bins)
         labels = _bin_labels(cuts)
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
