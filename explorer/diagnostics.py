@@ -187,6 +187,6 @@ def show_diagnostics(
     settings = state.run_settings()
     code = report.compare_code(report.dataset_line(spec, upload), list(methods), settings)
     report.comparison_downloads(
-        result, settings, dataset.name, contents, code, dataset.target, notes
+        result, settings, dataset.name, contents, code, dataset.target, notes, upload
     )
     report.show_code(code)

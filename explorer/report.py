@@ -212,12 +212,14 @@ def comparison_downloads(
     code: str,
     target: str = "",
     notes: Callable[[], list[str]] = list,
+    upload: dict | None = None,
 ) -> None:
     """Out-of-fold predictions as CSV and the comparison as one HTML report (made on click).
 
     ``contents`` returns the report's (tables, figures) by title: called on the click, so
     a view that does not show them (the per-class tab closed) does not build them.
-    ``notes`` returns the report's sentences under its settings (read on the click too).
+    ``notes`` returns the report's sentences under its settings (read on the click too);
+    an ``upload``'s declared categorical and left-out columns are settings rows.
     """
     row = st.container(horizontal=True, gap="small")
     row.download_button(
@@ -244,6 +246,10 @@ def comparison_downloads(
             code=code,
             target=target,
             notes=notes(),
+            columns={
+                "read as categories": sorted((upload or {}).get("categorical") or ()),
+                "columns left out": sorted((upload or {}).get("drop") or ()),
+            },
         ).encode("utf-8")
 
     row.download_button(

@@ -102,6 +102,16 @@ def test_report_notes_follow_the_settings_escaped(hostile_result):
     assert "the method chosen" not in per_class_note("HEB-M", "yes", 1)  # nothing to choose
 
 
+def test_report_settings_name_the_columns_left_out_and_declared_escaped(hostile_result):
+    """The report's settings lacked the left-out column its own code named (a trial)."""
+    result, settings = hostile_result
+    columns = {"read as categories": ["zip"], "columns left out": [HOSTILE, "id"], "x": []}
+    page = comparison_report(result, settings, dataset="d", columns=columns)
+    assert "<td>read as categories</td><td>zip</td>" in page
+    assert f"<td>columns left out</td><td>{html.escape(HOSTILE)}, id</td>" in page
+    assert "<td>x</td>" not in page  # an empty list adds no row
+
+
 def test_report_takes_svg_text(hostile_result):
     result, settings = hostile_result
     svg = '<svg xmlns="http://www.w3.org/2000/svg"><text>fig</text></svg>'

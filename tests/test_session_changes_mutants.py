@@ -233,6 +233,13 @@ def test_the_downloaded_report_holds_the_pages_notes(monkeypatch):
         result, settings, "small", lambda: ({}, {}), "code", "y", lambda: ["Per-class note."]
     )
     assert b"Per-class note." in buttons["Report (HTML)"]()
+    upload = {"filename": "c.csv", "target": "y", "categorical": ["zip"], "drop": ["id"]}
+    report.comparison_downloads(
+        result, settings, "small", lambda: ({}, {}), "code", "y", list, upload
+    )
+    page = buttons["Report (HTML)"]()
+    assert b"<td>columns left out</td><td>id</td>" in page
+    assert b"<td>read as categories</td><td>zip</td>" in page
 
 
 def test_explain_code_resolves_hierarchies_only_for_heb_h():

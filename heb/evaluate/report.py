@@ -111,6 +111,7 @@ def comparison_report(
     title: str = "HEB Explorer: comparison report",
     target: str = "",
     notes: Sequence[str] = (),
+    columns: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """The comparison as one self-contained HTML page.
 
@@ -134,12 +135,20 @@ def comparison_report(
     notes : sequence of str
         Sentences shown under the settings, after the run's own notes (escaped), e.g. which
         method the per-class tables and figures show.
+    columns : mapping of str to sequence of str, optional
+        Settings rows naming columns (user text: escaped), e.g. ``{"columns left out":
+        ["customer_id"]}``; an empty list adds no row.
     """
     query = {key: value for key, value in settings.to_query().items() if key != "dataset"}
     settings_frame = pd.DataFrame(
         [
             ("dataset", dataset),
             *([("target", target)] if target else []),
+            *(
+                (name, ", ".join(map(str, names)))
+                for name, names in (columns or {}).items()
+                if names
+            ),
             ("methods", ", ".join(result.methods)),
             *query.items(),
         ],
