@@ -943,6 +943,9 @@ def bench(args: argparse.Namespace) -> int:
         tables, leave_out, note = _engine_plan(tables, explicit=bool(args.tables))
         _check_engine_methods(methods)
     out = _output_folder(args.output)
+    if (out / "folds.csv").exists():  # two runs to the default folder: the second replaces
+        _log(f"heb: note: {out} holds an earlier run's files; this run replaces them (-o DIR "
+             "keeps runs apart).")  # fmt: skip
     cache = ResultCache()
     identity = engine_identity if args.engine else _spec_identity
     key = cache_key(

@@ -46,10 +46,12 @@ def test_the_chosen_methods_are_compared_printed_and_written(tmp_path, capsys):
 def test_a_rerun_is_served_and_printed_and_other_methods_are_not(tmp_path, capsys):
     out = str(tmp_path / "out")
     assert main([*ARGS, "--methods", "laplace", "-o", out]) == 0
-    capsys.readouterr()
+    assert "earlier run" not in capsys.readouterr().err
     assert main([*ARGS, "--methods", "laplace", "-o", out]) == 0
     again = capsys.readouterr()
     assert "Served 1 dataset from the cache." in again.err
+    # a second run to one folder replaces the first's files, and says so (a trial)
+    assert f"heb: note: {out} holds an earlier run's files; this run replaces them" in again.err
     assert list(_summary_rows(again.out)) == ["Laplace"]
     assert main([*ARGS, "--methods", "laplace,te", "-o", out]) == 0
     other = capsys.readouterr()
