@@ -435,3 +435,154 @@ def test_pages_without_the_sidebars_dataset_say_nothing_of_the_default(page):
     assert not at.exception
     assert not [c for c in at.sidebar.caption if "this address names none" in c.value]
     assert not at.toast
+
+
+# ---------------------------------------------------------------- the evidence lesson's pair
+def _awkward_table():
+    """Pairs of every kind: interior peaks near and far from the clamp, pairs clamped at
+    M_MAX (a class split as the pooled one), a class of 6 rows (the N0 fallback), a flat
+    evidence (a feature of one value) and a category no row has."""
+    from heb.counts import CountTable
+
+    rng = np.random.default_rng(0)
+    codes, y = [], []
+    for c, rows in enumerate((600, 600, 6)):
+        f0 = rng.choice(4, rows, p=[0.4, 0.3, 0.2, 0.1])
+        p1 = np.array([0.3, 0.2, 0.2, 0.1, 0.1, 0.1]) + (0.04 if c == 1 else 0) * np.array(
+            [1, -1, 0, 0, 0, 0]
+        )
+        f1 = rng.choice(6, rows, p=p1)
+        f2 = rng.choice(4, rows, p=[0.5, 0.2, 0.2, 0.1] if c == 0 else [0.1, 0.2, 0.2, 0.5])
+        codes.append(np.stack([f0, f1, f2, np.zeros(rows, dtype=int)], axis=1))
+        y.append(np.full(rows, c))
+    codes, y = np.concatenate(codes), np.concatenate(y)
+    return CountTable.from_codes(codes, y, 3, n_categories=np.array([4, 6, 5, 3]))
+
+
+def test_prominence_agrees_with_each_pairs_curve_on_clamped_fallback_and_flat_pairs():
+    from test_lesson_evidence_showcase import _by_hand
+
+    from heb.lessons import evidence
+
+    table = _awkward_table()
+    margin = evidence.pair_prominence(table)
+    expected = _by_hand(table)
+    assert np.isnan(expected).sum() >= 6 and np.isfinite(expected).sum() >= 3
+    np.testing.assert_allclose(margin, expected, rtol=1e-9)
+
+
+def test_the_showcase_prefers_readable_features_up_to_their_width():
+    from heb.lessons import evidence
+
+    table = _awkward_table()
+    margin = evidence.pair_prominence(table)
+    best = np.unravel_index(np.nanargmax(margin), margin.shape)
+    width = int(table.n_categories[best[1]])
+    assert evidence.showcase_pair(table, max_width=width) == tuple(map(int, best))
+    # narrower features only: the best of them, not the best of all
+    narrow = table.n_categories < width
+    among = np.where(narrow[None, :], margin, np.nan)
+    expected = np.unravel_index(np.nanargmax(among), margin.shape)
+    assert evidence.showcase_pair(table, max_width=width - 1) == tuple(map(int, expected))
+
+
+# ---------------------------------------------------------------- the lessons' computed text
+def _sweep(acc, conf, ece) -> dict:
+    return {"accuracy": acc, "mean_confidence": conf, "ece": ece}
+
+
+def test_double_counting_text_in_each_case():
+    from heb.lessons.calibration import double_counting_text
+
+    falls = _sweep([0.9, 0.8], [0.95, 0.951], [0.05, 0.15])
+    assert "the confidence stays while the accuracy falls, **the ECE grows**" in (
+        double_counting_text(falls, 2)
+    )
+    grows = _sweep([0.9, 0.9], [0.90, 0.903], [0.05, 0.15])  # confidence +0.003: stays
+    assert double_counting_text(grows, 2).endswith(": **the ECE grows**.")
+    better = _sweep([0.9, 0.9], [0.8, 0.85], [0.1, 0.05])
+    assert double_counting_text(better, 2).endswith(": here the ECE falls.")
+    same = _sweep([0.9, 0.9], [0.99, 0.99], [0.01, 0.012])
+    assert "barely moves here (with one copy the confidence is already 0.990)" in (
+        double_counting_text(same, 2)
+    )
+
+
+def test_reliability_text_one_bin_below_and_temperature_one():
+    from heb.lessons.calibration import reliability_text, temperature_text
+
+    curve = {
+        "count": np.array([4, 5]),
+        "confidence": np.array([0.6, 0.8]),
+        "accuracy": np.array([0.5, 0.9]),
+    }
+    assert reliability_text(curve, 1).startswith("With 1 copy, 1 of the 2 occupied bins lies ")
+    frame = pd.DataFrame({"model": ["Laplace"], "temperature": [1.0]})
+    assert "T < 1" not in temperature_text(frame)
+
+
+def test_the_bias_text_weighs_laplaces_prior_at_alpha_one_whatever_alpha():
+    from heb.lessons import dirichlet
+
+    text = dirichlet.bias_text(50, 50, 0.5, 0.2)
+    assert "50% of its estimate is prior" in text
+    assert f"= {dirichlet.max_bias_l1(50, 50, 0.5):.3f} at α = 0.5" in text
+
+
+def _levels(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["class", "level", "learned m"])
+
+
+def test_clamp_text_names_the_levels_and_classes_at_the_clamp():
+    from heb.lessons.common import M_MAX, format_m
+    from heb.lessons.hierarchy import clamp_text
+
+    big = M_MAX
+    none = _levels([(0, "code", 8.0), (0, "prefix", 3.0), (1, "code", 9.0)])
+    assert clamp_text(none) == (
+        f"At the code level m reaches {format_m(9.0)}; no level reaches the clamp, "
+        f"{format_m(M_MAX)}."
+    )
+    both = _levels([(0, "code", 8.0), (0, "region", big), (1, "prefix", big), (1, "code", 2.0)])
+    assert "is reached at the region and prefix levels (both classes):" in clamp_text(both)
+    one = _levels([(0, "code", 8.0), (0, "region", big), (1, "code", 2.0)])
+    assert "is reached at the region level (class 0):" in clamp_text(one)
+    three = _levels([(c, "region", big) for c in range(3)] + [(0, "code", 1.0)])
+    assert "(3 classes)" in clamp_text(three)
+
+
+def test_blur_text_bounds():
+    from heb.lessons import known_truth
+
+    assert known_truth.posterior_range(
+        np.stack([1 - np.arange(101) / 100, np.arange(101) / 100], axis=1)
+    ) == pytest.approx((0.05, 0.95))
+    truth = np.linspace(0, 1, 101)
+    band = 0.3 + 0.3 * truth  # spans 0.3 of the truth's range: no flat band
+    study = {
+        "posteriors": {"HEB-M": np.stack([1 - band, band], axis=1)},
+        "true_posterior": np.stack([1 - truth, truth], axis=1),
+        "largest_m": {},
+    }
+    assert "flat band" not in known_truth.blur_text(study)
+    three = {**study, "true_posterior": np.full((101, 3), 1 / 3)}
+    assert known_truth.blur_text(three) == ""
+
+
+def test_the_largest_m_is_the_largest_concentration_heb_m_learned():
+    from heb.counts import CountTable
+    from heb.lessons import known_truth
+    from heb.nb import NaiveBayes
+    from heb.synthetic import sample_naive_bayes
+
+    study = known_truth.known_truth_study(
+        n_train=300, n_categories=20, n_features=3, n_test=50, smoothers=["heb-m"]
+    )
+    codes, y, _ = sample_naive_bayes(
+        known_truth.KNOWN_TRUTH_POOL + 50, [20] * 3, n_classes=2, alpha_dir=0.5, seed=0
+    )
+    table = CountTable.from_codes(
+        np.asarray(codes)[:300], np.asarray(y)[:300], 2, n_categories=np.full(3, 20)
+    )
+    m = NaiveBayes(smoother="heb-m").fit_counts(table, np.arange(2)).concentrations_["m"]
+    assert study["largest_m"]["HEB-M"] == pytest.approx(float(np.max(m)))
