@@ -586,3 +586,39 @@ def test_the_largest_m_is_the_largest_concentration_heb_m_learned():
     )
     m = NaiveBayes(smoother="heb-m").fit_counts(table, np.arange(2)).concentrations_["m"]
     assert study["largest_m"]["HEB-M"] == pytest.approx(float(np.max(m)))
+
+
+# ---------------------------------------------------------------- Explain's loaded pipelines
+def _fitted_pipe(frame: pd.DataFrame, y):
+    return make_model("laplace").fit(frame, y)
+
+
+def test_a_pipeline_lacking_a_column_has_no_accuracy_and_says_what_it_left_out():
+    from types import SimpleNamespace
+
+    from explorer.explain import accuracy_on, loaded_summary
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        {"a": rng.choice(["u", "v"], 40), "b": rng.normal(size=40), "empty": np.nan}
+    )
+    y = rng.choice(["p", "q"], 40)
+    pipe = _fitted_pipe(frame, y)
+    work = SimpleNamespace(class_names=["p", "q"], y=(y == "q").astype(int))
+    assert accuracy_on(pipe, work, frame) is not None
+    assert accuracy_on(pipe, work, frame.drop(columns="b")) is None
+    assert ", 1 of them left out as empty, then" in loaded_summary(pipe)
+
+
+def test_raw_rows_refuse_rows_that_moved_since_the_page_coded_them(monkeypatch):
+    from types import SimpleNamespace
+
+    from explorer import explain
+    from heb.data import load_builtin
+
+    dataset = load_builtin("iris")
+    monkeypatch.setattr(explain, "current_settings", lambda: {"max_rows": None})
+    work = SimpleNamespace(y=np.zeros(len(dataset.y)))
+    assert len(explain.raw_rows(dataset, work)) == len(dataset.y)
+    with pytest.raises(ValueError, match="rows changed while scoring"):
+        explain.raw_rows(dataset, SimpleNamespace(y=np.zeros(len(dataset.y) - 1)))
