@@ -622,3 +622,13 @@ def test_raw_rows_refuse_rows_that_moved_since_the_page_coded_them(monkeypatch):
     assert len(explain.raw_rows(dataset, work)) == len(dataset.y)
     with pytest.raises(ValueError, match="rows changed while scoring"):
         explain.raw_rows(dataset, SimpleNamespace(y=np.zeros(len(dataset.y) - 1)))
+
+
+def test_the_code_notes_example_is_a_code_with_a_leading_zero_not_a_lone_zero():
+    """The note quoted '0' for a column 0, 02134, 10001 (the example was picked by a
+    leading 0 alone, not by the rule that found the codes)."""
+    from heb.data.readers import read_table
+
+    frame = read_table(b"zip,y\n0,a\n02134,b\n10001,c\n", "t.csv")
+    notes = frame.attrs["heb_notes"]
+    assert any("such as '02134'" in note for note in notes), notes

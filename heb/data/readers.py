@@ -258,7 +258,7 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
     frame.columns = unique_names(names, notes)
     if codes:
         column, example = frame.columns[codes[0]], frame.iloc[:, codes[0]]
-        example = example[example.str.startswith("0", na=False)].iloc[0]
+        example = example[example.str.fullmatch("0[0-9]+", na=False)].iloc[0]  # not a lone 0
         more = len(codes) - 1
         others = f" (and {more} more column{'s' * (more > 1)})" if more else ""
         notes.append(

@@ -41,7 +41,8 @@ _TICK_PX, _MINOR_TICK_PX, _CD_PX, _WHISKER_PX, _TOP_PX = 9, 5, 62, 6, 100
 _BAR_TOP_PX, _BAR_STEP_PX, _BAR_GAP_PX = 22, 12, 18
 #: pixels between a leader line's end and its label, and the label and the figure's edge
 _LABEL_GAP_PX, _EDGE_PX = 6, 12
-#: more methods than this get smaller labels, and tick labels on every other rank
+#: more methods than this get tick labels on every other rank (labels are smaller from 9:
+#: :func:`cd_label_font`)
 _MANY_METHODS = 10
 
 
@@ -146,7 +147,8 @@ def cd_diagram(
         the longest label of its side and joined to its rank by an elbow (leader) line;
         group bars stacked below the axis so that no two overlap. The height grows with
         the label rows; the width (an export's) gives the axis at least 40 pixels a rank.
-        Past 10 methods the labels are smaller and only every other rank is numbered.
+        From 9 methods the labels are 2 px smaller; past 10 only every other rank is
+        numbered.
     """
     names, ranks, cd = _checked_ranks(avg_ranks, cd)
     k = len(names)
