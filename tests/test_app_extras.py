@@ -142,9 +142,9 @@ def test_a_closed_per_class_tab_builds_its_figures_for_the_report_alone(monkeypa
     captured, built = {}, []
     real_downloads, real_roc = report.comparison_downloads, diagnostics.dg.roc_figure
 
-    def downloads(result, settings, dataset, contents, code, target="", notes=list):
+    def downloads(result, settings, dataset, contents, code, target="", notes=list, upload=None):
         captured["contents"], captured["target"], captured["notes"] = contents, target, notes
-        real_downloads(result, settings, dataset, contents, code, target, notes)
+        real_downloads(result, settings, dataset, contents, code, target, notes, upload)
 
     def roc_figure(*args, **kwargs):
         built.append(args[1])

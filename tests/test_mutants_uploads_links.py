@@ -196,9 +196,9 @@ def test_a_closed_per_class_tab_builds_no_per_method_figures_until_the_report(mo
     captured, built = {}, []
     real_downloads, real_figures = report.comparison_downloads, diagnostics.method_figures
 
-    def downloads(result, settings, dataset, contents, code, target="", notes=list):
+    def downloads(result, settings, dataset, contents, code, target="", notes=list, upload=None):
         captured["contents"] = contents
-        real_downloads(result, settings, dataset, contents, code, target, notes)
+        real_downloads(result, settings, dataset, contents, code, target, notes, upload)
 
     def method_figures(comparison, method):
         built.append(method)
