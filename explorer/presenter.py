@@ -114,10 +114,25 @@ _FIT_STEP = """
 <script>
 (() => {
   const MIN = MIN_FIT_SCALE, DESIGN = DESIGN_HEIGHT, MIN_WIDTH = DESIGN_MIN_WIDTH;
+  /* Streamlit sizes a chart by its on-screen (scaled) width and height, so plotly drew it
+     at the scale's size inside its layout-size box, which the scale shrank again: each
+     chart is grown back to fill its box (a transform: plotly maps hovers through it). */
+  const fillBoxes = (block, scaled) => {
+    for (const gd of block.querySelectorAll(".js-plotly-plot")) {
+      const drawn = gd._fullLayout && gd._fullLayout.width;
+      const grow = scaled && drawn ? gd.offsetWidth / drawn : 1;
+      const transform = Math.abs(grow - 1) > 0.01 ? `scale(${grow.toFixed(4)})` : "";
+      if (gd.style.transform !== transform) {
+        gd.style.transformOrigin = "top left";
+        gd.style.transform = transform;
+      }
+    }
+  };
   const clear = (block) => {
     block.style.transform = block.style.transformOrigin = block.style.marginBottom = "";
     block.style.width = block.style.maxWidth = block.style.alignSelf = "";
     block.dataset.hebScale = "";
+    fillBoxes(block, false);
   };
   const fit = () => {
     const block = document.querySelector('[data-testid="stMainBlockContainer"]');
@@ -140,6 +155,7 @@ _FIT_STEP = """
       block.dataset.hebScale = String(base);
       return;
     }
+    fillBoxes(block, true);
     const now = parseFloat(block.dataset.hebScale) || base;
     const top = block.getBoundingClientRect().top;
     const needed = (row.getBoundingClientRect().bottom - top) / now;  /* layout pixels */

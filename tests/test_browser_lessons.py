@@ -236,9 +236,23 @@ def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
         assert box["footer"] <= SHORT_VIEWPORT["height"], (where, box)
         assert -1 <= box["left"] and box["right"] <= box["innerWidth"] + 1, (where, box)
         assert box["blank"] <= 80, (where, box)  # the page ends with the step, no blank
+        # Streamlit sized each chart by its scaled box: plotly drew it at 80 % and the
+        # scale shrank it again (a trial saw 38 px tall plots); it fills its box now
+        tab.wait_for_function(CHARTS_FILL_BOXES, timeout=10_000)
         _resized(tab, SMALL_VIEWPORT)
         tab.wait_for_function(UNSCALED)  # a tall screen: the step's own size again
+        tab.wait_for_function(CHARTS_FILL_BOXES, timeout=10_000)
     tab.close()
+
+
+#: JavaScript: whether every drawn chart is as wide on screen as its box (within 3 %)
+CHARTS_FILL_BOXES = """
+() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every((box) => {
+  const svg = box.querySelector('svg.main-svg');
+  const width = box.getBoundingClientRect().width;
+  return !svg || width === 0 || Math.abs(svg.getBoundingClientRect().width - width) <= 0.03 * width;
+})
+"""
 
 
 #: links to the evidence lesson's held-out step on the app's default dataset (zip-codes):
