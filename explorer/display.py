@@ -94,9 +94,15 @@ def _image_bytes(fig, fmt: str, footer: str = "") -> Callable[[], bytes]:
 
 
 def download_buttons(
-    fig, data_frame: pd.DataFrame | None, stem: str, footer: str | None = None
+    fig,
+    data_frame: pd.DataFrame | None,
+    stem: str,
+    footer: str | None = None,
+    csv_label: str = "CSV",
 ) -> None:
-    """PNG, SVG and CSV download buttons for a figure and the data behind it.
+    """PNG, SVG and CSV download buttons for a figure and the data behind it (``csv_label``
+    names a CSV that is not what is drawn above it, e.g. every fold's rows under a table
+    of means).
 
     The files are produced only when a button is clicked (no cost on a re-render).
     Without a Chromium for the image export, an interactive HTML file is offered instead.
@@ -121,7 +127,7 @@ def download_buttons(
             )
         )
     if data_frame is not None:
-        files.append(("CSV", lambda: csv_bytes(data_frame), "csv", "text/csv", {}))
+        files.append((csv_label, lambda: csv_bytes(data_frame), "csv", "text/csv", {}))
     row = st.container(horizontal=True, gap="small")
     for label, data, ext, mime, extra in files:
         row.download_button(

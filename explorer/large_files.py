@@ -979,4 +979,6 @@ def _compare_table(comparison) -> None:
     )
     for note in result.notes:
         show_info(note)
-    download_buttons(None, result.folds, "large-file-cv-folds")
+    download_buttons(
+        None, result.folds, "large-file-cv-folds", csv_label="Every fold's scores (CSV)"
+    )

@@ -146,7 +146,7 @@ if stored is not None:
         f"{frame['fold'].nunique()} folds."
         + (" Shown from memory: nothing was recomputed." if stored.get("from_memory") else "")
     )
-    download_buttons(None, frame, "benchmark-folds")
+    download_buttons(None, frame, "benchmark-folds", csv_label="Every fold's scores (CSV)")
     # lazy tabs: only the open tab's figure and tables are built and sent (six metrics'
     # worth of charts and grids made a cached "Run" take seconds to draw)
     tabs = st.tabs(

@@ -112,3 +112,11 @@ def test_heb_h_is_said_to_score_as_heb_m_on_the_benchmark():
     ]
     plain = open_app("pages/benchmark.py", methods="Laplace,HEB-M")
     assert not [c for c in plain.caption if "without a category hierarchy" in c.value]
+
+
+def test_the_per_fold_csv_under_a_table_of_means_says_what_it_holds():
+    """Compare's first CSV button, under the mean ± sd table, downloads every fold's rows:
+    a trial expected the table. Its label says so (the key, and the file, are unchanged)."""
+    at = open_app("pages/compare.py", folds="3")
+    buttons = {b.proto.label for b in at.get("download_button")}
+    assert "Every fold's scores (CSV)" in buttons
