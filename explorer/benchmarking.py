@@ -16,6 +16,8 @@ from explorer.state import UPLOAD_PREFIX
 from heb import figures, registry
 from heb.data import BUILTIN_DATASETS, shared_dataset_names
 from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_table
+from heb.evaluate.cv import method_spec
+from heb.evaluate.hierarchy_specs import hierarchy_notes
 
 __all__ = [
     "QUICK_DATASETS",
@@ -150,9 +152,6 @@ def unhierarchical_methods(methods: list[str]) -> list[str]:
     """The chosen methods whose smoother borrows along a category hierarchy (HEB-H): the
     benchmark gives them none (a declaration belongs to one dataset's columns), so they
     score as HEB-M, which the page says."""
-    from heb.evaluate.cv import method_spec
-    from heb.evaluate.hierarchy_specs import hierarchy_notes
-
     return [m for m in methods if hierarchy_notes({m: method_spec(m)})]
 
 

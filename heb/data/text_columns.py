@@ -23,6 +23,21 @@ _COMMA_NUMBER = r"[+-]?\d+,\d+"
 _EXACT_FLOAT = 2**53
 
 
+def _as_written(text: str, columns: list, options: dict) -> pd.DataFrame:
+    """``columns`` of the delimited ``text`` read again as text, as written (NA tokens
+    missing), with the reader's parsing ``options``."""
+    return pd.read_csv(
+        io.StringIO(text),
+        header=None,
+        skiprows=1,
+        usecols=columns,
+        dtype=str,
+        na_values=list(NA_TOKENS),
+        keep_default_na=False,
+        **options,
+    )
+
+
 def exact_big_integers(frame: pd.DataFrame, text: str, options: dict) -> pd.DataFrame:
     """Re-read as exact integers the float columns that hold whole numbers beyond 2**53.
 
@@ -39,16 +54,7 @@ def exact_big_integers(frame: pd.DataFrame, text: str, options: dict) -> pd.Data
     lossy = [c for c, flag in zip(floats, big, strict=True) if flag]
     if not lossy:
         return frame
-    raw = pd.read_csv(
-        io.StringIO(text),
-        header=None,
-        skiprows=1,
-        usecols=lossy,
-        dtype=str,
-        na_values=list(NA_TOKENS),
-        keep_default_na=False,
-        **options,
-    )
+    raw = _as_written(text, lossy, options)
     for column in lossy:
         cells = raw[column].str.strip()
         missing = cells.isna().to_numpy()
@@ -88,16 +94,7 @@ def leading_zero_codes(
         re.search(re.escape(lead.format(sep=sep) + "0") + "[0-9]", text) for lead in _ZERO_LEADS
     ):
         return frame, []
-    raw = pd.read_csv(
-        io.StringIO(text),
-        header=None,
-        skiprows=1,
-        usecols=candidates,
-        dtype=str,
-        na_values=list(NA_TOKENS),
-        keep_default_na=False,
-        **options,
-    )
+    raw = _as_written(text, candidates, options)
     codes = []
     for column in candidates:
         cells = raw[column].str.strip()

@@ -29,7 +29,6 @@ __all__ = [
 DATA_ROOT_ENV = "HEB_DATA_ROOT"
 #: names of parquet files (one, or the parts of a folder)
 PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
-_PARQUET = PARQUET_SUFFIXES
 #: delimited text the CSV scan reads (delimiter sniffed as an upload's), plain or gzipped
 _TEXT = (".csv", ".tsv", ".tab", ".txt")
 _CSV = _TEXT + tuple(suffix + ".gz" for suffix in _TEXT)
@@ -104,7 +103,7 @@ def resolve_data_path(user_path, root=None) -> Path:
 
 def _format_of(path: Path) -> str | None:
     name = path.name.lower()
-    if name.endswith(_PARQUET):
+    if name.endswith(PARQUET_SUFFIXES):
         return "parquet"
     if name.endswith(_CSV):
         return "csv"
