@@ -15,9 +15,10 @@ places: its function and a :class:`Metric` entry. At run time
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from heb import metrics as _metrics
 
@@ -39,6 +40,8 @@ __all__ = [
     "metric",
     "method_of_smoother",
     "resolve_method_name",
+    "method_names",
+    "method_overrides",
     "compute_metrics",
     "smoother_param_names",
     "HIGHER_IS_BETTER",
@@ -212,6 +215,33 @@ def resolve_method_name(name: str) -> str:
         if wanted in {_key(n) for n in (entry.name, *entry.aliases)}:
             return entry.name
     raise ValueError(f"Unknown method {name!r}; choose from {', '.join(_METHODS)}.")
+
+
+def method_names(names: Iterable[str]) -> list[str]:
+    """The registered display names of ``names`` (aliases, any case), each once, in order.
+
+    ``["laplace", "Laplace", "lidstone"]`` gives ``["Laplace", "Lidstone"]``; an unknown
+    name is a ValueError listing the known ones.
+    """
+    return list(dict.fromkeys(resolve_method_name(name) for name in names))
+
+
+def method_overrides(
+    params: Mapping[str, Mapping[str, Any]] | None, keep: Iterable[str] = ()
+) -> dict[str, dict[str, Any]]:
+    """Per-method parameter overrides keyed by registered display names.
+
+    A key in ``keep`` (a caller's own label) stays as it is; any other key is resolved
+    as :func:`resolve_method_name` does (so ``{"lidstone": ...}`` reaches "Lidstone",
+    and a misspelt method is a ValueError, never an override silently dropped). Keys
+    naming one method are merged, later keys winning.
+    """
+    labels = set(keep)
+    out: dict[str, dict[str, Any]] = {}
+    for name, values in (params or {}).items():
+        key = name if name in labels else resolve_method_name(name)
+        out[key] = {**out.get(key, {}), **dict(values or {})}
+    return out
 
 
 def method(name: str) -> Method:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from heb import registry
 from heb.evaluate.hierarchy_specs import hierarchies_text, parse_hierarchies
 from heb.evaluate.keys import cache_key
 
@@ -38,10 +39,12 @@ def _whole(value: Any, name: str, low: int) -> int:
 
 def _freeze(overrides: Mapping[str, Mapping[str, float]] | None) -> tuple:
     """Per-method overrides as a sorted tuple of (method, ((param, value), ...))."""
-    frozen = []
     for method, params in (overrides or {}).items():
         if not isinstance(params, Mapping):
             raise ValueError(f"The overrides of {method!r} must map parameter names to values.")
+    frozen = []
+    # keyed by registered names: {"lidstone": ...} must reach Lidstone, a typo is refused
+    for method, params in registry.method_overrides(overrides).items():
         pairs = []
         for name, value in params.items():
             try:
@@ -50,7 +53,7 @@ def _freeze(overrides: Mapping[str, Mapping[str, float]] | None) -> tuple:
                 raise ValueError(f"{method}: {name} must be a number, got {value!r}.") from None
             pairs.append((str(name), number))
         if pairs:
-            frozen.append((str(method), tuple(sorted(pairs))))
+            frozen.append((method, tuple(sorted(pairs))))
     return tuple(sorted(frozen))
 
 

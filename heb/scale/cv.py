@@ -155,8 +155,11 @@ class ScaleCVResult:
 
 def unsupported_methods(methods: Sequence[str]) -> list[str]:
     """The methods among ``methods`` the engine path cannot fit (TAN, reference models)."""
-    names = [registry.resolve_method_name(m) for m in dict.fromkeys(methods)]
-    return [m for m in names if registry.method(m).family not in ENGINE_FAMILIES]
+    return [
+        m
+        for m in registry.method_names(methods)
+        if registry.method(m).family not in ENGINE_FAMILIES
+    ]
 
 
 def _join(names: Sequence[str]) -> str:
@@ -297,9 +300,10 @@ def cross_validate(
         not one each. The result names them by their labels.
     """
     variants = {label: registry.resolve_method_name(m) for label, m in (variants or {}).items()}
-    methods = [
-        m if m in variants else registry.resolve_method_name(m) for m in dict.fromkeys(methods)
-    ]
+    methods = list(
+        dict.fromkeys(m if m in variants else registry.resolve_method_name(m) for m in methods)
+    )
+    params = registry.method_overrides(params, keep=variants)  # {"lidstone": ...} too
     if not methods:
         raise ValueError("Choose at least one method.")
     if int(n_splits) < 2:
