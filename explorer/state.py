@@ -338,7 +338,9 @@ def show_default_dataset_note() -> None:
     if not note:
         return
     st.caption(note.removesuffix(".") + " (an upload stays in the browser tab it was made in).")
-    if not st.session_state.get(_DEFAULT_NOTE_TOASTED):  # short: a toast cuts a longer one
+    # short: a toast cuts a longer one; none on a projector (the presenter has no sidebar
+    # to change the dataset in, and a lecture opened on the default means it)
+    if not presenting() and not st.session_state.get(_DEFAULT_NOTE_TOASTED):
         st.session_state[_DEFAULT_NOTE_TOASTED] = True
         st.toast(note, icon=":material/info:", duration="long")
 

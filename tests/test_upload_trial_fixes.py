@@ -226,6 +226,12 @@ def test_a_pages_plain_address_says_it_opened_on_the_default_dataset():
     assert not _default_notes(at)
 
 
+def test_no_default_dataset_toast_in_the_presenter_mode():
+    at = _plain("pages/compare.py", present="1")
+    assert not at.exception
+    assert not at.toast  # on a projector, over the slide
+
+
 def test_no_default_note_when_the_link_names_a_dataset_or_one_is_chosen():
     assert not _default_notes(_plain("pages/concentrations.py", dataset="builtin:iris"))
     assert not _default_notes(_plain("pages/concentrations.py", dataset=state.default_spec()))
