@@ -183,7 +183,7 @@ def test_a_stored_heb_h_run_keeps_its_note_after_the_datas(tmp_path):
     cache = ResultCache(tmp_path / "results")
     computed = cross_validate(data, ["heb-h"], settings=settings, cache=cache)
     assert computed.notes[0].startswith("Used a stratified subsample of 100")
-    assert computed.notes[1].startswith("heb-h was given no category hierarchy")
+    assert computed.notes[1].startswith("HEB-H was given no category hierarchy")  # its name
     read = cached_cross_validation(data, ["heb-h"], settings=settings, cache=cache)
     assert read is not None and read.notes == computed.notes
 
