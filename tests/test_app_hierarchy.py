@@ -464,12 +464,12 @@ def test_the_engine_notes_a_heb_h_run_without_a_hierarchy():
     data = hdata.load_builtin("zip-codes")
     plain = cross_validate(data, ["heb-m", "heb-h"], n_splits=3, use_cache=False)
     assert plain.notes == [
-        "heb-h was given no category hierarchy, so it ran as HEB-M (the same numbers): "
+        "HEB-H was given no category hierarchy, so it ran as HEB-M (the same numbers): "
         "declare one (RunSettings(hierarchies=...) in Python, or on the app's Dataset "
         "page) for it to borrow along."
     ]
     scores = plain.summary().set_index("method")["log_loss_mean"]
-    assert scores["heb-h"] == pytest.approx(scores["heb-m"], rel=1e-9)
+    assert scores["HEB-H"] == pytest.approx(scores["HEB-M"], rel=1e-9)  # names as registered
     declared = RunSettings(n_splits=3, hierarchies=ZIP_PREFIX)
     assert cross_validate(data, ["heb-h"], settings=declared, use_cache=False).notes == []
     assert cross_validate(data, ["heb-m", "laplace"], n_splits=3, use_cache=False).notes == []
