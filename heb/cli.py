@@ -168,16 +168,21 @@ def _looks_like_path(name: str) -> bool:
 
 
 def _resolve_dataset_specs(names: Sequence[str]) -> list[str]:
-    """Expand ``shared`` / ``all`` into every shared dataset; bare names mean shared copies
-    (but names that look like file paths, kept as given for :func:`_check_files`)."""
-    from heb.data import shared_dataset_names
+    """Expand ``shared`` / ``all`` into every shared dataset; bare names mean shared copies,
+    or a built-in dataset that no shared copy is called (``bench zip-codes``, the app's
+    default, was refused); names that look like file paths are kept as given for
+    :func:`_check_files`."""
+    from heb.data import BUILTIN_DATASETS, shared_dataset_names
 
+    shared = shared_dataset_names()
     specs: list[str] = []
     for name in names:
         if name in ("shared", "all"):
-            specs.extend(f"shared:{n}" for n in shared_dataset_names())
+            specs.extend(f"shared:{n}" for n in shared)
         elif ":" in name or Path(name).exists() or _looks_like_path(name):
             specs.append(name)
+        elif name in BUILTIN_DATASETS and name not in shared:
+            specs.append(f"builtin:{name}")
         else:
             specs.append(f"shared:{name}")
     return list(dict.fromkeys(specs))
@@ -1081,7 +1086,8 @@ def build_parser() -> argparse.ArgumentParser:
         "datasets",
         nargs="*",
         default=[],
-        help="'shared' (every shared copy), shared names, openml:ID, builtin:NAME or file paths",
+        help="'shared' (every shared copy), shared or built-in names, openml:ID, builtin:NAME "
+        "or file paths",
     )
     b.add_argument("-o", "--output", default="results", help="output folder (default: %(default)s)")
     b.add_argument(

@@ -172,6 +172,27 @@ def test_a_paper_data_set_without_its_shared_copy_names_its_openml_id(
     assert "'nothing-here' is not in the paper's catalogue either; name a file, " in err
 
 
+def test_a_built_in_name_runs_the_built_in_dataset(tmp_path, isolated_cache, monkeypatch, capsys):
+    """``bench zip-codes`` (the app's default dataset) was looked for among the shared
+    copies and refused; a bare name no shared copy has is now the built-in one."""
+    from heb.cli import _resolve_dataset_specs
+
+    monkeypatch.setenv("HEB_DATASETS_DIR", str(tmp_path / "absent"))
+    assert main(["bench", "zip-codes", "--methods", "laplace", "--folds", "2",
+                 "--no-figures", "-o", str(tmp_path / "out")]) == 0  # fmt: skip
+    assert "zip-codes: 5,000 rows" in capsys.readouterr().err
+    assert _resolve_dataset_specs(["iris", "car"]) == ["builtin:iris", "shared:car"]
+
+
+def test_a_shared_copy_keeps_its_bare_name_before_a_built_in_one(tmp_path, monkeypatch):
+    from heb.cli import _resolve_dataset_specs
+
+    (tmp_path / "iris.csv.gz").write_bytes(b"")
+    (tmp_path / "manifest.json").write_text('[{"name": "iris", "target": "class"}]')
+    monkeypatch.setenv("HEB_DATASETS_DIR", str(tmp_path))
+    assert _resolve_dataset_specs(["iris", "wine"]) == ["shared:iris", "builtin:wine"]
+
+
 def test_a_dataset_name_with_the_engine_says_the_engine_takes_files(tmp_path, capsys):
     """ "There is no file or folder 'builtin:iris'" hid the cause: --engine reads files."""
     assert main(["bench", "builtin:iris", "--engine", "duckdb", "-o", str(tmp_path)]) == 2
