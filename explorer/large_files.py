@@ -89,6 +89,8 @@ _MAX_LISTED = 500
 _SCANS, _RESULTS, _CANCELLED = "_large_scans", "_large_results", "_large_cancelled"
 #: session name of the large-file comparisons run so far, by their key without what-ifs
 _COMPARED = "_large_compared"
+#: session name: each comparison's key -> (its key without what-ifs, its what-if params)
+_COMPARE_RUNS = "_large_compare_runs"
 #: finished results a session keeps (a describe, concentrations or compare result each)
 _KEPT_RESULTS = 16
 #: how often a page looks at its running scan (and the scan's driver at its cancel flag)
@@ -654,15 +656,52 @@ def run_compare(engine, target, methods, settings, progress):
     return cross_validate(engine, target, methods, progress=progress, **settings)
 
 
-def _compare(target: str, methods: list[str], settings: dict):
+def _compare(target: str, methods: list[str], settings: dict, earlier=None):
+    """The work of a comparison; given ``earlier`` = (its result, the methods whose
+    settings changed since), only those are run and merged into it (a what-if)."""
+
     def work(engine, report):
         from explorer.comparison import Comparison
 
         started = time.perf_counter()
-        result = run_compare(engine, target, methods, settings, report)
+        if earlier is None:
+            result = run_compare(engine, target, methods, settings, report)
+        else:
+            base, changed = earlier
+            update = run_compare(engine, target, changed, settings, report)
+            result = base.with_methods_of(update, methods)
+            kept = [note for note in result.notes if not note.startswith(_RESCORED)]
+            result.notes = [*kept, rescored_note(changed)]  # this scan's, not an earlier one's
         return Comparison(result, time.perf_counter() - started)
 
     return work
+
+
+_RESCORED = "This scan re-scored "
+
+
+def rescored_note(changed: list[str]) -> str:
+    """What a merged what-if run says: which methods this scan scored."""
+    return (
+        f"{_RESCORED}{', '.join(changed)} only, for the what-if; the other methods' numbers "
+        "are the earlier scan's (the same rows, folds and encodings, so the same numbers)."
+    )
+
+
+def _earlier_compare(base_key: str, params: dict, methods: list[str]):
+    """The latest kept comparison of ``base_key`` (same file, methods and settings but the
+    what-ifs) and the methods whose what-if settings differ from it; None when none is
+    kept or every method changed."""
+    runs = st.session_state.get(_COMPARE_RUNS, {})
+    results = _results()
+    for key in reversed(results):
+        base, earlier_params = runs.get(key, (None, None))
+        if base == base_key:
+            changed = [m for m in methods if params.get(m, {}) != earlier_params.get(m, {})]
+            if 0 < len(changed) < len(methods):
+                return results[key].result, changed
+            return None
+    return None
 
 
 # --------------------------------------------------------------------------- page parts
@@ -924,7 +963,10 @@ def compare_view(large: LargeFile):
     if params:
         run["params"] = params
     key = _compare_key(large, methods, run)
-    work = _compare(large.target, methods, run)
+    # a what-if after a comparison re-scores the changed methods only (a pass per method)
+    earlier = None if key in _results() else _earlier_compare(base_key, params, methods)
+    st.session_state.setdefault(_COMPARE_RUNS, {})[key] = (base_key, params)
+    work = _compare(large.target, methods, run, earlier)
     has_aode = any(registry.method(m).family == "aode" for m in methods)
     steps = _COMPARE_STEPS[has_aode]
     st.button(

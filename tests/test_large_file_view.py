@@ -319,6 +319,17 @@ def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted):
     assert shown.loc[1, "Log-loss ↓"] != first.loc[1, "Log-loss ↓"]  # alpha 2 gave another
     assert shown.loc[0, "Log-loss ↓"] == first.loc[0, "Log-loss ↓"]  # Laplace unchanged
     assert "Lidstone" in url(at, "params") and "0.01" in url(at, "params")  # a link keeps it
+    # only Lidstone was scored again (a pass per changed method), and the page says so
+    assert "This scan re-scored Lidstone only, for the what-if" in _texts(at.info)
+    at.segmented_control(key="w_whatif_alpha").set_value(0.3).run()
+    assert _texts(at.info).count("re-scored") == 1  # this scan's note, not the last one's
+    expected = cross_validate(
+        engine, "click", ["Laplace", "Lidstone"], n_splits=3, params={"Lidstone": {"alpha": 0.3}}
+    )
+    shown = next(d for d in at.dataframe if "method" in d.value.columns).value
+    wanted = cmp.metrics_table(expected)[0]
+    timed = [c for c in wanted.columns if "time" in c]
+    pd.testing.assert_frame_equal(shown.drop(columns=timed), wanted.drop(columns=timed))
 
 
 def test_a_link_naming_a_path_outside_the_root_is_refused_on_any_page(rooted):

@@ -152,6 +152,49 @@ class ScaleCVResult:
             pooled["correct_sum"].to_numpy(),
         )
 
+    def with_methods_of(self, update: ScaleCVResult, methods: Sequence[str]) -> ScaleCVResult:
+        """This run with ``update``'s numbers for the methods ``update`` ran, in ``methods``
+        order: a what-if re-run of a few methods on the same file, folds and settings.
+
+        Rows fall in the same folds (a seeded hash of each row) and each fold's encodings
+        come from the same counts, so every method's numbers equal those of one run of
+        all of them; only the re-run methods pay for a scoring pass. ``timings`` are the
+        update's (the scan that ran). Raises ValueError when the two runs saw different
+        rows, folds or classes, or a method of ``methods`` is in neither.
+        """
+        same = (
+            self.n_rows == update.n_rows
+            and self.n_splits == update.n_splits
+            and self.engine == update.engine
+            and np.array_equal(self.classes, update.classes)
+        )
+        if not same:
+            raise ValueError("The runs saw different rows, folds or classes: run them together.")
+        methods = list(methods)
+        missing = [m for m in methods if m not in self.methods and m not in update.methods]
+        if missing:
+            raise ValueError(f"Neither run has {_join(missing)}.")
+        fresh = set(update.methods)
+
+        def combined(base: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+            kept = base[~base["method"].isin(fresh) & base["method"].isin(methods)]
+            both = pd.concat([kept, new], ignore_index=True)
+            order = both["method"].map({m: i for i, m in enumerate(methods)})
+            return both.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
+
+        return ScaleCVResult(
+            folds=combined(self.folds, update.folds),
+            classes=self.classes,
+            n_splits=self.n_splits,
+            n_rows=self.n_rows,
+            engine=self.engine,
+            timings=dict(update.timings),
+            notes=list(dict.fromkeys([*self.notes, *update.notes])),
+            reliability_bins=combined(self.reliability_bins, update.reliability_bins),
+            class_sums={m: {**self.class_sums, **update.class_sums}[m] for m in methods},
+            k_max=self.k_max,
+        )
+
 
 def unsupported_methods(methods: Sequence[str]) -> list[str]:
     """The methods among ``methods`` the engine path cannot fit (TAN, reference models)."""
