@@ -332,6 +332,17 @@ def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted):
     pd.testing.assert_frame_equal(shown.drop(columns=timed), wanted.drop(columns=timed))
 
 
+def test_a_what_if_of_the_only_method_is_a_whole_new_scan(rooted):
+    """Nothing of the earlier scan is kept when every method changed: no merge, no note."""
+    at = open_app("pages/compare.py", clean=False, large_file=FILE, methods="Lidstone", folds="3")
+    at.button(key="large_go").click().run()
+    at.segmented_control(key="w_whatif_alpha").set_value(0.01).run()
+    assert_clean(at)
+    assert "re-scored" not in _texts(at.info)
+    shown = next(d for d in at.dataframe if "method" in d.value.columns).value
+    assert list(shown["method"]) == ["Lidstone"]
+
+
 def test_a_link_naming_a_path_outside_the_root_is_refused_on_any_page(rooted):
     at = open_app("pages/concentrations.py", clean=False, large_file="../../etc/passwd")
     assert not at.exception

@@ -45,6 +45,10 @@ def test_method_names_resolve_case_and_aliases_once_in_order():
 def test_overrides_are_keyed_by_registered_names_and_typos_are_refused():
     merged = registry.method_overrides({"lidstone": {"alpha": 0.25}, "Lidstone": {"alpha": 0.5}})
     assert merged == {"Lidstone": {"alpha": 0.5}}
+    # two keys naming one method merge their parameters
+    assert registry.method_overrides(
+        {"aode": {"max_parent_cardinality": 10}, "AODE": {"min_parent_count": 3}}
+    ) == {"AODE": {"max_parent_cardinality": 10, "min_parent_count": 3}}
     assert registry.method_overrides({"Mine": {"alpha": 2}}, keep=["Mine"]) == {
         "Mine": {"alpha": 2}
     }

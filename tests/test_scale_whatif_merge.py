@@ -3,6 +3,8 @@ numbers of one run of every method with the new settings (only times differ)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -66,3 +68,20 @@ def test_a_merge_keeps_the_asked_order_and_refuses_other_runs(engine):
     other = cross_validate(engine, "label", ["Lidstone"], n_splits=4)
     with pytest.raises(ValueError, match="different rows, folds or classes"):
         earlier.with_methods_of(other, ["Laplace", "Lidstone"])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"n_rows": 10**9}, {"engine": "spark"}, {"classes": np.array(["a", "b", "c", "d"])}],
+)
+def test_a_merge_refuses_a_run_of_other_rows_engine_or_classes(engine, change):
+    earlier = _run(engine, ["Laplace"], None)
+    update = dataclasses.replace(_run(engine, ["Lidstone"], None), **change)
+    with pytest.raises(ValueError, match="different rows, folds or classes"):
+        earlier.with_methods_of(update, ["Laplace", "Lidstone"])
+
+
+def test_a_merge_keeps_both_runs_notes_once(engine):
+    earlier = dataclasses.replace(_run(engine, ["Laplace"], None), notes=["a", "b"])
+    update = dataclasses.replace(_run(engine, ["Lidstone"], None), notes=["b", "c"])
+    assert earlier.with_methods_of(update, ["Laplace", "Lidstone"]).notes == ["a", "b", "c"]
