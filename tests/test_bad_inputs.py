@@ -593,9 +593,21 @@ def test_case_parquet_budget():
 
 def test_case_parquet_string_bomb():
     """A long string repeated through a dictionary is decoded once (a category)."""
-    long_text = "x" * 1_000_000
-    payload = _parquet(pd.DataFrame({"s": [long_text] * 2000, "class": ["a", "b"] * 1000}))
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # written from a dictionary array (pandas would hash 2 GB of strings first, 30 s) and
+    # without the Arrow schema, so a plain read sees 2,000 strings, not a dictionary
+    long_text = pa.array(["x" * 1_000_000])
+    column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(2000, dtype=np.int32)), long_text)
+    table = pa.table({"s": column, "class": pa.array(["a", "b"] * 1000)})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd", store_schema=False)
+    payload = buffer.getvalue()
     assert len(payload) < 200_000
+    assert pq.read_schema(io.BytesIO(payload)).field("s").type == pa.string()
     dataset = load_upload(payload, "s.parquet")
     assert dataset.X["s"].dtype == "category" and dataset.X["s"].cat.categories.size == 1
     assert dataset.X.memory_usage(deep=True).sum() < 5_000_000  # not 2 GB of copies
