@@ -228,20 +228,32 @@ def _seed_notes(query: dict[str, str]) -> list[str]:
     return [_link_note(SEED_LINK_NOTE, "seed", text, SEED)]
 
 
-def _knob_values(query: dict[str, str]) -> dict[str, float]:
-    """What-if values from the URL's overrides: ``whatif_<param>`` -> a value the knob offers."""
+def _knob_values(query: dict[str, str], notes: list[str] | None = None) -> dict[str, float]:
+    """What-if values from the URL's overrides: ``whatif_<param>`` -> a value the knob offers.
+
+    Given ``notes``, a link whose overrides are not all knob values the app offers (an
+    unknown method, a value off the knob, unreadable text) gets a note saying the
+    defaults are used where they are not.
+    """
     text = query.get("params")
-    if not text or len(text) > MAX_URL_VALUE:
+    if not text:
         return {}
-    try:
-        overrides = RunSettings.from_query({"params": text}).params()
-    except ValueError:
-        return {}
-    values = {}
-    for method, params in overrides.items():
+    overrides = None
+    if len(text) <= MAX_URL_VALUE:
+        try:
+            overrides = RunSettings.from_query({"params": text}).params()
+        except ValueError:
+            pass
+    values, unused = {}, overrides is None
+    for method, params in (overrides or {}).items():
         knob = registry.METHODS[method].knob if method in registry.METHODS else None
-        if knob is not None and params.get(knob.name) in knob.choices:
-            values[f"whatif_{knob.name}"] = params[knob.name]
+        for name, value in params.items():
+            if knob is not None and name == knob.name and value in knob.choices:
+                values[f"whatif_{knob.name}"] = value
+            else:
+                unused = True
+    if unused and notes is not None:
+        notes.append(_link_note(VALUE_LINK_NOTE, "params", text, "the smoothers' defaults"))
     return values
 
 
@@ -279,7 +291,7 @@ def init_state() -> None:
     state["max_rows"] = rows or 0
     state["folds"] = _setting(query, "folds", "n_splits", FOLD_CHOICES, FOLD_CHOICES[0], notes)
     notes += _seed_notes(query)
-    state.update(_knob_values(query))
+    state.update(_knob_values(query, notes))
     state["hierarchies"] = {state["data_spec"]: _url_hierarchies(query.get("hierarchies"))}
     # the name only: explorer.large_files.active() checks it inside the data root
     state[LARGE_FILE] = _url_large_file(query.get(LARGE_FILE), notes)

@@ -263,6 +263,24 @@ def test_a_links_seed_or_setting_the_app_does_not_take_is_said_once():
     assert url(plain, "folds") == "5"
 
 
+@pytest.mark.parametrize(
+    "params",
+    ["NoSuch:alpha=1", "Lidstone:alpha=abc", "Lidstone:alpha=0.123", "Lidstone:beta=1"],
+)
+def test_a_links_overrides_the_app_does_not_offer_are_said(params):
+    """A what-if the app cannot show (an unknown method, a value off the knob, a
+    parameter the knob is not) was dropped in silence."""
+    at = open_app("pages/compare.py", methods="Laplace,Lidstone", params=params)
+    note = escape(
+        state.VALUE_LINK_NOTE.format(name="params", value=params, default="the smoothers' defaults")
+    )
+    assert [info.value for info in at.main.info].count(note) == 1
+    # a knob's own value (any case of the method's name) is taken without a note
+    plain = open_app("pages/compare.py", methods="Laplace,Lidstone", params="lidstone:alpha=0.5")
+    assert not [info.value for info in plain.main.info if "link" in info.value]
+    assert plain.segmented_control(key="w_whatif_alpha").value == 0.5
+
+
 def test_closed_dataset_expanders_build_no_widgets_and_say_the_settings_in_force():
     at = open_app(data="builtin:iris", n_bins="4", missing="category", max_rows="0")
     assert not at.get("file_uploader") and not at.slider and not at.number_input
