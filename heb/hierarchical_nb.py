@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from heb import registry
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.hierarchy import check_hierarchies, fit_nested
@@ -69,7 +70,7 @@ def level_concentrations(model: NaiveBayes) -> dict[str, np.ndarray]:
         level, class.
     """
     check_is_fitted(model, "count_table_")
-    if model.smoother != "heb-h":
+    if registry.smoother(model.smoother).name != "heb-h":
         raise ValueError(f"Level concentrations belong to HEB-H, not {model.smoother!r}.")
     table = model.count_table_
     hierarchies = getattr(model, "hierarchies_", model.hierarchies) or {}
@@ -152,7 +153,8 @@ class HierarchicalNaiveBayes(NaiveBayes):
         # categories first met in a later partial_fit chunk hang alone under new nodes
         self._levels = check_hierarchies(self.hierarchies_, table.n_categories)
         # other smoothers take no hierarchy; their children are still scored conditionally
-        smoothed = super()._smooth(table, self._levels if self.smoother == "heb-h" else {})
+        own = registry.smoother(self.smoother).name == "heb-h"  # "HEB-H" too
+        smoothed = super()._smooth(table, self._levels if own else {})
         conditional = self.condition_on_parent
         self.group_log_prob_ = self._group_tables(table, smoothed) if conditional else {}
         return smoothed

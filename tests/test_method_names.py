@@ -75,3 +75,53 @@ def test_cross_validate_runs_a_method_typed_in_any_case_once_with_its_override(d
     assert typed.confusion("laplace").sum() == len(typed.y)
     with pytest.raises(ValueError, match="was not run here"):
         typed.proba("HEB-M")
+
+
+def test_a_smoother_is_named_in_any_case_or_by_its_label():
+    """``NaiveBayes(smoother="HEB-M")``, the name the app and the paper use, was refused."""
+    from heb import NaiveBayes
+
+    rng = np.random.default_rng(4)
+    X, y = rng.integers(0, 6, size=(200, 3)), rng.integers(0, 2, size=200)
+    for canonical, spellings in {
+        "heb-m": ["HEB-M", "heb_m", "Heb M"],
+        "m-estimate": ["M-Estimate", "m_estimate"],
+        "kt": ["KT"],
+    }.items():
+        assert registry.smoother(spellings[0]).name == canonical
+        want = NaiveBayes(smoother=canonical).fit(X, y).predict_proba(X)
+        for name in spellings:
+            model = NaiveBayes(smoother=name).fit(X, y)
+            np.testing.assert_array_equal(model.predict_proba(X), want)
+            assert model.get_params()["smoother"] == name  # scikit-learn: kept as given
+    with pytest.raises(ValueError, match="Unknown smoother 'hebx'"):
+        NaiveBayes(smoother="hebx").fit(X, y)
+
+
+def test_heb_h_spelt_as_displayed_borrows_along_its_hierarchy():
+    """A case-blind smoother name must not turn HEB-H into HEB-M in silence."""
+    from heb import NaiveBayes
+    from heb.hierarchical_nb import level_concentrations
+
+    rng = np.random.default_rng(5)
+    X, y = rng.integers(0, 6, size=(300, 2)), rng.integers(0, 2, size=300)
+    levels = {0: [np.array([0, 0, 1, 1, 2, 2])]}
+    want = NaiveBayes("heb-h", hierarchies=levels).fit(X, y)
+    shown = NaiveBayes("HEB-H", hierarchies=levels).fit(X, y)
+    np.testing.assert_array_equal(shown.predict_proba(X), want.predict_proba(X))
+    plain = NaiveBayes("heb-m").fit(X, y).predict_proba(X)
+    assert not np.allclose(shown.predict_proba(X), plain)
+    assert level_concentrations(shown)["m"].size == level_concentrations(want)["m"].size
+
+
+def test_hierarchical_naive_bayes_takes_heb_h_in_any_case():
+    from heb.hierarchical_nb import HierarchicalNaiveBayes
+
+    rng = np.random.default_rng(6)
+    X, y = rng.integers(0, 6, size=(300, 2)), rng.integers(0, 2, size=300)
+    levels = {0: [np.array([0, 0, 1, 1, 2, 2])]}
+    want = HierarchicalNaiveBayes("heb-h", hierarchies=levels).fit(X, y).predict_proba(X)
+    shown = HierarchicalNaiveBayes("HEB-H", hierarchies=levels).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(shown, want)
+    plain = HierarchicalNaiveBayes("heb-m", hierarchies=levels).fit(X, y).predict_proba(X)
+    assert not np.allclose(shown, plain)
