@@ -228,9 +228,12 @@ def resolve_method_name(name: str) -> str:
 def method_names(names: Iterable[str]) -> list[str]:
     """The registered display names of ``names`` (aliases, any case), each once, in order.
 
-    ``["laplace", "Laplace", "lidstone"]`` gives ``["Laplace", "Lidstone"]``; an unknown
-    name is a ValueError listing the known ones.
+    ``["laplace", "Laplace", "lidstone"]`` gives ``["Laplace", "Lidstone"]``; one name
+    alone is one method (``"HEB-M"``, not its letters); an unknown name is a ValueError
+    listing the known ones.
     """
+    if isinstance(names, str):
+        names = [names]
     return list(dict.fromkeys(resolve_method_name(name) for name in names))
 
 

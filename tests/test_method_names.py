@@ -40,6 +40,7 @@ def test_method_names_resolve_case_and_aliases_once_in_order():
     ]
     with pytest.raises(ValueError, match="Unknown method 'Lidstne'"):
         registry.method_names(["Lidstne"])
+    assert registry.method_names("heb-m") == ["HEB-M"]  # one name, not its letters
 
 
 def test_overrides_are_keyed_by_registered_names_and_typos_are_refused():
@@ -75,6 +76,7 @@ def test_cross_validate_runs_a_method_typed_in_any_case_once_with_its_override(d
     assert typed.confusion("laplace").sum() == len(typed.y)
     with pytest.raises(ValueError, match="was not run here"):
         typed.proba("HEB-M")
+    assert run("lidstone", None).methods == ["Lidstone"]  # a single name as a string
 
 
 def test_a_smoother_is_named_in_any_case_or_by_its_label():
