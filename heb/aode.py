@@ -181,8 +181,12 @@ class AODE(CategoricalClassifier):
         self.m_max = m_max
 
     # ------------------------------------------------------------------ fitting
+    def _smoother_key(self) -> str:
+        """``smoother`` as the lower-case key it names ("HEB" is "heb")."""
+        return self.smoother.lower() if isinstance(self.smoother, str) else self.smoother
+
     def _validate_params_(self) -> None:
-        if self.smoother not in AODE_SMOOTHERS:
+        if self._smoother_key() not in AODE_SMOOTHERS:  # any case
             raise ValueError(f"Unknown AODE smoother {self.smoother!r}; choose 'laplace' or 'heb'.")
         for name in (
             "frequency_limit",
@@ -279,7 +283,10 @@ class AODE(CategoricalClassifier):
         self.memory_cells_ = int(joint.n_cells * C)
 
         self.nb_ = NaiveBayes(
-            smoother=_NB_SMOOTHER[self.smoother], n0=self.n0, m_min=self.m_min, m_max=self.m_max
+            smoother=_NB_SMOOTHER[self._smoother_key()],
+            n0=self.n0,
+            m_min=self.m_min,
+            m_max=self.m_max,
         ).fit_counts(table, classes)
 
         # log P(y, x_i = u) = log (N_{y,i,u} + 1) / (S_i + C K_i)
@@ -289,7 +296,7 @@ class AODE(CategoricalClassifier):
 
         totals = joint.parent_totals()
         self._learned, self._diagnostics_cache = None, None
-        if self.smoother == "laplace":
+        if self._smoother_key() == "laplace":
             m = np.broadcast_to(k[joint.child].astype(np.float64)[:, None], (joint.n_pairs, C))
             prior_t = None
         else:

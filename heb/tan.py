@@ -153,8 +153,12 @@ class TAN(CategoricalClassifier):
         self.m_max = m_max
 
     # ------------------------------------------------------------------ fitting
+    def _smoother_key(self) -> str:
+        """``smoother`` as the lower-case key it names ("HEB" is "heb")."""
+        return self.smoother.lower() if isinstance(self.smoother, str) else self.smoother
+
     def _validate_params_(self) -> None:
-        if self.smoother not in TAN_SMOOTHERS:
+        if self._smoother_key() not in TAN_SMOOTHERS:  # any case
             raise ValueError(f"Unknown TAN smoother {self.smoother!r}; choose 'laplace' or 'heb'.")
         for name in ("max_parent_cardinality", "max_joint_cells", "max_pairs", "n0"):
             value = getattr(self, name)
@@ -234,7 +238,7 @@ class TAN(CategoricalClassifier):
 
         totals = factors.parent_totals()
         self._learned = None
-        if self.smoother == "laplace":
+        if self._smoother_key() == "laplace":
             k_child = factors.n_categories[factors.child].astype(np.float64)
             m = np.repeat(self.alpha * k_child[:, None], C, axis=1)
             prior = prior_mean(table, "uniform")

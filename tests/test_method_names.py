@@ -127,3 +127,19 @@ def test_hierarchical_naive_bayes_takes_heb_h_in_any_case():
     np.testing.assert_array_equal(shown, want)
     plain = HierarchicalNaiveBayes("heb-m", hierarchies=levels).fit(X, y).predict_proba(X)
     assert not np.allclose(shown, plain)
+
+
+@pytest.mark.parametrize("kind", ["AODE", "TAN"])
+def test_aode_and_tan_take_their_smoother_in_any_case(kind):
+    import heb
+
+    rng = np.random.default_rng(7)
+    X, y = rng.integers(0, 4, size=(300, 4)), rng.integers(0, 2, size=300)
+    X[:, 1] = (X[:, 0] + y) % 4  # a dependence for the augmented models to use
+    model = getattr(heb, kind)
+    for name in ("laplace", "heb"):
+        want = model(smoother=name).fit(X, y).predict_proba(X)
+        shown = model(smoother=name.upper()).fit(X, y).predict_proba(X)
+        np.testing.assert_array_equal(shown, want)
+    with pytest.raises(ValueError, match=f"Unknown {kind} smoother 'hebm'"):
+        model(smoother="hebm").fit(X, y)
