@@ -86,7 +86,19 @@ def pick_classes(work: loading.WorkingData, fitted: ex.Fitted, row: int) -> tupl
     )
     target = None if target_name == AUTO else names.index(target_name)
     reference = None if reference_name == AUTO else names.index(reference_name)
-    return fitted.classes_to_explain(work.codes[row], target, reference)
+    chosen = fitted.classes_to_explain(work.codes[row], target, reference)
+    automatic = [
+        f"{role} = **{escape(names[c])}**"
+        for role, c, asked in zip("AB", chosen, (target, reference), strict=True)
+        if asked is None
+    ]
+    if automatic:  # "(automatic)" names no class: the table's A and B would be unknown
+        last = ex.label(list(fitted.models)[-1])
+        st.caption(
+            f"Automatic: {' and '.join(automatic)}, by {escape(last)}'s probabilities for "
+            "this row (A its likeliest class, B the likeliest other)."
+        )
+    return chosen
 
 
 def verdict(explanations: dict, frame, class_names: list[str]) -> str:

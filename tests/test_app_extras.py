@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import assert_clean, decode, open_app, uploader  # the app suite's helpers
+from test_app import assert_clean, decode, open_app, unescape, uploader  # the app's helpers
 from test_report import run_python
 
 from explorer import explain as ex
@@ -205,6 +205,22 @@ def test_explain_page_says_one_sign_convention_with_the_classes_names():
     # A's side: the sign of the column is ln P(no) - ln P(yes)
     difference = np.log(table["P(no)"]) - np.log(table["P(yes)"])
     np.testing.assert_allclose(table[ex.LOG_ODDS], difference, atol=1e-5)
+
+
+def test_explain_page_names_the_classes_it_picked_automatically():
+    """The boxes read "(automatic)" and the table "log-odds (A against B)": which class
+    was A was said only under the figure."""
+    at = open_page("pages/explain.py")
+    table = next(f for f in at.dataframe if ex.LOG_ODDS in f.value.columns).value
+    heb_m = table.set_index("smoother").loc["HEB-M"]
+    a, b = ("no", "yes") if heb_m["P(no)"] >= heb_m["P(yes)"] else ("yes", "no")
+    said = f"Automatic: A = **{a}** and B = **{b}**, by HEB-M's probabilities"
+    assert any(unescape(c.value).startswith(said) for c in at.caption)
+    chosen = open_page("pages/explain.py", explain_target="yes")
+    notes = [unescape(c.value) for c in chosen.caption if c.value.startswith("Automatic")]
+    assert notes and notes[0].startswith("Automatic: B = **no**, by HEB-M's")
+    both = open_page("pages/explain.py", explain_target="no", explain_reference="yes")
+    assert not [c for c in both.caption if c.value.startswith("Automatic")]
 
 
 def test_explain_page_bars_add_up_to_each_smoothers_log_odds():
