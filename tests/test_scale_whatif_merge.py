@@ -85,3 +85,8 @@ def test_a_merge_keeps_both_runs_notes_once(engine):
     earlier = dataclasses.replace(_run(engine, ["Laplace"], None), notes=["a", "b"])
     update = dataclasses.replace(_run(engine, ["Lidstone"], None), notes=["b", "c"])
     assert earlier.with_methods_of(update, ["Laplace", "Lidstone"]).notes == ["a", "b", "c"]
+
+
+def test_one_method_named_as_a_string_runs_that_method(engine):
+    """``cross_validate(engine, "label", "HEB-M")`` read the name as its letters."""
+    assert cross_validate(engine, "label", "heb-m", n_splits=3).methods == ["HEB-M"]

@@ -343,6 +343,7 @@ def cross_validate(
         not one each. The result names them by their labels.
     """
     variants = {label: registry.resolve_method_name(m) for label, m in (variants or {}).items()}
+    methods = [methods] if isinstance(methods, str) else methods  # one name, not its letters
     methods = list(
         dict.fromkeys(m if m in variants else registry.resolve_method_name(m) for m in methods)
     )
