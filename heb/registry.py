@@ -202,15 +202,15 @@ def _key(name: str) -> str:
 def smoother(name: str) -> Smoother:
     """The smoother called ``name``, or a ValueError listing the known ones.
 
-    Case, spaces, hyphens and underscores do not matter, and the display label names
-    the smoother too: ``"HEB-M"``, ``"heb_m"`` and ``"heb-m"`` are one smoother.
+    Case, spaces, hyphens and underscores do not matter: ``"HEB-M"`` (the display
+    label), ``"heb_m"`` and ``"heb-m"`` are one smoother.
     """
     try:
         return _SMOOTHERS[name]
     except (KeyError, TypeError):
         wanted = _key(name) if isinstance(name, str) else None
         for entry in _SMOOTHERS.values():
-            if wanted in (_key(entry.name), _key(entry.label)):
+            if wanted == _key(entry.name):
                 return entry
         known = ", ".join(_SMOOTHERS)
         raise ValueError(f"Unknown smoother {name!r}; choose one of {known}.") from None
