@@ -52,8 +52,8 @@ def smoother_knobs(methods: list[str], large: bool = False) -> None:
     knobs = cmp.what_if_knobs(methods)
     if knobs:
         st.markdown(
-            "**What if?** Change a smoother's setting: after a first comparison, every "
-            "row is scanned again with it (scoring the new model reads every row)."
+            "**What if?** Change a smoother's setting: after a first comparison, only that "
+            "smoother is scored again, on every row (a new model reads every row)."
             if large
             else "**What if?** Change a smoother's setting: only that smoother is "
             "re-smoothed, from the fold counts already made."
