@@ -245,11 +245,12 @@ def test_a_linked_method_of_the_closed_per_class_tab_stays_in_the_link(rooted):
     assert url(at, "diag_method") == "HEB-M"
 
 
-def test_the_large_file_s_what_if_note_says_a_change_scans_every_row(rooted):
+def test_the_large_file_s_what_if_note_says_a_change_scores_that_smoother_on_every_row(rooted):
     at = open_app("pages/compare.py", clean=False, large_file=FILE, methods="Laplace,Lidstone")
     assert_clean(at)
     notes = " ".join(unescape(m.value) for m in at.markdown)
-    assert "every row is scanned again" in notes and "re-smoothed, from the fold" not in notes
+    assert "only that smoother is scored again, on every row" in notes
+    assert "re-smoothed, from the fold" not in notes
 
 
 def test_a_folds_change_after_a_comparison_waits_for_the_button(rooted):
