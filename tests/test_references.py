@@ -162,3 +162,18 @@ def test_target_encoder_on_a_tiny_file_uses_the_folds_its_rows_allow():
     big = ReferenceModel("TargetEncoder+LR").fit(rng.integers(0, 3, (40, 2)), np.repeat([0, 1], 20))
     folds = big.estimator_.named_steps["targetencoder"].cv
     assert isinstance(folds, StratifiedKFold) and folds.n_splits == 5
+
+
+def test_hist_gradient_boosting_fits_past_10000_rows_with_a_class_of_one_row():
+    """Its early stopping holds out a stratified tenth: a class of one training row (nursery's
+    'recommend' has 2 rows in all) stopped the whole bench with scikit-learn's error."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, size=(12_000, 3))
+    y = rng.integers(0, 2, size=12_000)
+    y[0] = 2  # one row of class 2
+    model = ReferenceModel("HistGradientBoosting").fit(X, y)
+    assert model.estimator_.early_stopping is False
+    proba = model.predict_proba(X[:5])
+    assert proba.shape == (5, 3) and np.allclose(proba.sum(axis=1), 1.0)
+    y[1] = 2  # two rows: the default, early stopping on its stratified hold-out
+    assert ReferenceModel("HistGradientBoosting").fit(X, y).estimator_.early_stopping == "auto"

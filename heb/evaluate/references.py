@@ -13,7 +13,9 @@ scored with the same metrics and timed the same way as the NB family:
 - ``HistGradientBoostingClassifier`` (seed 0) with every feature native categorical: it
   takes at most 255 categories per feature (``max_bins``), so codes >= 254 are folded
   into one 'other' category 254; -1 and unseen test codes are missing values (scikit-
-  learn's treatment of unknown categories).
+  learn's treatment of unknown categories). Its early stopping (on by default past
+  10,000 rows) holds out a stratified tenth, which needs two rows of every class: where
+  a class has one, it is off (nursery's class of 2 rows stopped the whole bench).
 
 Each fits and predicts on one thread (OpenMP and BLAS limited with threadpoolctl): on
 a 2-core machine with anything else running, HistGradientBoosting's two OpenMP threads
@@ -62,10 +64,14 @@ def _target_encoder_lr(n_categories: np.ndarray):
 def _encoder_folds(y) -> StratifiedKFold | KFold:
     """TargetEncoder's cross-fitting folds: stratified 5-fold, or, where a class has fewer
     than 5 training rows (a tiny file), plain folds as many as the rows allow (2-5)."""
-    counts = np.unique(np.asarray(y), return_counts=True)[1]
-    if counts.min() >= ENCODER_FOLDS:
+    if _rarest_class(y) >= ENCODER_FOLDS:
         return StratifiedKFold(ENCODER_FOLDS, shuffle=True, random_state=0)
     return KFold(max(2, min(ENCODER_FOLDS, len(y))), shuffle=True, random_state=0)
+
+
+def _rarest_class(y) -> int:
+    """Rows of the rarest class of ``y``."""
+    return int(np.unique(np.asarray(y), return_counts=True)[1].min())
 
 
 def _hist_gradient_boosting(n_categories: np.ndarray):
@@ -115,6 +121,8 @@ class ReferenceModel(ClassifierMixin, BaseEstimator):
         self.estimator_ = REFERENCE_MODELS[self.model](self.n_categories_)
         if self.model == "TargetEncoder+LR":
             self.estimator_.set_params(targetencoder__cv=_encoder_folds(y))
+        if self.model == "HistGradientBoosting" and _rarest_class(y) < 2:
+            self.estimator_.set_params(early_stopping=False)  # no stratified hold-out
         with threadpool_limits(limits=1):  # see the module docstring
             self.estimator_.fit(reference_codes(self.model, X, self.n_categories_), y)
         return self
