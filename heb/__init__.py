@@ -1,7 +1,7 @@
 """HEB Explorer: hierarchical empirical-Bayes smoothing for Naive Bayes.
 
-``from heb import NaiveBayes, AODE, TAN`` works; the estimators are imported on first use so
-that light entry points (``python -m heb``, the cache) do not pay for scikit-learn.
+``from heb import NaiveBayes, AODE, TAN`` works; the estimators are imported on first use, so
+``import heb`` itself loads no scikit-learn (``python -m heb`` does: its commands read data).
 """
 
 from __future__ import annotations
