@@ -136,11 +136,13 @@ def test_an_unwritable_cache_costs_warnings_not_the_run(tmp_path, monkeypatch, c
         (["--folds", "1"], "heb: --folds must be a whole number of at least 2"),
         (["--tables", "one"], "--tables takes numbers 1-9"),
         (["--n-bins", "0"], "heb: --n-bins must be a whole number of at least 2"),
+        (["--n-bins", "1000000000"], "heb: --n-bins must be between 2 and 1,000, got 1,0"),
     ],
 )
 def test_bad_settings_are_one_line_errors(tmp_path, isolated_cache, extra, message):
-    with pytest.raises(SystemExit, match=message):
+    with pytest.raises(SystemExit, match=message) as caught:
         main(["bench", "builtin:iris", *extra, "--no-figures", "-o", str(tmp_path)])
+    assert caught.value.code == 2  # an option's value, before any dataset is read
 
 
 def test_an_output_folder_that_cannot_be_made_is_a_one_line_error(tmp_path, isolated_cache):

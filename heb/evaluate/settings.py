@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from heb import registry
+from heb.data.binning import check_n_bins
 from heb.evaluate.hierarchy_specs import hierarchies_text, parse_hierarchies
 from heb.evaluate.keys import cache_key
 
@@ -100,7 +101,7 @@ class RunSettings:
         set_ = object.__setattr__  # frozen: normalise in place once
         set_(self, "dataset", str(self.dataset))
         set_(self, "fingerprint", str(self.fingerprint))
-        set_(self, "n_bins", _whole(self.n_bins, "n_bins", 2))
+        set_(self, "n_bins", check_n_bins(_whole(self.n_bins, "n_bins", 2)))  # <= MAX_BINS
         if self.missing not in MISSING_POLICIES:
             raise ValueError(
                 f"missing must be one of {', '.join(MISSING_POLICIES)}, got {self.missing!r}."
