@@ -130,7 +130,8 @@ def route():
         page_title="HEB Explorer",
         page_icon=PAGE_ICON,
         layout="wide",
-        initial_sidebar_state="expanded",
+        # open on a desktop; closed on a phone, where the open menu covers the page
+        initial_sidebar_state="auto",
         menu_items={"About": "HEB Explorer: learned smoothing for categorical Naive Bayes."},
     )
     pages = navigation_pages()

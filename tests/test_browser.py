@@ -384,6 +384,34 @@ def test_dataset_has_its_own_address(page, app_url):
     assert_no_exception(page, "/dataset")
 
 
+def test_the_menu_is_open_on_a_desktop_and_closed_on_a_phone(browser, app_url):
+    """A phone (390 px) sees the page, not the menu over it; the menu opens with the
+    button in the top corner. A desktop opens with the menu showing."""
+    sidebar = '[data-testid="stSidebar"]'
+    for width, height, menu_shown in ((390, 844, False), (1280, 800, True)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        tab = context.new_page()
+        tab.goto(f"{app_url}/dataset")
+        wait_idle(tab)
+        link = tab.locator(sidebar).get_by_text("Concentrations", exact=True)
+        opener = tab.get_by_test_id("stExpandSidebarButton")
+        assert _on_screen(link) is menu_shown, f"{width} px"
+        assert opener.is_visible() is not menu_shown, f"{width} px"
+        assert tab.get_by_role("heading", name="Dataset").is_visible()
+        if not menu_shown:
+            opener.click()
+            tab.wait_for_function(
+                "(el) => el.getBoundingClientRect().right > 0", arg=link.element_handle()
+            )
+        context.close()
+
+
+def _on_screen(locator) -> bool:
+    """Whether the element lies in the window (a closed sidebar is moved off to the left)."""
+    box = locator.bounding_box()
+    return box is not None and box["x"] + box["width"] > 0
+
+
 @pytest.mark.parametrize(
     "value", ["/etc/passwd", "../../../etc/passwd", "file:/etc/os-release", "/proc/self/maps"]
 )
