@@ -143,3 +143,31 @@ def test_aode_and_tan_take_their_smoother_in_any_case(kind):
         np.testing.assert_array_equal(shown, want)
     with pytest.raises(ValueError, match=f"Unknown {kind} smoother 'hebm'"):
         model(smoother="hebm").fit(X, y)
+
+
+def test_the_engine_path_takes_methods_and_overrides_as_typed(tmp_path):
+    """On DuckDB as in memory: ``{"lidstone": ...}`` reaches Lidstone (it was silently
+    dropped before the keys were resolved) and one name is one method, not its letters."""
+    pytest.importorskip("duckdb")
+    from heb.scale.cv import cross_validate as engine_cv
+    from heb.scale.duckdb_engine import DuckDBEngine
+    from heb.scale.inmemory import example_frame
+    from heb.scale.source import open_source
+
+    example_frame(600, seed=3).to_parquet(tmp_path / "mixed.parquet", index=False)
+    engine = DuckDBEngine(memory_limit="512MB", threads=1)
+    engine.register(open_source("mixed.parquet", root=tmp_path))
+
+    def log_loss(result) -> float:
+        return float(result.folds["log_loss"].mean())
+
+    typed = engine_cv(engine, "label", ["lidstone"], params={"lidstone": {"alpha": 5}}, n_splits=3)
+    named = engine_cv(engine, "label", ["Lidstone"], params={"Lidstone": {"alpha": 5}}, n_splits=3)
+    plain = engine_cv(engine, "label", ["Lidstone"], n_splits=3)
+    assert typed.methods == ["Lidstone"]
+    assert log_loss(typed) == log_loss(named) != log_loss(plain)
+    with pytest.raises(ValueError, match="Unknown method 'lidstoen'"):
+        engine_cv(engine, "label", ["Lidstone"], params={"lidstoen": {"alpha": 5}}, n_splits=3)
+
+    one = engine_cv(engine, "label", "HEB-M", n_splits=3)
+    assert one.methods == ["HEB-M"]
