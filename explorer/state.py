@@ -351,10 +351,12 @@ def show_default_dataset_note() -> None:
         return
     st.caption(note.removesuffix(".") + " (an upload stays in the browser tab it was made in).")
     # short: a toast cuts a longer one; none on a projector (the presenter has no sidebar
-    # to change the dataset in, and a lecture opened on the default means it)
+    # to change the dataset in, and a lecture opened on the default means it). Shown for
+    # 4 s, not 10: a toast outlives reruns, and a quick upload left it saying "default"
+    # over the uploaded file's page
     if not presenting() and not st.session_state.get(_DEFAULT_NOTE_TOASTED):
         st.session_state[_DEFAULT_NOTE_TOASTED] = True
-        st.toast(note, icon=":material/info:", duration="long")
+        st.toast(note, icon=":material/info:", duration="short")
 
 
 def _url_large_file(text: str | None, notes: list[str]) -> str:

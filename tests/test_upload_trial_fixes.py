@@ -219,6 +219,7 @@ def test_a_pages_plain_address_says_it_opened_on_the_default_dataset():
     said = f"Opened on the default dataset, {state.DEFAULT_DATASET}: this address names none"
     assert note == said + " (an upload stays in the browser tab it was made in)."
     assert [toast.value for toast in at.toast] == [said + "."]  # where the eye is, once
+    assert at.toast[0].proto.duration == 4  # seconds: it outlives reruns (an upload)
     assert at.session_state["data_spec"] == state.default_spec()
     at.run()  # a rerun (a control) keeps the caption, not the toast
     assert len(_default_notes(at)) == 1 and not at.toast
