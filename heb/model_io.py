@@ -361,6 +361,10 @@ def _header(data: Any) -> type:
     if data.get("format") != FORMAT:
         raise ValueError(f"This is not a heb model file (its format must be {FORMAT!r}).")
     version = data.get("schema_version")
+    if version is None:
+        raise ValueError(
+            f"The model file names no schema_version; this heb reads version {SCHEMA_VERSION}."
+        )
     if version != SCHEMA_VERSION:
         raise ValueError(
             f"The model file has schema version {version!r}; this heb reads {SCHEMA_VERSION}."

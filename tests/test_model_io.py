@@ -115,6 +115,7 @@ BAD = {
     "deep nesting": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     "other format": (_tamper(lambda d: d.update(format="pickle")), "not a heb model"),
     "future version": (_tamper(lambda d: d.update(schema_version=2)), "schema version 2"),
+    "no version": (_tamper(lambda d: d.pop("schema_version")), "names no schema_version"),
     "unknown field": (_tamper(lambda d: d.update(code="import os")), "unknown fields"),
     "unknown model": (_tamper(lambda d: d.update(model="os.system")), "must be one of"),
     "unknown param": (_tamper(lambda d: d["params"].update(evil=1)), "Unknown parameters"),
