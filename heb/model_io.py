@@ -361,14 +361,9 @@ def _header(data: Any) -> type:
     if data.get("format") != FORMAT:
         raise ValueError(f"This is not a heb model file (its format must be {FORMAT!r}).")
     version = data.get("schema_version")
-    if version is None:
-        raise ValueError(
-            f"The model file names no schema_version; this heb reads version {SCHEMA_VERSION}."
-        )
     if version != SCHEMA_VERSION:
-        raise ValueError(
-            f"The model file has schema version {version!r}; this heb reads {SCHEMA_VERSION}."
-        )
+        said = "names no schema_version" if version is None else f"has schema version {version!r}"
+        raise ValueError(f"The model file {said}; this heb reads version {SCHEMA_VERSION}.")
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise ValueError(
