@@ -790,7 +790,8 @@ def _choose_categorical(large: LargeFile) -> None:
 
 def code_columns(frame: pd.DataFrame, large: LargeFile) -> dict[str, tuple[int, int]]:
     """Integer columns binned as numbers that may be codes: name -> (distinct values,
-    non-missing rows), by the in-memory note's rule (``summaries.numeric_code_columns``)."""
+    non-missing rows), by the in-memory note's count rule (``summaries.numeric_code_columns``;
+    its signal rule, ``binned_signal_columns``, weighs a sample held in memory)."""
 
     families = dict(zip(large.columns, large.families, strict=False))
     numeric = frame[frame["kind"] == "numeric"]

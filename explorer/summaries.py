@@ -6,10 +6,13 @@ nothing is refitted. Plain pandas: tested without a running app.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from explorer.loading import WorkingData
+from heb.counts import CountTable
 from heb.data import Dataset
 from heb.data.dataset import is_integer_like, one_value_per_row, quote
 from heb.data.preprocess import CODE_MIN_VALUES, CODE_NAME  # the Preprocessor warns alike
@@ -18,7 +21,14 @@ from heb.figures.dataset import class_series
 from heb.smoothing import mutual_information
 
 __all__ = [
+    "SIGNAL_RATIO",
+    "SIGNAL_SDS",
+    "SIGNAL_TERMS",
     "SPARSE_CELL",
+    "BinnedSignal",
+    "SignalCheck",
+    "chance_cost",
+    "binned_signal_columns",
     "TOP_CATEGORIES",
     "class_counts",
     "conditional_counts",
@@ -29,7 +39,9 @@ __all__ = [
     "lens_table",
     "code_note",
     "numeric_code_columns",
+    "numeric_code_lines",
     "numeric_code_notes",
+    "null_mi_sd",
     "rows_per_category",
     "zero_cells",
 ]
@@ -99,6 +111,23 @@ CODE_SAMPLE_ROWS = 20_000
 # share, since a ZIP code repeats over the many customers who share it
 
 
+def _counted_positions(n_rows: int) -> np.ndarray | None:
+    """The rows the numeric-code rules count: None for all, else the sorted positions of
+    :data:`CODE_SAMPLE_ROWS` rows drawn at random (seed 42)."""
+    if n_rows <= CODE_SAMPLE_ROWS:
+        return None
+    return np.sort(np.random.default_rng(42).choice(n_rows, CODE_SAMPLE_ROWS, replace=False))
+
+
+def _binned_whole_numbers(dataset: Dataset, work: WorkingData) -> list[str]:
+    """The features the encoder bins as numbers (``kinds_`` is ``"numeric"``) whose values
+    are all whole numbers (exact: every row)."""
+    kinds = getattr(work.preprocessor, "kinds_", {})
+    X = dataset.X
+    names = [n for n in work.feature_names if kinds.get(n) == "numeric" and n in X.columns]
+    return [name for name in names if is_integer_like(X[name])]
+
+
 def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple[int, int]]:
     """Numeric-typed columns that may be codes: name -> (distinct values, non-missing rows)
     among the rows counted (all, or :data:`CODE_SAMPLE_ROWS` drawn at random).
@@ -110,18 +139,14 @@ def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple
     is a code; a measurement recorded in whole numbers (an amount, a weight) can pass the
     rule too, so the app only asks. A code repeated over many rows (2,000 ZIP codes in
     20,000 rows) looks like a measurement by its counts: it is listed when its name says
-    it is a code (:data:`CODE_NAME`: zip, postal, code, sku).
+    it is a code (:data:`CODE_NAME`: zip, postal, code, sku), or when its values tell
+    more than its bins (:func:`binned_signal_columns`).
     """
-    kinds = getattr(work.preprocessor, "kinds_", {})
-    X = dataset.X
-    names = [n for n in work.feature_names if kinds.get(n) == "numeric" and n in X.columns]
-    names = [name for name in names if is_integer_like(X[name])]  # exact: every row
+    names = _binned_whole_numbers(dataset, work)
     if not names:
         return {}
-    counted = X
-    if len(X) > CODE_SAMPLE_ROWS:  # the rows first: X[names] of a large table is a copy
-        picked = np.random.default_rng(42).choice(len(X), CODE_SAMPLE_ROWS, replace=False)
-        counted = X.iloc[np.sort(picked)]
+    picked = _counted_positions(len(dataset.X))  # rows first: X[names] would be a copy
+    counted = dataset.X if picked is None else dataset.X.iloc[picked]
     found = {}
     for name in names:
         rows = int(counted[name].notna().sum())
@@ -132,9 +157,142 @@ def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple
     return found
 
 
-def numeric_code_notes(dataset: Dataset, work: WorkingData) -> dict[str, str]:
-    """Per column of :func:`numeric_code_columns`: what the encoder does with it, and what
-    to do if it is a code (plain text; the page escapes it)."""
+#: the signal rule (:func:`binned_signal_columns`): a whole-number column is listed when,
+#: counted value by value, its plug-in MI with the target above chance is at least
+#: SIGNAL_RATIO times its bins' and exceeds theirs by SIGNAL_SDS standard deviations of the
+#: value-by-value MI under shuffled labels. On the benchmark files Amazon's employee-access
+#: codes (RESOURCE, ROLE_*) gain 3-27x and adult's capital-gain, whose 10 quantile bins
+#: tie into one, goes from 0 to 0.08 nats; smooth measurements (pen digits' 101 values,
+#: page-blocks' areas, segment's centroids) gain at most 1.1-1.9x from counting values apart
+SIGNAL_RATIO = 2.0
+SIGNAL_SDS = 4.0
+#: the most work (:func:`chance_cost`: terms and cells, 0.1-0.2 us each) the signal rule's
+#: chance levels may take: the amazon file's 8 codes take 0.3 million (45 ms in all),
+#: letter's 16 columns 3 million (0.4 s); 30 codes of 5,000 values over 50 classes would
+#: take 40 million (4 s), of which the cheapest are weighed
+SIGNAL_TERMS = 4_000_000
+
+
+@dataclass(frozen=True)
+class BinnedSignal:
+    """What a whole-number column tells about the target, in its bins and value by value.
+
+    Attributes
+    ----------
+    distinct, rows : int
+        Distinct values and non-missing rows among the rows counted.
+    bins : int
+        K_f: the bins the encoder made (ties can merge them into fewer than ``n_bins``).
+    in_bins, by_value : float
+        Plug-in MI above its chance level (nats), of the bins and of the values.
+    """
+
+    distinct: int
+    rows: int
+    bins: int
+    in_bins: float
+    by_value: float
+
+
+def null_mi_sd(n_values: int, n_classes: int, rows: int) -> float:
+    """Standard deviation of the plug-in MI (nats) of ``n_values`` categories unrelated to
+    ``n_classes`` classes over ``rows`` rows: ``2 N MI`` is about chi-square with
+    ``(K - 1)(C - 1)`` degrees of freedom, so its sd is ``sqrt(2 (K-1)(C-1)) / (2 N)``."""
+    freedom = max(n_values - 1, 0) * max(n_classes - 1, 0)
+    return float(np.sqrt(2.0 * freedom) / (2.0 * max(rows, 1)))
+
+
+@dataclass(frozen=True)
+class SignalCheck:
+    """The signal rule's outcome (:func:`binned_signal_columns`).
+
+    Attributes
+    ----------
+    found : dict
+        Column name -> :class:`BinnedSignal`, in feature order: the columns whose bins hide
+        what their values tell.
+    unweighed : list of str
+        Whole-number columns left unweighed, past the :data:`SIGNAL_TERMS` budget.
+    """
+
+    found: dict[str, BinnedSignal]
+    unweighed: list[str]
+
+
+def chance_cost(category_rows: np.ndarray, class_rows: np.ndarray) -> int:
+    """The work of one column's exact chance level
+    (:func:`heb.expected_mi.expected_mutual_information`), known before it is paid: a term
+    per possible count ``max(1, a + b - N)..min(a, b)`` of every (value, class) cell, plus
+    one per cell for its constant part (as many log-gammas as a term)."""
+    rows = category_rows.sum()
+    a, b = category_rows[:, None], class_rows[None, :]
+    terms = np.maximum(np.minimum(a, b) - np.maximum(1, a + b - rows) + 1, 0)
+    return int(terms.sum() + np.count_nonzero(terms))
+
+
+def binned_signal_columns(dataset: Dataset, work: WorkingData) -> SignalCheck:
+    """Whole-number columns binned as numbers whose bins hide what their values tell about
+    the target (:class:`SignalCheck`).
+
+    Both codings are counted on the same rows (all, or :data:`CODE_SAMPLE_ROWS` drawn at
+    random), each against its exact chance level (labels shuffled,
+    :func:`heb.expected_mi.expected_mutual_information`), so a column of many values does
+    not win by chance. A column is listed when it has more values than bins and passes
+    :data:`SIGNAL_RATIO` and :data:`SIGNAL_SDS`: a code (a product, a department, a
+    manager) whose numeric order means nothing, or a count whose one frequent value (most
+    rows 0) ties its quantiles into one bin. The chance levels cost a term per possible
+    cell count (:func:`chance_cost`): columns are weighed cheapest first, up to
+    :data:`SIGNAL_TERMS` in all, the rest left unweighed.
+    """
+    n_categories = dict(zip(work.feature_names, work.table.n_categories, strict=True))
+    picked = _counted_positions(len(dataset.X))
+    counted = dataset.X if picked is None else dataset.X.iloc[picked]
+    names = [
+        n
+        for n in _binned_whole_numbers(dataset, work)
+        if counted[n].nunique(dropna=True) > n_categories[n]
+    ]
+    if not names:
+        return SignalCheck({}, [])
+    labels = pd.factorize(dataset.y if picked is None else dataset.y.iloc[picked])[0]
+    binned = work.preprocessor.transform(counted)  # missing -> -1: not counted
+    position = {name: j for j, name in enumerate(work.feature_names)}
+    columns = {}
+    for name in names:
+        observed = counted[name].notna().to_numpy() & (labels >= 0)
+        values = pd.factorize(counted[name][observed])[0]
+        y = labels[observed]
+        class_rows = np.bincount(y)
+        if np.count_nonzero(class_rows) < 2:
+            continue
+        cost = chance_cost(np.bincount(values), class_rows[class_rows > 0])
+        columns[name] = (cost, observed, values, y)
+    weighed, spent = [], 0
+    for name in sorted(columns, key=lambda n: columns[n][0]):
+        spent += columns[name][0]
+        if spent > SIGNAL_TERMS:
+            break
+        weighed.append(name)
+    found = {}
+    for name in [n for n in names if n in weighed]:  # feature order
+        _, observed, values, y = columns[name]
+        codes = np.column_stack((binned[observed, position[name]], values))
+        table = CountTable.from_codes(codes, y, int(y.max()) + 1)
+        in_bins, by_value = mutual_information(table) - expected_mutual_information(table)
+        distinct, rows = int(values.max()) + 1, int(observed.sum())
+        noise = null_mi_sd(distinct, int(np.unique(y).size), rows)
+        if by_value >= SIGNAL_RATIO * in_bins and by_value - in_bins >= SIGNAL_SDS * noise:
+            found[name] = BinnedSignal(
+                distinct, rows, int(n_categories[name]), float(in_bins), float(by_value)
+            )
+    return SignalCheck(found, [n for n in names if n in columns and n not in weighed])
+
+
+def _code_figures(
+    dataset: Dataset, work: WorkingData, signal: dict[str, BinnedSignal] | None
+) -> tuple[dict[str, tuple[int, int, BinnedSignal | None]], str, str]:
+    """(name -> (distinct, rows, signal or None) in feature order, the bins as words, the
+    sample as words) of the columns :func:`numeric_code_notes` speaks of."""
     n_bins = getattr(work.preprocessor, "n_bins", None)
     bins = f"{n_bins} quantile bins" if n_bins else "quantile bins"
     total = len(dataset.X)
@@ -143,19 +301,75 @@ def numeric_code_notes(dataset: Dataset, work: WorkingData) -> dict[str, str]:
         if total > CODE_SAMPLE_ROWS
         else ""
     )
+    signal = signal or {}
+    counted = numeric_code_columns(dataset, work)
+    figures = {}
+    for name in [n for n in work.feature_names if n in counted or n in signal]:
+        found = signal.get(name)
+        figures[name] = (found.distinct, found.rows, found) if found else (*counted[name], None)
+    return figures, bins, sample
+
+
+def numeric_code_notes(
+    dataset: Dataset, work: WorkingData, signal: dict[str, BinnedSignal] | None = None
+) -> dict[str, str]:
+    """Per column of :func:`numeric_code_columns` and of ``signal`` (from
+    :func:`binned_signal_columns`), in feature order: what the encoder does with it, what
+    its values tell that its bins do not, and what to do if it is a code (plain text; the
+    page escapes it)."""
+    figures, bins, sample = _code_figures(dataset, work, signal)
     return {
-        name: code_note(name, distinct, rows, bins, sample)
-        for name, (distinct, rows) in numeric_code_columns(dataset, work).items()
+        name: code_note(name, distinct, rows, bins, sample, found)
+        for name, (distinct, rows, found) in figures.items()
     }
 
 
-def code_note(name: str, distinct: int, rows: int, bins: str, sample: str = "") -> str:
-    """What the encoder does with a whole-number column that may be a code, and what to do
-    if it is (plain text; the page escapes it). ``bins`` reads like "10 quantile bins"."""
-    return (
-        f"{quote(name)} holds {distinct:,} different whole numbers in {rows:,} rows"
-        f"{sample}: it is binned as a number, into {bins} that each mix many of its "
-        "values. If it is a code (a customer number, a ZIP code, a product code), treat "
+def numeric_code_lines(
+    dataset: Dataset, work: WorkingData, signal: dict[str, BinnedSignal] | None = None
+) -> tuple[dict[str, str], str]:
+    """The columns of :func:`numeric_code_notes` as one short line each (plain text), and
+    the rows counted as words ("20,000 rows", or "a random sample of ..."): the page lists
+    several such columns in one note rather than a note each."""
+    figures, bins, sample = _code_figures(dataset, work, signal)
+    lines = {}
+    for name, (distinct, rows, found) in figures.items():
+        if found is None:
+            lines[name] = f"{quote(name)}: {distinct:,} values in {rows:,} rows, mixed in {bins}."
+        else:
+            made = "1 bin" if found.bins == 1 else f"{found.bins} bins"
+            lines[name] = (
+                f"{quote(name)}: {distinct:,} values in {made}; value by value "
+                f"{found.by_value:.3f} nats above chance, in its bins {found.in_bins:.3f}."
+            )
+    return lines, f"{min(len(dataset.X), CODE_SAMPLE_ROWS):,} rows{sample}"
+
+
+def code_note(
+    name: str,
+    distinct: int,
+    rows: int,
+    bins: str,
+    sample: str = "",
+    signal: BinnedSignal | None = None,
+) -> str:
+    """What the encoder does with a whole-number column that may be a code, what its values
+    tell that its bins do not (``signal``), and what to do if it is a code (plain text;
+    the page escapes it). ``bins`` reads like "10 quantile bins"."""
+    said = f"{quote(name)} holds {distinct:,} different whole numbers in {rows:,} rows{sample}: "
+    if signal is None:
+        said += f"it is binned as a number, into {bins} that each mix many of its values."
+    else:
+        made = "a single bin (its quantiles tie)" if signal.bins == 1 else f"{signal.bins} bins"
+        said += (
+            f"it is binned as a number, into {made}. Counted value by value it tells "
+            f"{signal.by_value:.3f} nats about the target beyond chance, in its bins "
+            f"{signal.in_bins:.3f}: the bins hide what its values say. Treat it as "
+            "categorical, so that each value counts on its own, as a code's values must (a "
+            "customer number, a ZIP code, a product code)."
+        )
+        return said
+    return said + (
+        " If it is a code (a customer number, a ZIP code, a product code), treat "
         "it as categorical, so that each value counts on its own."
     )
 

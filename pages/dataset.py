@@ -19,6 +19,7 @@ from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
 from heb.data import default_target
+from heb.data.dataset import join_names
 from heb.data.preprocess import ID_LIKE_MIN_CATEGORIES, ID_LIKE_ROWS_PER_CATEGORY
 
 ensure_entry_point()
@@ -364,28 +365,83 @@ def id_warnings(dataset, work: loading.WorkingData) -> None:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _numeric_code_notes(key: str, _dataset, _work: loading.WorkingData) -> dict[str, str]:
-    """:func:`explorer.summaries.numeric_code_notes`, once per working data (``key``)."""
-    return summaries.numeric_code_notes(_dataset, _work)
+def _numeric_code_notes(
+    key: str, _dataset, _work: loading.WorkingData
+) -> tuple[dict[str, str], dict[str, str], str, list[str], list[str]]:
+    """:func:`explorer.summaries.numeric_code_notes` and ``numeric_code_lines`` with the
+    signal rule's figures, the columns it found and those it left unweighed
+    (:func:`explorer.summaries.binned_signal_columns`), once per working data (``key``)."""
+    check = summaries.binned_signal_columns(_dataset, _work)
+    lines, counted = summaries.numeric_code_lines(_dataset, _work, check.found)
+    notes = summaries.numeric_code_notes(_dataset, _work, check.found)
+    return notes, lines, counted, list(check.found), check.unweighed
+
+
+def _declare_all_categorical(spec: str, columns: list[str]) -> None:
+    """Callback of the several-column note's button: declare every one of ``columns``."""
+    for column in columns:
+        _declare_categorical(spec, column)
+
+
+def _declare_button(spec: str, column: str, number: int) -> None:
+    """The button declaring one column of a numeric-code note categorical."""
+    st.button(
+        f"Treat {escape(column, limit=40)} as categorical",
+        on_click=_declare_categorical,
+        args=(spec, column),
+        key=f"declare_categorical_{number}",
+        icon=":material/category:",
+        help="The Categorical columns choice above, for every page.",
+    )
 
 
 def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
     """For an upload, a note per whole-number column that may be a code binned as a
-    number, each with a button declaring it categorical. Built-in, paper and OpenML
-    data are typed by their source's metadata, so their numeric columns are left alone."""
+    number, with a button declaring it categorical. Several such columns (a table of
+    product, department and manager codes) share one note, a line each: one button
+    declares every column whose values tell more than its bins, a button each the others
+    (a column of a value per row or so, which may as well be a measurement). Built-in,
+    paper and OpenML data are typed by their source's metadata, so their numeric columns
+    are left alone."""
     spec = st.session_state["data_spec"]
     if spec not in st.session_state.get("uploads", {}):
         return
-    for number, (column, note) in enumerate(_numeric_code_notes(work.key, dataset, work).items()):
-        show_info(note)
-        st.button(
-            f"Treat {escape(column, limit=40)} as categorical",
-            on_click=_declare_categorical,
-            args=(spec, column),
-            key=f"declare_categorical_{number}",
-            icon=":material/category:",
-            help="The Categorical columns choice above, for every page.",
+    notes, lines, counted, telling, unweighed = _numeric_code_notes(work.key, dataset, work)
+    if unweighed:
+        st.caption(
+            f"Not weighed, to keep this page quick ({len(unweighed)} whole-number columns of "
+            f"many values over many classes): {escape(join_names(unweighed))}. If any is a "
+            "code, choose it under Categorical columns."
         )
+    if len(notes) <= 1:
+        for number, (column, note) in enumerate(notes.items()):
+            show_info(note)
+            _declare_button(spec, column, number)
+        return
+    listed = "\n".join(f"- {escape(line)}" for line in lines.values())
+    st.info(
+        f"{len(notes)} whole-number columns are binned as numbers, though their values may "
+        f"be codes (a customer number, a ZIP code, a product code). Counted on "
+        f"{escape(counted)}:\n\n{listed}\n\nTreated as categorical, each value counts on "
+        "its own (MI above chance: what a column tells about the target beyond what as many "
+        "values unrelated to it would).",
+        icon=":material/info:",
+    )
+    with st.container(horizontal=True, key="declare_categorical_buttons"):
+        if telling:
+            st.button(
+                f"Treat all {len(telling)} as categorical"
+                if len(telling) == len(notes)
+                else f"Treat the {len(telling)} whose values tell more as categorical",
+                on_click=_declare_all_categorical,
+                args=(spec, telling),
+                key="declare_categorical_all",
+                icon=":material/category:",
+                help="The Categorical columns choice above, for every page: remove there "
+                "any you want binned as numbers again.",
+            )
+        for number, column in enumerate(c for c in notes if c not in telling):
+            _declare_button(spec, column, number)
 
 
 #: the widest the features table's name column grows (pixels; longer names are cut)

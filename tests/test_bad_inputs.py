@@ -945,7 +945,12 @@ def test_docs_table_lists_every_case():
     text = DOCS.read_text(encoding="utf-8")
     elsewhere = [  # the many-users and upload-column cases are tested beside their fixtures
         name
-        for module in ("test_many_users.py", "test_load.py", "test_upload_columns.py")
+        for module in (
+            "test_many_users.py",
+            "test_load.py",
+            "test_upload_columns.py",
+            "test_binned_signal.py",
+        )
         for name in re.findall(r"^def (test_case_\w+)", (HERE / module).read_text(), re.M)
     ]
     ids = sorted(
