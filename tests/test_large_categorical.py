@@ -239,6 +239,31 @@ def test_the_chooser_lists_numeric_features_and_the_code_note_declares(rooted):
     assert _url(at, "large_categorical") is None and _kinds(at)["zip"] == "numeric"
 
 
+def test_a_repeated_code_is_noted_when_its_name_says_code(tmp_path, monkeypatch):
+    """As in memory: 300 ZIP codes over 3,000 rows (a tenth of the rows) are noted, for
+    the name; a shop number of as many values is not (``large_files.code_columns``)."""
+    from heb.scale import DATA_ROOT_ENV
+
+    rng = np.random.default_rng(2)
+    codes = rng.integers(0, N_CODES, 3_000)
+    pd.DataFrame(
+        {
+            "zip_code": 20_000 + codes,
+            "shop": 50_000 + rng.permutation(codes),
+            "label": np.where(codes % 2 == 0, "yes", "no"),
+        }
+    ).to_parquet(tmp_path / "repeated.parquet", index=False)
+    monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path))
+    from test_app import assert_clean, open_app
+
+    at = open_app("pages/dataset.py", clean=False, large_file="repeated.parquet")
+    assert_clean(at)
+    said = _texts(at.info)
+    assert "'zip_code' holds 300 different whole numbers" in said and "'shop'" not in said
+    at.button(key="large_code_0").click().run()
+    assert _kinds(at)["zip_code"] == "categorical" and _kinds(at)["shop"] == "numeric"
+
+
 def test_the_link_carries_the_choice_to_concentrations_and_compare(rooted):
     at = _app("pages/dataset.py", large_categorical='["zip"]')
     assert at.multiselect(key=f"large_categorical:{CODES}:label").value == ["zip"]
