@@ -6,28 +6,20 @@ nothing is refitted. Plain pandas: tested without a running app.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from explorer.loading import WorkingData
-from heb.counts import CountTable
-from heb.data import Dataset
-from heb.data.dataset import is_integer_like, one_value_per_row, quote
+from heb.data import Dataset, code_signal
+from heb.data.code_signal import BinnedSignal, SignalCheck
+from heb.data.dataset import one_value_per_row, quote
 from heb.data.preprocess import CODE_MIN_VALUES, CODE_NAME  # the Preprocessor warns alike
 from heb.expected_mi import expected_mutual_information
 from heb.figures.dataset import class_series
 from heb.smoothing import mutual_information
 
 __all__ = [
-    "SIGNAL_RATIO",
-    "SIGNAL_SDS",
-    "SIGNAL_TERMS",
     "SPARSE_CELL",
-    "BinnedSignal",
-    "SignalCheck",
-    "chance_cost",
     "binned_signal_columns",
     "TOP_CATEGORIES",
     "class_counts",
@@ -41,7 +33,6 @@ __all__ = [
     "numeric_code_columns",
     "numeric_code_lines",
     "numeric_code_notes",
-    "null_mi_sd",
     "rows_per_category",
     "zero_cells",
 ]
@@ -103,29 +94,18 @@ def id_like_note(name: str, pile: dict) -> str:
 #: rows (most values once or twice, as customer numbers, ZIP codes and product codes are
 #: in a table of customers or products)
 CODE_DISTINCT_SHARE = 0.5
-#: the most rows the rule counts (drawn at random, seed 42, from a larger table: counting
-#: the distinct values of ten 2-million-row columns took 3 s)
-CODE_SAMPLE_ROWS = 20_000
+#: the most rows the rules count (drawn at random, seed 42, from a larger table: the signal
+#: rule's own sample, :data:`heb.data.code_signal.SAMPLE_ROWS`)
+CODE_SAMPLE_ROWS = code_signal.SAMPLE_ROWS
 # a name that says the column holds codes (CODE_NAME: ZIP / postal codes, product codes,
 # SKUs): such a column is listed above CODE_MIN_VALUES distinct values whatever their
 # share, since a ZIP code repeats over the many customers who share it
 
 
-def _counted_positions(n_rows: int) -> np.ndarray | None:
-    """The rows the numeric-code rules count: None for all, else the sorted positions of
-    :data:`CODE_SAMPLE_ROWS` rows drawn at random (seed 42)."""
-    if n_rows <= CODE_SAMPLE_ROWS:
-        return None
-    return np.sort(np.random.default_rng(42).choice(n_rows, CODE_SAMPLE_ROWS, replace=False))
-
-
 def _binned_whole_numbers(dataset: Dataset, work: WorkingData) -> list[str]:
-    """The features the encoder bins as numbers (``kinds_`` is ``"numeric"``) whose values
-    are all whole numbers (exact: every row)."""
+    """:func:`heb.data.code_signal.whole_number_bins` of the working data's features."""
     kinds = getattr(work.preprocessor, "kinds_", {})
-    X = dataset.X
-    names = [n for n in work.feature_names if kinds.get(n) == "numeric" and n in X.columns]
-    return [name for name in names if is_integer_like(X[name])]
+    return code_signal.whole_number_bins(dataset.X, kinds, work.feature_names)
 
 
 def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple[int, int]]:
@@ -145,7 +125,7 @@ def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple
     names = _binned_whole_numbers(dataset, work)
     if not names:
         return {}
-    picked = _counted_positions(len(dataset.X))  # rows first: X[names] would be a copy
+    picked = code_signal.counted_positions(len(dataset.X), CODE_SAMPLE_ROWS)  # rows first
     counted = dataset.X if picked is None else dataset.X.iloc[picked]
     found = {}
     for name in names:
@@ -157,135 +137,17 @@ def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple
     return found
 
 
-#: the signal rule (:func:`binned_signal_columns`): a whole-number column is listed when,
-#: counted value by value, its plug-in MI with the target above chance is at least
-#: SIGNAL_RATIO times its bins' and exceeds theirs by SIGNAL_SDS standard deviations of the
-#: value-by-value MI under shuffled labels. On the benchmark files the amazon file's codes
-#: (RESOURCE, ROLE_*) gain 2.8-13.6x and adult's capital-gain, whose 10 quantile bins tie
-#: into one, goes from 0 to 0.08 nats; smooth measurements (pen digits' 101 values,
-#: page-blocks' areas, segment's centroids) gain at most 1.1-1.9x from counting values apart
-SIGNAL_RATIO = 2.0
-SIGNAL_SDS = 4.0
-#: the most work (:func:`chance_cost`: terms and cells, 0.1-0.2 us each) the signal rule's
-#: chance levels may take: the amazon file's 8 codes take 0.3 million (45 ms in all),
-#: letter's 16 columns 3 million (0.4 s); 30 codes of 5,000 values over 50 classes would
-#: take 40 million (4 s), of which the cheapest are weighed
-SIGNAL_TERMS = 4_000_000
-
-
-@dataclass(frozen=True)
-class BinnedSignal:
-    """What a whole-number column tells about the target, in its bins and value by value.
-
-    Attributes
-    ----------
-    distinct, rows : int
-        Distinct values and non-missing rows among the rows counted.
-    bins : int
-        K_f: the bins the encoder made (ties can merge them into fewer than ``n_bins``).
-    in_bins, by_value : float
-        Plug-in MI above its chance level (nats), of the bins and of the values.
-    """
-
-    distinct: int
-    rows: int
-    bins: int
-    in_bins: float
-    by_value: float
-
-
-def null_mi_sd(n_values: int, n_classes: int, rows: int) -> float:
-    """Standard deviation of the plug-in MI (nats) of ``n_values`` categories unrelated to
-    ``n_classes`` classes over ``rows`` rows: ``2 N MI`` is about chi-square with
-    ``(K - 1)(C - 1)`` degrees of freedom, so its sd is ``sqrt(2 (K-1)(C-1)) / (2 N)``."""
-    freedom = max(n_values - 1, 0) * max(n_classes - 1, 0)
-    return float(np.sqrt(2.0 * freedom) / (2.0 * max(rows, 1)))
-
-
-@dataclass(frozen=True)
-class SignalCheck:
-    """The signal rule's outcome (:func:`binned_signal_columns`).
-
-    Attributes
-    ----------
-    found : dict
-        Column name -> :class:`BinnedSignal`, in feature order: the columns whose bins hide
-        what their values tell.
-    unweighed : list of str
-        Whole-number columns left unweighed, past the :data:`SIGNAL_TERMS` budget.
-    """
-
-    found: dict[str, BinnedSignal]
-    unweighed: list[str]
-
-
-def chance_cost(category_rows: np.ndarray, class_rows: np.ndarray) -> int:
-    """The work of one column's exact chance level
-    (:func:`heb.expected_mi.expected_mutual_information`), known before it is paid: a term
-    per possible count ``max(1, a + b - N)..min(a, b)`` of every (value, class) cell, plus
-    one per cell for its constant part (as many log-gammas as a term)."""
-    rows = category_rows.sum()
-    a, b = category_rows[:, None], class_rows[None, :]
-    terms = np.maximum(np.minimum(a, b) - np.maximum(1, a + b - rows) + 1, 0)
-    return int(terms.sum() + np.count_nonzero(terms))
-
-
 def binned_signal_columns(dataset: Dataset, work: WorkingData) -> SignalCheck:
-    """Whole-number columns binned as numbers whose bins hide what their values tell about
-    the target (:class:`SignalCheck`).
-
-    Both codings are counted on the same rows (all, or :data:`CODE_SAMPLE_ROWS` drawn at
-    random), each against its exact chance level (labels shuffled,
-    :func:`heb.expected_mi.expected_mutual_information`), so a column of many values does
-    not win by chance. A column is listed when it has more values than bins and passes
-    :data:`SIGNAL_RATIO` and :data:`SIGNAL_SDS`: a code (a product, a department, a
-    manager) whose numeric order means nothing, or a count whose one frequent value (most
-    rows 0) ties its quantiles into one bin. The chance levels cost a term per possible
-    cell count (:func:`chance_cost`): columns are weighed cheapest first, up to
-    :data:`SIGNAL_TERMS` in all, the rest left unweighed.
-    """
-    n_categories = dict(zip(work.feature_names, work.table.n_categories, strict=True))
-    picked = _counted_positions(len(dataset.X))
-    counted = dataset.X if picked is None else dataset.X.iloc[picked]
-    names = [
-        n
-        for n in _binned_whole_numbers(dataset, work)
-        if counted[n].nunique(dropna=True) > n_categories[n]
-    ]
-    if not names:
-        return SignalCheck({}, [])
-    labels = pd.factorize(dataset.y if picked is None else dataset.y.iloc[picked])[0]
-    binned = work.preprocessor.transform(counted)  # missing -> -1: not counted
-    position = {name: j for j, name in enumerate(work.feature_names)}
-    columns = {}
-    for name in names:
-        observed = counted[name].notna().to_numpy() & (labels >= 0)
-        values = pd.factorize(counted[name][observed])[0]
-        y = labels[observed]
-        class_rows = np.bincount(y)
-        if np.count_nonzero(class_rows) < 2:
-            continue
-        cost = chance_cost(np.bincount(values), class_rows[class_rows > 0])
-        columns[name] = (cost, observed, values, y)
-    weighed, spent = [], 0
-    for name in sorted(columns, key=lambda n: columns[n][0]):
-        spent += columns[name][0]
-        if spent > SIGNAL_TERMS:
-            break
-        weighed.append(name)
-    found = {}
-    for name in [n for n in names if n in weighed]:  # feature order
-        _, observed, values, y = columns[name]
-        codes = np.column_stack((binned[observed, position[name]], values))
-        table = CountTable.from_codes(codes, y, int(y.max()) + 1)
-        in_bins, by_value = mutual_information(table) - expected_mutual_information(table)
-        distinct, rows = int(values.max()) + 1, int(observed.sum())
-        noise = null_mi_sd(distinct, int(np.unique(y).size), rows)
-        if by_value >= SIGNAL_RATIO * in_bins and by_value - in_bins >= SIGNAL_SDS * noise:
-            found[name] = BinnedSignal(
-                distinct, rows, int(n_categories[name]), float(in_bins), float(by_value)
-            )
-    return SignalCheck(found, [n for n in names if n in columns and n not in weighed])
+    """:func:`heb.data.code_signal.binned_signal_columns` of the current data: the
+    whole-number columns whose bins hide what their values tell, counted on the rows the
+    count rule counts (all, or :data:`CODE_SAMPLE_ROWS` drawn at random)."""
+    return code_signal.binned_signal_columns(
+        dataset.X,
+        dataset.y,
+        work.preprocessor,
+        _binned_whole_numbers(dataset, work),
+        sample_rows=CODE_SAMPLE_ROWS,
+    )
 
 
 def _code_figures(

@@ -15,7 +15,7 @@ from explorer import summaries
 from explorer.errors import escape
 from heb import data as hdata
 from heb.counts import CountTable
-from heb.data import Preprocessor
+from heb.data import Preprocessor, code_signal
 from heb.smoothing import mutual_information
 from tests.test_app import assert_clean, open_app, table_with, unescape, uploader
 
@@ -124,17 +124,17 @@ def test_the_two_thresholds_decide_at_the_measured_figures(monkeypatch):
     """A column is listed when its values tell at least SIGNAL_RATIO times its bins and
     SIGNAL_SDS null standard deviations more: each threshold set just past the product
     code's own figures drops it, just short keeps it."""
-    assert summaries.SIGNAL_RATIO == 2.0 and summaries.SIGNAL_SDS == 4.0
+    assert code_signal.SIGNAL_RATIO == 2.0 and code_signal.SIGNAL_SDS == 4.0
     dataset, work, found = signal_of(shops())
     product = found["product"]
     ratio = product.by_value / product.in_bins
-    sds = (product.by_value - product.in_bins) / summaries.null_mi_sd(
+    sds = (product.by_value - product.in_bins) / code_signal.null_mi_sd(
         product.distinct, 2, product.rows
     )
     for name, edge in (("SIGNAL_RATIO", ratio), ("SIGNAL_SDS", sds)):
-        monkeypatch.setattr(summaries, name, edge * (1 - 1e-9))
+        monkeypatch.setattr(code_signal, name, edge * (1 - 1e-9))
         assert "product" in summaries.binned_signal_columns(dataset, work).found
-        monkeypatch.setattr(summaries, name, edge * (1 + 1e-9))
+        monkeypatch.setattr(code_signal, name, edge * (1 + 1e-9))
         assert "product" not in summaries.binned_signal_columns(dataset, work).found
         monkeypatch.undo()
 
@@ -142,14 +142,14 @@ def test_the_two_thresholds_decide_at_the_measured_figures(monkeypatch):
 def test_the_null_sd_by_hand_and_by_simulation():
     """sqrt(2 (K-1)(C-1)) / (2 N): 101 values, 2 classes, 200 rows give sqrt(200) / 400;
     and 400 unrelated 50-valued columns over 3 classes and 4,000 rows spread about so."""
-    assert summaries.null_mi_sd(101, 2, 200) == pytest.approx(np.sqrt(200) / 400, rel=1e-12)
-    assert summaries.null_mi_sd(1, 5, 100) == 0.0 and summaries.null_mi_sd(7, 1, 100) == 0.0
+    assert code_signal.null_mi_sd(101, 2, 200) == pytest.approx(np.sqrt(200) / 400, rel=1e-12)
+    assert code_signal.null_mi_sd(1, 5, 100) == 0.0 and code_signal.null_mi_sd(7, 1, 100) == 0.0
     rng = np.random.default_rng(0)
     rows, columns = 4_000, 400
     X = rng.integers(0, 50, (rows, columns))
     y = rng.integers(0, 3, rows)
     mi = mutual_information(CountTable.from_codes(X, y, 3, np.full(columns, 50)))
-    assert np.std(mi) == pytest.approx(summaries.null_mi_sd(50, 3, rows), rel=0.15)
+    assert np.std(mi) == pytest.approx(code_signal.null_mi_sd(50, 3, rows), rel=0.15)
 
 
 def test_missing_values_and_rows_past_the_sample(monkeypatch):
@@ -179,12 +179,12 @@ def test_nothing_to_weigh_gives_nothing():
 def test_chance_cost_counts_the_cells_and_terms_the_chance_level_sums():
     """By hand: values of 1 and 3 rows over classes of 2 and 2 rows (N = 4): cells (1, 2)
     sum n = 1..1, cells (3, 2) n = 1..2: 1 + 1 + 2 + 2 = 6 terms, in 4 cells."""
-    assert summaries.chance_cost(np.array([1, 3]), np.array([2, 2])) == 6 + 4
+    assert code_signal.chance_cost(np.array([1, 3]), np.array([2, 2])) == 6 + 4
     # a value per row: one term (n = 1) per cell
-    assert summaries.chance_cost(np.ones(10, np.int64), np.array([5, 5])) == 20 + 20
+    assert code_signal.chance_cost(np.ones(10, np.int64), np.array([5, 5])) == 20 + 20
     # a cell with no possible count >= 1 costs nothing: 3 rows of a value, 1 of another,
     # classes of 4 and 0 rows (a class absent from these rows)
-    assert summaries.chance_cost(np.array([3, 1]), np.array([4, 0])) == 2 + 2
+    assert code_signal.chance_cost(np.array([3, 1]), np.array([4, 0])) == 2 + 2
 
 
 def test_columns_are_weighed_cheapest_first_within_the_budget(monkeypatch):
@@ -196,7 +196,7 @@ def test_columns_are_weighed_cheapest_first_within_the_budget(monkeypatch):
     work = working(dataset)
     y = pd.factorize(dataset.y)[0]
     costs = {
-        name: summaries.chance_cost(np.bincount(pd.factorize(dataset.X[name])[0]), np.bincount(y))
+        name: code_signal.chance_cost(np.bincount(pd.factorize(dataset.X[name])[0]), np.bincount(y))
         for name in ("product", "spend", "refunds", "noise")
     }
     # where every value has fewer rows than every class: a term per row and class (C N),
@@ -204,15 +204,15 @@ def test_columns_are_weighed_cheapest_first_within_the_budget(monkeypatch):
     for name in ("product", "spend", "noise"):
         assert costs[name] == 2 * 3_000 + 2 * dataset.X[name].nunique()
     assert costs["refunds"] < costs["product"]
-    monkeypatch.setattr(summaries, "SIGNAL_TERMS", costs["refunds"] + costs["product"])
+    monkeypatch.setattr(code_signal, "SIGNAL_TERMS", costs["refunds"] + costs["product"])
     check = summaries.binned_signal_columns(dataset, work)
     # cheapest first; both lists in feature order
     assert list(check.found) == ["product", "refunds"]
     assert check.unweighed == ["spend", "noise"]
-    monkeypatch.setattr(summaries, "SIGNAL_TERMS", costs["refunds"] + costs["product"] - 1)
+    monkeypatch.setattr(code_signal, "SIGNAL_TERMS", costs["refunds"] + costs["product"] - 1)
     check = summaries.binned_signal_columns(dataset, work)
     assert list(check.found) == ["refunds"] and check.unweighed == ["product", "spend", "noise"]
-    monkeypatch.setattr(summaries, "SIGNAL_TERMS", 0)
+    monkeypatch.setattr(code_signal, "SIGNAL_TERMS", 0)
     check = summaries.binned_signal_columns(dataset, work)
     assert check.found == {} and check.unweighed == ["product", "spend", "refunds", "noise"]
 
@@ -324,7 +324,7 @@ def test_case_one_told_column():
 
 def test_case_unweighed_whole_number_columns(monkeypatch):
     """Columns past the budget are named under the notes, as text."""
-    monkeypatch.setattr(summaries, "SIGNAL_TERMS", 0)
+    monkeypatch.setattr(code_signal, "SIGNAL_TERMS", 0)
     at = upload(shops().rename(columns={"noise": LINK}))
     (caption,) = [c.value for c in at.caption if "Not weighed" in c.value]
     assert LINK not in caption and LINK in unescape(caption)
@@ -338,3 +338,48 @@ def test_column_names_in_the_shared_note_are_text():
     (note,) = [i.value for i in at.info if "whole-number columns are binned" in i.value]
     assert LINK not in note and f"- {escape(f'{LINK!r}:')} " in note
     assert f"- {repr(LINK)}: " in unescape(note)
+
+
+# --------------------------------------------------------------------------- the CLI
+def _bench(tmp_path, capsys, *options: str) -> str:
+    from heb.cli import main
+
+    path = tmp_path / "shops.csv"
+    if not path.exists():
+        path.write_bytes(csv(shops()))
+    out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
+    args = ["bench", str(path), "--folds", "2", "--tables", "1", "--no-figures", "--no-cache"]
+    assert main([*args, *options, "-o", str(out)]) == 0
+    return capsys.readouterr().err
+
+
+def test_bench_names_the_columns_its_bins_would_blur(tmp_path, capsys):
+    """``heb bench FILE`` says the same of a file as the Dataset page, a line each, and the
+    option that reads the columns as categories."""
+    err = _bench(tmp_path, capsys)
+    _, _, found = signal_of(shops())
+    product, refunds = found["product"], found["refunds"]
+    assert (
+        f"  shops: 'product' ({product.distinct:,} whole numbers) tells the target "
+        f"{product.by_value:.3f} nats above chance value by value, {product.in_bins:.3f} in "
+        "its 10 bins.\n"
+    ) in err
+    assert f"{refunds.in_bins:.3f} in its 1 bin.\n" in err
+    assert "  shops: name product,refunds in --categorical to read them as categories." in err
+    assert "'spend'" not in err and "'noise'" not in err
+    # declared: read as categories, so not said again; one left: "it"
+    err = _bench(tmp_path, capsys, "--categorical", "product")
+    assert "'product'" not in err
+    assert "shops: name refunds in --categorical to read it as categories." in err
+    err = _bench(tmp_path, capsys, "--categorical", "product,refunds")
+    assert "in --categorical to read" not in err and "whole numbers) tells" not in err
+
+
+def test_bench_says_nothing_of_catalogue_data(tmp_path, capsys):
+    """Built-in, catalogue and OpenML data are typed by their source: no such line."""
+    from heb.cli import main
+
+    out = tmp_path / "out"
+    args = ["bench", "builtin:digits", "--folds", "2", "--tables", "1", "--no-figures"]
+    assert main([*args, "--no-cache", "-o", str(out)]) == 0
+    assert "whole numbers) tells" not in capsys.readouterr().err

@@ -20,6 +20,8 @@ One module per job:
 - :mod:`~heb.data.specs`: ``load_dataset`` (one string to a Dataset; ``allow_paths=False``
   for names that come from a URL);
 - :mod:`~heb.data.preprocess`: from a DataFrame to the integer codes the engine counts;
+- :mod:`~heb.data.code_signal`: whole-number columns whose quantile bins hide what their
+  values tell the target (the app's note and ``heb bench``'s lines);
 - :mod:`~heb.data.pipeline_io` (with :mod:`~heb.data.preprocessor_io`): a fitted
   ``make_model`` pipeline saved as one JSON file and loaded back (``docs/model_json.md``);
 - :mod:`~heb.data.folds`: class codes, the 20,000-row subsample, a safe fold count.
