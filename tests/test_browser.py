@@ -455,6 +455,33 @@ def test_user_text_renders_as_text(page, app_url, tmp_path):
     assert_not_rendered_as_markdown(page)
 
 
+def test_whole_number_codes_are_named_and_declared_in_one_click(page, app_url, tmp_path):
+    """A file of integer product codes and a mostly-zero count: one note names both, and
+    its button reads both as categories (tests/test_binned_signal.py has the figures)."""
+    from tests.test_binned_signal import shops
+
+    path = tmp_path / "shops.csv"
+    shops().to_csv(path, index=False)
+    page.goto(app_url)
+    wait_idle(page)
+    page.get_by_text("Add a dataset: upload a file or an OpenML id").click()
+    upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    timed(page, lambda: upload.set_input_files(path))
+    assert_no_exception(page, "the upload of shops.csv")
+    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+    assert any("2 whole-number columns are binned as numbers" in a for a in alerts), alerts
+    chosen = page.locator(".st-key-upload_categorical [data-tag]")  # the chosen columns
+    assert chosen.count() == 0
+    timed(page, page.get_by_role("button", name="Treat all 2 as categorical").click)
+    assert_no_exception(page, "declaring the codes")
+    assert sorted(tag.get_attribute("aria-label") for tag in chosen.all()) == [
+        "product",
+        "refunds",
+    ]
+    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+    assert not any("whole-number" in a for a in alerts), alerts
+
+
 #: JavaScript run before a page's own: note every menu entry and spinner text ever shown
 FIRST_VISIT_WATCH = """
 window.__hebMenus = new Set();
