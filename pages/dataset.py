@@ -421,7 +421,8 @@ def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
     listed = "\n".join(f"- {escape(line)}" for line in lines.values())
     st.info(
         f"{len(notes)} whole-number columns are binned as numbers, though their values may "
-        f"be codes (a customer number, a ZIP code, a product code). Counted on "
+        "be codes (a customer number, a ZIP code, a product code) or tell more one by one "
+        "than in bins. Counted on "
         f"{escape(counted)}:\n\n{listed}\n\nTreated as categorical, each value counts on "
         "its own (MI above chance: what a column tells about the target beyond what as many "
         "values unrelated to it would).",
