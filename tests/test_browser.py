@@ -434,17 +434,22 @@ def test_a_hostile_data_link_loads_the_default(page, app_url, value):
     assert note["y"] >= header["y"] + header["height"] - 0.5, (note, header)
 
 
-def test_user_text_renders_as_text(page, app_url, tmp_path):
-    """Duplicate columns named like a link, a rare class named like an image."""
-    rows = [f"{i % 3},{i % 4},big" for i in range(40)] + [f"1,2,{IMAGE}", f"0,1,{IMAGE}"]
-    path = tmp_path / "links.csv"
-    path.write_text("\n".join([f"{LINK},{LINK},class", *rows]) + "\n")
+def upload_file(page, app_url: str, path: Path) -> None:
+    """Open the app afresh and upload ``path`` on the Dataset page; no exception shown."""
     page.goto(app_url)
     wait_idle(page)
     page.get_by_text("Add a dataset: upload a file or an OpenML id").click()
     upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     timed(page, lambda: upload.set_input_files(path))
-    assert_no_exception(page, "the upload of links.csv")
+    assert_no_exception(page, f"the upload of {path.name}")
+
+
+def test_user_text_renders_as_text(page, app_url, tmp_path):
+    """Duplicate columns named like a link, a rare class named like an image."""
+    rows = [f"{i % 3},{i % 4},big" for i in range(40)] + [f"1,2,{IMAGE}", f"0,1,{IMAGE}"]
+    path = tmp_path / "links.csv"
+    path.write_text("\n".join([f"{LINK},{LINK},class", *rows]) + "\n")
+    upload_file(page, app_url, path)
     alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert any(LINK in text for text in alerts), alerts  # shown literally
     assert_not_rendered_as_markdown(page)
@@ -462,12 +467,7 @@ def test_whole_number_codes_are_named_and_declared_in_one_click(page, app_url, t
 
     path = tmp_path / "shops.csv"
     shops().to_csv(path, index=False)
-    page.goto(app_url)
-    wait_idle(page)
-    page.get_by_text("Add a dataset: upload a file or an OpenML id").click()
-    upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-    timed(page, lambda: upload.set_input_files(path))
-    assert_no_exception(page, "the upload of shops.csv")
+    upload_file(page, app_url, path)
     alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert any("2 whole-number columns are binned as numbers" in a for a in alerts), alerts
     chosen = page.locator(".st-key-upload_categorical [data-tag]")  # the chosen columns
