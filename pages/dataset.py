@@ -409,9 +409,10 @@ def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
     notes, lines, counted, telling, unweighed = _numeric_code_notes(work.key, dataset, work)
     if unweighed:
         st.caption(
-            f"Not weighed, to keep this page quick ({len(unweighed)} whole-number columns of "
-            f"many values over many classes): {escape(join_names(unweighed))}. If any is a "
-            "code, choose it under Categorical columns."
+            f"Not weighed, to keep this page quick ({len(unweighed)} whole-number "
+            f"column{'s' * (len(unweighed) != 1)} of many values over many classes): "
+            f"{escape(join_names(unweighed))}. If any is a code, choose it under Categorical "
+            "columns."
         )
     if len(notes) <= 1:
         for number, (column, note) in enumerate(notes.items()):

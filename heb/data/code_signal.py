@@ -173,7 +173,9 @@ def binned_signal_columns(
     position = {name: j for j, name in enumerate(features)}
     columns = {}
     for name in names:
+        # the same rows for both codings: a value the bins cannot code (inf) is left out
         observed = counted[name].notna().to_numpy() & (labels >= 0)
+        observed &= binned[:, position[name]] >= 0
         values = pd.factorize(counted[name][observed])[0]
         kept = labels[observed]
         class_rows = np.bincount(kept)
