@@ -139,6 +139,23 @@ def test_the_two_thresholds_decide_at_the_measured_figures(monkeypatch):
         monkeypatch.undo()
 
 
+def test_a_mostly_zero_count_unrelated_to_the_target_is_not_named():
+    """The skewed chi-square of a few-valued column: 4 sd alone named about 1 in 600 such
+    columns; the tail margin (SIGNAL_P) names none of 400 here."""
+    rng = np.random.default_rng(11)
+    named = 0
+    for _ in range(400):
+        rows = 2_000
+        count = np.where(rng.random(rows) < 0.92, 0, rng.integers(1, 14, rows))
+        frame = pd.DataFrame({"count": count, "label": rng.choice(["a", "b"], rows)})
+        named += "count" in signal_of(frame)[2]
+    assert named == 0
+    # the margin is the larger of 4 sd and the tail's excess: the tail's at small df
+    sd = code_signal.null_mi_sd(13, 2, 2_000)
+    assert code_signal.null_mi_margin(13, 2, 2_000) > 6 * sd
+    assert code_signal.null_mi_margin(1, 2, 2_000) == 0.0
+
+
 def test_the_null_sd_by_hand_and_by_simulation():
     """sqrt(2 (K-1)(C-1)) / (2 N): 101 values, 2 classes, 200 rows give sqrt(200) / 400;
     and 400 unrelated 50-valued columns over 3 classes and 4,000 rows spread about so."""
@@ -161,7 +178,7 @@ def test_missing_values_and_rows_past_the_sample(monkeypatch):
     assert found["product"].rows == 2_700 and found["refunds"].rows == 3_000
     monkeypatch.setattr(summaries, "CODE_SAMPLE_ROWS", 1_000)
     dataset, work, found = signal_of(shops(rows=3_000, seed=2))
-    assert found["refunds"].rows == 1_000
+    assert found["product"].rows == 1_000
 
 
 def test_nothing_to_weigh_gives_nothing():

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from heb.counts import CountTable
 from heb.data.dataset import is_integer_like
@@ -27,6 +28,7 @@ from heb.smoothing import mutual_information
 __all__ = [
     "SAMPLE_ROWS",
     "SIGNAL_RATIO",
+    "SIGNAL_P",
     "SIGNAL_SDS",
     "SIGNAL_TERMS",
     "BinnedSignal",
@@ -34,6 +36,7 @@ __all__ = [
     "binned_signal_columns",
     "chance_cost",
     "counted_positions",
+    "null_mi_margin",
     "null_mi_sd",
     "whole_number_bins",
 ]
@@ -50,6 +53,10 @@ SAMPLE_ROWS = 20_000
 #: most 1.1-1.9x from counting values apart
 SIGNAL_RATIO = 2.0
 SIGNAL_SDS = 4.0
+#: and by at least the chi-square's own excess at this tail probability: 2 N MI is skewed
+#: where (K - 1)(C - 1) is small (a mostly-zero count), so 4 sd alone let about 1 in 600
+#: unrelated such columns through (a review's 5 of 3,000)
+SIGNAL_P = 1e-5
 #: the most work (:func:`chance_cost`: terms and cells, 0.1-0.2 us each) the chance levels
 #: may take: the amazon file's 8 codes take 0.3 million (45 ms in all), letter's 16
 #: columns 3 million (0.4 s); 30 codes of 5,000 values over 50 classes would take 40
@@ -101,6 +108,18 @@ def null_mi_sd(n_values: int, n_classes: int, rows: int) -> float:
     ``(K - 1)(C - 1)`` degrees of freedom, so its sd is ``sqrt(2 (K-1)(C-1)) / (2 N)``."""
     freedom = max(n_values - 1, 0) * max(n_classes - 1, 0)
     return float(np.sqrt(2.0 * freedom) / (2.0 * max(rows, 1)))
+
+
+def null_mi_margin(n_values: int, n_classes: int, rows: int) -> float:
+    """How far above its chance level the plug-in MI (nats) of ``n_values`` categories must
+    be to count: :data:`SIGNAL_SDS` null sd (:func:`null_mi_sd`), and at least the
+    chi-square quantile's excess over its mean at :data:`SIGNAL_P`,
+    ``(chi2.isf(p, df) - df) / (2 N)``, which the skew makes larger for small df."""
+    freedom = max(n_values - 1, 0) * max(n_classes - 1, 0)
+    if freedom == 0:
+        return 0.0
+    excess = (stats.chi2.isf(SIGNAL_P, freedom) - freedom) / (2.0 * max(rows, 1))
+    return float(max(SIGNAL_SDS * null_mi_sd(n_values, n_classes, rows), excess))
 
 
 def chance_cost(category_rows: np.ndarray, class_rows: np.ndarray) -> int:
@@ -196,8 +215,8 @@ def binned_signal_columns(
         table = CountTable.from_codes(codes, kept, int(kept.max()) + 1)
         in_bins, by_value = mutual_information(table) - expected_mutual_information(table)
         distinct, rows = int(values.max()) + 1, int(observed.sum())
-        noise = null_mi_sd(distinct, int(np.unique(kept).size), rows)
-        if by_value >= SIGNAL_RATIO * in_bins and by_value - in_bins >= SIGNAL_SDS * noise:
+        margin = null_mi_margin(distinct, int(np.unique(kept).size), rows)
+        if by_value >= SIGNAL_RATIO * in_bins and by_value - in_bins >= margin:
             found[name] = BinnedSignal(
                 distinct, rows, int(n_categories[name]), float(in_bins), float(by_value)
             )
