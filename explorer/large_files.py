@@ -39,11 +39,10 @@ from explorer.display import (
     show_table,
 )
 from explorer.errors import escape, show_error, show_info
-from explorer.summaries import CODE_DISTINCT_SHARE, CODE_MIN_VALUES, code_note, id_like_note
+from explorer.summaries import code_note, id_like_note, looks_like_code
 from heb import figures, registry
 from heb.data import DataError, default_target
 from heb.data.dataset import is_id_like_name
-from heb.data.preprocess import CODE_NAME
 from heb.nb import NaiveBayes
 from heb.scale.cv import ENGINE_FAMILIES
 from heb.scale.duckdb_engine import DuckDBEngine
@@ -791,22 +790,18 @@ def _choose_categorical(large: LargeFile) -> None:
 
 def code_columns(frame: pd.DataFrame, large: LargeFile) -> dict[str, tuple[int, int]]:
     """Integer columns binned as numbers that may be codes: name -> (distinct values,
-    non-missing rows), by the in-memory note's count rule (``summaries.numeric_code_columns``:
-    values at least half the rows, or any share when the name says code, as a ZIP column
-    repeated over many rows; its signal rule, ``binned_signal_columns``, weighs a sample
-    held in memory)."""
+    non-missing rows), by the in-memory note's count rule (``summaries.looks_like_code``;
+    its signal rule, ``binned_signal_columns``, weighs a sample held in memory)."""
 
     families = dict(zip(large.columns, large.families, strict=False))
     numeric = frame[frame["kind"] == "numeric"]
     whole = np.array([families.get(c) == "integer" for c in numeric["feature"]], dtype=bool)
     numeric = numeric.loc[whole]
     rows = (numeric["rows"] * (1.0 - numeric["missing_share"])).round().astype(int)
-    spread = numeric["K"] >= CODE_DISTINCT_SHARE * rows
-    named = np.array([bool(CODE_NAME.search(str(f))) for f in numeric["feature"]], dtype=bool)
-    found = (numeric["K"] > CODE_MIN_VALUES) & (spread | named)
     return {
         str(f): (int(k), int(r))
-        for f, k, r in zip(numeric["feature"][found], numeric["K"][found], rows[found], strict=True)
+        for f, k, r in zip(numeric["feature"], numeric["K"], rows, strict=True)
+        if looks_like_code(str(f), int(k), int(r))
     }
 
 

@@ -29,10 +29,12 @@ __all__ = [
     "id_columns",
     "id_like_imputation_notes",
     "lens_table",
+    "looks_like_code",
     "code_note",
     "numeric_code_columns",
     "numeric_code_lines",
     "numeric_code_notes",
+    "numeric_code_texts",
     "rows_per_category",
     "zero_cells",
 ]
@@ -108,6 +110,15 @@ def _binned_whole_numbers(dataset: Dataset, work: WorkingData) -> list[str]:
     return code_signal.whole_number_bins(dataset.X, kinds, work.feature_names)
 
 
+def looks_like_code(name: str, distinct: int, rows: int) -> bool:
+    """The count rule of one whole-number column: more than :data:`CODE_MIN_VALUES`
+    distinct values, at least :data:`CODE_DISTINCT_SHARE` of its non-missing ``rows`` or
+    any share when its name says code (:data:`CODE_NAME`). The in-memory and large-file
+    notes share it."""
+    spread = distinct >= CODE_DISTINCT_SHARE * rows or CODE_NAME.search(str(name))
+    return bool(distinct > CODE_MIN_VALUES and spread)
+
+
 def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple[int, int]]:
     """Numeric-typed columns that may be codes: name -> (distinct values, non-missing rows)
     among the rows counted (all, or :data:`CODE_SAMPLE_ROWS` drawn at random).
@@ -131,8 +142,7 @@ def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple
     for name in names:
         rows = int(counted[name].notna().sum())
         distinct = int(counted[name].nunique(dropna=True))
-        spread = distinct >= CODE_DISTINCT_SHARE * rows or CODE_NAME.search(str(name))
-        if distinct > CODE_MIN_VALUES and spread:
+        if looks_like_code(name, distinct, rows):
             found[name] = (distinct, rows)
     return found
 
@@ -179,11 +189,7 @@ def numeric_code_notes(
     :func:`binned_signal_columns`), in feature order: what the encoder does with it, what
     its values tell that its bins do not, and what to do if it is a code (plain text; the
     page escapes it)."""
-    figures, bins, sample = _code_figures(dataset, work, signal)
-    return {
-        name: code_note(name, distinct, rows, bins, sample, found)
-        for name, (distinct, rows, found) in figures.items()
-    }
+    return numeric_code_texts(dataset, work, signal)[0]
 
 
 def numeric_code_lines(
@@ -192,9 +198,18 @@ def numeric_code_lines(
     """The columns of :func:`numeric_code_notes` as one short line each (plain text), and
     the rows counted as words ("20,000 rows", or "a random sample of ..."): the page lists
     several such columns in one note rather than a note each."""
+    return numeric_code_texts(dataset, work, signal)[1:]
+
+
+def numeric_code_texts(
+    dataset: Dataset, work: WorkingData, signal: dict[str, BinnedSignal] | None = None
+) -> tuple[dict[str, str], dict[str, str], str]:
+    """:func:`numeric_code_notes` and :func:`numeric_code_lines` from one count of the
+    columns (the page shows one or the other)."""
     figures, bins, sample = _code_figures(dataset, work, signal)
-    lines = {}
+    notes, lines = {}, {}
     for name, (distinct, rows, found) in figures.items():
+        notes[name] = code_note(name, distinct, rows, bins, sample, found)
         if found is None:
             lines[name] = f"{quote(name)}: {distinct:,} values in {rows:,} rows, mixed in {bins}."
         else:
@@ -203,7 +218,7 @@ def numeric_code_lines(
                 f"{quote(name)}: {distinct:,} values in {made}; value by value "
                 f"{found.by_value:.3f} nats above chance, in its bins {found.in_bins:.3f}."
             )
-    return lines, f"{min(len(dataset.X), CODE_SAMPLE_ROWS):,} rows{sample}"
+    return notes, lines, f"{min(len(dataset.X), CODE_SAMPLE_ROWS):,} rows{sample}"
 
 
 def code_note(

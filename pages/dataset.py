@@ -372,8 +372,7 @@ def _numeric_code_notes(
     signal rule's figures, the columns it found and those it left unweighed
     (:func:`explorer.summaries.binned_signal_columns`), once per working data (``key``)."""
     check = summaries.binned_signal_columns(_dataset, _work)
-    lines, counted = summaries.numeric_code_lines(_dataset, _work, check.found)
-    notes = summaries.numeric_code_notes(_dataset, _work, check.found)
+    notes, lines, counted = summaries.numeric_code_texts(_dataset, _work, check.found)
     return notes, lines, counted, list(check.found), check.unweighed
 
 

@@ -198,10 +198,11 @@ def binned_signal_columns(
         values = pd.factorize(counted[name][observed])[0]
         kept = labels[observed]
         class_rows = np.bincount(kept)
-        if np.count_nonzero(class_rows) < 2:
+        classes = np.count_nonzero(class_rows)
+        if classes < 2:
             continue
         cost = chance_cost(np.bincount(values), class_rows[class_rows > 0])
-        columns[name] = (cost, observed, values, kept)
+        columns[name] = (cost, observed, values, kept, classes)
     weighed, spent = [], 0
     for name in sorted(columns, key=lambda n: columns[n][0]):
         spent += columns[name][0]
@@ -210,12 +211,12 @@ def binned_signal_columns(
         weighed.append(name)
     found = {}
     for name in [n for n in names if n in weighed]:  # feature order
-        _, observed, values, kept = columns[name]
+        _, observed, values, kept, classes = columns[name]
         codes = np.column_stack((binned[observed, position[name]], values))
         table = CountTable.from_codes(codes, kept, int(kept.max()) + 1)
         in_bins, by_value = mutual_information(table) - expected_mutual_information(table)
         distinct, rows = int(values.max()) + 1, int(observed.sum())
-        margin = null_mi_margin(distinct, int(np.unique(kept).size), rows)
+        margin = null_mi_margin(distinct, int(classes), rows)
         if by_value >= SIGNAL_RATIO * in_bins and by_value - in_bins >= margin:
             found[name] = BinnedSignal(
                 distinct, rows, int(n_categories[name]), float(in_bins), float(by_value)
