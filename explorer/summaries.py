@@ -168,11 +168,7 @@ def _code_figures(
     n_bins = getattr(work.preprocessor, "n_bins", None)
     bins = f"{n_bins} quantile bins" if n_bins else "quantile bins"
     total = len(dataset.X)
-    sample = (
-        f" (a random sample of {CODE_SAMPLE_ROWS:,} of the {total:,} rows)"
-        if total > CODE_SAMPLE_ROWS
-        else ""
-    )
+    sample = f" drawn at random from the {total:,}" if total > CODE_SAMPLE_ROWS else ""
     signal = signal or {}
     counted = numeric_code_columns(dataset, work)
     figures = {}
@@ -196,8 +192,8 @@ def numeric_code_lines(
     dataset: Dataset, work: WorkingData, signal: dict[str, BinnedSignal] | None = None
 ) -> tuple[dict[str, str], str]:
     """The columns of :func:`numeric_code_notes` as one short line each (plain text), and
-    the rows counted as words ("20,000 rows", or "a random sample of ..."): the page lists
-    several such columns in one note rather than a note each."""
+    the rows counted as words ("3,000 rows", "20,000 rows drawn at random from the ..."):
+    the page lists several such columns in one note rather than a note each."""
     return numeric_code_texts(dataset, work, signal)[1:]
 
 
@@ -240,9 +236,10 @@ def code_note(
         said += (
             f"it is binned as a number, into {made}. Counted value by value it tells "
             f"{signal.by_value:.3f} nats about the target beyond chance, in its bins "
-            f"{signal.in_bins:.3f}: the bins hide what its values say. Treat it as "
-            "categorical, so that each value counts on its own, as a code's values must (a "
-            "customer number, a ZIP code, a product code)."
+            f"{signal.in_bins:.3f}: the bins hide what its values say. Treated as "
+            "categorical, each value counts on its own: what a code needs (a customer "
+            "number, a ZIP code, a product code), and worth a comparison on Compare for a "
+            "measurement of few values."
         )
         return said
     return said + (

@@ -463,38 +463,47 @@ def _declared(dataset, spec: str, categorical: Sequence[str], strict: bool, repo
     return dataset
 
 
-def _code_signal_notes(dataset, n_bins: int) -> list[str]:
+def _code_signal_notes(dataset, settings: dict) -> list[str]:
     """The whole-number columns of a file whose quantile bins hide what their values tell
-    the target (:func:`heb.data.code_signal.binned_signal_columns`, on its sample of rows),
-    a line each, and the option that reads them as categories; none when there are none."""
-    from heb.data import Preprocessor
-    from heb.data.code_signal import binned_signal_columns, counted_positions
+    the target (:func:`heb.data.code_signal.binned_signal_columns`), a line each, and the
+    option that reads them as categories; none when there are none. The bins are fitted on
+    the rows the run evaluates (``--max-rows``), with its ``--n-bins`` and ``--missing``,
+    as the app's Dataset page fits them."""
+    import shlex
 
-    picked = counted_positions(len(dataset.X))
-    X = dataset.X if picked is None else dataset.X.iloc[picked]
-    y = dataset.y if picked is None else dataset.y.iloc[picked]
+    from heb.data import Preprocessor
+    from heb.data.code_signal import binned_signal_columns
+    from heb.data.dataset import quote
+    from heb.evaluate.folds import evaluated_data
+
+    X = evaluated_data(dataset, settings.get("max_rows"))[0]
     with warnings.catch_warnings():  # a code-named column's warning: the lines below say more
         warnings.simplefilter("ignore", UserWarning)
-        encoder = Preprocessor(n_bins=n_bins, categorical=dataset.categorical).fit(X)
-    found = binned_signal_columns(X, y, encoder).found
+        encoder = Preprocessor(
+            n_bins=settings["n_bins"],
+            missing=settings.get("missing", "impute"),
+            categorical=dataset.categorical,
+        ).fit(X)
+    found = binned_signal_columns(dataset.X, dataset.y, encoder).found
     lines = [
-        f"{name!r} ({signal.distinct:,} whole numbers) tells the target "
+        f"{quote(name)} ({signal.distinct:,} different whole numbers) tells the target "
         f"{signal.by_value:.3f} nats above chance value by value, "
         f"{signal.in_bins:.3f} in its {signal.bins} bin{'s' * (signal.bins != 1)}."
         for name, signal in found.items()
     ]
     if found:
         them = "it" if len(found) == 1 else "them"
-        lines.append(f"name {','.join(found)} in --categorical to read {them} as categories.")
+        option = shlex.quote(",".join(found))
+        lines.append(f"pass --categorical {option} to read {them} as categories.")
     return lines
 
 
-def _say_data_notes(dataset, spec: str, n_bins: int, report) -> None:
+def _say_data_notes(dataset, spec: str, settings: dict, report) -> None:
     """What reading the file changed (renames, dropped rows...) and, for a file, the
     whole-number columns its bins would blur (:func:`_code_signal_notes`)."""
     notes = list(dataset.notes)
     if _is_file_spec(spec):  # catalogue and OpenML data are typed by their metadata
-        notes += _code_signal_notes(dataset, n_bins)
+        notes += _code_signal_notes(dataset, settings)
     for note in notes:
         report(f"  {dataset.name}: {note}")
 
@@ -550,7 +559,7 @@ def _collect(
             continue
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, report)
         dataset.name = distinct_name(dataset.name, spec, taken)
-        _say_data_notes(dataset, spec, settings["n_bins"], report)
+        _say_data_notes(dataset, spec, settings, report)
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
         with_bins = _with_bins(dataset, tables, table7_subset, report)
         notes: list[str] = []

@@ -406,26 +406,40 @@ def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
     if spec not in st.session_state.get("uploads", {}):
         return
     notes, lines, counted, telling, unweighed = _numeric_code_notes(work.key, dataset, work)
-    if unweighed:
+    if len(notes) == 1:
+        column, note = next(iter(notes.items()))
+        show_info(note)
+        _declare_button(spec, column, 0)
+    elif notes:
+        _shared_code_note(spec, notes, lines, counted, telling)
+    if unweighed:  # under the notes: what was weighed comes first
         st.caption(
             f"Not weighed, to keep this page quick ({len(unweighed)} whole-number "
             f"column{'s' * (len(unweighed) != 1)} of many values over many classes): "
             f"{escape(join_names(unweighed))}. If any is a code, choose it under Categorical "
             "columns."
         )
-    if len(notes) <= 1:
-        for number, (column, note) in enumerate(notes.items()):
-            show_info(note)
-            _declare_button(spec, column, number)
-        return
+
+
+def _shared_code_note(
+    spec: str, notes: dict[str, str], lines: dict[str, str], counted: str, telling: list[str]
+) -> None:
+    """Several columns of :func:`numeric_code_notes` in one note, a line each, with one
+    button declaring those whose values tell more than their bins (``telling``) and a
+    button each for the others."""
     listed = "\n".join(f"- {escape(line)}" for line in lines.values())
+    weighed = (
+        " (MI above chance: what a column tells about the target beyond what as many "
+        "values unrelated to it would)"
+        if telling
+        else ""
+    )
     st.info(
         f"{len(notes)} whole-number columns are binned as numbers, though their values may "
         "be codes (a customer number, a ZIP code, a product code) or tell more one by one "
         "than in bins. Counted on "
         f"{escape(counted)}:\n\n{listed}\n\nTreated as categorical, each value counts on "
-        "its own (MI above chance: what a column tells about the target beyond what as many "
-        "values unrelated to it would).",
+        f"its own{weighed}.",
         icon=":material/info:",
     )
     with st.container(horizontal=True, key="declare_categorical_buttons"):

@@ -181,6 +181,57 @@ def test_missing_values_and_rows_past_the_sample(monkeypatch):
     assert found["product"].rows == 1_000
 
 
+def test_the_count_rule_and_the_signal_rule_count_the_same_rows(monkeypatch):
+    """Past CODE_SAMPLE_ROWS both rules count the same random rows: a code missing in a
+    random third of the rows has as many non-missing rows in each rule's sample."""
+    monkeypatch.setattr(summaries, "CODE_SAMPLE_ROWS", 1_000)
+    frame = shops(rows=3_000, seed=4).rename(columns={"product": "product_code"})
+    frame.loc[np.random.default_rng(5).random(3_000) < 1 / 3, "product_code"] = np.nan
+    with pytest.warns(UserWarning, match="its name says code"):
+        dataset, work, found = signal_of(frame)
+    distinct, rows = summaries.numeric_code_columns(dataset, work)["product_code"]
+    assert 600 < rows < 720  # about 2/3 of 1,000
+    assert (found["product_code"].rows, found["product_code"].distinct) == (rows, distinct)
+    picked = code_signal.counted_positions(3_000, 1_000)
+    assert rows == int(dataset.X["product_code"].iloc[picked].notna().sum())
+
+
+def test_case_missing_as_a_category_is_not_a_bin():
+    """With ``missing="category"`` the encoder adds a "(missing)" category: the bins the
+    values fall in are still 10 (the product code) and 1 (the refund count)."""
+    frame = shops()
+    frame.loc[::7, ["product", "refunds"]] = np.nan
+    dataset = hdata.load_upload(csv(frame), "shops.csv", target="label")
+    pre = Preprocessor(missing="category").fit(dataset.X)
+    n_categories = dict(zip(pre.feature_names_out_, pre.n_categories_, strict=True))
+    assert n_categories["product"] == 11 and n_categories["refunds"] == 2
+    assert code_signal.value_bins(pre)["product"] == 10
+    found = code_signal.binned_signal_columns(dataset.X, dataset.y, pre).found
+    assert found["product"].bins == 10 and found["refunds"].bins == 1
+    # the same figures as imputing: missing rows are left out of both counts
+    imputed = code_signal.binned_signal_columns(
+        dataset.X, dataset.y, Preprocessor().fit(dataset.X)
+    ).found
+    assert found["product"].by_value == pytest.approx(imputed["product"].by_value)
+    assert found["product"].rows == imputed["product"].rows == 3_000 - 429
+
+
+def test_case_integer_column_names_are_weighed():
+    """A frame whose columns are named 0, 1, ... (the encoder reads them as "0", "1"):
+    the same columns are found, under their names as text."""
+    frame = shops()
+    X = frame.drop(columns="label")
+    named = code_signal.binned_signal_columns(X, frame["label"], Preprocessor().fit(X)).found
+    X.columns = range(X.shape[1])
+    numbered = code_signal.binned_signal_columns(X, frame["label"], Preprocessor().fit(X))
+    assert list(numbered.found) == ["0", "2"] and list(named) == ["product", "refunds"]
+    assert numbered.found["0"] == named["product"]
+    assert code_signal.whole_number_bins(X, {"0": "numeric", "1": "numeric"}, [0, "1"]) == [
+        "0",
+        "1",
+    ]
+
+
 def test_nothing_to_weigh_gives_nothing():
     """No whole-number column, or one with no more values than bins, or rows of one class
     once the column's missing rows are left out: no signal, no error."""
@@ -248,7 +299,10 @@ def test_the_notes_give_the_figures_and_the_advice():
     )
     assert "into a single bin (its quantiles tie)" in notes["refunds"]
     assert "in its bins 0.000" in notes["refunds"]
-    assert all("Treat it as categorical" in n and "If it is" not in n for n in notes.values())
+    advice = "Treated as categorical, each value counts on its own: what a code needs"
+    assert all(advice in n and "If it is" not in n for n in notes.values())
+    # the rule weighs what the bins lose, not whether the numbers are codes: it says so
+    assert all("worth a comparison on Compare for a measurement" in n for n in notes.values())
     # without the signal, as before: the count rule alone (nothing here passes it)
     assert summaries.numeric_code_notes(dataset, work) == {}
     lines, counted = summaries.numeric_code_lines(dataset, work, found)
@@ -349,6 +403,54 @@ def test_case_unweighed_whole_number_columns(monkeypatch):
     assert not [i for i in at.info if "whole-number columns are binned" in i.value]
 
 
+def test_unweighed_columns_are_named_under_the_notes(monkeypatch):
+    """What was weighed comes first: the shared note, its button, then the caption naming
+    the columns past the budget. A table of its own: the page caches its notes per data."""
+    frame = shops(seed=11)
+    dataset = hdata.load_upload(csv(frame), "shops.csv", target="label")
+    y = np.bincount(pd.factorize(dataset.y)[0])
+    cost = sum(
+        code_signal.chance_cost(np.bincount(pd.factorize(dataset.X[name])[0]), y)
+        for name in ("product", "refunds")
+    )
+    monkeypatch.setattr(code_signal, "SIGNAL_TERMS", cost)
+    at = upload(frame)
+    order = [
+        "note"
+        if "whole-number columns are binned" in str(getattr(node, "value", ""))
+        else "caption"
+        if "Not weighed" in str(getattr(node, "value", ""))
+        else "button"
+        if getattr(node, "key", None) == "declare_categorical_all"
+        else None
+        for node in at.main
+    ]
+    assert [kind for kind in order if kind] == ["note", "button", "caption"]
+    (caption,) = [c.value for c in at.caption if "Not weighed" in c.value]
+    assert "(2 whole-number columns" in caption and "'spend', 'noise'" in unescape(caption)
+
+
+def test_the_shared_note_explains_mi_only_when_it_gives_figures():
+    """Two order numbers (a value per row each: the count rule's) share a note without
+    figures, so without the clause explaining "MI above chance", and a button each."""
+    rng = np.random.default_rng(8)
+    frame = shops()[["spend", "label"]].assign(
+        order=rng.permutation(3_000) + 10**6, invoice=rng.permutation(3_000) + 10**7
+    )
+    at = upload(frame)
+    (note,) = [unescape(i.value) for i in at.info if "whole-number columns are" in i.value]
+    assert note.startswith("2 whole-number columns are binned as numbers")
+    assert "MI above chance" not in note and "nats" not in note
+    assert note.endswith("Treated as categorical, each value counts on its own.")
+    assert "declare_categorical_all" not in [b.key for b in at.button]
+    labels = [at.button(key=f"declare_categorical_{i}").label for i in range(2)]
+    assert labels == ["Treat order as categorical", "Treat invoice as categorical"]
+    # with figures the clause is there
+    at = upload(shops())
+    (note,) = [unescape(i.value) for i in at.info if "whole-number columns are" in i.value]
+    assert "(MI above chance: what a column tells about the target beyond" in note
+
+
 def test_column_names_in_the_shared_note_are_text():
     """A markdown link as a column name is listed as text, not a link."""
     at = upload(shops().rename(columns={"product": LINK}))
@@ -377,19 +479,19 @@ def test_bench_names_the_columns_its_bins_would_blur(tmp_path, capsys):
     _, _, found = signal_of(shops())
     product, refunds = found["product"], found["refunds"]
     assert (
-        f"  shops: 'product' ({product.distinct:,} whole numbers) tells the target "
+        f"  shops: 'product' ({product.distinct:,} different whole numbers) tells the target "
         f"{product.by_value:.3f} nats above chance value by value, {product.in_bins:.3f} in "
         "its 10 bins.\n"
     ) in err
     assert f"{refunds.in_bins:.3f} in its 1 bin.\n" in err
-    assert "  shops: name product,refunds in --categorical to read them as categories." in err
+    assert "  shops: pass --categorical product,refunds to read them as categories." in err
     assert "'spend'" not in err and "'noise'" not in err
     # declared: read as categories, so not said again; one left: "it"
     err = _bench(tmp_path, capsys, "--categorical", "product")
     assert "'product'" not in err
-    assert "shops: name refunds in --categorical to read it as categories." in err
+    assert "shops: pass --categorical refunds to read it as categories." in err
     err = _bench(tmp_path, capsys, "--categorical", "product,refunds")
-    assert "in --categorical to read" not in err and "whole numbers) tells" not in err
+    assert "pass --categorical" not in err and "whole numbers) tells" not in err
 
 
 def test_bench_says_nothing_of_catalogue_data(tmp_path, capsys):
@@ -400,3 +502,32 @@ def test_bench_says_nothing_of_catalogue_data(tmp_path, capsys):
     args = ["bench", "builtin:digits", "--folds", "2", "--tables", "1", "--no-figures"]
     assert main([*args, "--no-cache", "-o", str(out)]) == 0
     assert "whole numbers) tells" not in capsys.readouterr().err
+
+
+def test_bench_past_the_sample_fits_the_bins_as_the_page_does(tmp_path, capsys):
+    """On a file of more than SAMPLE_ROWS rows the bins are fitted on the rows the run
+    evaluates (``--max-rows``, ``--n-bins``, ``--missing``, as the page's
+    ``loading._working``), the figures counted on the rule's random sample: the same lines
+    as the page's note."""
+    from heb.cli import main
+    from heb.evaluate.folds import evaluated_data
+
+    frame = shops(rows=26_000, seed=3)
+    frame.loc[::9, "product"] = np.nan
+    path = tmp_path / "shops.csv"
+    path.write_bytes(csv(frame))
+    dataset = hdata.load_upload(csv(frame), "shops.csv", target="label")
+    X = evaluated_data(dataset, 5_000)[0]
+    pre = Preprocessor(n_bins=8, missing="category", categorical=dataset.categorical).fit(X)
+    found = code_signal.binned_signal_columns(dataset.X, dataset.y, pre).found
+    product = found["product"]
+    assert product.bins == 8 and 17_000 < product.rows < 18_500  # 8/9 of SAMPLE_ROWS
+    args = ["bench", str(path), "--folds", "2", "--tables", "1", "--no-figures", "--no-cache"]
+    options = ["--max-rows", "5000", "--n-bins", "8", "--missing", "category"]
+    assert main([*args, *options, "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f"'product' ({product.distinct:,} different whole numbers) tells the target "
+        f"{product.by_value:.3f} nats above chance value by value, {product.in_bins:.3f} in "
+        "its 8 bins.\n"
+    ) in err

@@ -139,7 +139,7 @@ def test_a_large_table_is_counted_on_a_sample():
     sample = summaries.CODE_SAMPLE_ROWS
     assert found == {"order": (sample, sample)}
     note = summaries.numeric_code_notes(dataset, work)["order"]
-    assert f"in {sample:,} rows (a random sample of {sample:,} of the {rows:,} rows)" in note
+    assert f"in {sample:,} rows drawn at random from the {rows:,}: " in note
 
 
 def test_a_column_typed_categorical_is_not_flagged():
