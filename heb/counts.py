@@ -26,8 +26,9 @@ MAX_TABLE_CELLS = 200_000_000
 #: cells per row block of :func:`column_max`
 _MAX_BLOCK = 8192
 #: a few-row table's positive cells come from sorting its codes when the cells outnumber
-#: the codes this many times, else from scanning the table
-_SORT_CELLS_BELOW = 16
+#: the codes this many times, else from scanning the table (10^4 rows of 100 Zipf codes
+#: over 10 classes: as quick either way at 3,000 categories, 20 % quicker sorted at 10,000)
+_SORT_CELLS_BELOW = 4
 
 
 def as_codes(X, *, name: str = "X") -> np.ndarray:
@@ -193,7 +194,10 @@ class CountTable:
         n_cells = n_classes * width
         flat = X + offsets[:-1]
         flat += (y * width)[:, None]
-        if n_rows and (X.min() < 0 or not (codes_fit or np.all(column_max(X) < n_categories))):
+        complete = not (  # every row has a counted code in every feature
+            n_rows and (X.min() < 0 or not (codes_fit or np.all(column_max(X) < n_categories)))
+        )
+        if not complete:
             flat[(X < 0) | (X >= n_categories)] = n_cells
         flat = flat.ravel()
         sparse = flat.size < n_cells
@@ -219,16 +223,22 @@ class CountTable:
             if cells is None:  # one scan of the table (a bool scan: 2x nonzero of floats)
                 cells = np.flatnonzero(counts > 0)
                 cell_counts = counts.ravel().take(cells)
-            table._keep_sums(cells, cell_counts)
+            # no code left out: N_cf = N_c for every feature, no sum over the cells
+            n_cf = np.repeat(class_counts[:, None], n_features, axis=1) if complete else None
+            table._keep_sums(cells, cell_counts, n_cf)
         return table
 
-    def _keep_sums(self, cells: np.ndarray, cell_counts: np.ndarray) -> None:
-        """Store the positive cells (flat, ascending), their counts, and N_cf from them."""
+    def _keep_sums(
+        self, cells: np.ndarray, cell_counts: np.ndarray, n_cf: np.ndarray | None = None
+    ) -> None:
+        """Store the positive cells (flat, ascending), their counts, and N_cf (summed from
+        them unless given)."""
         C, width = self.counts.shape
-        # cells are row-major, so each (class, feature) block is one run of them
-        bounds = np.searchsorted(cells, block_starts(C, width, self.offsets))
-        cumulative = np.concatenate(([0.0], np.cumsum(cell_counts)))
-        n_cf = np.diff(cumulative.take(bounds)).reshape(C, self.n_features)
+        if n_cf is None:
+            # cells are row-major, so each (class, feature) block is one run of them
+            bounds = np.searchsorted(cells, block_starts(C, width, self.offsets))
+            cumulative = np.concatenate(([0.0], np.cumsum(cell_counts)))
+            n_cf = np.diff(cumulative.take(bounds)).reshape(C, self.n_features)
         self.counts.flags.writeable = False
         # N_fv (a V-long array) is counted from the cells on first use
         object.__setattr__(self, "_sums", [None, n_cf, cells, cell_counts])

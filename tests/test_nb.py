@@ -365,6 +365,48 @@ def test_sparse_smoothing_equals_the_dense_formula(smoother, table):
     np.testing.assert_allclose(model.predict_joint_log_proba(codes), dense, rtol=0, atol=1e-11)
 
 
+@pytest.mark.parametrize("smoother", ["laplace", "kt", "heb-u", "heb-m", "m-estimate"])
+def test_repeated_codes_take_the_positive_cell_path_and_equal_the_dense_formula(smoother):
+    """Fewer codes than cells, so the table keeps its positive cells, but the codes
+    repeat (Zipf): they would fill the table, the positive cells fill a sixth of it.
+    The positive-cell path is taken and equals the dense formula."""
+    from heb.log_tables import TableSums
+
+    rng = np.random.default_rng(11)
+    k = np.array([300, 300, 200])
+    ranks = rng.zipf(1.6, (500, k.size)) - 1
+    X = np.minimum(ranks, k - 1)
+    y = rng.integers(0, 2, 500)
+    table = CountTable.from_codes(X, y, 2, k)
+    positive = np.count_nonzero(table.counts)
+    assert 4 * table.class_feature_totals().sum() >= table.counts.size > 4 * positive
+    assert TableSums(table).sparse()
+    model = NaiveBayes(smoother=smoother).fit_counts(table)
+    m_cf = model.concentrations_["m"].reshape(table.n_classes, table.n_features)
+    reference = _dense_log_theta(table, smoother, m_cf)
+    np.testing.assert_allclose(model.feature_log_prob_, reference, rtol=0, atol=1e-12)
+    if smoother in ("laplace", "kt", "heb-u"):  # uniform prior: the same operations
+        np.testing.assert_array_equal(model.feature_log_prob_, reference)
+
+
+@pytest.mark.parametrize("k", [(6, 6, 6), (6, 2, 9)])
+def test_dirichlet_theta_spreads_each_pair_over_its_columns(k):
+    """One K for every feature (a broadcast) or several (a repeat): bit for bit the
+    formula with m_cf and N_cf gathered column by column."""
+    from heb.log_tables import dirichlet_theta
+
+    rng = np.random.default_rng(len(set(k)))
+    k = np.array(k)
+    X = np.column_stack([rng.integers(0, kf, 90) for kf in k])
+    table = CountTable.from_codes(X, rng.integers(0, 3, 90), 3, k)
+    n_cf = table.class_feature_totals()
+    m_cf = rng.uniform(0.1, 50.0, n_cf.shape)
+    prior = rng.dirichlet(np.ones(table.counts.shape[1]))
+    col_f = table.feature_of_column
+    expected = (table.counts + m_cf[:, col_f] * prior) / (m_cf[:, col_f] + n_cf[:, col_f])
+    np.testing.assert_array_equal(dirichlet_theta(table, n_cf, m_cf, prior), expected)
+
+
 def test_large_k_laplace_equals_sklearn_on_seen_categories():
     rng = np.random.default_rng(3)
     k = np.array([5000, 20000, 3])
