@@ -221,6 +221,7 @@ class TableSums:
         self._seen_counts = None
         self._positive = None
         self._cell_pair = None
+        self._pair_runs = None
         self._cell_columns = None
         self._cell_seen_position = None
         if sums is None:
@@ -276,24 +277,34 @@ class TableSums:
         return self.table.positive_counts(self.positive_cells)
 
     @property
-    def cell_pair(self) -> np.ndarray:
-        """The (class, feature) pair, ``c * F + f``, of each of :attr:`positive_cells`.
+    def pair_runs(self) -> np.ndarray:
+        """How many of :attr:`positive_cells` each (class, feature) pair holds, shape
+        (C * F,). The cells are row-major, so each pair's cells are one run: the runs'
+        ends come from a search of the C * F block starts among the cells."""
+        if self._pair_runs is None:
+            C, V = self.table.counts.shape
+            starts = block_starts(C, V, self.table.offsets)
+            self._pair_runs = np.diff(np.searchsorted(self.positive_cells, starts))
+        return self._pair_runs
 
-        The cells are row-major, so each pair's cells are one run: the runs' ends come from
-        a search of the C * F block starts among the cells, never of each cell.
-        """
+    def at_cells(self, per_pair: np.ndarray) -> np.ndarray:
+        """A per-pair (C, F) array's value at each of :attr:`positive_cells`: a repeat over
+        the pairs' runs, not a gather."""
+        return np.repeat(per_pair.ravel(), self.pair_runs)
+
+    @property
+    def cell_pair(self) -> np.ndarray:
+        """The (class, feature) pair, ``c * F + f``, of each of :attr:`positive_cells`."""
         if self._cell_pair is None:
-            table = self.table
-            C, V = table.counts.shape
-            bounds = np.searchsorted(self.positive_cells, block_starts(C, V, table.offsets))
-            self._cell_pair = np.repeat(np.arange(C * table.n_features), np.diff(bounds))
+            self._cell_pair = self.at_cells(np.arange(self.table.n_classes * self.table.n_features))
         return self._cell_pair
 
     def cell_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """Class and column of each of :attr:`positive_cells`."""
         if self._cell_columns is None:
             C, V = self.table.counts.shape
-            c = self.cell_pair // self.table.n_features
+            per_class = self.pair_runs.reshape(C, -1).sum(axis=1)
+            c = np.repeat(np.arange(C), per_class)
             column = c * V
             np.subtract(self.positive_cells, column, out=column)
             self._cell_columns = (c, column)
@@ -408,13 +419,12 @@ def dirichlet_log_theta(totals: TableSums, m_cf: np.ndarray, prior: np.ndarray |
         if constant.any():
             log_t[np.repeat(constant, per_feature)] = 0.0
         out += log_t
-    pair = totals.cell_pair
     if totals.uniform_prior:  # m_cf t_v with t_v = 1/K_f: one product per pair
-        theta = (m_cf * at_starts).ravel().take(pair)
+        theta = totals.at_cells(m_cf * at_starts)
     else:
-        theta = m_cf.ravel().take(pair)
+        theta = totals.at_cells(m_cf)
         theta *= prior_at_cells(prior, totals)
     theta += totals.positive_counts
-    theta /= denom.ravel().take(pair)  # N_cf + m_cf
+    theta /= totals.at_cells(denom)  # N_cf + m_cf
     out[c, j] = np.log(theta, out=theta)
     return SeenColumnLog(out, columns, V)
