@@ -113,7 +113,7 @@ def counting_floor(X: np.ndarray, y: np.ndarray, n_classes: int, k: int) -> np.n
 
 #: (N, F, K, C) of --quick, of the default grid (adds to --quick) and of --full (adds to
 #: the default): together the corners and middle of N 10^4 - 5 x 10^6, F 10 - 100,
-#: K 2 - 10^5, C 2 - 10
+#: K 2 - 10^5, C 2 - 10, and two points of K between (3,000: more cells than codes)
 QUICK_GRID = [
     (10_000, 100, 2, 2),
     (10_000, 100, 100, 10),
@@ -122,6 +122,8 @@ QUICK_GRID = [
     (1_000_000, 10, 1_000, 2),
 ]
 GRID = QUICK_GRID + [
+    (10_000, 100, 3_000, 10),  # between K = 100 and 10^5: 3 cells per counted code
+    (10_000, 10, 3_000, 10),
     (10_000, 10, 100_000, 2),
     (100_000, 100, 2, 10),
     (100_000, 100, 100_000, 10),
