@@ -232,6 +232,18 @@ def test_case_integer_column_names_are_weighed():
     ]
 
 
+def test_a_table_of_exactly_the_sample_size_is_counted_whole(monkeypatch):
+    """At CODE_SAMPLE_ROWS rows every row is counted, and the note says no sample."""
+    monkeypatch.setattr(summaries, "CODE_SAMPLE_ROWS", 3_000)
+    dataset, work, found = signal_of(shops())
+    assert found["product"].rows == 3_000
+    assert summaries.numeric_code_lines(dataset, work, found)[1] == "3,000 rows"
+    monkeypatch.setattr(summaries, "CODE_SAMPLE_ROWS", 2_999)
+    dataset, work, found = signal_of(shops())
+    counted = summaries.numeric_code_lines(dataset, work, found)[1]
+    assert counted == "2,999 rows drawn at random from the 3,000"
+
+
 def test_nothing_to_weigh_gives_nothing():
     """No whole-number column, or one with no more values than bins, or rows of one class
     once the column's missing rows are left out: no signal, no error."""
@@ -492,6 +504,19 @@ def test_bench_names_the_columns_its_bins_would_blur(tmp_path, capsys):
     assert "shops: pass --categorical refunds to read it as categories." in err
     err = _bench(tmp_path, capsys, "--categorical", "product,refunds")
     assert "pass --categorical" not in err and "whole numbers) tells" not in err
+
+
+def test_bench_quotes_the_option_for_the_shell(tmp_path, capsys):
+    """A column name with a space is quoted in the suggested option, as a shell needs."""
+    from heb.cli import main
+
+    path = tmp_path / "shops.csv"
+    path.write_bytes(csv(shops().rename(columns={"refunds": "refund count"})))
+    args = ["bench", str(path), "--folds", "2", "--tables", "1", "--no-figures", "--no-cache"]
+    assert main([*args, "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "'refund count' (" in err
+    assert "pass --categorical 'product,refund count' to read them as categories." in err
 
 
 def test_bench_says_nothing_of_catalogue_data(tmp_path, capsys):
