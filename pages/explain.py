@@ -23,6 +23,8 @@ from heb.figures.style import escape as figure_escape
 
 ensure_entry_point()
 AUTO = "(automatic)"
+#: session name of a row number the row box refused (said once, on the next run)
+REFUSED_ROW = "_explain_refused_row"
 #: session key of the model files' expander (built only while open)
 MODEL_FILES_OPEN = "model_files_open"
 SMOOTHER_LABELS = {name: entry.label for name, entry in registry.SMOOTHERS.items()}
@@ -36,17 +38,38 @@ def _next_disagreement(rows: np.ndarray) -> None:
     st.session_state["explain_row"] = int(later[0] if later.size else rows[0])
 
 
+def _take_row(widget: str, last: int) -> None:
+    """Callback of the row box: keep a row number of the table; refuse any other, putting
+    the box back to the row explained (a box with bounds kept showing the refused number
+    while the page explained another row)."""
+    asked = st.session_state[widget]
+    if asked is not None and 0 <= asked <= last:
+        st.session_state["explain_row"] = int(asked)
+    else:
+        st.session_state[REFUSED_ROW] = "" if asked is None else f"{asked:,}"
+        st.session_state[widget] = st.session_state["explain_row"]
+
+
 def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> tuple[int, int]:
     """The row to explain: its number in the table (the out-of-fold CSV's ``row``), which
     the visitor types, and its index among the working rows."""
     table_rows = work.table_rows
     n_rows, last = table_rows.size, int(table_rows[-1])
     row_args = state.page_setting("explain_row", int(table_rows[0]))
-    if not 0 <= st.session_state["explain_row"] <= last:
-        st.session_state["explain_row"] = int(table_rows[0])
+    if not 0 <= st.session_state["explain_row"] <= last:  # a link or another dataset's row
+        st.session_state["explain_row"] = st.session_state[row_args["key"]] = int(table_rows[0])
+    refused = st.session_state.pop(REFUSED_ROW, None)
+    if refused is not None:
+        st.error(
+            (f"There is no row {refused}" if refused else "Type a row number")
+            + f": the table's rows are numbered 0 to {last:,}. Still explaining row "
+            f"{st.session_state['explain_row']:,}.",
+            icon=":material/error:",
+        )
     disagree = ex.disagreeing_rows(fitted)
     left, right = st.columns([1, 2], vertical_alignment="bottom")
-    left.number_input(f"Row of the table (0 to {last:,})", 0, last, step=1, **row_args)
+    row_args.update(on_change=_take_row, args=(row_args["key"], last))
+    left.number_input(f"Row of the table (0 to {last:,})", step=1, **row_args)
     if disagree.size:
         right.button(
             "Next row where the smoothers disagree",
@@ -81,8 +104,11 @@ def pick_classes(work: loading.WorkingData, fitted: ex.Fitted, row: int) -> tupl
         options,
         **state.page_setting("explain_target", AUTO, options),
     )
+    # B offers every class but A: A against itself would be no comparison (a B equal to
+    # the A just chosen falls back to automatic, the likeliest other class)
+    others = [name for name in options if name != target_name or name == AUTO]
     reference_name = right.selectbox(
-        "against class (B)", options, **state.page_setting("explain_reference", AUTO, options)
+        "against class (B)", others, **state.page_setting("explain_reference", AUTO, others)
     )
     target = None if target_name == AUTO else names.index(target_name)
     reference = None if reference_name == AUTO else names.index(reference_name)

@@ -267,6 +267,47 @@ def test_explain_jumps_to_a_row_where_smoothing_moves_the_decision():
     assert any("Smoothing moved the decision" in m.value for m in at.markdown)
 
 
+def test_explain_refuses_a_row_outside_the_table_and_shows_the_row_it_explains():
+    """A box bounded 0 .. last kept a typed 5000 in red while the page explained row 7, and
+    "Next row" then explained row 9 under the same 5000."""
+    at = open_page("pages/explain.py", explain_row="7")
+    box = at.number_input(key="w_explain_row")
+    assert box.value == 7 and "Row of the table (0 to 4,999)" in box.label
+    for typed in (5000, -3):
+        at.number_input(key="w_explain_row").set_value(typed).run()
+        assert not at.exception
+        said = [e.value for e in at.error]
+        assert said == [
+            f"There is no row {typed:,}: the table's rows are numbered 0 to 4,999. "
+            "Still explaining row 7."
+        ]
+        assert at.number_input(key="w_explain_row").value == 7
+        assert at.session_state["explain_row"] == 7
+        assert any(m.value.startswith("Row 7:") for m in at.markdown)
+    at.button(key="explain_next_disagreement").click().run()
+    row = at.session_state["explain_row"]
+    assert row > 7 and not at.error  # said once, not again on the next run
+    assert at.number_input(key="w_explain_row").value == row
+    assert any(m.value.startswith(f"Row {row}:") for m in at.markdown)
+
+
+def test_explain_offers_b_every_class_but_a():
+    """A = B = yes was accepted and silently explained yes against no."""
+    at = open_page("pages/explain.py", explain_target="yes")
+    b = at.selectbox(key="w_explain_reference")
+    assert "yes" not in b.options and "no" in b.options
+    same = open_page("pages/explain.py", explain_target="yes", explain_reference="yes")
+    assert_clean(same)
+    assert same.selectbox(key="w_explain_reference").value == "(automatic)"
+    assert titled(same, "log-odds of")["layout"]["title"]["text"].endswith("yes against no")
+    # choosing B = A's class, then A = that class: B falls back to automatic
+    at = open_page("pages/explain.py", explain_target="no", explain_reference="yes")
+    at.selectbox(key="w_explain_target").set_value("yes").run()
+    assert_clean(at)
+    assert at.selectbox(key="w_explain_reference").value == "(automatic)"
+    assert any(unescape(c.value).startswith("Automatic: B = **no**") for c in at.caption)
+
+
 def test_closed_code_and_model_file_boxes_are_not_built():
     at = open_page(explain_row="9", explain_smoothers="laplace,heb-m")
     at.switch_page("pages/explain.py").run()
@@ -582,3 +623,13 @@ def test_a_loaded_models_accuracy_is_called_a_training_accuracy():
     expected = np.mean(model.predict(codes) == np.asarray(data.y).astype(str))
     assert float(metric.value) == pytest.approx(expected, abs=5e-4)
     assert any("a training accuracy" in c.value for c in at.caption)
+
+
+def test_compares_long_choice_rows_wrap_on_a_narrow_screen():
+    """At 390 px the eight values of "m-estimate's m" ran past the screen's edge in one
+    scrolling row: the knobs with many values wrap onto more rows."""
+    at = open_page("pages/compare.py", dataset="builtin:iris", methods="Laplace,m-estimate")
+    assert_clean(at)
+    groups = {group.proto.label: group.proto for group in at.get("button_group")}
+    assert len(groups["m-estimate's m"].options) >= 8
+    assert groups["m-estimate's m"].wrap and groups["Bins for numbers"].wrap
