@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -378,6 +379,19 @@ def test_safe_n_splits():
     assert folds == 10 and "fewer than the 10 folds" in notice
     with pytest.raises(DataError, match="two classes"):
         safe_n_splits(["a"] * 5)
+
+
+def test_rare_class_notice_says_what_the_folds_hold():
+    """A class of 3 rows in 10 folds: every training fold holds it, 3 test folds do (the
+    notice once said some training folds lacked it)."""
+    y = np.array(["a"] * 40 + ["rare"] * 3)
+    folds, notice = safe_n_splits(y, rare="keep")
+    assert "tested in only 3 of them" in notice and "training folds lack" not in notice
+    splits = StratifiedKFold(folds, shuffle=True, random_state=42).split(y[:, None], y)
+    in_train, in_test = zip(
+        *(((y[tr] == "rare").any(), (y[te] == "rare").any()) for tr, te in splits), strict=True
+    )
+    assert all(in_train) and sum(in_test) == 3
 
 
 def test_make_model_fits_a_dataframe():

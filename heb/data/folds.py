@@ -166,7 +166,7 @@ def safe_n_splits(y, n_splits: int = 10, *, rare: str = "reduce") -> tuple[int, 
         elif smallest < folds:
             notices.append(
                 f"The smallest class ('{label}') has only {smallest} rows, fewer than the "
-                f"{folds} folds, so some training folds lack it."
+                f"{folds} folds, so it is tested in only {smallest} of them."
             )
     singles = classes[~splittable]
     if singles.size:
