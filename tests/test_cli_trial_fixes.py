@@ -320,3 +320,13 @@ def test_the_subsample_note_is_known_by_its_own_predicate():
     assert subsample_note(2_000, 5_000) == "Used a stratified subsample of 2,000 of 5,000 rows."
     assert is_subsample_note(subsample_note(1, 2))
     assert not is_subsample_note("Used a 5-fold split: class 'b' has only 5 rows.")
+
+
+def test_a_binary_file_is_refused_without_speaking_of_an_upload(tmp_path, capsys):
+    """The reader's message told a command-line user to "upload" a CSV."""
+    junk = tmp_path / "junk.csv"
+    junk.write_bytes(bytes(range(256)) * 8)
+    with pytest.raises(SystemExit, match="No dataset could be loaded"):
+        main(["bench", str(junk), "--folds", "3", "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert "binary data, not a table; use a CSV" in err and "upload" not in err.lower()

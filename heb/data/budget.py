@@ -179,7 +179,7 @@ class LineBudget:
         if self.width and rows * self.width > self.max_cells:
             raise TooManyCells(
                 f"The table has at least {rows - 1:,} rows x {self.width:,} columns, more than "
-                f"the {self.max_cells:,} cells this app loads; upload a sample of the rows."
+                f"the {self.max_cells:,} cells this app loads; use a sample of the rows."
             )
         return chunk
 

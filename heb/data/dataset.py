@@ -209,7 +209,7 @@ def check_cells(n_rows: int, n_columns: int, max_cells: int = MAX_CELLS) -> None
     if n_rows * n_columns > max_cells:
         raise TooManyCells(
             f"The table would have {n_rows:,} rows x {n_columns:,} columns, more than the "
-            f"{max_cells:,} cells this app loads; upload a sample of the rows."
+            f"{max_cells:,} cells this app loads; use a sample of the rows."
         )
 
 

@@ -332,11 +332,11 @@ def _parse(
         frame.columns = unique_names(list(frame.columns), notes)
     elif is_archive(data):
         raise DataError(
-            "This is a zip archive or an Excel workbook; save the table as CSV and upload that."
+            "This is a zip archive or an Excel workbook; save the table as CSV and use that."
         )
     elif looks_binary(data):
         raise DataError(
-            "This file holds binary data, not a table; upload a CSV, TSV, ARFF or parquet file."
+            "This file holds binary data, not a table; use a CSV, TSV, ARFF or parquet file."
         )
     else:
         text = decode_text(data, notes)
