@@ -189,22 +189,23 @@ def hierarchy_summary(frame: pd.DataFrame) -> None:
     )
 
 
-def hierarchy_view(work: loading.WorkingData) -> None:
-    """HEB-H: the learned m at each level of each hierarchy, per class."""
+def hierarchy_view(work: loading.WorkingData) -> bool:
+    """HEB-H: the learned m at each level of each hierarchy, per class. False where no
+    hierarchy applies (HEB-H is HEB-M: the caller shows HEB-M's view)."""
     items, source = hierarchies.concentration_hierarchies(work)
     if source == "none":
         st.info(
             "This dataset has no hierarchy: no column is a function of another at the "
-            "Dataset page's tolerance and none is declared, so HEB-H is HEB-M here. "
-            "Declare one (a parent column or a prefix of the labels) on the Dataset page, "
-            "tab Hierarchies."
+            "Dataset page's tolerance and none is declared, so HEB-H is HEB-M here, and "
+            "HEB-M's concentrations are shown below. Declare a hierarchy (a parent column "
+            "or a prefix of the labels) on the Dataset page, tab Hierarchies."
         )
         if st.button(
             "Declare a hierarchy", icon=":material/account_tree:", key="declare_hierarchy"
         ):
             st.session_state["dataset_tab"] = "Hierarchies"  # the Dataset page opens on it
             st.switch_page(DATASET_PAGE)
-        return
+        return False
     frame, notes = hierarchies.level_frame(work, items)
     shown = "; ".join(escape(d.describe()) for d in items)
     if source == "declared":
@@ -218,8 +219,11 @@ def hierarchy_view(work: loading.WorkingData) -> None:
     for note in notes:
         st.caption(escape(note))
     if frame.empty:
-        st.info("None of these hierarchies applies to the working columns: HEB-H is HEB-M here.")
-        return
+        st.info(
+            "None of these hierarchies applies to the working columns: HEB-H is HEB-M here, "
+            "and HEB-M's concentrations are shown below."
+        )
+        return False
     st.markdown(
         "One concentration per class and level: at the leaves, how closely the class's "
         "split of each group among its members follows the pooled split; above, the same "
@@ -254,6 +258,41 @@ def hierarchy_view(work: loading.WorkingData) -> None:
             )
     with table_tab:
         table(frame.drop(columns=["class", "feature", "row"]), "heb-h", key="level_table")
+    return True
+
+
+def pair_view(work: loading.WorkingData, choice: str) -> None:
+    """One Naive Bayes smoother's m per (class, feature) pair: summary, heatmaps, the
+    Figure 5 scatters and the table."""
+    diag = None
+    with guard("learning the concentrations"):
+        diag = conc.nb_concentrations(work.key, conc.SMOOTHER[choice], work)
+        frame = conc.pair_frame(diag, work)
+        summary(frame)
+    if diag is None:
+        return
+    # lazy tabs: only the open tab's figures or table are built and sent
+    heat_tab, scatter_tab, table_tab = st.tabs(
+        ["Heatmaps", "Figure 5 scatters", "Table"], key="conc_tab", on_change="rerun"
+    )
+    if heat_tab.open:
+        with heat_tab, guard("drawing the heatmap"):
+            data = frame[["class name", "feature name", "N_c", "K_f"]]
+            heatmaps(
+                diag,
+                work.feature_names,
+                work.class_names,
+                data,
+                choice,
+                figure_key=f"{work.key}|{choice}",
+            )
+    if scatter_tab.open:
+        with scatter_tab, guard("drawing the scatters"):
+            scatters(diag, work, frame, choice)
+    if table_tab.open:
+        with table_tab:
+            table(frame, choice)
+    open_evidence(work)
 
 
 # --------------------------------------------------------------------------- page
@@ -291,36 +330,12 @@ elif choice == "HEB-AODE":
     with guard("fitting HEB-AODE"):
         aode_view(work)
 elif choice == "HEB-H":
+    drawn = None
     with guard("learning HEB-H's concentrations"):
-        hierarchy_view(work)
+        drawn = hierarchy_view(work)
+    if drawn is False:  # no hierarchy applies: HEB-H is HEB-M
+        pair_view(work, "HEB-M")
 else:
-    diag = None
-    with guard("learning the concentrations"):
-        diag = conc.nb_concentrations(work.key, conc.SMOOTHER[choice], work)
-        frame = conc.pair_frame(diag, work)
-        summary(frame)
-    if diag is not None:
-        # lazy tabs: only the open tab's figures or table are built and sent
-        heat_tab, scatter_tab, table_tab = st.tabs(
-            ["Heatmaps", "Figure 5 scatters", "Table"], key="conc_tab", on_change="rerun"
-        )
-        if heat_tab.open:
-            with heat_tab, guard("drawing the heatmap"):
-                data = frame[["class name", "feature name", "N_c", "K_f"]]
-                heatmaps(
-                    diag,
-                    work.feature_names,
-                    work.class_names,
-                    data,
-                    choice,
-                    figure_key=f"{work.key}|{choice}",
-                )
-        if scatter_tab.open:
-            with scatter_tab, guard("drawing the scatters"):
-                scatters(diag, work, frame, choice)
-        if table_tab.open:
-            with table_tab:
-                table(frame, choice)
-        open_evidence(work)
+    pair_view(work, choice)
 
 page_footer(__file__, settings=True)

@@ -444,6 +444,12 @@ def test_concentrations_say_plainly_when_there_is_no_hierarchy():
     open_heb_h_concentrations(at)
     assert any("This dataset has no hierarchy" in i.value for i in at.info)
     assert not [f for f in at.dataframe if "level name" in f.value.columns]
+    # HEB-H is HEB-M here, and HEB-M's numbers are shown (the page once showed nothing)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Pairs"] == "4" and "Median m" in shown
+    at.radio(key="w_conc_model").set_value("HEB-M").run()
+    assert {m.label: m.value for m in at.metric} == shown
+    at.radio(key="w_conc_model").set_value("HEB-H").run()
     # its button opens the Dataset page on the tab where one is declared
     at.button(key="declare_hierarchy").click().run()
     assert_clean(at)
