@@ -109,8 +109,8 @@ def explanation(out: dict) -> None:
         st.markdown(
             "Watch HEB-M: its prior mean is the marginal pooled from the *same* rows "
             "(empirical Bayes, paper Remark 1). With few rows per class and category, each "
-            "class's counts look like draws from that marginal, Type-II ML picks a huge m, "
-            "and the classes blur together. "
+            "class's counts can look like draws from that marginal: Type-II ML then picks a "
+            "huge m, and the classes blur together. "
             + lesson.blur_text(out, "HEB-M", where)
             + " With Dirichlet PMFs, more rows (try 5,000) undo it."
         )
@@ -195,12 +195,10 @@ def lesson_view() -> None:
 
     with right:
         summary = out["summary"]
-        best = summary.sort_values("mean_l1").iloc[0]
         c1, c2, c3 = st.columns(3)
         # the method in the label: "HEB-U: 0.385" as a value broke after its colon
-        c1.metric(f"Smallest mean l1 error: {best['label']}", f"{best['mean_l1']:.3f}")
-        best_ece = summary.sort_values("true_ece").iloc[0]
-        c2.metric(f"Smallest true ECE: {best_ece['label']}", f"{best_ece['true_ece']:.3f}")
+        c1.metric(*lesson.smallest(summary, "mean_l1", "Smallest mean l1 error"))
+        c2.metric(*lesson.smallest(summary, "true_ece", "Smallest true ECE"))
         c3.metric("Log-loss floor (truth)", f"{out['true_log_loss']:.3f}")
         # only the open tab is built: a control redrew all three figures, two out of sight
         tab_pmf, tab_post, tab_cal = steps.tabs(list(TABS), "truth_tab")

@@ -158,6 +158,29 @@ def test_the_blur_sentence_states_heb_ms_posteriors():
     assert "flat band" not in known_truth.blur_text(many)  # more rows undo it
 
 
+def test_the_blur_sentence_at_a_truth_that_separates_nothing():
+    """At the sliders' minimums the truth spans 0.50 to 0.50: the page said Type-II ML
+    "picks a huge m, and the classes blur together" beside a largest m of 2."""
+    study = known_truth.known_truth_study(
+        n_train=20, n_categories=2, n_features=1, alpha_dir=0.1, n_test=10_000
+    )
+    true_low, true_high = known_truth.posterior_range(study["true_posterior"])
+    assert true_high - true_low < known_truth.SEPARATES
+    text = known_truth.blur_text(study)
+    assert text.endswith("the truth itself barely tells the classes apart, so nothing blurs.")
+    assert "flat band" not in text
+
+
+def test_the_smallest_metric_names_every_smoother_tied_at_the_shown_decimals():
+    """Three smoothers at 0.000 were shown as "Smallest mean l1 error: m-estimate" alone."""
+    frame = pd.DataFrame({"label": ["A", "B", "C", "D", "E"], "x": [0.2, 0.0001, 0.0, 0.0004, 3]})
+    assert known_truth.smallest(frame, "x", "Best") == ("Best: B, C and D (tied)", "0.000")
+    assert known_truth.smallest(frame, "x", "Best", decimals=4) == ("Best: C", "0.0000")
+    assert known_truth.smallest(frame.iloc[1:3], "x", "Best") == ("Best: B and C (tied)", "0.000")
+    frame["x"] = 0.0
+    assert known_truth.smallest(frame, "x", "Best") == ("Best: 5 smoothers (tied)", "0.000")
+
+
 @pytest.mark.parametrize("present", [False, True])
 def test_the_known_truth_page_says_the_blur_in_numbers(present):
     query = {"present": "1", "step": "2"} if present else {}

@@ -24,6 +24,7 @@ __all__ = [
     "paper_smoothers",
     "posterior_range",
     "blur_text",
+    "smallest",
 ]
 
 
@@ -185,6 +186,9 @@ RANGE_QUANTILES = (5.0, 95.0)
 #: a smoother's posteriors are a "flat band" when they span less than this share of the
 #: true posteriors' range
 FLAT_BAND = 0.25
+#: a true P(class 1 | x) spanning less than this (90% of the test rows) hardly separates
+#: the classes: there is no spread for a smoother to blur
+SEPARATES = 0.05
 
 
 def posterior_range(posterior: np.ndarray) -> tuple[float, float]:
@@ -209,6 +213,20 @@ def blur_text(study: dict, label: str = "HEB-M", where: str = "in the posteriors
         f"Here {largest}its P(class 1 | x) spans {low:.2f} to {high:.2f} on 90% of the test "
         f"rows, the truth's {true_low:.2f} to {true_high:.2f}"
     )
+    if true_high - true_low < SEPARATES:  # a truth that hardly separates the classes
+        return f"{text}: the truth itself barely tells the classes apart, so nothing blurs."
     if high - low < FLAT_BAND * (true_high - true_low):
         return f"{text}: a flat band {where}."
     return f"{text}."
+
+
+def smallest(summary, column: str, title: str, decimals: int = 3) -> tuple[str, str]:
+    """A metric's (label, value) naming the smoother with the smallest ``column`` of
+    ``summary`` (columns ``label`` and ``column``), or every smoother tied with it at the
+    ``decimals`` shown (one name said three tied at 0.000 as if it alone were best)."""
+    values = summary[column].round(decimals)
+    tied = summary.loc[values == values.min(), "label"].tolist()
+    names = tied[0] if len(tied) == 1 else f"{', '.join(tied[:-1])} and {tied[-1]} (tied)"
+    if len(tied) > 3:
+        names = f"{len(tied)} smoothers (tied)"
+    return f"{title}: {names}", f"{values.min():.{decimals}f}"
