@@ -761,6 +761,29 @@ def test_feature_counts_figure_groups_many_classes_into_other():
     assert fig.layout.legend.yref == "container"  # under the title, never over it
 
 
+def test_axes_of_few_rows_tick_whole_numbers():
+    """An ID column's counts of one had their rows axis ticked 0.2, 0.4, 0.6, 0.8."""
+    from heb.figures import feature_counts_figure
+    from heb.figures.style import count_axis
+
+    assert count_axis([0, 1, 5]) == {"rangemode": "tozero", "dtick": 1}
+    assert count_axis([0, 6]) == {"rangemode": "tozero"}  # plotly's own ticks are whole
+    assert count_axis([]) == {"rangemode": "tozero", "dtick": 1}
+    ids = pd.DataFrame({"category": ["a", "b"], "x": [1, 0], "y": [0, 1], "total": [1, 1]})
+    assert feature_counts_figure(ids, "id").layout.yaxis.dtick == 1
+    many = ids.assign(x=[40, 0], total=[40, 1])
+    assert feature_counts_figure(many, "id").layout.yaxis.dtick is None
+    # many classes stack: the axis reads the stacked heights (3 of one row each: 3 < 6)
+    five = pd.DataFrame({f"c{i}": [1] for i in range(5)}).assign(category=["v"], total=[5])
+    assert feature_counts_figure(five, "v").layout.yaxis.dtick == 1
+    six = pd.DataFrame({f"c{i}": [2] for i in range(5)}).assign(category=["v"], total=[10])
+    assert feature_counts_figure(six, "v").layout.yaxis.dtick is None
+    small = reliability_diagram({"HEB-M": make_curve([1, 2], [0.6, 0.9], [0.5, 0.9])})
+    assert small.layout.yaxis2.dtick == 1 and small.layout.yaxis.dtick is None
+    big = reliability_diagram({"HEB-M": make_curve([10, 20], [0.6, 0.9], [0.5, 0.9])})
+    assert big.layout.yaxis2.dtick is None
+
+
 def test_a_log_axis_within_a_decade_or_so_names_whole_numbers():
     """Figure 5's x axis over 30 ... 300 read "3 4 5 6 7 8 9 100 2 3" (plotly's digit
     labels): ticks of its own at 1, 2, 5 of each decade, or at every digit within one."""

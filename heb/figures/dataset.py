@@ -8,7 +8,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from heb.figures.style import BAR_COLOR, CLASS_PALETTE, NEUTRAL_COLOR, escape, escape_all, style
+from heb.figures.style import (
+    BAR_COLOR,
+    CLASS_PALETTE,
+    NEUTRAL_COLOR,
+    count_axis,
+    escape,
+    escape_all,
+    style,
+)
 
 __all__ = [
     "MAX_CLASS_SERIES",
@@ -111,7 +119,8 @@ def feature_counts_figure(
         barmode="group" if len(fig.data) <= 4 else "stack", legend_traceorder="normal"
     )
     fig.update_xaxes(title_text="category", type="category")
-    fig.update_yaxes(title_text="rows", rangemode="tozero")
+    stacked = shown[classes].sum(axis=1) if fig.layout.barmode == "stack" else shown[classes]
+    fig.update_yaxes(title_text="rows", **count_axis(np.ravel(stacked)))
     title = f"{escape(feature_name)}: counts per class"
     if n_categories > top_categories:
         title += f"<br>(the {top_categories} most frequent of {n_categories:,} categories)"

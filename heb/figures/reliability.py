@@ -10,7 +10,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from heb.figures.style import NEUTRAL_COLOR, SYMBOLS, escape, method_color, method_label, style
+from heb.figures.style import (
+    NEUTRAL_COLOR,
+    SYMBOLS,
+    count_axis,
+    escape,
+    method_color,
+    method_label,
+    style,
+)
 
 __all__ = [
     "CONFIDENCE_AXIS_FROM_ZERO",
@@ -259,5 +267,6 @@ def reliability_diagram(
     fig.update_xaxes(range=[start, 1], title_text="confidence (top-1 probability)", row=2, col=1)
     low = accuracy_axis_start(checked, start)
     fig.update_yaxes(range=[low - 0.02, 1.02], title_text="accuracy", row=1, col=1)
-    fig.update_yaxes(title_text="rows", rangemode="tozero", row=2, col=1)
+    counts = np.concatenate([np.ravel(curve["count"]) for curve in checked.values()] or [[]])
+    fig.update_yaxes(title_text="rows", **count_axis(counts), row=2, col=1)
     return style(fig, title, RELIABILITY_HEIGHT, grow_with_legend=False)

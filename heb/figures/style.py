@@ -169,6 +169,15 @@ def legend_rows(fig: go.Figure, width: float = 700.0) -> int:
     return rows
 
 
+def count_axis(values) -> dict:
+    """Settings of an axis of whole counts from zero: a tick at every whole number where
+    the largest count is small (plotly's own ticks read 0.2, 0.4, ... below 6)."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    top = float(values.max()) if values.size else 0.0
+    return {"rangemode": "tozero", **({"dtick": 1} if top < 6 else {})}
+
+
 def log_axis(values: np.ndarray) -> dict:
     """Log-axis settings: one labelled tick per decade when the data span several."""
     values = np.asarray(values, dtype=np.float64)
