@@ -460,7 +460,10 @@ def _shared_code_note(
 
 
 #: the widest the features table's name column grows (pixels; longer names are cut)
-FEATURE_COLUMN_MAX_PX = 320
+#: the widest the pinned feature column grows for long names (a longer name is cut, whole
+#: in its cell's tooltip): with the other columns' fixed widths the table fits the main
+#: column at 1280 px with the sidebar open (at 320 px "MI above chance" went off the edge)
+FEATURE_COLUMN_MAX_PX = 170
 
 
 def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
@@ -492,15 +495,22 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
                 min_value=0.0,
                 max_value=top_mi,
                 help="Plug-in mutual information with the target, in nats. " + full_bar,
+                width=130,
             ),
             summaries.MI_CHANCE: st.column_config.NumberColumn(
                 "chance MI",
                 format="%.3f",
                 help="What the plug-in MI of a feature unrelated to the target scores "
                 "by chance alone: its mean over every shuffle of the labels (exact).",
+                width=80,
             ),
             summaries.MI_ABOVE: st.column_config.ProgressColumn(
-                summaries.MI_ABOVE, format="%.3f", min_value=0.0, max_value=top_mi, help=full_bar
+                summaries.MI_ABOVE,
+                format="%.3f",
+                min_value=0.0,
+                max_value=top_mi,
+                help=full_bar,
+                width=140,
             ),
         },
         key="feature_table",
