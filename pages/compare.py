@@ -42,6 +42,7 @@ def data_knobs(large: bool = False) -> None:
             bins,
             required=True,
             help="Re-bins the numeric columns: new folds are counted.",
+            wrap=True,
             **state.bound("n_bins"),
         )
 
@@ -68,6 +69,7 @@ def smoother_knobs(methods: list[str], large: bool = False) -> None:
                 knob.choices,
                 required=True,
                 format_func="{:g}".format,
+                wrap=True,  # eight values overflowed a phone's width in a single row
                 help=f"What if? Scans every row again with {method} so set."
                 if large
                 else f"What if? Re-smooths {method} from the same fold counts.",
