@@ -339,7 +339,10 @@ def default_dataset_note() -> str:
         return ""
     if opened not in DEFAULT_NOTE_PAGES:
         return ""
-    return f"Opened on the default dataset, {DEFAULT_DATASET}: this address names none."
+    return (
+        f"Opened on the default dataset, {DEFAULT_DATASET}: the address it was opened with "
+        "named none."
+    )
 
 
 def show_default_dataset_note() -> None:
