@@ -463,7 +463,7 @@ def _shared_code_note(
 #: the widest the pinned feature column grows for long names (a longer name is cut, whole
 #: in its cell's tooltip): with the other columns' fixed widths the table fits the main
 #: column at 1280 px with the sidebar open (at 320 px "MI above chance" went off the edge)
-FEATURE_COLUMN_MAX_PX = 170
+FEATURE_COLUMN_MAX_PX = 200
 
 
 def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
@@ -484,9 +484,9 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
             ),
             # short headers, their meaning as help: with the sidebar open at 1280 px the
             # long ones pushed "MI above chance", the column to read, off the right edge
-            "type": st.column_config.TextColumn(width=100),
+            "type": st.column_config.TextColumn(width=90),
             "K_f": st.column_config.NumberColumn(
-                help="Categories of the feature (bins, for a number).", format="%,d"
+                help="Categories of the feature (bins, for a number).", format="%,d", width=70
             ),
             "missing share": MISSING_SHARE_COLUMN,
             "MI with target (nats)": st.column_config.ProgressColumn(
@@ -495,14 +495,14 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
                 min_value=0.0,
                 max_value=top_mi,
                 help="Plug-in mutual information with the target, in nats. " + full_bar,
-                width=130,
+                width=115,
             ),
             summaries.MI_CHANCE: st.column_config.NumberColumn(
                 "chance MI",
                 format="%.3f",
                 help="What the plug-in MI of a feature unrelated to the target scores "
                 "by chance alone: its mean over every shuffle of the labels (exact).",
-                width=80,
+                width=75,
             ),
             summaries.MI_ABOVE: st.column_config.ProgressColumn(
                 summaries.MI_ABOVE,
@@ -510,7 +510,7 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
                 min_value=0.0,
                 max_value=top_mi,
                 help=full_bar,
-                width=140,
+                width=130,
             ),
         },
         key="feature_table",
