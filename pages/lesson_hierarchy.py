@@ -89,7 +89,8 @@ def probability_formats(table) -> dict:
 
 def unseen_note(unseen: list[str]) -> str:
     """Why HEB-M's estimate of a code with no row in any class is exactly 0."""
-    codes = " and ".join(escape(code) for code in unseen)
+    shown = [escape(code) for code in unseen]
+    codes = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
     one = len(unseen) == 1
     subject, it = ("code", "it") if one else ("codes", "them")
     has = "it has" if one else "they have"

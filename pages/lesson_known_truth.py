@@ -84,9 +84,9 @@ def lesson_figure(which: str, setting: tuple, labels: tuple[str, ...] = ()):
     return figures.true_calibration_figure(out["summary"])
 
 
-def explanation(out: dict) -> None:
+def explanation(out: dict, setting: tuple) -> None:
     """What only a known truth shows, step by step: PMF error, posteriors (HEB-M's blur
-    on ``out``, the study shown, in numbers), calibration."""
+    on ``out``, the study of ``setting``, in numbers), calibration."""
     if steps.show(1):
         st.markdown(
             "What only a known truth can show:\n\n"
@@ -112,7 +112,11 @@ def explanation(out: dict) -> None:
             "class's counts can look like draws from that marginal: Type-II ML then picks a "
             "huge m, and the classes blur together. "
             + lesson.blur_text(out, "HEB-M", where)
-            + " With Dirichlet PMFs, more rows (try 5,000) undo it."
+            + (
+                " With Dirichlet PMFs, more rows (try 5,000) undo it."
+                if lesson.blurred(out) and setting[4] is None and setting[0] < max(N_CHOICES)
+                else ""
+            )
         )
     if steps.show(3):
         st.markdown(
@@ -189,7 +193,7 @@ def lesson_view() -> None:
         setting = (int(n_train), int(K), int(n_features), float(alpha_dir), preset)
         out = study(*setting)
         with notes:
-            explanation(out)
+            explanation(out, setting)
         if not steps.presenting:  # the source: outside the presenter's screen
             st.caption("Generator: heb.synthetic; paper section 4.3 (Theorem 3) for calibration.")
 

@@ -159,7 +159,8 @@ def lesson_view() -> None:
             show_figure(fig, data, "zero-counts-underflow")
             with notes:  # in the presenter mode, beside the figure: the footer stays on screen
                 st.markdown(
-                    f"**The e-mail repeated {copies} times ({n_words} words).**  \n"
+                    f"**The e-mail {'as it is' if copies == 1 else f'repeated {copies} times'} "
+                    f"({n_words} words).**  \n"
                     f"Multiplying probabilities directly: "
                     f"{lesson.direct_summary(curve, corpus, at)}.  \n"
                     f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."

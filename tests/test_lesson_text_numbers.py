@@ -171,6 +171,24 @@ def test_the_blur_sentence_at_a_truth_that_separates_nothing():
     assert "flat band" not in text
 
 
+def test_the_known_truth_page_advises_more_rows_only_where_hebm_blurs():
+    """At 5,000 rows (no blur) and at a truth that separates nothing, the page still
+    ended "more rows (try 5,000) undo it"."""
+    hint = "more rows (try 5,000) undo it"
+    assert hint in _one(open_lesson("lesson_known_truth"), "Watch HEB-M")  # defaults: a blur
+    many = _one(open_lesson("lesson_known_truth", truth_rows="5000"), "Watch HEB-M")
+    assert hint not in many and "no blur here." in many
+    flat = open_lesson(
+        "lesson_known_truth",
+        truth_rows="20",
+        truth_K="2",
+        truth_features="1",
+        truth_alpha_dir="0.1",
+    )
+    text = _one(flat, "Watch HEB-M")
+    assert hint not in text and "nothing blurs." in text
+
+
 def test_the_smallest_metric_names_every_smoother_tied_at_the_shown_decimals():
     """Three smoothers at 0.000 were shown as "Smallest mean l1 error: m-estimate" alone."""
     frame = pd.DataFrame({"label": ["A", "B", "C", "D", "E"], "x": [0.2, 0.0001, 0.0, 0.0004, 3]})
@@ -253,3 +271,16 @@ def test_the_corpus_sentence_names_every_word_never_seen_in_a_class():
     at = open_lesson("lesson_zero_counts")
     text = _one(at, "A spam filter counted")
     assert "Never in ham: *winner*, *unsubscribe*; never in spam: *agenda*." in text
+
+
+def test_lesson_sentences_list_codes_and_counts_as_prose():
+    """ "codes 2103 and 2104 and 2105" and "The e-mail repeated 1 times" (a user trial)."""
+    at = open_lesson("lesson_hierarchy", hier_scenario="flat")
+    notes = [c.value for c in at.caption if c.value.startswith("HEB-M gives code")]
+    assert notes and " and " in notes[0]
+    listed = notes[0].removeprefix("HEB-M gives codes ").split(" exactly 0")[0]
+    assert listed.count(" and ") == 1 and (", " in listed) == (len(listed.split()) > 3)
+    at = open_lesson("lesson_zero_counts", zero_copies="1")
+    texts = [m.value for m in at.markdown]
+    assert [t for t in texts if t.startswith("**The e-mail as it is (")]
+    assert not [t for t in texts if "1 times" in t]

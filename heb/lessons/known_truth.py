@@ -24,6 +24,7 @@ __all__ = [
     "paper_smoothers",
     "posterior_range",
     "blur_text",
+    "blurred",
     "smallest",
 ]
 
@@ -189,6 +190,8 @@ FLAT_BAND = 0.25
 #: a true P(class 1 | x) spanning less than this (90% of the test rows) hardly separates
 #: the classes: there is no spread for a smoother to blur
 SEPARATES = 0.05
+#: a spread of P(class 1 | x) at least this share of the truth's is no blur
+CLEAR_BAND = 0.8
 
 
 def posterior_range(posterior: np.ndarray) -> tuple[float, float]:
@@ -217,7 +220,20 @@ def blur_text(study: dict, label: str = "HEB-M", where: str = "in the posteriors
         return f"{text}: the truth itself barely tells the classes apart, so nothing blurs."
     if high - low < FLAT_BAND * (true_high - true_low):
         return f"{text}: a flat band {where}."
+    if high - low >= CLEAR_BAND * (true_high - true_low):
+        return f"{text}: about the truth's spread, no blur here."
     return f"{text}."
+
+
+def blurred(study: dict, label: str = "HEB-M") -> bool:
+    """Whether ``label``'s posteriors are a flat band on this study (two classes, a truth
+    that separates them): :func:`blur_text`'s "a flat band"."""
+    if label not in study["posteriors"] or study["true_posterior"].shape[1] != 2:
+        return False
+    low, high = posterior_range(study["posteriors"][label])
+    true_low, true_high = posterior_range(study["true_posterior"])
+    spread = true_high - true_low
+    return spread >= SEPARATES and high - low < FLAT_BAND * spread
 
 
 def smallest(summary, column: str, title: str, decimals: int = 3) -> tuple[str, str]:
