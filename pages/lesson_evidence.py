@@ -202,10 +202,14 @@ def summary(out: dict, what: str, pair_line) -> None:
     c2.metric("Shrinkage ρ", f"{out['rho']:.2f}", help="ρ = m / (N + m)")
     c3.metric("Laplace's m = K", f"{curve.n_categories:,}")
     if curve.fallback:
+        own = (
+            "the evidence is flat here: these counts are as probable under every m"
+            if curve.flat
+            else f"the evidence's own maximiser would be {format_m(curve.m_argmax)}"
+        )
         st.warning(
             f"N = {curve.n_samples} < {format_m(N0)} rows: {heb} uses m = K = "
-            f"{curve.n_categories} (the evidence's own maximiser would be "
-            f"{format_m(curve.m_argmax)})."
+            f"{curve.n_categories} ({own})."
         )
 
 

@@ -284,3 +284,42 @@ def test_lesson_sentences_list_codes_and_counts_as_prose():
     texts = [m.value for m in at.markdown]
     assert [t for t in texts if t.startswith("**The e-mail as it is (")]
     assert not [t for t in texts if "1 times" in t]
+
+
+def test_a_flat_evidence_is_drawn_flat_and_claims_no_maximiser():
+    """Counts 1, 0: l(m) = log(1/2) for every m. Its rounding noise was drawn as a zig-zag
+    with 13-digit ticks, and the warning named "the evidence's own maximiser"."""
+    from heb.figures.lessons.evidence import evidence_figure
+    from heb.lessons import evidence
+
+    curve = evidence.evidence_curve(np.array([1.0, 0.0]), np.full(2, 0.5))
+    assert curve.flat and np.ptp(curve.log_evidence) > 0  # the noise is there to hide
+    fig, data = evidence_figure(curve, "HEB-U", True)
+    line = np.asarray(fig.data[0].y, dtype=float)
+    assert np.ptp(line) == 0 and line[0] == pytest.approx(np.log(0.5))
+    assert fig.layout.yaxis.tickformat == ".2f" and np.ptp(data["log_evidence"]) == 0
+    at = open_lesson("lesson_evidence", evidence_source="Counts I type", evidence_counts="1, 0")
+    said = " ".join(w.value for w in at.warning)
+    assert "the evidence is flat here" in said and "own maximiser" not in said
+    # a curve with a peak keeps its values and plotly's own ticks
+    peaked = evidence.evidence_curve(np.array([30.0, 1.0, 0.0]), np.full(3, 1 / 3))
+    fig, _ = evidence_figure(peaked, "HEB-U", True)
+    assert not peaked.flat and fig.layout.yaxis.tickformat is None
+    np.testing.assert_array_equal(fig.data[0].y, peaked.log_evidence)
+
+
+def test_high_cardinality_shows_errors_that_give_the_shown_reduction():
+    """At K = 2, N = 5000: "0.003" and "0.002" beside a 6 % reduction; and the Corollary's
+    title "all 5000 draws" lost its last letter at the figure's edge."""
+    from heb.figures.lessons.high_cardinality import vertex_figure
+
+    assert high_cardinality.format_error(0.00312) == "0.00312"
+    assert high_cardinality.format_error(0.25) == "0.250"
+    vertex = pd.DataFrame(
+        {"K_over_N": [0.1, 1.0], "laplace_l1": [0.1, 0.5], "heb_l1": [0.01, 0.05]}
+    )
+    fig, _ = vertex_figure(vertex.assign(N=5000))
+    title = fig.layout.title.text
+    assert (
+        title.startswith("Corollary 1: all 5,000<br>") and max(map(len, title.split("<br>"))) <= 22
+    )

@@ -20,6 +20,7 @@ __all__ = [
     "THEOREM1_K",
     "THEOREM1_N",
     "theorem1_grid",
+    "format_error",
     "theorem1_reduction",
     "laplace_vertex_bias",
     "vertex_errors",
@@ -154,3 +155,9 @@ def vertex_errors(K_values: Sequence[int], n_samples: int, n0: float = N0) -> pd
             }
         )
     return pd.DataFrame(out)
+
+
+def format_error(value: float) -> str:
+    """An l1 error as shown beside its reduction: three decimals, or three significant
+    digits below 0.1 (so that the shown values give the shown reduction)."""
+    return f"{value:.3f}" if value >= 0.1 else f"{value:.3g}"

@@ -59,9 +59,11 @@ def evidence_figure(
     fig = go.Figure()
     hover = "m = %{x:.3g}<br>l(m) = %{y:.3f}<extra></extra>"
     color = method_color(heb)
-    fig.add_trace(
-        curve("evidence l(m)", evidence.m, evidence.log_evidence, color, hovertemplate=hover)
-    )
+    values = np.asarray(evidence.log_evidence, dtype=np.float64)
+    flat = bool(evidence.flat)
+    if flat:  # l(m) does not depend on m: its rounding noise drew a zig-zag of 1e-15
+        values = np.full_like(values, values[0])
+    fig.add_trace(curve("evidence l(m)", evidence.m, values, color, hovertemplate=hover))
     _shade_clamp(fig, evidence.m, evidence.m_min, evidence.m_max)
     points = [(f"{heb}'s m", evidence.m_hat, color, _SYMBOLS["heb"])]
     if uniform_prior:
@@ -74,7 +76,9 @@ def evidence_figure(
             point(f"{name} = {format_m(m)}", m, evidence.log_evidence_at(m), mark_color, symbol)
         )
     log_m_axes(fig, "log evidence l(m)")
-    data = pd.DataFrame({"m": evidence.m, "log_evidence": evidence.log_evidence})
+    if flat:  # plotly's range about a constant had ticks of 13 digits
+        fig.update_yaxes(range=[values[0] - 1.0, values[0] + 1.0], tickformat=".2f")
+    data = pd.DataFrame({"m": evidence.m, "log_evidence": values})
     title = "Type-II ML: the m that makes these counts most probable"
     return lesson_style(fig, title, 420), data
 

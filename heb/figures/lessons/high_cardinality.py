@@ -101,5 +101,6 @@ def vertex_figure(vertex: pd.DataFrame, height: int = 400) -> tuple[go.Figure, p
     fig.update_yaxes(type="log", title="l1 error at p* = e₁", exponentformat="power", dtick=1)
     N = int(vertex["N"].iloc[0])
     # the legend above the plot, as on every lesson figure: inside it, it covered a tick label
-    lesson_style(fig, f"Corollary 1: all {N} draws<br>in one category", height)
+    # short lines: the figure is half a column wide ("all 5000 draws" lost its last letter)
+    lesson_style(fig, f"Corollary 1: all {N:,}<br>draws in one category", height)
     return fig, vertex
