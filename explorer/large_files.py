@@ -130,9 +130,12 @@ def configured_root() -> Path | None:
 
 
 def list_sources(root: Path) -> list[str]:
-    """Names (relative to ``root``) of its parquet / CSV files and folders holding parquet."""
+    """Names (relative to ``root``) of its parquet / CSV files and folders holding parquet;
+    a link that leads out of ``root`` is not offered (choosing it is refused)."""
     names = []
     for path in sorted(root.rglob("*")):
+        if not path.resolve().is_relative_to(root):
+            continue
         name = path.name.lower()
         if path.is_file() and name.endswith(SOURCE_SUFFIXES) and path.parent == root:
             names.append(path.relative_to(root).as_posix())
@@ -839,8 +842,9 @@ def overview(large: LargeFile) -> None:
     cols[4].metric("Engine", ENGINE_LABEL)
     st.caption(
         escape(
-            f"Source: {large.name} under the data root. Counted by {ENGINE_LABEL} over all "
-            f"{summary.n_rows:,} rows (one scan); nothing was loaded into memory. Rows per "
+            f"Source: {large.name} under the data root. Counted by {ENGINE_LABEL} over the "
+            f"{summary.n_rows:,} rows with a target (one scan); nothing was loaded into memory. "
+            "Rows per "
             "class: "
             + "; ".join(
                 f"{name}: {count:,}"
@@ -907,7 +911,8 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
     missing = "imputed" if settings["missing"] == "impute" else "as their own category"
     st.caption(
         escape(
-            f"Counted by DuckDB over all {rows:,} rows of {large.name}: {settings['n_bins']} "
+            f"Counted by DuckDB over the {rows:,} rows of {large.name} with a target: "
+            f"{settings['n_bins']} "
             f"bins for numbers, missing values {missing} (the Dataset page's preprocessing)."
         )
     )

@@ -110,3 +110,15 @@ def test_cancel_stops_the_engine_scan(rooted):
     with pytest.raises(Cancelled):
         cross_validate(_engine(rooted, "small.parquet"), "click", ["Laplace"], progress=progress)
     assert len(seen) == 2 and seen == sorted(seen)
+
+
+def test_the_large_file_list_leaves_out_links_that_lead_out_of_the_root(tmp_path):
+    """A link to a file outside the data root was listed, then refused when chosen."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.csv").write_bytes(b"x,y\n1,2\n")
+    (root / "inside.csv").write_bytes(b"x,y\n1,2\n")
+    (root / "link_out.csv").symlink_to(outside / "secret.csv")
+    (root / "link_in.csv").symlink_to(root / "inside.csv")
+    assert list_sources(root.resolve()) == ["inside.csv", "link_in.csv"]

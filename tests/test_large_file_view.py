@@ -162,6 +162,8 @@ def test_dataset_page_header_describes_the_large_file(rooted):
     for name, count in zip(summary.classes, summary.class_counts, strict=True):
         assert f"{name}: {count:,}" in said  # "0 165,779, 1 34,221" read as one list
     assert summary.class_counts.sum() == 2_000
+    # the rows counted are those with a target (a file with rows missing it said "all")
+    assert "over the 2,000 rows with a target (one scan)" in said
 
 
 def test_an_id_like_column_with_missing_rows_is_warned_about_as_in_memory(tmp_path, monkeypatch):

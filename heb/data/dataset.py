@@ -337,12 +337,12 @@ def check_class_count(target: str, n_values: int, decimal: bool) -> None:
     (a DataError in one sentence; in memory and on the large-data engines alike)."""
     if decimal and n_values > CONTINUOUS_TARGET_VALUES:
         raise DataError(
-            f"The target {quote(target)} has {n_values} different decimal values, so it "
+            f"The target {quote(target)} has {n_values:,} different decimal values, so it "
             "looks like a measurement rather than classes; pick a column with a few classes."
         )
     if n_values > MAX_CLASSES:
         raise DataError(
-            f"The target {quote(target)} has {n_values} different values, more than the "
+            f"The target {quote(target)} has {n_values:,} different values, more than the "
             f"{MAX_CLASSES} classes this app handles; pick a column with fewer classes."
         )
 
