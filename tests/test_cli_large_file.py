@@ -64,7 +64,9 @@ def test_scale_cv_refuses_tan_before_counting(clicks, monkeypatch):
     engine = DuckDBEngine(threads=1)
     engine.register(open_source(clicks, root=clicks.parent))
     _no_scan(monkeypatch)
-    with pytest.raises(ValueError, match="TAN is a tan method.*fits NB and AODE") as info:
+    with pytest.raises(
+        ValueError, match=r"TAN is a tree-augmented \(TAN\) method.*fits NB and AODE"
+    ) as info:
         cross_validate(engine, "click", ["Laplace", "TAN"], n_splits=2)
     assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match="CategoricalNB is a reference method"):

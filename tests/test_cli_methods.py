@@ -87,6 +87,6 @@ def test_on_duckdb_the_methods_run_and_a_tan_is_refused_before_a_scan(tmp_path, 
     assert set(pd.read_csv(out / "folds.csv")["method"]) == {"HEB-M", "HEB-AODE"}
     assert main([*argv, "--methods", "heb-m,tan", "-o", str(tmp_path / "tan")]) == 2
     err = capsys.readouterr().err.strip()
-    assert "TAN is a tan method, which the engine path cannot fit" in err
+    assert "TAN is a tree-augmented (TAN) method, which the engine path cannot fit" in err
     assert "\n" not in err
     assert not (tmp_path / "tan").exists()

@@ -174,7 +174,9 @@ def test_two_refused_methods_are_named_in_one_plural_sentence(tmp_path, monkeypa
     with pytest.raises(ValueError) as info:
         cross_validate(engine, "y", ["Laplace", "TAN", "HEB-TAN"], n_splits=2)
     message = str(info.value)
-    assert message.startswith("TAN and HEB-TAN are tan methods, which the engine path"), message
+    assert message.startswith(
+        "TAN and HEB-TAN are tree-augmented (TAN) methods, which the engine path"
+    ), message
     assert "leave them out or run in memory." in message, message
 
 

@@ -205,6 +205,10 @@ def unsupported_methods(methods: Sequence[str]) -> list[str]:
     ]
 
 
+#: a method family as the refusal names it ("TAN is a tan method" named nothing)
+_FAMILY_WORDS = {"tan": "tree-augmented (TAN)"}
+
+
 def _join(names: Sequence[str]) -> str:
     names = list(names)
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
@@ -221,7 +225,9 @@ def check_methods(methods: Sequence[str], params: dict[str, dict] | None = None)
     """
     refused = unsupported_methods(methods)
     if refused:
-        families = sorted({registry.method(m).family for m in refused})
+        families = sorted(
+            {_FAMILY_WORDS.get(f, f) for f in (registry.method(m).family for m in refused)}
+        )
         raise ValueError(
             f"{_join(refused)} {'is a' if len(refused) == 1 else 'are'} "
             f"{' / '.join(families)} method{'s' * (len(refused) > 1)}, which the engine path "
