@@ -318,8 +318,8 @@ def collect_on_engine(
     target : str, optional
         The class column; default the last column.
     note : str
-        A line reported once the first input has opened, before its first scan (what the
-        run leaves out), so that bad input stays a one-line error.
+        A line reported once the first cross-validation has run (what the run leaves
+        out), so that bad input, found by the scans, stays a one-line error.
     on_result : callable, optional
         ``on_result(dataset name, run label, ScaleCVResult)`` after every run, e.g. to keep
         its pooled reliability bins.
@@ -347,9 +347,6 @@ def collect_on_engine(
                 column = _target(engine, target)
                 declared = _declared(engine, column, categorical)
                 features = _features(engine, column, drop)
-                if note:
-                    report(note)
-                    note = ""
                 name = distinct_name(data_stem(source.path), path, taken)
                 for call in merged_runs(runs(name)):
                     result = cross_validate(
@@ -363,6 +360,9 @@ def collect_on_engine(
                         progress=step_printer(report, f"  {name} · {call.title}: "),
                         **{**base, **call.override},
                     )
+                    if note:  # after a first run: bad data (one class) is its error alone
+                        report(note)
+                        note = ""
                     for label, methods in call.runs:
                         if on_result is not None:
                             on_result(name, label, result)

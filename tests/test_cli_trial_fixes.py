@@ -330,3 +330,15 @@ def test_a_binary_file_is_refused_without_speaking_of_an_upload(tmp_path, capsys
         main(["bench", str(junk), "--folds", "3", "-o", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert "binary data, not a table; use a CSV" in err and "upload" not in err.lower()
+
+
+def test_engine_bad_target_is_its_one_line_without_the_left_out_notice(tmp_path, capsys):
+    """A one-value target on the engine printed "Left out on the engine path: ..." first."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "one.parquet"
+    pd.DataFrame({"a": rng.choice(list("xyz"), 300), "y": ["one"] * 300}).to_parquet(path)
+    argv = ["bench", str(path), "--engine", "duckdb", "--folds", "3", "-o", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = _one_line(capsys.readouterr().err)
+    said = "heb: The target 'y' has the single value 'one'; a classifier needs at least two"
+    assert err == said + " classes."
