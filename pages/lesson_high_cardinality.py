@@ -152,7 +152,7 @@ def lesson_view() -> None:
         # three significant digits: 0.003 beside 0.002 read as a 33 % cut, not the 6 % shown
         c1.metric(f"Laplace, K = {K}, N = {N}", lesson.format_error(mine_wide["laplace"]))
         c2.metric("HEB-U", lesson.format_error(mine_wide["heb_u"]))
-        c3.metric("HEB-U's reduction", f"{mine_wide['reduction']:.0%}")
+        c3.metric("HEB-U's reduction", lesson.format_reduction(mine_wide["reduction"]))
         K_grid = ", ".join(str(k) for k in lesson.THEOREM1_K)
         N_grid = ", ".join(str(n) for n in lesson.THEOREM1_N)
         if steps.show(1):

@@ -315,6 +315,9 @@ def test_high_cardinality_shows_errors_that_give_the_shown_reduction():
 
     assert high_cardinality.format_error(0.00312) == "0.00312"
     assert high_cardinality.format_error(0.25) == "0.250"
+    # a 0.2 % rise read "-0%"
+    shown = [high_cardinality.format_reduction(x) for x in (-0.0017, 0.00001, 0.06, 0.33)]
+    assert shown == ["−0.2%", "0%", "6.0%", "33%"]
     vertex = pd.DataFrame(
         {"K_over_N": [0.1, 1.0], "laplace_l1": [0.1, 0.5], "heb_l1": [0.01, 0.05]}
     )

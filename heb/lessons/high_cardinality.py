@@ -21,6 +21,7 @@ __all__ = [
     "THEOREM1_N",
     "theorem1_grid",
     "format_error",
+    "format_reduction",
     "theorem1_reduction",
     "laplace_vertex_bias",
     "vertex_errors",
@@ -161,3 +162,10 @@ def format_error(value: float) -> str:
     """An l1 error as shown beside its reduction: three decimals, or three significant
     digits below 0.1 (so that the shown values give the shown reduction)."""
     return f"{value:.3f}" if value >= 0.1 else f"{value:.3g}"
+
+
+def format_reduction(share: float) -> str:
+    """A relative reduction as a percentage: one decimal below 10 % (a 0.2 % rise read
+    "-0%"), a whole number above."""
+    text = f"{share:.1%}" if abs(share) < 0.0995 else f"{share:.0%}"
+    return "0%" if text in ("0.0%", "-0.0%") else text.replace("-", "−")
