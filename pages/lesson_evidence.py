@@ -182,7 +182,8 @@ def summary(out: dict, what: str, pair_line) -> None:
     text column, else here), HEB's m, the shrinkage and Laplace's m, and the fallback."""
     curve, heb = out["curve"], out["heb"]
     if pair_line is None:
-        st.markdown(f"{what}: N = {curve.n_samples:,} rows over K = {curve.n_categories:,}.")
+        rows = "row" if curve.n_samples == 1 else "rows"
+        st.markdown(f"{what}: N = {curve.n_samples:,} {rows} over K = {curve.n_categories:,}.")
     else:  # one line of the presenter's text column
         short = what.replace("Counts of class", "Class")
         pair_line.markdown(f"{short}: N = {curve.n_samples:,}, K = {curve.n_categories:,}.")

@@ -301,6 +301,7 @@ def test_a_flat_evidence_is_drawn_flat_and_claims_no_maximiser():
     at = open_lesson("lesson_evidence", evidence_source="Counts I type", evidence_counts="1, 0")
     said = " ".join(w.value for w in at.warning)
     assert "the evidence is flat here" in said and "own maximiser" not in said
+    assert [m for m in at.markdown if m.value.endswith(": N = 1 row over K = 2.")]
     # a curve with a peak keeps its values and plotly's own ticks
     peaked = evidence.evidence_curve(np.array([30.0, 1.0, 0.0]), np.full(3, 1 / 3))
     fig, _ = evidence_figure(peaked, "HEB-U", True)
