@@ -267,7 +267,7 @@ def test_explain_jumps_to_a_row_where_smoothing_moves_the_decision():
     assert any("Smoothing moved the decision" in m.value for m in at.markdown)
 
 
-def test_explain_refuses_a_row_outside_the_table_and_shows_the_row_it_explains():
+def test_case_explain_row_outside_the_table():
     """A box bounded 0 .. last kept a typed 5000 in red while the page explained row 7, and
     "Next row" then explained row 9 under the same 5000."""
     at = open_page("pages/explain.py", explain_row="7")
@@ -291,7 +291,7 @@ def test_explain_refuses_a_row_outside_the_table_and_shows_the_row_it_explains()
     assert any(m.value.startswith(f"Row {row}:") for m in at.markdown)
 
 
-def test_explain_offers_b_every_class_but_a():
+def test_case_explain_b_equal_to_a():
     """A = B = yes was accepted and silently explained yes against no."""
     at = open_page("pages/explain.py", explain_target="yes")
     b = at.selectbox(key="w_explain_reference")

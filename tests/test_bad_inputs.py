@@ -943,13 +943,14 @@ def test_case_n_bins_huge(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------- the docs
 def test_docs_table_lists_every_case():
     text = DOCS.read_text(encoding="utf-8")
-    elsewhere = [  # the many-users and upload-column cases are tested beside their fixtures
+    elsewhere = [  # cases tested beside their fixtures (many users, uploads, Explain)
         name
         for module in (
             "test_many_users.py",
             "test_load.py",
             "test_upload_columns.py",
             "test_binned_signal.py",
+            "test_app_extras.py",
         )
         for name in re.findall(r"^def (test_case_\w+)", (HERE / module).read_text(), re.M)
     ]
