@@ -844,8 +844,7 @@ def overview(large: LargeFile) -> None:
         escape(
             f"Source: {large.name} under the data root. Counted by {ENGINE_LABEL} over the "
             f"{summary.n_rows:,} rows with a target (one scan); nothing was loaded into memory. "
-            "Rows per "
-            "class: "
+            "Rows per class: "
             + "; ".join(
                 f"{name}: {count:,}"
                 for name, count in zip(summary.classes, summary.class_counts, strict=True)
@@ -912,8 +911,8 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
     st.caption(
         escape(
             f"Counted by DuckDB over the {rows:,} rows of {large.name} with a target: "
-            f"{settings['n_bins']} "
-            f"bins for numbers, missing values {missing} (the Dataset page's preprocessing)."
+            f"{settings['n_bins']} bins for numbers, missing values {missing} (the Dataset "
+            "page's preprocessing)."
         )
     )
     fig = figures.concentration_heatmap(

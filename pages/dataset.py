@@ -459,10 +459,9 @@ def _shared_code_note(
             _declare_button(spec, column, number)
 
 
-#: the widest the features table's name column grows (pixels; longer names are cut)
-#: the widest the pinned feature column grows for long names (a longer name is cut, whole
-#: in its cell's tooltip): with the other columns' fixed widths the table fits the main
-#: column at 1280 px with the sidebar open (at 320 px "MI above chance" went off the edge)
+#: the widest (pixels) the pinned feature column grows for long names (a longer name is
+#: cut, whole in its cell's tooltip): with the other columns' fixed widths the table fits
+#: the main column at 1280 px with the sidebar open (at 320 "MI above chance" went off)
 FEATURE_COLUMN_MAX_PX = 200
 
 

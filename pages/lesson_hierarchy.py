@@ -13,6 +13,7 @@ from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import hierarchy as figures
 from heb.lessons import hierarchy as lesson
+from heb.text import and_list
 
 ensure_entry_point()
 
@@ -89,8 +90,7 @@ def probability_formats(table) -> dict:
 
 def unseen_note(unseen: list[str]) -> str:
     """Why HEB-M's estimate of a code with no row in any class is exactly 0."""
-    shown = [escape(code) for code in unseen]
-    codes = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+    codes = and_list([escape(code) for code in unseen])
     one = len(unseen) == 1
     subject, it = ("code", "it") if one else ("codes", "them")
     has = "it has" if one else "they have"

@@ -16,6 +16,7 @@ from heb.counts import CountTable, category_offsets
 from heb.lessons.common import format_m, smoother_label
 from heb.metrics import all_metrics, reliability_curve
 from heb.nb import NaiveBayes, score_codes
+from heb.text import and_list
 
 __all__ = [
     "KNOWN_TRUTH_POOL",
@@ -206,10 +207,10 @@ def blur_text(study: dict, label: str = "HEB-M", where: str = "in the posteriors
     against the truth's; "a flat band ``where``" when it spans under :data:`FLAT_BAND` of
     the truth's range. A fixed sentence said the ID-like preset undoes the blur: at its
     200 rows HEB-M spans 0.11 to 0.35 where the truth spans 0.00 to 1.00."""
-    if label not in study["posteriors"] or study["true_posterior"].shape[1] != 2:
+    ranges = _ranges(study, label)
+    if ranges is None:
         return ""
-    low, high = posterior_range(study["posteriors"][label])
-    true_low, true_high = posterior_range(study["true_posterior"])
+    low, high, true_low, true_high = ranges
     m = study["largest_m"].get(label)
     largest = f"its largest m is {format_m(m)} and " if m is not None else ""
     text = (
@@ -228,12 +229,20 @@ def blur_text(study: dict, label: str = "HEB-M", where: str = "in the posteriors
 def blurred(study: dict, label: str = "HEB-M") -> bool:
     """Whether ``label``'s posteriors are a flat band on this study (two classes, a truth
     that separates them): :func:`blur_text`'s "a flat band"."""
-    if label not in study["posteriors"] or study["true_posterior"].shape[1] != 2:
+    ranges = _ranges(study, label)
+    if ranges is None:
         return False
-    low, high = posterior_range(study["posteriors"][label])
-    true_low, true_high = posterior_range(study["true_posterior"])
+    low, high, true_low, true_high = ranges
     spread = true_high - true_low
     return spread >= SEPARATES and high - low < FLAT_BAND * spread
+
+
+def _ranges(study: dict, label: str) -> tuple[float, float, float, float] | None:
+    """:func:`posterior_range` of ``label``'s posteriors and of the truth's; None unless
+    the study has two classes and ``label``."""
+    if label not in study["posteriors"] or study["true_posterior"].shape[1] != 2:
+        return None
+    return (*posterior_range(study["posteriors"][label]), *posterior_range(study["true_posterior"]))
 
 
 def smallest(summary, column: str, title: str, decimals: int = 3) -> tuple[str, str]:
@@ -242,7 +251,8 @@ def smallest(summary, column: str, title: str, decimals: int = 3) -> tuple[str, 
     ``decimals`` shown (one name said three tied at 0.000 as if it alone were best)."""
     values = summary[column].round(decimals)
     tied = summary.loc[values == values.min(), "label"].tolist()
-    names = tied[0] if len(tied) == 1 else f"{', '.join(tied[:-1])} and {tied[-1]} (tied)"
-    if len(tied) > 3:
-        names = f"{len(tied)} smoothers (tied)"
+    if len(tied) == 1:
+        names = tied[0]
+    else:
+        names = f"{and_list(tied) if len(tied) <= 3 else f'{len(tied)} smoothers'} (tied)"
     return f"{title}: {names}", f"{values.min():.{decimals}f}"

@@ -40,6 +40,7 @@ from heb.scale.memory import release_freed_memory
 from heb.scale.scoring import FoldModels, FoldScorer, merge_sums
 from heb.scale.sql import rows_query
 from heb.scale.streaming_metrics import ECE_EDGES, MetricSums
+from heb.text import and_list
 
 __all__ = [
     "ENGINE_FAMILIES",
@@ -173,7 +174,7 @@ class ScaleCVResult:
         methods = list(methods)
         missing = [m for m in methods if m not in self.methods and m not in update.methods]
         if missing:
-            raise ValueError(f"Neither run has {_join(missing)}.")
+            raise ValueError(f"Neither run has {and_list(missing)}.")
         fresh = set(update.methods)
 
         def combined(base: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
@@ -209,11 +210,6 @@ def unsupported_methods(methods: Sequence[str]) -> list[str]:
 _FAMILY_WORDS = {"tan": "tree-augmented (TAN)"}
 
 
-def _join(names: Sequence[str]) -> str:
-    names = list(names)
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def check_methods(methods: Sequence[str], params: dict[str, dict] | None = None) -> None:
     """Raise (one sentence) when a method cannot run on the engine path: before any scan.
 
@@ -229,7 +225,7 @@ def check_methods(methods: Sequence[str], params: dict[str, dict] | None = None)
             {_FAMILY_WORDS.get(f, f) for f in (registry.method(m).family for m in refused)}
         )
         raise ValueError(
-            f"{_join(refused)} {'is a' if len(refused) == 1 else 'are'} "
+            f"{and_list(refused)} {'is a' if len(refused) == 1 else 'are'} "
             f"{' / '.join(families)} method{'s' * (len(refused) > 1)}, which the engine path "
             "cannot fit (it fits NB and AODE from counts); leave "
             f"{'it' if len(refused) == 1 else 'them'} out or run in memory."
@@ -249,7 +245,7 @@ def _empty_folds(histograms, n_splits: int) -> None:
     if empty:
         fold_word = "Fold" if len(empty) == 1 else "Folds"
         raise DataError(
-            f"{fold_word} {_join([str(k) for k in empty])} of {n_splits} received no rows; "
+            f"{fold_word} {and_list([str(k) for k in empty])} of {n_splits} received no rows; "
             f"use fewer folds for {histograms.n_rows:,} rows."
         )
 

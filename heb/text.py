@@ -1,0 +1,13 @@
+"""Words for messages and captions, shared by the engine's errors, the lessons and the app."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["and_list"]
+
+
+def and_list(items: Sequence[str]) -> str:
+    """``items`` as prose: "a", "a and b", "a, b and c"."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
