@@ -156,6 +156,10 @@ _FIT_STEP = """
       return;
     }
     fillBoxes(block, true);
+    /* While a rerun draws the next step, the last one's stale elements lengthen the page
+       for a moment: a further scale taken then would have Streamlit draw the new figures
+       at that smaller size, grown back (type and all) once the scale returns. */
+    if (document.querySelector('[data-stale="true"]')) return;
     const now = parseFloat(block.dataset.hebScale) || base;
     const top = block.getBoundingClientRect().top;
     const needed = (row.getBoundingClientRect().bottom - top) / now;  /* layout pixels */

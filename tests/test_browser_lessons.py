@@ -355,6 +355,38 @@ def test_a_short_screen_scales_the_step_and_the_mouse_still_reads_its_figure(
     context.close()
 
 
+#: per lesson: two steps with figures, turned back and forth on a short screen
+FLIPPED_STEPS = {"lesson_hierarchy": (3, 4), "lesson_known_truth": (2, 3)}
+
+
+@pytest.mark.parametrize(("name", "steps"), FLIPPED_STEPS.items())
+def test_turning_scaled_steps_back_and_forth_draws_each_figure_at_its_width(
+    browser, app_url, screenshot_dir, name, steps
+):
+    """At 1280 x 720 a turned step's figures were drawn, two flips in three, at 0.6 of
+    their width (the last step's stale elements made the page briefly too tall, so the
+    step was scaled down for that moment) and then grown back: type a quarter too big, the
+    title over the legend, the hierarchy's log axis squashed into one blur of labels."""
+    context = browser.new_context(viewport=SHORT_VIEWPORT)
+    first, second = steps
+    tab, _ = _open(context, f"{app_url}/{name}?{BASE_QUERY}&present=1&step={first}")
+    _settled(tab)
+    tab.wait_for_function(FITTED)
+    n_steps = LESSON_STEPS[name]
+    for turn in range(3):
+        for key, step in (("PageDown", second), ("PageUp", first)):
+            tab.locator('[data-testid="stMain"] h1').first.click()
+            tab.keyboard.press(key)
+            tab.get_by_text(f"Step {step} of {n_steps}").first.wait_for()
+            _settled(tab)
+            tab.wait_for_function(FITTED)
+            tab.evaluate(TWO_FRAMES)
+            if not tab.evaluate(FIGURES_AT_WIDTH):
+                tab.screenshot(path=str(screenshot_dir / f"1280x720-flip-{name}-{step}.png"))
+            assert tab.evaluate(FIGURES_AT_WIDTH), (name, turn, step)
+    context.close()
+
+
 #: JavaScript: the title of every figure whose title reaches past the figure's right edge
 CUT_TITLES = """
 () => [...document.querySelectorAll('.js-plotly-plot')].flatMap((plot) => {
