@@ -71,7 +71,7 @@ def lesson_figure(which: str, name: str, feature: int, copies: int, metric: str 
     compared = comparison(name, feature, copies)
     if which == "remedies":
         return figures.calibration_bars_figure(compared["table"], metric)
-    verdict = lesson.complementarity(compared["table"], metric)
+    verdict = lesson.complementarity(compared, metric)
     # the methods the verdict beside it names: Laplace and the best of each kind of fix
     chosen = ["Laplace", *(verdict[kind][0] for kind in ("upstream", "post_hoc", "combined"))]
     return figures.reliability_figure(
@@ -119,8 +119,9 @@ def double_counting_view(name: str, feature: int, copies: int) -> None:
     c1.metric(
         "ECE with k copies",
         f"{result['ece'][at]:.3f}",
-        # short enough for a presenter's 1024 px screen ("vs 1 copy" and the arrow were cut)
-        f"{result['ece'][at] - result['ece'][0]:+.3f} vs k=1",
+        # short enough for a presenter's 1024 px screen ("vs 1 copy" and the arrow were cut);
+        # none at k = 1 (a red "+0.000" compared one copy with itself)
+        f"{result['ece'][at] - result['ece'][0]:+.3f} vs k=1" if copies > 1 else None,
         delta_color="inverse",
         delta_arrow="off",
     )
@@ -148,7 +149,7 @@ def remedies_view(name: str, feature: int, copies: int, notes) -> None:
             horizontal=True,
             **page_setting("calib_metric", COMPARED[0], COMPARED),
         )
-    verdict = lesson.complementarity(table, metric)
+    verdict = lesson.complementarity(compared, metric)
     st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
     if steps.show(3):
         fig, frame = steps.fitted(

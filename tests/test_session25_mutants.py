@@ -488,7 +488,15 @@ def test_the_showcase_prefers_readable_features_up_to_their_width():
 
 # ---------------------------------------------------------------- the lessons' computed text
 def _sweep(acc, conf, ece) -> dict:
-    return {"accuracy": acc, "mean_confidence": conf, "ece": ece}
+    """A sweep of two copy counts whose test probabilities are the same (no noise)."""
+    proba = np.array([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+    return {
+        "accuracy": acc,
+        "mean_confidence": conf,
+        "ece": ece,
+        "y_test": np.array([0, 1, 1]),
+        "proba": {1: proba, 2: proba},
+    }
 
 
 def test_double_counting_text_in_each_case():
@@ -503,7 +511,7 @@ def test_double_counting_text_in_each_case():
     better = _sweep([0.9, 0.9], [0.8, 0.85], [0.1, 0.05])
     assert double_counting_text(better, 2).endswith(": here the ECE falls.")
     same = _sweep([0.9, 0.9], [0.99, 0.99], [0.01, 0.012])
-    assert "barely moves here (with one copy the confidence is already 0.990)" in (
+    assert "barely moves here. With one copy the confidence is already 0.990." in (
         double_counting_text(same, 2)
     )
 

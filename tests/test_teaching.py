@@ -441,15 +441,18 @@ def test_calibration_comparison_and_verdict(binary_data):
     assert np.isfinite(table[["ece", "log_loss", "brier", "accuracy"]].to_numpy()).all()
     assert (table.loc[table["calibration"] == "temperature", "temperature"] > 0).all()
     assert set(out["reliability"]) == set(table["method"])
-    verdict = calibration.complementarity(table, "ece")
+    verdict = calibration.complementarity(out, "ece")
     values = table.set_index("method")["ece"]
     assert verdict["laplace"] == values["Laplace"]
     assert verdict["combined"][1] == min(
         values[m] for m in values.index if " + " in m and not m.startswith("Laplace")
     )
-    assert verdict["complementary"] == (
-        verdict["combined"][1] < min(verdict["upstream"][1], verdict["post_hoc"][1])
-    )
+    single = min(verdict["upstream"][1], verdict["post_hoc"][1])
+    assert verdict["single"][1] == single
+    assert verdict["diff"] == pytest.approx(verdict["combined"][1] - single)
+    assert verdict["se"] > 0
+    # complementary: lower than both alone, and by more than twice the standard error
+    assert verdict["complementary"] == (verdict["diff"] < -2 * verdict["se"])
 
 
 def test_most_informative_feature():

@@ -18,6 +18,12 @@ from threadpoolctl import threadpool_limits
 
 from heb.counts import CountTable
 from heb.lessons.calibrators import LogOddsView, fit_temperature, temperature_scale
+from heb.lessons.paired_noise import (
+    difference_kind,
+    format_gap,
+    format_small,
+    paired_difference_se,
+)
 from heb.metrics import all_metrics, reliability
 from heb.nb import NaiveBayes, score_codes
 from heb.smoothing import mutual_information
@@ -159,7 +165,9 @@ def double_counting_sweep(
         rows; ``log_odds_scale`` (k,) the mean over test rows of the spread (max - min over
         classes) of the copies' summed log-likelihoods: |log-odds| of the feature for two
         classes, exactly k times that of one copy; ``mean_confidence`` (k,);
-        ``reliability`` dict copies -> reliability dict.
+        ``reliability`` dict copies -> reliability dict; ``y_test`` (n,) the test rows'
+        classes and ``proba`` dict copies -> their probabilities (n, C), for the noise of
+        a difference (:mod:`heb.lessons.paired_noise`).
     """
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
@@ -170,7 +178,7 @@ def double_counting_sweep(
     out = {
         k: [] for k in ("ece", "log_loss", "accuracy", "brier", "log_odds_scale", "mean_confidence")
     }
-    curves = {}
+    curves, probas = {}, {}
     copies = np.arange(1, max_copies + 1)
     for k in copies:  # one model per number of copies
         dup = duplicate_feature(codes, feature, int(k))
@@ -184,9 +192,12 @@ def double_counting_sweep(
         scores = feature_scores(model, dup[test], dup_features)
         out["log_odds_scale"].append(float(np.ptp(scores, axis=1).mean()))
         curves[int(k)] = reliability(y[test], proba)
+        probas[int(k)] = proba
     result = {key: np.array(values) for key, values in out.items()}
     result["copies"] = copies
     result["reliability"] = curves
+    result["y_test"] = y[test]
+    result["proba"] = probas
     return result
 
 
@@ -214,7 +225,8 @@ def calibration_comparison(
     dict
         ``table`` DataFrame (model, calibration, method, ece, log_loss, brier, accuracy,
         temperature); ``reliability`` dict method -> reliability dict, method names like
-        ``"HEB-M + temperature"``.
+        ``"HEB-M + temperature"``; ``y_test`` (n,) the test rows' classes and ``proba``
+        dict method -> their probabilities (n, C).
     """
     codes = duplicate_feature(np.asarray(codes), feature, copies)
     y = np.asarray(y, dtype=np.int64)
@@ -225,7 +237,7 @@ def calibration_comparison(
 def _compare_calibrations(codes: np.ndarray, y: np.ndarray, seed: int) -> dict:
     classes = np.arange(int(y.max()) + 1)
     train, calib, test = _split(codes, y, seed)
-    rows, curves = [], {}
+    rows, curves, probas = [], {}, {}
     for model_name, params in CALIBRATION_MODELS.items():
         model = _fit(codes[train], y[train], classes, codes.max(axis=0) + 1, **params)
         view = LogOddsView(model)
@@ -255,7 +267,8 @@ def _compare_calibrations(codes: np.ndarray, y: np.ndarray, seed: int) -> dict:
                 }
             )
             curves[label] = reliability(y[test], proba)
-    return {"table": pd.DataFrame(rows), "reliability": curves}
+            probas[label] = proba
+    return {"table": pd.DataFrame(rows), "reliability": curves, "y_test": y[test], "proba": probas}
 
 
 def most_informative_feature(codes: np.ndarray, y: np.ndarray) -> int:
@@ -265,13 +278,17 @@ def most_informative_feature(codes: np.ndarray, y: np.ndarray) -> int:
     return int(np.argmax(mutual_information(table)))
 
 
-def complementarity(table: pd.DataFrame, metric: str = "ece") -> dict:
-    """Do the upstream fixes and post-hoc calibration add up, on these data?
+#: a difference smaller than this is shown as 0.000 by the verdict's three decimals
+SHOWN_AS_ZERO = 5e-4
+
+
+def complementarity(compared: dict, metric: str = "ece") -> dict:
+    """Do the upstream fixes and post-hoc calibration add up, on these data, beyond noise?
 
     Parameters
     ----------
-    table : DataFrame
-        The ``table`` of :func:`calibration_comparison`.
+    compared : dict
+        The result of :func:`calibration_comparison` (its table and test probabilities).
     metric : str
         A column where lower is better (``"ece"``, ``"log_loss"``, ``"brier"``).
 
@@ -281,9 +298,14 @@ def complementarity(table: pd.DataFrame, metric: str = "ece") -> dict:
         ``laplace`` the plain Laplace value; ``upstream``, ``post_hoc``, ``combined``:
         (method, value) of the best upstream fix alone (HEB-M or HEB-M+GR, no post-hoc),
         the best post-hoc calibration of Laplace, and the best upstream fix followed by a
-        post-hoc calibration; ``complementary``: the combination beats both alone.
+        post-hoc calibration; ``single`` the better of the first two; ``diff`` combined
+        minus single and ``se`` its paired bootstrap standard error on the test rows
+        (:func:`heb.lessons.paired_noise.paired_difference_se`); ``kind`` ``"lower"``
+        (the combination beats both alone beyond noise), ``"noise"``, ``"negligible"``
+        (under :data:`SHOWN_AS_ZERO`) or ``"higher"``; ``complementary`` ``kind ==
+        "lower"``; ``n_test`` the test rows.
     """
-    frame = table.set_index("method")
+    frame = compared["table"].set_index("method")
     upstream_rows = frame[(frame["model"] != "Laplace") & (frame["calibration"] == "none")]
     post_rows = frame[(frame["model"] == "Laplace") & (frame["calibration"] != "none")]
     both_rows = frame[(frame["model"] != "Laplace") & (frame["calibration"] != "none")]
@@ -293,12 +315,22 @@ def complementarity(table: pd.DataFrame, metric: str = "ece") -> dict:
         return str(name), float(rows.loc[name, metric])
 
     upstream, post_hoc, combined = best(upstream_rows), best(post_rows), best(both_rows)
+    single = min(upstream, post_hoc, key=lambda entry: entry[1])
+    y_test, proba = compared["y_test"], compared["proba"]
+    diff = combined[1] - single[1]
+    se = paired_difference_se(y_test, proba[combined[0]], proba[single[0]], metric)
+    kind = difference_kind(diff, se, SHOWN_AS_ZERO)
     return {
         "laplace": float(frame.loc["Laplace", metric]),
         "upstream": upstream,
         "post_hoc": post_hoc,
         "combined": combined,
-        "complementary": combined[1] < min(upstream[1], post_hoc[1]),
+        "single": single,
+        "diff": diff,
+        "se": se,
+        "kind": kind,
+        "complementary": kind == "lower",
+        "n_test": int(np.asarray(y_test).shape[0]),
     }
 
 
@@ -310,10 +342,26 @@ def verdict_text(verdict: dict, label: str, copies: int) -> str:
         f"fix: {upstream[0]} {upstream[1]:.3f}. Best post-hoc: {post_hoc[0]} "
         f"{post_hoc[1]:.3f}. Both: {combined[0]} {combined[1]:.3f}. "
     )
-    if verdict["complementary"]:
-        return summary + "**Complementary here**: the combination beats either alone."
+    diff, se = verdict["diff"], verdict["se"]
+    size = format_small(diff)
+    side = "lower" if diff < 0 else "higher"
+    against = (
+        f"than the best single remedy, {verdict['single'][0]} (standard error {format_small(se)})"
+    )
+    rows = f"{verdict['n_test']:,} test rows"
+    if verdict["kind"] == "lower":
+        return summary + f"**Complementary here**: the combination is {size} lower {against}."
+    if verdict["kind"] == "higher":
+        return summary + (
+            f"**Not complementary here**: the combination is {size} higher {against}."
+        )
+    if verdict["kind"] == "negligible":
+        return summary + (
+            f"**No gain worth having here**: the combination is {size} {side} {against} on {rows}."
+        )
     return summary + (
-        "**Not complementary here**: combining them does not beat the best single remedy."
+        f"**Within noise here**: the combination is {size} {side} {against}, too little "
+        f"to call on {rows}."
     )
 
 
@@ -331,15 +379,17 @@ def temperature_text(table: pd.DataFrame) -> str:
     return f"Fitted temperatures: {listed} ({meaning})."
 
 
-#: an ECE change smaller than this is "barely moves" in :func:`double_counting_text`
+#: an ECE change smaller than this (beyond noise) "barely moves" in
+#: :func:`double_counting_text`; a confidence change smaller than this "stays"
 ECE_CHANGE = 0.005
 
 
 def double_counting_text(sweep: dict, copies: int) -> str:
     """What the :func:`double_counting_sweep` shows from 1 to ``copies`` copies, in words
     with its numbers: accuracy, mean confidence and ECE at both ends, and whether the
-    over-confidence grows (a fixed "the confidence inflates: the ECE grows" was false on
-    breast-cancer, whose confidence is 0.99 with one copy)."""
+    over-confidence grows beyond the noise of the test rows (a fixed "the confidence
+    inflates: the ECE grows" was false on breast-cancer, whose confidence is 0.99 with
+    one copy; "the ECE grows" was then said of +0.005 on 143 test rows)."""
     k = int(copies)
     if k == 1:
         return (
@@ -352,18 +402,25 @@ def double_counting_text(sweep: dict, copies: int) -> str:
         f"From 1 to {k} copies accuracy goes {acc[0]:.3f} → {acc[at]:.3f}, mean confidence "
         f"{conf[0]:.3f} → {conf[at]:.3f}, ECE {ece[0]:.3f} → {ece[at]:.3f}"
     )
-    if ece[at] - ece[0] >= ECE_CHANGE:
+    y_test = sweep["y_test"]
+    diff = float(ece[at] - ece[0])
+    se = paired_difference_se(y_test, sweep["proba"][k], sweep["proba"][1], "ece")
+    kind = difference_kind(diff, se, ECE_CHANGE)
+    if kind == "higher":
         if conf[at] - conf[0] >= ECE_CHANGE:
             return f"{numbers}: the confidence inflates, **the ECE grows**."
         if acc[at] < acc[0]:
             return f"{numbers}: the confidence stays while the accuracy falls, **the ECE grows**."
         return f"{numbers}: **the ECE grows**."
-    if ece[0] - ece[at] >= ECE_CHANGE:
+    if kind == "lower":
         return f"{numbers}: here the ECE falls."
-    return (
-        f"{numbers}: the ECE barely moves here (with one copy the confidence is already "
-        f"{conf[0]:.3f})."
-    )
+    already = f" With one copy the confidence is already {conf[0]:.3f}." if conf[0] >= 0.9 else ""
+    if kind == "noise":
+        return (
+            f"{numbers}: the ECE's change, {format_gap(diff, se)}, is within noise on "
+            f"{y_test.shape[0]:,} test rows.{already}"
+        )
+    return f"{numbers}: the ECE barely moves here.{already}"
 
 
 def reliability_text(curve: dict, copies: int) -> str:

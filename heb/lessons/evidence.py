@@ -21,7 +21,9 @@ from scipy.special import gammaln
 
 from heb.concentration import fit_concentration_rows, log_evidence
 from heb.counts import CountTable
+from heb.lessons import paired_noise
 from heb.lessons.common import M_MAX, M_MIN, N0, dirichlet_posterior_mean, format_m
+from heb.lessons.paired_noise import NOISE_SE
 from heb.smoothing import learn_concentrations, prior_mean
 from heb.synthetic import single_pmf_estimates
 
@@ -470,8 +472,6 @@ def heldout_log_loss_curve(
     }
 
 
-#: a held-out difference smaller than this many standard errors is noise
-NOISE_SE = 2.0
 #: a held-out difference smaller than this (nats per row) is too small to matter
 NEGLIGIBLE = 1e-3
 
@@ -554,11 +554,7 @@ def difference_kind(diff: float, se: float) -> str:
     """``"noise"`` (within :data:`NOISE_SE` standard errors), ``"negligible"`` (beyond
     them but under :data:`NEGLIGIBLE` nats per row), else ``"lower"`` / ``"higher"``
     (the sign of ``diff``)."""
-    if abs(diff) <= NOISE_SE * se:
-        return "noise"
-    if abs(diff) < NEGLIGIBLE:
-        return "negligible"
-    return "lower" if diff < 0 else "higher"
+    return paired_noise.difference_kind(diff, se, NEGLIGIBLE)
 
 
 def format_loss(value: float) -> str:
@@ -568,16 +564,6 @@ def format_loss(value: float) -> str:
     if value == 0 or abs(value) >= 1e-3:
         return f"{value:.4f}"
     return np.format_float_positional(value, precision=2, unique=False, fractional=False)
-
-
-def _nats(value: float) -> str:
-    """A small positive number of nats in plain decimals: 0.096, 0.00071, under 0.0001."""
-    return "under 0.0001" if abs(value) < 5e-5 else f"{abs(value):.2g}"
-
-
-def _gap(diff: float, se: float) -> str:
-    """``0.096 (standard error 0.033)``: a difference with its noise."""
-    return f"{_nats(diff)} (standard error {_nats(se)})"
 
 
 #: what the per-pair check is not: the classifier's score, on the Compare page
@@ -610,8 +596,8 @@ def heldout_verdict(
         lowest = f"within noise of this curve's lowest inside the clamp, {best}"
     else:
         lowest = (
-            f"{_nats(c['best_diff'])} above this curve's lowest inside the clamp, {best}, "
-            "found with the held-out rows themselves"
+            f"{paired_noise.format_small(c['best_diff'])} above this curve's lowest inside "
+            f"the clamp, {best}, found with the held-out rows themselves"
         )
     m_folds = np.asarray(c.get("m_folds", [m_hat]), dtype=np.float64)
     if np.ptp(m_folds) <= 1e-9 * max(float(m_folds.max()), 1.0):
@@ -655,7 +641,7 @@ def _heldout_verdict_text(
     N = c["n_rows"]
     if uniform_prior and np.all(m_folds == float(K)):
         return f"**{heb} uses Laplace's m = K here: the same estimate, the same score.** {scores}."
-    gap = f"a gap of {_gap(c['diff'], c['se'])}"
+    gap = f"a gap of {paired_noise.format_gap(c['diff'], c['se'])}"
     why = (
         " Type-II ML maximises the evidence of the training counts, not the held-out "
         "score: it need not win."
