@@ -612,6 +612,8 @@ STEP = "step"
 #: session name of the step a page's link asked for, read once by explorer.presenter
 STEP_REQUESTED = "_presenter_step_requested"
 _INITIAL_QUERY = "_initial_query"
+#: session name: page settings whose link value could not be taken (name -> its text)
+_REFUSED_SETTINGS = "_refused_settings"
 _PAGE = "_page_path"
 _PAGE_VALUES = "_page_values"
 _PAGE_DEFAULTS = "_page_defaults"
@@ -670,7 +672,8 @@ def _from_text(text: str, default, choices):
         picked = [options[item] for item in text.split(",") if item in options]
         return list(dict.fromkeys(picked)) if (picked or not text) else None
     if choices is not None:
-        return {_as_text(choice): choice for choice in choices}.get(text)
+        exact = {_as_text(choice): choice for choice in choices}.get(text)
+        return exact if exact is not None else _same_number(text, default, choices)
     if isinstance(default, bool):
         return {"1": True, "0": False}.get(text)
     try:
@@ -678,6 +681,18 @@ def _from_text(text: str, default, choices):
     except (TypeError, ValueError):
         return None
     return value if value == value and value not in (float("inf"), float("-inf")) else None
+
+
+def _same_number(text: str, default, choices):
+    """The numeric choice ``text`` names in another spelling (``10`` for 10.0, ``1e-3``
+    for 0.001), or None: a hand-written link's α = 10 was ignored without a word."""
+    if isinstance(default, bool) or not isinstance(default, int | float):
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return next((choice for choice in choices if choice == number), None)
 
 
 def _allowed(value, default, choices) -> bool:
@@ -708,6 +723,14 @@ def page_setting(name: str, default, choices=None) -> dict:
         the URL or the session falls back to ``default``.
     """
     keep_setting(name, default, choices)
+    refused = st.session_state.get(_REFUSED_SETTINGS, {})
+    if name in refused:  # said beside the control until it is moved
+        if st.session_state[name] == default:
+            from explorer.errors import escape
+
+            st.caption(escape(_link_note(VALUE_LINK_NOTE, name, refused[name], default)))
+        else:
+            del refused[name]
     return bound(name)
 
 
@@ -720,6 +743,8 @@ def keep_setting(name: str, default, choices=None) -> None:
         text = state.get(_INITIAL_QUERY, {}).get(name)
         from_url = None if text is None else _from_text(text, default, choices)
         state[name] = default if from_url is None else from_url
+        if text is not None and from_url is None:
+            state.setdefault(_REFUSED_SETTINGS, {})[name] = text
     elif not _allowed(state[name], default, choices):
         state[name] = default
     state.setdefault(_PAGE_DEFAULTS, {})[name] = default
@@ -773,8 +798,10 @@ def reset_page_settings() -> None:
     """Callback: every setting of the current page back to its default, with the values
     the page named (:func:`reset_with_page`); every bound widget gets a new key."""
     state = st.session_state
+    refused = state.get(_REFUSED_SETTINGS, {})
     for name, default in state.get(_PAGE_DEFAULTS, {}).items():
         state[name] = list(default) if isinstance(default, list) else default
+        refused.pop(name, None)
     for name, default in state.get(_RESET_ALSO, {}).items():
         state[name] = default
     state[_WIDGET_ROUND] = state.get(_WIDGET_ROUND, 0) + 1
