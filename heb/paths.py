@@ -56,3 +56,17 @@ def cache_dir() -> Path:
         return REPO_ROOT / "data_cache"
     user_cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(user_cache) / CACHE_FOLDER_NAME
+
+
+def openml_cache_dir() -> Path:
+    """The root of the openml client's cache (env ``HEB_OPENML_CACHE``, e.g. an existing
+    openml-python cache; default ``openml/`` under :func:`cache_dir`). Datasets sit in it
+    under the server's folder, ``org/openml/www`` for the production server."""
+    env = os.environ.get("HEB_OPENML_CACHE")
+    return Path(env) if env else cache_dir() / "openml"
+
+
+def openml_server() -> str | None:
+    """The OpenML API address set by env ``HEB_OPENML_SERVER`` (e.g. the test server's
+    ``https://test.openml.org/api/v1/xml``), or None for the default."""
+    return os.environ.get("HEB_OPENML_SERVER") or None

@@ -18,7 +18,7 @@ from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
-from heb.data import default_target
+from heb.data import default_target, parse_openml_id
 from heb.data.dataset import join_names
 from heb.data.preprocess import ID_LIKE_MIN_CATEGORIES, ID_LIKE_ROWS_PER_CATEGORY
 
@@ -123,8 +123,10 @@ def _declare_categorical(spec: str, column: str) -> None:
 
 
 def _on_openml() -> None:
-    spec = f"openml:{int(st.session_state['openml_id'])}"
     try:
+        # typed text, checked here: a number box kept its last good id while showing an
+        # invalid one (-5 loaded dataset 31)
+        spec = f"openml:{parse_openml_id(st.session_state['openml_id'])}"
         loading.load_spec(spec)
     except Exception as exc:  # noqa: BLE001
         st.session_state["openml_error"] = exc
@@ -193,7 +195,7 @@ def choose_dataset() -> None:
                 if upload is not None and upload.get("link_note"):
                     st.caption(escape(upload["link_note"]))
         with openml_tab:
-            st.number_input("OpenML dataset id", min_value=1, value=31, step=1, key="openml_id")
+            st.text_input("OpenML dataset id", value="31", max_chars=12, key="openml_id")
             st.button("Load from OpenML", on_click=_on_openml, key="openml_load")
             st.caption(
                 "Read from the local OpenML cache when present; otherwise this needs the network."

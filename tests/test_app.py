@@ -283,13 +283,13 @@ def test_a_links_overrides_the_app_does_not_offer_are_said(params):
 
 def test_closed_dataset_expanders_build_no_widgets_and_say_the_settings_in_force():
     at = open_app(data="builtin:iris", n_bins="4", missing="category", max_rows="0")
-    assert not at.get("file_uploader") and not at.slider and not at.number_input
+    assert not at.get("file_uploader") and not at.slider and not at.text_input
     said = "Preprocessing in force: 4 bins · missing as a category · every row."
     assert said in [c.value for c in at.caption]
     opened = open_section(open_section(at, "add_open"), "preprocessing_open")
     assert opened.slider(key="w_n_bins").value == 4
     assert opened.radio(key="w_missing").value == "category"
-    assert opened.number_input(key="openml_id").value == 31
+    assert opened.text_input(key="openml_id").value == "31"
     assert len(opened.get("file_uploader")) == 1
 
 
@@ -443,7 +443,7 @@ def test_an_openml_id_offline_is_a_message(monkeypatch, tmp_path):
     monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr("heb.data.DEFAULT_OPENML_SERVER", "http://127.0.0.1:9/api/v1/xml")
     at = open_app()
-    open_section(at, "add_open").number_input(key="openml_id").set_value(999_999)
+    open_section(at, "add_open").text_input(key="openml_id").set_value("999999")
     at.button(key="openml_load").click().run()
     assert not at.exception
     assert at.error and "999999" in at.error[0].value

@@ -229,6 +229,61 @@ def test_openml_default_cache_is_under_data_cache(tmp_path, monkeypatch, no_netw
     assert (tmp_path / "cache" / "openml").is_dir()
 
 
+def test_an_existing_openml_cache_and_server_are_set_by_the_environment(
+    openml_cache, no_network, monkeypatch
+):
+    """A user trial found the app and the CLI blind to an existing openml-python cache of
+    the test server: ``HEB_OPENML_CACHE`` and ``HEB_OPENML_SERVER`` now point them there."""
+    from heb import paths
+
+    monkeypatch.setenv("HEB_OPENML_CACHE", str(openml_cache))
+    monkeypatch.setenv("HEB_OPENML_SERVER", TEST_SERVER)
+    assert paths.openml_cache_dir() == openml_cache
+    dataset = load_openml(2)
+    assert dataset.name == "anneal" and dataset.X.shape == (898, 38)
+    monkeypatch.delenv("HEB_OPENML_SERVER")  # the production server's folder has no copy
+    with pytest.raises(DataError, match="not in the local cache"):
+        load_openml(2)
+
+
+def test_the_apps_openml_box_loads_from_the_environments_cache(
+    openml_cache, no_network, monkeypatch
+):
+    from tests.test_app import open_app, open_section
+
+    monkeypatch.setenv("HEB_OPENML_CACHE", str(openml_cache))
+    monkeypatch.setenv("HEB_OPENML_SERVER", TEST_SERVER)
+    at = open_app()
+    open_section(at, "add_open").text_input(key="openml_id").set_value(" 2 ")
+    at.button(key="openml_load").click().run()
+    assert not at.exception and not at.error
+    assert at.sidebar.selectbox(key="w_data_spec").value == "openml:2"
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("-5", "OpenML dataset ids are positive whole numbers, not -5."),
+        ("0", "OpenML dataset ids are positive whole numbers, not 0."),
+        ("2.5", "An OpenML dataset id is a whole number such as 31"),
+        ("anneal", "An OpenML dataset id is a whole number such as 31"),
+        ("", "An OpenML dataset id is a whole number such as 31"),
+    ],
+)
+def test_an_openml_id_that_is_no_id_is_refused_not_replaced_by_the_last(typed, said, no_network):
+    """The number box showed -5 in red and loaded the last good id (31) on the click."""
+    from tests.test_app import open_app, open_section
+
+    at = open_app()
+    before = at.sidebar.selectbox(key="w_data_spec").value
+    open_section(at, "add_open").text_input(key="openml_id").set_value(typed)
+    at.button(key="openml_load").click().run()
+    assert not at.exception
+    assert len(at.error) == 1 and said in at.error[0].value.replace("\\", "")
+    assert "31 is not in the local cache" not in at.error[0].value
+    assert at.sidebar.selectbox(key="w_data_spec").value == before
+
+
 # ---------------------------------------------------------------------------- uploads
 def test_read_arff_fixture():
     frame = read_table((FIXTURES / "picnic.arff").read_bytes(), "picnic.arff")

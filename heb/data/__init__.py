@@ -42,7 +42,7 @@ from heb.data.dataset import (
     is_id_like_name,
 )
 from heb.data.folds import encode_target, safe_n_splits, stratified_subsample, subsample_rows
-from heb.data.openml import DEFAULT_OPENML_SERVER, load_openml
+from heb.data.openml import DEFAULT_OPENML_SERVER, load_openml, parse_openml_id
 from heb.data.preprocess import MISSING_LABEL, Preprocessor, make_model
 from heb.data.readers import read_table
 from heb.data.shared import load_shared, shared_dataset_names
@@ -62,6 +62,7 @@ __all__ = [
     "shared_dataset_names",
     "load_shared",
     "load_openml",
+    "parse_openml_id",
     "load_upload",
     "read_table",
     "dataset_from_table",

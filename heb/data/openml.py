@@ -34,17 +34,20 @@ DEFAULT_OPENML_SERVER = "https://www.openml.org/api/v1/xml"
 
 
 def _default_server() -> str:
-    """``heb.data.DEFAULT_OPENML_SERVER``, read at call time so one setting on the package
+    """Env ``HEB_OPENML_SERVER`` (:func:`heb.paths.openml_server`), else
+    ``heb.data.DEFAULT_OPENML_SERVER``, read at call time so one setting on the package
     (e.g. a test pointing it at a dead address) reaches every loader."""
     import heb.data
 
-    return heb.data.DEFAULT_OPENML_SERVER
+    return paths.openml_server() or heb.data.DEFAULT_OPENML_SERVER
 
 
 _OPENML_LOCK = threading.Lock()
 
 
-def _parse_openml_id(dataset_id) -> int:
+def parse_openml_id(dataset_id) -> int:
+    """An OpenML id as an int: a whole number (a string of digits too), at least 1;
+    anything else is a :class:`DataError` in one sentence."""
     if isinstance(dataset_id, bool | np.bool_):
         raise DataError("An OpenML dataset id is a whole number such as 31.")
     if isinstance(dataset_id, int | np.integer):
@@ -223,19 +226,21 @@ def load_openml(
         The OpenML id (a string of digits is accepted; names are not: they need the
         network).
     cache_dir : path, optional
-        Root of the openml cache; default ``data_cache/openml`` (:func:`heb.paths.cache_dir`).
-        Offline, a dataset loads when this cache holds it.
+        Root of the openml cache; default env ``HEB_OPENML_CACHE``, else
+        ``data_cache/openml`` (:func:`heb.paths.openml_cache_dir`). Offline, a dataset
+        loads when this cache holds it.
     server : str, optional
-        The OpenML API URL; default the production server. The cache subfolder follows
-        it (``org/openml/www`` or ``org/openml/test``).
+        The OpenML API URL; default env ``HEB_OPENML_SERVER``, else the production
+        server. The cache subfolder follows it (``org/openml/www`` or
+        ``org/openml/test``).
     target : str, optional
         Default OpenML's default target attribute.
 
     Feature types come from OpenML's metadata (nominal -> categorical); the row-id and
     ignored attributes are left out.
     """
-    dataset_id = _parse_openml_id(dataset_id)
-    root = Path(cache_dir) if cache_dir is not None else paths.cache_dir() / "openml"
+    dataset_id = parse_openml_id(dataset_id)
+    root = Path(cache_dir) if cache_dir is not None else paths.openml_cache_dir()
     server = server or _default_server()
     try:
         root.mkdir(parents=True, exist_ok=True)
