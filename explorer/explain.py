@@ -200,13 +200,42 @@ def accuracy_on(model, work: WorkingData, rows: pd.DataFrame | None = None) -> f
         if rows is None or missing_columns(model, rows):
             return None
         return float(np.mean(model.predict(rows).astype(str) == truth))
-    if model.n_features_in_ != work.codes.shape[1]:
-        return None
+    if model_mismatch(model, work):
+        return None  # other features: an accuracy would mean nothing
     names = getattr(model, "feature_names_in_", None)
-    if names is not None and [str(n) for n in names] != [str(n) for n in work.feature_names]:
-        return None  # other features, however many: an accuracy would mean nothing
     rows = work.codes if names is None else pd.DataFrame(work.codes, columns=list(names))
     return float(np.mean(model.predict(rows).astype(str) == truth))
+
+
+def _short(name: object, limit: int = 60) -> str:
+    """A column name cut to ``limit`` characters."""
+    text = str(name)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def model_mismatch(model, work: WorkingData) -> str:
+    """Why a loaded model alone (no preprocessing) cannot score the working rows, as one
+    plain sentence (escape it to show it), or "" when it can: another number of features,
+    or features of other names (a user trial saw only "Loaded NaiveBayes (heb-m), 2
+    classes, 3 features.")."""
+    n_model, n_data = int(model.n_features_in_), int(work.codes.shape[1])
+    if n_model != n_data:
+        return (
+            f"The file's model reads {n_model:,} features and the current dataset has "
+            f"{n_data:,}, so it cannot score its rows: load a model saved on this dataset."
+        )
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        return ""
+    ours = [str(n) for n in work.feature_names]
+    other = next((i for i, name in enumerate(names) if str(name) != ours[i]), None)
+    if other is None:
+        return ""
+    return (
+        f"The file's model reads other features than the current dataset (its feature "
+        f"{other + 1} is {_short(names[other])}, the dataset's {_short(ours[other])}), so it "
+        "cannot score its rows."
+    )
 
 
 def loaded_summary(model) -> str:

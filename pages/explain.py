@@ -202,6 +202,9 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
                         f"dataset lacks (the first: {absent[0]}), so it cannot score its rows."
                     )
                     return
+            elif reason := ex.model_mismatch(model, work):
+                show_info(reason)
+                return
             with guard("scoring the rows with the loaded model"):
                 accuracy = ex.accuracy_on(model, work, rows)
             if accuracy is not None:

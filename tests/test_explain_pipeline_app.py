@@ -127,3 +127,38 @@ def test_a_pipeline_for_other_columns_says_so_and_a_bad_file_is_one_sentence():
     assert [e.value.replace("\\", "") for e in at.error] == [  # markdown-escaped
         "The preprocessor's missing must be 'impute' or 'category'."
     ]
+
+
+def test_a_model_file_for_other_features_says_why_it_scores_nothing():
+    """A model-only file of 3 features on zip-codes was "Loaded NaiveBayes (heb-m), 2
+    classes, 3 features." and nothing else: no accuracy and no reason."""
+    from heb import model_io
+
+    _, work = page_work()
+    rng = np.random.default_rng(0)
+    three = pd.DataFrame(rng.integers(0, 4, size=(50, 3)), columns=["p", "q", "r"])
+    small = NaiveBayes("heb-m").fit(three, rng.integers(0, 2, 50))
+    assert ex.model_mismatch(small, work) == (
+        f"The file's model reads 3 features and the current dataset has "
+        f"{len(work.feature_names):,}, so it cannot score its rows: load a model saved on "
+        "this dataset."
+    )
+    at = upload(explain_with_files(), model_io.dumps(small).encode())
+    assert not [m for m in at.metric if m.label.startswith("Accuracy on")]
+    assert any("reads 3 features" in i.value for i in at.info)
+    # as many features, other names: said with the first that differs
+    n = len(work.feature_names)
+    names = [*work.feature_names[:1], "<b>other</b>", *work.feature_names[2:]]
+    renamed = NaiveBayes("laplace").fit(
+        pd.DataFrame(rng.integers(0, 3, size=(40, n)), columns=names), rng.integers(0, 2, 40)
+    )
+    assert ex.model_mismatch(renamed, work) == (
+        f"The file's model reads other features than the current dataset (its feature 2 is "
+        f"<b>other</b>, the dataset's {work.feature_names[1]}), so it cannot score its rows."
+    )
+    at = upload(explain_with_files(), model_io.dumps(renamed).encode())
+    (said,) = [i.value for i in at.info if "other features" in i.value]
+    assert "<b>" not in said  # escaped: shown as text
+    # the page's own features: it scores
+    same = NaiveBayes("laplace").fit(pd.DataFrame(work.codes, columns=work.feature_names), work.y)
+    assert ex.model_mismatch(same, work) == ""
