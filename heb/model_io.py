@@ -192,12 +192,29 @@ def parse(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Any:
     if size > max_bytes:
         raise ValueError(f"The model file is larger than {max_bytes:,} bytes.")
     try:
-        data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+        data = json.loads(
+            text,
+            parse_constant=_refuse_constant,
+            parse_int=_bounded_int,
+            object_pairs_hook=_no_duplicates,
+        )
     except RecursionError:
         raise ValueError("The model file is nested too deeply to be a heb model.") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError("The model file is not valid UTF-8 JSON.") from exc
     return data
+
+
+#: the most digits of an integer in a model file: below Python's 4,300-digit limit, whose
+#: own error advised sys.set_int_max_str_digits
+MAX_INT_DIGITS = 4000
+
+
+def _bounded_int(digits: str) -> int:
+    """``json.loads``' integer parser, refusing a number too long to be read."""
+    if len(digits) > MAX_INT_DIGITS:
+        raise ValueError("The model file holds a number too long to be a heb model's.")
+    return int(digits)
 
 
 def load(path: str | Path, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
@@ -361,8 +378,10 @@ def _header(data: Any) -> type:
     if data.get("format") != FORMAT:
         raise ValueError(f"This is not a heb model file (its format must be {FORMAT!r}).")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        said = "names no schema_version" if version is None else f"has schema version {version!r}"
+    if type(version) is not int or version != SCHEMA_VERSION:  # true and 1.0 equal 1
+        shown = json.dumps(version)  # as the file spells it: true, not True
+        shown = shown if len(shown) <= 20 else f"{shown[:19]}…"
+        said = "names no schema_version" if version is None else f"has schema version {shown}"
         raise ValueError(f"The model file {said}; this heb reads version {SCHEMA_VERSION}.")
     unknown = set(data) - _TOP_KEYS
     if unknown:

@@ -116,6 +116,19 @@ BAD = {
     "other format": (_tamper(lambda d: d.update(format="pickle")), "not a heb model"),
     "future version": (_tamper(lambda d: d.update(schema_version=2)), "schema version 2"),
     "no version": (_tamper(lambda d: d.pop("schema_version")), "names no schema_version"),
+    # a JSON true equals 1 in Python, as 1.0 does: both loaded as version 1
+    "true version": (_tamper(lambda d: d.update(schema_version=True)), "schema version true;"),
+    "float version": (_tamper(lambda d: d.update(schema_version=1.0)), "schema version 1.0;"),
+    "text version": (_tamper(lambda d: d.update(schema_version="1")), 'schema version "1";'),
+    "long version": (
+        _tamper(lambda d: d.update(schema_version=10**100)),
+        "schema version 1000000000000000000…;",
+    ),
+    # past Python's 4,300-digit limit json.loads raised its own advice on set_int_max_str_digits
+    "too many digits": (
+        _tamper(lambda d: d.update(extra=1)).replace('"extra": 1', '"extra": ' + "9" * 5000),
+        "a number too long to be a heb model's",
+    ),
     "unknown field": (_tamper(lambda d: d.update(code="import os")), "unknown fields"),
     "unknown model": (_tamper(lambda d: d.update(model="os.system")), "must be one of"),
     "unknown param": (_tamper(lambda d: d["params"].update(evil=1)), "Unknown parameters"),
