@@ -36,7 +36,8 @@ WORKS = (
     Work(
         "the paper",
         "Nguyen Thai Anh, Truong Viet Vu, Tran Thien Thanh, Vo Nguyen Quoc Bao and Ngo Hoang "
-        f"Tu (2026). *{PAPER_TITLE}*. Preprint, arXiv:2608.11162v1 [cs.LG], 11 August 2026; "
+        f"Tu (2026). *{PAPER_TITLE}*. Preprint, [arXiv:2608.11162v1]"
+        "(https://arxiv.org/abs/2608.11162v1) [cs.LG], 11 August 2026; "
         "submitted to *Knowledge-Based Systems*.",
         "every lesson and Explore page (the HEB-NB paper)",
     ),
@@ -77,7 +78,7 @@ WORKS = (
         "Minka (2000)",
         "T. P. Minka (2000). *Estimating a Dirichlet Distribution*. Technical report, "
         "Massachusetts Institute of Technology, Cambridge, MA (revised 2003, 2009 and 2012). "
-        "https://tminka.github.io/papers/dirichlet/",
+        "[https://tminka.github.io/papers/dirichlet/](https://tminka.github.io/papers/dirichlet/)",
         "The evidence curve (Type-II ML, the fixed point)",
     ),
     Work(
@@ -124,8 +125,21 @@ WORKS = (
         "Webb, Boughton and Wang (2005)",
         "G. I. Webb, J. R. Boughton and Z. Wang (2005). Not so naive Bayes: aggregating "
         "one-dependence estimators. *Machine Learning* 58(1), 5–24. "
-        "doi:10.1007/s10994-005-4258-6",
+        "[doi:10.1007/s10994-005-4258-6](https://doi.org/10.1007/s10994-005-4258-6)",
         "AODE and HEB-AODE (Compare, Benchmark)",
+    ),
+    Work(
+        "Friedman, Geiger and Goldszmidt (1997)",
+        "N. Friedman, D. Geiger and M. Goldszmidt (1997). Bayesian network classifiers. "
+        "*Machine Learning* 29, 131–163.",
+        "TAN and HEB-TAN (Compare, Benchmark)",
+    ),
+    Work(
+        "Demšar (2006)",
+        "J. Demšar (2006). Statistical comparisons of classifiers over multiple data sets. "
+        "*Journal of Machine Learning Research* 7, 1–30.",
+        "Benchmark (the Friedman test, Nemenyi's critical difference and its diagram, the "
+        "Wilcoxon signed-rank test)",
     ),
 )
 #: (what a page cites, the section's title in the cited text, where it is used)

@@ -113,13 +113,27 @@ def test_the_paper_the_textbook_and_aode_in_full(seeds):
     assert "Nguyen, Mike" in chapter and "Mike Nguyen" in textbook
     assert "18 Naive Bayes" in chapter and "chapter 18" in textbook
     aode = works["Webb, Boughton and Wang (2005)"].entry
-    doi = re.search(r"doi:(\S+)", aode)[1]
+    doi = re.search(r"doi:([^\s\]]+)", aode)[1]
     assert doi in seeds["aode-article"] and "58(1), 5–24" in seeds["aode-article"]
     assert "58(1), 5–24" in aode and "J. R. Boughton" in aode
     assert "Boughton, J.R." in paper
     minka = works["Minka (2000)"].entry
     assert "https://tminka.github.io/papers/dirichlet/" in minka
     assert "revised 2003, 2009" in minka
+    # a trial found only Minka's address clickable: the arXiv id and the DOI are links too
+    assert f"(https://doi.org/{doi})" in aode
+    assert f"(https://arxiv.org/abs/{arxiv})" in entry
+
+
+def test_the_benchmarks_statistics_and_tan_are_cited_as_the_paper_lists_them(seeds):
+    """A trial found the Benchmark's tests (Demšar 2006) and TAN (Friedman et al. 1997),
+    both offered by the app and both in the paper's reference list, not on the page."""
+    references = _references_list(seeds["heb-nb-paper-full"])
+    works = _works()
+    assert "Demšar, J., 2006. Statistical comparisons of classifiers" in references
+    assert "Benchmark" in works["Demšar (2006)"].used
+    assert "Friedman, N., Geiger, D., Goldszmidt, M., 1997" in references
+    assert "TAN" in works["Friedman, Geiger and Goldszmidt (1997)"].used
 
 
 def test_every_cited_section_has_the_title_the_texts_give_it(seeds):
