@@ -9,7 +9,7 @@ from explorer.errors import escape, show_error
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import keep_setting, page_setting
-from heb.figures import metric_title
+from heb.figures import MIN_BIN_ROWS, metric_title
 from heb.figures.lessons import calibration as figures
 from heb.lessons import calibration as lesson
 
@@ -80,15 +80,17 @@ def lesson_figure(which: str, name: str, feature: int, copies: int, metric: str 
     )
 
 
-def remedies(name: str, feature: int, copies: int) -> None:
+def remedies(name: str, feature: int, copies: int, n_classes: int) -> None:
     """What the reliability diagram shows (step 2, where its points lie counted), the three
-    remedies in words (step 3), and how they are compared (step 4)."""
+    remedies in words (step 3; Platt's input as it is for ``n_classes``), and how they are
+    compared (step 4)."""
     if steps.show(2):
         curve = sweep(name, feature)["reliability"][copies]
         st.markdown(
             "The **reliability diagram** bins the test rows by their confidence and plots "
             "each bin's accuracy against it. A calibrated model sits on the diagonal; a "
-            "point below it is surer than it is right. " + lesson.reliability_text(curve, copies)
+            "point below it is surer than it is right. "
+            + lesson.reliability_text(curve, copies, MIN_BIN_ROWS)
         )
     if steps.show(3):
         st.markdown(
@@ -97,8 +99,13 @@ def remedies(name: str, feature: int, copies: int) -> None:
             "- **sqrt-MI weights** scale each feature's log-ratio by "
             "$w_f = \\sqrt{\\mathrm{MI}(X_f; Y)}$ (HEB-M+GR);\n"
             "- **post-hoc calibration** refits the output on held-out rows: Platt "
-            "σ(a·s + b) on the log-odds s, isotonic regression, or temperature "
-            "softmax(log p / T)."
+            + (
+                "σ(a·s + b) on the log-odds s"
+                if n_classes == 2
+                else "σ(a·s_c + b) on each class's log-posterior s_c, one class against the "
+                "rest, then renormalised"
+            )
+            + ", isotonic regression, or temperature softmax(log p / T)."
         )
     if steps.show(4):
         # the presenter mode has no tabs: there the verdict is over the diagram
@@ -212,12 +219,21 @@ def lesson_view() -> None:
             )
         with notes:
             if steps.show(1):
-                st.markdown(
-                    "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k times "
-                    "and its evidence is counted k times (textbook 18.4.1):"
-                )
-                st.latex(r"\log\frac{P(1\mid x)}{P(0\mid x)} = \log\frac{P(1)}{P(0)}")
-                st.latex(r"+\; k\,\log\frac{P(x_1\mid 1)}{P(x_1\mid 0)} + \cdots")
+                if int(data["y"].max()) + 1 == 2:
+                    st.markdown(
+                        "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k "
+                        "times and its evidence is counted k times (textbook 18.4.1):"
+                    )
+                    st.latex(r"\log\frac{P(1\mid x)}{P(0\mid x)} = \log\frac{P(1)}{P(0)}")
+                    st.latex(r"+\; k\,\log\frac{P(x_1\mid 1)}{P(x_1\mid 0)} + \cdots")
+                else:  # no single log-odds: each class's log-posterior gains k times the term
+                    st.markdown(
+                        "Naive Bayes adds one log-likelihood per feature to each class's score. "
+                        "Copy a feature k times and its evidence is counted k times "
+                        "(textbook 18.4.1):"
+                    )
+                    st.latex(r"\log P(c\mid x) = \log P(c) + k\,\log P(x_1\mid c)")
+                    st.latex(r"+ \cdots - \log Z(x)")
                 # computed: a fixed "the confidence inflates: the ECE grows" was false on
                 # breast-cancer (confidence 0.99 with one copy)
                 st.markdown(
@@ -225,7 +241,7 @@ def lesson_view() -> None:
                     "and accuracy over 10 bins. "
                     + lesson.double_counting_text(sweep(name, int(feature)), int(copies))
                 )
-            remedies(name, int(feature), int(copies))
+            remedies(name, int(feature), int(copies), int(data["y"].max()) + 1)
         st.caption("Textbook 18.4 and 18.4.1; paper sections 2 (calibration of NB) and 5.4.")
 
     with right:

@@ -327,3 +327,55 @@ def test_high_cardinality_shows_errors_that_give_the_shown_reduction():
     assert (
         title.startswith("Corollary 1: all 5,000<br>") and max(map(len, title.split("<br>"))) <= 22
     )
+
+
+def test_reliability_text_names_the_grey_hollow_points():
+    """Bins of fewer than the figure's MIN_BIN_ROWS rows are grey hollow points off the
+    curve: the text counted them ("2 of the 4 occupied bins lie below") unexplained."""
+    curve = {
+        "count": np.array([0, 5, 9, 3, 1]),
+        "confidence": np.array([0.0, 0.55, 0.7, 0.9, 0.95]),
+        "accuracy": np.array([0.0, 0.6, 0.5, 0.8, 1.0]),
+    }
+    text = calibration.reliability_text(curve, 3, min_rows=5)
+    assert text.endswith(" The grey hollow 2 points are bins of fewer than 5 rows, off the curve.")
+    one = calibration.reliability_text(curve, 3, min_rows=2)
+    assert one.endswith(" The grey hollow point is a bin of fewer than 2 rows, off the curve.")
+    assert "hollow" not in calibration.reliability_text(curve, 3, min_rows=1)
+    assert "hollow" not in calibration.reliability_text(curve, 3)
+
+
+def test_three_classes_have_no_log_odds_in_the_calibration_lesson():
+    """known-truth has 3 classes: the lesson wrote log P(1|x)/P(0|x), an axis of
+    |log-odds| and Platt "on the log-odds", while the code plots the spread of the
+    log-likelihoods over the classes and calibrates each class's log-posterior."""
+    from heb.figures.lessons.calibration import double_counting_figure
+
+    at = open_lesson("lesson_calibration", calib_data="known-truth")
+    formulas = " ".join(latex.value for latex in at.latex)
+    assert "P(1\\mid x)" not in formulas and "\\log P(c\\mid x)" in formulas
+    data = calibration.calibration_data("known-truth")
+    feature = calibration.most_informative_feature(data["codes"], data["y"])
+    sweep = calibration.double_counting_sweep(data["codes"], data["y"], feature, 4)
+    assert sweep["n_classes"] == 3
+    fig, _ = double_counting_figure(sweep, 4)
+    names = [trace.name for trace in fig.data]
+    assert "mean log-likelihood spread over classes of the copies (left)" in names
+    assert "log-odds" not in fig.layout.yaxis.title.text
+    assert fig.layout.yaxis2.tickformat == ".3~f"  # ".2f" printed a 0.015 step unevenly
+    binary = calibration.double_counting_sweep(
+        *(calibration.calibration_data("synthetic")[key] for key in ("codes", "y")), 0, 2
+    )
+    fig, _ = double_counting_figure(binary, 2)
+    assert "mean |log-odds| of the copies (left)" in [trace.name for trace in fig.data]
+    at = open_lesson(
+        "lesson_calibration",
+        calib_data="known-truth",
+        calib_tab="Remedies side by side",
+        present="1",
+        step="3",
+    )
+    text = " ".join(m.value for m in at.markdown)
+    assert "on each class's log-posterior s_c" in text and "on the log-odds s" not in text
+    at = open_lesson("lesson_calibration", present="1", step="3")
+    assert "on the log-odds s" in " ".join(m.value for m in at.markdown)

@@ -167,7 +167,7 @@ def double_counting_sweep(
         classes, exactly k times that of one copy; ``mean_confidence`` (k,);
         ``reliability`` dict copies -> reliability dict; ``y_test`` (n,) the test rows'
         classes and ``proba`` dict copies -> their probabilities (n, C), for the noise of
-        a difference (:mod:`heb.lessons.paired_noise`).
+        a difference (:mod:`heb.lessons.paired_noise`); ``n_classes``.
     """
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
@@ -198,6 +198,7 @@ def double_counting_sweep(
     result["reliability"] = curves
     result["y_test"] = y[test]
     result["proba"] = probas
+    result["n_classes"] = int(classes.size)
     return result
 
 
@@ -423,15 +424,23 @@ def double_counting_text(sweep: dict, copies: int) -> str:
     return f"{numbers}: the ECE barely moves here.{already}"
 
 
-def reliability_text(curve: dict, copies: int) -> str:
+def reliability_text(curve: dict, copies: int, min_rows: int = 0) -> str:
     """Where the reliability diagram's points lie at ``copies`` copies: how many of its
-    occupied bins fall below the diagonal (over-confident) and above it."""
-    rows = np.asarray(curve["count"]) > 0
+    occupied bins fall below the diagonal (over-confident) and above it, and how many are
+    drawn as grey hollow points off the curve, having fewer than ``min_rows`` rows (the
+    figure's rule; unexplained, they puzzled a trial's reader)."""
+    count = np.asarray(curve["count"])
+    rows = count > 0
     gap = np.asarray(curve["accuracy"])[rows] - np.asarray(curve["confidence"])[rows]
     below, above = int((gap < 0).sum()), int((gap > 0).sum())
     k = f"{int(copies)} {'copy' if int(copies) == 1 else 'copies'}"
     verb = "lies" if below == 1 else "lie"
-    return (
+    text = (
         f"With {k}, {below} of the {int(rows.sum())} occupied bins {verb} below the "
         f"diagonal (surer than right) and {above} above it."
     )
+    small = int((rows & (count < min_rows)).sum())
+    if small:
+        points = "point is a bin" if small == 1 else f"{small} points are bins"
+        text += f" The grey hollow {points} of fewer than {min_rows} rows, off the curve."
+    return text

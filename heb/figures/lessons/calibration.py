@@ -28,14 +28,18 @@ __all__ = ["double_counting_figure", "reliability_figure", "calibration_bars_fig
 
 def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.DataFrame]:
     """Log-odds scale (left axis) and ECE (right axis) against the number of copies of one
-    feature, on one plot (two side-by-side plots drew twice the axes and lines)."""
+    feature, on one plot (two side-by-side plots drew twice the axes and lines). With more
+    than two classes there is no one log-odds: the scale is the spread (max - min over
+    classes) of the copies' log-likelihoods, and the labels say so."""
     fig = go.Figure()
     k = sweep["copies"]
+    binary = sweep.get("n_classes", 2) == 2
+    scale = "|log-odds|" if binary else "log-likelihood spread over classes"
     one_copy = k * sweep["log_odds_scale"][0]
     fig.add_trace(curve("k × one copy", k, one_copy, NEUTRAL_COLOR, 10, opacity=0.5))
     fig.add_trace(
         go.Scatter(
-            name="mean |log-odds| of the copies (left)",
+            name=f"mean {scale} of the copies (left)",
             x=k,
             y=sweep["log_odds_scale"],
             mode="markers",
@@ -54,7 +58,10 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
     fig.add_trace(ece)
     fig.add_vline(x=chosen, line_dash="dash", line_color=TRUTH_COLOR)
     fig.update_xaxes(title="copies k of the feature", dtick=1)
-    fig.update_yaxes(title="the feature's |log-odds| (nats)", rangemode="tozero")
+    fig.update_yaxes(
+        title="the feature's |log-odds| (nats)" if binary else "the feature's spread (nats)",
+        rangemode="tozero",
+    )
     fig.update_layout(
         yaxis2={
             "title": {"text": "calibration error (ECE)", "font": {"color": WHATIF_COLOR}},
@@ -63,7 +70,8 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
             "rangemode": "tozero",
             "showgrid": False,
             "tickfont": {"color": WHATIF_COLOR},
-            "tickformat": ".2f",
+            # up to 3 decimals, trailing zeros cut: ".2f" printed a 0.015 step as 0.01, 0.03
+            "tickformat": ".3~f",
             "automargin": True,
         }
     )
