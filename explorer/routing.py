@@ -350,6 +350,20 @@ _LINK_AND_KEYS = """
     if (link) { event.preventDefault(); link.click(); }
   };
   document.addEventListener("keydown", window.__hebTurn);
+  /* a page link pushes the page's bare address, then the page's run pushes it again with
+     its settings in the query: two entries for one visit, so Back took two presses. The
+     second replaces the bare one; a setting changed on a page still adds an entry. */
+  if (!window.__hebHistory) {
+    window.__hebHistory = true;
+    const push = history.pushState.bind(history);
+    history.pushState = (state, title, url) => {
+      const next = url == null ? null : new URL(String(url), location.href);
+      if (next && !location.search && next.pathname === location.pathname) {
+        return history.replaceState(state, title, url);
+      }
+      return push(state, title, url);
+    };
+  }
   /* entering or leaving the presenter mode (the footer's button) opens the page at its
      top: the view kept the footer's scroll, with the title and the first step above it */
   if (!window.__hebToggleWatch) {

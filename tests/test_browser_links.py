@@ -73,3 +73,25 @@ def test_the_page_link_reproduces_the_view(browser, app_url, path, actions):
     assert _wait_for_view(fresh, shown) == shown, (path, link)
     fresh_context.close()
     context.close()
+
+
+@pytest.mark.parametrize("present", ["1", "0"])
+def test_one_back_returns_from_a_next_link_to_the_page_and_step_it_left(browser, app_url, present):
+    """A page link pushed the page's bare address and the page's run pushed it again with
+    its settings: Back after "Next: Known truth" stayed on Known truth once."""
+    context = browser.new_context(viewport=SMALL_VIEWPORT)
+    query = f"{BASE_QUERY}&present=1&step=3" if present == "1" else f"{BASE_QUERY}&calib_copies=3"
+    tab, _ = _open(context, f"{app_url}/lesson_calibration?{query}")
+    timed(tab, tab.get_by_text("Next: Known truth").first.click)
+    tab.wait_for_url("**/lesson_known_truth?*")
+    wait_idle(tab)
+    tab.go_back()
+    tab.wait_for_url("**/lesson_calibration?*")
+    wait_idle(tab)
+    assert "/lesson_calibration?" in tab.url
+    if present == "1":
+        assert "step=3" in tab.url
+        tab.get_by_text("Step 3 of 4").first.wait_for()
+    else:
+        assert "calib_copies=3" in tab.url
+    context.close()
