@@ -110,10 +110,8 @@ def lesson_view() -> None:
         c1, c2, c3 = st.columns(3)
         c1.metric("Prior's share Kα/(N+Kα)", f"{view['prior_share']:.0%}")
         c2.metric("l1 error of this estimate", f"{view['l1']:.3f}")
-        if out["best"] is None:
-            c3.metric("Best α (expected l1)", "none", help="With N = 0 every α gives 1/K.")
-        else:
-            c3.metric("Best α (expected l1)", f"{out['best']:.3g}", help="For this K and N.")
+        best, edge, about = lesson.best_alpha_text(sweep, out["best"])
+        c3.metric("Best α (expected l1)", best, edge, "off", help=about, delta_arrow="off")
         if steps.show(1):
             fig, data = steps.fitted(posterior_figure(*setting))
             show_figure(fig, data, "dirichlet-posterior-mean")

@@ -20,6 +20,7 @@ __all__ = [
     "dirichlet_view",
     "alpha_sweep",
     "best_alpha",
+    "best_alpha_text",
     "max_bias_l1",
     "bias_text",
     "ALPHA_CHOICES",
@@ -139,6 +140,35 @@ def best_alpha(sweep: dict, rtol: float = 1e-9) -> float | None:
     if np.ptp(expected) <= rtol * max(float(np.abs(expected).max()), 1e-300):
         return None
     return float(np.asarray(sweep["alpha"])[int(np.argmin(expected))])
+
+
+def best_alpha_text(sweep: dict, best: float | None) -> tuple[str, str | None, str]:
+    """The "Best α" metric's value, its note (``None`` unless at the grid's end) and help.
+
+    A minimum at the end of the swept range is no minimum: the curve may fall further past
+    it. "Best α 10" was shown while the expected error still fell at α = 10 (K = 2, N = 5,
+    a flat truth); it reads "≥ 10", noted as the edge of the range (and "≤ 0.001" at the
+    low end).
+    """
+    if best is None:
+        return "none", None, "With N = 0 every α gives 1/K."
+    alphas = np.asarray(sweep["alpha"], dtype=np.float64)
+    low, high = float(alphas.min()), float(alphas.max())
+    if np.isclose(best, high):
+        return (
+            f"≥ {high:g}",
+            "edge of the range",
+            f"The expected l1 error still falls at α = {high:g}, the largest α swept: the "
+            f"best α for this K and N is {high:g} or more.",
+        )
+    if np.isclose(best, low):
+        return (
+            f"≤ {low:g}",
+            "edge of the range",
+            f"The expected l1 error still falls at α = {low:g}, the smallest α swept: the "
+            f"best α for this K and N is {low:g} or less.",
+        )
+    return f"{best:.3g}", None, "For this K and N."
 
 
 def max_bias_l1(n_categories: int, n_samples: float, alpha: float) -> float:
