@@ -108,8 +108,8 @@ def lesson_view() -> None:
 
     with right:
         c1, c2, c3 = st.columns(3)
-        c1.metric("Prior's share Kα/(N+Kα)", f"{view['prior_share']:.0%}")
-        c2.metric("l1 error of this estimate", f"{view['l1']:.3f}")
+        c1.metric("Prior's share Kα/(N+Kα)", lesson.format_share(view["prior_share"]))
+        c2.metric("l1 error of this estimate", lesson.format_l1(view["l1"]))
         best, edge, about = lesson.best_alpha_text(sweep, out["best"])
         c3.metric("Best α (expected l1)", best, edge, "off", help=about, delta_arrow="off")
         if steps.show(1):
@@ -119,10 +119,12 @@ def lesson_view() -> None:
             fig, data = steps.fitted(sweep_figure(*setting))
             show_figure(fig, data, "dirichlet-alpha-sweep")
             with notes:  # in the presenter mode, beside the figure: the footer stays on screen
+                expected, bias = (
+                    lesson.format_l1(sweep[k][at]) for k in ("expected_l1", "bias_l1")
+                )
                 st.caption(
                     f"Expected l1 error over {lesson.SWEEP_REPS} fresh samples of N = {N}: at "
-                    f"α = {alpha:g} it is {sweep['expected_l1'][at]:.3f}; the l1 size of the bias "
-                    f"alone is {sweep['bias_l1'][at]:.3f}."
+                    f"α = {alpha:g} it is {expected}; the l1 size of the bias alone is {bias}."
                 )
 
 

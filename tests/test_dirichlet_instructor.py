@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -63,3 +65,43 @@ def test_an_inside_best_alpha_has_no_edge_note():
     best = _metric(at, "Best α (expected l1)")
     assert best.value == f"{dirichlet.dirichlet_lesson(50, 50, 'sparse', 1.0)['best']:.3g}"
     assert not best.delta
+
+
+# ------------------------------------------------------------------ 3: tiny numbers
+ZERO = re.compile(r"(?<![\d.])0\.0+(?![\d])")  # "0.000" or "0.0", never "0.0004"
+
+
+def test_a_tiny_alpha_states_its_bias_in_significant_figures():
+    at = open_lesson(
+        "lesson_dirichlet", dirichlet_K="200", dirichlet_N="1000", dirichlet_alpha="0.001"
+    )
+    out = dirichlet.dirichlet_lesson(200, 1000, "sparse", 0.001)
+    ceiling = dirichlet.max_bias_l1(200, 1000, 0.001)
+    bias = out["sweep"]["bias_l1"][out["at"]]
+    assert 3e-4 < ceiling < 5e-4 and 1e-4 < bias < 3e-4  # positive, well below 0.001
+    text = [m.value for m in at.markdown if "The l1 bias is largest" in m.value]
+    assert len(text) == 1
+    assert "= 0.0004 at α = 0.001" in text[0] and "for this p* it is 0.00021." in text[0]
+    caption = [c.value for c in at.caption if c.value.startswith("Expected l1 error over")]
+    assert len(caption) == 1 and "the l1 size of the bias alone is 0.00021." in caption[0]
+    for shown in text + caption + [m.value for m in at.metric]:
+        assert not ZERO.search(shown), shown
+    assert _metric(at, "Prior's share Kα/(N+Kα)").value == "0.02%"  # 0.2 / 1000.2, not 0%
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.0, "0.000"), (0.609445, "0.609"), (0.0123, "0.012"), (3.979e-4, "0.0004"),
+     (2.1417e-4, "0.00021"), (2.1e-5, "0.000021")],
+)  # fmt: skip
+def test_format_l1(value, text):
+    assert dirichlet.format_l1(value) == text
+
+
+@pytest.mark.parametrize(
+    ("share", "text"),
+    [(0.0, "0%"), (1.0, "100%"), (0.5, "50%"), (0.0385, "4%"), (2e-4, "0.02%"),
+     (0.9975, "99.8%"), (0.9999, "99.99%")],
+)  # fmt: skip
+def test_format_share_is_never_0_or_100_percent_unless_exactly(share, text):
+    assert dirichlet.format_share(share) == text

@@ -23,6 +23,8 @@ __all__ = [
     "best_alpha_text",
     "max_bias_l1",
     "bias_text",
+    "format_l1",
+    "format_share",
     "ALPHA_CHOICES",
     "SWEEP_ALPHAS",
     "SWEEP_REPS",
@@ -179,6 +181,34 @@ def max_bias_l1(n_categories: int, n_samples: float, alpha: float) -> float:
     return float(prior_weight(n_categories, n_samples, alpha) * 2.0 * (K - 1.0) / K)
 
 
+def format_l1(value: float) -> str:
+    """An l1 distance in prose: three decimals (0.609), or two significant figures below
+    0.01 (0.0004, 0.000021), so a positive value never reads 0.000."""
+    value = float(value)
+    if value == 0.0 or abs(value) >= 0.01:
+        return f"{value:.3f}"
+    return np.format_float_positional(value, precision=2, unique=False, fractional=False, trim="-")
+
+
+def format_share(share: float) -> str:
+    """A prior's share as a percentage: 4%, 50%; below 1% and above 99% to the figures
+    that keep it off 0% and 100% (0.02%, 99.75%) unless it is exactly 0 or 1."""
+    share = float(share)
+    if share in (0.0, 1.0) or 0.01 <= share <= 0.99:
+        return f"{share:.0%}"
+    if share < 0.01:
+        return (
+            np.format_float_positional(
+                100 * share, precision=1, unique=False, fractional=False, trim="-"
+            )
+            + "%"
+        )
+    decimals = 1  # 99.8%, 99.99%: as many decimals as keep it below 100%
+    while f"{100 * share:.{decimals}f}".startswith("100"):
+        decimals += 1
+    return f"{100 * share:.{decimals}f}%"
+
+
 def bias_text(n_categories: int, n_samples: int, alpha: float, bias_l1: float) -> str:
     """Step 2's sentence on Laplace's weight and the bias, its numbers computed for this K,
     N and alpha (``bias_l1``: this p*'s l1 bias at ``alpha``, from :func:`alpha_sweep`).
@@ -191,9 +221,9 @@ def bias_text(n_categories: int, n_samples: int, alpha: float, bias_l1: float) -
     ceiling = max_bias_l1(K, N, alpha)
     return (
         f"Laplace adds K = {K:,} phantom counts to N = {N:,} observations: {laplace:.0%} "
-        f"of its estimate is prior. The l1 bias is largest, 2α(K−1)/(N+Kα) = {ceiling:.3f} "
-        f"at α = {alpha:g}, when p* puts all its mass on one category; for this p* it is "
-        f"{bias_l1:.3f}."
+        f"of its estimate is prior. The l1 bias is largest, 2α(K−1)/(N+Kα) = "
+        f"{format_l1(ceiling)} at α = {alpha:g}, when p* puts all its mass on one category; "
+        f"for this p* it is {format_l1(bias_l1)}."
     )
 
 
