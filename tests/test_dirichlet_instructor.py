@@ -105,3 +105,27 @@ def test_format_l1(value, text):
 )  # fmt: skip
 def test_format_share_is_never_0_or_100_percent_unless_exactly(share, text):
     assert dirichlet.format_share(share) == text
+
+
+# ------------------------------------------------------------------ 3: the truth at K = 200
+@pytest.mark.parametrize(("K", "N"), [(200, 1000), (2, 5), (50, 0)])
+def test_the_truth_is_a_line_over_the_estimates_bars(K, N):
+    """At K = 200 the true p* was one bar in three per category, 600 slivers: unseen."""
+    from heb.figures.lessons.dirichlet import dirichlet_figure
+
+    out = dirichlet.dirichlet_lesson(K, N, "sparse", 0.001 if N else 1.0)
+    fig, _ = dirichlet_figure(out["p_true"], out["counts"], out["view"]["estimate"], 1.0)
+    names = [trace.name for trace in fig.data]
+    truth = fig.data[names.index("true p*")]
+    assert truth.type == "scatter" and truth.mode == "lines" and truth.line.width >= 2
+    bars = [i for i, trace in enumerate(fig.data) if trace.type == "bar"]
+    assert bars and max(bars) < names.index("true p*")  # drawn on top of every bar
+    assert "true p*" not in [fig.data[i].name for i in bars]
+    # level across each category's whole width, at p*
+    x, y = np.asarray(truth.x), np.asarray(truth.y)
+    assert truth.line.shape == "hvh" and (x[0], x[-1]) == (0.5, K + 0.5)
+    np.testing.assert_allclose(y[1:-1], out["p_true"])
+    np.testing.assert_allclose(x[1:-1], np.arange(1, K + 1))
+    assert truth.legendrank < min(
+        trace.legendrank or 1000 for trace in fig.data if trace is not truth
+    )

@@ -33,6 +33,9 @@ def dirichlet_figure(
 ) -> tuple[go.Figure, pd.DataFrame]:
     """True PMF, unsmoothed estimate and the Dirichlet(alpha) posterior mean, by category.
 
+    The estimates are bars; the truth is a step line over them, level across each
+    category's width, so it shows at K = 200 as at K = 2.
+
     With N = 0 there is no unsmoothed estimate (n / N is 0 / 0): its bars are left out.
     """
     K = p_true.size
@@ -40,7 +43,6 @@ def dirichlet_figure(
     x = np.arange(1, K + 1)
     data = pd.DataFrame({"category": x, "p_true": p_true, "count": counts, "posterior": posterior})
     fig = go.Figure()
-    fig.add_trace(go.Bar(name="true p*", x=x, y=p_true, marker_color=TRUTH_COLOR, opacity=0.85))
     if N > 0:
         data["unsmoothed"] = counts / N
         fig.add_trace(
@@ -51,6 +53,12 @@ def dirichlet_figure(
     )
     prior = curve("prior mean 1/K", [0.5, K + 0.5], [1 / K, 1 / K], PRIOR_MEAN_COLOR, 2, "dot")
     fig.add_trace(prior)
+    # the truth outlines each category's whole width, drawn over the estimates' bars: as a
+    # third bar it was a sliver among 600 at K = 200, not to be seen
+    edges = np.concatenate([[0.5], x, [K + 0.5]])
+    outline = np.concatenate([p_true[:1], p_true, p_true[-1:]])
+    truth = curve("true p*", edges, outline, TRUTH_COLOR, 2, line_shape="hvh", legendrank=1)
+    fig.add_trace(truth)
     fig.update_layout(
         barmode="group",
         bargap=0.15,
