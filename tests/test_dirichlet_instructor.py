@@ -129,3 +129,31 @@ def test_the_truth_is_a_line_over_the_estimates_bars(K, N):
     assert truth.legendrank < min(
         trace.legendrank or 1000 for trace in fig.data if trace is not truth
     )
+
+
+# ------------------------------------------------------------------ 2: one prior share
+def test_step_two_states_the_metrics_prior_share_of_the_chosen_alpha():
+    """Step 2 said "29% of its estimate is prior" (Laplace's) beside the metric's 4%."""
+    at = open_lesson(
+        "lesson_dirichlet",
+        dirichlet_K="2",
+        dirichlet_N="5",
+        dirichlet_alpha="0.1",
+        dirichlet_truth="flat",
+    )
+    share = _metric(at, "Prior's share Kα/(N+Kα)").value
+    assert share == "4%"  # 0.2 / 5.2
+    text = [m.value for m in at.markdown if "The l1 bias is largest" in m.value]
+    assert len(text) == 1
+    first = text[0].split(". ")[0]  # the sentence on the prior's weight
+    assert first.startswith("At α = 0.1 the prior adds Kα = 0.2 phantom counts to N = 5 ")
+    assert f": {share} of the estimate is prior" in first
+    # Laplace's 29% only as a comparison, named as Laplace's
+    assert "(for comparison, Laplace's α = 1 would add K = 2: 29%)" in first
+    assert "29% of" not in text[0] and "its estimate" not in text[0]
+
+
+def test_at_laplace_the_text_names_it_and_makes_no_comparison():
+    text = dirichlet.bias_text(50, 50, 1.0, 0.609)
+    assert text.startswith("At α = 1 (Laplace) the prior adds K = 50 phantom counts to N = 50")
+    assert "50% of the estimate is prior." in text and "comparison" not in text

@@ -59,7 +59,9 @@ def test_the_bias_sentence_states_the_sweeps_numbers(K, N, truth):
     text = _one(at, "The l1 bias is largest")
     assert f"for this p* it is {bias:.3f}." in text
     assert f"= {dirichlet.max_bias_l1(K, N, 1.0):.3f} at α = 1" in text
-    assert f"{dirichlet.prior_weight(K, N, 1.0):.0%} of its estimate is prior" in text
+    share = dirichlet.format_share(dirichlet.prior_weight(K, N, 1.0))
+    assert f"At α = 1 (Laplace) the prior adds K = {K} phantom counts" in text
+    assert f"{share} of the estimate is prior." in text
     # the caption beside the sweep states the same bias
     assert f"the l1 size of the bias alone is {bias:.3f}" in _one(at, "Expected l1 error over")
     assert "reaches" not in text and "outweigh" not in text

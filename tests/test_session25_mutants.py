@@ -529,11 +529,12 @@ def test_reliability_text_one_bin_below_and_temperature_one():
     assert "T < 1" not in temperature_text(frame)
 
 
-def test_the_bias_text_weighs_laplaces_prior_at_alpha_one_whatever_alpha():
+def test_the_bias_text_weighs_the_chosen_alphas_prior_and_laplaces_only_as_a_comparison():
     from heb.lessons import dirichlet
 
     text = dirichlet.bias_text(50, 50, 0.5, 0.2)
-    assert "50% of its estimate is prior" in text
+    assert "At α = 0.5 the prior adds Kα = 25 phantom counts to N = 50 observations: 33% " in (text)
+    assert "(for comparison, Laplace's α = 1 would add K = 50: 50%)" in text
     assert f"= {dirichlet.max_bias_l1(50, 50, 0.5):.3f} at α = 0.5" in text
 
 
