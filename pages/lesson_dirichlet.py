@@ -68,7 +68,7 @@ def lesson_view() -> None:
                 st.markdown(
                     "α = 1 is **Laplace**, α = ½ is **KT** (Krichevsky–Trofimov), α = 0.1 is "
                     "**Lidstone**'s usual choice; α → 0 is the unsmoothed n / N, α → ∞ the "
-                    "uniform 1/K."
+                    "uniform 1/K. " + lesson.NOTATION  # one paragraph: step 1 fits 900 px
                 )
         with steps.controls():
             K = st.select_slider(
@@ -108,7 +108,11 @@ def lesson_view() -> None:
 
     with right:
         c1, c2, c3 = st.columns(3)
-        c1.metric("Prior's share Kα/(N+Kα)", lesson.format_share(view["prior_share"]))
+        c1.metric(
+            "Prior's share Kα/(N+Kα)",
+            lesson.format_share(view["prior_share"]),
+            help="The shrinkage ρ = m / (N + m) of the next lessons, with m = Kα.",
+        )
         c2.metric("l1 error of this estimate", lesson.format_l1(view["l1"]))
         best, edge, about = lesson.best_alpha_text(sweep, out["best"])
         c3.metric("Best α (expected l1)", best, edge, "off", help=about, delta_arrow="off")

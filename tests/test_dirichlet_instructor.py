@@ -157,3 +157,25 @@ def test_at_laplace_the_text_names_it_and_makes_no_comparison():
     text = dirichlet.bias_text(50, 50, 1.0, 0.609)
     assert text.startswith("At α = 1 (Laplace) the prior adds K = 50 phantom counts to N = 50")
     assert "50% of the estimate is prior." in text and "comparison" not in text
+
+
+# ------------------------------------------------------------------ 4: m and ρ
+def test_the_lesson_names_m_and_rho_as_the_evidence_lesson_does():
+    at = open_lesson("lesson_dirichlet", present="1")  # step 1, as a presenter opens it
+    texts = [m.value for m in at.markdown if "m = Kα" in m.value]
+    assert len(texts) == 1
+    text = texts[0]
+    for phrase in (
+        "Dirichlet(m t)",
+        "**concentration m = Kα**",
+        "prior mean t = 1/K",
+        "Kα / (N + Kα) is their **shrinkage ρ = m / (N + m)**",
+    ):
+        assert phrase in text, phrase
+    share = _metric(at, "Prior's share Kα/(N+Kα)")
+    assert "ρ = m / (N + m)" in share.proto.help and "m = Kα" in share.proto.help
+    # the same symbols as the evidence lesson: its prior Dirichlet(m t) and its ρ metric
+    evidence = open_lesson("lesson_evidence")
+    assert [m for m in evidence.markdown if "Dirichlet(m t)" in m.value]
+    assert [m for m in evidence.metric if m.label == "Shrinkage ρ"]
+    assert any("ρ = m / (N + m)" in (m.proto.help or "") for m in evidence.metric)

@@ -26,6 +26,7 @@ __all__ = [
     "format_l1",
     "format_share",
     "ALPHA_CHOICES",
+    "NOTATION",
     "SWEEP_ALPHAS",
     "SWEEP_REPS",
     "dirichlet_lesson",
@@ -41,6 +42,13 @@ ALPHA_CHOICES = (0.001, 0.01, 0.03, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 SWEEP_ALPHAS = np.unique(np.concatenate([np.logspace(-3, 1, 41), ALPHA_CHOICES]))
 #: fresh samples per alpha in the sweep's Monte-Carlo mean
 SWEEP_REPS = 300
+#: step 1's link to the later lessons' symbols (the evidence curve's Dirichlet(m t), its
+#: "Shrinkage ρ = m / (N + m)" metric, the Concentrations page's m): an instructor found
+#: the lesson never said that Kα is m nor that its prior's share is ρ
+NOTATION = (
+    "Later lessons write this prior Dirichlet(m t): **concentration m = Kα**, prior mean "
+    "t = 1/K; the prior's share Kα / (N + Kα) is their **shrinkage ρ = m / (N + m)**."
+)
 
 
 def dirichlet_example(
