@@ -29,15 +29,20 @@ def _metric(at, label: str):
     return found[0]
 
 
-# ------------------------------------------------------------------ 1: best α at the edge
-def test_a_best_alpha_at_the_grids_end_is_named_as_the_edge():
-    at = open_lesson(
+def _trial_view():
+    """The trial's view: K = 2, N = 5, α = 0.1 on a flat truth."""
+    return open_lesson(
         "lesson_dirichlet",
         dirichlet_K="2",
         dirichlet_N="5",
         dirichlet_alpha="0.1",
         dirichlet_truth="flat",
     )
+
+
+# ------------------------------------------------------------------ 1: best α at the edge
+def test_a_best_alpha_at_the_grids_end_is_named_as_the_edge():
+    at = _trial_view()
     best = _metric(at, "Best α (expected l1)")
     assert best.value == "≥ 10" and best.delta == "edge of the range"
     assert "10 or more" in best.proto.help
@@ -134,13 +139,7 @@ def test_the_truth_is_a_line_over_the_estimates_bars(K, N):
 # ------------------------------------------------------------------ 2: one prior share
 def test_step_two_states_the_metrics_prior_share_of_the_chosen_alpha():
     """Step 2 said "29% of its estimate is prior" (Laplace's) beside the metric's 4%."""
-    at = open_lesson(
-        "lesson_dirichlet",
-        dirichlet_K="2",
-        dirichlet_N="5",
-        dirichlet_alpha="0.1",
-        dirichlet_truth="flat",
-    )
+    at = _trial_view()
     share = _metric(at, "Prior's share Kα/(N+Kα)").value
     assert share == "4%"  # 0.2 / 5.2
     text = [m.value for m in at.markdown if "The l1 bias is largest" in m.value]
