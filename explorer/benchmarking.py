@@ -11,10 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from explorer.comparison import BEST_STYLE
+from explorer.errors import escape
 from explorer.loading import session_dataset, upload_variant
 from explorer.state import UPLOAD_PREFIX
 from heb import figures, registry
-from heb.data import BUILTIN_DATASETS, shared_dataset_names
+from heb.data import BUILTIN_DATASETS, DataError, shared_dataset_names
 from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_table
 from heb.evaluate.cv import method_spec
 from heb.evaluate.hierarchy_specs import hierarchy_notes
@@ -23,6 +24,7 @@ __all__ = [
     "QUICK_DATASETS",
     "SCORE_DECIMALS",
     "name_width",
+    "needs_target_uploads",
     "benchmark_footer",
     "benchmark_key",
     "dataset_choices",
@@ -62,8 +64,25 @@ def dataset_choices() -> dict[str, str]:
     choices = {f"shared:{name}": name for name in shared_dataset_names()}
     choices.update({f"builtin:{name}": f"{name} (built-in)" for name in BUILTIN_DATASETS})
     for spec, upload in st.session_state.get("uploads", {}).items():
-        choices[spec] = f"{upload['filename']} (upload)"
+        usable = _has_target(upload)
+        choices[spec] = f"{upload['filename']} (upload{'' if usable else ', no target yet'})"
     return choices
+
+
+def _has_target(upload: dict | None) -> bool:
+    """Whether an upload's record can load: a target chosen, or its default one usable
+    (``needs_target``: no column read as classes, the Dataset page asks for one)."""
+    return upload is None or not (upload.get("needs_target") and upload.get("target") is None)
+
+
+def needs_target_uploads(specs: list[str]) -> list[str]:
+    """The file names of the chosen uploads that have no target yet (a run skips them)."""
+    uploads = st.session_state.get("uploads", {})
+    return [
+        uploads[spec]["filename"]
+        for spec in specs
+        if spec in uploads and not _has_target(uploads[spec])
+    ]
 
 
 def default_datasets(choices: dict[str, str], current: str | None = None) -> list[str]:
@@ -81,7 +100,11 @@ _UPLOADS_TAKEN = "_bench_uploads_taken"
 
 
 def _current_upload(choices: dict[str, str], current: str | None) -> str | None:
-    return current if current and current.startswith(UPLOAD_PREFIX) and current in choices else None
+    """The sidebar's dataset when it is an upload of this session that can load (one
+    still waiting for its target is offered, not chosen: it would stop a run)."""
+    if not (current and current.startswith(UPLOAD_PREFIX) and current in choices):
+        return None
+    return current if _has_target(st.session_state.get("uploads", {}).get(current)) else None
 
 
 def take_in_upload(choices: dict[str, str], current: str | None, name: str) -> None:
@@ -160,25 +183,57 @@ def benchmark_key(specs: list[str], methods: list[str], settings: dict) -> str:
     return cache_key("benchmark", sorted(upload_variant(spec) for spec in specs), methods, settings)
 
 
-def run(specs: list[str], methods: list[str], settings: dict) -> pd.DataFrame:
-    """Load the datasets and cross-validate every method on each, with a progress bar."""
+def _first_sentence(exc: BaseException) -> str:
+    """An error's first sentence, for a one-line note."""
+    text = str(exc).strip() or type(exc).__name__
+    head, dot, _ = text.partition(". ")
+    return head + "." if dot else text
+
+
+def run(
+    specs: list[str], methods: list[str], settings: dict, labels: dict[str, str] | None = None
+) -> tuple[pd.DataFrame, list[str]]:
+    """Load the datasets and cross-validate every method on each, with a progress bar.
+
+    A dataset that does not load (an upload without a usable target, say) is skipped:
+    the second value holds one escaped markdown line per skipped dataset, naming it by
+    its label (``labels``: spec -> the name the page shows). Fewer than two loaded
+    datasets raise :class:`~heb.data.DataError` (the progress box then shows failed).
+    """
+    labels = labels or {}
     start = time.perf_counter()
     with st.status(
         f"Benchmark: {len(methods)} methods on {len(specs)} datasets...", expanded=True
     ) as status:
-        bar = st.progress(0.0, text="Loading the datasets")
-        datasets = []
-        for index, spec in enumerate(specs):
-            bar.progress(0.2 * index / len(specs), text=f"Loading {spec.split(':', 1)[1]}")
-            datasets.append(session_dataset(spec))
+        try:
+            bar = st.progress(0.0, text="Loading the datasets")
+            datasets, skipped = [], []
+            for index, spec in enumerate(specs):
+                name = labels.get(spec, spec.split(":", 1)[1])
+                bar.progress(0.2 * index / len(specs), text=f"Loading {escape(name)}")
+                try:
+                    datasets.append(session_dataset(spec))
+                except Exception as exc:  # noqa: BLE001 - one bad dataset must not stop the rest
+                    skipped.append(f"Skipped {escape(name)}: {escape(_first_sentence(exc))}")
+            if len(datasets) < 2:
+                raise DataError(
+                    f"Only {len(datasets)} of the {len(specs)} datasets loaded; the "
+                    "benchmark needs at least two."
+                )
 
-        def progress(fraction: float, message: str) -> None:
-            bar.progress(0.2 + 0.8 * min(max(float(fraction), 0.0), 1.0), text=message)
+            def progress(fraction: float, message: str) -> None:
+                bar.progress(0.2 + 0.8 * min(max(float(fraction), 0.0), 1.0), text=message)
 
-        frame = run_benchmark(datasets, methods, progress=progress, **settings)
+            frame = run_benchmark(datasets, methods, progress=progress, **settings)
+        except Exception:
+            status.update(label="Benchmark failed", state="error", expanded=True)
+            raise
         elapsed = time.perf_counter() - start
-        status.update(label=f"Benchmark done in {elapsed:.1f} s", state="complete", expanded=False)
-    return frame
+        done = f"Benchmark done in {elapsed:.1f} s" + (
+            f" ({len(skipped)} skipped)" if skipped else ""
+        )
+        status.update(label=done, state="complete", expanded=False)
+    return frame, skipped
 
 
 #: finished benchmarks kept in memory (each a few thousand rows)
@@ -192,20 +247,26 @@ def _finished() -> tuple[OrderedDict, threading.Lock]:
 
 
 def run_or_recall(
-    key: str, specs: list[str], methods: list[str], settings: dict
-) -> tuple[pd.DataFrame, bool]:
-    """The benchmark of this selection: from memory when one ran already (True), else run."""
+    key: str,
+    specs: list[str],
+    methods: list[str],
+    settings: dict,
+    labels: dict[str, str] | None = None,
+) -> tuple[pd.DataFrame, bool, list[str]]:
+    """The benchmark of this selection: from memory when one ran already (True), else run;
+    with :func:`run`'s notes of the datasets skipped."""
     store, lock = _finished()
     with lock:
         if key in store:
             store.move_to_end(key)
-            return store[key], True
-    frame = run(specs, methods, settings)
+            frame, skipped = store[key]
+            return frame, True, skipped
+    frame, skipped = run(specs, methods, settings, labels)
     with lock:
-        store[key] = frame
+        store[key] = (frame, skipped)
         while len(store) > KEPT_BENCHMARKS:
             store.popitem(last=False)
-    return frame, False
+    return frame, False, skipped
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

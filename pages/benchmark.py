@@ -92,6 +92,13 @@ specs = st.multiselect(
     format_func=choices.get,
     **state.page_setting("bench_datasets", bench.default_datasets(choices, current), list(choices)),
 )
+waiting = bench.needs_target_uploads(specs)
+if waiting:
+    st.caption(
+        f"{escape(', '.join(waiting))} {'has' if len(waiting) == 1 else 'have'} no target yet "
+        "(choose one on the Dataset page): a run skips "
+        f"{'it' if len(waiting) == 1 else 'them'}."
+    )
 methods = state.selected_methods()
 settings = state.current_settings()
 st.markdown("**Methods:** " + (", ".join(methods) or "none") + " (" + state.where_to_change() + ")")
@@ -127,8 +134,13 @@ from_link = ready and st.session_state["bench_ran"] and "benchmark" not in st.se
 if clicked or from_link:
     with progress_area, guard("running the benchmark"):
         key = bench.benchmark_key(specs, methods, settings)
-        frame, from_memory = bench.run_or_recall(key, specs, methods, settings)
-        st.session_state["benchmark"] = {"key": key, "frame": frame, "from_memory": from_memory}
+        frame, from_memory, skipped = bench.run_or_recall(key, specs, methods, settings, choices)
+        st.session_state["benchmark"] = {
+            "key": key,
+            "frame": frame,
+            "from_memory": from_memory,
+            "skipped": skipped,
+        }
         if not st.session_state["bench_ran"]:
             st.session_state["bench_ran"] = True
             state.keep_setting("bench_ran", False, [False, True])  # into the link now
@@ -146,6 +158,8 @@ if stored is not None:
         f"{frame['fold'].nunique()} folds."
         + (" Shown from memory: nothing was recomputed." if stored.get("from_memory") else "")
     )
+    for line in stored.get("skipped", []):
+        st.warning(line, icon=":material/block:")
     download_buttons(None, frame, "benchmark-folds", csv_label="Every fold's scores (CSV)")
     # lazy tabs: only the open tab's figure and tables are built and sent (six metrics'
     # worth of charts and grids made a cached "Run" take seconds to draw)
