@@ -8,6 +8,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
+import scipy.stats as sps
 import streamlit as st
 
 from explorer.comparison import BEST_STYLE
@@ -29,7 +30,9 @@ __all__ = [
     "benchmark_key",
     "dataset_choices",
     "default_datasets",
+    "few_datasets_note",
     "friedman_nemenyi_note",
+    "smallest_wilcoxon_p",
     "metric_views",
     "run",
     "run_or_recall",
@@ -169,6 +172,46 @@ def friedman_nemenyi_note(friedman: dict, pvalues: pd.DataFrame, alpha: float = 
         "methods differ overall, but no single pair by that much; more datasets shrink "
         "the CD."
     )
+
+
+def smallest_wilcoxon_p(n_datasets: int) -> float:
+    """The smallest two-sided p-value the Wilcoxon signed-rank test can give on
+    ``n_datasets`` paired scores: its exact p when every difference has the same sign and
+    all differ (the test of :func:`heb.stats.wilcoxon`, exact at these sizes)."""
+    if n_datasets < 1:
+        return 1.0
+    extreme = np.arange(1.0, n_datasets + 1.0)  # n distinct differences, all positive
+    return float(min(1.0, sps.wilcoxon(extreme, method="exact").pvalue))
+
+
+def few_datasets_note(
+    n_datasets: int, n_methods: int, cd: float, alpha: float = 0.05
+) -> str | None:
+    """A warning when the datasets are too few for the tests to find anything: the
+    smallest possible Wilcoxon p at or above ``alpha``, or Nemenyi's CD wider than the
+    range of the average ranks (k - 1); None otherwise."""
+    sentences = []
+    smallest = smallest_wilcoxon_p(n_datasets)
+    if smallest >= alpha:
+        sentences.append(
+            f"With {n_datasets} datasets the smallest two-sided Wilcoxon p possible is "
+            f"{smallest:.4g}: no pair can be significant at {alpha:g}."
+        )
+    span = n_methods - 1
+    if cd > span:
+        sentences.append(
+            f"The CD ({cd:.2f}) is wider than the whole range of average ranks (1 to "
+            f"{n_methods}, {span} apart): no Nemenyi pair can differ"
+            + (" either." if sentences else ".")
+        )
+    if not sentences:
+        return None
+    sentences.append(
+        "Demšar (2006) gives N > 10 datasets (and k > 5 methods) as the rule of thumb "
+        "for the Friedman test's chi² approximation: add datasets before reading these "
+        "tests."
+    )
+    return " ".join(sentences)
 
 
 def unhierarchical_methods(methods: list[str]) -> list[str]:

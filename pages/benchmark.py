@@ -32,6 +32,9 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     cols[1].metric("p-value", format_p(result["p_value"]))
     cols[2].metric("Iman-Davenport F", f"{result['iman_davenport_F']:.2f}")
     cols[3].metric("p-value (F)", format_p(result["iman_davenport_p"]))
+    few = bench.few_datasets_note(len(scores), len(scores.columns), tables["cd"])
+    if few:
+        st.warning(few, icon=":material/warning:")
     note = bench.friedman_nemenyi_note(result, tables["pvalues"])
     if note:
         st.info(note, icon=":material/help:")

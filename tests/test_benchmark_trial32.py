@@ -59,3 +59,57 @@ def test_a_run_with_fewer_than_two_loadable_datasets_fails_in_its_progress_box()
     at.button(key="bench_run").click().run()
     assert at.status and at.status[0].label == "Benchmark failed"
     assert any("Only 1 of the 2 datasets loaded" in e.value for e in at.error)
+
+
+# ------------------------------------------------------------- too few datasets to test
+def _scores_frame(n_datasets: int, methods=("Laplace", "KT", "HEB-M"), seed: int = 1):
+    """One fold's scores of ``methods`` on ``n_datasets`` datasets (every metric alike)."""
+    from heb import registry
+
+    rng = np.random.default_rng(seed)
+    rows = [
+        (f"d{d}", m, 0, float(a))
+        for d in range(n_datasets)
+        for m, a in zip(methods, rng.uniform(0.6, 0.9, len(methods)), strict=True)
+    ]
+    frame = pd.DataFrame(rows, columns=["dataset", "method", "fold", "accuracy"])
+    for metric in registry.METRICS:
+        frame[metric] = frame["accuracy"]
+    return frame
+
+
+def test_the_smallest_wilcoxon_p_is_computed_exactly():
+    from explorer.benchmarking import smallest_wilcoxon_p
+    from heb.stats import wilcoxon
+
+    for n in range(2, 9):
+        assert smallest_wilcoxon_p(n) == 2.0 ** (1 - n)  # 0.5, 0.25, 0.125, 0.0625, ...
+        # the engine's test of n datasets, one method better on each, reaches it
+        a = np.linspace(0.7, 0.9, n)
+        assert wilcoxon(a + np.arange(1, n + 1) / 100, a)["p_value"] == smallest_wilcoxon_p(n)
+
+
+def test_few_datasets_are_said_to_be_too_few_for_the_tests():
+    from explorer.benchmarking import few_datasets_note
+    from heb.stats import nemenyi_cd
+
+    three = few_datasets_note(3, 3, nemenyi_cd(3, 3))
+    assert three.startswith(
+        "With 3 datasets the smallest two-sided Wilcoxon p possible is 0.25: no pair can be "
+        "significant at 0.05."
+    )
+    assert "Demšar (2006)" in three and "wider" not in three  # CD 1.91 < k - 1 = 2
+    assert "0.0625" in few_datasets_note(5, 4, nemenyi_cd(4, 5))
+    two = few_datasets_note(2, 2, nemenyi_cd(2, 2))  # CD 1.39 > 1
+    assert "The CD (1.39) is wider than the whole range of average ranks (1 to 2, 1 apart)" in two
+    assert few_datasets_note(6, 5, nemenyi_cd(5, 6)) is None  # 0.03125 < 0.05, CD 2.49 < 4
+
+
+def test_the_page_warns_with_three_datasets_and_not_with_eight():
+    for n, shown in ((3, True), (8, False)):
+        at = open_app("pages/benchmark.py", methods="Laplace,KT,HEB-M")
+        at.session_state["benchmark"] = {"key": f"few-{n}", "frame": _scores_frame(n)}
+        at.run()
+        assert_clean(at)
+        said = [w.value for w in at.warning if "smallest two-sided Wilcoxon p" in w.value]
+        assert len(said) == (1 if shown else 0), (n, said)
