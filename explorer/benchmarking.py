@@ -11,6 +11,7 @@ import pandas as pd
 import scipy.stats as sps
 import streamlit as st
 
+from explorer import state
 from explorer.comparison import BEST_STYLE
 from explorer.errors import escape
 from explorer.loading import session_dataset, upload_variant
@@ -32,6 +33,7 @@ __all__ = [
     "default_datasets",
     "few_datasets_note",
     "friedman_nemenyi_note",
+    "link_uploads_note",
     "smallest_wilcoxon_p",
     "metric_views",
     "run",
@@ -124,6 +126,25 @@ def take_in_upload(choices: dict[str, str], current: str | None, name: str) -> N
     chosen = st.session_state.get(name)
     if isinstance(chosen, list) and upload not in chosen:
         st.session_state[name] = [upload, *chosen]
+
+
+def link_uploads_note(choices: dict[str, str], name: str = "bench_datasets") -> str | None:
+    """The note for a link whose dataset choice (``name``) named uploads this session does
+    not hold: they were left out (an upload stays in the sender's session), so the ranks
+    may differ from the sender's; None when the link named none (or all are here)."""
+    text = st.session_state.get(state._INITIAL_QUERY, {}).get(name) or ""
+    missing = {
+        item for item in text.split(",") if item.startswith(UPLOAD_PREFIX) and item not in choices
+    }
+    if not missing:
+        return None
+    one = len(missing) == 1
+    return (
+        f"The link's benchmark also had {'an upload' if one else f'{len(missing)} uploads'}, "
+        f"left out here: an upload stays in the sender's session (upload "
+        f"{'the file' if one else 'the files'} on the Dataset page to add "
+        f"{'it' if one else 'them'}), so these ranks may differ from the sender's."
+    )
 
 
 def benchmark_footer(frame: pd.DataFrame, settings: dict) -> str:

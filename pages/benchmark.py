@@ -95,6 +95,9 @@ specs = st.multiselect(
     format_func=choices.get,
     **state.page_setting("bench_datasets", bench.default_datasets(choices, current), list(choices)),
 )
+left_out = bench.link_uploads_note(choices)
+if left_out:
+    st.info(left_out, icon=":material/link_off:")
 waiting = bench.needs_target_uploads(specs)
 if waiting:
     st.caption(

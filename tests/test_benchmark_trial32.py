@@ -113,3 +113,26 @@ def test_the_page_warns_with_three_datasets_and_not_with_eight():
         assert_clean(at)
         said = [w.value for w in at.warning if "smallest two-sided Wilcoxon p" in w.value]
         assert len(said) == (1 if shown else 0), (n, said)
+
+
+# ------------------------------------------------------------- a link's upload left out
+def test_a_link_with_an_upload_says_it_was_left_out():
+    linked = "upload:0123456789ab,builtin:iris,builtin:wine"
+    at = open_app("pages/benchmark.py", methods="Laplace,HEB-M", bench_datasets=linked)
+    assert at.multiselect(key="w_bench_datasets").value == ["builtin:iris", "builtin:wine"]
+    said = [i.value for i in at.info if "left out here" in i.value]
+    assert said == [
+        "The link's benchmark also had an upload, left out here: an upload stays in the "
+        "sender's session (upload the file on the Dataset page to add it), so these ranks "
+        "may differ from the sender's."
+    ]
+    two = open_app(
+        "pages/benchmark.py",
+        methods="Laplace,HEB-M",
+        bench_datasets="upload:0123456789ab,upload:ba9876543210,builtin:iris,builtin:wine",
+    )
+    assert any("also had 2 uploads" in i.value for i in two.info)
+    plain = open_app(
+        "pages/benchmark.py", methods="Laplace,HEB-M", bench_datasets="builtin:iris,builtin:wine"
+    )
+    assert not [i for i in plain.info if "left out here" in i.value]
