@@ -21,6 +21,8 @@ from heb.data import BUILTIN_DATASETS, DataError, shared_dataset_names
 from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_table
 from heb.evaluate.cv import method_spec
 from heb.evaluate.hierarchy_specs import hierarchy_notes
+from heb.stats import rank_scores
+from heb.text import and_list
 
 __all__ = [
     "QUICK_DATASETS",
@@ -37,6 +39,7 @@ __all__ = [
     "smallest_wilcoxon_p",
     "metric_views",
     "run",
+    "rank_ties_note",
     "run_or_recall",
     "score_table",
     "take_in_upload",
@@ -374,6 +377,53 @@ def score_table(scores: pd.DataFrame, ranks: pd.Series, metric: str):
         return out
 
     return table, bold_best
+
+
+#: the most datasets :func:`rank_ties_note` names
+TIES_NAMED = 3
+
+
+def _separating_decimals(values: np.ndarray, start: int) -> int:
+    """The fewest decimals (from ``start``, at most 10) that show ``values`` apart."""
+    for decimals in range(start, 11):
+        if len(set(np.round(values, decimals))) == len(values):
+            return decimals
+    return 10
+
+
+def rank_ties_note(scores: pd.DataFrame, metric: str) -> str | None:
+    """What the score table's rounding hides: methods whose means show the same at
+    :data:`SCORE_DECIMALS` decimals on a dataset, yet rank apart there (the ranks, and the
+    Friedman test, use the unrounded means). Markdown (names escaped); None when none do.
+    """
+    higher = registry.metric(metric).higher_is_better
+    ranks = rank_scores(scores.to_numpy(dtype=float), higher_is_better=higher)
+    cases = []
+    for row, (dataset, means) in enumerate(scores.iterrows()):
+        shown = means.round(SCORE_DECIMALS)
+        for value in dict.fromkeys(shown):
+            tied = np.flatnonzero(shown.to_numpy() == value)
+            row_ranks = ranks[row, tied]
+            if len(tied) < 2 or len(set(row_ranks)) < 2:
+                continue
+            exact = means.to_numpy()[tied]
+            decimals = _separating_decimals(exact, SCORE_DECIMALS + 1)
+            named = [
+                f"{escape(scores.columns[i])} ({exact[j]:.{decimals}f})" for j, i in enumerate(tied)
+            ]
+            cases.append(
+                f"on {escape(dataset)}, {and_list(named)} "
+                f"{'both' if len(tied) == 2 else 'all'} show "
+                f"{value:.{SCORE_DECIMALS}f} but rank " + and_list([f"{r:g}" for r in row_ranks])
+            )
+    if not cases:
+        return None
+    more = len(cases) - TIES_NAMED
+    listed = "; ".join(cases[:TIES_NAMED]) + (f"; and {more} more" if more > 0 else "")
+    return (
+        "Ranks (and the Friedman test) use the unrounded means, so equal-looking means "
+        f"can rank apart: {listed}."
+    )
 
 
 def wilcoxon_frame(scores: pd.DataFrame, reference: str) -> pd.DataFrame:

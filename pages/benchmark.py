@@ -52,6 +52,9 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
         key=f"scores_{metric}",
         grid_config=names,
     )
+    ties = bench.rank_ties_note(scores, metric)
+    if ties:
+        st.caption(ties)
     download_buttons(None, table.reset_index(names="dataset"), f"scores-{metric}")
     for sentence in rank_sentences(ranks, metric):
         st.info(sentence)

@@ -136,3 +136,43 @@ def test_a_link_with_an_upload_says_it_was_left_out():
         "pages/benchmark.py", methods="Laplace,HEB-M", bench_datasets="builtin:iris,builtin:wine"
     )
     assert not [i for i in plain.info if "left out here" in i.value]
+
+
+# --------------------------------------------- ties the table shows but the ranks do not
+def test_equal_looking_means_that_rank_apart_are_explained_under_the_table():
+    """cmc: Laplace 0.519342 and m-estimate 0.519346 both showed 0.5193 (both bold) but
+    ranked 2 and 1; the table keeps its four decimals and says so underneath."""
+    from explorer.benchmarking import rank_ties_note
+    from heb.evaluate import benchmark_tables
+
+    scores = pd.DataFrame(
+        {"Laplace": [0.519342, 0.7], "m-estimate": [0.519346, 0.7], "KT": [0.5, 0.6]},
+        index=["cmc", "car"],
+    )
+    note = rank_ties_note(scores, "accuracy")
+    assert note == (
+        "Ranks (and the Friedman test) use the unrounded means, so equal-looking means can "
+        "rank apart: on cmc, Laplace (0.51934) and m\\-estimate (0.51935) both show 0.5193 "
+        "but rank 2 and 1."
+    )  # car's exact tie (0.7, 0.7) ranks 1.5 twice: nothing to explain
+    assert rank_ties_note(scores.drop(index="cmc"), "accuracy") is None
+    # the statistics are untouched: the Friedman ranks come from the exact means
+    frame = pd.DataFrame(
+        [(d, m, 0, v) for d, row in scores.iterrows() for m, v in row.items()],
+        columns=["dataset", "method", "fold", "accuracy"],
+    )
+    ranks = benchmark_tables(frame, "accuracy")["avg_ranks"]
+    assert ranks.to_dict() == {"Laplace": 1.75, "m-estimate": 1.25, "KT": 3.0}
+
+
+def test_the_page_says_it_under_the_score_table():
+    frame = _scores_frame(8)
+    cmc = frame["dataset"] == "d0"
+    frame.loc[cmc & (frame["method"] == "Laplace"), "accuracy"] = 0.519342
+    frame.loc[cmc & (frame["method"] == "KT"), "accuracy"] = 0.519346
+    at = open_app("pages/benchmark.py", methods="Laplace,KT,HEB-M")
+    at.session_state["benchmark"] = {"key": "ties-shown", "frame": frame}
+    at.run()
+    assert_clean(at)
+    said = [c.value for c in at.caption if c.value.startswith("Ranks (and the Friedman")]
+    assert len(said) == 1 and "on d0, Laplace (0.51934) and KT (0.51935) both show" in said[0]
