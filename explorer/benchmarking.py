@@ -336,14 +336,27 @@ def run_or_recall(
     return frame, False, skipped
 
 
+#: the CD diagram's type in the presenter mode, times its usual size: its labels read
+#: 20 px, the figure title's size, near the presenter's 22 px body text (16 px in a trial;
+#: at 22 they outgrew the title)
+PRESENTER_CD_SCALE = 1.25
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
-def metric_views(key: str, metric: str, _frame: pd.DataFrame) -> tuple[dict, object]:
+def metric_views(
+    key: str, metric: str, _frame: pd.DataFrame, presenting: bool = False
+) -> tuple[dict, object]:
     """The rank tables of one metric and its critical-difference diagram, built once per
-    benchmark (``key``) and shared: nothing may change them."""
+    benchmark (``key``) and view (``presenting``: the diagram in the presenter's larger
+    type, :data:`PRESENTER_CD_SCALE`) and shared: nothing may change them."""
     tables = benchmark_tables(_frame, metric)
     title = f"{registry.metric(metric).title}: average ranks (CD = {tables['cd']:.2f})"
     fig = figures.cd_diagram(
-        tables["avg_ranks"].to_dict(), tables["cd"], groups=tables["groups"], title=title
+        tables["avg_ranks"].to_dict(),
+        tables["cd"],
+        groups=tables["groups"],
+        title=title,
+        font_scale=PRESENTER_CD_SCALE if presenting else 1.0,
     )
     return tables, fig
 

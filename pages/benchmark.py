@@ -22,7 +22,7 @@ ensure_entry_point()
 def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     """One metric's tab (a fragment: its reference method reruns this tab alone)."""
     label = registry.metric(metric).title
-    tables, fig = bench.metric_views(key, metric, frame)
+    tables, fig = bench.metric_views(key, metric, frame, state.presenting())
     scores, ranks, result = tables["scores"], tables["avg_ranks"], tables["friedman"]
     footer = bench.benchmark_footer(frame, state.current_settings())
     data = ranks.rename_axis("method").reset_index()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from test_app import assert_clean, open_app, uploader  # the app suite's helpers
 
 #: a hostile file name: markdown in it must show as text
@@ -176,3 +177,36 @@ def test_the_page_says_it_under_the_score_table():
     assert_clean(at)
     said = [c.value for c in at.caption if c.value.startswith("Ranks (and the Friedman")]
     assert len(said) == 1 and "on d0, Laplace (0.51934) and KT (0.51935) both show" in said[0]
+
+
+# ------------------------------------------------------------- the CD diagram presenting
+def _label_fonts(spec: dict) -> set:
+    return {note["font"]["size"] for note in spec["layout"]["annotations"]}
+
+
+def test_the_cd_diagram_grows_its_type_with_its_rows_and_margins():
+    from heb.figures import cd_diagram
+
+    ranks = {"Laplace": 1.5, "KT": 2.0, "HEB-M": 2.5}
+    usual, large = cd_diagram(ranks, 1.9), cd_diagram(ranks, 1.9, font_scale=1.25)
+    assert {a.font.size for a in usual.layout.annotations} == {16}
+    assert {a.font.size for a in large.layout.annotations} == {20}
+    assert large.layout.height > usual.layout.height  # label rows twice the type apart
+    assert large.layout.margin.l > usual.layout.margin.l  # the labels' margins hold them
+    with pytest.raises(ValueError, match="font_scale"):
+        cd_diagram(ranks, 1.9, font_scale=0.0)
+
+
+def test_the_presenter_draws_the_cd_diagram_in_its_larger_type():
+    """?present=1: the diagram's labels were 16 px beside 22 px of body text."""
+    from test_app import figures
+
+    sizes = {}
+    for present in ("0", "1"):
+        at = open_app("pages/benchmark.py", methods="Laplace,KT,HEB-M", present=present)
+        at.session_state["benchmark"] = {"key": "cd-present", "frame": _scores_frame(8)}
+        at.run()
+        assert_clean(at)
+        (spec,) = figures(at)
+        sizes[present] = _label_fonts(spec)
+    assert sizes == {"0": {16}, "1": {20}}  # the figure title's size (body text: 22 px)

@@ -125,6 +125,7 @@ def cd_diagram(
     cd: float,
     groups: Sequence[Sequence[str]] | None = None,
     title: str = "",
+    font_scale: float = 1.0,
 ) -> go.Figure:
     """Critical-difference diagram (Demšar 2006) of average ranks.
 
@@ -138,6 +139,9 @@ def cd_diagram(
         Methods not significantly different, one thick bar each (single methods get no
         bar). Default: :func:`heb.stats.nemenyi_groups` of the ranks and ``cd``.
     title : str
+    font_scale : float
+        Times :func:`cd_label_font` for the labels, the rank numbers and the CD (the
+        presenter mode's larger type); the label rows and margins grow with them.
 
     Returns
     -------
@@ -161,7 +165,9 @@ def cd_diagram(
     if unknown:
         raise ValueError(f"Groups name methods without a rank: {', '.join(sorted(unknown))}.")
 
-    font = cd_label_font(k)
+    if not (math.isfinite(font_scale) and 0.5 <= font_scale <= 3):
+        raise ValueError(f"font_scale must lie between 0.5 and 3, got {font_scale}.")
+    font = round(cd_label_font(k) * font_scale)
     row_px = 2 * font  # label rows: twice the type size apart
     low, high = 1.0, float(k)
     stub = 0.05 * (high - low) + 0.3  # leaders reach this far past the axis (ranks)
