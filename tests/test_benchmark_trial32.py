@@ -210,3 +210,24 @@ def test_the_presenter_draws_the_cd_diagram_in_its_larger_type():
         (spec,) = figures(at)
         sizes[present] = _label_fonts(spec)
     assert sizes == {"0": {16}, "1": {20}}  # the figure title's size (body text: 22 px)
+
+
+def test_the_progress_names_the_file_not_its_hash(monkeypatch):
+    """The trial's progress read "Loading cb7036854a94" (the upload's spec)."""
+    from test_app import upload_csv
+
+    from explorer import benchmarking
+
+    def stop(*args, **kwargs):
+        raise RuntimeError("stopped after loading")
+
+    at = open_app(methods="Laplace,HEB-M")
+    uploader(at).upload("shop*s.csv", upload_csv(), "text/csv").run()
+    spec = at.session_state["data_spec"]
+    at.switch_page("pages/benchmark.py").run()
+    at.multiselect(key="w_bench_datasets").set_value(["builtin:iris", spec]).run()
+    monkeypatch.setattr(benchmarking, "run_benchmark", stop)
+    at.button(key="bench_run").click().run()
+    (bar,) = at.get("progress")
+    assert bar.proto.text == "Loading shop\\*s\\.csv \\(upload\\)"
+    assert at.status[0].label == "Benchmark failed"
