@@ -27,7 +27,8 @@ def _no_target_csv(rows: int = 500) -> bytes:
     return frame.to_csv(index=False).encode()
 
 
-def test_an_upload_without_a_target_is_offered_not_chosen_and_skipped_in_a_run():
+def test_case_benchmark_upload_without_target():
+    """An upload without a usable target is offered, not chosen, and skipped in a run."""
     at = open_app(methods="Laplace,HEB-M")
     uploader(at).upload(NO_TARGET_FILE, _no_target_csv(), "text/csv").run()
     spec = at.session_state["data_spec"]

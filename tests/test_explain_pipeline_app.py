@@ -129,7 +129,7 @@ def test_a_pipeline_for_other_columns_says_so_and_a_bad_file_is_one_sentence():
     ]
 
 
-def test_a_model_file_for_other_features_says_why_it_scores_nothing():
+def test_case_model_file_for_other_features():
     """A model-only file of 3 features on zip-codes was "Loaded NaiveBayes (heb-m), 2
     classes, 3 features." and nothing else: no accuracy and no reason."""
     from heb import model_io
