@@ -232,8 +232,10 @@ def lesson_view() -> None:
                         "Copy a feature k times and its evidence is counted k times "
                         "(textbook 18.4.1):"
                     )
-                    st.latex(r"\log P(c\mid x) = \log P(c) + k\,\log P(x_1\mid c)")
-                    st.latex(r"+ \cdots - \log Z(x)")
+                    # short lines, as the binary rule's (one line was cut at 1280 px)
+                    st.latex(r"\log P(c\mid x) = \log P(c)")
+                    st.latex(r"+\; k\,\log P(x_1\mid c) + \cdots")
+                    st.latex(r"-\; \log Z(x)")
                 # computed: a fixed "the confidence inflates: the ECE grows" was false on
                 # breast-cancer (confidence 0.99 with one copy)
                 st.markdown(

@@ -586,3 +586,17 @@ def test_each_lesson_control_redraws_what_it_changes_and_only_that(
     assert tab.locator('[data-testid="stMetricValue"]').all_inner_texts() == metrics
     assert tab.locator('[data-testid="stException"]').count() == 0, path
     tab.close()
+
+
+def test_the_three_class_calibration_rule_fits_its_column(context, app_url):
+    """known-truth has three classes: its rule (no log-odds) was one line cut at 1280 px
+    with the sidebar open, "... + k log P(x1 | c)" past the text column's edge."""
+    tab, _ = _open(context, f"{app_url}/lesson_calibration?{BASE_QUERY}&calib_data=known-truth")
+    _settled(tab)
+    tex = tab.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=\"stMain\"] annotation')]"
+        ".map((el) => el.textContent).join(' ')"
+    )
+    assert "\\log Z(x)" in tex and "P(1" not in tex
+    assert tab.evaluate(CUT_FORMULAS) == []
+    tab.close()
