@@ -310,8 +310,8 @@ class LessonSteps:
         state = st.session_state
         text = state.pop(STEP_REQUESTED, None)
         requested = _requested_step(text, len(self.titles))
-        if requested is not None:
-            state[_CURRENT] = requested
+        if text is not None:  # a page entered: at its link's step, else (refused) its first
+            state[_CURRENT] = 1 if requested is None else requested
         #: a link's ``?step=`` that names no step of this lesson (said, not dropped)
         self.refused = text if text is not None and requested is None else None
         current = state.get(_CURRENT, 1)

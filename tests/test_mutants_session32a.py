@@ -435,3 +435,25 @@ def test_a_catalogue_row_opens_its_shared_copy_or_its_openml_id(monkeypatch):
     monkeypatch.setattr(catalogue, "catalogue_table", lambda: table)
     catalogue._on_pick()
     assert st.session_state["data_spec"] == "openml:1590"
+
+
+def test_a_refused_link_step_on_entering_a_lesson_opens_its_first_step_not_the_last_lessons():
+    """A page switch with ``?step=9`` kept the previous lesson's step 2 (and said "step 2
+    is shown"), where a page is to be entered at its first step when its link's is
+    refused."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, TIMEOUT
+
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["present"] = "1"
+    at.run()
+    at.query_params["step"] = "2"
+    at.switch_page("pages/lesson_calibration.py").run()
+    assert any(m.value.startswith("**Step 2 of 4:") for m in at.markdown)
+    at.query_params["step"] = "9"
+    at.switch_page("pages/lesson_dirichlet.py").run()
+    assert not at.exception
+    assert any(m.value.startswith("**Step 1 of 2:") for m in at.markdown)
+    said = [c.value for c in at.caption if "is not one of this lesson's steps" in c.value]
+    assert len(said) == 1 and said[0].endswith("step 1 is shown.")
