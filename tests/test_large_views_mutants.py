@@ -273,8 +273,8 @@ def test_nemenyi_p_values_below_a_thousandth_read_as_the_cli_writes_them(monkeyp
 
     computed = benchmarking.metric_views
 
-    def with_a_tiny_p(key, metric, frame):
-        tables, fig = computed(key, metric, frame)
+    def with_a_tiny_p(key, metric, frame, presenting=False):
+        tables, fig = computed(key, metric, frame, presenting)
         pvalues = tables["pvalues"].copy()
         pvalues.iloc[0, 1] = pvalues.iloc[1, 0] = 2e-5
         return {**tables, "pvalues": pvalues}, fig
