@@ -352,14 +352,42 @@ _LINK_AND_KEYS = """
   document.addEventListener("keydown", window.__hebTurn);
   /* a page link pushes the page's bare address, then the page's run pushes it again with
      its settings in the query: two entries for one visit, so Back took two presses. The
-     second replaces the bare one; a setting changed on a page still adds an entry. */
+     second replaces the bare one; a setting changed on a page still adds an entry. The
+     next page's settings can also arrive while the address is still the last page's (a
+     race): pushed there, they made Back land on that page without its step. So, just
+     after a page link is clicked, a push to the same address is held, then dropped when
+     the next page's address is pushed (its query given to that address if it has none),
+     or pushed as it was, should no page switch follow. */
   if (!window.__hebHistory) {
     window.__hebHistory = true;
     const push = history.pushState.bind(history);
+    let leftAt = 0, held = null;
+    document.addEventListener("click", (event) => {
+      const links = '[data-testid="stPageLink-NavLink"], [data-testid="stSidebarNavLink"]';
+      if (event.target.closest(links)) {
+        leftAt = Date.now();
+      }
+    }, true);
+    const release = () => {
+      if (held) { const [state, title, url] = held; held = null; push(state, title, url); }
+    };
     history.pushState = (state, title, url) => {
       const next = url == null ? null : new URL(String(url), location.href);
-      if (next && !location.search && next.pathname === location.pathname) {
-        return history.replaceState(state, title, url);
+      if (next && next.pathname === location.pathname) {
+        /* the bare address, or this very address again: no entry of its own */
+        if (!location.search || next.href === location.href) {
+          return history.replaceState(state, title, url);
+        }
+        if (Date.now() - leftAt < RACE_MS) {
+          held = [state, title, url];
+          setTimeout(release, RACE_MS);
+          return undefined;
+        }
+      } else if (next && held) {  /* the switch: the held settings are the next page's */
+        const query = next.search || new URL(String(held[2]), location.href).search;
+        held = null;
+        leftAt = 0;
+        return push(state, title, next.pathname + query + next.hash);
       }
       return push(state, title, url);
     };
@@ -385,12 +413,21 @@ _LINK_AND_KEYS = """
 """
 
 
+#: for this long (ms) after a page link's click, a push to the page's own address is taken
+#: for the next page's settings racing the switch (see the footer script)
+HISTORY_RACE_MS = 1500
+
+
 def _link_and_keys() -> str:
     """The footer's strip, with the keys of the presenter's step buttons and of the footer's
     row filled in, and the script that fits a presenter step to a short screen."""
     from explorer.presenter import NEXT_STEP_KEY, PREVIOUS_STEP_KEY, fit_step_script
 
-    keys = {"NEXT_STEP_KEY": NEXT_STEP_KEY, "PREVIOUS_STEP_KEY": PREVIOUS_STEP_KEY}
+    keys = {
+        "NEXT_STEP_KEY": NEXT_STEP_KEY,
+        "PREVIOUS_STEP_KEY": PREVIOUS_STEP_KEY,
+        "RACE_MS": str(HISTORY_RACE_MS),
+    }
     strip = _LINK_AND_KEYS
     for name, key in (keys | {"FOOTER_KEY": FOOTER_KEY}).items():
         strip = strip.replace(name, key)
