@@ -241,9 +241,23 @@ def test_an_existing_openml_cache_and_server_are_set_by_the_environment(
     assert paths.openml_cache_dir() == openml_cache
     dataset = load_openml(2)
     assert dataset.name == "anneal" and dataset.X.shape == (898, 38)
-    monkeypatch.delenv("HEB_OPENML_SERVER")  # the production server's folder has no copy
-    with pytest.raises(DataError, match="not in the local cache"):
+    monkeypatch.delenv("HEB_OPENML_SERVER")  # the production server's folder has no copy:
+    # said, with the server the cache holds it for (a trial got the bare "not in the cache")
+    hint = (
+        "This cache holds dataset 2 for the server test.openml.org: set "
+        "HEB_OPENML_SERVER=https://test.openml.org/api/v1/xml to read it."
+    )
+    with pytest.raises(DataError, match="not in the local cache") as said:
         load_openml(2)
+    assert str(said.value).endswith(hint)
+    with pytest.raises(DataError) as said:  # no copy for any server: no hint
+        load_openml(999)
+    assert "This cache holds" not in str(said.value)
+    missing = openml_cache.parent / "no-such-cache"
+    monkeypatch.setenv("HEB_OPENML_CACHE", str(missing))
+    with pytest.raises(DataError, match="HEB_OPENML_CACHE names a folder that does not exist"):
+        load_openml(2)
+    assert not missing.exists()  # not made: a mistyped cache is said, not created empty
 
 
 def test_the_apps_openml_box_loads_from_the_environments_cache(

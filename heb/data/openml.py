@@ -130,6 +130,23 @@ def _openml_error(dataset_id: int, exc: Exception) -> DataError:
     return DataError(f"OpenML dataset {dataset_id} could not be loaded ({type(exc).__name__}).")
 
 
+def _with_server_hint(error: DataError, root: Path, dataset_id: int) -> DataError:
+    """``error``, and where the cache holds the dataset for another OpenML server than the
+    one asked (a test-server cache read for the production server), which server that
+    is and how to choose it."""
+    if "cannot be reached" not in str(error):
+        return error
+    asked = Path(paths.openml_cache_dir() if root is None else root)
+    for description in sorted(asked.glob(f"org/openml/*/datasets/{dataset_id}/description.xml")):
+        host = description.parents[2].name  # org/openml/<host>/datasets/<id>
+        return DataError(
+            f"{str(error).rstrip('.')}. This cache holds dataset {dataset_id} for the server "
+            f"{host}.openml.org: set HEB_OPENML_SERVER=https://{host}.openml.org/api/v1/xml "
+            "to read it."
+        )
+    return error
+
+
 def _get_openml_dataset(openml, dataset_id: int, dataset_dir: Path):
     """``openml.datasets.get_dataset`` that never lets a failure delete a good cache.
 
@@ -241,6 +258,11 @@ def load_openml(
     """
     dataset_id = parse_openml_id(dataset_id)
     root = Path(cache_dir) if cache_dir is not None else paths.openml_cache_dir()
+    if cache_dir is None and os.environ.get("HEB_OPENML_CACHE") and not root.is_dir():
+        raise DataError(
+            "HEB_OPENML_CACHE names a folder that does not exist: point it at the root of an "
+            "openml cache (the folder holding org/)."
+        )
     server = server or _default_server()
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -253,7 +275,7 @@ def load_openml(
         except DataError:
             raise
         except Exception as exc:
-            raise _openml_error(dataset_id, exc) from exc
+            raise _with_server_hint(_openml_error(dataset_id, exc), root, dataset_id) from exc
         try:
             frame, nominal = _read_openml_files(dataset, dataset_dir)
         except DataError:
