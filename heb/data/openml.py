@@ -136,8 +136,7 @@ def _with_server_hint(error: DataError, root: Path, dataset_id: int) -> DataErro
     is and how to choose it."""
     if "cannot be reached" not in str(error):
         return error
-    asked = Path(paths.openml_cache_dir() if root is None else root)
-    for description in sorted(asked.glob(f"org/openml/*/datasets/{dataset_id}/description.xml")):
+    for description in sorted(root.glob(f"org/openml/*/datasets/{dataset_id}/description.xml")):
         host = description.parents[2].name  # org/openml/<host>/datasets/<id>
         return DataError(
             f"{str(error).rstrip('.')}. This cache holds dataset {dataset_id} for the server "
