@@ -167,7 +167,9 @@ def benchmark_footer(frame: pd.DataFrame, settings: dict) -> str:
     )
 
 
-def friedman_nemenyi_note(friedman: dict, pvalues: pd.DataFrame, alpha: float = 0.05) -> str | None:
+def friedman_nemenyi_note(
+    friedman: dict, pvalues: pd.DataFrame, alpha: float = 0.05, too_few: bool = False
+) -> str | None:
     """Why the Friedman test can reject while no Nemenyi pair does: the sentences shown
     exactly then (either Friedman p below ``alpha``, every pair's Nemenyi p at or above
     it), else None.
@@ -179,6 +181,10 @@ def friedman_nemenyi_note(friedman: dict, pvalues: pd.DataFrame, alpha: float = 
     pvalues : DataFrame
         Nemenyi p-values, method x method (its diagonal is ignored).
     alpha : float
+    too_few : bool
+        The datasets are too few for the tests (:func:`few_datasets_note` warned): the
+        note then does not conclude that the methods differ (a trial read a warning to
+        add datasets, then "Here the methods differ overall").
     """
     tests = {"Friedman": friedman["p_value"], "Iman-Davenport": friedman["iman_davenport_p"]}
     rejecting = [name for name, p in tests.items() if p < alpha]
@@ -192,9 +198,14 @@ def friedman_nemenyi_note(friedman: dict, pvalues: pd.DataFrame, alpha: float = 
         f"Not a contradiction: the {which} one question of all the methods at once"
         f" (are their ranks all equal? no, p < {alpha:g}), while Nemenyi's test asks "
         f"one per pair ({n_pairs} here) and guards them together, so it is more "
-        "conservative and needs a gap of at least the CD in average rank. Here the "
-        "methods differ overall, but no single pair by that much; more datasets shrink "
-        "the CD."
+        "conservative and needs a gap of at least the CD in average rank. "
+        + (
+            "With this few datasets (see the warning above) even the overall test is a "
+            "weak guide; more datasets shrink the CD."
+            if too_few
+            else "Here the methods differ overall, but no single pair by that much; more "
+            "datasets shrink the CD."
+        )
     )
 
 

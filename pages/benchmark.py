@@ -35,7 +35,7 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     few = bench.few_datasets_note(len(scores), len(scores.columns), tables["cd"])
     if few:
         st.warning(few, icon=":material/warning:")
-    note = bench.friedman_nemenyi_note(result, tables["pvalues"])
+    note = bench.friedman_nemenyi_note(result, tables["pvalues"], too_few=few is not None)
     if note:
         st.info(note, icon=":material/help:")
     st.markdown(

@@ -56,6 +56,21 @@ def test_the_note_is_given_exactly_when_friedman_rejects_and_no_pair_does():
     assert "the Iman-Davenport test asks" in friedman_nemenyi_note(only_f, pvalues)
 
 
+def test_beside_the_too_few_datasets_warning_the_note_concludes_nothing():
+    """A trial read "add datasets before reading these tests" and, just under it, "Here
+    the methods differ overall"."""
+    tables = benchmark_tables(_frame(0.02), "accuracy")
+    friedman, pvalues = tables["friedman"], tables["pvalues"]
+    assert "differ overall" in friedman_nemenyi_note(friedman, pvalues)
+    note = friedman_nemenyi_note(friedman, pvalues, too_few=True)
+    assert note.startswith(NOTE_START) and "differ overall" not in note
+    assert note.endswith(
+        "With this few datasets (see the warning above) even the overall test is a weak "
+        "guide; more datasets shrink the CD."
+    )
+    assert note.count(". ") <= 1
+
+
 @pytest.mark.parametrize(("gap", "shown"), [(0.02, True), (0.2, False)])
 def test_the_page_shows_the_note_only_in_that_case(gap, shown):
     at = open_app("pages/benchmark.py", methods=",".join(METHODS))
