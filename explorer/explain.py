@@ -252,7 +252,7 @@ def loaded_summary(model) -> str:
     dropped = f", {len(pre.dropped_)} of them left out as empty" if pre.dropped_ else ""
     return (
         f"Loaded a pipeline: its preprocessing of {pre.n_features_in_} columns{dropped}, "
-        f"then {what}. It encodes the current dataset's raw rows itself."
+        f"then {what}. It reads raw rows of a table with its columns, encoding them itself."
     )
 
 

@@ -120,6 +120,9 @@ def test_a_pipeline_for_other_columns_says_so_and_a_bad_file_is_one_sentence():
     at = upload(explain_with_files(), pipeline_io.dumps(pipe).encode())
     assert not [m for m in at.metric if m.label == "Accuracy on the current dataset's rows"]
     assert any("cannot score its rows" in i.value and "colour" in i.value for i in at.info)
+    # the summary above it claimed "It encodes the current dataset's raw rows itself."
+    summary = next(m.value for m in at.markdown if "Loaded a pipeline" in m.value)
+    assert "current dataset" not in summary and "encoding them itself" in summary
     bad = pipeline_io.dumps(pipe).replace('"missing":"impute"', '"missing":"drop"', 1)
     at.file_uploader(key="explain_load").upload("bad.json", bad.encode(), "application/json")
     at.run()
