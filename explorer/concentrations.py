@@ -13,6 +13,8 @@ from explorer.loading import WorkingData
 from heb.aode import AODE
 from heb.concentration import M_MAX, M_MIN
 from heb.diagnostics import name_pairs
+from heb.figures.style import escape as escape_label
+from heb.figures.style import wrap_title
 from heb.nb import NaiveBayes
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "SMOOTHER",
     "aode_concentrations",
     "aode_grid",
+    "level_tick_labels",
     "nb_concentrations",
     "pair_column_config",
     "pair_frame",
@@ -105,3 +108,22 @@ def aode_grid(frame: pd.DataFrame, class_index: int) -> pd.DataFrame:
     return chosen.pivot_table(
         index="parent name", columns="child name", values="m", aggfunc="first"
     )
+
+
+#: characters of a level's tick label that share the heatmap's width (about 650 px for
+#: the plot beside the sidebar at 1280 px, 7 px a character)
+LEVEL_TICK_CHARS = 90
+
+
+def level_tick_labels(names: list[str]) -> list[str]:
+    """HEB-H's level names as the heatmap's x ticks (escaped): "A<br>given B", "C<br>(top
+    level of A)", each line wrapped to its column's share of the width (on amazon's four
+    levels "(top level of ROLE_TITLE)" ran into its neighbour)."""
+    width = max(10, LEVEL_TICK_CHARS // max(len(names), 1))
+    return [
+        wrap_title(
+            escape_label(name).replace(" given ", "<br>given ").replace(" (top", "<br>(top"),
+            width,
+        )
+        for name in names
+    ]

@@ -13,7 +13,6 @@ from explorer.figure_cache import cached_figure
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
-from heb.figures.style import escape as escape_label
 
 ensure_entry_point()
 
@@ -51,11 +50,7 @@ def _heatmap(diag: dict, names: list[str], classes: list[str], value: str, level
     target = loading.current_dataset().target or "class"
     fig = figures.concentration_heatmap(diag, names, classes, value=value, class_title=target)
     if levels:
-        ticks = [
-            escape_label(n).replace(" given ", "<br>given ").replace(" (top", "<br>(top")
-            for n in names
-        ]
-        fig.update_xaxes(title_text="level", ticktext=ticks, tickangle=0)
+        fig.update_xaxes(title_text="level", ticktext=conc.level_tick_labels(names), tickangle=0)
     return fig
 
 

@@ -479,3 +479,24 @@ def test_the_engine_notes_a_heb_h_run_without_a_hierarchy():
     declared = RunSettings(n_splits=3, hierarchies=ZIP_PREFIX)
     assert cross_validate(data, ["heb-h"], settings=declared, use_cache=False).notes == []
     assert cross_validate(data, ["heb-m", "laplace"], n_splits=3, use_cache=False).notes == []
+
+
+def test_level_tick_labels_wrap_to_their_share_of_the_heatmaps_width():
+    """amazon's four HEB-H levels: "(top level of ROLE_TITLE)" ran into its neighbour."""
+    from explorer.concentrations import LEVEL_TICK_CHARS, level_tick_labels
+
+    names = [
+        "ROLE_TITLE given ROLE_FAMILY",
+        "ROLE_FAMILY (top level of ROLE_TITLE)",
+        "ROLE_CODE given ROLE_FAMILY",
+        "ROLE_FAMILY (top level of ROLE_CODE)",
+    ]
+    ticks = level_tick_labels(names)
+    assert ticks[0] == "ROLE_TITLE<br>given ROLE_FAMILY"
+    assert ticks[1] == "ROLE_FAMILY<br>(top level of<br>ROLE_TITLE)"
+    width = LEVEL_TICK_CHARS // len(names)
+    assert all(len(line) <= width for tick in ticks for line in tick.split("<br>"))
+    # two levels have room: one line each after the break
+    assert level_tick_labels(names[:2])[1] == "ROLE_FAMILY<br>(top level of ROLE_TITLE)"
+    # names are escaped
+    assert level_tick_labels(["<b>x</b> given y"]) == ["&lt;b&gt;x&lt;/b&gt;<br>given y"]
