@@ -465,6 +465,11 @@ def run_comparison(
     return run.comparison, not started
 
 
+def took(seconds: float) -> str:
+    """``in 2.3 s``, or ``in under 0.1 s`` (a run from the cache read "done in 0.0 s")."""
+    return "in under 0.1 s" if seconds < 0.05 else f"in {seconds:.1f} s"
+
+
 def _wait(run: _Run, started: bool, n_methods: int, n_splits: int) -> None:
     """Wait for ``run``, showing progress to the session that started it and a still
     notice to the others; a page is sent an update only when what it shows changes."""
@@ -483,7 +488,7 @@ def _wait(run: _Run, started: bool, n_methods: int, n_splits: int) -> None:
         # a quick run (a what-if value re-smoothed in about 0.15 s) draws its finished
         # status at once: a progress box opened and closed again was one more redraw
         st.status(
-            f"Cross-validation done in {time.perf_counter() - begin:.1f} s",
+            f"Cross-validation done {took(time.perf_counter() - begin)}",
             state="complete",
             expanded=False,
         )
@@ -510,7 +515,7 @@ def _wait(run: _Run, started: bool, n_methods: int, n_splits: int) -> None:
                 shown = now
         if run.error is None:
             status.update(
-                label=f"Cross-validation done in {time.perf_counter() - begin:.1f} s",
+                label=f"Cross-validation done {took(time.perf_counter() - begin)}",
                 state="complete",
                 expanded=False,
             )

@@ -457,3 +457,12 @@ def test_a_refused_link_step_on_entering_a_lesson_opens_its_first_step_not_the_l
     assert any(m.value.startswith("**Step 1 of 2:") for m in at.markdown)
     said = [c.value for c in at.caption if "is not one of this lesson's steps" in c.value]
     assert len(said) == 1 and said[0].endswith("step 1 is shown.")
+
+
+def test_a_run_from_the_cache_is_done_in_under_a_tenth_of_a_second_not_in_0_0():
+    from explorer.comparison import took
+
+    assert took(0.0) == "in under 0.1 s"
+    assert took(0.049) == "in under 0.1 s"
+    assert took(0.05) == "in 0.1 s"
+    assert took(12.34) == "in 12.3 s"
