@@ -160,8 +160,10 @@ def show_code(code: str) -> None:
     with section:
         st.code(code, language="python")
         st.caption(
-            "Runs as is from the root of a HEB Explorer clone, where `heb` is importable "
-            "(after `pip install -r requirements.txt`)."
+            "Runs as is where `heb` is importable: pasted into `python` started at the root "
+            "of a HEB Explorer clone, or saved there as a file (after `pip install -r "
+            "requirements.txt`); saved elsewhere, first `pip install .` the clone (Python "
+            "looks for `heb` beside the file, not in the folder you run it from)."
         )
 
 
