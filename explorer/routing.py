@@ -350,21 +350,23 @@ _LINK_AND_KEYS = """
     if (link) { event.preventDefault(); link.click(); }
   };
   document.addEventListener("keydown", window.__hebTurn);
-  /* a page link pushes the page's bare address, then the page's run pushes it again with
-     its settings in the query: two entries for one visit, so Back took two presses. The
-     second replaces the bare one; a setting changed on a page still adds an entry. The
+  /* a page link pushes the page's address (bare, or with the link's own query such as
+     step=last), then the page's run pushes it again with its settings: two entries for
+     one visit, so Back took two presses. The first push of a page's settings after it is
+     entered replaces the link's address; later changes of its settings add entries. The
      next page's settings can also arrive while the address is still the last page's (a
      race): pushed there, they made Back land on that page without its step. So, just
-     after a page link is clicked, a push to the same address is held, then dropped when
-     the next page's address is pushed (its query given to that address if it has none),
-     or pushed as it was, should no page switch follow. */
+     after a page link is clicked, a push to the page being left is held, then dropped
+     when the next page's address is pushed (its query given to that address if it has
+     none), or pushed as it was, should no page switch follow. */
   if (!window.__hebHistory) {
     window.__hebHistory = true;
     const push = history.pushState.bind(history);
-    let leftAt = 0, held = null;
+    let leftFrom = null, leftAt = 0, held = null, entered = false;
     document.addEventListener("click", (event) => {
       const links = '[data-testid="stPageLink-NavLink"], [data-testid="stSidebarNavLink"]';
       if (event.target.closest(links)) {
+        leftFrom = location.pathname;
         leftAt = Date.now();
       }
     }, true);
@@ -373,23 +375,29 @@ _LINK_AND_KEYS = """
     };
     history.pushState = (state, title, url) => {
       const next = url == null ? null : new URL(String(url), location.href);
-      if (next && next.pathname === location.pathname) {
-        /* the bare address, or this very address again: no entry of its own */
-        if (!location.search || next.href === location.href) {
+      if (!next) return push(state, title, url);
+      if (next.pathname === location.pathname) {
+        if (entered || !location.search || next.href === location.href) {
+          entered = false;
           return history.replaceState(state, title, url);
         }
-        if (Date.now() - leftAt < RACE_MS) {
+        if (leftFrom === location.pathname && Date.now() - leftAt < RACE_MS) {
           held = [state, title, url];
           setTimeout(release, RACE_MS);
           return undefined;
         }
-      } else if (next && held) {  /* the switch: the held settings are the next page's */
-        const query = next.search || new URL(String(held[2]), location.href).search;
-        held = null;
-        leftAt = 0;
-        return push(state, title, next.pathname + query + next.hash);
+        return push(state, title, url);
       }
-      return push(state, title, url);
+      /* another page: its address, with the held settings' query if they raced it */
+      let target = url;
+      entered = !held;
+      if (held) {
+        const query = next.search || new URL(String(held[2]), location.href).search;
+        target = next.pathname + query + next.hash;
+        held = null;
+      }
+      leftFrom = null;
+      return push(state, title, target);
     };
   }
   /* entering or leaving the presenter mode (the footer's button) opens the page at its
