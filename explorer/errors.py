@@ -17,6 +17,8 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from heb.text import shorten
+
 __all__ = ["Interrupted", "escape", "guard", "show_error", "show_info", "show_warning"]
 
 #: ASCII punctuation: CommonMark lets a backslash escape every one of these
@@ -33,9 +35,7 @@ def escape(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
     directive, ``$`` maths or bare-URL autolink (``https\\://`` is not a URL) can form.
     Line breaks become spaces, so a value cannot start a block of its own.
     """
-    value = str(text)
-    if len(value) > limit:
-        value = value[: limit - 1] + "…"
+    value = shorten(str(text), limit)
     value = re.sub(r"[\r\n\t\v\f]+", " ", value)
     return _PUNCTUATION.sub(r"\\\1", value)
 

@@ -22,6 +22,7 @@ from heb.evaluate.folds import evaluated_data
 from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.explain import Explanation, explain_smoothers
 from heb.nb import NaiveBayes
+from heb.text import shorten
 
 __all__ = [
     "Fitted",
@@ -207,12 +208,6 @@ def accuracy_on(model, work: WorkingData, rows: pd.DataFrame | None = None) -> f
     return float(np.mean(model.predict(rows).astype(str) == truth))
 
 
-def _short(name: object, limit: int = 60) -> str:
-    """A column name cut to ``limit`` characters."""
-    text = str(name)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def model_mismatch(model, work: WorkingData) -> str:
     """Why a loaded model alone (no preprocessing) cannot score the working rows, as one
     plain sentence (escape it to show it), or "" when it can: another number of features,
@@ -233,7 +228,8 @@ def model_mismatch(model, work: WorkingData) -> str:
         return ""
     return (
         f"The file's model reads other features than the current dataset (its feature "
-        f"{other + 1} is {_short(names[other])}, the dataset's {_short(ours[other])}), so it "
+        f"{other + 1} is {shorten(str(names[other]), 60)}, the dataset's "
+        f"{shorten(ours[other], 60)}), so it "
         "cannot score its rows."
     )
 

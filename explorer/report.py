@@ -20,6 +20,7 @@ from explorer.lazy_sections import lazy_expander
 from heb.data.readers import without_data_suffixes
 from heb.evaluate import CVResult, RunSettings
 from heb.evaluate.report import comparison_report, oof_frame
+from heb.text import shorten
 
 __all__ = [
     "dataset_line",
@@ -194,7 +195,7 @@ def footer_text(parts) -> str:
     """An exported figure's footer: "HEB Explorer · " and ``parts`` joined by " · ", cut
     to :data:`MAX_FOOTER_CHARS`."""
     text = "HEB Explorer · " + " · ".join(parts)
-    return text if len(text) <= MAX_FOOTER_CHARS else text[: MAX_FOOTER_CHARS - 1] + "…"
+    return shorten(text, MAX_FOOTER_CHARS)
 
 
 def file_slug(name: str, limit: int = 60) -> str:

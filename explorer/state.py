@@ -32,6 +32,7 @@ from heb import registry
 from heb.data import BUILTIN_DATASETS, CATALOGUE, DEFAULT_DATASET, shared_dataset_names
 from heb.data.dataset import join_names, quote
 from heb.evaluate import RunSettings
+from heb.text import shorten
 
 __all__ = [
     "missing_as_category",
@@ -215,9 +216,7 @@ def _setting(query: dict[str, str], name: str, attribute: str, allowed, default,
 
 def _link_note(template: str, name: str, text: str, default) -> str:
     """``template`` filled with a URL value (shortened) that the app did not take."""
-    if len(text) > _NOTE_VALUE_CHARS:
-        text = text[: _NOTE_VALUE_CHARS - 1] + "…"
-    return template.format(name=name, value=text, default=default)
+    return template.format(name=name, value=shorten(text, _NOTE_VALUE_CHARS), default=default)
 
 
 def _seed_notes(query: dict[str, str]) -> list[str]:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["and_list"]
+__all__ = ["and_list", "shorten"]
 
 
 def and_list(items: Sequence[str]) -> str:
     """``items`` as prose: "a", "a and b", "a, b and c"."""
     items = list(items)
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text``, cut to ``limit`` characters with "…" as its last when longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -21,6 +21,7 @@ from heb import figures
 from heb.data import default_target, parse_openml_id
 from heb.data.dataset import join_names
 from heb.data.preprocess import ID_LIKE_MIN_CATEGORIES, ID_LIKE_ROWS_PER_CATEGORY
+from heb.text import shorten
 
 ensure_entry_point()
 
@@ -593,9 +594,8 @@ def lens_counts_table(frame: pd.DataFrame) -> None:
         "total": st.column_config.NumberColumn(pinned=True, format="%,d"),
     }
     for name, label in classes.items():
-        short = label if len(label) <= LENS_HEADER_CHARS else label[: LENS_HEADER_CHARS - 1] + "…"
         config[name] = st.column_config.NumberColumn(
-            short, help=escape(f"rows of {label}"), format="%,d"
+            shorten(label, LENS_HEADER_CHARS), help=escape(f"rows of {label}"), format="%,d"
         )
     # the default height: as tall as its rows, up to ten (a fixed one drew blank rows)
     show_table(table, column_config=config, key="lens_table")
