@@ -8,7 +8,6 @@ from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
-import scipy.stats as sps
 import streamlit as st
 
 from explorer import state
@@ -21,7 +20,7 @@ from heb.data import BUILTIN_DATASETS, DataError, shared_dataset_names
 from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_table
 from heb.evaluate.cv import method_spec
 from heb.evaluate.hierarchy_specs import hierarchy_notes
-from heb.stats import rank_scores
+from heb.stats import rank_scores, wilcoxon
 from heb.text import and_list
 
 __all__ = [
@@ -135,7 +134,7 @@ def link_uploads_note(choices: dict[str, str], name: str = "bench_datasets") -> 
     """The note for a link whose dataset choice (``name``) named uploads this session does
     not hold: they were left out (an upload stays in the sender's session), so the ranks
     may differ from the sender's; None when the link named none (or all are here)."""
-    text = st.session_state.get(state._INITIAL_QUERY, {}).get(name) or ""
+    text = state.link_value(name) or ""
     missing = {
         item for item in text.split(",") if item.startswith(UPLOAD_PREFIX) and item not in choices
     }
@@ -210,13 +209,13 @@ def friedman_nemenyi_note(
 
 
 def smallest_wilcoxon_p(n_datasets: int) -> float:
-    """The smallest two-sided p-value the Wilcoxon signed-rank test can give on
-    ``n_datasets`` paired scores: its exact p when every difference has the same sign and
-    all differ (the test of :func:`heb.stats.wilcoxon`, exact at these sizes)."""
+    """The smallest two-sided p-value the Wilcoxon signed-rank test of the page
+    (:func:`heb.stats.wilcoxon`) can give on ``n_datasets`` paired scores: its p when every
+    difference has the same sign and all differ."""
     if n_datasets < 1:
         return 1.0
     extreme = np.arange(1.0, n_datasets + 1.0)  # n distinct differences, all positive
-    return float(min(1.0, sps.wilcoxon(extreme, method="exact").pvalue))
+    return float(wilcoxon(extreme, np.zeros(n_datasets))["p_value"])
 
 
 def few_datasets_note(

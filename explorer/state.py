@@ -27,6 +27,7 @@ import re
 
 import streamlit as st
 
+from explorer.errors import escape
 from explorer.routing import PRESENT
 from heb import registry
 from heb.data import BUILTIN_DATASETS, CATALOGUE, DEFAULT_DATASET, shared_dataset_names
@@ -702,6 +703,11 @@ def _allowed(value, default, choices) -> bool:
     return value in choices
 
 
+def link_value(name: str) -> str | None:
+    """The text the session's first link gave ``name`` (``?name=text``), else None."""
+    return st.session_state.get(_INITIAL_QUERY, {}).get(name)
+
+
 def page_setting(name: str, default, choices=None) -> dict:
     """Widget arguments for a page's own setting, kept for the session and in the URL.
 
@@ -725,8 +731,6 @@ def page_setting(name: str, default, choices=None) -> dict:
     refused = st.session_state.get(_REFUSED_SETTINGS, {})
     if name in refused:  # said beside the control until it is moved
         if st.session_state[name] == default:
-            from explorer.errors import escape
-
             st.caption(escape(_link_note(VALUE_LINK_NOTE, name, refused[name], default)))
         else:
             del refused[name]
@@ -739,7 +743,7 @@ def keep_setting(name: str, default, choices=None) -> None:
     the widget."""
     state = st.session_state
     if name not in state:
-        text = state.get(_INITIAL_QUERY, {}).get(name)
+        text = link_value(name)
         from_url = None if text is None else _from_text(text, default, choices)
         state[name] = default if from_url is None else from_url
         if text is not None and from_url is None:
