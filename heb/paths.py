@@ -58,12 +58,18 @@ def cache_dir() -> Path:
     return Path(user_cache) / CACHE_FOLDER_NAME
 
 
-def openml_cache_dir() -> Path:
-    """The root of the openml client's cache (env ``HEB_OPENML_CACHE``, e.g. an existing
-    openml-python cache; default ``openml/`` under :func:`cache_dir`). Datasets sit in it
-    under the server's folder, ``org/openml/www`` for the production server."""
+def openml_cache_from_env() -> Path | None:
+    """The openml cache root set by env ``HEB_OPENML_CACHE`` (e.g. an existing
+    openml-python cache), or None."""
     env = os.environ.get("HEB_OPENML_CACHE")
-    return Path(env) if env else cache_dir() / "openml"
+    return Path(env) if env else None
+
+
+def openml_cache_dir() -> Path:
+    """The root of the openml client's cache (:func:`openml_cache_from_env`; default
+    ``openml/`` under :func:`cache_dir`). Datasets sit in it under the server's folder,
+    ``org/openml/www`` for the production server."""
+    return openml_cache_from_env() or cache_dir() / "openml"
 
 
 def openml_server() -> str | None:

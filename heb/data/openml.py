@@ -104,7 +104,7 @@ def _link_or_copy(source: str, destination: str) -> None:
         shutil.copy2(source, destination)
 
 
-def _openml_error(dataset_id: int, exc: Exception) -> DataError:
+def _openml_error(dataset_id: int, exc: Exception, root: Path) -> DataError:
     import requests
     from openml import exceptions as oe
 
@@ -123,27 +123,24 @@ def _openml_error(dataset_id: int, exc: Exception) -> DataError:
         return DataError(
             f"OpenML dataset {dataset_id} is not in the local cache and the OpenML server "
             "cannot be reached; connect to the internet once to download it, or pick a "
-            "built-in dataset."
+            "built-in dataset." + _other_server_hint(root, dataset_id)
         )
     if isinstance(exc, PermissionError):
         return DataError(f"The OpenML cache folder cannot be written to ({exc.filename}).")
     return DataError(f"OpenML dataset {dataset_id} could not be loaded ({type(exc).__name__}).")
 
 
-def _with_server_hint(error: DataError, root: Path, dataset_id: int) -> DataError:
-    """``error``, and where the cache holds the dataset for another OpenML server than the
-    one asked (a test-server cache read for the production server), which server that
-    is and how to choose it."""
-    if "cannot be reached" not in str(error):
-        return error
+def _other_server_hint(root: Path, dataset_id: int) -> str:
+    """Where the cache under ``root`` holds the dataset for another OpenML server than the
+    one asked (a test-server cache read for the production server): a sentence naming
+    that server and how to choose it; else ""."""
     for description in sorted(root.glob(f"org/openml/*/datasets/{dataset_id}/description.xml")):
         host = description.parents[2].name  # org/openml/<host>/datasets/<id>
-        return DataError(
-            f"{str(error).rstrip('.')}. This cache holds dataset {dataset_id} for the server "
-            f"{host}.openml.org: set HEB_OPENML_SERVER=https://{host}.openml.org/api/v1/xml "
-            "to read it."
+        return (
+            f" This cache holds dataset {dataset_id} for the server {host}.openml.org: set "
+            f"HEB_OPENML_SERVER=https://{host}.openml.org/api/v1/xml to read it."
         )
-    return error
+    return ""
 
 
 def _get_openml_dataset(openml, dataset_id: int, dataset_dir: Path):
@@ -257,7 +254,7 @@ def load_openml(
     """
     dataset_id = parse_openml_id(dataset_id)
     root = Path(cache_dir) if cache_dir is not None else paths.openml_cache_dir()
-    if cache_dir is None and os.environ.get("HEB_OPENML_CACHE") and not root.is_dir():
+    if cache_dir is None and paths.openml_cache_from_env() is not None and not root.is_dir():
         raise DataError(
             "HEB_OPENML_CACHE names a folder that does not exist: point it at the root of an "
             "openml cache (the folder holding org/)."
@@ -274,7 +271,7 @@ def load_openml(
         except DataError:
             raise
         except Exception as exc:
-            raise _with_server_hint(_openml_error(dataset_id, exc), root, dataset_id) from exc
+            raise _openml_error(dataset_id, exc, root) from exc
         try:
             frame, nominal = _read_openml_files(dataset, dataset_dir)
         except DataError:
