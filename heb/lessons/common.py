@@ -20,6 +20,7 @@ __all__ = [
     "smoother_label",
     "format_m",
     "format_number",
+    "format_decimals",
     "dirichlet_posterior_mean",
 ]
 
@@ -45,6 +46,18 @@ def format_m(m: float) -> str:
 def format_number(value: float) -> str:
     """An engine constant in prose: 10, 0.01, 10,000 (as :func:`format_m`)."""
     return format_m(float(value))
+
+
+def format_decimals(value: float, decimals: int, trim: bool = False) -> str:
+    """``value`` to ``decimals`` decimals, or two significant figures below
+    10**-(decimals - 1), so that a positive value never reads 0.000 (``trim``: a trailing
+    zero of those figures cut, 0.0004 not 0.00040)."""
+    value = float(value)
+    if value == 0 or abs(value) >= 10.0 ** -(decimals - 1):
+        return f"{value:.{decimals}f}"
+    return np.format_float_positional(
+        value, precision=2, unique=False, fractional=False, trim="-" if trim else "k"
+    )
 
 
 def dirichlet_posterior_mean(counts: np.ndarray, prior: np.ndarray, m) -> np.ndarray:

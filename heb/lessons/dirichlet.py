@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heb.lessons.common import dirichlet_posterior_mean
+from heb.lessons.common import dirichlet_posterior_mean, format_decimals
 from heb.synthetic import single_pmf_estimates
 
 __all__ = [
@@ -192,10 +192,7 @@ def max_bias_l1(n_categories: int, n_samples: float, alpha: float) -> float:
 def format_l1(value: float) -> str:
     """An l1 distance in prose: three decimals (0.609), or two significant figures below
     0.01 (0.0004, 0.000021), so a positive value never reads 0.000."""
-    value = float(value)
-    if value == 0.0 or abs(value) >= 0.01:
-        return f"{value:.3f}"
-    return np.format_float_positional(value, precision=2, unique=False, fractional=False, trim="-")
+    return format_decimals(value, 3, trim=True)
 
 
 def format_share(share: float) -> str:

@@ -22,7 +22,14 @@ from scipy.special import gammaln
 from heb.concentration import fit_concentration_rows, log_evidence
 from heb.counts import CountTable
 from heb.lessons import paired_noise
-from heb.lessons.common import M_MAX, M_MIN, N0, dirichlet_posterior_mean, format_m
+from heb.lessons.common import (
+    M_MAX,
+    M_MIN,
+    N0,
+    dirichlet_posterior_mean,
+    format_decimals,
+    format_m,
+)
 from heb.lessons.paired_noise import NOISE_SE
 from heb.smoothing import learn_concentrations, prior_mean
 from heb.synthetic import single_pmf_estimates
@@ -561,9 +568,7 @@ def format_loss(value: float) -> str:
     """A held-out log-loss in nats, one rounding for the text and the figure's legend:
     four decimals (1.9162), two significant figures below 0.001 (0.00021, never 0.0000
     for a positive loss)."""
-    if value == 0 or abs(value) >= 1e-3:
-        return f"{value:.4f}"
-    return np.format_float_positional(value, precision=2, unique=False, fractional=False)
+    return format_decimals(value, 4)
 
 
 #: what the per-pair check is not: the classifier's score, on the Compare page
