@@ -34,15 +34,19 @@ __all__ = [
     "all_metrics",
     "auc_ovr",
     "brier",
+    "brier_rows",
     "check_rows",
     "class_reliability",
     "confusion_counts",
     "ece_top1",
     "f1_macro",
     "log_loss",
+    "log_loss_rows",
     "reliability",
     "reliability_curve",
     "reliability_from_sums",
+    "top1",
+    "uniform_bins",
 ]
 
 #: probabilities of the true class are clipped to [LOG_LOSS_EPS, 1] in the log-loss
@@ -131,15 +135,26 @@ def _f1_macro(y: np.ndarray, pred: np.ndarray, n_classes: int) -> float:
     return float(np.mean(f1))
 
 
+def log_loss_rows(y: np.ndarray, proba: np.ndarray) -> np.ndarray:
+    """Each row's log-loss term (n,): -log of its true class's probability, clipped at
+    :data:`LOG_LOSS_EPS`. No validation (checked arrays)."""
+    return -np.log(np.clip(proba[np.arange(y.shape[0]), y], LOG_LOSS_EPS, 1.0))
+
+
+def brier_rows(y: np.ndarray, proba: np.ndarray) -> np.ndarray:
+    """Each row's Brier term (n,): its squared error against the one-hot truth, averaged
+    over the classes. No validation (checked arrays)."""
+    residual = proba.copy()
+    residual[np.arange(y.shape[0]), y] -= 1.0
+    return np.square(residual, out=residual).mean(axis=1)
+
+
 def _log_loss(y: np.ndarray, proba: np.ndarray) -> float:
-    p_true = np.clip(proba[np.arange(y.shape[0]), y], LOG_LOSS_EPS, 1.0)
-    return float(-np.mean(np.log(p_true)))
+    return float(np.mean(log_loss_rows(y, proba)))
 
 
 def _brier(y: np.ndarray, proba: np.ndarray) -> float:
-    residual = proba.copy()
-    residual[np.arange(y.shape[0]), y] -= 1.0
-    return float(np.mean(np.square(residual, out=residual)))
+    return float(np.mean(brier_rows(y, proba)))
 
 
 def _mann_whitney_twice_u(positive: np.ndarray, negative: np.ndarray) -> int:
@@ -182,8 +197,7 @@ def reliability_curve(
     """
     if strategy == "uniform":
         edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins
-        bin_index = np.searchsorted(edges, confidence, side="right") - 1
-        bin_index = np.clip(bin_index, 0, n_bins - 1)
+        bin_index = uniform_bins(confidence, n_bins)
     else:
         edges = np.quantile(confidence, np.linspace(0.0, 1.0, n_bins + 1))
         bin_index = np.searchsorted(edges[1:-1], confidence, side="right")
@@ -193,6 +207,13 @@ def reliability_curve(
         np.bincount(bin_index, weights=confidence, minlength=n_bins),
         np.bincount(bin_index, weights=correct.astype(np.float64), minlength=n_bins),
     )
+
+
+def uniform_bins(confidence: np.ndarray, n_bins: int) -> np.ndarray:
+    """Each confidence's bin among ``n_bins`` uniform bins ``[(b-1)/B, b/B)``, the last
+    one closed (a confidence on an inner edge goes to the upper bin)."""
+    edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins
+    return np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, n_bins - 1)
 
 
 def reliability_from_sums(
@@ -227,7 +248,7 @@ def reliability_from_sums(
     }
 
 
-def _top1(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def top1(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Predicted class, its probability (confidence) and whether it is right."""
     pred = np.argmax(proba, axis=1)
     confidence = proba[np.arange(y.shape[0]), pred]
@@ -318,7 +339,7 @@ def reliability(
     """
     y, proba = _validate(y, proba)
     n_bins = _validate_bins(n_bins, strategy)
-    _, confidence, correct = _top1(y, proba)
+    _, confidence, correct = top1(y, proba)
     return reliability_curve(correct, confidence, n_bins, strategy)
 
 
@@ -335,7 +356,7 @@ def all_metrics(y: np.ndarray, proba: np.ndarray) -> dict[str, float]:
     ``ece`` uses 10 uniform bins (SPEC section 5).
     """
     y, proba = _validate(y, proba)
-    pred, confidence, correct = _top1(y, proba)
+    pred, confidence, correct = top1(y, proba)
     return {
         "accuracy": _accuracy(y, pred),
         "f1_macro": _f1_macro(y, pred, proba.shape[1]),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heb.metrics import LOG_LOSS_EPS
+from heb.metrics import brier_rows, log_loss_rows, top1, uniform_bins
 
 __all__ = [
     "METRICS",
@@ -35,19 +35,13 @@ def _row_terms(y: np.ndarray, proba: np.ndarray, metric: str) -> np.ndarray:
     Brier score (their mean), (n, ECE_BINS) for the ECE (each row's gap, confidence minus
     correct, in its confidence bin's column; the ECE is the sum of the bins' absolute
     totals over n)."""
-    rows = np.arange(y.shape[0])
     if metric == "log_loss":
-        return -np.log(np.clip(proba[rows, y], LOG_LOSS_EPS, 1.0))
+        return log_loss_rows(y, proba)
     if metric == "brier":
-        residual = proba.copy()
-        residual[rows, y] -= 1.0
-        return np.square(residual).mean(axis=1)
-    pred = np.argmax(proba, axis=1)
-    confidence = proba[rows, pred]
-    edges = np.arange(ECE_BINS + 1, dtype=np.float64) / ECE_BINS
-    bins = np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, ECE_BINS - 1)
+        return brier_rows(y, proba)
+    _, confidence, correct = top1(y, proba)
     terms = np.zeros((y.shape[0], ECE_BINS))
-    terms[rows, bins] = confidence - (pred == y)
+    terms[np.arange(y.shape[0]), uniform_bins(confidence, ECE_BINS)] = confidence - correct
     return terms
 
 
