@@ -217,9 +217,10 @@ def lesson_view() -> None:
             copies = st.slider(
                 "Copies k of that feature", 1, 10, **page_setting("calib_copies", 4, range(1, 11))
             )
+        n_classes = int(data["y"].max()) + 1
         with notes:
             if steps.show(1):
-                if int(data["y"].max()) + 1 == 2:
+                if n_classes == 2:
                     st.markdown(
                         "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k "
                         "times and its evidence is counted k times (textbook 18.4.1):"
@@ -243,7 +244,7 @@ def lesson_view() -> None:
                     "and accuracy over 10 bins. "
                     + lesson.double_counting_text(sweep(name, int(feature)), int(copies))
                 )
-            remedies(name, int(feature), int(copies), int(data["y"].max()) + 1)
+            remedies(name, int(feature), int(copies), n_classes)
         st.caption("Textbook 18.4 and 18.4.1; paper sections 2 (calibration of NB) and 5.4.")
 
     with right:
