@@ -145,7 +145,8 @@ def write_result(result: CVResult, folder: Path) -> None:
     cache.put_frame("folds", result.folds)
     arrays = {f"oof{i}": result.oof_proba[m] for i, m in enumerate(result.methods)}
     rows = {} if result.rows is None else {"rows": result.rows}
-    cache.put_arrays("arrays", {**arrays, "y": result.y, **rows})
+    folds = {} if result.test_fold is None else {"test_fold": result.test_fold}
+    cache.put_arrays("arrays", {**arrays, "y": result.y, **rows, **folds})
     meta = {
         "methods": result.methods,
         "classes": [str(c) for c in result.classes],
@@ -179,6 +180,7 @@ def read_result(folder: Path, classes: np.ndarray) -> CVResult:
         n_splits=meta["n_splits"],
         cached=meta["cached"],
         rows=arrays.get("rows"),
+        test_fold=arrays.get("test_fold"),
     )
 
 

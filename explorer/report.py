@@ -234,8 +234,9 @@ def comparison_downloads(
         on_click="ignore",
         icon=":material/download:",
         help="One line per evaluated row: its place in the table (row 0 is the first data "
-        "row), its true class and, per method, the predicted class and every class "
-        "probability from the fold that held it out.",
+        "row), the fold that held it out (0 is the first, as in every fold's scores), its "
+        "true class and, per method, the predicted class and every class probability from "
+        "that fold's model.",
     )
 
     def report_bytes() -> bytes:

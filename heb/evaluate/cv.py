@@ -21,6 +21,7 @@ import pandas as pd
 
 from heb import registry
 from heb.data import Dataset, encode_target
+from heb.data.folds import fold_numbers, stratified_folds
 from heb.evaluate.cache import ResultCache
 from heb.evaluate.folds import (
     FOLD_STORE,
@@ -191,6 +192,9 @@ class CVResult:
         Each evaluated row's place among the loaded table's data rows (0 = the first):
         rows without a target and those left out of a subsample are skipped. None when
         the evaluated rows are the table's rows 0..n-1.
+    test_fold : ndarray (n,) or None
+        Each evaluated row's fold (0 = the first, as in ``folds``): the fold whose model
+        gave its out-of-fold prediction. None where it is not known.
     """
 
     folds: pd.DataFrame
@@ -201,6 +205,7 @@ class CVResult:
     n_splits: int = 10
     cached: list[str] = field(default_factory=list)
     rows: np.ndarray | None = None
+    test_fold: np.ndarray | None = None
 
     @property
     def methods(self) -> list[str]:
@@ -358,7 +363,9 @@ def cross_validate(
         y, classes = _cached_labels(dataset, meta)
         rows = _cached_rows(dataset, settings, meta)
     report(1.0, "Done")
-    return _result(methods, frames, oof, y, classes, meta, cached, rows, hierarchy_notes(specs))
+    return _result(
+        methods, frames, oof, y, classes, meta, cached, rows, settings.seed, hierarchy_notes(specs)
+    )
 
 
 def cached_cross_validation(
@@ -393,7 +400,16 @@ def cached_cross_validation(
     y, classes = _cached_labels(dataset, meta)
     rows = _cached_rows(dataset, settings, meta)
     return _result(
-        methods, frames, oof, y, classes, meta, list(frames), rows, hierarchy_notes(specs)
+        methods,
+        frames,
+        oof,
+        y,
+        classes,
+        meta,
+        list(frames),
+        rows,
+        settings.seed,
+        hierarchy_notes(specs),
     )
 
 
@@ -426,19 +442,23 @@ def _cached_rows(dataset: Dataset, settings: RunSettings, meta: dict) -> np.ndar
     return None if meta["rows"] is None else np.asarray(meta["rows"], dtype=np.int64)
 
 
-def _result(methods, frames, oof, y, classes, meta, cached, rows, notes=()) -> CVResult:
+def _result(methods, frames, oof, y, classes, meta, cached, rows, seed, notes=()) -> CVResult:
     """The CVResult of every method's fold frame and out-of-fold probabilities (``notes``:
-    the methods' own, after the data's)."""
+    the methods' own, after the data's); each row's fold is the split's again (``seed``:
+    the run's), as :func:`~heb.evaluate.folds.prepare_folds` drew it."""
     folds = pd.concat([frames[name] for name in methods], ignore_index=True)
+    n_splits = int(meta["n_splits"])
+    tests = tuple(test for _, test in stratified_folds(y, n_splits, seed))
     return CVResult(
         folds=folds[fold_columns()],
         oof_proba={name: oof[name] for name in methods},
         y=y,
         classes=classes,
         notes=[*meta["notes"], *notes],
-        n_splits=int(meta["n_splits"]),
+        n_splits=n_splits,
         cached=cached,
         rows=rows,
+        test_fold=fold_numbers(tests, y.size),
     )
 
 

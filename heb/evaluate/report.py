@@ -37,18 +37,21 @@ figure { margin: 1em 0; } figcaption { color: #555; }
 
 
 def oof_frame(result: CVResult) -> pd.DataFrame:
-    """The out-of-fold predictions per evaluated row: true class, and per method the
-    predicted class and the probability of every class.
+    """The out-of-fold predictions per evaluated row: its fold, true class, and per method
+    the predicted class and the probability of every class.
 
     ``row`` is each evaluated row's place among the loaded table's data rows (0 = the
     first data row, as ``pandas.read_csv(file).iloc[row]``): rows without a target and
-    those left out of a subsample do not appear.
+    those left out of a subsample do not appear. ``fold`` is the fold that predicted the
+    row (0 = the first, as in the per-fold scores), where the result knows it.
     """
     classes = [str(label) for label in result.classes]
     columns: dict[str, object] = {
-        "row": range(result.y.size) if result.rows is None else result.rows,
-        "true class": [classes[i] for i in result.y],
+        "row": range(result.y.size) if result.rows is None else result.rows
     }
+    if result.test_fold is not None:
+        columns["fold"] = result.test_fold
+    columns["true class"] = [classes[i] for i in result.y]
     for method in result.methods:
         proba = result.oof_proba[method]
         columns[f"{method}: predicted"] = [classes[i] for i in proba.argmax(axis=1)]
