@@ -267,15 +267,24 @@ def _first_sentence(exc: BaseException) -> str:
     return head + "." if dot else text
 
 
+def _too_few(count: str, skipped: list[str]) -> None:
+    """Stop a run that has fewer than two datasets (``count`` says how many of how many),
+    each skipped one's note shown above the error, in the failed progress box."""
+    for line in skipped:
+        st.warning(line)
+    raise DataError(f"{count}; the benchmark needs at least two.")
+
+
 def run(
     specs: list[str], methods: list[str], settings: dict, labels: dict[str, str] | None = None
 ) -> tuple[pd.DataFrame, list[str]]:
     """Load the datasets and cross-validate every method on each, with a progress bar.
 
-    A dataset that does not load (an upload without a usable target, say) is skipped:
-    the second value holds one escaped markdown line per skipped dataset, naming it by
-    its label (``labels``: spec -> the name the page shows). Fewer than two loaded
-    datasets raise :class:`~heb.data.DataError` (the progress box then shows failed).
+    A dataset that does not load (an upload without a usable target, say) or whose
+    cross-validation fails is skipped: the second value holds one escaped markdown line
+    per skipped dataset, naming it by its label (``labels``: spec -> the name the page
+    shows). Fewer than two datasets loaded or cross-validated raise
+    :class:`~heb.data.DataError` (the progress box then shows failed).
     """
     labels = labels or {}
     start = time.perf_counter()
@@ -289,19 +298,29 @@ def run(
                 name = labels.get(spec, spec.split(":", 1)[1])
                 bar.progress(0.2 * index / len(specs), text=f"Loading {escape(name)}")
                 try:
-                    datasets.append(session_dataset(spec))
+                    datasets.append((name, session_dataset(spec)))
                 except Exception as exc:  # noqa: BLE001 - one bad dataset must not stop the rest
                     skipped.append(f"Skipped {escape(name)}: {escape(_first_sentence(exc))}")
             if len(datasets) < 2:
-                raise DataError(
-                    f"Only {len(datasets)} of the {len(specs)} datasets loaded; the "
-                    "benchmark needs at least two."
+                _too_few(f"Only {len(datasets)} of the {len(specs)} datasets loaded", skipped)
+            frames = []
+            for index, (name, dataset) in enumerate(datasets):
+                bar.progress(
+                    0.2 + 0.8 * index / len(datasets), text=f"Cross-validating {escape(name)}"
                 )
-
-            def progress(fraction: float, message: str) -> None:
-                bar.progress(0.2 + 0.8 * min(max(float(fraction), 0.0), 1.0), text=message)
-
-            frame = run_benchmark(datasets, methods, progress=progress, **settings)
+                try:
+                    frames.append(run_benchmark([dataset], methods, **settings))
+                except Exception as exc:  # noqa: BLE001 - as a dataset that does not load
+                    skipped.append(
+                        f"Skipped {escape(name)}, whose cross-validation failed: "
+                        f"{escape(_first_sentence(exc))}"
+                    )
+            if len(frames) < 2:
+                _too_few(
+                    f"Only {len(frames)} of the {len(specs)} datasets could be cross-validated",
+                    skipped,
+                )
+            frame = pd.concat(frames, ignore_index=True)
         except Exception:
             status.update(label="Benchmark failed", state="error", expanded=True)
             raise

@@ -61,6 +61,8 @@ def test_a_run_with_fewer_than_two_loadable_datasets_fails_in_its_progress_box()
     at.button(key="bench_run").click().run()
     assert at.status and at.status[0].label == "Benchmark failed"
     assert any("Only 1 of the 2 datasets loaded" in e.value for e in at.error)
+    # and why the other did not: its note stays in the failed box
+    assert any(w.value.startswith("Skipped no\\_target") for w in at.warning)
 
 
 # ------------------------------------------------------------- too few datasets to test
@@ -230,5 +232,57 @@ def test_the_progress_names_the_file_not_its_hash(monkeypatch):
     monkeypatch.setattr(benchmarking, "run_benchmark", stop)
     at.button(key="bench_run").click().run()
     (bar,) = at.get("progress")
-    assert bar.proto.text == "Loading shop\\*s\\.csv \\(upload\\)"
+    assert bar.proto.text == "Cross-validating shop\\*s\\.csv \\(upload\\)"
     assert at.status[0].label == "Benchmark failed"
+
+
+# ------------------------------------------------- a dataset whose cross-validation fails
+def _failing_on(name: str):
+    """``run_benchmark`` that fails for the dataset called ``name`` (as a fit out of memory
+    would), and runs the others."""
+    from heb.evaluate import run_benchmark
+
+    def run(datasets, methods, **settings):
+        if any(d.name == name for d in datasets):
+            raise MemoryError(f"Unable to allocate 3.1 GiB for {name}. The rest.")
+        return run_benchmark(datasets, methods, **settings)
+
+    return run
+
+
+def test_case_benchmark_dataset_fails_in_cross_validation(monkeypatch):
+    """A dataset that loads but fails in cross-validation is skipped with a note naming it;
+    the others are benchmarked (it stopped the whole run)."""
+    from explorer import benchmarking
+
+    monkeypatch.setattr(benchmarking, "run_benchmark", _failing_on("wine"))
+    at = open_app(methods="Laplace,HEB-M")
+    at.switch_page("pages/benchmark.py").run()
+    picker = at.multiselect(key="w_bench_datasets")
+    picker.set_value(["builtin:iris", "builtin:wine", "builtin:zip-codes"]).run()
+    at.button(key="bench_run").click().run()
+    assert_clean(at)
+    tables = [t.value for t in at.dataframe if "average rank" in t.value.index]
+    assert tables and set(tables[0].index) == {"iris", "zip-codes", "average rank"}
+    skipped = [w.value for w in at.warning if w.value.startswith("Skipped")]
+    assert skipped == [
+        "Skipped wine \\(built\\-in\\), whose cross-validation failed: Unable to allocate "
+        "3\\.1 GiB for wine\\."
+    ]
+    assert at.status[0].label.endswith("(1 skipped)")
+
+
+def test_fewer_than_two_cross_validated_datasets_fail_the_run(monkeypatch):
+    from explorer import benchmarking
+
+    monkeypatch.setattr(benchmarking, "run_benchmark", _failing_on("wine"))
+    at = open_app(methods="Laplace,HEB-M")
+    at.switch_page("pages/benchmark.py").run()
+    at.multiselect(key="w_bench_datasets").set_value(["builtin:iris", "builtin:wine"]).run()
+    at.button(key="bench_run").click().run()
+    assert at.status and at.status[0].label == "Benchmark failed"
+    assert [e.value for e in at.error] == [
+        "Only 1 of the 2 datasets could be cross\\-validated\\; the benchmark needs at least two\\."
+    ]
+    skipped = [w.value for w in at.warning if w.value.startswith("Skipped wine")]
+    assert len(skipped) == 1 and "Unable to allocate 3\\.1 GiB" in skipped[0]
