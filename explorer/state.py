@@ -125,6 +125,10 @@ SEED_LINK_NOTE = (
     f"{SEED} (the paper's protocol): the numbers shown are for seed {SEED}."
 )
 VALUE_LINK_NOTE = "The link's {name}={value} is not a value this app offers: using {default}."
+#: the note drawn right above a page's control whose link value it could not take
+CONTROL_LINK_NOTE = (
+    "The link's {name}={value} is not a value the control below offers: it shows {default}."
+)
 METHODS_LINK_NOTE = "The link's methods name {value}, which this app does not have: left out."
 #: URL and session name of the chosen large file (a name relative to the data root; "" none)
 LARGE_FILE = "large_file"
@@ -731,7 +735,7 @@ def page_setting(name: str, default, choices=None) -> dict:
     refused = st.session_state.get(_REFUSED_SETTINGS, {})
     if name in refused:  # said beside the control until it is moved
         if st.session_state[name] == default:
-            st.caption(escape(_link_note(VALUE_LINK_NOTE, name, refused[name], default)))
+            st.caption(escape(_link_note(CONTROL_LINK_NOTE, name, refused[name], default)))
         else:
             del refused[name]
     return bound(name)

@@ -59,7 +59,7 @@ def test_a_links_alpha_not_offered_is_said_beside_the_control_until_it_is_moved(
     at = open_lesson("lesson_dirichlet", dirichlet_alpha="<b>7</b>")
     assert _alpha(at) == 1.0
     assert _notes(at) == [
-        "The link's dirichlet_alpha=<b>7</b> is not a value this app offers: using 1.0."
+        "The link's dirichlet_alpha=<b>7</b> is not a value the control below offers: it shows 1.0."
     ]
     at.run()
     assert len(_notes(at)) == 1  # still there on the next run
