@@ -71,7 +71,9 @@ def showcase(key: str, _table) -> tuple[int, int, float]:
 
 
 def choose_pair(data) -> tuple[int, int]:
-    """Class and feature selectboxes, opened on a pair sent by Concentrations or a showcase."""
+    """Class and feature selectboxes, opened on a pair sent by Concentrations or a showcase
+    (side by side when presenting, without the showcase's caption: the Settings popover
+    then fits a 1280 x 720 screen; the boxes' help still says how the pair was chosen)."""
     state = st.session_state
     pair = state.get("evidence_pair")
     if pair is not None and pair != state.get("_evidence_pair_seen"):
@@ -84,21 +86,22 @@ def choose_pair(data) -> tuple[int, int]:
     features = list(range(len(data.feature_names)))
     first_class, first_feature, margin = showcase(data.key, data.table)
     rule = f"The page opens on {lesson.SHOWCASE_RULE}."
-    c = st.selectbox(
+    left, right = st.columns(2) if steps.presenting else (st, st)
+    c = left.selectbox(
         "Class",
         classes,
         format_func=lambda i: data.class_names[i],
         help=rule,
         **page_setting("evidence_class", first_class, classes),
     )
-    f = st.selectbox(
+    f = right.selectbox(
         "Feature",
         features,
         format_func=lambda i: f"{data.feature_names[i]} (K = {data.table.n_categories[i]})",
         help=rule,
         **page_setting("evidence_feature", first_feature, features),
     )
-    if (c, f) == (first_class, first_feature) and np.isfinite(margin):
+    if (c, f) == (first_class, first_feature) and np.isfinite(margin) and not steps.presenting:
         st.caption(
             f"The dataset's clearest peak: HEB-M's evidence at its learned m is at least "
             f"{margin:.1f} nats above its evidence at m = K (Laplace's strength, with this "
@@ -243,7 +246,9 @@ def lesson_view() -> None:
             # was the taller one: step 3's footer fell below a 1440 x 900 screen)
             pair_line = st.empty() if steps.presenting else None
         with steps.controls():
-            source = st.radio(
+            # presenting, the two radios share a row (742 px of controls in a 502 px box)
+            first, second = st.columns(2) if steps.presenting else (st, st)
+            source = first.radio(
                 "Counts from",
                 SOURCES,
                 horizontal=True,
@@ -254,7 +259,7 @@ def lesson_view() -> None:
                 init_state()
                 data = current_codes()
                 c, f = choose_pair(data)
-                prior_kind = st.radio(
+                prior_kind = second.radio(
                     "Prior mean t",
                     PRIORS,
                     horizontal=True,

@@ -167,24 +167,27 @@ def lesson_view() -> None:
             kind = st.radio(
                 "True model", [DIRICHLET, PRESET], **page_setting("truth_kind", DIRICHLET, KINDS)
             )
-            n_train = st.select_slider(
+            # presenting, the sliders pair up: one above the other, the Settings popover
+            # outgrew a 1280 x 720 screen (626 px of controls in a 502 px box, scrolled)
+            first, second = st.columns(2) if steps.presenting else (st, st)
+            n_train = first.select_slider(
                 "Training rows", N_CHOICES, **page_setting("truth_rows", 200, N_CHOICES)
             )
             preset = "high-cardinality" if kind == PRESET else None
-            K = st.select_slider(
+            K = second.select_slider(
                 "Categories per feature K",
                 K_CHOICES,
                 disabled=bool(preset),
                 **page_setting("truth_K", 50, K_CHOICES),
             )
-            n_features = st.slider(
+            n_features = first.slider(
                 "Features",
                 1,
                 12,
                 disabled=bool(preset),
                 **page_setting("truth_features", 4, FEATURES),
             )
-            alpha_dir = st.select_slider(
+            alpha_dir = second.select_slider(
                 "Sparsity α_dir of each θ_cf",
                 ALPHA_DIR_CHOICES,
                 disabled=bool(preset),

@@ -239,10 +239,24 @@ def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
         # Streamlit sized each chart by its scaled box: plotly drew it at 80 % and the
         # scale shrank it again (a trial saw 38 px tall plots); it fills its box now
         tab.wait_for_function(CHARTS_FILL_BOXES, timeout=10_000)
+        if step == 1:  # known truth's Settings held 626 px of controls in a 502 px box
+            assert _settings_overflow(tab) <= 4, where
         _resized(tab, SMALL_VIEWPORT)
         tab.wait_for_function(UNSCALED)  # a tall screen: the step's own size again
         tab.wait_for_function(CHARTS_FILL_BOXES, timeout=10_000)
     tab.close()
+
+
+def _settings_overflow(tab) -> float:
+    """How far the presenter's open "Settings" popover scrolls (0: every control shows);
+    the popover is closed again."""
+    tab.get_by_role("button", name="Settings").click()
+    body = tab.locator('[data-testid="stPopoverBody"]')
+    body.wait_for()
+    overflow = body.evaluate("(e) => e.scrollHeight - e.clientHeight")
+    tab.keyboard.press("Escape")
+    body.wait_for(state="hidden")
+    return overflow
 
 
 #: JavaScript: whether every drawn chart is as wide on screen as its box (within 3 %)
