@@ -167,5 +167,7 @@ def concentration_figure(concentrations: pd.DataFrame) -> tuple[go.Figure, pd.Da
     fig.update_xaxes(title="level (from the root down)")
     # one labelled tick per decade: plotly's own labels 2 and 5 in every decade as well
     shown = concentrations[["learned m", "true concentration"]].to_numpy(dtype=float).ravel()
-    fig.update_yaxes(title="concentration m (log scale)", **log_axis(shown))
+    # short: on a scaled presenter step (1280 x 720) the plot is 119 px tall, and
+    # "concentration m (log scale)" ran up into the figure's title and legend
+    fig.update_yaxes(title="m (log scale)", **log_axis(shown))
     return lesson_style(fig, "The concentration learned at each level", 420), concentrations
