@@ -296,8 +296,10 @@ class Comparison:
         key = ("reliability", *methods)
         if key not in self.spread_figs:
             curves = {method: self.result.reliability(method) for method in methods}
+            # short: on a 390 px phone "Reliability of the pooled out-of-fold
+            # predictions" was cut at the figure's right edge
             self.spread_figs[key] = figures.reliability_diagram(
-                curves, title="Reliability of the pooled out-of-fold predictions", show_ece=False
+                curves, title="Reliability, pooled out-of-fold", show_ece=False
             )
         return self.spread_figs[key]
 

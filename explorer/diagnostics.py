@@ -33,8 +33,10 @@ def method_figures(comparison: Comparison, method: str) -> dict:
             "confusion": dg.confusion_figure(matrix, names, f"Confusion matrix: {method}"),
             "matrix": matrix,
             "scores": dg.confusion_scores(matrix, names),
+            # short: on a 390 px phone "Per-class reliability (one-vs-rest): Laplace" was
+            # cut at the figure's right edge
             "reliability": dg.class_reliability_figure(
-                curves, names, f"Per-class reliability (one-vs-rest): {method}"
+                curves, names, f"One-vs-rest reliability: {method}"
             ),
         }
     return cache[method]

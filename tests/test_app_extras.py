@@ -80,7 +80,7 @@ def test_compare_shows_confusion_reliability_and_roc(compare_page, iris_result):
     formats = {k: v["type_config"]["format"] for k, v in config.items() if "type_config" in v}
     assert formats == {"rows": "%,d", "predicted": "%,d", "precision": "%.3f",
                        "recall": "%.3f", "F1": "%.3f"}  # fmt: skip
-    reliability = titled(at, "Per-class reliability (one-vs-rest): Laplace")
+    reliability = titled(at, "One-vs-rest reliability: Laplace")
     assert len(reliability["data"]) == 1 + iris_result.classes.size
     roc = titled(at, "ROC, class")
     names = [trace["name"] for trace in roc["data"][1:]]

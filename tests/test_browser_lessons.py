@@ -665,3 +665,39 @@ def test_on_a_projectors_scaled_step_no_axis_title_runs_into_a_figure_title(
         tab.screenshot(path=str(screenshot_dir / f"1280x720-axis-titles-{name}-{step}.png"))
         assert tab.evaluate(AXIS_TITLES_OVER_TOP) == [], (name, step)
     context.close()
+
+
+#: a phone held upright
+PHONE_VIEWPORT = {"width": 390, "height": 844}
+#: per page a phone trial read: the figure it waits for (the start of its title)
+PHONE_PAGES = {
+    "dataset": None,
+    "concentrations": "log10 of the learned",
+    "compare": "Reliability",
+    "lesson_high_cardinality": "Corollary 1",
+    "lesson_known_truth": "Exact l1 error",
+}
+#: per page its lazy tabs past the first
+PHONE_TABS = {"compare": ["Spread over folds", "Per class"], **LAZY_TABS}
+
+
+@pytest.mark.parametrize("name", list(PHONE_PAGES))
+def test_on_a_phone_no_figure_title_or_formula_is_cut(browser, app_url, screenshot_dir, name):
+    """On a 390 x 844 phone the Compare page's reliability figure read "Reliability of the
+    pooled out-of-fold pred": its title was wider than the figure. On each page a phone
+    trial read, every figure keeps its whole title and every formula fits its column."""
+    context = browser.new_context(viewport=PHONE_VIEWPORT)
+    tab, _ = _open(context, f"{app_url}/{name}?{BASE_QUERY}")
+    if PHONE_PAGES[name]:  # the comparison's cross-validation draws its figures later
+        tab.locator(".js-plotly-plot .gtitle", has_text=PHONE_PAGES[name]).first.wait_for()
+    _settled(tab)
+    tab.screenshot(path=str(screenshot_dir / f"phone-{name}.png"), full_page=True)
+    assert tab.evaluate(CUT_TITLES) == [], name
+    assert tab.evaluate(CUT_FORMULAS) == [], name
+    for label in PHONE_TABS.get(name, []):  # lazy tabs: only the open one is drawn
+        tab.get_by_role("tab", name=label, exact=True).click()
+        _settled(tab)
+        tab.screenshot(path=str(screenshot_dir / f"phone-{name}-{label}.png"), full_page=True)
+        assert tab.evaluate(CUT_TITLES) == [], (name, label)
+        assert tab.evaluate(CUT_FORMULAS) == [], (name, label)
+    context.close()

@@ -226,7 +226,7 @@ def test_per_class_tab_shows_the_chosen_method_s_in_memory_views(rooted):
     assert list(scores["rows"]) == list(want["rows"])
     for column in ("precision", "recall", "F1"):
         np.testing.assert_allclose(scores[column], want[column], rtol=0, atol=1e-12)
-    lines = titled(figures(at), "Per-class reliability (one-vs-rest): HEB-M")["data"][1:]
+    lines = titled(figures(at), "One-vs-rest reliability: HEB-M")["data"][1:]
     expected = class_reliability(y, pooled["HEB-M"])
     other = class_reliability(y, pooled["Laplace"])
     assert any(a["ece"] != b["ece"] for a, b in zip(expected, other, strict=True))
