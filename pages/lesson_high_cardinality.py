@@ -121,8 +121,9 @@ def lesson_view() -> None:
                 )
                 st.latex(r"\text{bias}_{\mathrm{HEB}} = \rho_N\, \|\bar\theta - p^*\|_1")
                 st.latex(r"\text{bias}_{\mathrm{Lap}} = \frac{2(K-1)}{N+K}")
-                st.markdown(
-                    "ρ_N = E[m̂/(N+m̂)] is learned from the data; Laplace's bias is fixed and "
+                st.markdown(  # ρ_N is an expectation: what the data set is m̂
+                    "ρ_N = E[m̂/(N+m̂)], where m̂ is Type-II ML's concentration from the "
+                    "counts: HEB's bias adapts to the data. Laplace's is fixed by K and N and "
                     "reaches order 1 once K ≈ N."
                 )
             if steps.show(2):
