@@ -176,7 +176,7 @@ def lesson_view() -> None:
             fig, data = vertex_figure(setting[1], height)
             show_figure(fig, data, "corollary1-vertex")
         with st.expander("The grid's numbers: HEB-U against Laplace"):
-            show_table(lesson.theorem1_reduction(full).round(3))
+            show_table(lesson.reduction_table(lesson.theorem1_reduction(full)))
 
 
 lesson_view()

@@ -53,3 +53,23 @@ def test_theorem_1s_note_says_what_is_learned():
     text = _one(open_lesson("lesson_high_cardinality"), "ρ_N = E[m̂/(N+m̂)]")
     assert "is learned from the data" not in text
     assert "Type-II ML" in text
+
+
+def test_the_grids_table_gives_the_reduction_in_percent_as_the_bars_do():
+    """The table read ``reduction`` 0.161 under ``heb_u`` beside the metric's "16%"."""
+    at = open_lesson("lesson_high_cardinality")
+    tables = [frame.value for frame in at.dataframe]
+    assert len(tables) == 1
+    table = tables[0]
+    assert list(table.columns) == [
+        "K",
+        "N",
+        "K/N",
+        "Laplace l1",
+        "HEB-U l1",
+        "HEB-U's reduction (%)",
+    ]
+    row = table[(table["K"] == 500) & (table["N"] == 200)].iloc[0]
+    shown = at.metric[2].value  # "HEB-U's reduction" at the default K = 500, N = 200
+    percent = row["HEB-U's reduction (%)"]
+    assert f"{percent:.0f}%" == shown
