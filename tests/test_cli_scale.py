@@ -103,6 +103,19 @@ def test_spark_without_java_is_one_sentence(clicks, tmp_path, monkeypatch, capsy
     assert "no Java runtime was found" in _one_sentence_error(capsys, argv)
 
 
+def test_spark_with_a_java_home_of_no_jdk_is_one_sentence(clicks, tmp_path, monkeypatch, capsys):
+    # pyspark's launcher runs $JAVA_HOME/bin/java and ignores PATH's java: before, the run
+    # printed the launcher's shell errors and "[JAVA_GATEWAY_EXITED] Java gateway process
+    # exited before sending its port number", naming neither Java's absence nor JAVA_HOME
+    pytest.importorskip("pyspark")
+    nowhere = tmp_path / "no-jdk"
+    monkeypatch.setenv("JAVA_HOME", str(nowhere))
+    argv = ["bench", str(clicks), "--engine", "spark", "-o", str(tmp_path / "out")]
+    err = _one_sentence_error(capsys, argv)
+    assert f"JAVA_HOME is '{nowhere}', which holds no bin/java" in err
+    assert "GATEWAY" not in err
+
+
 def test_bench_on_spark_gives_the_same_table_shape(clicks, tmp_path):
     require_java()
     require_module("pyspark", "Spark runs the engine path")

@@ -33,7 +33,7 @@ from heb.scale.source import Source
 from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW
 from heb.scale.streaming_metrics import MetricSums
 
-__all__ = ["SparkEngine", "EngineError", "driver_memory", "java_available"]
+__all__ = ["SparkEngine", "EngineError", "driver_memory", "java_available", "java_problem"]
 
 
 class EngineError(RuntimeError):
@@ -84,6 +84,29 @@ def java_available() -> bool:
     if home and os.path.exists(os.path.join(home, "bin", "java")):
         return True
     return shutil.which("java") is not None
+
+
+def java_problem() -> str | None:
+    """Why Spark cannot start its Java process here, as one sentence, or None.
+
+    pyspark's launcher runs ``$JAVA_HOME/bin/java`` whenever ``JAVA_HOME`` is set, never
+    the ``java`` on PATH, so a ``JAVA_HOME`` that holds no ``bin/java`` fails even where
+    PATH has one (with the launcher's shell errors and a ``JAVA_GATEWAY_EXITED`` message).
+
+    Returns
+    -------
+    str or None
+        The sentence for :class:`EngineError`, or None when a Java runtime is found.
+    """
+    home = os.environ.get("JAVA_HOME")
+    if home and not os.path.exists(os.path.join(home, "bin", "java")):
+        return (
+            f"Spark could not start: JAVA_HOME is '{home}', which holds no bin/java; "
+            "point it at a JDK or unset it."
+        )
+    if not java_available():
+        return "Spark could not start: no Java runtime was found; install a JDK or set JAVA_HOME."
+    return None
 
 
 def _family(data_type) -> str:
@@ -148,10 +171,9 @@ def _start_session(master: str):
             from pyspark.sql import SparkSession
     except ImportError as exc:
         raise EngineError("Spark needs pyspark: pip install pyspark (and a Java runtime).") from exc
-    if not java_available():
-        raise EngineError(
-            "Spark could not start: no Java runtime was found; install a JDK or set JAVA_HOME."
-        )
+    problem = java_problem()
+    if problem is not None:
+        raise EngineError(problem)
     builder = (
         SparkSession.builder.master(master)
         .appName("heb-scale")
