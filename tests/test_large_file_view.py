@@ -389,3 +389,24 @@ def test_a_scans_time_reads_in_milliseconds_below_a_tenth_of_a_second(seconds, t
     from explorer.large_files import _duration
 
     assert _duration(seconds) == text
+
+
+def test_the_metrics_caption_gives_the_scan_s_whole_time_and_every_phase(rooted):
+    """The caption said "counting 1.6 s, scoring 2.1 s" of a comparison that took 13 s:
+    encoding, the fold files and fitting were left out, so the two figures read as the
+    whole. It now gives the total and each phase the scan ran, summing to the total."""
+    at = open_app("pages/compare.py", clean=False, large_file=FILE, methods="Laplace,AODE")
+    at.button(key="large_go").click().run()
+    assert_clean(at)
+    caption = next(t for t in map(unescape, (c.value for c in at.caption)) if "Engine:" in t)
+    kept = [r.result for r in at.session_state["_large_results"].values() if hasattr(r, "result")]
+    timings = kept[0].timings
+    assert lf.phases_text(timings) in caption
+    for label in ("in all: counting", "encoding", "counting pairs", "writing fold files"):
+        assert label in caption, label
+    assert "fitting" in caption and "scoring" in caption
+
+
+def test_the_phases_text_sums_the_phases_it_names():
+    timings = {"count": 2.0, "count_cpu": 9.0, "fit": 0.04, "score": 1.0}
+    assert lf.phases_text(timings) == "3.0 s in all: counting 2.0 s, fitting 40 ms, scoring 1.0 s"
