@@ -249,6 +249,30 @@ def test_progress_moves_during_the_scoring_scan(data):
     assert fractions == sorted(fractions) and seen[-1] == (1.0, "Done")
 
 
+def test_scoring_by_scans_names_its_folds_from_one_as_the_fold_files_do(data):
+    """Spark's path (scans of fold groups, here DuckDB taken through it) reported "Fitting
+    and scoring folds [0, 1, 2, 3]", a Python list counted from 0, where DuckDB's reports
+    read "Fitting fold 1 of 4"."""
+    root = data[3]
+    engine = DuckDBEngine(memory_limit="512MB", threads=1)
+    engine.register(open_source("mixed.parquet", root=root))
+    engine.in_process = False  # the scans of Spark's path, not the fold files
+    seen = []
+    progress = lambda fraction, message: seen.append(message)  # noqa: E731
+    cross_validate(engine, "label", ["Laplace"], n_splits=N_SPLITS, progress=progress)
+    assert f"Fitting and scoring folds 1 - {N_SPLITS} of {N_SPLITS}" in seen
+    assert not any("[" in m for m in seen)
+    assert any(m.endswith(f"rows of folds 1 - {N_SPLITS} of {N_SPLITS}") for m in seen)
+
+
+def test_folds_are_named_from_one():
+    from heb.scale.cv import folds_text
+
+    assert folds_text([2], 10) == "fold 3 of 10"
+    assert folds_text([0, 1, 2], 10) == "folds 1 - 3 of 10"
+    assert folds_text([0, 3], 10) == "folds 1, 4 of 10"
+
+
 def test_stacked_scoring_is_bit_identical_to_predict_proba(data):
     from heb.scale.scoring import StackedNB
 

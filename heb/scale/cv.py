@@ -584,6 +584,30 @@ def _phase(timings: dict, name: str):
         timings[f"{name}_cpu"] = timings.get(f"{name}_cpu", 0.0) + time.process_time() - cpu
 
 
+def folds_text(folds: Sequence[int], n_folds: int) -> str:
+    """Folds as the progress reports name them, counted from 1 as DuckDB's "fold 1 of 10".
+
+    Parameters
+    ----------
+    folds : sequence of int
+        0-based fold numbers, ascending.
+    n_folds : int
+        How many folds the run has.
+
+    Returns
+    -------
+    str
+        "fold 3 of 10", "folds 1 - 10 of 10" (a run of folds) or "folds 1, 4 of 10"; Spark's
+        reports printed the Python list "folds [0, 1, 2, ..., 9]".
+    """
+    numbers = [int(k) + 1 for k in folds]
+    if len(numbers) == 1:
+        return f"fold {numbers[0]} of {n_folds}"
+    if numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"folds {numbers[0]} - {numbers[-1]} of {n_folds}"
+    return f"folds {', '.join(map(str, numbers))} of {n_folds}"
+
+
 def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget: float):
     """(metrics, predict seconds, reliability bins) per (method, fold) from scans of the
     source on its engine (Spark: ``mapInPandas``), folds grouped so that one group's models
@@ -598,15 +622,16 @@ def _score_by_scans(engine, sql: Callable, plan: _Plan, batch_rows: int, budget:
     for index, group in enumerate(groups):
         folds = [fold.fold for fold in group]
         low, high = 0.1 + 0.9 * index / len(groups), 0.1 + 0.9 * (index + 1) / len(groups)
-        plan.report(low, f"Fitting and scoring folds {folds}")
+        named = folds_text(folds, histograms.n_folds)
+        plan.report(low, f"Fitting and scoring {named}")
         models = plan.fit(group)
         scorer = FoldScorer(histograms, group, models)
         del models
         group_rows = float(histograms.fold_class_counts[folds].sum())
 
-        def scanned(rows_done: int, low=low, high=high, group_rows=group_rows, folds=folds):
+        def scanned(rows_done: int, low=low, high=high, group_rows=group_rows, named=named):
             share = min(1.0, rows_done / max(group_rows, 1.0))
-            plan.report(low + (high - low) * share, f"Scored {rows_done:,} rows of folds {folds}")
+            plan.report(low + (high - low) * share, f"Scored {rows_done:,} rows of {named}")
 
         with _phase(plan.timings, "score"):
             part = engine.map_reduce(sql(folds), scorer, merge_sums, batch_rows, on_batch=scanned)
