@@ -115,18 +115,49 @@ class Cancelled(Exception):
 
 
 # --------------------------------------------------------------------------- the root
-def configured_root() -> Path | None:
-    """The data root: env ``HEB_DATA_ROOT``, else the secret ``[heb] data_root``, else None."""
+def _root_setting() -> tuple[str, str] | None:
+    """The data root as configured, ``(value, where it is set)``, or None when it is not."""
     value = os.environ.get(DATA_ROOT_ENV)
-    if not value:
-        try:
-            value = (st.secrets.get("heb") or {}).get("data_root")
-        except Exception:  # noqa: BLE001 - no secrets file at all is the usual case
-            value = None
-    if not value:
+    if value:
+        return value, f"the environment variable {DATA_ROOT_ENV}"
+    try:
+        value = (st.secrets.get("heb") or {}).get("data_root")
+    except Exception:  # noqa: BLE001 - no secrets file at all is the usual case
+        value = None
+    return (str(value), "data_root in .streamlit/secrets.toml") if value else None
+
+
+def configured_root() -> Path | None:
+    """The data root: env ``HEB_DATA_ROOT``, else the secret ``[heb] data_root``, else None
+    (also when the setting names no folder: :func:`root_help` says which)."""
+    setting = _root_setting()
+    if setting is None:
         return None
-    path = Path(str(value)).expanduser().resolve()
+    path = Path(setting[0]).expanduser().resolve()
     return path if path.is_dir() else None
+
+
+def _no_root() -> str:
+    """The end of a sentence on why a large file cannot be opened: no data root is set,
+    or the one set is not a folder."""
+    if _root_setting() is None:
+        return f"no data root is configured; set {DATA_ROOT_ENV} to open it."
+    return "the data root configured is not a folder that exists (see the Dataset page)."
+
+
+def root_help() -> str:
+    """Why there is no data root, as one message: none is configured (:data:`CONFIGURE_HELP`)
+    or the one configured is not a folder; the page said "No data root is configured" to
+    an analyst whose ``HEB_DATA_ROOT`` held a typo. The folder is named by its last part
+    only, as ``heb.scale.source.data_root`` names it (a server's paths stay its own)."""
+    setting = _root_setting()
+    if setting is None:
+        return CONFIGURE_HELP
+    value, where = setting
+    return (
+        f"The data root set by {where}, {Path(value).name!r}, is not a folder that exists; "
+        "correct it and restart the app."
+    )
 
 
 def list_sources(root: Path) -> list[str]:
@@ -229,10 +260,7 @@ def active() -> LargeFile | None:
     root = configured_root()
     try:
         if root is None:
-            raise DataError(
-                f"The link names the large file {name!r}, but no data root is configured; "
-                f"set {DATA_ROOT_ENV} to open it."
-            )
+            raise DataError(f"The link names the large file {name!r}, but {_no_root()}")
         source = check_name(name, root)
         identity = _identity(source)
         families = dict(source_families(name, str(root), identity))
@@ -735,7 +763,7 @@ def show_large_file_source() -> LargeFile | None:
     with st.expander("Large file: every row, counted by DuckDB", expanded=large is not None):
         root = configured_root()
         if root is None:
-            show_info(CONFIGURE_HELP)
+            show_info(root_help())
             return None
         _choose(root)
         if large is None:

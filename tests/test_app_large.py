@@ -104,6 +104,24 @@ def test_without_a_root_the_source_says_how_to_configure(monkeypatch):
     assert CONFIGURE_HELP.startswith("No data root is configured")
 
 
+def test_a_root_that_is_no_folder_is_said_so_not_called_unconfigured(tmp_path, monkeypatch):
+    """HEB_DATA_ROOT set with a typo: the Dataset page said "No data root is configured.
+    Set the environment variable HEB_DATA_ROOT ..." to an analyst who had set it, and a
+    link's large file was refused as "no data root is configured"."""
+    monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path / "no-such-folder"))
+    at = _open()
+    assert_clean(at)
+    infos = " ".join(unescape(i.value) for i in at.info)
+    assert "No data root is configured" not in infos
+    assert f"The data root set by the environment variable {DATA_ROOT_ENV}" in infos
+    assert "'no-such-folder', is not a folder that exists" in infos
+    assert str(tmp_path) not in infos  # the server's path stays its own
+    linked = _open(large_file="small.parquet")
+    errors = " ".join(unescape(e.value) for e in linked.error)
+    assert "no data root is configured" not in errors
+    assert "the data root configured is not a folder that exists" in errors
+
+
 def test_cancel_stops_the_engine_scan(rooted):
     seen: list[float] = []
     progress = progress_reporter(lambda f, m: seen.append(f), lambda: len(seen) >= 2)
