@@ -80,6 +80,13 @@ CONFIGURE_HELP = (
     "your large files live in, or put a section [heb] holding the line "
     'data_root = "/path/to/folder" in .streamlit/secrets.toml, and restart the app.'
 )
+#: under a scan's data error (a one-valued target, a date column, ...): "Count again"
+#: alone suggested that another try could succeed
+DATA_ERROR_NOTE = (
+    "This comes from the file's rows or the chosen target column: choose another target "
+    "or file in the Dataset page's Large file section (Count again reads the file again, "
+    "for a file that has been changed)."
+)
 #: the engine's name in every text the user reads
 ENGINE_LABEL = "DuckDB"
 _REFUSED = "large_file_refused"
@@ -87,6 +94,8 @@ _REFUSED = "large_file_refused"
 _MAX_LISTED = 500
 #: session names: the running scans (kind -> Scan), finished results, the cancelled keys
 _SCANS, _RESULTS, _CANCELLED = "_large_scans", "_large_results", "_large_cancelled"
+#: the last scan of each kind that ended without a result (why is said on later runs too)
+_ENDED = "_large_ended"
 #: session name of the large-file comparisons run so far, by their key without what-ifs
 _COMPARED = "_large_compared"
 #: session name: each comparison's key -> (its key without what-ifs, its what-if params)
@@ -543,6 +552,7 @@ def _scan_of(kind: str, key: str, work, large: LargeFile, auto: bool, steps=None
         return results[key]
     scan = _current_scan(kind, key, work, large, auto, steps)
     if scan is None:
+        _said_again(kind, key)
         return None
     if scan.key != key:
         st.caption("A scan for earlier settings is still running; cancel it to start this one.")
@@ -585,11 +595,28 @@ def _finish(kind: str, scan: Scan, key: str):
         _keep(scan.key, scan.result)
         return scan.result if scan.key == key else None
     st.session_state.setdefault(_CANCELLED, {})[kind] = scan.key
+    st.session_state.setdefault(_ENDED, {})[kind] = scan
+    _say_why(scan)
+    return None
+
+
+def _say_why(scan: Scan) -> None:
+    """Why a scan that ended has no result: cancelled (and after how long) or its error."""
     if scan.was_cancelled or isinstance(scan.error, Cancelled):
         show_info(f"{cancelled_text(scan.message)} It ran {scan.elapsed:.1f} s.")
     else:
         show_error(scan.error, "scanning the large file")
-    return None
+        if isinstance(scan.error, DataError):  # the data's, not the engine's: say the way on
+            st.caption(DATA_ERROR_NOTE)
+
+
+def _said_again(kind: str, key: str) -> None:
+    """On a later run of the page, why ``key``'s scan of ``kind`` ended without a result
+    (said once by :func:`_finish`; the next run, e.g. after a sidebar change, showed a bare
+    "Count again" button)."""
+    ended = st.session_state.get(_ENDED, {}).get(kind)
+    if ended is not None and ended.key == key == st.session_state.get(_CANCELLED, {}).get(kind):
+        _say_why(ended)
 
 
 def cancelled_text(message: str) -> str:

@@ -168,3 +168,23 @@ def test_listing_a_partitioned_root_touches_no_file_of_its_folders_one_by_one(
     names = list_sources(original(root))
     assert names == ["clicks.parquet", "events/day=0/", "events/day=1/", "events/day=2/"]
     assert len(resolved) < 10, len(resolved)
+
+
+def test_a_data_error_of_a_scan_says_where_to_change_the_target(tmp_path, monkeypatch):
+    """A one-valued target gave its error and a "Count again" button only, which repeats
+    the same failure; the way on is another target (or file) on the Dataset page. On the
+    page's next run the error itself was gone, leaving the bare button."""
+    from explorer.large_files import DATA_ERROR_NOTE
+
+    pd.DataFrame({"a": [1, 2, 3, 4], "y": ["p"] * 4}).to_parquet(tmp_path / "one.parquet")
+    monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path))
+    for page in (PAGE, "pages/concentrations.py"):
+        at = open_app(page, clean=False, large_file="one.parquet")
+        # twice: the first run says it, and so must the next (a sidebar change, any widget),
+        # which showed a bare "Count again" button with no word of why
+        for run in range(2):
+            errors = " ".join(unescape(e.value) for e in at.error)
+            assert "has the single value 'p'" in errors, (page, run)
+            assert DATA_ERROR_NOTE in [unescape(c.value) for c in at.caption], (page, run)
+            assert [b.label for b in at.button].count("Count again") == 1
+            at.run()
