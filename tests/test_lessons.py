@@ -197,9 +197,9 @@ def test_high_cardinality_default_view_shows_figure_2():
     # side by side: the same title height, so both plots start at the same row
     assert reduction["layout"]["margin"]["t"] == vertex["layout"]["margin"]["t"]
     table = app.dataframe[0].value
-    wide = table[table["K_over_N"] >= 0.1]
-    assert (wide["heb_u"] < wide["laplace"]).all()
-    assert (wide[wide["K_over_N"] <= 2.5]["reduction"] > 0.10).all()  # the paper's pattern
+    wide = table[table["K/N"] >= 0.1]
+    assert (wide["HEB-U"] < wide["Laplace"]).all()
+    assert (wide[wide["K/N"] <= 2.5]["reduction %"] > 10).all()  # the paper's pattern
     assert float(metrics(app)["HEB-U's reduction"].rstrip("%")) > 10
 
 
