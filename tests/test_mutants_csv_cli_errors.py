@@ -125,8 +125,10 @@ def _alternating(tmp_path, n: int) -> DuckDBEngine:
 
 @pytest.mark.parametrize("n_rows, n_splits", [(4, 4), (6, 5), (4, 3)])
 def test_empty_folds_are_all_named_with_their_number_of_folds(tmp_path, n_rows, n_splits):
-    """Right after counting, every fold without a row is named ("Fold 0 of 4", "Folds 2, 3
-    and 4 of 5"), not only the first one the scoring scan misses."""
+    """Right after counting, every fold without a row is named, counted from 1 as the
+    progress counts them ("Fold 1 of 4", "Folds 3, 4 and 5 of 5"; a trial read "Folds 0,
+    2, 5, 7 and 8 of 10" beside the progress's "fold 1 of 10"), not only the first one the
+    scoring scan misses."""
     from heb.data import DataError
     from heb.scale.cv import cross_validate
     from heb.scale.inmemory import fold_assignment
@@ -136,7 +138,7 @@ def test_empty_folds_are_all_named_with_their_number_of_folds(tmp_path, n_rows, 
         set(range(n_splits)) - {int(k) for k in fold_assignment(engine, "y", n_splits, 42)}
     )
     assert empty, "the case needs a fold without rows"
-    names = [str(k) for k in empty]
+    names = [str(k + 1) for k in empty]
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
     word = "Fold" if len(empty) == 1 else "Folds"
     with pytest.raises(DataError) as info:

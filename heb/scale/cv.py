@@ -239,9 +239,10 @@ def check_methods(methods: Sequence[str], params: dict[str, dict] | None = None)
 
 
 def _empty_folds(histograms, n_splits: int) -> None:
-    """Raise naming the folds without a row, as soon as the fold counts are known."""
+    """Raise naming the folds without a row, as soon as the fold counts are known (counted
+    from 1, as the progress names them: "Fold 1 of 4")."""
     per_fold = np.asarray(histograms.fold_class_counts).sum(axis=1)
-    empty = [int(k) for k in np.flatnonzero(per_fold == 0)]
+    empty = [int(k) + 1 for k in np.flatnonzero(per_fold == 0)]
     if empty:
         fold_word = "Fold" if len(empty) == 1 else "Folds"
         raise DataError(
