@@ -343,10 +343,7 @@ def default_dataset_note() -> str:
         return ""
     if opened not in DEFAULT_NOTE_PAGES:
         return ""
-    return (
-        f"Opened on the default dataset, {DEFAULT_DATASET}: the address it was opened with "
-        "named none."
-    )
+    return f"Opened on the default dataset, {DEFAULT_DATASET}: the address named no dataset."
 
 
 def show_default_dataset_note() -> None:

@@ -433,7 +433,7 @@ def test_pages_without_the_sidebars_dataset_say_nothing_of_the_default(page):
         at.switch_page(page)
     at.run()
     assert not at.exception
-    assert not [c for c in at.sidebar.caption if "opened with named none" in c.value]
+    assert not [c for c in at.sidebar.caption if "the address named no dataset" in c.value]
     assert not at.toast
 
 

@@ -209,24 +209,22 @@ def _plain(page: str, **query: str) -> AppTest:
 
 
 def _default_notes(at: AppTest) -> list[str]:
-    return [c.value for c in at.sidebar.caption if "opened with named none" in c.value]
+    return [c.value for c in at.sidebar.caption if "the address named no dataset" in c.value]
 
 
 def test_a_pages_plain_address_says_it_opened_on_the_default_dataset():
     at = _plain("pages/concentrations.py")
     assert not at.exception
     (note,) = _default_notes(at)
-    said = (
-        f"Opened on the default dataset, {state.DEFAULT_DATASET}: the address it was opened "
-        "with named none"
-    )
+    said = f"Opened on the default dataset, {state.DEFAULT_DATASET}: the address named no dataset"
     assert note == said + " (an upload stays in the browser tab it was made in)."
     assert [toast.value for toast in at.toast] == [said + "."]  # where the eye is, once
     assert at.toast[0].proto.duration == 4  # seconds: it outlives reruns (an upload)
     assert at.session_state["data_spec"] == state.default_spec()
     at.run()  # a rerun (a control) keeps the caption, not the toast
     # the caption stays while the address names the dataset (synced): said in the past
-    assert "named none" in _default_notes(at)[0] and "names none" not in _default_notes(at)[0]
+    assert "named no dataset" in _default_notes(at)[0]
+    assert "names no dataset" not in _default_notes(at)[0]
     assert len(_default_notes(at)) == 1 and not at.toast
     at.switch_page("pages/compare.py").run()  # another page: said once is enough
     assert not _default_notes(at)
