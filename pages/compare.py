@@ -97,8 +97,8 @@ def show(comparison: cmp.Comparison, from_memory: bool):
         grid_config=cmp.table_column_config(),
     )
     st.caption(
-        "Best mean of each metric in blue. Fit time includes counting the fold. Each metric "
-        "is computed on each test fold, then averaged over the folds. ECE: the top-1 "
+        "Best mean of each metric in blue. Fit time: the median fold's, counting included. "
+        "Each metric is computed on each test fold, then averaged over the folds. ECE: the top-1 "
         "expected calibration error, |accuracy − confidence| per bin of 10 equal-width "
         "confidence bins, weighted by the bin's share of rows. Brier: the squared error "
         "between the predicted probabilities and the one-hot label, averaged over the "
