@@ -1,0 +1,96 @@
+"""Mutation-testing gaps in the evaluation package, ``heb.stats`` and ``heb.metrics``
+(session 33b): each test kills one hand-made mutant the suite let survive."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb import registry
+from heb.data.dataset import finalize
+from heb.evaluate import ResultCache, RunSettings, cross_validate
+
+from heb.evaluate.keys import cache_key, source_revision
+
+
+# ---------------------------------------------------------------- keys
+def test_non_finite_floats_hash_apart():
+    """Kills keys.py ``{"__float__": repr(obj)}`` as one fixed marker: inf, -inf and NaN
+    (a setting such as an unbounded parameter) shared one cache key."""
+    keys = {cache_key(float("inf")), cache_key(float("-inf")), cache_key(float("nan"))}
+    assert len(keys) == 3
+    assert cache_key(float("nan")) == cache_key(float("nan"))
+
+
+def test_a_set_hashes_alike_in_any_iteration_order():
+    """Kills keys.py's set branch without ``sorted``: {1, 9} and {9, 1} (same members,
+    different iteration order after a hash collision) gave two keys."""
+    assert list({1, 9}) != list({9, 1})  # the premise: the orders differ
+    assert cache_key({1, 9}) == cache_key({9, 1})
+    assert cache_key(frozenset([9, 1])) == cache_key({1, 9})
+
+
+def test_a_series_name_is_part_of_its_key():
+    """Kills keys.py's Series description without ``obj.name``: two series of the same
+    values under different names (two different columns) shared a key."""
+    values = [1, 2, 3]
+    assert cache_key(pd.Series(values, name="a")) != cache_key(pd.Series(values, name="b"))
+    assert cache_key(pd.Series(values, name="a")) == cache_key(pd.Series(values, name="a"))
+
+
+def test_an_object_array_shape_is_part_of_its_key():
+    """Kills keys.py's object-array description without its shape: the same labels as a
+    column (2, 1) and as a row (1, 2) shared a key."""
+    labels = np.array(["a", "b"], dtype=object)
+    assert cache_key(labels.reshape(2, 1)) != cache_key(labels.reshape(1, 2))
+    assert cache_key(labels.reshape(2, 1)) == cache_key(labels.copy().reshape(2, 1))
+
+
+def test_moving_code_to_another_module_changes_the_revision(tmp_path):
+    """Kills keys.py ``source_revision`` without the file's path in the digest: the same
+    code moved from one engine module to another (a different module now computes the
+    numbers) kept every stored result."""
+    first, second = tmp_path / "one", tmp_path / "two"
+    for package, name in ((first, "smoothing.py"), (second, "metrics.py")):
+        package.mkdir()
+        (package / name).write_text("ALPHA = 1\n", encoding="utf-8")
+    assert source_revision(first) != source_revision(second)
+    (second / "metrics.py").rename(second / "smoothing.py")
+    assert source_revision(first) == source_revision(second)
+
+
+# ---------------------------------------------------------------- cv
+def _small(seed: int = 3, n: int = 60):
+    """A small two-class table with one categorical and one numeric column."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "size": rng.normal(size=n),
+            "label": rng.choice(["yes", "no"], n),
+        }
+    )
+    return finalize(frame, "label", name=f"small{seed}", source="test", declared=["colour"])
+
+
+RUN = RunSettings(n_splits=3, max_rows=None, n_bins=3)
+
+
+def test_a_cached_method_is_named_as_asked_not_as_stored(tmp_path):
+    """Kills cv.py ``frame.assign(method=name)`` dropped from ``_cached_results``: a
+    registered method fitting the same model as another (same spec, same cache key) was
+    served with the other's name in its ``method`` column."""
+    registry.register_method(
+        registry.Method("Laplace-twin", "nb", {"smoother": "laplace"}, "#000000", "twin")
+    )
+    try:
+        cache, data = ResultCache(tmp_path), _small()
+        first = cross_validate(data, ["Laplace"], settings=RUN, cache=cache)
+        twin = cross_validate(data, ["Laplace-twin"], settings=RUN, cache=cache)
+    finally:
+        registry.unregister("method", "Laplace-twin")
+    assert twin.cached == ["Laplace-twin"]  # the premise: served from Laplace's entry
+    assert set(twin.folds["method"]) == {"Laplace-twin"}
+    assert twin.summary()["method"].tolist() == ["Laplace-twin"]
+    np.testing.assert_array_equal(twin.proba("Laplace-twin"), first.proba("Laplace"))
