@@ -10,7 +10,7 @@ import pytest
 from heb import registry
 from heb.data.dataset import finalize
 from heb.evaluate import ResultCache, RunSettings, cross_validate
-
+from heb.evaluate import cache as cache_module
 from heb.evaluate.keys import cache_key, source_revision
 
 
@@ -58,6 +58,25 @@ def test_moving_code_to_another_module_changes_the_revision(tmp_path):
     assert source_revision(first) != source_revision(second)
     (second / "metrics.py").rename(second / "smoothing.py")
     assert source_revision(first) == source_revision(second)
+
+
+# ---------------------------------------------------------------- cache
+def test_an_entry_one_byte_over_the_limit_is_neither_read_nor_written(tmp_path, monkeypatch):
+    """Kills cache.py's read check ``len(blob) > max_entry_bytes`` loosened by one byte
+    and the write check ``size > max_entry_bytes`` loosened: the limit is exact, an entry
+    of the limit's size is kept and one byte more is refused both ways."""
+    monkeypatch.setattr(cache_module.time, "time", lambda: 1.5)  # a footer of fixed length
+    frame = pd.DataFrame({"x": np.arange(50.0)})
+    ResultCache(tmp_path).put_frame("k", frame)
+    size = (tmp_path / "k.frame.hebc").stat().st_size
+    exact = ResultCache(tmp_path, max_entry_bytes=size)
+    pd.testing.assert_frame_equal(exact.get_frame("k"), frame)
+    exact.put_frame("k", frame)  # an entry of exactly the limit is written
+    tight = ResultCache(tmp_path, max_entry_bytes=size - 1)
+    with pytest.raises(OSError, match="exceeds the cache's limit"):
+        tight.put_frame("k", frame)
+    assert tight.get_frame("k") is None  # read: one byte over is a miss ...
+    assert not (tmp_path / "k.frame.hebc").exists()  # ... and the entry is dropped
 
 
 # ---------------------------------------------------------------- cv
