@@ -11,7 +11,9 @@ from heb import registry
 from heb.data.dataset import finalize
 from heb.evaluate import ResultCache, RunSettings, cross_validate
 from heb.evaluate import cache as cache_module
+from heb.evaluate.cv import cached_cross_validation
 from heb.evaluate.keys import cache_key, source_revision
+from heb.stats import rank_scores, wilcoxon
 
 
 # ---------------------------------------------------------------- keys
@@ -113,3 +115,42 @@ def test_a_cached_method_is_named_as_asked_not_as_stored(tmp_path):
     assert set(twin.folds["method"]) == {"Laplace-twin"}
     assert twin.summary()["method"].tolist() == ["Laplace-twin"]
     np.testing.assert_array_equal(twin.proba("Laplace-twin"), first.proba("Laplace"))
+
+
+def test_a_cached_run_reports_the_folds_actually_used(tmp_path):
+    """Kills cv.py's stored ``"n_splits": prepared.n_splits`` as ``settings.n_splits``: a
+    run whose largest class allowed only 4 of the 10 folds asked for said 10-fold once it
+    was read back from the cache."""
+    frame = pd.DataFrame({"colour": list("rgbrgbrg"), "label": ["yes", "no"] * 4})
+    data = finalize(frame, "label", name="tiny", source="test", declared=["colour"])
+    run, cache = RunSettings(n_splits=10, max_rows=None), ResultCache(tmp_path)
+    fresh = cross_validate(data, ["Laplace"], settings=run, cache=cache)
+    again = cross_validate(data, ["Laplace"], settings=run, cache=cache)
+    stored = cached_cross_validation(data, ["Laplace"], settings=run, cache=cache)
+    assert again.cached == ["Laplace"]
+    assert fresh.n_splits == again.n_splits == stored.n_splits == 4
+    assert again.folds["fold"].nunique() == 4
+
+
+def test_a_method_whose_stored_arrays_are_gone_makes_the_cached_read_a_miss(tmp_path):
+    """Kills cv.py's ``if len(frames) < len(methods): return None`` dropped from
+    ``cached_cross_validation``: a method whose fold frame is stored but whose
+    out-of-fold arrays are not (deleted, corrupt) raised a KeyError instead of a miss."""
+    cache, data = ResultCache(tmp_path), _small()
+    cross_validate(data, ["Laplace", "KT"], settings=RUN, cache=cache)
+    assert cached_cross_validation(data, ["Laplace", "KT"], settings=RUN, cache=cache)
+    arrays = sorted(tmp_path.glob("*.arrays.hebc"))
+    assert len(arrays) == 2  # one per method
+    arrays[0].unlink()  # its fold frame stays
+    assert cached_cross_validation(data, ["Laplace", "KT"], settings=RUN, cache=cache) is None
+
+
+# ---------------------------------------------------------------- stats
+def test_floating_noise_of_1e12_ties_but_1e8_does_not():
+    """Kills stats.py ``SCORE_DECIMALS = 10`` raised (to 14): two fits of one model that
+    differ by 1e-12 of round-off were ranked apart and counted as a Wilcoxon difference."""
+    noisy = np.array([[0.8, 0.8 + 1e-12], [0.7 - 1e-12, 0.7]])
+    np.testing.assert_array_equal(rank_scores(noisy, True), [[1.5, 1.5], [1.5, 1.5]])
+    assert wilcoxon(noisy[:, 0], noisy[:, 1])["n_nonzero"] == 0
+    apart = np.array([[0.8, 0.8 + 1e-8]])
+    np.testing.assert_array_equal(rank_scores(apart, True), [[2.0, 1.0]])
