@@ -145,6 +145,32 @@ def test_a_method_whose_stored_arrays_are_gone_makes_the_cached_read_a_miss(tmp_
     assert cached_cross_validation(data, ["Laplace", "KT"], settings=RUN, cache=cache) is None
 
 
+def test_a_cached_run_keeps_numeric_class_labels(tmp_path):
+    """Kills cv.py ``_cached_labels``' ``len(classes) != len(meta["classes"])`` as ``==``:
+    a run read back from the cache gave the stored text labels ('0', '1') instead of the
+    dataset's own classes (0, 1)."""
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"colour": rng.choice(list("rgb"), 40), "label": [0, 1] * 20})
+    data = finalize(frame, "label", name="ints", source="test", declared=["colour"])
+    cache = ResultCache(tmp_path)
+    fresh = cross_validate(data, ["Laplace"], settings=RUN, cache=cache)
+    again = cross_validate(data, ["Laplace"], settings=RUN, cache=cache)
+    assert again.cached == ["Laplace"]
+    assert fresh.classes.tolist() == again.classes.tolist() == [0, 1]
+    assert again.classes.dtype.kind == fresh.classes.dtype.kind == "i"
+
+
+def test_the_data_notes_come_before_the_methods_notes_in_a_cached_run(tmp_path):
+    """Kills cv.py ``_result``'s ``[*meta["notes"], *notes]`` reversed: the subsample's
+    note must lead, then HEB-H's 'no hierarchy' note, fresh or cached alike."""
+    cache, run = ResultCache(tmp_path), RUN.replace(max_rows=40)
+    for _ in range(2):  # computed, then read from the cache
+        notes = cross_validate(_small(), ["HEB-H"], settings=run, cache=cache).notes
+        assert len(notes) == 2
+        assert notes[0].startswith("Used a stratified subsample of 40 of 60 rows")
+        assert notes[1].startswith("HEB-H was given no category hierarchy")
+
+
 # ---------------------------------------------------------------- stats
 def test_floating_noise_of_1e12_ties_but_1e8_does_not():
     """Kills stats.py ``SCORE_DECIMALS = 10`` raised (to 14): two fits of one model that
