@@ -11,7 +11,8 @@ from heb import registry
 from heb.data.dataset import finalize
 from heb.evaluate import ResultCache, RunSettings, cross_validate
 from heb.evaluate import cache as cache_module
-from heb.evaluate.cv import cached_cross_validation
+from heb.evaluate.cv import cached_cross_validation, method_spec
+from heb.evaluate.folds import FoldStore, PreparedFolds
 from heb.evaluate.keys import cache_key, source_revision
 from heb.stats import rank_scores, wilcoxon
 
@@ -171,6 +172,47 @@ def test_the_data_notes_come_before_the_methods_notes_in_a_cached_run(tmp_path):
         assert notes[1].startswith("HEB-H was given no category hierarchy")
 
 
+def test_an_override_wins_over_the_methods_own_parameter():
+    """Kills cv.py ``method_spec``'s ``{**entry.params, **overrides}`` reversed: an
+    override of a parameter the method sets itself (AODE's smoother) was ignored."""
+    assert method_spec("AODE", {"smoother": "heb"}) == method_spec("HEB-AODE")
+    assert method_spec("Laplace+GR", {"weighting": "none"})["params"]["weighting"] == "none"
+
+
+# ---------------------------------------------------------------- fold store
+def _prepared(n_rows: int) -> PreparedFolds:
+    """Prepared folds holding ``8 * n_rows`` bytes."""
+    return PreparedFolds(np.zeros(n_rows, dtype=np.int64), np.arange(2), 2, (), ())
+
+
+def test_the_fold_store_keeps_a_run_of_exactly_its_byte_bound():
+    """Kills folds.py ``if size > self.max_bytes: return`` as ``>=``: a run of exactly the
+    store's byte bound fits and is kept."""
+    store = FoldStore(max_entries=2, max_bytes=800)
+    store.put("fits", _prepared(100))
+    assert store.get("fits") is not None and store.nbytes == 800
+    store.put("over", _prepared(101))
+    assert store.get("over") is None and store.get("fits") is not None
+
+
+def test_get_or_build_builds_once_and_clear_forgets_the_bytes():
+    """Kills folds.py ``get_or_build`` without ``self.put`` (every what-if re-prepared the
+    folds) and ``clear`` without ``self._bytes = 0`` (a cleared store counted bytes it
+    no longer held and then refused runs that fit)."""
+    store, built = FoldStore(max_entries=2, max_bytes=800), []
+
+    def build() -> PreparedFolds:
+        built.append(1)
+        return _prepared(100)
+
+    first = store.get_or_build("k", build)
+    assert store.get_or_build("k", build) is first and len(built) == 1
+    store.clear()
+    assert len(store) == 0 and store.nbytes == 0
+    store.put("again", _prepared(100))
+    assert store.get("again") is not None and store.nbytes == 800
+
+
 # ---------------------------------------------------------------- stats
 def test_floating_noise_of_1e12_ties_but_1e8_does_not():
     """Kills stats.py ``SCORE_DECIMALS = 10`` raised (to 14): two fits of one model that
@@ -180,3 +222,11 @@ def test_floating_noise_of_1e12_ties_but_1e8_does_not():
     assert wilcoxon(noisy[:, 0], noisy[:, 1])["n_nonzero"] == 0
     apart = np.array([[0.8, 0.8 + 1e-8]])
     np.testing.assert_array_equal(rank_scores(apart, True), [[2.0, 1.0]])
+
+
+def test_a_boolean_is_not_a_dataset_count():
+    """Kills stats.py ``_check_count`` without its ``isinstance(value, bool)`` refusal:
+    ``nemenyi_cd(3, True)`` passed as one dataset."""
+    with pytest.raises(ValueError, match="n_datasets must be an integer"):
+        nemenyi_cd(3, True)
+    assert nemenyi_cd(3, 1) == pytest.approx(2.343 * np.sqrt(3 * 4 / 6.0), abs=1e-3)
