@@ -14,7 +14,7 @@ from heb.evaluate import cache as cache_module
 from heb.evaluate.cv import cached_cross_validation, method_spec
 from heb.evaluate.folds import FoldStore, PreparedFolds
 from heb.evaluate.keys import cache_key, source_revision
-from heb.stats import rank_scores, wilcoxon
+from heb.stats import nemenyi_cd, rank_scores, wilcoxon
 
 
 # ---------------------------------------------------------------- keys
