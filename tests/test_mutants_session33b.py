@@ -179,6 +179,29 @@ def test_an_override_wins_over_the_methods_own_parameter():
     assert method_spec("Laplace+GR", {"weighting": "none"})["params"]["weighting"] == "none"
 
 
+# ---------------------------------------------------------------- settings
+def test_declared_hierarchies_change_the_run_key():
+    """Kills settings.py ``key()`` without the hierarchies: a run with a declared
+    hierarchy shared its key with the same run without one."""
+    plain = RunSettings(dataset="builtin:x")
+    declared = plain.replace(hierarchies='[{"feature":"zip","prefix":[3,1]}]')
+    assert declared.key() != plain.key()
+    assert declared.data_key() == plain.data_key()  # the folds do not depend on it
+
+
+def test_overrides_compare_equal_in_any_order_and_empty_ones_vanish():
+    """Kills settings.py ``_freeze`` without ``sorted`` (of the methods, or of one
+    method's parameters) and with ``if pairs:`` dropped: settings that mean the same run
+    must be equal and share a key."""
+    one = RunSettings(overrides={"TE": {"k0": 3}, "Lidstone": {"alpha": 0.5}})
+    other = RunSettings(overrides={"Lidstone": {"alpha": 0.5}, "TE": {"k0": 3}})
+    assert one == other and one.key() == other.key()
+    forward = RunSettings(overrides={"Lidstone": {"alpha": 0.5, "beta": 2}})
+    backward = RunSettings(overrides={"Lidstone": {"beta": 2, "alpha": 0.5}})
+    assert forward == backward
+    assert RunSettings(overrides={"Lidstone": {}}) == RunSettings()
+
+
 # ---------------------------------------------------------------- fold store
 def _prepared(n_rows: int) -> PreparedFolds:
     """Prepared folds holding ``8 * n_rows`` bytes."""
