@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from heb import registry
+from heb import metrics, registry
 from heb.data.dataset import finalize
 from heb.evaluate import ResultCache, RunSettings, cross_validate
 from heb.evaluate import cache as cache_module
@@ -253,3 +253,19 @@ def test_a_boolean_is_not_a_dataset_count():
     with pytest.raises(ValueError, match="n_datasets must be an integer"):
         nemenyi_cd(3, True)
     assert nemenyi_cd(3, 1) == pytest.approx(2.343 * np.sqrt(3 * 4 / 6.0), abs=1e-3)
+
+
+# ---------------------------------------------------------------- metrics
+def test_a_probability_above_one_is_refused_even_when_its_row_sums_to_one():
+    """Kills metrics.py's range check without ``high > 1 + _RANGE_TOL``: the row
+    (1 + 5e-7, 0) sums to 1 within round-off, but its first value is no probability."""
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        metrics.all_metrics(np.array([0]), np.array([[1.0 + 5e-7, 0.0]]))
+
+
+def test_reliability_from_no_rows_is_refused_not_nan():
+    """Kills metrics.py ``reliability_from_sums`` without its ``total <= 0`` refusal: bins
+    holding no row gave an ECE of 0 / 0 (NaN) instead of a ValueError."""
+    edges, empty = np.linspace(0.0, 1.0, 4), np.zeros(3)
+    with pytest.raises(ValueError, match="at least one row"):
+        metrics.reliability_from_sums(edges, empty, empty, empty)
