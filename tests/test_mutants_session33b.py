@@ -8,11 +8,12 @@ import pandas as pd
 import pytest
 
 from heb import metrics, registry
+from heb.data import subsample_rows
 from heb.data.dataset import finalize
 from heb.evaluate import ResultCache, RunSettings, cross_validate
 from heb.evaluate import cache as cache_module
 from heb.evaluate.cv import cached_cross_validation, method_spec
-from heb.evaluate.folds import FoldStore, PreparedFolds
+from heb.evaluate.folds import FoldStore, PreparedFolds, evaluated_subsample
 from heb.evaluate.keys import cache_key, source_revision
 from heb.stats import nemenyi_cd, rank_scores, wilcoxon
 
@@ -177,6 +178,15 @@ def test_an_override_wins_over_the_methods_own_parameter():
     override of a parameter the method sets itself (AODE's smoother) was ignored."""
     assert method_spec("AODE", {"smoother": "heb"}) == method_spec("HEB-AODE")
     assert method_spec("Laplace+GR", {"weighting": "none"})["params"]["weighting"] == "none"
+
+
+def test_the_subsample_is_the_documented_seed_42_one():
+    """Kills folds.py ``SUBSAMPLE_SEED = 42`` changed: ``max_rows`` keeps the stratified
+    subsample of seed 42 (as documented), so a stored run and its rows stay the same."""
+    data = _small(n=60)
+    expected = subsample_rows(data.y, max_rows=40, seed=42)
+    np.testing.assert_array_equal(evaluated_subsample(data, 40), expected)
+    assert not np.array_equal(expected, subsample_rows(data.y, max_rows=40, seed=7))
 
 
 # ---------------------------------------------------------------- settings
