@@ -10,10 +10,11 @@ import pytest
 from heb import metrics, registry
 from heb.data import subsample_rows
 from heb.data.dataset import finalize
+from heb.data.folds import stratified_folds
 from heb.evaluate import ResultCache, RunSettings, cross_validate
 from heb.evaluate import cache as cache_module
 from heb.evaluate.cv import cached_cross_validation, method_spec
-from heb.evaluate.folds import FoldStore, PreparedFolds, evaluated_subsample
+from heb.evaluate.folds import FoldStore, PreparedFolds, evaluated_subsample, prepare_folds
 from heb.evaluate.keys import cache_key, source_revision
 from heb.stats import nemenyi_cd, rank_scores, wilcoxon
 
@@ -187,6 +188,17 @@ def test_the_subsample_is_the_documented_seed_42_one():
     expected = subsample_rows(data.y, max_rows=40, seed=42)
     np.testing.assert_array_equal(evaluated_subsample(data, 40), expected)
     assert not np.array_equal(expected, subsample_rows(data.y, max_rows=40, seed=7))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_folds_follow_the_runs_seed(seed):
+    """Kills folds.py ``stratified_folds(y, k, settings.seed)`` with a fixed seed: the
+    run's seed must choose the shuffled folds (StratifiedKFold's, as documented)."""
+    prepared = prepare_folds(_small(), RUN.replace(seed=seed))
+    expected = stratified_folds(prepared.y, prepared.n_splits, seed)
+    assert len(prepared.folds) == len(expected) == 3
+    for fold, (_, test) in zip(prepared.folds, expected, strict=True):
+        np.testing.assert_array_equal(np.sort(fold.test_index), np.sort(test))
 
 
 # ---------------------------------------------------------------- settings
