@@ -224,6 +224,14 @@ def test_overrides_compare_equal_in_any_order_and_empty_ones_vanish():
     assert RunSettings(overrides={"Lidstone": {}}) == RunSettings()
 
 
+def test_max_rows_zero_reads_as_every_row():
+    """Kills settings.py ``_whole(max_rows) or None`` without ``or None``: 0 (the URL's
+    'every row') gave settings, and a key, unequal to ``max_rows=None``."""
+    assert RunSettings(max_rows=0).max_rows is None
+    assert RunSettings(max_rows=0) == RunSettings(max_rows=None)
+    assert RunSettings(max_rows=0).data_key() == RunSettings(max_rows=None).data_key()
+
+
 # ---------------------------------------------------------------- fold store
 def _prepared(n_rows: int) -> PreparedFolds:
     """Prepared folds holding ``8 * n_rows`` bytes."""
@@ -291,3 +299,19 @@ def test_reliability_from_no_rows_is_refused_not_nan():
     edges, empty = np.linspace(0.0, 1.0, 4), np.zeros(3)
     with pytest.raises(ValueError, match="at least one row"):
         metrics.reliability_from_sums(edges, empty, empty, empty)
+
+
+def test_confusion_counts_are_true_rows_by_predicted_columns():
+    """Kills metrics.py ``confusion_counts`` transposed (``pred * C + y``): rows are the
+    true class, columns the predicted one (hand-counted)."""
+    y = np.array([0, 0, 0, 1])
+    proba = np.array([[0.1, 0.9], [0.2, 0.8], [0.7, 0.3], [0.4, 0.6]])  # predicted 1, 1, 0, 1
+    np.testing.assert_array_equal(metrics.confusion_counts(y, proba), [[1, 2], [0, 1]])
+
+
+def test_per_class_checks_refuse_a_negative_class_index():
+    """Kills metrics.py ``check_rows`` without ``y.min() < 0``: class index -1 was taken
+    (one-vs-rest reliability then silently never saw that row's class)."""
+    proba = np.array([[0.5, 0.5], [0.2, 0.8]])
+    with pytest.raises(ValueError, match=r"0\.\.C-1"):
+        metrics.class_reliability(np.array([-1, 1]), proba)
