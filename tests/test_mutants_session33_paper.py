@@ -105,3 +105,65 @@ def test_a_p_value_of_exactly_one_thousandth_is_written_out():
     """Kills format_p's ``<`` as ``<=``: "<0.001" is for values below 0.001."""
     assert paper.format_p(0.001) == "0.001"
     assert paper.format_p(0.000999) == "<0.001"
+
+
+# ---------------------------------------------------------------- the HTML report
+HOSTILE = '<img src="x" onerror="alert(1)">'
+
+
+@pytest.fixture(scope="module")
+def small_result():
+    from heb.data.dataset import finalize
+    from heb.evaluate import RunSettings, cross_validate
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"a": rng.choice(list("xyz"), 90), "y": rng.choice(["p", "q"], 90)})
+    dataset = finalize(frame, "y", name="small", source="test", declared=["a"])
+    settings = RunSettings(n_splits=3)
+    result = cross_validate(dataset, ["Laplace"], settings=settings, use_cache=False)
+    result.notes.append("The run's own note.")
+    return result, settings
+
+
+def test_every_caption_header_and_title_of_the_report_is_escaped(small_result):
+    """Kills report.py's escapes dropped from a table header, the page title, a table's
+    caption and a figure's caption (each user text: column and file names)."""
+    import plotly.graph_objects as go
+
+    from heb.evaluate.report import comparison_report
+
+    result, settings = small_result
+    page = comparison_report(
+        result,
+        settings,
+        dataset="small",
+        title=f"Report {HOSTILE}",
+        tables={f"Table {HOSTILE}": pd.DataFrame({HOSTILE: [1.5]})},
+        figures={f"Figure {HOSTILE}": go.Figure()},
+    )
+    assert HOSTILE not in page
+    escaped = HOSTILE.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert page.count(escaped.replace('"', "&quot;")) == 5  # title twice, 3 captions/headers
+
+
+def test_the_report_keeps_the_runs_notes_and_names_the_dataset_once(small_result):
+    """Kills report.py dropping ``result.notes`` (a subsample or fewer folds went unsaid)
+    and keeping ``dataset`` among the query's settings rows (it is the first row)."""
+    from heb.evaluate.report import comparison_report
+
+    result, settings = small_result
+    page = comparison_report(
+        result, settings.replace(fingerprint="f"), dataset="small", notes=["Mine."]
+    )
+    assert '<p class="note">The run&#x27;s own note.</p>' in page
+    assert '<p class="note">Mine.</p>' in page
+    assert page.count("<td>dataset</td>") == 1
+
+
+def test_a_column_reaching_100_gets_one_decimal():
+    """Kills report.py's ``>= 100`` as ``> 100``: a column whose largest value is exactly
+    100 (a percentage) reads 100.0 / 12.5, not 100.000 / 12.500."""
+    from heb.evaluate.report import _column_cells
+
+    assert _column_cells(pd.Series([100.0, 12.5])) == ["100.0", "12.5"]
+    assert _column_cells(pd.Series([99.5, 12.5])) == ["99.500", "12.500"]
