@@ -65,14 +65,17 @@ def explanation() -> None:
     st.markdown(
         "HEB-H goes down the tree: node n's class-c share of its parent p has a Dirichlet "
         "prior around w, n's pooled share of p shrunk to an even split, with m learned per "
-        "level ℓ by Type-II ML (HEB-M's solver):"
+        "class and level ℓ by Type-II ML (HEB-M's solver):"
     )
     st.latex(
         r"\hat\theta_{c,n} = \hat\theta_{c,p}\,\frac{N_{c,n} + m_\ell\, w_n}{N_{c,p} + m_\ell}"
     )
     st.markdown(
+        # not "times its share w": the factor is m w / (N_c,p + m), far below w where m is
+        # small against the prefix's rows (the flat scenario's code level)
         "A code with no row of class c still gets its prefix's class-c estimate times "
-        "its share w of the prefix. HEB-M instead gives it"
+        "m_ℓ w / (N_c,p + m_ℓ): nearly its share w of the prefix where m_ℓ is large against "
+        "the prefix's class-c rows N_c,p, much less where m_ℓ is small. HEB-M instead gives it"
     )
     st.latex(r"\hat\theta_{c,v} = \frac{N_{c,v} + m\, \bar t_v}{N_c + m}")
     st.markdown(
@@ -110,6 +113,7 @@ def concentrations_view(conc, setting: tuple, notes) -> None:
         st.markdown(
             "Small m: the classes split that level differently (signal); large m: they "
             f"share the pooled split. {lesson.clamp_text(conc)}"
+            + (f" {lesson.weight_text(conc)}" if lesson.weight_text(conc) else "")
             # the table it explains is drawn outside the presenter's steps only
             + (
                 ""

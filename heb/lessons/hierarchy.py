@@ -27,6 +27,7 @@ __all__ = [
     "SMOOTHERS",
     "clamp_text",
     "code_labels",
+    "weight_text",
     "format_probability",
     "hierarchy_lesson",
 ]
@@ -112,6 +113,28 @@ def clamp_text(concentrations: pd.DataFrame) -> str:
         f"{text}; the clamp, {format_m(M_MAX)}, is reached at the {where} level"
         f"{'s' if len(levels) > 1 else ''} ({who}): there the split follows the pooled one "
         "as far as the data tell."
+    )
+
+
+def weight_text(concentrations: pd.DataFrame) -> str:
+    """Which classes' estimates the tree hardly shapes (its posterior weight against HEB-M
+    under one half; ``concentrations``: the :func:`hierarchy_lesson` table), in words, or
+    ``""`` when the tree has most of the weight in every class. Without it the flat
+    scenario's m per level read as signal (a prefix m of 5.5) where HEB-H was HEB-M."""
+    weights = concentrations.drop_duplicates("class").set_index("class")["tree's weight"]
+    low = weights[weights < 0.5]
+    if low.empty:
+        return ""
+    if len(low) == len(weights) == 2:
+        who = "both classes"
+    elif len(low) == 1:
+        who = f"class {low.index[0]}"
+    else:
+        who = "classes " + ", ".join(str(c) for c in low.index)
+    values = " and ".join(f"{w:.3f}" for w in low)
+    return (
+        f"The evidence gives the tree under half the weight for {who} ({values}): there "
+        "HEB-H is mostly HEB-M, and these m hardly shape its estimate."
     )
 
 
