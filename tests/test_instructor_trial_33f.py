@@ -84,3 +84,13 @@ def test_the_presenter_step_says_when_the_m_per_level_hardly_matter():
     assert "tree's weight" not in text  # the presenter mode draws no table of weights
     tree = open_lesson("lesson_hierarchy", present="1", step="4")
     assert not [t for t in _texts(tree) if "under half the weight" in t]
+
+
+# ------------------------------------------------------------------ zero counts
+def test_the_repeated_email_sentence_says_the_metrics_score_it_once():
+    at = open_lesson("lesson_zero_counts", zero_copies="60")
+    [text] = [t for t in _texts(at) if t.startswith("**The e-mail repeated 60 times")]
+    assert "the probabilities above are for it once" in text
+    once = open_lesson("lesson_zero_counts", zero_copies="1")
+    [text] = [t for t in _texts(once) if t.startswith("**The e-mail as it is")]
+    assert "for it once" not in text
