@@ -159,13 +159,13 @@ def lesson_view() -> None:
             show_figure(fig, data, "zero-counts-underflow")
             with notes:  # in the presenter mode, beside the figure: the footer stays on screen
                 # the metrics above score the e-mail once: say so beside 60 copies' numbers
-                once = "" if copies == 1 else "; the probabilities above are for it once"
+                # (short line heads: the clause kept the presenter's step 2 within 900 px)
+                once = "" if copies == 1 else "; the metrics above score it once"
                 st.markdown(
                     f"**The e-mail {'as it is' if copies == 1 else f'repeated {copies} times'} "
                     f"({n_words} words)**{once}.  \n"
-                    f"Multiplying probabilities directly: "
-                    f"{lesson.direct_summary(curve, corpus, at)}.  \n"
-                    f"Summing logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
+                    f"Direct products: {lesson.direct_summary(curve, corpus, at)}.  \n"
+                    f"Logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
                 )
 
 

@@ -90,7 +90,7 @@ def test_the_presenter_step_says_when_the_m_per_level_hardly_matter():
 def test_the_repeated_email_sentence_says_the_metrics_score_it_once():
     at = open_lesson("lesson_zero_counts", zero_copies="60")
     [text] = [t for t in _texts(at) if t.startswith("**The e-mail repeated 60 times")]
-    assert "the probabilities above are for it once" in text
+    assert "the metrics above score it once" in text
     once = open_lesson("lesson_zero_counts", zero_copies="1")
     [text] = [t for t in _texts(once) if t.startswith("**The e-mail as it is")]
     assert "for it once" not in text
