@@ -94,3 +94,25 @@ def test_the_repeated_email_sentence_says_the_metrics_score_it_once():
     once = open_lesson("lesson_zero_counts", zero_copies="1")
     [text] = [t for t in _texts(once) if t.startswith("**The e-mail as it is")]
     assert "for it once" not in text
+
+
+def test_an_underflow_figure_with_every_class_vetoed_keeps_its_axes():
+    """At alpha = 0 with agenda and unsubscribe both classes are vetoed: no line, and
+    plotly's default axes (0 to 6 words, -1 to 4) hid the e-mail's length (120 words)
+    and the float64 line; the note of the vetoed classes sits on a white box, which the
+    length line crossed."""
+    from heb.figures.lessons.zero_counts import SMALLEST_FLOAT, underflow_figure
+    from heb.lessons import zero_counts as zero
+
+    corpus = zero.toy_spam()
+    curve = zero.underflow_curve(corpus, ["agenda", "unsubscribe"], 0.0)
+    assert curve["vetoed"].all()
+    fig, _ = underflow_figure(curve, corpus.classes, 120)
+    low, high = fig.layout.xaxis.range
+    assert low <= 120 <= high and high == curve["n_words"][-1]
+    low, high = fig.layout.yaxis.range
+    assert low < np.log10(SMALLEST_FLOAT) < high
+    assert fig.layout.annotations[-1].bgcolor == "white"
+    live = zero.underflow_curve(corpus, ["meeting", "unsubscribe"], 0.0)
+    fig, _ = underflow_figure(live, corpus.classes, 120)
+    assert fig.layout.xaxis.range is None  # a line scales the axes itself

@@ -117,7 +117,13 @@ def underflow_figure(
             yanchor="bottom",
             showarrow=False,
             text=", ".join(vetoed) + ": a zero factor, log 0 = −∞ (no line)",
+            bgcolor="white",  # the e-mail's length line ran through "log 0 = −∞"
         )
+    if len(vetoed) == len(classes):
+        # no line to scale the axes: plotly's default 0..6 words, -1..4 hid the e-mail's
+        # length and the float64 line
+        fig.update_xaxes(range=[0, float(lengths[-1])])
+        fig.update_yaxes(range=[1.25 * np.log10(SMALLEST_FLOAT), 0])
     fig.update_layout(
         xaxis_title="words in the message",
         yaxis_title="log10 P(c) · Π P(w | c)",
