@@ -231,7 +231,8 @@ def test_a_presenter_copy_grows_to_keep_its_plot_and_no_further():
     """A legend that wraps at a 1024 px screen's figure column and words turned upright
     ate the plot of a copy of fixed height; the copy grows for them, up to the most a
     1440 x 900 step holds, and never past the figure's own height. A sunburst (no legend
-    attribute at all) keeps the fixed height."""
+    attribute at all) is round: it takes the most, as a square plot (at the fixed height
+    the hierarchy's tree was 190 px across at 1280 x 720)."""
     import plotly.graph_objects as go
 
     from explorer import presenter
@@ -250,7 +251,7 @@ def test_a_presenter_copy_grows_to_keep_its_plot_and_no_further():
     assert presenter.presenter_height(short) == 400
     tree = go.Figure(go.Sunburst(ids=["a", "b"], labels=["a", "b"], parents=["", "a"]))
     tree.update_layout(height=600, title="A tree")
-    assert presenter.presenter_height(tree) == presenter.PRESENTER_FIGURE_HEIGHT
+    assert presenter.presenter_height(tree) == presenter.PRESENTER_FIGURE_MAX
     # a square plot (known truth's posteriors, 150 px a side) takes the most a step holds
     square = lesson_style(go.Figure([go.Scatter(y=[1, 2], name=n) for n in "ab"]), "T", 520)
     square.update_yaxes(scaleanchor="x")
