@@ -13,6 +13,7 @@ from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import hierarchy as figures
 from heb.lessons import hierarchy as lesson
+from heb.synthetic_hierarchy import SCENARIOS as SYNTHETIC_SCENARIOS
 from heb.text import and_list
 
 ensure_entry_point()
@@ -122,7 +123,10 @@ def concentrations_view(conc, setting: tuple, notes) -> None:
             )
         )
     if not steps.presenting:  # the table of every number: outside the presenter's steps
-        show_table(conc.round(3), column_config=CONCENTRATION_COLUMNS, key="hier_conc_table")
+        # the flat truth has no concentration per level: its column read "None" six times
+        shown = conc.dropna(axis=1, how="all").round(3)
+        config = {k: v for k, v in CONCENTRATION_COLUMNS.items() if k in shown.columns}
+        show_table(shown, column_config=config, key="hier_conc_table")
 
 
 def tabs_view(out: dict, setting: tuple, label: str, notes) -> None:
@@ -208,9 +212,15 @@ def lesson_view() -> None:
         with notes:
             explanation()
         if not steps.presenting:  # the source: outside the presenter's screen
+            truth = SYNTHETIC_SCENARIOS[scenario]
+            known = (
+                "known per-level concentrations"
+                if "concentrations" in truth
+                else f"one known concentration, {truth['concentration']:g}, over the codes"
+            )
             st.caption(
                 "Generator: heb.synthetic_hierarchy (4 regions × 5 prefixes × 10 codes, "
-                "known per-level concentrations); estimator: heb.hierarchy.fit_nested."
+                f"{known}); estimator: heb.hierarchy.fit_nested."
             )
 
     with right:

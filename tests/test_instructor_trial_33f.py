@@ -116,3 +116,17 @@ def test_an_underflow_figure_with_every_class_vetoed_keeps_its_axes():
     live = zero.underflow_curve(corpus, ["meeting", "unsubscribe"], 0.0)
     fig, _ = underflow_figure(live, corpus.classes, 120)
     assert fig.layout.xaxis.range is None  # a line scales the axes itself
+
+
+def test_the_flat_truth_shows_no_empty_concentration_column_and_says_what_it_is():
+    """The flat scenario's table had a "true concentration" column of six "None" and the
+    caption spoke of "known per-level concentrations" the flat truth does not have."""
+    flat = open_lesson("lesson_hierarchy", hier_scenario="flat", hier_tab="Concentration per level")
+    [table] = [f.value for f in flat.dataframe]
+    assert "true concentration" not in table.columns and "learned m" in table.columns
+    [caption] = [t for t in _texts(flat) if t.startswith("Generator:")]
+    assert "one known concentration, 20, over the codes" in caption
+    tree = open_lesson("lesson_hierarchy", hier_tab="Concentration per level")
+    [table] = [f.value for f in tree.dataframe]
+    assert table["true concentration"].notna().all()
+    assert [t for t in _texts(tree) if "known per-level concentrations" in t]
