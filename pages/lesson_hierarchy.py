@@ -220,7 +220,9 @@ def lesson_view() -> None:
             )
             st.caption(
                 "Generator: heb.synthetic_hierarchy (4 regions × 5 prefixes × 10 codes, "
-                f"{known}); estimator: heb.hierarchy.fit_nested."
+                f"{known}); estimator: heb.hierarchy.fit_nested, a nested Dirichlet "
+                "prior as in MacKay and Peto (1995), which the paper's section 5.6.3 "
+                "points to."
             )
 
     with right:

@@ -130,3 +130,14 @@ def test_the_flat_truth_shows_no_empty_concentration_column_and_says_what_it_is(
     [table] = [f.value for f in tree.dataframe]
     assert table["true concentration"].notna().all()
     assert [t for t in _texts(tree) if "known per-level concentrations" in t]
+
+
+def test_the_hierarchy_lesson_cites_the_work_the_references_page_says_it_uses():
+    """The References page lists MacKay and Peto (1995) as used in this lesson, which
+    never named it."""
+    from pathlib import Path
+
+    references = (Path(__file__).resolve().parents[1] / "pages" / "references.py").read_text()
+    assert '"Borrowing along a hierarchy (the paper\'s section 5.6.3 points to it)"' in references
+    at = open_lesson("lesson_hierarchy")
+    assert [t for t in _texts(at) if "MacKay and Peto (1995)" in t]
