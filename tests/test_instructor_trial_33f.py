@@ -141,3 +141,18 @@ def test_the_hierarchy_lesson_cites_the_work_the_references_page_says_it_uses():
     assert '"Borrowing along a hierarchy (the paper\'s section 5.6.3 points to it)"' in references
     at = open_lesson("lesson_hierarchy")
     assert [t for t in _texts(at) if "MacKay and Peto (1995)" in t]
+
+
+def test_the_underflow_legend_takes_two_rows_in_the_presenters_figure_column():
+    """With both classes drawn (alpha > 0) the four legend names of 22 and 41 characters
+    took a row each at 1280 x 720, and the plot shrank to about 110 px."""
+    from explorer.presenter import PRESENTER_NARROW_WIDTH
+    from heb.figures.lessons.zero_counts import underflow_figure
+    from heb.figures.style import legend_rows
+    from heb.lessons import zero_counts as zero
+
+    corpus = zero.toy_spam()
+    curve = zero.underflow_curve(corpus, ["meeting", "project", "report", "unsubscribe"], 1.0)
+    fig, _ = underflow_figure(curve, corpus.classes, 240)
+    assert len(fig.data) == 4  # both lines and both markers
+    assert legend_rows(fig, PRESENTER_NARROW_WIDTH) <= 2

@@ -102,9 +102,7 @@ def test_zero_counts_lesson():
         assert_title_then_legend(figure)
     ham = trace(bars, "P(word | ham)")
     assert ham["type"] == "bar" and values(ham["y"])[-1] == 0.0
-    assert {"spam: exact, from logs", "spam: the float64 product is 0 from here"} <= set(
-        names(underflow)
-    )
+    assert {"spam, exact (logs)", "spam: float64 product hits 0"} <= set(names(underflow))
     app.select_slider[0].set_value(1.0).run()
     assert float(metrics(app)["P(ham | e-mail)"]) > 0.99
     app.pills[0].set_value(["agenda", "winner"])
