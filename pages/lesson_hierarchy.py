@@ -98,10 +98,13 @@ def unseen_note(unseen: list[str]) -> str:
     one = len(unseen) == 1
     subject, it = ("code", "it") if one else ("codes", "them")
     has = "it has" if one else "they have"
+    # the classifier leaves an unseen code out under HEB-H too (a log column of 0,
+    # heb.hierarchy): "HEB-H still gives it a share" read as if HEB-H's classifier used it
     return (
         f"HEB-M gives {subject} {codes} exactly 0: {has} no row in any class, so the "
-        "pooled marginal t̄ is 0 there (the classifier leaves such a code out of a "
-        f"prediction). HEB-H still gives {it} a share of the prefix."
+        f"pooled marginal t̄ is 0 there. HEB-H's estimate still gives {it} a share of the "
+        "prefix; a classifier, under either smoother, leaves such a code out of a "
+        "prediction (absent evidence)."
     )
 
 

@@ -156,3 +156,18 @@ def test_the_underflow_legend_takes_two_rows_in_the_presenters_figure_column():
     fig, _ = underflow_figure(curve, corpus.classes, 240)
     assert len(fig.data) == 4  # both lines and both markers
     assert legend_rows(fig, PRESENTER_NARROW_WIDTH) <= 2
+
+
+def test_the_unseen_code_note_does_not_credit_heb_h_s_classifier_with_it():
+    """A code with no training row is absent evidence at scoring under HEB-H too (its log
+    column is 0); the note set HEB-M's "the classifier leaves such a code out" against
+    "HEB-H still gives them a share", as if HEB-H's classifier used them."""
+    out = hierarchy.hierarchy_lesson()
+    table = CountTable(np.full(2, 200.0), out["counts"], category_offsets(np.array([200])))
+    fit = fit_nested(table, {0: out["levels"]})
+    unseen = [out["labels"].index(code) for code in out["unseen"]]  # 1405 and 1407
+    assert unseen and (fit.theta[:, unseen] > 0).all()  # an estimate...
+    assert not fit.smoothed.seen[unseen].any()  # ...that scoring leaves out
+    at = open_lesson("lesson_hierarchy")
+    [note] = [t for t in _texts(at) if t.startswith("HEB-M gives codes 1405 and 1407")]
+    assert "under either smoother, leaves such a code out" in note
