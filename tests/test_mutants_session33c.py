@@ -301,3 +301,20 @@ def test_an_ended_scan_is_said_again_only_while_its_key_waits_for_its_button(mon
     assert said == []
     lf._said_again("compare", "A")
     assert said == ["A"]
+
+
+def test_listing_many_top_level_files_resolves_none_of_them(tmp_path, monkeypatch):
+    """``inside`` resolving every path, not links alone: a root of many top-level files
+    (a day's exports) paid a resolve per file on every run of the Dataset page."""
+    for k in range(40):
+        (tmp_path / f"export-{k:02d}.csv").write_text("a\n1\n")
+    resolved = []
+    original = Path.resolve
+
+    def counting(self, *args, **kwargs):
+        resolved.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "resolve", counting)
+    assert len(lf.list_sources(original(tmp_path))) == 40
+    assert len(resolved) < 5, len(resolved)
