@@ -353,6 +353,11 @@ class LessonSteps:
         in the presenter mode (made by :meth:`columns`), in place outside it."""
         return self._settings if self._settings is not None else nullcontext()
 
+    def control_pair(self) -> tuple:
+        """Two places for controls: side by side when presenting (the Settings popover then
+        fits a 1280 x 720 screen), one under the other outside it."""
+        return tuple(st.columns(2)) if self.presenting else (st, st)
+
     def columns(self) -> list:
         """The text and figure columns: 1 : 2, and 2 : 3 in the presenter mode, where the
         text column holds the "Settings" popover (:meth:`controls`) and the step's text.

@@ -86,7 +86,7 @@ def choose_pair(data) -> tuple[int, int]:
     features = list(range(len(data.feature_names)))
     first_class, first_feature, margin = showcase(data.key, data.table)
     rule = f"The page opens on {lesson.SHOWCASE_RULE}."
-    left, right = st.columns(2) if steps.presenting else (st, st)
+    left, right = steps.control_pair()
     c = left.selectbox(
         "Class",
         classes,
@@ -247,7 +247,7 @@ def lesson_view() -> None:
             pair_line = st.empty() if steps.presenting else None
         with steps.controls():
             # presenting, the two radios share a row (742 px of controls in a 502 px box)
-            first, second = st.columns(2) if steps.presenting else (st, st)
+            first, second = steps.control_pair()
             source = first.radio(
                 "Counts from",
                 SOURCES,

@@ -169,7 +169,7 @@ def lesson_view() -> None:
             )
             # presenting, the sliders pair up: one above the other, the Settings popover
             # outgrew a 1280 x 720 screen (626 px of controls in a 502 px box, scrolled)
-            first, second = st.columns(2) if steps.presenting else (st, st)
+            first, second = steps.control_pair()
             n_train = first.select_slider(
                 "Training rows", N_CHOICES, **page_setting("truth_rows", 200, N_CHOICES)
             )
