@@ -57,3 +57,18 @@ def read_shared_csv(datasets_dir: Path, name: str):
 
     with gzip.open(datasets_dir / f"{name}.csv.gz", "rt") as handle:
         return pd.read_csv(handle)
+
+
+@pytest.fixture
+def resolved_paths(monkeypatch) -> list[Path]:
+    """Every path ``Path.resolve`` is called on during the test (the list fills as it runs;
+    clear it after the test's own resolves)."""
+    resolved: list[Path] = []
+    original = Path.resolve
+
+    def counting(self, *args, **kwargs):
+        resolved.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "resolve", counting)
+    return resolved

@@ -303,18 +303,12 @@ def test_an_ended_scan_is_said_again_only_while_its_key_waits_for_its_button(mon
     assert said == ["A"]
 
 
-def test_listing_many_top_level_files_resolves_none_of_them(tmp_path, monkeypatch):
+def test_listing_many_top_level_files_resolves_none_of_them(tmp_path, resolved_paths):
     """``inside`` resolving every path, not links alone: a root of many top-level files
     (a day's exports) paid a resolve per file on every run of the Dataset page."""
     for k in range(40):
         (tmp_path / f"export-{k:02d}.csv").write_text("a\n1\n")
-    resolved = []
-    original = Path.resolve
-
-    def counting(self, *args, **kwargs):
-        resolved.append(self)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "resolve", counting)
-    assert len(lf.list_sources(original(tmp_path))) == 40
-    assert len(resolved) < 5, len(resolved)
+    root = tmp_path.resolve()
+    resolved_paths.clear()
+    assert len(lf.list_sources(root)) == 40
+    assert len(resolved_paths) < 5, len(resolved_paths)
