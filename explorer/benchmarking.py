@@ -21,7 +21,7 @@ from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_ta
 from heb.evaluate.cv import method_spec
 from heb.evaluate.hierarchy_specs import hierarchy_notes
 from heb.stats import rank_scores, wilcoxon
-from heb.text import and_list
+from heb.text import and_list, first_sentence
 
 __all__ = [
     "QUICK_DATASETS",
@@ -260,13 +260,6 @@ def benchmark_key(specs: list[str], methods: list[str], settings: dict) -> str:
     return cache_key("benchmark", sorted(upload_variant(spec) for spec in specs), methods, settings)
 
 
-def _first_sentence(exc: BaseException) -> str:
-    """An error's first sentence, for a one-line note."""
-    text = str(exc).strip() or type(exc).__name__
-    head, dot, _ = text.partition(". ")
-    return head + "." if dot else text
-
-
 def _too_few(count: str, skipped: list[str]) -> None:
     """Stop a run that has fewer than two datasets (``count`` says how many of how many),
     each skipped one's note shown above the error, in the failed progress box."""
@@ -300,7 +293,7 @@ def run(
                 try:
                     datasets.append((name, session_dataset(spec)))
                 except Exception as exc:  # noqa: BLE001 - one bad dataset must not stop the rest
-                    skipped.append(f"Skipped {escape(name)}: {escape(_first_sentence(exc))}")
+                    skipped.append(f"Skipped {escape(name)}: {escape(first_sentence(exc))}")
             if len(datasets) < 2:
                 _too_few(f"Only {len(datasets)} of the {len(specs)} datasets loaded", skipped)
             frames = []
@@ -313,7 +306,7 @@ def run(
                 except Exception as exc:  # noqa: BLE001 - as a dataset that does not load
                     skipped.append(
                         f"Skipped {escape(name)}, whose cross-validation failed: "
-                        f"{escape(_first_sentence(exc))}"
+                        f"{escape(first_sentence(exc))}"
                     )
             if len(frames) < 2:
                 _too_few(

@@ -68,6 +68,7 @@ from heb.evaluate.settings import RunSettings
 from heb.paths import cache_dir
 from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS, resolve_method_name
 from heb.registry import method as registry_method
+from heb.text import first_sentence
 
 #: the per-method mean ± sd table, written for any number of datasets
 SUMMARY = ("summary_mean_sd", "Mean ± sd over folds, per dataset and method")
@@ -531,15 +532,18 @@ def _collect(
     target: str | None = None,
     drop: Sequence[str] = (),
     methods: Sequence[str] = (),
+    failed: list[str] | None = None,
 ) -> pd.DataFrame:
     """Run every (dataset, method, setting) the chosen tables need; one long frame.
 
     ``categorical`` declares columns categorical in the datasets given as file paths;
     ``target`` is their class column (default: the last column); ``drop`` names their
-    columns to leave out; ``methods`` (``--methods``) replaces the tables' methods.
+    columns to leave out; ``methods`` (``--methods``) replaces the tables' methods. A
+    dataset that loads but whose cross-validation fails (out of memory, say) is skipped
+    with a line saying why, as the app's Benchmark does, and its spec appended to
+    ``failed``.
     """
     from heb.data import DataError
-    from heb.evaluate import cross_validate
 
     base = list(methods) or _base_methods(tables)
     names = {spec.split(":", 1)[-1] for spec in specs}
@@ -562,18 +566,18 @@ def _collect(
         _say_data_notes(dataset, spec, settings, report)
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
         with_bins = _with_bins(dataset, tables, table7_subset, report)
-        notes: list[str] = []
-        for run in _variants(tables, base, settings["n_bins"], with_bins):
-            label, methods, params, override = run
-            result = cross_validate(dataset, methods, params=params, **{**settings, **override})
-            # the progress line says "(N evaluated, --max-rows)" instead of the subsample note
-            notes += [n for n in result.notes if n not in notes and not is_subsample_note(n)]
-            frame = result.folds.assign(dataset=dataset.name, variant=label, k_max=k_max)
-            if label.startswith("Lidstone"):
-                frame["method"] = label
-            elif label.startswith("bins="):
-                frame["method"] = frame["method"] + f" [{label}]"
-            frames.append(frame)
+        runs = _variants(tables, base, settings["n_bins"], with_bins)
+        try:  # every variant of the dataset, or none of them
+            dataset_frames, notes = _cross_validated(dataset, runs, settings, k_max)
+        except Exception as exc:  # noqa: BLE001 - one dataset's failure must not stop the rest
+            if failed is not None:
+                failed.append(spec)
+            report(
+                f"[{index + 1}/{len(specs)}] {dataset.name}: skipped (cross-validation "
+                f"failed: {first_sentence(exc)})"
+            )
+            continue
+        frames.extend(dataset_frames)
         said_target = f", target {str(dataset.target)!r}" if _is_file_spec(spec) else ""
         n_rows, cap = len(dataset.X), settings.get("max_rows") or 0
         subsample = f" ({cap:,} evaluated, --max-rows)" if cap and n_rows > cap else ""
@@ -584,8 +588,32 @@ def _collect(
         for note in notes:  # fewer folds than asked, ... (the subsample is said above)
             report(f"  {dataset.name}: {note}")
     if not frames:
+        if failed:
+            raise SystemExit("No dataset could be cross-validated (the reasons are above).")
         raise SystemExit("No dataset could be loaded.")
     return pd.concat(frames, ignore_index=True)
+
+
+def _cross_validated(
+    dataset, runs, settings: dict, k_max: int
+) -> tuple[list[pd.DataFrame], list[str]]:
+    """The per-fold frames of ``dataset`` under every (label, methods, params, override)
+    of ``runs``, and the notes of their results (the subsample note left to the progress
+    line, which says "(N evaluated, --max-rows)")."""
+    from heb.evaluate import cross_validate
+
+    frames: list[pd.DataFrame] = []
+    notes: list[str] = []
+    for label, methods, params, override in runs:
+        result = cross_validate(dataset, methods, params=params, **{**settings, **override})
+        notes += [n for n in result.notes if n not in notes and not is_subsample_note(n)]
+        frame = result.folds.assign(dataset=dataset.name, variant=label, k_max=k_max)
+        if label.startswith("Lidstone"):
+            frame["method"] = label
+        elif label.startswith("bins="):
+            frame["method"] = frame["method"] + f" [{label}]"
+        frames.append(frame)
+    return frames, notes
 
 
 # --------------------------------------------------------------------------- output
@@ -750,14 +778,18 @@ def _bench_frame(
     leave_out: Sequence[str] = (),
     note: str = "",
     methods: Sequence[str] = (),
+    failed: list[str] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, dict[str, dict]] | None]:
-    """The long per-fold frame: on the engine (every row) or in memory (as before); and on
-    the engine, the reliability data of Table 4's methods per input (in memory it is
-    collected with the figures, :func:`_collect_reliability`)."""
+    """The long per-fold frame: on the engine (every row) or in memory (as before, each
+    dataset whose cross-validation failed appended to ``failed``); and on the engine, the
+    reliability data of Table 4's methods per input (in memory it is collected with the
+    figures, :func:`_collect_reliability`)."""
     categorical = _column_names(args.categorical)
     drop = _column_names(args.drop)
     if not args.engine:
-        frame = _collect(specs, tables, settings, _log, categorical, args.target, drop, methods)
+        frame = _collect(
+            specs, tables, settings, _log, categorical, args.target, drop, methods, failed
+        )
         return frame, None
     base = list(methods) or _base_methods(tables, leave_out)
     curves: dict[str, dict[str, dict]] = {}
@@ -1013,15 +1045,20 @@ def bench(args: argparse.Namespace) -> int:
         if methods:
             _print_summary(out)
         return 0
-    frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note, methods)
+    failed: list[str] = []  # datasets whose cross-validation failed: the run is not cached
+    frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note, methods, failed)
     frame.to_csv(out / "folds.csv", index=False)
     written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins)
+    ran = [spec for spec in specs if spec not in failed]
     figures = (
-        {} if args.no_figures else _bench_figures(args, frame, out, tables, specs, settings, curves)
+        {} if args.no_figures else _bench_figures(args, frame, out, tables, ran, settings, curves)
     )
     cache.store("frame", cache_key("bench-table", key, "folds"), frame)
     manifest = {"tables": written_tables, "figures": figures, "skipped": skipped}
-    cache.store("json", cache_key("bench-outputs", key), manifest)
+    if failed:  # a failure can pass (memory freed): the next run tries the dataset again
+        _log("heb: note: this run is not cached, as a dataset's cross-validation failed.")
+    else:
+        cache.store("json", cache_key("bench-outputs", key), manifest)
     seconds = time.perf_counter() - started
     _log(_written_line(out, written_tables, skipped, figures, seconds))
     if methods:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["and_list", "shorten"]
+__all__ = ["and_list", "first_sentence", "shorten"]
 
 
 def and_list(items: Sequence[str]) -> str:
@@ -16,3 +16,11 @@ def and_list(items: Sequence[str]) -> str:
 def shorten(text: str, limit: int) -> str:
     """``text``, cut to ``limit`` characters with "…" as its last when longer."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def first_sentence(error: BaseException) -> str:
+    """An error's first sentence (its type's name when it has no message), for a one-line
+    note that names what failed."""
+    text = str(error).strip() or type(error).__name__
+    head, dot, _ = text.partition(". ")
+    return head + "." if dot else text
