@@ -172,11 +172,8 @@ if stored is not None:
     download_buttons(None, frame, "benchmark-folds", csv_label="Every fold's scores (CSV)")
     # lazy tabs: only the open tab's figure and tables are built and sent (six metrics'
     # worth of charts and grids made a cached "Run" take seconds to draw)
-    tabs = st.tabs(
-        [registry.metric(metric).title for metric in registry.METRICS],
-        key="bench_metric_tab",
-        on_change="rerun",
-    )
+    titles = [registry.metric(metric).title for metric in registry.METRICS]
+    tabs = st.tabs(titles, **state.page_setting("bench_metric_tab", titles[0], titles))
     for tab, metric in zip(tabs, registry.METRICS, strict=True):
         if tab.open:
             with tab, guard(f"summarising {metric}"):

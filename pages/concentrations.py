@@ -236,24 +236,42 @@ def hierarchy_view(work: loading.WorkingData) -> bool:
         **{name: frame[name].to_numpy() for name in ("m", "rho", "iterations", "clamped")},
         "fallback": frame["fallback"].to_numpy(),
     }
-    heat_tab, table_tab = st.tabs(["Heatmaps", "Table"])
-    with heat_tab, guard("drawing the heatmap"):
-        data = frame[["class name", "feature name", "level name", "N_c", "n_nodes"]]
-        heatmaps(diag, names, work.class_names, data, "HEB-H", levels=True)
-        flat = frame[~frame["hierarchy_used"]].drop_duplicates(["class", "feature"])
-        if len(flat):
-            pairs = ", ".join(
-                f"{escape(row['feature name'])} in class {escape(row['class name'])}"
-                for _, row in flat.head(12).iterrows()
-            )
-            more = f" and {len(flat) - 12} more" if len(flat) > 12 else ""
-            st.caption(
-                f"Mostly HEB-M (the tree's weight in their estimate is under one half; the m "
-                f"shown is the tree's): {pairs}{more}."
-            )
-    with table_tab:
-        table(frame.drop(columns=["class", "feature", "row"]), "heb-h", key="level_table")
+    heat_tab, table_tab = view_tabs(["Heatmaps", "Table"])
+    if heat_tab.open:
+        with heat_tab, guard("drawing the heatmap"):
+            data = frame[["class name", "feature name", "level name", "N_c", "n_nodes"]]
+            heatmaps(diag, names, work.class_names, data, "HEB-H", levels=True)
+            flat_pairs_caption(frame)
+    if table_tab.open:
+        with table_tab:
+            table(frame.drop(columns=["class", "feature", "row"]), "heb-h", key="level_table")
     return True
+
+
+def flat_pairs_caption(frame: pd.DataFrame) -> None:
+    """Name the (class, feature) pairs of HEB-H's table where the tree gets under half the
+    weight (their estimate is mostly HEB-M's)."""
+    flat = frame[~frame["hierarchy_used"]].drop_duplicates(["class", "feature"])
+    if len(flat):
+        pairs = ", ".join(
+            f"{escape(row['feature name'])} in class {escape(row['class name'])}"
+            for _, row in flat.head(12).iterrows()
+        )
+        more = f" and {len(flat) - 12} more" if len(flat) > 12 else ""
+        st.caption(
+            f"Mostly HEB-M (the tree's weight in their estimate is under one half; the m "
+            f"shown is the tree's): {pairs}{more}."
+        )
+
+
+def view_tabs(labels: list[str]) -> list:
+    """Lazy tabs whose open one is the page setting ``conc_tab`` (a link keeps it; it
+    starts on the first): only the open tab is built and sent, and the heatmaps'
+    colouring stays in the session and the link while their tab is closed."""
+    tabs = st.tabs(labels, **state.page_setting("conc_tab", labels[0], labels))
+    if not tabs[0].open:
+        state.keep_setting("heat_value", "m", list(VALUES))
+    return tabs
 
 
 def pair_view(work: loading.WorkingData, choice: str) -> None:
@@ -266,10 +284,7 @@ def pair_view(work: loading.WorkingData, choice: str) -> None:
         summary(frame)
     if diag is None:
         return
-    # lazy tabs: only the open tab's figures or table are built and sent
-    heat_tab, scatter_tab, table_tab = st.tabs(
-        ["Heatmaps", "Figure 5 scatters", "Table"], key="conc_tab", on_change="rerun"
-    )
+    heat_tab, scatter_tab, table_tab = view_tabs(["Heatmaps", "Figure 5 scatters", "Table"])
     if heat_tab.open:
         with heat_tab, guard("drawing the heatmap"):
             data = frame[["class name", "feature name", "N_c", "K_f"]]

@@ -328,7 +328,11 @@ def assert_levels_shown(at: AppTest, codes, y, classes, names, chains: dict) -> 
         for child, parents in chains.items()
     }
     model = NaiveBayes(smoother="heb-h", hierarchies=levels).fit(codes, y)
+    at.session_state["conc_tab"] = "Table"  # lazy tabs: only the open one is built
+    at.run()
     shown = table_with(at, "level name")
+    at.session_state["conc_tab"] = "Heatmaps"  # back to the tab the page opens on
+    at.run()
     key = ["class name", "feature name", "level"]
     shown = shown.set_index(key).sort_index()
     # every level, from the engine's nested fit with the model's own settings
