@@ -229,6 +229,10 @@ PRESENTER_NARROW_WIDTH = 520
 #: the tallest a presenter figure grows to keep its plot (pixels): a step with its
 #: footer still fits a 1440 x 900 screen
 PRESENTER_FIGURE_MAX = 440
+#: the height of a presenter step's square plot (its side is its height less the title,
+#: legend and axis title): known truth's posteriors, beside metrics and text that end
+#: higher than a tall figure's step, still fit a 1440 x 900 screen with the footer
+PRESENTER_SQUARE_MAX = 470
 #: the least height a presenter figure keeps for its plot (pixels)
 PRESENTER_PLOT_HEIGHT = 190
 #: pixels of one row of a wrapped legend
@@ -264,7 +268,9 @@ def presenter_height(fig) -> int:
     # side); a sunburst is round (the hierarchy's tree was 190 px across at 1280 x 720,
     # its codes' labels unreadable)
     round_ = bool(fig.data) and all(trace.type == "sunburst" for trace in fig.data)
-    if fig.layout.yaxis.scaleanchor == "x" or round_:
+    if fig.layout.yaxis.scaleanchor == "x":
+        return min(int(fig.layout.height), PRESENTER_SQUARE_MAX)
+    if round_:
         needed = PRESENTER_FIGURE_MAX
     return min(int(fig.layout.height), PRESENTER_FIGURE_MAX, max(PRESENTER_FIGURE_HEIGHT, needed))
 

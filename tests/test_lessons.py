@@ -430,6 +430,8 @@ def test_the_posterior_scatter_is_svg_markers_of_a_bounded_sample(n_classes):
     # a small test set is drawn whole
     few, _ = posterior_scatter_figure(truth[:50], {"HEB-M": truth[:50]}, ["HEB-M"])
     assert len(few.data[0].x) == 50 * columns
+    # a one-line title: a second line took 30 px of the presenter's square plot
+    assert "<br>" not in fig.layout.title.text
 
 
 def test_the_message_mark_reads_the_same_when_the_labels_turn():

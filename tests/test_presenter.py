@@ -252,9 +252,11 @@ def test_a_presenter_copy_grows_to_keep_its_plot_and_no_further():
     tree = go.Figure(go.Sunburst(ids=["a", "b"], labels=["a", "b"], parents=["", "a"]))
     tree.update_layout(height=600, title="A tree")
     assert presenter.presenter_height(tree) == presenter.PRESENTER_FIGURE_MAX
-    # a square plot (known truth's posteriors, 150 px a side) takes the most a step holds
+    # a square plot (known truth's posteriors, 150 px a side) takes more than any other
+    # figure: its side is its height less the title, legend and axis title
     square = lesson_style(go.Figure([go.Scatter(y=[1, 2], name=n) for n in "ab"]), "T", 520)
     square.update_yaxes(scaleanchor="x")
-    assert presenter.presenter_height(square) == presenter.PRESENTER_FIGURE_MAX
+    assert presenter.presenter_height(square) == presenter.PRESENTER_SQUARE_MAX
+    assert presenter.PRESENTER_SQUARE_MAX > presenter.PRESENTER_FIGURE_MAX
     square.update_layout(height=400)
     assert presenter.presenter_height(square) == 400  # never past its own height

@@ -79,7 +79,7 @@ def posterior_scatter_figure(
     # "estimated" alone (the x title names the probability): on a scaled presenter step
     # (1280 x 720) the square plot is 160 px tall, and "estimated P(class 1 | x)" met the legend
     fig.update_yaxes(title="estimated", range=[-0.02, 1.02], scaleanchor="x", constrain="domain")
-    return lesson_style(fig, "Estimated against true posteriors (test rows)", 520), data
+    return lesson_style(fig, "Estimated vs true posteriors, test rows", 520), data
 
 
 def true_calibration_figure(summary: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
