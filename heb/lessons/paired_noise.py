@@ -125,8 +125,9 @@ def difference_kind(diff: float, se: float, negligible: float = 0.0) -> str:
 
 def format_small(value: float) -> str:
     """A small difference's size in plain decimals: 0.096, 0.00071, under 0.0001 (the
-    sentence around it gives the sign)."""
-    return "under 0.0001" if abs(value) < 5e-5 else f"{abs(value):.2g}"
+    sentence around it gives the sign). Under 0.0001, not 0.00005: ".2g" writes 0.000075
+    as "7.5e-05", which the evidence lesson's held-out verdict printed beside 1.7958."""
+    return "under 0.0001" if abs(value) < 1e-4 else f"{abs(value):.2g}"
 
 
 def format_gap(diff: float, se: float) -> str:
