@@ -340,7 +340,7 @@ def test_reliability_text_names_the_grey_hollow_points():
         "accuracy": np.array([0.0, 0.6, 0.5, 0.8, 1.0]),
     }
     text = calibration.reliability_text(curve, 3, min_rows=5)
-    assert text.endswith(" The grey hollow 2 points are bins of fewer than 5 rows, off the curve.")
+    assert text.endswith(" The 2 grey hollow points are bins of fewer than 5 rows, off the curve.")
     one = calibration.reliability_text(curve, 3, min_rows=2)
     assert one.endswith(" The grey hollow point is a bin of fewer than 2 rows, off the curve.")
     assert "hollow" not in calibration.reliability_text(curve, 3, min_rows=1)

@@ -1,0 +1,109 @@
+"""An instructor's trial of the Dirichlet, evidence, high-cardinality and calibration
+lessons, the Explain and References pages (trial g): the sentences whose numbers did not
+agree with themselves or read as a typo.
+
+- Calibration, the verdict (steps 3 and 4): its values at three decimals did not subtract
+  to the difference it stated: "Best post-hoc: Laplace + Platt 0.402. Both: HEB-M + Platt
+  0.406 ... the combination is 0.0031 higher" (synthetic data, log-loss, 4 copies), and
+  at the defaults "Laplace + isotonic 0.039. Both: HEB-M+GR + isotonic 0.029 ... 0.011
+  lower".
+- Calibration, step 2 on breast-cancer: "The grey hollow 2 points are bins of fewer than 5
+  rows".
+- The evidence curve, step 3 at the defaults (zip-codes, class no, weekday): "Laplace
+  1.7957: a gap of 7.5e-05 (standard error 0.00019)", scientific notation in a sentence
+  whose other numbers are plain decimals.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from heb.lessons import calibration, paired_noise
+from tests.test_presenter import open_lesson
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+def _stated(text: str) -> tuple[float, float, str]:
+    """The verdict's "Both" value, its best single remedy's value and the difference said."""
+    values = dict(re.findall(r"(Best post-hoc|Best upstream fix|Both): .+? (\d\.\d+)\.", text))
+    single = re.search(r"than the best single remedy, (.+?) \(", text).group(1)
+    said = re.search(r"the combination is (.+?) (?:lower|higher)", text).group(1)
+    # the single remedy is the upstream fix or the post-hoc one: the one it names
+    where = "Best post-hoc" if "+" in single else "Best upstream fix"
+    return float(values["Both"]), float(values[where]), said
+
+
+def _verdict(post_hoc: float, combined: float) -> dict:
+    return {
+        "laplace": 0.675283,
+        "upstream": ("HEB-M+GR", 0.473538),
+        "post_hoc": ("Laplace + Platt", post_hoc),
+        "combined": ("HEB-M + Platt", combined),
+        "single": ("Laplace + Platt", post_hoc),
+        "diff": combined - post_hoc,
+        "se": 0.00039,
+        "kind": "higher",
+        "complementary": False,
+        "n_test": 1000,
+    }
+
+
+@pytest.mark.parametrize(
+    ("post_hoc", "combined"),
+    [
+        (0.402453, 0.405508),  # synthetic, log-loss, 4 copies: 0.402 and 0.406, "0.0031"
+        (0.039469, 0.028878),  # synthetic, ECE, 4 copies: 0.039 and 0.029, "0.011"
+        (0.2, 0.22),  # a plain case keeps its three decimals
+    ],
+)
+def test_the_verdicts_values_subtract_to_the_difference_it_states(post_hoc, combined):
+    text = calibration.verdict_text(_verdict(post_hoc, combined), "log-loss", 4)
+    both, single, said = _stated(text)
+    assert paired_noise.format_small(both - single) == said, text
+    assert re.search(r"Laplace log-loss 0\.\d{3,5}\.", text), text
+
+
+def test_the_verdict_keeps_three_decimals_where_they_suffice():
+    text = calibration.verdict_text(_verdict(0.2, 0.22), "log-loss", 4)
+    assert "Laplace log-loss 0.675. Best upstream fix: HEB-M+GR 0.474." in text, text
+
+
+def test_the_lessons_own_verdicts_subtract_on_the_synthetic_data():
+    data = calibration.calibration_data("synthetic")
+    feature = calibration.most_informative_feature(data["codes"], data["y"])
+    compared = calibration.calibration_comparison(data["codes"], data["y"], feature, 4)
+    for metric, label in (("ece", "ECE"), ("log_loss", "log-loss"), ("brier", "Brier")):
+        text = calibration.verdict_text(calibration.complementarity(compared, metric), label, 4)
+        both, single, said = _stated(text)
+        assert paired_noise.format_small(both - single) == said, text
+
+
+def test_the_grey_hollow_points_are_counted_before_they_are_described():
+    curve = {
+        "count": np.array([0, 5, 9, 3, 1]),
+        "confidence": np.array([0.0, 0.55, 0.7, 0.9, 0.95]),
+        "accuracy": np.array([0.0, 0.6, 0.5, 0.8, 1.0]),
+    }
+    text = calibration.reliability_text(curve, 4, min_rows=5)
+    assert "The 2 grey hollow points are bins of fewer than 5 rows" in text, text
+    assert "hollow 2" not in text
+
+
+@pytest.mark.parametrize("value", [7.5e-5, 5e-5, 9.99e-5, -6e-5])
+def test_a_small_difference_is_never_in_scientific_notation(value):
+    assert paired_noise.format_small(value) == "under 0.0001"
+    assert paired_noise.format_small(1e-4) == "0.0001"
+    assert paired_noise.format_small(0.00071) == "0.00071"
+
+
+def test_the_evidence_lessons_held_out_verdict_writes_plain_decimals():
+    """At the defaults the verdict read "Laplace 1.7957: a gap of 7.5e-05"."""
+    at = open_lesson("lesson_evidence")
+    texts = [m.value for m in at.markdown]
+    verdict = [t for t in texts if "a gap of" in t]
+    assert verdict, texts
+    assert not any(re.search(r"\de-0\d", t) for t in texts), verdict
