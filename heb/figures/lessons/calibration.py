@@ -69,6 +69,11 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
             "side": "right",
             "rangemode": "tozero",
             "showgrid": False,
+            # its own round ticks: plotly.js syncs an overlaying axis's ticks to the left
+            # axis's grid by default, which labelled the ECE 0, 0.071, 0.142; at most four,
+            # as the left axis's (five crowded a presenter's 1280 x 720 plot)
+            "tickmode": "auto",
+            "nticks": 4,
             "tickfont": {"color": WHATIF_COLOR},
             # up to 3 decimals, trailing zeros cut: ".2f" printed a 0.015 step as 0.01, 0.03
             "tickformat": ".3~f",
