@@ -102,8 +102,9 @@ def remedies(name: str, feature: int, copies: int, n_classes: int) -> None:
             + (
                 "σ(a·s + b) on the log-odds s"
                 if n_classes == 2
-                else "σ(a·s_c + b) on each class's log-posterior s_c, one class against the "
-                "rest, then renormalised"
+                # s_c in LaTeX: as plain text it read "s_c", its underscore on screen
+                else "σ(a·$s_c$ + b) on each class's log-posterior $s_c$, one class against "
+                "the rest, then renormalised"
             )
             + ", isotonic regression, or temperature softmax(log p / T)."
         )

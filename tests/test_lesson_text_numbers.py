@@ -378,6 +378,6 @@ def test_three_classes_have_no_log_odds_in_the_calibration_lesson():
         step="3",
     )
     text = " ".join(m.value for m in at.markdown)
-    assert "on each class's log-posterior s_c" in text and "on the log-odds s" not in text
+    assert "on each class's log-posterior $s_c$" in text and "on the log-odds s" not in text
     at = open_lesson("lesson_calibration", present="1", step="3")
     assert "on the log-odds s" in " ".join(m.value for m in at.markdown)

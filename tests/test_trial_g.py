@@ -107,3 +107,30 @@ def test_the_evidence_lessons_held_out_verdict_writes_plain_decimals():
     verdict = [t for t in texts if "a gap of" in t]
     assert verdict, texts
     assert not any(re.search(r"\de-0\d", t) for t in texts), verdict
+
+
+def test_the_double_counting_figures_ece_axis_has_its_own_round_ticks():
+    """plotly.js syncs an overlaying axis's ticks to the left axis's grid unless told
+    otherwise: the ECE axis read 0, 0.071, 0.142 (the log-odds grid's 0, 5, 10)."""
+    from heb.figures.lessons.calibration import double_counting_figure
+
+    data = calibration.calibration_data("synthetic")
+    sweep = calibration.double_counting_sweep(data["codes"], data["y"], 1, 3)
+    fig, _ = double_counting_figure(sweep, 2)
+    assert fig.layout.yaxis2.overlaying == "y"
+    assert fig.layout.yaxis2.tickmode == "auto"
+
+
+def test_platts_many_class_input_is_typeset_not_an_underscore():
+    """With three classes step 3 read "σ(a·s_c + b) on each class's log-posterior s_c",
+    the underscore on screen."""
+    at = open_lesson(
+        "lesson_calibration",
+        calib_data="known-truth",
+        calib_tab="Remedies side by side",
+        present="1",
+        step="3",
+    )
+    text = " ".join(m.value for m in at.markdown)
+    assert "σ(a·$s_c$ + b) on each class's log-posterior $s_c$" in text, text
+    assert re.search(r"(?<!\$)s_c(?!\$)", text.replace("$s_c$", "")) is None, text
