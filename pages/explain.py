@@ -78,9 +78,11 @@ def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> tuple[int, int]:
             icon=":material/skip_next:",
             key="explain_next_disagreement",
         )
+    # "rows get a different class from at least two of the chosen smoothers" read as two
+    # smoothers differing from something else (the true class?)
     st.caption(
-        f"{disagree.size:,} of {n_rows:,} rows get a different class from at least two "
-        "of the chosen smoothers. The models are fitted on every row (this one included)."
+        f"On {disagree.size:,} of {n_rows:,} rows the chosen smoothers do not all predict "
+        "the same class. The models are fitted on every row (this one included)."
     )
     asked = int(st.session_state["explain_row"])
     index = min(int(np.searchsorted(table_rows, asked)), n_rows - 1)

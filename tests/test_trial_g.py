@@ -134,3 +134,18 @@ def test_platts_many_class_input_is_typeset_not_an_underscore():
     text = " ".join(m.value for m in at.markdown)
     assert "σ(a·$s_c$ + b) on each class's log-posterior $s_c$" in text, text
     assert re.search(r"(?<!\$)s_c(?!\$)", text.replace("$s_c$", "")) is None, text
+
+
+def test_the_explain_pages_count_of_disagreements_says_what_it_counts():
+    """ "362 of 5,000 rows get a different class from at least two of the chosen smoothers"
+    could be read as two smoothers missing the true class; it counts the rows where the
+    smoothers' predictions are not all the same."""
+    from tests.test_app import open_app
+
+    at = open_app("pages/explain.py")
+    captions = [c.value for c in at.caption if "rows the chosen smoothers" in c.value]
+    assert len(captions) == 1, [c.value for c in at.caption]
+    count = int(re.search(r"On ([\d,]+) of", captions[0]).group(1).replace(",", ""))
+    assert "do not all predict the same class" in captions[0]
+    assert "get a different class" not in captions[0]
+    assert count > 0
