@@ -158,7 +158,9 @@ def remedies_view(name: str, feature: int, copies: int, notes) -> None:
             **page_setting("calib_metric", COMPARED[0], COMPARED),
         )
     verdict = lesson.complementarity(compared, metric)
-    st.markdown(lesson.verdict_text(verdict, metric_title(metric), copies))
+    # mid-sentence: "Laplace log-loss 0.244", not the title's "Laplace Log-loss 0.244"
+    label = metric_title(metric).replace("Log-loss", "log-loss")
+    st.markdown(lesson.verdict_text(verdict, label, copies))
     if steps.show(3):
         fig, frame = steps.fitted(
             lesson_figure("remedies", name, int(feature), int(copies), metric)

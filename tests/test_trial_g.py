@@ -149,3 +149,13 @@ def test_the_explain_pages_count_of_disagreements_says_what_it_counts():
     assert "do not all predict the same class" in captions[0]
     assert "get a different class" not in captions[0]
     assert count > 0
+
+
+def test_the_verdict_writes_log_loss_in_lower_case_mid_sentence():
+    """The verdict read "**With 4 copies:** Laplace Log-loss 0.244" (the metric's title)."""
+    at = open_lesson(
+        "lesson_calibration", calib_tab="Remedies side by side", calib_metric="log_loss"
+    )
+    verdict = [m.value for m in at.markdown if "Best post-hoc" in m.value]
+    assert len(verdict) == 1, verdict
+    assert "Laplace log-loss 0." in verdict[0] and "Log-loss" not in verdict[0], verdict
