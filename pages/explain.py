@@ -279,7 +279,16 @@ with guard("fitting the models"):
         help=f"ln P({escape(target_name)}) - ln P({escape(reference_name)}): above 0 the "
         f"row leans to {escape(target_name)}, below 0 to {escape(reference_name)}",
     )
-    show_table(decisions, column_config=formats, key="explain_decisions")
+    # the presenter draws it as an HTML table in its large type (a column_config kept the
+    # grid's small type on a projector), the same decimals given as the Styler's formats
+    decimals = {c: "{:.6f}" for c in decisions if c[:2] == "P("} | {ex.LOG_ODDS: "{:.3f}"}
+    decimals["right"] = lambda right: "✓" if right else "✗"  # the grid's tick, not "True"
+    show_table(
+        decisions,
+        number_format=decimals if state.presenting() else None,
+        grid_config=formats,
+        key="explain_decisions",
+    )
     # class names are user text: escaped for plotly, which renders some HTML in a title
     title = (
         f"Row {shown_row}: log-odds of {figure_escape(target_name)} against "

@@ -159,3 +159,23 @@ def test_the_verdict_writes_log_loss_in_lower_case_mid_sentence():
     verdict = [m.value for m in at.markdown if "Best post-hoc" in m.value]
     assert len(verdict) == 1, verdict
     assert "Laplace log-loss 0." in verdict[0] and "Log-loss" not in verdict[0], verdict
+
+
+def test_the_explain_pages_decision_table_takes_the_presenters_large_type():
+    """In the presenter mode the five smoothers' table stayed a grid in its small fixed
+    type (its column formats kept it one), where Compare's short tables are HTML tables
+    in the presenter's type; outside it the grid keeps its formats and help."""
+    import json
+
+    from explorer import explain as ex
+    from tests.test_app import open_app
+
+    at = open_app("pages/explain.py", present="1")
+    tables = [t.value for t in at.table if ex.LOG_ODDS in t.value.columns]
+    assert len(tables) == 1, [list(t.value.columns) for t in at.table]
+    assert not [d for d in at.dataframe if ex.LOG_ODDS in d.value.columns]
+    shown = tables[0]
+    assert "P(predicted)" in shown.columns and len(shown) == 5
+    at = open_app("pages/explain.py")
+    grid = next(d for d in at.dataframe if ex.LOG_ODDS in d.value.columns)
+    assert json.loads(grid.proto.columns)["P(predicted)"]["type_config"]["format"] == "%.6f"
