@@ -80,6 +80,7 @@ def lesson_view() -> None:
             alpha = st.select_slider(
                 "Pseudo-count α",
                 lesson.ALPHA_CHOICES,
+                format_func="{:g}".format,  # α = 10 as the text writes it, not "10.0"
                 **page_setting("dirichlet_alpha", 1.0, lesson.ALPHA_CHOICES),
             )
             sparse, flat = (f"{lesson.TRUTH_CONCENTRATION[kind]:g}" for kind in ("sparse", "flat"))

@@ -95,6 +95,7 @@ def lesson_view() -> None:
             alpha_dir = st.select_slider(
                 "Sparsity of the truth α_dir",
                 ALPHA_DIR_CHOICES,
+                format_func="{:g}".format,  # α_dir = 2 as the caption writes it, not "2.0"
                 **page_setting("cardinality_alpha_dir", 0.3, ALPHA_DIR_CHOICES),
             )
             K = st.select_slider(

@@ -179,3 +179,22 @@ def test_the_explain_pages_decision_table_takes_the_presenters_large_type():
     at = open_app("pages/explain.py")
     grid = next(d for d in at.dataframe if ex.LOG_ODDS in d.value.columns)
     assert json.loads(grid.proto.columns)["P(predicted)"]["type_config"]["format"] == "%.6f"
+
+
+@pytest.mark.parametrize(
+    ("lesson", "label", "shown", "said"),
+    [
+        ("lesson_dirichlet", "Pseudo-count α", "10", "At α = 10 the prior adds"),
+        ("lesson_high_cardinality", "Sparsity of the truth α_dir", "2", "Here, at α_dir = 2,"),
+    ],
+)
+def test_the_pseudo_count_sliders_write_their_values_as_the_text_does(lesson, label, shown, said):
+    """The sliders read "10.0" and "2.0" beside "At α = 10" and "at α_dir = 2"."""
+    query = {"dirichlet_alpha": "10.0"} if lesson == "lesson_dirichlet" else {}
+    query |= {"cardinality_alpha_dir": "2.0", "cardinality_reps": "50"}
+    at = open_lesson(lesson, **query)
+    slider = next(s for s in at.select_slider if s.label == label)
+    assert shown in slider.options and f"{shown}.0" not in slider.options, slider.options
+    assert slider.format_func(slider.value) == shown
+    texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    assert any(said in t for t in texts), texts
