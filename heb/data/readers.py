@@ -127,15 +127,20 @@ def looks_binary(data: bytes) -> bool:
 
 
 def _sniff_delimiter(text: str, filename: str) -> str:
-    """The most consistent of ``, TAB ; |`` over the first lines (quoted parts ignored)."""
-    lines = [line for line in text[:65536].splitlines()[:50] if line.strip()]
-    lines = [re.sub(r'"[^"]*"', "", line) for line in lines]
+    """The most consistent of ``, TAB ; |`` over the first lines (quoted parts ignored)
+    among those the header holds.
+
+    Quoted parts are removed before the text is cut into lines: a quoted value holding a
+    line end cut its row in two, and a decimal comma in every row then outscored the
+    semicolons of a ``;`` file whose header holds no comma at all."""
+    unquoted = re.sub(r'"[^"]*"', "", text[:65536])
+    lines = [line for line in unquoted.splitlines()[:50] if line.strip()]
     if filename.endswith((".tsv", ".tab")) and any("\t" in line for line in lines):
         return "\t"
     best, best_score = ",", (-1, -1)
     for delimiter in (",", "\t", ";", "|"):
         counts = np.array([line.count(delimiter) for line in lines])
-        if counts.size == 0 or counts.max() == 0:
+        if counts.size == 0 or counts[0] == 0:  # the header separates its names by it
             continue
         mode = np.bincount(counts).argmax()
         score = (int(np.mean(counts == mode) * 100) if mode > 0 else 0, int(mode))

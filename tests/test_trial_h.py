@@ -1,0 +1,39 @@
+"""What an analyst met exploring their own messy CSVs in the browser (trial h): each
+finding as a test that failed before its fix."""
+
+from __future__ import annotations
+
+from heb.data import load_upload, read_table
+
+
+# ------------------------------------------------------------ delimiter of a ';' export
+def _semicolon_export(rows: int = 60) -> bytes:
+    """A European spreadsheet's export: ``;`` between values, decimal commas, and a
+    quoted comment holding a line end in every third row."""
+    lines = ["id;spend;note;label"]
+    for i in range(rows):
+        note = '"called\nback"' if i % 3 == 0 else "ok"
+        lines.append(f"{i};{i % 7},5;{note};{'yes' if i % 2 else 'no'}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_semicolon_file_with_quoted_line_ends_and_decimal_commas_is_read():
+    """A quoted value holding a line end cut its row in two for the delimiter sniffer, so
+    the decimal comma (one in every row) looked more consistent than ``;`` and the file
+    was refused: "Line 2 of the file has more values than the header's 1"."""
+    frame = read_table(_semicolon_export(), "export.csv")
+    assert list(frame.columns) == ["id", "spend", "note", "label"]
+    assert frame["spend"].iloc[1] == 1.5  # the decimal comma read as a number
+    assert frame["note"].iloc[0] == "called\nback"
+    dataset = load_upload(_semicolon_export(), "export.csv")
+    assert dataset.target == "label" and dataset.X.shape == (60, 3)
+
+
+def test_a_delimiter_the_header_lacks_is_not_taken():
+    """Decimal commas in every data row, and half the rows short of their last value: the
+    comma was the more consistent, though the header names its columns between
+    semicolons and holds no comma (the file was refused)."""
+    data = b"a;b;label\n" + b"1,5;x;yes\n2,5;y\n" * 20
+    frame = read_table(data, "t.csv")
+    assert list(frame.columns) == ["a", "b", "label"]
+    assert frame["a"].iloc[1] == 2.5
