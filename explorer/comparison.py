@@ -140,34 +140,43 @@ TABLE_DECIMALS = 3
 
 
 def one_class_notes(result: CVResult) -> list[str]:
-    """A sentence per method whose out-of-fold predictions are one class on every row
-    (of data with rows in at least two classes): its accuracy is then that class's share
-    and its F1-macro low, which the table alone does not say.
+    """A sentence per class that methods predict on every row (of data with rows in at
+    least two classes), naming those methods: its accuracy is then that class's share
+    and its F1-macro low, which the table alone does not say. Methods predicting the same
+    class share one sentence (five smoothers on a skewed table were five identical boxes).
 
-    A feature-weighted method (``+GR``) gets the usual cause: its sqrt-MI weights are
-    below 1 where a feature says little about the class and scale its evidence down, so
-    the class prior decides every row.
+    A feature-weighted method (``+GR``) gets the usual cause, in a sentence of its own:
+    its sqrt-MI weights are below 1 where a feature says little about the class and scale
+    its evidence down, so the class prior decides every row.
     """
     if np.unique(result.y).size < 2:
         return []
-    out = []
+    groups: dict[tuple[int, bool], list[str]] = {}
     for method, proba in result.oof_proba.items():
         predicted = np.unique(proba.argmax(axis=1))
         if predicted.size != 1:
             continue
-        label = result.classes[int(predicted[0])]
-        share = float(np.mean(result.y == predicted[0]))
-        sentence = (
-            f"{method} predicts one class, {label}, for every row: its accuracy is that "
-            f"class's share of the rows ({share:.{TABLE_DECIMALS}f}), its F1-macro is low, "
-            "and only its probabilities (log-loss, Brier, AUC) tell the rows apart."
-        )
         entry = registry.METHODS.get(method)
-        if entry is not None and entry.params.get("weighting") == "sqrt-mi":
+        weighted = entry is not None and entry.params.get("weighting") == "sqrt-mi"
+        groups.setdefault((int(predicted[0]), weighted), []).append(method)
+    out = []
+    for (code, weighted), methods in groups.items():
+        label = result.classes[code]
+        share = float(np.mean(result.y == code))
+        one = len(methods) == 1
+        names = methods[0] if one else ", ".join(methods[:-1]) + f" and {methods[-1]}"
+        its = "its" if one else "their"
+        sentence = (
+            f"{names} {'predicts' if one else 'predict'} one class, {label}, for every row: "
+            f"{its} accuracy is that class's share of the rows ({share:.{TABLE_DECIMALS}f}), "
+            f"{its} F1-macro is low, and only {its} probabilities (log-loss, Brier, AUC) "
+            "tell the rows apart."
+        )
+        if weighted:
             sentence += (
-                " Its feature weights, the square root of each feature's mutual information "
-                "with the class, are below 1 where a feature says little about the class; "
-                "they scale that evidence down, so the class prior decides."
+                f" {its.capitalize()} feature weights, the square root of each feature's "
+                "mutual information with the class, are below 1 where a feature says little "
+                "about the class; they scale that evidence down, so the class prior decides."
             )
         out.append(sentence)
     return out

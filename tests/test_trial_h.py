@@ -3,7 +3,12 @@ finding as a test that failed before its fix."""
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+
+from explorer import comparison as cmp
 from heb.data import load_upload, read_table
+from heb.evaluate import CVResult
 
 
 # ------------------------------------------------------------ delimiter of a ';' export
@@ -37,3 +42,24 @@ def test_a_delimiter_the_header_lacks_is_not_taken():
     frame = read_table(data, "t.csv")
     assert list(frame.columns) == ["a", "b", "label"]
     assert frame["a"].iloc[1] == 2.5
+
+
+# ------------------------------------------------- Compare: one note per class predicted
+def test_methods_predicting_the_same_class_everywhere_share_one_note():
+    """A skewed churn table (85 % stay): Laplace, m-estimate, TE, HEB-U and HEB-M each
+    predicted 'stay' on every row, and Compare showed five identical blue boxes."""
+    y = np.array([0, 0, 0, 1])
+    constant = np.array([[0.9, 0.1], [0.6, 0.4], [0.7, 0.3], [0.55, 0.45]])
+    varied = np.array([[0.9, 0.1], [0.6, 0.4], [0.3, 0.7], [0.2, 0.8]])
+    oof = {"Laplace": constant, "TE": varied, "HEB-U": constant, "HEB-M": constant}
+    result = CVResult(
+        folds=pd.DataFrame(), oof_proba=oof, y=y, classes=np.array(["stay", "churn"]), n_splits=2
+    )
+    (note,) = cmp.one_class_notes(result)
+    assert note.startswith("Laplace, HEB-U and HEB-M predict one class, stay, for every row")
+    assert "their accuracy is that class's share of the rows (0.750)" in note
+    # a weighted method keeps its own sentence, with its cause
+    result.oof_proba["HEB-M+GR"] = constant
+    plain, weighted = cmp.one_class_notes(result)
+    assert plain == note and weighted.startswith("HEB-M+GR predicts one class, stay")
+    assert "mutual information" in weighted
