@@ -63,3 +63,30 @@ def test_methods_predicting_the_same_class_everywhere_share_one_note():
     plain, weighted = cmp.one_class_notes(result)
     assert plain == note and weighted.startswith("HEB-M+GR predicts one class, stay")
     assert "mutual information" in weighted
+
+
+# ------------------------------------------------- Explain: a long category's bar label
+def test_a_long_category_is_cut_in_the_explain_figure_and_whole_in_its_hover():
+    """A 300-character comment as a category ('notes = xxx...') was the bar's whole label:
+    plotly's automargin gave it the chart's width and squeezed the bars into a strip."""
+    from heb import NaiveBayes
+    from heb.explain import explain_smoothers
+    from heb.figures.explain import MAX_BAR_LABEL, contribution_figure, contribution_frame
+
+    X = np.array([[0, 0], [1, 1], [0, 1], [1, 0]] * 5)
+    y = np.array([0, 1, 0, 1] * 5)
+    models = {"laplace": NaiveBayes("laplace").fit(X, y)}
+    note = "x" * 300
+    names = ["notes <b>", "notes <b> again"]
+    frame = contribution_frame(explain_smoothers(models, [[0, 0]], 1, 0), names, [note, note])
+    fig = contribution_figure(frame, list(models), "Row 0")
+    labels = list(fig.data[0].y)
+    assert all(len(label) <= MAX_BAR_LABEL + 20 for label in labels), labels
+    assert len(set(labels)) == len(labels) == 3  # the prior and two features, apart
+    assert labels[1].startswith("notes &lt;b&gt; = xxx") and labels[1].endswith("…")
+    assert list(fig.data[0].customdata)[1] == "notes &lt;b&gt; = " + note  # hover: whole
+    alike = contribution_frame(
+        explain_smoothers(models, [[0, 0]], 1, 0), ["n" * 70, "n" * 70 + "2"], ["a", "b"]
+    )
+    cut = list(contribution_figure(alike, list(models), "Row 0").data[0].y)
+    assert len(set(cut)) == 3 and cut[2].endswith("… (2)")

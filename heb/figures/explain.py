@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from heb.explain import Explanation, decisive_features
 from heb.figures.style import NEUTRAL_COLOR, escape, method_color, method_label, style
+from heb.text import shorten
 
 __all__ = ["MAX_FEATURE_BARS", "PRIOR_ROW", "contribution_frame", "contribution_figure"]
 
@@ -18,6 +19,9 @@ MAX_FEATURE_BARS = 15
 PRIOR_ROW = "(prior: class frequencies)"
 #: pixels of the x axis title's second line
 AXIS_TITLE_LINE = 22
+#: characters of a bar's label ("feature = value") at most, the full text in its hover: a
+#: 300-character category took the whole chart's width and squeezed the bars to a strip
+MAX_BAR_LABEL = 60
 
 
 def contribution_frame(
@@ -75,10 +79,15 @@ def contribution_figure(
     a short line), negative ones the reference class.
     """
     shown = _shown_rows(frame, models, limit)
-    labels = [
-        escape(f"{f} = {v}" if v else f)
-        for f, v in zip(shown["feature"], shown["value"], strict=True)
-    ]
+    full = [f"{f} = {v}" if v else f for f, v in zip(shown["feature"], shown["value"], strict=True)]
+    labels: list[str] = []
+    for text in full:  # cut, and kept apart: two labels alike once cut would share a row
+        label, copy = shorten(text, MAX_BAR_LABEL), 1
+        while label in labels:
+            copy += 1
+            label = f"{shorten(text, MAX_BAR_LABEL)} ({copy})"
+        labels.append(label)
+    labels = [escape(label) for label in labels]
     fig = go.Figure()
     for name in models:
         label = escape(method_label(name))
@@ -86,10 +95,11 @@ def contribution_figure(
             go.Bar(
                 x=shown[name],
                 y=labels,
+                customdata=[escape(text) for text in full],
                 orientation="h",
                 name=label,
                 marker={"color": method_color(name)},
-                hovertemplate=f"{label}<br>%{{y}}<br>%{{x:+.3f}} nats<extra></extra>",
+                hovertemplate=f"{label}<br>%{{customdata}}<br>%{{x:+.3f}} nats<extra></extra>",
             )
         )
     fig.add_vline(x=0, line={"color": NEUTRAL_COLOR, "width": 1})
