@@ -23,8 +23,8 @@ def test_a_share_column_has_the_same_decimals_in_every_row():
 
 
 def test_whole_numbers_stored_as_floats_are_counts_without_decimals():
-    frame = pd.DataFrame({"rows": [1200.0, 35.0], "predicted": [0.0, 1.0]})
-    assert _cells(frame) == [["1,200", "0"], ["35", "1"]]
+    frame = pd.DataFrame({"rows": [1200.0, 35.0], "predicted": [0.0, 3.0]})
+    assert _cells(frame) == [["1,200", "0"], ["35", "3"]]
 
 
 def test_large_values_keep_one_decimal_and_missing_ones_are_a_dash():

@@ -90,3 +90,17 @@ def test_a_long_category_is_cut_in_the_explain_figure_and_whole_in_its_hover():
     )
     cut = list(contribution_figure(alike, list(models), "Row 0").data[0].y)
     assert len(set(cut)) == 3 and cut[2].endswith("… (2)")
+
+
+# ------------------------------------------------- the HTML report's per-class table
+def test_the_reports_per_class_table_keeps_decimals_for_a_recall_of_0_and_1():
+    """A method predicting 'stay' for every row: the report's recall column read 0 / 0 / 1
+    beside precision's 0.000 / 0.000 / 0.849, and its counts 2628 where the app says
+    2,628."""
+    from heb.evaluate.report import _table
+    from heb.figures.diagnostics import confusion_scores
+
+    matrix = np.array([[0, 0, 2628], [0, 0, 387], [0, 0, 16985]])
+    table = _table(confusion_scores(matrix, ["churn", "fraud", "stay"]))
+    assert "<td>stay</td><td>16,985</td><td>20,000</td><td>0.849</td><td>1.000</td>" in table
+    assert "<td>churn</td><td>2,628</td><td>0</td><td>0.000</td><td>0.000</td>" in table

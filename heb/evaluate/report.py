@@ -66,14 +66,21 @@ CELL_DECIMALS = 3
 
 def _column_cells(values: pd.Series) -> list[str]:
     """One column's cells as text: a float column with fixed decimals for the whole column
-    (:data:`CELL_DECIMALS` below 100 in size, one above; none where every value is whole,
-    e.g. counts), so a column reads 1.000 / 0.941 / 0.050 rather than 1 / 0.9412 / 0.05;
-    anything else as its text; a missing or infinite number as an em dash."""
+    (:data:`CELL_DECIMALS` below 100 in size, one above; none where every value is whole
+    and one exceeds 1, e.g. counts), so a column reads 1.000 / 0.941 / 0.050 rather than
+    1 / 0.9412 / 0.05; whole numbers with thousands separators, as the app shows them;
+    anything else as its text; a missing or infinite number as an em dash.
+
+    A share column of only 0 and 1 (the recall of a method predicting one class for every
+    row) keeps its decimals: it read 0 / 0 / 1 beside precision's 0.000 / 0.000 / 0.849."""
+    if pd.api.types.is_integer_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        return [f"{value:,}" for value in values]
     if not pd.api.types.is_float_dtype(values):
         return [str(value) for value in values]
     numbers = values.to_numpy(dtype=np.float64)
     finite = numbers[np.isfinite(numbers)]
-    if finite.size and np.all(finite == np.round(finite)):
+    whole = finite.size and np.all(finite == np.round(finite))
+    if whole and np.abs(finite).max() > 1:
         decimals = 0
     elif finite.size and np.abs(finite).max() >= 100:
         decimals = 1
