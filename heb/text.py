@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["and_list", "first_sentence", "shorten"]
+__all__ = ["and_list", "first_sentence", "short_labels", "shorten"]
 
 
 def and_list(items: Sequence[str]) -> str:
@@ -24,3 +24,16 @@ def first_sentence(error: BaseException) -> str:
     text = str(error).strip() or type(error).__name__
     head, dot, _ = text.partition(". ")
     return head + "." if dot else text
+
+
+def short_labels(texts: Sequence[str], limit: int) -> list[str]:
+    """Each of ``texts`` cut by :func:`shorten`, the cut ones kept apart by " (2)", " (3)"...
+    (a figure's category axis would draw two labels alike as one row of bars)."""
+    labels: list[str] = []
+    for text in texts:
+        label, copy = shorten(text, limit), 1
+        while label in labels:
+            copy += 1
+            label = f"{shorten(text, limit)} ({copy})"
+        labels.append(label)
+    return labels

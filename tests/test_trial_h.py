@@ -104,3 +104,22 @@ def test_the_reports_per_class_table_keeps_decimals_for_a_recall_of_0_and_1():
     table = _table(confusion_scores(matrix, ["churn", "fraud", "stay"]))
     assert "<td>stay</td><td>16,985</td><td>20,000</td><td>0.849</td><td>1.000</td>" in table
     assert "<td>churn</td><td>2,628</td><td>0</td><td>0.000</td><td>0.000</td>" in table
+
+
+# ------------------------------------------- Dataset: one feature's counts, a long category
+def test_a_long_category_is_cut_under_the_feature_counts_bars_and_whole_in_its_hover():
+    """'One feature under the lens' on a comment column: the 300-character category,
+    turned under the axis, took the figure's 420 px and left the bars about 30 px."""
+    from heb.figures import feature_counts_figure
+    from heb.figures.dataset import MAX_CATEGORY_LABEL
+
+    long = "x" * 300
+    counts = pd.DataFrame(
+        {"category": [long, long + "y", "fine"], "0": [1441, 10, 1373], "1": [258, 1, 249]}
+    )
+    counts["total"] = counts["0"] + counts["1"]
+    fig = feature_counts_figure(counts, "notes")
+    labels = list(fig.data[0].x)
+    assert all(len(label) <= MAX_CATEGORY_LABEL + 4 for label in labels), labels
+    assert len(set(labels)) == 3 and labels[-1] == "fine"
+    assert list(fig.data[0].customdata)[0] == long  # the hover names the whole category

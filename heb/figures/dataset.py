@@ -17,8 +17,10 @@ from heb.figures.style import (
     escape_all,
     style,
 )
+from heb.text import short_labels
 
 __all__ = [
+    "MAX_CATEGORY_LABEL",
     "MAX_CLASS_SERIES",
     "class_balance_figure",
     "feature_counts_figure",
@@ -67,6 +69,10 @@ def class_series(counts: pd.DataFrame) -> tuple[list[str], list[str]]:
     return own, rest
 
 
+#: characters of a category's label under the bars at most
+MAX_CATEGORY_LABEL = 30
+
+
 def feature_counts_figure(
     counts: pd.DataFrame, feature_name: str, top_categories: int = 30
 ) -> go.Figure:
@@ -92,16 +98,21 @@ def feature_counts_figure(
     n_categories = len(counts)
     shown = counts.nlargest(top_categories, "total") if n_categories > top_categories else counts
     own, rest = class_series(counts)
-    x = escape_all(shown["category"])
+    # long categories are cut on the axis (a 300-character comment, turned, took the whole
+    # 420 px and left the bars 30 px), whole in the hover
+    full = [str(value) for value in shown["category"]]
+    x = escape_all(short_labels(full, MAX_CATEGORY_LABEL))
+    whole = escape_all(full)
     fig = go.Figure()
     for index, name in enumerate(own):
         fig.add_trace(
             go.Bar(
                 x=x,
                 y=shown[name],
+                customdata=whole,
                 name=escape(name),
                 marker_color=CLASS_PALETTE[index % len(CLASS_PALETTE)],
-                hovertemplate="%{x}: %{y:,} rows<extra>" + escape(name) + "</extra>",
+                hovertemplate="%{customdata}: %{y:,} rows<extra>" + escape(name) + "</extra>",
             )
         )
     if rest:
@@ -109,9 +120,10 @@ def feature_counts_figure(
             go.Bar(
                 x=x,
                 y=shown[rest].sum(axis=1),
+                customdata=whole,
                 name=f"{len(rest)} other classes",
                 marker_color=NEUTRAL_COLOR,
-                hovertemplate="%{x}: %{y:,} rows<extra>other classes</extra>",
+                hovertemplate="%{customdata}: %{y:,} rows<extra>other classes</extra>",
             )
         )
     # the legend lists the traces in order (a stack's would read bottom-up), as the table

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from heb.explain import Explanation, decisive_features
 from heb.figures.style import NEUTRAL_COLOR, escape, method_color, method_label, style
-from heb.text import shorten
+from heb.text import short_labels
 
 __all__ = ["MAX_FEATURE_BARS", "PRIOR_ROW", "contribution_frame", "contribution_figure"]
 
@@ -80,14 +80,7 @@ def contribution_figure(
     """
     shown = _shown_rows(frame, models, limit)
     full = [f"{f} = {v}" if v else f for f, v in zip(shown["feature"], shown["value"], strict=True)]
-    labels: list[str] = []
-    for text in full:  # cut, and kept apart: two labels alike once cut would share a row
-        label, copy = shorten(text, MAX_BAR_LABEL), 1
-        while label in labels:
-            copy += 1
-            label = f"{shorten(text, MAX_BAR_LABEL)} ({copy})"
-        labels.append(label)
-    labels = [escape(label) for label in labels]
+    labels = [escape(label) for label in short_labels(full, MAX_BAR_LABEL)]
     fig = go.Figure()
     for name in models:
         label = escape(method_label(name))
