@@ -581,9 +581,12 @@ def _collect(
         said_target = f", target {str(dataset.target)!r}" if _is_file_spec(spec) else ""
         n_rows, cap = len(dataset.X), settings.get("max_rows") or 0
         subsample = f" ({cap:,} evaluated, --max-rows)" if cap and n_rows > cap else ""
+        # the features counted, as the app's: a column empty in every row is left out
+        features = int(dataset.X.notna().any().sum())
         report(
             f"[{index + 1}/{len(specs)}] {dataset.name}: {n_rows:,} rows{subsample}, "
-            f"{dataset.X.shape[1]} features{said_target}, {time.perf_counter() - started:.1f} s"
+            f"{features} feature{'' if features == 1 else 's'}{said_target}, "
+            f"{time.perf_counter() - started:.1f} s"
         )
         for note in notes:  # fewer folds than asked, ... (the subsample is said above)
             report(f"  {dataset.name}: {note}")

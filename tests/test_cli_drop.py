@@ -58,7 +58,7 @@ def test_the_features_said_are_those_left(tmp_path, capsys):
     data = _shop(tmp_path)
     code, _ = _bench(tmp_path, data, "--drop", "customer_id", "--drop", "leak,a")
     assert code == 0
-    assert f"shop: {ROWS} rows, 1 features, target 'y'" in capsys.readouterr().err
+    assert f"shop: {ROWS} rows, 1 feature, target 'y'" in capsys.readouterr().err
 
 
 def test_a_cached_run_is_not_served_for_another_drop(tmp_path):

@@ -111,11 +111,11 @@ def test_the_subsample_is_said_once_on_the_progress_line_only_when_rows_are_cut(
     args = ["bench", data, "--tables", "1", "--folds", "2", "--no-figures", "--no-cache"]
     assert main([*args, "--max-rows", "200", "-o", str(tmp_path / "cut")]) == 0
     err = capsys.readouterr().err
-    assert "small: 300 rows (200 evaluated, --max-rows), 1 features" in err
+    assert "small: 300 rows (200 evaluated, --max-rows), 1 feature" in err
     assert "Used a stratified subsample" not in err
     assert main([*args, "--max-rows", "300", "-o", str(tmp_path / "whole")]) == 0
     err = capsys.readouterr().err
-    assert "small: 300 rows, 1 features" in err and "evaluated" not in err
+    assert "small: 300 rows, 1 feature" in err and "evaluated" not in err
 
 
 def test_a_note_of_several_runs_is_said_once(tmp_path, capsys):

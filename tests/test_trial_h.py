@@ -123,3 +123,28 @@ def test_a_long_category_is_cut_under_the_feature_counts_bars_and_whole_in_its_h
     assert all(len(label) <= MAX_CATEGORY_LABEL + 4 for label in labels), labels
     assert len(set(labels)) == 3 and labels[-1] == "fine"
     assert list(fig.data[0].customdata)[0] == long  # the hover names the whole category
+
+
+# ------------------------------------------------- the CLI's progress line, features
+def test_the_cli_counts_the_features_the_app_counts(tmp_path, monkeypatch, capsys):
+    """``heb bench`` on the churn file said "11 features" right after its note that the
+    empty column 'all_missing' is left out; the Dataset page says 10."""
+    from heb.cli import main
+
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "plan": rng.choice(list("abc"), 200),
+            "empty": [np.nan] * 200,
+            "churned": rng.choice(["yes", "no"], 200),
+        }
+    )
+    frame.to_csv(tmp_path / "churn.csv", index=False)
+    code = main(
+        ["bench", str(tmp_path / "churn.csv"), "--methods", "laplace", "--folds", "3"]
+        + ["-o", str(tmp_path / "out"), "--no-figures"]
+    )
+    err = capsys.readouterr().err
+    assert code == 0 and "'empty' is empty in every row and will be left out" in err
+    assert "churn: 200 rows, 1 feature, target 'churned'" in err
