@@ -396,6 +396,8 @@ class WorkingData:
         Each row's place among the loaded table's data rows (0 = the first), ascending:
         the row numbers a user sees (and the out-of-fold CSV's), which skip the rows
         without a target and those outside the subsample.
+    missing_share : Series or None
+        Per column, its share of missing values among these rows (before imputation).
     """
 
     codes: np.ndarray
@@ -407,6 +409,7 @@ class WorkingData:
     key: str
     n_rows_total: int
     table_rows: np.ndarray
+    missing_share: pd.Series | None = None
 
     @property
     def n_classes(self) -> int:
@@ -431,6 +434,7 @@ def _working(key: str, _dataset: Dataset, n_bins: int, missing: str, max_rows: i
         key=key,
         n_rows_total=len(_dataset.X),
         table_rows=np.arange(len(y)) if table_rows is None else np.asarray(table_rows),
+        missing_share=X.isna().mean(),
     )
 
 

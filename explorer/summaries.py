@@ -259,8 +259,12 @@ def feature_table(dataset: Dataset, work: WorkingData) -> pd.DataFrame:
     The chance level is the plug-in MI's exact expectation with the labels shuffled
     (:func:`heb.expected_mi.expected_mutual_information`): an ID column with a category
     per few rows scores high by chance alone, one with a category per row H(Y).
+
+    The missing share is that of the rows counted, as K_f and the MI are (a subsample's
+    rows of a large table; every row's share was shown beside the subsample's counts).
     """
-    missing = dataset.X.isna().mean()
+    missing = getattr(work, "missing_share", None)
+    missing = dataset.X.isna().mean() if missing is None else missing
     mi = mutual_information(work.table)
     chance = expected_mutual_information(work.table)
     return pd.DataFrame(

@@ -148,3 +148,24 @@ def test_the_cli_counts_the_features_the_app_counts(tmp_path, monkeypatch, capsy
     err = capsys.readouterr().err
     assert code == 0 and "'empty' is empty in every row and will be left out" in err
     assert "churn: 200 rows, 1 feature, target 'churned'" in err
+
+
+# ------------------------------------------------- Dataset: missing share of the rows counted
+def test_the_feature_tables_missing_share_is_that_of_the_rows_counted():
+    """A 50,000-row churn file in its 20,000-row subsample: K_f and the MI were the
+    subsample's, the missing share every row's (age: 10.05 % shown, 10.08 % counted)."""
+    from explorer import loading, summaries
+    from heb.evaluate.folds import evaluated_subsample
+
+    rng = np.random.default_rng(3)
+    n = 400
+    age = rng.integers(18, 90, n).astype(float)
+    age[rng.random(n) < 0.3] = np.nan
+    frame = pd.DataFrame({"age": age, "churned": rng.choice(["stay", "churn"], n, p=[0.8, 0.2])})
+    dataset = load_upload(frame.to_csv(index=False).encode(), "churn.csv")
+    work = loading._working("trial-h-missing", dataset, 10, "impute", 100)
+    kept = evaluated_subsample(dataset, 100)
+    counted = float(dataset.X.iloc[kept]["age"].isna().mean())
+    assert counted != float(dataset.X["age"].isna().mean())  # the case: they differ
+    table = summaries.feature_table(dataset, work)
+    assert table.loc[table["feature"] == "age", "missing share"].item() == counted
