@@ -169,3 +169,19 @@ def test_the_feature_tables_missing_share_is_that_of_the_rows_counted():
     assert counted != float(dataset.X["age"].isna().mean())  # the case: they differ
     table = summaries.feature_table(dataset, work)
     assert table.loc[table["feature"] == "age", "missing share"].item() == counted
+
+
+# ------------------------------------------------- Concentrations: a long column name
+def test_a_long_feature_name_is_cut_under_the_concentration_heatmap():
+    """A 250-character column name ('customer segment as recorded by ...'): plotly hid
+    its label under the heatmap, so its column of cells had no name at all."""
+    from heb.figures.concentrations import MAX_TICK_LABEL, concentration_heatmap
+    from tests.test_figures import diagnostics
+
+    long = "customer segment as recorded by the regional sales office " * 4
+    names = ["**bold** <b>y</b>", long, "amount"]
+    fig = concentration_heatmap(diagnostics(2, 3), names, ["ok", "late"])
+    ticks = list(fig.layout.xaxis.ticktext)
+    assert ticks[0] == "**bold** &lt;b&gt;y&lt;/b&gt;" and ticks[2] == "amount"
+    assert len(ticks[1]) == MAX_TICK_LABEL and ticks[1].endswith("…")
+    assert long in {cell[1] for row in fig.data[0].customdata for cell in row}  # hover

@@ -23,9 +23,11 @@ from heb.figures.style import (
     log_axis,
     style,
 )
+from heb.text import shorten
 
 __all__ = [
     "CLAMP_STATES",
+    "MAX_TICK_LABEL",
     "PAPER_SLOPE",
     "MAX_STRIP_XS",
     "concentration_heatmap",
@@ -40,6 +42,8 @@ CLAMP_STATES = {  # state -> (legend label, colour, marker symbol)
     "low": ("clamped at m_min", CLAMP_COLORS["low"], "triangle-down"),
     "fallback": ("fallback m = K_f (N_c < N0)", CLAMP_COLORS["fallback"], "square"),
 }
+#: characters of a feature's label under the heatmap at most (its hover names it whole)
+MAX_TICK_LABEL = 30
 #: the log-log slope the paper's Figure 5 expects in each scatter (m, then rho)
 PAPER_SLOPE = (1.0, 1.0)
 
@@ -200,7 +204,9 @@ def concentration_heatmap(
     fig.update_xaxes(
         tickmode="array",
         tickvals=np.arange(n_features),
-        ticktext=escape_all(feature_names),
+        # a long name is cut (the hover has it whole): plotly hid a 250-character
+        # column's label, leaving its column of cells unnamed
+        ticktext=escape_all([shorten(str(name), MAX_TICK_LABEL) for name in feature_names]),
         title_text="feature",
         showgrid=False,
         zeroline=False,
