@@ -89,7 +89,12 @@ def test_a_long_category_is_cut_in_the_explain_figure_and_whole_in_its_hover():
         explain_smoothers(models, [[0, 0]], 1, 0), ["n" * 70, "n" * 70 + "2"], ["a", "b"]
     )
     cut = list(contribution_figure(alike, list(models), "Row 0").data[0].y)
-    assert len(set(cut)) == 3 and cut[2].endswith("… (2)")
+    assert len(set(cut)) == 3 and cut[2].endswith("… = b")  # a long name keeps its value
+    same = contribution_frame(
+        explain_smoothers(models, [[0, 0]], 1, 0), ["n" * 70, "n" * 70 + "2"], ["a", "a"]
+    )
+    cut = list(contribution_figure(same, list(models), "Row 0").data[0].y)
+    assert len(set(cut)) == 3 and cut[2].endswith("… = a (2)")  # alike once cut: apart
 
 
 # ------------------------------------------------- the HTML report's per-class table

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from heb.explain import Explanation, decisive_features
 from heb.figures.style import NEUTRAL_COLOR, escape, method_color, method_label, style
-from heb.text import short_labels
+from heb.text import short_labels, shorten
 
 __all__ = ["MAX_FEATURE_BARS", "PRIOR_ROW", "contribution_frame", "contribution_figure"]
 
@@ -20,7 +20,8 @@ PRIOR_ROW = "(prior: class frequencies)"
 #: pixels of the x axis title's second line
 AXIS_TITLE_LINE = 22
 #: characters of a bar's label ("feature = value") at most, the full text in its hover: a
-#: 300-character category took the whole chart's width and squeezed the bars to a strip
+#: 300-character category took the whole chart's width and squeezed the bars to a strip;
+#: the name and the value get half each, so a long name leaves its value in sight
 MAX_BAR_LABEL = 60
 
 
@@ -80,7 +81,12 @@ def contribution_figure(
     """
     shown = _shown_rows(frame, models, limit)
     full = [f"{f} = {v}" if v else f for f, v in zip(shown["feature"], shown["value"], strict=True)]
-    labels = [escape(label) for label in short_labels(full, MAX_BAR_LABEL)]
+    half = MAX_BAR_LABEL // 2
+    cut = [
+        f"{shorten(f, half)} = {shorten(v, half)}" if v else shorten(f, MAX_BAR_LABEL)
+        for f, v in zip(shown["feature"], shown["value"], strict=True)
+    ]
+    labels = [escape(label) for label in short_labels(cut, MAX_BAR_LABEL + 3)]
     fig = go.Figure()
     for name in models:
         label = escape(method_label(name))
