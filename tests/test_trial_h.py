@@ -190,3 +190,20 @@ def test_a_long_feature_name_is_cut_under_the_concentration_heatmap():
     assert ticks[0] == "**bold** &lt;b&gt;y&lt;/b&gt;" and ticks[2] == "amount"
     assert len(ticks[1]) == MAX_TICK_LABEL and ticks[1].endswith("…")
     assert long in {cell[1] for row in fig.data[0].customdata for cell in row}  # hover
+
+
+# ------------------------------------------------- Dataset: rows per category, a long name
+def test_a_long_feature_name_is_cut_under_the_rows_per_category_heatmap():
+    """Classes and sparsity with a 250-character column name: turned below the heatmap it
+    took the figure's height, the three class rows were 15 px each and the colour bar's
+    labels ran into one another."""
+    from heb.figures import rows_per_category_heatmap
+    from heb.figures.dataset import _MAX_LABEL_CHARS
+
+    long = "customer segment as recorded by the regional sales office " * 4
+    names = ["**bold** <b>y</b>", long, long + "!", "amount"]
+    fig = rows_per_category_heatmap(np.ones((3, 4)), names, ["late", "lost", "ok"])
+    labels = list(fig.data[0].x)
+    assert all(len(label) <= _MAX_LABEL_CHARS + 4 for label in labels[1:3]), labels
+    assert len(set(labels)) == 4 and labels[0] == "**bold** &lt;b&gt;y&lt;/b&gt;"
+    assert fig.data[0].customdata[0][1] == long  # the hover names it whole

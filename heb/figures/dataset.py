@@ -141,7 +141,7 @@ def feature_counts_figure(
 
 
 #: the rows-per-category heatmap's least plot height (pixels), and the longest feature
-#: name it makes room for below the plot (longer ones are cut by plotly's automargin)
+#: name it makes room for below the plot (longer ones are cut to it)
 _MIN_HEATMAP_PX, _MAX_LABEL_CHARS = 160, 30
 
 
@@ -161,16 +161,22 @@ def rows_per_category_heatmap(
     sparse_cell : float
         The colour scale spans 0 to 4 x this value (red below it).
     """
+    # a name longer than the room made below is cut (kept apart from the others, whole in
+    # the hover): plotly's automargin gave a 250-character name the plot's height too
+    names = [str(name) for name in feature_names]
+    whole = np.tile(np.asarray(escape_all(names), dtype=object), (len(class_names), 1))
     fig = go.Figure(
         go.Heatmap(
             z=per_cell,
-            x=escape_all(feature_names),
+            x=escape_all(short_labels(names, _MAX_LABEL_CHARS)),
             y=escape_all(class_names),
+            customdata=whole,
             zmin=0,
             zmax=4 * sparse_cell,
             colorscale="RdYlBu",
             colorbar={"title": {"text": "N_c / K_f", "side": "top"}, "ypad": 20},
-            hovertemplate="feature %{x}<br>class %{y}<br>rows per category %{z:.2f}<extra></extra>",
+            hovertemplate="feature %{customdata}<br>class %{y}<br>"
+            "rows per category %{z:.2f}<extra></extra>",
         )
     )
     fig.update_xaxes(title_text="feature", type="category")
