@@ -207,3 +207,17 @@ def test_a_long_feature_name_is_cut_under_the_rows_per_category_heatmap():
     assert all(len(label) <= _MAX_LABEL_CHARS + 4 for label in labels[1:3]), labels
     assert len(set(labels)) == 4 and labels[0] == "**bold** &lt;b&gt;y&lt;/b&gt;"
     assert fig.data[0].customdata[0][1] == long  # the hover names it whole
+
+
+# ------------------------------------------------- a tab-separated file's decimal commas
+def test_the_decimal_comma_note_names_a_tab_separated_file_as_such():
+    """A TSV export with decimal commas ('55,03'): the note said "which in a
+    comma-separated file may be a decimal or a thousands separator"."""
+    data = b"spend\tlabel\n" + b"55,03\tyes\n12,5\tno\n" * 10
+    (note,) = [n for n in load_upload(data, "t.tsv").notes if "written with a comma" in n]
+    assert "which in a tab-separated file may be" in note
+    (note,) = [n for n in load_upload(data.replace(b"\t", b"|"), "t.txt").notes if "comma" in n]
+    assert "which in a pipe-separated file may be" in note
+    comma = b'spend,label\n"55,03",yes\n"12,5",no\n'
+    (note,) = [n for n in load_upload(comma, "c.csv").notes if "written with a comma" in n]
+    assert "which in a comma-separated file may be" in note

@@ -280,7 +280,8 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
             "cells are treated as missing values."
         )
     codes = {frame.columns[i] for i in codes}
-    return tidy_text_columns(frame, notes, decimal_comma=delimiter == ";", codes=codes)
+    kind = {"\t": "tab-separated", "|": "pipe-separated"}.get(delimiter, "comma-separated")
+    return tidy_text_columns(frame, notes, decimal_comma=delimiter == ";", codes=codes, kind=kind)
 
 
 # ---- entry points

@@ -106,13 +106,19 @@ def leading_zero_codes(
 
 
 def tidy_text_columns(
-    frame: pd.DataFrame, notes: list[str], decimal_comma: bool = False, codes=frozenset()
+    frame: pd.DataFrame,
+    notes: list[str],
+    decimal_comma: bool = False,
+    codes=frozenset(),
+    kind: str = "comma-separated",
 ) -> pd.DataFrame:
     """Strip text cells and report columns mixing numbers and text (kept as categorical).
 
     With ``decimal_comma`` (semicolon-separated files), a column whose every value is a
     number written with a decimal comma (``12,5``) becomes numeric, except the ``codes``
-    (:func:`leading_zero_codes`), whose digits would pass for such numbers.
+    (:func:`leading_zero_codes`), whose digits would pass for such numbers. Otherwise such
+    a column stays categorical, with a note naming the file's ``kind`` (a tab-separated
+    file's note said "in a comma-separated file").
     """
     mixed = []
     comma_columns = []
@@ -149,7 +155,7 @@ def tidy_text_columns(
         column, example = comma_columns[0]
         notes.append(
             f"Column {quote(column)} holds numbers written with a comma such as {quote(example)}, "
-            "which in a comma-separated file may be a decimal or a thousands separator, so it "
+            f"which in a {kind} file may be a decimal or a thousands separator, so it "
             "is treated as categorical; save the file with decimal points to read them as numbers."
         )
     return frame
