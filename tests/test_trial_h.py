@@ -22,7 +22,7 @@ def _semicolon_export(rows: int = 60) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def test_a_semicolon_file_with_quoted_line_ends_and_decimal_commas_is_read():
+def test_case_semicolon_export_quoted_line_ends():
     """A quoted value holding a line end cut its row in two for the delimiter sniffer, so
     the decimal comma (one in every row) looked more consistent than ``;`` and the file
     was refused: "Line 2 of the file has more values than the header's 1"."""
