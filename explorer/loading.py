@@ -398,6 +398,9 @@ class WorkingData:
         without a target and those outside the subsample.
     missing_share : Series or None
         Per column, its share of missing values among these rows (before imputation).
+    last_table_row : int or None
+        The number of the table's last row with a target, subsample or not (None: the
+        last of ``table_rows``): the Explain page's row box takes any number up to it.
     """
 
     codes: np.ndarray
@@ -410,6 +413,7 @@ class WorkingData:
     n_rows_total: int
     table_rows: np.ndarray
     missing_share: pd.Series | None = None
+    last_table_row: int | None = None
 
     @property
     def n_classes(self) -> int:
@@ -435,7 +439,19 @@ def _working(key: str, _dataset: Dataset, n_bins: int, missing: str, max_rows: i
         n_rows_total=len(_dataset.X),
         table_rows=np.arange(len(y)) if table_rows is None else np.asarray(table_rows),
         missing_share=X.isna().mean(),
+        last_table_row=last_row_with_target(_dataset),
     )
+
+
+def last_table_row_of(work: WorkingData) -> int:
+    """The number of the table's last row with a target (see ``WorkingData``)."""
+    return int(work.table_rows[-1]) if work.last_table_row is None else work.last_table_row
+
+
+def last_row_with_target(dataset: Dataset) -> int:
+    """The place among the loaded table's data rows of the dataset's last row."""
+    rows = dataset.source_rows
+    return len(dataset.X) - 1 if rows is None or not len(rows) else int(rows[-1])
 
 
 def current_codes(dataset: Dataset | None = None) -> WorkingData:

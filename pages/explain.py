@@ -54,7 +54,9 @@ def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> tuple[int, int]:
     """The row to explain: its number in the table (the out-of-fold CSV's ``row``), which
     the visitor types, and its index among the working rows."""
     table_rows = work.table_rows
-    n_rows, last = table_rows.size, int(table_rows[-1])
+    # every row of the table can be asked for, a row outside the subsample too (it is
+    # said so below): "There is no row 49,999" was refused of a 50,000-row file
+    n_rows, last = table_rows.size, loading.last_table_row_of(work)
     row_args = state.page_setting("explain_row", int(table_rows[0]))
     if not 0 <= st.session_state["explain_row"] <= last:  # a link or another dataset's row
         st.session_state["explain_row"] = st.session_state[row_args["key"]] = int(table_rows[0])
@@ -85,13 +87,16 @@ def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> tuple[int, int]:
         "the same class. The models are fitted on every row (this one included)."
     )
     asked = int(st.session_state["explain_row"])
-    index = min(int(np.searchsorted(table_rows, asked)), n_rows - 1)
+    index = int(np.searchsorted(table_rows, asked))
+    after = index == n_rows  # past the last row used: the last one is shown
+    index = min(index, n_rows - 1)
     if int(table_rows[index]) != asked:
         shown = int(table_rows[index])
         show_info(
             f"Row {asked:,} of the table is not among the {n_rows:,} rows used here (rows "
             "without a target are left out, and so are those outside the stratified "
-            f"subsample of a larger table); showing row {shown:,}, the next one that is."
+            f"subsample of a larger table); showing row {shown:,}, the "
+            f"{'last' if after else 'next'} one that is."
         )
     return int(table_rows[index]), index
 

@@ -633,3 +633,47 @@ def test_compares_long_choice_rows_wrap_on_a_narrow_screen():
     groups = {group.proto.label: group.proto for group in at.get("button_group")}
     assert len(groups["m-estimate's m"].options) >= 8
     assert groups["m-estimate's m"].wrap and groups["Bins for numbers"].wrap
+
+
+def test_explain_takes_a_row_outside_the_subsample_and_says_which_row_it_shows():
+    """A 50,000-row file subsampled to 20,000: the box's bound was the subsample's last
+    row, and the file's last row, left out of the subsample, was refused with "There is
+    no row"; it is now explained by the last row used, and said so."""
+    from explorer import loading
+    from heb import data as hdata
+    from heb.evaluate.folds import evaluated_rows
+
+    rng = np.random.default_rng(3)
+    n = 30_000
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "label": rng.choice(["yes", "no"], n),
+        }
+    )
+    # a class of two rows keeps one in the subsample: here row 3,000, not the last row
+    frame.loc[[3_000, n - 1], "label"] = "rare"
+    payload = frame.to_csv(index=False).encode()
+    rows = evaluated_rows(hdata.load_upload(payload, "big.csv"), 20_000)
+    assert rows.size == 20_000 and rows[-1] == n - 2  # the file's last row is left out
+    assert loading.last_row_with_target(hdata.load_upload(payload, "big.csv")) == n - 1
+    at = open_page()
+    uploader(at).upload("big.csv", payload, "text/csv").run()
+    at.switch_page("pages/explain.py").run()
+    assert_clean(at)
+    box = at.number_input(key="w_explain_row")
+    assert f"Row of the table (0 to {n - 1:,})" in box.label
+    box.set_value(n - 1).run()
+    assert not at.error
+    assert at.session_state["explain_row"] == n - 1
+    said = [unescape(i.value) for i in at.info]
+    assert any(
+        f"Row {n - 1:,} of the table is not among the 20,000 rows used here" in line
+        and f"showing row {n - 2:,}, the last one that is." in line
+        for line in said
+    ), said
+    missing = int(np.setdiff1d(np.arange(n - 1), rows)[0])
+    at.number_input(key="w_explain_row").set_value(missing).run()
+    following = int(rows[np.searchsorted(rows, missing)])
+    said = [unescape(i.value) for i in at.info]
+    assert any(f"showing row {following:,}, the next one that is." in line for line in said)
