@@ -1,0 +1,506 @@
+"""Session 34's mutation round on the lesson math (:mod:`heb.lessons`): each test kills
+a hand-made mutant the lesson tests let live, on numbers worked out by hand (the toy
+spam corpus's counts, the Dirichlet posterior mean, Theorem 2's vertex bias)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.lessons import calibrators, common, dirichlet, evidence, high_cardinality, paired_noise
+from heb.lessons import hierarchy as hier
+from heb.lessons import zero_counts as zero
+
+# the toy corpus's class totals: spam 30+18+25+22+20+2+1+0+3+15, ham 4+0+6+3+5+28+35+14+22+0
+SPAM, HAM = 136, 117
+
+
+# ---------------------------------------------------------------- lesson 1: zero counts
+
+
+def test_unsmoothed_word_probabilities_are_each_classs_counts_over_its_total():
+    theta, log_prior = zero.word_probabilities(zero.toy_spam(), 0.0)
+    assert theta[0, 0] == pytest.approx(30 / SPAM)  # "free" in spam
+    assert theta[1, 6] == pytest.approx(35 / HAM)  # "project" in ham
+    assert theta[1, 9] == 0.0 and theta[0, 7] == 0.0  # the two zeros stay zeros
+    assert theta.sum(axis=1) == pytest.approx([1.0, 1.0])
+    # log (N_c + 1) / (S + C): 40 and 60 e-mails
+    assert log_prior == pytest.approx(np.log([41 / 102, 61 / 102]))
+
+
+def test_laplace_word_probabilities_add_one_to_every_count():
+    theta, _ = zero.word_probabilities(zero.toy_spam(), 1.0)
+    assert theta[0, 0] == pytest.approx(31 / (SPAM + 10))
+    assert theta[1, 9] == pytest.approx(1 / (HAM + 10))
+
+
+def test_one_vetoed_class_leaves_the_other_certain():
+    """The word "unsubscribe" never occurs in ham: ham is vetoed, spam takes all the posterior."""
+    scored = zero.score_message(zero.toy_spam(), ["unsubscribe"], 0.0)
+    assert scored["vetoed"].tolist() == [False, True]
+    assert scored["posterior"] == pytest.approx([1.0, 0.0])
+    assert scored["log_score"][1] == 0.0  # a vetoed class's entry holds 0.0
+    assert scored["log_score"][0] == pytest.approx(np.log(41 / 102) + np.log(15 / SPAM))
+
+
+def test_the_direct_product_is_the_prior_times_the_factors_per_copy():
+    message = ["free", "meeting"]
+    curve = zero.underflow_curve(zero.toy_spam(), message, 1.0, max_copies=3)
+    assert curve["n_words"].tolist() == [2, 4, 6]
+    spam = 41 / 102 * (31 / 146) * (3 / 146)
+    ham = 61 / 102 * (5 / 127) * (29 / 127)
+    assert curve["direct"][:, 0] == pytest.approx([spam, ham], rel=1e-12)
+    assert curve["direct"][0, 2] == pytest.approx(41 / 102 * ((31 / 146) * (3 / 146)) ** 3)
+    assert curve["log10_likelihood"][:, 0] == pytest.approx(np.log10([spam, ham]))
+    assert curve["direct_posterior"][:, 0] == pytest.approx([spam, ham] / np.sum([spam, ham]))
+
+
+def test_every_class_vetoed_has_no_direct_answer_either():
+    """The message "unsubscribe agenda" unsmoothed: both products are exactly 0 (vetoes, not
+    underflow), the direct posterior is 0 / 0 with a uniform placeholder."""
+    curve = zero.underflow_curve(zero.toy_spam(), ["unsubscribe", "agenda"], 0.0, max_copies=2)
+    assert curve["vetoed"].all() and curve["posterior"] is None
+    assert not curve["direct_defined"].any()
+    assert (curve["direct_posterior"] == 0.5).all()
+    assert not curve["underflow"].any()  # a veto is not an underflow
+    assert zero.direct_summary(curve, zero.toy_spam(), 0).startswith("0 / 0")
+
+
+def test_the_curve_runs_to_max_copies_and_needs_one():
+    curve = zero.underflow_curve(zero.toy_spam(), ["free"], 1.0, max_copies=250)
+    assert curve["n_words"][-1] == 250 and curve["direct"].shape == (2, 250)
+    with pytest.raises(ValueError, match="at least once"):
+        zero.underflow_curve(zero.toy_spam(), ["free"], 1.0, max_copies=0)
+    with pytest.raises(ValueError, match="empty"):
+        zero.score_message(zero.toy_spam(), [], 1.0)
+
+
+# ---------------------------------------------------------------- common
+
+
+def test_common_formats_and_the_posterior_mean():
+    assert common.format_m(1000) == "1,000"
+    assert common.format_m(999) == "999"
+    assert common.format_decimals(0.005, 3) == "0.0050"  # below 0.01: two figures
+    assert common.format_decimals(0.01, 3) == "0.010"
+    # (n + m t) / (N + m): counts (3, 1), t = (1/2, 1/2), m = 2
+    assert common.dirichlet_posterior_mean([3, 1], [0.5, 0.5], 2.0) == pytest.approx([4 / 6, 2 / 6])
+    assert common.dirichlet_posterior_mean([3, 1], [0.9, 0.1], 6.0) == pytest.approx(
+        [(3 + 5.4) / 10, (1 + 0.6) / 10]
+    )
+    # no counts: the prior mean for m > 0, uniform for m = 0
+    assert common.dirichlet_posterior_mean([0, 0], [0.9, 0.1], 0.0) == pytest.approx([0.5, 0.5])
+    assert common.dirichlet_posterior_mean([0, 0], [0.9, 0.1], 1.0) == pytest.approx([0.9, 0.1])
+    with pytest.raises(ValueError, match="negative"):
+        common.dirichlet_posterior_mean([1, 1], [0.5, 0.5], -0.5)
+
+
+# ---------------------------------------------------------------- lesson 2: Dirichlet
+
+
+def test_the_prior_share_and_the_view_by_hand():
+    assert dirichlet.prior_weight(10, 90, 1.0) == pytest.approx(0.1)
+    view = dirichlet.dirichlet_view(np.array([0.5, 0.5]), np.array([3.0, 1.0]), 1.0)
+    assert view["estimate"] == pytest.approx([4 / 6, 2 / 6])  # Laplace: (n + 1) / (N + 2)
+    assert view["prior_share"] == pytest.approx(2 / 6)
+    assert view["l1"] == pytest.approx(1 / 3)
+
+
+def test_the_exact_bias_is_the_prior_share_times_the_l1_to_uniform():
+    p = np.array([0.7, 0.2, 0.1])
+    sweep = dirichlet.alpha_sweep(p, 10, np.array([1.0]), reps=5)
+    # K alpha / (N + K alpha) * ||1/K - p*||_1 = 3/13 * (0.3667 + 0.1333 + 0.2333)
+    assert sweep["bias_l1"][0] == pytest.approx(3 / 13 * (11 / 15))
+
+
+def test_the_largest_bias_is_2_alpha_k_minus_1_over_n_plus_k_alpha():
+    assert dirichlet.max_bias_l1(2, 5, 1.0) == pytest.approx(2 / 7)
+    assert dirichlet.max_bias_l1(50, 50, 0.1) == pytest.approx(2 * 0.1 * 49 / 55)
+
+
+def test_a_share_above_99_percent_keeps_its_decimal():
+    assert dirichlet.format_share(0.992) == "99.2%"
+    assert dirichlet.format_share(0.995) == "99.5%"
+    assert dirichlet.format_share(0.99) == "99%"
+
+
+def test_the_example_needs_two_categories_and_sorts_largest_first():
+    with pytest.raises(ValueError, match="K = 2"):
+        dirichlet.dirichlet_example(1, 5)
+    p_true, counts = dirichlet.dirichlet_example(8, 30, "flat", seed=3)
+    assert (np.diff(p_true) <= 0).all() and counts.sum() == 30
+    assert dirichlet.TRUTH_CONCENTRATION == {"sparse": 0.3, "flat": 5.0}  # as documented
+
+
+# ---------------------------------------------------------------- calibrators
+
+
+class _Fixed:
+    """A fitted model whose posteriors are given."""
+
+    classes_ = np.array([0, 1])
+
+    def __init__(self, proba):
+        self.proba = np.asarray(proba, dtype=float)
+
+    def predict_log_proba(self, X):
+        return np.log(self.proba)
+
+
+def test_the_log_odds_view_is_log_p1_minus_log_p0():
+    view = calibrators.LogOddsView(_Fixed([[0.8, 0.2], [0.25, 0.75]]))
+    assert view.decision_function(None) == pytest.approx([np.log(0.25), np.log(3.0)])
+
+
+def test_temperature_two_takes_the_square_root_of_the_odds():
+    scaled = calibrators.temperature_scale(np.log([[0.8, 0.2]]), 2.0)
+    assert scaled[0] == pytest.approx([2 / 3, 1 / 3])  # odds 4 -> 2
+    with pytest.raises(ValueError, match="positive"):
+        calibrators.temperature_scale(np.log([[0.8, 0.2]]), 0.0)
+
+
+def test_an_under_confident_model_is_sharpened_below_t_1():
+    """Every row 0.6 / 0.4 and class 0 on 90 rows of 100: the best posterior is 0.9, odds
+    1.5^(1/T) = 9, so T = log 1.5 / log 9 (T < 1 sharpens)."""
+    y = np.repeat([0, 1], [90, 10])
+    t = calibrators.fit_temperature(np.log(np.tile([0.6, 0.4], (100, 1))), y)
+    assert t == pytest.approx(np.log(1.5) / np.log(9), rel=1e-5)
+
+
+# ---------------------------------------------------------------- paired noise
+
+
+def test_the_noise_threshold_is_two_standard_errors_exactly():
+    assert paired_noise.NOISE_SE == 2.0
+    assert paired_noise.difference_kind(0.199, 0.1) == "noise"
+    assert paired_noise.difference_kind(0.201, 0.1) == "higher"
+    # beyond noise and exactly at the negligible size: no longer negligible
+    assert paired_noise.difference_kind(1e-3, 1e-4, negligible=1e-3) == "higher"
+
+
+def test_a_small_difference_is_written_in_plain_decimals():
+    """7e-05 was printed in scientific notation ("a gap of 7e-05 (standard error ...)")
+    by the ".2g" format between 5e-5 and 1e-4 (a held-out verdict's standard error)."""
+    assert paired_noise.format_small(7e-5) == "under 0.0001"
+    assert paired_noise.format_small(-9.5e-5) == "under 0.0001"
+    assert paired_noise.format_small(1e-4) == "0.0001"
+    assert paired_noise.format_small(0.00071) == "0.00071"
+    assert paired_noise.format_small(-0.0123) == "0.012"
+    assert paired_noise.format_small(4e-5) == "under 0.0001"
+    assert "e-0" not in paired_noise.format_gap(6e-5, 8e-5)
+
+
+def test_the_bootstrap_spread_uses_n_minus_one():
+    """Two rows, one model right with certainty and one wrong-ish: the replicates' spread
+    is np.std with ddof = 1 (checked against the replicates drawn by hand)."""
+    y = np.array([0, 1])
+    a = np.array([[0.9, 0.1], [0.5, 0.5]])
+    b = np.array([[0.5, 0.5], [0.5, 0.5]])
+    weights = paired_noise._weights(2, 400, 0)
+    terms = np.log(0.5) - np.log(np.array([0.9, 0.5]))  # row log-loss a - b
+    diff = weights @ terms / 2
+    se = paired_noise.paired_difference_se(y, a, b, "log_loss")
+    assert se == pytest.approx(np.std(diff, ddof=1))
+    assert se != pytest.approx(np.std(diff, ddof=0))
+
+
+def test_the_ece_replicate_sums_each_bins_absolute_gap():
+    """Two rows in two bins whose gaps have opposite signs: their absolute values add."""
+    y = np.array([0, 1])
+    proba = np.array([[0.95, 0.05], [0.65, 0.35]])  # right at 0.95, wrong at 0.65
+    terms = paired_noise._row_terms(y, proba, "ece")
+    once = paired_noise._replicates(terms, np.ones((1, 2)), "ece")[0]
+    assert once == pytest.approx((0.05 + 0.65) / 2)
+
+
+# ---------------------------------------------------------------- lesson 4: high cardinality
+
+
+def _grid(laplace: float, heb: float, K: int = 10, N: int = 50) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "K": [K, K],
+            "N": [N, N],
+            "smoother": ["laplace", "heb-u"],
+            "mean": [laplace, heb],
+        }
+    )
+
+
+def test_the_reduction_is_one_minus_heb_over_laplace():
+    out = high_cardinality.theorem1_reduction(_grid(0.2, 0.15))
+    assert out["reduction"].iloc[0] == pytest.approx(0.25)
+    table = high_cardinality.reduction_table(high_cardinality.theorem1_reduction(_grid(0.3, 0.2)))
+    assert table["reduction %"].iloc[0] == pytest.approx(33.3)
+
+
+def test_the_separation_text_splits_at_k_over_n_one_tenth():
+    frame = pd.DataFrame(
+        {"K_over_N": [0.05, 0.1], "reduction": [-0.03, 0.007]},
+    )
+    text = high_cardinality.separation_text(frame, 0.3)
+    assert high_cardinality.SEPARATION == 0.1  # the paper's section 5.2
+    assert "3% above Laplace's for K/N < 0.1" in text
+    assert "1% below Laplace's from K/N = 0.1 on" in text  # 0.7%: not "within 1%"
+
+
+def test_laplaces_vertex_bias_is_theorem_2s():
+    assert high_cardinality.laplace_vertex_bias(10, 90) == pytest.approx(18 / 100)
+    frame = high_cardinality.vertex_errors([10], 90)
+    row = frame.iloc[0]
+    m = row["heb_m"]
+    assert row["heb_formula"] == pytest.approx(2 * m * 0.9 / (90 + m))
+    assert row["heb_l1"] == pytest.approx(row["heb_formula"])
+    with pytest.raises(ValueError, match="at least one"):
+        high_cardinality.vertex_errors([10], 0)
+
+
+def test_errors_and_reductions_as_shown():
+    assert high_cardinality.format_error(0.0123) == "0.0123"
+    assert high_cardinality.format_error(0.25) == "0.250"
+    assert high_cardinality.format_reduction(0.0996) == "10%"
+    assert high_cardinality.format_reduction(0.0994) == "9.9%"
+    assert high_cardinality.format_reduction(-0.0004) == "0%"
+    assert high_cardinality.format_reduction(-0.25) == "−25%"
+
+
+# ---------------------------------------------------------------- lesson 7: hierarchy
+
+
+def test_codes_and_probabilities_as_shown():
+    labels = hier.code_labels()
+    assert labels[0] == "1000" and labels[-1] == "4409" and len(labels) == 200
+    assert hier.format_probability(0.01195) == "0.0120"
+    assert hier.format_probability(0.00348) == "0.00348"
+    assert hier.format_probability(5e-7) == "under 0.000001"
+    assert hier.format_probability(0.0) == "0"
+
+
+def test_the_sparse_code_is_the_likeliest_with_at_most_one_row():
+    counts = np.array([[5.0, 1.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
+    theta = np.array([[0.5, 0.2, 0.25, 0.05], [0.25, 0.25, 0.25, 0.25]])
+    # code 2 (no row anywhere) is not a candidate; of codes 1 and 3, code 1 is likelier
+    assert hier._sparse_leaf(counts, theta) == 1
+
+
+def _concentrations(m, weight=(0.9, 0.9)):
+    rows = []
+    for c in (0, 1):
+        for lv, name in enumerate(hier.LEVEL_NAMES):
+            rows.append(
+                {"class": c, "level": name, "learned m": m[c][lv], "tree's weight": weight[c]}
+            )
+    return pd.DataFrame(rows)
+
+
+def test_the_clamp_text_names_the_levels_at_m_max():
+    top = common.M_MAX
+    text = hier.clamp_text(_concentrations([[5.0, 3.0, top], [4.0, 2.0, 1.0]]))
+    assert text.startswith("At the code level m reaches 5;")
+    assert "reached at the region level (class 0)" in text
+    none = hier.clamp_text(_concentrations([[5.0, 3.0, 1.0], [4.0, 2.0, 1.0]]))
+    assert "no level reaches the clamp" in none
+
+
+def test_the_weight_text_names_the_classes_under_one_half():
+    assert hier.weight_text(_concentrations([[1, 1, 1]] * 2, (0.6, 0.5))) == ""
+    text = hier.weight_text(_concentrations([[1, 1, 1]] * 2, (0.45, 0.7)))
+    assert "for class 0 (0.450)" in text
+
+
+def test_the_lesson_reads_laplace_and_the_errors_by_hand():
+    lesson = hier.hierarchy_lesson(n_per_class=50, seed=1)
+    counts, theta = lesson["counts"], lesson["theta"]
+    laplace = (counts + 1) / (50 + counts.shape[1])
+    assert lesson["estimates"]["laplace"] == pytest.approx(laplace)
+    l1 = lesson["l1"].set_index("smoother")["mean l1 error"]
+    assert l1["Laplace"] == pytest.approx(np.abs(laplace - theta).sum(axis=1).mean())
+    leaf = lesson["leaf_table"]
+    assert (leaf["error"] == leaf["estimate"] - leaf["truth"]).all()
+    siblings = np.flatnonzero(lesson["levels"][0] == lesson["levels"][0][lesson["leaf"]])
+    unseen = [lesson["labels"][v] for v in siblings if counts[:, v].sum() == 0]
+    assert lesson["unseen"] == unseen
+
+
+# ---------------------------------------------------------------- lesson 3: evidence
+
+
+def test_the_held_out_prior_adds_one_to_every_pooled_count():
+    prior = evidence.heldout_prior(np.array([[3.0, 1.0, 0.0]]))
+    assert prior[0] == pytest.approx([4 / 7, 2 / 7, 1 / 7])
+
+
+def test_the_paired_standard_error_by_hand():
+    """Rows weighted 1, 2, 1 with differences 1, 0, -1: mean 0, variance 2 / 3 (N - 1)."""
+    mean, se = evidence._paired(np.array([1.0, 2.0, 1.0]), np.array([1.0, 0, -1]), np.zeros(3))
+    assert mean == 0.0
+    assert se == pytest.approx(math.sqrt(2 / 3 / 4))
+
+
+def test_the_typed_vector_limits_are_inclusive():
+    assert evidence.parse_counts(", ".join(["1"] * 5000)).size == 5000
+    assert evidence.parse_counts("999999, 1").sum() == evidence.MAX_TYPED_ROWS
+
+
+def test_the_folds_are_at_most_the_rows():
+    curve = evidence.heldout_log_loss_curve(np.array([2.0, 1.0]), np.array([0.5, 0.5]), [1.0])
+    assert curve["n_folds"] == 3 and curve["n_rows"] == 3
+
+
+def test_a_uniform_prior_is_uniform_to_twelve_digits():
+    assert evidence.is_uniform(np.full(4, 0.25))
+    assert not evidence.is_uniform(np.array([0.251, 0.249, 0.25, 0.25]))
+    assert evidence.format_loss(1.91623) == "1.9162"
+
+
+# ---------------------------------------------------------------- lesson 6: known truth
+
+
+def _posterior(low: float, high: float, n: int = 101) -> np.ndarray:
+    p1 = np.linspace(low, high, n)
+    return np.column_stack([1 - p1, p1])
+
+
+def _study(label_range, truth_range=(0.0, 1.0), laplace_range=None) -> dict:
+    posteriors = {"HEB-M": _posterior(*label_range)}
+    if laplace_range is not None:
+        posteriors["Laplace"] = _posterior(*laplace_range)
+    return {
+        "posteriors": posteriors,
+        "true_posterior": _posterior(*truth_range),
+        "largest_m": {"HEB-M": 12.5},
+    }
+
+
+def test_the_posterior_range_spans_the_5th_to_95th_percentile():
+    from heb.lessons import known_truth
+
+    assert known_truth.posterior_range(_posterior(0.0, 1.0)) == pytest.approx((0.05, 0.95))
+
+
+def test_a_flat_band_is_under_a_quarter_of_the_truths_spread():
+    """The truth spans 0.05 to 0.95 (0.9); HEB-M 0.401 to 0.599 (0.198 < 0.225)."""
+    from heb.lessons import known_truth
+
+    study = _study((0.39, 0.61))
+    assert known_truth.FLAT_BAND == 0.25
+    assert known_truth.blurred(study)
+    text = known_truth.blur_text(study)
+    assert text.startswith("Here its largest m is 12.5 and its P(class 1 | x) spans 0.40 to 0.60")
+    assert text.endswith("a flat band in the posteriors.")
+    # 0.243 of 0.9 is no flat band
+    assert not known_truth.blurred(_study((0.365, 0.635)))
+
+
+def test_a_spread_of_80_percent_of_the_truths_is_no_blur():
+    """HEB-M from 0.1 to 0.9333 spans 0.9 x 0.8333 = 0.75 on 90% of the rows, the truth
+    0.9: 83% of it (at least CLEAR_BAND = 0.8)."""
+    from heb.lessons import known_truth
+
+    study = _study((0.1, 0.1 + 0.75 / 0.9))
+    low, high = known_truth.posterior_range(study["posteriors"]["HEB-M"])
+    assert high - low == pytest.approx(0.75)
+    assert known_truth.blur_text(study).endswith("about the truth's spread, no blur here.")
+    # 0.7 of 0.9 (78%) is neither a flat band nor the truth's spread
+    assert known_truth.blur_text(_study((0.1, 0.1 + 0.7 / 0.9))).endswith("0.05 to 0.95.")
+
+
+def test_a_truth_that_hardly_separates_blurs_nothing():
+    from heb.lessons import known_truth
+
+    study = _study((0.49, 0.51), truth_range=(0.48, 0.52))
+    assert not known_truth.blurred(study)
+    assert known_truth.blur_text(study).endswith("so nothing blurs.")
+
+
+def test_the_smallest_value_names_every_smoother_tied_at_the_shown_decimals():
+    from heb.lessons import known_truth
+
+    summary = pd.DataFrame({"label": ["A", "B", "C"], "ece": [0.0101, 0.0104, 0.02]})
+    assert known_truth.smallest(summary, "ece", "Lowest ECE") == (
+        "Lowest ECE: A and B (tied)",
+        "0.010",
+    )
+    four = pd.DataFrame({"label": list("ABCD"), "ece": [0.01] * 3 + [0.5]})
+    assert known_truth.smallest(four, "ece", "T")[0] == "T: A, B and C (tied)"
+    five = pd.DataFrame({"label": list("ABCDE"), "ece": [0.01] * 4 + [0.5]})
+    assert known_truth.smallest(five, "ece", "T")[0] == "T: 4 smoothers (tied)"
+    one = pd.DataFrame({"label": ["A", "B"], "ece": [0.01, 0.5]})
+    assert known_truth.smallest(one, "ece", "T") == ("T: A", "0.010")
+
+
+def test_the_test_rows_are_the_last_of_the_sample():
+    from heb.lessons import known_truth
+    from heb.synthetic import sample_naive_bayes
+
+    study = known_truth.known_truth_study(
+        n_train=100, n_categories=5, n_features=2, n_test=50, smoothers=("laplace",)
+    )
+    _, y, _ = sample_naive_bayes(
+        known_truth.KNOWN_TRUTH_POOL + 50, [5, 5], n_classes=2, alpha_dir=0.5, seed=0
+    )
+    assert np.array_equal(study["y_test"], y[-50:])
+
+
+# ---------------------------------------------------------------- lesson 5: calibration
+
+
+def test_a_duplicated_feature_is_appended_copies_minus_one_times():
+    from heb.lessons import calibration
+
+    codes = np.array([[0, 1, 2], [3, 4, 5]])
+    assert calibration.duplicate_feature(codes, 1, 3).tolist() == [[0, 1, 2, 1, 1], [3, 4, 5, 4, 4]]
+    assert calibration.duplicate_feature(codes, 2, 1).tolist() == codes.tolist()
+    with pytest.raises(ValueError, match="no feature number 3"):
+        calibration.duplicate_feature(codes, 3, 2)
+
+
+def test_the_reliability_text_counts_bins_below_and_above_and_the_small_ones():
+    from heb.lessons import calibration
+
+    curve = {
+        "count": [0, 5, 3, 2],
+        "accuracy": [0.0, 0.5, 0.9, 0.7],
+        "confidence": [0.0, 0.6, 0.8, 0.7],
+    }
+    assert calibration.reliability_text(curve, 2, min_rows=4) == (
+        "With 2 copies, 1 of the 3 occupied bins lies below the diagonal (surer than right) "
+        "and 1 above it. The grey hollow 2 points are bins of fewer than 4 rows, off the curve."
+    )
+
+
+def test_the_temperature_text_explains_t_below_one_only_when_fitted():
+    from heb.lessons import calibration
+
+    table = pd.DataFrame(
+        {"model": ["Laplace", "HEB-M", "HEB-M"], "temperature": [1.5, 0.8, np.nan]}
+    )
+    assert calibration.temperature_text(table) == (
+        "Fitted temperatures: Laplace T = 1.50, HEB-M T = 0.80 (T > 1 softens over-confident "
+        "posteriors, T < 1 sharpens under-confident ones)."
+    )
+    assert calibration.temperature_text(table.iloc[:1]).endswith("over-confident posteriors).")
+
+
+def test_a_noisy_ece_change_is_called_noise_with_its_standard_error():
+    """Two nearly equal sets of confident posteriors (top-1 at least 0.9): the ECE's change
+    is within two paired standard errors, and the text says the confidence was high."""
+    from heb.lessons import calibration
+    from heb.metrics import all_metrics
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 300)
+    top = rng.uniform(0.9, 1.0, 300)
+    one = np.column_stack([top, 1 - top])
+    top2 = np.clip(top + rng.normal(0, 0.01, 300), 0.9, 1.0)
+    two = np.column_stack([top2, 1 - top2])
+    sweep = {"y_test": y, "proba": {1: one, 2: two}}
+    for key in ("accuracy", "ece"):
+        sweep[key] = np.array([all_metrics(y, one)[key], all_metrics(y, two)[key]])
+    sweep["mean_confidence"] = np.array([one.max(axis=1).mean(), two.max(axis=1).mean()])
+    text = calibration.double_counting_text(sweep, 2)
+    assert "is within noise on 300 test rows" in text and "(standard error " in text
+    assert text.endswith(f"With one copy the confidence is already {one.max(axis=1).mean():.3f}.")
