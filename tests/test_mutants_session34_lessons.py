@@ -504,3 +504,137 @@ def test_a_noisy_ece_change_is_called_noise_with_its_standard_error():
     text = calibration.double_counting_text(sweep, 2)
     assert "is within noise on 300 test rows" in text and "(standard error " in text
     assert text.endswith(f"With one copy the confidence is already {one.max(axis=1).mean():.3f}.")
+
+
+def test_an_unseen_category_gets_what_the_seen_ones_leave():
+    """One feature of K = 4 with category 3 never seen, two with K = 2 and 3 all seen:
+    under Laplace the unseen category's share is (0 + 1) / (N + K), as if smoothed."""
+    from heb.counts import CountTable
+    from heb.lessons import known_truth
+    from heb.nb import NaiveBayes
+
+    counts = np.array([[5.0, 2.0, 1.0, 0.0, 4.0, 4.0], [1.0, 3.0, 4.0, 0.0, 2.0, 6.0]])
+    table = CountTable(np.array([8.0, 8.0]), counts, np.array([0, 4, 6]))
+    pmfs = known_truth.estimated_pmfs(NaiveBayes(smoother="laplace").fit_counts(table))
+    assert pmfs[0, :4] == pytest.approx(np.array([6, 3, 2, 1]) / 12)
+    assert pmfs[1, :4] == pytest.approx(np.array([2, 4, 5, 1]) / 12)
+    assert pmfs[:, 4:] == pytest.approx(np.array([[5, 5], [3, 7]]) / 10)
+
+
+# ---------------------------------------------------------------- lesson 3: more
+
+
+def test_the_pairs_evidence_is_equation_5_by_hand():
+    """Counts (1, 1), t = (1/2, 1/2), m = 2: l = lnG(2) - lnG(4) + 2 (lnG(2) - lnG(1)) =
+    -ln 6; a zero count whose prior mean is 0 adds nothing (not nan)."""
+    from heb.counts import CountTable
+
+    table = CountTable(np.array([2.0]), np.array([[1.0, 1.0, 0.0]]), np.array([0, 3]))
+    value = evidence._pairs_log_evidence(
+        table, np.array([0.5, 0.5, 0.0]), np.array([[2.0]]), np.array([[2.0]])
+    )
+    assert value[0, 0] == pytest.approx(-np.log(6.0))
+
+
+def test_a_positive_count_with_prior_mean_zero_is_refused():
+    with pytest.raises(ValueError, match="prior mean 0"):
+        evidence.evidence_curve(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+
+
+def test_held_out_scoring_needs_two_rows():
+    with pytest.raises(ValueError, match="at least two rows"):
+        evidence.heldout_log_loss_curve(np.array([1.0, 0.0]), np.array([0.5, 0.5]), [1.0])
+
+
+def test_exactly_n0_training_rows_fit_m_rather_than_fall_back():
+    """Twenty rows in two folds: ten training rows each, n0 = 10 is not below n0."""
+    _, _, m = evidence.heldout_refit(np.array([15.0, 5, 0, 0]), np.full(4, 0.25), 2, n0=10)
+    assert (m != 4.0).all()
+    _, _, m = evidence.heldout_refit(np.array([15.0, 5, 0, 0]), np.full(4, 0.25), 2, n0=11)
+    assert (m == 4.0).all()
+
+
+def test_each_folds_prior_leaves_its_held_out_rows_out():
+    counts = np.array([6.0, 3.0, 1.0])
+    pooled = np.array([20.0, 9.0, 1.0])
+    train, priors, _ = evidence.heldout_refit(counts, pooled / 30, 5, pooled=pooled)
+    held = counts[None, :] - train
+    assert priors == pytest.approx((pooled - held + 1) / (30 - held.sum(axis=1) + 3)[:, None])
+
+
+def test_the_best_held_out_m_stays_inside_the_clamp_and_diff_is_heb_minus_laplace():
+    """Flat counts: the held-out loss falls with m past M_MAX; the best is sought inside."""
+    c = evidence.heldout_comparison(np.array([10.0, 10, 10, 10]), np.full(4, 0.25), 1e4)
+    assert c["best_m"] == common.M_MAX
+    assert c["diff"] == pytest.approx(c["heb"] - c["laplace"])
+    assert c["diff"] < 0
+
+
+def test_the_lesson_shows_the_top_bars_in_category_order_and_rho():
+    lesson = evidence.evidence_lesson(np.array([3.0, 1.0, 5.0, 0.0]), None, 1.0, max_bars=2)
+    assert lesson["shown"].tolist() == [0, 2]
+    m = lesson["curve"].m_hat
+    assert lesson["rho"] == pytest.approx(m / (9 + m))
+    whatif, heb = lesson["marks"]["what-if m"][1], lesson["marks"]["HEB-U's m"][1]
+    assert lesson["whatif_change"] == pytest.approx(whatif - heb)
+
+
+def test_a_held_out_gap_beyond_noise_but_under_1e3_nats_is_negligible():
+    assert evidence.NEGLIGIBLE == 1e-3
+    assert evidence.difference_kind(0.005, 0.001) == "higher"
+    assert evidence.difference_kind(0.0008, 0.0001) == "negligible"
+
+
+def _comparison(**changes) -> dict:
+    c = {
+        "heb": 1.2,
+        "laplace": 1.3,
+        "best": 1.19,
+        "best_m": 3.0,
+        "m_folds": np.array([2.0, 2.0, 2.0]),
+        "diff": -0.1,
+        "se": 0.01,
+        "best_diff": 0.01,
+        "best_se": 0.01,
+        "heb_all_rows": 1.2,
+        "n_rows": 500,
+    }
+    c.update(changes)
+    return c
+
+
+def test_the_verdict_gives_the_range_of_the_folds_m():
+    text = evidence.heldout_verdict(
+        _comparison(m_folds=np.array([2.0, 3.5])), "HEB-M", 2.5, False, 10, 0.05
+    )
+    assert "(m = 2 to 3.5)" in text and text.startswith("**HEB-M's m beats Laplace")
+
+
+def test_a_noise_verdict_says_the_counts_outweigh_either_prior_only_when_they_do():
+    def verdict(n_rows, K, diff):
+        c = _comparison(diff=diff, se=0.01, n_rows=n_rows)
+        return evidence.heldout_verdict(c, "HEB-M", 2.0, False, K, 0.004)
+
+    many = verdict(500, 10, -0.001)  # K / (N + K) = 0.0196
+    assert "the counts outweigh either prior" in many and "need not win" not in many
+    few = verdict(50, 10, -0.001)  # K / (N + K) = 0.167: Laplace's prior weighs
+    assert "outweigh" not in few
+    assert verdict(500, 10, 0.001).endswith("it need not win.")  # Laplace ahead by noise
+
+
+def test_laplace_ahead_names_the_prior_mean_only_when_even_the_best_m_loses():
+    ahead = _comparison(diff=0.1, heb=1.4, best=1.35, best_diff=0.05)
+    text = evidence.heldout_verdict(ahead, "HEB-M", 2.0, False, 10, 0.05)
+    assert "the prior mean t, not m, makes the difference" in text
+    behind = _comparison(diff=0.1, heb=1.4, best=1.25, best_diff=0.15)
+    text = evidence.heldout_verdict(behind, "HEB-M", 2.0, False, 10, 0.05)
+    assert "not m, makes" not in text
+
+
+def test_a_uniform_prior_at_m_k_in_every_fold_is_laplace():
+    c = _comparison(m_folds=np.array([10.0, 10.0, 10.0]), diff=0.0, se=0.0)
+    text = evidence.heldout_verdict(c, "HEB-U", 10.0, True, 10, 0.02)
+    assert text.startswith("**HEB-U uses Laplace's m = K here")
+    c = _comparison(m_folds=np.array([10.0, 4.0, 10.0]), diff=0.0, se=0.0)
+    text = evidence.heldout_verdict(c, "HEB-U", 10.0, True, 10, 0.02)
+    assert not text.startswith("**HEB-U uses Laplace's m = K here")
