@@ -288,7 +288,7 @@ def test_the_sparse_code_is_the_likeliest_with_at_most_one_row():
 
 def _concentrations(m, weight=(0.9, 0.9)):
     rows = []
-    for c in (0, 1):
+    for c in range(len(m)):
         for lv, name in enumerate(hier.LEVEL_NAMES):
             rows.append(
                 {"class": c, "level": name, "learned m": m[c][lv], "tree's weight": weight[c]}
@@ -638,3 +638,91 @@ def test_a_uniform_prior_at_m_k_in_every_fold_is_laplace():
     c = _comparison(m_folds=np.array([10.0, 4.0, 10.0]), diff=0.0, se=0.0)
     text = evidence.heldout_verdict(c, "HEB-U", 10.0, True, 10, 0.02)
     assert not text.startswith("**HEB-U uses Laplace's m = K here")
+
+
+# ---------------------------------------------------------------- more: hierarchy and calibration
+
+
+def test_the_weight_and_clamp_texts_count_the_classes():
+    text = hier.weight_text(_concentrations([[1, 1, 1]] * 2, (0.48, 0.7)))
+    assert "for class 0 (0.480)" in text
+    top = hier.M_MAX
+    three = _concentrations([[1, 1, top], [1, 1, top], [1, 1, 1]], (0.9, 0.9, 0.9))
+    assert "(2 classes)" in hier.clamp_text(three)
+    two = _concentrations([[1, 1, top], [1, 1, top]])
+    assert "(both classes)" in hier.clamp_text(two)
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    from heb.lessons.calibration import double_counting_sweep
+    from heb.synthetic import sample_naive_bayes
+
+    codes, y, _ = sample_naive_bayes(600, [4, 6, 3], n_classes=2, seed=3)
+    return codes, y, double_counting_sweep(codes, y, 0, max_copies=3)
+
+
+def test_the_log_odds_scale_is_k_times_one_copys_mean_absolute_log_odds(sweep):
+    from heb.lessons import calibration
+
+    codes, y, out = sweep
+    assert out["y_test"].size == 150  # a quarter of 600 rows
+    train, _, test = calibration._split(codes, y, 0)
+    model = calibration._fit(
+        codes[train], y[train], np.arange(2), codes.max(axis=0) + 1, smoother="laplace"
+    )
+    one = np.abs(calibration.feature_log_odds(model, codes[test], [0])).mean()
+    assert one > 0
+    assert out["log_odds_scale"] == pytest.approx(one * np.arange(1, 4), rel=1e-9)
+    assert out["mean_confidence"][0] == pytest.approx(out["proba"][1].max(axis=1).mean())
+
+
+def _compared(values: dict) -> dict:
+    """A hand-made calibration_comparison: method -> ECE, random test probabilities."""
+    rows = []
+    for method, value in values.items():
+        model, _, post = method.partition(" + ")
+        rows.append({"model": model, "calibration": post or "none", "method": method, "ece": value})
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    proba = {m: rng.dirichlet([1, 1], 200) for m in values}
+    return {"table": pd.DataFrame(rows), "y_test": y, "proba": proba}
+
+
+def test_complementarity_picks_the_best_of_each_kind_by_hand():
+    from heb.lessons import calibration
+
+    verdict = calibration.complementarity(
+        _compared(
+            {
+                "Laplace": 0.01,  # the plain model is no upstream fix
+                "HEB-M": 0.05,
+                "HEB-M+GR": 0.04,
+                "Laplace + Platt": 0.03,
+                "Laplace + isotonic": 0.06,
+                "HEB-M + Platt": 0.02,
+                "HEB-M+GR + temperature": 0.025,
+            }
+        )
+    )
+    assert verdict["laplace"] == 0.01
+    assert verdict["upstream"] == ("HEB-M+GR", 0.04)
+    assert verdict["post_hoc"] == ("Laplace + Platt", 0.03)
+    assert verdict["combined"] == ("HEB-M + Platt", 0.02)
+    assert verdict["single"] == ("Laplace + Platt", 0.03)
+    assert verdict["diff"] == pytest.approx(-0.01)
+    assert calibration.SHOWN_AS_ZERO == 5e-4
+
+
+def test_the_reliability_text_with_two_bins_below():
+    from heb.lessons import calibration
+
+    curve = {
+        "count": [0, 5, 3, 2],
+        "accuracy": [0.0, 0.5, 0.9, 0.65],
+        "confidence": [0.0, 0.6, 0.8, 0.7],
+    }
+    assert calibration.reliability_text(curve, 1) == (
+        "With 1 copy, 2 of the 3 occupied bins lie below the diagonal (surer than right) "
+        "and 1 above it."
+    )
