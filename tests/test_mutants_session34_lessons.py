@@ -726,3 +726,31 @@ def test_the_reliability_text_with_two_bins_below():
         "With 1 copy, 2 of the 3 occupied bins lie below the diagonal (surer than right) "
         "and 1 above it."
     )
+
+
+def test_the_feature_log_odds_are_log_theta1_minus_log_theta0():
+    """Laplace on counts (9, 1) and (1, 9): theta_0 = (10, 2) / 12, theta_1 = (2, 10) / 12,
+    so category 0 gives log-odds log(2 / 10) = -log 5 and category 1 +log 5."""
+    from heb.counts import CountTable
+    from heb.lessons import calibration
+    from heb.nb import NaiveBayes
+
+    table = CountTable(np.array([10.0, 10.0]), np.array([[9.0, 1.0], [1.0, 9.0]]), np.array([0, 2]))
+    model = NaiveBayes(smoother="laplace").fit_counts(table)
+    odds = calibration.feature_log_odds(model, np.array([[0], [1]]), [0])
+    assert odds == pytest.approx([-np.log(5.0), np.log(5.0)])
+
+
+def test_known_truth_trains_on_two_rows_at_least():
+    from heb.lessons import known_truth
+
+    with pytest.raises(ValueError, match="Train on 2 to"):
+        known_truth.known_truth_study(n_train=1)
+
+
+def test_the_bias_text_compares_with_laplaces_own_share():
+    """K = 2, N = 5: alpha = 0.1 adds 0.2 counts (4% of the estimate), Laplace 2 (29%)."""
+    text = dirichlet.bias_text(2, 5, 0.1, 0.05)
+    assert "0.2 phantom counts to N = 5 observations: 4% of the estimate is prior" in text
+    assert "(for comparison, Laplace's α = 1 would add K = 2: 29%)" in text
+    assert "2α(K−1)/(N+Kα) = 0.038 at α = 0.1" in text  # 0.2 * 1 / 5.2
