@@ -539,6 +539,8 @@ def test_the_pairs_evidence_is_equation_5_by_hand():
 def test_a_positive_count_with_prior_mean_zero_is_refused():
     with pytest.raises(ValueError, match="prior mean 0"):
         evidence.evidence_curve(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+    with pytest.raises(ValueError, match="prior mean 0"):  # no engine fit to refuse it
+        evidence.pmf_comparison(np.array([1.0, 2.0]), np.array([1.0, 0.0]), 1.0)
 
 
 def test_held_out_scoring_needs_two_rows():
