@@ -756,3 +756,71 @@ def test_the_bias_text_compares_with_laplaces_own_share():
     assert "0.2 phantom counts to N = 5 observations: 4% of the estimate is prior" in text
     assert "(for comparison, Laplace's α = 1 would add K = 2: 29%)" in text
     assert "2α(K−1)/(N+Kα) = 0.038 at α = 0.1" in text  # 0.2 * 1 / 5.2
+
+
+# ---------------------------------------------------------------- the lessons' figures
+
+
+def test_the_reduction_bars_are_percent_in_k_over_n_order_coloured_from_one_tenth():
+    from heb.figures.lessons.high_cardinality import reduction_figure
+
+    frame = pd.DataFrame({"K_over_N": [0.02, 0.1, 0.1, 0.5], "reduction": [-0.01, 0.1, 0.2, 0.3]})
+    fig, data = reduction_figure(frame)
+    below, above = fig.data[0], fig.data[1]
+    assert list(below.x) == ["0.02"] and list(below.y) == pytest.approx([-1.0])
+    assert list(above.x) == ["0.1", "0.5"] and list(above.y) == pytest.approx([15.0, 30.0])
+    assert list(fig.layout.xaxis.categoryarray) == ["0.02", "0.1", "0.5"]
+    assert data["reduction_percent"].tolist() == pytest.approx([-1.0, 15.0, 30.0])
+
+
+def test_the_vertex_figure_draws_each_smoothers_own_error():
+    from heb.figures.lessons.high_cardinality import vertex_figure
+
+    vertex = pd.DataFrame(
+        {
+            "K": [10, 100],
+            "N": [50, 50],
+            "K_over_N": [0.2, 2.0],
+            "laplace_l1": [0.3, 1.2],
+            "heb_l1": [0.001, 0.002],
+        }
+    )
+    fig, _ = vertex_figure(vertex)
+    assert list(fig.data[0].y) == [0.3, 1.2] and list(fig.data[1].y) == [0.001, 0.002]
+    assert "all 50<br>draws" in fig.layout.title.text
+
+
+def test_the_sweep_figure_draws_the_bias_and_marks_the_named_alphas_on_the_curve():
+    from heb.figures.lessons.dirichlet import alpha_sweep_figure
+
+    alphas = np.array([0.01, 0.1, 1.0, 10.0])
+    sweep = {
+        "alpha": alphas,
+        "expected_l1": np.array([0.4, 0.3, 0.2, 0.5]),
+        "bias_l1": np.array([0.01, 0.05, 0.15, 0.45]),
+        "unsmoothed_l1": 0.45,
+    }
+    fig, _ = alpha_sweep_figure(sweep, 1.0, {"KT": 0.5}, best=1.0)
+    bias = next(t for t in fig.data if t.name == "l1 bias of the mean")
+    assert list(bias.y) == pytest.approx([0.01, 0.05, 0.15, 0.45])
+    mark = next(t for t in fig.data if t.name == "KT: α = 0.5")
+    # halfway from alpha 0.1 to 1 on the log axis is sqrt(10) = 0.316; 0.5 is 0.699 of it
+    share = np.log(5) / np.log(10)
+    assert mark.y[0] == pytest.approx(0.3 + share * (0.2 - 0.3))
+
+
+def test_the_word_bars_print_0_on_a_zero_and_the_underflow_mark_is_the_first_zero():
+    from heb.figures.lessons.zero_counts import SMALLEST_FLOAT, underflow_figure, zero_counts_figure
+
+    corpus = zero.toy_spam()
+    theta, _ = zero.word_probabilities(corpus, 0.0)
+    bars, _ = zero_counts_figure(corpus.vocabulary, corpus.classes, theta, ["free"], 0.0)
+    assert [i for i, t in enumerate(bars.data[0].text) if t == "0"] == [7]  # agenda
+    assert [i for i, t in enumerate(bars.data[1].text) if t == "0"] == [1, 9]
+    curve = zero.underflow_curve(corpus, ["free", "meeting"], 1.0, max_copies=200)
+    fig, _ = underflow_figure(curve, corpus.classes)
+    marks = [t for t in fig.data if t.name.endswith("float64 product hits 0")]
+    for mark, c in zip(marks, (0, 1), strict=True):
+        first = int(np.flatnonzero(curve["underflow"][c])[0])
+        assert mark.x[0] == curve["n_words"][first]
+    assert fig.layout.shapes[0].y0 == pytest.approx(np.log10(SMALLEST_FLOAT))
