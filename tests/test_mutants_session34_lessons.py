@@ -445,6 +445,23 @@ def test_the_test_rows_are_the_last_of_the_sample():
     assert np.array_equal(study["y_test"], y[-50:])
 
 
+def test_the_true_posterior_weighs_the_unequal_class_prior():
+    """The ID-like preset's classes are 85% / 15%: the truth's posterior is Bayes' rule,
+    prior_c prod_f theta_f[c, x_f], normalised (without the prior it was another)."""
+    from heb.lessons import known_truth
+    from heb.synthetic import high_cardinality_preset
+
+    study = known_truth.known_truth_study(
+        n_train=100, n_test=20, preset="high-cardinality", smoothers=("laplace",)
+    )
+    codes, _, truth = high_cardinality_preset(n_samples=known_truth.KNOWN_TRUTH_POOL + 20)
+    prior = np.asarray(truth["class_prior"])
+    assert prior == pytest.approx([0.85, 0.15])
+    for row, x in enumerate(codes[-20:]):
+        joint = prior * np.prod([t[:, v] for t, v in zip(truth["theta"], x, strict=True)], axis=0)
+        assert study["true_posterior"][row] == pytest.approx(joint / joint.sum(), rel=1e-9)
+
+
 # ---------------------------------------------------------------- lesson 5: calibration
 
 
