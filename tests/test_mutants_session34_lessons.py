@@ -841,3 +841,24 @@ def test_the_word_bars_print_0_on_a_zero_and_the_underflow_mark_is_the_first_zer
         first = int(np.flatnonzero(curve["underflow"][c])[0])
         assert mark.x[0] == curve["n_words"][first]
     assert fig.layout.shapes[0].y0 == pytest.approx(np.log10(SMALLEST_FLOAT))
+
+
+@pytest.mark.parametrize(("K", "step"), [(10, 1), (20, 2), (50, 5), (200, 20)])
+def test_the_category_axis_has_about_ten_whole_ticks(K, step):
+    from heb.figures.lessons.dirichlet import dirichlet_figure
+
+    p = np.full(K, 1.0 / K)
+    fig, _ = dirichlet_figure(p, np.ones(K), p, 1.0)
+    assert fig.layout.xaxis.dtick == step
+
+
+def test_the_evidence_figure_shades_both_sides_of_the_clamp_and_flattens_a_flat_curve():
+    from heb.figures.lessons.evidence import evidence_figure
+
+    curve = evidence.evidence_curve(np.array([1.0, 0.0, 0.0]), np.full(3, 1 / 3))
+    assert curve.flat  # one row: l(m) = log t_v whatever m
+    fig, _ = evidence_figure(curve, "HEB-U", True)
+    line = next(t for t in fig.data if t.name == "evidence l(m)")
+    assert np.ptp(np.asarray(line.y)) == 0.0 and line.y[0] == pytest.approx(np.log(1 / 3))
+    shades = [(s.x0, s.x1) for s in fig.layout.shapes if s.type == "rect"]
+    assert shades == [(1e-3, curve.m_min), (curve.m_max, 1e5)]
