@@ -862,3 +862,13 @@ def test_the_evidence_figure_shades_both_sides_of_the_clamp_and_flattens_a_flat_
     assert np.ptp(np.asarray(line.y)) == 0.0 and line.y[0] == pytest.approx(np.log(1 / 3))
     shades = [(s.x0, s.x1) for s in fig.layout.shapes if s.type == "rect"]
     assert shades == [(1e-3, curve.m_min), (curve.m_max, 1e5)]
+
+
+def test_the_lesson_reliability_axis_holds_accuracy_1_with_room_for_its_point():
+    from heb.figures.lessons.calibration import reliability_figure
+    from heb.metrics import reliability
+
+    y = np.array([0, 0, 1, 1])
+    proba = np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.1, 0.9]])
+    fig, _ = reliability_figure({"Laplace": reliability(y, proba)}, "k = 1")
+    assert tuple(fig.layout.yaxis.range) == (0, 1.02)
