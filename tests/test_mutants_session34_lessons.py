@@ -872,3 +872,16 @@ def test_the_lesson_reliability_axis_holds_accuracy_1_with_room_for_its_point():
     proba = np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.1, 0.9]])
     fig, _ = reliability_figure({"Laplace": reliability(y, proba)}, "k = 1")
     assert tuple(fig.layout.yaxis.range) == (0, 1.02)
+
+
+def test_the_true_reliability_bins_rows_by_the_models_confidence():
+    """Two classes: a top-1 confidence is at least 0.5, so the five bins below 0.5 are
+    empty (binned by the truth's probability of being right, they were not)."""
+    from heb.lessons import known_truth
+
+    study = known_truth.known_truth_study(
+        n_train=30, n_categories=5, n_features=3, n_test=500, smoothers=("laplace",)
+    )
+    curve = study["reliability_true"]["Laplace"]
+    assert np.asarray(curve["count"])[:5].sum() == 0
+    assert np.asarray(curve["count"]).sum() == 500
