@@ -485,7 +485,7 @@ def test_the_reliability_text_counts_bins_below_and_above_and_the_small_ones():
     }
     assert calibration.reliability_text(curve, 2, min_rows=4) == (
         "With 2 copies, 1 of the 3 occupied bins lies below the diagonal (surer than right) "
-        "and 1 above it. The grey hollow 2 points are bins of fewer than 4 rows, off the curve."
+        "and 1 above it. The 2 grey hollow points are bins of fewer than 4 rows, off the curve."
     )
 
 
