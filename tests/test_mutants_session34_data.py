@@ -198,3 +198,188 @@ def test_engine_codes_of_a_categorical_number_feature():
     assert values.slots_of(pd.Series([2.0, 2.5, np.nan, 1.0])).tolist() == [1, 3, 2, 0]
     _, own = scale_fit([1.0, 2.0, np.inf], [1, 2, 1], missing="category", kind="categorical")
     assert own.n_categories == 3
+
+
+# ---------------------------------------------------------------------------- reading files
+def test_a_utf32_file_is_not_read_as_utf16():
+    import codecs
+
+    from heb.data.readers import decode_text
+
+    data = codecs.BOM_UTF32_LE + "a,b\n1,2\n".encode("utf-32-le")
+    assert decode_text(data, []) == "a,b\n1,2\n"
+
+
+def test_binary_is_more_than_five_percent_control_bytes_but_not_form_feeds():
+    from heb.data.readers import looks_binary
+
+    assert looks_binary(b"x" * 90 + b"\x01" * 10)
+    assert not looks_binary(b"x" * 96 + b"\x01" * 4)
+    assert not looks_binary(b"\x0c" * 10 + b"x" * 90)
+
+
+def test_delimiter_ties_go_to_the_comma_unless_the_file_is_a_tsv():
+    from heb.data.readers import _sniff_delimiter
+
+    text = "a\tb,c\n1\t2,3\n"
+    assert _sniff_delimiter(text, "x.csv") == ","
+    assert _sniff_delimiter(text, "x.tsv") == "\t"
+
+
+def test_short_rows_are_counted_and_blank_lines_are_not():
+    from heb.data.readers import _short_rows
+
+    assert _short_rows("a,b,c\n1,2,3\n4,5\n\n6,7,8\n", ",", 3) == 1
+
+
+def test_line_numbers_and_line_ends_in_messages():
+    from heb.data.readers import _first_data_line, _line_count, _parser_error
+
+    assert _first_data_line("\na,b\n\n1,2\n") == 4
+    assert _line_count("a\r\nb\r\nc\rd\n") == 4
+    message = str(_parser_error(Exception("Expected 3 fields in line 4, saw 5")))
+    assert message.startswith("Line 4 of the file has 5 values but the header has 3;")
+
+
+def test_a_semicolon_file_reads_decimal_commas():
+    from heb.data.readers import read_table
+
+    frame = read_table(b"a;b\n1,5;x\n2,25;y\n", "f.csv")
+    assert frame.iloc[:, 0].tolist() == [1.5, 2.25]
+
+
+# ---------------------------------------------------------------------------- dataset checks
+def test_names_and_labels_by_hand():
+    from heb.data.dataset import format_size, is_id_like_name, labels_as_text, unique_names
+
+    assert is_id_like_name("Impression_Count") and not is_id_like_name("price")
+    assert unique_names(["a", "a (2)", "a (3)", "a"], []) == ["a", "a (2)", "a (3)", "a (4)"]
+    assert labels_as_text(np.array([1.0, "1.00", "-2.000", "1.5"], dtype=object)).tolist() == [
+        "1",
+        "1",
+        "-2",
+        "1.5",
+    ]
+    assert format_size(1023) == "1023 bytes" and format_size(1024) == "1 KB"
+
+
+def test_class_count_limits_at_their_edges():
+    from heb.data.dataset import DataError, check_class_count
+
+    check_class_count("t", 20, True)  # 20 decimal values: still classes
+    check_class_count("t", 100, False)  # 100 classes: the most allowed
+    with pytest.raises(DataError, match="measurement"):
+        check_class_count("t", 21, True)
+    with pytest.raises(DataError, match="more than the 100 classes"):
+        check_class_count("t", 101, False)
+
+
+def finalized(frame, **kwargs):
+    from heb.data.dataset import finalize
+
+    return finalize(frame, None, name="t", source="t", **kwargs)
+
+
+def test_a_decimal_target_keeps_its_decimals():
+    ds = finalized(pd.DataFrame({"x": [1, 2, 3], "y": [1.0, 2.5, 1.0]}))
+    assert ds.y.tolist() == [1.0, 2.5, 1.0]
+    assert ds.n_classes == 2
+
+
+def test_a_single_row_is_refused_and_two_are_enough():
+    from heb.data.dataset import DataError
+
+    with pytest.raises(DataError, match="single data row"):
+        finalized(pd.DataFrame({"x": [1], "y": [0]}))
+    assert finalized(pd.DataFrame({"x": [1, 2], "y": [0, 1]})).X.shape == (2, 1)
+
+
+def test_column_notes_tell_empty_constant_and_varying_columns_apart():
+    frame = pd.DataFrame({"e": [np.nan] * 3, "v": [1.0, 2.0, 1.0], "c": [5, 5, 5], "y": [0, 1, 0]})
+    assert finalized(frame).notes == [
+        "Column 'e' is empty in every row and will be left out.",
+        "Column 'c' has a single value, so it cannot help the prediction (kept).",
+    ]
+
+
+def test_one_value_per_row_is_noted_from_ten_rows_on():
+    from heb.data.dataset import one_value_per_row
+
+    X = pd.DataFrame({"c": [f"r{i}" for i in range(9)]})
+    assert one_value_per_row(X, ["c"]) == []
+    X = pd.DataFrame({"c": [f"r{i}" for i in range(10)]})
+    assert one_value_per_row(X, ["c"]) == ["c"]
+
+
+# ---------------------------------------------------------------------------- budgets
+def test_a_crlf_split_between_two_chunks_is_one_line_end():
+    from heb.data.budget import LineBudget
+
+    budget = LineBudget(lambda head: 0)
+    budget.feed(b"a\r")
+    budget.feed(b"\nb\r\n")
+    assert budget.line_ends == 2
+
+
+def test_gzip_of_exactly_the_limit_and_with_zero_padding_unpacks():
+    import gzip
+
+    from heb.data.budget import gunzip
+
+    packed = gzip.compress(b"x" * 10)
+    assert gunzip(packed, 10) == b"x" * 10
+    assert gunzip(packed + b"\x00" * 8 + packed, 20) == b"x" * 20
+
+
+def test_a_local_file_of_exactly_the_limit_is_read(tmp_path):
+    from heb.data.budget import read_local_file
+
+    path = tmp_path / "f.csv"
+    path.write_bytes(b"a,b\n1,2\n")
+    assert read_local_file(path, 8) == b"a,b\n1,2\n"
+
+
+def test_a_quantile_halfway_between_two_floats_is_numpys_to_the_bit():
+    # numpy takes b - (b - a) / 2 at gamma = 0.5: 0.3 here, where a + (b - a) / 2 is
+    # 0.30000000000000004; the engine-side and order-statistic edges must match it
+    from heb.data.binning import quantile_edges, ranked_quantile_edges
+    from heb.scale.encoding import weighted_quantile
+
+    floats = np.array([0.0, 0.1, 0.5, 20.0])
+    assert quantile_edges(floats, 2).tolist() == [0.3]
+    assert ranked_quantile_edges(lambda ranks: floats[ranks], 4, 2).tolist() == [0.3]
+    middle = weighted_quantile(floats, np.ones(4), np.array([0.5]))
+    assert middle.tolist() == [0.3]
+
+
+def test_bin_labels_close_the_left_of_every_bin_but_the_first():
+    pre = Preprocessor(n_bins=2).fit(pd.DataFrame({"x": [1500.0, 2500.0, 3500.0, 4500.0]}))
+    assert pre.categories_ == [["(-inf, 3000)", "[3000, inf)"]]
+
+
+def test_an_all_missing_float_column_is_not_integer_like():
+    from heb.data.dataset import is_integer_like
+
+    assert not is_integer_like(pd.Series([np.nan, np.nan]))
+    assert is_integer_like(pd.Series([1.0, np.nan]))
+
+
+def test_a_column_named_to_drop_that_is_the_target_is_kept():
+    ds = finalized(pd.DataFrame({"x": [1, 2], "y": [0, 1]}), drop=["y"])
+    assert ds.target == "y" and list(ds.X.columns) == ["x"]
+
+
+def test_system_files_are_refused_by_path():
+    from heb.data.budget import read_local_file
+    from heb.data.dataset import DataError
+
+    with pytest.raises(DataError, match="system file"):
+        read_local_file("/proc/self/status")
+
+
+def test_a_file_named_arff_is_arff_whatever_its_first_line():
+    from heb.data.readers import _is_arff
+
+    assert _is_arff("a,b\n", "f.arff")
+    assert _is_arff("% c\n@relation r\n", "f.txt")
+    assert not _is_arff("a,b\n1,2\n", "f.csv")
