@@ -383,3 +383,40 @@ def test_a_file_named_arff_is_arff_whatever_its_first_line():
     assert _is_arff("a,b\n", "f.arff")
     assert _is_arff("% c\n@relation r\n", "f.txt")
     assert not _is_arff("a,b\n1,2\n", "f.csv")
+
+
+def test_bin_edges_run_from_the_training_min_through_the_cuts_to_the_max():
+    pre = Preprocessor(n_bins=2).fit(pd.DataFrame({"x": [1500.0, 2500.0, 3500.0, 4500.0]}))
+    assert pre.bin_edges_["x"].tolist() == [1500.0, 3000.0, 4500.0]
+
+
+def test_a_code_named_column_warns_from_101_whole_numbers_on():
+    import warnings
+
+    for n, warned in ((100, False), (101, True)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            Preprocessor().fit(pd.DataFrame({"zip": np.arange(n, dtype=float)}))
+        assert any("whole numbers" in str(w.message) for w in caught) is warned
+
+
+def test_a_misspelt_categorical_name_warns():
+    with pytest.warns(UserWarning, match="not in the table: 'nope'"):
+        Preprocessor(categorical=["nope"]).fit(pd.DataFrame({"x": [1.0, 2.0]}))
+
+
+def test_encoding_refuses_two_columns_of_one_name():
+    from heb.data.dataset import DataError
+
+    with pytest.raises(DataError, match="same name"):
+        encode_columns(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+
+
+def test_the_cell_budget_allows_exactly_its_cells():
+    from heb.data.budget import HEAD_BYTES, LineBudget
+    from heb.data.dataset import TooManyCells
+
+    chunk = b"1,2\n" * (HEAD_BYTES // 4)  # 65,536 line ends, 2 columns
+    LineBudget(lambda head: (2, 0), max_cells=2 * 65_536).feed(chunk)
+    with pytest.raises(TooManyCells):
+        LineBudget(lambda head: (2, 0), max_cells=2 * 65_536 - 1).feed(chunk)
