@@ -420,3 +420,23 @@ def test_the_cell_budget_allows_exactly_its_cells():
     LineBudget(lambda head: (2, 0), max_cells=2 * 65_536).feed(chunk)
     with pytest.raises(TooManyCells):
         LineBudget(lambda head: (2, 0), max_cells=2 * 65_536 - 1).feed(chunk)
+
+
+def test_fold_missing_category_only_when_training_has_missing_and_kept_when_scoring():
+    codes = encode_columns(pd.DataFrame({"x": [1.0, 2.0, 3.0, np.nan, np.nan]}))
+    assert codes.fit(np.arange(3), missing="category").n_categories_.tolist() == [3]
+    encoding = codes.fit(np.arange(4), missing="category")
+    assert encoding.n_categories_.tolist() == [4]  # three bins and "(missing)"
+    assert encoding.transform(codes, np.array([4]))[:, 0].tolist() == [3]
+
+
+def test_large_whole_numbers_are_written_out_and_sku_names_a_code():
+    import warnings
+
+    from heb.data.preprocess import _format_number
+
+    assert _format_number(1234567.0) == "1234567"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Preprocessor().fit(pd.DataFrame({"sku": np.arange(101, dtype=float)}))
+    assert any("whole numbers" in str(w.message) for w in caught)
