@@ -233,8 +233,9 @@ PRESENTER_FIGURE_MAX = 440
 #: legend and axis title): known truth's posteriors, beside metrics and text that end
 #: higher than a tall figure's step, still fit a 1440 x 900 screen with the footer
 PRESENTER_SQUARE_MAX = 470
-#: the least height a presenter figure keeps for its plot (pixels)
-PRESENTER_PLOT_HEIGHT = 190
+#: the least height a presenter figure keeps for its plot (pixels): 190 left the plots
+#: under a two-row legend about 95 px tall at 1280 x 720 (the Dirichlet prior's step 1)
+PRESENTER_PLOT_HEIGHT = 215
 #: pixels of one row of a wrapped legend
 _LEGEND_ROW = 28
 

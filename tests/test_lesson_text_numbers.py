@@ -362,14 +362,14 @@ def test_three_classes_have_no_log_odds_in_the_calibration_lesson():
     assert sweep["n_classes"] == 3
     fig, _ = double_counting_figure(sweep, 4)
     names = [trace.name for trace in fig.data]
-    assert "mean log-likelihood spread over classes of the copies (left)" in names
+    assert "mean log-likelihood spread over classes (left)" in names
     assert "log-odds" not in fig.layout.yaxis.title.text
     assert fig.layout.yaxis2.tickformat == ".3~f"  # ".2f" printed a 0.015 step unevenly
     binary = calibration.double_counting_sweep(
         *(calibration.calibration_data("synthetic")[key] for key in ("codes", "y")), 0, 2
     )
     fig, _ = double_counting_figure(binary, 2)
-    assert "mean |log-odds| of the copies (left)" in [trace.name for trace in fig.data]
+    assert "mean |log-odds| (left)" in [trace.name for trace in fig.data]
     at = open_lesson(
         "lesson_calibration",
         calib_data="known-truth",

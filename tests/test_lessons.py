@@ -210,7 +210,7 @@ def test_calibration_lesson():
     assert app.session_state["calib_metric"] == "ece"  # the closed tab's metric, kept
     app.session_state["calib_tab"] = "Remedies side by side"
     bars, fix_reliability = figures(app.run())
-    left, right = "mean |log-odds| of the copies (left)", "ECE, top-1 (right)"
+    left, right = "mean |log-odds| (left)", "ECE (right)"
     assert {left, "k × one copy", right} <= set(names(double))
     scale = values(trace(double, left)["y"])
     np.testing.assert_allclose(scale, np.arange(1, scale.size + 1) * scale[0], rtol=1e-9)

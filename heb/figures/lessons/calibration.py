@@ -39,7 +39,7 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
     fig.add_trace(curve("k × one copy", k, one_copy, NEUTRAL_COLOR, 10, opacity=0.5))
     fig.add_trace(
         go.Scatter(
-            name=f"mean {scale} of the copies (left)",
+            name=f"mean {scale} (left)",
             x=k,
             y=sweep["log_odds_scale"],
             mode="markers",
@@ -47,7 +47,7 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
         )
     )
     ece = curve(
-        "ECE, top-1 (right)",
+        "ECE (right)",
         k,
         sweep["ece"],
         WHATIF_COLOR,
@@ -59,12 +59,14 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
     fig.add_vline(x=chosen, line_dash="dash", line_color=TRUTH_COLOR)
     fig.update_xaxes(title="copies k of the feature", dtick=1)
     fig.update_yaxes(
-        title="the feature's |log-odds| (nats)" if binary else "the feature's spread (nats)",
+        # short titles and legend names: on a presenter's 1280 x 720 step a two-line title,
+        # a three-row legend and an axis title taller than the plot left it 95 px
+        title="|log-odds| (nats)" if binary else "spread (nats)",
         rangemode="tozero",
     )
     fig.update_layout(
         yaxis2={
-            "title": {"text": "calibration error (ECE)", "font": {"color": WHATIF_COLOR}},
+            "title": {"text": "ECE, top-1", "font": {"color": WHATIF_COLOR}},
             "overlaying": "y",
             "side": "right",
             "rangemode": "tozero",
@@ -90,7 +92,7 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
         "mean_confidence",
     )
     data = pd.DataFrame({name: sweep[name] for name in columns})
-    title = "Duplicating a feature: the same evidence counted k times"
+    title = "k copies: the same evidence counted k times"
     lesson_style(fig, title, 400)
     fig.update_layout(margin_r=80)  # room for the right axis's labels
     return fig, data
@@ -125,8 +127,10 @@ def calibration_bars_figure(
         label = "no post-hoc" if post == "none" else post
         color = POST_HOC_COLORS.get(post, NEUTRAL_COLOR)
         fig.add_trace(hover_bar(label, part["model"], part[metric], color))
-    fig.update_layout(barmode="group", yaxis_title=name, xaxis_title="model")
+    # the metric named once, on its axis, and no "model" under the models' names: on a
+    # presenter's 1280 x 720 step the two-line title and that axis title left the bars 100 px
+    fig.update_layout(barmode="group", yaxis_title=name)
     fig.update_yaxes(rangemode="tozero")
     direction = "higher" if registry.metric(metric).higher_is_better else "lower"
-    title = f"{name} on the test rows ({direction} is better)"
+    title = f"Remedies on the test rows ({direction} is better)"
     return lesson_style(fig, title, 420), table
