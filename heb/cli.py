@@ -910,9 +910,12 @@ def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame],
     }
 
 
-def _bench_figures(args, frame, out: Path, tables, specs, settings, curves=None) -> dict[str, str]:
+def _bench_figures(
+    args, frame, out: Path, tables, specs, settings, curves=None, failed: Sequence[str] = ()
+) -> dict[str, str]:
     """CD diagrams (Table 1, 2+ datasets) and reliability diagrams: in memory those of the
-    high-cardinality datasets, on the engine ``curves`` (every input, from its bins)."""
+    high-cardinality datasets but the ``failed`` ones (whose cross-validation failed), on
+    the engine ``curves`` (every input, from its bins)."""
     figures: dict[str, str] = {}
     try:
         figures |= _figures(frame, out, tables, _log)
@@ -921,7 +924,9 @@ def _bench_figures(args, frame, out: Path, tables, specs, settings, curves=None)
     if curves is None:
         categorical = _column_names(args.categorical)
         drop = _column_names(args.drop)
-        curves = _collect_reliability(specs, settings, tables, categorical, args.target, drop)
+        curves = _collect_reliability(
+            specs, settings, tables, categorical, args.target, drop, skip=failed
+        )
         if 4 in tables and not curves:
             _log(
                 "Reliability diagrams skipped: in memory they are drawn for the "
@@ -1052,9 +1057,10 @@ def bench(args: argparse.Namespace) -> int:
     frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note, methods, failed)
     frame.to_csv(out / "folds.csv", index=False)
     written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins)
-    ran = [spec for spec in specs if spec not in failed]
     figures = (
-        {} if args.no_figures else _bench_figures(args, frame, out, tables, ran, settings, curves)
+        {}
+        if args.no_figures
+        else _bench_figures(args, frame, out, tables, specs, settings, curves, failed)
     )
     cache.store("frame", cache_key("bench-table", key, "folds"), frame)
     manifest = {"tables": written_tables, "figures": figures, "skipped": skipped}
@@ -1092,12 +1098,14 @@ def _collect_reliability(
     categorical: Sequence[str] = (),
     target: str | None = None,
     drop: Sequence[str] = (),
+    skip: Sequence[str] = (),
 ) -> dict[str, dict[str, dict]]:
     """Reliability data of Table 4's methods on the high-cardinality datasets (the
     catalogue's group, or K_max >= 100 outside it: :func:`is_high_cardinality`), each read
     with ``categorical`` declared, ``target`` as its class column and ``drop`` left out,
     as the tables read it
-    (:func:`_declared`, notes said once already by the tables' pass)."""
+    (:func:`_declared`, notes said once already by the tables' pass); the specs in
+    ``skip`` (their cross-validation failed in the tables' pass) are not run again."""
     from heb.data import DataError
     from heb.evaluate import cross_validate
 
@@ -1105,6 +1113,8 @@ def _collect_reliability(
         return {}
     curves: dict[str, dict[str, dict]] = {}
     for spec in specs:
+        if spec in skip:
+            continue
         try:
             dataset = _load(spec, target, drop, len(specs) == 1)
         except DataError:
