@@ -795,6 +795,23 @@ def _choose(root: Path) -> None:
         ),
         **state.bound(state.LARGE_FILE),
     )
+    if any(is_partition(option) for option in options):
+        st.caption(PARTITIONS_NOTE)
+
+
+#: said under the picker when it lists Hive-style partition folders (``date=2024-01-01/``)
+PARTITIONS_NOTE = (
+    "Folders named key=value are partitions of one table (Hive style): each is offered, "
+    "and read, as a table of its own, without its key as a column. To use the whole "
+    "table, write its partitions' rows into one folder of parquet files, with the key as "
+    "a column."
+)
+
+
+def is_partition(name: str) -> bool:
+    """Whether a listed folder is a Hive-style partition (its last part reads key=value)."""
+    last = name.rstrip("/").rsplit("/", 1)[-1]
+    return name.endswith("/") and "=" in last.strip("=")
 
 
 def show_large_file_source() -> LargeFile | None:

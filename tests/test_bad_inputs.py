@@ -955,6 +955,7 @@ def test_docs_table_lists_every_case():
             "test_cli_cv_failure.py",
             "test_explain_pipeline_app.py",
             "test_trial_h.py",
+            "test_large_partitions.py",
         )
         for name in re.findall(r"^def (test_case_\w+)", (HERE / module).read_text(), re.M)
     ]

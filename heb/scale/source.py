@@ -214,6 +214,14 @@ def open_source(path, root=None) -> Source:
                 "may hold parquet files only: give each CSV file as its own path."
             )
         if not files:
+            partitions = sorted(p.name for p in resolved.iterdir() if p.is_dir() and "=" in p.name)
+            if partitions:  # a Hive-style table: its rows lie in key=value subfolders
+                raise DataError(
+                    f"The folder {resolved.name!r} holds no parquet file of its own; its "
+                    f"subfolders ({partitions[0]!r}, ...) are partitions, each read as a "
+                    "table of its own: give one of them, or write the partitions' rows "
+                    "into one folder of parquet files with the key as a column."
+                )
             raise DataError(f"The folder {resolved.name!r} holds no parquet file.")
         _check_folder_schemas(files)
         return Source(resolved, "parquet", tuple(files))
