@@ -24,6 +24,8 @@ Each of these sentences is now computed from the numbers the page shows.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -379,5 +381,8 @@ def test_three_classes_have_no_log_odds_in_the_calibration_lesson():
     )
     text = " ".join(m.value for m in at.markdown)
     assert "on each class's log-posterior $s_c$" in text and "on the log-odds s" not in text
+    # Platt's input typeset: "σ(a·s_c + b)" showed its underscore on screen
+    assert "σ(a·$s_c$ + b) on each class's log-posterior $s_c$" in text, text
+    assert re.search(r"(?<!\$)s_c(?!\$)", text.replace("$s_c$", "")) is None, text
     at = open_lesson("lesson_calibration", present="1", step="3")
     assert "on the log-odds s" in " ".join(m.value for m in at.markdown)

@@ -121,21 +121,6 @@ def test_the_double_counting_figures_ece_axis_has_its_own_round_ticks():
     assert fig.layout.yaxis2.tickmode == "auto"
 
 
-def test_platts_many_class_input_is_typeset_not_an_underscore():
-    """With three classes step 3 read "σ(a·s_c + b) on each class's log-posterior s_c",
-    the underscore on screen."""
-    at = open_lesson(
-        "lesson_calibration",
-        calib_data="known-truth",
-        calib_tab="Remedies side by side",
-        present="1",
-        step="3",
-    )
-    text = " ".join(m.value for m in at.markdown)
-    assert "σ(a·$s_c$ + b) on each class's log-posterior $s_c$" in text, text
-    assert re.search(r"(?<!\$)s_c(?!\$)", text.replace("$s_c$", "")) is None, text
-
-
 def test_the_explain_pages_count_of_disagreements_says_what_it_counts():
     """ "362 of 5,000 rows get a different class from at least two of the chosen smoothers"
     could be read as two smoothers missing the true class; it counts the rows where the
