@@ -154,10 +154,10 @@ def _on(trace, m: float, y: float, rel: float = 2e-3) -> bool:
 def test_laplace_sits_on_its_own_uniform_curve_not_on_heb_ms(zip_codes, feature, prior):
     out = _pair(zip_codes, "yes", feature, prior)
     traces, data = _figure(out)
-    laplace = next(t for name, t in traces.items() if name.startswith("Laplace (m = K"))
+    laplace = next(t for name, t in traces.items() if name.startswith("Laplace, m = K"))
     heb = next(t for name, t in traces.items() if name.startswith("HEB-M's m:"))
-    main = traces["held-out log-loss, HEB-M's t"]
-    uniform = next(t for name, t in traces.items() if name.startswith("the same, uniform t"))
+    main = traces["held-out, HEB-M's t"]
+    uniform = next(t for name, t in traces.items() if name.startswith("held-out, uniform t"))
     m, y = laplace.x[0], laplace.y[0]
     assert m == out["curve"].n_categories
     assert _on(uniform, m, y)  # Laplace: uniform t, m = K
@@ -172,9 +172,9 @@ def test_with_a_uniform_prior_laplace_is_a_point_of_the_one_curve(zip_codes):
     out = _pair(zip_codes, "yes", "store_id", "uniform")
     assert out["heldout_uniform"] is None
     traces, _ = _figure(out)
-    assert not [name for name in traces if name.startswith("the same, uniform t")]
-    laplace = next(t for name, t in traces.items() if name.startswith("Laplace (m = K"))
-    assert _on(traces["held-out log-loss, HEB-U's t"], laplace.x[0], laplace.y[0])
+    assert not [name for name in traces if name.startswith("held-out, uniform t")]
+    laplace = next(t for name, t in traces.items() if name.startswith("Laplace, m = K"))
+    assert _on(traces["held-out, HEB-U's t"], laplace.x[0], laplace.y[0])
 
 
 # ------------------------------------------------------------------ the page (AppTest)
@@ -197,12 +197,12 @@ def test_the_page_says_where_laplace_is_and_who_wins():
     assert [t for t in texts if "No winner between HEB-M's m and Laplace" in t]
     heldout = json.loads(at.get("plotly_chart")[2].proto.spec)
     names = [trace.get("name", "") for trace in heldout["data"]]
-    assert "the same, uniform t (Laplace's)" in names
+    assert "held-out, uniform t" in names
     at.radio[1].set_value("uniform (HEB-U)").run()
     texts = [m.value for m in at.markdown]
     assert [t for t in texts if "Laplace is this curve's point m = K" in t]
     names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[2].proto.spec)["data"]]
-    assert "the same, uniform t (Laplace's)" not in names
+    assert "held-out, uniform t" not in names
 
 
 def test_three_metrics_whether_m_is_clamped_is_the_first_ones_delta():

@@ -151,8 +151,8 @@ def _check_evidence_figures(app: AppTest, heb: str) -> None:
     assert colours["Laplace"] == METHODS["Laplace"].colour
     assert colours[heb] == METHODS[heb].colour
     assert len(pmfs["data"][0]["x"]) <= 20  # five bars per category: few categories
-    assert names(heldout)[0] == f"held-out log-loss, {heb}'s t"
-    assert any(n.startswith("Laplace (m = K, uniform t): ") for n in names(heldout))
+    assert names(heldout)[0] == f"held-out, {heb}'s t"
+    assert any(n.startswith("Laplace, m = K: ") for n in names(heldout))
     assert any(n.startswith("uniform guess: log K = ") for n in names(heldout))
     for figure in (evidence, pmfs, heldout):
         assert_title_then_legend(figure)

@@ -121,21 +121,18 @@ def heldout_figure(
     hover = "m = %{x:.3g}<br>log-loss = %{y:.4f}<extra></extra>"
     m_grid, losses = heldout["m"], heldout["log_loss"]
     # each curve named in the legend (a new user could not tell the solid from the dashed)
-    fig.add_trace(
-        curve(f"held-out log-loss, {heb}'s t", m_grid, losses, TRUTH_COLOR, hovertemplate=hover)
-    )
+    fig.add_trace(curve(f"held-out, {heb}'s t", m_grid, losses, TRUTH_COLOR, hovertemplate=hover))
     data = pd.DataFrame({"m": m_grid, "heldout_log_loss": losses})
     if uniform_curve is not None:
         fig.add_trace(
             curve(
-                f"the same, uniform t ({LAPLACE}'s)",
+                "held-out, uniform t",
                 uniform_curve["m"],
                 uniform_curve["log_loss"],
                 method_color(LAPLACE),
                 2,
                 "dash",
                 hovertemplate=f"{LAPLACE}'s uniform t<br>" + hover,
-                legendgroup=LAPLACE,
             )
         )
         data["heldout_log_loss_uniform_t"] = uniform_curve["log_loss"]
@@ -152,17 +149,18 @@ def heldout_figure(
     for name in first + [name for name in marks if name not in styles]:
         m, loss = marks[name]
         color, symbol = styles.get(name, (WHATIF_COLOR, _SYMBOLS["what-if m"]))
-        shown = f"{LAPLACE} (m = K, uniform t)" if name == LAPLACE else name
-        marker = point(f"{shown}: {format_loss(loss)}", m, loss, color, symbol)
-        if name == LAPLACE and uniform_curve is not None:
-            marker.legendgroup = LAPLACE  # its curve shows and hides with it
-        fig.add_trace(marker)
+        shown = f"{LAPLACE}, m = K" if name == LAPLACE else name
+        # no legend group for Laplace's point and dashed curve: a group stacks its entries
+        # in one column, a legend row more on a presenter's short plot
+        fig.add_trace(point(f"{shown}: {format_loss(loss)}", m, loss, color, symbol))
     # the clamp greyed as on the evidence curve: the text's lowest point is inside it
     _shade_clamp(fig, m_grid, M_MIN, M_MAX)
     # a y title short enough for a presenter's short plot (the longer one ran off it)
     log_m_axes(fig, "held-out log-loss (nats)")
-    title = f"{heldout['n_folds']}-fold held-out log-loss of this pair's {heldout['n_rows']:,} rows"
+    # one title line and short legend names: on a presenter's 1280 x 720 step a two-line
+    # title and a four-row legend left the plot 97 px
+    title = f"Held-out log-loss: {heldout['n_folds']} folds, {heldout['n_rows']:,} rows"
     lesson_style(fig, title, 400)
-    # legend symbols at one size, no gap around Laplace's legend group: each made the
-    # legend's rows taller (a narrow column wraps it one entry a row)
+    # legend symbols at one size, no gap between groups: each made the legend's rows taller
+    # (a narrow column wraps it one entry a row)
     return fig.update_layout(legend_itemsizing="constant", legend_tracegroupgap=0), data
