@@ -17,19 +17,27 @@ from explorer.loading import session_dataset, upload_variant
 from explorer.state import UPLOAD_PREFIX
 from heb import figures, registry
 from heb.data import BUILTIN_DATASETS, DataError, shared_dataset_names
-from heb.evaluate import benchmark_tables, cache_key, run_benchmark, wilcoxon_table
+from heb.evaluate import (
+    RunSettings,
+    benchmark_tables,
+    cache_key,
+    run_benchmark,
+    wilcoxon_table,
+)
 from heb.evaluate.cv import method_spec
 from heb.evaluate.hierarchy_specs import hierarchy_notes
 from heb.stats import rank_scores, wilcoxon
 from heb.text import and_list, first_sentence
 
 __all__ = [
+    "BENCHMARK_FOLDS",
     "QUICK_DATASETS",
     "SCORE_DECIMALS",
     "name_width",
     "needs_target_uploads",
     "benchmark_footer",
     "benchmark_key",
+    "compare_settings_note",
     "dataset_choices",
     "default_datasets",
     "few_datasets_note",
@@ -44,6 +52,9 @@ __all__ = [
     "take_in_upload",
     "wilcoxon_frame",
 ]
+
+#: the folds of every benchmark (:class:`heb.evaluate.RunSettings`' default, the paper's)
+BENCHMARK_FOLDS = RunSettings().n_splits
 
 #: small paper datasets that run in seconds: the default selection when present
 QUICK_DATASETS = (
@@ -163,6 +174,33 @@ def benchmark_footer(frame: pd.DataFrame, settings: dict) -> str:
             f"folds={frame['fold'].nunique()}",
             *(f"{key}={value}" for key, value in settings.items()),
         ]
+    )
+
+
+def compare_settings_note(folds: int, overrides: dict[str, dict[str, float]]) -> str | None:
+    """What a benchmark leaves of Compare's settings, said where they differ from the
+    defaults (the session and the link keep them, so "Lidstone" looked like Compare's
+    what-if value), else None.
+
+    ``folds``: Compare's folds; ``overrides``: its what-if values (method -> {name: value},
+    as :func:`explorer.state.run_settings`). A benchmark runs the default folds of
+    :func:`heb.evaluate.run_benchmark` with every method at its default.
+    """
+    used = []
+    if folds != BENCHMARK_FOLDS:
+        used.append(f"{folds} folds")
+    defaults = []
+    for method, values in overrides.items():
+        knob = registry.method(method).knob
+        for value in values.values():
+            used.append(f"{knob.label} = {value:g}")
+            defaults.append(f"{knob.label} = {knob.default:g}")
+    if not used:
+        return None
+    return (
+        f"Not used here, from Compare: {and_list(used)}. A benchmark runs "
+        f"{BENCHMARK_FOLDS} folds, every method at its default"
+        + (f" ({and_list(defaults)})." if defaults else ".")
     )
 
 

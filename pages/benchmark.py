@@ -111,6 +111,10 @@ if waiting:
 methods = state.selected_methods()
 settings = state.current_settings()
 st.markdown("**Methods:** " + (", ".join(methods) or "none") + " (" + state.where_to_change() + ")")
+compare_run = state.run_settings()  # Compare's folds and what-if values, kept in the link
+unused = bench.compare_settings_note(compare_run.n_splits, compare_run.params())
+if unused:
+    st.caption(escape(unused))
 flat = bench.unhierarchical_methods(methods)
 if flat:
     one = len(flat) == 1
