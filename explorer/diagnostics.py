@@ -13,10 +13,17 @@ import streamlit as st
 from explorer import report, state
 from explorer.comparison import TABLE_DECIMALS, Comparison
 from explorer.display import show_figure, show_table
+from explorer.errors import escape
 from heb.data import Dataset
 from heb.figures import diagnostics as dg
 
-__all__ = ["show_diagnostics", "show_large_per_class", "method_figures", "roc_for_class"]
+__all__ = [
+    "show_diagnostics",
+    "show_large_per_class",
+    "method_figures",
+    "roc_for_class",
+    "undrawn_note",
+]
 
 
 def method_figures(comparison: Comparison, method: str) -> dict:
@@ -38,8 +45,23 @@ def method_figures(comparison: Comparison, method: str) -> dict:
             "reliability": dg.class_reliability_figure(
                 curves, names, f"One-vs-rest reliability: {method}"
             ),
+            "undrawn": undrawn_note(curves, names),
         }
     return cache[method]
+
+
+def undrawn_note(curves: list[dict], names: list[str]) -> str | None:
+    """The sentence naming the classes the one-vs-rest reliability figure leaves out (it
+    draws :data:`~heb.figures.diagnostics.MAX_CLASS_CURVES`, the largest), else None."""
+    drawn = set(dg.drawn_classes(curves).tolist())
+    left_out = [name for index, name in enumerate(names) if index not in drawn]
+    if not left_out:
+        return None
+    return (
+        f"One-vs-rest reliability: the {len(drawn)} classes with the most rows are drawn; "
+        f"not drawn, {len(left_out)}: {', '.join(left_out)} (their predictions are in the "
+        "out-of-fold CSV)."
+    )
 
 
 def roc_for_class(comparison: Comparison, positive: int):
@@ -75,6 +97,8 @@ def _method_section(comparison: Comparison, names: list[str], methods_run) -> tu
         show_figure(views["confusion"], _frame(views["matrix"], names), "confusion", key="cm_fig")
     with right:
         show_figure(views["reliability"], None, "class-reliability", key="class_rel_fig")
+        if views["undrawn"]:  # said, not dropped silently (19 soybean classes drew 8)
+            st.caption(escape(views["undrawn"]))
     # the metrics table's decimals, counts with separators (it read 0.8523 beside
     # Compare's 0.852, and 4261 beside the Dataset page's 4,261)
     share = st.column_config.NumberColumn(format=f"%.{TABLE_DECIMALS}f")
@@ -182,7 +206,9 @@ def show_diagnostics(
 
     def notes() -> list[str]:
         """Why the report's per-class part shows one method and one class."""
-        return [per_class_note(method, names[positive], len(methods_run))]
+        shown = views or method_figures(comparison, method)
+        undrawn = [shown["undrawn"]] if shown["undrawn"] else []
+        return [per_class_note(method, names[positive], len(methods_run)), *undrawn]
 
     spec = st.session_state["data_spec"]
     upload = st.session_state.get("uploads", {}).get(spec)

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from explorer import benchmarking as bench
+from explorer import diagnostics
 from tests.test_app import open_app, unescape
 
 
@@ -33,4 +36,40 @@ def test_benchmark_is_silent_at_the_default_settings():
     assert bench.compare_settings_note(3, {}) == (
         "Not used here, from Compare: 3 folds. A benchmark runs 10 folds, every method at "
         "its default."
+    )
+
+
+# --------------------------------------- Per class: the classes the reliability leaves out
+def test_per_class_reliability_names_the_classes_it_does_not_draw():
+    """soybean's 19 classes: the one-vs-rest reliability drew the 8 largest and said
+    nothing of the other 11 (the Reliability tab names the methods it leaves out)."""
+    at = open_app(
+        "pages/compare.py",
+        dataset="shared:soybean",
+        methods="Laplace,HEB-M",
+        compare_tab="Per class",
+    )
+    notes = [unescape(c.value) for c in at.caption if "not drawn, 11" in unescape(c.value)]
+    assert len(notes) == 1, [c.value for c in at.caption]
+    note = notes[0]
+    assert note.startswith(
+        "One-vs-rest reliability: the 8 classes with the most rows are drawn; not drawn, 11: "
+    )
+    # the largest class is drawn, so not named; the smallest is named
+    assert "brown-spot," not in note and "2-4-d-injury" in note
+
+
+def test_few_classes_draw_every_curve_without_a_note():
+    curves = [
+        {"accuracy": np.array([0.5]), "count": np.array([10]), "confidence": np.array([0.5])}
+    ] * 3
+    assert diagnostics.undrawn_note(curves, ["a", "b", "c"]) is None
+    many = [
+        {"accuracy": np.array([1.0]), "count": np.array([n]), "confidence": np.array([0.5])}
+        for n in range(1, 11)
+    ]
+    names = [f"c{n}" for n in range(1, 11)]
+    assert diagnostics.undrawn_note(many, names) == (
+        "One-vs-rest reliability: the 8 classes with the most rows are drawn; not drawn, 2: "
+        "c1, c2 (their predictions are in the out-of-fold CSV)."
     )

@@ -35,6 +35,7 @@ __all__ = [
     "roc_curve",
     "confusion_figure",
     "class_reliability_figure",
+    "drawn_classes",
     "roc_figure",
 ]
 
@@ -147,8 +148,9 @@ def _diagonal(name: str) -> go.Scatter:
     )
 
 
-def _top_classes(curves: list[dict], limit: int) -> np.ndarray:
-    """Indices of the classes with the most positive rows (their order kept)."""
+def drawn_classes(curves: list[dict], limit: int = MAX_CLASS_CURVES) -> np.ndarray:
+    """Indices of the classes :func:`class_reliability_figure` draws: the ``limit`` with
+    the most positive rows (their order kept)."""
     positives = np.array([float(np.sum(c["accuracy"] * c["count"])) for c in curves])
     keep = np.sort(np.argsort(-positives, kind="stable")[:limit])
     return keep
@@ -162,7 +164,7 @@ def class_reliability_figure(
     Points are sized by their rows; bins of fewer than 5 rows are left out of the line.
     """
     fig = go.Figure(_diagonal("perfect calibration"))
-    for slot, c in enumerate(_top_classes(curves, limit)):
+    for slot, c in enumerate(drawn_classes(curves, limit)):
         curve = curves[c]
         keep = curve["count"] >= 5
         label = escape(class_names[c])
