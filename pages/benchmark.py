@@ -74,7 +74,12 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     better = "higher" if registry.metric(metric).higher_is_better else "lower"
     st.caption(
         f"median diff. = {reference} minus the other method, per dataset ({better} is better "
-        f"for {label.lower()}); Holm p adjusts for the {len(wtable)} tests."
+        f"for {label.lower()}); "
+        + (
+            f"Holm p adjusts for the {len(wtable)} tests."
+            if len(wtable) > 1
+            else "Holm p equals p: there is one test."  # "for the 1 tests" with two methods
+        )
     )
     download_buttons(None, wtable, f"wilcoxon-{metric}")
     st.markdown("**Nemenyi p-values** (every pair of methods)")

@@ -73,3 +73,20 @@ def test_few_classes_draw_every_curve_without_a_note():
         "One-vs-rest reliability: the 8 classes with the most rows are drawn; not drawn, 2: "
         "c1, c2 (their predictions are in the out-of-fold CSV)."
     )
+
+
+# ------------------------------------------------- Benchmark: one Wilcoxon test, said so
+def test_two_methods_wilcoxon_caption_reads_one_test():
+    """Two methods make one Wilcoxon test: the caption read "Holm p adjusts for the 1
+    tests"."""
+    at = open_app(
+        "pages/benchmark.py",
+        methods="Laplace,HEB-M",
+        bench_datasets="builtin:iris,builtin:wine",
+        bench_ran="1",
+    )
+    captions = [unescape(c.value) for c in at.caption if "median diff." in c.value]
+    assert captions == [
+        "median diff. = HEB-M minus the other method, per dataset (higher is better for "
+        "accuracy); Holm p equals p: there is one test."
+    ]
