@@ -1150,8 +1150,8 @@ def _compare_table(comparison) -> None:
             f"Engine: {ENGINE_LABEL}; {result.n_rows:,} rows seen; {result.n_splits} folds; "
             f"{phases_text(result.timings)}; {auc}."
         )
-        + " Best mean of each metric in blue. Fit time is the smoothing of the fold's "
-        "counts (counting is the engine's scan)."
+        + (" Best mean of each metric in blue." if len(comparison.summary) > 1 else "")
+        + " Fit time is the smoothing of the fold's counts (counting is the engine's scan)."
     )
     for note in result.notes:
         show_info(note)
