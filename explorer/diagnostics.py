@@ -85,6 +85,10 @@ def _frame(matrix, names: list[str]) -> pd.DataFrame:
     return out
 
 
+#: the most classes whose confusion matrix is drawn beside the per-class reliability
+WIDE_CONFUSION = 8
+
+
 def _method_section(comparison: Comparison, names: list[str], methods_run) -> tuple:
     """The chosen method's confusion matrix, per-class reliability and precision / recall
     table: (method, its figures)."""
@@ -92,7 +96,10 @@ def _method_section(comparison: Comparison, names: list[str], methods_run) -> tu
         "Method", methods_run, **state.page_setting("diag_method", methods_run[0], methods_run)
     )
     views = method_figures(comparison, method)
-    left, right = st.columns(2)
+    # side by side up to WIDE_CONFUSION classes; more take the page's width one under the
+    # other (soybean's 19 classes drew cells 8 px wide and every third label in half of it)
+    wide = len(names) > WIDE_CONFUSION
+    left, right = (st.container(), st.container()) if wide else st.columns(2)
     with left:
         show_figure(views["confusion"], _frame(views["matrix"], names), "confusion", key="cm_fig")
     with right:

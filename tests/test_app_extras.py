@@ -688,3 +688,41 @@ def test_one_method_is_not_said_to_have_a_best_mean_in_blue():
     assert "Fit time: the median fold's" in captions and "in blue" not in captions
     two = open_page("pages/compare.py", data="builtin:iris", methods="Laplace,HEB-M", folds="3")
     assert "Best mean of each metric in blue. Fit time" in " ".join(c.value for c in two.caption)
+
+
+def _confusion_in_a_column(at: AppTest) -> bool:
+    """Whether the Per class tab's confusion matrix is drawn in a half-width column."""
+    return any(
+        "Confusion matrix" in json.loads(chart.proto.spec)["layout"]["title"]["text"]
+        for column in at.columns
+        for chart in column.get("plotly_chart")
+    )
+
+
+def test_a_confusion_matrix_of_many_classes_takes_the_pages_width():
+    """Soybean's 19 classes drew cells 8 px wide, every third label shown, in half the
+    page beside the per-class reliability; past 8 classes the two stack."""
+    from explorer.diagnostics import WIDE_CONFUSION
+
+    few = open_page("pages/compare.py", data="builtin:iris", methods="HEB-M", folds="3",
+                    compare_tab="Per class")  # fmt: skip
+    assert_clean(few)
+    assert _confusion_in_a_column(few)  # 3 classes: side by side
+    rng = np.random.default_rng(4)
+    n_classes = WIDE_CONFUSION + 1
+    frame = pd.DataFrame(
+        {
+            "a": rng.choice(list("pqrs"), 600),
+            "b": rng.choice(list("xyz"), 600),
+            "label": [f"c{i % n_classes}" for i in range(600)],
+        }
+    )
+    many = open_page(methods="HEB-M", folds="3")
+    uploader(many).upload("nine.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    many.switch_page("pages/compare.py").run()
+    many.session_state["compare_tab"] = "Per class"
+    many.run()
+    assert_clean(many)
+    charts = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in many.get("plotly_chart")]
+    assert any("Confusion matrix" in title for title in charts), charts
+    assert not _confusion_in_a_column(many)
