@@ -35,6 +35,7 @@ from explorer.errors import Interrupted
 from explorer.worker_pool import WorkerCancelled
 from heb import figures, registry
 from heb.data import Dataset
+from heb.data.dataset import quote
 from heb.evaluate import CVResult, RunSettings, cached_cross_validation, cross_validate
 
 __all__ = [
@@ -167,7 +168,9 @@ def one_class_notes(result: CVResult) -> list[str]:
         names = methods[0] if one else ", ".join(methods[:-1]) + f" and {methods[-1]}"
         its = "its" if one else "their"
         sentence = (
-            f"{names} {'predicts' if one else 'predict'} one class, {label}, for every row: "
+            # the label quoted: a bare "one class, 0, for every row" read as a count
+            f"{names} {'predicts' if one else 'predict'} one class, {quote(label)}, for every "
+            "row: "
             f"{its} accuracy is that class's share of the rows ({share:.{TABLE_DECIMALS}f}), "
             f"{its} F1-macro is low, and only {its} probabilities (log-loss, Brier, AUC) "
             "tell the rows apart."

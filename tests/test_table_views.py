@@ -32,7 +32,7 @@ def test_a_method_predicting_one_class_everywhere_is_named():
     varied = np.array([[0.9, 0.1], [0.6, 0.4], [0.3, 0.7], [0.2, 0.8]])
     notes = cmp.one_class_notes(_result({"HEB-M+GR": constant, "HEB-M": varied}, y))
     (note,) = notes
-    assert note.startswith("HEB-M+GR predicts one class, no, for every row")
+    assert note.startswith("HEB-M+GR predicts one class, 'no', for every row")
     assert "(0.750)" in note  # the class's share of the rows, as the table rounds
     assert "mutual information" in note  # the +GR cause
     (plain,) = cmp.one_class_notes(_result({"HEB-M": constant}, y))

@@ -207,5 +207,5 @@ def test_the_one_class_note_names_the_class_predicted_and_its_share():
     y = np.array([0, 0, 1, 1, 1])
     constant = np.tile([0.3, 0.7], (5, 1))
     (note,) = cmp.one_class_notes(_result({"HEB-M": constant}, y))
-    assert note.startswith("HEB-M predicts one class, yes, for every row")
+    assert note.startswith("HEB-M predicts one class, 'yes', for every row")
     assert "(0.600)" in note

@@ -56,12 +56,12 @@ def test_methods_predicting_the_same_class_everywhere_share_one_note():
         folds=pd.DataFrame(), oof_proba=oof, y=y, classes=np.array(["stay", "churn"]), n_splits=2
     )
     (note,) = cmp.one_class_notes(result)
-    assert note.startswith("Laplace, HEB-U and HEB-M predict one class, stay, for every row")
+    assert note.startswith("Laplace, HEB-U and HEB-M predict one class, 'stay', for every row")
     assert "their accuracy is that class's share of the rows (0.750)" in note
     # a weighted method keeps its own sentence, with its cause
     result.oof_proba["HEB-M+GR"] = constant
     plain, weighted = cmp.one_class_notes(result)
-    assert plain == note and weighted.startswith("HEB-M+GR predicts one class, stay")
+    assert plain == note and weighted.startswith("HEB-M+GR predicts one class, 'stay'")
     assert "mutual information" in weighted
 
 
