@@ -112,12 +112,20 @@ def test_an_id_float_column_is_categorical_in_a_fold_of_whole_numbers_only():
     assert encoding.transform(codes, np.arange(5))[:, 0].tolist() == [0, 1, 0, 2, 3]
 
 
-def test_an_infinity_in_a_categorical_float_column_makes_the_missing_category():
-    # read as a number an infinity is missing at fit time (as in the Preprocessor)
+def test_an_infinity_in_a_categorical_float_column_makes_no_missing_category():
+    """An infinity is coded unseen (absent evidence) at every step: a missing category
+    made for it held no training row (SPEC 1: every category has a training count)."""
     X = pd.DataFrame({"c": [1.0, 2.0, 2.0, np.inf]})
     pre = Preprocessor(missing="category", categorical=["c"]).fit(X)
-    assert pre.categories_ == [["1", "2", "(missing)"]]
+    assert pre.categories_ == [["1", "2"]]
+    assert pre.transform(X).ravel().tolist() == [0, 1, 1, 2]  # the infinity: unseen
     encoding = encode_columns(X, categorical=["c"]).fit(np.arange(4), missing="category")
+    assert encoding.n_categories_.tolist() == [2]
+    with_nan = pd.DataFrame({"c": [1.0, 2.0, np.nan, np.inf]})
+    pre = Preprocessor(missing="category", categorical=["c"]).fit(with_nan)
+    assert pre.categories_ == [["1", "2", "(missing)"]]
+    assert pre.transform(with_nan).ravel().tolist() == [0, 1, 2, 3]
+    encoding = encode_columns(with_nan, categorical=["c"]).fit(np.arange(4), missing="category")
     assert encoding.n_categories_.tolist() == [3]
 
 
@@ -196,7 +204,11 @@ def test_engine_codes_of_a_categorical_number_feature():
     assert fitted.train_code.tolist() == [0, 1, 1, 2]  # missing: the mode, 2.0
     assert fitted.test_code.tolist() == [0, 1, -1, 2]
     assert values.slots_of(pd.Series([2.0, 2.5, np.nan, 1.0])).tolist() == [1, 3, 2, 0]
+    # an infinity makes no missing category (unseen, it would hold no training row) ...
     _, own = scale_fit([1.0, 2.0, np.inf], [1, 2, 1], missing="category", kind="categorical")
+    assert own.n_categories == 2
+    # ... a missing value does
+    _, own = scale_fit([1.0, 2.0, np.nan], [1, 2, 1], missing="category", kind="categorical")
     assert own.n_categories == 3
 
 

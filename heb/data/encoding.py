@@ -413,7 +413,9 @@ def _fit_column(
         return None, None  # no value in any training row: dropped
     if column.role == "id-float" and not (column.values[present] % 1 == 0).all():
         return _fit_floats(position, column.floats(train), y_train, n_classes, n_bins, missing)
-    item = _fit_categorical(position, seen[:G], present, bool(seen[G] + seen[G + 1]), missing)
+    # a missing category when training has missing rows; infinities (slot G + 1) are
+    # unseen at every step, so they never make one (it would hold no training row)
+    item = _fit_categorical(position, seen[:G], present, bool(seen[G]), missing)
     if by_index is not None:
         return item, item.collapse(by_index)
     if y_train is None:

@@ -288,10 +288,9 @@ def _categorical(values: FeatureValues, weight: np.ndarray, missing: str) -> Fol
     categories = np.sort(values.keys.to_numpy()[observed])
     code = pd.Index(categories).get_indexer(values.keys)
     n_seen = categories.size
-    missing_rows = weight[d] + weight[d + 1]  # both read as missing when fitting
-    if missing == "category":
-        fill = n_seen
-        n = n_seen + (missing_rows > 0)
+    if missing == "category":  # a category of its own for missing rows, if training has
+        fill = n_seen  # any (not for infinities: unseen, so the category had no row)
+        n = n_seen + (weight[d] > 0)
     else:
         mode = np.bincount(code[observed], weights=weight[:d][observed], minlength=n_seen)
         fill = int(np.argmax(mode))
