@@ -1,0 +1,135 @@
+"""Mutation-testing gaps in session 34's own changes (the CLI's failed cross-validation,
+heb.text's helpers, the Concentrations and Benchmark tabs as page settings, the Explain
+row box, the presenter's square plot, the report's cells, the delimiter sniffer and the
+rest): each test kills a hand-made mutant the suite let survive."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from heb.text import short_labels
+from tests.test_app import assert_clean, figures, open_app, unescape, uploader, url
+from tests.test_app_hierarchy import open_heb_h_concentrations, table_with
+
+
+# ------------------------------------------------------------------ heb.text.short_labels
+def test_three_labels_alike_once_cut_are_numbered_2_and_3():
+    """A third label alike to two before it is " (3)", not a second " (2)"."""
+    long = "x" * 40
+    assert short_labels([long, long, long, "y"], 10) == [
+        "xxxxxxxxx…",
+        "xxxxxxxxx… (2)",
+        "xxxxxxxxx… (3)",
+        "y",
+    ]
+
+
+# ------------------------------------------------------------------ Concentrations' tabs
+def test_a_link_to_the_table_tab_keeps_the_heatmaps_colouring_in_the_url():
+    """The heatmaps' radio is not drawn while the Table tab is open: the colouring the
+    link carries stays in the URL (it was dropped on the first run)."""
+    at = open_app("pages/concentrations.py", conc_tab="Table", heat_value="rho")
+    assert (url(at, "conc_tab"), url(at, "heat_value")) == ("Table", "rho")
+    assert at.session_state["heat_value"] == "rho"
+
+
+def _hierarchies(pairs: int, rows: int = 400, seed: int = 0) -> bytes:
+    """``pairs`` city -> region hierarchies the class (yes/no at random) does not follow:
+    every (class, city) pair's estimate is mostly HEB-M's."""
+    rng = np.random.default_rng(seed)
+    columns = {}
+    for j in range(pairs):
+        city = rng.integers(0, 16, rows)
+        columns[f"city{j}"] = [f"c{c:02d}" for c in city]
+        columns[f"reg{j}"] = [f"r{c // 4}" for c in city]
+    columns["label"] = rng.choice(["yes", "no"], rows)
+    return pd.DataFrame(columns).to_csv(index=False).encode()
+
+
+def test_heb_hs_caption_names_twelve_flat_pairs_without_and_more():
+    """Six hierarchies, two classes: exactly the twelve pairs the caption lists (no
+    " and 0 more"); on the Heatmaps tab only, the level table being lazy."""
+    at = open_app()
+    uploader(at).upload("six.csv", _hierarchies(6), "text/csv").run()
+    open_heb_h_concentrations(at)
+    (caption,) = [c.value for c in at.caption if "Mostly HEB-M" in c.value]
+    pairs = [f"city{j} in class {c}" for j in range(6) for c in ("no", "yes")]
+    assert caption.endswith(": " + ", ".join(pairs) + "."), caption
+    assert figures(at) and not [f for f in at.dataframe if "hierarchy_used" in f.value]
+    at.session_state["conc_tab"] = "Table"
+    at.run()
+    assert_clean(at)
+    assert not figures(at)  # the heatmap is not built behind the closed tab
+    assert not [c for c in at.caption if "Mostly HEB-M" in c.value]
+    levels = table_with(at, "hierarchy_used")
+    assert not levels["hierarchy_used"].any()
+
+
+def test_heb_hs_caption_says_how_many_more_past_twelve():
+    at = open_app()
+    uploader(at).upload("seven.csv", _hierarchies(7), "text/csv").run()
+    open_heb_h_concentrations(at)
+    (caption,) = [c.value for c in at.caption if "Mostly HEB-M" in c.value]
+    assert caption.endswith("city5 in class yes and 2 more."), caption
+
+
+# ------------------------------------------------------------------ Benchmark's metric tabs
+def test_a_benchmark_opens_on_its_first_metric_tab_left_out_of_the_link():
+    from heb import registry
+    from tests.test_app import _cd_titles
+
+    query = {"methods": "Laplace,HEB-M", "bench_datasets": "builtin:iris,builtin:wine"}
+    at = open_app("pages/benchmark.py", **query)
+    at.button(key="bench_run").click().run()
+    assert_clean(at)
+    first = registry.metric(next(iter(registry.METRICS))).title
+    assert at.session_state["bench_metric_tab"] == first
+    assert url(at, "bench_metric_tab") is None  # the default is not in the link
+    assert {t.split(":")[0] for t in _cd_titles(at)} == {first}
+
+
+# ------------------------------------------------------------------ Explain's row box
+def test_a_row_missing_before_the_last_row_used_shows_the_next_one_not_the_last():
+    """Row 29,997 is outside the subsample and row 29,998 is the last one used: it is
+    shown as "the next one that is" (only a row past the last one used is "the last")."""
+    from heb import data as hdata
+    from heb.evaluate.folds import evaluated_rows
+
+    rng = np.random.default_rng(3)
+    n = 30_000
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "label": rng.choice(["yes", "no"], n),
+        }
+    )
+    frame.loc[[3_000, n - 1], "label"] = "rare"
+    payload = frame.to_csv(index=False).encode()
+    rows = evaluated_rows(hdata.load_upload(payload, "big.csv"), 20_000)
+    assert list(rows[-2:]) == [n - 4, n - 2]  # row n - 3 is left out, n - 2 the last used
+    at = open_app()
+    uploader(at).upload("big.csv", payload, "text/csv").run()
+    at.switch_page("pages/explain.py").run()
+    at.number_input(key="w_explain_row").set_value(n - 3).run()
+    assert_clean(at)
+    said = [unescape(i.value) for i in at.info]
+    assert any(
+        f"Row {n - 3:,} of the table is not among" in line
+        and f"showing row {n - 2:,}, the next one that is." in line
+        for line in said
+    ), said
+
+
+def test_the_last_row_with_a_target_is_the_source_rows_last_or_the_frames():
+    from explorer.loading import last_row_with_target
+    from heb.data.dataset import Dataset
+
+    def dataset(source_rows):
+        X = pd.DataFrame({"a": ["x", "y", "z"]})
+        y = pd.Series(["p", "q", "p"])
+        return Dataset("d", X, y, ["a"], "test", source_rows=source_rows)
+
+    assert last_row_with_target(dataset(np.array([0, 4, 7]))) == 7
+    assert last_row_with_target(dataset(None)) == 2
+    assert last_row_with_target(dataset(np.array([], dtype=int))) == 2
