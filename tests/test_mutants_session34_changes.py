@@ -133,3 +133,82 @@ def test_the_last_row_with_a_target_is_the_source_rows_last_or_the_frames():
     assert last_row_with_target(dataset(np.array([0, 4, 7]))) == 7
     assert last_row_with_target(dataset(None)) == 2
     assert last_row_with_target(dataset(np.array([], dtype=int))) == 2
+
+
+# ------------------------------------------------------------------ Explain in the presenter
+def test_the_presenters_decision_table_has_the_grids_decimals_and_ticks():
+    """The presenter draws the smoothers' decisions as an HTML table: six decimals for a
+    probability, three for the log-odds, a tick or a cross for 'right' (not True)."""
+    import re
+
+    from tests.test_app import shown_text
+
+    at = open_app("pages/explain.py", present="1")
+    (table,) = at.table
+    shown, values = shown_text(table), table.value
+    assert list(shown["right"]) == ["✓" if right else "✗" for right in values["right"]]
+    probabilities = [c for c in shown if c.startswith("P(")]
+    assert len(probabilities) == 3
+    for column in probabilities:
+        assert all(re.fullmatch(r"[01]\.\d{6}", cell) for cell in shown[column]), shown[column]
+        assert [float(cell) for cell in shown[column]] == [round(v, 6) for v in values[column]]
+    (log_odds,) = [c for c in shown if c.startswith("log-odds")]
+    assert [cell for cell in shown[log_odds]] == [f"{v:.3f}" for v in values[log_odds]]
+
+
+# ------------------------------------------------------------------ the delimiter sniffer
+def test_quoted_values_are_dropped_before_the_text_is_cut_into_lines():
+    """A ';' file whose header holds a comma ('spend,eur') and whose quoted notes hold a
+    line end, a ';' and a ','. Cut first, the note's halves kept their ';' and ',' (the
+    quotes no longer paired), the ';' counts varied and the comma, one a line, won."""
+    from heb.data import read_table
+
+    lines = ["id;spend,eur;note;label"]
+    for i in range(20):
+        note = '"a;b\nc,d"' if i % 2 == 0 else "ok"
+        lines.append(f"{i};{i},5;{note};{'yes' if i % 3 else 'no'}")
+    frame = read_table(("\n".join(lines) + "\n").encode(), "t.csv")
+    assert list(frame.columns) == ["id", "spend,eur", "note", "label"]
+    assert frame.shape == (20, 4)
+    assert frame["note"].iloc[0] == "a;b\nc,d" and frame["spend,eur"].iloc[3] == 3.5
+
+
+# ------------------------------------------------------------------ the report's cells
+def test_the_reports_cells_keep_decimals_for_shares_of_0_and_1_only():
+    from heb.evaluate.report import _column_cells
+
+    assert _column_cells(pd.Series([1.0, 1.0, np.nan])) == ["1.000", "1.000", "—"]
+    assert _column_cells(pd.Series([-1.0, 0.0])) == ["-1.000", "0.000"]
+    assert _column_cells(pd.Series([0.0, 2.0, 2628.0])) == ["0", "2", "2,628"]
+    assert _column_cells(pd.Series([2628, 16985, 0])) == ["2,628", "16,985", "0"]
+    assert _column_cells(pd.Series([True, False])) == ["True", "False"]
+
+
+# ------------------------------------------------------------------ Compare's one-class notes
+def _one_class_result(oof: dict) -> object:
+    from heb.evaluate import CVResult
+
+    y = np.array([0, 0, 0, 1])
+    return CVResult(
+        folds=pd.DataFrame(), oof_proba=oof, y=y, classes=np.array(["stay", "churn"]), n_splits=2
+    )
+
+
+def test_two_methods_predicting_one_class_share_a_plural_note():
+    from explorer import comparison as cmp
+
+    stay = np.array([[0.9, 0.1], [0.6, 0.4], [0.7, 0.3], [0.55, 0.45]])
+    churn = stay[:, ::-1]
+    result = _one_class_result({"Laplace": stay, "HEB-M": stay, "TE": churn})
+    first, second = cmp.one_class_notes(result)
+    assert first == (
+        "Laplace and HEB-M predict one class, 'stay', for every row: their accuracy is that "
+        "class's share of the rows (0.750), their F1-macro is low, and only their "
+        "probabilities (log-loss, Brier, AUC) tell the rows apart."
+    )
+    assert second.startswith("TE predicts one class, 'churn', for every row: its accuracy")
+    assert "(0.250)" in second  # the share of the class it predicts, not of the first
+    weighted = cmp.one_class_notes(_one_class_result({"Laplace+GR": stay, "HEB-M+GR": stay}))
+    (note,) = weighted
+    assert note.startswith("Laplace+GR and HEB-M+GR predict one class, 'stay'")
+    assert " Their feature weights, the square root" in note
