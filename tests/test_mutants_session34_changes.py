@@ -212,3 +212,21 @@ def test_two_methods_predicting_one_class_share_a_plural_note():
     (note,) = weighted
     assert note.startswith("Laplace+GR and HEB-M+GR predict one class, 'stay'")
     assert " Their feature weights, the square root" in note
+
+
+# ------------------------------------------------------------------ figures: whole in the hover
+def test_every_bar_of_a_feature_counts_figure_names_the_whole_category_in_its_hover():
+    """Eight classes: six own series and an 'other classes' one, each hovering the whole
+    category (its customdata), not the cut axis label."""
+    from heb.figures import feature_counts_figure
+
+    long = "y" * 80
+    counts = pd.DataFrame({"category": [long, "b"]})
+    for c in range(8):
+        counts[str(c)] = [10 + c, 5]
+    counts["total"] = counts[[str(c) for c in range(8)]].sum(axis=1)
+    fig = feature_counts_figure(counts, "notes")
+    assert len(fig.data) == 7 and fig.data[-1].name == "2 other classes"
+    for trace in fig.data:
+        assert trace.hovertemplate.startswith("%{customdata}: %{y:,} rows<extra>")
+        assert list(trace.customdata) == [long, "b"] and trace.x[0] != long
