@@ -230,3 +230,31 @@ def test_every_bar_of_a_feature_counts_figure_names_the_whole_category_in_its_ho
     for trace in fig.data:
         assert trace.hovertemplate.startswith("%{customdata}: %{y:,} rows<extra>")
         assert list(trace.customdata) == [long, "b"] and trace.x[0] != long
+
+
+def test_a_long_feature_name_without_a_value_is_cut_to_the_bar_labels_length():
+    from heb import NaiveBayes
+    from heb.explain import explain_smoothers
+    from heb.figures.explain import MAX_BAR_LABEL, contribution_figure, contribution_frame
+
+    X = np.array([[0, 0], [1, 1], [0, 1], [1, 0]] * 5)
+    y = np.array([0, 1, 0, 1] * 5)
+    models = {"laplace": NaiveBayes("laplace").fit(X, y)}
+    frame = contribution_frame(
+        explain_smoothers(models, [[0, 0]], 1, 0), ["n" * 100, "b"], ["", "x"]
+    )
+    fig = contribution_figure(frame, list(models), "Row 0")
+    assert "n" * (MAX_BAR_LABEL - 1) + "…" in list(fig.data[0].y)
+    assert "n" * 100 in list(fig.data[0].customdata)  # whole in the hover
+    assert fig.data[0].hovertemplate.startswith("Laplace<br>%{customdata}<br>")
+
+
+# ------------------------------------------------------------------ calibration lesson figure
+def test_the_double_counting_figures_ece_axis_has_at_most_four_ticks():
+    from heb.figures.lessons.calibration import double_counting_figure
+    from heb.lessons import calibration
+
+    data = calibration.calibration_data("synthetic")
+    sweep = calibration.double_counting_sweep(data["codes"], data["y"], 1, 3)
+    fig, _ = double_counting_figure(sweep, 2)
+    assert (fig.layout.yaxis2.tickmode, fig.layout.yaxis2.nticks) == ("auto", 4)
