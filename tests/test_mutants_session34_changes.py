@@ -258,3 +258,38 @@ def test_the_double_counting_figures_ece_axis_has_at_most_four_ticks():
     sweep = calibration.double_counting_sweep(data["codes"], data["y"], 1, 3)
     fig, _ = double_counting_figure(sweep, 2)
     assert (fig.layout.yaxis2.tickmode, fig.layout.yaxis2.nticks) == ("auto", 4)
+
+
+# ------------------------------------------------------------------ heb.text.first_sentence
+def test_an_errors_first_sentence_or_its_types_name():
+    from heb.text import first_sentence
+
+    assert first_sentence(MemoryError("Unable to allocate 3.1 GiB. And more.")) == (
+        "Unable to allocate 3.1 GiB."
+    )
+    assert first_sentence(ValueError("version 1.5 is too old")) == "version 1.5 is too old"
+    assert first_sentence(ValueError("  \n")) == "ValueError"
+    assert first_sentence(MemoryError()) == "MemoryError"
+
+
+def test_heb_hs_caption_names_a_single_flat_pair():
+    """Three classes, only class c's cities skewed towards one region: the tree keeps its
+    weight but for class b, the one pair the caption names."""
+    rng = np.random.default_rng(0)
+    rows = 600
+    label = rng.choice(["a", "b", "c"], rows)
+    skewed = rng.choice(4, rows, p=(0.55, 0.15, 0.15, 0.15))
+    region = np.where(label == "c", skewed, rng.integers(0, 4, rows))
+    city = region * 4 + rng.integers(0, 4, rows)
+    frame = pd.DataFrame(
+        {
+            "city": [f"c{c:02d}" for c in city],
+            "region": [f"r{r}" for r in region],
+            "label": label,
+        }
+    )
+    at = open_app()
+    uploader(at).upload("one.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    open_heb_h_concentrations(at)
+    (caption,) = [c.value for c in at.caption if "Mostly HEB-M" in c.value]
+    assert caption.endswith("the m shown is the tree's): city in class b."), caption
