@@ -61,6 +61,7 @@ def test_heb_hs_caption_names_twelve_flat_pairs_without_and_more():
     at.run()
     assert_clean(at)
     assert not figures(at)  # the heatmap is not built behind the closed tab
+    assert url(at, "conc_tab") == "Table"  # a page setting: a copied link keeps the tab
     assert not [c for c in at.caption if "Mostly HEB-M" in c.value]
     levels = table_with(at, "hierarchy_used")
     assert not levels["hierarchy_used"].any()
