@@ -589,7 +589,7 @@ def _control_id(value) -> str:
 #: as they are: those must keep their drawing; every other figure must change)
 LESSON_CONTROLS = [
     ("lesson_zero_counts", "Pseudo-count α", ()),
-    ("lesson_zero_counts", "Repeat the e-mail", ("Word probabilities",)),
+    ("lesson_zero_counts", "Repeat the e-mail", ("P(word | class)",)),
     ("lesson_dirichlet", "Categories K", ()),
     ("lesson_evidence", "What-if concentration m", ()),
     ("lesson_high_cardinality", "Your K (categories)", ("HEB-U's l1 error", "Corollary 1")),

@@ -446,3 +446,40 @@ def test_the_message_mark_reads_the_same_when_the_labels_turn():
     marked = [x for x in fig.data[0].x if MESSAGE_MARK in x]
     assert marked == [f"<b>{MESSAGE_MARK} meeting</b>"]
     assert fig.layout.xaxis.title.text == f"{MESSAGE_MARK} = in the message"
+
+
+def test_the_titles_shortened_for_a_presenter_stay_whole_on_a_phone():
+    """Titles made one line for a presenter's short plots (a second line took 30 px of
+    them) must still fit a 390 px phone, about 40 characters: "Exact l1 error per PMF
+    (dashed: the mean)" (41) was cut there."""
+    from heb.figures.lessons import calibration, evidence, known_truth, zero_counts
+
+    sweep = {
+        "copies": np.arange(1, 4),
+        "log_odds_scale": np.array([1.0, 2.0, 3.0]),
+        **{k: np.array([0.1, 0.2, 0.3]) for k in ("ece", "log_loss", "accuracy", "brier")},
+        "mean_confidence": np.array([0.6, 0.7, 0.8]),
+    }
+    table = pd.DataFrame({"model": ["Laplace"], "calibration": ["none"], "ece": [0.1]})
+    heldout = {
+        "m": np.array([0.1, 1.0, 10.0]),
+        "log_loss": np.array([1.0, 0.9, 1.1]),
+        "uniform_log_loss": 1.2,
+        "n_folds": 10,
+        "n_rows": 20_000,
+    }
+    truth = np.array([[0.5, 0.5]])
+    theta = np.array([[0.5, 0.5], [0.2, 0.8]])
+    errors = pd.DataFrame({"label": ["Laplace", "HEB-M"], "l1": [0.1, 0.2]})
+    figures = [
+        calibration.double_counting_figure(sweep, 2)[0],
+        calibration.calibration_bars_figure(table, "ece")[0],
+        evidence.heldout_figure(heldout, {}, "HEB-M")[0],
+        known_truth.posterior_scatter_figure(truth, {"HEB-M": truth}, ["HEB-M"])[0],
+        known_truth.pmf_error_figure(errors)[0],
+        zero_counts.zero_counts_figure(["a", "b"], ["spam", "ham"], theta, ["a"], 0.001)[0],
+        zero_counts.zero_counts_figure(["a", "b"], ["spam", "ham"], theta, ["a"], 0.0)[0],
+    ]
+    for figure in figures:
+        title = figure.layout.title.text
+        assert "<br>" not in title and len(title) <= 40, title

@@ -134,7 +134,7 @@ def figures_spied(monkeypatch):
     (it returns no curves)."""
     calls: list[dict] = []
 
-    def collect(specs, settings, tables, categorical=(), target=None, drop=()):
+    def collect(specs, settings, tables, categorical=(), target=None, drop=(), skip=()):
         calls.append({"tables": list(tables), "drop": list(drop)})
         return {}
 

@@ -92,7 +92,7 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
         "mean_confidence",
     )
     data = pd.DataFrame({name: sweep[name] for name in columns})
-    title = "k copies: the same evidence counted k times"
+    title = "k copies: one evidence counted k times"
     lesson_style(fig, title, 400)
     fig.update_layout(margin_r=80)  # room for the right axis's labels
     return fig, data
@@ -132,5 +132,5 @@ def calibration_bars_figure(
     fig.update_layout(barmode="group", yaxis_title=name)
     fig.update_yaxes(rangemode="tozero")
     direction = "higher" if registry.metric(metric).higher_is_better else "lower"
-    title = f"Remedies on the test rows ({direction} is better)"
+    title = f"Remedies, test rows ({direction} is better)"
     return lesson_style(fig, title, 420), table

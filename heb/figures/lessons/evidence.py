@@ -159,7 +159,7 @@ def heldout_figure(
     log_m_axes(fig, "held-out log-loss (nats)")
     # one title line and short legend names: on a presenter's 1280 x 720 step a two-line
     # title and a four-row legend left the plot 97 px
-    title = f"Held-out log-loss: {heldout['n_folds']} folds, {heldout['n_rows']:,} rows"
+    title = f"Held-out check: {heldout['n_folds']} folds, {heldout['n_rows']:,} rows"
     lesson_style(fig, title, 400)
     # legend symbols at one size, no gap between groups: each made the legend's rows taller
     # (a narrow column wraps it one entry a row)

@@ -38,7 +38,7 @@ def pmf_error_figure(errors: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     # up into the figure's title
     fig.update_layout(showlegend=False, yaxis_title="‖θ̂ − θ‖₁")
     fig.update_yaxes(rangemode="tozero")
-    title = "Exact l1 error per PMF (dashed: the mean)"  # one line at 1280 px
+    title = "Exact l1 error per PMF (dashed: mean)"  # one line on a phone
     return lesson_style(fig, title, 440), errors
 
 

@@ -59,7 +59,7 @@ def zero_counts_figure(
     for c, name in enumerate(classes):
         data[f"P(word | {name})"] = theta[c]
     data["alpha"] = alpha
-    return lesson_style(fig, f"Word probabilities, {rule}"), data  # one line at 1280 px
+    return lesson_style(fig, f"P(word | class), {rule}"), data  # one line on a phone
 
 
 def underflow_figure(
