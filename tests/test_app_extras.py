@@ -672,6 +672,11 @@ def test_explain_takes_a_row_outside_the_subsample_and_says_which_row_it_shows()
         and f"showing row {n - 2:,}, the last one that is." in line
         for line in said
     ), said
+    # a row left out just before the last row used: "the next one", not "the last"
+    assert list(rows[-2:]) == [n - 4, n - 2]
+    at.number_input(key="w_explain_row").set_value(n - 3).run()
+    said = [unescape(i.value) for i in at.info]
+    assert any(f"showing row {n - 2:,}, the next one that is." in line for line in said), said
     missing = int(np.setdiff1d(np.arange(n - 1), rows)[0])
     at.number_input(key="w_explain_row").set_value(missing).run()
     following = int(rows[np.searchsorted(rows, missing)])

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from heb.text import short_labels
-from tests.test_app import assert_clean, figures, open_app, unescape, uploader, url
+from tests.test_app import assert_clean, figures, open_app, uploader, url
 from tests.test_app_hierarchy import open_heb_h_concentrations, table_with
 
 
@@ -91,37 +91,6 @@ def test_a_benchmark_opens_on_its_first_metric_tab_left_out_of_the_link():
 
 
 # ------------------------------------------------------------------ Explain's row box
-def test_a_row_missing_before_the_last_row_used_shows_the_next_one_not_the_last():
-    """Row 29,997 is outside the subsample and row 29,998 is the last one used: it is
-    shown as "the next one that is" (only a row past the last one used is "the last")."""
-    from heb import data as hdata
-    from heb.evaluate.folds import evaluated_rows
-
-    rng = np.random.default_rng(3)
-    n = 30_000
-    frame = pd.DataFrame(
-        {
-            "colour": rng.choice(["red", "green", "blue"], n),
-            "label": rng.choice(["yes", "no"], n),
-        }
-    )
-    frame.loc[[3_000, n - 1], "label"] = "rare"
-    payload = frame.to_csv(index=False).encode()
-    rows = evaluated_rows(hdata.load_upload(payload, "big.csv"), 20_000)
-    assert list(rows[-2:]) == [n - 4, n - 2]  # row n - 3 is left out, n - 2 the last used
-    at = open_app()
-    uploader(at).upload("big.csv", payload, "text/csv").run()
-    at.switch_page("pages/explain.py").run()
-    at.number_input(key="w_explain_row").set_value(n - 3).run()
-    assert_clean(at)
-    said = [unescape(i.value) for i in at.info]
-    assert any(
-        f"Row {n - 3:,} of the table is not among" in line
-        and f"showing row {n - 2:,}, the next one that is." in line
-        for line in said
-    ), said
-
-
 def test_the_last_row_with_a_target_is_the_source_rows_last_or_the_frames():
     from explorer.loading import last_row_with_target
     from heb.data.dataset import Dataset
