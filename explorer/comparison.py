@@ -37,6 +37,7 @@ from heb import figures, registry
 from heb.data import Dataset
 from heb.data.dataset import quote
 from heb.evaluate import CVResult, RunSettings, cached_cross_validation, cross_validate
+from heb.text import and_list
 
 __all__ = [
     "BEST_STYLE",
@@ -165,7 +166,7 @@ def one_class_notes(result: CVResult) -> list[str]:
         label = result.classes[code]
         share = float(np.mean(result.y == code))
         one = len(methods) == 1
-        names = methods[0] if one else ", ".join(methods[:-1]) + f" and {methods[-1]}"
+        names = and_list(methods)
         its = "its" if one else "their"
         sentence = (
             # the label quoted: a bare "one class, 0, for every row" read as a count
@@ -228,6 +229,16 @@ def table_column_config() -> dict:
     }
 
 
+def has_best(summary: pd.DataFrame) -> bool:
+    """Whether :func:`best_style` colours anything: a single method is best of nothing."""
+    return len(summary) > 1
+
+
+def best_note(summary: pd.DataFrame) -> str:
+    """The sentence saying what :func:`best_style` colours ("" when it colours nothing)."""
+    return "Best mean of each metric in blue." if has_best(summary) else ""
+
+
 def best_style(summary: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
     """A Styler function colouring the best method of each metric (by its mean as shown,
     to :data:`TABLE_DECIMALS` decimals: every method tied there is coloured); nothing with a
@@ -235,7 +246,7 @@ def best_style(summary: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
 
     def style(frame: pd.DataFrame) -> pd.DataFrame:
         out = pd.DataFrame("", index=frame.index, columns=frame.columns)
-        if len(summary) < 2:
+        if not has_best(summary):
             return out
         for name, entry in registry.METRICS.items():
             means = summary[f"{name}_mean"].round(TABLE_DECIMALS)

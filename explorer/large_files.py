@@ -1145,12 +1145,13 @@ def _compare_table(comparison) -> None:
     )
     bound = float(result.folds["auc_bound"].max()) if "auc_bound" in result.folds else 0.0
     auc = "AUC exact" if bound == 0 else f"AUC within {bound:.1e} (binned scores)"
+    best = cmp.best_note(comparison.summary)  # "" for one method: no cell is blue
     st.caption(
         escape(
             f"Engine: {ENGINE_LABEL}; {result.n_rows:,} rows seen; {result.n_splits} folds; "
             f"{phases_text(result.timings)}; {auc}."
         )
-        + (" Best mean of each metric in blue." if len(comparison.summary) > 1 else "")
+        + (f" {best}" if best else "")
         + " Fit time is the smoothing of the fold's counts (counting is the engine's scan)."
     )
     for note in result.notes:

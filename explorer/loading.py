@@ -416,6 +416,12 @@ class WorkingData:
     last_table_row: int | None = None
 
     @property
+    def last_row(self) -> int:
+        """The number of the table's last row with a target (``last_table_row``, else
+        the last of ``table_rows``)."""
+        return int(self.table_rows[-1]) if self.last_table_row is None else self.last_table_row
+
+    @property
     def n_classes(self) -> int:
         """Number of classes C."""
         return len(self.class_names)
@@ -441,11 +447,6 @@ def _working(key: str, _dataset: Dataset, n_bins: int, missing: str, max_rows: i
         missing_share=X.isna().mean(),
         last_table_row=last_row_with_target(_dataset),
     )
-
-
-def last_table_row_of(work: WorkingData) -> int:
-    """The number of the table's last row with a target (see ``WorkingData``)."""
-    return int(work.table_rows[-1]) if work.last_table_row is None else work.last_table_row
 
 
 def last_row_with_target(dataset: Dataset) -> int:

@@ -245,8 +245,9 @@ def presenter_height(fig) -> int:
     or more where the title, a legend wrapped at :data:`PRESENTER_NARROW_WIDTH` and
     turned category labels would leave its plot less than :data:`PRESENTER_PLOT_HEIGHT`
     (at 1024 px a four-row legend left the calibration plot 60 px, the zero-count words
-    the bars 45 px), up to :data:`PRESENTER_FIGURE_MAX`, which a square plot or a
-    sunburst always takes; never more than the figure's own height."""
+    the bars 45 px), up to :data:`PRESENTER_FIGURE_MAX`, which a sunburst always takes;
+    a square plot takes :data:`PRESENTER_SQUARE_MAX`; never more than the figure's own
+    height."""
     from heb.figures.style import FONT_SIZE, PLOT_GAP, legend_rows, title_height
 
     title = fig.layout.title.text or ""
@@ -268,10 +269,9 @@ def presenter_height(fig) -> int:
     # a square plot: its height is its width too (known truth's posteriors were 150 px a
     # side); a sunburst is round (the hierarchy's tree was 190 px across at 1280 x 720,
     # its codes' labels unreadable)
-    round_ = bool(fig.data) and all(trace.type == "sunburst" for trace in fig.data)
     if fig.layout.yaxis.scaleanchor == "x":
         return min(int(fig.layout.height), PRESENTER_SQUARE_MAX)
-    if round_:
+    if fig.data and all(trace.type == "sunburst" for trace in fig.data):
         needed = PRESENTER_FIGURE_MAX
     return min(int(fig.layout.height), PRESENTER_FIGURE_MAX, max(PRESENTER_FIGURE_HEIGHT, needed))
 

@@ -30,10 +30,13 @@ def short_labels(texts: Sequence[str], limit: int) -> list[str]:
     """Each of ``texts`` cut by :func:`shorten`, the cut ones kept apart by " (2)", " (3)"...
     (a figure's category axis would draw two labels alike as one row of bars)."""
     labels: list[str] = []
+    taken: set[str] = set()
     for text in texts:
-        label, copy = shorten(text, limit), 1
-        while label in labels:
+        cut = label = shorten(text, limit)
+        copy = 1
+        while label in taken:
             copy += 1
-            label = f"{shorten(text, limit)} ({copy})"
+            label = f"{cut} ({copy})"
         labels.append(label)
+        taken.add(label)
     return labels

@@ -96,10 +96,10 @@ def show(comparison: cmp.Comparison, from_memory: bool):
         key="metrics_table",
         grid_config=cmp.table_column_config(),
     )
-    # one method is best of nothing: no cell is blue, and the caption does not say one is
-    best = "Best mean of each metric in blue. " if len(comparison.summary) > 1 else ""
+    # one method is best of nothing: the caption says what is blue only when a cell is
+    best = cmp.best_note(comparison.summary)
     st.caption(
-        best + "Fit time: the median fold's, counting included. "
+        (f"{best} " if best else "") + "Fit time: the median fold's, counting included. "
         "Each metric is computed on each test fold, then averaged over the folds. ECE: the top-1 "
         "expected calibration error, |accuracy − confidence| per bin of 10 equal-width "
         "confidence bins, weighted by the bin's share of rows. Brier: the squared error "

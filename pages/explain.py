@@ -56,7 +56,7 @@ def pick_row(work: loading.WorkingData, fitted: ex.Fitted) -> tuple[int, int]:
     table_rows = work.table_rows
     # every row of the table can be asked for, a row outside the subsample too (it is
     # said so below): "There is no row 49,999" was refused of a 50,000-row file
-    n_rows, last = table_rows.size, loading.last_table_row_of(work)
+    n_rows, last = table_rows.size, work.last_row
     row_args = state.page_setting("explain_row", int(table_rows[0]))
     if not 0 <= st.session_state["explain_row"] <= last:  # a link or another dataset's row
         st.session_state["explain_row"] = st.session_state[row_args["key"]] = int(table_rows[0])

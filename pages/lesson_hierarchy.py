@@ -114,10 +114,11 @@ def concentrations_view(conc, setting: tuple, notes) -> None:
     fig, data = steps.fitted(lesson_figure("concentrations", setting))
     show_figure(fig, data, "hierarchy-concentrations")
     with notes:
+        weight = lesson.weight_text(conc)
         st.markdown(
             "Small m: the classes split that level differently (signal); large m: they "
             f"share the pooled split. {lesson.clamp_text(conc)}"
-            + (f" {lesson.weight_text(conc)}" if lesson.weight_text(conc) else "")
+            + (f" {weight}" if weight else "")
             # the table it explains is drawn outside the presenter's steps only
             + (
                 ""

@@ -255,17 +255,23 @@ def _failing_on(name: str):
     return run
 
 
-def test_case_benchmark_dataset_fails_in_cross_validation(monkeypatch):
-    """A dataset that loads but fails in cross-validation is skipped with a note naming it;
-    the others are benchmarked (it stopped the whole run)."""
+def run_with_wine_failing(monkeypatch, specs: list[str]):
+    """The Benchmark page run on ``specs`` with Laplace and HEB-M, wine's cross-validation
+    failing (:func:`_failing_on`)."""
     from explorer import benchmarking
 
     monkeypatch.setattr(benchmarking, "run_benchmark", _failing_on("wine"))
     at = open_app(methods="Laplace,HEB-M")
     at.switch_page("pages/benchmark.py").run()
-    picker = at.multiselect(key="w_bench_datasets")
-    picker.set_value(["builtin:iris", "builtin:wine", "builtin:zip-codes"]).run()
+    at.multiselect(key="w_bench_datasets").set_value(specs).run()
     at.button(key="bench_run").click().run()
+    return at
+
+
+def test_case_benchmark_dataset_fails_in_cross_validation(monkeypatch):
+    """A dataset that loads but fails in cross-validation is skipped with a note naming it;
+    the others are benchmarked (it stopped the whole run)."""
+    at = run_with_wine_failing(monkeypatch, ["builtin:iris", "builtin:wine", "builtin:zip-codes"])
     assert_clean(at)
     tables = [t.value for t in at.dataframe if "average rank" in t.value.index]
     assert tables and set(tables[0].index) == {"iris", "zip-codes", "average rank"}
@@ -278,13 +284,7 @@ def test_case_benchmark_dataset_fails_in_cross_validation(monkeypatch):
 
 
 def test_fewer_than_two_cross_validated_datasets_fail_the_run(monkeypatch):
-    from explorer import benchmarking
-
-    monkeypatch.setattr(benchmarking, "run_benchmark", _failing_on("wine"))
-    at = open_app(methods="Laplace,HEB-M")
-    at.switch_page("pages/benchmark.py").run()
-    at.multiselect(key="w_bench_datasets").set_value(["builtin:iris", "builtin:wine"]).run()
-    at.button(key="bench_run").click().run()
+    at = run_with_wine_failing(monkeypatch, ["builtin:iris", "builtin:wine"])
     assert at.status and at.status[0].label == "Benchmark failed"
     assert [e.value for e in at.error] == [
         "Only 1 of the 2 datasets could be cross\\-validated\\; the benchmark needs at least two\\."

@@ -216,8 +216,7 @@ def test_too_few_cross_validated_counts_every_dataset_chosen(monkeypatch):
     """The count's "of the N" taken from the datasets that loaded: with one of three not
     loading and one failing in cross-validation, the run said "1 of the 2"; both skipped
     notes stay above the error."""
-    from test_app import open_app
-    from test_benchmark_trial32 import _failing_on
+    from test_benchmark_trial32 import run_with_wine_failing
 
     from explorer import benchmarking
 
@@ -229,12 +228,7 @@ def test_too_few_cross_validated_counts_every_dataset_chosen(monkeypatch):
         return loads(spec)
 
     monkeypatch.setattr(benchmarking, "session_dataset", load)
-    monkeypatch.setattr(benchmarking, "run_benchmark", _failing_on("wine"))
-    at = open_app(methods="Laplace,HEB-M")
-    at.switch_page("pages/benchmark.py").run()
-    picker = at.multiselect(key="w_bench_datasets")
-    picker.set_value(["builtin:iris", "builtin:wine", "builtin:zip-codes"]).run()
-    at.button(key="bench_run").click().run()
+    at = run_with_wine_failing(monkeypatch, ["builtin:iris", "builtin:wine", "builtin:zip-codes"])
     assert [e.value for e in at.error] == [
         "Only 1 of the 3 datasets could be cross\\-validated\\; the benchmark needs at least two\\."
     ]

@@ -239,12 +239,14 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         self.n_categories_ = np.array([len(c) for c in self.categories_], dtype=np.int64)
         return self
 
-    def _missing_code(self, name, codes: np.ndarray, missing: np.ndarray, n_seen: int, absent=None):
+    def _missing_code(
+        self, name, codes: np.ndarray, missing: np.ndarray, absent: np.ndarray, n_seen: int
+    ):
         """The code for missing values and whether a missing category was added (when the
-        ``absent`` rows, default ``missing``, hold any: ``missing`` also marks numbers
-        that cannot be read, such as infinities)."""
+        ``absent`` rows hold any; ``missing`` also marks numbers that cannot be read, such
+        as infinities, left out of the mode)."""
         if self.missing == "category":
-            if (missing if absent is None else absent).any():
+            if absent.any():
                 return n_seen, True
             return n_seen, False  # no missing in training: missing at transform is unseen
         counts = np.bincount(codes[~missing], minlength=n_seen)
@@ -266,7 +268,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         # a missing category only for missing rows: an infinity (missing in ``values``) is
         # unseen when encoded, so a category made for it would hold no training row
         absent = column.isna().to_numpy()
-        fill, add_missing = self._missing_code(name, codes, missing, categories.size, absent)
+        fill, add_missing = self._missing_code(name, codes, missing, absent, categories.size)
         if add_missing:
             labels.append(MISSING_LABEL)
         elif self.missing == "impute":
