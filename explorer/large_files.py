@@ -170,8 +170,9 @@ def root_help() -> str:
 
 
 def list_sources(root: Path) -> list[str]:
-    """Names (relative to ``root``) of its parquet / CSV files and folders holding parquet;
-    a link that leads out of ``root`` is not offered (choosing it is refused)."""
+    """Names (relative to ``root``) of its parquet / CSV files, folders holding parquet and
+    Hive-style tables (the folder above key=value partitions holding parquet); a link that
+    leads out of ``root`` is not offered (choosing it is refused)."""
     found: list[tuple[Path, str]] = []
 
     def inside(path: Path) -> bool:  # only a link can lead out of the root
@@ -197,7 +198,19 @@ def list_sources(root: Path) -> list[str]:
             path = here / name
             if path.is_symlink() and inside(path) and holds_parquet(os.listdir(path)):
                 found.append((relative / name, (relative / name).as_posix() + "/"))
+    tables = {_table_of(path) for path, name in found if name.endswith("/")} - {None}
+    found += [(table, table.as_posix() + "/") for table in tables]
     return [name for _, name in sorted(found)][:_MAX_LISTED]
+
+
+def _table_of(partition: Path) -> Path | None:
+    """The table folder above a partition folder's trailing key=value parts (None when the
+    folder is not a partition, or its table would be the data root itself)."""
+    parts = partition.parts
+    depth = len(parts)
+    while depth and is_partition(parts[depth - 1] + "/"):
+        depth -= 1
+    return Path(*parts[:depth]) if 0 < depth < len(parts) else None
 
 
 def check_name(name: str, root: Path) -> Source:
@@ -219,8 +232,13 @@ def check_name(name: str, root: Path) -> Source:
 
 
 def _identity(source: Source) -> str:
-    """Names, sizes and modification times of the source's files: its cache identity."""
-    return repr([(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in source.files])
+    """Names (in a partitioned table, paths), sizes and modification times of the source's
+    files: its cache identity."""
+
+    def name(file: Path) -> str:  # a partition's file name repeats in the others
+        return file.relative_to(source.path).as_posix() if source.partition_keys else file.name
+
+    return repr([(name(f), f.stat().st_size, f.stat().st_mtime_ns) for f in source.files])
 
 
 # --------------------------------------------------------------------------- the view's file
@@ -801,10 +819,9 @@ def _choose(root: Path) -> None:
 
 #: said under the picker when it lists Hive-style partition folders (``date=2024-01-01/``)
 PARTITIONS_NOTE = (
-    "Folders named key=value are partitions of one table (Hive style): each is offered, "
-    "and read, as a table of its own, without its key as a column. To use the whole "
-    "table, write its partitions' rows into one folder of parquet files, with the key as "
-    "a column."
+    "Folders named key=value are partitions of one table (Hive style). Choose the table's "
+    "folder to read every partition, each key a text column; choose one partition to read "
+    "it alone, without its key."
 )
 
 

@@ -16,7 +16,7 @@ from heb.data.parquet import nullable_integer_types
 from heb.scale.engine import Engine
 from heb.scale.memory import physical_memory
 from heb.scale.source import Source
-from heb.scale.sql import DUCKDB, RESERVED_PREFIX, VIEW
+from heb.scale.sql import DUCKDB, RESERVED_PREFIX, VIEW, partition_file_key
 
 __all__ = ["DuckDBEngine", "default_memory_limit"]
 
@@ -66,7 +66,12 @@ def _parquet_names(source: Source) -> tuple[list[str], dict[str, str]]:
 
 
 def _parquet_scan(
-    files: str, names: list[str], renamed: dict[str, str], many: bool, options: list[str]
+    files: str,
+    names: list[str],
+    renamed: dict[str, str],
+    many: bool,
+    options: list[str],
+    keys: tuple[str, ...] = (),
 ) -> str:
     """The view's query over parquet ``files``: every column under its own name (or its
     ``renamed`` identifier) by position, plus the row key ``__heb_file``, ``__heb_row``.
@@ -75,7 +80,10 @@ def _parquet_scan(
     DuckDB's (``filename``, ``file_row_number``) or equal to another but for case is read
     as itself; such a clash reads the row key from DuckDB's virtual columns, otherwise the
     reader's options add it (any DuckDB version). A folder's files are matched by name.
-    ``options`` are further reader options.
+    ``options`` are further reader options. A partitioned table's ``keys`` are read from
+    its folder names as text (``%XX`` decoded, Hive's null partition as NULL), before the
+    file's columns (whose last is the default target), and its row key's file is the
+    partition values and the file's name.
     """
     q = DUCKDB.identifier
     positions = [f"{RESERVED_PREFIX}_p{i}" for i in range(len(names))]
@@ -85,10 +93,15 @@ def _parquet_scan(
         if not n.startswith(RESERVED_PREFIX)
     ]
     options = [*options, "union_by_name = true"] if many else list(options)
-    if not {n.casefold() for n in names} & set(_ROW_KEY):
+    if not {n.casefold() for n in [*names, *keys]} & set(_ROW_KEY):
         options += ["filename = true", "file_row_number = true"]
+    file = "parse_filename(filename)"
+    if keys:
+        options += ["hive_partitioning = true", "hive_types_autocast = false"]
+        kept = [q(key) for key in keys] + kept
+        file = partition_file_key(DUCKDB, keys, file)
     return (
-        f"SELECT {', '.join(kept + [''])}parse_filename(filename) AS __heb_file, "
+        f"SELECT {', '.join(kept + [''])}{file} AS __heb_file, "
         f"file_row_number AS __heb_row FROM read_parquet({', '.join([files, *options])}) "
         f"AS {RESERVED_PREFIX}_t({', '.join(positions)})"
     )
@@ -140,7 +153,8 @@ class DuckDBEngine(Engine):
         if source.format == "parquet":
             names, renamed = _parquet_names(source)
             many = len(source.files) > 1
-            scan = _parquet_scan(files, names, renamed, many, self._parquet_options())
+            options = self._parquet_options()
+            scan = _parquet_scan(files, names, renamed, many, options, source.partition_keys)
         else:
             from heb.scale.csv_scan import csv_scan
 

@@ -1,4 +1,5 @@
-"""Where large data lives: a parquet file, a CSV file or a folder of parquet files under one root.
+"""Where large data lives: a parquet file, a CSV file, a folder of parquet files or a Hive-style
+partitioned table (``events/date=1/part-0.parquet``, ...) under one root.
 
 A user (the app, the CLI) names a path; :func:`resolve_data_path` keeps it inside the
 configured data root (env ``HEB_DATA_ROOT``) and :func:`open_source` checks what is there
@@ -20,6 +21,7 @@ __all__ = [
     "PARQUET_SUFFIXES",
     "SOURCE_SUFFIXES",
     "Source",
+    "is_partition_folder",
     "data_root",
     "resolve_data_path",
     "open_source",
@@ -46,12 +48,17 @@ class Source:
         The file or folder.
     format : {"parquet", "csv"}
     files : tuple of Path
-        The files read (one, or every parquet file of the folder, sorted).
+        The files read (one, or every parquet file of the folder or of its partitions,
+        sorted).
+    partition_keys : tuple of str
+        A partitioned table's keys, outermost first (``("date",)`` for
+        ``events/date=1/``); each is a text column of the table. Empty otherwise.
     """
 
     path: Path
     format: str
     files: tuple[Path, ...]
+    partition_keys: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -123,8 +130,9 @@ def _type_name(arrow_type) -> str:
     return str(arrow_type)
 
 
-def _check_folder_schemas(files: list[Path]) -> None:
-    """The parquet files of a folder hold the same columns, each of one type.
+def _check_folder_schemas(files: list[Path], keys: tuple[str, ...] = ()) -> None:
+    """The parquet files of a folder hold the same columns, each of one type, none named
+    like a partition key of ``keys``.
 
     A column of Arrow's null type (a file in which it has no value at all, as pandas writes
     an all-missing column) takes any type. Two columns whose names differ only in case are
@@ -143,6 +151,7 @@ def _check_folder_schemas(files: list[Path]) -> None:
         if first_names is None:
             first_names = (names, file.name)
             _check_case(schema.names, file.name, several=len(files) > 1)
+            _check_keys(schema.names, keys, file.name)
         elif names != first_names[0]:
             _refuse_column_sets(first_names, (names, file.name))
         for field in schema:
@@ -174,6 +183,17 @@ def _check_case(names: list[str], file: str, several: bool) -> None:
             )
 
 
+def _check_keys(names: list[str], keys: tuple[str, ...], file: str) -> None:
+    """Refuse a file column named like a partition key (the table would hold it twice)."""
+    folded = {key.casefold(): key for key in keys}
+    for name in names:
+        if name.casefold() in folded:
+            raise DataError(
+                f"Column {name!r} of {file!r} is also the partition key "
+                f"{folded[name.casefold()]!r} of its table; rename the column or the key."
+            )
+
+
 def _refuse_column_sets(first: tuple[set[str], str], other: tuple[set[str], str]) -> None:
     """One sentence naming a column that one file of a folder has and another lacks."""
     (names, name), (other_names, other_name) = first, other
@@ -185,6 +205,62 @@ def _refuse_column_sets(first: tuple[set[str], str], other: tuple[set[str], str]
         f"Column {column!r} is in {holder!r} but not in {lacking!r}; give every parquet file "
         "of the folder the same columns."
     )
+
+
+def is_partition_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder named key=value (a partition of a Hive-style table)."""
+    key, sep, _ = path.name.partition("=")
+    return sep == "=" and bool(key) and path.name != f"{key}=" and path.is_dir()
+
+
+def _partitioned_files(table: Path) -> tuple[list[Path], tuple[str, ...]]:
+    """The parquet files of a Hive-style table and its partition keys, outermost first.
+
+    Every file lies at the same depth, each folder on the way named key=value with the
+    same key at the same depth; other entries (Spark's ``_SUCCESS``, checksums, hidden
+    files) are ignored, except CSV files and plain folders, which are refused.
+    """
+    files: list[Path] = []
+    keys: tuple[str, ...] | None = None
+    for folder, dirs, names in os.walk(table):
+        here = Path(folder)
+        parts = here.relative_to(table).parts
+        plain = sorted(d for d in dirs if not d.startswith((".", "_")) and "=" not in d)
+        if plain:
+            raise DataError(
+                f"The partition folder {_shown(table, here / plain[0])!r} is not named "
+                "key=value; every folder of a partitioned table names its partition."
+            )
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        for name in sorted(names):
+            kind = _format_of(here / name)
+            if kind == "csv":
+                raise DataError(
+                    f"The partition {_shown(table, here)!r} holds a CSV file ({name!r}); a "
+                    "partitioned table may hold parquet files only."
+                )
+            if kind != "parquet" or not parts:
+                continue
+            found = tuple(part.partition("=")[0] for part in parts)
+            if keys is None:
+                keys = found
+            elif found != keys:
+                raise DataError(
+                    f"The partitions of {table.name!r} are keyed {'/'.join(keys)!r} but "
+                    f"{_shown(table, here)!r} by {'/'.join(found)!r}; give every partition "
+                    "the same keys in the same order."
+                )
+            files.append(here / name)
+    if keys is None:
+        raise DataError(f"The partitioned table {table.name!r} holds no parquet file.")
+    if len(set(keys)) < len(keys):
+        raise DataError(f"The partitions of {table.name!r} name a key twice ({'/'.join(keys)!r}).")
+    return sorted(files), keys
+
+
+def _shown(table: Path, path: Path) -> str:
+    """A path inside a table as a user names it: from the table's folder down."""
+    return (Path(table.name) / path.relative_to(table)).as_posix()
 
 
 def open_source(path, root=None) -> Source:
@@ -201,8 +277,9 @@ def open_source(path, root=None) -> Source:
     ------
     DataError
         Outside the root, missing, ARFF, neither parquet nor delimited text, a folder
-        holding CSV files or no parquet file, or parquet files of a folder whose columns
-        differ (in name or type).
+        holding CSV files or no parquet file, parquet files of a folder whose columns
+        differ (in name or type), or a partitioned table whose partitions are keyed
+        differently or whose files hold a column named like a key.
     """
     resolved = resolve_data_path(path, root)
     if resolved.is_dir():
@@ -213,15 +290,11 @@ def open_source(path, root=None) -> Source:
                 f"The folder {resolved.name!r} holds CSV files ({sorted(csvs)[0]!r}); a folder "
                 "may hold parquet files only: give each CSV file as its own path."
             )
+        if not files and any(is_partition_folder(p) for p in resolved.iterdir()):
+            files, keys = _partitioned_files(resolved)
+            _check_folder_schemas(files, keys)
+            return Source(resolved, "parquet", tuple(files), keys)
         if not files:
-            partitions = sorted(p.name for p in resolved.iterdir() if p.is_dir() and "=" in p.name)
-            if partitions:  # a Hive-style table: its rows lie in key=value subfolders
-                raise DataError(
-                    f"The folder {resolved.name!r} holds no parquet file of its own; its "
-                    f"subfolders ({partitions[0]!r}, ...) are partitions, each read as a "
-                    "table of its own: give one of them, or write the partitions' rows "
-                    "into one folder of parquet files with the key as a column."
-                )
             raise DataError(f"The folder {resolved.name!r} holds no parquet file.")
         _check_folder_schemas(files)
         return Source(resolved, "parquet", tuple(files))

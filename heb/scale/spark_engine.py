@@ -30,7 +30,7 @@ from heb.scale.csv_scan import csv_layout
 from heb.scale.engine import Engine
 from heb.scale.memory import physical_memory
 from heb.scale.source import Source
-from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW
+from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW, partition_file_key
 from heb.scale.streaming_metrics import MetricSums
 
 __all__ = ["SparkEngine", "EngineError", "driver_memory", "java_available", "java_problem"]
@@ -261,10 +261,16 @@ class SparkEngine(Engine):
         layout = csv_layout(source.files[0], source.label) if source.format == "csv" else None
         try:
             if source.format == "parquet":
-                frame = self.spark.read.parquet(*paths)
+                frame = self._read_parquet(source, paths)
+                file_name = F.col("_metadata.file_name")
+                if source.partition_keys:  # the partition values too, as DuckDB keys it
+                    keys = source.partition_keys
+                    file_name = F.expr(partition_file_key(SPARK, keys, "_metadata.file_name"))
+                keys = list(source.partition_keys)  # first, as DuckDB's view has them
+                columns = keys + [c for c in frame.columns if c not in keys]
                 frame = frame.select(
-                    "*",
-                    F.col("_metadata.file_name").alias("__heb_file"),
+                    *columns,
+                    file_name.alias("__heb_file"),
                     F.col("_metadata.row_index").alias("__heb_row"),
                 )
             else:
@@ -289,6 +295,26 @@ class SparkEngine(Engine):
         ]
         self.dialect = SPARK.bound(self._columns)  # a float target's NaN is a missing target
         return list(self._columns)
+
+    def _read_parquet(self, source: Source, paths: list[str]):
+        """The parquet files as a frame; a partitioned table's keys as text columns.
+
+        Spark discovers the keys from the folder names below ``basePath`` (decoding them,
+        Hive's default partition read as null) and would infer their types; inference
+        is off while the files are listed, so ``01`` stays ``01`` as DuckDB reads it.
+        """
+        if not source.partition_keys:
+            return self.spark.read.parquet(*paths)
+        setting = "spark.sql.sources.partitionColumnTypeInference.enabled"
+        before = self.spark.conf.get(setting, None)
+        self.spark.conf.set(setting, "false")
+        try:
+            return self.spark.read.option("basePath", str(source.path)).parquet(*paths)
+        finally:
+            if before is None:
+                self.spark.conf.unset(setting)
+            else:
+                self.spark.conf.set(setting, before)
 
     def table(self, sql: str) -> pa.Table:
         """The whole (small) result of a query, collected as Arrow."""

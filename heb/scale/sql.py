@@ -40,6 +40,7 @@ __all__ = [
     "pair_histogram_query",
     "floor_query",
     "fold_query",
+    "partition_file_key",
     "bin_expression",
     "feature_alias",
 ]
@@ -225,6 +226,19 @@ def pair_histogram_query(
         f"({s2}) AS __heb_s2, count(*) AS __heb_n FROM ({inner}) AS r "
         f"GROUP BY GROUPING SETS ({sets})"
     )
+
+
+def partition_file_key(dialect: Dialect, keys: Sequence[str], file_name: str) -> str:
+    """The row key's file in a partitioned table: its partition values and ``file_name``
+    (an expression giving the file's name), joined by ``/``.
+
+    Both engines read the values decoded from the folder names, so the key (and the
+    folds) are the same on DuckDB and Spark; the file name alone repeats across partitions
+    (``part-0.parquet`` in each), which would give rows of different partitions one fold.
+    A null partition (Hive's default one) is an empty value, which no other folder has.
+    """
+    values = [f"coalesce(CAST({dialect.identifier(key)} AS STRING), '')" for key in keys]
+    return f"concat_ws('/', {', '.join([*values, file_name])})"
 
 
 def floor_query(dialect: Dialect, target: str, features: Sequence[str]) -> str:
