@@ -143,6 +143,7 @@ def streamlit_server(script: Path, root: Path, env: dict):
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
+    _WARM_SERVERS.discard(url)  # a port used before: another server, fresh again
     try:
         _wait_healthy(url, process)
         yield url
@@ -209,10 +210,25 @@ def wait_idle(page, timeout: float = 180) -> None:
     )
 
 
-def wait_settled(page, quiet_ms: int = 1500, timeout: float = 300) -> None:
-    """Wait until no script run has started for ``quiet_ms``: a page opened on a fresh
-    server can run its script a second time shortly after the first run is drawn (seen as
-    a tab read with its heading but none of its numbers)."""
+#: servers (by address) that have drawn a page view: later views run their script once
+_WARM_SERVERS: set[str] = set()
+#: how long a page must stay without a new script run to count as settled (ms): on a
+#: fresh server, and on one that has drawn a page before
+FRESH_QUIET_MS, WARM_QUIET_MS = 1500, 300
+
+
+def wait_settled(page, quiet_ms: int | None = None, timeout: float = 300) -> None:
+    """Wait until no script run has started for ``quiet_ms``.
+
+    The first page a fresh server draws runs its script a second time shortly after the
+    first run is drawn (``explorer.routing.ensure_entry_point`` ends Streamlit's legacy
+    mode with a rerun; seen as a tab read with its heading but none of its numbers), so
+    that view waits :data:`FRESH_QUIET_MS`; every later view of the server runs once
+    (measured on every page) and waits :data:`WARM_QUIET_MS`.
+    """
+    server = "/".join(page.url.split("/")[:3])
+    if quiet_ms is None:
+        quiet_ms = WARM_QUIET_MS if server in _WARM_SERVERS else FRESH_QUIET_MS
     page.evaluate(RUN_COUNTER)
     deadline = time.monotonic() + timeout
     while True:
@@ -222,6 +238,7 @@ def wait_settled(page, quiet_ms: int = 1500, timeout: float = 300) -> None:
         state = page.get_attribute('[data-testid="stApp"]', "data-test-script-state")
         runs = page.evaluate("() => window.__hebRuns")
         if (state == "notRunning" and runs == before) or time.monotonic() > deadline:
+            _WARM_SERVERS.add(server)
             return
 
 

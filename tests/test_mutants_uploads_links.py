@@ -1,8 +1,7 @@
-# ruff: noqa: F811 - the browser fixtures imported from tests.test_browser are used by name
 """Tests that kill the mutants a mutation pass over the upload columns, the link's upload
 values, Explain's default smoothers, the lazy per-class report, the worker's rehearsal,
-the lesson template, the modebar band and the PageDown keys left alive (each test names the
-code it pins down)."""
+the lesson template and the modebar band left alive (each test names the code it pins down;
+the PageDown keys' mutants are killed by the PageDown test of test_footer_and_modebar)."""
 
 from __future__ import annotations
 
@@ -26,16 +25,6 @@ from heb import data as hdata
 from heb.figures.lessons.parts import LESSON_MARGIN, lesson_style, readable
 from heb.figures.style import FONT_SIZE, legend_rows
 from tests.test_app import assert_clean, open_app, unescape, uploader, url
-from tests.test_browser import (  # noqa: F401 - the fixtures are used by name
-    BASE_QUERY,
-    FIGURES_DRAWN,
-    SMALL_VIEWPORT,
-    _open,
-    app_url,
-    browser,
-    playwright,
-)
-from tests.test_footer_and_modebar import _focus_the_page, _state
 from tests.test_upload_columns import LINK, csv, customers
 
 REPO = Path(__file__).resolve().parent.parent
@@ -312,25 +301,3 @@ def test_a_title_placed_by_plotly_keeps_the_legend_and_the_default_height():
     assert title.pad.t >= MODEBAR_BAND
     assert fig.layout.height in (None, 450)
     assert fig.layout.legend.to_plotly_json() == legend
-
-
-# --------------------------------------------------------------------------- keys
-@pytest.mark.browser
-def test_page_down_scrolls_by_less_than_a_screen_and_held_down_never_turns(browser, app_url):
-    """Each PageDown keeps the lines at the screen's bottom edge in view (85 % of a
-    screen); a PageDown held down (auto-repeat) scrolls to the footer and stays there."""
-    context = browser.new_context(viewport=SMALL_VIEWPORT)
-    tab, _ = _open(context, f"{app_url}/compare?{BASE_QUERY}")
-    tab.wait_for_function(FIGURES_DRAWN, timeout=300_000)
-    _focus_the_page(tab)
-    tab.keyboard.press("PageDown")
-    down = _state(tab)
-    assert 0.6 * down["view"] < down["top"] < 0.9 * down["view"], down
-    tab.keyboard.down("PageDown")
-    for _ in range(12):  # repeats: to the footer, then nothing
-        tab.keyboard.down("PageDown")
-        tab.wait_for_timeout(150)
-    tab.keyboard.up("PageDown")
-    held = _state(tab)
-    context.close()
-    assert held["path"] == "/compare" and held["footerInView"], held
