@@ -300,13 +300,15 @@ def show_table(
 
 
 #: a feature table's missing share: a bar with its percentage (the in-memory and the
-#: large-file Dataset pages)
+#: large-file Dataset pages), always with two decimals: Streamlit's percent format keeps
+#: the step's decimals less two (without a step it showed "0%" beside "10.05%")
 MISSING_SHARE_COLUMN = st.column_config.ProgressColumn(
     "missing",
     help="Share of the rows where the feature is missing.",
     format="percent",
     min_value=0.0,
     max_value=1.0,
+    step=0.0001,
     width=100,
 )
 

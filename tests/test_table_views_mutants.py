@@ -168,6 +168,9 @@ def test_the_features_table_headers_stay_short(grid_kwargs):
     for column in ("K_f", "missing share", "MI with target (nats)", summaries.MI_CHANCE):
         assert config[column].get("help"), column  # the long name lives on as help
     assert config["type"].get("width") == 90 and config["missing share"].get("width") == 100
+    # Streamlit's percent format shows the step's decimals less two: without a step the
+    # column read "0%" beside "10.05%"; every share now shows two decimals
+    assert config["missing share"]["type_config"]["step"] == 0.0001
     # fixed widths that fit the main column at 1280 px with the sidebar open, whatever the
     # names (a 27-character name pushed "MI above chance" off the edge)
     page["show_features"](frame.assign(feature=["<b>a_rather_long_column_name</b>"] * 2), 0.6)
