@@ -198,7 +198,8 @@ def list_sources(root: Path) -> list[str]:
             path = here / name
             if path.is_symlink() and inside(path) and holds_parquet(os.listdir(path)):
                 found.append((relative / name, (relative / name).as_posix() + "/"))
-    tables = {_table_of(path) for path, name in found if name.endswith("/")} - {None}
+    folders = {path for path, name in found if name.endswith("/")}
+    tables = {_table_of(path) for path in folders} - {None} - folders  # each listed once
     found += [(table, table.as_posix() + "/") for table in tables]
     return [name for _, name in sorted(found)][:_MAX_LISTED]
 

@@ -42,6 +42,7 @@ def write_regions(root, rows: int = 900) -> pd.DataFrame:
     the class; the rows a reader of the whole table sees, in the engines' row-key order
     (partition value, file name, row), the key first and null for Hive's null partition."""
     frame = example_frame(rows, seed=3)
+    frame.insert(0, "it`s.shade", frame["colour"])  # a name each engine must quote
     rng = np.random.default_rng(4)
     region = np.where(frame["label"].eq("buy"), "north west", "01")
     region = np.where(rng.random(rows) < 0.3, rng.choice(["south", NULL_PARTITION], rows), region)
@@ -140,8 +141,26 @@ def test_a_partitioned_table_with_a_key_column_or_stray_files_is_refused(partiti
     frame = pd.DataFrame({"colour": ["r"], "Date": [3], "y": ["a"]})
     frame.to_parquet(table / "date=2" / "part-0.parquet", index=False)
     (table / "date=1" / "part-0.parquet").unlink()
-    with pytest.raises(DataError, match=r"^Column 'Date' of 'part-0\.parquet' is also the "):
+    with pytest.raises(DataError, match=r"^Column 'Date' of 'events/date=2/part-0\.parquet' is "):
         open_source("events", partitioned)
+    # a column's type changing between partitions names the files by their partitions
+    pd.DataFrame({"colour": [1], "y": ["a"]}).to_parquet(table / "date=1" / "part-0.parquet")
+    frame.drop(columns="Date").to_parquet(table / "date=2" / "part-0.parquet", index=False)
+    with pytest.raises(DataError) as caught:
+        open_source("events", partitioned)
+    assert str(caught.value) == (
+        "Column 'colour' is int64 in 'events/date=1/part-0.parquet' but string in "
+        "'events/date=2/part-0.parquet'; give it one type in every file of the folder."
+    )
+    (table / "date=1" / "part-0.parquet").unlink()
+    (table / "date=2" / "elsewhere").symlink_to(partitioned, target_is_directory=True)
+    with pytest.raises(DataError, match=r"^The partition folder 'events/date=2/elsewhere' "):
+        open_source("events", partitioned)
+    (table / "date=2" / "elsewhere").unlink()
+    (table / "date=3").symlink_to(table / "date=2", target_is_directory=True)
+    with pytest.raises(DataError, match=r"^The partition folder 'events/date=3' is not named "):
+        open_source("events", partitioned)
+    (table / "date=3").unlink()
     (table / "date=2" / "notes").mkdir()
     with pytest.raises(DataError, match=r"^The partition folder 'events/date=2/notes' is not "):
         open_source("events", partitioned)

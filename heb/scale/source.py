@@ -130,9 +130,12 @@ def _type_name(arrow_type) -> str:
     return str(arrow_type)
 
 
-def _check_folder_schemas(files: list[Path], keys: tuple[str, ...] = ()) -> None:
+def _check_folder_schemas(
+    files: list[Path], keys: tuple[str, ...] = (), table: Path | None = None
+) -> None:
     """The parquet files of a folder hold the same columns, each of one type, none named
-    like a partition key of ``keys``.
+    like a partition key of ``keys``; a partitioned ``table``'s files are named by their
+    path in it (``part-0.parquet`` is in every partition).
 
     A column of Arrow's null type (a file in which it has no value at all, as pandas writes
     an all-missing column) takes any type. Two columns whose names differ only in case are
@@ -143,26 +146,27 @@ def _check_folder_schemas(files: list[Path], keys: tuple[str, ...] = ()) -> None
     seen: dict[str, tuple[str, str]] = {}
     first_names: tuple[set[str], str] | None = None
     for file in files:
+        shown = _shown(table, file) if table is not None else file.name
         try:
             schema = pq.read_schema(file)
         except Exception as exc:  # pyarrow raises several types for a broken footer
-            raise DataError(f"The file {file.name!r} is not a readable parquet file.") from exc
+            raise DataError(f"The file {shown!r} is not a readable parquet file.") from exc
         names = set(schema.names)
         if first_names is None:
-            first_names = (names, file.name)
-            _check_case(schema.names, file.name, several=len(files) > 1)
-            _check_keys(schema.names, keys, file.name)
+            first_names = (names, shown)
+            _check_case(schema.names, shown, several=len(files) > 1)
+            _check_keys(schema.names, keys, shown)
         elif names != first_names[0]:
-            _refuse_column_sets(first_names, (names, file.name))
+            _refuse_column_sets(first_names, (names, shown))
         for field in schema:
             kind = _type_name(field.type)
             if kind == "null":
                 continue  # no value in this file: takes the column's type in the others
-            first = seen.setdefault(field.name, (kind, file.name))
+            first = seen.setdefault(field.name, (kind, shown))
             if first[0] != kind:
                 raise DataError(
                     f"Column {field.name!r} is {first[0]} in {first[1]!r} but {kind} in "
-                    f"{file.name!r}; give it one type in every file of the folder."
+                    f"{shown!r}; give it one type in every file of the folder."
                 )
 
 
@@ -207,10 +211,15 @@ def _refuse_column_sets(first: tuple[set[str], str], other: tuple[set[str], str]
     )
 
 
+def _is_partition_name(name: str) -> bool:
+    """Whether a folder name reads key=value (both parts non-empty)."""
+    key, sep, value = name.partition("=")
+    return sep == "=" and bool(key) and bool(value)
+
+
 def is_partition_folder(path: Path) -> bool:
     """Whether ``path`` is a folder named key=value (a partition of a Hive-style table)."""
-    key, sep, _ = path.name.partition("=")
-    return sep == "=" and bool(key) and path.name != f"{key}=" and path.is_dir()
+    return _is_partition_name(path.name) and path.is_dir()
 
 
 def _partitioned_files(table: Path) -> tuple[list[Path], tuple[str, ...]]:
@@ -218,20 +227,22 @@ def _partitioned_files(table: Path) -> tuple[list[Path], tuple[str, ...]]:
 
     Every file lies at the same depth, each folder on the way named key=value with the
     same key at the same depth; other entries (Spark's ``_SUCCESS``, checksums, hidden
-    files) are ignored, except CSV files and plain folders, which are refused.
+    files and folders) are ignored, except CSV files, plain folders and links to folders
+    (which could lead out of the data root), which are refused.
     """
     files: list[Path] = []
     keys: tuple[str, ...] | None = None
     for folder, dirs, names in os.walk(table):
         here = Path(folder)
         parts = here.relative_to(table).parts
-        plain = sorted(d for d in dirs if not d.startswith((".", "_")) and "=" not in d)
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        plain = [d for d in dirs if not _is_partition_name(d) or (here / d).is_symlink()]
         if plain:
             raise DataError(
                 f"The partition folder {_shown(table, here / plain[0])!r} is not named "
-                "key=value; every folder of a partitioned table names its partition."
+                "key=value, or is a link; every folder of a partitioned table is a "
+                "partition of its own."
             )
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
         for name in sorted(names):
             kind = _format_of(here / name)
             if kind == "csv":
@@ -253,7 +264,7 @@ def _partitioned_files(table: Path) -> tuple[list[Path], tuple[str, ...]]:
             files.append(here / name)
     if keys is None:
         raise DataError(f"The partitioned table {table.name!r} holds no parquet file.")
-    if len(set(keys)) < len(keys):
+    if len({key.casefold() for key in keys}) < len(keys):
         raise DataError(f"The partitions of {table.name!r} name a key twice ({'/'.join(keys)!r}).")
     return sorted(files), keys
 
@@ -292,7 +303,7 @@ def open_source(path, root=None) -> Source:
             )
         if not files and any(is_partition_folder(p) for p in resolved.iterdir()):
             files, keys = _partitioned_files(resolved)
-            _check_folder_schemas(files, keys)
+            _check_folder_schemas(files, keys, resolved)
             return Source(resolved, "parquet", tuple(files), keys)
         if not files:
             raise DataError(f"The folder {resolved.name!r} holds no parquet file.")

@@ -267,9 +267,9 @@ class SparkEngine(Engine):
                     keys = source.partition_keys
                     file_name = F.expr(partition_file_key(SPARK, keys, "_metadata.file_name"))
                 keys = list(source.partition_keys)  # first, as DuckDB's view has them
-                columns = keys + [c for c in frame.columns if c not in keys]
+                names = keys + [c for c in frame.columns if c not in keys]
                 frame = frame.select(
-                    *columns,
+                    *[F.col(SPARK.identifier(name)) for name in names],
                     file_name.alias("__heb_file"),
                     F.col("_metadata.row_index").alias("__heb_row"),
                 )
