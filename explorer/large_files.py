@@ -810,7 +810,7 @@ def _choose(root: Path) -> None:
         "File or folder under the data root",
         options,
         format_func=lambda n: (
-            n or "(choose a parquet / CSV / TSV file or a folder of parquet files)"
+            n or "(choose a parquet / CSV / TSV file, a folder of parquet or a partitioned table)"
         ),
         **state.bound(state.LARGE_FILE),
     )

@@ -203,8 +203,8 @@ def _check_files(specs: Sequence[str]) -> None:
             raise UsageError(f"heb: No file {str(path)!r}{where}.")
         if path.is_dir():
             raise UsageError(
-                f"heb: {str(path)!r} is a folder: a folder of parquet files is read with "
-                "--engine duckdb (or spark); in memory, name its files."
+                f"heb: {str(path)!r} is a folder: a folder of parquet files (or a partitioned "
+                "table) is read with --engine duckdb (or spark); in memory, name its files."
             )
 
 
@@ -1232,8 +1232,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         choices=ENGINES,
         default=None,
-        help="count every row of parquet / CSV files or folders on this engine, NB and "
-        "AODE methods only (default: in memory, subsampled to --max-rows)",
+        help="count every row of parquet / CSV files, folders of parquet files or Hive-style "
+        "partitioned tables on this engine, NB and AODE methods only (default: in memory, "
+        "subsampled to --max-rows)",
     )
     b.add_argument(
         "--target",

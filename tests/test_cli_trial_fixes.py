@@ -232,7 +232,7 @@ def test_a_folder_in_memory_is_one_line_naming_the_engine(tmp_path, capsys):
         main(["bench", str(folder), "--tables", "1", "-o", str(tmp_path / "out")])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "is a folder: a folder of parquet files is read with --engine duckdb" in err
+    assert "a folder of parquet files (or a partitioned table) is read with --engine duckdb" in err
     assert "Traceback" not in err
 
 
