@@ -54,6 +54,7 @@ from heb.scale.source import (
     open_source,
     resolve_data_path,
 )
+from heb.text import and_list
 
 __all__ = [
     "CONFIGURE_HELP",
@@ -256,6 +257,8 @@ class LargeFile:
     categorical: tuple[str, ...] = ()
     #: each column's engine family ("integer", "float", "text", ...)
     families: tuple[str, ...] = ()
+    #: a partitioned table's keys (its first columns)
+    partition_keys: tuple[str, ...] = ()
 
     @property
     def numeric_features(self) -> list[str]:
@@ -333,6 +336,7 @@ def active() -> LargeFile | None:
         tuple(columns),
         tuple(sorted(kept)),
         tuple(families[c] for c in columns),
+        source.partition_keys,
     )
 
 
@@ -857,8 +861,21 @@ def show_large_file_source() -> LargeFile | None:
             on_change=_on_target,
             args=(large.name, widget),
         )
+        if large.partition_keys and large.target not in large.partition_keys:
+            st.caption(escape(partition_keys_note(large.partition_keys)))
         _choose_categorical(large)
     return large
+
+
+def partition_keys_note(keys: tuple[str, ...]) -> str:
+    """Said under the target of a partitioned table when no key is the target: the keys
+    lead the columns, so a table partitioned by its class defaults to another target."""
+    named = and_list([repr(key) for key in keys])
+    return (
+        f"The partition {'keys' if len(keys) > 1 else 'key'} {named} "
+        f"{'are columns' if len(keys) > 1 else 'is a column'} too, listed first: if the table "
+        "is partitioned by its class, choose that key as the target."
+    )
 
 
 def _on_categorical(name: str, widget: str) -> None:
@@ -1049,7 +1066,7 @@ def compare_view(large: LargeFile):
     if left_out:
         show_info(
             "Not run on the large file: "
-            + "; ".join(f"{escape(n)}, because {why}" for n, why in left_out.items())
+            + "; ".join(f"{n}, because {why}" for n, why in left_out.items())
             + ". The in-memory datasets run them."
         )
     if not methods:

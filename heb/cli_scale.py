@@ -331,19 +331,19 @@ def collect_on_engine(
     from heb.scale.cv import check_methods
 
     base = {k: settings[k] for k in ("n_splits", "seed", "n_bins", "missing")}
-    try:  # every run's methods are checked before the engine starts or scans a row
+    try:  # every run's methods and every input are checked before the engine starts
         for path in paths:
             for _, methods, params, _ in runs(data_stem(path)):
                 check_methods(methods, params)
-    except ValueError as exc:
+        sources = [_local_source(path) for path in paths]  # Spark takes 10 s to start
+    except ValueError as exc:  # DataError is a ValueError
         raise BadInput(str(exc)) from None
     engine = open_engine(engine_name, master)
     frames, taken = [], set()
     try:
-        for index, path in enumerate(paths):
+        for index, (path, source) in enumerate(zip(paths, sources, strict=True)):
             started = time.perf_counter()
             try:
-                source = _local_source(path)
                 engine.register(source)
                 column = _target(engine, target)
                 declared = _declared(engine, column, categorical)

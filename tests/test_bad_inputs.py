@@ -956,6 +956,7 @@ def test_docs_table_lists_every_case():
             "test_explain_pipeline_app.py",
             "test_trial_h.py",
             "test_large_partitions.py",
+            "test_trial_q.py",
         )
         for name in re.findall(r"^def (test_case_\w+)", (HERE / module).read_text(), re.M)
     ]

@@ -72,6 +72,7 @@ def _parquet_scan(
     many: bool,
     options: list[str],
     keys: tuple[str, ...] = (),
+    index: tuple[str, ...] = (),
 ) -> str:
     """The view's query over parquet ``files``: every column under its own name (or its
     ``renamed`` identifier) by position, plus the row key ``__heb_file``, ``__heb_row``.
@@ -83,14 +84,15 @@ def _parquet_scan(
     ``options`` are further reader options. A partitioned table's ``keys`` are read from
     its folder names as text (``%XX`` decoded, Hive's null partition as NULL), before the
     file's columns (whose last is the default target), and its row key's file is the
-    partition values and the file's name.
+    partition values and the file's name. The ``index`` columns (a pandas index the
+    files store) are not read.
     """
     q = DUCKDB.identifier
     positions = [f"{RESERVED_PREFIX}_p{i}" for i in range(len(names))]
     kept = [
         f"{p} AS {q(renamed.get(n, n))}"
         for p, n in zip(positions, names, strict=True)
-        if not n.startswith(RESERVED_PREFIX)
+        if not n.startswith(RESERVED_PREFIX) and n not in index
     ]
     options = [*options, "union_by_name = true"] if many else list(options)
     if not {n.casefold() for n in [*names, *keys]} & set(_ROW_KEY):
@@ -154,7 +156,8 @@ class DuckDBEngine(Engine):
             names, renamed = _parquet_names(source)
             many = len(source.files) > 1
             options = self._parquet_options()
-            scan = _parquet_scan(files, names, renamed, many, options, source.partition_keys)
+            keys, index = source.partition_keys, source.index_columns
+            scan = _parquet_scan(files, names, renamed, many, options, keys, index)
         else:
             from heb.scale.csv_scan import csv_scan
 

@@ -53,12 +53,17 @@ class Source:
     partition_keys : tuple of str
         A partitioned table's keys, outermost first (``("date",)`` for
         ``events/date=1/``); each is a text column of the table. Empty otherwise.
+    index_columns : tuple of str
+        Columns pandas wrote from a DataFrame's index (named in the files' pandas
+        metadata, such as ``__index_level_0__``): not data, so no engine reads them, as
+        the in-memory reader makes them the index.
     """
 
     path: Path
     format: str
     files: tuple[Path, ...]
     partition_keys: tuple[str, ...] = ()
+    index_columns: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -132,10 +137,11 @@ def _type_name(arrow_type) -> str:
 
 def _check_folder_schemas(
     files: list[Path], keys: tuple[str, ...] = (), table: Path | None = None
-) -> None:
+) -> tuple[str, ...]:
     """The parquet files of a folder hold the same columns, each of one type, none named
     like a partition key of ``keys``; a partitioned ``table``'s files are named by their
-    path in it (``part-0.parquet`` is in every partition).
+    path in it (``part-0.parquet`` is in every partition). Returns the columns any file's
+    pandas metadata names as its index, in column order.
 
     A column of Arrow's null type (a file in which it has no value at all, as pandas writes
     an all-missing column) takes any type. Two columns whose names differ only in case are
@@ -145,13 +151,17 @@ def _check_folder_schemas(
 
     seen: dict[str, tuple[str, str]] = {}
     first_names: tuple[set[str], str] | None = None
+    index: list[str] = []
     for file in files:
         shown = _shown(table, file) if table is not None else file.name
         try:
             schema = pq.read_schema(file)
         except Exception as exc:  # pyarrow raises several types for a broken footer
             raise DataError(f"The file {shown!r} is not a readable parquet file.") from exc
-        names = set(schema.names)
+        # pandas' index columns are not data: a file may have one, another none
+        own_index = _pandas_index(schema) & set(schema.names)
+        index += [name for name in schema.names if name in own_index and name not in index]
+        names = set(schema.names) - own_index
         if first_names is None:
             first_names = (names, shown)
             _check_case(schema.names, shown, several=len(files) > 1)
@@ -160,14 +170,25 @@ def _check_folder_schemas(
             _refuse_column_sets(first_names, (names, shown))
         for field in schema:
             kind = _type_name(field.type)
-            if kind == "null":
-                continue  # no value in this file: takes the column's type in the others
+            if kind == "null" or field.name in own_index:
+                continue  # no value in this file (or not data): any type
             first = seen.setdefault(field.name, (kind, shown))
             if first[0] != kind:
                 raise DataError(
                     f"Column {field.name!r} is {first[0]} in {first[1]!r} but {kind} in "
                     f"{shown!r}; give it one type in every file of the folder."
                 )
+    return tuple(index)
+
+
+def _pandas_index(schema) -> set[str]:
+    """The columns a file's pandas metadata names as the DataFrame's index (a RangeIndex
+    is stored as metadata only, not as a column)."""
+    try:
+        meta = schema.pandas_metadata or {}
+    except ValueError:  # metadata that is not JSON: no index is known
+        return set()
+    return {name for name in meta.get("index_columns", []) if isinstance(name, str)}
 
 
 def _check_case(names: list[str], file: str, several: bool) -> None:
@@ -301,14 +322,24 @@ def open_source(path, root=None) -> Source:
                 f"The folder {resolved.name!r} holds CSV files ({sorted(csvs)[0]!r}); a folder "
                 "may hold parquet files only: give each CSV file as its own path."
             )
-        if not files and any(is_partition_folder(p) for p in resolved.iterdir()):
+        partitions = sorted(p.name for p in resolved.iterdir() if is_partition_folder(p))
+        if files and partitions:  # reading either alone would silently drop the other's rows
+            raise DataError(
+                f"The folder {resolved.name!r} holds parquet files ({files[0].name!r}) beside "
+                f"partition folders ({partitions[0]!r}); move the files into a partition, or "
+                "give one partition alone."
+            )
+        if partitions:
             files, keys = _partitioned_files(resolved)
-            _check_folder_schemas(files, keys, resolved)
-            return Source(resolved, "parquet", tuple(files), keys)
+            index = _check_folder_schemas(files, keys, resolved)
+            return Source(resolved, "parquet", tuple(files), keys, index)
         if not files:
-            raise DataError(f"The folder {resolved.name!r} holds no parquet file.")
-        _check_folder_schemas(files)
-        return Source(resolved, "parquet", tuple(files))
+            raise DataError(
+                f"The folder {resolved.name!r} holds no parquet file (parquet files are found "
+                "by their name: .parquet, .parq or .pq)."
+            )
+        index = _check_folder_schemas(files)
+        return Source(resolved, "parquet", tuple(files), (), index)
     kind = _format_of(resolved)
     if kind is None and resolved.name.lower().endswith((".arff", ".arff.gz")):
         raise DataError(
@@ -320,6 +351,5 @@ def open_source(path, root=None) -> Source:
             f"The file {resolved.name!r} is neither parquet nor delimited text; give a "
             ".parquet, .csv, .tsv, .tab or .txt file (the text ones may be gzipped)."
         )
-    if kind == "parquet":
-        _check_folder_schemas([resolved])
-    return Source(resolved, kind, (resolved,))
+    index = _check_folder_schemas([resolved]) if kind == "parquet" else ()
+    return Source(resolved, kind, (resolved,), (), index)

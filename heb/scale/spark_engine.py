@@ -261,7 +261,7 @@ class SparkEngine(Engine):
         layout = csv_layout(source.files[0], source.label) if source.format == "csv" else None
         try:
             if source.format == "parquet":
-                frame = self._read_parquet(source, paths)
+                frame = self._read_parquet(source, paths).drop(*source.index_columns)
                 file_name = F.col("_metadata.file_name")
                 if source.partition_keys:  # the partition values too, as DuckDB keys it
                     keys = source.partition_keys
