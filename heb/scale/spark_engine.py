@@ -228,6 +228,46 @@ def _deserialise(rows) -> dict:
     return out
 
 
+def _spark_unescape(name: str) -> str:
+    """A partition folder's value as Spark decodes it: each ``%XX`` one character of code
+    XX (so the UTF-8 bytes of ``%C3%A9`` read as two characters, "Ã©")."""
+    out, i = [], 0
+    while i < len(name):
+        if name[i] == "%" and i + 2 < len(name):
+            try:
+                code = int(name[i + 1 : i + 3], 16)
+            except ValueError:
+                code = -1
+            if code >= 0:
+                out.append(chr(code))
+                i += 3
+                continue
+        out.append(name[i])
+        i += 1
+    return "".join(out)
+
+
+def _utf8_key_values(source: Source) -> dict[str, dict[str, str]]:
+    """Per partition key, Spark's reading of a folder value -> its UTF-8 reading (DuckDB's,
+    ``%C3%A9`` as "é"), for the values whose two readings differ: the non-ASCII ones, as
+    pyarrow and Spark write them. A value that is not valid UTF-8 keeps Spark's reading."""
+    from urllib.parse import unquote
+
+    fixes: dict[str, dict[str, str]] = {}
+    for file in source.files:
+        parts = file.relative_to(source.path).parts[: len(source.partition_keys)]
+        for key, part in zip(source.partition_keys, parts, strict=True):
+            raw = part.partition("=")[2]
+            try:
+                meant = unquote(raw, errors="strict")
+            except UnicodeDecodeError:
+                continue
+            read = _spark_unescape(raw)
+            if read != meant:
+                fixes.setdefault(key, {})[read] = meant
+    return fixes
+
+
 class SparkEngine(Engine):
     """Runs :mod:`heb.scale.sql` queries on Spark SQL.
 
@@ -305,16 +345,25 @@ class SparkEngine(Engine):
         """
         if not source.partition_keys:
             return self.spark.read.parquet(*paths)
+        from pyspark.sql import functions as F
+
         setting = "spark.sql.sources.partitionColumnTypeInference.enabled"
         before = self.spark.conf.get(setting, None)
         self.spark.conf.set(setting, "false")
         try:
-            return self.spark.read.option("basePath", str(source.path)).parquet(*paths)
+            frame = self.spark.read.option("basePath", str(source.path)).parquet(*paths)
         finally:
             if before is None:
                 self.spark.conf.unset(setting)
             else:
                 self.spark.conf.set(setting, before)
+        for key, fixes in _utf8_key_values(source).items():
+            column = F.col(SPARK.identifier(key))
+            fixed = column
+            for read, meant in fixes.items():
+                fixed = F.when(column == F.lit(read), F.lit(meant)).otherwise(fixed)
+            frame = frame.withColumn(key, fixed)
+        return frame
 
     def table(self, sql: str) -> pa.Table:
         """The whole (small) result of a query, collected as Arrow."""
