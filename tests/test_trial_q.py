@@ -128,3 +128,19 @@ def test_compares_not_run_note_names_each_method_once_escaped(by_class):
     infos = [unescape(i.value) for i in at.info]
     assert any(text.startswith("Not run on the large file: HEB-H, because") for text in infos)
     assert not [text for text in infos if "\\" in text], infos
+
+
+def test_a_key_column_in_one_partition_s_files_is_named_as_the_key_clash(tmp_path):
+    """A column named like the key in the second partition's file only was refused as a
+    column some files lack, whose advice (give every file the column) led to the clash."""
+    for day in (1, 2):
+        (tmp_path / "t" / f"date={day}").mkdir(parents=True)
+    _frame(20, 7).to_parquet(tmp_path / "t" / "date=1" / "part-0.parquet", index=False)
+    clashing = _frame(20, 8).assign(date="2")
+    clashing.to_parquet(tmp_path / "t" / "date=2" / "part-0.parquet", index=False)
+    with pytest.raises(DataError) as caught:
+        open_source("t", tmp_path)
+    assert str(caught.value) == (
+        "Column 'date' of 't/date=2/part-0.parquet' is also the partition key 'date' of its "
+        "table; rename the column or the key."
+    )

@@ -162,10 +162,10 @@ def _check_folder_schemas(
         own_index = _pandas_index(schema) & set(schema.names)
         index += [name for name in schema.names if name in own_index and name not in index]
         names = set(schema.names) - own_index
+        _check_keys(schema.names, keys, shown)  # before the column sets: it says more
         if first_names is None:
             first_names = (names, shown)
             _check_case(schema.names, shown, several=len(files) > 1)
-            _check_keys(schema.names, keys, shown)
         elif names != first_names[0]:
             _refuse_column_sets(first_names, (names, shown))
         for field in schema:
@@ -268,8 +268,8 @@ def _partitioned_files(table: Path) -> tuple[list[Path], tuple[str, ...]]:
             kind = _format_of(here / name)
             if kind == "csv":
                 raise DataError(
-                    f"The partition {_shown(table, here)!r} holds a CSV file ({name!r}); a "
-                    "partitioned table may hold parquet files only."
+                    f"The partition {_shown(table, here)!r} holds a delimited text file "
+                    f"({name!r}); a partitioned table may hold parquet files only."
                 )
             if kind != "parquet" or not parts:
                 continue
@@ -319,8 +319,9 @@ def open_source(path, root=None) -> Source:
         csvs = [p.name for p in resolved.iterdir() if p.is_file() and _format_of(p) == "csv"]
         if csvs:  # never silently left out
             raise DataError(
-                f"The folder {resolved.name!r} holds CSV files ({sorted(csvs)[0]!r}); a folder "
-                "may hold parquet files only: give each CSV file as its own path."
+                f"The folder {resolved.name!r} holds delimited text files "
+                f"({sorted(csvs)[0]!r}); a folder may hold parquet files only: give each "
+                "text file as its own path."
             )
         partitions = sorted(p.name for p in resolved.iterdir() if is_partition_folder(p))
         if files and partitions:  # reading either alone would silently drop the other's rows
