@@ -200,19 +200,21 @@ def list_sources(root: Path) -> list[str]:
             if path.is_symlink() and inside(path) and holds_parquet(os.listdir(path)):
                 found.append((relative / name, (relative / name).as_posix() + "/"))
     folders = {path for path, name in found if name.endswith("/")}
-    tables = {_table_of(path) for path in folders} - {None} - folders  # each listed once
+    tables = {table for path in folders for table in _tables_of(path)} - folders  # once each
     found += [(table, table.as_posix() + "/") for table in tables]
     return [name for _, name in sorted(found)][:_MAX_LISTED]
 
 
-def _table_of(partition: Path) -> Path | None:
-    """The table folder above a partition folder's trailing key=value parts (None when the
-    folder is not a partition, or its table would be the data root itself)."""
+def _tables_of(partition: Path) -> list[Path]:
+    """The tables a partition folder's rows belong to: the folder above its trailing
+    key=value parts, and each partition between (``geo/country=DE/`` of
+    ``geo/country=DE/date=1/``, a table keyed by date); none when the folder is not a
+    partition, or its table would be the data root itself."""
     parts = partition.parts
     depth = len(parts)
     while depth and is_partition(parts[depth - 1] + "/"):
         depth -= 1
-    return Path(*parts[:depth]) if 0 < depth < len(parts) else None
+    return [Path(*parts[:end]) for end in range(depth, len(parts)) if end > 0]
 
 
 def check_name(name: str, root: Path) -> Source:

@@ -144,3 +144,24 @@ def test_a_key_column_in_one_partition_s_files_is_named_as_the_key_clash(tmp_pat
         "Column 'date' of 't/date=2/part-0.parquet' is also the partition key 'date' of its "
         "table; rename the column or the key."
     )
+
+
+def test_a_two_level_table_lists_its_middle_partitions_as_tables(tmp_path):
+    """``geo/country=DE/`` holds a table keyed by date; the picker listed only ``geo/`` and
+    the leaves, though a link to the middle one read it."""
+    for country in ("DE", "FR"):
+        for day in (1, 2):
+            folder = tmp_path / "geo" / f"country={country}" / f"date={day}"
+            folder.mkdir(parents=True)
+            _frame(20, day).to_parquet(folder / "part-0.parquet", index=False)
+    assert lf.list_sources(tmp_path) == [
+        "geo/",
+        "geo/country=DE/",
+        "geo/country=DE/date=1/",
+        "geo/country=DE/date=2/",
+        "geo/country=FR/",
+        "geo/country=FR/date=1/",
+        "geo/country=FR/date=2/",
+    ]
+    assert open_source("geo", tmp_path).partition_keys == ("country", "date")
+    assert open_source("geo/country=DE", tmp_path).partition_keys == ("date",)
