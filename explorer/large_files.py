@@ -51,6 +51,7 @@ from heb.scale.source import (
     PARQUET_SUFFIXES,
     SOURCE_SUFFIXES,
     Source,
+    is_partition_name,
     open_source,
     resolve_data_path,
 )
@@ -835,7 +836,7 @@ PARTITIONS_NOTE = (
 def is_partition(name: str) -> bool:
     """Whether a listed folder is a Hive-style partition (its last part reads key=value)."""
     last = name.rstrip("/").rsplit("/", 1)[-1]
-    return name.endswith("/") and "=" in last.strip("=")
+    return name.endswith("/") and is_partition_name(last)
 
 
 def show_large_file_source() -> LargeFile | None:

@@ -22,6 +22,7 @@ __all__ = [
     "SOURCE_SUFFIXES",
     "Source",
     "is_partition_folder",
+    "is_partition_name",
     "data_root",
     "resolve_data_path",
     "open_source",
@@ -232,7 +233,7 @@ def _refuse_column_sets(first: tuple[set[str], str], other: tuple[set[str], str]
     )
 
 
-def _is_partition_name(name: str) -> bool:
+def is_partition_name(name: str) -> bool:
     """Whether a folder name reads key=value (both parts non-empty)."""
     key, sep, value = name.partition("=")
     return sep == "=" and bool(key) and bool(value)
@@ -240,7 +241,7 @@ def _is_partition_name(name: str) -> bool:
 
 def is_partition_folder(path: Path) -> bool:
     """Whether ``path`` is a folder named key=value (a partition of a Hive-style table)."""
-    return _is_partition_name(path.name) and path.is_dir()
+    return is_partition_name(path.name) and path.is_dir()
 
 
 def _partitioned_files(table: Path) -> tuple[list[Path], tuple[str, ...]]:
@@ -257,7 +258,7 @@ def _partitioned_files(table: Path) -> tuple[list[Path], tuple[str, ...]]:
         here = Path(folder)
         parts = here.relative_to(table).parts
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        plain = [d for d in dirs if not _is_partition_name(d) or (here / d).is_symlink()]
+        plain = [d for d in dirs if not is_partition_name(d) or (here / d).is_symlink()]
         if plain:
             raise DataError(
                 f"The partition folder {_shown(table, here / plain[0])!r} is not named "
