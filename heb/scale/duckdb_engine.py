@@ -95,7 +95,7 @@ def _parquet_scan(
         if not n.startswith(RESERVED_PREFIX) and n not in index
     ]
     options = [*options, "union_by_name = true"] if many else list(options)
-    if not {n.casefold() for n in [*names, *keys]} & set(_ROW_KEY):
+    if not {n.casefold() for n in names} & set(_ROW_KEY):  # a key so named is refused
         options += ["filename = true", "file_row_number = true"]
     file = "parse_filename(filename)"
     if keys:
@@ -153,6 +153,12 @@ class DuckDBEngine(Engine):
         files = "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in source.files) + "]"
         renamed: dict[str, str] = {}
         if source.format == "parquet":
+            clash = [key for key in source.partition_keys if key.casefold() in _ROW_KEY]
+            if clash:  # DuckDB's partition column would hide its own row key column
+                raise DataError(
+                    f"The partition key {clash[0]!r} of {source.label!r} is a name DuckDB "
+                    "keeps for the row's file and row number; rename its partition folders."
+                )
             names, renamed = _parquet_names(source)
             many = len(source.files) > 1
             options = self._parquet_options()
