@@ -169,7 +169,7 @@ def test_a_partitioned_table_with_a_key_column_or_stray_files_is_refused(partiti
         open_source("events", partitioned)
     (table / "date=2" / "notes").rmdir()
     (table / "date=2" / "extra.csv").write_text("colour,y\nr,a\n")
-    with pytest.raises(DataError, match=r"^The partition .events/date=2. holds a delimited text "):
+    with pytest.raises(DataError, match=r"^The partition .events/date=2. holds a CSV or other "):
         open_source("events", partitioned)
     empty = partitioned / "empty"
     (empty / "date=1").mkdir(parents=True)

@@ -269,7 +269,7 @@ def _partitioned_files(table: Path) -> tuple[list[Path], tuple[str, ...]]:
             kind = _format_of(here / name)
             if kind == "csv":
                 raise DataError(
-                    f"The partition {_shown(table, here)!r} holds a delimited text file "
+                    f"The partition {_shown(table, here)!r} holds a CSV or other text file "
                     f"({name!r}); a partitioned table may hold parquet files only."
                 )
             if kind != "parquet" or not parts:
@@ -320,7 +320,7 @@ def open_source(path, root=None) -> Source:
         csvs = [p.name for p in resolved.iterdir() if p.is_file() and _format_of(p) == "csv"]
         if csvs:  # never silently left out
             raise DataError(
-                f"The folder {resolved.name!r} holds delimited text files "
+                f"The folder {resolved.name!r} holds CSV or other delimited text files "
                 f"({sorted(csvs)[0]!r}); a folder may hold parquet files only: give each "
                 "text file as its own path."
             )
