@@ -302,12 +302,11 @@ class SparkEngine(Engine):
         try:
             if source.format == "parquet":
                 frame = self._read_parquet(source, paths).drop(*source.index_columns)
-                file_name = F.col("_metadata.file_name")
-                if source.partition_keys:  # the partition values too, as DuckDB keys it
-                    keys = source.partition_keys
-                    file_name = F.expr(partition_file_key(SPARK, keys, "_metadata.file_name"))
                 keys = list(source.partition_keys)  # first, as DuckDB's view has them
                 names = keys + [c for c in frame.columns if c not in keys]
+                file_name = F.col("_metadata.file_name")
+                if keys:  # the partition values too, as DuckDB keys it
+                    file_name = F.expr(partition_file_key(SPARK, keys, "_metadata.file_name"))
                 frame = frame.select(
                     *[F.col(SPARK.identifier(name)) for name in names],
                     file_name.alias("__heb_file"),
