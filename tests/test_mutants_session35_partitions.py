@@ -96,16 +96,26 @@ def test_a_folder_holding_parquet_files_and_partitions_is_refused(tmp_path):
 
 
 # ------------------------------------------------------------------ the row key's file
-def test_the_row_key_file_is_the_partition_values_and_the_file_name():
+#: (k1, k2, file) rows whose row-key files must all differ, and those files
+KEY_ROWS = (
+    "('a/b', 'c', 'p'), ('a', 'b/c', 'p'), (NULL, 'x', 'p'), ('50%', 'y', 'p'), ('1', 'x', 'q')"
+)
+KEY_FILES = ["a%2Fb/c/p", "a/b%2Fc/p", "/x/p", "50%25/y/p", "1/x/q"]
+
+
+def test_the_row_key_file_is_the_partition_values_and_the_file_name(spark):
     """As docs/scale.md says (``2026-01-01/part-0.parquet``): values outermost first, then
-    the name, joined by ``/``; a null value is empty (``concat_ws`` would drop it)."""
-    assert partition_file_key(DUCKDB, ["a", "b c"], "f") == (
-        "concat_ws('/', coalesce(CAST(\"a\" AS STRING), ''), "
-        "coalesce(CAST(\"b c\" AS STRING), ''), f)"
-    )
-    assert partition_file_key(SPARK, ["a"], "f") == (
-        "concat_ws('/', coalesce(CAST(`a` AS STRING), ''), f)"
-    )
+    the name, joined by ``/``; a null value is empty (``concat_ws`` would drop it); a
+    value's ``/`` (and so ``%``) is escaped, so ``a/b`` + ``c`` and ``a`` + ``b/c`` differ.
+    The same on both engines."""
+    import duckdb
+
+    duck = partition_file_key(DUCKDB, ["k 1", "k2"], "f")
+    sql = f'SELECT {duck} FROM (VALUES {KEY_ROWS}) AS t("k 1", k2, f)'
+    assert [row[0] for row in duckdb.sql(sql).fetchall()] == KEY_FILES
+    on_spark = partition_file_key(SPARK, ["k 1", "k2"], "f")
+    sql = f"SELECT {on_spark} AS key FROM VALUES {KEY_ROWS} AS t(`k 1`, k2, f)"
+    assert [row["key"] for row in spark.spark.sql(sql).collect()] == KEY_FILES
 
 
 def test_duckdb_keys_each_partition_s_rows_apart_null_values_included(tmp_path):

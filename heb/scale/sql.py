@@ -232,12 +232,18 @@ def partition_file_key(dialect: Dialect, keys: Sequence[str], file_name: str) ->
     """The row key's file in a partitioned table: its partition values and ``file_name``
     (an expression giving the file's name), joined by ``/``.
 
-    Both engines read the values decoded from the folder names, so the key (and the
-    folds) are the same on DuckDB and Spark; the file name alone repeats across partitions
-    (``part-0.parquet`` in each), which would give rows of different partitions one fold.
-    A null partition (Hive's default one) is an empty value, which no other folder has.
+    Both engines read the values decoded from the folder names, so the key is the same
+    on DuckDB and Spark; the file name alone repeats across partitions (``part-0.parquet``
+    in each), which would give rows of different partitions one row key. A value's ``%``
+    and ``/`` are escaped again (a folder ``a%2Fb`` holds the value ``a/b``), so two
+    partitions never join to one key; a null partition (Hive's default one) is an empty
+    value, which no other folder has.
     """
-    values = [f"coalesce(CAST({dialect.identifier(key)} AS STRING), '')" for key in keys]
+    values = [
+        f"replace(replace(coalesce(CAST({dialect.identifier(key)} AS STRING), ''), '%', '%25'), "
+        "'/', '%2F')"
+        for key in keys
+    ]
     return f"concat_ws('/', {', '.join([*values, file_name])})"
 
 
