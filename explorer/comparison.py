@@ -136,6 +136,21 @@ def what_if_knobs(methods: list[str]) -> dict[str, registry.Param]:
     return knobs
 
 
+def with_settings(folds: pd.DataFrame, overrides: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """The per-fold scores with a ``setting`` column: each method's what-if value as text
+    (``alpha = 1``; its default when not turned), empty for a method without a knob. The
+    CSV said "Lidstone" whatever its alpha was."""
+    knobs = what_if_knobs(list(dict.fromkeys(folds["method"])))
+
+    def setting(method: str) -> str:
+        knob = knobs.get(method)
+        if knob is None:
+            return ""
+        return f"{knob.name} = {overrides.get(method, {}).get(knob.name, knob.default):g}"
+
+    return folds.assign(setting=folds["method"].map(setting))
+
+
 #: decimals of the Compare table's ``mean ± std`` cells: three keep all eight columns
 #: (method, fit time, six metrics) visible in a 1280 px window without sideways scrolling
 TABLE_DECIMALS = 3

@@ -106,7 +106,9 @@ def show(comparison: cmp.Comparison, from_memory: bool):
         "between the predicted probabilities and the one-hot label, averaged over the "
         "classes (one-vs-rest) and rows; for two classes it is the usual binary Brier score."
     )
-    download_buttons(None, result.folds, "cv-folds", csv_label="Every fold's scores (CSV)")
+    # the settings this comparison ran with (it is the current settings' comparison)
+    folds = cmp.with_settings(result.folds, state.run_settings().params())
+    download_buttons(None, folds, "cv-folds", csv_label="Every fold's scores (CSV)")
     for sentence in cmp.one_class_notes(result):
         show_info(sentence)
     note = compare_note(comparison.summary, cmp.TABLE_DECIMALS)

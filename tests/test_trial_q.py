@@ -165,3 +165,28 @@ def test_a_two_level_table_lists_its_middle_partitions_as_tables(tmp_path):
     ]
     assert open_source("geo", tmp_path).partition_keys == ("country", "date")
     assert open_source("geo/country=DE", tmp_path).partition_keys == ("date",)
+
+
+def test_compares_per_fold_csv_names_each_method_s_what_if_setting(monkeypatch):
+    """After alpha was turned to 1 the table and its per-fold CSV still read "Lidstone":
+    the CSV now says the setting each knob's method ran with (its default included)."""
+    from explorer import comparison, display
+
+    frames = {}
+    shown = display.download_buttons
+
+    def spy(fig, data_frame, stem, *args, **kwargs):
+        frames[stem] = data_frame
+        return shown(fig, data_frame, stem, *args, **kwargs)
+
+    monkeypatch.setattr(display, "download_buttons", spy)
+    methods = "Laplace,Lidstone,m-estimate"
+    at = open_app("pages/compare.py", dataset="builtin:iris", methods=methods, folds="5")
+    at.segmented_control(key="w_whatif_alpha").set_value(1.0).run()
+    assert_clean(at)
+    folds = frames["cv-folds"]
+    settings = folds.drop_duplicates("method").set_index("method")["setting"].to_dict()
+    assert settings == {"Laplace": "", "Lidstone": "alpha = 1", "m-estimate": "m = 2"}
+    assert len(folds) == 15 and folds.columns[-1] == "setting"
+    table = comparison.with_settings(folds.drop(columns="setting"), {"TE": {"k0": 3}})
+    assert set(table["setting"]) == {"", "alpha = 0.1", "m = 2"}  # defaults when not turned
