@@ -1110,7 +1110,7 @@ def compare_view(large: LargeFile):
     comparison = _scan_of("compare", key, work, large, auto=base_key in compared, steps=steps)
     if comparison is not None:
         compared.add(base_key)
-        _compare_table(comparison)
+        _compare_table(comparison, params)  # the key's settings: the scan ran with them
     st.caption(
         f"Folds: the Folds choice above ({run['n_splits']}, seed {state.SEED}), as on every "
         "page. On a large file a row's fold is a seeded hash of its file and row number (no "
@@ -1168,8 +1168,9 @@ def phases_text(timings: dict[str, float]) -> str:
     return f"{_duration(sum(seconds for _, seconds in ran))} in all: {parts}"
 
 
-def _compare_table(comparison) -> None:
-    """The metrics table of a large-file compare, formatted as the in-memory Compare's."""
+def _compare_table(comparison, params: dict[str, dict[str, float]]) -> None:
+    """The metrics table of a large-file compare, formatted as the in-memory Compare's;
+    ``params``: the what-if values it ran with (its per-fold CSV names them)."""
     from explorer import comparison as cmp
 
     result = comparison.result
@@ -1194,6 +1195,5 @@ def _compare_table(comparison) -> None:
     )
     for note in result.notes:
         show_info(note)
-    download_buttons(
-        None, result.folds, "large-file-cv-folds", csv_label="Every fold's scores (CSV)"
-    )
+    folds = cmp.with_settings(result.folds, params)
+    download_buttons(None, folds, "large-file-cv-folds", csv_label="Every fold's scores (CSV)")

@@ -300,7 +300,17 @@ def test_the_presenter_sees_the_large_files_table_in_large_type(rooted):
     assert len(tables) == 1 and list(tables[0]["method"]) == ["Laplace", "HEB-M"]
 
 
-def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted):
+def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted, monkeypatch):
+    from explorer import large_files
+
+    frames = {}  # the per-fold CSVs offered: they name the what-if setting each ran with
+    offer = large_files.download_buttons
+
+    def spy(fig, frame, stem, *args, **kwargs):
+        frames[stem] = frame
+        return offer(fig, frame, stem, *args, **kwargs)
+
+    monkeypatch.setattr(large_files, "download_buttons", spy)
     methods = "Laplace,Lidstone"
     at = open_app("pages/compare.py", clean=False, large_file=FILE, methods=methods, folds="3")
     assert not at.dataframe  # nothing scanned before the button
@@ -323,6 +333,11 @@ def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted):
     assert "Lidstone" in url(at, "params") and "0.01" in url(at, "params")  # a link keeps it
     # only Lidstone was scored again (a pass per changed method), and the page says so
     assert "This scan re-scored Lidstone only, for the what-if" in _texts(at.info)
+    settings = frames["large-file-cv-folds"].groupby("method")["setting"].unique()
+    assert {m: list(v) for m, v in settings.items()} == {
+        "Laplace": [""],
+        "Lidstone": ["alpha = 0.01"],
+    }
     at.segmented_control(key="w_whatif_alpha").set_value(0.3).run()
     assert _texts(at.info).count("re-scored") == 1  # this scan's note, not the last one's
     expected = cross_validate(
