@@ -51,6 +51,20 @@ def open_section(at: AppTest, key: str) -> AppTest:
     return at.run()
 
 
+def offered_csvs(monkeypatch, module) -> dict:
+    """The data frames ``module``'s ``download_buttons`` offers, by file stem, as the app
+    runs (AppTest cannot read a download's bytes: they are made on a click)."""
+    frames: dict = {}
+    offer = module.download_buttons
+
+    def spy(fig, frame, stem, *args, **kwargs):
+        frames[stem] = frame
+        return offer(fig, frame, stem, *args, **kwargs)
+
+    monkeypatch.setattr(module, "download_buttons", spy)
+    return frames
+
+
 def uploader(at: AppTest):
     """The Dataset page's file uploader, its expander opened."""
     at = open_section(at, "add_open")

@@ -11,7 +11,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_app import assert_clean, decode, figures, open_app, titled, unescape, url
+from test_app import (
+    assert_clean,
+    decode,
+    figures,
+    offered_csvs,
+    open_app,
+    titled,
+    unescape,
+    url,
+)
 
 from explorer import comparison as cmp
 from explorer import large_files as lf
@@ -303,14 +312,7 @@ def test_the_presenter_sees_the_large_files_table_in_large_type(rooted):
 def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted, monkeypatch):
     from explorer import large_files
 
-    frames = {}  # the per-fold CSVs offered: they name the what-if setting each ran with
-    offer = large_files.download_buttons
-
-    def spy(fig, frame, stem, *args, **kwargs):
-        frames[stem] = frame
-        return offer(fig, frame, stem, *args, **kwargs)
-
-    monkeypatch.setattr(large_files, "download_buttons", spy)
+    frames = offered_csvs(monkeypatch, large_files)  # they name each what-if's setting
     methods = "Laplace,Lidstone"
     at = open_app("pages/compare.py", clean=False, large_file=FILE, methods=methods, folds="3")
     assert not at.dataframe  # nothing scanned before the button

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_app import assert_clean, open_app, unescape
+from test_app import assert_clean, offered_csvs, open_app, unescape
 
 from explorer import large_files as lf
 from heb import cli_scale
@@ -172,14 +172,7 @@ def test_compares_per_fold_csv_names_each_method_s_what_if_setting(monkeypatch):
     the CSV now says the setting each knob's method ran with (its default included)."""
     from explorer import comparison, display
 
-    frames = {}
-    shown = display.download_buttons
-
-    def spy(fig, data_frame, stem, *args, **kwargs):
-        frames[stem] = data_frame
-        return shown(fig, data_frame, stem, *args, **kwargs)
-
-    monkeypatch.setattr(display, "download_buttons", spy)
+    frames = offered_csvs(monkeypatch, display)
     methods = "Laplace,Lidstone,m-estimate"
     at = open_app("pages/compare.py", dataset="builtin:iris", methods=methods, folds="5")
     at.segmented_control(key="w_whatif_alpha").set_value(1.0).run()
