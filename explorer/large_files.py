@@ -213,7 +213,7 @@ def _tables_of(partition: Path) -> list[Path]:
     partition, or its table would be the data root itself."""
     parts = partition.parts
     depth = len(parts)
-    while depth and is_partition(parts[depth - 1] + "/"):
+    while depth and is_partition_name(parts[depth - 1]):
         depth -= 1
     return [Path(*parts[:end]) for end in range(depth, len(parts)) if end > 0]
 

@@ -2,10 +2,9 @@
 
 ``bench --engine`` cross-validates a parquet / CSV file, a folder of parquet files or a
 Hive-style partitioned table on an engine (:mod:`heb.scale`: DuckDB in this process, or
-Spark ``local[*]`` / a given master)
-and returns the same long per-fold frame as the in-memory ``bench``, so the paper's tables
-and CD diagrams are written by the same code. Bad input is a :class:`BadInput`: one
-sentence, exit code 2.
+Spark ``local[*]`` / a given master) and returns the same long per-fold frame as the
+in-memory ``bench``, so the paper's tables and CD diagrams are written by the same code.
+Bad input is a :class:`BadInput`: one sentence, exit code 2.
 """
 
 from __future__ import annotations

@@ -316,15 +316,16 @@ def open_source(path, root=None) -> Source:
     """
     resolved = resolve_data_path(path, root)
     if resolved.is_dir():
-        files = sorted(p for p in resolved.iterdir() if p.is_file() and _format_of(p) == "parquet")
-        csvs = [p.name for p in resolved.iterdir() if p.is_file() and _format_of(p) == "csv"]
+        entries = sorted(resolved.iterdir())  # listed once: a folder may hold thousands
+        files = [p for p in entries if p.is_file() and _format_of(p) == "parquet"]
+        csvs = [p.name for p in entries if p.is_file() and _format_of(p) == "csv"]
         if csvs:  # never silently left out
             raise DataError(
                 f"The folder {resolved.name!r} holds CSV or other delimited text files "
-                f"({sorted(csvs)[0]!r}); a folder may hold parquet files only: give each "
+                f"({csvs[0]!r}); a folder may hold parquet files only: give each "
                 "text file as its own path."
             )
-        partitions = sorted(p.name for p in resolved.iterdir() if is_partition_folder(p))
+        partitions = [p.name for p in entries if is_partition_folder(p)]
         if files and partitions:  # reading either alone would silently drop the other's rows
             raise DataError(
                 f"The folder {resolved.name!r} holds parquet files ({files[0].name!r}) beside "

@@ -253,18 +253,23 @@ def _utf8_key_values(source: Source) -> dict[str, dict[str, str]]:
     pyarrow and Spark write them. A value that is not valid UTF-8 keeps Spark's reading."""
     from urllib.parse import unquote
 
+    keys = source.partition_keys
+    folders = {file.relative_to(source.path).parts[: len(keys)] for file in source.files}
+    # each folder value once (a partition holds many files)
+    raws = {
+        (key, part.partition("=")[2])
+        for parts in folders
+        for key, part in zip(keys, parts, strict=True)
+    }
     fixes: dict[str, dict[str, str]] = {}
-    for file in source.files:
-        parts = file.relative_to(source.path).parts[: len(source.partition_keys)]
-        for key, part in zip(source.partition_keys, parts, strict=True):
-            raw = part.partition("=")[2]
-            try:
-                meant = unquote(raw, errors="strict")
-            except UnicodeDecodeError:
-                continue
-            read = _spark_unescape(raw)
-            if read != meant:
-                fixes.setdefault(key, {})[read] = meant
+    for key, raw in sorted(raws):
+        try:
+            meant = unquote(raw, errors="strict")
+        except UnicodeDecodeError:
+            continue
+        read = _spark_unescape(raw)
+        if read != meant:
+            fixes.setdefault(key, {})[read] = meant
     return fixes
 
 
