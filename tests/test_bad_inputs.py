@@ -881,6 +881,9 @@ def test_line_budget_joins_a_crlf_cut_between_chunks():
     budget = LineBudget(lambda head: 0)
     budget.scan([b"a\r", b"\nb\r", b"\n", b"c\n"])
     assert budget.line_ends == 3
+    empty_between = LineBudget(lambda head: 0)  # hypothesis: 'aaaaa\r\n' cut at 6 and 6
+    empty_between.scan([b"aaaaa\r", b"", b"\n"])
+    assert empty_between.line_ends == 1
 
 
 def test_gunzip_chunks_unpack_nothing_past_the_limit():

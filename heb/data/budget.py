@@ -170,7 +170,8 @@ class LineBudget:
         """
         crlf = chunk.count(b"\r\n") + (self._last_cr and chunk[:1] == b"\n")
         self.line_ends += chunk.count(b"\n") + chunk.count(b"\r") - crlf
-        self._last_cr = chunk[-1:] == b"\r"
+        if chunk:  # an empty chunk leaves a CR before it waiting for its LF
+            self._last_cr = chunk[-1:] == b"\r"
         if self.width is None:
             self._head += chunk
             if len(self._head) >= HEAD_BYTES:
