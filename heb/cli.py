@@ -97,6 +97,14 @@ class UsageError(SystemExit):
         self.code = 2
 
 
+class NoUsableData(UsageError):
+    """No dataset named could be used: exit code 2, as for bad large-data input.
+
+    The same data refused in memory or on an engine gives the same exit code; code 1 is
+    left to the system (an output folder that cannot be written, an unexpected error).
+    """
+
+
 def _one_line(message: str) -> str:
     """An argparse error message as one sentence naming the option and the fix."""
     found = re.match(r"argument (\S+): (.*)", message, re.S)
@@ -592,8 +600,8 @@ def _collect(
             report(f"  {dataset.name}: {note}")
     if not frames:
         if failed:
-            raise SystemExit("No dataset could be cross-validated (the reasons are above).")
-        raise SystemExit("No dataset could be loaded.")
+            raise NoUsableData("heb: No dataset could be cross-validated (the reasons are above).")
+        raise NoUsableData("heb: No dataset could be loaded (the reasons are above).")
     return pd.concat(frames, ignore_index=True)
 
 
@@ -758,7 +766,8 @@ def _output_folder(path: str) -> Path:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SystemExit(f"Cannot write the output folder {out}: {exc.strerror or exc}.") from None
+        reason = exc.strerror or exc
+        raise SystemExit(f"heb: Cannot write the output folder {out}: {reason}.") from None
     return out
 
 
@@ -1012,7 +1021,7 @@ def bench(args: argparse.Namespace) -> int:
     tables = [] if methods else _tables(args)
     specs = _bench_specs(args)
     if not specs:
-        raise SystemExit(_no_datasets_sentence(args.datasets))
+        raise NoUsableData(f"heb: {_no_datasets_sentence(args.datasets)}")
     if not args.engine:
         _check_files(specs)
         _check_target(specs, args.target)
@@ -1367,8 +1376,10 @@ def _note_printer() -> Callable[..., None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m heb``.
 
-    Bad options are one sentence on stderr and exit code 2 (argparse's convention), as is
-    bad large-data input; other bad data is one sentence and exit code 1.
+    Bad options and input the user can fix (a file that cannot be read, data that cannot
+    be used, in memory or on an engine) are one sentence on stderr and exit code 2
+    (argparse's convention); exit code 1 is the system's (an output folder that cannot be
+    written, an unexpected error).
     """
     args = build_parser().parse_args(argv)
     try:
@@ -1381,5 +1392,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadInput as exc:  # large-data input: one sentence, exit code 2
         print(f"heb: {exc}", file=sys.stderr)
         return 2
-    except ValueError as exc:  # bad data: one sentence, not a traceback
-        raise SystemExit(f"heb: {exc}") from None
+    except ValueError as exc:  # bad data: one sentence, not a traceback, exit code 2
+        print(f"heb: {exc}", file=sys.stderr)
+        return 2

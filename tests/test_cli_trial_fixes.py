@@ -191,12 +191,15 @@ def test_one_dataset_served_from_the_cache_is_singular(churn, tmp_path, isolated
     assert "Served 1 dataset from the cache." in capsys.readouterr().err
 
 
-def test_no_datasets_names_where_it_looked_and_the_variable(tmp_path, isolated_cache, monkeypatch):
+def test_no_datasets_names_where_it_looked_and_the_variable(
+    tmp_path, isolated_cache, monkeypatch, capsys
+):
     monkeypatch.delenv("HEB_DATASETS_DIR", raising=False)
     monkeypatch.setenv("HEB_SHARED_DIR", str(tmp_path / "absent"))
     with pytest.raises(SystemExit) as info:
         main(["bench", "-o", str(tmp_path / "o")])
-    message = str(info.value.code)
+    assert info.value.code == 2
+    message = capsys.readouterr().err.strip()
     assert str(tmp_path / "absent" / "datasets") in message and "HEB_SHARED_DIR" in message
     assert "\n" not in message and message.endswith(".")
 
@@ -281,13 +284,15 @@ def test_a_file_past_the_memory_limit_names_the_engine_that_reads_it(tmp_path, c
 @pytest.mark.parametrize(
     ("named", "said"), [([], "none were named"), (["shared"], "'shared' was named")]
 )
-def test_no_shared_copies_says_whether_shared_was_named(tmp_path, monkeypatch, named, said):
+def test_no_shared_copies_says_whether_shared_was_named(tmp_path, monkeypatch, capsys, named, said):
     """``bench shared`` without shared copies said 'none were named'."""
     monkeypatch.setenv("HEB_SHARED_DIR", str(tmp_path / "nowhere"))
     monkeypatch.delenv("HEB_DATASETS_DIR", raising=False)
     with pytest.raises(SystemExit) as exit_info:
         main(["bench", *named, "-o", str(tmp_path / "out")])
-    assert str(exit_info.value.code).startswith(f"No datasets: {said} and there are no shared")
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"heb: No datasets: {said} and there are no shared"), err
 
 
 def test_fewer_folds_than_asked_are_said(tmp_path, capsys):
@@ -342,3 +347,26 @@ def test_engine_bad_target_is_its_one_line_without_the_left_out_notice(tmp_path,
     err = _one_line(capsys.readouterr().err)
     said = "heb: The target 'y' has the single value 'one'; a classifier needs at least two"
     assert err == said + " classes."
+
+
+def test_the_same_unusable_data_exits_2_in_memory_as_on_the_engine(tmp_path, isolated_cache):
+    """A one-class file exited with 1 in memory and 2 on DuckDB: a script checking the code
+    could not tell a data problem from a crash the same way on both paths."""
+    pytest.importorskip("duckdb")
+    frame = pd.DataFrame({"a": list("xyzxyz" * 10), "y": ["only"] * 60})
+    csv, parquet = tmp_path / "one.csv", tmp_path / "one.parquet"
+    frame.to_csv(csv, index=False)
+    frame.to_parquet(parquet, index=False)
+    with pytest.raises(SystemExit) as in_memory:
+        main(["bench", str(csv), "--tables", "1", "--no-cache", "-o", str(tmp_path / "m")])
+    engine = main(["bench", str(parquet), "--engine", "duckdb", "-o", str(tmp_path / "e")])
+    assert in_memory.value.code == engine == 2
+
+
+def test_a_folder_that_cannot_be_written_is_the_system_exit_code_1(tmp_path, isolated_cache):
+    """Exit code 1 is left to the system: the output path is a file, not a folder."""
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file")
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "builtin:iris", "--tables", "1", "--folds", "2", "-o", str(blocker)])
+    assert str(info.value.code).startswith("heb: Cannot write the output folder")
