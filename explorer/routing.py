@@ -400,6 +400,23 @@ _LINK_AND_KEYS = """
       return push(state, title, target);
     };
   }
+  /* on a phone the open menu lies over the page: a page link tapped in it closes it (a
+     page link, unlike Streamlit's own menu, left it open over the page it opened) */
+  if (!window.__hebMenuCloser) {
+    window.__hebMenuCloser = true;
+    document.addEventListener("click", (event) => {
+      const menu = '[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]';
+      const sidebar = document.querySelector('[data-testid="stSidebar"]');
+      const main = document.querySelector('[data-testid="stMain"]');
+      if (!event.target.closest(menu) || !sidebar || !main) return;
+      const over = main.getBoundingClientRect().left < sidebar.getBoundingClientRect().right - 1;
+      if (!over) return;
+      setTimeout(() => {
+        const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+        if (close && sidebar.dataset.collapsed !== "true") close.click();
+      }, 0);
+    }, true);
+  }
   /* entering or leaving the presenter mode (the footer's button) opens the page at its
      top: the view kept the footer's scroll, with the title and the first step above it */
   if (!window.__hebToggleWatch) {

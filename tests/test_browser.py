@@ -403,7 +403,8 @@ def test_dataset_has_its_own_address(page, app_url):
 
 def test_the_menu_is_open_on_a_desktop_and_closed_on_a_phone(browser, app_url):
     """A phone (390 px) sees the page, not the menu over it; the menu opens with the
-    button in the top corner. A desktop opens with the menu showing."""
+    button in the top corner and closes when a page is chosen in it. A desktop opens with
+    the menu showing, and keeps it."""
     sidebar = '[data-testid="stSidebar"]'
     for width, height, menu_shown in ((390, 844, False), (1280, 800, True)):
         context = browser.new_context(viewport={"width": width, "height": height})
@@ -420,6 +421,20 @@ def test_the_menu_is_open_on_a_desktop_and_closed_on_a_phone(browser, app_url):
             tab.wait_for_function(
                 "(el) => el.getBoundingClientRect().right > 0", arg=link.element_handle()
             )
+        # a page link in the menu opens its page; on a phone the menu then gets out of the
+        # way (it stayed open over the page it opened), on a desktop it stays
+        tab.locator(sidebar).get_by_test_id("stPageLink-NavLink").filter(
+            has_text="Concentrations"
+        ).click()
+        tab.wait_for_url("**/concentrations*")
+        tab.wait_for_function(
+            "(shown) => (document.querySelector('[data-testid=stSidebar]')"
+            ".dataset.collapsed === 'false') === shown",
+            arg=menu_shown,
+        )
+        wait_idle(tab)
+        assert tab.get_by_role("heading", name="Concentrations").is_visible(), f"{width} px"
+        assert (tab.locator(sidebar).get_attribute("data-collapsed") == "false") is menu_shown
         context.close()
 
 
