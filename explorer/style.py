@@ -36,6 +36,11 @@ button[data-baseweb="tab"] p { font-size: 1.05rem; }
   > [data-testid="stElementContainer"]:last-child:has([data-testid="stPageLink"]) {
   margin-left: auto;
 }
+/* On a phone a toast (the default dataset's note) takes the whole width: at the top it
+   covered the page's title for its 4 s, so it shows at the bottom there. */
+@media (max-width: 640px) {
+  [data-testid="stToastContainer"] { top: auto !important; bottom: 1rem; }
+}
 /* Formulas wider than their column scroll instead of being cut at the edge; the padding
    holds KaTeX's 2 px strut after a subscript (it made a formula that fits scrollable). */
 .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0 0.2em; }

@@ -404,12 +404,18 @@ def test_dataset_has_its_own_address(page, app_url):
 def test_the_menu_is_open_on_a_desktop_and_closed_on_a_phone(browser, app_url):
     """A phone (390 px) sees the page, not the menu over it; the menu opens with the
     button in the top corner and closes when a page is chosen in it. A desktop opens with
-    the menu showing, and keeps it."""
+    the menu showing, and keeps it. The default dataset's toast covers neither's title."""
     sidebar = '[data-testid="stSidebar"]'
     for width, height, menu_shown in ((390, 844, False), (1280, 800, True)):
         context = browser.new_context(viewport={"width": width, "height": height})
         tab = context.new_page()
         tab.goto(f"{app_url}/dataset")
+        # the default dataset's toast (4 s) lies beside the title (desktop) or under the
+        # page's top (phone): on a phone it took the width of the top and covered the title
+        toast = tab.get_by_test_id("stToast")
+        toast.wait_for(timeout=120_000)
+        where = toast.evaluate("(t) => t.getBoundingClientRect().toJSON()")
+        assert where["x"] > width / 2 or where["y"] > height / 2, (width, where)
         wait_idle(tab)
         link = tab.locator(sidebar).get_by_text("Concentrations", exact=True)
         opener = tab.get_by_test_id("stExpandSidebarButton")
