@@ -38,6 +38,25 @@ def _label_indices(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(y, return_inverse=True)
 
 
+def _check_no_missing_labels(y) -> None:
+    """Refuse class labels that are missing (NaN, None, pandas' NA) in one sentence.
+
+    scikit-learn's own checks say "Input contains NaN" (object labels) or fail sorting
+    ``None`` beside text with a TypeError; neither names ``y`` or the row.
+    """
+    labels = np.asarray(y)
+    if labels.dtype.kind not in "fcO":  # integer, bool and text arrays hold no NaN / None
+        return
+    import pandas as pd  # only for object / float labels; the engine needs it nowhere else
+
+    missing = np.flatnonzero(pd.isna(labels.ravel()))
+    if missing.size:
+        raise ValueError(
+            f"y holds {missing.size} missing class label{'s' * (missing.size > 1)} (NaN or "
+            f"None, the first at row {missing[0]}); drop those rows or give them a class."
+        )
+
+
 def _categories_of(codes: np.ndarray) -> np.ndarray:
     """K_f = max code + 1 per feature (at least 1) of a chunk of codes."""
     return np.maximum(column_max(codes) + 1, 1)
@@ -82,6 +101,8 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # ------------------------------------------------------------------ input
     def _check_xy(self, X, y, reset: bool) -> tuple[np.ndarray, np.ndarray]:
         """Validated codes (int64, missing = -1) and class labels of a training chunk."""
+        if y is not None:
+            _check_no_missing_labels(y)
         X, y = validate_data(
             self, X, y, reset=reset, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
         )

@@ -1,0 +1,66 @@
+"""Trial R (a practitioner using the engine from Python): what it found, pinned.
+
+- a missing class label (NaN / None / pandas' NA) in ``y`` is refused in one sentence that
+  names y and the row, by every estimator and through a ``make_model`` pipeline (it was
+  scikit-learn's "Input contains NaN" or a TypeError from sorting None beside text);
+- ``explain``'s target / reference are class positions: a label or a fraction is refused
+  in one sentence (a label said "invalid literal for int()", 1.7 was silently class 1);
+  ``decisive_features`` refuses a row it does not hold (it raised an IndexError);
+- ``l1_error_study`` checks its grid (K = 0, N = -1, reps = 2.5 and K = 5.7 gave numpy
+  errors, a TypeError or a silently truncated K) and reads one smoother name as one name,
+  case-insensitively (a string was iterated letter by letter).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb import AODE, TAN, NaiveBayes
+from heb.data import make_model
+
+X = np.array([[0, 1], [1, 0], [2, 1], [0, 0], [1, 1], [2, 0]])
+
+
+# ---------------------------------------------------------------- missing class labels
+@pytest.mark.parametrize("estimator", [NaiveBayes, AODE, TAN])
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array(["a", "b", None, "b", "a", "b"], dtype=object),
+        np.array(["a", "b", "a", np.nan, "a", "b"], dtype=object),
+        pd.Series(["a", "b", "a", "b", pd.NA, "b"], dtype="string"),
+        pd.Series([1, 2, 1, 2, 1, None], dtype="Int64"),
+        np.array([0.0, 1.0, np.nan, 1.0, 0.0, np.nan]),
+    ],
+    ids=["None", "nan-object", "string-NA", "Int64-NA", "float-nan"],
+)
+def test_a_missing_class_label_is_one_sentence_naming_y_and_the_row(estimator, y) -> None:
+    first = int(np.flatnonzero(pd.isna(np.asarray(y, dtype=object)))[0])
+    with pytest.raises(ValueError, match=rf"^y holds \d missing class labels? .* row {first}\)"):
+        estimator().fit(X, y)
+
+
+def test_partial_fit_refuses_a_missing_label_too() -> None:
+    with pytest.raises(ValueError, match="y holds 1 missing class label "):
+        NaiveBayes().partial_fit(X, ["a", "b", None, "b", "a", "b"], classes=["a", "b"])
+
+
+def test_a_pipeline_fit_on_a_target_with_a_gap_says_so() -> None:
+    frame = pd.DataFrame({"colour": list("rgbrgb"), "size": list("SMLSML")})
+    target = pd.Series(["yes", "no", "yes", np.nan, "no", "yes"])
+    message = r"1 missing class label \(NaN or None, the first at row 3\)"
+    with pytest.raises(ValueError, match=message):
+        make_model("laplace").fit(frame, target)
+
+
+def test_labels_without_gaps_still_fit() -> None:
+    """The check leaves whole labels alone: float, object, pandas string and Int64."""
+    for y in (
+        np.array([0.0, 1.0, 0.0, 1.0, 0.0, 1.0]),
+        np.array(["a", "b", "a", "b", "a", "b"], dtype=object),
+        pd.Series(list("abab") + ["a", "b"], dtype="string"),
+        pd.Series([1, 2, 1, 2, 1, 2], dtype="Int64"),
+    ):
+        assert NaiveBayes().fit(X, y).classes_.size == 2
