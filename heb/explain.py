@@ -60,11 +60,18 @@ class Explanation:
 
 
 def _class_index(model: NaiveBayes, value: int, name: str) -> int:
-    index = int(value)
-    if not 0 <= index < model.classes_.size:
+    n_classes = model.classes_.size
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        # a label ("p") or a fraction (1.7) is not a position: say which index a label has
+        matches = np.flatnonzero(model.classes_ == value) if np.ndim(value) == 0 else []
+        hint = f"; the label {value!r} is index {matches[0]}" if len(matches) else ""
         raise ValueError(
-            f"{name} must be a class index in 0..{model.classes_.size - 1}, got {value}."
+            f"{name} must be a class index in 0..{n_classes - 1} (a position in classes_, "
+            f"not a label), got {value!r}{hint}."
         )
+    index = int(value)
+    if not 0 <= index < n_classes:
+        raise ValueError(f"{name} must be a class index in 0..{n_classes - 1}, got {value}.")
     return index
 
 
@@ -130,5 +137,8 @@ def decisive_features(explanations: Mapping[str, Explanation], row: int = 0) -> 
     """
     if not explanations:
         raise ValueError("Give at least one explanation.")
+    n_rows = min(e.contributions.shape[0] for e in explanations.values())
+    if isinstance(row, bool) or not isinstance(row, int | np.integer) or not 0 <= row < n_rows:
+        raise ValueError(f"row must be a row number in 0..{n_rows - 1}, got {row!r}.")
     stacked = np.stack([e.contributions[row] for e in explanations.values()])
     return stacked.max(axis=0) - stacked.min(axis=0)

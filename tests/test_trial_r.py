@@ -19,6 +19,7 @@ import pytest
 
 from heb import AODE, TAN, NaiveBayes
 from heb.data import make_model
+from heb.explain import decisive_features, explain, explain_smoothers
 
 X = np.array([[0, 1], [1, 0], [2, 1], [0, 0], [1, 1], [2, 0]])
 
@@ -64,3 +65,31 @@ def test_labels_without_gaps_still_fit() -> None:
         pd.Series([1, 2, 1, 2, 1, 2], dtype="Int64"),
     ):
         assert NaiveBayes().fit(X, y).classes_.size == 2
+
+
+# ---------------------------------------------------------------- explain's class indices
+def _model() -> NaiveBayes:
+    return NaiveBayes("laplace").fit(X, np.array(["e", "p", "e", "p", "e", "p"]))
+
+
+def test_explain_refuses_a_label_and_says_its_index() -> None:
+    with pytest.raises(ValueError, match=r"not a label\), got 'p'; the label 'p' is index 1\."):
+        explain(_model(), X, target="p", reference=0)
+
+
+def test_explain_refuses_a_fraction_rather_than_truncating_it() -> None:
+    with pytest.raises(ValueError, match=r"reference must be a class index in 0\.\.1 .*1\.7"):
+        explain(_model(), X, target=0, reference=1.7)
+
+
+def test_explain_takes_numpy_integers() -> None:
+    out = explain(_model(), X, target=np.int64(1), reference=np.int32(0))
+    log_proba = _model().predict_log_proba(X)
+    np.testing.assert_allclose(out.log_odds, log_proba[:, 1] - log_proba[:, 0], atol=1e-12)
+
+
+@pytest.mark.parametrize("row", [2, -1, 1.0])
+def test_decisive_features_refuses_a_row_it_does_not_hold(row) -> None:
+    explanations = explain_smoothers({"a": _model()}, X[:2], 1, 0)
+    with pytest.raises(ValueError, match=r"row must be a row number in 0\.\.1"):
+        decisive_features(explanations, row=row)
