@@ -80,6 +80,20 @@ def single_pmf_estimates(
     return (counts + conc / K) / (N + conc)
 
 
+def _whole_numbers(values: Iterable, name: str, minimum: int) -> list[int]:
+    """``values`` as Python ints, or a one-sentence ValueError naming the first bad one."""
+    scalar = np.ndim(values) == 0 and not isinstance(values, Iterable)
+    values = [values] if scalar else values
+    must = "be a whole number" if scalar else "hold whole numbers"
+    out = []
+    for value in values:  # a handful of grid values, not rows
+        whole = isinstance(value, int | float | np.number) and not isinstance(value, bool)
+        if not (whole and np.isfinite(value) and float(value).is_integer() and value >= minimum):
+            raise ValueError(f"{name} must {must} >= {minimum}, got {value!r}.")
+        out.append(int(value))
+    return out
+
+
 def l1_error_study(
     K_values: Iterable[int] = (10, 50, 100, 500),
     N_values: Iterable[int] = (50, 200, 1000, 5000),
@@ -93,16 +107,42 @@ def l1_error_study(
     For every (K, N): ``reps`` truths p* ~ Dirichlet(alpha_dir 1_K), counts
     n ~ Multinomial(N, p*), and each smoother's estimate from the same counts.
 
+    Parameters
+    ----------
+    K_values, N_values : iterable of int
+        The grid: whole numbers, K >= 1 and N >= 0 (N = 0 gives each smoother's prior).
+    alpha_dir : float
+        The truths' Dirichlet parameter (> 0).
+    reps : int
+        Repetitions per (K, N), at least 1.
+    seed : int
+        Seed of each (K, N) cell's generator, so a cell does not depend on the grid.
+    smoothers : sequence of str
+        Names of :data:`PMF_SMOOTHERS` (case and ``-`` / ``_`` do not matter; one name
+        alone is one smoother).
+
     Returns
     -------
     list of dict
         One per (K, N, smoother) with keys ``K``, ``N``, ``smoother``, ``mean``, ``std``
         (of ||theta_hat - p*||_1 over repetitions).
     """
-    if alpha_dir <= 0:
-        raise ValueError("alpha_dir must be positive.")
-    if reps < 1:
-        raise ValueError("reps must be at least 1.")
+    if not (isinstance(alpha_dir, int | float | np.number) and np.isfinite(alpha_dir)) or (
+        alpha_dir <= 0
+    ):
+        raise ValueError(f"alpha_dir must be a positive number, got {alpha_dir!r}.")
+    (reps,) = _whole_numbers(reps, "reps", 1)
+    K_values = _whole_numbers(K_values, "K_values", 1)
+    N_values = _whole_numbers(N_values, "N_values", 0)
+    if isinstance(smoothers, str):  # one name, not its letters
+        smoothers = (smoothers,)
+    smoothers = [str(name).strip().lower().replace("_", "-") for name in smoothers]
+    unknown = [name for name in smoothers if name not in PMF_SMOOTHERS]
+    if unknown:
+        raise ValueError(
+            f"{unknown[0]!r} does not estimate a single PMF; choose from "
+            f"{', '.join(PMF_SMOOTHERS)}."
+        )
     rows = []
     for K in K_values:
         for N in N_values:

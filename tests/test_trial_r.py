@@ -20,6 +20,7 @@ import pytest
 from heb import AODE, TAN, NaiveBayes
 from heb.data import make_model
 from heb.explain import decisive_features, explain, explain_smoothers
+from heb.synthetic import l1_error_study
 
 X = np.array([[0, 1], [1, 0], [2, 1], [0, 0], [1, 1], [2, 0]])
 
@@ -93,3 +94,35 @@ def test_decisive_features_refuses_a_row_it_does_not_hold(row) -> None:
     explanations = explain_smoothers({"a": _model()}, X[:2], 1, 0)
     with pytest.raises(ValueError, match=r"row must be a row number in 0\.\.1"):
         decisive_features(explanations, row=row)
+
+
+# ---------------------------------------------------------------- l1_error_study's grid
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"K_values": (0,)}, r"K_values must hold whole numbers >= 1, got 0\."),
+        ({"K_values": (5.7,)}, r"K_values must hold whole numbers >= 1, got 5\.7\."),
+        ({"N_values": (-1,)}, r"N_values must hold whole numbers >= 0, got -1\."),
+        ({"reps": 2.5}, r"reps must be a whole number >= 1, got 2\.5\."),
+        ({"reps": 0}, r"reps must be a whole number >= 1, got 0\."),
+        ({"alpha_dir": float("nan")}, r"alpha_dir must be a positive number, got nan\."),
+        ({"smoothers": ("te",)}, r"'te' does not estimate a single PMF; choose from unsmoothed"),
+    ],
+)
+def test_the_study_refuses_a_bad_grid_in_one_sentence(kwargs, message) -> None:
+    settings = {"K_values": (5,), "N_values": (10,), "reps": 2} | kwargs
+    with pytest.raises(ValueError, match=message):
+        l1_error_study(**settings)
+
+
+def test_one_smoother_name_is_one_smoother_whatever_its_case() -> None:
+    rows = l1_error_study(K_values=(5,), N_values=(10,), reps=3, smoothers="HEB_U")
+    assert [row["smoother"] for row in rows] == ["heb-u"]
+    same = l1_error_study(K_values=(5,), N_values=(10,), reps=3, smoothers=("heb-u",))
+    assert rows == same
+
+
+def test_whole_float_grid_values_are_read_as_ints() -> None:
+    rows = l1_error_study(K_values=(5.0,), N_values=(np.int64(10),), reps=3.0)
+    assert rows == l1_error_study(K_values=(5,), N_values=(10,), reps=3)
+    assert isinstance(rows[0]["K"], int)
