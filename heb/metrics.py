@@ -89,6 +89,12 @@ def _validate(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         raise ValueError(f"y must be a 1-D array of class indices, got {y.ndim}-D.")
     if y.shape[0] != n:
         raise ValueError(f"y has {y.shape[0]} rows but proba has {n}; they must match.")
+    return _class_indices(y, n_classes), proba
+
+
+def _class_indices(y: np.ndarray, n_classes: int) -> np.ndarray:
+    """``y`` (1-D) as int64 class indices in 0..C-1, or a one-sentence ValueError (labels,
+    fractions and out-of-range indices are refused, never cast)."""
     if y.dtype == bool or np.issubdtype(y.dtype, np.integer):
         y_int = y.astype(np.int64)
     elif np.issubdtype(y.dtype, np.floating):
@@ -97,12 +103,12 @@ def _validate(y: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         y_int = y.astype(np.int64)
     else:
         raise ValueError(f"y must hold integer class indices, got dtype {y.dtype}.")
-    if y_int.min() < 0 or y_int.max() >= n_classes:
+    if y_int.size and (y_int.min() < 0 or y_int.max() >= n_classes):
         raise ValueError(
-            f"y must hold class indices in 0..{n_classes - 1} (the columns of proba); "
+            f"y must hold class indices in 0..{n_classes - 1} (0..C-1, the columns of proba); "
             f"got values in {y_int.min()}..{y_int.max()}."
         )
-    return y_int, proba
+    return y_int
 
 
 def _validate_bins(n_bins: int, strategy: str) -> int:
@@ -372,13 +378,13 @@ def all_metrics(y: np.ndarray, proba: np.ndarray) -> dict[str, float]:
 
 def check_rows(y, proba) -> tuple[np.ndarray, np.ndarray]:
     """``y`` (n,) as class indices and ``proba`` (n, C) as finite floats, or a ValueError
-    (looser than the fold metrics' check: rows need not sum to 1)."""
-    y = np.asarray(y, dtype=np.int64)
+    (looser than the fold metrics' check: rows need not sum to 1; ``y`` is checked as
+    theirs: labels and fractional indices are refused, not cast)."""
+    y = np.asarray(y)
     proba = np.asarray(proba, dtype=np.float64)
     if proba.ndim != 2 or y.shape != (proba.shape[0],):
         raise ValueError("Need class indices y (n,) and probability rows proba (n, C).")
-    if y.size and (y.min() < 0 or y.max() >= proba.shape[1]):
-        raise ValueError("Class indices must lie in 0..C-1.")
+    y = _class_indices(y, proba.shape[1])
     if not np.all(np.isfinite(proba)):
         raise ValueError("Probabilities must be finite.")
     return y, proba

@@ -8,7 +8,10 @@
   ``decisive_features`` refuses a row it does not hold (it raised an IndexError);
 - ``l1_error_study`` checks its grid (K = 0, N = -1, reps = 2.5 and K = 5.7 gave numpy
   errors, a TypeError or a silently truncated K) and reads one smoother name as one name,
-  case-insensitively (a string was iterated letter by letter).
+  case-insensitively (a string was iterated letter by letter);
+- ``confusion_counts`` / ``class_reliability`` (``heb.metrics.check_rows``) check ``y`` as
+  the fold metrics do: a label said "invalid literal for int()", and a fractional index
+  0.7 was silently class 0.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pytest
 from heb import AODE, TAN, NaiveBayes
 from heb.data import make_model
 from heb.explain import decisive_features, explain, explain_smoothers
+from heb.metrics import accuracy, class_reliability, confusion_counts
 from heb.synthetic import l1_error_study
 
 X = np.array([[0, 1], [1, 0], [2, 1], [0, 0], [1, 1], [2, 0]])
@@ -126,3 +130,29 @@ def test_whole_float_grid_values_are_read_as_ints() -> None:
     rows = l1_error_study(K_values=(5.0,), N_values=(np.int64(10),), reps=3.0)
     assert rows == l1_error_study(K_values=(5,), N_values=(10,), reps=3)
     assert isinstance(rows[0]["K"], int)
+
+
+# ---------------------------------------------------------------- per-class metrics' y
+PROBA = np.array([[0.2, 0.8], [0.6, 0.4], [0.5, 0.5]])
+
+
+@pytest.mark.parametrize("metric", [confusion_counts, class_reliability, accuracy])
+@pytest.mark.parametrize(
+    ("y", "message"),
+    [
+        (np.array(["a", "b", "a"]), r"y must hold integer class indices, got dtype <U1\."),
+        (np.array([0.7, 1.0, 0.0]), r"y must hold whole-number class indices 0\.\.C-1\."),
+        (np.array([0, 2, 1]), r"y must hold class indices in 0\.\.1 .*got values in 0\.\.2\."),
+    ],
+    ids=["labels", "fraction", "out-of-range"],
+)
+def test_per_class_metrics_check_y_as_the_fold_metrics_do(metric, y, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        metric(y, PROBA)
+
+
+def test_confusion_counts_still_takes_whole_float_and_bool_indices() -> None:
+    expected = [[1, 0], [1, 1]]  # true 0 predicted 0; true 1 predicted 1 and 0 (a tie)
+    assert confusion_counts(np.array([1.0, 0.0, 1.0]), PROBA).tolist() == expected
+    assert confusion_counts(np.array([True, False, True]), PROBA).tolist() == expected
+    assert confusion_counts(np.array([], dtype=int), np.zeros((0, 2))).tolist() == [[0, 0]] * 2
