@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from heb.concentration import M_MAX, M_MIN
 from heb.concentration_score import ragged_arange
 from heb.counts import CountTable, category_offsets
-from heb.estimator import CategoricalClassifier
+from heb.estimator import CategoricalClassifier, check_clamp
 from heb.joint_counts import JointCounts, parent_features
 from heb.nb import NaiveBayes, score_codes
 from heb.pair_smoothing import count_log_conditionals, fit_pair_concentrations, log_denominators
@@ -198,8 +198,7 @@ class AODE(CategoricalClassifier):
             value = getattr(self, name)
             if not isinstance(value, (int, float, np.number)) or np.isnan(value) or value < 0:
                 raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
-        if not 0 < self.m_min <= self.m_max:
-            raise ValueError("Need 0 < m_min <= m_max.")
+        check_clamp(self.m_min, self.m_max)
 
     @property
     def _caps(self) -> tuple[float, float, float]:

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from heb.counts import as_codes, column_max
 
-__all__ = ["CategoricalClassifier"]
+__all__ = ["CategoricalClassifier", "check_clamp"]
 
 #: integer labels spanning fewer values than this are indexed by a bincount, not a sort
 _LABEL_SPAN_FOR_BINCOUNT = 1 << 20
@@ -55,6 +55,19 @@ def _check_no_missing_labels(y) -> None:
             f"y holds {missing.size} missing class label{'s' * (missing.size > 1)} (NaN or "
             f"None, the first at row {missing[0]}); drop those rows or give them a class."
         )
+
+
+def check_clamp(m_min, m_max) -> None:
+    """Refuse a clamp of the learned concentration that is not finite 0 < m_min <= m_max
+    (text, None, NaN or infinity included) in one sentence; shared by every classifier."""
+    numbers = all(
+        isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_)
+        for v in (m_min, m_max)
+    )
+    if not numbers:
+        raise ValueError(f"m_min and m_max must be numbers, got m_min={m_min!r}, m_max={m_max!r}.")
+    if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
+        raise ValueError(f"Need finite 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
 
 
 def _categories_of(codes: np.ndarray) -> np.ndarray:

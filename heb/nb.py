@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
-from heb.estimator import CategoricalClassifier
+from heb.estimator import CategoricalClassifier, check_clamp
 from heb.smoothing import SeenColumnLog, mutual_information, resolve_params, smooth
 
 __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
@@ -178,14 +178,10 @@ class NaiveBayes(CategoricalClassifier):
         resolve_params(self.smoother, **self._hyper_params())
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be None or 'sqrt-mi', got {self.weighting!r}.")
-        try:
-            m_min, m_max = float(self.m_min), float(self.m_max)
-        except (TypeError, ValueError):
-            raise ValueError("m_min and m_max must be numbers.") from None
-        if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
-            raise ValueError(
-                f"Need finite 0 < m_min <= m_max, got m_min={self.m_min}, m_max={self.m_max}."
-            )
+        n0 = self.n0  # as AODE and TAN check theirs
+        if not isinstance(n0, int | float | np.number) or np.isnan(n0) or n0 < 0:
+            raise ValueError(f"n0 must be a non-negative number, got {n0!r}.")
+        check_clamp(self.m_min, self.m_max)
 
     def _count(self, codes, y_idx, n_classes, n_categories) -> tuple[CountTable]:
         # CategoricalClassifier passes K_f >= these codes' maximum + 1

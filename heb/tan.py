@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
-from heb.estimator import CategoricalClassifier
+from heb.estimator import CategoricalClassifier, check_clamp
 from heb.pair_smoothing import conditional_log_probs, fit_pair_concentrations
 from heb.smoothing import prior_mean
 from heb.tan_structure import PairCounts, arc_gains, spanning_tree, tree_pair_counts
@@ -170,8 +170,7 @@ class TAN(CategoricalClassifier):
             isinstance(self.root, bool) or not isinstance(self.root, int | np.integer)
         ):
             raise ValueError(f"root must be None or a feature index, got {self.root!r}.")
-        if not 0 < self.m_min <= self.m_max:
-            raise ValueError("Need 0 < m_min <= m_max.")
+        check_clamp(self.m_min, self.m_max)
 
     def _count(self, codes, y_idx, n_classes, n_categories):
         table = CountTable.from_codes(codes, y_idx, n_classes, n_categories)

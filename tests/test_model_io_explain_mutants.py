@@ -238,9 +238,12 @@ def test_feature_names_must_be_one_text_per_feature(names: list) -> None:
 
 
 def test_a_parameter_of_the_wrong_type_is_a_value_error() -> None:
-    """``from_dict``: the TypeError a smoother raises on n0 = "abc" becomes a ValueError."""
+    """``from_dict``: a text n0 = "abc" is one ValueError (the estimator's own check since
+    trial R; ``from_dict`` still turns any TypeError of a parameter into one)."""
     doc = _edited(lambda d: d["params"].update(smoother="heb-m", n0="abc"))
-    _refused(doc, "wrong type")
+    _refused(doc, "n0 must be a non-negative number, got 'abc'")
+    aode = _edited(lambda d: d["params"].update(m_min="abc"), _aode_doc)
+    _refused(aode, "m_min and m_max must be numbers")
 
 
 def test_numpy_scalar_parameters_are_saved_as_json_numbers() -> None:

@@ -11,10 +11,16 @@
   case-insensitively (a string was iterated letter by letter);
 - ``confusion_counts`` / ``class_reliability`` (``heb.metrics.check_rows``) check ``y`` as
   the fold metrics do: a label said "invalid literal for int()", and a fractional index
-  0.7 was silently class 0.
+  0.7 was silently class 0;
+- ``NaiveBayes(n0=...)`` is checked as AODE's and TAN's n0 are: a text n0 raised numpy's
+  UFuncTypeError, a negative one was taken silently;
+- AODE's and TAN's clamp m_min / m_max is checked as NaiveBayes's (``check_clamp``): text
+  raised a TypeError from ``<``, and TAN took m_max = inf, which AODE and NB refuse.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -156,3 +162,45 @@ def test_confusion_counts_still_takes_whole_float_and_bool_indices() -> None:
     assert confusion_counts(np.array([1.0, 0.0, 1.0]), PROBA).tolist() == expected
     assert confusion_counts(np.array([True, False, True]), PROBA).tolist() == expected
     assert confusion_counts(np.array([], dtype=int), np.zeros((0, 2))).tolist() == [[0, 0]] * 2
+
+
+# ---------------------------------------------------------------- NaiveBayes' n0
+@pytest.mark.parametrize("n0", ["x", -5, float("nan"), None])
+@pytest.mark.parametrize("smoother", ["heb-m", "laplace"])
+def test_naive_bayes_checks_n0_as_aode_and_tan_do(n0, smoother) -> None:
+    message = rf"^n0 must be a non-negative number, got {re.escape(repr(n0))}\.$"
+    for estimator in (NaiveBayes(smoother, n0=n0), AODE(n0=n0), TAN(n0=n0)):
+        with pytest.raises(ValueError, match=message):
+            estimator.fit(X, [0, 1, 0, 1, 0, 1])
+
+
+def test_n0_zero_and_infinity_still_fit() -> None:
+    """0: every pair learns its m; inf: every pair falls back to m = K_f."""
+    y = [0, 1, 0, 1, 0, 1]
+    assert not NaiveBayes(n0=0).fit(X, y).concentrations_["fallback"].any()
+    assert NaiveBayes(n0=np.inf).fit(X, y).concentrations_["fallback"].all()
+
+
+# ---------------------------------------------------------------- the clamp m_min, m_max
+@pytest.mark.parametrize("estimator", [NaiveBayes, AODE, TAN])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"m_min": "a"}, r"^m_min and m_max must be numbers, got m_min='a', m_max=10000\.0\.$"),
+        ({"m_max": None}, r"^m_min and m_max must be numbers, got m_min=0\.01, m_max=None\.$"),
+        ({"m_max": np.inf}, r"^Need finite 0 < m_min <= m_max, got m_min=0\.01, m_max=inf\.$"),
+        ({"m_min": 5, "m_max": 1}, r"^Need finite 0 < m_min <= m_max, got m_min=5, m_max=1\.$"),
+        ({"m_min": 0}, r"^Need finite 0 < m_min <= m_max, got m_min=0, m_max=10000\.0\.$"),
+    ],
+    ids=["text", "None", "inf", "reversed", "zero"],
+)
+def test_every_classifier_checks_its_clamp_in_one_sentence(estimator, kwargs, message) -> None:
+    learned = {"smoother": "heb"} if estimator in (AODE, TAN) else {}  # the clamp is used
+    with pytest.raises(ValueError, match=message):
+        estimator(**learned, **kwargs).fit(X, [0, 1, 0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("estimator", [NaiveBayes, AODE, TAN])
+def test_a_clamp_of_numpy_numbers_or_one_value_still_fits(estimator) -> None:
+    for low, high in ((np.float32(0.5), np.int64(7)), (3, 3)):
+        assert estimator(m_min=low, m_max=high).fit(X, [0, 1, 0, 1, 0, 1]).classes_.size == 2
