@@ -79,6 +79,14 @@ def _model_and_names(model, feature_names: Sequence[str] | None):
         feature_names = getattr(model, "feature_names_in_", None)
     if feature_names is None:
         feature_names = [f"x{f}" for f in range(model.n_features_in_)]
+    elif len(feature_names) != model.n_features_in_:
+        # more names than features would label each pair with a shifted name, silently
+        # (the columns of a table whose Preprocessor dropped an empty one, say)
+        raise ValueError(
+            f"{len(feature_names)} feature names were given for a model of "
+            f"{model.n_features_in_} features; give one name per feature (a make_model "
+            "pipeline names its features itself: concentration_table(pipe))."
+        )
     return model, [str(name) for name in feature_names]
 
 

@@ -58,7 +58,7 @@ def test_names_come_from_get_feature_names_out_or_the_frame_or_numbers() -> None
     assert list(concentration_table(plain)["feature name"]) == ["x0", "x1"] * 2
     given = concentration_table(plain, feature_names=["colour", "size"])
     assert list(given["feature name"]) == ["colour", "size"] * 2
-    with pytest.raises(ValueError, match="1 feature names were given for a model of at least 2"):
+    with pytest.raises(ValueError, match="1 feature names were given for a model of 2 features"):
         concentration_table(plain, feature_names=["colour"])
 
 

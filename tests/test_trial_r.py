@@ -15,7 +15,10 @@
 - ``NaiveBayes(n0=...)`` is checked as AODE's and TAN's n0 are: a text n0 raised numpy's
   UFuncTypeError, a negative one was taken silently;
 - AODE's and TAN's clamp m_min / m_max is checked as NaiveBayes's (``check_clamp``): text
-  raised a TypeError from ``<``, and TAN took m_max = inf, which AODE and NB refuse.
+  raised a TypeError from ``<``, and TAN took m_max = inf, which AODE and NB refuse;
+- ``concentration_table(model, feature_names=...)`` needs one name per feature: more names
+  than features labelled the pairs with shifted names, silently (the table's columns given
+  for a model whose Preprocessor dropped an empty column).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import pytest
 
 from heb import AODE, TAN, NaiveBayes
 from heb.data import make_model
+from heb.diagnostics import concentration_table
 from heb.explain import decisive_features, explain, explain_smoothers
 from heb.metrics import accuracy, class_reliability, confusion_counts
 from heb.synthetic import l1_error_study
@@ -204,3 +208,24 @@ def test_every_classifier_checks_its_clamp_in_one_sentence(estimator, kwargs, me
 def test_a_clamp_of_numpy_numbers_or_one_value_still_fits(estimator) -> None:
     for low, high in ((np.float32(0.5), np.int64(7)), (3, 3)):
         assert estimator(m_min=low, m_max=high).fit(X, [0, 1, 0, 1, 0, 1]).classes_.size == 2
+
+
+# ---------------------------------------------------------------- concentration_table's names
+def test_concentration_table_refuses_more_names_than_features() -> None:
+    """The frame's three columns for a pipeline whose Preprocessor dropped the empty one:
+    the names were shifted (K_f 8 called 'empty', K_f 4 called 'zip')."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "empty": [np.nan] * 200,
+            "zip": rng.choice(list("abcdefgh"), 200),
+            "product": rng.choice(list("pqrs"), 200),
+        }
+    )
+    pipe = make_model().fit(frame, rng.integers(0, 2, 200))
+    assert pipe.named_steps["preprocess"].dropped_ == ["empty"]
+    message = r"^3 feature names were given for a model of 2 features; give one name per"
+    with pytest.raises(ValueError, match=message):
+        concentration_table(pipe.named_steps["classifier"], feature_names=list(frame.columns))
+    named = concentration_table(pipe)  # the pipeline names its own features
+    assert named.set_index("feature name")["K_f"].to_dict() == {"zip": 8, "product": 4}
