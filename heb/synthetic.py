@@ -82,16 +82,24 @@ def single_pmf_estimates(
 
 def _whole_numbers(values: Iterable, name: str, minimum: int) -> list[int]:
     """``values`` as Python ints, or a one-sentence ValueError naming the first bad one."""
-    scalar = np.ndim(values) == 0 and not isinstance(values, Iterable)
+    scalar = isinstance(values, str) or (np.ndim(values) == 0 and not isinstance(values, Iterable))
     values = [values] if scalar else values
     must = "be a whole number" if scalar else "hold whole numbers"
     out = []
     for value in values:  # a handful of grid values, not rows
         whole = isinstance(value, int | float | np.number) and not isinstance(value, bool)
         if not (whole and np.isfinite(value) and float(value).is_integer() and value >= minimum):
-            raise ValueError(f"{name} must {must} >= {minimum}, got {value!r}.")
+            shown = value.item() if isinstance(value, np.generic) else value  # 2.7, not np.float64
+            raise ValueError(f"{name} must {must} >= {minimum}, got {shown!r}.")
         out.append(int(value))
     return out
+
+
+def _check_alpha_dir(alpha_dir) -> None:
+    """A finite positive Dirichlet parameter, or a one-sentence ValueError."""
+    number = isinstance(alpha_dir, int | float | np.number) and not isinstance(alpha_dir, bool)
+    if not (number and np.isfinite(alpha_dir) and alpha_dir > 0):
+        raise ValueError(f"alpha_dir must be a positive number, got {alpha_dir!r}.")
 
 
 def l1_error_study(
@@ -127,10 +135,7 @@ def l1_error_study(
         One per (K, N, smoother) with keys ``K``, ``N``, ``smoother``, ``mean``, ``std``
         (of ||theta_hat - p*||_1 over repetitions).
     """
-    if not (isinstance(alpha_dir, int | float | np.number) and np.isfinite(alpha_dir)) or (
-        alpha_dir <= 0
-    ):
-        raise ValueError(f"alpha_dir must be a positive number, got {alpha_dir!r}.")
+    _check_alpha_dir(alpha_dir)
     (reps,) = _whole_numbers(reps, "reps", 1)
     K_values = _whole_numbers(K_values, "K_values", 1)
     N_values = _whole_numbers(N_values, "N_values", 0)
@@ -229,14 +234,13 @@ def sample_naive_bayes(
     truth : dict
         ``class_prior`` (C,), ``theta`` (list of (C, K_f) arrays), ``n_categories`` (F,).
     """
-    if int(n_samples) < 1:
-        raise ValueError("n_samples must be at least 1.")
-    n_cat = np.asarray(n_categories, dtype=np.int64).ravel()
-    if n_cat.size == 0 or np.any(n_cat < 1):
+    (n_samples,) = _whole_numbers(n_samples, "n_samples", 1)
+    (n_classes,) = _whole_numbers(n_classes, "n_classes", 1)
+    n_cat = np.asarray(_whole_numbers(np.ravel(n_categories), "n_categories", 1), dtype=np.int64)
+    if n_cat.size == 0:
         raise ValueError("n_categories needs at least one feature, each with K_f >= 1.")
-    if not alpha_dir > 0:
-        raise ValueError("alpha_dir must be positive.")
-    prior = _class_prior(int(n_classes), class_weights)
+    _check_alpha_dir(alpha_dir)
+    prior = _class_prior(n_classes, class_weights)
     rng = np.random.default_rng(seed)
     y = rng.choice(prior.size, size=int(n_samples), p=prior).astype(np.int64)
     theta = [rng.dirichlet(np.full(int(k), float(alpha_dir)), size=prior.size) for k in n_cat]
@@ -305,8 +309,7 @@ def high_cardinality_preset(
         the Zipf marginal of each high-cardinality feature, ``None`` for the others),
         ``concentration`` (list: the true m_f, ``None`` for the others), ``feature_names``.
     """
-    if int(n_samples) < 1:
-        raise ValueError("n_samples must be at least 1.")
+    (n_samples,) = _whole_numbers(n_samples, "n_samples", 1)
     zipf_features = [k for _, k, kind in HIGH_CARDINALITY_FEATURES if kind == "zipf"]
     if np.ndim(concentration) == 0:
         true_m = [float(concentration) * k for k in zipf_features]

@@ -8,7 +8,8 @@
   ``decisive_features`` refuses a row it does not hold (it raised an IndexError);
 - ``l1_error_study`` checks its grid (K = 0, N = -1, reps = 2.5 and K = 5.7 gave numpy
   errors, a TypeError or a silently truncated K) and reads one smoother name as one name,
-  case-insensitively (a string was iterated letter by letter);
+  case-insensitively (a string was iterated letter by letter); ``sample_naive_bayes`` and
+  ``high_cardinality_preset`` check theirs too (2.5 rows drew 2, K_f = 2.7 drew K_f = 2);
 - ``confusion_counts`` / ``class_reliability`` (``heb.metrics.check_rows``) check ``y`` as
   the fold metrics do: a label said "invalid literal for int()", and a fractional index
   0.7 was silently class 0;
@@ -34,7 +35,7 @@ from heb.data import make_model
 from heb.diagnostics import concentration_table
 from heb.explain import decisive_features, explain, explain_smoothers
 from heb.metrics import accuracy, class_reliability, confusion_counts
-from heb.synthetic import l1_error_study
+from heb.synthetic import high_cardinality_preset, l1_error_study, sample_naive_bayes
 
 X = np.array([[0, 1], [1, 0], [2, 1], [0, 0], [1, 1], [2, 0]])
 
@@ -140,6 +141,32 @@ def test_whole_float_grid_values_are_read_as_ints() -> None:
     rows = l1_error_study(K_values=(5.0,), N_values=(np.int64(10),), reps=3.0)
     assert rows == l1_error_study(K_values=(5,), N_values=(10,), reps=3)
     assert isinstance(rows[0]["K"], int)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_samples": 2.5}, r"^n_samples must be a whole number >= 1, got 2\.5\.$"),
+        ({"n_samples": "5"}, r"^n_samples must be a whole number >= 1, got '5'\.$"),
+        ({"n_categories": [3, 2.7]}, r"^n_categories must hold whole numbers >= 1, got 2\.7\.$"),
+        ({"n_categories": [3, 0]}, r"^n_categories must hold whole numbers >= 1, got 0\.$"),
+        ({"n_classes": 1.5}, r"^n_classes must be a whole number >= 1, got 1\.5\.$"),
+        ({"alpha_dir": np.inf}, r"^alpha_dir must be a positive number, got inf\.$"),
+    ],
+)
+def test_sample_naive_bayes_checks_its_sizes(kwargs, message) -> None:
+    settings = {"n_samples": 5, "n_categories": [3]} | kwargs
+    with pytest.raises(ValueError, match=message):
+        sample_naive_bayes(**settings)
+    if "n_samples" in kwargs:
+        with pytest.raises(ValueError, match=message):
+            high_cardinality_preset(n_samples=kwargs["n_samples"])
+
+
+def test_sample_naive_bayes_takes_whole_floats_and_numpy_ints() -> None:
+    a = sample_naive_bayes(np.int64(7), [3.0, np.int32(4)], n_classes=2.0, seed=1)
+    b = sample_naive_bayes(7, [3, 4], n_classes=2, seed=1)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
 
 
 # ---------------------------------------------------------------- per-class metrics' y
