@@ -19,11 +19,17 @@
   raised a TypeError from ``<``, and TAN took m_max = inf, which AODE and NB refuse;
 - ``concentration_table(model, feature_names=...)`` needs one name per feature: more names
   than features labelled the pairs with shifted names, silently (the table's columns given
-  for a model whose Preprocessor dropped an empty column).
+  for a model whose Preprocessor dropped an empty column);
+- one column name alone (``Preprocessor(categorical="zip")``, ``make_model``,
+  ``load_upload`` / ``dataset_from_table``'s ``categorical`` and ``drop``) is that column:
+  it was iterated letter by letter ("categorical names 3 columns not in the table: 'i',
+  'p', 'z'", zip stayed binned; a column called x was matched by luck), and the pipeline
+  file saved ``["z", "i", "p"]``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -31,7 +37,7 @@ import pandas as pd
 import pytest
 
 from heb import AODE, TAN, NaiveBayes
-from heb.data import make_model
+from heb.data import Preprocessor, dataset_from_table, make_model, pipeline_io
 from heb.diagnostics import concentration_table
 from heb.explain import decisive_features, explain, explain_smoothers
 from heb.metrics import accuracy, class_reliability, confusion_counts
@@ -256,3 +262,38 @@ def test_concentration_table_refuses_more_names_than_features() -> None:
         concentration_table(pipe.named_steps["classifier"], feature_names=list(frame.columns))
     named = concentration_table(pipe)  # the pipeline names its own features
     assert named.set_index("feature name")["K_f"].to_dict() == {"zip": 8, "product": 4}
+
+
+# ---------------------------------------------------------------- one column name alone
+def _zips() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"zip": rng.integers(1000, 1200, 300), "x": rng.normal(size=300)})
+
+
+def test_one_categorical_name_is_one_column_not_its_letters() -> None:
+    import warnings
+
+    frame = _zips()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "columns not in the table: 'i', 'p', 'z'"
+        alone = Preprocessor(categorical="zip").fit(frame)
+    assert alone.kinds_ == {"zip": "categorical", "x": "numeric"}
+    listed = Preprocessor(categorical=["zip"]).fit(frame)
+    assert np.array_equal(alone.transform(frame), listed.transform(frame))
+
+
+def test_a_pipeline_declared_with_one_name_saves_that_name() -> None:
+    frame, y = _zips(), np.arange(300) % 2
+    pipe = make_model("laplace", categorical="zip").fit(frame, y)
+    text = pipeline_io.dumps(pipe)
+    assert json.loads(text)["preprocessor"]["params"]["categorical"] == ["zip"]
+    loaded = pipeline_io.loads(text)
+    assert loaded.named_steps["preprocess"].categorical == ["zip"]
+    np.testing.assert_array_equal(loaded.predict_proba(frame), pipe.predict_proba(frame))
+
+
+def test_dataset_from_table_reads_one_name_as_one_column() -> None:
+    frame = _zips().assign(id=np.arange(300), y=np.arange(300) % 2)
+    dataset = dataset_from_table(frame, "zips.csv", target="y", categorical="zip", drop="id")
+    assert list(dataset.X.columns) == ["zip", "x"]
+    assert "zip" in dataset.categorical

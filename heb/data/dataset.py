@@ -174,6 +174,18 @@ def join_names(names: Sequence, limit: int = 8) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+def column_names(names) -> list[str]:
+    """Column names given as a list (or any iterable) or as one name, as a list of text.
+
+    ``categorical="zip"`` is the column zip, not the columns z, i and p.
+    """
+    if names is None:
+        return []
+    if isinstance(names, str) or not isinstance(names, Iterable):
+        names = [names]
+    return [str(name) for name in names]
+
+
 def columns_phrase(names: Sequence) -> str:
     """``Column 'a'`` or ``Columns 'a', 'b'``."""
     return ("Columns " if len(names) > 1 else "Column ") + join_names(names)

@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from heb.data.binning import MAX_BINS, check_n_bins, quantile_cuts
 from heb.data.dataset import (
     DataError,
+    column_names,
     is_id_like_name,
     is_integer_like,
     is_text_dtype,
@@ -155,9 +156,10 @@ class Preprocessor(TransformerMixin, BaseEstimator):
     missing : {"impute", "category"}
         Impute the training mode (categorical) / median (numeric), or give missing values a
         category ``"(missing)"`` of their own (added when the training rows have any).
-    categorical : list of str, optional
-        Columns declared categorical (e.g. ``Dataset.categorical``); text, category and bool
-        columns and integer columns with an ID-like name are categorical anyway.
+    categorical : list of str or str, optional
+        Columns declared categorical (e.g. ``Dataset.categorical``; one name alone is one
+        column); text, category and bool columns and integer columns with an ID-like name
+        are categorical anyway.
 
     Attributes
     ----------
@@ -205,7 +207,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         columns = list(frame.columns)
         if len(set(columns)) != len(columns):
             raise DataError("Two columns have the same name; give each column a unique name.")
-        declared = {str(c) for c in (self.categorical or [])}
+        declared = set(column_names(self.categorical))  # one name alone is one column
         unknown = sorted(declared - {str(c) for c in columns})
         if unknown:  # a misspelt name would leave its column binned as a number
             names = ", ".join(repr(name) for name in unknown[:5])

@@ -24,6 +24,7 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 
 from heb.data.binning import check_n_bins
+from heb.data.dataset import column_names
 from heb.data.preprocess import Preprocessor
 
 __all__ = ["STEP_NAMES", "to_dict", "from_dict", "pipeline_steps", "make_pipeline"]
@@ -87,7 +88,7 @@ def to_dict(preprocessor: Preprocessor) -> dict[str, Any]:
     if categorical is not None:
         if isinstance(categorical, set | frozenset):  # no order of its own: sort it
             categorical = sorted(categorical, key=str)
-        categorical = [str(name) for name in categorical]
+        categorical = column_names(categorical)  # one name alone is one column
     features = []
     for name, encoder, labels in zip(
         preprocessor.feature_names_out_,

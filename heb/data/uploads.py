@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from heb.data.dataset import DEFAULT_MAX_BYTES, DataError, Dataset, columns_phrase, finalize, quote
+from heb.data.dataset import (
+    DEFAULT_MAX_BYTES,
+    DataError,
+    Dataset,
+    column_names,
+    columns_phrase,
+    finalize,
+    quote,
+)
 from heb.data.readers import read_table
 
 __all__ = ["dataset_from_table", "load_upload"]
@@ -33,8 +41,8 @@ def dataset_from_table(
     """
     name = Path(str(filename)).name or "upload"
     have = {str(c) for c in frame.columns}
-    wanted = [str(column) for column in categorical]
-    left_out = [str(column) for column in drop]
+    wanted = column_names(categorical)  # one name alone is one column, not its letters
+    left_out = column_names(drop)
     for names, what in ((wanted, "declared categorical"), (left_out, "to be left out")):
         unknown = [column for column in names if column not in have]
         if unknown:
