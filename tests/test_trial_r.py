@@ -24,7 +24,9 @@
   ``load_upload`` / ``dataset_from_table``'s ``categorical`` and ``drop``) is that column:
   it was iterated letter by letter ("categorical names 3 columns not in the table: 'i',
   'p', 'z'", zip stayed binned; a column called x was matched by luck), and the pipeline
-  file saved ``["z", "i", "p"]``.
+  file saved ``["z", "i", "p"]``;
+- ``run_benchmark`` takes one Dataset alone as a benchmark of one (it was "TypeError:
+  'Dataset' object is not iterable") and names anything else it is given.
 """
 
 from __future__ import annotations
@@ -297,3 +299,31 @@ def test_dataset_from_table_reads_one_name_as_one_column() -> None:
     dataset = dataset_from_table(frame, "zips.csv", target="y", categorical="zip", drop="id")
     assert list(dataset.X.columns) == ["zip", "x"]
     assert "zip" in dataset.categorical
+
+
+# ---------------------------------------------------------------- run_benchmark's datasets
+def _tiny_dataset():
+    from heb.data import Dataset
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.choice(list("pqr"), 60), "b": rng.choice(list("st"), 60)})
+    return Dataset(name="tiny", X=X, y=pd.Series(np.arange(60) % 2), categorical=[], source="t")
+
+
+def test_run_benchmark_takes_one_dataset_alone() -> None:
+    from heb.evaluate import run_benchmark
+
+    one = run_benchmark(_tiny_dataset(), ["Laplace"], n_splits=3, use_cache=False)
+    listed = run_benchmark([_tiny_dataset()], ["Laplace"], n_splits=3, use_cache=False)
+    pd.testing.assert_frame_equal(
+        one.drop(columns=["fit_time", "predict_time"]),
+        listed.drop(columns=["fit_time", "predict_time"]),
+    )
+    assert set(one["dataset"]) == {"tiny"} and len(one) == 3
+
+
+def test_run_benchmark_names_what_is_not_a_dataset() -> None:
+    from heb.evaluate import run_benchmark
+
+    with pytest.raises(ValueError, match=r"takes Dataset objects .*got a str\.$"):
+        run_benchmark(["car"], ["Laplace"], n_splits=3)

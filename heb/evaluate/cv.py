@@ -478,8 +478,17 @@ def run_benchmark(
     The settings come as ``settings`` or as :class:`RunSettings`' words (``n_splits``,
     ``seed``, ``n_bins``, ``missing``, ``max_rows``) with ``params`` as its overrides,
     exactly as :func:`cross_validate` takes them. ``n_jobs > 1`` runs datasets in
-    parallel processes (joblib).
+    parallel processes (joblib). One :class:`Dataset` alone is a benchmark of one.
     """
+    if isinstance(datasets, Dataset):
+        datasets = [datasets]
+    datasets = list(datasets)
+    bad = [type(d).__name__ for d in datasets if not isinstance(d, Dataset)]
+    if bad:
+        raise ValueError(
+            f"run_benchmark takes Dataset objects (heb.data.load_dataset gives one), got a "
+            f"{bad[0]}."
+        )
     if settings is None:
         settings = RunSettings(overrides=params or {}, **words)
     elif params is not None or words:
