@@ -26,7 +26,9 @@
   'p', 'z'", zip stayed binned; a column called x was matched by luck), and the pipeline
   file saved ``["z", "i", "p"]``;
 - ``run_benchmark`` takes one Dataset alone as a benchmark of one (it was "TypeError:
-  'Dataset' object is not iterable") and names anything else it is given.
+  'Dataset' object is not iterable") and names anything else it is given;
+- ``benchmark_tables(frame, "logloss")`` names the metrics it knows (it was a bare
+  ``KeyError: 'logloss'``), and a frame without the metric's column says so.
 """
 
 from __future__ import annotations
@@ -327,3 +329,27 @@ def test_run_benchmark_names_what_is_not_a_dataset() -> None:
 
     with pytest.raises(ValueError, match=r"takes Dataset objects .*got a str\.$"):
         run_benchmark(["car"], ["Laplace"], n_splits=3)
+
+
+# ---------------------------------------------------------------- benchmark_tables' metric
+def _benchmark_frame() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(
+        [
+            {"dataset": d, "method": m, "fold": f, "log_loss": rng.random(), "fit_time": 1.0}
+            for d in "abcd"
+            for m in ["X", "Y", "Z"]
+            for f in range(3)
+        ]
+    )
+
+
+def test_benchmark_tables_names_an_unknown_metric() -> None:
+    from heb.evaluate import benchmark_tables
+
+    with pytest.raises(ValueError, match=r"^Unknown metric 'logloss'; choose from .*log_loss"):
+        benchmark_tables(_benchmark_frame(), "logloss")
+    with pytest.raises(ValueError, match=r"^The benchmark frame has no column 'auc'\.$"):
+        benchmark_tables(_benchmark_frame(), "auc")
+    assert benchmark_tables(_benchmark_frame(), "log_loss")["scores"].shape == (4, 3)
+    assert benchmark_tables(_benchmark_frame(), "fit_time")["friedman"]["chi2"] == 0.0

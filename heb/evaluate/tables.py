@@ -30,6 +30,10 @@ def benchmark_tables(frame: pd.DataFrame, metric: str, alpha: float = 0.05) -> d
     (dict), ``cd`` (float), ``pvalues`` (method x method DataFrame) and ``groups``
     (list of tuples of method names).
     """
+    if metric != "fit_time":
+        registry.metric(metric)  # an unknown name is one sentence naming the metrics
+    if metric not in frame.columns:
+        raise ValueError(f"The benchmark frame has no column {metric!r}.")
     higher = registry.metric(metric).higher_is_better if metric in registry.METRICS else False
     scores = frame.pivot_table(index="dataset", columns="method", values=metric, aggfunc="mean")
     methods = [m for m in dict.fromkeys(frame["method"]) if m in scores.columns]
