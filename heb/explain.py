@@ -96,6 +96,11 @@ def explain(model: NaiveBayes, X, target: int, reference: int) -> Explanation:
     # duck-typed: a model cached across a module reload is another class object's instance
     fitted = all(hasattr(model, name) for name in ("count_table_", "class_log_prior_"))
     if not (fitted and hasattr(model, "feature_log_prob_")):
+        if hasattr(model, "steps"):  # a make_model pipeline: its last step, on its codes
+            raise ValueError(
+                "explain needs a fitted heb NaiveBayes model, not a pipeline: give it the "
+                "pipeline's model and codes, explain(pipe[-1], pipe[:-1].transform(rows), ...)."
+            )
         raise ValueError("explain needs a fitted heb NaiveBayes model.")
     target = _class_index(model, target, "target")
     reference = _class_index(model, reference, "reference")

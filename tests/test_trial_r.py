@@ -4,7 +4,8 @@
   names y and the row, by every estimator and through a ``make_model`` pipeline (it was
   scikit-learn's "Input contains NaN" or a TypeError from sorting None beside text);
 - ``explain``'s target / reference are class positions: a label or a fraction is refused
-  in one sentence (a label said "invalid literal for int()", 1.7 was silently class 1);
+  in one sentence (a label said "invalid literal for int()", 1.7 was silently class 1),
+  and a make_model pipeline is told how to explain its rows;
   ``decisive_features`` refuses a row it does not hold (it raised an IndexError);
 - ``l1_error_study`` checks its grid (K = 0, N = -1, reps = 2.5 and K = 5.7 gave numpy
   errors, a TypeError or a silently truncated K) and reads one smoother name as one name,
@@ -111,6 +112,17 @@ def test_explain_refuses_a_fraction_rather_than_truncating_it() -> None:
 def test_explain_takes_numpy_integers() -> None:
     out = explain(_model(), X, target=np.int64(1), reference=np.int32(0))
     log_proba = _model().predict_log_proba(X)
+    np.testing.assert_allclose(out.log_odds, log_proba[:, 1] - log_proba[:, 0], atol=1e-12)
+
+
+def test_explain_tells_a_pipeline_how_to_explain_its_rows() -> None:
+    frame = pd.DataFrame({"colour": list("rgbrgb"), "size": list("SMLSML")})
+    pipe = make_model("laplace").fit(frame, ["yes", "no", "yes", "no", "no", "yes"])
+    with pytest.raises(ValueError, match=r"not a pipeline: .*explain\(pipe\[-1\], pipe"):
+        explain(pipe, frame, 1, 0)
+    # what the message says works, and splits the pipeline's own log-odds
+    out = explain(pipe[-1], pipe[:-1].transform(frame), 1, 0)
+    log_proba = pipe.predict_log_proba(frame)
     np.testing.assert_allclose(out.log_odds, log_proba[:, 1] - log_proba[:, 0], atol=1e-12)
 
 
