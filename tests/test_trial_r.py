@@ -365,3 +365,16 @@ def test_benchmark_tables_names_an_unknown_metric() -> None:
         benchmark_tables(_benchmark_frame(), "auc")
     assert benchmark_tables(_benchmark_frame(), "log_loss")["scores"].shape == (4, 3)
     assert benchmark_tables(_benchmark_frame(), "fit_time")["friedman"]["chi2"] == 0.0
+
+
+def test_no_shared_folder_names_both_variables(tmp_path, monkeypatch):
+    """The message named only HEB_DATASETS_DIR, though HEB_SHARED_DIR is the variable the
+    README gives (trial R)."""
+    from heb.data import DataError
+    from heb.data.shared import load_shared
+
+    monkeypatch.delenv("HEB_DATASETS_DIR", raising=False)
+    monkeypatch.setenv("HEB_SHARED_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(DataError, match="set HEB_SHARED_DIR to the shared folder") as caught:
+        load_shared("car")
+    assert "HEB_DATASETS_DIR" in str(caught.value) and "\n" not in str(caught.value)

@@ -21,8 +21,9 @@ def _read_manifest(directory: Path) -> dict[str, dict]:
         entries = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise DataError(
-            f"The shared benchmark folder was not found at {directory}; set HEB_DATASETS_DIR "
-            "or use a built-in dataset."
+            f"The shared benchmark folder was not found at {directory}; set HEB_SHARED_DIR "
+            "to the shared folder (the one holding datasets/) or HEB_DATASETS_DIR to the "
+            "folder of the copies, or use a built-in dataset."
         ) from exc
     except (OSError, ValueError) as exc:
         raise DataError(f"The shared manifest in {directory} could not be read.") from exc
