@@ -38,18 +38,33 @@ def _label_indices(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(y, return_inverse=True)
 
 
+def _missing_label(value) -> bool:
+    """Whether one object label is missing: None, a NaN, or pandas' NA / NaT (known by their
+    type's name: the engine does not import pandas)."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    try:
+        return bool(value != value)  # a float or numpy NaN
+    except (TypeError, ValueError):  # an object whose comparison is not a truth value
+        return False
+
+
+_is_missing_label = np.vectorize(_missing_label, otypes=[bool])
+
+
 def _check_no_missing_labels(y) -> None:
     """Refuse class labels that are missing (NaN, None, pandas' NA) in one sentence.
 
     scikit-learn's own checks say "Input contains NaN" (object labels) or fail sorting
     ``None`` beside text with a TypeError; neither names ``y`` or the row.
     """
-    labels = np.asarray(y)
-    if labels.dtype.kind not in "fcO":  # integer, bool and text arrays hold no NaN / None
+    labels = np.asarray(y).ravel()
+    if labels.dtype.kind in "fc":
+        missing = np.flatnonzero(np.isnan(labels))
+    elif labels.dtype.kind == "O":  # one call per label, as sklearn's own type checks
+        missing = np.flatnonzero(_is_missing_label(labels))
+    else:  # integer, bool and text arrays hold no NaN / None
         return
-    import pandas as pd  # only for object / float labels; the engine needs it nowhere else
-
-    missing = np.flatnonzero(pd.isna(labels.ravel()))
     if missing.size:
         raise ValueError(
             f"y holds {missing.size} missing class label{'s' * (missing.size > 1)} (NaN or "

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from heb import metrics as _metrics
 
 __all__ = [
@@ -68,8 +70,14 @@ class Param:
     choices: tuple[float, ...] = ()
 
     def check(self, value: float, owner: str) -> float:
-        """``value`` as a float, or a ValueError naming ``owner`` and the range."""
+        """``value`` as a float, or a ValueError naming ``owner`` and the range.
+
+        Text and booleans are refused, as ``n0`` and the clamp are: ``float`` read
+        ``alpha="0.5"`` as 0.5 and ``alpha=True`` as 1.
+        """
         try:
+            if isinstance(value, str | bytes | bool | np.bool_):
+                raise TypeError
             number = float(value)
         except (TypeError, ValueError):
             raise ValueError(f"{owner}: {self.name} must be a number, got {value!r}.") from None

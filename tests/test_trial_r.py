@@ -378,3 +378,15 @@ def test_no_shared_folder_names_both_variables(tmp_path, monkeypatch):
     with pytest.raises(DataError, match="set HEB_SHARED_DIR to the shared folder") as caught:
         load_shared("car")
     assert "HEB_DATASETS_DIR" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("value", [True, "0.5", b"1", np.True_])
+def test_a_smoothers_parameter_is_a_number_not_text_or_a_boolean(value):
+    """``alpha="0.5"`` was read as 0.5 and ``alpha=True`` as 1, where ``n0`` and the clamp
+    refuse both (trial R)."""
+    from heb import NaiveBayes
+
+    X, y = np.array([[0, 1], [1, 0], [0, 0], [1, 1]]), [0, 1, 0, 1]
+    with pytest.raises(ValueError, match=r"lidstone: alpha must be a number, got"):
+        NaiveBayes("lidstone", alpha=value).fit(X, y)
+    assert NaiveBayes("lidstone", alpha=np.float32(0.5)).fit(X, y).alpha == 0.5
