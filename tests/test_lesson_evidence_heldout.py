@@ -52,12 +52,17 @@ def _by_hand(counts, prior, m, pooled=None, n_folds=5, seed=0) -> np.ndarray:
     K = counts.size
     rows = np.random.default_rng(seed).permutation(np.repeat(np.arange(K), counts.astype(int)))
     fold = np.arange(rows.size) % n_folds
+    if pooled is not None:  # the other classes' rows, dealt into folds as well (stratified)
+        other = (pooled - counts).astype(int)
+        other_rows = np.random.default_rng(seed + 1).permutation(np.repeat(np.arange(K), other))
+        other_fold = np.arange(other_rows.size) % n_folds
     losses = np.empty(rows.size)
     for i, (v, k) in enumerate(zip(rows, fold, strict=True)):
         train = np.bincount(rows[fold != k], minlength=K).astype(float)
         t = prior
         if pooled is not None:
             rest = pooled - np.bincount(rows[fold == k], minlength=K)
+            rest = rest - np.bincount(other_rows[other_fold == k], minlength=K)
             t = (rest + 1) / (rest.sum() + K)
         mk = np.broadcast_to(np.asarray(m, dtype=float), (n_folds,))[k]
         losses[i] = -np.log((train[v] + mk * t[v]) / (train.sum() + mk))

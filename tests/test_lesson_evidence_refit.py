@@ -50,13 +50,16 @@ def _folds(counts: np.ndarray, n_folds: int, seed: int = 0) -> tuple[np.ndarray,
 
 def test_three_zero_one_with_two_folds_refits_m_per_fold_by_hand():
     counts = np.array([3.0, 0, 1])
-    pooled = counts + np.array([2.0, 5, 1])  # the feature's other class
+    other = np.array([2.0, 5, 1])  # the feature's other class
+    pooled = counts + other
     prior = pooled / pooled.sum()
     rows, fold = _folds(counts, 2)
+    other_rows, other_fold = _folds(other, 2, seed=1)  # dealt too, as a stratified fold
     K, losses = counts.size, []
     for k in range(2):
         train = np.bincount(rows[fold != k], minlength=K).astype(float)
         rest = pooled - np.bincount(rows[fold == k], minlength=K)
+        rest = rest - np.bincount(other_rows[other_fold == k], minlength=K)
         t = (rest + 1) / (rest.sum() + K)  # the pooled marginal without fold k's rows
         m = _fit_m(train, t)
         for v in rows[fold == k]:
@@ -95,12 +98,15 @@ def test_changing_a_folds_held_out_rows_leaves_its_training_side_unchanged(monke
     training counts, prior mean and m are the same."""
     train0 = np.array([6.0, 3, 0, 2, 1])
     other = np.array([4.0, 1, 7, 2, 3])  # the feature's other classes
+    other_held0 = np.array([1.0, 0, 3, 1, 1])  # their rows held out with fold 0
     out = []
     for test0 in (np.array([1.0, 0, 0, 1, 0]), np.array([0.0, 4, 2, 0, 3])):
         test1 = train0.copy()  # fold 1 holds out fold 0's training rows
         counts = train0 + test0
         tests = np.stack([test0, test1])
-        monkeypatch.setattr(evidence, "_fold_counts", lambda c, n, s, t=tests: t)
+        # the pair's folds (seed 0), and the other classes' (the next stream): fixed
+        dealt = {0: tests, 1: np.stack([other_held0, other - other_held0])}
+        monkeypatch.setattr(evidence, "_fold_counts", lambda c, n, s, d=dealt: d[s])
         pooled = counts + other
         out.append(evidence.heldout_refit(counts, pooled / pooled.sum(), 2, 0, pooled, n0=0))
     (tr_a, pr_a, m_a), (tr_b, pr_b, m_b) = out
@@ -149,3 +155,29 @@ def test_heb_m_fitted_in_cv_does_not_depend_on_its_test_rows():
     assert not np.array_equal(folds[1].table.counts, folds2[1].table.counts) or (
         folds[1].table.n_categories.tolist() != folds2[1].table.n_categories.tolist()
     )
+
+
+def _dealt(counts: np.ndarray, n_folds: int, seed: int) -> np.ndarray:
+    """(folds, K) rows of ``counts`` shuffled with ``seed`` and dealt round-robin."""
+    rows, fold = _folds(counts, n_folds, seed)
+    return np.stack([np.bincount(rows[fold == k], minlength=counts.size) for k in range(n_folds)])
+
+
+def test_each_folds_marginal_holds_out_a_fold_of_every_class_as_stratified_cv_does():
+    """Trial S: HEB's refitted t held out only the pair's rows, so a fold's pooled marginal
+    kept every row of the other classes and leaned toward them; on zip-codes' weekday
+    (class no) every fold's m fell below the m of all rows (329 to 398 against 527). A
+    stratified fold holds out a share of every class: each fold's marginal is refitted on
+    (folds - 1) / folds of the feature's rows, and the per-fold m straddle m_hat."""
+    rng = np.random.default_rng(3)
+    counts = np.bincount(rng.choice(5, 900, p=[0.3, 0.25, 0.2, 0.15, 0.1]), minlength=5)
+    other = np.bincount(rng.choice(5, 3000, p=[0.1, 0.15, 0.2, 0.25, 0.3]), minlength=5)
+    counts, pooled = counts.astype(float), (counts + other).astype(float)
+    K, n_folds = counts.size, 5
+    _, priors, m = evidence.heldout_refit(counts, pooled / pooled.sum(), n_folds, 0, pooled)
+    # by hand: the pair's rows with the seed, the other classes' rows with the next stream
+    rest = pooled - _dealt(counts, n_folds, 0) - _dealt(other.astype(float), n_folds, 1)
+    np.testing.assert_allclose(rest.sum(axis=1), pooled.sum() * 4 / 5, atol=2)
+    np.testing.assert_allclose(priors, (rest + 1) / (rest.sum(axis=1) + K)[:, None], rtol=1e-12)
+    m_hat = evidence.evidence_curve(counts, pooled / pooled.sum()).m_hat
+    assert m.min() < m_hat < m.max()

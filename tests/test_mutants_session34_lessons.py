@@ -578,6 +578,13 @@ def test_each_folds_prior_leaves_its_held_out_rows_out():
     pooled = np.array([20.0, 9.0, 1.0])
     train, priors, _ = evidence.heldout_refit(counts, pooled / 30, 5, pooled=pooled)
     held = counts[None, :] - train
+    # the other classes' 20 rows are dealt into the same folds (stream seed + 1)
+    other_rows = np.random.default_rng(1).permutation(np.repeat(np.arange(3), [14, 6, 0]))
+    other_fold = np.arange(20) % 5
+    held = held + np.stack(
+        [np.bincount(other_rows[other_fold == k], minlength=3) for k in range(5)]
+    )
+    assert held.sum(axis=1).tolist() == [6.0] * 5  # a fifth of the feature's 30 rows
     assert priors == pytest.approx((pooled - held + 1) / (30 - held.sum(axis=1) + 3)[:, None])
 
 

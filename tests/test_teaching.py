@@ -248,10 +248,17 @@ def test_heldout_refits_the_marginal_prior_without_the_held_out_rows():
     out = evidence.heldout_log_loss_curve(
         counts, pooled / 20, np.array([3.0]), n_folds=6, pooled=pooled
     )
-    # leave-one-out, prior refitted with one pseudo-row per category:
-    # t_v = (P_v - 1 + 1) / (19 + 3), theta_v = (n_v - 1 + 3 t_v) / (5 + 3)
-    theta = (counts[[0, 2]] - 1 + 3 * pooled[[0, 2]] / 22) / 8
-    expected = -(counts[[0, 2]] * np.log(theta)).sum() / 6
+    # leave-one-out of the pair's 6 rows; the other classes' 14 rows are dealt into the
+    # same 6 folds (stream seed + 1), as a stratified fold holds out a share of each class;
+    # prior refitted with one pseudo-row per category: t = (P - held + 1) / (S - |held| + 3)
+    rows = np.random.default_rng(0).permutation(np.repeat(np.arange(3), [4, 0, 2]))
+    other_rows = np.random.default_rng(1).permutation(np.repeat(np.arange(3), [6, 5, 3]))
+    other_fold = np.arange(14) % 6
+    expected = 0.0
+    for k, v in enumerate(rows):
+        held = np.bincount([v], minlength=3) + np.bincount(other_rows[other_fold == k], minlength=3)
+        t = (pooled - held + 1) / (20 - held.sum() + 3)
+        expected -= np.log((counts[v] - 1 + 3 * t[v]) / (5 + 3)) / 6
     assert out["log_loss"][0] == pytest.approx(expected, rel=1e-12)
 
 
