@@ -190,11 +190,17 @@ def underflow_curve(
 
 
 def direct_summary(curve: dict, corpus: ToySpam, at: int) -> str:
-    """The posteriors from direct products at message length index ``at``, as a sentence part."""
+    """The posteriors from direct products at message length index ``at``, as a sentence part.
+
+    A class whose product underflowed to 0 (its exact value is positive) is named as such:
+    its 0 is float64's, not the data's, even where log-sum-exp rounds to the same 0.0000.
+    """
     if not curve["direct_defined"][at]:
         return "0 / 0: every product is exactly 0"
     return ", ".join(
-        f"P({name}) = {curve['direct_posterior'][c, at]:.4f}"
+        f"P({name}) = 0 (its product underflowed)"
+        if curve["underflow"][c, at]
+        else f"P({name}) = {curve['direct_posterior'][c, at]:.4f}"
         for c, name in enumerate(corpus.classes)
     )
 

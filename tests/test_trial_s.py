@@ -1,0 +1,33 @@
+"""Trial S (a teaching assistant preparing a class on smoothing): what it found.
+
+Each test failed before its fix.
+"""
+
+from __future__ import annotations
+
+from heb.lessons import zero_counts as zero
+from tests.test_lesson_evidence_heldout import _open  # a lesson page run once, with a link
+
+
+def test_the_direct_products_sentence_says_which_product_underflowed():
+    """Zero counts, step 2, at α = 1 and the e-mail repeated 60 times (240 words): the figure
+    marks spam's float64 product hitting 0 at about 215 words, yet the sentence read
+    "Direct products: P(spam) = 0.0000, P(ham) = 1.0000", the very numbers of log-sum-exp,
+    as if the direct products had worked. A product that underflowed is named as one."""
+    corpus = zero.toy_spam()
+    curve = zero.underflow_curve(corpus, ["meeting", "project", "report", "unsubscribe"], 1.0)
+    at = 59  # 60 copies
+    spam, ham = corpus.classes.index("spam"), corpus.classes.index("ham")
+    assert curve["underflow"][spam, at] and not curve["underflow"][ham, at]
+    text = zero.direct_summary(curve, corpus, at)
+    assert "P(spam) = 0 (its product underflowed)" in text
+    assert "P(ham) = 1.0000" in text
+    # before the underflow the two ways agree and the sentence gives plain numbers
+    early = zero.direct_summary(curve, corpus, 0)
+    assert "underflow" not in early and early.startswith("P(spam) = ")
+
+
+def test_the_zero_counts_page_names_the_underflow_beside_its_figure():
+    at = _open("lesson_zero_counts", zero_alpha="1.0", step="2")
+    texts = [m.value for m in at.markdown]
+    assert [t for t in texts if "Direct products: P(spam) = 0 (its product underflowed)" in t]
