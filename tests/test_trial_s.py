@@ -31,3 +31,12 @@ def test_the_zero_counts_page_names_the_underflow_beside_its_figure():
     at = _open("lesson_zero_counts", zero_alpha="1.0", step="2")
     texts = [m.value for m in at.markdown]
     assert [t for t in texts if "Direct products: P(spam) = 0 (its product underflowed)" in t]
+
+
+def test_the_calibration_verdict_says_one_copy_not_one_copies():
+    """Calibration, step 3 at k = 1: "**With 1 copies:** Laplace ECE ..." (step 2 said
+    "With 1 copy" on the same screen)."""
+    at = _open("lesson_calibration", calib_copies="1", present="1", step="3")
+    texts = [m.value for m in at.markdown]
+    assert [t for t in texts if t.startswith("**With 1 copy:**")]
+    assert not [t for t in texts if "1 copies" in t]

@@ -348,8 +348,9 @@ def verdict_text(verdict: dict, label: str, copies: int) -> str:
     single = verdict["single"][1]
     if format_small(round(combined[1], decimals) - round(single, decimals)) != size:
         decimals += 1  # one more: the rounded values' own difference rounds to the one said
+    copies_said = "1 copy" if copies == 1 else f"{copies} copies"
     summary = (
-        f"**With {copies} copies:** Laplace {label} {verdict['laplace']:.{decimals}f}. Best "
+        f"**With {copies_said}:** Laplace {label} {verdict['laplace']:.{decimals}f}. Best "
         f"upstream fix: {upstream[0]} {upstream[1]:.{decimals}f}. Best post-hoc: "
         f"{post_hoc[0]} {post_hoc[1]:.{decimals}f}. Both: {combined[0]} "
         f"{combined[1]:.{decimals}f}. "
