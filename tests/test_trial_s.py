@@ -5,6 +5,8 @@ Each test failed before its fix.
 
 from __future__ import annotations
 
+import re
+
 from heb.lessons import zero_counts as zero
 from tests.test_lesson_evidence_heldout import _open  # a lesson page run once, with a link
 
@@ -40,3 +42,14 @@ def test_the_calibration_verdict_says_one_copy_not_one_copies():
     texts = [m.value for m in at.markdown]
     assert [t for t in texts if t.startswith("**With 1 copy:**")]
     assert not [t for t in texts if "1 copies" in t]
+
+
+def test_the_what_if_change_is_a_plain_signed_number():
+    """The evidence curve at what-if m = 0.01: "changes the held-out log-loss by
+    **-3.32e-05** nats per row", scientific notation on a projector, where the verdict
+    beside it writes a gap as 0.00012."""
+    at = _open("lesson_evidence", evidence_m="0.01")
+    said = [t for t in (m.value for m in at.markdown) if "nats per row" in t and "what-if" in t]
+    assert said, "the what-if sentence"
+    assert not [t for t in said if re.search(r"\de[-+]\d", t)], said
+    assert [t for t in said if re.search(r"\*\*[+-]0\.0\d+\*\* nats per row", t)], said
