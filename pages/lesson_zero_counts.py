@@ -159,13 +159,14 @@ def lesson_view() -> None:
             show_figure(fig, data, "zero-counts-underflow")
             with notes:  # in the presenter mode, beside the figure: the footer stays on screen
                 # the metrics above score the e-mail once: say so beside 60 copies' numbers
-                # (short line heads: the clause kept the presenter's step 2 within 900 px)
+                # (short line heads: the clause kept the presenter's step 2 within 900 px,
+                # and "Log-sum-exp:" one line where the direct products name an underflow)
                 once = "" if copies == 1 else "; the metrics above score it once"
                 st.markdown(
                     f"**The e-mail {'as it is' if copies == 1 else f'repeated {copies} times'} "
                     f"({n_words} words)**{once}.  \n"
                     f"Direct products: {lesson.direct_summary(curve, corpus, at)}.  \n"
-                    f"Logs, then log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
+                    f"Log-sum-exp: {lesson.logspace_summary(curve, corpus, at)}."
                 )
 
 

@@ -22,7 +22,7 @@ def test_the_direct_products_sentence_says_which_product_underflowed():
     spam, ham = corpus.classes.index("spam"), corpus.classes.index("ham")
     assert curve["underflow"][spam, at] and not curve["underflow"][ham, at]
     text = zero.direct_summary(curve, corpus, at)
-    assert "P(spam) = 0 (its product underflowed)" in text
+    assert "P(spam) = 0 (underflow)" in text
     assert "P(ham) = 1.0000" in text
     # before the underflow the two ways agree and the sentence gives plain numbers
     early = zero.direct_summary(curve, corpus, 0)
@@ -32,7 +32,7 @@ def test_the_direct_products_sentence_says_which_product_underflowed():
 def test_the_zero_counts_page_names_the_underflow_beside_its_figure():
     at = _open("lesson_zero_counts", zero_alpha="1.0", step="2")
     texts = [m.value for m in at.markdown]
-    assert [t for t in texts if "Direct products: P(spam) = 0 (its product underflowed)" in t]
+    assert [t for t in texts if "Direct products: P(spam) = 0 (underflow)" in t]
 
 
 def test_the_calibration_verdict_says_one_copy_not_one_copies():

@@ -198,7 +198,7 @@ def direct_summary(curve: dict, corpus: ToySpam, at: int) -> str:
     if not curve["direct_defined"][at]:
         return "0 / 0: every product is exactly 0"
     return ", ".join(
-        f"P({name}) = 0 (its product underflowed)"
+        f"P({name}) = 0 (underflow)"
         if curve["underflow"][c, at]
         else f"P({name}) = {curve['direct_posterior'][c, at]:.4f}"
         for c, name in enumerate(corpus.classes)
