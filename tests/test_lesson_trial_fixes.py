@@ -193,5 +193,6 @@ def test_the_prefix_figure_carries_its_rows_on_the_axis_not_in_a_table():
     assert "table" not in prefix.layout.xaxis.title.text
     rows = table["rows (class 0)"].tolist()
     assert list(prefix.layout.xaxis.ticktext) == [
-        f"{c}<br>{n} rows" for c, n in zip(table["code"], rows, strict=True)
+        f"{c}<br>{n} {'row' if n == 1 else 'rows'}"
+        for c, n in zip(table["code"], rows, strict=True)
     ]

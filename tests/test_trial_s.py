@@ -53,3 +53,17 @@ def test_the_what_if_change_is_a_plain_signed_number():
     assert said, "the what-if sentence"
     assert not [t for t in said if re.search(r"\de[-+]\d", t)], said
     assert [t for t in said if re.search(r"\*\*[+-]0\.0\d+\*\* nats per row", t)], said
+
+
+def test_the_prefix_figure_says_1_row_not_1_rows():
+    """Borrowing along a hierarchy, step 2: the sparse code's tick read "1409 / 1 rows"
+    (and so did every sibling with one class-0 row), on the projector under the bars."""
+    from heb.figures.lessons import hierarchy as figures
+    from heb.lessons.hierarchy import hierarchy_lesson
+
+    table = hierarchy_lesson()["prefix_table"]
+    ticks = list(figures.prefix_figure(table)[0].layout.xaxis.ticktext)
+    rows = table["rows (class 0)"].tolist()
+    assert 1 in rows and any(n != 1 for n in rows)  # both forms are drawn
+    for tick, n in zip(ticks, rows, strict=True):
+        assert tick.endswith(f"<br>{n} row" if n == 1 else f"<br>{n} rows"), tick

@@ -114,7 +114,10 @@ def prefix_figure(prefix_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     # each code's class-0 rows on the axis and in the hover: the presenter mode shows no
     # table (the title said "rows ... in the table" there too)
     rows = prefix_table.iloc[:, 1].to_numpy()
-    ticks = [f"{c}<br>{int(n)} rows" for c, n in zip(codes, rows, strict=True)]
+    ticks = [
+        f"{c}<br>{int(n)} {'row' if int(n) == 1 else 'rows'}"
+        for c, n in zip(codes, rows, strict=True)
+    ]
     hover = "%{x}: %{y:" + _PROBABILITY + "}<extra>%{fullData.name}</extra>"
     fig.add_trace(
         go.Bar(name="truth", x=codes, y=prefix_table["truth"], marker_color=_OTHER,
