@@ -136,17 +136,19 @@ def explanation(uniform_prior: bool) -> None:
             if uniform_prior
             else "Laplace keeps its uniform t: the point m = K of its own dashed curve."
         )
+        # a uniform t is 1 / K on every fold: only the pooled marginal is refitted
+        and_t, and_pooled_t = ("", "") if uniform_prior else (" (and t)", " (and a pooled t)")
         if steps.presenting:  # two lines shorter (the legend says where Laplace is): with
             # the verdict under it, the step's footer fell 53 px below a 1440 x 900 screen
             st.markdown(
                 "The held-out curve checks the choice: each fold is scored by the PMF of the "
-                "other folds, where HEB refits m (and t)."
+                f"other folds, where HEB refits m{and_t}."
             )
             return
         st.markdown(
             "The held-out curve checks the choice: each fold of the pair's rows is scored "
             "by the PMF smoothed from the other folds' counts, one m for all folds. "
-            "HEB's own score refits m (and a pooled t) on the other folds alone, as "
+            f"HEB's own score refits m{and_pooled_t} on the other folds alone, as "
             f"cross-validation would. {laplace}"
         )
 

@@ -67,3 +67,17 @@ def test_the_prefix_figure_says_1_row_not_1_rows():
     assert 1 in rows and any(n != 1 for n in rows)  # both forms are drawn
     for tick, n in zip(ticks, rows, strict=True):
         assert tick.endswith(f"<br>{n} row" if n == 1 else f"<br>{n} rows"), tick
+
+
+def test_the_held_out_step_refits_t_only_under_the_pooled_marginal():
+    """The evidence curve under HEB-U's uniform prior mean: step 3 said HEB "refits m (and
+    t)" / "(and a pooled t)", but a uniform t is never refitted (1 / K on every fold)."""
+    for query in ({}, {"present": "1", "step": "3"}):
+        at = _open("lesson_evidence", evidence_prior="uniform (HEB-U)", **query)
+        texts = [m.value for m in at.markdown]
+        said = [t for t in texts if t.startswith("The held-out curve checks the choice")]
+        assert said, texts
+        assert not [t for t in said if "and t)" in t or "pooled t" in t], said
+        at = _open("lesson_evidence", **query)  # HEB-M's pooled marginal: t is refitted
+        said = [m.value for m in at.markdown if m.value.startswith("The held-out curve")]
+        assert [t for t in said if "and t)" in t or "pooled t" in t], said
