@@ -19,7 +19,7 @@ import streamlit as st
 
 from explorer.errors import show_warning
 from explorer.exports import cap_cells, csv_bytes
-from explorer.report import view_footer
+from explorer.report import file_slug, view_footer
 from explorer.state import missing_as_category, presenting
 
 __all__ = [
@@ -99,10 +99,12 @@ def download_buttons(
     stem: str,
     footer: str | None = None,
     csv_label: str = "CSV",
+    dataset: str | None = None,
 ) -> None:
     """PNG, SVG and CSV download buttons for a figure and the data behind it (``csv_label``
     names a CSV that is not what is drawn above it, e.g. every fold's rows under a table
-    of means).
+    of means; ``dataset`` names the one dataset the data is of, in the file names:
+    ``cv-folds-zip-codes.csv``, as the comparison's report and out-of-fold CSV are named).
 
     The files are produced only when a button is clicked (no cost on a re-render).
     Without a Chromium for the image export, an interactive HTML file is offered instead.
@@ -129,11 +131,12 @@ def download_buttons(
     if data_frame is not None:
         files.append((csv_label, lambda: csv_bytes(data_frame), "csv", "text/csv", {}))
     row = st.container(horizontal=True, gap="small")
+    name = f"{stem}-{file_slug(dataset)}" if dataset else stem
     for label, data, ext, mime, extra in files:
         row.download_button(
             label,
             data,
-            file_name=f"{stem}.{ext}",
+            file_name=f"{name}.{ext}",
             mime=mime,
             key=f"dl_{ext}_{stem}",
             on_click="ignore",

@@ -986,7 +986,7 @@ def overview(large: LargeFile) -> None:
     _code_notes(frame, large)
     st.subheader("Features")
     show_table(frame, grid_config=_FEATURE_COLUMNS, key="large_describe")
-    download_buttons(None, frame, "large-file-features")
+    download_buttons(None, frame, "large-file-features", dataset=large.name)
 
 
 #: the large file's feature table: the in-memory Dataset page's headers and formats
@@ -1110,7 +1110,8 @@ def compare_view(large: LargeFile):
     comparison = _scan_of("compare", key, work, large, auto=base_key in compared, steps=steps)
     if comparison is not None:
         compared.add(base_key)
-        _compare_table(comparison, params)  # the key's settings: the scan ran with them
+        # the key's settings: the scan ran with them
+        _compare_table(comparison, params, large.name)
     st.caption(
         f"Folds: the Folds choice above ({run['n_splits']}, seed {state.SEED}), as on every "
         "page. On a large file a row's fold is a seeded hash of its file and row number (no "
@@ -1168,9 +1169,10 @@ def phases_text(timings: dict[str, float]) -> str:
     return f"{_duration(sum(seconds for _, seconds in ran))} in all: {parts}"
 
 
-def _compare_table(comparison, params: dict[str, dict[str, float]]) -> None:
+def _compare_table(comparison, params: dict[str, dict[str, float]], name: str) -> None:
     """The metrics table of a large-file compare, formatted as the in-memory Compare's;
-    ``params``: the what-if values it ran with (its per-fold CSV names them)."""
+    ``params``: the what-if values it ran with (its per-fold CSV names them); ``name``:
+    the large file's, in the CSV's file name."""
     from explorer import comparison as cmp
 
     result = comparison.result
@@ -1196,4 +1198,6 @@ def _compare_table(comparison, params: dict[str, dict[str, float]]) -> None:
     for note in result.notes:
         show_info(note)
     folds = cmp.with_settings(result.folds, params)
-    download_buttons(None, folds, "large-file-cv-folds", csv_label="Every fold's scores (CSV)")
+    download_buttons(
+        None, folds, "large-file-cv-folds", csv_label="Every fold's scores (CSV)", dataset=name
+    )

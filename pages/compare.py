@@ -108,7 +108,9 @@ def show(comparison: cmp.Comparison, from_memory: bool):
     )
     # the settings this comparison ran with (it is the current settings' comparison)
     folds = cmp.with_settings(result.folds, state.run_settings().params())
-    download_buttons(None, folds, "cv-folds", csv_label="Every fold's scores (CSV)")
+    download_buttons(
+        None, folds, "cv-folds", csv_label="Every fold's scores (CSV)", dataset=dataset.name
+    )
     for sentence in cmp.one_class_notes(result):
         show_info(sentence)
     note = compare_note(comparison.summary, cmp.TABLE_DECIMALS)

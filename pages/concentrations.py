@@ -103,9 +103,12 @@ def scatters(diag: dict, work: loading.WorkingData, frame: pd.DataFrame, choice:
 INDEX_COLUMNS = ("class", "feature", "parent", "child")
 
 
-def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
+def table(
+    frame: pd.DataFrame, choice: str, key: str = "pair_table", dataset_name: str | None = None
+) -> None:
     """The pairs' diagnostics, names rather than indices; every row in view up to
-    :data:`explorer.display.WHOLE_TABLE_ROWS` of them, and the CSV download."""
+    :data:`explorer.display.WHOLE_TABLE_ROWS` of them, and the CSV download (named after
+    ``dataset_name``)."""
     shown = [c for c in frame.columns if not (c in INDEX_COLUMNS and f"{c} name" in frame)]
     show_table(
         frame,
@@ -113,7 +116,7 @@ def table(frame: pd.DataFrame, choice: str, key: str = "pair_table") -> None:
         column_config=conc.pair_column_config(),
         key=key,
     )
-    download_buttons(None, frame, f"{choice}-concentrations")
+    download_buttons(None, frame, f"{choice}-concentrations", dataset=dataset_name)
 
 
 def open_evidence(work: loading.WorkingData) -> None:
@@ -155,7 +158,7 @@ def aode_view(work: loading.WorkingData) -> None:
     grid = conc.aode_grid(frame, work.class_names.index(class_name))
     fig = figures.aode_concentration_heatmap(grid, class_name)
     show_figure(fig, grid.reset_index(), "heb-aode-m-heatmap", key="aode_heatmap")
-    table(frame, "heb-aode")
+    table(frame, "heb-aode", dataset_name=loading.current_dataset().name)
 
 
 def hierarchy_summary(frame: pd.DataFrame) -> None:
@@ -244,7 +247,12 @@ def hierarchy_view(work: loading.WorkingData) -> bool:
             flat_pairs_caption(frame)
     if table_tab.open:
         with table_tab:
-            table(frame.drop(columns=["class", "feature", "row"]), "heb-h", key="level_table")
+            table(
+                frame.drop(columns=["class", "feature", "row"]),
+                "heb-h",
+                key="level_table",
+                dataset_name=loading.current_dataset().name,
+            )
     return True
 
 
@@ -301,7 +309,7 @@ def pair_view(work: loading.WorkingData, choice: str) -> None:
             scatters(diag, work, frame, choice)
     if table_tab.open:
         with table_tab:
-            table(frame, choice)
+            table(frame, choice, dataset_name=loading.current_dataset().name)
     open_evidence(work)
 
 

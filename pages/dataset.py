@@ -468,9 +468,10 @@ def _shared_code_note(
 FEATURE_COLUMN_MAX_PX = 200
 
 
-def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
+def show_features(frame: pd.DataFrame, class_entropy: float, dataset_name: str) -> None:
     """The features table; the MI bars are drawn against H(Y), the most a feature can tell
-    (against the largest MI, noise-only features drew long bars)."""
+    (against the largest MI, noise-only features drew long bars). Its CSV is named after
+    ``dataset_name``."""
     top_mi = max(class_entropy, 1e-9)
     full_bar = (
         f"A full bar is H(Y) = {class_entropy:.3f} nats, the class entropy: the most any "
@@ -526,7 +527,7 @@ def show_features(frame: pd.DataFrame, class_entropy: float) -> None:
         "chance. A full bar is the class entropy H(Y) = "
         f"{class_entropy:.3f} nats, the most any feature can tell."
     )
-    download_buttons(None, frame, "features")
+    download_buttons(None, frame, "features", dataset=dataset_name)
 
 
 def class_balance(work: loading.WorkingData) -> None:
@@ -656,7 +657,9 @@ def in_memory_view() -> None:
     )
     if features_tab.open:
         with features_tab, guard("summarising the features"):
-            show_features(summaries.feature_table(dataset, work), summaries.class_entropy(work))
+            show_features(
+                summaries.feature_table(dataset, work), summaries.class_entropy(work), dataset.name
+            )
     if classes_tab.open:
         with classes_tab:
             left, right = st.columns([1, 2])

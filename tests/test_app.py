@@ -53,12 +53,13 @@ def open_section(at: AppTest, key: str) -> AppTest:
 
 def offered_csvs(monkeypatch, module) -> dict:
     """The data frames ``module``'s ``download_buttons`` offers, by file stem, as the app
-    runs (AppTest cannot read a download's bytes: they are made on a click)."""
+    runs (AppTest cannot read a download's bytes: they are made on a click); the dataset
+    named in a stem's file names under ``stem + ":dataset"``."""
     frames: dict = {}
     offer = module.download_buttons
 
     def spy(fig, frame, stem, *args, **kwargs):
-        frames[stem] = frame
+        frames[stem], frames[f"{stem}:dataset"] = frame, kwargs.get("dataset")
         return offer(fig, frame, stem, *args, **kwargs)
 
     monkeypatch.setattr(module, "download_buttons", spy)

@@ -335,6 +335,7 @@ def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted, m
     assert "Lidstone" in url(at, "params") and "0.01" in url(at, "params")  # a link keeps it
     # only Lidstone was scored again (a pass per changed method), and the page says so
     assert "This scan re-scored Lidstone only, for the what-if" in _texts(at.info)
+    assert frames["large-file-cv-folds:dataset"] == FILE  # small.parquet -> ...-small.csv
     settings = frames["large-file-cv-folds"].groupby("method")["setting"].unique()
     assert {m: list(v) for m, v in settings.items()} == {
         "Laplace": [""],

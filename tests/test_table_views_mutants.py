@@ -160,7 +160,7 @@ def test_the_features_table_headers_stay_short(grid_kwargs):
             summaries.MI_ABOVE: [0.1, 0.04],
         }
     )
-    page["show_features"](frame, 0.6)
+    page["show_features"](frame, 0.6, "zip-codes")
     config = grid_kwargs[-1]["column_config"]
     for column in frame.columns.drop(summaries.MI_ABOVE):
         header = config[column].get("label") or column
@@ -173,7 +173,7 @@ def test_the_features_table_headers_stay_short(grid_kwargs):
     assert config["missing share"]["type_config"]["step"] == 0.0001
     # fixed widths that fit the main column at 1280 px with the sidebar open, whatever the
     # names (a 27-character name pushed "MI above chance" off the edge)
-    page["show_features"](frame.assign(feature=["<b>a_rather_long_column_name</b>"] * 2), 0.6)
+    page["show_features"](frame.assign(feature=["<b>a_rather_long_column_name</b>"] * 2), 0.6, "z")
     config = grid_kwargs[-1]["column_config"]
     widths = [config[column].get("width") for column in frame.columns]
     assert all(isinstance(w, int) for w in widths) and sum(widths) <= 790, widths

@@ -81,3 +81,39 @@ def test_the_held_out_step_refits_t_only_under_the_pooled_marginal():
         at = _open("lesson_evidence", **query)  # HEB-M's pooled marginal: t is refitted
         said = [m.value for m in at.markdown if m.value.startswith("The held-out curve")]
         assert [t for t in said if "and t)" in t or "pooled t" in t], said
+
+
+def test_a_tables_csv_is_named_after_its_dataset(monkeypatch):
+    """The per-fold CSV was cv-folds.csv whatever the dataset, while the report and the
+    out-of-fold CSV beside it carry the dataset's name (trial S): two datasets' CSVs then
+    met as cv-folds.csv and cv-folds (1).csv in a download folder."""
+    from explorer import display
+    from tests.test_app import assert_clean, open_app
+
+    class Row:
+        names: list[str] = []
+
+        def download_button(self, *args, **kwargs):
+            self.names.append(kwargs["file_name"])
+
+    monkeypatch.setattr(display.st, "container", lambda **kwargs: Row())
+    display.download_buttons(None, object(), "cv-folds", dataset="my churn.csv")
+    display.download_buttons(None, object(), "scores-accuracy")  # several datasets: none
+    assert Row.names == ["cv-folds-my-churn.csv", "scores-accuracy.csv"]
+    monkeypatch.undo()
+
+    offered = []
+    real = display.download_buttons
+
+    def spy(fig, frame, stem, *args, **kwargs):
+        offered.append((stem, kwargs.get("dataset")))
+        return real(fig, frame, stem, *args, **kwargs)
+
+    monkeypatch.setattr(display, "download_buttons", spy)
+    for page in ("compare", "dataset", "concentrations"):
+        at = open_app(f"pages/{page}.py", dataset="builtin:iris", folds="3")
+        if page == "concentrations":  # the table's tab
+            at.session_state["conc_tab"] = "Table"
+            assert_clean(at.run())
+    named = dict(offered)
+    assert named["cv-folds"] == named["features"] == named["HEB-M-concentrations"] == "iris"
