@@ -195,8 +195,9 @@ class AODE(CategoricalClassifier):
             "max_pairs",
             "n0",
         ):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float, np.number)) or np.isnan(value) or value < 0:
+            value = getattr(self, name)  # a number, not a boolean (as TAN's)
+            number = isinstance(value, int | float | np.number) and not isinstance(value, bool)
+            if not number or np.isnan(value) or value < 0:
                 raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
         check_clamp(self.m_min, self.m_max)
 

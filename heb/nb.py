@@ -178,8 +178,9 @@ class NaiveBayes(CategoricalClassifier):
         resolve_params(self.smoother, **self._hyper_params())
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be None or 'sqrt-mi', got {self.weighting!r}.")
-        n0 = self.n0  # as AODE and TAN check theirs
-        if not isinstance(n0, int | float | np.number) or np.isnan(n0) or n0 < 0:
+        n0 = self.n0  # as AODE and TAN check theirs (True is not the number 1)
+        number = isinstance(n0, int | float | np.number) and not isinstance(n0, bool)
+        if not number or np.isnan(n0) or n0 < 0:
             raise ValueError(f"n0 must be a non-negative number, got {n0!r}.")
         check_clamp(self.m_min, self.m_max)
 
