@@ -33,6 +33,9 @@ from heb.scale.source import Source
 from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW, partition_file_key
 from heb.scale.streaming_metrics import MetricSums
 
+#: a CSV's encoding (:func:`heb.scale.csv_scan.csv_layout`) by Spark's name for it
+_SPARK_CHARSETS = {"cp1252": "windows-1252", "latin-1": "iso-8859-1"}
+
 __all__ = ["SparkEngine", "EngineError", "driver_memory", "java_available", "java_problem"]
 
 
@@ -318,10 +321,7 @@ class SparkEngine(Engine):
                     F.col("_metadata.row_index").alias("__heb_row"),
                 )
             else:
-                frame = self.spark.read.csv(
-                    paths, header=True, inferSchema=True, sep=layout.delimiter,
-                    encoding=layout.encoding,
-                )  # fmt: skip
+                frame = self._read_csv(paths, layout)
                 frame = frame.select(
                     "*",
                     F.lit("").alias("__heb_file"),
@@ -339,6 +339,20 @@ class SparkEngine(Engine):
         ]
         self.dialect = SPARK.bound(self._columns)  # a float target's NaN is a missing target
         return list(self._columns)
+
+    def _read_csv(self, paths: list[str], layout):
+        """The CSV files as a frame, read as the DuckDB scan reads them: a quoted field may
+        hold the delimiter, a doubled quote or a line break (``multiLine``; Spark's default
+        reads each line as a row, so a quoted line break split a row in two and dropped
+        its target), and a Windows-1252 file is decoded as such (Spark 4 takes Java's
+        charsets only with ``spark.sql.legacy.javaCharsets``, set on the session here)."""
+        if layout.encoding == "cp1252":
+            self.spark.conf.set("spark.sql.legacy.javaCharsets", "true")
+        return self.spark.read.csv(
+            paths, header=True, inferSchema=True, sep=layout.delimiter,
+            encoding=_SPARK_CHARSETS.get(layout.encoding, layout.encoding),
+            multiLine=True, quote='"', escape='"',
+        )  # fmt: skip
 
     def _read_parquet(self, source: Source, paths: list[str]):
         """The parquet files as a frame; a partitioned table's keys as text columns.
