@@ -981,6 +981,8 @@ def overview(large: LargeFile) -> None:
         "rows in memory; the Concentrations and Compare pages count this file on DuckDB. "
         "Explain a prediction, Benchmark and the lessons use the sidebar's dataset."
     )
+    for note in summary.notes:  # the encoding, codes, mixed columns: as the in-memory page
+        show_info(note)
     notes = [id_like_note(name, pile) for name, pile in summary.id_like_imputed.items()]
     show_id_like_warnings(notes, "large_missing_as_category")
     _code_notes(frame, large)

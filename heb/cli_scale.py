@@ -290,6 +290,13 @@ def merged_runs(runs: Sequence[tuple[str, list[str], dict, dict]]) -> list[Engin
     ]
 
 
+def _say_reading_notes(engine, name: str, report) -> None:
+    """What reading the file decided (a CSV's encoding, codes kept as text, numbers mixed
+    with text), each line as the in-memory run says it."""
+    for note in engine.notes:
+        report(f"  {name}: {note}")
+
+
 def collect_on_engine(
     paths: Sequence[str],
     engine_name: str,
@@ -348,6 +355,7 @@ def collect_on_engine(
                 declared = _declared(engine, column, categorical)
                 features = _features(engine, column, drop)
                 name = distinct_name(data_stem(source.path), path, taken)
+                _say_reading_notes(engine, name, report)
                 for call in merged_runs(runs(name)):
                     result = cross_validate(
                         engine,

@@ -99,3 +99,34 @@ def test_spark_reads_a_windows_1252_export_with_quoted_line_breaks_row_for_row(
     counts = describe_source(spark_engine, "R\xe9sultat").set_index("feature")
     assert counts.loc["Cat\xe9gorie produit", "rows"] == len(frame)
     assert counts.loc["Cat\xe9gorie produit", "K"] == 5
+
+
+def test_the_engine_says_what_reading_a_csv_decided_as_the_in_memory_loader_does(tmp_path):
+    """The in-memory run said the file was read as Windows-1252, that ZIP codes written
+    with a leading zero are text and that a column of amounts with a malformed cell is
+    categorical; the DuckDB run (CLI and app) read the file the same way without a word,
+    so a numeric column turned into 41,556 categories unexplained."""
+    from heb.data.uploads import load_upload
+    from heb.scale.profile import summarise_source
+
+    lines = ["Code postal;Montant;Pays;R\xe9sultat"]
+    lines += [f"0{1000 + i % 40};{i % 9}.5;FR;{'oui' if i % 3 else 'non'}" for i in range(120)]
+    lines[7] = "01007;12,5x;FR;oui"
+    data = "\r\n".join(lines).encode("cp1252") + b"\r\n"
+    (tmp_path / "export.csv").write_bytes(data)
+    in_memory = load_upload(data, "export.csv").notes
+    engine = DuckDBEngine()
+    engine.register(open_source("export.csv", root=tmp_path))
+    expected = [
+        "The file is not UTF-8, so it was read as Windows-1252 (Western European).",
+        "Column 'Code postal' holds codes written with a leading zero such as '01000', so it "
+        "is read as text, as written: each value is a category of its own.",
+        "Column 'Montant' mixes numbers and text such as '12,5x', so it is treated as categorical.",
+    ]
+    assert engine.notes == expected
+    assert set(expected) <= set(in_memory)
+    assert summarise_source(engine, "R\xe9sultat").notes == expected
+    utf8 = DuckDBEngine()  # a plain UTF-8 file of numbers: nothing to say
+    (tmp_path / "plain.csv").write_text("a,b,y\n1,2.5,p\n3,4.5,q\n")
+    utf8.register(open_source("plain.csv", root=tmp_path))
+    assert utf8.notes == []

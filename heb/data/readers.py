@@ -26,13 +26,13 @@ from heb.data.dataset import (
     DataError,
     check_cells,
     format_size,
-    quote,
     read_csv_strict,
     unique_names,
 )
 from heb.data.parquet import read_parquet
 from heb.data.text_columns import (
     DECIMAL_COMMA,
+    codes_note,
     exact_big_integers,
     leading_zero_codes,
     tidy_text_columns,
@@ -78,6 +78,13 @@ def without_data_suffixes(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------- reading files
+#: the note on a file that is not UTF-8, by the encoding it was read as
+ENCODING_NOTES = {
+    "cp1252": "The file is not UTF-8, so it was read as Windows-1252 (Western European).",
+    "latin-1": "The file is not UTF-8, so it was read as Latin-1.",
+}
+
+
 def decode_text(data: bytes, notes: list[str]) -> str:
     """Text from bytes: UTF-8 (with or without BOM), UTF-32 / UTF-16 with a BOM, else
     Windows-1252.
@@ -99,10 +106,10 @@ def decode_text(data: bytes, notes: list[str]) -> str:
         pass
     try:
         text = data.decode("cp1252")
-        notes.append("The file is not UTF-8, so it was read as Windows-1252 (Western European).")
+        notes.append(ENCODING_NOTES["cp1252"])
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-        notes.append("The file is not UTF-8, so it was read as Latin-1.")
+        notes.append(ENCODING_NOTES["latin-1"])
     return text
 
 
@@ -264,13 +271,7 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
     if codes:
         column, example = frame.columns[codes[0]], frame.iloc[:, codes[0]]
         example = example[example.str.fullmatch("0[0-9]+", na=False)].iloc[0]  # not a lone 0
-        more = len(codes) - 1
-        others = f" (and {more} more column{'s' * (more > 1)})" if more else ""
-        notes.append(
-            f"Column {quote(column)}{others} holds codes written with a leading zero such as "
-            f"{quote(example)}, so it is read as text, as written: each value is a category "
-            "of its own."
-        )
+        notes.append(codes_note(column, example, len(codes) - 1))
     # a short row leaves its last cells missing: with none missing in the last column
     # there is no short row, and the text need not be scanned for them
     short = _short_rows(text, delimiter, len(names)) if frame.iloc[:, -1].isna().any() else 0

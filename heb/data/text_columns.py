@@ -105,6 +105,29 @@ def leading_zero_codes(
     return frame, codes
 
 
+def _others(more: int) -> str:
+    return f" (and {more} more column{'s' * (more > 1)})" if more else ""
+
+
+def mixed_note(column: str, example: str, more: int = 0) -> str:
+    """The note on a column of numbers with some text cells such as ``example``, read as
+    categories (and ``more`` columns like it), on the in-memory and the DuckDB CSV path."""
+    return (
+        f"Column {quote(column)}{_others(more)} mixes numbers and text such as "
+        f"{quote(example)}, so it is treated as categorical."
+    )
+
+
+def codes_note(column: str, example: str, more: int = 0) -> str:
+    """The note on a column of digit strings written with a leading zero such as
+    ``example`` (and ``more`` columns like it), kept as text."""
+    return (
+        f"Column {quote(column)}{_others(more)} holds codes written with a leading "
+        f"zero such as {quote(example)}, so it is read as text, as written: each value is a "
+        "category of its own."
+    )
+
+
 def tidy_text_columns(
     frame: pd.DataFrame,
     notes: list[str],
@@ -144,13 +167,7 @@ def tidy_text_columns(
             mixed.append((column, distinct[numbers.isna()].iloc[0]))
         frame[column] = text
     if mixed:
-        column, example = mixed[0]
-        more = len(mixed) - 1
-        others = f" (and {more} more column{'s' * (more > 1)})" if more else ""
-        notes.append(
-            f"Column {quote(column)}{others} mixes numbers and text such as {quote(example)}, "
-            "so it is treated as categorical."
-        )
+        notes.append(mixed_note(*mixed[0], len(mixed) - 1))
     if comma_columns:
         column, example = comma_columns[0]
         notes.append(

@@ -39,10 +39,12 @@ from pathlib import Path
 from heb.data.dataset import NA_TOKENS, DataError, unique_names
 from heb.data.readers import (
     DECIMAL_COMMA,
+    ENCODING_NOTES,
     csv_header,
     is_archive,
     looks_binary,
 )
+from heb.data.text_columns import codes_note, mixed_note
 from heb.scale.sql import DUCKDB, RESERVED_PREFIX
 
 __all__ = ["CsvLayout", "csv_layout", "csv_scan"]
@@ -448,9 +450,10 @@ def _refusal(message: str, label: str, n_columns: int) -> DataError:
     )
 
 
-def _utf8_copy(con, path: Path) -> Path:
+def _utf8_copy(con, path: Path, read_as: list[str] | None = None) -> Path:
     """A UTF-8 copy of a file that is not UTF-8, decoded as the readers decode it
     (Windows-1252, else Latin-1), streamed; it is deleted with the connection ``con``.
+    The encoding it was decoded as is appended to ``read_as``.
 
     DuckDB reads Latin-1 but refuses its bytes 0x80-0x9F, which Windows-1252 uses for
     ``€``, curly quotes and dashes, so the file is copied rather than read in place.
@@ -472,18 +475,21 @@ def _utf8_copy(con, path: Path) -> Path:
             break
         except UnicodeDecodeError:
             continue
+    if read_as is not None:
+        read_as.append(encoding)
     return copy
 
 
-def _typing_scan(con, files: list[Path], label: str):
+def _typing_scan(con, files: list[Path], label: str, read_as: list[str]):
     """(files, layout, scan, rows, blanks, kinds, clean) of the scan typing the columns
     (:func:`_kinds`): the files are UTF-8 copies when they are not UTF-8 (judged by the
-    head, or by DuckDB reading them), read serially when a quoted line break needs it."""
+    head, or by DuckDB reading them; the encodings they were decoded as are appended to
+    ``read_as``), read serially when a quoted line break needs it."""
     import duckdb
 
     layout = csv_layout(files[0], label)
     if layout.encoding in ("cp1252", "latin-1"):
-        files = [_utf8_copy(con, f) for f in files]
+        files = [_utf8_copy(con, f, read_as) for f in files]
         layout = csv_layout(files[0], label)
     for _ in range(3):
         scan = _read_csv(files, layout)
@@ -492,7 +498,7 @@ def _typing_scan(con, files: list[Path], label: str):
         except duckdb.Error as exc:
             message = str(exc)
             if "unicode" in message.lower() and layout.encoding == "utf-8":
-                files = [_utf8_copy(con, f) for f in files]
+                files = [_utf8_copy(con, f, read_as) for f in files]
                 layout = replace(csv_layout(files[0], label), parallel=layout.parallel)
             elif "null_padding in conjunction with quoted new lines" in message and layout.parallel:
                 layout = replace(layout, parallel=False)
@@ -506,11 +512,54 @@ def _typing_scan(con, files: list[Path], label: str):
     raise DataError(f"The file {label!r} could not be read as a table; save it as UTF-8 CSV.")
 
 
-def csv_scan(con, files: Sequence[Path], label: str) -> tuple[str, dict[str, str]]:
+def _example(con, scan: str, raw: str, kinds: Sequence[int], decimal_comma: bool) -> str:
+    """A cell of column ``raw`` of one of the ``kinds`` (as :func:`_cell_kind` tells them),
+    as the readers' note quotes it (stripped)."""
+    listed = ", ".join(map(str, kinds))
+    (cell,) = con.execute(
+        f"SELECT {_stripped(raw)} FROM {scan} WHERE {_cell_kind(raw, decimal_comma)} IN "
+        f"({listed}) LIMIT 1"
+    ).fetchone()
+    return cell
+
+
+#: the kinds of cell pandas' ``to_numeric`` reads as a number, and those it does not
+_NUMBER_KINDS = (_SMALL, _FLOAT, _LONG, _ZERO, _FLOAT_COMMA)
+_WORD_KINDS = (_TEXT, _BOOL, _COMMA)
+
+
+def _notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: list) -> list[str]:
+    """What the readers would say of the file: its encoding when it is not UTF-8, the
+    columns of codes kept as text, the columns of numbers with some text cells; the last
+    two from ``columns``, (name, kind set, whether read as codes, whether read as text)."""
+    notes = [ENCODING_NOTES[read_as[0]]] if read_as else []
+    decimal_comma = layout.delimiter == ";"
+    codes = [(i, name) for i, (name, _, code, _) in enumerate(columns) if code]
+    if codes:
+        i, name = codes[0]
+        notes.append(
+            codes_note(name, _example(con, scan, f"c{i}", [_ZERO], decimal_comma), len(codes) - 1)
+        )
+    number = sum(1 << k for k in _NUMBER_KINDS)
+    word = sum(1 << k for k in _WORD_KINDS)
+    mixed = [
+        (i, name)
+        for i, (name, kind, code, text) in enumerate(columns)
+        if text and not code and kind & number and kind & word
+    ]
+    if mixed:
+        i, name = mixed[0]
+        example = _example(con, scan, f"c{i}", _WORD_KINDS, decimal_comma)
+        notes.append(mixed_note(name, example, len(mixed) - 1))
+    return notes
+
+
+def csv_scan(con, files: Sequence[Path], label: str) -> tuple[str, dict[str, str], list[str]]:
     """A SELECT of the CSV ``files`` typed as :func:`heb.data.readers.read_table` types
-    them, with the row key columns ``__heb_file`` and ``__heb_row``, and the view
-    identifiers of the columns DuckDB cannot tell apart from an earlier one (names equal
-    but for case), as the parquet scan names them.
+    them, with the row key columns ``__heb_file`` and ``__heb_row``, the view identifiers
+    of the columns DuckDB cannot tell apart from an earlier one (names equal but for
+    case), as the parquet scan names them, and the notes the readers would give of the
+    file (its encoding, codes kept as text, numbers mixed with text).
 
     Reads the file's head in Python (delimiter, encoding, header) and scans the file
     once in DuckDB to type its columns; the SELECT itself reads the file anew each run.
@@ -530,13 +579,14 @@ def csv_scan(con, files: Sequence[Path], label: str) -> tuple[str, dict[str, str
         One sentence: an empty, binary or header-only file, an encoding DuckDB cannot
         read, or a row DuckDB cannot parse (named by its line).
     """
+    read_as: list[str] = []
     files, layout, scan, rows, blanks, kinds, clean = _typing_scan(
-        con, [Path(f) for f in files], label
+        con, [Path(f) for f in files], label, read_as
     )
     if rows == 0:
         raise DataError(f"The file {label!r} has a header row but no data rows.")
     decimal_comma = layout.delimiter == ";"
-    types, columns, seen, renamed = [], [], set(), {}
+    types, columns, seen, renamed, read = [], [], set(), {}, []
     for i, name in enumerate(layout.names):
         if name.casefold() in seen:
             renamed[name] = f"{RESERVED_PREFIX}_c{i}"
@@ -544,6 +594,10 @@ def csv_scan(con, files: Sequence[Path], label: str) -> tuple[str, dict[str, str
         kind, expression = _column(con, scan, i, kinds[i], clean[i], decimal_comma)
         types.append(kind)
         columns.append(f"{expression} AS {DUCKDB.quote(renamed.get(name, name))}")
+        code = _only(kinds[i], _MISSING, _SMALL, _LONG, _ZERO) and bool(kinds[i] & (1 << _ZERO))
+        code = code and expression == _text(f"c{i}")
+        read.append((name, kinds[i], code, expression in (f"c{i}", _text(f"c{i}"))))
+    notes = _notes(con, scan, layout, read_as, read)
     rows_scan = _read_csv(files, layout, types)
     if blanks:
         rows_scan = f"(SELECT * FROM {rows_scan} WHERE NOT {_blank(len(layout.names))})"
@@ -551,4 +605,4 @@ def csv_scan(con, files: Sequence[Path], label: str) -> tuple[str, dict[str, str
         f"SELECT {', '.join(columns)}, '' AS __heb_file, row_number() OVER () AS __heb_row "
         f"FROM {rows_scan}"
     )
-    return scan, renamed
+    return scan, renamed, notes

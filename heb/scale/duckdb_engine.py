@@ -152,6 +152,7 @@ class DuckDBEngine(Engine):
         """Expose ``source`` as the view ``heb_rows``; returns (column, type family) pairs."""
         files = "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in source.files) + "]"
         renamed: dict[str, str] = {}
+        notes: list[str] = []
         if source.format == "parquet":
             clash = [key for key in source.partition_keys if key.casefold() in _ROW_KEY]
             if clash:  # DuckDB's partition column would hide its own row key column
@@ -167,7 +168,7 @@ class DuckDBEngine(Engine):
         else:
             from heb.scale.csv_scan import csv_scan
 
-            scan, renamed = csv_scan(self._con, source.files, source.label)
+            scan, renamed, notes = csv_scan(self._con, source.files, source.label)
         try:
             self._con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {scan}")
             described = self._con.execute(f"DESCRIBE {VIEW}").fetchall()
@@ -177,6 +178,7 @@ class DuckDBEngine(Engine):
             ) from exc
         view_names = {view: name for name, view in renamed.items()}
         self.source = source
+        self.notes = notes
         self._columns = [
             (view_names.get(row[0], row[0]), _family(row[1]))
             for row in described

@@ -31,6 +31,9 @@ class Engine(ABC):
     source: Source | None = None
     #: (column, type family) of the registered source, set by :meth:`register`
     _columns: list[tuple[str, str]]
+    #: what reading the registered source decided that a user should know (a CSV's
+    #: encoding, codes kept as text, numbers mixed with text), as the readers' notes
+    notes: list[str] = []  # noqa: RUF012 - replaced, never changed in place
 
     @abstractmethod
     def register(self, source: Source) -> list[tuple[str, str]]:

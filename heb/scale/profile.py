@@ -8,7 +8,7 @@ Dataset page (rows, K and missing share per feature) and the Concentrations page
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -92,6 +92,9 @@ class SourceSummary:
         As :attr:`heb.data.Preprocessor.id_like_imputed_`: per ID-like categorical column
         whose missing rows imputing the mode piles into one ID, ``missing``, ``mode``,
         ``mode_rows``, ``categories``, ``observed``.
+    notes : list of str
+        What reading the source decided (``Engine.notes``: a CSV's encoding, codes kept
+        as text, numbers mixed with text), worded as the in-memory loader's notes.
     """
 
     features: pd.DataFrame
@@ -99,6 +102,7 @@ class SourceSummary:
     class_counts: np.ndarray
     n_rows: int
     id_like_imputed: dict
+    notes: list[str] = field(default_factory=list)
 
 
 def summarise_source(
@@ -130,6 +134,7 @@ def summarise_source(
         fitted.table.class_counts.astype(np.int64),
         histograms.n_rows,
         piled,
+        list(getattr(engine, "notes", [])),
     )
 
 
