@@ -430,7 +430,7 @@ class Scan:
 
     def __init__(self, key, work, name, root, steps=None, session_id=None):
         self.key, self.steps, self.session_id = key, steps, session_id
-        self.fraction, self.message = 0.0, "Starting DuckDB"
+        self.fraction, self.message = 0.0, "Opening the file on DuckDB"
         self.result, self.error = None, None
         self.engine: _AppEngine | None = None
         self.cancelled, self.done = threading.Event(), threading.Event()
@@ -451,8 +451,12 @@ class Scan:
 
     def _run(self, work, name, root) -> None:
         try:
-            self.engine = _engine(name, root)
-            self.report(0.0, self.message)  # cancelled while the engine started
+            # the engine is the scan's before the file is registered, so a Cancel stops a
+            # CSV's typing scan and UTF-8 copy too (they took 12 s of 6 x 10^6 rows), and
+            # the bar shows that scan's progress
+            self.engine = _AppEngine()
+            self.engine.register(open_source(name, root))
+            self.report(0.0, self.message)  # cancelled while the file was opened
             self.result = work(self.engine, self.report)
         except BaseException as exc:  # noqa: BLE001 - handed to the page
             self.error = exc

@@ -135,6 +135,7 @@ class DuckDBEngine(Engine):
             self._con.execute(f"SET threads = {int(threads)}")
         self.source: Source | None = None
         self._columns: list[tuple[str, str]] = []
+        self._interrupted = False  # read by a CSV's UTF-8 copy, which is no DuckDB query
 
     # ---------------------------------------------------------------- data
     def _parquet_options(self) -> list[str]:
@@ -151,6 +152,9 @@ class DuckDBEngine(Engine):
     def register(self, source: Source) -> list[tuple[str, str]]:
         """Expose ``source`` as the view ``heb_rows``; returns (column, type family) pairs."""
         files = "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in source.files) + "]"
+        from heb.scale.csv_scan import copies_of
+
+        earlier = copies_of(self._con)  # an earlier source's UTF-8 copies, removed once replaced
         renamed: dict[str, str] = {}
         notes: list[str] = []
         if source.format == "parquet":
@@ -168,7 +172,10 @@ class DuckDBEngine(Engine):
         else:
             from heb.scale.csv_scan import csv_scan
 
-            scan, renamed, notes = csv_scan(self._con, source.files, source.label)
+            self._interrupted = False
+            scan, renamed, notes = csv_scan(
+                self._con, source.files, source.label, stop=lambda: self._interrupted
+            )
         try:
             self._con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {scan}")
             described = self._con.execute(f"DESCRIBE {VIEW}").fetchall()
@@ -179,6 +186,8 @@ class DuckDBEngine(Engine):
         view_names = {view: name for name, view in renamed.items()}
         self.source = source
         self.notes = notes
+        for remove in earlier:
+            remove()
         self._columns = [
             (view_names.get(row[0], row[0]), _family(row[1]))
             for row in described
@@ -205,13 +214,19 @@ class DuckDBEngine(Engine):
             yield func(batch.to_pandas(types_mapper=exact)), batch.num_rows
 
     def close(self) -> None:
-        """Release the connection."""
+        """Release the connection and delete a CSV's UTF-8 copies."""
+        from heb.scale.csv_scan import copies_of
+
         self._con.close()
+        for remove in copies_of(self._con):
+            remove()
 
     def interrupt(self) -> None:
         """Stop the query running on this engine (from another thread): it raises there.
 
         DuckDB's ``DuckDBPyConnection.interrupt``; a query started after the call runs on,
         so a caller that cancels calls it until the thread running the queries has ended.
+        A CSV's UTF-8 copy (:func:`heb.scale.csv_scan.csv_scan`) stops too.
         """
+        self._interrupted = True
         self._con.interrupt()
