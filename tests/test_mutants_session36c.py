@@ -6,7 +6,9 @@ values tell) and ``heb/evaluate/references.py`` (the reference models' codes and
 Each docstring names the mutant it kills. The CSV cases are checked against
 :func:`heb.data.readers.read_table` (pandas' parser) cell by cell, as
 ``tests/test_scale_csv.py`` does; the other figures are computed by hand or with scipy /
-scikit-learn directly.
+scikit-learn directly. Two of ``_blank``'s mutants showed a real bug, fixed with the
+cases named so: a row whose first cell is spaces and whose second is empty was dropped
+as a line of spaces, and a one-column file's quoted ``""`` line too.
 """
 
 from __future__ import annotations
@@ -45,6 +47,14 @@ CASES = {
     # ``"UBIGINT" if lo >= 0 and not missing``, the ``not missing`` dropped: uint64 beside
     # a missing cell is text to pandas, not a number
     "uint64_beside_missing_is_text": b"x,y\n18446744073709551615,a\n,b\n",
+    # a real bug the pass found: _blank took any row whose first cell is spaces and whose
+    # second is empty or NA for a line of spaces and dropped it, the third cell (here the
+    # classes q and s) with it; a line of spaces is still skipped
+    "spaces_then_an_empty_cell_is_a_row": b"x,y,z\na,1,p\n  ,,q\n ,NA,s\n   \nb,2,r\n",
+    # and a one-column file's quoted "" line was dropped as a blank line: pandas reads it
+    # as a missing cell (the number column stays numbers)
+    "one_column_quoted_empty_is_a_missing_cell": b'x\n1\n\n2\n""\n3\n',
+    "one_column_quoted_empty_text": b'x\r\na\r\n""\r\n  \r\nb\r\n',
 }
 
 

@@ -220,10 +220,17 @@ def _read_csv(files: Sequence[Path], layout: CsvLayout, types: Sequence[str] | N
 
 def _blank(n_columns: int) -> str:
     """A line of spaces, which pandas skips and DuckDB reads as a row (its other cells
-    padded): its first cell is spaces (or empty, in a one-column file) and its second NULL."""
+    padded): its first cell is spaces and every other NULL. DuckDB skips an empty line
+    itself; a one-column file's quoted ``""`` is a row (pandas reads a missing cell).
+
+    Every other cell, not only the second: a row ``  ,,q`` (first cell spaces, second
+    empty) is a row of data, which testing the second alone dropped. A row of spaces and
+    empty or NA cells only is still taken for a blank line (pandas keeps it, all missing).
+    """
     if n_columns == 1:
-        return "coalesce(regexp_full_match(c0, '[ \t]*'), false)"
-    return "coalesce(c1 IS NULL AND regexp_full_match(c0, '[ \t]+'), false)"
+        return "coalesce(regexp_full_match(c0, '[ \t]+'), false)"
+    padded = " AND ".join(f"c{i} IS NULL" for i in range(1, n_columns))
+    return f"coalesce({padded} AND regexp_full_match(c0, '[ \t]+'), false)"
 
 
 def _space(code: str) -> str:
@@ -239,8 +246,10 @@ def _edged(raw: str) -> str:
 
 def _parse_missing(raw: str) -> str:
     """Missing as pandas' parser sees it: NULL (an NA token as written, DuckDB's nullstr),
-    or an NA token after leading spaces (``skipinitialspace``)."""
-    return f"({raw} IS NULL OR (starts_with({raw}, ' ') AND ltrim({raw}, ' ') IN {_NA_LIST}))"
+    or an NA token after leading spaces (``skipinitialspace``); ``''`` too, which only a
+    one-column file's quoted ``""`` line leaves (its nullstr lacks ``''``, see :func:`_blank`)."""
+    spaced_na = f"starts_with({raw}, ' ') AND ltrim({raw}, ' ') IN {_NA_LIST}"
+    return f"({raw} IS NULL OR {raw} = '' OR ({spaced_na}))"
 
 
 def _number_text(raw: str) -> str:
@@ -256,8 +265,8 @@ def _stripped(raw: str) -> str:
 def _tidy_missing(raw: str) -> str:
     """Missing as the readers' text tidying sees it: an NA token once stripped."""
     return (
-        f"({raw} IS NULL OR ({_edged(raw)} AND trim({raw}, {_literal(_UNICODE_SPACE)}) IN "
-        f"{_NA_LIST}))"
+        f"({raw} IS NULL OR {raw} = '' OR ({_edged(raw)} AND "
+        f"trim({raw}, {_literal(_UNICODE_SPACE)}) IN {_NA_LIST}))"
     )
 
 
@@ -304,6 +313,7 @@ def _clean_or_kind(raw: str, decimal_comma: bool) -> str:
     )
     return (
         f"CASE WHEN {raw} IS NULL THEN {_MISSING} "
+        f"WHEN {raw} = '' THEN {_UNCLEAN} + {_MISSING} "
         f"WHEN {_matches(raw, _ZERO_CODE)} THEN {_ZERO} "
         f"WHEN {_matches(raw, _SMALL_INT)} THEN {_SMALL} "
         f"WHEN {plain_float} THEN {float_kind} "
@@ -324,13 +334,14 @@ def _kinds(con, scan: str, layout: CsvLayout) -> tuple[int, int, list[int], list
     DuckDB's parser can read it as it stands: one scan of the file."""
     n = len(layout.names)
     decimal_comma = layout.delimiter == ";"
-    blank = _blank(n)
-    parts = [f"count(*) FILTER (WHERE NOT {blank})", f"count(*) FILTER (WHERE {blank})"] + [
+    # the blank test once per row (it names every column), not once per column
+    lines = f"(SELECT *, {_blank(n)} AS heb_blank FROM {scan})"
+    parts = ["count(*) FILTER (WHERE NOT heb_blank)", "count(*) FILTER (WHERE heb_blank)"] + [
         f"bit_or(1::BIGINT << ({_clean_or_kind(f'c{i}', decimal_comma)})) FILTER (WHERE NOT "
-        f"{blank})"
+        "heb_blank)"
         for i in range(n)
     ]
-    row = con.execute(f"SELECT {', '.join(parts)} FROM {scan}").fetchone()
+    row = con.execute(f"SELECT {', '.join(parts)} FROM {lines}").fetchone()
     masks = [int(k or 0) for k in row[2:]]
     kinds = [(m | m >> _UNCLEAN) & ((1 << _UNCLEAN) - 1) for m in masks]
     clean = [not m >> _UNCLEAN for m in masks]
