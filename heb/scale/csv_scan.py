@@ -341,7 +341,13 @@ def _kinds(con, scan: str, layout: CsvLayout) -> tuple[int, int, list[int], list
         "heb_blank)"
         for i in range(n)
     ]
-    row = con.execute(f"SELECT {', '.join(parts)} FROM {lines}").fetchone()
+    # DuckDB's optimizer rewrites this query's one CASE tree per column for nothing (one
+    # scan, every column read): 40 % of the query on 100 columns, 45 % on 300
+    con.execute("PRAGMA disable_optimizer")
+    try:
+        row = con.execute(f"SELECT {', '.join(parts)} FROM {lines}").fetchone()
+    finally:
+        con.execute("PRAGMA enable_optimizer")
     masks = [int(k or 0) for k in row[2:]]
     kinds = [(m | m >> _UNCLEAN) & ((1 << _UNCLEAN) - 1) for m in masks]
     clean = [not m >> _UNCLEAN for m in masks]
