@@ -149,6 +149,25 @@ def test_case_ragged_long_row():
     fails(lambda: load_upload(payload, "r.csv"), "Line 3 of the file has 4 values")
 
 
+def test_case_unclosed_quote():
+    """It said only "could not be read as a table; check its quotes and delimiters", where
+    the engine's scan of the same file names the line (trial T)."""
+    said = "Line {} of the file opens a quote that is never closed; check the file's quotes."
+    for text, line in (
+        ('x,y\na,1\n"b,2\nc,3\n', 3),
+        ('x,y\r\n1,a\r\n\r\n\r\n2,""b""\r\n"bad,c\r\n', 6),  # blank lines, doubled quotes
+        ('x,y\r1,a\r"bad,c\r', 3),  # CR line ends
+        ('"x,y\n1,a\n', 1),  # in the header
+        ("x,y\n" + "".join(f"{i},a\n" for i in range(500)) + '"b,c\n1,a\n', 502),
+    ):
+        fails(lambda text=text: load_upload(csv(text), "q.csv"), said.format(line))
+    # a quoted line break before it: pandas' row is not the file's line, so none is named
+    fails(
+        lambda: load_upload(csv('x,y\n"multi\nline",a\n"bad,c\n'), "q.csv"),
+        "could not be read as a table; check its quotes and delimiters",
+    )
+
+
 def test_case_ragged_short_row():
     dataset = load_upload(csv("a,b,class\n1,2,x\n3,y\n5,6,x\n6,7,y\n"), "r.csv")
     # the short row's values fill the first columns; the rest are missing

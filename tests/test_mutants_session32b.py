@@ -230,7 +230,7 @@ def test_a_file_pandas_cannot_parse_is_one_data_error():
     """Kills readers.py ``_parser_error``'s fallback sentence replaced (an unclosed quote
     is not an "Expected N fields" error, and must still be a DataError)."""
     with pytest.raises(DataError, match="check its quotes and delimiters"):
-        read_table(b'a,b\n1,"2\n3,4\n', "t.csv")
+        read_table(b'a,b\n"1\n1",2\n"3,4\n', "t.csv")  # no line named past a quoted break
 
 
 def test_gzip_output_of_exactly_the_limit_is_accepted():

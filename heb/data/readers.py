@@ -179,13 +179,38 @@ def _short_rows(text: str, delimiter: str, n_columns: int) -> int:
     return int(np.sum(counts[data_lines] < n_columns - 1))
 
 
-def _parser_error(exc: Exception) -> DataError:
+def _unclosed_quote_line(text: str, row: int) -> int | None:
+    """The file line (from 1) of pandas' tokenizer row ``row`` (from 0, blank lines counted),
+    where a quote is opened and never closed: ``row + 1`` when every line before it closes
+    its quotes and the quotes from that line's start to the file's end are odd (the one
+    never closed among them); else None (a quoted line break before it makes rows and
+    lines differ)."""
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    newlines = np.flatnonzero(raw == (10 if "\n" in text else 13))  # CR-only files too
+    starts = np.concatenate(([0], newlines + 1))[: row + 1]
+    if starts.size <= row:
+        return None
+    ends = np.append(newlines[:row] + 1, raw.size)
+    quotes = np.flatnonzero(raw == ord('"'))
+    counts = np.searchsorted(quotes, ends) - np.searchsorted(quotes, starts)
+    if np.any(counts[:row] % 2) or counts[row] % 2 == 0:
+        return None
+    return row + 1
+
+
+def _parser_error(exc: Exception, text: str = "") -> DataError:
     match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
     if match:
         expected, line, saw = match.groups()
         return DataError(
             f"Line {line} of the file has {saw} values but the header has {expected}; every "
             "row needs the same number of values."
+        )
+    unclosed = re.search(r"EOF inside string starting at row (\d+)", str(exc))
+    line = _unclosed_quote_line(text, int(unclosed.group(1))) if unclosed and text else None
+    if line is not None:  # as the engine says it (heb.scale.csv_scan)
+        return DataError(
+            f"Line {line} of the file opens a quote that is never closed; check the file's quotes."
         )
     return DataError("The file could not be read as a table; check its quotes and delimiters.")
 
@@ -229,7 +254,7 @@ def csv_header(text: str, filename: str, max_columns: int) -> tuple[dict, list]:
             error = DataError("The file is empty.")
             error.__cause__ = exc
         except (pd.errors.ParserError, ValueError) as exc:
-            error = _parser_error(exc)
+            error = _parser_error(exc, part)
             error.__cause__ = exc
     else:
         raise error
@@ -262,7 +287,7 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(len(names))))
     except (pd.errors.ParserError, ValueError) as exc:
-        raise _parser_error(exc) from exc
+        raise _parser_error(exc, text) from exc
     if frame.shape[0] == 0:
         raise DataError("The file has a header row but no data rows.")
     frame = exact_big_integers(frame, text, options)
