@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from heb.concentration import M_MAX, M_MIN
 from heb.concentration_score import ragged_arange
 from heb.counts import CountTable, category_offsets
-from heb.estimator import CategoricalClassifier, check_clamp
+from heb.estimator import CategoricalClassifier, check_clamp, check_non_negative
 from heb.joint_counts import JointCounts, parent_features
 from heb.nb import NaiveBayes, score_codes
 from heb.pair_smoothing import count_log_conditionals, fit_pair_concentrations, log_denominators
@@ -195,10 +195,7 @@ class AODE(CategoricalClassifier):
             "max_pairs",
             "n0",
         ):
-            value = getattr(self, name)  # a number, not a boolean (as TAN's)
-            number = isinstance(value, int | float | np.number) and not isinstance(value, bool)
-            if not number or np.isnan(value) or value < 0:
-                raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
+            check_non_negative(name, getattr(self, name))
         check_clamp(self.m_min, self.m_max)
 
     @property

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from heb.counts import as_codes, column_max
 
-__all__ = ["CategoricalClassifier", "check_clamp"]
+__all__ = ["CategoricalClassifier", "check_clamp", "check_non_negative", "is_number"]
 
 #: integer labels spanning fewer values than this are indexed by a bincount, not a sort
 _LABEL_SPAN_FOR_BINCOUNT = 1 << 20
@@ -72,14 +72,22 @@ def _check_no_missing_labels(y) -> None:
         )
 
 
+def is_number(value) -> bool:
+    """Whether ``value`` is a real number (NaN included): not text, None or a boolean
+    (``True`` is no count of 1)."""
+    return isinstance(value, int | float | np.number) and not isinstance(value, bool)
+
+
+def check_non_negative(name: str, value) -> None:
+    """Refuse a parameter that is not a number >= 0 (NaN, text or a boolean) in one sentence."""
+    if not is_number(value) or np.isnan(value) or value < 0:
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
+
+
 def check_clamp(m_min, m_max) -> None:
     """Refuse a clamp of the learned concentration that is not finite 0 < m_min <= m_max
     (text, None, NaN or infinity included) in one sentence; shared by every classifier."""
-    numbers = all(
-        isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_)
-        for v in (m_min, m_max)
-    )
-    if not numbers:
+    if not (is_number(m_min) and is_number(m_max)):
         raise ValueError(f"m_min and m_max must be numbers, got m_min={m_min!r}, m_max={m_max!r}.")
     if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
         raise ValueError(f"Need finite 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
-from heb.estimator import CategoricalClassifier, check_clamp
+from heb.estimator import CategoricalClassifier, check_clamp, check_non_negative
 from heb.smoothing import SeenColumnLog, mutual_information, resolve_params, smooth
 
 __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
@@ -178,10 +178,7 @@ class NaiveBayes(CategoricalClassifier):
         resolve_params(self.smoother, **self._hyper_params())
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be None or 'sqrt-mi', got {self.weighting!r}.")
-        n0 = self.n0  # as AODE and TAN check theirs (True is not the number 1)
-        number = isinstance(n0, int | float | np.number) and not isinstance(n0, bool)
-        if not number or np.isnan(n0) or n0 < 0:
-            raise ValueError(f"n0 must be a non-negative number, got {n0!r}.")
+        check_non_negative("n0", self.n0)  # as AODE and TAN check theirs
         check_clamp(self.m_min, self.m_max)
 
     def _count(self, codes, y_idx, n_classes, n_categories) -> tuple[CountTable]:

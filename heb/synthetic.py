@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from heb.concentration import M_MAX, M_MIN, fit_concentration_rows
+from heb.estimator import is_number
 
 __all__ = [
     "l1_error_study",
@@ -87,8 +88,12 @@ def _whole_numbers(values: Iterable, name: str, minimum: int) -> list[int]:
     must = "be a whole number" if scalar else "hold whole numbers"
     out = []
     for value in values:  # a handful of grid values, not rows
-        whole = isinstance(value, int | float | np.number) and not isinstance(value, bool)
-        if not (whole and np.isfinite(value) and float(value).is_integer() and value >= minimum):
+        if not (
+            is_number(value)
+            and np.isfinite(value)
+            and float(value).is_integer()
+            and value >= minimum
+        ):
             shown = value.item() if isinstance(value, np.generic) else value  # 2.7, not np.float64
             raise ValueError(f"{name} must {must} >= {minimum}, got {shown!r}.")
         out.append(int(value))
@@ -97,8 +102,7 @@ def _whole_numbers(values: Iterable, name: str, minimum: int) -> list[int]:
 
 def _check_alpha_dir(alpha_dir) -> None:
     """A finite positive Dirichlet parameter, or a one-sentence ValueError."""
-    number = isinstance(alpha_dir, int | float | np.number) and not isinstance(alpha_dir, bool)
-    if not (number and np.isfinite(alpha_dir) and alpha_dir > 0):
+    if not (is_number(alpha_dir) and np.isfinite(alpha_dir) and alpha_dir > 0):
         raise ValueError(f"alpha_dir must be a positive number, got {alpha_dir!r}.")
 
 

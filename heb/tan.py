@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
-from heb.estimator import CategoricalClassifier, check_clamp
+from heb.estimator import CategoricalClassifier, check_clamp, check_non_negative, is_number
 from heb.pair_smoothing import conditional_log_probs, fit_pair_concentrations
 from heb.smoothing import prior_mean
 from heb.tan_structure import PairCounts, arc_gains, spanning_tree, tree_pair_counts
@@ -161,10 +161,8 @@ class TAN(CategoricalClassifier):
         if self._smoother_key() not in TAN_SMOOTHERS:  # any case
             raise ValueError(f"Unknown TAN smoother {self.smoother!r}; choose 'laplace' or 'heb'.")
         for name in ("max_parent_cardinality", "max_joint_cells", "max_pairs", "n0"):
-            value = getattr(self, name)
-            if not _is_number(value) or value < 0:
-                raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
-        if not _is_number(self.alpha) or not 0 < self.alpha < np.inf:
+            check_non_negative(name, getattr(self, name))
+        if not is_number(self.alpha) or not 0 < self.alpha < np.inf:
             raise ValueError(f"alpha must be a positive number, got {self.alpha!r}.")
         if self.root is not None and (
             isinstance(self.root, bool) or not isinstance(self.root, int | np.integer)
@@ -300,11 +298,3 @@ class TAN(CategoricalClassifier):
             index = np.where(observed, index, sentinel)
             out[start : start + block] = self._score_table[index].sum(axis=1)
         return out + self.class_log_prior_
-
-
-def _is_number(value) -> bool:
-    return (
-        isinstance(value, int | float | np.number)
-        and not isinstance(value, bool)
-        and (not np.isnan(value))
-    )
