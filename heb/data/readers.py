@@ -156,6 +156,16 @@ def _sniff_delimiter(text: str, filename: str) -> str:
     return best
 
 
+def _line_spans(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The text's UTF-8 bytes and each line's first byte and end (its line end included;
+    no line after a final line end); CR-only files too."""
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    newlines = np.flatnonzero(raw == (10 if "\n" in text else 13))
+    starts = np.concatenate(([0], newlines + 1))
+    starts = starts[starts < raw.size]
+    return raw, starts, np.append(starts[1:], raw.size)
+
+
 def _short_rows(text: str, delimiter: str, n_columns: int) -> int:
     """Rows with fewer delimiters than the header (exact when the text has no quotes).
 
@@ -165,11 +175,7 @@ def _short_rows(text: str, delimiter: str, n_columns: int) -> int:
     """
     if '"' in text or n_columns < 2:
         return 0
-    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    newlines = np.flatnonzero(raw == (10 if "\n" in text else 13))  # CR-only files too
-    starts = np.concatenate(([0], newlines + 1))
-    starts = starts[starts < raw.size]  # no line after a final line end
-    ends = np.append(starts[1:], raw.size)
+    raw, starts, ends = _line_spans(text)
     delimiters = np.flatnonzero(raw == ord(delimiter))
     counts = np.searchsorted(delimiters, ends) - np.searchsorted(delimiters, starts)
     # a line holding only its line end ('\n', '\r' or '\r\n') or nothing is blank
@@ -185,14 +191,12 @@ def _unclosed_quote_line(text: str, row: int) -> int | None:
     its quotes and the quotes from that line's start to the file's end are odd (the one
     never closed among them); else None (a quoted line break before it makes rows and
     lines differ)."""
-    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    newlines = np.flatnonzero(raw == (10 if "\n" in text else 13))  # CR-only files too
-    starts = np.concatenate(([0], newlines + 1))[: row + 1]
+    raw, starts, ends = _line_spans(text)
     if starts.size <= row:
         return None
-    ends = np.append(newlines[:row] + 1, raw.size)
     quotes = np.flatnonzero(raw == ord('"'))
-    counts = np.searchsorted(quotes, ends) - np.searchsorted(quotes, starts)
+    counts = np.searchsorted(quotes, np.append(ends[:row], raw.size))
+    counts -= np.searchsorted(quotes, starts[: row + 1])
     if np.any(counts[:row] % 2) or counts[row] % 2 == 0:
         return None
     return row + 1
