@@ -632,9 +632,11 @@ def csv_scan(
         kind, expression = _column(con, scan, i, kinds[i], clean[i], decimal_comma)
         types.append(kind)
         columns.append(f"{expression} AS {DUCKDB.quote(renamed.get(name, name))}")
-        code = _only(kinds[i], _MISSING, _SMALL, _LONG, _ZERO) and bool(kinds[i] & (1 << _ZERO))
-        code = code and expression == _text(f"c{i}")
-        read.append((name, kinds[i], code, expression in (f"c{i}", _text(f"c{i}"))))
+        # what _column decided: codes kept as text, or text (read as written or tidied)
+        as_text = _text(f"c{i}")
+        zeros = _only(kinds[i], _MISSING, _SMALL, _LONG, _ZERO) and kinds[i] & (1 << _ZERO)
+        code = bool(zeros) and expression == as_text
+        read.append((name, kinds[i], code, expression in (f"c{i}", as_text)))
     notes = _notes(con, scan, layout, read_as, read)
     rows_scan = _read_csv(files, layout, types)
     if blanks:
