@@ -32,8 +32,20 @@ __all__ = ["evidence_figure", "pmf_bars_figure", "heldout_figure"]
 _SYMBOLS = {"heb": "circle", LAPLACE: "square", "what-if m": "diamond"}
 
 
-def _shade_clamp(fig: go.Figure, m_grid: np.ndarray, m_min: float, m_max: float) -> None:
-    """Grey the m outside the clamp [m_min, m_max], each side labelled "clamp"."""
+#: the share of a figure's y range left empty above its highest line, for the "clamp"
+#: labels: at the top of the plot they crossed a line drawn there (the held-out figure's
+#: log K, an evidence curve rising to m_max)
+_LABEL_ROOM = 0.25
+
+
+def _shade_clamp(
+    fig: go.Figure, m_grid: np.ndarray, m_min: float, m_max: float, drawn: Sequence[float]
+) -> None:
+    """Grey the m outside the clamp [m_min, m_max], each side labelled "clamp".
+
+    The labels sit at the top of the plot, in room made above the highest of the values
+    ``drawn`` (every y of the figure's lines and points), so no line runs through them.
+    """
     for lo, hi in ((float(np.min(m_grid)), m_min), (m_max, float(np.max(m_grid)))):
         fig.add_vrect(x0=lo, x1=hi, fillcolor=NEUTRAL_COLOR, opacity=0.18, line_width=0)
     for edge, anchor in ((m_min, "right"), (m_max, "left")):
@@ -41,11 +53,18 @@ def _shade_clamp(fig: go.Figure, m_grid: np.ndarray, m_min: float, m_max: float)
             x=np.log10(edge),
             y=1,
             yref="paper",
+            yanchor="top",
             text="clamp",
             showarrow=False,
             xanchor=anchor,
             font={"color": NEUTRAL_COLOR},
         )
+    values = np.asarray(drawn, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size:
+        low, high = float(values.min()), float(values.max())
+        span = high - low if high > low else max(abs(high), 1.0)
+        fig.update_yaxes(range=[low - 0.04 * span, high + _LABEL_ROOM * span])
 
 
 def evidence_figure(
@@ -64,17 +83,16 @@ def evidence_figure(
     if flat:  # l(m) does not depend on m: its rounding noise drew a zig-zag of 1e-15
         values = np.full_like(values, values[0])
     fig.add_trace(curve("evidence l(m)", evidence.m, values, color, hovertemplate=hover))
-    _shade_clamp(fig, evidence.m, evidence.m_min, evidence.m_max)
     points = [(f"{heb}'s m", evidence.m_hat, color, _SYMBOLS["heb"])]
     if uniform_prior:
         K = float(evidence.n_categories)
         points.append((f"{LAPLACE}: m = K", K, method_color(LAPLACE), _SYMBOLS[LAPLACE]))
     if m_whatif is not None:
         points.append(("what-if m", m_whatif, WHATIF_COLOR, _SYMBOLS["what-if m"]))
-    for name, m, mark_color, symbol in points:
-        fig.add_trace(
-            point(f"{name} = {format_m(m)}", m, evidence.log_evidence_at(m), mark_color, symbol)
-        )
+    heights = [evidence.log_evidence_at(m) for _, m, _, _ in points]
+    for (name, m, mark_color, symbol), height in zip(points, heights, strict=True):
+        fig.add_trace(point(f"{name} = {format_m(m)}", m, height, mark_color, symbol))
+    _shade_clamp(fig, evidence.m, evidence.m_min, evidence.m_max, [*values, *heights])
     log_m_axes(fig, "log evidence l(m)")
     if flat:  # plotly's range about a constant had ticks of 13 digits
         fig.update_yaxes(range=[values[0] - 1.0, values[0] + 1.0], tickformat=".2f")
@@ -154,7 +172,10 @@ def heldout_figure(
         # in one column, a legend row more on a presenter's short plot
         fig.add_trace(point(f"{shown}: {format_loss(loss)}", m, loss, color, symbol))
     # the clamp greyed as on the evidence curve: the text's lowest point is inside it
-    _shade_clamp(fig, m_grid, M_MIN, M_MAX)
+    drawn = [losses, [guess], [loss for _, loss in marks.values()]]
+    if uniform_curve is not None:
+        drawn.append(uniform_curve["log_loss"])
+    _shade_clamp(fig, m_grid, M_MIN, M_MAX, np.concatenate([np.ravel(d) for d in drawn]))
     # a y title short enough for a presenter's short plot (the longer one ran off it)
     log_m_axes(fig, "held-out log-loss (nats)")
     # one title line and short legend names: on a presenter's 1280 x 720 step a two-line
