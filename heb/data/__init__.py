@@ -20,6 +20,7 @@ One module per job:
 - :mod:`~heb.data.specs`: ``load_dataset`` (one string to a Dataset; ``allow_paths=False``
   for names that come from a URL);
 - :mod:`~heb.data.preprocess`: from a DataFrame to the integer codes the engine counts;
+- :mod:`~heb.data.category_lookup`: text categories found again when given as numbers;
 - :mod:`~heb.data.code_signal`: whole-number columns whose quantile bins hide what their
   values tell the target (the app's note and ``heb bench``'s lines);
 - :mod:`~heb.data.pipeline_io` (with :mod:`~heb.data.preprocessor_io`): a fitted

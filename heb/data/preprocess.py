@@ -31,6 +31,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from heb.data.binning import MAX_BINS, check_n_bins, quantile_cuts
+from heb.data.category_lookup import text_codes_of_numbers
 from heb.data.dataset import (
     DataError,
     column_names,
@@ -407,6 +408,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             numeric = "float" if pd.api.types.is_numeric_dtype(column.dtype) else ""
         values = _category_values(column, numeric)
         codes = encoder["index"].get_indexer(values)
+        if not numeric and number_kind(column):  # text learned, numbers given: by value
+            codes = text_codes_of_numbers(encoder["index"], numeric_values(column), codes)
         unseen = encoder["n"] if encoder["fill"] < encoder["n"] else encoder["fill"]
         codes = np.where(codes < 0, unseen, codes)
         # values that are missing (not merely unreadable as a number) take the fill code

@@ -1,0 +1,40 @@
+"""Trial U: a practitioner using the estimators inside scikit-learn machinery (Pipeline,
+GridSearchCV, cross_val_predict, calibration, ensembles) on pandas frames; each finding
+pinned."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from heb.data import make_model
+from heb.data.preprocess import Preprocessor
+
+
+def test_numbers_given_to_a_column_learned_as_text_are_its_categories():
+    """A column learned as text ("1", "2", "x") and given as floats at predict time (a test
+    file without the "x" rows and with a missing cell, which pandas reads as float64; a
+    row built from JSON) wrote 1.0 as "1.0": every row was unseen, scored as the prior."""
+    rng = np.random.default_rng(0)
+    grade = rng.choice(["1", "2", "3", "x"], 600)
+    y = np.where(np.isin(grade, ["1", "x"]), "a", "b")
+    pipe = make_model("laplace").fit(pd.DataFrame({"grade": grade}), y)
+    as_text = pipe.predict_proba(pd.DataFrame({"grade": ["1", "2", "3"]}))
+    as_floats = pipe.predict_proba(pd.DataFrame({"grade": [1.0, 2.0, 3.0]}))
+    np.testing.assert_array_equal(as_floats, as_text)
+    assert as_floats[0, 0] > 0.99 and as_floats[1, 0] < 0.01
+    pre = pipe[0]
+    codes = pre.transform(pd.DataFrame({"grade": pd.array([2, None], dtype="Int64")}))[:, 0]
+    assert codes.tolist() == [1, -1]  # nullable integers too; missing stays missing
+
+
+def test_a_number_that_two_text_labels_read_as_stays_unseen():
+    """'7' and '07' both read as 7: 7.0 is neither, so it is unseen (code K); an exact
+    text match and a label written '1.50' are found."""
+    pre = Preprocessor().fit(pd.DataFrame({"c": ["07", "7", "1.50", "x", "2"]}))
+    assert pre.categories_[0] == ["07", "1.50", "2", "7", "x"]
+    codes = pre.transform(pd.DataFrame({"c": [7.0, 1.5, 2.0, np.nan, 3.0]}))[:, 0]
+    assert codes.tolist() == [5, 1, 2, -1, 5]
+    assert pre.transform(pd.DataFrame({"c": [7, 2]}))[:, 0].tolist() == [3, 2]  # as text
+    text_only = Preprocessor().fit(pd.DataFrame({"c": ["a", "b"]}))
+    assert text_only.transform(pd.DataFrame({"c": [1.0, 2.5]}))[:, 0].tolist() == [2, 2]
