@@ -38,6 +38,15 @@ def _label_indices(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(y, return_inverse=True)
 
 
+def _mixed_types_error(labels: np.ndarray, name: str = "y") -> ValueError:
+    """The one sentence for class labels of types that cannot be ordered together."""
+    kinds = sorted({type(value).__name__ for value in labels.ravel().tolist()})
+    return ValueError(
+        f"{name} mixes class labels of different types ({', '.join(kinds)}), such as '1' and 1, "
+        "which cannot be ordered; give every label one type (for example y.astype(str))."
+    )
+
+
 def _missing_label(value) -> bool:
     """Whether one object label is missing: None, a NaN, or pandas' NA / NaT (known by their
     type's name: the engine does not import pandas)."""
@@ -143,7 +152,10 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self, X, y, reset=reset, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False
         )
         if not (y.ndim == 1 and y.dtype.kind in "iub"):  # integer labels always classify
-            check_classification_targets(y)
+            try:
+                check_classification_targets(y)
+            except TypeError:  # numpy's "'<' not supported between 'int' and 'str'"
+                raise _mixed_types_error(y) from None
         return as_codes(X), y
 
     def _fit_input(self, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -183,7 +195,10 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if first:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
-            all_classes = np.unique(np.asarray(classes))
+            try:
+                all_classes = np.unique(np.asarray(classes))
+            except TypeError:
+                raise _mixed_types_error(np.asarray(classes), "classes") from None
         else:
             all_classes = self.classes_
             if classes is not None and not np.array_equal(np.unique(classes), all_classes):

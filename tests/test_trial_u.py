@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
+from sklearn.base import clone
 
+from heb import AODE, TAN, NaiveBayes
 from heb.data import make_model
 from heb.data.preprocess import Preprocessor
 
@@ -38,3 +41,19 @@ def test_a_number_that_two_text_labels_read_as_stays_unseen():
     assert pre.transform(pd.DataFrame({"c": [7, 2]}))[:, 0].tolist() == [3, 2]  # as text
     text_only = Preprocessor().fit(pd.DataFrame({"c": ["a", "b"]}))
     assert text_only.transform(pd.DataFrame({"c": [1.0, 2.5]}))[:, 0].tolist() == [2, 2]
+
+
+@pytest.mark.parametrize("model", [NaiveBayes(), AODE(), TAN()])
+def test_class_labels_of_mixed_types_are_one_sentence(model):
+    """'1' and 1 in one y (two files concatenated) failed deep in numpy's sort with
+    "TypeError: '<' not supported between instances of 'int' and 'str'"."""
+    X = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
+    y = np.array(["1", 1, "1", 1], dtype=object)
+    with pytest.raises(ValueError, match=r"^y mixes class labels of different types \(int, str\)"):
+        clone(model).fit(X, y)
+    with pytest.raises(ValueError, match=r"^classes mixes class labels of different types"):
+        clone(model).partial_fit(X, y.astype(str), classes=np.array(["1", 1], dtype=object))
+    with pytest.raises(ValueError, match=r"^y mixes class labels of different types"):
+        clone(model).partial_fit(X, y, classes=["1", "2"])
+    fitted = clone(model).fit(X, y.astype(str))  # the advice works
+    assert fitted.classes_.tolist() == ["1"]
