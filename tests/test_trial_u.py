@@ -4,6 +4,8 @@ pinned."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -57,3 +59,25 @@ def test_class_labels_of_mixed_types_are_one_sentence(model):
         clone(model).partial_fit(X, y, classes=["1", "2"])
     fitted = clone(model).fit(X, y.astype(str))  # the advice works
     assert fitted.classes_.tolist() == ["1"]
+
+
+def test_a_numeric_column_whose_bins_tie_into_one_is_warned_about():
+    """adult's capital-gain (0 in 92 % of rows, 123 values) became one bin, a constant the
+    model cannot use, without a word (sklearn's KBinsDiscretizer warns of removed bins)."""
+    rng = np.random.default_rng(0)
+    gain = np.where(rng.random(1000) < 0.92, 0, rng.integers(100, 10_000, 1000))
+    frame = pd.DataFrame({"gain": gain, "age": rng.integers(18, 90, 1000), "flag": gain > 0})
+    with pytest.warns(UserWarning) as caught:
+        pre = Preprocessor().fit(frame)
+    assert [str(w.message) for w in caught] == [
+        f"Column 'gain' holds {np.unique(gain).size:,} different numbers, but "
+        f"{np.mean(gain == 0):.0%} of its training rows hold 0, so its 10 quantile bins tie "
+        "into one and it tells the model nothing; pass categorical=['gain'] to count its "
+        "values one by one."
+    ]
+    assert pre.n_categories_.tolist()[0] == 1 and pre.n_categories_[1] == 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the advice, a 0/1 flag, a constant: no warning
+        fitted = Preprocessor(categorical=["gain"]).fit(frame)
+        Preprocessor().fit(pd.DataFrame({"flag": (gain > 0).astype(int), "one": 5}))
+    assert fitted.n_categories_[0] == np.unique(gain).size

@@ -18,6 +18,7 @@ from heb.data.sorted_floats import SortedByClass, SortedByFold
 __all__ = [
     "MAX_BINS",
     "check_n_bins",
+    "one_bin_message",
     "quantile_cuts",
     "quantile_edges",
     "ranked_quantile_edges",
@@ -109,3 +110,20 @@ def training_value_cuts(
         return None
     per_value = total.bin_counts(distinct[1:]) - in_test.bin_counts(distinct[1:])
     return value_cuts(distinct[per_value.sum(axis=0) > 0], n_bins)
+
+
+def one_bin_message(name, observed: np.ndarray, n_bins: int) -> str:
+    """Why a numeric column of several values is one bin (its quantiles all tie), for a
+    warning as scikit-learn's ``KBinsDiscretizer`` gives of the bins it removes: a count
+    that is 0 in 92 % of the rows (adult's capital-gain) becomes a constant that tells the
+    model nothing."""
+    values, counts = np.unique(observed, return_counts=True)
+    top = int(np.argmax(counts))
+    common = values[top]
+    common = str(int(common)) if common.is_integer() and abs(common) < 1e15 else f"{common:.6g}"
+    return (
+        f"Column {name!r} holds {values.size:,} different numbers, but "
+        f"{counts[top] / observed.size:.0%} of its training rows hold {common}, so its "
+        f"{n_bins} quantile bins tie into one and it tells the model nothing; pass "
+        f"categorical=[{name!r}] to count its values one by one."
+    )

@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from heb.data.binning import MAX_BINS, check_n_bins, quantile_cuts
+from heb.data.binning import MAX_BINS, check_n_bins, one_bin_message, quantile_cuts
 from heb.data.category_lookup import text_codes_of_numbers
 from heb.data.dataset import (
     DataError,
@@ -315,6 +315,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
                     stacklevel=3,
                 )
         cuts = quantile_cuts(observed, self.n_bins)
+        if not cuts.size and observed.min() < observed.max():  # its quantiles all tie
+            warnings.warn(one_bin_message(name, observed, self.n_bins), stacklevel=3)
         labels = _bin_labels(cuts)
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
         if self.missing == "category" and missing.any():
