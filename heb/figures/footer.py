@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from heb.figures.style import NEUTRAL_COLOR, escape
+from heb.figures.style import NEUTRAL_TEXT_COLOR, escape
 
 __all__ = ["FOOTER_LINE_HEIGHT", "FOOTER_LINE_CHARS", "footer_lines", "with_footer"]
 
@@ -70,7 +70,7 @@ def with_footer(fig: go.Figure, text: str) -> go.Figure:
         yref="paper",
         yanchor="bottom",
         showarrow=False,
-        font={"size": 11, "color": NEUTRAL_COLOR},
+        font={"size": 11, "color": NEUTRAL_TEXT_COLOR},
         align="left",
     )
     out.update_layout(height=height + extra, margin={"b": bottom})

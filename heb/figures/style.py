@@ -32,9 +32,11 @@ __all__ = [
     "PLOT_GAP",
     "TRUTH_COLOR",
     "NEUTRAL_COLOR",
+    "NEUTRAL_TEXT_COLOR",
     "PRIOR_MEAN_COLOR",
     "UNSMOOTHED_COLOR",
     "WHATIF_COLOR",
+    "WHATIF_TEXT_COLOR",
     "SERIES_COLORS",
     "CLASS_PALETTE",
     "BAR_COLOR",
@@ -66,12 +68,18 @@ PLOT_GAP = 14
 TRUTH_COLOR = INK
 #: neutral marks: shading, reference lines, minor bars
 NEUTRAL_COLOR = "#9e9e9e"
+#: neutral text (a shaded band's label, an export's footer): a darker grey, since
+#: NEUTRAL_COLOR as text on white is 2.7:1 and body text needs 4.5:1 (WCAG); 5.7:1
+NEUTRAL_TEXT_COLOR = "#666666"
 #: the prior mean t: dark grey, apart from the unsmoothed estimate
 PRIOR_MEAN_COLOR = "#525252"
 #: the unsmoothed n / N: light grey
 UNSMOOTHED_COLOR = "#c7c7c7"
 #: a slider's setting: bluish green, which no method has
 WHATIF_COLOR = "#009e73"
+#: text in the slider's colour (an axis's title and ticks): the same hue darker, 5.3:1 on
+#: white where WHATIF_COLOR's 3.4:1 is too faint for 16 px text
+WHATIF_TEXT_COLOR = "#007a5a"
 #: curves that are not methods (e.g. "1 copy", "4 copies"), in order of appearance
 SERIES_COLORS = ("#3b3b98", "#e6550d", "#009e73", "#b8860b", "#cc79a7", "#555555")
 #: classes as separate series (colour-blind-safe Okabe-Ito order, then two more)

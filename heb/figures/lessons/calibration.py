@@ -19,6 +19,7 @@ from heb.figures.style import (
     POST_HOC_COLORS,
     TRUTH_COLOR,
     WHATIF_COLOR,
+    WHATIF_TEXT_COLOR,
     method_color,
     metric_title,
 )
@@ -66,7 +67,7 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
     )
     fig.update_layout(
         yaxis2={
-            "title": {"text": "ECE, top-1", "font": {"color": WHATIF_COLOR}},
+            "title": {"text": "ECE, top-1", "font": {"color": WHATIF_TEXT_COLOR}},
             "overlaying": "y",
             "side": "right",
             "rangemode": "tozero",
@@ -76,7 +77,7 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
             # as the left axis's (five crowded a presenter's 1280 x 720 plot)
             "tickmode": "auto",
             "nticks": 4,
-            "tickfont": {"color": WHATIF_COLOR},
+            "tickfont": {"color": WHATIF_TEXT_COLOR},
             # up to 3 decimals, trailing zeros cut: ".2f" printed a 0.015 step as 0.01, 0.03
             "tickformat": ".3~f",
             "automargin": True,

@@ -23,7 +23,14 @@ from heb.figures.lessons.parts import (
     point,
     series_color,
 )
-from heb.figures.style import NEUTRAL_COLOR, TRUTH_COLOR, WHATIF_COLOR, escape_all, method_color
+from heb.figures.style import (
+    NEUTRAL_COLOR,
+    NEUTRAL_TEXT_COLOR,
+    TRUTH_COLOR,
+    WHATIF_COLOR,
+    escape_all,
+    method_color,
+)
 from heb.lessons.common import M_MAX, M_MIN, format_m
 from heb.lessons.evidence import LAPLACE, EvidenceCurve, format_loss
 
@@ -57,7 +64,7 @@ def _shade_clamp(
             text="clamp",
             showarrow=False,
             xanchor=anchor,
-            font={"color": NEUTRAL_COLOR},
+            font={"color": NEUTRAL_TEXT_COLOR},
         )
     values = np.asarray(drawn, dtype=np.float64)
     values = values[np.isfinite(values)]
