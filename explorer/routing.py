@@ -266,8 +266,10 @@ def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
 #: component iframe: the browser loads no extra frame or script chunk for it). "Copy link"
 #: copies the browser's address at the moment of the click (a fragment's rerun keeps it
 #: current, where text drawn by the last full run would not be) and shows it for copying by
-#: hand. Keys: PageDown first scrolls the page (Streamlit's main column, or the document if
-#: that is what scrolls) by about a screen until the footer's row of links is in view; then
+#: hand; "copied" is a status (a screen reader says it), and the boxes' grey borders are
+#: 4.5:1 on white (#ccc and #ddd were 1.6:1 and 1.4:1, the link's box hardly seen at
+#: 200 %). Keys: PageDown first scrolls the page (Streamlit's main column, or the document
+#: if that is what scrolls) by about a screen until the footer's row of links is in view; then
 #: it presses the presenter's "Next step" button while there is one, else follows the "Next"
 #: link: a clicker sends PageDown / PageUp, and a presenter must see the bottom of a long
 #: page before it turns. PageUp likewise upwards and backwards; held down (auto-repeat)
@@ -276,11 +278,11 @@ def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
 #: anew; each run replaces the listener and the timer of the run before.
 _LINK_AND_KEYS = """
 <div style="display:flex;gap:8px;align-items:center;font:14px 'Source Sans Pro',sans-serif">
-  <button id="heb-copy" type="button" style="padding:4px 12px;border:1px solid #ccc;
+  <button id="heb-copy" type="button" style="padding:4px 12px;border:1px solid #767676;
     border-radius:8px;background:#fff;cursor:pointer;font:inherit">Copy link</button>
   <input id="heb-link" readonly aria-label="Link to this view" style="flex:1;padding:4px 8px;
-    border:1px solid #ddd;border-radius:6px;color:#333;font:13px monospace">
-  <span id="heb-done" style="color:#1f7a3a"></span>
+    border:1px solid #767676;border-radius:6px;color:#333;font:13px monospace">
+  <span id="heb-done" role="status" style="color:#1f7a3a"></span>
 </div>
 <script>
 (() => {

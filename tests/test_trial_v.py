@@ -3,7 +3,8 @@ colour blindness.
 
 Checked here without a browser: the text colours of our figures (WCAG contrast against
 the figure's white paper: 4.5:1 for body text, 3:1 for large text, 24 px or 18.67 px
-bold).
+bold), and the footer strip's own HTML (its status is announced, its boxes' borders
+can be seen).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import routing
 from heb.figures.footer import with_footer
 from heb.figures.style import FONT_SIZE
 
@@ -134,3 +136,26 @@ def test_figure_text_is_readable(page, state):
 def test_an_exported_figures_footer_is_readable():
     fig = with_footer(go.Figure(), "dataset=builtin:zip-codes · seed 42")
     assert not low_contrast_text(json.loads(fig.to_json()))
+
+
+# ------------------------------------------------------------------ the footer strip
+def _style_of(html: str, element_id: str) -> str:
+    match = re.search(rf'id="{element_id}"[^>]*?style="([^"]*)"', html, re.S)
+    assert match, element_id
+    return match.group(1)
+
+
+def test_the_copy_status_is_announced():
+    """'copied' appears without a focus change: a live region says it to a screen reader."""
+    html = routing._link_and_keys()
+    tag = re.search(r'<span id="heb-done"[^>]*>', html).group(0)
+    assert 'role="status"' in tag or 'aria-live="polite"' in tag, tag
+
+
+@pytest.mark.parametrize("element_id", ["heb-copy", "heb-link"])
+def test_the_copy_boxes_borders_can_be_seen(element_id):
+    """WCAG 1.4.11: a control's boundary at least 3:1 against the white page (#ccc and
+    #ddd were 1.6:1 and 1.4:1: the link's box was all but invisible at 200 %)."""
+    style = _style_of(routing._link_and_keys(), element_id)
+    border = re.search(r"border:\s*1px solid (#[0-9a-fA-F]{3,6})", style).group(1)
+    assert contrast(border) >= LARGE, (element_id, border)
