@@ -23,6 +23,8 @@ __all__ = [
     "method_figures",
     "roc_for_class",
     "undrawn_note",
+    "class_reliability_frame",
+    "roc_frame",
 ]
 
 
@@ -46,8 +48,46 @@ def method_figures(comparison: Comparison, method: str) -> dict:
                 curves, names, f"One-vs-rest reliability: {method}"
             ),
             "undrawn": undrawn_note(curves, names),
+            "reliability_frame": class_reliability_frame(curves, names),
         }
     return cache[method]
+
+
+def class_reliability_frame(curves: list[dict], names: list[str]) -> pd.DataFrame:
+    """The numbers of the one-vs-rest reliability figure (its CSV), one row per (class,
+    bin), every class's, drawn or not: the figure's text alternative.
+
+    Columns: class, bin_low, bin_high, rows, predicted (mean predicted probability of the
+    class), observed (share of the class), ece (the class's one-vs-rest ECE).
+    """
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "class": name,
+                    "bin_low": curve["edges"][:-1],
+                    "bin_high": curve["edges"][1:],
+                    "rows": curve["count"],
+                    "predicted": curve["confidence"],
+                    "observed": curve["accuracy"],
+                    "ece": curve["ece"],
+                }
+            )
+            for name, curve in zip(names, curves, strict=True)
+        ],
+        ignore_index=True,
+    )
+
+
+def roc_frame(curves: dict) -> pd.DataFrame:
+    """The points of the ROC figure (its CSV): method, fpr, tpr and the method's AUC."""
+    return pd.concat(
+        [
+            pd.DataFrame({"method": method, "fpr": c["fpr"], "tpr": c["tpr"], "auc": c["auc"]})
+            for method, c in curves.items()
+        ],
+        ignore_index=True,
+    )
 
 
 def undrawn_note(curves: list[dict], names: list[str]) -> str | None:
@@ -103,7 +143,12 @@ def _method_section(comparison: Comparison, names: list[str], methods_run) -> tu
     with left:
         show_figure(views["confusion"], _frame(views["matrix"], names), "confusion", key="cm_fig")
     with right:
-        show_figure(views["reliability"], None, "class-reliability", key="class_rel_fig")
+        show_figure(
+            views["reliability"],
+            views["reliability_frame"],
+            "class-reliability",
+            key="class_rel_fig",
+        )
         if views["undrawn"]:  # said, not dropped silently (19 soybean classes drew 8)
             st.caption(escape(views["undrawn"]))
     # the metrics table's decimals, counts with separators (it read 0.8523 beside
@@ -135,8 +180,8 @@ def _per_class_section(
         format_func=lambda i: names[i],
         **state.page_setting("roc_class", roc_default, classes),
     )
-    roc, _ = roc_for_class(comparison, positive)
-    show_figure(roc, None, "roc", key="roc_fig")
+    roc, curves = roc_for_class(comparison, positive)
+    show_figure(roc, roc_frame(curves), "roc", key="roc_fig")
     return method, views, roc
 
 

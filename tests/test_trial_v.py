@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -159,3 +160,37 @@ def test_the_copy_boxes_borders_can_be_seen(element_id):
     style = _style_of(routing._link_and_keys(), element_id)
     border = re.search(r"border:\s*1px solid (#[0-9a-fA-F]{3,6})", style).group(1)
     assert contrast(border) >= LARGE, (element_id, border)
+
+
+# ------------------------------------------------------------------ text alternatives
+def test_every_compare_figure_offers_its_numbers():
+    """Each figure of Compare's Per class tab offers a CSV of its numbers beside its image:
+    the confusion matrix did; the one-vs-rest reliability and the ROC offered no CSV, and
+    no table on the page gives their numbers."""
+    from tests.test_app import open_app
+
+    link = {"dataset": "builtin:iris", "methods": "Laplace,HEB-M", "folds": "5"}
+    at = open_app("pages/compare.py", compare_tab="Per class", **link)
+    assert not at.exception, [e.value for e in at.exception]
+    n_figures = len(at.get("plotly_chart"))
+    labels = [button.proto.label for button in at.get("download_button")]
+    assert n_figures >= 3 and labels.count("CSV") >= n_figures, labels
+
+
+def test_the_per_class_csvs_hold_what_is_drawn():
+    """One row per (class, bin) with every row counted once per class; one per ROC point,
+    from (0, 0) to (1, 1), with the method's AUC."""
+    from explorer.diagnostics import class_reliability_frame, roc_frame
+    from heb.figures import diagnostics as dg
+    from heb.metrics import class_reliability
+
+    y = np.array([0, 0, 1, 1, 2, 2])
+    proba = np.eye(3)[[0, 1, 1, 1, 2, 0]] * 0.8 + 0.2 / 3
+    frame = class_reliability_frame(class_reliability(y, proba), ["a", "b", "c"])
+    assert list(frame["class"].unique()) == ["a", "b", "c"]
+    assert frame.groupby("class")["rows"].sum().tolist() == [6, 6, 6]
+    curve = dg.roc_curve(y, proba, 0)
+    roc = roc_frame({"Laplace": curve})
+    assert roc[["fpr", "tpr"]].iloc[0].tolist() == [0.0, 0.0]
+    assert roc[["fpr", "tpr"]].iloc[-1].tolist() == [1.0, 1.0]
+    assert set(roc["auc"]) == {curve["auc"]} and set(roc["method"]) == {"Laplace"}
