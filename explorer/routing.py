@@ -274,8 +274,10 @@ def neighbours(file: str) -> tuple[tuple | None, tuple | None]:
 #: link: a clicker sends PageDown / PageUp, and a presenter must see the bottom of a long
 #: page before it turns. PageUp likewise upwards and backwards; held down (auto-repeat)
 #: they scroll but never turn, which would fly through the pages. Arrow right / left
-#: (outside a widget) turn at once. The script runs again whenever a page draws the strip
-#: anew; each run replaces the listener and the timer of the run before.
+#: (outside a widget) turn at once, in the presenter mode only: outside it a keyboard
+#: reader's arrow on a focused button or link left the page (trial V). The script runs
+#: again whenever a page draws the strip anew; each run replaces the listener and the
+#: timer of the run before.
 _LINK_AND_KEYS = """
 <div style="display:flex;gap:8px;align-items:center;font:14px 'Source Sans Pro',sans-serif">
   <button id="heb-copy" type="button" style="padding:4px 12px;border:1px solid #767676;
@@ -322,8 +324,9 @@ _LINK_AND_KEYS = """
     const where = document.activeElement;
     const inWidget = where && where.closest("input, textarea, [role=slider], [role=combobox]");
     const paging = event.key === "PageDown" || event.key === "PageUp";
-    const forward = event.key === "PageDown" || (event.key === "ArrowRight" && !inWidget);
-    const back = event.key === "PageUp" || (event.key === "ArrowLeft" && !inWidget);
+    const arrows = ARROWS_TURN && !inWidget;
+    const forward = event.key === "PageDown" || (event.key === "ArrowRight" && arrows);
+    const back = event.key === "PageUp" || (event.key === "ArrowLeft" && arrows);
     if (!forward && !back) return;
     if (paging) {
       /* 85 % of a screen while the page goes on that way: the lines at the edge stay in view */
@@ -447,15 +450,17 @@ HISTORY_RACE_MS = 1500
 
 def _link_and_keys() -> str:
     """The footer's strip, with the keys of the presenter's step buttons and of the footer's
-    row filled in, and the script that fits a presenter step to a short screen."""
+    row filled in (and whether the arrow keys turn: in the presenter mode), and the script
+    that fits a presenter step to a short screen."""
     from explorer.presenter import NEXT_STEP_KEY, PREVIOUS_STEP_KEY, fit_step_script
+    from explorer.state import presenting
 
     keys = {
         "NEXT_STEP_KEY": NEXT_STEP_KEY,
         "PREVIOUS_STEP_KEY": PREVIOUS_STEP_KEY,
         "RACE_MS": str(HISTORY_RACE_MS),
     }
-    strip = _LINK_AND_KEYS
+    strip = _LINK_AND_KEYS.replace("ARROWS_TURN", "true" if presenting() else "false")
     for name, key in (keys | {"FOOTER_KEY": FOOTER_KEY}).items():
         strip = strip.replace(name, key)
     return strip + fit_step_script()
