@@ -251,7 +251,7 @@ def has_best(summary: pd.DataFrame) -> bool:
 
 def best_note(summary: pd.DataFrame) -> str:
     """The sentence saying what :func:`best_style` colours ("" when it colours nothing)."""
-    return "Best mean of each metric in blue." if has_best(summary) else ""
+    return "Best mean of each metric in bold blue." if has_best(summary) else ""
 
 
 def best_style(summary: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:

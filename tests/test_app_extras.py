@@ -686,13 +686,14 @@ def test_explain_takes_a_row_outside_the_subsample_and_says_which_row_it_shows()
 
 def test_one_method_is_not_said_to_have_a_best_mean_in_blue():
     """With one method no cell is blue (best of nothing), yet the caption said "Best mean
-    of each metric in blue"."""
+    of each metric in bold blue"."""
     one = open_page("pages/compare.py", data="builtin:iris", methods="HEB-M", folds="3")
     assert_clean(one)
     captions = " ".join(c.value for c in one.caption)
     assert "Fit time: the median fold's" in captions and "in blue" not in captions
     two = open_page("pages/compare.py", data="builtin:iris", methods="Laplace,HEB-M", folds="3")
-    assert "Best mean of each metric in blue. Fit time" in " ".join(c.value for c in two.caption)
+    shown = " ".join(c.value for c in two.caption)
+    assert "Best mean of each metric in bold blue. Fit time" in shown
 
 
 def _confusion_in_a_column(at: AppTest) -> bool:
