@@ -8,6 +8,8 @@ suite let live. Every expected value is worked by hand in the test's docstring o
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -199,3 +201,117 @@ def test_study_prior_mean_row_is_the_prior_mean_form(monkeypatch):
             np.abs(theta - counts / 1000).sum(axis=1).mean(), rel=1e-9, abs=1e-18
         )
     assert by["heb-h-prior-mean"] < 0.1 * by["heb-h"]
+
+
+# ------------------------------------------------------------------ explorer.hierarchies
+@pytest.fixture
+def session(monkeypatch):
+    """A plain dict as the app's session state, on dataset spec "builtin:test"."""
+    from explorer import hierarchies
+
+    state = {"data_spec": "builtin:test"}
+    monkeypatch.setattr(hierarchies.st, "session_state", state)
+    return state
+
+
+def _work(codes, names, kinds=None, key="session37"):
+    """The parts of a WorkingData the hierarchy logic reads, labels "a0", "a1", ..."""
+    codes = np.asarray(codes, dtype=np.int64)
+    k = codes.max(axis=0) + 1
+    pre = SimpleNamespace(
+        feature_names_out_=list(names),
+        categories_=[[f"{name}{v}" for v in range(n)] for name, n in zip(names, k, strict=True)],
+        kinds_=dict(kinds or {}),
+    )
+    table = SimpleNamespace(n_categories=k)
+    return SimpleNamespace(
+        codes=codes, feature_names=list(names), preprocessor=pre, table=table, key=key
+    )
+
+
+def test_redeclaring_a_feature_at_the_limit_replaces_it(session):
+    """With MAX_DECLARED features declared, declaring one of them again replaces it (the
+    limit counts the others), and the declaration kept is the new one."""
+    from explorer.hierarchies import declare, declared
+    from heb.evaluate.hierarchy_specs import MAX_DECLARED, Declared
+
+    for i in range(MAX_DECLARED):
+        declare(Declared(f"f{i}", parents=("p",)))
+    declare(Declared("f0", parents=("q",)))
+    items = {d.feature: d for d in declared()}
+    assert len(items) == MAX_DECLARED and items["f0"].parents == ("q",)
+    with pytest.raises(ValueError, match=f"At most {MAX_DECLARED}"):
+        declare(Declared("new", parents=("p",)))
+
+
+def test_numeric_columns_have_no_labels():
+    from explorer.hierarchies import labels_of
+
+    work = _work([[0, 1], [1, 0]], ["a", "b"], kinds={"a": "numeric", "b": "categorical"})
+    assert labels_of(work, 0) is None
+    assert labels_of(work, 1) == ["b0", "b1"]
+
+
+def test_levels_summary_says_which_declarations_are_used():
+    """Leaf a (3 codes) -> parent b (a // 2: 2 codes) is used, "3 -> 2"; a prefix on the
+    numeric column c has no labels, is left out: its leaves only, not used."""
+    from explorer.hierarchies import levels_summary
+    from heb.evaluate.hierarchy_specs import Declared
+
+    codes = [[0, 0, 0], [1, 0, 1], [2, 1, 0], [0, 0, 1]]
+    work = _work(codes, ["a", "b", "c"], kinds={"c": "numeric"})
+    items = (Declared("a", parents=("b",)), Declared("c", prefix=(1,)))
+    frame = levels_summary(work, items)
+    assert frame["nodes per level (leaves first)"].tolist() == ["3 -> 2", "2"]
+    assert frame["used"].tolist() == [True, False]
+
+
+@pytest.mark.parametrize(("text", "expected"), [("3; 1", (3, 1)), (" 4 ,2;1 ", (4, 2, 1))])
+def test_prefix_lengths_accept_commas_and_semicolons(text, expected):
+    from explorer.hierarchies import parse_lengths
+
+    assert parse_lengths(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", " , ; "])
+def test_no_prefix_length_is_refused(text):
+    from explorer.hierarchies import parse_lengths
+
+    with pytest.raises(ValueError, match="whole numbers"):
+        parse_lengths(text)
+
+
+def test_a_chain_cut_short_names_its_levels_by_number_from_one():
+    """A prefix rule of two lengths resolved to one level on these codes: the level is
+    "zip level 1", not "zip prefix 3"."""
+    from explorer.hierarchies import level_names
+    from heb.evaluate.hierarchy_specs import Declared
+
+    names = level_names(Declared("zip", prefix=(3, 1)), 1)
+    assert names == ["zip given zip level 1", "zip level 1 (top level of zip)"]
+
+
+def test_concentrations_use_exact_dependencies_unless_a_tolerance_was_chosen(session):
+    """300 rows: A = 0, 1, 2 (100 each), B = 0 for A 0 and 1 but one row of A 1, 1 for A 2.
+    One violating row against 101 a blind guess misses: A -> B at 1 %, not exactly. With no
+    tolerance chosen the exact default finds none."""
+    from explorer.hierarchies import concentration_hierarchies
+
+    a = np.repeat([0, 1, 2], 100)
+    b = (a == 2).astype(int)
+    b[100] = 1
+    work = _work(np.column_stack([a, b]), ["A", "B"], key="session37-tolerance")
+    assert concentration_hierarchies(work) == ((), "none")
+    session["fd_tolerance"] = 0.01
+    found, source = concentration_hierarchies(work)
+    assert source == "detected" and [(d.feature, d.parents) for d in found] == [("A", ("B",))]
+
+
+def test_after_a_dataset_switch_the_parent_default_is_not_the_shown_feature(session):
+    """The feature kept from the last dataset ("old") is not a column here, so the picker
+    shows the first column, "a": the parent default must be another column, "b"."""
+    from explorer.hierarchies import _parent_default
+
+    session.update({"hier_feature": "old", "hier_parent": "gone"})
+    _parent_default(["a", "b", "c"])
+    assert session["hier_parent"] == "b"
