@@ -315,3 +315,54 @@ def test_after_a_dataset_switch_the_parent_default_is_not_the_shown_feature(sess
     session.update({"hier_feature": "old", "hier_parent": "gone"})
     _parent_default(["a", "b", "c"])
     assert session["hier_parent"] == "b"
+
+
+# ------------------------------------------------------------------ heb.data.builtins
+def test_zip_codes_keeps_one_label_per_category_and_buying_is_the_minority():
+    """The dataset relabels the high-cardinality preset's codes (n_samples=5000, seed=0):
+    distinct codes must stay distinct labels (ZIPs and IP hashes drawn without
+    replacement, product ids 500000 + 7 code), and "yes" is the preset's class 1, the
+    15 % minority."""
+    from heb.data.builtins import load_builtin
+    from heb.synthetic import high_cardinality_preset
+
+    codes, y, truth = high_cardinality_preset(n_samples=5000, seed=0)
+    data = load_builtin("zip-codes")
+    for name in ("zip_code", "ip_hash", "product_id", "user_id"):
+        f = truth["feature_names"].index(name)
+        assert data.X[name].nunique() == np.unique(codes[:, f]).size, name
+    assert (np.asarray(data.y) == "yes").sum() == (y == 1).sum()
+    assert (y == 1).mean() < 0.2
+
+
+def test_known_truth_is_the_sample_its_description_states():
+    """3 classes weighted 0.5 / 0.3 / 0.2, Dirichlet(0.5) conditionals, seed 0, 3000 rows."""
+    from heb.data.builtins import load_builtin
+    from heb.synthetic import sample_naive_bayes
+
+    _, y, truth = sample_naive_bayes(
+        3000, (2, 3, 5, 10, 25, 50, 100, 250), n_classes=3, alpha_dir=0.5,
+        class_weights=(0.5, 0.3, 0.2), seed=0,
+    )  # fmt: skip
+    data = load_builtin("known-truth")
+    np.testing.assert_allclose(data.truth["class_prior"], [0.5, 0.3, 0.2])
+    for got, want in zip(data.truth["theta"], truth["theta"], strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.asarray(data.y), np.array(["A", "B", "C"])[y])
+
+
+@pytest.mark.parametrize(
+    ("name", "counts"),
+    [
+        ("breast-cancer", {"malignant": 212, "benign": 357}),
+        ("wine", {"class_0": 59, "class_1": 71, "class_2": 48}),
+    ],
+)
+def test_sklearn_targets_are_named_as_in_their_documentation(name, counts):
+    """scikit-learn's documentation: 212 malignant and 357 benign tumours; 59, 71 and 48
+    wines of cultivars 0, 1 and 2."""
+    import pandas as pd
+
+    from heb.data.builtins import load_builtin
+
+    assert pd.Series(load_builtin(name).y).value_counts().to_dict() == counts
