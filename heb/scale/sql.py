@@ -40,6 +40,7 @@ __all__ = [
     "pair_histogram_query",
     "floor_query",
     "fold_query",
+    "target_values_query",
     "partition_file_key",
     "bin_expression",
     "feature_alias",
@@ -256,6 +257,13 @@ def floor_query(dialect: Dialect, target: str, features: Sequence[str]) -> str:
         f"SELECT {q(target)}, {', '.join(names)}, count(*) AS __heb_n FROM {VIEW} "
         f"GROUP BY GROUPING SETS ({sets})"
     )
+
+
+def target_values_query(dialect: Dialect, target: str) -> str:
+    """The number of different values (``__heb_n``) of the target in rows with one: a scan
+    of that column alone."""
+    q = dialect.quote(target)
+    return f"SELECT count(DISTINCT {q}) AS __heb_n FROM {VIEW} WHERE {dialect.present(target)}"
 
 
 def fold_query(dialect: Dialect, target: str, n_folds: int, seed: int) -> str:
