@@ -18,7 +18,7 @@ from heb.scale.memory import physical_memory
 from heb.scale.source import Source
 from heb.scale.sql import DUCKDB, RESERVED_PREFIX, VIEW, partition_file_key
 
-__all__ = ["DuckDBEngine", "default_memory_limit"]
+__all__ = ["DuckDBEngine", "connect", "default_memory_limit"]
 
 
 def default_memory_limit() -> str:
@@ -39,6 +39,31 @@ def _family(type_name: str) -> str:
     if name.strip('"') == "NULL":  # parquet's null type: a column with no value at all
         return "null"
     return "other"
+
+
+def connect(memory_limit: str | None = None, threads: int | None = None):
+    """A new DuckDB connection with a memory limit and a spill folder, so scans larger than
+    memory stream.
+
+    Parameters
+    ----------
+    memory_limit : str, optional
+        DuckDB's ``memory_limit`` (e.g. ``"2GB"``); default :func:`default_memory_limit`.
+    threads : int, optional
+        Worker threads; default all cores.
+
+    Returns
+    -------
+    duckdb.DuckDBPyConnection
+    """
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(f"SET memory_limit = '{memory_limit or default_memory_limit()}'")
+    con.execute(f"SET temp_directory = '{tempfile.gettempdir()}/heb_duckdb_spill'")
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    return con
 
 
 #: DuckDB's own names of the row key columns a parquet scan can add
@@ -126,13 +151,7 @@ class DuckDBEngine(Engine):
     in_process = True
 
     def __init__(self, memory_limit: str | None = None, threads: int | None = None):
-        import duckdb
-
-        self._con = duckdb.connect()
-        self._con.execute(f"SET memory_limit = '{memory_limit or default_memory_limit()}'")
-        self._con.execute(f"SET temp_directory = '{tempfile.gettempdir()}/heb_duckdb_spill'")
-        if threads:
-            self._con.execute(f"SET threads = {int(threads)}")
+        self._con = connect(memory_limit, threads)
         self.source: Source | None = None
         self._columns: list[tuple[str, str]] = []
         self._interrupted = False  # read by a CSV's UTF-8 copy, which is no DuckDB query
