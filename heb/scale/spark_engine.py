@@ -18,6 +18,7 @@ import os
 import shutil
 import tempfile
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -276,6 +277,67 @@ def _utf8_key_values(source: Source) -> dict[str, dict[str, str]]:
     return fixes
 
 
+def _is_local(session) -> bool:
+    """Whether the session's master is ``local`` (driver and executors one JVM, which sees
+    this machine's files); a Spark Connect session has no context to ask and is not."""
+    try:
+        master = session.sparkContext.master
+    except Exception:  # Spark Connect raises its own types for sparkContext
+        return False
+    return str(master).startswith("local")
+
+
+def _typed_parquet(owner: object, source: Source) -> tuple[weakref.finalize, Path, dict, list]:
+    """A CSV source typed by DuckDB as the upload readers type it, written to parquet.
+
+    :func:`heb.scale.csv_scan.csv_scan` types the columns (a ZIP written 02134 stays text,
+    ``NA`` and ``?`` are missing) and numbers the rows in file order; its rows are copied
+    in that order (``preserve_insertion_order``) to ``rows.parquet`` in a private
+    temporary folder, under that name only once whole. The folder is removed by the
+    returned finalizer: when it is called, on a failure here, when ``owner`` is collected
+    or at exit; a UTF-8 copy of a file that is not UTF-8 is removed on return.
+
+    Returns
+    -------
+    (finalize, Path, dict, list)
+        The folder's remover, the parquet file, the renamed case-duplicate columns
+        (``name -> identifier in the file``) and the readers' notes.
+
+    Raises
+    ------
+    DataError
+        The scan's sentence (an empty file, a malformed row), or DuckDB's first line.
+    """
+    import duckdb
+
+    from heb.scale.csv_scan import copies_of, csv_scan
+    from heb.scale.duckdb_engine import connect
+
+    folder = Path(tempfile.mkdtemp(prefix="heb_spark_csv_"))  # mode 0700
+    remove = weakref.finalize(owner, shutil.rmtree, folder, ignore_errors=True)
+    con = connect()
+    try:
+        con.execute("SET preserve_insertion_order = true")  # the rows in file order
+        con.execute("SET enable_progress_bar = false")  # no bar on the terminal
+        scan, renamed, notes = csv_scan(con, source.files, source.label)
+        partial, whole = folder / "rows.parquet.partial", folder / "rows.parquet"
+        target = str(partial).replace("'", "''")
+        con.execute(f"COPY ({scan}) TO '{target}' (FORMAT parquet)")
+        os.replace(partial, whole)
+    except duckdb.Error as exc:
+        remove()
+        first = str(exc).strip().splitlines()[0]
+        raise DataError(f"DuckDB could not type {source.label!r} for Spark: {first}") from exc
+    except BaseException:
+        remove()
+        raise
+    finally:
+        con.close()
+        for remove_copy in copies_of(con):
+            remove_copy()
+    return remove, whole, renamed, notes
+
+
 class SparkEngine(Engine):
     """Runs :mod:`heb.scale.sql` queries on Spark SQL.
 
@@ -285,6 +347,14 @@ class SparkEngine(Engine):
         A running session (e.g. on a cluster); default a new ``master`` session.
     master : str
         Used only when no session is given; ``local[*]`` uses every local core.
+
+    Notes
+    -----
+    On a ``local`` master a CSV is typed by DuckDB as the upload readers type it
+    (:func:`heb.scale.csv_scan.csv_scan`) and read from a temporary parquet copy, removed
+    by :meth:`close`, the next :meth:`register` or when the engine is collected; on a
+    cluster, whose executors may not see this machine's temporary folder, Spark's own
+    ``inferSchema`` types it.
 
     Raises
     ------
@@ -299,14 +369,52 @@ class SparkEngine(Engine):
         self.spark = session if session is not None else _start_session(master)
         self.source: Source | None = None
         self._columns: list[tuple[str, str]] = []
+        self.notes: list[str] = []
+        self._typed: weakref.finalize | None = None  # the remover of a CSV's parquet copy
 
     def register(self, source: Source) -> list[tuple[str, str]]:
-        """Expose ``source`` as the view ``heb_rows``; returns (column, type family) pairs."""
+        """Expose ``source`` as the view ``heb_rows``; returns (column, type family) pairs.
+
+        On a ``local`` master a CSV is read from DuckDB's typed parquet copy
+        (:func:`_typed_parquet`), so its columns, missing values, row order and
+        :attr:`notes` are the DuckDB engine's and the in-memory readers'.
+        """
+        typed = None
+        renamed: dict[str, str] = {}
+        notes: list[str] = []
+        copy = None
+        if source.format == "csv" and _is_local(self.spark):
+            typed, copy, renamed, notes = _typed_parquet(self, source)
+        try:
+            frame = self._frame(source, copy, renamed)
+            frame.createOrReplaceTempView(VIEW)
+        except BaseException:
+            if typed is not None:
+                typed()
+            raise
+        earlier, self._typed = self._typed, typed
+        if earlier is not None:  # the replaced view's copy
+            earlier()
+        self.source = source
+        self.notes = notes
+        self._columns = [
+            (f.name, _family(f.dataType))
+            for f in frame.schema.fields
+            if not f.name.startswith(RESERVED_PREFIX)
+        ]
+        self.dialect = SPARK.bound(self._columns)  # a float target's NaN is a missing target
+        return list(self._columns)
+
+    def _frame(self, source: Source, copy: Path | None, renamed: dict[str, str]):
+        """The source's rows with the row key ``__heb_file``, ``__heb_row``: a CSV from
+        its typed parquet ``copy`` when there is one (its case-duplicate columns, stored
+        under their ``renamed`` identifiers, get their names back)."""
         from pyspark.sql import functions as F
 
         paths = [str(f) for f in source.files]
-        # a CSV's delimiter and encoding as an upload's reader sniffs them (a TSV is not ",")
-        layout = csv_layout(source.files[0], source.label) if source.format == "csv" else None
+        layout = None  # a CSV's delimiter and encoding as an upload's reader sniffs them
+        if source.format == "csv" and copy is None:  # (its sentence unwrapped, as before)
+            layout = csv_layout(source.files[0], source.label)
         try:
             if source.format == "parquet":
                 frame = self._read_parquet(source, paths).drop(*source.index_columns)
@@ -315,30 +423,23 @@ class SparkEngine(Engine):
                 file_name = F.col("_metadata.file_name")
                 if keys:  # the partition values too, as DuckDB keys it
                     file_name = F.expr(partition_file_key(SPARK, keys, "_metadata.file_name"))
-                frame = frame.select(
+                return frame.select(
                     *[F.col(SPARK.identifier(name)) for name in names],
                     file_name.alias("__heb_file"),
                     F.col("_metadata.row_index").alias("__heb_row"),
                 )
-            else:
-                frame = self._read_csv(paths, layout)
-                frame = frame.select(
-                    "*",
-                    F.lit("").alias("__heb_file"),
-                    F.monotonically_increasing_id().alias("__heb_row"),
-                )
+            if copy is not None:  # typed, row key and all, by DuckDB
+                frame = self.spark.read.parquet(copy.as_uri())
+                names = {identifier: name for name, identifier in renamed.items()}
+                return frame.toDF(*(names.get(c, c) for c in frame.columns))
+            return self._read_csv(paths, layout).select(
+                "*",
+                F.lit("").alias("__heb_file"),
+                F.monotonically_increasing_id().alias("__heb_row"),
+            )
         except Exception as exc:
             first = str(exc).strip().splitlines()[0]
             raise DataError(f"Spark could not read {source.label!r}: {first}") from exc
-        frame.createOrReplaceTempView(VIEW)
-        self.source = source
-        self._columns = [
-            (f.name, _family(f.dataType))
-            for f in frame.schema.fields
-            if not f.name.startswith(RESERVED_PREFIX)
-        ]
-        self.dialect = SPARK.bound(self._columns)  # a float target's NaN is a missing target
-        return list(self._columns)
 
     def _read_csv(self, paths: list[str], layout):
         """The CSV files as a frame, read as the DuckDB scan reads them: a quoted field may
@@ -451,5 +552,8 @@ class SparkEngine(Engine):
             yield _deserialise([(k, v) for k, v in rows if k != _ROWS]), n_rows
 
     def close(self) -> None:
-        """Stop the session (only call when this engine started it)."""
+        """Delete a CSV's parquet copy and stop the session (only call when this engine
+        started it)."""
+        if self._typed is not None:
+            self._typed()
         self.spark.stop()
