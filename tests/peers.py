@@ -1,4 +1,4 @@
-"""External peers the suite checks against (Weka, Java, Chromium, Spark): skip or fail.
+"""External peers the suite checks against (Weka, Java, Chromium, Spark, Node.js): skip or fail.
 
 On a developer's machine a missing peer skips its tests with the reason. In CI
 (``CI=true``, as ``.ci/run`` is run) the same absence is a failure: CI installs every
@@ -49,6 +49,15 @@ def require_chromium() -> Path:
     if not CHROMIUM.is_file():
         missing(f"Debian's chromium is not installed at {CHROMIUM} (apt-get install chromium)")
     return CHROMIUM
+
+
+def require_node() -> str:
+    """Debian's Node.js (runs the footer's key handler's decision without a browser);
+    returns its path."""
+    node = shutil.which("node")
+    if node is None:
+        missing("Node.js is not installed (apt-get install nodejs)")
+    return node
 
 
 def require_spark() -> None:

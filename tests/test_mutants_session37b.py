@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import warnings
 
@@ -24,6 +23,7 @@ import pytest
 
 from heb import NaiveBayes
 from heb.data.preprocess import Preprocessor
+from tests.peers import require_node
 
 BIG = 2**53  # float64 holds every whole number up to here, not 2**53 + 1
 
@@ -227,8 +227,7 @@ def test_the_roc_csv_holds_each_point():
 # ------------------------------------------------------------------ arrow keys
 def _turns(monkeypatch, present: bool, key: str, in_widget: bool) -> list[bool]:
     """[forward, back] as the footer's key handler decides them, run in Node."""
-    if shutil.which("node") is None:
-        pytest.skip("Node.js is not installed: the key handler's decision is not run")
+    node = require_node()
     from explorer import routing, state
 
     monkeypatch.setattr(state, "presenting", lambda: present)
@@ -244,7 +243,7 @@ def _turns(monkeypatch, present: bool, key: str, in_widget: bool) -> list[bool]:
         + body
         + "\nconsole.log(JSON.stringify([forward, back]));"
     )
-    out = subprocess.run(["node", "-e", program], capture_output=True, text=True, check=True)
+    out = subprocess.run([node, "-e", program], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
