@@ -19,6 +19,9 @@ from heb.data import Preprocessor, code_signal
 from heb.smoothing import mutual_information
 from tests.test_app import assert_clean, open_app, table_with, unescape, uploader
 
+#: these columns tie their bins on purpose: the Preprocessor's warning of it is expected
+pytestmark = pytest.mark.filterwarnings("ignore:Column .* quantile bins tie into one")
+
 #: a markdown link as user text: it must reach the page as text (tests/test_app.py's LINK)
 LINK = "[Click](https://example.com)"
 
