@@ -344,7 +344,8 @@ class SparkEngine(Engine):
     Parameters
     ----------
     session : SparkSession, optional
-        A running session (e.g. on a cluster); default a new ``master`` session.
+        A running session (e.g. on a cluster), which :meth:`close` leaves running;
+        default a new ``master`` session, which :meth:`close` stops.
     master : str
         Used only when no session is given; ``local[*]`` uses every local core.
 
@@ -367,6 +368,7 @@ class SparkEngine(Engine):
 
     def __init__(self, session=None, master: str = "local[*]"):
         self.spark = session if session is not None else _start_session(master)
+        self._owns_session = session is None  # close() stops only a session it started
         self.source: Source | None = None
         self._columns: list[tuple[str, str]] = []
         self.notes: list[str] = []
@@ -552,8 +554,9 @@ class SparkEngine(Engine):
             yield _deserialise([(k, v) for k, v in rows if k != _ROWS]), n_rows
 
     def close(self) -> None:
-        """Delete a CSV's parquet copy and stop the session (only call when this engine
-        started it)."""
+        """Delete a CSV's parquet copy, and stop the session if this engine started it (a
+        session given to it is the caller's, and keeps running)."""
         if self._typed is not None:
             self._typed()
-        self.spark.stop()
+        if self._owns_session:
+            self.spark.stop()
