@@ -19,6 +19,14 @@ __all__ = ["DECIMAL_COMMA", "exact_big_integers", "leading_zero_codes", "tidy_te
 DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,\d+|\d+)(?:[eE][+-]?\d+)?"
 #: a quoted ``12,5`` in a comma-separated file (a decimal comma, or a thousands separator)
 _COMMA_NUMBER = r"[+-]?\d+,\d+"
+#: a number with Excel's thousands separators, ``1,234`` or ``12,345,678.5``
+_THOUSANDS = r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+#: a plain number as a spreadsheet writes it: ``852``, ``-0.5``, ``.25``
+_PLAIN = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+#: a percentage as a spreadsheet writes it: ``12%``, ``12.5 %``
+_PERCENT = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+) ?%"
+#: the same with a decimal comma (a semicolon-separated file): ``12,5%``
+_PERCENT_COMMA = r"[+-]?(?:\d+(?:,\d*)?|,\d+) ?%"
 #: integers beyond this magnitude are not exact in a float64
 _EXACT_FLOAT = 2**53
 
@@ -128,6 +136,63 @@ def codes_note(column: str, example: str, more: int = 0) -> str:
     )
 
 
+def _thousands_grouped(distinct: pd.Series) -> bool:
+    """Whether the distinct cells of a comma-separated file's column are numbers written with
+    thousands separators beyond doubt (Excel's ``#,##0`` format): every cell a plain number
+    or one grouped by commas, at least one grouped, and either a grouped cell that no decimal
+    comma can explain (``12,345,678`` or ``1,234.5``) or plain cells that all stay below
+    1,000 (``852`` beside ``1,275``: the format groups every larger number). A column whose
+    every cell reads ``12,000`` stays ambiguous (``12.000`` in a decimal-comma locale)."""
+    grouped = distinct.str.fullmatch(_THOUSANDS)
+    plain = distinct.str.fullmatch(_PLAIN)
+    if not grouped.any() or not (grouped | plain).all():
+        return False
+    marks = distinct[grouped]
+    if (marks.str.count(",") > 1).any() or marks.str.contains(".", regex=False).any():
+        return True
+    small = pd.to_numeric(distinct[plain]).abs() < 1000
+    return bool(plain.any() and small.all())
+
+
+def _spreadsheet_number(
+    text: pd.Series, distinct: pd.Series, decimal_comma: bool, kind: str
+) -> tuple[pd.Series | None, str]:
+    """A text column read as numbers where a spreadsheet wrote them so: every value a
+    percentage (``12%``, or ``12,5%`` with ``decimal_comma``: the number before the sign),
+    or a comma-separated file's thousands separators (:func:`_thousands_grouped`). Returns
+    the numbers and a value as written for the note, or ``(None, "")``."""
+    if not distinct.size:
+        return None, ""
+    if distinct.str.fullmatch(_PERCENT_COMMA if decimal_comma else _PERCENT).all():
+        number = text.str.rstrip("%").str.strip()
+        if decimal_comma:
+            number = number.str.replace(",", ".", regex=False)
+        return pd.to_numeric(number), str(distinct.iloc[0])
+    if kind == "comma-separated" and not decimal_comma and _thousands_grouped(distinct):
+        example = distinct[distinct.str.contains(",", regex=False)].iloc[0]
+        return pd.to_numeric(text.str.replace(",", "", regex=False)), str(example)
+    return None, ""
+
+
+def _conversion_notes(percent: list[tuple], grouped: list[tuple]) -> list[str]:
+    """The notes on the (column, value as written) read as percentages and as numbers with
+    thousands separators (:func:`_spreadsheet_number`), one a kind."""
+    notes = []
+    if percent:
+        (column, example), more = percent[0], len(percent) - 1
+        notes.append(
+            f"Column {quote(column)}{_others(more)} holds percentages such as "
+            f"{quote(example)}, read as the numbers before the % sign."
+        )
+    if grouped:
+        (column, example), more = grouped[0], len(grouped) - 1
+        notes.append(
+            f"Column {quote(column)}{_others(more)} holds numbers written with thousands "
+            f"separators such as {quote(example)}, read as numbers."
+        )
+    return notes
+
+
 def tidy_text_columns(
     frame: pd.DataFrame,
     notes: list[str],
@@ -141,10 +206,16 @@ def tidy_text_columns(
     number written with a decimal comma (``12,5``) becomes numeric, except the ``codes``
     (:func:`leading_zero_codes`), whose digits would pass for such numbers. Otherwise such
     a column stays categorical, with a note naming the file's ``kind`` (a tab-separated
-    file's note said "in a comma-separated file").
+    file's note said "in a comma-separated file"), unless the file is comma-separated and
+    its commas are thousands separators beyond doubt (:func:`_thousands_grouped`: ``852``
+    beside ``1,275``, as Excel's ``#,##0`` format writes them): then it becomes numeric. A
+    column whose every value is a percentage (``12%``; ``12,5%`` with a decimal comma)
+    becomes the numbers before the ``%``. Each conversion is named in a note.
     """
     mixed = []
     comma_columns = []
+    grouped_columns = []
+    percent_columns = []
     for column in frame.columns:
         values = frame[column]
         if not (
@@ -160,12 +231,19 @@ def tidy_text_columns(
             plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
             frame[column] = pd.to_numeric(plain)
             continue
+        number, example = _spreadsheet_number(text, distinct, decimal_comma, kind)
+        if number is not None:
+            frame[column] = number
+            found = percent_columns if example.endswith("%") else grouped_columns
+            found.append((column, example))
+            continue
         if not decimal_comma and distinct.size and distinct.str.fullmatch(_COMMA_NUMBER).all():
             comma_columns.append((column, distinct.iloc[0]))
         numbers = pd.to_numeric(distinct, errors="coerce")
         if 0 < int(numbers.notna().sum()) < distinct.size:
             mixed.append((column, distinct[numbers.isna()].iloc[0]))
         frame[column] = text
+    notes.extend(_conversion_notes(percent_columns, grouped_columns))
     if mixed:
         notes.append(mixed_note(*mixed[0], len(mixed) - 1))
     if comma_columns:
