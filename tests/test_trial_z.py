@@ -7,6 +7,10 @@ the note that they "mix numbers and text such as '1,275'", the percentages with 
 at all; Explain a prediction then showed ``Monthly Spend = 852`` as a singleton category.
 They are now numbers (binned as any amount), each conversion named in a note; a column of
 ``12,000``-style cells alone stays ambiguous (a decimal comma or a thousands separator).
+
+A column of dates (240 signup days in 300 rows) was read as categories without a word, and
+Explain named ``Signup Date = 06/29/2024`` as the feature the smoothers disagreed on most: a
+note now says what such a column is and what to do with it.
 """
 
 from __future__ import annotations
@@ -108,3 +112,33 @@ def test_the_dataset_page_says_so_and_bins_the_amounts():
     assert not any("mixes numbers and text" in i for i in infos), infos
     dataset = _dataset(at)
     assert pd.api.types.is_float_dtype(dataset.X["Monthly Spend"].dtype)
+
+
+def test_a_date_column_of_many_days_gets_a_note():
+    dataset = load_upload(spreadsheet_csv(), "churn.csv", target="Churned")
+    (note,) = [n for n in dataset.notes if "holds dates" in n]
+    assert note.startswith("Column 'Signup Date' holds dates such as '0")
+    days = dataset.X["Signup Date"].nunique()
+    assert days > 20 and f"each of its {days:,} dates is a category of its own" in note
+    assert "Columns to leave out" in note
+
+
+@pytest.mark.parametrize(
+    ("cells", "noted"),
+    [
+        ([f"2024-05-{d:02d}" for d in range(1, 22)], True),  # 21 days, ISO
+        ([f"{d:02d}.06.2024 10:30" for d in range(1, 22)], True),  # European, with a time
+        ([f"2024-05-{d:02d}" for d in range(1, 21)], False),  # 20 days: a few categories
+        ([f"2024-05-{d:02d}" for d in range(1, 21)] + ["soon"], False),  # not all dates
+        ([f"v{d}" for d in range(1, 30)], False),
+    ],
+)
+def test_the_date_note_needs_dates_only_and_many_of_them(cells, noted):
+    rows = "".join(f"{c},{'ab'[i % 2]}\n" for i, c in enumerate(cells * 2))
+    dataset = load_upload(("when,label\n" + rows).encode(), "d.csv")
+    assert any("holds dates" in n for n in dataset.notes) is noted, dataset.notes
+
+
+def test_the_dataset_page_names_the_date_column():
+    at = _upload(spreadsheet_csv(), "churn_homework.csv")
+    assert any("'Signup Date' holds dates such as" in i for i in _infos(at)), _infos(at)

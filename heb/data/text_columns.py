@@ -12,7 +12,13 @@ import pandas as pd
 
 from heb.data.dataset import NA_TOKENS, is_integer_like, quote
 
-__all__ = ["DECIMAL_COMMA", "exact_big_integers", "leading_zero_codes", "tidy_text_columns"]
+__all__ = [
+    "DECIMAL_COMMA",
+    "date_notes",
+    "exact_big_integers",
+    "leading_zero_codes",
+    "tidy_text_columns",
+]
 
 
 #: a number in the decimal-comma convention: ``12,5``, ``-0,25``, ``1.234,56``, ``1.234``
@@ -27,6 +33,14 @@ _PLAIN = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
 _PERCENT = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+) ?%"
 #: the same with a decimal comma (a semicolon-separated file): ``12,5%``
 _PERCENT_COMMA = r"[+-]?(?:\d+(?:,\d*)?|,\d+) ?%"
+#: a calendar date as spreadsheets write it: ``06/29/2024``, ``29.06.2024``, ``2024-06-29``
+#: (a time of day may follow)
+_DATE = (
+    r"(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2})"
+    r"(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?"
+)
+#: a date column of more distinct values than this is named in a note
+DATE_NOTE_VALUES = 20
 #: integers beyond this magnitude are not exact in a float64
 _EXACT_FLOAT = 2**53
 
@@ -193,6 +207,36 @@ def _conversion_notes(percent: list[tuple], grouped: list[tuple]) -> list[str]:
     return notes
 
 
+def date_notes(frame: pd.DataFrame) -> list[str]:
+    """A note on the text columns whose every value is a date (``06/29/2024``,
+    ``29.06.2024``, ``2024-06-29``) and which hold more than :data:`DATE_NOTE_VALUES`
+    different days: each day is a category of its own, seen in a few rows, which says
+    little about a row of a day not in the training folds (the Explain page then named a
+    student's signup date as the feature the smoothers disagreed on most)."""
+    found = []
+    for column in frame.columns:
+        values = frame[column]
+        if not (
+            pd.api.types.is_object_dtype(values.dtype) or pd.api.types.is_string_dtype(values.dtype)
+        ):
+            continue
+        written = values.dropna()
+        if written.empty or not re.fullmatch(_DATE, str(written.iloc[0])):
+            continue
+        distinct = pd.Series(pd.unique(written), dtype=object).astype(str)
+        if distinct.size > DATE_NOTE_VALUES and distinct.str.fullmatch(_DATE).all():
+            found.append((column, distinct.iloc[0], distinct.size))
+    if not found:
+        return []
+    (column, example, days), more = found[0], len(found) - 1
+    return [
+        f"Column {quote(column)}{_others(more)} holds dates such as {quote(example)}, read as "
+        f"categories: each of its {days:,} dates is a category of its own, seen in few rows, "
+        "so it says little about a new row; leave it out (Columns to leave out) or add its "
+        "month or weekday to the file as a column."
+    ]
+
+
 def tidy_text_columns(
     frame: pd.DataFrame,
     notes: list[str],
@@ -253,4 +297,5 @@ def tidy_text_columns(
             f"which in a {kind} file may be a decimal or a thousands separator, so it "
             "is treated as categorical; save the file with decimal points to read them as numbers."
         )
+    notes.extend(date_notes(frame))
     return frame
