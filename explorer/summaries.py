@@ -35,6 +35,8 @@ __all__ = [
     "numeric_code_lines",
     "numeric_code_notes",
     "numeric_code_texts",
+    "per_row_codes",
+    "PER_ROW_ADVICE",
     "rows_per_category",
     "zero_cells",
 ]
@@ -197,6 +199,19 @@ def numeric_code_lines(
     return numeric_code_texts(dataset, work, signal)[1:]
 
 
+def per_row_codes(
+    dataset: Dataset, work: WorkingData, signal: dict[str, BinnedSignal] | None = None
+) -> list[str]:
+    """The columns of :func:`numeric_code_notes` with a number of their own in every row
+    counted, in feature order: the page offers to leave them out (:data:`PER_ROW_ADVICE`)."""
+    figures = _code_figures(dataset, work, signal)[0]
+    return [
+        name
+        for name, (distinct, rows, found) in figures.items()
+        if found is None and every_row_its_own(distinct, rows)
+    ]
+
+
 def numeric_code_texts(
     dataset: Dataset, work: WorkingData, signal: dict[str, BinnedSignal] | None = None
 ) -> tuple[dict[str, str], dict[str, str], str]:
@@ -208,6 +223,8 @@ def numeric_code_texts(
         notes[name] = code_note(name, distinct, rows, bins, sample, found)
         if found is None:
             lines[name] = f"{quote(name)}: {distinct:,} values in {rows:,} rows, mixed in {bins}."
+            if every_row_its_own(distinct, rows):
+                lines[name] += " A number per row: if it numbers the rows, leave it out."
         else:
             made = "1 bin" if found.bins == 1 else f"{found.bins} bins"
             lines[name] = (
@@ -242,10 +259,30 @@ def code_note(
             "measurement of few values."
         )
         return said
-    return said + (
+    said += (
         " If it is a code (a customer number, a ZIP code, a product code), treat "
         "it as categorical, so that each value counts on its own."
     )
+    if every_row_its_own(distinct, rows):
+        said += PER_ROW_ADVICE
+    return said
+
+
+#: what a code note adds of a column with a different number in every row counted: as
+#: categories each value is seen once (in cross-validation never in training), so a row
+#: or customer number tells nothing either way (trial Z: the note only said to treat such
+#: a column as categorical)
+PER_ROW_ADVICE = (
+    " Here every row has a number of its own: if it numbers the rows (or the customers of "
+    "a table of customers), each category would be seen once and tell nothing; leave it "
+    "out instead."
+)
+
+
+def every_row_its_own(distinct: int, rows: int) -> bool:
+    """Whether a column's ``distinct`` values in ``rows`` rows are one per row (of at
+    least 10 rows, as :func:`heb.data.dataset.one_value_per_row` asks of a text column)."""
+    return rows >= 10 and distinct == rows
 
 
 #: column names of the plug-in MI's chance level and of the MI above it

@@ -370,13 +370,15 @@ def id_warnings(dataset, work: loading.WorkingData) -> None:
 @st.cache_data(max_entries=16, show_spinner=False)
 def _numeric_code_notes(
     key: str, _dataset, _work: loading.WorkingData
-) -> tuple[dict[str, str], dict[str, str], str, list[str], list[str]]:
+) -> tuple[dict[str, str], dict[str, str], str, list[str], list[str], list[str]]:
     """:func:`explorer.summaries.numeric_code_notes` and ``numeric_code_lines`` with the
     signal rule's figures, the columns it found and those it left unweighed
-    (:func:`explorer.summaries.binned_signal_columns`), once per working data (``key``)."""
+    (:func:`explorer.summaries.binned_signal_columns`), and those with a number per row
+    (:func:`explorer.summaries.per_row_codes`), once per working data (``key``)."""
     check = summaries.binned_signal_columns(_dataset, _work)
     notes, lines, counted = summaries.numeric_code_texts(_dataset, _work, check.found)
-    return notes, lines, counted, list(check.found), check.unweighed
+    per_row = summaries.per_row_codes(_dataset, _work, check.found)
+    return notes, lines, counted, list(check.found), check.unweighed, per_row
 
 
 def _declare_all_categorical(spec: str, columns: list[str]) -> None:
@@ -385,8 +387,9 @@ def _declare_all_categorical(spec: str, columns: list[str]) -> None:
         _declare_categorical(spec, column)
 
 
-def _declare_button(spec: str, column: str, number: int) -> None:
-    """The button declaring one column of a numeric-code note categorical."""
+def _declare_button(spec: str, column: str, number: int, per_row: bool = False) -> None:
+    """The button declaring one column of a numeric-code note categorical, and for a
+    column with a number per row (``per_row``) the one leaving it out beside it."""
     st.button(
         f"Treat {escape(column, limit=40)} as categorical",
         on_click=_declare_categorical,
@@ -395,6 +398,16 @@ def _declare_button(spec: str, column: str, number: int) -> None:
         icon=":material/category:",
         help="The Categorical columns choice above, for every page.",
     )
+    if per_row:
+        st.button(
+            f"Leave {escape(column, limit=40)} out",
+            on_click=_leave_out,
+            args=(spec, column),
+            key=f"leave_out_code_{number}",
+            icon=":material/remove_circle_outline:",
+            help="If it numbers the rows: the Columns to leave out choice above, for every "
+            "page and in the link.",
+        )
 
 
 def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
@@ -408,13 +421,16 @@ def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
     spec = st.session_state["data_spec"]
     if spec not in st.session_state.get("uploads", {}):
         return
-    notes, lines, counted, telling, unweighed = _numeric_code_notes(work.key, dataset, work)
+    notes, lines, counted, telling, unweighed, per_row = _numeric_code_notes(
+        work.key, dataset, work
+    )
     if len(notes) == 1:
         column, note = next(iter(notes.items()))
         show_info(note)
-        _declare_button(spec, column, 0)
+        with st.container(horizontal=True, key="code_note_buttons"):
+            _declare_button(spec, column, 0, column in per_row)
     elif notes:
-        _shared_code_note(spec, notes, lines, counted, telling)
+        _shared_code_note(spec, notes, lines, counted, telling, per_row)
     if unweighed:  # under the notes: what was weighed comes first
         st.caption(
             f"Not weighed, to keep this page quick ({len(unweighed)} whole-number "
@@ -425,11 +441,16 @@ def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
 
 
 def _shared_code_note(
-    spec: str, notes: dict[str, str], lines: dict[str, str], counted: str, telling: list[str]
+    spec: str,
+    notes: dict[str, str],
+    lines: dict[str, str],
+    counted: str,
+    telling: list[str],
+    per_row: list[str],
 ) -> None:
     """Several columns of :func:`numeric_code_notes` in one note, a line each, with one
     button declaring those whose values tell more than their bins (``telling``) and a
-    button each for the others."""
+    button each for the others (and one leaving out each of ``per_row``)."""
     listed = "\n".join(f"- {escape(line)}" for line in lines.values())
     weighed = (
         " (MI above chance: what a column tells about the target beyond what as many "
@@ -459,7 +480,7 @@ def _shared_code_note(
                 "any you want binned as numbers again.",
             )
         for number, column in enumerate(c for c in notes if c not in telling):
-            _declare_button(spec, column, number)
+            _declare_button(spec, column, number, column in per_row)
 
 
 #: the widest (pixels) the pinned feature column grows for long names (a longer name is
