@@ -579,7 +579,10 @@ def test_the_app_end_to_end(page, app_url, screenshot_dir, tmp_path):
     timings["upload_s"] = timed(
         page, lambda: upload.set_input_files(big_csv(tmp_path / "shop.csv"))
     )
-    assert "dataset=upload" in page.url
+    # the address follows the run that drew the upload (on a loaded machine a moment after
+    # the first run's end, which timed() stops at)
+    page.wait_for_url(lambda url: "dataset=upload" in url, timeout=120_000)
+    wait_idle(page)
     assert "20,000" in page.locator('[data-testid="stMetricValue"]').first.inner_text()
     assert_no_exception(page, "the Dataset page after the upload")
     # a figure (the class balance, on its tab) downloads as PNG (kaleido + chromium) and
