@@ -270,6 +270,12 @@ def csv_header(text: str, filename: str, max_columns: int) -> tuple[dict, list]:
     return options, names
 
 
+def file_kind(delimiter: str) -> str:
+    """How a note names a file of ``delimiter`` (``"tab-separated"``); a comma-separated
+    file's commas may be thousands separators (:func:`heb.data.text_columns.tidy_text_columns`)."""
+    return {"\t": "tab-separated", "|": "pipe-separated"}.get(delimiter, "comma-separated")
+
+
 def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
     options, names = csv_header(text, filename, max_columns)
     delimiter = options["sep"]
@@ -310,8 +316,9 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
             "cells are treated as missing values."
         )
     codes = {frame.columns[i] for i in codes}
-    kind = {"\t": "tab-separated", "|": "pipe-separated"}.get(delimiter, "comma-separated")
-    return tidy_text_columns(frame, notes, decimal_comma=delimiter == ";", codes=codes, kind=kind)
+    return tidy_text_columns(
+        frame, notes, decimal_comma=delimiter == ";", codes=codes, kind=file_kind(delimiter)
+    )
 
 
 # ---- entry points

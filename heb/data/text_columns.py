@@ -14,6 +14,9 @@ from heb.data.dataset import NA_TOKENS, is_integer_like, quote
 
 __all__ = [
     "DECIMAL_COMMA",
+    "comma_note",
+    "conversion_notes",
+    "date_note",
     "date_notes",
     "exact_big_integers",
     "leading_zero_codes",
@@ -188,9 +191,10 @@ def _spreadsheet_number(
     return None, ""
 
 
-def _conversion_notes(percent: list[tuple], grouped: list[tuple]) -> list[str]:
+def conversion_notes(percent: list[tuple], grouped: list[tuple]) -> list[str]:
     """The notes on the (column, value as written) read as percentages and as numbers with
-    thousands separators (:func:`_spreadsheet_number`), one a kind."""
+    thousands separators (:func:`_spreadsheet_number`), one a kind; the in-memory and the
+    DuckDB CSV path (:mod:`heb.scale.csv_scan`) say them alike."""
     notes = []
     if percent:
         (column, example), more = percent[0], len(percent) - 1
@@ -228,13 +232,30 @@ def date_notes(frame: pd.DataFrame) -> list[str]:
             found.append((column, distinct.iloc[0], distinct.size))
     if not found:
         return []
-    (column, example, days), more = found[0], len(found) - 1
-    return [
+    return [date_note(*found[0], len(found) - 1)]
+
+
+def date_note(column: str, example: str, days: int, more: int = 0) -> str:
+    """The note on a column of ``days`` different dates such as ``example`` (and ``more``
+    columns like it), read as categories (:func:`date_notes`), on the in-memory and the
+    DuckDB CSV path."""
+    return (
         f"Column {quote(column)}{_others(more)} holds dates such as {quote(example)}, read as "
         f"categories: each of its {days:,} dates is a category of its own, seen in few rows, "
         "so it says little about a new row; leave it out (Columns to leave out) or add its "
         "month or weekday to the file as a column."
-    ]
+    )
+
+
+def comma_note(column: str, example: str, kind: str) -> str:
+    """The note on a column of numbers written with a comma such as ``example`` in a file
+    of ``kind`` (``"tab-separated"``), kept as categories, on the in-memory and the DuckDB
+    CSV path."""
+    return (
+        f"Column {quote(column)} holds numbers written with a comma such as {quote(example)}, "
+        f"which in a {kind} file may be a decimal or a thousands separator, so it "
+        "is treated as categorical; save the file with decimal points to read them as numbers."
+    )
 
 
 def tidy_text_columns(
@@ -287,15 +308,10 @@ def tidy_text_columns(
         if 0 < int(numbers.notna().sum()) < distinct.size:
             mixed.append((column, distinct[numbers.isna()].iloc[0]))
         frame[column] = text
-    notes.extend(_conversion_notes(percent_columns, grouped_columns))
+    notes.extend(conversion_notes(percent_columns, grouped_columns))
     if mixed:
         notes.append(mixed_note(*mixed[0], len(mixed) - 1))
     if comma_columns:
-        column, example = comma_columns[0]
-        notes.append(
-            f"Column {quote(column)} holds numbers written with a comma such as {quote(example)}, "
-            f"which in a {kind} file may be a decimal or a thousands separator, so it "
-            "is treated as categorical; save the file with decimal points to read them as numbers."
-        )
+        notes.append(comma_note(*comma_columns[0], kind))
     notes.extend(date_notes(frame))
     return frame

@@ -41,10 +41,26 @@ from heb.data.readers import (
     DECIMAL_COMMA,
     ENCODING_NOTES,
     csv_header,
+    file_kind,
     is_archive,
     looks_binary,
 )
-from heb.data.text_columns import codes_note, mixed_note
+from heb.data.text_columns import (
+    _COMMA_NUMBER as _WRITTEN_COMMA,
+)
+from heb.data.text_columns import (
+    _DATE,
+    _PERCENT,
+    _PERCENT_COMMA,
+    _PLAIN,
+    _THOUSANDS,
+    DATE_NOTE_VALUES,
+    codes_note,
+    comma_note,
+    conversion_notes,
+    date_note,
+    mixed_note,
+)
 from heb.scale.sql import DUCKDB, RESERVED_PREFIX
 
 __all__ = ["CsvLayout", "csv_layout", "csv_scan"]
@@ -85,8 +101,27 @@ _FEW_ROWS = 300_000
 #: unsigned integers is text as written, as the readers keep it (heb.data.text_columns)
 _ZERO_CODE = r"0[0-9]+"
 _DIGITS = r"[0-9]+"
-# the kind of one cell, as a bit of the column's kind set (see _cell_kind)
+#: the readers' spreadsheet patterns (heb.data.text_columns) in ASCII digits, RE2's and
+#: pandas' notion of a digit: a percentage (with a decimal comma), one whose number is an
+#: integer pandas reads into int64, a number grouped by thousands separators, a plain
+#: number, a number written with a comma in a file of no decimal commas, a date
+_ASCII = {
+    name: pattern.replace(r"\d", "[0-9]")
+    for name, pattern in {
+        "percent": _PERCENT,
+        "percent_comma": _PERCENT_COMMA,
+        "grouped": _THOUSANDS,
+        "plain": _PLAIN,
+        "comma": _WRITTEN_COMMA,
+        "date": _DATE,
+    }.items()
+}
+_PERCENT_INT = r"[+-]?[0-9]{1,18} ?%"
+# the kind of one cell, as a bit of the column's kind set (see _cell_kind): the spreadsheet
+# kinds are a percentage (its number an integer, or not), a number grouped by thousands
+# separators (one group, or beyond doubt: several or a decimal point), a date
 _MISSING, _SMALL, _FLOAT, _BOOL, _TEXT, _COMMA, _TIDY_NA, _FLOAT_COMMA, _LONG, _ZERO = range(10)
+_PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY = range(10, 15)
 #: added to the kind of a cell DuckDB's parser cannot read as the readers do
 _UNCLEAN = 16
 
@@ -284,8 +319,33 @@ def _matches(text: str, pattern: str) -> str:
     return f"regexp_full_match({text}, {_literal(pattern)})"
 
 
-def _cell_kind(raw: str, decimal_comma: bool) -> str:
-    """The kind of a cell (one of the ``_MISSING`` ... ``_LONG`` codes), the first that fits."""
+def _grouping(delimiter: str) -> bool:
+    """Whether a file of ``delimiter`` may hold numbers grouped by thousands separators
+    (the readers' comma-separated files, :func:`heb.data.text_columns._thousands_grouped`)."""
+    return delimiter != ";" and file_kind(delimiter) == "comma-separated"
+
+
+def _spreadsheet_kind(raw: str, decimal_comma: bool, grouping: bool) -> str:
+    """``WHEN`` clauses telling a text cell a spreadsheet wrote: a percentage (``12%``,
+    ``12,5%`` with ``decimal_comma``), a number grouped by thousands separators (when
+    ``grouping``), a number written with a comma (a file of no decimal commas), a date."""
+    text = _stripped(raw)
+    percent = _ASCII["percent_comma" if decimal_comma else "percent"]
+    whole = (
+        f"CASE WHEN {_matches(text, _PERCENT_INT)} THEN {_PERCENT_WHOLE} ELSE {_PERCENT_PART} END"
+    )
+    clauses = f"WHEN {_matches(text, percent)} THEN {whole} "
+    if grouping:
+        sure = f"strpos({text}, '.') > 0 OR length({text}) - length(replace({text}, ',', '')) > 1"
+        kind = f"CASE WHEN {sure} THEN {_GROUPED_SURE} ELSE {_GROUPED} END"
+        clauses += f"WHEN {_matches(text, _ASCII['grouped'])} THEN {kind} "
+    if not decimal_comma:
+        clauses += f"WHEN {_matches(text, _ASCII['comma'])} THEN {_COMMA} "
+    return clauses + f"WHEN {_matches(text, _ASCII['date'])} THEN {_DAY} "
+
+
+def _cell_kind(raw: str, decimal_comma: bool, grouping: bool = False) -> str:
+    """The kind of a cell (one of the ``_MISSING`` ... ``_DAY`` codes), the first that fits."""
     number = _number_text(raw)
     comma = lambda text, code: (  # noqa: E731
         f"WHEN {_matches(text, _COMMA_NUMBER)} THEN {code} " if decimal_comma else ""
@@ -301,11 +361,12 @@ def _cell_kind(raw: str, decimal_comma: bool) -> str:
         f"WHEN {_matches(number, _NUMBER)} THEN {float_kind} "
         f"WHEN lower(ltrim({raw}, ' ')) IN ('true', 'false') THEN {_BOOL} "
         f"WHEN {_tidy_missing(raw)} THEN {_TIDY_NA} "
-        f"{comma(_stripped(raw), _COMMA)}ELSE {_TEXT} END"
+        f"{comma(_stripped(raw), _COMMA)}{_spreadsheet_kind(raw, decimal_comma, grouping)}"
+        f"ELSE {_TEXT} END"
     )
 
 
-def _clean_or_kind(raw: str, decimal_comma: bool) -> str:
+def _clean_or_kind(raw: str, decimal_comma: bool, grouping: bool = False) -> str:
     """A cell's kind code, plus :data:`_UNCLEAN` unless DuckDB's own parser reads it as
     the readers do: NULL, a plain integer or decimal, or text with no whitespace at its
     ends that cannot be a number. Plain cells skip the trimming and most patterns."""
@@ -319,6 +380,12 @@ def _clean_or_kind(raw: str, decimal_comma: bool) -> str:
     text_kind = (
         f"CASE WHEN lower({raw}) IN ('true', 'false') THEN {_BOOL} "
         + (f"WHEN {_matches(raw, _COMMA_NUMBER)} THEN {_COMMA} " if decimal_comma else "")
+        # a percentage with a decimal comma may begin with it (,5%)
+        + (
+            f"WHEN {_matches(raw, _ASCII['percent_comma'])} THEN {_PERCENT_PART} "
+            if decimal_comma
+            else ""
+        )
         + f"ELSE {_TEXT} END"
     )
     return (
@@ -329,7 +396,7 @@ def _clean_or_kind(raw: str, decimal_comma: bool) -> str:
         f"WHEN {plain_float} THEN {float_kind} "
         f"WHEN ord({raw}) NOT IN (43, 45, 46, 73, 105) AND NOT ord({raw}) BETWEEN 48 AND 57 "
         f"AND NOT {_edged(raw)} THEN {text_kind} "
-        f"ELSE {_UNCLEAN} + {_cell_kind(raw, decimal_comma)} END"
+        f"ELSE {_UNCLEAN} + {_cell_kind(raw, decimal_comma, grouping)} END"
     )
 
 
@@ -371,13 +438,13 @@ def _kinds(con, scan: str, layout: CsvLayout) -> tuple[int, int, list[int], list
     DuckDB's parser can read it as it stands: one scan of the file, its cells read as
     rows or column by column (:attr:`CsvLayout.cells_as_rows`)."""
     n = len(layout.names)
-    decimal_comma = layout.delimiter == ";"
+    decimal_comma, grouping = layout.delimiter == ";", _grouping(layout.delimiter)
     # the blank test once per row (it names every column), not once per cell
     lines = f"(SELECT *, {_blank(n)} AS heb_blank FROM {scan})"
     if layout.cells_as_rows:
-        rows, blanks, masks = _kinds_as_rows(con, lines, n, decimal_comma)
+        rows, blanks, masks = _kinds_as_rows(con, lines, n, decimal_comma, grouping)
     else:
-        rows, blanks, masks = _kinds_by_column(con, lines, n, decimal_comma)
+        rows, blanks, masks = _kinds_by_column(con, lines, n, decimal_comma, grouping)
     kinds = [(m | m >> _UNCLEAN) & ((1 << _UNCLEAN) - 1) for m in masks]
     clean = [not m >> _UNCLEAN for m in masks]
     if blanks:  # lines of spaces: the first column is read as text to find them
@@ -385,14 +452,16 @@ def _kinds(con, scan: str, layout: CsvLayout) -> tuple[int, int, list[int], list
     return rows, blanks, kinds, clean
 
 
-def _kinds_as_rows(con, lines: str, n: int, decimal_comma: bool) -> tuple[int, int, list[int]]:
+def _kinds_as_rows(
+    con, lines: str, n: int, decimal_comma: bool, grouping: bool
+) -> tuple[int, int, list[int]]:
     """Rows, lines of spaces and each column's kind mask (:func:`_clean_or_kind`), the
     cells read as rows: one expression whatever the width."""
     cells = _cells(lines, list(range(n)), ", heb_blank")
     found = con.execute(
         "SELECT heb_col, count(*) FILTER (WHERE NOT heb_blank), count(*) FILTER (WHERE heb_blank), "
-        f"bit_or(1::BIGINT << ({_clean_or_kind('raw', decimal_comma)})) FILTER (WHERE NOT "
-        f"heb_blank) FROM {cells} GROUP BY heb_col"
+        f"bit_or(1::BIGINT << ({_clean_or_kind('raw', decimal_comma, grouping)})) "
+        f"FILTER (WHERE NOT heb_blank) FROM {cells} GROUP BY heb_col"
     ).fetchall()
     by_column = {int(row[0]): row for row in found}  # none for a file of no rows
     masks = [int(by_column[i][3] or 0) if i in by_column else 0 for i in range(n)]
@@ -400,12 +469,14 @@ def _kinds_as_rows(con, lines: str, n: int, decimal_comma: bool) -> tuple[int, i
     return rows, blanks, masks
 
 
-def _kinds_by_column(con, lines: str, n: int, decimal_comma: bool) -> tuple[int, int, list[int]]:
+def _kinds_by_column(
+    con, lines: str, n: int, decimal_comma: bool, grouping: bool
+) -> tuple[int, int, list[int]]:
     """Rows, lines of spaces and each column's kind mask (:func:`_clean_or_kind`), one
     query naming each column's expression."""
     parts = ["count(*) FILTER (WHERE NOT heb_blank)", "count(*) FILTER (WHERE heb_blank)"] + [
-        f"bit_or(1::BIGINT << ({_clean_or_kind(f'c{i}', decimal_comma)})) FILTER (WHERE NOT "
-        "heb_blank)"
+        f"bit_or(1::BIGINT << ({_clean_or_kind(f'c{i}', decimal_comma, grouping)})) "
+        "FILTER (WHERE NOT heb_blank)"
         for i in range(n)
     ]
     # DuckDB's optimizer rewrites this query's one CASE tree per column for nothing (one
@@ -477,6 +548,38 @@ def _integer_checks(con, scan: str, kinds: Sequence[int]) -> tuple[set[int], dic
     return codes, _integer_ranges(con, scan, wide)
 
 
+def _grouped_checks(con, scan: str, kinds: Sequence[int]) -> dict[int, str]:
+    """The read type (``BIGINT`` or ``DOUBLE``) of the columns of a comma-separated file
+    the readers read as numbers grouped by thousands separators
+    (:func:`heb.data.text_columns._thousands_grouped`): every present cell a plain number
+    or a grouped one, some grouped, and either one beyond doubt or the plain ones all below
+    1,000. One scan of the columns with a grouped cell, none when no column has one."""
+    grouped = (1 << _GROUPED) | (1 << _GROUPED_SURE)
+    allowed = (_MISSING, _TIDY_NA, _SMALL, _LONG, _ZERO, _FLOAT, _TEXT, _GROUPED, _GROUPED_SURE)
+    columns = [i for i, k in enumerate(kinds) if k & grouped and _only(k, *allowed)]
+    if not columns:
+        return {}
+    text, present = _stripped("raw"), f"NOT {_tidy_missing('raw')}"
+    plain = _matches(text, _ASCII["plain"])
+    found = con.execute(
+        f"SELECT heb_col, count(*) FILTER (WHERE {present} AND NOT ({plain} OR "
+        f"{_matches(text, _ASCII['grouped'])})), count(*) FILTER (WHERE {present} AND {plain}), "
+        f"count(*) FILTER (WHERE {present} AND {plain} AND abs(TRY_CAST({text} AS DOUBLE)) >= "
+        f"1000), count(*) FILTER (WHERE {present} AND strpos({text}, '.') > 0), "
+        f"max(length(regexp_replace({text}, '[^0-9]', '', 'g'))) FILTER (WHERE {present}) "
+        f"FROM {_cells(scan, columns)} GROUP BY heb_col"
+    ).fetchall()
+    types = {}
+    for i, other, plains, large, points, digits in found:
+        k = kinds[int(i)]
+        if other or not (k & (1 << _GROUPED_SURE) or (plains and not large)):
+            continue
+        missing = k & ((1 << _MISSING) | (1 << _TIDY_NA))
+        whole = not missing and not points and (digits or 0) <= 18  # int64, as to_numeric reads
+        types[int(i)] = "BIGINT" if whole else "DOUBLE"
+    return types
+
+
 def _text(raw: str) -> str:
     return f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE {_stripped(raw)} END"
 
@@ -491,12 +594,39 @@ def _canonical(raw: str) -> str:
     )
 
 
-def _column(i: int, kinds: int, clean: bool, decimal_comma: bool, codes: bool, span):  # noqa: C901 -- one branch per way the readers type a column
+def _percentages(kinds: int) -> bool:
+    """Whether a column of the kind set ``kinds`` is read as percentages: every present
+    cell one, as the readers' pattern for the file writes it (:func:`_spreadsheet_kind`)."""
+    percents = (1 << _PERCENT_WHOLE) | (1 << _PERCENT_PART)
+    return bool(kinds & percents) and _only(
+        kinds, _MISSING, _TIDY_NA, _PERCENT_WHOLE, _PERCENT_PART
+    )
+
+
+def _column(  # noqa: C901 -- one branch per way the readers type a column
+    i: int, kinds: int, clean: bool, decimal_comma: bool, codes: bool, span, grouped=None
+):
     """(DuckDB's read type, SQL expression) of column ``i``, from its kind set: a column
     DuckDB's parser reads as the readers do is read typed, the others as text and typed
     in SQL. ``codes`` and ``span`` are what :func:`_integer_checks` found of it: whether
-    it is codes, and its integer range (for integers of 16 digits or more)."""
+    it is codes, and its integer range (for integers of 16 digits or more); ``grouped``
+    the type of a column of numbers with thousands separators (:func:`_grouped_checks`)."""
     raw = f"c{i}"
+    if grouped:
+        number = f"replace({_stripped(raw)}, ',', '')"
+        return (
+            "VARCHAR",
+            f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE CAST({number} AS {grouped}) END",
+        )
+    if _percentages(kinds):
+        number = f"rtrim({_stripped(raw)}, '% ')"  # the number before the sign
+        if decimal_comma:
+            number = f"replace({number}, ',', '.')"
+        kind = "BIGINT" if _only(kinds, _PERCENT_WHOLE) else "DOUBLE"  # as to_numeric reads
+        return (
+            "VARCHAR",
+            f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE CAST({number} AS {kind}) END",
+        )
     missing = bool(kinds & (1 << _MISSING))
     value = f"CASE WHEN {_parse_missing(raw)} THEN NULL ELSE {_number_text(raw)} END"
     if kinds & (1 << _ZERO):
@@ -639,12 +769,14 @@ def _typing_scan(con, files: list[Path], label: str, read_as: list[str], stop=No
     raise DataError(f"The file {label!r} could not be read as a table; save it as UTF-8 CSV.")
 
 
-def _example(con, scan: str, raw: str, kinds: Sequence[int], decimal_comma: bool) -> str:
+def _example(
+    con, scan: str, raw: str, kinds: Sequence[int], decimal_comma: bool, grouping: bool = False
+) -> str:
     """A cell of column ``raw`` of one of the ``kinds`` (as :func:`_cell_kind` tells them),
     as the readers' note quotes it (stripped)."""
     listed = ", ".join(map(str, kinds))
     (cell,) = con.execute(
-        f"SELECT {_stripped(raw)} FROM {scan} WHERE {_cell_kind(raw, decimal_comma)} IN "
+        f"SELECT {_stripped(raw)} FROM {scan} WHERE {_cell_kind(raw, decimal_comma, grouping)} IN "
         f"({listed}) LIMIT 1"
     ).fetchone()
     return cell
@@ -652,32 +784,78 @@ def _example(con, scan: str, raw: str, kinds: Sequence[int], decimal_comma: bool
 
 #: the kinds of cell pandas' ``to_numeric`` reads as a number, and those it does not
 _NUMBER_KINDS = (_SMALL, _FLOAT, _LONG, _ZERO, _FLOAT_COMMA)
-_WORD_KINDS = (_TEXT, _BOOL, _COMMA)
+_WORD_KINDS = (_TEXT, _BOOL, _COMMA, _PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY)
+
+
+def _days(con, scan: str, columns: Sequence[int]) -> dict[int, int]:
+    """The different values of each of ``columns`` (each a column of dates), in one scan."""
+    if not columns:
+        return {}
+    text = _stripped("raw")
+    found = con.execute(
+        f"SELECT heb_col, count(DISTINCT {text}) FILTER (WHERE NOT {_tidy_missing('raw')}) "
+        f"FROM {_cells(scan, columns)} GROUP BY heb_col"
+    ).fetchall()
+    return {int(i): int(days) for i, days in found}
 
 
 def _notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: list) -> list[str]:
-    """What the readers would say of the file: its encoding when it is not UTF-8, the
-    columns of codes kept as text, the columns of numbers with some text cells; the last
-    two from ``columns``, (name, kind set, whether read as codes, whether read as text)."""
+    """What the readers would say of the file, in their order: its encoding when it is not
+    UTF-8, the columns of codes kept as text, those of percentages and of thousands
+    separators read as numbers, of numbers with some text cells, of numbers written with a
+    comma, of many dates; from ``columns``, (name, kind set, whether read as codes, whether
+    read as text, ``"percent"`` / ``"grouped"`` when read as such numbers or None)."""
     notes = [ENCODING_NOTES[read_as[0]]] if read_as else []
-    decimal_comma = layout.delimiter == ";"
-    codes = [(i, name) for i, (name, _, code, _) in enumerate(columns) if code]
+    decimal_comma, grouping = layout.delimiter == ";", _grouping(layout.delimiter)
+
+    def example(i: int, kinds: Sequence[int]) -> str:
+        return _example(con, scan, f"c{i}", kinds, decimal_comma, grouping)
+
+    codes = [(i, name) for i, (name, _, code, _, _) in enumerate(columns) if code]
     if codes:
         i, name = codes[0]
-        notes.append(
-            codes_note(name, _example(con, scan, f"c{i}", [_ZERO], decimal_comma), len(codes) - 1)
-        )
+        notes.append(codes_note(name, example(i, [_ZERO]), len(codes) - 1))
+    converted = {}  # the first column's example, as the note quotes only that one
+    for how, kinds in (
+        ("percent", [_PERCENT_WHOLE, _PERCENT_PART]),
+        ("grouped", [_GROUPED, _GROUPED_SURE]),
+    ):
+        found = [(i, name) for i, (name, *_, done) in enumerate(columns) if done == how]
+        converted[how] = [
+            (name, example(i, kinds) if not j else "") for j, (i, name) in enumerate(found)
+        ]
+    notes.extend(conversion_notes(converted["percent"], converted["grouped"]))
     number = sum(1 << k for k in _NUMBER_KINDS)
     word = sum(1 << k for k in _WORD_KINDS)
-    mixed = [
-        (i, name)
-        for i, (name, kind, code, text) in enumerate(columns)
-        if text and not code and kind & number and kind & word
+    text = [
+        (i, name, kind)
+        for i, (name, kind, code, as_text, _) in enumerate(columns)
+        if as_text and not code
     ]
+    mixed = [(i, name) for i, name, kind in text if kind & number and kind & word]
     if mixed:
         i, name = mixed[0]
-        example = _example(con, scan, f"c{i}", _WORD_KINDS, decimal_comma)
-        notes.append(mixed_note(name, example, len(mixed) - 1))
+        notes.append(mixed_note(name, example(i, _WORD_KINDS), len(mixed) - 1))
+    commas = (1 << _COMMA) | (1 << _GROUPED)
+    if not decimal_comma:
+        written = [
+            (i, name)
+            for i, name, kind in text
+            if kind & commas and _only(kind, _MISSING, _TIDY_NA, _COMMA, _GROUPED)
+        ]
+        if written:
+            i, name = written[0]
+            notes.append(
+                comma_note(name, example(i, [_COMMA, _GROUPED]), file_kind(layout.delimiter))
+            )
+    dates = [
+        i for i, _, kind in text if kind & (1 << _DAY) and _only(kind, _MISSING, _TIDY_NA, _DAY)
+    ]
+    days = _days(con, scan, dates)
+    many = [i for i in dates if days.get(i, 0) > DATE_NOTE_VALUES]
+    if many:
+        i = many[0]
+        notes.append(date_note(columns[i][0], example(i, [_DAY]), days[i], len(many) - 1))
     return notes
 
 
@@ -719,19 +897,23 @@ def csv_scan(
         raise DataError(f"The file {label!r} has a header row but no data rows.")
     decimal_comma = layout.delimiter == ";"
     codes, spans = _integer_checks(con, scan, kinds)
+    grouped = _grouped_checks(con, scan, kinds) if _grouping(layout.delimiter) else {}
     types, columns, seen, renamed, read = [], [], set(), {}, []
     for i, name in enumerate(layout.names):
         if name.casefold() in seen:
             renamed[name] = f"{RESERVED_PREFIX}_c{i}"
         seen.add(name.casefold())
-        kind, expression = _column(i, kinds[i], clean[i], decimal_comma, i in codes, spans.get(i))
+        kind, expression = _column(
+            i, kinds[i], clean[i], decimal_comma, i in codes, spans.get(i), grouped.get(i)
+        )
         types.append(kind)
         columns.append(f"{expression} AS {DUCKDB.quote(renamed.get(name, name))}")
         # what _column decided: codes kept as text, or text (read as written or tidied)
         as_text = _text(f"c{i}")
         zeros = _only(kinds[i], _MISSING, _SMALL, _LONG, _ZERO) and kinds[i] & (1 << _ZERO)
         code = bool(zeros) and expression == as_text
-        read.append((name, kinds[i], code, expression in (f"c{i}", as_text)))
+        done = "grouped" if i in grouped else "percent" if _percentages(kinds[i]) else None
+        read.append((name, kinds[i], code, expression in (f"c{i}", as_text), done))
     notes = _notes(con, scan, layout, read_as, read)
     rows_scan = _read_csv(files, layout, types)
     if blanks:

@@ -1,0 +1,217 @@
+"""A spreadsheet's CSV on the DuckDB engine read as the readers read it (trial Z).
+
+The readers (:func:`heb.data.text_columns.tidy_text_columns`) read a column of percentages
+(``12%``; ``12,5%`` in a semicolon file) as the numbers before the sign and, in a
+comma-separated file, a column of numbers with thousands separators (``852`` beside
+``"1,275"``) as numbers, each with a note, and name a column of more than 20 different
+dates. The large-file path (:func:`heb.scale.csv_scan.csv_scan`) read all three as
+categories without a word. Each case compares the engine's columns, their families, every
+value and the notes with the readers'.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from heb.data.readers import read_table
+from tests.test_scale_csv import _cell, _engine, _engine_rows, _kind, _wide_csv
+
+pytest.importorskip("duckdb")
+
+
+def _family(dtype) -> str:
+    """The engine's family for a column the readers typed ``dtype``."""
+    kind = _kind(dtype)
+    if kind != "number":
+        return "text"
+    return "integer" if str(dtype).lower() in ("int64", "uint64", "int64[pyarrow]") else "float"
+
+
+def _dates(days: int, rows: int = 60, fmt: str = "%m/%d/%Y") -> list[str]:
+    first = datetime.date(2024, 6, 1)
+    return [(first + datetime.timedelta(days=r % days)).strftime(fmt) for r in range(rows)]
+
+
+def _csv(sep: str, **columns: list[str]) -> bytes:
+    rows = zip(*columns.values(), strict=True)
+    return (sep.join(columns) + "\n" + "".join(sep.join(r) + "\n" for r in rows)).encode()
+
+
+CASES = {
+    # percentages: integers (int64 as pandas reads them), decimals, a space, a sign, missing
+    "percent_whole": b"rate,y\n12%,a\n+3%,b\n-0%,c\n100 %,d\n",
+    "percent_decimal_and_missing": b"rate,y\n12%,a\n 12.5 %,b\n.5%,c\nNA,d\n12.%,e\n,f\n",
+    "percent_two_columns": b"a,b,y\n12%,1%,p\n13%,2.5%,q\n",
+    "percent_nbsp_stripped": "rate,y\n\u00a012%,a\n3%\u3000,b\n".encode(),
+    # a percentage with a decimal comma only in a semicolon file, a point only elsewhere
+    "percent_decimal_comma": b"rate;y\n12,5%;a\n3%;b\n,5%;c\n12,%;d\nNA;e\n",
+    "percent_point_in_semicolon_file_is_text": b"rate;y\n12.5%;a\n3%;b\n",
+    "percent_comma_in_comma_file_is_text": b'rate,y\n"12,5%",a\n3%,b\n',
+    # percentages that must not convert
+    "percent_beside_text": b"rate,y\n12%,a\nn/a text,b\n3%,c\n",
+    "percent_beside_number": b"rate,y\n5,a\n12%,b\n3%,c\n",
+    "percent_twice": b"rate,y\n12%%,a\n3%,b\n",
+    # thousands separators
+    "grouped_small_plain": b'amount,y\n852,a\n"1,275",b\n-3,c\n"12,000",d\n',
+    "grouped_beyond_doubt": b'amount,y\n"12,345,678",a\n"1,275",b\n1500,c\n',
+    "grouped_decimal_point": b'amount,y\n"1,234.5",a\n"2,000",b\n7.25,c\n',
+    "grouped_with_missing": b'amount,y\n852,a\n"1,275",b\nNA,c\n,d\n',
+    "grouped_nbsp_plain": '"amount",y\n\u00a0852,a\n"1,275",b\n'.encode(),
+    "grouped_two_columns": b'a,b,y\n852,"1,000,000",p\n"1,275",5,q\n',
+    # ambiguous or not numbers: categorical, with the readers' note
+    "grouped_alone_is_ambiguous": b'amount,y\n"12,000",a\n"13,000",b\n"12,000",c\n',
+    "grouped_beside_large_plain": b'amount,y\n1500,a\n"1,275",b\n',
+    "grouped_beside_exponent": b'amount,y\n1e5,a\n"1,275",b\n3,c\n',
+    "grouped_beside_decimal_comma": b'amount,y\n"12,5",a\n"1,275",b\n',
+    "grouped_beside_text": b'amount,y\n852,a\n"1,275",b\nabout 900,c\n',
+    "decimal_comma_in_comma_file": b'amount,y\n"12,5",a\n"3,25",b\n',
+    "grouped_in_tab_file_is_ambiguous": b"amount\ty\n852\ta\n1,275\tb\n",
+    "commas_in_tab_file": b"amount\ty\n12,5\ta\n1,275\tb\n",
+    "grouped_in_pipe_file": b"amount|y\n852|a\n1,275|b\n",
+    # dates: more than 20 different days are named, 20 or fewer are not
+    "dates_30_days": _csv(",", signup=_dates(30), y=["ab"[r % 2] for r in range(60)]),
+    "dates_20_days": _csv(",", signup=_dates(20), y=["ab"[r % 2] for r in range(60)]),
+    "dates_two_columns": _csv(
+        ",", a=_dates(25, fmt="%Y-%m-%d"), b=_dates(40, fmt="%d.%m.%Y"), y=["p"] * 60
+    ),
+    "dates_with_missing_and_times": _csv(
+        ",",
+        t=["NA" if r == 3 else f"{d} 10:3{r % 6}" for r, d in enumerate(_dates(30, 60))],
+        y=["p"] * 60,
+    ),
+    "dates_beside_text": _csv(",", signup=_dates(30)[:-1] + ["unknown"], y=["p"] * 60),
+    "dates_in_semicolon_file": _csv(";", signup=_dates(30, fmt="%d.%m.%Y"), y=["p"] * 60),
+    # every note at once, in the readers' order
+    "all_notes": _csv(
+        ",",
+        rate=[f"{r}%" for r in range(30)],
+        amount=["852", '"1,275"'] * 15,
+        mixed=["5", "abc"] * 15,
+        comma=['"12,5"'] * 30,
+        day=_dates(30, 30),
+        y=["p", "q"] * 15,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_spreadsheets_csv_has_the_readers_columns_values_and_notes(tmp_path, case):
+    data = CASES[case]
+    name = "t.tsv" if b"\t" in data.split(b"\n")[0] else "t.csv"
+    (tmp_path / name).write_bytes(data)
+    reference = read_table(data, name)
+    engine = _engine(tmp_path, name)
+    kinds, rows = _engine_rows(engine)
+    assert list(rows) == list(reference.columns)
+    families = dict(engine.columns())
+    for column in reference.columns:
+        assert families[column] == _family(reference[column].dtype), column
+        assert kinds[column] == _kind(reference[column].dtype), column
+        expected = [_cell(v) for v in reference[column].tolist()]
+        assert [_cell(v) for v in rows[column]] == expected, column
+    assert engine.notes == reference.attrs["heb_notes"]
+
+
+#: what the readers make of some cases, so the parity above cannot pass by both doing nothing
+EXPECTED = {
+    "percent_whole": ("rate", "integer", [12, 3, 0, 100], "percentages such as '12%'"),
+    "percent_decimal_comma": ("rate", "float", [12.5, 3, 0.5, 12, None], "such as '12,5%'"),
+    "grouped_small_plain": ("amount", "integer", [852, 1275, -3, 12000], "such as '1,275'"),
+    "grouped_with_missing": ("amount", "float", [852, 1275, None, None], "such as '1,275'"),
+    "grouped_nbsp_plain": ("amount", "integer", [852, 1275], "such as '1,275'"),
+    "grouped_alone_is_ambiguous": ("amount", "text", ["12,000", "13,000", "12,000"], "a comma"),
+    "grouped_beside_text": ("amount", "text", ["852", "1,275", "about 900"], "mixes numbers"),
+    "commas_in_tab_file": ("amount", "text", ["12,5", "1,275"], "in a tab-separated file"),
+    "dates_30_days": ("signup", "text", _dates(30), "each of its 30 dates"),
+}
+
+
+@pytest.mark.parametrize("case", list(EXPECTED))
+def test_the_engine_reads_a_spreadsheets_column_as_the_readers_do(tmp_path, case):
+    column, family, values, note = EXPECTED[case]
+    name = "t.tsv" if b"\t" in CASES[case].split(b"\n")[0] else "t.csv"
+    (tmp_path / name).write_bytes(CASES[case])
+    engine = _engine(tmp_path, name)
+    _, rows = _engine_rows(engine)
+    assert dict(engine.columns())[column] == family
+    assert [_cell(v) for v in rows[column]] == [_cell(v) for v in values]
+    assert len(engine.notes) == 1 and note in engine.notes[0] and f"'{column}'" in engine.notes[0]
+
+
+@pytest.mark.parametrize(
+    "case", ["percent_beside_text", "percent_point_in_semicolon_file_is_text", "dates_20_days"]
+)
+def test_a_column_that_is_not_converted_says_nothing_new(tmp_path, case):
+    (tmp_path / "t.csv").write_bytes(CASES[case])
+    engine = _engine(tmp_path, "t.csv")
+    assert engine.notes == [] and set(dict(engine.columns()).values()) == {"text"}
+
+
+def test_the_notes_come_in_the_readers_order(tmp_path):
+    (tmp_path / "t.csv").write_bytes(CASES["all_notes"])
+    notes = _engine(tmp_path, "t.csv").notes
+    starts = ["Column 'rate' holds percentages", "Column 'amount' holds numbers written with "]
+    starts += ["Column 'mixed' mixes", "Column 'comma' holds numbers written with a comma"]
+    starts += ["Column 'day' holds dates"]
+    assert [n[: len(s)] for n, s in zip(notes, starts, strict=True)] == starts
+
+
+def test_a_windows_1252_file_of_percentages_names_its_encoding_first(tmp_path):
+    data = "Taux,Pays\n12%,Fran\u00e7ais\n3%,\u00c9tats\n".encode("cp1252")
+    (tmp_path / "t.csv").write_bytes(data)
+    engine = _engine(tmp_path, "t.csv")
+    assert engine.notes == read_table(data, "t.csv").attrs["heb_notes"]
+    assert "Windows-1252" in engine.notes[0] and "percentages" in engine.notes[1]
+
+
+#: spreadsheet columns of 8 cells for the typing's two forms (cells as rows, by column)
+SPREADSHEET_COLUMNS = [
+    ["12%", "3%", "NA", "1.5 %", ".5%", "0%", "7%", "8%"],
+    ["12%", "3%", "4%", "5%", "6%", "7%", "8%", "9%"],
+    ["852", "1,275", "", "3", "12,000", "4", "5", "6"],
+    ["12,345,678", "1,275", "1500", "1", "2", "3", "4", "5"],
+    ["12,000", "13,000", "12,000", "NA", "1,000", "2,000", "3,000", "4,000"],
+    ["12%", "n/a text", "3%", "4%", "5%", "6%", "7%", "8%"],
+    ["06/01/2024", "06/02/2024", "", "2024-06-03", "04.06.2024", "x", "a", "b"],
+    ["\u00a0852", "1,275", "1", "2", "3", "4", "5", "6"],
+]
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t"])
+def test_the_spreadsheet_kinds_are_the_same_as_rows_and_by_column(tmp_path, sep):
+    """``_kinds`` reads a small file's cells as rows and a large one's column by column: the
+    new kind codes (percentages, thousands separators, dates) must come out the same."""
+    from dataclasses import replace
+
+    import duckdb
+
+    from heb.scale import csv_scan as s
+
+    # a comma-separated file quotes its commas; a semicolon file has no thousands separators
+    # and writes its percentages with decimal commas (,5% takes the typing's text branch)
+    def semicolon(cell: str) -> str:
+        cell = cell.replace(",", "")
+        return cell.replace(".", ",") if cell.endswith("%") else cell
+
+    quoted = {",": lambda c: f'"{c}"' if "," in c else c, ";": semicolon}
+    columns = [list(map(quoted.get(sep, str), column)) for column in SPREADSHEET_COLUMNS]
+    data = _wide_csv(columns, sep, 2)
+    name = "t.tsv" if sep == "\t" else "t.csv"
+    (tmp_path / name).write_bytes(data)
+    con = duckdb.connect()
+    layout = s.csv_layout(tmp_path / name)
+    scan = s._read_csv([tmp_path / name], layout)
+    found = s._kinds(con, scan, layout)
+    assert found == s._kinds(con, scan, replace(layout, cells_as_rows=False))
+    new = (1 << s._PERCENT_WHOLE) | (1 << s._PERCENT_PART) | (1 << s._DAY)
+    new |= (1 << s._GROUPED) | (1 << s._GROUPED_SURE) if sep == "," else 0
+    assert all(any(k >> bit & 1 for k in found[2]) for bit in range(64) if new >> bit & 1)
+    reference = read_table(data, name)
+    engine = _engine(tmp_path, name)
+    assert engine.notes == reference.attrs["heb_notes"]
+    _, rows = _engine_rows(engine)
+    for column in reference.columns:
+        expected = [_cell(v) for v in reference[column].tolist()]
+        assert [_cell(v) for v in rows[column]] == expected, column
