@@ -16,6 +16,7 @@ import datetime
 import pytest
 
 from heb.data.readers import read_table
+from heb.scale.source import open_source
 from tests.test_scale_csv import _cell, _engine, _engine_rows, _kind, _wide_csv
 
 pytest.importorskip("duckdb")
@@ -215,3 +216,23 @@ def test_the_spreadsheet_kinds_are_the_same_as_rows_and_by_column(tmp_path, sep)
     for column in reference.columns:
         expected = [_cell(v) for v in reference[column].tolist()]
         assert [_cell(v) for v in rows[column]] == expected, column
+
+
+def test_local_spark_reads_a_spreadsheets_csv_as_duckdb_does(tmp_path):
+    """Spark on a local master reads DuckDB's typed copy (:func:`csv_scan`): the same
+    columns, values and notes."""
+    from heb.scale import spark_engine
+    from tests.peers import require_spark
+
+    require_spark()
+    (tmp_path / "t.csv").write_bytes(CASES["all_notes"])
+    duck = _engine(tmp_path, "t.csv")
+    spark = spark_engine.SparkEngine(master="local[1]")
+    try:
+        spark.spark.sparkContext.setLogLevel("OFF")
+        assert spark.register(open_source("t.csv", root=tmp_path)) == duck.columns()
+        assert spark.notes == duck.notes and len(spark.notes) == 5
+        query = "SELECT rate, amount FROM heb_rows ORDER BY rate"
+        assert spark.table(query).to_pylist() == duck.table(query).to_pylist()
+    finally:
+        spark.close()

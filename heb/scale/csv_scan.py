@@ -16,6 +16,10 @@ column is typed by the readers' rules:
   when some cell is missing;
 - in a ``;``-separated file a column whose every value is a number with a decimal comma
   (``12,5``, ``1.234,5``) is numeric;
+- a column whose every value is a percentage (``12%``; ``12,5%`` in a ``;``-separated
+  file) is the numbers before the sign, and in a comma-separated file a column of plain
+  numbers and numbers grouped by thousands separators (``852`` beside ``"1,275"``) is
+  numeric by the readers' rule (:func:`heb.data.text_columns._thousands_grouped`);
 - any other column is text, each cell stripped of surrounding whitespace.
 
 The view then reads a column DuckDB's parser reads as the readers do (plain numbers, text
@@ -883,7 +887,8 @@ def csv_scan(
     them, with the row key columns ``__heb_file`` and ``__heb_row``, the view identifiers
     of the columns DuckDB cannot tell apart from an earlier one (names equal but for
     case), as the parquet scan names them, and the notes the readers would give of the
-    file (its encoding, codes kept as text, numbers mixed with text).
+    file (its encoding, codes kept as text, percentages and thousands separators read as
+    numbers, numbers mixed with text, numbers written with a comma, many dates).
 
     Reads the file's head in Python (delimiter, encoding, header) and scans the file
     once in DuckDB to type its columns; the SELECT itself reads the file anew each run.
