@@ -84,6 +84,10 @@ CASES = {
     ),
     "dates_beside_text": _csv(",", signup=_dates(30)[:-1] + ["unknown"], y=["p"] * 60),
     "dates_in_semicolon_file": _csv(";", signup=_dates(30, fmt="%d.%m.%Y"), y=["p"] * 60),
+    # a number with a no-break space is text to pandas' parser but a number once stripped:
+    # beside numbers it is no "mix of numbers and text" (the engine said so), beside text it is
+    "nbsp_number_beside_numbers": "x,y\n0,a\n\u00a0852,b\n1.5\u3000,c\n".encode(),
+    "nbsp_number_beside_text": "x,y\nabc,a\n\u00a0852,b\n".encode(),
     # every note at once, in the readers' order
     "all_notes": _csv(
         ",",

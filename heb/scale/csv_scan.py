@@ -123,9 +123,10 @@ _ASCII = {
 _PERCENT_INT = r"[+-]?[0-9]{1,18} ?%"
 # the kind of one cell, as a bit of the column's kind set (see _cell_kind): the spreadsheet
 # kinds are a percentage (its number an integer, or not), a number grouped by thousands
-# separators (one group, or beyond doubt: several or a decimal point), a date
+# separators (one group, or beyond doubt: several or a decimal point), a date; a number
+# with whitespace pandas' parser keeps (``\u00a0852``) is text, but a number once stripped
 _MISSING, _SMALL, _FLOAT, _BOOL, _TEXT, _COMMA, _TIDY_NA, _FLOAT_COMMA, _LONG, _ZERO = range(10)
-_PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY = range(10, 15)
+_PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY, _SPACED = range(10, 16)
 #: added to the kind of a cell DuckDB's parser cannot read as the readers do
 _UNCLEAN = 16
 
@@ -382,7 +383,9 @@ def _cell_kind(raw: str, decimal_comma: bool, grouping: bool = False) -> str:
         f"WHEN {_matches(number, _NUMBER)} THEN {float_kind} "
         f"WHEN lower(ltrim({raw}, ' ')) IN ('true', 'false') THEN {_BOOL} "
         f"WHEN {_tidy_missing(raw)} THEN {_TIDY_NA} "
-        f"{comma(_stripped(raw), _COMMA)}{_spreadsheet_kind(raw, decimal_comma, grouping)}"
+        f"{comma(_stripped(raw), _COMMA)}"
+        f"WHEN {_edged(raw)} AND {_matches(_stripped(raw), _NUMBER)} THEN {_SPACED} "
+        f"{_spreadsheet_kind(raw, decimal_comma, grouping)}"
         f"ELSE {_TEXT} END"
     )
 
@@ -576,7 +579,8 @@ def _grouped_checks(con, scan: str, kinds: Sequence[int]) -> dict[int, str]:
     or a grouped one, some grouped, and either one beyond doubt or the plain ones all below
     1,000. One scan of the columns with a grouped cell, none when no column has one."""
     grouped = (1 << _GROUPED) | (1 << _GROUPED_SURE)
-    allowed = (_MISSING, _TIDY_NA, _SMALL, _LONG, _ZERO, _FLOAT, _TEXT, _GROUPED, _GROUPED_SURE)
+    allowed = (_MISSING, _TIDY_NA, _SMALL, _LONG, _ZERO, _FLOAT, _TEXT, _SPACED)
+    allowed += (_GROUPED, _GROUPED_SURE)
     columns = [i for i, k in enumerate(kinds) if k & grouped and _only(k, *allowed)]
     if not columns:
         return {}
@@ -804,7 +808,7 @@ def _example(
 
 
 #: the kinds of cell pandas' ``to_numeric`` reads as a number, and those it does not
-_NUMBER_KINDS = (_SMALL, _FLOAT, _LONG, _ZERO, _FLOAT_COMMA)
+_NUMBER_KINDS = (_SMALL, _FLOAT, _LONG, _ZERO, _FLOAT_COMMA, _SPACED)
 _WORD_KINDS = (_TEXT, _BOOL, _COMMA, _PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY)
 
 
