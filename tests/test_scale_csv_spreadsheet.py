@@ -88,6 +88,8 @@ CASES = {
     # beside numbers it is no "mix of numbers and text" (the engine said so), beside text it is
     "nbsp_number_beside_numbers": "x,y\n0,a\n\u00a0852,b\n1.5\u3000,c\n".encode(),
     "nbsp_number_beside_text": "x,y\nabc,a\n\u00a0852,b\n".encode(),
+    "nbsp_number_beside_text_semicolons": "x;y\nabc;a\n\u00a0852;b\n".encode(),
+    "nbsp_number_beside_decimal_commas": "x;y\n12,5;a\n\u00a0852;b\n".encode(),
     # every note at once, in the readers' order
     "all_notes": _csv(
         ",",

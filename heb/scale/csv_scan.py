@@ -127,8 +127,10 @@ _PERCENT_INT = r"[+-]?[0-9]{1,18} ?%"
 # with whitespace pandas' parser keeps (``\u00a0852``) is text, but a number once stripped
 _MISSING, _SMALL, _FLOAT, _BOOL, _TEXT, _COMMA, _TIDY_NA, _FLOAT_COMMA, _LONG, _ZERO = range(10)
 _PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY, _SPACED = range(10, 16)
+#: such a number that is also a decimal-comma number in a semicolon file (converts with them)
+_SPACED_COMMA = 16
 #: added to the kind of a cell DuckDB's parser cannot read as the readers do
-_UNCLEAN = 16
+_UNCLEAN = 20
 
 
 def _literal(text: str) -> str:
@@ -372,6 +374,10 @@ def _cell_kind(raw: str, decimal_comma: bool, grouping: bool = False) -> str:
     comma = lambda text, code: (  # noqa: E731
         f"WHEN {_matches(text, _COMMA_NUMBER)} THEN {code} " if decimal_comma else ""
     )
+    spaced = (
+        f"CASE WHEN {_edged(raw)} AND {_matches(_stripped(raw), _NUMBER)} THEN {_SPACED_COMMA} "
+        f"ELSE {_COMMA} END"
+    )
     float_kind = (
         f"CASE {comma(number, _FLOAT_COMMA)}ELSE {_FLOAT} END" if decimal_comma else str(_FLOAT)
     )
@@ -383,7 +389,7 @@ def _cell_kind(raw: str, decimal_comma: bool, grouping: bool = False) -> str:
         f"WHEN {_matches(number, _NUMBER)} THEN {float_kind} "
         f"WHEN lower(ltrim({raw}, ' ')) IN ('true', 'false') THEN {_BOOL} "
         f"WHEN {_tidy_missing(raw)} THEN {_TIDY_NA} "
-        f"{comma(_stripped(raw), _COMMA)}"
+        f"{comma(_stripped(raw), spaced)}"
         f"WHEN {_edged(raw)} AND {_matches(_stripped(raw), _NUMBER)} THEN {_SPACED} "
         f"{_spreadsheet_kind(raw, decimal_comma, grouping)}"
         f"ELSE {_TEXT} END"
@@ -677,8 +683,9 @@ def _column(  # noqa: C901 -- one branch per way the readers type a column
         return "VARCHAR", (
             f"CASE WHEN {_parse_missing(raw)} THEN NULL WHEN {flag} THEN 'True' ELSE 'False' END"
         )
-    comma_kinds = (_MISSING, _SMALL, _LONG, _FLOAT_COMMA, _COMMA, _TIDY_NA)
+    comma_kinds = (_MISSING, _SMALL, _LONG, _FLOAT_COMMA, _COMMA, _SPACED_COMMA, _TIDY_NA)
     present = (1 << _SMALL) | (1 << _LONG) | (1 << _FLOAT_COMMA) | (1 << _COMMA)
+    present |= 1 << _SPACED_COMMA
     if decimal_comma and _only(kinds, *comma_kinds) and kinds & present:
         plain = f"replace(replace({_stripped(raw)}, '.', ''), ',', '.')"
         return (
@@ -808,7 +815,7 @@ def _example(
 
 
 #: the kinds of cell pandas' ``to_numeric`` reads as a number, and those it does not
-_NUMBER_KINDS = (_SMALL, _FLOAT, _LONG, _ZERO, _FLOAT_COMMA, _SPACED)
+_NUMBER_KINDS = (_SMALL, _FLOAT, _LONG, _ZERO, _FLOAT_COMMA, _SPACED, _SPACED_COMMA)
 _WORD_KINDS = (_TEXT, _BOOL, _COMMA, _PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY)
 
 
