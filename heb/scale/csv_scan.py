@@ -611,6 +611,33 @@ def _grouped_checks(con, scan: str, kinds: Sequence[int]) -> dict[int, str]:
     return types
 
 
+#: the kinds of a semicolon file's column of decimal-comma numbers (:func:`_column`)
+_COMMA_KINDS = (_MISSING, _SMALL, _LONG, _FLOAT_COMMA, _COMMA, _SPACED_COMMA, _TIDY_NA)
+
+
+def _decimal_comma_number(raw: str) -> str:
+    """A decimal-comma cell as the readers rewrite it for ``to_numeric``: ``1.234,5`` to
+    ``1234.5``."""
+    return f"replace(replace({_stripped(raw)}, '.', ''), ',', '.')"
+
+
+def _whole_commas(con, scan: str, kinds: Sequence[int]) -> set[int]:
+    """The columns of a semicolon file's decimal-comma numbers (:func:`_column`) with no
+    missing cell whose every number is an integer once rewritten (``1.234.567``,
+    ``\u00a0852``): ``to_numeric`` reads them into int64, as the readers type them. One
+    scan of the columns with a comma cell and no missing one."""
+    commas = (1 << _COMMA) | (1 << _SPACED_COMMA)
+    columns = [i for i, k in enumerate(kinds) if k & commas and _only(k, *_COMMA_KINDS[1:-1])]
+    if not columns:
+        return set()
+    whole = _matches(_decimal_comma_number("raw"), r"[+-]?[0-9]{1,18}")
+    found = con.execute(
+        f"SELECT heb_col, count(*) FILTER (WHERE NOT {whole}) FROM {_cells(scan, columns)} "
+        "GROUP BY heb_col"
+    ).fetchall()
+    return {int(i) for i, fraction in found if fraction == 0}
+
+
 def _text(raw: str) -> str:
     return f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE {_stripped(raw)} END"
 
@@ -635,13 +662,21 @@ def _percentages(kinds: int) -> bool:
 
 
 def _column(  # noqa: C901 -- one branch per way the readers type a column
-    i: int, kinds: int, clean: bool, decimal_comma: bool, codes: bool, span, grouped=None
+    i: int,
+    kinds: int,
+    clean: bool,
+    decimal_comma: bool,
+    codes: bool,
+    span,
+    grouped=None,
+    whole: bool = False,
 ):
     """(DuckDB's read type, SQL expression) of column ``i``, from its kind set: a column
     DuckDB's parser reads as the readers do is read typed, the others as text and typed
     in SQL. ``codes`` and ``span`` are what :func:`_integer_checks` found of it: whether
     it is codes, and its integer range (for integers of 16 digits or more); ``grouped``
-    the type of a column of numbers with thousands separators (:func:`_grouped_checks`)."""
+    the type of a column of numbers with thousands separators (:func:`_grouped_checks`),
+    ``whole`` whether a column of decimal-comma numbers holds integers (:func:`_whole_commas`)."""
     raw = f"c{i}"
     if grouped:
         number = f"replace({_stripped(raw)}, ',', '')"
@@ -683,14 +718,13 @@ def _column(  # noqa: C901 -- one branch per way the readers type a column
         return "VARCHAR", (
             f"CASE WHEN {_parse_missing(raw)} THEN NULL WHEN {flag} THEN 'True' ELSE 'False' END"
         )
-    comma_kinds = (_MISSING, _SMALL, _LONG, _FLOAT_COMMA, _COMMA, _SPACED_COMMA, _TIDY_NA)
     present = (1 << _SMALL) | (1 << _LONG) | (1 << _FLOAT_COMMA) | (1 << _COMMA)
     present |= 1 << _SPACED_COMMA
-    if decimal_comma and _only(kinds, *comma_kinds) and kinds & present:
-        plain = f"replace(replace({_stripped(raw)}, '.', ''), ',', '.')"
+    if decimal_comma and _only(kinds, *_COMMA_KINDS) and kinds & present:
+        plain, kind = _decimal_comma_number(raw), "BIGINT" if whole else "DOUBLE"
         return (
             "VARCHAR",
-            f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE CAST({plain} AS DOUBLE) END",
+            f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE CAST({plain} AS {kind}) END",
         )
     return ("VARCHAR", raw) if clean else ("VARCHAR", _text(raw))
 
@@ -931,13 +965,21 @@ def csv_scan(
     decimal_comma = layout.delimiter == ";"
     codes, spans = _integer_checks(con, scan, kinds)
     grouped = _grouped_checks(con, scan, kinds) if _grouping(layout.delimiter) else {}
+    whole = _whole_commas(con, scan, kinds) if decimal_comma else set()
     types, columns, seen, renamed, read = [], [], set(), {}, []
     for i, name in enumerate(layout.names):
         if name.casefold() in seen:
             renamed[name] = f"{RESERVED_PREFIX}_c{i}"
         seen.add(name.casefold())
         kind, expression = _column(
-            i, kinds[i], clean[i], decimal_comma, i in codes, spans.get(i), grouped.get(i)
+            i,
+            kinds[i],
+            clean[i],
+            decimal_comma,
+            i in codes,
+            spans.get(i),
+            grouped.get(i),
+            i in whole,
         )
         types.append(kind)
         columns.append(f"{expression} AS {DUCKDB.quote(renamed.get(name, name))}")
