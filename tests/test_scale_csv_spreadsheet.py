@@ -91,7 +91,7 @@ CASES = {
     "nbsp_number_beside_text_semicolons": "x;y\nabc;a\n\u00a0852;b\n".encode(),
     "nbsp_number_beside_decimal_commas": "x;y\n12,5;a\n\u00a0852;b\n".encode(),
     # a semicolon file's decimal-comma column of integers only is int64 to the readers
-    "decimal_comma_integers": "x;y;z\n1.234.567;a;\u00a0852\n12;b;852\n".encode(),
+    "decimal_comma_integers": "x;y;z\n1.234.567;a;\u00a0852\n12;b;0852\n".encode(),
     "decimal_comma_integers_and_missing": b"x;y\n1.234.567;a\nNA;b\n12;c\n",
     "decimal_comma_integers_and_a_fraction": b"x;y\n1.234.567;a\n12,5;b\n",
     # every note at once, in the readers' order

@@ -627,7 +627,9 @@ def _whole_commas(con, scan: str, kinds: Sequence[int]) -> set[int]:
     ``\u00a0852``): ``to_numeric`` reads them into int64, as the readers type them. One
     scan of the columns with a comma cell and no missing one."""
     commas = (1 << _COMMA) | (1 << _SPACED_COMMA)
-    columns = [i for i, k in enumerate(kinds) if k & commas and _only(k, *_COMMA_KINDS[1:-1])]
+    # a code written with a leading zero (0852) is an integer like any beside comma cells
+    allowed = (*_COMMA_KINDS[1:-1], _ZERO)
+    columns = [i for i, k in enumerate(kinds) if k & commas and _only(k, *allowed)]
     if not columns:
         return set()
     whole = _matches(_decimal_comma_number("raw"), r"[+-]?[0-9]{1,18}")
