@@ -290,7 +290,7 @@ def labels_as_text(values: np.ndarray) -> np.ndarray:
     cross-validation all see these labels.
     """
     text = pd.Series(np.asarray(values, dtype=object)).astype(str)
-    return text.str.replace(r"^([+-]?\d+)\.0+$", r"\1", regex=True).to_numpy(dtype=object)
+    return text.str.replace(r"^([+-]?[0-9]+)\.0+$", r"\1", regex=True).to_numpy(dtype=object)
 
 
 def _clean_target(y: pd.Series, target: str) -> pd.Series:

@@ -25,22 +25,24 @@ __all__ = [
 
 
 #: a number in the decimal-comma convention: ``12,5``, ``-0,25``, ``1.234,56``, ``1.234``
-DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,\d+|\d+)(?:[eE][+-]?\d+)?"
+DECIMAL_COMMA = (
+    r"[+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]+)?|[0-9]*,[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?"
+)
 #: a quoted ``12,5`` in a comma-separated file (a decimal comma, or a thousands separator)
-_COMMA_NUMBER = r"[+-]?\d+,\d+"
+_COMMA_NUMBER = r"[+-]?[0-9]+,[0-9]+"
 #: a number with Excel's thousands separators, ``1,234`` or ``12,345,678.5``
-_THOUSANDS = r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+_THOUSANDS = r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
 #: a plain number as a spreadsheet writes it: ``852``, ``-0.5``, ``.25``
-_PLAIN = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+_PLAIN = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
 #: a percentage as a spreadsheet writes it: ``12%``, ``12.5 %``
-_PERCENT = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+) ?%"
+_PERCENT = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+) ?%"
 #: the same with a decimal comma (a semicolon-separated file): ``12,5%``
-_PERCENT_COMMA = r"[+-]?(?:\d+(?:,\d*)?|,\d+) ?%"
+_PERCENT_COMMA = r"[+-]?(?:[0-9]+(?:,[0-9]*)?|,[0-9]+) ?%"
 #: a calendar date as spreadsheets write it: ``06/29/2024``, ``29.06.2024``, ``2024-06-29``
 #: (a time of day may follow)
 _DATE = (
-    r"(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2})"
-    r"(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"(?:[0-9]{1,2}[/.-][0-9]{1,2}[/.-][0-9]{2,4}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2})"
+    r"(?:[ T][0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?)?"
 )
 #: a date column of more distinct values than this is named in a note
 DATE_NOTE_VALUES = 20
@@ -86,7 +88,7 @@ def exact_big_integers(frame: pd.DataFrame, text: str, options: dict) -> pd.Data
         whole = pd.to_numeric(cells.fillna("0"), errors="coerce")
         if whole.dtype.kind in "iu":  # every cell an integer within int64 / uint64: exact
             frame[column] = pd.arrays.IntegerArray(whole.to_numpy(), missing)
-        elif cells.dropna().str.fullmatch(r"[+-]?\d+").all():  # past uint64: exact as text
+        elif cells.dropna().str.fullmatch(r"[+-]?[0-9]+").all():  # past uint64: exact as text
             frame[column] = cells
     return frame
 
