@@ -117,6 +117,18 @@ def _leave_out(spec: str, column: str) -> None:
     upload["categorical"] = [c for c in upload.get("categorical", []) if c != column]
 
 
+def _leave_out_button(spec: str, column: str, key: str, when: str) -> None:
+    """A button leaving ``column`` out of the upload, its help saying ``when`` to."""
+    st.button(
+        f"Leave {escape(column, limit=40)} out",
+        on_click=_leave_out,
+        args=(spec, column),
+        key=key,
+        icon=":material/remove_circle_outline:",
+        help=f"{when}: the Columns to leave out choice above, for every page and in the link.",
+    )
+
+
 def _declare_categorical(spec: str, column: str) -> None:
     """Callback of a numeric-code note's button: declare ``column`` categorical."""
     upload = st.session_state["uploads"][spec]
@@ -356,15 +368,7 @@ def id_warnings(dataset, work: loading.WorkingData) -> None:
                 help="The Preprocessing choice below, for every page.",
             )
         for number, column in enumerate(columns):
-            st.button(
-                f"Leave {escape(column, limit=40)} out",
-                on_click=_leave_out,
-                args=(spec, column),
-                key=f"leave_out_{number}",
-                icon=":material/remove_circle_outline:",
-                help="If it only identifies rows: the Columns to leave out choice above, "
-                "for every page and in the link.",
-            )
+            _leave_out_button(spec, column, f"leave_out_{number}", "If it only identifies rows")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -399,15 +403,7 @@ def _declare_button(spec: str, column: str, number: int, per_row: bool = False) 
         help="The Categorical columns choice above, for every page.",
     )
     if per_row:
-        st.button(
-            f"Leave {escape(column, limit=40)} out",
-            on_click=_leave_out,
-            args=(spec, column),
-            key=f"leave_out_code_{number}",
-            icon=":material/remove_circle_outline:",
-            help="If it numbers the rows: the Columns to leave out choice above, for every "
-            "page and in the link.",
-        )
+        _leave_out_button(spec, column, f"leave_out_code_{number}", "If it numbers the rows")
 
 
 def numeric_code_notes(dataset, work: loading.WorkingData) -> None:
