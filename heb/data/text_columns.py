@@ -13,7 +13,13 @@ import pandas as pd
 from heb.data.dataset import NA_TOKENS, is_integer_like, quote
 
 __all__ = [
+    "COMMA_NUMBER",
+    "DATE_PATTERN",
     "DECIMAL_COMMA",
+    "PERCENT",
+    "PERCENT_COMMA",
+    "PLAIN_NUMBER",
+    "THOUSANDS",
     "comma_note",
     "conversion_notes",
     "date_note",
@@ -29,18 +35,18 @@ DECIMAL_COMMA = (
     r"[+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]+)?|[0-9]*,[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?"
 )
 #: a quoted ``12,5`` in a comma-separated file (a decimal comma, or a thousands separator)
-_COMMA_NUMBER = r"[+-]?[0-9]+,[0-9]+"
+COMMA_NUMBER = r"[+-]?[0-9]+,[0-9]+"
 #: a number with Excel's thousands separators, ``1,234`` or ``12,345,678.5``
-_THOUSANDS = r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
+THOUSANDS = r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
 #: a plain number as a spreadsheet writes it: ``852``, ``-0.5``, ``.25``
-_PLAIN = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+PLAIN_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
 #: a percentage as a spreadsheet writes it: ``12%``, ``12.5 %``
-_PERCENT = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+) ?%"
+PERCENT = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+) ?%"
 #: the same with a decimal comma (a semicolon-separated file): ``12,5%``
-_PERCENT_COMMA = r"[+-]?(?:[0-9]+(?:,[0-9]*)?|,[0-9]+) ?%"
+PERCENT_COMMA = r"[+-]?(?:[0-9]+(?:,[0-9]*)?|,[0-9]+) ?%"
 #: a calendar date as spreadsheets write it: ``06/29/2024``, ``29.06.2024``, ``2024-06-29``
 #: (a time of day may follow)
-_DATE = (
+DATE_PATTERN = (
     r"(?:[0-9]{1,2}[/.-][0-9]{1,2}[/.-][0-9]{2,4}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2})"
     r"(?:[ T][0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?)?"
 )
@@ -162,8 +168,8 @@ def _thousands_grouped(distinct: pd.Series) -> bool:
     comma can explain (``12,345,678`` or ``1,234.5``) or plain cells that all stay below
     1,000 (``852`` beside ``1,275``: the format groups every larger number). A column whose
     every cell reads ``12,000`` stays ambiguous (``12.000`` in a decimal-comma locale)."""
-    grouped = distinct.str.fullmatch(_THOUSANDS)
-    plain = distinct.str.fullmatch(_PLAIN)
+    grouped = distinct.str.fullmatch(THOUSANDS)
+    plain = distinct.str.fullmatch(PLAIN_NUMBER)
     if not grouped.any() or not (grouped | plain).all():
         return False
     marks = distinct[grouped]
@@ -182,7 +188,7 @@ def _spreadsheet_number(
     the numbers and a value as written for the note, or ``(None, "")``."""
     if not distinct.size:
         return None, ""
-    if distinct.str.fullmatch(_PERCENT_COMMA if decimal_comma else _PERCENT).all():
+    if distinct.str.fullmatch(PERCENT_COMMA if decimal_comma else PERCENT).all():
         number = text.str.rstrip("%").str.strip()
         if decimal_comma:
             number = number.str.replace(",", ".", regex=False)
@@ -227,10 +233,10 @@ def date_notes(frame: pd.DataFrame) -> list[str]:
         ):
             continue
         written = values.dropna()
-        if written.empty or not re.fullmatch(_DATE, str(written.iloc[0])):
+        if written.empty or not re.fullmatch(DATE_PATTERN, str(written.iloc[0])):
             continue
         distinct = pd.Series(pd.unique(written), dtype=object).astype(str)
-        if distinct.size > DATE_NOTE_VALUES and distinct.str.fullmatch(_DATE).all():
+        if distinct.size > DATE_NOTE_VALUES and distinct.str.fullmatch(DATE_PATTERN).all():
             found.append((column, distinct.iloc[0], distinct.size))
     if not found:
         return []
@@ -304,7 +310,7 @@ def tidy_text_columns(
             found = percent_columns if example.endswith("%") else grouped_columns
             found.append((column, example))
             continue
-        if not decimal_comma and distinct.size and distinct.str.fullmatch(_COMMA_NUMBER).all():
+        if not decimal_comma and distinct.size and distinct.str.fullmatch(COMMA_NUMBER).all():
             comma_columns.append((column, distinct.iloc[0]))
         numbers = pd.to_numeric(distinct, errors="coerce")
         if 0 < int(numbers.notna().sum()) < distinct.size:

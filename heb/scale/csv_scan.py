@@ -49,15 +49,8 @@ from heb.data.readers import (
     is_archive,
     looks_binary,
 )
+from heb.data.text_columns import COMMA_NUMBER as _WRITTEN_COMMA
 from heb.data.text_columns import (
-    _COMMA_NUMBER as _WRITTEN_COMMA,
-)
-from heb.data.text_columns import (
-    _DATE,
-    _PERCENT,
-    _PERCENT_COMMA,
-    _PLAIN,
-    _THOUSANDS,
     DATE_NOTE_VALUES,
     codes_note,
     comma_note,
@@ -65,6 +58,11 @@ from heb.data.text_columns import (
     date_note,
     mixed_note,
 )
+from heb.data.text_columns import DATE_PATTERN as _DATE
+from heb.data.text_columns import PERCENT as _PERCENT
+from heb.data.text_columns import PERCENT_COMMA as _PERCENT_COMMA
+from heb.data.text_columns import PLAIN_NUMBER as _PLAIN
+from heb.data.text_columns import THOUSANDS as _THOUSANDS
 from heb.scale.sql import DUCKDB, RESERVED_PREFIX
 
 __all__ = ["CsvLayout", "csv_layout", "csv_scan"]
