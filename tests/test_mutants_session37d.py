@@ -11,8 +11,8 @@ import datetime
 import pytest
 
 from heb.data.readers import read_table
-from tests.test_scale_csv import _cell, _engine, _engine_rows, _kind
-from tests.test_scale_csv_spreadsheet import _family
+from tests.test_scale_csv import _cell, _engine
+from tests.test_scale_csv_spreadsheet import _family, assert_reads_as_the_readers
 
 pytest.importorskip("duckdb")
 
@@ -90,17 +90,10 @@ def test_the_engine_reads_an_edge_case_as_the_readers_do(tmp_path, case):
     (tmp_path / "t.csv").write_bytes(data)
     reference = read_table(data, "t.csv")
     engine = _engine(tmp_path, "t.csv")
-    kinds, rows = _engine_rows(engine)
     first = reference.columns[0]
     assert _family(reference[first].dtype) == family
     assert [_cell(v) for v in reference[first].tolist()] == [_cell(v) for v in values]
-    families = dict(engine.columns())
-    for column in reference.columns:
-        assert families[column] == _family(reference[column].dtype), column
-        assert kinds[column] == _kind(reference[column].dtype), column
-        expected = [_cell(v) for v in reference[column].tolist()]
-        assert [_cell(v) for v in rows[column]] == expected, column
-    assert engine.notes == reference.attrs["heb_notes"]
+    assert_reads_as_the_readers(engine, reference)
     if note is None:
         assert engine.notes == []
     else:

@@ -114,6 +114,12 @@ def test_a_spreadsheets_csv_has_the_readers_columns_values_and_notes(tmp_path, c
     (tmp_path / name).write_bytes(data)
     reference = read_table(data, name)
     engine = _engine(tmp_path, name)
+    assert_reads_as_the_readers(engine, reference)
+
+
+def assert_reads_as_the_readers(engine, reference) -> None:
+    """The engine's registered CSV has ``reference``'s (``read_table``'s frame) columns,
+    type families, value kinds, every value and notes."""
     kinds, rows = _engine_rows(engine)
     assert list(rows) == list(reference.columns)
     families = dict(engine.columns())
