@@ -23,7 +23,6 @@ __all__ = [
     "comma_note",
     "conversion_notes",
     "date_note",
-    "date_notes",
     "exact_big_integers",
     "leading_zero_codes",
     "tidy_text_columns",
@@ -219,34 +218,22 @@ def conversion_notes(percent: list[tuple], grouped: list[tuple]) -> list[str]:
     return notes
 
 
-def date_notes(frame: pd.DataFrame) -> list[str]:
-    """A note on the text columns whose every value is a date (``06/29/2024``,
-    ``29.06.2024``, ``2024-06-29``) and which hold more than :data:`DATE_NOTE_VALUES`
-    different days: each day is a category of its own, seen in a few rows, which says
-    little about a row of a day not in the training folds (the Explain page then named a
-    student's signup date as the feature the smoothers disagreed on most)."""
-    found = []
-    for column in frame.columns:
-        values = frame[column]
-        if not (
-            pd.api.types.is_object_dtype(values.dtype) or pd.api.types.is_string_dtype(values.dtype)
-        ):
-            continue
-        written = values.dropna()
-        if written.empty or not re.fullmatch(DATE_PATTERN, str(written.iloc[0])):
-            continue
-        distinct = pd.Series(pd.unique(written), dtype=object).astype(str)
-        if distinct.size > DATE_NOTE_VALUES and distinct.str.fullmatch(DATE_PATTERN).all():
-            found.append((column, distinct.iloc[0], distinct.size))
-    if not found:
-        return []
-    return [date_note(*found[0], len(found) - 1)]
+def _many_dates(distinct: pd.Series) -> bool:
+    """Whether a text column's ``distinct`` values are all dates, more than
+    :data:`DATE_NOTE_VALUES` of them (the first value tried alone first: most are not)."""
+    return bool(
+        distinct.size > DATE_NOTE_VALUES
+        and re.fullmatch(DATE_PATTERN, distinct.iloc[0])
+        and distinct.str.fullmatch(DATE_PATTERN).all()
+    )
 
 
 def date_note(column: str, example: str, days: int, more: int = 0) -> str:
     """The note on a column of ``days`` different dates such as ``example`` (and ``more``
-    columns like it), read as categories (:func:`date_notes`), on the in-memory and the
-    DuckDB CSV path."""
+    columns like it), read as categories, on the in-memory and the DuckDB CSV path: each
+    day is a category of its own, seen in a few rows, which says little about a row of a
+    day not in the training folds (the Explain page then named a student's signup date as
+    the feature the smoothers disagreed on most)."""
     return (
         f"Column {quote(column)}{_others(more)} holds dates such as {quote(example)}, read as "
         f"categories: each of its {days:,} dates is a category of its own, seen in few rows, "
@@ -283,12 +270,15 @@ def tidy_text_columns(
     its commas are thousands separators beyond doubt (:func:`_thousands_grouped`: ``852``
     beside ``1,275``, as Excel's ``#,##0`` format writes them): then it becomes numeric. A
     column whose every value is a percentage (``12%``; ``12,5%`` with a decimal comma)
-    becomes the numbers before the ``%``. Each conversion is named in a note.
+    becomes the numbers before the ``%``. Each conversion is named in a note, and so are
+    the columns left as text whose every value is a date (``06/29/2024``, ``29.06.2024``,
+    ``2024-06-29``) of more than :data:`DATE_NOTE_VALUES` different days (:func:`date_note`).
     """
     mixed = []
     comma_columns = []
     grouped_columns = []
     percent_columns = []
+    dates = []
     for column in frame.columns:
         values = frame[column]
         if not (
@@ -315,11 +305,23 @@ def tidy_text_columns(
         numbers = pd.to_numeric(distinct, errors="coerce")
         if 0 < int(numbers.notna().sum()) < distinct.size:
             mixed.append((column, distinct[numbers.isna()].iloc[0]))
+        if _many_dates(distinct):
+            dates.append((column, distinct.iloc[0], distinct.size))
         frame[column] = text
     notes.extend(conversion_notes(percent_columns, grouped_columns))
+    notes.extend(_kept_as_text_notes(mixed, comma_columns, dates, kind))
+    return frame
+
+
+def _kept_as_text_notes(mixed: list, commas: list, dates: list, kind: str) -> list[str]:
+    """The notes on the columns :func:`tidy_text_columns` left as text, each of the first
+    of its kind: numbers mixed with text, numbers written with a comma in a file of
+    ``kind``, dates of many days."""
+    notes = []
     if mixed:
         notes.append(mixed_note(*mixed[0], len(mixed) - 1))
-    if comma_columns:
-        notes.append(comma_note(*comma_columns[0], kind))
-    notes.extend(date_notes(frame))
-    return frame
+    if commas:
+        notes.append(comma_note(*commas[0], kind))
+    if dates:
+        notes.append(date_note(*dates[0], len(dates) - 1))
+    return notes
