@@ -196,7 +196,7 @@ def numeric_code_lines(
     """The columns of :func:`numeric_code_notes` as one short line each (plain text), and
     the rows counted as words ("3,000 rows", "20,000 rows drawn at random from the ..."):
     the page lists several such columns in one note rather than a note each."""
-    return numeric_code_texts(dataset, work, signal)[1:]
+    return numeric_code_texts(dataset, work, signal)[1:3]
 
 
 def per_row_codes(
@@ -204,34 +204,30 @@ def per_row_codes(
 ) -> list[str]:
     """The columns of :func:`numeric_code_notes` with a number of their own in every row
     counted, in feature order: the page offers to leave them out (:data:`PER_ROW_ADVICE`)."""
-    figures = _code_figures(dataset, work, signal)[0]
-    return [
-        name
-        for name, (distinct, rows, found) in figures.items()
-        if found is None and every_row_its_own(distinct, rows)
-    ]
+    return numeric_code_texts(dataset, work, signal)[3]
 
 
 def numeric_code_texts(
     dataset: Dataset, work: WorkingData, signal: dict[str, BinnedSignal] | None = None
-) -> tuple[dict[str, str], dict[str, str], str]:
-    """:func:`numeric_code_notes` and :func:`numeric_code_lines` from one count of the
-    columns (the page shows one or the other)."""
+) -> tuple[dict[str, str], dict[str, str], str, list[str]]:
+    """:func:`numeric_code_notes`, :func:`numeric_code_lines` and :func:`per_row_codes`
+    from one count of the columns (the page shows the notes or the lines)."""
     figures, bins, sample = _code_figures(dataset, work, signal)
-    notes, lines = {}, {}
+    notes, lines, per_row = {}, {}, []
     for name, (distinct, rows, found) in figures.items():
         notes[name] = code_note(name, distinct, rows, bins, sample, found)
         if found is None:
             lines[name] = f"{quote(name)}: {distinct:,} values in {rows:,} rows, mixed in {bins}."
             if every_row_its_own(distinct, rows):
                 lines[name] += " A number per row: if it numbers the rows, leave it out."
+                per_row.append(name)
         else:
             made = "1 bin" if found.bins == 1 else f"{found.bins} bins"
             lines[name] = (
                 f"{quote(name)}: {distinct:,} values in {made}; value by value "
                 f"{found.by_value:.3f} nats above chance, in its bins {found.in_bins:.3f}."
             )
-    return notes, lines, f"{min(len(dataset.X), CODE_SAMPLE_ROWS):,} rows{sample}"
+    return notes, lines, f"{min(len(dataset.X), CODE_SAMPLE_ROWS):,} rows{sample}", per_row
 
 
 def code_note(

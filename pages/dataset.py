@@ -390,8 +390,7 @@ def _numeric_code_notes(
     (:func:`explorer.summaries.binned_signal_columns`), and those with a number per row
     (:func:`explorer.summaries.per_row_codes`), once per working data (``key``)."""
     check = summaries.binned_signal_columns(_dataset, _work)
-    notes, lines, counted = summaries.numeric_code_texts(_dataset, _work, check.found)
-    per_row = summaries.per_row_codes(_dataset, _work, check.found)
+    notes, lines, counted, per_row = summaries.numeric_code_texts(_dataset, _work, check.found)
     return notes, lines, counted, list(check.found), check.unweighed, per_row
 
 
