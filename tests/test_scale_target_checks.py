@@ -26,8 +26,13 @@ def _file(folder, target: np.ndarray) -> tuple:
     return path, frame
 
 
-def _engine_error(path) -> str:
+def _engine_error(path, queries: list[str] | None = None) -> str:
+    """The engine's refusal of ``path``'s target; the counting queries it ran (the engine's
+    batches) are appended to ``queries``."""
     engine = DuckDBEngine(threads=1)
+    if queries is not None:
+        counting = engine.batches
+        engine.batches = lambda sql, *a, **k: queries.append(sql) or counting(sql, *a, **k)
     try:
         engine.register(open_source(path, root=path.parent))
         with pytest.raises(DataError) as info:
@@ -84,18 +89,10 @@ def test_a_target_of_too_many_values_is_refused_before_the_counting_query(tmp_pa
     took 21.6 s to say so. A scan of the target column alone refuses it now; the counting
     query (the engine's batches) never runs."""
     path, frame = _file(tmp_path, target)
-    engine = DuckDBEngine(threads=1)
     queries: list[str] = []
-    counting = engine.batches
-    engine.batches = lambda sql, *args, **kwargs: queries.append(sql) or counting(sql, *args)
-    try:
-        engine.register(open_source(path, root=path.parent))
-        with pytest.raises(DataError) as info:
-            cross_validate(engine, "target", ["Laplace"], n_splits=3)
-    finally:
-        engine.close()
+    said = _engine_error(path, queries)
     assert queries == []
     with pytest.raises(DataError) as memory:
         dataset_from_table(frame, "t.csv", "target")
-    assert str(info.value) == str(memory.value)
-    assert f"{len(np.unique(target)):,} different" in str(info.value)
+    assert said == str(memory.value)
+    assert f"{len(np.unique(target)):,} different" in said
