@@ -39,6 +39,7 @@ from explorer.display import (
     show_table,
 )
 from explorer.errors import escape, show_error, show_info
+from explorer.loading import taken_target_note
 from explorer.summaries import code_note, id_like_note, looks_like_code
 from heb import figures, registry
 from heb.data import DataError, default_target
@@ -98,6 +99,8 @@ _MAX_LISTED = 500
 _SCANS, _RESULTS, _CANCELLED = "_large_scans", "_large_results", "_large_cancelled"
 #: the last scan of each kind that ended without a result (why is said on later runs too)
 _ENDED = "_large_ended"
+#: session name: file -> (target, note) of a column taken as the target for its last one
+_TAKEN = "_large_taken_targets"
 #: session name of the large-file comparisons run so far, by their key without what-ifs
 _COMPARED = "_large_compared"
 #: session name: each comparison's key -> (its key without what-ifs, its what-if params)
@@ -262,6 +265,9 @@ class LargeFile:
     families: tuple[str, ...] = ()
     #: a partitioned table's keys (its first columns)
     partition_keys: tuple[str, ...] = ()
+    #: whether the target was chosen (the picker, a link, a column taken for the last),
+    #: else the last column by default, which the describe scan may replace
+    chosen: bool = False
 
     @property
     def numeric_features(self) -> list[str]:
@@ -319,7 +325,8 @@ def active() -> LargeFile | None:
     st.session_state.pop(_REFUSED, None)
     targets = st.session_state.setdefault(state.LARGE_TARGET, {})
     target = targets.get(name)
-    if target not in columns:  # none chosen, or a link's that the file does not have
+    chosen = target in columns
+    if not chosen:  # none chosen, or a link's that the file does not have
         targets.pop(name, None)
         target = default_target(columns)
     declared = state.large_categorical(name)
@@ -340,6 +347,7 @@ def active() -> LargeFile | None:
         tuple(sorted(kept)),
         tuple(families[c] for c in columns),
         source.partition_keys,
+        chosen,
     )
 
 
@@ -722,14 +730,46 @@ def left_out_methods(methods) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- the scans
-def _describe(target: str, n_bins: int, missing: str, categorical=()):
+@dataclass(frozen=True)
+class TakenTarget:
+    """A describe scan's result for another target than the file's last column, which
+    could not be one: the summary, the column taken and the note saying why."""
+
+    summary: object
+    target: str
+    note: str
+
+
+def _describe(target: str, n_bins: int, missing: str, categorical=(), chosen: bool = True):
+    """The describe scan; when the target is the last column by default (not ``chosen``)
+    and cannot be one, the first of the engine's fallback targets that can, as a
+    :class:`TakenTarget` (the in-memory upload's rule, :func:`explorer.loading._another_target`)."""
+
     def work(engine, report):
         from heb.scale import summarise_source
+        from heb.scale.target_choice import fallback_targets
+
+        def summary(column: str):
+            return summarise_source(
+                engine,
+                column,
+                categorical=list(categorical) or None,
+                n_bins=n_bins,
+                missing=missing,
+            )
 
         report(0.0, "Counting every value on DuckDB")
-        return summarise_source(
-            engine, target, categorical=list(categorical) or None, n_bins=n_bins, missing=missing
-        )
+        try:
+            return summary(target)
+        except DataError as error:
+            if chosen:
+                raise
+            report(0.0, "Looking for a column that reads as classes")
+            for column, kind, distinct in fallback_targets(engine):
+                report(0.0, f"Counting every value on DuckDB, for the target {column}")
+                note = taken_target_note(error, column, target, kind, distinct)
+                return TakenTarget(summary(column), column, note)
+            raise
 
     return work
 
@@ -868,6 +908,9 @@ def show_large_file_source() -> LargeFile | None:
             on_change=_on_target,
             args=(large.name, widget),
         )
+        taken, note = st.session_state.get(_TAKEN, {}).get(large.name, ("", ""))
+        if taken == large.target:  # taken for the last column, which could not be the target
+            show_info(note)
         if large.partition_keys and large.target not in large.partition_keys:
             st.caption(escape(partition_keys_note(large.partition_keys)))
         _choose_categorical(large)
@@ -953,14 +996,17 @@ def overview(large: LargeFile) -> None:
     """The Dataset page's header and feature table for the large file (one scan)."""
     settings = state.current_settings()
     n_bins, missing = settings["n_bins"], settings["missing"]
-    key = repr(
-        ("describe", large.name, large.identity, large.target, large.categorical, n_bins, missing)
-    )
-    work = _describe(large.target, n_bins, missing, large.categorical)
+    key = _describe_key(large, large.target, large.chosen, n_bins, missing)
+    work = _describe(large.target, n_bins, missing, large.categorical, large.chosen)
     summary = _scan_of("describe", key, work, large, auto=True)
     if summary is None:
         _again_button("describe", "Count again", key, work, large)
         return
+    if isinstance(summary, TakenTarget):  # the last column could not be the target
+        st.session_state.setdefault(state.LARGE_TARGET, {})[large.name] = summary.target
+        st.session_state.setdefault(_TAKEN, {})[large.name] = (summary.target, summary.note)
+        _keep(_describe_key(large, summary.target, True, n_bins, missing), summary.summary)
+        st.rerun()
     frame = summary.features
     cols = st.columns(5)
     cols[0].metric("Rows with a target", f"{summary.n_rows:,}")
@@ -993,6 +1039,23 @@ def overview(large: LargeFile) -> None:
     st.subheader("Features")
     show_table(frame, grid_config=_FEATURE_COLUMNS, key="large_describe")
     download_buttons(None, frame, "large-file-features", dataset=large.name)
+
+
+def _describe_key(large: LargeFile, target: str, chosen: bool, n_bins: int, missing: str) -> str:
+    """The describe scan's key: the file, its target (and whether it was chosen: the last
+    column by default may be replaced) and the settings it counts under."""
+    return repr(
+        (
+            "describe",
+            large.name,
+            large.identity,
+            target,
+            chosen,
+            large.categorical,
+            n_bins,
+            missing,
+        )
+    )
 
 
 #: the large file's feature table: the in-memory Dataset page's headers and formats

@@ -37,7 +37,14 @@ from heb.data import (
     load_dataset,
     read_table,
 )
-from heb.data.dataset import is_integer_like, is_text_dtype, join_names, quote
+from heb.data.dataset import (
+    FEW_CLASSES,
+    TARGET_CANDIDATES,
+    is_integer_like,
+    is_text_dtype,
+    join_names,
+    quote,
+)
 from heb.evaluate.folds import evaluated_data
 
 __all__ = [
@@ -149,13 +156,6 @@ def upload_dataset(payload: bytes, filename: str) -> str:
     return spec
 
 
-#: columns looked at, from the right, when a file's last column cannot be its target
-TARGET_CANDIDATES = 10
-#: a fallback target has 2 to this many values: it reads as classes (a label, a rating, a
-#: 0/1 flag); a column of more (an age, a count, an amount) is never taken for the user
-FEW_CLASSES = 20
-
-
 def fallback_targets(table: pd.DataFrame) -> list[tuple[str, str, int]]:
     """The columns that could stand in for a table's last column as the target, best first:
     (name, ``"text"`` or ``"whole numbers"``, distinct values).
@@ -202,11 +202,7 @@ def _another_target(digest: str, payload: bytes, filename: str, error: DataError
             _load_upload(digest, column, (), payload, filename)
         except DataError:
             continue
-        return column, (
-            f"{error} So the target is {quote(column)} for now: the nearest column left of "
-            f"{quote(last)} that reads as classes ({kind}, {distinct} values). To predict "
-            "another column, choose it under Target column below."
-        )
+        return column, taken_target_note(error, column, last, kind, distinct)
     for position in list(range(table.shape[1] - 2, -1, -1))[:TARGET_CANDIDATES]:
         try:  # a column that is a poor target but a possible one: the user chooses
             _load_upload(digest, str(table.columns[position]), (), payload, filename)
@@ -214,6 +210,16 @@ def _another_target(digest: str, payload: bytes, filename: str, error: DataError
             continue
         return None, ""
     raise error
+
+
+def taken_target_note(error: Exception, column: str, last: str, kind: str, distinct: int) -> str:
+    """Why ``column`` is the target for now: the last column's ``error``, and which of
+    :func:`fallback_targets` (the in-memory ones or the engine's) was taken."""
+    return (
+        f"{error} So the target is {quote(column)} for now: the nearest column left of "
+        f"{quote(last)} that reads as classes ({kind}, {distinct} values). To predict "
+        "another column, choose it under Target column below."
+    )
 
 
 def needs_target_note(where: str) -> str:

@@ -174,7 +174,9 @@ def test_a_data_error_of_a_scan_says_where_to_change_the_target(tmp_path, monkey
     page's next run the error itself was gone, leaving the bare button."""
     from explorer.large_files import DATA_ERROR_NOTE
 
-    pd.DataFrame({"a": [1, 2, 3, 4], "y": ["p"] * 4}).to_parquet(tmp_path / "one.parquet")
+    # "a" holds decimals: no column reads as classes, so the Dataset page takes none for "y"
+    frame = pd.DataFrame({"a": [0.5, 1.25, 2.5, 3.75], "y": ["p"] * 4})
+    frame.to_parquet(tmp_path / "one.parquet")
     monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path))
     for page in (PAGE, "pages/concentrations.py"):
         at = open_app(page, clean=False, large_file="one.parquet")

@@ -16,6 +16,7 @@ from heb.data import Preprocessor, encode_target
 from heb.registry import TABLE1_METHODS
 from heb.scale.counting import count_histograms, describe
 from heb.scale.cv import cross_validate
+from heb.scale.duckdb_engine import DuckDBEngine
 from heb.scale.inmemory import cross_validate_in_memory, example_frame, fold_assignment
 from heb.scale.source import open_source
 from heb.scale.spark_engine import SparkEngine, driver_memory
@@ -160,3 +161,19 @@ def test_a_tab_separated_file_is_read_by_its_delimiter_on_spark(spark, tmp_path)
     assert [name for name, _ in columns] == ["x", "y", "label"]
     table = other.table("SELECT label, count(*) AS n FROM heb_rows GROUP BY label ORDER BY label")
     assert table.column("n").to_pylist() == [20, 20]
+
+
+def test_spark_takes_the_same_fallback_targets_as_duckdb(spark, tmp_path):
+    """The Dataset page's rule for a last column that cannot be the target, in Spark SQL:
+    both engines' ``approx_count_distinct`` screen, then exact counts."""
+    from heb.scale.target_choice import fallback_targets
+
+    engine, _, _ = spark
+    example_frame(700, seed=9).to_parquet(tmp_path / "mixed.parquet", index=False)
+    duck = DuckDBEngine(threads=1)
+    try:
+        duck.register(open_source("mixed.parquet", root=tmp_path))
+        expected = fallback_targets(duck)
+    finally:
+        duck.close()
+    assert expected and fallback_targets(engine) == expected

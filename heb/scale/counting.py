@@ -232,8 +232,17 @@ def _check_target_values(engine, target: str) -> None:
     from a scan of its column alone: counted by (fold, class, value), such a target made
     the query's result as large as the rows x the features before it was refused (a
     20,000-row, 300-column CSV took 21.6 s to say its last column had 18,123 values)."""
-    (n_values,) = engine.table(target_values_query(engine.dialect, target)).to_pylist()[0].values()
-    check_class_count(target, int(n_values), dict(engine.columns())[target] == "float")
+    row = engine.table(target_values_query(engine.dialect, target)).to_pylist()[0]
+    n_values = int(row["__heb_n"])
+    if n_values < 2:  # refused here too: before, only after the whole counting query
+        _refuse_one_class(target, [] if n_values == 0 else [row["__heb_min"]])
+    check_class_count(target, n_values, dict(engine.columns())[target] == "float")
+
+
+def _refuse_one_class(target: str, classes) -> None:
+    """The DataError of a target with no value or a single one (``classes``)."""
+    shown = "no value" if len(classes) == 0 else f"the single value {quote(classes[0])}"
+    raise DataError(f"The target {target!r} has {shown}; a classifier needs at least two classes.")
 
 
 def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42) -> Histograms:
@@ -251,10 +260,7 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
     first = next(parts)
     classes = np.unique(first[4])  # the first feature's set holds every row
     if classes.size < 2:
-        shown = "no value" if classes.size == 0 else f"the single value {quote(classes[0])}"
-        raise DataError(
-            f"The target {columns.target!r} has {shown}; a classifier needs at least two classes."
-        )
+        _refuse_one_class(columns.target, classes)
     check_class_count(columns.target, int(classes.size), classes.dtype.kind == "f")
     class_index = pd.Index(classes)
     values = []

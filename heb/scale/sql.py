@@ -260,10 +260,14 @@ def floor_query(dialect: Dialect, target: str, features: Sequence[str]) -> str:
 
 
 def target_values_query(dialect: Dialect, target: str) -> str:
-    """The number of different values (``__heb_n``) of the target in rows with one: a scan
-    of that column alone."""
+    """The number of different values (``__heb_n``) of the target in rows with one, and the
+    least of them (``__heb_min``, the value of a one-valued target): a scan of that column
+    alone."""
     q = dialect.quote(target)
-    return f"SELECT count(DISTINCT {q}) AS __heb_n FROM {VIEW} WHERE {dialect.present(target)}"
+    return (
+        f"SELECT count(DISTINCT {q}) AS __heb_n, min({q}) AS __heb_min FROM {VIEW} "
+        f"WHERE {dialect.present(target)}"
+    )
 
 
 def fold_query(dialect: Dialect, target: str, n_folds: int, seed: int) -> str:

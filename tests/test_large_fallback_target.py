@@ -1,0 +1,138 @@
+"""A large file whose last column cannot be the target: another column is taken, as for an
+upload (``explorer.loading.fallback_targets``), and a one-valued target is refused before
+the counting query."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import assert_clean, open_app, unescape
+
+from explorer import loading
+from heb.data import DataError
+from heb.data.dataset import FEW_CLASSES, TARGET_CANDIDATES
+from heb.scale import DATA_ROOT_ENV, DuckDBEngine, open_source
+from heb.scale import counting as counting_module
+from heb.scale.target_choice import candidate_columns, fallback_targets
+
+PAGE = "pages/dataset.py"
+ROWS = 300
+
+
+def _frame() -> pd.DataFrame:
+    """Columns of every kind left of a last column that is an ID (a value per row)."""
+    rng = np.random.default_rng(5)
+    return pd.DataFrame(
+        {
+            "plan": rng.choice(["basic", "plus", "pro"], ROWS),  # text, 3 values: the first
+            "visits": rng.integers(0, 200, ROWS),  # whole numbers of many values: a count
+            "score": rng.random(ROWS),  # decimals: a measurement
+            "flag": rng.integers(0, 2, ROWS),  # whole numbers, 2 values: the second
+            "shop": rng.choice([f"s{i}" for i in range(FEW_CLASSES + 1)], ROWS),  # 21 values
+            "region": rng.choice(["north", "south", None], ROWS),  # text, 2 values + missing
+            "customer": [f"c{i:04d}" for i in range(ROWS)],  # the last column: an ID
+        }
+    )
+
+
+def _engine(root, name: str) -> DuckDBEngine:
+    engine = DuckDBEngine(threads=1)
+    engine.register(open_source(name, root=root))
+    return engine
+
+
+@pytest.fixture
+def rooted(tmp_path, monkeypatch):
+    _frame().to_parquet(tmp_path / "customers.parquet", index=False)
+    monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path))
+    return tmp_path
+
+
+def test_the_engine_takes_the_columns_the_upload_would(rooted):
+    """The engine's rule is the in-memory one: text of 2 to FEW_CLASSES values first, nearest
+    the last column first, then whole numbers; a 21-valued, a decimal and a many-valued
+    whole-number column never."""
+    engine = _engine(rooted, "customers.parquet")
+    try:
+        found = fallback_targets(engine)
+    finally:
+        engine.close()
+    assert found == [("region", "text", 2), ("plan", "text", 3), ("flag", "whole numbers", 2)]
+    assert found == loading.fallback_targets(_frame())
+
+
+def test_only_the_nearest_columns_are_candidates():
+    columns = [(f"c{i}", "text") for i in range(TARGET_CANDIDATES + 3)]
+    columns[-3] = ("measured", "float")
+    found = candidate_columns(columns)
+    assert [name for name, _ in found] == [
+        f"c{i}" for i in range(TARGET_CANDIDATES + 1, 1, -1) if i != TARGET_CANDIDATES
+    ]
+    assert candidate_columns([("only", "text")]) == []
+
+
+def test_a_one_valued_target_is_refused_before_the_counting_query(rooted, monkeypatch):
+    """Before, a one-valued target ran the whole GROUPING SETS query of every feature, then
+    said so; the scan of the target's column alone says it now."""
+    frame = _frame().assign(customer="same")
+    frame.to_parquet(rooted / "one.parquet", index=False)
+
+    def no_histograms(*args, **kwargs):
+        raise AssertionError("the counting query ran")
+
+    monkeypatch.setattr(counting_module, "histogram_query", no_histograms)
+    engine = _engine(rooted, "one.parquet")
+    try:
+        columns = counting_module.describe(engine, "customer")
+        with pytest.raises(DataError, match="single value 'same'; a classifier needs"):
+            counting_module.count_histograms(engine, columns, 3, 42)
+        empty = frame.assign(customer=None)
+        empty.to_parquet(rooted / "empty.parquet", index=False)
+        engine.register(open_source("empty.parquet", root=rooted))
+        columns = counting_module.describe(engine, "customer")
+        with pytest.raises(DataError, match="has no value; a classifier needs"):
+            counting_module.count_histograms(engine, columns, 3, 42)
+    finally:
+        engine.close()
+
+
+def _target_box(at: AppTest):
+    return next(s for s in at.selectbox if s.label == "Target column")
+
+
+def test_the_dataset_page_takes_another_target_and_says_why(rooted):
+    at = open_app(PAGE, clean=False, large_file="customers.parquet")
+    assert_clean(at)
+    assert _target_box(at).value == "region"
+    infos = " ".join(unescape(i.value) for i in at.info)
+    assert "The target 'customer' has 300 different values" in infos
+    assert "So the target is 'region' for now" in infos
+    assert "(text, 2 values)" in infos
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Target"] == "region"
+    assert metrics["Rows with a target"] == f"{_frame()['region'].notna().sum():,}"
+
+
+def test_a_chosen_last_column_is_refused_not_replaced(rooted):
+    """Choosing the last column back is the user's choice: its error is said, and no other
+    column is taken for it again (no loop between the two)."""
+    at = open_app(PAGE, clean=False, large_file="customers.parquet")
+    _target_box(at).set_value("customer").run()
+    assert _target_box(at).value == "customer"
+    errors = " ".join(unescape(e.value) for e in at.error)
+    assert "The target 'customer' has 300 different values" in errors
+    assert not at.exception
+    infos = " ".join(unescape(i.value) for i in at.info)
+    assert "So the target is" not in infos
+
+
+def test_no_column_reads_as_classes_leaves_the_error(rooted):
+    frame = _frame()[["visits", "score", "customer"]]
+    frame.to_parquet(rooted / "measures.parquet", index=False)
+    at = open_app(PAGE, clean=False, large_file="measures.parquet")
+    assert not at.exception
+    assert _target_box(at).value == "customer"
+    errors = " ".join(unescape(e.value) for e in at.error)
+    assert "The target 'customer' has 300 different values" in errors
