@@ -767,7 +767,7 @@ def _describe(target: str, n_bins: int, missing: str, categorical=(), chosen: bo
             report(0.0, "Looking for a column that reads as classes")
             for column, kind, distinct in fallback_targets(engine):
                 report(0.0, f"Counting every value on DuckDB, for the target {column}")
-                note = taken_target_note(error, column, target, kind, distinct)
+                note = taken_target_note(error, column, target, kind, distinct, "above")
                 return TakenTarget(summary(column), column, note)
             raise
 

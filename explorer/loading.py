@@ -212,13 +212,16 @@ def _another_target(digest: str, payload: bytes, filename: str, error: DataError
     raise error
 
 
-def taken_target_note(error: Exception, column: str, last: str, kind: str, distinct: int) -> str:
+def taken_target_note(
+    error: Exception, column: str, last: str, kind: str, distinct: int, where: str = "below"
+) -> str:
     """Why ``column`` is the target for now: the last column's ``error``, and which of
-    :func:`fallback_targets` (the in-memory ones or the engine's) was taken."""
+    :func:`fallback_targets` (the in-memory ones or the engine's) was taken; the Target
+    column picker is ``where`` the note is shown."""
     return (
         f"{error} So the target is {quote(column)} for now: the nearest column left of "
         f"{quote(last)} that reads as classes ({kind}, {distinct} values). To predict "
-        "another column, choose it under Target column below."
+        f"another column, choose it under Target column {where}."
     )
 
 

@@ -109,7 +109,9 @@ def test_the_dataset_page_takes_another_target_and_says_why(rooted):
     infos = " ".join(unescape(i.value) for i in at.info)
     assert "The target 'customer' has 300 different values" in infos
     assert "So the target is 'region' for now" in infos
-    assert "(text, 2 values)" in infos
+    assert (
+        "(text, 2 values). To predict another column, choose it under Target column above" in infos
+    )
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Target"] == "region"
     assert metrics["Rows with a target"] == f"{_frame()['region'].notna().sum():,}"
