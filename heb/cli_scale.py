@@ -129,7 +129,8 @@ def engine_identity(path: str) -> str:
 
 
 def _target(engine, target: str | None) -> str:
-    """The class column: ``target`` (checked to exist) or the default (the last column)."""
+    """The class column: ``target`` (checked to exist) or the default (the last column,
+    checked to be a possible target: :func:`_check_default_target`)."""
     from heb.data import DataError, default_target
     from heb.data.dataset import quote
 
@@ -140,7 +141,29 @@ def _target(engine, target: str | None) -> str:
             f"There is no column {quote(target)} to use as the target; --target takes one of "
             f"{shown}."
         )
-    return target or default_target(names)
+    if target is not None:
+        return target
+    column = default_target(names)
+    _check_default_target(engine, column)
+    return column
+
+
+def _check_default_target(engine, column: str) -> None:
+    """Refuse the last column as the default target when it cannot be one, saying that
+    ``--target`` names another, with the columns that read as classes (the app's
+    large-file source takes the first of them; the command line takes none)."""
+    from heb.data import DataError
+    from heb.scale.counting import check_target_values
+    from heb.scale.target_choice import fallback_targets
+
+    try:
+        check_target_values(engine, column)
+    except DataError as exc:
+        hint = "the target is the last column unless --target NAME names another"
+        found = [f"{name!r} ({kind}, {n} values)" for name, kind, n in fallback_targets(engine)]
+        if found:
+            hint += ", such as " + (", ".join(found[:-1]) + " or " if found[1:] else "") + found[-1]
+        raise DataError(f"{str(exc).rstrip('.')}; {hint}.") from None
 
 
 def check_categorical(

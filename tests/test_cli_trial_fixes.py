@@ -346,7 +346,11 @@ def test_engine_bad_target_is_its_one_line_without_the_left_out_notice(tmp_path,
     assert main(argv) == 2
     err = _one_line(capsys.readouterr().err)
     said = "heb: The target 'y' has the single value 'one'; a classifier needs at least two"
-    assert err == said + " classes."
+    # and the way on, as in memory, with the column that reads as classes
+    assert err == said + (
+        " classes; the target is the last column unless --target NAME names another, such as "
+        "'a' (text, 3 values)."
+    )
 
 
 def test_the_same_unusable_data_exits_2_in_memory_as_on_the_engine(tmp_path, isolated_cache):

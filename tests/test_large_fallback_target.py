@@ -138,3 +138,30 @@ def test_no_column_reads_as_classes_leaves_the_error(rooted):
     assert _target_box(at).value == "customer"
     errors = " ".join(unescape(e.value) for e in at.error)
     assert "The target 'customer' has 300 different values" in errors
+
+
+def test_the_command_line_names_the_way_on_and_takes_no_target(rooted, capsys):
+    """``heb bench --engine`` takes no other target (a script's target never changes
+    silently), but its one sentence says how to name one and which columns read as
+    classes; with none, the in-memory path's words alone; a named target, neither."""
+    from heb.cli import main
+
+    out = str(rooted / "out")
+    path = str(rooted / "customers.parquet")
+    assert main(["bench", path, "--engine", "duckdb", "--folds", "2", "-o", out]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "; the target is the last column unless --target NAME names another, such as "
+        "'region' (text, 2 values), 'plan' (text, 3 values) or 'flag' (whole numbers, 2 values)."
+    )
+    _frame()[["score", "customer"]].to_parquet(rooted / "measures.parquet", index=False)
+    path = str(rooted / "measures.parquet")
+    assert main(["bench", path, "--engine", "duckdb", "--folds", "2", "-o", out]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "classes; the target is the last column unless --target NAME names another."
+    ), err
+    argv = ["bench", path, "--engine", "duckdb", "--target", "customer", "-o", out]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("pick a column with fewer classes."), err

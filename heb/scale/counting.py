@@ -227,8 +227,10 @@ def _split_sets(batches, columns: Columns):
         yield index, name, raw, fold, y_raw, np.concatenate([p[3] for p in pieces])
 
 
-def _check_target_values(engine, target: str) -> None:
-    """Refuse a target of too many values (an ID, a measurement) before the counting query,
+def check_target_values(engine, target: str) -> None:
+    """Raise :class:`~heb.data.DataError` for a target of no value, of one, or of too many.
+
+    Refuse a target of too many values (an ID, a measurement) before the counting query,
     from a scan of its column alone: counted by (fold, class, value), such a target made
     the query's result as large as the rows x the features before it was refused (a
     20,000-row, 300-column CSV took 21.6 s to say its last column had 18,123 values)."""
@@ -254,7 +256,7 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
         The target has fewer than two distinct values, reads as a measurement (many
         decimals) or has more classes than :data:`heb.data.dataset.MAX_CLASSES`.
     """
-    _check_target_values(engine, columns.target)
+    check_target_values(engine, columns.target)
     sql = histogram_query(engine.dialect, columns.target, columns.features, n_folds, seed)
     parts = _split_sets(engine.batches(sql), columns)
     first = next(parts)
