@@ -157,10 +157,13 @@ def test_a_tab_separated_file_is_read_by_its_delimiter_on_spark(spark, tmp_path)
     rows = ["x\ty\tlabel"] + [f"v{i % 3}\t{i % 5}\t{'ab'[i % 2]}" for i in range(40)]
     (tmp_path / "t.tsv.gz").write_bytes(gzip.compress("\n".join(rows).encode()))
     other = SparkEngine(session=engine.spark)
-    columns = other.register(open_source("t.tsv.gz", root=tmp_path))
-    assert [name for name, _ in columns] == ["x", "y", "label"]
-    table = other.table("SELECT label, count(*) AS n FROM heb_rows GROUP BY label ORDER BY label")
-    assert table.column("n").to_pylist() == [20, 20]
+    try:
+        columns = other.register(open_source("t.tsv.gz", root=tmp_path))
+        assert [name for name, _ in columns] == ["x", "y", "label"]
+        sql = "SELECT label, count(*) AS n FROM heb_rows GROUP BY label ORDER BY label"
+        assert other.table(sql).column("n").to_pylist() == [20, 20]
+    finally:
+        engine.register(engine.source)  # the session's view is one: the module's again
 
 
 def test_spark_takes_the_same_fallback_targets_as_duckdb(spark, tmp_path):
