@@ -74,9 +74,14 @@ def test_reliability_diagram_skips_empty_bins_and_names_the_ece():
         "laplace": make_curve([1, 0, 2, 0, 7], [0.1, 0, 0.5, 0, 0.95], [0, 0, 1, 0, 0.8], 0.1234),
     }
     fig = reliability_diagram(curves, title="Calibration")
-    # per method: its curve, its bins of fewer than MIN_BIN_ROWS rows, its bars
-    assert [trace.type for trace in fig.data] == ["scatter"] + ["scatter", "scatter", "bar"] * 2
-    diagonal, heb_curve, heb_small, heb_bars, laplace_curve, laplace_small, laplace_bars = fig.data
+    # per method: its curve, its bins of fewer than MIN_BIN_ROWS rows, its bars; then per
+    # method the symbols over its bars
+    assert [trace.type for trace in fig.data] == (
+        ["scatter"] + ["scatter", "scatter", "bar"] * 2 + ["scatter"] * 2
+    )
+    diagonal, heb_curve, heb_small, heb_bars, laplace_curve, laplace_small, laplace_bars = fig.data[
+        :7
+    ]
     np.testing.assert_array_equal(diagonal.x, [0, 1])
     np.testing.assert_array_equal(diagonal.y, [0, 1])
     # empty bins are nowhere; bins under MIN_BIN_ROWS rows are off the curve
@@ -125,10 +130,48 @@ def test_reliability_diagram_without_ece_names_the_methods_alone():
 
 def test_reliability_diagram_lists_a_method_whose_bins_are_all_small():
     curves = {"HEB-M": make_curve([2, 0, 3], [0.4, 0, 0.9], [0.5, 0, 1.0])}
-    _, curve, small, _ = reliability_diagram(curves).data
+    _, curve, small, _, _ = reliability_diagram(curves).data
     # no point on its curve, yet a legend entry (plotly lists no trace of zero points)
     assert curve.showlegend is not False and list(curve.x) == [None]
     np.testing.assert_allclose(small.x, [0.4, 0.9])
+
+
+def test_each_bar_of_rows_per_bin_carries_its_methods_symbol():
+    """The rows-per-bin bars told the methods apart by colour and order only (HEB-M's red
+    and AODE's green bars side by side look alike to a red-green colour-blind reader);
+    each bar now carries, just over its top, the marker symbol of its method's points and
+    legend entry, in a distinct symbol per method, and the hover still gives its rows."""
+    names = ["Laplace", "KT", "HEB-U", "HEB-M", "AODE"]
+    curves = {
+        name: make_curve([0, 3 + i, 40 - i, 900 + 50 * i], [0, 0.4, 0.6, 0.9], [0, 0.5, 0.6, 0.85])
+        for i, name in enumerate(names)
+    }
+    fig = reliability_diagram(curves)
+    bars = [t for t in fig.data if t.type == "bar"]
+    tips = [t for t in fig.data if t.type == "scatter" and t.xaxis == "x2"]
+    assert len({tip.marker.symbol for tip in tips}) == len(names)  # told apart without colour
+    tallest = 900 + 50 * (len(names) - 1)
+    points = [t for t in fig.data[1:] if t.type == "scatter" and t.xaxis == "x"]
+    lines = [t for t in points if t.showlegend is not False]
+    assert len(lines) == len(bars) == len(tips) == len(names)
+    for name, line, bar, tip in zip(names, lines, bars, tips, strict=True):
+        assert tip.marker.symbol == line.marker.symbol  # the symbol of its points and legend
+        assert tip.marker.color == bar.marker.color == line.line.color == method_color(name)
+        assert tip.legendgroup == bar.legendgroup == line.legendgroup and not tip.showlegend
+        held = np.asarray(bar.y) > 0
+        left = np.asarray(bar.x) + np.asarray(bar.offset)
+        # one symbol per bar holding rows, at its centre, just over its top
+        np.testing.assert_allclose(tip.x, (left + np.asarray(bar.width) / 2)[held])
+        over = np.asarray(tip.y) - np.asarray(bar.y)[held]
+        assert np.all(over > 0) and np.all(over < 0.1 * tallest)
+        np.testing.assert_array_equal(np.asarray(tip.customdata)[:, 1], np.asarray(bar.y)[held])
+        assert "customdata[1]" in tip.hovertemplate and tip.yaxis == bar.yaxis == "y2"
+    # a bin's bars side by side inside the bin, none over another
+    lefts = np.array([np.asarray(bar.x) + np.asarray(bar.offset) for bar in bars])
+    widths = np.array([np.asarray(bar.width) for bar in bars])
+    np.testing.assert_allclose(lefts[1:], lefts[:-1] + widths[:-1])
+    assert np.all(lefts[0] >= np.linspace(0, 1, 5)[:-1])
+    assert np.all(lefts[-1] + widths[-1] <= np.linspace(0, 1, 5)[1:])
 
 
 def test_reliability_diagram_refuses_bad_curves():
@@ -157,7 +200,7 @@ def test_reliability_points_are_the_diagrams_first_row():
     colors = {"1 copy": "#123456"}
     points = reliability_points(curves, colors)
     diagram = reliability_diagram(curves, colors=colors)
-    first_row = [trace for trace in diagram.data if trace.type == "scatter"]
+    first_row = [t for t in diagram.data if t.type == "scatter" and t.xaxis in (None, "x")]
     assert len(points) == len(first_row) == 5  # diagonal; HEB-M curve and small bins; 1 copy
     for mine, theirs in zip(points, first_row, strict=True):
         theirs = theirs.to_plotly_json()
@@ -250,10 +293,13 @@ def test_app_figures_fit_only_their_text_axes_to_the_labels():
 def test_reliability_diagram_takes_colours_for_curves_that_are_not_methods():
     curves = {name: make_curve([2, 30], [0.6, 0.9], [0.5, 0.9]) for name in ("1 copy", "HEB-M")}
     fig = reliability_diagram(curves, colors={"1 copy": "#3b3b98"})
-    _, copy_curve, copy_small, copy_bars, heb_curve, heb_small, heb_bars = fig.data
-    assert copy_curve.line.color == copy_bars.marker.color == "#3b3b98"
+    _, copy_curve, copy_small, copy_bars, heb_curve, heb_small, heb_bars, copy_tips, heb_tips = (
+        fig.data
+    )
+    assert copy_curve.line.color == copy_bars.marker.color == copy_tips.marker.color == "#3b3b98"
     # left out: its method colour
-    assert heb_curve.line.color == heb_bars.marker.color == METHOD_COLORS["HEB-M"]
+    assert heb_curve.line.color == heb_bars.marker.color == heb_tips.marker.color
+    assert heb_tips.marker.color == METHOD_COLORS["HEB-M"]
     assert copy_small.marker.color == heb_small.marker.color == NEUTRAL_COLOR  # too few rows
 
 

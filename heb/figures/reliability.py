@@ -235,7 +235,9 @@ def reliability_diagram(
         calibration (the accuracy axis starts where the confidence axis does, lower only
         to show a point below it: :func:`accuracy_axis_start`), each point sized by its
         rows (also in its hover); bins of fewer than :data:`MIN_BIN_ROWS` rows are grey
-        hollow points off the curve. Row 2: grouped bars of the bin counts (shared x axis).
+        hollow points off the curve. Row 2: grouped bars of the bin counts (shared x axis),
+        each topped by its method's marker symbol of row 1 and the legend (after every
+        curve's traces, one scatter per method: :func:`_count_bars`).
     """
     checked = _checked(curves)
     diagonal, per_curve = _point_traces(checked, colors, show_ece)
@@ -243,25 +245,15 @@ def reliability_diagram(
         rows=2, cols=1, shared_xaxes=True, row_heights=[0.72, 0.28], vertical_spacing=0.05
     )
     fig.add_trace(diagonal, row=1, col=1)
-    for points, (name, curve) in zip(per_curve, checked.items(), strict=True):
+    tips, tallest = [], max(float(curve["count"].max(initial=0.0)) for curve in checked.values())
+    for index, (points, (name, curve)) in enumerate(zip(per_curve, checked.items(), strict=True)):
         fig.add_traces(points, rows=1, cols=1)
-        color = (colors or {}).get(name) or method_color(name)
-        label = escape(method_label(name))
-        edges = curve["edges"]
-        fig.add_trace(
-            go.Bar(
-                x=(edges[:-1] + edges[1:]) / 2,
-                y=curve["count"],
-                name=label,
-                legendgroup=label,
-                showlegend=False,
-                marker={"color": color},
-                hovertemplate=f"{label}<br>bin centre %{{x:.2f}}<br>rows %{{y:.0f}}<extra></extra>",
-            ),
-            row=2,
-            col=1,
-        )
-    fig.update_layout(barmode="group", bargap=0.15)
+        bars, tip = _count_bars(name, curve, index, len(checked), tallest, colors)
+        fig.add_trace(bars, row=2, col=1)
+        tips.append(tip)
+    # the symbols over the bars last: each method's traces above keep their places
+    fig.add_traces(tips, rows=2, cols=1)
+    fig.update_layout(barmode="overlay")  # each bar placed by its own offset
     start = confidence_axis_start(checked)
     fig.update_xaxes(range=[start, 1], row=1, col=1)
     fig.update_xaxes(range=[start, 1], title_text="confidence (top-1 probability)", row=2, col=1)
@@ -270,3 +262,71 @@ def reliability_diagram(
     counts = np.concatenate([np.ravel(curve["count"]) for curve in checked.values()] or [[]])
     fig.update_yaxes(title_text="rows", **count_axis(counts), row=2, col=1)
     return style(fig, title, RELIABILITY_HEIGHT, grow_with_legend=False)
+
+
+#: the share of a bin's width its group of bars takes (the rest is the gap between bins)
+_GROUP_SHARE = 0.85
+#: diameter (pixels) of the symbol over each bar of the rows per bin
+_TIP_PX = 10
+#: how far over its bar the symbol's centre is, as a share of the tallest bar (about half
+#: the symbol in the 95 px of the bars' plot)
+_TIP_LIFT = 0.06
+
+
+def _count_bars(
+    name: str,
+    curve: Mapping,
+    index: int,
+    n_curves: int,
+    tallest: float,
+    colors: Mapping[str, str] | None,
+) -> tuple[go.Bar, go.Scatter]:
+    """One curve's rows per bin: its bars (the ``index``-th of ``n_curves`` in each bin's
+    group) and, just over each bar holding rows, the curve's marker symbol of the first row
+    (lifted by :data:`_TIP_LIFT` of ``tallest``, the most rows of any bin of the figure).
+
+    The bars alone told the methods apart by colour and order only (red and green bars side
+    by side look alike to a red-green colour-blind reader); the symbol is the one of the
+    method's points and legend entry, so each bar names its method without colour. The
+    bars are placed by their own ``offset`` and ``width`` (plotly's grouping leaves their
+    positions unknown to the figure), so that each symbol sits at its bar's centre.
+    """
+    color = (colors or {}).get(name) or method_color(name)
+    label = escape(method_label(name))
+    edges = curve["edges"]
+    centre, bin_width = (edges[:-1] + edges[1:]) / 2, np.diff(edges)
+    width = bin_width * _GROUP_SHARE / n_curves
+    offset = -bin_width * _GROUP_SHARE / 2 + index * width
+    bars = go.Bar(
+        x=centre,
+        y=curve["count"],
+        width=width,
+        offset=offset,
+        name=label,
+        legendgroup=label,
+        showlegend=False,
+        marker={"color": color},
+        hovertemplate=f"{label}<br>bin centre %{{x:.2f}}<br>rows %{{y:.0f}}<extra></extra>",
+    )
+    held = curve["count"] > 0
+    rows = curve["count"][held]
+    tip = go.Scatter(
+        x=(centre + offset + width / 2)[held],
+        # just over the bar, not half inside it (where its own colour hid half of it)
+        y=rows + _TIP_LIFT * tallest,
+        customdata=np.column_stack([centre[held], rows]),
+        mode="markers",
+        cliponaxis=False,  # the tallest bar's symbol is drawn whole
+        name=label,
+        legendgroup=label,
+        showlegend=False,
+        marker={
+            "symbol": SYMBOLS[index % len(SYMBOLS)],
+            "size": _TIP_PX,
+            "color": color,
+            "line": {"color": "white", "width": 1},
+        },
+        hovertemplate=f"{label}<br>bin centre %{{customdata[0]:.2f}}<br>"
+        "rows %{customdata[1]:.0f}<extra></extra>",
+    )
+    return bars, tip
