@@ -12,15 +12,19 @@ cheap AppTest and figure checks of the same causes.
 from __future__ import annotations
 
 import json
+import re
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_app import assert_clean, open_app, shown_text  # the app suite's helpers
 
-from heb.figures.lessons.hierarchy import concentration_figure, tree_figure
+from heb.figures import to_image_bytes
+from heb.figures.lessons.hierarchy import TREE_LABEL_MIN_PX, concentration_figure, tree_figure
 from heb.figures.lessons.parts import LESSON_TITLE_LINE
 from heb.lessons.calibration import CALIBRATION_DATASETS, calibration_data
 from heb.lessons.hierarchy import format_probability, hierarchy_lesson
+from tests.peers import require_chromium
 
 #: the most characters a header of the known-truth table takes: seven columns fit the
 #: figure's column (492 px at 1280 px with the sidebar open) at about 8 px a character
@@ -67,6 +71,49 @@ def test_the_tree_figures_title_lines_fit_a_lesson_column():
     assert len(lines) >= 2 and all(len(line) <= LESSON_TITLE_LINE for line in lines), lines
     assert fig.layout.title.yref == "container"
     assert fig.layout.margin.t >= 2 * 20  # room for both lines above the sunburst
+
+
+#: the tree figure's width in the hierarchy lesson's figure column at 1280 x 720, sidebar open
+TREE_COLUMN_PX = 494
+
+
+def test_the_tree_hides_the_labels_its_thin_wedges_would_shrink_unreadably():
+    """Plotly shrinks a sunburst label to fit its wedge: at 1280 x 720 the thin codes'
+    labels were drawn at 6 - 9 px, prefix 41's and region 4's at 9 - 10 px (133 of 224
+    labels drawn, the smallest at 0.1 px). A label that would be smaller than
+    TREE_LABEL_MIN_PX is hidden as drawn (its name stays in the hover), so a zoomed-in
+    branch still labels its wedges."""
+    fig, _ = tree_figure(hierarchy_lesson(n_per_class=200, scenario="hierarchy", seed=0))
+    assert fig.layout.uniformtext.mode == "hide"
+    assert fig.layout.uniformtext.minsize == TREE_LABEL_MIN_PX >= 12
+    assert "%{label}" in fig.data[0].hovertemplate  # every wedge's name, on hover
+
+
+def test_the_drawn_tree_labels_its_wide_wedges_alone_at_a_readable_size():
+    """Drawn at the lesson column's width: every label shown is at least
+    TREE_LABEL_MIN_PX, the wide wedges and the sparse code's path are labelled, and no
+    wedge under 0.5 % of the circle is."""
+    require_chromium()  # static export; a skip here, a failure in CI
+    out = hierarchy_lesson(n_per_class=200, scenario="hierarchy", seed=0)
+    fig, data = tree_figure(out)
+    svg = to_image_bytes(fig, fmt="svg", width=TREE_COLUMN_PX).decode()
+    drawn = {}
+    for style, transform, label in re.findall(
+        r'<text[^>]*class="slicetext"[^>]*style="([^"]*)"[^>]*transform="([^"]*)"[^>]*>'
+        r"([^<]*)</text>",
+        svg,
+    ):
+        scale = re.search(r"scale\(([\d.e-]+)", transform)
+        size = float(re.search(r"font-size: ([\d.]+)px", style)[1])
+        drawn[label] = size * (float(scale[1]) if scale else 1.0)
+    assert drawn, "the SVG has no sunburst label"
+    assert min(drawn.values()) >= TREE_LABEL_MIN_PX - 0.5, sorted(drawn.items(), key=str)[:5]
+    share = dict(zip(data["node"], data["true P (class 0)"], strict=True))
+    leaf = out["labels"][out["leaf"]]
+    assert {"region 1", "prefix 12", "prefix 14", leaf} <= set(drawn)
+    thin = {node for node, p in share.items() if p < 0.005}
+    assert len(thin) > 100 and not thin & set(drawn)
+    assert len(drawn) < np.count_nonzero(data["true P (class 0)"] >= 0.005)
 
 
 def test_the_concentration_figure_labels_one_tick_per_decade_with_separators():

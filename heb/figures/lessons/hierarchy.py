@@ -34,13 +34,19 @@ _PROBABILITY = ".3~g"
 #: the sunburst's own height (pixels, below its title): the whole tree, three rings, in a
 #: lesson's figure column
 TREE_HEIGHT = 500
+#: the smallest label (pixels) a wedge of the tree shows: plotly shrinks a label to fit its
+#: wedge, and at 1280 x 720 the thin codes' labels were 6 - 9 px, prefixes 41 and 42's and
+#: region 4's 9 - 10 px, unreadable; a wedge whose label would be smaller shows none
+#: (its name is in its hover, and a click on its region or prefix zooms it in)
+TREE_LABEL_MIN_PX = 13
 
 
 def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
     """Sunburst region -> prefix -> code sized by class 0's true PMF; the sparse code's path
     coloured. Every prefix shows its codes: with the sparse code's prefix alone, the code
     ring was empty around the rest of the circle and the tree drew at two thirds of the
-    size (drawing all 224 sectors takes 65 ms in chromium here, 20 ms for 34)."""
+    size (drawing all 224 sectors takes 65 ms in chromium here, 20 ms for 34). A wedge too
+    thin for a label of :data:`TREE_LABEL_MIN_PX` shows none (its name is on hover)."""
     labels, (to_prefix, to_region) = out["labels"], out["levels"]
     theta0, leaf = out["theta"][0], out["leaf"]
     n_prefix, n_region = to_region.size, int(to_region.max()) + 1
@@ -80,7 +86,12 @@ def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
     # a sunburst has no legend: lesson_style's legend rows do not apply
     wrapped = wrap_title(title, LESSON_TITLE_LINE)
     frame_title_and_legend(fig, wrapped, TREE_HEIGHT + title_height(wrapped), FONT_SIZE)
-    fig.update_layout(margin={"l": 0, "r": 0, "b": 0}, font={"size": FONT_SIZE})
+    fig.update_layout(
+        margin={"l": 0, "r": 0, "b": 0},
+        font={"size": FONT_SIZE},
+        # decided as drawn, so a phone hides more and a zoomed-in branch labels its wedges
+        uniformtext={"minsize": TREE_LABEL_MIN_PX, "mode": "hide"},
+    )
     data = pd.DataFrame({"node": ids, "parent": parents, "true P (class 0)": values})
     return readable(fig), data
 
