@@ -16,7 +16,11 @@
   are dropped. Imputing an ID-like column's mode makes that ID look frequent: such columns
   are listed in ``id_like_imputed_`` (the app recommends ``missing="category"``).
 
-:func:`make_model` chains preprocessing and a classifier into one sklearn Pipeline.
+How a column's values are read (floats, exact ints, text) and which kind a column is
+live in :mod:`heb.data.column_values`. :meth:`Preprocessor.get_feature_names_out` names
+the encoded columns as scikit-learn transformers do (``input_features``, as a Pipeline or
+ColumnTransformer passes them, must be the fitted columns). :func:`make_model` chains
+preprocessing and a classifier into one sklearn Pipeline.
 """
 
 from __future__ import annotations
@@ -32,13 +36,20 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from heb.data.binning import MAX_BINS, check_n_bins, one_bin_message, quantile_cuts
 from heb.data.category_lookup import text_codes_of_numbers
-from heb.data.dataset import (
-    DataError,
-    column_names,
-    is_id_like_name,
-    is_integer_like,
-    is_text_dtype,
+from heb.data.column_values import (  # noqa: F401 (importable from here, as before)
+    bin_labels,
+    category_values,
+    column_kind,
+    format_number,
+    integer_values,
+    number_kind,
+    numeric_values,
+    text_values,
 )
+from heb.data.dataset import DataError, column_names
+
+#: the former private names of two helpers now in :mod:`heb.data.column_values`
+_format_number, _bin_labels, _category_values = format_number, bin_labels, category_values
 
 __all__ = [
     "Preprocessor",
@@ -69,82 +80,6 @@ def is_id_like_counts(n_observed: int, n_categories: int) -> bool:
     rows (fewer than :data:`ID_LIKE_ROWS_PER_CATEGORY` on average)."""
     many = n_categories >= ID_LIKE_MIN_CATEGORIES
     return many and n_observed < ID_LIKE_ROWS_PER_CATEGORY * n_categories
-
-
-def _format_number(value: float) -> str:
-    if np.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    if float(value).is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return f"{value:.6g}"
-
-
-def _bin_labels(cuts: np.ndarray) -> list[str]:
-    edges = np.concatenate(([-np.inf], cuts, [np.inf]))
-    labels = []
-    for low, high in zip(edges[:-1], edges[1:], strict=True):
-        opening = "(" if np.isinf(low) else "["
-        labels.append(f"{opening}{_format_number(low)}, {_format_number(high)})")
-    return labels
-
-
-def numeric_values(column: pd.Series) -> np.ndarray:
-    """Floats with every non-finite or non-numeric entry as NaN.
-
-    Dates, durations and periods become their integer time stamps, so they are binned
-    like any other number.
-    """
-    if isinstance(column.dtype, pd.PeriodDtype):
-        column = column.dt.to_timestamp()
-    if pd.api.types.is_datetime64_any_dtype(column.dtype) or pd.api.types.is_timedelta64_dtype(
-        column.dtype
-    ):
-        stamps = column.to_numpy(dtype="int64", na_value=0).astype(np.float64)
-        return np.where(column.isna().to_numpy(), np.nan, stamps)
-    if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-        column = pd.to_numeric(column.astype(object), errors="coerce")
-    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-    return np.where(np.isfinite(values), values, np.nan)
-
-
-def integer_values(column: pd.Series) -> np.ndarray:
-    """Object array of exact Python ints, missing as None (no float64 round trip, so IDs
-    beyond 2**53 stay distinct)."""
-    return column.to_numpy(dtype=object, na_value=None)
-
-
-def _category_values(column: pd.Series, numeric: str) -> np.ndarray:
-    """The values a categorical column is coded from: ``numeric`` is ``"integer"``,
-    ``"float"`` or ``""`` (text)."""
-    if numeric == "integer":
-        return integer_values(column)
-    return numeric_values(column) if numeric else text_values(column)
-
-
-def number_kind(column: pd.Series) -> str:
-    """``"integer"`` (numpy or nullable integers), ``"float"`` (other numbers) or ``""``."""
-    if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
-        return ""
-    return "integer" if pd.api.types.is_integer_dtype(column.dtype) else "float"
-
-
-def column_kind(name, column: pd.Series, declared) -> str:
-    """``"categorical"`` (declared, text, or integers under an ID-like name) or
-    ``"numeric"`` (binned): how :class:`Preprocessor` reads a column."""
-    if name in declared or is_text_dtype(column.dtype):
-        return "categorical"
-    if is_id_like_name(name) and is_integer_like(column):
-        return "categorical"
-    return "numeric"
-
-
-def text_values(column: pd.Series) -> np.ndarray:
-    """Object array of category labels as strings, missing as None."""
-    present = column.notna().to_numpy()
-    labels = np.full(len(column), None, dtype=object)
-    if present.any():
-        labels[present] = column[present].astype(str).to_numpy(dtype=object)
-    return labels
 
 
 class Preprocessor(TransformerMixin, BaseEstimator):
@@ -257,7 +192,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
 
     def _fit_categorical(self, name, column: pd.Series):
         numeric = number_kind(column)
-        values = _category_values(column, numeric)
+        values = category_values(column, numeric)
         missing = pd.isna(values)
         if missing.all():
             return None
@@ -267,7 +202,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if numeric == "integer":
             labels = [str(int(v)) for v in categories]
         else:
-            labels = [_format_number(v) for v in categories] if numeric else list(categories)
+            labels = [format_number(v) for v in categories] if numeric else list(categories)
         # a missing category only for missing rows: an infinity (missing in ``values``) is
         # unseen when encoded, so a category made for it would hold no training row
         absent = column.isna().to_numpy()
@@ -317,7 +252,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         cuts = quantile_cuts(observed, self.n_bins)
         if not cuts.size and observed.min() < observed.max():  # its quantiles all tie
             warnings.warn(one_bin_message(name, observed, self.n_bins), stacklevel=3)
-        labels = _bin_labels(cuts)
+        labels = bin_labels(cuts)
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
         if self.missing == "category" and missing.any():
             fill = len(labels)
@@ -327,7 +262,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         else:
             median = float(np.median(observed))
             fill = int(np.searchsorted(cuts, median, side="right"))
-            self.impute_values_[name] = _format_number(median)
+            self.impute_values_[name] = format_number(median)
         encoder = {
             "kind": "numeric",
             "cuts": cuts,
@@ -408,7 +343,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             column = pd.to_numeric(column, errors="coerce")  # "12" is 12; "x" is unseen
         if numeric == "integer" and not pd.api.types.is_integer_dtype(column.dtype):
             numeric = "float" if pd.api.types.is_numeric_dtype(column.dtype) else ""
-        values = _category_values(column, numeric)
+        values = category_values(column, numeric)
         codes = encoder["index"].get_indexer(values)
         if not numeric and number_kind(column):  # text learned, numbers given: by value
             codes = text_codes_of_numbers(encoder["index"], numeric_values(column), codes)
@@ -418,9 +353,37 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         return np.where(raw_missing, fill, codes)
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
-        """Names of the encoded columns."""
+        """Names of the encoded columns (the input columns less those dropped as empty).
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            The input column names, as scikit-learn passes them (a ColumnTransformer or
+            Pipeline over arrays): one per input column, equal to ``feature_names_in_``
+            when the Preprocessor was fitted on named columns. The kept ones are returned;
+            default the fitted names (``x0, x1, ...`` for an array).
+
+        Returns
+        -------
+        ndarray of object (str), one name per column of :meth:`transform`'s output.
+        """
         check_is_fitted(self, "n_categories_")
-        return np.array(self.feature_names_out_, dtype=object)
+        if input_features is None:
+            return np.array(self.feature_names_out_, dtype=object)
+        names = np.asarray(input_features, dtype=object)
+        fitted = getattr(self, "feature_names_in_", None)
+        if names.ndim != 1 or names.size != self.n_features_in_:
+            raise ValueError(
+                f"input_features must name the {self.n_features_in_} columns the "
+                f"Preprocessor was fitted on, got {names.size}."
+            )
+        if fitted is not None and not np.array_equal(names, fitted):
+            raise ValueError(
+                "input_features must equal the column names the Preprocessor was fitted on "
+                f"(feature_names_in_), in order: {list(fitted)[:5]}."
+            )
+        position = {name: i for i, name in enumerate(self._columns_in)}
+        return names[[position[name] for name in self.feature_names_out_]]
 
     def summary(self) -> pd.DataFrame:
         """One row per input column: kind, K_f, a preview of the categories, handling."""

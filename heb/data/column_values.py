@@ -1,0 +1,105 @@
+"""How :class:`~heb.data.preprocess.Preprocessor` reads one column's values.
+
+A column is read as floats (numbers, dates and durations as time stamps; anything
+non-finite or unreadable is NaN), as exact Python ints (integer columns: IDs beyond 2**53
+stay distinct) or as text labels; :func:`column_kind` says whether a column is coded by
+its categories or binned as a number, and :func:`format_number` / :func:`bin_labels`
+write the labels of numbers and of quantile bins. Everything here reads a column and
+learns nothing: fitting lives in :mod:`heb.data.preprocess`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from heb.data.dataset import is_id_like_name, is_integer_like, is_text_dtype
+
+__all__ = [
+    "bin_labels",
+    "category_values",
+    "column_kind",
+    "format_number",
+    "integer_values",
+    "number_kind",
+    "numeric_values",
+    "text_values",
+]
+
+
+def format_number(value: float) -> str:
+    """A number as a label: whole numbers written out in full, others to 6 digits."""
+    if np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def bin_labels(cuts: np.ndarray) -> list[str]:
+    """The interval label of every bin the interior ``cuts`` make, like ``"[1.5, 3.2)"``."""
+    edges = np.concatenate(([-np.inf], cuts, [np.inf]))
+    labels = []
+    for low, high in zip(edges[:-1], edges[1:], strict=True):
+        opening = "(" if np.isinf(low) else "["
+        labels.append(f"{opening}{format_number(low)}, {format_number(high)})")
+    return labels
+
+
+def numeric_values(column: pd.Series) -> np.ndarray:
+    """Floats with every non-finite or non-numeric entry as NaN.
+
+    Dates, durations and periods become their integer time stamps, so they are binned
+    like any other number.
+    """
+    if isinstance(column.dtype, pd.PeriodDtype):
+        column = column.dt.to_timestamp()
+    if pd.api.types.is_datetime64_any_dtype(column.dtype) or pd.api.types.is_timedelta64_dtype(
+        column.dtype
+    ):
+        stamps = column.to_numpy(dtype="int64", na_value=0).astype(np.float64)
+        return np.where(column.isna().to_numpy(), np.nan, stamps)
+    if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        column = pd.to_numeric(column.astype(object), errors="coerce")
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.where(np.isfinite(values), values, np.nan)
+
+
+def integer_values(column: pd.Series) -> np.ndarray:
+    """Object array of exact Python ints, missing as None (no float64 round trip, so IDs
+    beyond 2**53 stay distinct)."""
+    return column.to_numpy(dtype=object, na_value=None)
+
+
+def category_values(column: pd.Series, numeric: str) -> np.ndarray:
+    """The values a categorical column is coded from: ``numeric`` is ``"integer"``,
+    ``"float"`` or ``""`` (text)."""
+    if numeric == "integer":
+        return integer_values(column)
+    return numeric_values(column) if numeric else text_values(column)
+
+
+def number_kind(column: pd.Series) -> str:
+    """``"integer"`` (numpy or nullable integers), ``"float"`` (other numbers) or ``""``."""
+    if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+        return ""
+    return "integer" if pd.api.types.is_integer_dtype(column.dtype) else "float"
+
+
+def column_kind(name, column: pd.Series, declared) -> str:
+    """``"categorical"`` (declared, text, or integers under an ID-like name) or
+    ``"numeric"`` (binned): how :class:`Preprocessor` reads a column."""
+    if name in declared or is_text_dtype(column.dtype):
+        return "categorical"
+    if is_id_like_name(name) and is_integer_like(column):
+        return "categorical"
+    return "numeric"
+
+
+def text_values(column: pd.Series) -> np.ndarray:
+    """Object array of category labels as strings, missing as None."""
+    present = column.notna().to_numpy()
+    labels = np.full(len(column), None, dtype=object)
+    if present.any():
+        labels[present] = column[present].astype(str).to_numpy(dtype=object)
+    return labels
