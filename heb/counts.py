@@ -155,6 +155,7 @@ class CountTable:
         n_categories: np.ndarray | None = None,
         *,
         codes_below_k: bool = False,
+        weights: np.ndarray | None = None,
     ) -> CountTable:
         """Count integer codes in one vectorised pass.
 
@@ -172,6 +173,9 @@ class CountTable:
         codes_below_k : bool
             The caller guarantees no code is ``>= K_f`` (K_f from these codes' maximum):
             the per-feature maximum is then not computed again.
+        weights : ndarray of shape (n,), optional
+            Each row counts this much (finite, >= 0) instead of 1, in N_c and N_cfv: a
+            whole-number weight gives the counts of the row repeated that many times.
         """
         X = np.asarray(X, dtype=np.int64)
         y = np.asarray(y, dtype=np.int64)
@@ -202,7 +206,11 @@ class CountTable:
         flat = flat.ravel()
         sparse = flat.size < n_cells
         cells = None
-        if sparse and _SORT_CELLS_BELOW * flat.size < n_cells:
+        if weights is not None:  # one weight per row, repeated over its features
+            weights = np.asarray(weights, dtype=np.float64)
+            per_code = np.broadcast_to(weights[:, None], X.shape).ravel()
+            counts = np.bincount(flat, weights=per_code, minlength=n_cells + 1)
+        elif sparse and _SORT_CELLS_BELOW * flat.size < n_cells:
             # far fewer codes than cells: the positive cells and their counts from one
             # sort of the codes, written into a zero table (no bincount pass over it)
             cells, cell_counts = _sorted_cells(flat, n_cells)
@@ -214,7 +222,7 @@ class CountTable:
         else:
             counts = np.bincount(flat, minlength=n_cells + 1).astype(np.float64)
         counts = counts[:n_cells].reshape(n_classes, width)
-        class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+        class_counts = np.bincount(y, weights, minlength=n_classes).astype(np.float64)
         table = cls(class_counts, counts, offsets)
         if sparse:
             # a large table of few rows: its sums and positive cells come from the rows,

@@ -3,7 +3,8 @@
 :class:`CategoricalClassifier` holds what :class:`heb.nb.NaiveBayes`, :class:`heb.aode.AODE`
 and :class:`heb.tan.TAN` have in common: input validation (2-D integer codes, negative or
 NaN = missing), ``fit`` and ``partial_fit`` (count the chunk, add it to the counts so far,
-smooth: the counts are the model), the posterior family (``predict_log_proba``,
+smooth: the counts are the model; ``sample_weight`` where a subclass takes it, refused in
+one sentence where it does not), the posterior family (``predict_log_proba``,
 ``predict_proba``, ``predict``) derived from one ``predict_joint_log_proba``, and the
 estimator tags.
 """
@@ -126,7 +127,12 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _count(
         self, codes: np.ndarray, y_idx: np.ndarray, n_classes: int, n_categories: np.ndarray
     ) -> tuple:
-        """The counts of a chunk of rows, as the tuple ``_set_counts`` takes first."""
+        """The counts of a chunk of rows, as the tuple ``_set_counts`` takes first.
+
+        A subclass whose ``fit`` takes ``sample_weight`` (:class:`heb.nb.NaiveBayes`) also
+        takes the rows' validated weights as a fifth argument; codes ``>= K_f`` (of rows
+        weighing 0) are then not counted.
+        """
 
     @abstractmethod
     def _fitted_counts(self) -> tuple:
@@ -209,37 +215,112 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return codes, np.searchsorted(all_classes, y), all_classes, first
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Count the training rows and smooth.
 
         Parameters
         ----------
         X : array-like (n, F) of integer codes (negative / NaN = missing)
         y : array-like (n,) of class labels
+        **fit_params
+            None is taken: ``sample_weight`` belongs to :class:`heb.nb.NaiveBayes` only,
+            and is refused here in one sentence.
         """
-        codes, y_idx, classes = self._fit_input(X, y)
-        self._learn_structure(codes)
-        counts = self._count(codes, y_idx, classes.size, _categories_of(codes))
-        return self._set_counts(*counts, classes)
+        self._refuse_fit_params(fit_params)
+        return self._fit(X, y)
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, **fit_params):
         """Add a chunk of rows to the counts and re-smooth.
 
         ``classes`` (all labels that will ever be seen) is required on the first call;
         what the counts do not hold (a structure) is learnt from the first chunk and kept.
         """
+        self._refuse_fit_params(fit_params)
+        return self._partial_fit(X, y, classes)
+
+    def _refuse_fit_params(self, fit_params: dict) -> None:
+        """Refuse ``fit`` keywords this classifier does not take, in one sentence."""
+        name = type(self).__name__
+        if "sample_weight" in fit_params:
+            raise ValueError(
+                f"{name} does not take sample_weight (NaiveBayes does): repeat each row as "
+                "many times as its whole-number weight instead."
+            )
+        if fit_params:
+            raise ValueError(f"{name}.fit takes no parameter named {sorted(fit_params)[0]!r}.")
+
+    def _fit(self, X, y, sample_weight=None):
+        """:meth:`fit`, with the rows weighted by ``sample_weight`` where one is given."""
+        codes, y_idx, classes = self._fit_input(X, y)
+        if sample_weight is not None:
+            weights = self._check_sample_weight(sample_weight, codes.shape[0], first=True)
+            by_class = np.bincount(y_idx, weights, minlength=classes.size)
+            if not by_class.all():  # CategoricalNB would give it a log prior of -inf
+                zero = classes[by_class == 0][:1].tolist()  # a Python label, for its repr
+                raise ValueError(
+                    f"sample_weight is zero for every row of class {zero[0]!r}"
+                    ": each class of y needs a positive total weight (or drop that class's rows)."
+                )
+            self._learn_structure(codes)
+            n_categories = _categories_of(codes if weights.all() else codes[weights > 0])
+            counts = self._count(codes, y_idx, classes.size, n_categories, weights)
+            return self._set_counts(*counts, classes)
+        self._learn_structure(codes)
+        counts = self._count(codes, y_idx, classes.size, _categories_of(codes))
+        return self._set_counts(*counts, classes)
+
+    def _partial_fit(self, X, y, classes=None, sample_weight=None):
+        """:meth:`partial_fit`, with the rows weighted by ``sample_weight`` where given."""
         codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
-        n_categories = _categories_of(codes)
+        extra = ()
+        if sample_weight is None:
+            n_categories = _categories_of(codes)
+        else:
+            weights = self._check_sample_weight(sample_weight, codes.shape[0], first=first)
+            n_categories = _categories_of(codes if weights.all() else codes[weights > 0])
+            extra = (weights,)
         if first:
             self._learn_structure(codes)
         else:
             n_categories = np.maximum(n_categories, self.n_categories_)
-        counts = self._count(codes, y_idx, all_classes.size, n_categories)
+        counts = self._count(codes, y_idx, all_classes.size, n_categories, *extra)
         if not first:
             counts = tuple(
                 old + new for old, new in zip(self._fitted_counts(), counts, strict=True)
             )
         return self._set_counts(*counts, all_classes)
+
+    def _check_sample_weight(self, sample_weight, n_rows: int, first: bool) -> np.ndarray:
+        """Validated per-row weights (float64), or a one-sentence ValueError.
+
+        A weight is a finite number >= 0, one per row; ``first`` (a fit, or the first
+        ``partial_fit`` call) also refuses weights that are all 0 (nothing to learn).
+        """
+        weights = np.asarray(sample_weight)
+        if weights.ndim == 0 and is_number(weights.item()):  # one number for every row
+            weights = np.full(n_rows, weights.item())
+        if weights.dtype.kind not in "biuf":
+            try:
+                weights = weights.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError("sample_weight must hold numbers, one per row.") from None
+        if weights.shape != (n_rows,):
+            raise ValueError(
+                f"sample_weight must hold one number per row: X has {n_rows} rows, "
+                f"sample_weight has shape {weights.shape}."
+            )
+        weights = weights.astype(np.float64)  # a copy: the caller's array is never changed
+        bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+        if bad.size:
+            raise ValueError(
+                "sample_weight must hold finite numbers >= 0, got "
+                f"{weights[bad[0]].item()!r} at row {bad[0]}."
+            )
+        if first and not weights.any():
+            raise ValueError(
+                "sample_weight is zero for every row: at least one row needs a positive weight."
+            )
+        return weights
 
     def _codes_for_predict(self, X) -> np.ndarray:
         """Validated codes (int64, missing = -1) of rows to score, after the fit check."""

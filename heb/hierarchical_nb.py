@@ -130,6 +130,17 @@ class HierarchicalNaiveBayes(NaiveBayes):
         self.fd_tolerance = fd_tolerance
         self.condition_on_parent = condition_on_parent
 
+    def fit(self, X, y, **fit_params):
+        """Detect (or take) the hierarchies and fit; ``sample_weight`` is refused in one
+        sentence (the detection reads rows, not weights)."""
+        self._refuse_fit_params(fit_params)
+        return self._fit(X, y)
+
+    def partial_fit(self, X, y, classes=None, **fit_params):
+        """As :meth:`heb.nb.NaiveBayes.partial_fit`, without ``sample_weight``."""
+        self._refuse_fit_params(fit_params)
+        return self._partial_fit(X, y, classes)
+
     def _validate_params_(self) -> None:
         super()._validate_params_()
         if not 0 <= self.fd_tolerance < 1:

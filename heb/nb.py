@@ -12,10 +12,18 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
 
+from heb import registry
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier, check_clamp, check_non_negative
-from heb.smoothing import SeenColumnLog, mutual_information, resolve_params, smooth
+from heb.smoothing import (
+    NESTED_RULE,
+    TYPE_II_RULE,
+    SeenColumnLog,
+    mutual_information,
+    resolve_params,
+    smooth,
+)
 
 __all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
 
@@ -135,7 +143,7 @@ class NaiveBayes(CategoricalClassifier):
     count_table_ : CountTable
         The sufficient statistics (what ``partial_fit`` adds to).
     class_log_prior_ : ndarray (C,)
-        log (N_c + 1) / (S + C).
+        log (N_c + 1) / (S + C) (N_c and S summed weights under ``sample_weight``).
     feature_log_prob_ : ndarray (C, V)
         Smoothed log theta over all features' categories (0 for unseen categories).
     feature_weights_ : ndarray (F,)
@@ -181,9 +189,46 @@ class NaiveBayes(CategoricalClassifier):
         check_non_negative("n0", self.n0)  # as AODE and TAN check theirs
         check_clamp(self.m_min, self.m_max)
 
-    def _count(self, codes, y_idx, n_classes, n_categories) -> tuple[CountTable]:
-        # CategoricalClassifier passes K_f >= these codes' maximum + 1
-        return (CountTable.from_codes(codes, y_idx, n_classes, n_categories, codes_below_k=True),)
+    def fit(self, X, y, sample_weight=None):
+        """Count the training rows (weighted, if given) and smooth.
+
+        Parameters
+        ----------
+        X : array-like (n, F) of integer codes (negative / NaN = missing)
+        y : array-like (n,) of class labels
+        sample_weight : array-like (n,) of float, optional
+            Each row counts this much (finite, >= 0) in the class counts and the count
+            table, so a whole-number weight equals repeating the row and a weight of 0
+            equals leaving it out (K_f comes from the rows of positive weight; its class
+            stays in ``classes_``). The HEB smoothers (``heb-u``, ``heb-m``, ``heb-h``) take
+            whole-number weights only: their evidence is over counts of rows.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of rows (weighted, if given: see :meth:`fit`) and re-smooth.
+
+        ``classes`` (all labels that will ever be seen) is required on the first call.
+        """
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def _check_sample_weight(self, sample_weight, n_rows: int, first: bool) -> np.ndarray:
+        weights = super()._check_sample_weight(sample_weight, n_rows, first)
+        rule = registry.smoother(self.smoother).rule
+        if rule in (TYPE_II_RULE, NESTED_RULE) and not np.array_equal(weights, np.rint(weights)):
+            raise ValueError(
+                f"The {self.smoother} smoother learns its concentration from counts of rows, "
+                "so sample_weight must hold whole numbers; round or scale the weights, or "
+                "use a fixed smoother such as 'laplace' or 'm-estimate'."
+            )
+        return weights
+
+    def _count(self, codes, y_idx, n_classes, n_categories, weights=None) -> tuple[CountTable]:
+        if weights is None:  # CategoricalClassifier passes K_f >= these codes' maximum + 1
+            table = CountTable.from_codes(codes, y_idx, n_classes, n_categories, codes_below_k=True)
+        else:  # a row of weight 0 may hold a code >= K_f
+            table = CountTable.from_codes(codes, y_idx, n_classes, n_categories, weights=weights)
+        return (table,)
 
     def _fitted_counts(self) -> tuple[CountTable]:
         return (self.count_table_,)

@@ -58,6 +58,8 @@ SMOOTHERS = registry.SMOOTHERS
 HEB_OPTIONS = ("n0", "m_min", "m_max")
 #: the nested-Dirichlet rule of HEB-H (:mod:`heb.hierarchy`), which takes a hierarchy
 NESTED_RULE = "nested-type-ii-ml"
+#: HEB's rule: m_cf learned by Type-II ML (HEB-U, HEB-M)
+TYPE_II_RULE = "type-ii-ml"
 
 
 @dataclass(frozen=True)

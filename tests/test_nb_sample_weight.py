@@ -1,0 +1,239 @@
+"""NaiveBayes.fit(..., sample_weight): a weighted count table.
+
+Whole-number weights give the model of the rows repeated (every smoother, HEB included);
+any finite weights >= 0 give the fixed smoothers CategoricalNB's weighted counts; the HEB
+smoothers refuse fractional weights, AODE / TAN / HierarchicalNaiveBayes refuse weights;
+bad weights are one-sentence ValueErrors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.model_selection import GridSearchCV, cross_validate
+from sklearn.naive_bayes import CategoricalNB
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import has_fit_parameter
+
+from heb.aode import AODE
+from heb.data import Preprocessor, make_model
+from heb.hierarchical_nb import HierarchicalNaiveBayes
+from heb.nb import NaiveBayes
+from heb.smoothing import SMOOTHERS
+from heb.tan import TAN
+from tests.conftest import read_shared_csv
+
+HEB = ("heb-u", "heb-m", "heb-h")
+FIXED = ("laplace", "lidstone", "kt", "m-estimate", "te")
+
+
+def _data(seed: int = 0, n: int = 400, missing: bool = True):
+    """Codes 0..5 in 6 features (some missing), 3 classes, weights 0..3 with a zero-weight
+    row holding the largest code of feature 0 (so K_f comes from the weighted rows)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, 6))
+    X[:, 1] = np.where(rng.random(n) < 0.7, X[:, 0], X[:, 1])  # a feature tied to another
+    y = (X[:, 0] + rng.integers(0, 3, n)) % 3
+    if missing:
+        X[rng.random(X.shape) < 0.05] = -1
+    weights = rng.integers(0, 4, n)
+    weights[y == 2] = np.maximum(weights[y == 2], 1)
+    X[0, 0], weights[0] = 9, 0  # a code only a row of weight 0 holds
+    return X, y, weights
+
+
+def _repeated(X, y, weights):
+    return np.repeat(X, weights, axis=0), np.repeat(y, weights)
+
+
+@pytest.mark.parametrize("weighting", [None, "sqrt-mi"])
+@pytest.mark.parametrize("smoother", list(SMOOTHERS))
+def test_whole_number_weights_are_repeated_rows(smoother, weighting):
+    X, y, weights = _data()
+    weighted = NaiveBayes(smoother, weighting=weighting).fit(X, y, sample_weight=weights)
+    repeated = NaiveBayes(smoother, weighting=weighting).fit(*_repeated(X, y, weights))
+    assert weighted.n_categories_.tolist() == repeated.n_categories_.tolist()
+    assert weighted.n_categories_[0] == 6  # the zero-weight row's code 9 is left out
+    assert np.array_equal(weighted.count_table_.counts, repeated.count_table_.counts)
+    assert np.array_equal(weighted.class_log_prior_, repeated.class_log_prior_)
+    assert np.array_equal(weighted.feature_weights_, repeated.feature_weights_)
+    got, expected = weighted.predict_proba(X), repeated.predict_proba(X)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    if weighted.concentrations_ is not None:
+        np.testing.assert_allclose(
+            weighted.concentrations_["m"], repeated.concentrations_["m"], rtol=1e-12
+        )
+
+
+@pytest.mark.parametrize("smoother", ["laplace", "heb-m", "heb-u"])
+def test_whole_number_weights_on_a_shared_dataset(datasets_dir, smoother):
+    frame = read_shared_csv(datasets_dir, "car")
+    y = frame.pop(frame.columns[-1]).to_numpy()
+    X = Preprocessor().fit_transform(frame)
+    weights = np.random.default_rng(1).integers(1, 5, len(y))
+    weighted = NaiveBayes(smoother, weighting="sqrt-mi").fit(X, y, sample_weight=weights)
+    repeated = NaiveBayes(smoother, weighting="sqrt-mi").fit(*_repeated(X, y, weights))
+    assert np.array_equal(weighted.predict_proba(X), repeated.predict_proba(X))
+
+
+@pytest.mark.parametrize("smoother", list(SMOOTHERS))
+def test_weights_of_one_are_no_weights(smoother):
+    X, y, _ = _data(2)
+    plain = NaiveBayes(smoother).fit(X, y)
+    ones = NaiveBayes(smoother).fit(X, y, sample_weight=np.ones(len(y)))
+    assert np.array_equal(plain.predict_proba(X), ones.predict_proba(X))
+
+
+@pytest.mark.parametrize("smoother", ["laplace", "te", "heb-m"])
+def test_partial_fit_adds_weighted_chunks(smoother):
+    X, y, weights = _data(3)
+    whole = NaiveBayes(smoother).fit(X, y, sample_weight=weights)
+    parts = NaiveBayes(smoother)
+    parts.partial_fit(X[:150], y[:150], classes=[0, 1, 2], sample_weight=weights[:150])
+    parts.partial_fit(X[150:], y[150:], sample_weight=weights[150:])
+    assert np.array_equal(parts.count_table_.counts, whole.count_table_.counts)
+    np.testing.assert_allclose(parts.predict_proba(X), whole.predict_proba(X), atol=1e-12)
+
+
+def _fractional():
+    X, y, _ = _data(4, missing=False)
+    X[0, 0] = 5
+    weights = np.random.default_rng(5).gamma(0.7, 1.3, len(y))  # fractional, some near 0
+    weights[:5] = 0.0
+    return X, y, weights
+
+
+@pytest.mark.parametrize(("smoother", "alpha"), [("laplace", 1.0), ("lidstone", 0.1), ("kt", 0.5)])
+def test_fractional_weights_match_categorical_nb(smoother, alpha):
+    X, y, weights = _fractional()
+    model = NaiveBayes(smoother).fit(X, y, sample_weight=weights)
+    K = int(model.n_categories_.max())
+    peer = CategoricalNB(alpha=alpha, min_categories=K).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(model.count_table_.class_counts, peer.class_count_, atol=1e-12)
+    table, offsets = model.count_table_, model.count_table_.offsets
+    for f, peer_log in enumerate(peer.feature_log_prob_):
+        cols = slice(offsets[f], offsets[f + 1])
+        np.testing.assert_allclose(table.counts[:, cols], peer.category_count_[f], atol=1e-12)
+        np.testing.assert_allclose(model.feature_log_prob_[:, cols], peer_log, atol=1e-12)
+
+
+def test_fractional_weights_give_m_estimate_and_te_their_formulas():
+    X, y, weights = _fractional()
+    peer = CategoricalNB(alpha=1, min_categories=6).fit(X, y, sample_weight=weights)
+    m_est = NaiveBayes("m-estimate", m=3.0).fit(X, y, sample_weight=weights)
+    te = NaiveBayes("te", k0=4.0).fit(X, y, sample_weight=weights)
+    offsets = m_est.count_table_.offsets
+    share = peer.class_count_ / peer.class_count_.sum()
+    for f, n_cv in enumerate(peer.category_count_):  # weighted N_cfv, counted by sklearn
+        cols = slice(offsets[f], offsets[f + 1])
+        n_v = n_cv.sum(axis=0)
+        prior = n_v / n_v.sum()
+        m_theta = (n_cv + 3.0 * prior) / (n_cv.sum(axis=1, keepdims=True) + 3.0)
+        np.testing.assert_allclose(np.exp(m_est.feature_log_prob_[:, cols]), m_theta, atol=1e-12)
+        lam = n_v / (n_v + 4.0)
+        mass = lam * n_cv + (1 - lam) * share[:, None] * n_v
+        te_theta = mass / mass.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(np.exp(te.feature_log_prob_[:, cols]), te_theta, atol=1e-12)
+
+
+@pytest.mark.parametrize("smoother", HEB)
+def test_heb_smoothers_refuse_fractional_weights_in_one_sentence(smoother):
+    X, y, weights = _fractional()
+    with pytest.raises(ValueError, match="whole numbers") as caught:
+        NaiveBayes(smoother).fit(X, y, sample_weight=weights)
+    assert "'laplace'" in str(caught.value) and "\n" not in str(caught.value)
+    # whole numbers stored as floats are whole numbers
+    whole = np.rint(weights) + 1.0
+    NaiveBayes(smoother).fit(X, y, sample_weight=whole)
+    with pytest.raises(ValueError, match="whole numbers"):
+        NaiveBayes(smoother).partial_fit(X, y, classes=[0, 1, 2], sample_weight=weights)
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        (lambda n: -np.ones(n), r"finite numbers >= 0, got -1\.0 at row 0"),
+        (lambda n: np.r_[1.0, np.nan, np.ones(n - 2)], "finite numbers >= 0, got nan at row 1"),
+        (lambda n: np.r_[np.inf, np.ones(n - 1)], "finite numbers >= 0, got inf"),
+        (lambda n: np.ones(n - 1), r"one number per row: X has \d+ rows"),
+        (lambda n: np.ones((n, 2)), "one number per row"),
+        (lambda n: np.array(["a"] * n), "must hold numbers"),
+        (lambda n: np.zeros(n), "sample_weight is zero for every row:"),
+    ],
+)
+def test_bad_weights_are_one_sentence(weights, match):
+    X, y, _ = _data(6)
+    for smoother in ("laplace", "heb-m"):
+        with pytest.raises(ValueError, match=match) as caught:
+            NaiveBayes(smoother).fit(X, y, sample_weight=weights(len(y)))
+        assert "\n" not in str(caught.value)
+
+
+def test_a_class_of_weight_zero_is_refused_naming_it():
+    X, y, weights = _data(7)
+    weights = np.where(y == 1, 0, weights + 1)
+    with pytest.raises(ValueError, match="every row of class 1: each class of y needs"):
+        NaiveBayes("laplace").fit(X, y, sample_weight=weights)
+    labels = np.array(["a", "b", "c"])[y]
+    with pytest.raises(ValueError, match="class 'b'"):
+        NaiveBayes("laplace").fit(X, labels, sample_weight=weights)
+
+
+def test_a_scalar_weight_is_every_rows_and_the_caller_array_is_kept():
+    X, y, _ = _data(8)
+    weights = np.full(len(y), 2, dtype=np.int64)
+    copy = weights.copy()
+    by_array = NaiveBayes("heb-m").fit(X, y, sample_weight=weights)
+    by_scalar = NaiveBayes("heb-m").fit(X, y, sample_weight=2)
+    assert np.array_equal(weights, copy)
+    assert np.array_equal(by_array.predict_proba(X), by_scalar.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    "model",
+    [AODE(), AODE(smoother="heb"), TAN(), HierarchicalNaiveBayes()],
+    ids=["aode", "heb-aode", "tan", "hierarchical"],
+)
+def test_the_other_classifiers_refuse_weights_in_one_sentence(model):
+    X, y, weights = _data(9)
+    assert not has_fit_parameter(model, "sample_weight")  # Bagging resamples rows instead
+    name = type(model).__name__
+    with pytest.raises(ValueError, match=f"^{name} does not take sample_weight") as caught:
+        model.fit(X, y, sample_weight=weights)
+    assert "\n" not in str(caught.value)
+    with pytest.raises(ValueError, match="does not take sample_weight"):
+        model.partial_fit(X, y, classes=[0, 1, 2], sample_weight=weights)
+    with pytest.raises(ValueError, match="takes no parameter named 'groups'"):
+        model.fit(X, y, groups=weights)
+    model.fit(X, y)  # still fits without
+
+
+def test_sklearn_workflows_pass_weights_through():
+    X, y, weights = _data(10, missing=False)
+    assert has_fit_parameter(NaiveBayes(), "sample_weight")
+    search = GridSearchCV(NaiveBayes(), {"smoother": ["laplace", "heb-m"]}, cv=3)
+    search.fit(X, y, sample_weight=weights + 1)
+    assert search.best_params_["smoother"] in ("laplace", "heb-m")
+    scores = cross_validate(NaiveBayes("kt"), X, y, cv=3, params={"sample_weight": weights + 0.5})
+    assert np.all(np.isfinite(scores["test_score"]))
+    balanced = compute_sample_weight("balanced", y)
+    calibrated = CalibratedClassifierCV(NaiveBayes("laplace"), cv=3).fit(
+        X, y, sample_weight=balanced
+    )
+    assert calibrated.predict_proba(X).shape == (len(y), 3)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])]).astype(str)
+    pipe = make_model("heb-m").fit(frame, y, classifier__sample_weight=weights + 1)
+    alone = NaiveBayes("heb-m").fit(pipe[0].transform(frame), y, sample_weight=weights + 1)
+    assert np.array_equal(pipe.predict_proba(frame), alone.predict_proba(pipe[0].transform(frame)))
+
+
+def test_a_model_of_fractional_weights_saves_and_loads():
+    from heb import model_io
+
+    X, y, weights = _fractional()
+    model = NaiveBayes("m-estimate").fit(X, y, sample_weight=weights)
+    loaded = model_io.loads(model_io.dumps(model))
+    assert np.array_equal(loaded.count_table_.counts, model.count_table_.counts)
+    assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
