@@ -253,14 +253,10 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """:meth:`fit`, with the rows weighted by ``sample_weight`` where one is given."""
         codes, y_idx, classes = self._fit_input(X, y)
         if sample_weight is not None:
+            # a class whose rows all weigh 0 stays in classes_ with no counts, as a class
+            # named to partial_fit before any of its rows came (BaggingClassifier's
+            # bootstrap weights leave a rare class out so)
             weights = self._check_sample_weight(sample_weight, codes.shape[0], first=True)
-            by_class = np.bincount(y_idx, weights, minlength=classes.size)
-            if not by_class.all():  # CategoricalNB would give it a log prior of -inf
-                zero = classes[by_class == 0][:1].tolist()  # a Python label, for its repr
-                raise ValueError(
-                    f"sample_weight is zero for every row of class {zero[0]!r}"
-                    ": each class of y needs a positive total weight (or drop that class's rows)."
-                )
             self._learn_structure(codes)
             n_categories = _categories_of(codes if weights.all() else codes[weights > 0])
             counts = self._count(codes, y_idx, classes.size, n_categories, weights)

@@ -199,8 +199,10 @@ class NaiveBayes(CategoricalClassifier):
         sample_weight : array-like (n,) of float, optional
             Each row counts this much (finite, >= 0) in the class counts and the count
             table, so a whole-number weight equals repeating the row and a weight of 0
-            equals leaving it out (K_f comes from the rows of positive weight; the row's
-            label stays in ``classes_``, and a class whose rows all weigh 0 is refused).
+            equals leaving it out (K_f comes from the rows of positive weight). A class
+            whose rows all weigh 0 stays in ``classes_`` with N_c = 0, as a class named
+            to :meth:`partial_fit` before any of its rows: prior 1 / (S + C), its
+            tables the smoother's prior mean (CategoricalNB gives it a log prior of -inf).
             The HEB smoothers (``heb-u``, ``heb-m``, ``heb-h``) take whole-number weights
             only: their Type-II ML evidence is over counts of rows (over fractional counts
             it can have several peaks, which the solver does not search for).

@@ -23,8 +23,8 @@ NOT_APPLICABLE = {
         "fits on rng.rand(15, 30), fractional values that are not category codes; "
         "NaiveBayes rejects them with a ValueError"
     ),
-    # a class of weight 0 is refused with a ValueError naming the class, tested in
-    # tests/test_nb_sample_weight.py
+    # a class of weight 0 stays in classes_ with no counts (as one named to partial_fit
+    # before its rows), tested in tests/test_nb_sample_weight.py
     "check_classifiers_one_label_sample_weights": (
         "fits on rnd.uniform(size=(10, 10)), fractional values that are not category "
         "codes; NaiveBayes rejects them with a ValueError"

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.calibration import CalibratedClassifierCV
+from sklearn.ensemble import BaggingClassifier
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.utils.class_weight import compute_sample_weight
@@ -171,14 +172,33 @@ def test_bad_weights_are_one_sentence(weights, match):
         assert "\n" not in str(caught.value)
 
 
-def test_a_class_of_weight_zero_is_refused_naming_it():
+@pytest.mark.parametrize("smoother", ["laplace", "te", "heb-m"])
+def test_a_class_of_weight_zero_is_a_class_named_to_partial_fit_without_rows(smoother):
     X, y, weights = _data(7)
     weights = np.where(y == 1, 0, weights + 1)
-    with pytest.raises(ValueError, match="every row of class 1: each class of y needs"):
-        NaiveBayes("laplace").fit(X, y, sample_weight=weights)
-    labels = np.array(["a", "b", "c"])[y]
-    with pytest.raises(ValueError, match="class 'b'"):
-        NaiveBayes("laplace").fit(X, labels, sample_weight=weights)
+    weighted = NaiveBayes(smoother).fit(X, y, sample_weight=weights)
+    keep = weights > 0
+    named = NaiveBayes(smoother).partial_fit(
+        np.repeat(X[keep], weights[keep], axis=0),
+        np.repeat(y[keep], weights[keep]),
+        classes=[0, 1, 2],
+    )
+    assert weighted.classes_.tolist() == [0, 1, 2]
+    assert weighted.count_table_.class_counts[1] == 0
+    np.testing.assert_allclose(weighted.predict_proba(X), named.predict_proba(X), atol=1e-12)
+
+
+def test_bagging_leaves_a_rare_class_out_of_some_bootstraps():
+    X, _, _ = _data(11, missing=False)
+    y = np.zeros(len(X), dtype=int)
+    y[:2] = 1  # 2 rows of 400: about one bootstrap in 7 weighs both 0
+    for estimator in (NaiveBayes("heb-m"), AODE()):  # weights / row subsets
+        bagging = BaggingClassifier(estimator, n_estimators=40, random_state=0).fit(X, y)
+        proba = bagging.predict_proba(X)
+        assert proba.shape == (len(X), 2) and np.all(np.isfinite(proba))
+        if isinstance(estimator, NaiveBayes):
+            counts = [model.count_table_.class_counts[1] for model in bagging.estimators_]
+            assert min(counts) == 0 < max(counts)
 
 
 def test_a_scalar_weight_is_every_rows_and_the_caller_array_is_kept():
