@@ -178,9 +178,32 @@ def fit_concentration_segments(
     informative_docs = np.bincount(doc_group[doc_total >= 2], minlength=n_groups)
     degenerate = (item_prior >= 1.0 - 1e-15) & (item_count >= 2)
     flat = informative_docs <= np.bincount(item_group[degenerate], minlength=n_groups)
+    fractional = _fractional_groups(item_group, item_count, item_prior, n_groups)
+    if fractional is not None:  # a total under 2 of fractional counts is not flat
+        flat &= ~fractional
     return fit_segments(
-        item_group, item_count, item_prior, doc_group, doc_total, n_groups, m_min, m_max, flat
+        item_group,
+        item_count,
+        item_prior,
+        doc_group,
+        doc_total,
+        n_groups,
+        m_min,
+        m_max,
+        flat,
+        fractional=fractional,
     )
+
+
+def _fractional_groups(item_group, item_count, item_prior, n_groups) -> np.ndarray | None:
+    """(G,) the groups holding a fractional count under a prior mean below 1 (None when
+    no count is fractional: the counts of rows). Their l can have several peaks, and the
+    bounds that settle whole counts (a category counts one table at least; a total under
+    2 is flat) do not hold for them."""
+    odd = (item_count % 1 != 0) & (item_prior < 1.0 - 1e-15)
+    if not odd.any():
+        return None
+    return np.bincount(item_group[odd], minlength=n_groups) > 0
 
 
 def _check_clamp(m_min: float, m_max: float) -> None:
@@ -233,6 +256,7 @@ def fit_segments(
     m_max,
     flat,
     n_categories=None,
+    fractional=None,
 ) -> ConcentrationFit:
     """The solver behind :func:`fit_concentration_segments`, on input already validated.
 
@@ -241,16 +265,20 @@ def fit_segments(
 
     ``flat`` (G,) marks the groups whose evidence is constant in m. ``n_categories``
     (G,), the number of categories of positive prior mean, may be given for groups of
-    one document each: it sharpens the solver's starting point.
+    one document each: it sharpens the solver's starting point. ``fractional`` (G,) marks
+    the groups holding fractional counts (None: none does), searched as pooled ones.
     """
     pooled = doc_group.size >= 2 * max(np.count_nonzero(np.bincount(doc_group)), 1)
     build = WeightedItems.merged if pooled else WeightedItems
     items = build(item_group, item_count, item_prior, doc_group, doc_total, n_groups)
-    return solve_weighted(items, m_min, m_max, flat, n_categories)
+    return solve_weighted(items, m_min, m_max, flat, n_categories, fractional)
 
 
-def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> ConcentrationFit:
-    """The clamps, then Halley, on :class:`~heb.concentration_solver.WeightedItems`."""
+def solve_weighted(
+    items, m_min, m_max, flat, n_categories=None, fractional=None
+) -> ConcentrationFit:
+    """The clamps, then Halley, on :class:`~heb.concentration_solver.WeightedItems`;
+    ``fractional`` groups (see :func:`fit_segments`) are checked for every peak."""
     n_groups = items.n_groups
     m = np.ones(n_groups)
     clamped = np.zeros(n_groups, dtype=np.int8)
@@ -263,6 +291,8 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
     doc_tables = m_min * (special.digamma(m_min + items.doc_total) - special.digamma(m_min))
     low_bound = items.distinct() - items.doc_sums(doc_tables)
     unsure = ~flat & (low_bound <= 0)
+    if fractional is not None:  # a count under one counts less than a table
+        unsure |= ~flat & fractional
     d1_lo = np.ones(n_groups)
     if unsure.any():
         d1_lo[unsure] = items.subset(unsure).d1_at(m_min)
@@ -312,7 +342,10 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
 
     # pooled documents can give l several peaks (one document's l has one at most): the
     # clamps' slopes and Halley's start then pick one of them, the best must win
-    pooled = np.flatnonzero(~flat & (items.documents() > 1.0))
+    several = items.documents() > 1.0
+    if fractional is not None:
+        several |= fractional
+    pooled = np.flatnonzero(~flat & several)
     if pooled.size:
         _take_better_peaks(items, pooled, m_min, m_max, (m, clamped, iterations, converged))
 
@@ -320,15 +353,18 @@ def solve_weighted(items, m_min, m_max, flat, n_categories=None) -> Concentratio
 
 
 def _take_better_peaks(items, groups, m_min, m_max, fit) -> None:
-    """Where a peak of l has more evidence than a group's fitted m, that peak.
+    """Where a peak of l, or an end l rises to, has more evidence than a group's fitted m,
+    that m.
 
-    For ``groups`` of several documents, whose l can have several peaks: l' is read on a
-    grid of :data:`PEAKS_PER_DECADE` points a decade of m (exactly, at one m for all the
-    groups: no score); each cell where it turns from positive to negative holds a peak,
-    solved by Halley inside the cell; the group takes its best peak where that has more
-    evidence than its m (a clamp, or the peak Halley found from its start). ``fit`` is
-    (m, clamped, iterations, converged), updated in place. A peak and a dip both inside
-    one cell are not seen (l' has the same sign at both ends of the cell).
+    For ``groups`` whose l can have several peaks (several documents, fractional counts):
+    l' is read on a grid of :data:`PEAKS_PER_DECADE` points a decade of m (exactly, at one
+    m for all the groups: no score); each cell where it turns from positive to negative
+    holds a peak, solved by Halley inside the cell, and an end where l' still points to it
+    (positive at m_max, negative at m_min) is a candidate too; the group takes its best
+    candidate where that has more evidence than its m (a clamp, or the peak Halley found
+    from its start). ``fit`` is (m, clamped, iterations, converged), updated in place. A
+    peak and a dip both inside one cell are not seen (l' has the same sign at both ends
+    of the cell).
     """
     m, clamped, iterations, converged = fit
     n_cells = max(1, int(np.ceil(PEAKS_PER_DECADE * np.log10(m_max / m_min))))
@@ -339,25 +375,42 @@ def _take_better_peaks(items, groups, m_min, m_max, fit) -> None:
         [sub.d1_at(np.exp(grid[i : i + per_call])) for i in range(0, grid.size, per_call)]
     ).T
     rows, cells = np.nonzero((slopes[:, :-1] > 0) & (slopes[:, 1:] < 0))
-    if not rows.size:
+    fitted = m[groups]
+    top = np.flatnonzero((slopes[:, -1] > 0) & (fitted < m_max))
+    bottom = np.flatnonzero((slopes[:, 0] < 0) & (fitted > m_min))
+    # (rows, m, clamp flag, iterations, converged, its evidence, the fitted m's evidence)
+    # of every candidate, each part's evidence read off its own score
+    parts = []
+    if rows.size:
+        score = sub.take_groups(rows).score()
+        lo, hi = grid[cells], grid[cells + 1]
+        x, done, steps = halley_log_m(score, 0.5 * (lo + hi), lo, hi)
+        peak_m = np.clip(np.exp(x), m_min, m_max)
+        flags = np.full(rows.size, CLAMP_NONE, dtype=np.int8)
+        evidence = score.evidence(peak_m), score.evidence(fitted[rows])
+        parts.append((rows, peak_m, flags, steps, done, *evidence))
+    ends = np.concatenate((top, bottom))
+    if ends.size:
+        end_m = np.r_[np.full(top.size, m_max), np.full(bottom.size, m_min)]
+        flags = np.r_[np.full(top.size, CLAMP_HIGH), np.full(bottom.size, CLAMP_LOW)]
+        score = sub.take_groups(ends).score()
+        evidence = score.evidence(end_m), score.evidence(fitted[ends])
+        none = np.zeros(ends.size, dtype=np.int64)
+        parts.append((ends, end_m, flags.astype(np.int8), none, none == 0, *evidence))
+    if not parts:
         return
-    peaks = sub.take_groups(rows)
-    score = peaks.score()
-    lo, hi = grid[cells], grid[cells + 1]
-    x, done, steps = halley_log_m(score, 0.5 * (lo + hi), lo, hi)
-    peak_m = np.clip(np.exp(x), m_min, m_max)
-    peak_evidence = score.evidence(peak_m)
-    # each group's best peak (rows ascend), against the evidence at its fitted m (read
-    # off the same score: its r-th group is the owner of peak r)
+    rows, peak_m, flags, steps, done, peak_evidence, fitted_evidence = (
+        np.concatenate(p) for p in zip(*parts, strict=True)
+    )
+    # each group's best candidate, against the evidence at its fitted m
     order = np.lexsort((-peak_evidence, rows))
     best = order[np.flatnonzero(np.diff(rows[order], prepend=-1))]
     owners = groups[rows[best]]
-    fitted_evidence = score.evidence(m[groups[rows]])[best]
     # a peak the fit already holds differs from it by rounding only: kept as fitted
-    margin = PEAK_MARGIN * np.maximum(1.0, np.abs(fitted_evidence))
-    wins = peak_evidence[best] > fitted_evidence + margin
+    margin = PEAK_MARGIN * np.maximum(1.0, np.abs(fitted_evidence[best]))
+    wins = peak_evidence[best] > fitted_evidence[best] + margin
     owners, best = owners[wins], best[wins]
-    m[owners], clamped[owners] = peak_m[best], CLAMP_NONE
+    m[owners], clamped[owners] = peak_m[best], flags[best]
     iterations[owners], converged[owners] = steps[best], done[best]
 
 

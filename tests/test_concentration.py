@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import special
 
@@ -869,7 +869,57 @@ def test_a_groups_fit_does_not_depend_on_the_groups_solved_beside_it():
     both = fit_concentration_segments(group, counts, prior, doc_group, doc_total, 2)
     assert both.m[1] == M_MAX and both.clamped[1] == 1
     assert both.m[0] == alone.m[0] and both.clamped[0] == alone.clamped[0]
-    assert both.iterations[0] == alone.iterations[0] > 0
+    assert both.iterations[0] == alone.iterations[0]
+
+
+def _pooled_evidence(m, docs: list[np.ndarray], prior: np.ndarray) -> np.ndarray:
+    """l(m) of documents sharing one prior, by the gamma-function formula (eq. 11)."""
+    m = np.asarray(m, dtype=float)[..., None]
+    total = 0.0
+    for doc in docs:
+        x = m * prior
+        total = total + (
+            special.gammaln(m[..., 0])
+            - special.gammaln(m[..., 0] + doc.sum())
+            + (special.gammaln(x + doc) - special.gammaln(x)).sum(axis=-1)
+        )
+    return total
+
+
+def test_an_end_that_l_rises_to_beats_a_lower_inner_peak():
+    """Pooled documents, a one-hot and a balanced one: l has a peak at m = 1.93
+    (l = -142.848) and rises again to m_max (l = -142.104). The peak search took the inner
+    peak, as Halley's start did, since only peaks inside the grid were candidates."""
+    prior = np.array([0.5, 0.5])
+    docs = [np.array([5.0, 0.0]), np.array([100.0, 100.0])]
+    fit = fit_concentration_segments(
+        [0, 0, 0], [5.0, 100.0, 100.0], [0.5, 0.5, 0.5], [0, 0], [5.0, 200.0], 1
+    )
+    assert fit.m[0] == M_MAX and fit.clamped[0] == 1
+    grid = np.exp(np.linspace(np.log(M_MIN), np.log(M_MAX), 4001))
+    evidence = _pooled_evidence(grid, docs, prior)
+    assert evidence.argmax() == grid.size - 1
+    assert _pooled_evidence(1.93, docs, prior) < evidence[-1] - 0.7
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 12.0), min_size=2, max_size=6),
+    st.integers(0, 2**32 - 1),
+)
+def test_fractional_counts_reach_the_highest_evidence(counts, seed):
+    """Fractional counts (weighted rows): l can have several peaks, a total under 2 is not
+    flat, and a count under one counts less than a table; the fit is the maximiser over
+    [m_min, m_max] that a fine grid of the gamma-function formula finds. Before, 1,258 of
+    3,000 random vectors got a worse m (by up to 8.4 in l)."""
+    counts = np.array(counts)
+    assume(counts.sum() > 0 and np.any(counts % 1 != 0))
+    prior = np.random.default_rng(seed).dirichlet(np.ones(counts.size))
+    m = fit_concentration(counts, prior)
+    grid = np.exp(np.linspace(np.log(M_MIN), np.log(M_MAX), 4001))
+    best = _pooled_evidence(grid, [counts], prior).max()
+    got = float(_pooled_evidence(m, [counts], prior))
+    assert got >= best - 1e-7 * max(1.0, abs(best))
 
 
 # ------------------------------------------------------------ pooled documents: peaks
