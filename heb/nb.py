@@ -18,7 +18,6 @@ from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier, check_clamp, check_non_negative
 from heb.smoothing import (
     NESTED_RULE,
-    TYPE_II_RULE,
     SeenColumnLog,
     mutual_information,
     resolve_params,
@@ -203,9 +202,10 @@ class NaiveBayes(CategoricalClassifier):
             whose rows all weigh 0 stays in ``classes_`` with N_c = 0, as a class named
             to :meth:`partial_fit` before any of its rows: prior 1 / (S + C), its
             tables the smoother's prior mean (CategoricalNB gives it a log prior of -inf).
-            The HEB smoothers (``heb-u``, ``heb-m``, ``heb-h``) take whole-number weights
-            only: their Type-II ML evidence is over counts of rows (over fractional counts
-            it can have several peaks, which the solver does not search for).
+            ``heb-u`` and ``heb-m`` take fractional weights too: their evidence over
+            fractional counts can have several peaks, and the solver searches them all
+            (:func:`heb.concentration.fractional_groups`); ``heb-h`` takes whole-number
+            weights only.
         """
         return self._fit(X, y, sample_weight)
 
@@ -219,7 +219,7 @@ class NaiveBayes(CategoricalClassifier):
     def _check_sample_weight(self, sample_weight, n_rows: int, first: bool) -> np.ndarray:
         weights = super()._check_sample_weight(sample_weight, n_rows, first)
         rule = registry.smoother(self.smoother).rule
-        if rule in (TYPE_II_RULE, NESTED_RULE) and not np.array_equal(weights, np.rint(weights)):
+        if rule == NESTED_RULE and not np.array_equal(weights, np.rint(weights)):
             raise ValueError(
                 f"The {self.smoother} smoother learns its concentration from counts of rows, "
                 "so sample_weight must hold whole numbers; round or scale the weights, or "

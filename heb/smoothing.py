@@ -23,6 +23,7 @@ from heb.concentration import (
     M_MIN,
     ConcentrationFit,
     fit_segments,
+    fractional_groups,
 )
 from heb.counts import CountTable
 from heb.log_tables import (
@@ -196,6 +197,10 @@ def learn_concentrations(
     flat = ((n_cf < 2) | certain[None, :]).ravel() | fallback.ravel()
     if item_prior.size and item_prior.min() <= 0:
         raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
+    # counts of weighted rows (sample_weight): fractional pairs are searched for every peak
+    fractional = fractional_groups(item_pair, item_count, item_prior, C * F)
+    if fractional is not None:  # a total under 2 of fractional counts is not flat
+        flat &= ~fractional | fallback.ravel() | np.repeat(certain[None, :], C, 0).ravel()
     # categories of positive prior mean per pair (the marginal is 0 for unseen ones)
     positive = summary.positive
     fit = fit_segments(
@@ -209,6 +214,7 @@ def learn_concentrations(
         m_max,
         flat,
         n_categories=np.broadcast_to(positive, (C, F)).ravel(),
+        fractional=fractional,
     )
     k_f = np.broadcast_to(table.n_categories.astype(float), (C, F))
     m_cf = np.where(fallback, k_f, fit.m.reshape(C, F))

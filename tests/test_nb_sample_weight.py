@@ -2,7 +2,8 @@
 
 Whole-number weights give the model of the rows repeated (every smoother, HEB included);
 any finite weights >= 0 give the fixed smoothers CategoricalNB's weighted counts; the HEB
-smoothers refuse fractional weights, AODE / TAN / HierarchicalNaiveBayes refuse weights;
+smoothers HEB-U and HEB-M learn their concentration from fractional counts too, HEB-H
+refuses fractional weights, AODE / TAN / HierarchicalNaiveBayes refuse weights;
 bad weights are one-sentence ValueErrors.
 """
 
@@ -139,17 +140,49 @@ def test_fractional_weights_give_m_estimate_and_te_their_formulas():
         np.testing.assert_allclose(np.exp(te.feature_log_prob_[:, cols]), te_theta, atol=1e-12)
 
 
-@pytest.mark.parametrize("smoother", HEB)
-def test_heb_smoothers_refuse_fractional_weights_in_one_sentence(smoother):
+def test_heb_h_refuses_fractional_weights_in_one_sentence():
     X, y, weights = _fractional()
     with pytest.raises(ValueError, match="whole numbers") as caught:
-        NaiveBayes(smoother).fit(X, y, sample_weight=weights)
+        NaiveBayes("heb-h").fit(X, y, sample_weight=weights)
     assert "'laplace'" in str(caught.value) and "\n" not in str(caught.value)
     # whole numbers stored as floats are whole numbers
     whole = np.rint(weights) + 1.0
-    NaiveBayes(smoother).fit(X, y, sample_weight=whole)
+    NaiveBayes("heb-h").fit(X, y, sample_weight=whole)
     with pytest.raises(ValueError, match="whole numbers"):
-        NaiveBayes(smoother).partial_fit(X, y, classes=[0, 1, 2], sample_weight=weights)
+        NaiveBayes("heb-h").partial_fit(X, y, classes=[0, 1, 2], sample_weight=weights)
+
+
+def _evidence(m: np.ndarray, counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """l(m) of one count vector, by the gamma-function formula (paper eq. 5)."""
+    from scipy.special import gammaln
+
+    x = m[:, None] * prior
+    return gammaln(m) - gammaln(m + counts.sum()) + (gammaln(x + counts) - gammaln(x)).sum(axis=1)
+
+
+@pytest.mark.parametrize("smoother", ["heb-u", "heb-m"])
+def test_heb_u_and_heb_m_learn_the_best_m_of_fractional_counts(smoother):
+    """Weighted rows give fractional counts, whose evidence can have several peaks (and a
+    total under 2 is not flat): each pair's m is the maximiser over [m_min, m_max] that a
+    fine grid of the gamma-function formula finds, toward 1 / K (HEB-U) or the weighted
+    category shares (HEB-M)."""
+    X, y, weights = _fractional()
+    weights[y == 1] *= 0.01  # class 1: totals under 2 (about 1.2)
+    model = NaiveBayes(smoother, n0=0.5).fit(X, y, sample_weight=weights)
+    table, offsets = model.count_table_, model.count_table_.offsets
+    m = np.asarray(model.concentrations_["m"]).reshape(table.n_classes, table.n_features)
+    grid = np.exp(np.linspace(np.log(1e-2), np.log(1e4), 8001))
+    worse = 0
+    for f in range(table.n_features):
+        counts = table.counts[:, offsets[f] : offsets[f + 1]]
+        n_v = counts.sum(axis=0)
+        prior = np.full(n_v.size, 1 / n_v.size) if smoother == "heb-u" else n_v / n_v.sum()
+        for c in range(table.n_classes):
+            best = _evidence(grid, counts[c], prior).max()
+            got = _evidence(np.array([m[c, f]]), counts[c], prior)[0]
+            worse += got < best - 1e-7 * max(1.0, abs(best))
+    assert worse == 0
+    assert np.all(np.isfinite(model.predict_proba(X)))
 
 
 @pytest.mark.parametrize(
