@@ -7,7 +7,7 @@ import streamlit as st
 from explorer.display import show_figure
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
-from explorer.state import page_setting
+from explorer.state import keep_setting, page_setting
 from heb.figures.lessons import zero_counts as figures
 from heb.lessons import zero_counts as lesson
 
@@ -113,13 +113,16 @@ def lesson_view() -> None:
                 help="0 = no smoothing. 1 = Laplace.",
                 **page_setting("zero_alpha", 0.0, ALPHA_CHOICES),
             )
-            copies = st.slider(
-                "Repeat the e-mail (times)",
-                1,
-                200,
-                help="A longer document.",
-                **page_setting("zero_copies", 60, COPY_CHOICES),
-            )
+            if steps.show(2):  # only step 2's underflow figure and note use it
+                copies = st.slider(
+                    "Repeat the e-mail (times)",
+                    1,
+                    200,
+                    help="A longer document.",
+                    **page_setting("zero_copies", 60, COPY_CHOICES),
+                )
+            else:  # the presenter's step 1: kept in the session and a copied link
+                keep_setting("zero_copies", 60, COPY_CHOICES)
         with notes:
             explanation()
         if steps.show(1):  # the sources of step 1's rule and smoothing

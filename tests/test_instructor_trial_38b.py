@@ -1,0 +1,32 @@
+"""An instructor's trial at 1024 x 768 with a class's homework (session 38b).
+
+- Zero counts, presenter step 1: the Settings popover offered "Repeat the e-mail
+  (times)", which only step 2's underflow figure and note read; moving it on step 1
+  changed nothing on the screen.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_presenter import open_lesson, query
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+REPEAT = "Repeat the e-mail (times)"
+
+
+def test_zero_counts_step_1_offers_no_control_that_only_step_2_reads():
+    first = open_lesson("lesson_zero_counts", present="1", step="1", zero_copies="7")
+    assert REPEAT not in [s.label for s in first.slider]
+    assert first.session_state["zero_copies"] == 7  # kept for step 2 and the link
+    assert query(first, "zero_copies") == "7"
+    second = open_lesson("lesson_zero_counts", present="1", step="2", zero_copies="7")
+    [repeat] = [s for s in second.slider if s.label == REPEAT]
+    assert repeat.value == 7
+    assert any("repeated 7 times" in m.value for m in second.markdown)
+
+
+def test_zero_counts_outside_the_presenter_still_offers_the_repeat():
+    at = open_lesson("lesson_zero_counts")
+    assert REPEAT in [s.label for s in at.slider]
