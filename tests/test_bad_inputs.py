@@ -243,6 +243,20 @@ def test_case_blank_column_name():
     assert any("Columns without a name" in note for note in dataset.notes)
 
 
+def test_case_blank_empty_columns():
+    """A spreadsheet's trailing separators: the last (empty, unnamed) column was the
+    default target and the file was refused; a named empty column and an unnamed column
+    of values stay."""
+    rows = "".join(f"{i};{i % 3};;{'xy'[i % 2]};;\n" for i in range(6))
+    dataset = load_upload(csv("a;b;empty;class;;\n" + rows), "excel.csv")
+    assert dataset.target == "class"
+    assert list(dataset.X.columns) == ["a", "b", "empty"]
+    assert any("Left out 2 columns with neither a name nor a value" in n for n in dataset.notes)
+    kept = load_upload(csv(";b;class\n1;2;x\n3;4;y\n"), "blank.csv")
+    assert list(kept.X.columns) == ["column_1", "b"]
+    assert not any("Left out" in note for note in kept.notes)
+
+
 def test_case_too_many_columns():
     header = ",".join(f"c{i}" for i in range(60))
     payload = csv(header + "\n" + ",".join("1" * 60) + "\n")

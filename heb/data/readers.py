@@ -276,6 +276,28 @@ def file_kind(delimiter: str) -> str:
     return {"\t": "tab-separated", "|": "pipe-separated"}.get(delimiter, "comma-separated")
 
 
+def _named_or_filled(frame: pd.DataFrame, names: list, notes: list[str]) -> list[int]:
+    """The positions of ``frame``'s columns to keep: all but those with neither a name in
+    the header ``names`` nor a value, the separators a spreadsheet writes at the end of
+    every row (``a;b;class;;``) once cells past the table were touched. Kept, the last of
+    them became the default target and the file was refused ("The target column
+    'column_5' has no values"). A column of values keeps its position's name
+    (:func:`unique_names`)."""
+    everything = list(range(len(names)))
+    blank = [i for i, name in enumerate(names) if pd.isna(name) or not str(name).strip()]
+    if not blank or len(blank) == len(names):
+        return everything
+    empty = frame.iloc[:, blank].isna().all(axis=0).to_numpy()
+    dropped = {i for i, is_empty in zip(blank, empty, strict=True) if is_empty}
+    if dropped:
+        count = len(dropped)
+        notes.append(
+            f"Left out {count} column{'s' * (count != 1)} with neither a name nor a value "
+            "(a spreadsheet may end every row with such separators)."
+        )
+    return [i for i in everything if i not in dropped]
+
+
 def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
     options, names = csv_header(text, filename, max_columns)
     delimiter = options["sep"]
@@ -302,6 +324,11 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         raise DataError("The file has a header row but no data rows.")
     frame = exact_big_integers(frame, text, options)
     frame, codes = leading_zero_codes(frame, text, options)
+    n_fields = len(names)  # the short-row count below reads the file's own fields
+    keep = _named_or_filled(frame, names, notes)
+    if len(keep) < n_fields:
+        frame, names = frame.iloc[:, keep], [names[i] for i in keep]
+        codes = [keep.index(i) for i in codes]  # an empty column holds no code
     frame.columns = unique_names(names, notes)
     if codes:
         column, example = frame.columns[codes[0]], frame.iloc[:, codes[0]]
@@ -309,7 +336,7 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         notes.append(codes_note(column, example, len(codes) - 1))
     # a short row leaves its last cells missing: with none missing in the last column
     # there is no short row, and the text need not be scanned for them
-    short = _short_rows(text, delimiter, len(names)) if frame.iloc[:, -1].isna().any() else 0
+    short = _short_rows(text, delimiter, n_fields) if frame.iloc[:, -1].isna().any() else 0
     if short:
         notes.append(
             f"{short} row{'s' * (short != 1)} had fewer values than the header; the missing "
