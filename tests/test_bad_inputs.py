@@ -257,6 +257,27 @@ def test_case_blank_empty_columns():
     assert not any("Left out" in note for note in kept.notes)
 
 
+def test_case_case_variants():
+    """A student's typo: 'Mobile' beside 'mobile' is two categories, with a note; values
+    that differ in more than case, and numbers, give none."""
+    rows = "".join(
+        f"{d},{c},{'xy'[i % 2]}\n"
+        for i, (d, c) in enumerate(
+            [("mobile", "Lyon"), ("Mobile", "lyon"), ("desktop", "LYON"), ("mobile", "Paris")] * 3
+        )
+    )
+    dataset = load_upload(csv("device,city,class\n" + rows), "typos.csv")
+    assert dataset.X["device"].nunique() == 3  # kept as written
+    [note] = [n for n in dataset.notes if "letter case" in n]
+    assert note == (
+        "Column 'device' (and 1 more column) has values that differ only in letter case, "
+        "such as 'mobile' and 'Mobile': each is a category of its own; correct the file if "
+        "they are one."
+    )
+    clean = load_upload(csv("device,n,class\nmobile,1,x\ndesk,2,y\nmobiles,3,x\n"), "c.csv")
+    assert not any("letter case" in n for n in clean.notes)
+
+
 def test_case_too_many_columns():
     header = ",".join(f"c{i}" for i in range(60))
     payload = csv(header + "\n" + ",".join("1" * 60) + "\n")

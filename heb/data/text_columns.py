@@ -20,6 +20,7 @@ __all__ = [
     "PERCENT_COMMA",
     "PLAIN_NUMBER",
     "THOUSANDS",
+    "case_note",
     "comma_note",
     "conversion_notes",
     "date_note",
@@ -150,6 +151,29 @@ def mixed_note(column: str, example: str, more: int = 0) -> str:
     )
 
 
+def case_note(column: str, examples: tuple[str, str], more: int = 0) -> str:
+    """The note on a text column whose values include two, ``examples``, that differ only
+    in letter case (``Mobile`` and ``mobile``: a typo that splits one category's counts in
+    two), and on ``more`` columns like it."""
+    first, second = examples
+    return (
+        f"Column {quote(column)}{_others(more)} has values that differ only in letter case, "
+        f"such as {quote(first)} and {quote(second)}: each is a category of its own; "
+        "correct the file if they are one."
+    )
+
+
+def case_variants(distinct: pd.Series) -> tuple[str, str] | None:
+    """Two of the ``distinct`` text values that differ only in letter case, or None."""
+    folded = distinct.str.casefold()
+    repeated = folded.duplicated(keep=False).to_numpy()
+    if not repeated.any():
+        return None
+    first = folded[repeated].iloc[0]
+    pair = distinct[repeated & (folded == first).to_numpy()]
+    return str(pair.iloc[0]), str(pair.iloc[1])
+
+
 def codes_note(column: str, example: str, more: int = 0) -> str:
     """The note on a column of digit strings written with a leading zero such as
     ``example`` (and ``more`` columns like it), kept as text."""
@@ -272,13 +296,15 @@ def tidy_text_columns(
     column whose every value is a percentage (``12%``; ``12,5%`` with a decimal comma)
     becomes the numbers before the ``%``. Each conversion is named in a note, and so are
     the columns left as text whose every value is a date (``06/29/2024``, ``29.06.2024``,
-    ``2024-06-29``) of more than :data:`DATE_NOTE_VALUES` different days (:func:`date_note`).
+    ``2024-06-29``) of more than :data:`DATE_NOTE_VALUES` different days (:func:`date_note`)
+    and those with values that differ only in letter case (:func:`case_note`).
     """
     mixed = []
     comma_columns = []
     grouped_columns = []
     percent_columns = []
     dates = []
+    cases = []
     for column in frame.columns:
         values = frame[column]
         if not (
@@ -307,9 +333,14 @@ def tidy_text_columns(
             mixed.append((column, distinct[numbers.isna()].iloc[0]))
         if _many_dates(distinct):
             dates.append((column, distinct.iloc[0], distinct.size))
+        variants = case_variants(distinct)
+        if variants is not None:
+            cases.append((column, variants))
         frame[column] = text
     notes.extend(conversion_notes(percent_columns, grouped_columns))
     notes.extend(_kept_as_text_notes(mixed, comma_columns, dates, kind))
+    if cases:
+        notes.append(case_note(*cases[0], len(cases) - 1))
     return frame
 
 
