@@ -80,7 +80,9 @@ def explanation() -> None:
     )
     st.latex(r"\hat\theta_{c,v} = \frac{N_{c,v} + m\, \bar t_v}{N_c + m}")
     st.markdown(
-        "with t̄ the flat pooled marginal, and Laplace gives every code 1 / (N_c + K). "
+        # "every code" read as every code, where Laplace gives a code of N_c,v rows
+        # (N_c,v + 1) / (N_c + K): 1 / (N_c + K) is the unseen code's alone
+        "with t̄ the flat pooled marginal, and Laplace gives each such code 1 / (N_c + K). "
         "HEB-H averages the tree and HEB-M per class by their posterior weights."
     )
 

@@ -3,6 +3,9 @@
 - Zero counts, presenter step 1: the Settings popover offered "Repeat the e-mail
   (times)", which only step 2's underflow figure and note read; moving it on step 1
   changed nothing on the screen.
+- Borrowing along a hierarchy, step 2: "Laplace gives every code 1 / (N_c + K)", the
+  estimate of a code with no row of class c only (one of N_c,v rows gets
+  (N_c,v + 1) / (N_c + K)), in a paragraph about such codes.
 - README, "Use the engine": the Python example fitted ``X_codes``, ``y``, ``frame`` and
   ``target`` that it never made: run as written (a homework's first step) it stopped at
   a NameError on its first fit.
@@ -44,3 +47,11 @@ def test_every_python_example_of_the_readme_runs_as_written():
     assert blocks
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})  # noqa: S102 - the repository's own text
+
+
+def test_hierarchy_step_2_gives_laplaces_value_for_the_unseen_code_only():
+    at = open_lesson("lesson_hierarchy", present="1", step="2")
+    texts = [m.value for m in at.markdown]
+    [text] = [t for t in texts if t.startswith("with t̄ the flat pooled marginal")]
+    assert "Laplace gives each such code 1 / (N_c + K)." in text
+    assert "every code" not in text
