@@ -219,8 +219,8 @@ def _split_sets(batches, columns: Columns):
             parts[int(index)].append((value, fold[rows], y_raw.take(take), n[rows]))
     for index, name in enumerate(columns.features):
         pieces = parts.pop(index)
-        if not pieces:
-            raise DataError("There are no rows with a target value to count.")
+        if not pieces:  # as in memory: "there are no rows" did not say which column
+            raise DataError(f"The target column {quote(columns.target)} has no values.")
         raw = pa.chunked_array([p[0] for p in pieces]).to_pandas(types_mapper=exact)
         y_raw = pa.chunked_array([p[2] for p in pieces]).to_numpy()
         fold = np.concatenate([p[1] for p in pieces])
