@@ -69,4 +69,5 @@ def test_engine_names_the_empty_target_column(tmp_path, capsys):
     argv = ["bench", str(path), "--engine", "duckdb", "--folds", "2", "--tables", "4"]
     assert main([*argv, "-o", str(tmp_path / "out"), "--no-figures", "--no-cache"]) == 2
     err = capsys.readouterr().err
-    assert "The target column 'column_4' has no values." in err, err
+    assert "The target column 'column_4' has no values;" in err, err
+    assert "names another, such as 'class' (text, 2 values) or 'a' (whole numbers" in err, err

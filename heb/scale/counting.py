@@ -242,8 +242,11 @@ def check_target_values(engine, target: str) -> None:
 
 
 def _refuse_one_class(target: str, classes) -> None:
-    """The DataError of a target with no value or a single one (``classes``)."""
-    shown = "no value" if len(classes) == 0 else f"the single value {quote(classes[0])}"
+    """The DataError of a target with no value or a single one (``classes``), as in
+    memory for no value."""
+    if len(classes) == 0:
+        raise DataError(f"The target column {quote(target)} has no values.")
+    shown = f"the single value {quote(classes[0])}"
     raise DataError(f"The target {target!r} has {shown}; a classifier needs at least two classes.")
 
 
