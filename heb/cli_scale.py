@@ -133,12 +133,14 @@ def _target(engine, target: str | None) -> str:
     checked to be a possible target: :func:`_check_default_target`)."""
     from heb.data import DataError, default_target
     from heb.data.dataset import quote
+    from heb.text import case_variants
 
     names = [name for name, _ in engine.columns()]
     if target is not None and target not in names:
         shown = ", ".join(quote(name) for name in names[:12]) + (", ..." if len(names) > 12 else "")
         raise DataError(
-            f"There is no column {quote(target)} to use as the target; --target takes one of "
+            f"There is no column {quote(target)} to use as the target"
+            f"{case_variants(target, names)}; --target takes one of "
             f"{shown}."
         )
     if target is not None:

@@ -40,3 +40,13 @@ def short_labels(texts: Sequence[str], limit: int) -> list[str]:
         labels.append(label)
         taken.add(label)
     return labels
+
+
+def case_variants(name: str, names: Sequence[str]) -> str:
+    """A clause naming the ``names`` that differ from ``name`` in letter case only, for a
+    "no column named ..." message (``' ('achat' differs in letter case only)'``), or ""."""
+    close = [repr(str(n)) for n in names if str(n) != name and str(n).casefold() == name.casefold()]
+    if not close:
+        return ""
+    verb = "differs" if len(close) == 1 else "differ"
+    return f" ({and_list(close)} {verb} in letter case only)"

@@ -225,20 +225,20 @@ def lesson_view() -> None:
             if steps.show(1):
                 if n_classes == 2:
                     st.markdown(
-                        "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature k "
-                        "times and its evidence is counted k times (textbook 18.4.1):"
+                        "Naive Bayes adds one log-likelihood ratio per feature. Copy a feature "
+                        "$x_j$ k times and its evidence is counted k times (textbook 18.4.1):"
                     )
                     st.latex(r"\log\frac{P(1\mid x)}{P(0\mid x)} = \log\frac{P(1)}{P(0)}")
-                    st.latex(r"+\; k\,\log\frac{P(x_1\mid 1)}{P(x_1\mid 0)} + \cdots")
+                    st.latex(r"+\; k\,\log\frac{P(x_j\mid 1)}{P(x_j\mid 0)} + \cdots")
                 else:  # no single log-odds: each class's log-posterior gains k times the term
                     st.markdown(
                         "Naive Bayes adds one log-likelihood per feature to each class's score. "
-                        "Copy a feature k times and its evidence is counted k times "
+                        "Copy a feature $x_j$ k times and its evidence is counted k times "
                         "(textbook 18.4.1):"
                     )
                     # short lines, as the binary rule's (one line was cut at 1280 px)
                     st.latex(r"\log P(c\mid x) = \log P(c)")
-                    st.latex(r"+\; k\,\log P(x_1\mid c) + \cdots")
+                    st.latex(r"+\; k\,\log P(x_j\mid c) + \cdots")
                     st.latex(r"-\; \log Z(x)")
                 # computed: a fixed "the confidence inflates: the ECE grows" was false on
                 # breast-cancer (confidence 0.99 with one copy)

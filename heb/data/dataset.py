@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from heb.text import case_variants
+
 #: upload size limit (bytes), also applied to the unpacked size of a gzip file
 DEFAULT_MAX_BYTES = 200 * 2**20
 #: widest table accepted
@@ -392,7 +394,8 @@ def finalize(
     target = default_target(frame.columns) if target is None else str(target)
     if target not in frame.columns:
         raise DataError(
-            f"There is no column named {quote(target)}; the columns are "
+            f"There is no column named {quote(target)}"
+            f"{case_variants(target, list(frame.columns))}; the columns are "
             f"{join_names(list(frame.columns))}."
         )
     drop = [c for c in drop if c in frame.columns and c != target]
