@@ -237,6 +237,16 @@ def _try(action) -> None:
         st.session_state["hier_error"] = exc
 
 
+#: said when no dependency is found: which columns the search leaves out, and why (an
+#: ID determines every other column trivially, a single value parents nothing)
+NO_DEPENDENCY = (
+    "No column here is a function of another at that tolerance. Left out of the search: "
+    "a column with fewer than 2 rows per value as the child (an ID-like column determines "
+    "every other one trivially, so it tells nothing) and a column of a single value as "
+    "the parent."
+)
+
+
 def _detected_view(work: WorkingData) -> None:
     tolerance = st.select_slider(
         "Violating rows allowed (share of the rows a blind guess of B gets wrong)",
@@ -246,7 +256,7 @@ def _detected_view(work: WorkingData) -> None:
     )
     dependencies = detected(work.key, float(tolerance), work)
     if not dependencies:
-        st.markdown("No column here is a function of another at that tolerance.")
+        st.markdown(NO_DEPENDENCY)
         return
     show_table(
         dependency_frame(dependencies, declared()),

@@ -49,3 +49,16 @@ def test_the_calibration_lesson_names_the_copied_feature_x_j():
     assert r"P(x_j\mid" in formulas and "x_1" not in formulas
     texts = " ".join(m.value for m in at.markdown)
     assert "Copy a feature $x_j$ k times" in texts or "feature $x_j$ k times" in texts
+
+
+def test_no_dependency_found_says_which_columns_the_search_leaves_out():
+    """On a table whose ID determines every other column, "No column here is a function
+    of another" read as false (the instructor trial's student file); the page now says
+    that ID-like children and single-valued parents are left out of the search."""
+    from explorer.hierarchies import NO_DEPENDENCY
+    from test_app import open_app
+
+    at = open_app(dataset="builtin:iris", dataset_tab="Hierarchies")
+    texts = [m.value for m in at.markdown]
+    assert NO_DEPENDENCY in texts
+    assert "fewer than 2 rows per value" in NO_DEPENDENCY and "single value" in NO_DEPENDENCY
