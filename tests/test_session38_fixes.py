@@ -55,8 +55,9 @@ def test_no_dependency_found_says_which_columns_the_search_leaves_out():
     """On a table whose ID determines every other column, "No column here is a function
     of another" read as false (the instructor trial's student file); the page now says
     that ID-like children and single-valued parents are left out of the search."""
-    from explorer.hierarchies import NO_DEPENDENCY
     from test_app import open_app
+
+    from explorer.hierarchies import NO_DEPENDENCY
 
     at = open_app(dataset="builtin:iris", dataset_tab="Hierarchies")
     texts = [m.value for m in at.markdown]
