@@ -94,6 +94,27 @@ CASES = {
     "decimal_comma_integers": "x;y;z\n1.234.567;a;\u00a0852\n12;b;0852\n".encode(),
     "decimal_comma_integers_and_missing": b"x;y\n1.234.567;a\nNA;b\n12;c\n",
     "decimal_comma_integers_and_a_fraction": b"x;y\n1.234.567;a\n12,5;b\n",
+    # integers of 19 digits: int64 as to_numeric reads them while they fit, uint64 past it
+    # (none negative, none missing), else float64 (the engine read them all as float64)
+    "grouped_19_digits": b'amount,y\n"1,234,567,890,123,456,789",a\n"1,275",b\n',
+    "grouped_19_digits_past_int64": b'amount,y\n"9,223,372,036,854,775,808",a\n"1,275",b\n',
+    "grouped_19_digits_negative": b'amount,y\n"-9,223,372,036,854,775,808",a\n"1,275",b\n',
+    "grouped_past_int64_beside_a_negative": (
+        b'amount,y\n"9,223,372,036,854,775,808",a\n"-1,275",b\n'
+    ),
+    "grouped_past_uint64": b'amount,y\n"18,446,744,073,709,551,616",a\n"1,275",b\n',
+    "grouped_19_digits_and_missing": b'amount,y\n"1,234,567,890,123,456,789",a\n"1,275",b\nNA,c\n',
+    "percent_19_digits": b"rate,y\n1234567890123456789%,a\n3 %,b\n",
+    "percent_19_digits_past_int64": b"rate,y\n9223372036854775808%,a\n+3%,b\n",
+    "percent_19_digits_negative": b"rate,y\n-9223372036854775808%,a\n3%,b\n",
+    "percent_past_int64_and_below_it": b"rate,y\n-9223372036854775809%,a\n3%,b\n",
+    "percent_19_digits_and_a_fraction": b"rate,y\n1234567890123456789%,a\n3.5%,b\n",
+    "percent_19_digits_semicolons": b"rate;y\n1234567890123456789%;a\n3%;b\n",
+    "decimal_comma_19_digits": b"x;y\n1.234.567.890.123.456.789;a\n12;b\n",
+    "decimal_comma_19_digits_past_int64": b"x;y\n9.223.372.036.854.775.808;a\n12;b\n",
+    "decimal_comma_19_digits_negative": b"x;y\n-9.223.372.036.854.775.808;a\n12;b\n",
+    "decimal_comma_past_uint64": b"x;y\n18.446.744.073.709.551.616;a\n12;b\n",
+    "decimal_comma_19_digits_plain": b"x;y\n1.234.567;a\n1234567890123456789;b\n",
     # every note at once, in the readers' order
     "all_notes": _csv(
         ",",
@@ -142,6 +163,14 @@ EXPECTED = {
     "grouped_beside_text": ("amount", "text", ["852", "1,275", "about 900"], "mixes numbers"),
     "commas_in_tab_file": ("amount", "text", ["12,5", "1,275"], "in a tab-separated file"),
     "dates_30_days": ("signup", "text", _dates(30), "each of its 30 dates"),
+    "grouped_19_digits": ("amount", "integer", [1234567890123456789, 1275], "'1,234,567,"),
+    "grouped_19_digits_past_int64": ("amount", "integer", [2**63, 1275], "thousands"),
+    "grouped_19_digits_negative": ("amount", "integer", [-(2**63), 1275], "thousands"),
+    "grouped_past_uint64": ("amount", "float", [float(2**64), 1275], "thousands"),
+    "percent_19_digits": ("rate", "integer", [1234567890123456789, 3], "percentages"),
+    "percent_19_digits_past_int64": ("rate", "integer", [2**63, 3], "percentages"),
+    "percent_19_digits_negative": ("rate", "integer", [-(2**63), 3], "percentages"),
+    "percent_past_int64_and_below_it": ("rate", "float", [-float(2**63), 3], "percentages"),
 }
 
 

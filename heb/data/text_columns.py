@@ -202,6 +202,30 @@ def _thousands_grouped(distinct: pd.Series) -> bool:
     return bool(plain.any() and small.all())
 
 
+def _as_numbers(text: pd.Series) -> pd.Series:
+    """``to_numeric`` of a spreadsheet's numbers once rewritten (``1275``, ``12.5``): int64,
+    uint64 past it, float64 beside a fraction or a missing cell. Integers past both (or
+    past int64 beside a negative one) pandas leaves as Python integers or as the text it
+    was given, which no later step reads as numbers: those are float64, as the note says
+    they are read as numbers (and as the large-file path, :mod:`heb.scale.csv_scan`,
+    reads them)."""
+    numbers = pd.to_numeric(text)
+    if numbers.dtype.kind not in "iuf":
+        numbers = pd.to_numeric(text.astype("float64"))
+    return numbers
+
+
+def _plain_past_uint64(distinct: pd.Series) -> bool:
+    """Whether a text column's ``distinct`` values are integers written plainly that pandas
+    keeps as text (past uint64, or past int64 beside a negative one): such a column of a
+    semicolon-separated file stays text, as in a comma-separated one, rather than pass
+    for decimal-comma numbers (:func:`_as_numbers` would read it as float64)."""
+    return bool(
+        distinct.str.fullmatch(r"[+-]?[0-9]+").all()
+        and pd.to_numeric(distinct).dtype.kind not in "iu"
+    )
+
+
 def _spreadsheet_number(
     text: pd.Series, distinct: pd.Series, decimal_comma: bool, kind: str
 ) -> tuple[pd.Series | None, str]:
@@ -215,10 +239,10 @@ def _spreadsheet_number(
         number = text.str.rstrip("%").str.strip()
         if decimal_comma:
             number = number.str.replace(",", ".", regex=False)
-        return pd.to_numeric(number), str(distinct.iloc[0])
+        return _as_numbers(number), str(distinct.iloc[0])
     if kind == "comma-separated" and not decimal_comma and _thousands_grouped(distinct):
         example = distinct[distinct.str.contains(",", regex=False)].iloc[0]
-        return pd.to_numeric(text.str.replace(",", "", regex=False)), str(example)
+        return _as_numbers(text.str.replace(",", "", regex=False)), str(example)
     return None, ""
 
 
@@ -316,9 +340,10 @@ def tidy_text_columns(
         # the checks look at the distinct values only (a category column has few)
         distinct = pd.Series(pd.unique(text[text.notna()]), dtype=object)
         comma_number = decimal_comma and column not in codes and distinct.size
+        comma_number = comma_number and not _plain_past_uint64(distinct)
         if comma_number and distinct.str.fullmatch(DECIMAL_COMMA).all():
             plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
-            frame[column] = pd.to_numeric(plain)
+            frame[column] = _as_numbers(plain)
             continue
         number, example = _spreadsheet_number(text, distinct, decimal_comma, kind)
         if number is not None:

@@ -119,6 +119,7 @@ _ASCII = {
     }.items()
 }
 _PERCENT_INT = r"[+-]?[0-9]{1,18} ?%"
+_LONG_PERCENT = r"[+-]?[0-9]+ ?%"
 # the kind of one cell, as a bit of the column's kind set (see _cell_kind): the spreadsheet
 # kinds are a percentage (its number an integer, or not), a number grouped by thousands
 # separators (one group, or beyond doubt: several or a decimal point), a date; a number
@@ -127,6 +128,9 @@ _MISSING, _SMALL, _FLOAT, _BOOL, _TEXT, _COMMA, _TIDY_NA, _FLOAT_COMMA, _LONG, _
 _PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY, _SPACED = range(10, 16)
 #: such a number that is also a decimal-comma number in a semicolon file (converts with them)
 _SPACED_COMMA = 16
+#: a percentage whose number is an integer of 19 digits or more: int64, uint64 or float64
+#: as its column's range says (:func:`_long_percentages`)
+_PERCENT_LONG = 17
 #: added to the kind of a cell DuckDB's parser cannot read as the readers do
 _UNCLEAN = 20
 
@@ -348,6 +352,7 @@ def _spreadsheet_kind(raw: str, decimal_comma: bool, grouping: bool) -> str:
     percent = _ASCII["percent_comma" if decimal_comma else "percent"]
     whole = (
         f"CASE WHEN {_matches(raw, _spaced(_PERCENT_INT))} THEN {_PERCENT_WHOLE} "
+        f"WHEN {_matches(raw, _spaced(_LONG_PERCENT))} THEN {_PERCENT_LONG} "
         f"ELSE {_PERCENT_PART} END"
     )
     commas = ""
@@ -590,23 +595,41 @@ def _grouped_checks(con, scan: str, kinds: Sequence[int]) -> dict[int, str]:
         return {}
     text, present = _stripped("raw"), f"NOT {_tidy_missing('raw')}"
     plain = _matches(text, _ASCII["plain"])
+    without_commas = f"replace({text}, ',', '')"
     found = con.execute(
         f"SELECT heb_col, count(*) FILTER (WHERE {present} AND NOT ({plain} OR "
         f"{_matches(text, _ASCII['grouped'])})), count(*) FILTER (WHERE {present} AND {plain}), "
         f"count(*) FILTER (WHERE {present} AND {plain} AND abs(TRY_CAST({text} AS DOUBLE)) >= "
         f"1000), count(*) FILTER (WHERE {present} AND strpos({text}, '.') > 0), "
-        f"max(length(regexp_replace({text}, '[^0-9]', '', 'g'))) FILTER (WHERE {present}) "
+        f"{_past_integers(without_commas, present)} "
         f"FROM {_cells(scan, columns)} GROUP BY heb_col"
     ).fetchall()
     types = {}
-    for i, other, plains, large, points, digits in found:
+    for i, other, plains, large, points, *past in found:
         k = kinds[int(i)]
         if other or not (k & (1 << _GROUPED_SURE) or (plains and not large)):
             continue
         missing = k & ((1 << _MISSING) | (1 << _TIDY_NA))
-        whole = not missing and not points and (digits or 0) <= 18  # int64, as to_numeric reads
-        types[int(i)] = "BIGINT" if whole else "DOUBLE"
+        types[int(i)] = "DOUBLE" if missing or points else _integer_type(*past)
     return types
+
+
+def _past_integers(number: str, present: str) -> str:
+    """Two counts of the cells ``present``, their integer ``number``: those past BIGINT,
+    and those past UBIGINT (with the negative ones), for :func:`_integer_type`."""
+    return (
+        f"count(*) FILTER (WHERE {present} AND TRY_CAST({number} AS BIGINT) IS NULL), "
+        f"count(*) FILTER (WHERE {present} AND TRY_CAST({number} AS UBIGINT) IS NULL)"
+    )
+
+
+def _integer_type(past_bigint: int, past_ubigint: int) -> str:
+    """The type ``to_numeric`` reads a column of integers with no missing cell into, from
+    :func:`_past_integers`: int64 (``BIGINT``), uint64 past it (``UBIGINT``, when no cell is
+    negative), else float64 (the readers' :func:`heb.data.text_columns._as_numbers`)."""
+    if not past_bigint:
+        return "BIGINT"
+    return "UBIGINT" if not past_ubigint else "DOUBLE"
 
 
 #: the kinds of a semicolon file's column of decimal-comma numbers (:func:`_column`)
@@ -619,23 +642,43 @@ def _decimal_comma_number(raw: str) -> str:
     return f"replace(replace({_stripped(raw)}, '.', ''), ',', '.')"
 
 
-def _whole_commas(con, scan: str, kinds: Sequence[int]) -> set[int]:
-    """The columns of a semicolon file's decimal-comma numbers (:func:`_column`) with no
-    missing cell whose every number is an integer once rewritten (``1.234.567``,
-    ``\u00a0852``): ``to_numeric`` reads them into int64, as the readers type them. One
-    scan of the columns with a comma cell and no missing one."""
+def _whole_commas(con, scan: str, kinds: Sequence[int]) -> dict[int, str]:
+    """The integer type of the columns of a semicolon file's decimal-comma numbers
+    (:func:`_column`) with no missing cell whose every number is an integer once rewritten
+    (``1.234.567``, ``\u00a0852``): ``to_numeric`` reads them into int64 (uint64 or
+    float64 past it, :func:`_integer_type`), as the readers type them. One scan of the
+    columns with a comma cell and no missing one."""
     commas = (1 << _COMMA) | (1 << _SPACED_COMMA)
     # a code written with a leading zero (0852) is an integer like any beside comma cells
     allowed = (*_COMMA_KINDS[1:-1], _ZERO)
     columns = [i for i, k in enumerate(kinds) if k & commas and _only(k, *allowed)]
     if not columns:
-        return set()
-    whole = _matches(_decimal_comma_number("raw"), r"[+-]?[0-9]{1,18}")
+        return {}
+    number = _decimal_comma_number("raw")
     found = con.execute(
-        f"SELECT heb_col, count(*) FILTER (WHERE NOT {whole}) FROM {_cells(scan, columns)} "
+        f"SELECT heb_col, count(*) FILTER (WHERE NOT {_matches(number, _INT)}), "
+        f"{_past_integers(number, 'true')} FROM {_cells(scan, columns)} GROUP BY heb_col"
+    ).fetchall()
+    return {int(i): _integer_type(*past) for i, fraction, *past in found if fraction == 0}
+
+
+def _long_percentages(con, scan: str, kinds: Sequence[int]) -> dict[int, str]:
+    """The integer type (:func:`_integer_type`) of the columns of percentages with no
+    missing cell whose numbers are all integers, some of 19 digits or more: int64 as
+    ``to_numeric`` reads them when they fit, uint64 or float64 past it. One scan of those
+    columns, none when no column has such a percentage."""
+    long = 1 << _PERCENT_LONG
+    columns = [
+        i for i, k in enumerate(kinds) if k & long and _only(k, _PERCENT_WHOLE, _PERCENT_LONG)
+    ]
+    if not columns:
+        return {}
+    number = f"rtrim({_stripped('raw')}, '% ')"
+    found = con.execute(
+        f"SELECT heb_col, {_past_integers(number, 'true')} FROM {_cells(scan, columns)} "
         "GROUP BY heb_col"
     ).fetchall()
-    return {int(i) for i, fraction in found if fraction == 0}
+    return {int(i): _integer_type(*past) for i, *past in found}
 
 
 def _text(raw: str) -> str:
@@ -652,13 +695,15 @@ def _canonical(raw: str) -> str:
     )
 
 
+#: the kinds of a percentage: its number an integer of up to 18 digits, or not, or longer
+_PERCENT_KINDS = (_PERCENT_WHOLE, _PERCENT_PART, _PERCENT_LONG)
+
+
 def _percentages(kinds: int) -> bool:
     """Whether a column of the kind set ``kinds`` is read as percentages: every present
     cell one, as the readers' pattern for the file writes it (:func:`_spreadsheet_kind`)."""
-    percents = (1 << _PERCENT_WHOLE) | (1 << _PERCENT_PART)
-    return bool(kinds & percents) and _only(
-        kinds, _MISSING, _TIDY_NA, _PERCENT_WHOLE, _PERCENT_PART
-    )
+    percents = sum(1 << k for k in _PERCENT_KINDS)
+    return bool(kinds & percents) and _only(kinds, _MISSING, _TIDY_NA, *_PERCENT_KINDS)
 
 
 def _column(  # noqa: C901 -- one branch per way the readers type a column
@@ -669,14 +714,16 @@ def _column(  # noqa: C901 -- one branch per way the readers type a column
     codes: bool,
     span,
     grouped=None,
-    whole: bool = False,
+    whole: str | None = None,
 ):
     """(DuckDB's read type, SQL expression) of column ``i``, from its kind set: a column
     DuckDB's parser reads as the readers do is read typed, the others as text and typed
     in SQL. ``codes`` and ``span`` are what :func:`_integer_checks` found of it: whether
     it is codes, and its integer range (for integers of 16 digits or more); ``grouped``
     the type of a column of numbers with thousands separators (:func:`_grouped_checks`),
-    ``whole`` whether a column of decimal-comma numbers holds integers (:func:`_whole_commas`)."""
+    ``whole`` the integer type of a column of decimal-comma numbers or of percentages
+    that holds integers of 19 digits or more (:func:`_whole_commas`,
+    :func:`_long_percentages`), None when it holds no such integers or some fraction."""
     raw = f"c{i}"
     if grouped:
         number = f"replace({_stripped(raw)}, ',', '')"
@@ -688,7 +735,7 @@ def _column(  # noqa: C901 -- one branch per way the readers type a column
         number = f"rtrim({_stripped(raw)}, '% ')"  # the number before the sign
         if decimal_comma:
             number = f"replace({number}, ',', '.')"
-        kind = "BIGINT" if _only(kinds, _PERCENT_WHOLE) else "DOUBLE"  # as to_numeric reads
+        kind = "BIGINT" if _only(kinds, _PERCENT_WHOLE) else whole or "DOUBLE"  # as to_numeric
         return (
             "VARCHAR",
             f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE CAST({number} AS {kind}) END",
@@ -721,7 +768,7 @@ def _column(  # noqa: C901 -- one branch per way the readers type a column
     present = (1 << _SMALL) | (1 << _LONG) | (1 << _FLOAT_COMMA) | (1 << _COMMA)
     present |= 1 << _SPACED_COMMA
     if decimal_comma and _only(kinds, *_COMMA_KINDS) and kinds & present:
-        plain, kind = _decimal_comma_number(raw), "BIGINT" if whole else "DOUBLE"
+        plain, kind = _decimal_comma_number(raw), whole or "DOUBLE"
         return (
             "VARCHAR",
             f"CASE WHEN {_tidy_missing(raw)} THEN NULL ELSE CAST({plain} AS {kind}) END",
@@ -850,7 +897,7 @@ def _example(
 
 #: the kinds of cell pandas' ``to_numeric`` reads as a number, and those it does not
 _NUMBER_KINDS = (_SMALL, _FLOAT, _LONG, _ZERO, _FLOAT_COMMA, _SPACED, _SPACED_COMMA)
-_WORD_KINDS = (_TEXT, _BOOL, _COMMA, _PERCENT_WHOLE, _PERCENT_PART, _GROUPED, _GROUPED_SURE, _DAY)
+_WORD_KINDS = (_TEXT, _BOOL, _COMMA, *_PERCENT_KINDS, _GROUPED, _GROUPED_SURE, _DAY)
 
 
 def _days(con, scan: str, columns: Sequence[int]) -> dict[int, int]:
@@ -883,7 +930,7 @@ def _notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: list)
         notes.append(codes_note(name, example(i, [_ZERO]), len(codes) - 1))
     converted = {}  # the first column's example, as the note quotes only that one
     for how, kinds in (
-        ("percent", [_PERCENT_WHOLE, _PERCENT_PART]),
+        ("percent", list(_PERCENT_KINDS)),
         ("grouped", [_GROUPED, _GROUPED_SURE]),
     ):
         found = [(i, name) for i, (name, *_, done) in enumerate(columns) if done == how]
@@ -965,7 +1012,8 @@ def csv_scan(
     decimal_comma = layout.delimiter == ";"
     codes, spans = _integer_checks(con, scan, kinds)
     grouped = _grouped_checks(con, scan, kinds) if _grouping(layout.delimiter) else {}
-    whole = _whole_commas(con, scan, kinds) if decimal_comma else set()
+    whole = _whole_commas(con, scan, kinds) if decimal_comma else {}
+    whole |= _long_percentages(con, scan, kinds)
     types, columns, seen, renamed, read = [], [], set(), {}, []
     for i, name in enumerate(layout.names):
         if name.casefold() in seen:
@@ -979,7 +1027,7 @@ def csv_scan(
             i in codes,
             spans.get(i),
             grouped.get(i),
-            i in whole,
+            whole.get(i),
         )
         types.append(kind)
         columns.append(f"{expression} AS {DUCKDB.quote(renamed.get(name, name))}")
