@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -962,10 +962,13 @@ def _choose_categorical(large: LargeFile) -> None:
     )
 
 
-def code_columns(frame: pd.DataFrame, large: LargeFile) -> dict[str, tuple[int, int]]:
+def code_columns(
+    frame: pd.DataFrame, large: LargeFile, amounts: Sequence[str] = ()
+) -> dict[str, tuple[int, int]]:
     """Integer columns binned as numbers that may be codes: name -> (distinct values,
     non-missing rows), by the in-memory note's count rule (``summaries.looks_like_code``;
-    its signal rule, ``binned_signal_columns``, weighs a sample held in memory)."""
+    its signal rule, ``binned_signal_columns``, weighs a sample held in memory); not the
+    ``amounts``, a CSV's columns read from thousands separators (as in memory)."""
 
     families = dict(zip(large.columns, large.families, strict=False))
     numeric = frame[frame["kind"] == "numeric"]
@@ -975,14 +978,14 @@ def code_columns(frame: pd.DataFrame, large: LargeFile) -> dict[str, tuple[int, 
     return {
         str(f): (int(k), int(r))
         for f, k, r in zip(numeric["feature"], numeric["K"], rows, strict=True)
-        if looks_like_code(str(f), int(k), int(r))
+        if looks_like_code(str(f), int(k), int(r)) and str(f) not in amounts
     }
 
 
-def _code_notes(frame: pd.DataFrame, large: LargeFile) -> None:
+def _code_notes(frame: pd.DataFrame, large: LargeFile, amounts: Sequence[str]) -> None:
     """The in-memory page's numeric-code note, with a button declaring the column."""
     settings = state.current_settings()
-    for i, (name, (distinct, rows)) in enumerate(code_columns(frame, large).items()):
+    for i, (name, (distinct, rows)) in enumerate(code_columns(frame, large, amounts).items()):
         show_info(code_note(name, distinct, rows, f"{settings['n_bins']} quantile bins"))
         st.button(
             f"Read {escape(name, limit=40)} as categories",
@@ -1035,7 +1038,7 @@ def overview(large: LargeFile) -> None:
         show_info(note)
     notes = [id_like_note(name, pile) for name, pile in summary.id_like_imputed.items()]
     show_id_like_warnings(notes, "large_missing_as_category")
-    _code_notes(frame, large)
+    _code_notes(frame, large, summary.amounts)
     st.subheader("Features")
     show_table(frame, grid_config=_FEATURE_COLUMNS, key="large_describe")
     download_buttons(None, frame, "large-file-features", dataset=large.name)

@@ -134,8 +134,13 @@ def numeric_code_columns(dataset: Dataset, work: WorkingData) -> dict[str, tuple
     20,000 rows) looks like a measurement by its counts: it is listed when its name says
     it is a code (:data:`CODE_NAME`: zip, postal, code, sku). The notes also name a
     column whose values tell more than its bins (:func:`binned_signal_columns`).
+
+    A column the file wrote with thousands separators (``852``, ``1,275``:
+    :attr:`heb.data.Dataset.amounts`) is an amount as a spreadsheet formats one, never a
+    code (no one writes a ZIP or customer number ``12,400``), and is not listed.
     """
-    names = _binned_whole_numbers(dataset, work)
+    amounts = set(getattr(dataset, "amounts", ()))  # a stand-in with X alone has none
+    names = [n for n in _binned_whole_numbers(dataset, work) if n not in amounts]
     if not names:
         return {}
     picked = code_signal.counted_positions(len(dataset.X), CODE_SAMPLE_ROWS)  # rows first

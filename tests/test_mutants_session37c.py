@@ -194,7 +194,9 @@ def temp(tmp_path, monkeypatch):
 def test_a_duckdb_error_typing_the_copy_removes_its_folder(tmp_path, temp, monkeypatch):
     """_typed_parquet's ``except duckdb.Error`` without ``remove()``: a COPY that DuckDB
     refuses left the private folder behind (until exit)."""
-    monkeypatch.setattr(s, "csv_scan", lambda con, files, label: ("SELECT * FROM nowhere", {}, []))
+    monkeypatch.setattr(
+        s, "csv_scan", lambda con, files, label: ("SELECT * FROM nowhere", {}, [], [])
+    )
     owner = _Owner()
     with pytest.raises(DataError, match=r"^DuckDB could not type 'a.csv' for Spark: ") as info:
         spark_engine._typed_parquet(owner, open_source("a.csv", root=tmp_path))
@@ -245,7 +247,7 @@ def test_the_typed_copy_keeps_each_row_s_key_in_the_file_s_order(tmp_path, temp)
     lines = ["i,y"] + [f"{i},{'pq'[i % 2]}" for i in range(1, n + 1)]
     (tmp_path / "big.csv").write_text("\n".join(lines) + "\n")
     owner = _Owner()  # (the copy lives as long as its owner)
-    remove, copy, renamed, notes = spark_engine._typed_parquet(
+    remove, copy, renamed, notes, amounts = spark_engine._typed_parquet(
         owner, open_source("big.csv", root=tmp_path)
     )
     con = connect(threads=2)
@@ -256,7 +258,7 @@ def test_the_typed_copy_keeps_each_row_s_key_in_the_file_s_order(tmp_path, temp)
     finally:
         con.close()
         remove()
-    assert (mismatched, rows) == (0, n) and (renamed, notes) == ({}, [])
+    assert (mismatched, rows) == (0, n) and (renamed, notes, amounts) == ({}, [], [])
     assert not list(temp.glob("heb_spark_csv_*"))
 
 

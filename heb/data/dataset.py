@@ -66,6 +66,10 @@ class Dataset:
     source_rows : ndarray or None
         Each row's position among the loaded table's data rows (0 = the first), where
         rows were dropped (a missing target); None when the rows are the table's own.
+    amounts : list of str
+        The feature columns an upload wrote with thousands separators (``852``,
+        ``1,275``) and the readers read as numbers: amounts, which the app's note on
+        whole-number columns that may be codes leaves out.
     """
 
     name: str
@@ -78,6 +82,7 @@ class Dataset:
     description: str = ""
     truth: dict | None = field(default=None, repr=False, compare=False)
     source_rows: np.ndarray | None = field(default=None, repr=False, compare=False)
+    amounts: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def n_classes(self) -> int:
@@ -382,6 +387,7 @@ def finalize(
     notes: list[str] | None = None,
     description: str = "",
     truth: dict | None = None,
+    amounts: Iterable[str] = (),
 ) -> Dataset:
     """Checks shared by every loader: target, classes, column notes; builds the Dataset."""
     notes = list(notes or [])
@@ -436,6 +442,7 @@ def finalize(
         description=description,
         truth=truth,
         source_rows=source_rows,
+        amounts=[str(c) for c in amounts if c in X.columns],
     )
 
 

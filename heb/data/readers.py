@@ -443,8 +443,9 @@ def read_table(
     """The raw table of an uploaded file (so the app can offer the target choice).
 
     Reads CSV / TSV (delimiter and encoding detected), gzip-compressed files, ARFF and
-    parquet. Notes for the user are in ``frame.attrs["heb_notes"]`` and the ARFF nominal
-    columns in ``frame.attrs["heb_categorical"]``.
+    parquet. Notes for the user are in ``frame.attrs["heb_notes"]``, the ARFF nominal
+    columns in ``frame.attrs["heb_categorical"]`` and a CSV's columns read from thousands
+    separators in ``frame.attrs["heb_amounts"]`` (:func:`tidy_text_columns`).
 
     Raises
     ------

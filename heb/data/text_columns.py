@@ -322,6 +322,10 @@ def tidy_text_columns(
     the columns left as text whose every value is a date (``06/29/2024``, ``29.06.2024``,
     ``2024-06-29``) of more than :data:`DATE_NOTE_VALUES` different days (:func:`date_note`)
     and those with values that differ only in letter case (:func:`case_note`).
+
+    The columns read from thousands separators are listed in ``frame.attrs["heb_amounts"]``
+    (:attr:`heb.data.Dataset.amounts`): amounts as a spreadsheet formats them, which the
+    app never names as possible codes.
     """
     mixed = []
     comma_columns = []
@@ -366,6 +370,7 @@ def tidy_text_columns(
     notes.extend(_kept_as_text_notes(mixed, comma_columns, dates, kind))
     if cases:
         notes.append(case_note(*cases[0], len(cases) - 1))
+    frame.attrs["heb_amounts"] = [str(column) for column, _ in grouped_columns]
     return frame
 
 

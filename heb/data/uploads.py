@@ -58,6 +58,7 @@ def dataset_from_table(
         declared=[*frame.attrs.get("heb_categorical", []), *wanted],
         drop=left_out,
         notes=frame.attrs.get("heb_notes", []),
+        amounts=frame.attrs.get("heb_amounts", []),
     )
 
 

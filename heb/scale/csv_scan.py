@@ -974,13 +974,15 @@ def _notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: list)
 
 def csv_scan(
     con, files: Sequence[Path], label: str, stop=None
-) -> tuple[str, dict[str, str], list[str]]:
+) -> tuple[str, dict[str, str], list[str], list[str]]:
     """A SELECT of the CSV ``files`` typed as :func:`heb.data.readers.read_table` types
     them, with the row key columns ``__heb_file`` and ``__heb_row``, the view identifiers
     of the columns DuckDB cannot tell apart from an earlier one (names equal but for
-    case), as the parquet scan names them, and the notes the readers would give of the
+    case), as the parquet scan names them, the notes the readers would give of the
     file (its encoding, codes kept as text, percentages and thousands separators read as
-    numbers, numbers mixed with text, numbers written with a comma, many dates).
+    numbers, numbers mixed with text, numbers written with a comma, many dates), and the
+    columns read from thousands separators (the readers' ``frame.attrs["heb_amounts"]``:
+    amounts, never named as possible codes).
 
     Reads the file's head in Python (delimiter, encoding, header) and scans the file
     once in DuckDB to type its columns; the SELECT itself reads the file anew each run.
@@ -1045,4 +1047,5 @@ def csv_scan(
         f"SELECT {', '.join(columns)}, '' AS __heb_file, row_number() OVER () AS __heb_row "
         f"FROM {rows_scan}"
     )
-    return scan, renamed, notes
+    amounts = [name for i, name in enumerate(layout.names) if i in grouped]
+    return scan, renamed, notes, amounts

@@ -176,6 +176,7 @@ class DuckDBEngine(Engine):
         earlier = copies_of(self._con)  # an earlier source's UTF-8 copies, removed once replaced
         renamed: dict[str, str] = {}
         notes: list[str] = []
+        amounts: list[str] = []
         if source.format == "parquet":
             clash = [key for key in source.partition_keys if key.casefold() in _ROW_KEY]
             if clash:  # DuckDB's partition column would hide its own row key column
@@ -192,7 +193,7 @@ class DuckDBEngine(Engine):
             from heb.scale.csv_scan import csv_scan
 
             self._interrupted = False
-            scan, renamed, notes = csv_scan(
+            scan, renamed, notes, amounts = csv_scan(
                 self._con, source.files, source.label, stop=lambda: self._interrupted
             )
         try:
@@ -205,6 +206,7 @@ class DuckDBEngine(Engine):
         view_names = {view: name for name, view in renamed.items()}
         self.source = source
         self.notes = notes
+        self.amounts = amounts
         for remove in earlier:
             remove()
         self._columns = [

@@ -34,6 +34,9 @@ class Engine(ABC):
     #: what reading the registered source decided that a user should know (a CSV's
     #: encoding, codes kept as text, numbers mixed with text), as the readers' notes
     notes: list[str] = []  # noqa: RUF012 - replaced, never changed in place
+    #: the registered CSV's columns read from thousands separators (``1,275``): amounts,
+    #: which the app's note on integer columns that may be codes leaves out
+    amounts: list[str] = []  # noqa: RUF012 - replaced, never changed in place
 
     @abstractmethod
     def register(self, source: Source) -> list[tuple[str, str]]:

@@ -95,6 +95,9 @@ class SourceSummary:
     notes : list of str
         What reading the source decided (``Engine.notes``: a CSV's encoding, codes kept
         as text, numbers mixed with text), worded as the in-memory loader's notes.
+    amounts : list of str
+        A CSV's columns read from thousands separators (``Engine.amounts``), as the
+        in-memory :attr:`heb.data.Dataset.amounts`.
     """
 
     features: pd.DataFrame
@@ -103,6 +106,7 @@ class SourceSummary:
     n_rows: int
     id_like_imputed: dict
     notes: list[str] = field(default_factory=list)
+    amounts: list[str] = field(default_factory=list)
 
 
 def summarise_source(
@@ -135,6 +139,7 @@ def summarise_source(
         histograms.n_rows,
         piled,
         list(getattr(engine, "notes", [])),
+        list(getattr(engine, "amounts", [])),
     )
 
 

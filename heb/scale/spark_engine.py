@@ -299,9 +299,10 @@ def _typed_parquet(owner: object, source: Source) -> tuple[weakref.finalize, Pat
 
     Returns
     -------
-    (finalize, Path, dict, list)
+    (finalize, Path, dict, list, list)
         The folder's remover, the parquet file, the renamed case-duplicate columns
-        (``name -> identifier in the file``) and the readers' notes.
+        (``name -> identifier in the file``), the readers' notes and the columns read
+        from thousands separators.
 
     Raises
     ------
@@ -319,7 +320,7 @@ def _typed_parquet(owner: object, source: Source) -> tuple[weakref.finalize, Pat
     try:
         con.execute("SET preserve_insertion_order = true")  # the rows in file order
         con.execute("SET enable_progress_bar = false")  # no bar on the terminal
-        scan, renamed, notes = csv_scan(con, source.files, source.label)
+        scan, renamed, notes, amounts = csv_scan(con, source.files, source.label)
         partial, whole = folder / "rows.parquet.partial", folder / "rows.parquet"
         target = str(partial).replace("'", "''")
         con.execute(f"COPY ({scan}) TO '{target}' (FORMAT parquet)")
@@ -335,7 +336,7 @@ def _typed_parquet(owner: object, source: Source) -> tuple[weakref.finalize, Pat
         con.close()
         for remove_copy in copies_of(con):
             remove_copy()
-    return remove, whole, renamed, notes
+    return remove, whole, renamed, notes, amounts
 
 
 class SparkEngine(Engine):
@@ -372,6 +373,7 @@ class SparkEngine(Engine):
         self.source: Source | None = None
         self._columns: list[tuple[str, str]] = []
         self.notes: list[str] = []
+        self.amounts: list[str] = []
         self._typed: weakref.finalize | None = None  # the remover of a CSV's parquet copy
 
     def register(self, source: Source) -> list[tuple[str, str]]:
@@ -384,9 +386,10 @@ class SparkEngine(Engine):
         typed = None
         renamed: dict[str, str] = {}
         notes: list[str] = []
+        amounts: list[str] = []
         copy = None
         if source.format == "csv" and _is_local(self.spark):
-            typed, copy, renamed, notes = _typed_parquet(self, source)
+            typed, copy, renamed, notes, amounts = _typed_parquet(self, source)
         try:
             frame = self._frame(source, copy, renamed)
             frame.createOrReplaceTempView(VIEW)
@@ -399,6 +402,7 @@ class SparkEngine(Engine):
             earlier()
         self.source = source
         self.notes = notes
+        self.amounts = amounts
         self._columns = [
             (f.name, _family(f.dataType))
             for f in frame.schema.fields
