@@ -50,6 +50,10 @@ CASES = {
     "percent_decimal_comma": b"rate;y\n12,5%;a\n3%;b\n,5%;c\n12,%;d\nNA;e\n",
     "percent_point_in_semicolon_file_is_text": b"rate;y\n12.5%;a\n3%;b\n",
     "percent_comma_in_comma_file_is_text": b'rate,y\n"12,5%",a\n3%,b\n',
+    # the note quotes a percentage that is not zero when there is one
+    "percent_zero_first": b"rate,y\n0%,a\n-0.0 %,b\nNA,c\n12.5%,d\n0%,e\n",
+    "percent_zero_first_decimal_comma": b"rate;y\n0%;a\n0,0%;b\n,5%;c\n",
+    "percent_only_zeros": b"rate,y\n0%,a\n0.0%,b\n",
     # percentages that must not convert
     "percent_beside_text": b"rate,y\n12%,a\nn/a text,b\n3%,c\n",
     "percent_beside_number": b"rate,y\n5,a\n12%,b\n3%,c\n",
@@ -163,6 +167,9 @@ EXPECTED = {
     "grouped_beside_text": ("amount", "text", ["852", "1,275", "about 900"], "mixes numbers"),
     "commas_in_tab_file": ("amount", "text", ["12,5", "1,275"], "in a tab-separated file"),
     "dates_30_days": ("signup", "text", _dates(30), "each of its 30 dates"),
+    "percent_zero_first": ("rate", "float", [0, 0, None, 12.5, 0], "such as '12.5%'"),
+    "percent_zero_first_decimal_comma": ("rate", "float", [0, 0, 0.5], "such as ',5%'"),
+    "percent_only_zeros": ("rate", "float", [0, 0], "such as '0%'"),
     "grouped_19_digits": ("amount", "integer", [1234567890123456789, 1275], "'1,234,567,"),
     "grouped_19_digits_past_int64": ("amount", "integer", [2**63, 1275], "thousands"),
     "grouped_19_digits_negative": ("amount", "integer", [-(2**63), 1275], "thousands"),

@@ -226,6 +226,17 @@ def _plain_past_uint64(distinct: pd.Series) -> bool:
     )
 
 
+def _percent_example(distinct: pd.Series, decimal_comma: bool) -> str:
+    """The percentage a note quotes of a column's ``distinct`` values: the first that is
+    not zero (``0%`` shows neither the scale nor the decimals of a column of rates), else
+    the first; as the large-file path picks it (:mod:`heb.scale.csv_scan`)."""
+    number = distinct.str.rstrip("%").str.strip()
+    if decimal_comma:
+        number = number.str.replace(",", ".", regex=False)
+    nonzero = distinct[number.astype("float64").to_numpy() != 0]
+    return str(nonzero.iloc[0] if nonzero.size else distinct.iloc[0])
+
+
 def _spreadsheet_number(
     text: pd.Series, distinct: pd.Series, decimal_comma: bool, kind: str
 ) -> tuple[pd.Series | None, str]:
@@ -239,7 +250,7 @@ def _spreadsheet_number(
         number = text.str.rstrip("%").str.strip()
         if decimal_comma:
             number = number.str.replace(",", ".", regex=False)
-        return _as_numbers(number), str(distinct.iloc[0])
+        return _as_numbers(number), _percent_example(distinct, decimal_comma)
     if kind == "comma-separated" and not decimal_comma and _thousands_grouped(distinct):
         example = distinct[distinct.str.contains(",", regex=False)].iloc[0]
         return _as_numbers(text.str.replace(",", "", regex=False)), str(example)

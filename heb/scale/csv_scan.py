@@ -883,16 +883,33 @@ def _typing_scan(con, files: list[Path], label: str, read_as: list[str], stop=No
 
 
 def _example(
-    con, scan: str, raw: str, kinds: Sequence[int], decimal_comma: bool, grouping: bool = False
-) -> str:
-    """A cell of column ``raw`` of one of the ``kinds`` (as :func:`_cell_kind` tells them),
-    as the readers' note quotes it (stripped)."""
+    con,
+    scan: str,
+    raw: str,
+    kinds: Sequence[int],
+    decimal_comma: bool,
+    grouping: bool = False,
+    where: str = "true",
+) -> str | None:
+    """The first cell of column ``raw`` of one of the ``kinds`` (as :func:`_cell_kind`
+    tells them) for which ``where`` holds, as the readers' note quotes it (stripped), or
+    None when there is none."""
     listed = ", ".join(map(str, kinds))
-    (cell,) = con.execute(
+    found = con.execute(
         f"SELECT {_stripped(raw)} FROM {scan} WHERE {_cell_kind(raw, decimal_comma, grouping)} IN "
-        f"({listed}) LIMIT 1"
+        f"({listed}) AND {where} LIMIT 1"
     ).fetchone()
-    return cell
+    return found[0] if found else None
+
+
+def _nonzero_percent(raw: str, decimal_comma: bool) -> str:
+    """Whether a percentage cell's number is not zero: the note quotes such a cell when the
+    column has one (``0%`` shows neither scale nor decimals), as the readers'
+    :func:`heb.data.text_columns._percent_example`."""
+    number = f"rtrim({_stripped(raw)}, '% ')"
+    if decimal_comma:
+        number = f"replace({number}, ',', '.')"
+    return f"TRY_CAST({number} AS DOUBLE) <> 0"
 
 
 #: the kinds of cell pandas' ``to_numeric`` reads as a number, and those it does not
@@ -922,6 +939,11 @@ def _notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: list)
     decimal_comma, grouping = layout.delimiter == ";", _grouping(layout.delimiter)
 
     def example(i: int, kinds: Sequence[int]) -> str:
+        if kinds == list(_PERCENT_KINDS):  # a percentage that is not zero, if any
+            where = _nonzero_percent(f"c{i}", decimal_comma)
+            found = _example(con, scan, f"c{i}", kinds, decimal_comma, grouping, where)
+            if found is not None:
+                return found
         return _example(con, scan, f"c{i}", kinds, decimal_comma, grouping)
 
     codes = [(i, name) for i, (name, _, code, _, _) in enumerate(columns) if code]
