@@ -25,6 +25,7 @@ from heb.data import DataError
 pytest.importorskip("duckdb")
 
 from heb.scale import DuckDBEngine, cross_validate, open_source, spark_engine  # noqa: E402
+from heb.scale import csv_layout as layouts  # noqa: E402
 from heb.scale import csv_scan as s  # noqa: E402
 from heb.scale.duckdb_engine import connect  # noqa: E402
 from tests.test_scale_csv import _assert_same, _engine, _engine_rows  # noqa: E402
@@ -72,7 +73,7 @@ def test_the_row_estimate_of_a_cr_file_counts_its_cr(tmp_path):
     """``_estimated_rows`` counting line feeds only: a file whose lines end in CR alone
     was estimated at 1 row (a long one would be typed as rows, the slower way)."""
     (tmp_path / "t.csv").write_bytes(b"x,y\r1,a\r2,b\r3,c\r")
-    assert s._estimated_rows([tmp_path / "t.csv"]) == 4
+    assert layouts.estimated_rows([tmp_path / "t.csv"]) == 4
 
 
 def test_the_row_estimate_of_a_gzip_file_takes_it_for_a_quarter_of_its_text(tmp_path):
@@ -83,7 +84,7 @@ def test_the_row_estimate_of_a_gzip_file_takes_it_for_a_quarter_of_its_text(tmp_
     assert len(text) == 16 * 100_001 > s.HEAD_BYTES == 2**20
     path = tmp_path / "t.csv.gz"
     path.write_bytes(gzip.compress(text))
-    assert s._estimated_rows([path]) == path.stat().st_size / 4
+    assert layouts.estimated_rows([path]) == path.stat().st_size / 4
 
 
 def test_the_row_estimate_of_several_files_counts_them_all(tmp_path):
@@ -93,7 +94,7 @@ def test_the_row_estimate_of_several_files_counts_them_all(tmp_path):
     files = [tmp_path / "a.csv", tmp_path / "b.csv"]
     for path in files:
         path.write_bytes(data)
-    assert s._estimated_rows(files) == 20
+    assert layouts.estimated_rows(files) == 20
 
 
 def test_a_long_file_read_again_as_utf8_is_still_typed_by_column(tmp_path):

@@ -131,7 +131,7 @@ def test_a_csv_reads_as_the_in_memory_reader_reads_it(tmp_path, case):
 
 
 def test_the_whitespace_stripped_is_pythons():
-    from heb.scale.csv_scan import _UNICODE_SPACE
+    from heb.scale.csv_cells import _UNICODE_SPACE
 
     assert _UNICODE_SPACE == "".join(c for c in map(chr, range(0x110000)) if c.isspace())
 
@@ -259,17 +259,17 @@ def _wide_csv(columns: list, sep: str, copies: int) -> bytes:
 
 def _integer_checks_per_column(con, scan: str, n: int) -> tuple[set, dict]:
     """Each column's signed cells and integer range, one query per column (as they were)."""
-    from heb.scale import csv_scan as s
+    from heb.scale import csv_cells as cells
 
     unsigned, spans = set(), {}
     for i in range(n):
         raw = f"c{i}"
-        number = s._number_text(raw)
+        number = cells.number_text(raw)
         value = f"TRY_CAST({number} AS HUGEINT)"
-        integer = f"{s._matches(number, s._INT)} AND NOT {s._parse_missing(raw)}"
+        integer = f"{cells.matches(number, cells.INT)} AND NOT {cells.parse_missing(raw)}"
         signed, *span = con.execute(
-            f"SELECT count(*) FILTER (WHERE NOT {s._parse_missing(raw)} AND NOT "
-            f"{s._matches(number, s._DIGITS)}), min({value}) FILTER (WHERE {integer}), "
+            f"SELECT count(*) FILTER (WHERE NOT {cells.parse_missing(raw)} AND NOT "
+            f"{cells.matches(number, cells.DIGITS)}), min({value}) FILTER (WHERE {integer}), "
             f"max({value}) FILTER (WHERE {integer}), "
             f"count(*) FILTER (WHERE {integer} AND {value} IS NULL) FROM {scan}"
         ).fetchone()
@@ -290,7 +290,10 @@ def test_the_typing_of_every_column_at_once_is_the_typing_column_by_column(tmp_p
 
     import duckdb
 
+    from heb.scale import csv_cells as cells
+    from heb.scale import csv_layout as layouts
     from heb.scale import csv_scan as s
+    from heb.scale import csv_typing as ct
 
     columns = WIDE_COLUMNS + (COMMA_COLUMNS if sep == ";" else [])
     if sep == ";":  # past uint64 the readers' decimal-comma pass reads floats, the engine text
@@ -300,15 +303,19 @@ def test_the_typing_of_every_column_at_once_is_the_typing_column_by_column(tmp_p
     con = duckdb.connect()
     layout = s.csv_layout(tmp_path / "t.csv")
     assert len(layout.names) == 3 * len(columns)
-    assert s._estimated_rows([tmp_path / "t.csv"]) == 10  # the header, 8 rows and a blank
-    scan = s._read_csv([tmp_path / "t.csv"], layout)
-    found = s._kinds(con, scan, layout)
-    assert found == s._kinds(con, scan, replace(layout, cells_as_rows=False))
+    assert layouts.estimated_rows([tmp_path / "t.csv"]) == 10  # the header, 8 rows and a blank
+    scan = layouts.read_csv([tmp_path / "t.csv"], layout)
+    found = ct.column_kinds(con, scan, layout)
+    assert found == ct.column_kinds(con, scan, replace(layout, cells_as_rows=False))
     assert found[:2] == (8, 1) and len(set(found[2])) > 10  # many kinds, one blank line
-    codes, spans = s._integer_checks(con, scan, found[2])
+    codes, spans = ct.integer_checks(con, scan, found[2])
     unsigned, every_span = _integer_checks_per_column(con, scan, len(layout.names))
-    integers = (s._MISSING, s._SMALL, s._LONG, s._ZERO)
-    zeros = [i for i, k in enumerate(found[2]) if k & (1 << s._ZERO) and s._only(k, *integers)]
+    integers = (cells.MISSING, cells.SMALL, cells.LONG, cells.ZERO)
+    zeros = [
+        i
+        for i, k in enumerate(found[2])
+        if k & (1 << cells.ZERO) and cells.only_kinds(k, *integers)
+    ]
     assert codes == unsigned & set(zeros) and len(codes) == 6  # ZIPs and long codes, x 3
     assert spans and spans == {i: every_span[i] for i in spans}
     # a code column with a sign, and integers of 16 digits or more
@@ -325,15 +332,17 @@ def test_a_file_of_many_rows_is_typed_column_by_column(tmp_path):
 
     import duckdb
 
+    from heb.scale import csv_layout as layouts
     from heb.scale import csv_scan as s
+    from heb.scale import csv_typing as ct
 
     lines = ["x,y"] + [f"{i % 97},{'pq'[i % 2]}" for i in range(150_000)]
     data = ("\n".join(lines) + "\n").encode()
     (tmp_path / "t.csv").write_bytes(data * 3)  # past the head: its size tells
-    estimate = s._estimated_rows([tmp_path / "t.csv"])
+    estimate = layouts.estimated_rows([tmp_path / "t.csv"])
     assert abs(estimate - 450_003) < 0.02 * 450_003
     con = duckdb.connect()
     _, layout, scan, *found = s._typing_scan(con, [tmp_path / "t.csv"], "t.csv", [])
     assert not layout.cells_as_rows
     assert found[:2] == [450_002, 0]  # the copies' headers are rows
-    assert tuple(found) == s._kinds(con, scan, replace(layout, cells_as_rows=True))
+    assert tuple(found) == ct.column_kinds(con, scan, replace(layout, cells_as_rows=True))

@@ -240,7 +240,10 @@ def test_the_spreadsheet_kinds_are_the_same_as_rows_and_by_column(tmp_path, sep)
 
     import duckdb
 
+    from heb.scale import csv_cells as cells
+    from heb.scale import csv_layout as layouts
     from heb.scale import csv_scan as s
+    from heb.scale import csv_typing as ct
 
     # a comma-separated file quotes its commas; a semicolon file has no thousands separators
     # and writes its percentages with decimal commas (,5% takes the typing's text branch)
@@ -255,11 +258,11 @@ def test_the_spreadsheet_kinds_are_the_same_as_rows_and_by_column(tmp_path, sep)
     (tmp_path / name).write_bytes(data)
     con = duckdb.connect()
     layout = s.csv_layout(tmp_path / name)
-    scan = s._read_csv([tmp_path / name], layout)
-    found = s._kinds(con, scan, layout)
-    assert found == s._kinds(con, scan, replace(layout, cells_as_rows=False))
-    new = (1 << s._PERCENT_WHOLE) | (1 << s._PERCENT_PART) | (1 << s._DAY)
-    new |= (1 << s._GROUPED) | (1 << s._GROUPED_SURE) if sep == "," else 0
+    scan = layouts.read_csv([tmp_path / name], layout)
+    found = ct.column_kinds(con, scan, layout)
+    assert found == ct.column_kinds(con, scan, replace(layout, cells_as_rows=False))
+    new = (1 << cells.PERCENT_WHOLE) | (1 << cells.PERCENT_PART) | (1 << cells.DAY)
+    new |= (1 << cells.GROUPED) | (1 << cells.GROUPED_SURE) if sep == "," else 0
     assert all(any(k >> bit & 1 for k in found[2]) for bit in range(64) if new >> bit & 1)
     reference = read_table(data, name)
     engine = _engine(tmp_path, name)

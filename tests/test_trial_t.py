@@ -151,13 +151,13 @@ def test_cancel_stops_a_csv_while_it_is_opened(tmp_path, monkeypatch):
     from heb.scale import csv_scan as scan_module
 
     _cp1252_csv(tmp_path / "export.csv")
-    typing = scan_module._kinds
+    typing = scan_module.column_kinds
 
     def slow_typing(con, scan, layout):  # the typing scan of a very large file
         con.execute(SLOW_QUERY).fetchall()
         return typing(con, scan, layout)
 
-    monkeypatch.setattr(scan_module, "_kinds", slow_typing)
+    monkeypatch.setattr(scan_module, "column_kinds", slow_typing)
     scan = lf.Scan("open", lambda engine, report: None, "export.csv", str(tmp_path))
     time.sleep(1.0)
     assert not scan.done.is_set()

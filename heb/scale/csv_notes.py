@@ -1,0 +1,161 @@
+"""The readers' notes on a CSV, said of the large-file path's scan (:mod:`heb.scale.csv_scan`).
+
+From the columns as :func:`heb.scale.csv_typing.typed_column` read them: the file's
+encoding, codes kept as text, percentages and thousands separators read as numbers,
+numbers mixed with text, numbers written with a comma, dates of many days, each with an
+example cell found in the file, worded by the readers' own functions
+(:mod:`heb.data.text_columns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from heb.data.readers import ENCODING_NOTES, file_kind
+from heb.data.text_columns import (
+    DATE_NOTE_VALUES,
+    codes_note,
+    comma_note,
+    conversion_notes,
+    date_note,
+    mixed_note,
+)
+from heb.scale.csv_cells import (
+    BOOL,
+    COMMA,
+    DAY,
+    FLOAT,
+    FLOAT_COMMA,
+    GROUPED,
+    GROUPED_SURE,
+    LONG,
+    MISSING,
+    PERCENT_KINDS,
+    SMALL,
+    SPACED,
+    SPACED_COMMA,
+    TEXT,
+    TIDY_NA,
+    ZERO,
+    cell_kind,
+    cell_rows,
+    groups_thousands,
+    only_kinds,
+    stripped,
+    tidy_missing,
+)
+from heb.scale.csv_layout import CsvLayout
+
+__all__ = ["scan_notes"]
+
+
+def _example(
+    con,
+    scan: str,
+    raw: str,
+    kinds: Sequence[int],
+    decimal_comma: bool,
+    grouping: bool = False,
+    where: str = "true",
+) -> str | None:
+    """The first cell of column ``raw`` of one of the ``kinds`` (as :func:`cell_kind`
+    tells them) for which ``where`` holds, as the readers' note quotes it (stripped), or
+    None when there is none."""
+    listed = ", ".join(map(str, kinds))
+    found = con.execute(
+        f"SELECT {stripped(raw)} FROM {scan} WHERE {cell_kind(raw, decimal_comma, grouping)} IN "
+        f"({listed}) AND {where} LIMIT 1"
+    ).fetchone()
+    return found[0] if found else None
+
+
+def _nonzero_percent(raw: str, decimal_comma: bool) -> str:
+    """Whether a percentage cell's number is not zero: the note quotes such a cell when the
+    column has one (``0%`` shows neither scale nor decimals), as the readers'
+    :func:`heb.data.text_columns._percent_example`."""
+    number = f"rtrim({stripped(raw)}, '% ')"
+    if decimal_comma:
+        number = f"replace({number}, ',', '.')"
+    return f"TRY_CAST({number} AS DOUBLE) <> 0"
+
+
+#: the kinds of cell pandas' ``to_numeric`` reads as a number, and those it does not
+_NUMBER_KINDS = (SMALL, FLOAT, LONG, ZERO, FLOAT_COMMA, SPACED, SPACED_COMMA)
+_WORD_KINDS = (TEXT, BOOL, COMMA, *PERCENT_KINDS, GROUPED, GROUPED_SURE, DAY)
+
+
+def _days(con, scan: str, columns: Sequence[int]) -> dict[int, int]:
+    """The different values of each of ``columns`` (each a column of dates), in one scan."""
+    if not columns:
+        return {}
+    text = stripped("raw")
+    found = con.execute(
+        f"SELECT heb_col, count(DISTINCT {text}) FILTER (WHERE NOT {tidy_missing('raw')}) "
+        f"FROM {cell_rows(scan, columns)} GROUP BY heb_col"
+    ).fetchall()
+    return {int(i): int(days) for i, days in found}
+
+
+def scan_notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: list) -> list[str]:
+    """What the readers would say of the file, in their order: its encoding when it is not
+    UTF-8, the columns of codes kept as text, those of percentages and of thousands
+    separators read as numbers, of numbers with some text cells, of numbers written with a
+    comma, of many dates; from ``columns``, (name, kind set, whether read as codes, whether
+    read as text, ``"percent"`` / ``"grouped"`` when read as such numbers or None)."""
+    notes = [ENCODING_NOTES[read_as[0]]] if read_as else []
+    decimal_comma, grouping = layout.delimiter == ";", groups_thousands(layout.delimiter)
+
+    def example(i: int, kinds: Sequence[int]) -> str:
+        if kinds == list(PERCENT_KINDS):  # a percentage that is not zero, if any
+            where = _nonzero_percent(f"c{i}", decimal_comma)
+            found = _example(con, scan, f"c{i}", kinds, decimal_comma, grouping, where)
+            if found is not None:
+                return found
+        return _example(con, scan, f"c{i}", kinds, decimal_comma, grouping)
+
+    codes = [(i, name) for i, (name, _, code, _, _) in enumerate(columns) if code]
+    if codes:
+        i, name = codes[0]
+        notes.append(codes_note(name, example(i, [ZERO]), len(codes) - 1))
+    converted = {}  # the first column's example, as the note quotes only that one
+    for how, kinds in (
+        ("percent", list(PERCENT_KINDS)),
+        ("grouped", [GROUPED, GROUPED_SURE]),
+    ):
+        found = [(i, name) for i, (name, *_, done) in enumerate(columns) if done == how]
+        converted[how] = [
+            (name, example(i, kinds) if not j else "") for j, (i, name) in enumerate(found)
+        ]
+    notes.extend(conversion_notes(converted["percent"], converted["grouped"]))
+    number = sum(1 << k for k in _NUMBER_KINDS)
+    word = sum(1 << k for k in _WORD_KINDS)
+    text = [
+        (i, name, kind)
+        for i, (name, kind, code, as_text, _) in enumerate(columns)
+        if as_text and not code
+    ]
+    mixed = [(i, name) for i, name, kind in text if kind & number and kind & word]
+    if mixed:
+        i, name = mixed[0]
+        notes.append(mixed_note(name, example(i, _WORD_KINDS), len(mixed) - 1))
+    commas = (1 << COMMA) | (1 << GROUPED)
+    if not decimal_comma:
+        written = [
+            (i, name)
+            for i, name, kind in text
+            if kind & commas and only_kinds(kind, MISSING, TIDY_NA, COMMA, GROUPED)
+        ]
+        if written:
+            i, name = written[0]
+            notes.append(
+                comma_note(name, example(i, [COMMA, GROUPED]), file_kind(layout.delimiter))
+            )
+    dates = [
+        i for i, _, kind in text if kind & (1 << DAY) and only_kinds(kind, MISSING, TIDY_NA, DAY)
+    ]
+    days = _days(con, scan, dates)
+    many = [i for i in dates if days.get(i, 0) > DATE_NOTE_VALUES]
+    if many:
+        i = many[0]
+        notes.append(date_note(columns[i][0], example(i, [DAY]), days[i], len(many) - 1))
+    return notes
