@@ -37,14 +37,8 @@ from heb.data import (
     load_dataset,
     read_table,
 )
-from heb.data.dataset import (
-    FEW_CLASSES,
-    TARGET_CANDIDATES,
-    is_integer_like,
-    is_text_dtype,
-    join_names,
-    quote,
-)
+from heb.data.dataset import join_names, quote
+from heb.data.targets import FEW_CLASSES, TARGET_CANDIDATES, fallback_targets
 from heb.evaluate.folds import evaluated_data
 
 __all__ = [
@@ -154,32 +148,6 @@ def upload_dataset(payload: bytes, filename: str) -> str:
     if link_upload is not None:
         _apply_link_upload(upload, link_upload)
     return spec
-
-
-def fallback_targets(table: pd.DataFrame) -> list[tuple[str, str, int]]:
-    """The columns that could stand in for a table's last column as the target, best first:
-    (name, ``"text"`` or ``"whole numbers"``, distinct values).
-
-    Of the :data:`TARGET_CANDIDATES` columns left of the last, from the right, those that
-    read as classes: 2 to :data:`FEW_CLASSES` values, text first (a label is mostly text),
-    then whole numbers (a 0/1 flag, a rating). A column of decimals or of many values (a
-    new user's one-class 'churn' went to 'age', a 75-valued count went the same way) is
-    a measurement, never a class the user meant.
-    """
-    last = table.shape[1] - 1
-    found = {"text": [], "whole numbers": []}
-    for position in list(range(last - 1, -1, -1))[:TARGET_CANDIDATES]:
-        column = table.iloc[:, position]
-        if is_text_dtype(column.dtype):
-            kind = "text"
-        elif is_integer_like(column):
-            kind = "whole numbers"
-        else:
-            continue
-        distinct = int(column.nunique(dropna=True))
-        if 2 <= distinct <= FEW_CLASSES:
-            found[kind].append((str(table.columns[position]), kind, distinct))
-    return found["text"] + found["whole numbers"]
 
 
 #: said when a file's last column cannot be the target and no other column reads as classes

@@ -1,5 +1,5 @@
 """A large file whose last column cannot be the target: another column is taken, as for an
-upload (``explorer.loading.fallback_targets``), and a one-valued target is refused before
+upload (``heb.data.targets.fallback_targets``), and a one-valued target is refused before
 the counting query."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from test_app import assert_clean, open_app, unescape
 
 from explorer import loading
 from heb.data import DataError
-from heb.data.dataset import FEW_CLASSES, TARGET_CANDIDATES
+from heb.data.targets import FEW_CLASSES, TARGET_CANDIDATES
 from heb.scale import DATA_ROOT_ENV, DuckDBEngine, open_source
 from heb.scale import counting as counting_module
 from heb.scale.target_choice import candidate_columns, fallback_targets

@@ -235,13 +235,6 @@ def check_cells(n_rows: int, n_columns: int, max_cells: int = MAX_CELLS) -> None
         )
 
 
-#: columns looked at, from the right, when a file's last column cannot be its target
-TARGET_CANDIDATES = 10
-#: a fallback target has 2 to this many values: it reads as classes (a label, a rating, a
-#: 0/1 flag); a column of more (an age, a count, an amount) is never taken for the user
-FEW_CLASSES = 20
-
-
 def default_target(columns: Iterable) -> str:
     """The default target: the last column, whatever its name (Weka's and ARFF's rule; a
     feature that happens to be called ``class`` stays a feature)."""

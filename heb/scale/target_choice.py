@@ -1,6 +1,6 @@
 """Another target for a large source whose last column cannot be one.
 
-The in-memory loader (``explorer.loading.fallback_targets``) looks at the columns left of
+The in-memory rule (:func:`heb.data.targets.fallback_targets`) looks at the columns left of
 a table's last for one that reads as classes; this is the same rule on the engine: the
 nearest :data:`~heb.data.dataset.TARGET_CANDIDATES` columns of text or whole numbers, with
 2 to :data:`~heb.data.dataset.FEW_CLASSES` distinct values, text first. Their distinct
@@ -11,7 +11,7 @@ columns left.
 
 from __future__ import annotations
 
-from heb.data.dataset import FEW_CLASSES, TARGET_CANDIDATES
+from heb.data.targets import FEW_CLASSES, TARGET_CANDIDATES
 from heb.scale.sql import VIEW, Dialect
 
 #: an approximate distinct count above this screens a column out (HyperLogLog's error at a
@@ -51,7 +51,7 @@ def fallback_targets(engine) -> list[tuple[str, str, int]]:
     """The columns of the registered source that could stand in for its last column as the
     target, best first: (name, ``"text"`` or ``"whole numbers"``, distinct values).
 
-    The in-memory rule (``explorer.loading.fallback_targets``) on the engine, in two scans
+    The in-memory rule (:func:`heb.data.targets.fallback_targets`) on the engine, in two scans
     of the candidate columns alone (none when no column is a candidate).
     """
     candidates = candidate_columns(engine.columns())
