@@ -231,7 +231,7 @@ def test_binary_is_more_than_five_percent_control_bytes_but_not_form_feeds():
 
 
 def test_delimiter_ties_go_to_the_comma_unless_the_file_is_a_tsv():
-    from heb.data.readers import _sniff_delimiter
+    from heb.data.delimiters import sniff_delimiter as _sniff_delimiter
 
     text = "a\tb,c\n1\t2,3\n"
     assert _sniff_delimiter(text, "x.csv") == ","

@@ -15,6 +15,7 @@ import datetime
 
 import pytest
 
+from heb.data import DataError
 from heb.data.readers import read_table
 from heb.scale.source import open_source
 from tests.test_scale_csv import _cell, _engine, _engine_rows, _kind, _wide_csv
@@ -41,6 +42,11 @@ def _csv(sep: str, **columns: list[str]) -> bytes:
 
 
 CASES = {
+    # a spreadsheet's first line naming the separator (Excel writes and reads it)
+    "separator_line_semicolon": b"sep=;\na;b;class\n1,5;x;yes\n2,5;y;no\n3,0;x;yes\n",
+    "separator_line_crlf": b"sep=;\r\na;rate;class\r\n1;12%;yes\r\n2;3%;no\r\n",
+    "separator_line_upper_comma": b"SEP=,\nid;x,y\n1;2,a\n3;4,b\n",
+    "separator_line_tab": b"sep=\t\na\tb\n1\tx\n2\ty\n",
     # percentages: integers (int64 as pandas reads them), decimals, a space, a sign, missing
     "percent_whole": b"rate,y\n12%,a\n+3%,b\n-0%,c\n100 %,d\n",
     "percent_decimal_and_missing": b"rate,y\n12%,a\n 12.5 %,b\n.5%,c\nNA,d\n12.%,e\n,f\n",
@@ -200,6 +206,22 @@ def test_a_column_that_is_not_converted_says_nothing_new(tmp_path, case):
     (tmp_path / "t.csv").write_bytes(CASES[case])
     engine = _engine(tmp_path, "t.csv")
     assert engine.notes == [] and set(dict(engine.columns()).values()) == {"text"}
+
+
+def test_a_first_line_naming_the_separator_is_read_as_such_on_both_paths(tmp_path):
+    """``sep=;``, which Excel writes and reads: the readers took it for a one-column header
+    ("Line 2 of the file has more values than the header's 1"), the engine too."""
+    data = CASES["separator_line_semicolon"]
+    frame = read_table(data, "t.csv")
+    assert list(frame.columns) == ["a", "b", "class"]
+    assert frame["a"].tolist() == [1.5, 2.5, 3.0]  # a decimal comma: a ';' file's numbers
+    note = "The first line, 'sep=;', names the separator: read with it, left out."
+    assert frame.attrs["heb_notes"] == [note]
+    (tmp_path / "t.csv").write_bytes(data)
+    assert _engine(tmp_path, "t.csv").notes == [note]
+    bad = b"sep=;\na;b\n1;x\n2;y;z\n"
+    with pytest.raises(DataError, match="^Line 4 of the file has 3 values but the header has 2"):
+        read_table(bad, "t.csv")  # the file's own line numbers, the sep line counted
 
 
 def test_the_notes_come_in_the_readers_order(tmp_path):

@@ -29,6 +29,7 @@ from heb.data.dataset import (
     read_csv_strict,
     unique_names,
 )
+from heb.data.delimiters import file_kind, separator_line, sniff_delimiter
 from heb.data.parquet import read_parquet
 from heb.data.text_columns import (
     DECIMAL_COMMA,
@@ -133,29 +134,6 @@ def looks_binary(data: bytes) -> bool:
     return control > 0.05 * len(sample)
 
 
-def _sniff_delimiter(text: str, filename: str) -> str:
-    """The most consistent of ``, TAB ; |`` over the first lines (quoted parts ignored)
-    among those the header holds.
-
-    Quoted parts are removed before the text is cut into lines: a quoted value holding a
-    line end cut its row in two, and a decimal comma in every row then outscored the
-    semicolons of a ``;`` file whose header holds no comma at all."""
-    unquoted = re.sub(r'"[^"]*"', "", text[:65536])
-    lines = [line for line in unquoted.splitlines()[:50] if line.strip()]
-    if filename.endswith((".tsv", ".tab")) and any("\t" in line for line in lines):
-        return "\t"
-    best, best_score = ",", (-1, -1)
-    for delimiter in (",", "\t", ";", "|"):
-        counts = np.array([line.count(delimiter) for line in lines])
-        if counts.size == 0 or counts[0] == 0:  # the header separates its names by it
-            continue
-        mode = np.bincount(counts).argmax()
-        score = (int(np.mean(counts == mode) * 100) if mode > 0 else 0, int(mode))
-        if score > best_score:
-            best, best_score = delimiter, score
-    return best
-
-
 def _line_spans(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The text's UTF-8 bytes and each line's first byte and end (its line end included;
     no line after a final line end); CR-only files too."""
@@ -202,19 +180,21 @@ def _unclosed_quote_line(text: str, row: int) -> int | None:
     return row + 1
 
 
-def _parser_error(exc: Exception, text: str = "") -> DataError:
+def _parser_error(exc: Exception, text: str = "", skipped: int = 0) -> DataError:
+    """The parser's error in one sentence; ``skipped`` lines precede ``text`` in the file."""
     match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
     if match:
         expected, line, saw = match.groups()
         return DataError(
-            f"Line {line} of the file has {saw} values but the header has {expected}; every "
-            "row needs the same number of values."
+            f"Line {int(line) + skipped} of the file has {saw} values but the header has "
+            f"{expected}; every row needs the same number of values."
         )
     unclosed = re.search(r"EOF inside string starting at row (\d+)", str(exc))
     line = _unclosed_quote_line(text, int(unclosed.group(1))) if unclosed and text else None
     if line is not None:  # as the engine says it (heb.scale.csv_scan)
         return DataError(
-            f"Line {line} of the file opens a quote that is never closed; check the file's quotes."
+            f"Line {line + skipped} of the file opens a quote that is never closed; check the "
+            "file's quotes."
         )
     return DataError("The file could not be read as a table; check its quotes and delimiters.")
 
@@ -244,9 +224,13 @@ class _TooWide(DataError):
 _HEADER_CHARS = 1 << 20
 
 
-def csv_header(text: str, filename: str, max_columns: int) -> tuple[dict, list]:
-    """The parser options (the sniffed delimiter) and the header's names, its width checked."""
-    options = dict(sep=_sniff_delimiter(text, filename), skipinitialspace=True, engine="c")
+def csv_header(
+    text: str, filename: str, max_columns: int, delimiter: str | None = None
+) -> tuple[dict, list]:
+    """The parser options (``delimiter``, else the sniffed one) and the header's names,
+    its width checked."""
+    sep = delimiter or sniff_delimiter(text, filename)
+    options = dict(sep=sep, skipinitialspace=True, engine="c")
     cut = max(text.rfind("\n", 0, _HEADER_CHARS), text.rfind("\r", 0, _HEADER_CHARS))
     for part in dict.fromkeys((text[: cut + 1] if cut >= 0 else text, text)):
         try:
@@ -268,12 +252,6 @@ def csv_header(text: str, filename: str, max_columns: int) -> tuple[dict, list]:
             f"The table has {len(names):,} columns, more than the {max_columns:,} this app handles."
         )
     return options, names
-
-
-def file_kind(delimiter: str) -> str:
-    """How a note names a file of ``delimiter`` (``"tab-separated"``); a comma-separated
-    file's commas may be thousands separators (:func:`heb.data.text_columns.tidy_text_columns`)."""
-    return {"\t": "tab-separated", "|": "pipe-separated"}.get(delimiter, "comma-separated")
 
 
 def _named_or_filled(frame: pd.DataFrame, names: list, notes: list[str]) -> list[int]:
@@ -299,7 +277,11 @@ def _named_or_filled(frame: pd.DataFrame, names: list, notes: list[str]) -> list
 
 
 def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
-    options, names = csv_header(text, filename, max_columns)
+    hint = separator_line(text)
+    if hint is not None:
+        text = text[hint[1] :]
+        notes.append(hint[2])
+    options, names = csv_header(text, filename, max_columns, hint and hint[0])
     delimiter = options["sep"]
     check_cells(_line_count(text), len(names))
     try:
@@ -313,13 +295,14 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         )
     except pd.errors.ParserWarning as exc:
         raise DataError(
-            f"Line {_first_data_line(text)} of the file has more values than the header's "
+            f"Line {_first_data_line(text) + (hint is not None)} of the file has more values "
+            "than the header's "
             f"{len(names)}; every row needs the same number of values."
         ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(len(names))))
     except (pd.errors.ParserError, ValueError) as exc:
-        raise _parser_error(exc, text) from exc
+        raise _parser_error(exc, text, skipped=hint is not None) from exc
     if frame.shape[0] == 0:
         raise DataError("The file has a header row but no data rows.")
     frame = exact_big_integers(frame, text, options)
@@ -382,8 +365,10 @@ def _head_width(head: bytes, lower: str, max_columns: int):
         # the header alone, read (and refused when too wide or malformed) as the whole is
         declared, _ = read_arff(text[: marker.end()] + "\n", [], max_columns)
         return declared.shape[1], text.count("\n", 0, marker.end())
+    hint = separator_line(text)
     try:
-        _, names = csv_header(text, lower, max_columns)
+        text = text[hint[1] :] if hint else text
+        _, names = csv_header(text, lower, max_columns, hint and hint[0])
     except _TooWide:
         raise
     except DataError:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from heb.data.dataset import NA_TOKENS
-from heb.data.readers import DECIMAL_COMMA, file_kind
+from heb.data.delimiters import file_kind
+from heb.data.readers import DECIMAL_COMMA
 from heb.data.text_columns import COMMA_NUMBER as _WRITTEN_COMMA
 from heb.data.text_columns import DATE_PATTERN as _DATE
 from heb.data.text_columns import PERCENT as _PERCENT

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from heb.data.dataset import NA_TOKENS, DataError, unique_names
+from heb.data.delimiters import separator_line
 from heb.data.readers import csv_header, is_archive, looks_binary
 from heb.scale.csv_cells import literal
 
@@ -66,6 +67,9 @@ class CsvLayout:
     cells_as_rows : bool
         Whether the typing scan reads the cells as rows (:func:`column_kinds`): a file of fewer
         than :data:`FEW_ROWS` rows, as estimated from its head.
+    separator_note : str
+        The readers' note of a first line ``sep=;`` naming the delimiter ("" without one);
+        such a line is skipped before the header.
     """
 
     delimiter: str
@@ -74,6 +78,7 @@ class CsvLayout:
     new_line: str | None = None
     parallel: bool = True
     cells_as_rows: bool = True
+    separator_note: str = ""
 
 
 def _head(path: Path) -> tuple[bytes, bool]:
@@ -139,12 +144,17 @@ def csv_layout(path: Path, label: str | None = None, encoding: str | None = None
         encoding = "latin-1"
         text = _decode_head(head, whole, encoding)
     lower = path.name.lower().removesuffix(".gz").removesuffix(".gzip")
+    hint = separator_line(text)  # a spreadsheet's "sep=;": the delimiter, a line skipped
     try:
-        options, names = csv_header(text, lower, _MAX_COLUMNS)
+        header = text[hint[1] :] if hint else text
+        options, names = csv_header(header, lower, _MAX_COLUMNS, hint and hint[0])
     except DataError as exc:
         raise DataError(f"The header of {label!r} could not be read: {exc}") from exc
     new_line = "\\r" if "\r" in text and "\n" not in text else None
-    return CsvLayout(options["sep"], encoding, unique_names(names, []), new_line)
+    note = hint[2] if hint else ""
+    return CsvLayout(
+        options["sep"], encoding, unique_names(names, []), new_line, separator_note=note
+    )
 
 
 def read_csv(files: Sequence[Path], layout: CsvLayout, types: Sequence[str] | None = None) -> str:
@@ -158,7 +168,7 @@ def read_csv(files: Sequence[Path], layout: CsvLayout, types: Sequence[str] | No
     nulls = [t for t in NA_TOKENS if t or len(types) > 1]
     options = [
         "header = false",
-        "skip = 1",
+        f"skip = {2 if layout.separator_note else 1}",
         "auto_detect = false",
         f"columns = {columns}",
         f"delim = {literal(layout.delimiter)}",

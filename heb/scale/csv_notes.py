@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from heb.data.readers import ENCODING_NOTES, file_kind
+from heb.data.delimiters import file_kind
+from heb.data.readers import ENCODING_NOTES
 from heb.data.text_columns import (
     DATE_NOTE_VALUES,
     codes_note,
@@ -96,13 +97,20 @@ def _days(con, scan: str, columns: Sequence[int]) -> dict[int, int]:
     return {int(i): int(days) for i, days in found}
 
 
+def _reading_notes(layout: CsvLayout, read_as: list[str]) -> list[str]:
+    """The notes of how the file was read, in the readers' order: its encoding when it is
+    not UTF-8, then a first line ``sep=;`` taken as its delimiter."""
+    notes = [ENCODING_NOTES[read_as[0]]] if read_as else []
+    return notes + ([layout.separator_note] if layout.separator_note else [])
+
+
 def scan_notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: list) -> list[str]:
     """What the readers would say of the file, in their order: its encoding when it is not
     UTF-8, the columns of codes kept as text, those of percentages and of thousands
     separators read as numbers, of numbers with some text cells, of numbers written with a
     comma, of many dates; from ``columns``, (name, kind set, whether read as codes, whether
     read as text, ``"percent"`` / ``"grouped"`` when read as such numbers or None)."""
-    notes = [ENCODING_NOTES[read_as[0]]] if read_as else []
+    notes = _reading_notes(layout, read_as)
     decimal_comma, grouping = layout.delimiter == ";", groups_thousands(layout.delimiter)
 
     def example(i: int, kinds: Sequence[int]) -> str:
