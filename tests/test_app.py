@@ -1161,14 +1161,21 @@ def test_reliability_names_what_it_shows_and_draws_the_chosen_methods():
     curves = [t for t in spec["data"] if t["type"] == "scatter" and t.get("showlegend", True)]
     names = [t["name"] for t in curves if t["name"] != "perfect calibration"]
     assert names == ["Laplace", "Lidstone", "HEB-M"]  # no second ECE beside the table's
+    # the rows-per-bin panel's marker symbols (one over each bar) are not curve points
+    bar_axes = {t.get("yaxis") for t in spec["data"] if t["type"] == "bar"}
+    checked = set()
     for trace in spec["data"]:
         if trace["type"] != "scatter" or trace["name"] == "perfect calibration":
             continue
+        if trace.get("yaxis") in bar_axes:
+            continue
+        checked.add(trace["name"].split(" (")[0])
         rows = decode(trace["customdata"])
         few = trace["name"].endswith(f"fewer than {figures_module().MIN_BIN_ROWS} rows")
         assert ((rows < figures_module().MIN_BIN_ROWS) == few).all(), trace["name"]
         sizes = decode(trace["marker"]["size"])
         assert (np.diff(sizes[np.argsort(rows)]) >= 0).all()  # more rows, larger point
+    assert {"Laplace", "Lidstone", "HEB-M"} <= checked, checked
     captions = " ".join(c.value for c in at.caption)
     assert "mean over folds" in captions and "Brier" in captions
     at.multiselect(key="w_reliability_methods").set_value(["HEB-M"]).run()
