@@ -65,12 +65,45 @@ def test_the_engine_takes_the_columns_the_upload_would(rooted):
 
 def test_only_the_nearest_columns_are_candidates():
     columns = [(f"c{i}", "text") for i in range(TARGET_CANDIDATES + 3)]
-    columns[-3] = ("measured", "float")
+    columns[-3] = ("day", "other")  # a date: never a class
+    columns[-4] = ("rate", "float")  # floats: classes if whole numbers (checked later)
     found = candidate_columns(columns)
     assert [name for name, _ in found] == [
-        f"c{i}" for i in range(TARGET_CANDIDATES + 1, 1, -1) if i != TARGET_CANDIDATES
+        "rate" if i == TARGET_CANDIDATES - 1 else f"c{i}"
+        for i in range(TARGET_CANDIDATES + 1, 1, -1)
+        if i != TARGET_CANDIDATES
     ]
+    assert ("rate", "whole numbers") in found
     assert candidate_columns([("only", "text")]) == []
+
+
+def test_a_flag_stored_as_floats_is_taken_as_in_memory(tmp_path):
+    """A 0/1 flag with missing values is floats in a parquet file written by pandas; the
+    upload took it (``is_integer_like``), the engine did not (its family is float). A float
+    column of fractions never is one, and NaN is no value (1.0, 2.0 and NaN: 2 values)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(3)
+    flag = rng.integers(0, 2, ROWS).astype(float)
+    flag[::7] = np.nan  # written as NULL
+    table = pa.table(
+        {
+            "flag": pa.array(flag, from_pandas=True),
+            "halves": pa.array(rng.choice([0.5, 1.5, 2.5], ROWS)),
+            "grade": pa.array(rng.choice([1.0, 2.0, np.nan], ROWS), from_pandas=False),
+            "customer": pa.array([f"c{i:04d}" for i in range(ROWS)]),
+        }
+    )
+    pq.write_table(table, tmp_path / "floats.parquet")
+    engine = _engine(tmp_path, "floats.parquet")
+    try:
+        assert dict(engine.columns())["grade"] == "float"
+        found = fallback_targets(engine)
+    finally:
+        engine.close()
+    assert found == [("grade", "whole numbers", 2), ("flag", "whole numbers", 2)]
+    assert found == loading.fallback_targets(table.to_pandas())
 
 
 def test_a_one_valued_target_is_refused_before_the_counting_query(rooted, monkeypatch):

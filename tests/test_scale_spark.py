@@ -180,3 +180,30 @@ def test_spark_takes_the_same_fallback_targets_as_duckdb(spark, tmp_path):
     finally:
         duck.close()
     assert expected and fallback_targets(engine) == expected
+
+
+def test_spark_takes_a_float_flag_as_duckdb_does(spark, tmp_path):
+    """Floats of whole numbers are a fallback target on both engines, NaN no value of
+    theirs (1.0, 2.0 and NaN: 2 values); floats with fractions are not."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from heb.scale.target_choice import fallback_targets
+
+    engine, _, _ = spark
+    rng = np.random.default_rng(4)
+    n = 90
+    table = pa.table(
+        {
+            "halves": pa.array(rng.choice([0.5, 1.5, 2.5], n)),
+            "grade": pa.array(rng.choice([1.0, 2.0, np.nan], n), from_pandas=False),
+            "customer": pa.array([f"c{i}" for i in range(n)]),
+        }
+    )
+    pq.write_table(table, tmp_path / "floats.parquet")
+    other = SparkEngine(session=engine.spark)
+    try:
+        other.register(open_source("floats.parquet", root=tmp_path))
+        assert fallback_targets(other) == [("grade", "whole numbers", 2)]
+    finally:
+        engine.register(engine.source)  # the module's view again

@@ -51,7 +51,7 @@ class Columns:
     integers: tuple[bool, ...] = ()
 
 
-def _whole_numbers(engine, column: str) -> bool:
+def whole_numbers(engine, column: str) -> bool:
     """Whether a float column holds whole numbers only (an integer column stored as floats).
 
     As in memory (``is_integer_like``), NaN and infinities are left out and at least one
@@ -102,7 +102,7 @@ def describe(
                 "booleans and numbers); leave it out or convert it."
             )
         id_like = is_id_like_name(name) and (
-            family == "integer" or (family == "float" and _whole_numbers(engine, name))
+            family == "integer" or (family == "float" and whole_numbers(engine, name))
         )
         categorical_kind = name in declared or family == "text" or id_like
         kinds.append("categorical" if categorical_kind else "numeric")
