@@ -12,7 +12,7 @@ import pytest
 from test_app import open_app
 
 from heb.data import DataError
-from heb.data.dataset import FEW_CLASSES
+from heb.data.targets import FEW_CLASSES
 from heb.figures.reliability import reliability_diagram
 from heb.scale import DATA_ROOT_ENV, DuckDBEngine, open_source
 from heb.scale import counting as counting_module
