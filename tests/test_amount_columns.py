@@ -92,3 +92,23 @@ def test_a_csv_on_local_spark_lists_the_same_amounts(tmp_path):
         assert dict(engine.columns())["amount"] == "integer"
     finally:
         engine.close()
+
+
+def test_the_engine_notes_values_that_differ_only_in_letter_case_as_memory_does(tmp_path):
+    pytest.importorskip("duckdb")
+    from heb.scale import summarise_source
+    from tests.test_scale_csv import _engine
+
+    rows = "".join(
+        f"{d},{r},{c}\n"
+        for d, r, c in zip(
+            ["Mobile", "mobile", "Desktop"] * 20, "ns" * 30, ["yes", "no", "no"] * 20, strict=True
+        )
+    )
+    data = ("device,region,bought\n" + rows).encode()
+    (tmp_path / "t.csv").write_bytes(data)
+    memory = hdata.load_upload(data, "t.csv", target="bought")
+    note = [n for n in memory.notes if "letter case" in n]
+    assert note
+    summary = summarise_source(_engine(tmp_path, "t.csv"), "bought")
+    assert [n for n in summary.notes if "letter case" in n] == note

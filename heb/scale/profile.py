@@ -138,9 +138,26 @@ def summarise_source(
         fitted.table.class_counts.astype(np.int64),
         histograms.n_rows,
         piled,
-        list(getattr(engine, "notes", [])),
+        list(getattr(engine, "notes", [])) + _case_notes(columns, histograms),
         list(getattr(engine, "amounts", [])),
     )
+
+
+def _case_notes(columns, histograms) -> list[str]:
+    """The in-memory upload's letter-case note (:func:`heb.data.text_columns.case_note`)
+    on the text features whose distinct values include two that differ only in letter
+    case ('Mobile' and 'mobile'), from the values the scan counted."""
+    from heb.data.text_columns import case_note, case_variants
+
+    cases = []
+    for index, name in enumerate(columns.features):
+        if columns.kinds[index] != "categorical" or columns.numeric_values[index]:
+            continue
+        keys = pd.Series(histograms.values[index].keys, dtype=object)
+        variants = case_variants(keys[keys.notna()].astype(str))
+        if variants is not None:
+            cases.append((name, variants))
+    return [case_note(*cases[0], len(cases) - 1)] if cases else []
 
 
 def _id_like_pile(values, encoding: FoldEncoding) -> dict:
