@@ -106,29 +106,33 @@ def test_a_flag_stored_as_floats_is_taken_as_in_memory(tmp_path):
     assert found == loading.fallback_targets(table.to_pandas())
 
 
-def test_a_one_valued_target_is_refused_before_the_counting_query(rooted, monkeypatch):
-    """Before, a one-valued target ran the whole GROUPING SETS query of every feature, then
-    said so; the scan of the target's column alone says it now."""
-    frame = _frame().assign(customer="same")
-    frame.to_parquet(rooted / "one.parquet", index=False)
+def assert_refused_before_counting(root, name: str, target: str, match: str, monkeypatch):
+    """The target of ``root / name`` is refused (``match``) with the counting query never
+    run: from the scan of its column alone."""
 
     def no_histograms(*args, **kwargs):
         raise AssertionError("the counting query ran")
 
     monkeypatch.setattr(counting_module, "histogram_query", no_histograms)
-    engine = _engine(rooted, "one.parquet")
+    engine = _engine(root, name)
     try:
-        columns = counting_module.describe(engine, "customer")
-        with pytest.raises(DataError, match="single value 'same'; a classifier needs"):
-            counting_module.count_histograms(engine, columns, 3, 42)
-        empty = frame.assign(customer=None)
-        empty.to_parquet(rooted / "empty.parquet", index=False)
-        engine.register(open_source("empty.parquet", root=rooted))
-        columns = counting_module.describe(engine, "customer")
-        with pytest.raises(DataError, match="^The target column 'customer' has no values.$"):
+        columns = counting_module.describe(engine, target)
+        with pytest.raises(DataError, match=match):
             counting_module.count_histograms(engine, columns, 3, 42)
     finally:
         engine.close()
+
+
+def test_a_one_valued_target_is_refused_before_the_counting_query(rooted, monkeypatch):
+    """Before, a one-valued target ran the whole GROUPING SETS query of every feature, then
+    said so; the scan of the target's column alone says it now."""
+    frame = _frame().assign(customer="same")
+    frame.to_parquet(rooted / "one.parquet", index=False)
+    match = "single value 'same'; a classifier needs"
+    assert_refused_before_counting(rooted, "one.parquet", "customer", match, monkeypatch)
+    frame.assign(customer=None).to_parquet(rooted / "empty.parquet", index=False)
+    match = "^The target column 'customer' has no values.$"
+    assert_refused_before_counting(rooted, "empty.parquet", "customer", match, monkeypatch)
 
 
 def _target_box(at: AppTest):

@@ -10,12 +10,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from test_app import open_app
+from test_large_fallback_target import assert_refused_before_counting
 
 from heb.data import DataError
 from heb.data.targets import FEW_CLASSES
 from heb.figures.reliability import reliability_diagram
 from heb.scale import DATA_ROOT_ENV, DuckDBEngine, open_source
-from heb.scale import counting as counting_module
 from heb.scale.target_choice import fallback_targets
 
 ROWS = 300
@@ -93,17 +93,8 @@ def test_a_float_target_of_one_value_and_nan_is_refused_before_the_counting_quer
     colour = pa.array(["red", "blue", "green"] * (ROWS // 3))
     pq.write_table(pa.table({"colour": colour, "y": target}), tmp_path / "nan.parquet")
 
-    def no_histograms(*args, **kwargs):
-        raise AssertionError("the counting query ran")
-
-    monkeypatch.setattr(counting_module, "histogram_query", no_histograms)
-    engine = _engine(tmp_path, "nan.parquet")
-    try:
-        columns = counting_module.describe(engine, "y")
-        with pytest.raises(DataError, match="single value '1.0'; a classifier needs"):
-            counting_module.count_histograms(engine, columns, 3, 42)
-    finally:
-        engine.close()
+    match = "single value '1.0'; a classifier needs"
+    assert_refused_before_counting(tmp_path, "nan.parquet", "y", match, monkeypatch)
 
 
 def test_the_taken_targets_summary_is_kept_not_counted_again(tmp_path, monkeypatch):
