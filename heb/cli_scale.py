@@ -133,14 +133,14 @@ def _target(engine, target: str | None) -> str:
     checked to be a possible target: :func:`_check_default_target`)."""
     from heb.data import DataError, default_target
     from heb.data.dataset import quote
-    from heb.text import case_variants
+    from heb.text import case_variant_clause
 
     names = [name for name, _ in engine.columns()]
     if target is not None and target not in names:
         shown = ", ".join(quote(name) for name in names[:12]) + (", ..." if len(names) > 12 else "")
         raise DataError(
             f"There is no column {quote(target)} to use as the target"
-            f"{case_variants(target, names)}; --target takes one of "
+            f"{case_variant_clause(target, names)}; --target takes one of "
             f"{shown}."
         )
     if target is not None:
@@ -157,6 +157,7 @@ def _check_default_target(engine, column: str) -> None:
     from heb.data import DataError
     from heb.scale.counting import check_target_values
     from heb.scale.target_choice import fallback_targets
+    from heb.text import and_list
 
     try:
         check_target_values(engine, column)
@@ -164,7 +165,7 @@ def _check_default_target(engine, column: str) -> None:
         hint = "the target is the last column unless --target NAME names another"
         found = [f"{name!r} ({kind}, {n} values)" for name, kind, n in fallback_targets(engine)]
         if found:
-            hint += ", such as " + (", ".join(found[:-1]) + " or " if found[1:] else "") + found[-1]
+            hint += f", such as {and_list(found, 'or')}"
         raise DataError(f"{str(exc).rstrip('.')}; {hint}.") from None
 
 

@@ -395,11 +395,11 @@ def _take_better_peaks(items, groups, m_min, m_max, fit) -> None:
     ends = np.concatenate((top, bottom))
     if ends.size:
         end_m = np.r_[np.full(top.size, m_max), np.full(bottom.size, m_min)]
-        flags = np.r_[np.full(top.size, CLAMP_HIGH), np.full(bottom.size, CLAMP_LOW)]
+        flags = np.repeat(np.array([CLAMP_HIGH, CLAMP_LOW], dtype=np.int8), [top.size, bottom.size])
         score = sub.take_groups(ends).score()
         evidence = score.evidence(end_m), score.evidence(fitted[ends])
-        none = np.zeros(ends.size, dtype=np.int64)
-        parts.append((ends, end_m, flags.astype(np.int8), none, none == 0, *evidence))
+        no_steps, settled = np.zeros(ends.size, dtype=np.int64), np.ones(ends.size, dtype=bool)
+        parts.append((ends, end_m, flags, no_steps, settled, *evidence))
     if not parts:
         return
     rows, peak_m, flags, steps, done, peak_evidence, fitted_evidence = (

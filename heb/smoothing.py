@@ -59,8 +59,6 @@ SMOOTHERS = registry.SMOOTHERS
 HEB_OPTIONS = ("n0", "m_min", "m_max")
 #: the nested-Dirichlet rule of HEB-H (:mod:`heb.hierarchy`), which takes a hierarchy
 NESTED_RULE = "nested-type-ii-ml"
-#: HEB's rule: m_cf learned by Type-II ML (HEB-U, HEB-M)
-TYPE_II_RULE = "type-ii-ml"
 
 
 @dataclass(frozen=True)
@@ -190,17 +188,19 @@ def learn_concentrations(
             item_prior.take(keep),
         )
     docs = np.flatnonzero(solve & (n_cf.ravel() > 0))
-    # flat evidence: fewer than two observed rows, or a feature whose observed rows all
-    # hold one category of prior mean 1 (fallback pairs are not solved at all)
-    summary = totals.prior_summary or prior_summary(prior, table)
-    certain = summary.maximum >= 1.0 - 1e-15
-    flat = ((n_cf < 2) | certain[None, :]).ravel() | fallback.ravel()
     if item_prior.size and item_prior.min() <= 0:
         raise ValueError("A category with a positive count has prior mean 0: the evidence is -inf.")
     # counts of weighted rows (sample_weight): fractional pairs are searched for every peak
     fractional = fractional_groups(item_pair, item_count, item_prior, C * F)
-    if fractional is not None:  # a total under 2 of fractional counts is not flat
-        flat &= ~fractional | fallback.ravel() | np.repeat(certain[None, :], C, 0).ravel()
+    # flat evidence: fewer than two observed rows (whole ones: a total under 2 of fractional
+    # counts is not flat), or a feature whose observed rows all hold one category of prior
+    # mean 1 (fallback pairs are not solved at all)
+    few = n_cf < 2
+    if fractional is not None:
+        few = few & ~fractional.reshape(C, F)
+    summary = totals.prior_summary or prior_summary(prior, table)
+    certain = summary.maximum >= 1.0 - 1e-15
+    flat = (few | certain[None, :]).ravel() | fallback.ravel()
     # categories of positive prior mean per pair (the marginal is 0 for unseen ones)
     positive = summary.positive
     fit = fit_segments(

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 __all__ = ["and_list", "first_sentence", "short_labels", "shorten"]
 
 
-def and_list(items: Sequence[str]) -> str:
-    """``items`` as prose: "a", "a and b", "a, b and c"."""
+def and_list(items: Sequence[str], word: str = "and") -> str:
+    """``items`` as prose: "a", "a and b", "a, b and c" (``word`` "or": "a, b or c")."""
     items = list(items)
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"
 
 
 def shorten(text: str, limit: int) -> str:
@@ -42,7 +42,7 @@ def short_labels(texts: Sequence[str], limit: int) -> list[str]:
     return labels
 
 
-def case_variants(name: str, names: Sequence[str]) -> str:
+def case_variant_clause(name: str, names: Sequence[str]) -> str:
     """A clause naming the ``names`` that differ from ``name`` in letter case only, for a
     "no column named ..." message (``' ('achat' differs in letter case only)'``), or ""."""
     close = [repr(str(n)) for n in names if str(n) != name and str(n).casefold() == name.casefold()]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from heb.data import DataError, dataset_from_table
-from heb.text import case_variants
+from heb.text import case_variant_clause as case_variants
 from tests.test_presenter import open_lesson
 
 

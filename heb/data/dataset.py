@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from heb.text import case_variants
+from heb.text import case_variant_clause
 
 #: upload size limit (bytes), also applied to the unpacked size of a gzip file
 DEFAULT_MAX_BYTES = 200 * 2**20
@@ -394,7 +394,7 @@ def finalize(
     if target not in frame.columns:
         raise DataError(
             f"There is no column named {quote(target)}"
-            f"{case_variants(target, list(frame.columns))}; the columns are "
+            f"{case_variant_clause(target, list(frame.columns))}; the columns are "
             f"{join_names(list(frame.columns))}."
         )
     drop = [c for c in drop if c in frame.columns and c != target]
