@@ -765,11 +765,13 @@ def _describe(target: str, n_bins: int, missing: str, categorical=(), chosen: bo
             if chosen:
                 raise
             report(0.0, "Looking for a column that reads as classes")
-            for column, kind, distinct in fallback_targets(engine):
-                report(0.0, f"Counting every value on DuckDB, for the target {column}")
-                note = taken_target_note(error, column, target, kind, distinct, "above")
-                return TakenTarget(summary(column), column, note)
-            raise
+            taken = next(iter(fallback_targets(engine)), None)
+            if taken is None:
+                raise
+            column, kind, distinct = taken
+            report(0.0, f"Counting every value on DuckDB, for the target {column}")
+            note = taken_target_note(error, column, target, kind, distinct, "above")
+            return TakenTarget(summary(column), column, note)
 
     return work
 

@@ -252,29 +252,15 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _fit(self, X, y, sample_weight=None):
         """:meth:`fit`, with the rows weighted by ``sample_weight`` where one is given."""
         codes, y_idx, classes = self._fit_input(X, y)
-        if sample_weight is not None:
-            # a class whose rows all weigh 0 stays in classes_ with no counts, as a class
-            # named to partial_fit before any of its rows came (BaggingClassifier's
-            # bootstrap weights leave a rare class out so)
-            weights = self._check_sample_weight(sample_weight, codes.shape[0], first=True)
-            self._learn_structure(codes)
-            n_categories = _categories_of(codes if weights.all() else codes[weights > 0])
-            counts = self._count(codes, y_idx, classes.size, n_categories, weights)
-            return self._set_counts(*counts, classes)
+        n_categories, extra = self._counted_categories(codes, sample_weight, first=True)
         self._learn_structure(codes)
-        counts = self._count(codes, y_idx, classes.size, _categories_of(codes))
+        counts = self._count(codes, y_idx, classes.size, n_categories, *extra)
         return self._set_counts(*counts, classes)
 
     def _partial_fit(self, X, y, classes=None, sample_weight=None):
         """:meth:`partial_fit`, with the rows weighted by ``sample_weight`` where given."""
         codes, y_idx, all_classes, first = self._partial_fit_input(X, y, classes)
-        extra = ()
-        if sample_weight is None:
-            n_categories = _categories_of(codes)
-        else:
-            weights = self._check_sample_weight(sample_weight, codes.shape[0], first=first)
-            n_categories = _categories_of(codes if weights.all() else codes[weights > 0])
-            extra = (weights,)
+        n_categories, extra = self._counted_categories(codes, sample_weight, first)
         if first:
             self._learn_structure(codes)
         else:
@@ -285,6 +271,17 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 old + new for old, new in zip(self._fitted_counts(), counts, strict=True)
             )
         return self._set_counts(*counts, all_classes)
+
+    def _counted_categories(self, codes: np.ndarray, sample_weight, first: bool):
+        """(K_f of the rows counted, ``_count``'s extra arguments): without weights, every
+        row's codes and none; with them, the codes of rows of positive weight and the
+        validated weights. A class whose rows all weigh 0 stays in ``classes_`` with no
+        counts, as a class named to partial_fit before any of its rows came
+        (BaggingClassifier's bootstrap weights leave a rare class out so)."""
+        if sample_weight is None:
+            return _categories_of(codes), ()
+        weights = self._check_sample_weight(sample_weight, codes.shape[0], first=first)
+        return _categories_of(codes if weights.all() else codes[weights > 0]), (weights,)
 
     def _check_sample_weight(self, sample_weight, n_rows: int, first: bool) -> np.ndarray:
         """Validated per-row weights (float64), or a one-sentence ValueError.
