@@ -40,9 +40,10 @@ def test_benchmark_is_silent_at_the_default_settings():
 
 
 # --------------------------------------- Per class: the classes the reliability leaves out
-def test_per_class_reliability_names_the_classes_it_does_not_draw():
+def test_per_class_reliability_names_the_classes_it_does_not_draw(datasets_dir):
     """soybean's 19 classes: the one-vs-rest reliability drew the 8 largest and said
-    nothing of the other 11 (the Reliability tab names the methods it leaves out)."""
+    nothing of the other 11 (the Reliability tab names the methods it leaves out). Needs
+    the shared copy of soybean (``datasets_dir`` skips with the reason without it)."""
     at = open_app(
         "pages/compare.py",
         dataset="shared:soybean",
