@@ -12,12 +12,10 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
 
-from heb import registry
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier, check_clamp, check_non_negative
 from heb.smoothing import (
-    NESTED_RULE,
     SeenColumnLog,
     mutual_information,
     resolve_params,
@@ -202,10 +200,9 @@ class NaiveBayes(CategoricalClassifier):
             whose rows all weigh 0 stays in ``classes_`` with N_c = 0, as a class named
             to :meth:`partial_fit` before any of its rows: prior 1 / (S + C), its
             tables the smoother's prior mean (CategoricalNB gives it a log prior of -inf).
-            ``heb-u`` and ``heb-m`` take fractional weights too: their evidence over
+            The HEB smoothers take fractional weights too: their evidence over
             fractional counts can have several peaks, and the solver searches them all
-            (:func:`heb.concentration.fractional_groups`); ``heb-h`` takes whole-number
-            weights only.
+            (:func:`heb.concentration.fractional_groups`), at every level of HEB-H.
         """
         return self._fit(X, y, sample_weight)
 
@@ -215,17 +212,6 @@ class NaiveBayes(CategoricalClassifier):
         ``classes`` (all labels that will ever be seen) is required on the first call.
         """
         return self._partial_fit(X, y, classes, sample_weight)
-
-    def _check_sample_weight(self, sample_weight, n_rows: int, first: bool) -> np.ndarray:
-        weights = super()._check_sample_weight(sample_weight, n_rows, first)
-        rule = registry.smoother(self.smoother).rule
-        if rule == NESTED_RULE and not np.array_equal(weights, np.rint(weights)):
-            raise ValueError(
-                f"The {self.smoother} smoother learns its concentration from counts of rows, "
-                "so sample_weight must hold whole numbers; round or scale the weights, or "
-                "use a fixed smoother such as 'laplace' or 'm-estimate'."
-            )
-        return weights
 
     def _count(self, codes, y_idx, n_classes, n_categories, weights=None) -> tuple[CountTable]:
         if weights is None:  # CategoricalClassifier passes K_f >= these codes' maximum + 1

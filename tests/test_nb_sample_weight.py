@@ -2,8 +2,8 @@
 
 Whole-number weights give the model of the rows repeated (every smoother, HEB included);
 any finite weights >= 0 give the fixed smoothers CategoricalNB's weighted counts; the HEB
-smoothers HEB-U and HEB-M learn their concentration from fractional counts too, HEB-H
-refuses fractional weights, AODE / TAN / HierarchicalNaiveBayes refuse weights;
+smoothers learn their concentrations from fractional counts too (HEB-H at every level),
+AODE / TAN / HierarchicalNaiveBayes refuse weights;
 bad weights are one-sentence ValueErrors.
 """
 
@@ -22,6 +22,7 @@ from sklearn.utils.validation import has_fit_parameter
 from heb.aode import AODE
 from heb.data import Preprocessor, make_model
 from heb.hierarchical_nb import HierarchicalNaiveBayes
+from heb.hierarchy import fit_nested
 from heb.nb import NaiveBayes
 from heb.smoothing import SMOOTHERS
 from heb.tan import TAN
@@ -140,18 +141,6 @@ def test_fractional_weights_give_m_estimate_and_te_their_formulas():
         np.testing.assert_allclose(np.exp(te.feature_log_prob_[:, cols]), te_theta, atol=1e-12)
 
 
-def test_heb_h_refuses_fractional_weights_in_one_sentence():
-    X, y, weights = _fractional()
-    with pytest.raises(ValueError, match="whole numbers") as caught:
-        NaiveBayes("heb-h").fit(X, y, sample_weight=weights)
-    assert "'laplace'" in str(caught.value) and "\n" not in str(caught.value)
-    # whole numbers stored as floats are whole numbers
-    whole = np.rint(weights) + 1.0
-    NaiveBayes("heb-h").fit(X, y, sample_weight=whole)
-    with pytest.raises(ValueError, match="whole numbers"):
-        NaiveBayes("heb-h").partial_fit(X, y, classes=[0, 1, 2], sample_weight=weights)
-
-
 def _evidence(m: np.ndarray, counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
     """l(m) of one count vector, by the gamma-function formula (paper eq. 5)."""
     from scipy.special import gammaln
@@ -183,6 +172,70 @@ def test_heb_u_and_heb_m_learn_the_best_m_of_fractional_counts(smoother):
             worse += got < best - 1e-7 * max(1.0, abs(best))
     assert worse == 0
     assert np.all(np.isfinite(model.predict_proba(X)))
+
+
+#: feature 0's six codes under two parents, feature 1's under three
+_TREES = {0: [np.array([0, 0, 0, 1, 1, 1])], 1: [np.array([0, 0, 1, 1, 2, 2])]}
+
+
+def _documents_evidence(m, counts, prior, docs):
+    """l(m) summed over documents: ``docs`` labels each column with its document."""
+    return sum(_evidence(m, counts[docs == d], prior[docs == d]) for d in np.unique(docs))
+
+
+def test_heb_h_learns_the_best_m_of_fractional_counts_at_every_level():
+    """Fractional weights through HEB-H: at the top level a pair's counts per parent form
+    one document toward the parents' pooled shares; at the leaves each parent's children
+    form a document toward their pooled shares within it. Each fitted m is the maximiser
+    a fine grid of the gamma-function formula finds (base "pooled", so the shares are the
+    pooled counts' own)."""
+    X, y, weights = _fractional()
+    weights[y == 1] *= 0.01  # class 1: totals under 2
+    table = NaiveBayes("laplace").fit(X, y, sample_weight=weights).count_table_
+    assert not np.array_equal(table.counts, np.rint(table.counts))
+    fit = fit_nested(table, _TREES, base="pooled", select=None, n0=0.5)
+    levels = fit.levels
+    grid = np.exp(np.linspace(np.log(1e-2), np.log(1e4), 8001))
+    offsets, checked, worse = table.offsets, 0, 0
+    for f, (parents,) in _TREES.items():
+        leaves = table.counts[:, offsets[f] : offsets[f + 1]]
+        pooled = leaves.sum(axis=0)
+        tops = np.stack([leaves[:, parents == p].sum(axis=1) for p in np.unique(parents)], 1)
+        top_share = tops.sum(axis=0) / tops.sum()
+        leaf_share = pooled / np.bincount(parents, pooled)[parents]
+        for c in range(table.n_classes):
+            for level in (1, 0):
+                at = (levels["class"] == c) & (levels["feature"] == f) & (levels["level"] == level)
+                (m_fit,) = levels["m"][at]
+                assert not levels["fallback"][at].any()
+                shares = top_share if level else leaf_share
+                counts = tops[c] if level else leaves[c]
+                docs = np.zeros(counts.size, int) if level else parents
+                best = _documents_evidence(grid, counts, shares, docs).max()
+                got = _documents_evidence(np.array([m_fit]), counts, shares, docs)[0]
+                worse += got < best - 1e-7 * max(1.0, abs(best))
+                checked += 1
+    assert checked == 12 and worse == 0
+
+
+def test_heb_h_takes_fractional_weights_and_is_continuous_in_them():
+    """A fractional weight is accepted by fit and partial_fit; weights a hair from whole
+    numbers give the whole numbers' model (no jump to another peak)."""
+    X, y, weights = _fractional()
+    model = NaiveBayes("heb-h", hierarchies=_TREES).fit(X, y, sample_weight=weights)
+    proba = model.predict_proba(X)
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+    whole = np.rint(weights) + 1.0
+    exact = NaiveBayes("heb-h", hierarchies=_TREES).fit(X, y, sample_weight=whole)
+    nudged = whole + 1e-9 * np.random.default_rng(1).random(whole.size)
+    near = NaiveBayes("heb-h", hierarchies=_TREES).fit(X, y, sample_weight=nudged)
+    np.testing.assert_allclose(near.predict_proba(X), exact.predict_proba(X), atol=1e-6)
+    half = np.r_[np.zeros(5), np.full(len(y) - 5, 0.5)]
+    chunked = NaiveBayes("heb-h", hierarchies=_TREES)
+    chunked.partial_fit(X[:200], y[:200], classes=[0, 1, 2], sample_weight=half[:200])
+    chunked.partial_fit(X[200:], y[200:], sample_weight=half[200:])
+    once = NaiveBayes("heb-h", hierarchies=_TREES).fit(X, y, sample_weight=half)
+    np.testing.assert_allclose(chunked.predict_proba(X), once.predict_proba(X), atol=1e-12)
 
 
 @pytest.mark.parametrize(
