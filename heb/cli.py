@@ -248,12 +248,27 @@ def _size_hint(spec: str, error: Exception | None = None) -> str:
     return ""
 
 
-def _target_hint(reason: str, target: str | None) -> str:
+def _target_hint(reason: str, target: str | None, spec: str) -> str:
     """For a file whose default target (the last column) cannot be one: the option that
-    names another (a file with a ``target`` column elsewhere was refused with no way out)."""
-    if target is None and "target" in reason.lower():
-        return "the target is the last column unless --target NAME names another"
-    return ""
+    names another (a file with a ``target`` column elsewhere was refused with no way out),
+    with the columns that read as classes, as the engine path names them
+    (:func:`heb.data.targets.fallback_targets`; the file is read again only here)."""
+    if target is not None or "target" not in reason.lower():
+        return ""
+    from heb.data import DataError, read_table
+    from heb.data.budget import read_local_file
+    from heb.data.dataset import DEFAULT_MAX_BYTES
+    from heb.data.targets import fallback_targets
+    from heb.text import and_list
+
+    hint = "the target is the last column unless --target NAME names another"
+    path = Path(_spec_path(spec))
+    try:
+        table = read_table(read_local_file(path, DEFAULT_MAX_BYTES), path.name, DEFAULT_MAX_BYTES)
+    except (DataError, OSError):
+        return hint
+    found = [f"{name!r} ({kind}, {n} values)" for name, kind, n in fallback_targets(table)]
+    return f"{hint}, such as {and_list(found, 'or')}" if found else hint
 
 
 def _openml_hint(spec: str) -> str:
@@ -565,7 +580,7 @@ def _collect(
             dataset = _load(spec, target, drop, len(specs) == 1, report)
         except DataError as exc:
             hint = _openml_hint(spec) or _size_hint(spec, exc)
-            hint = hint or (_target_hint(str(exc), target) if _is_file_spec(spec) else "")
+            hint = hint or (_target_hint(str(exc), target, spec) if _is_file_spec(spec) else "")
             reason = f"{str(exc).rstrip('.')}; {hint}" if hint else exc
             report(f"[{index + 1}/{len(specs)}] {spec}: skipped ({reason})")
             continue

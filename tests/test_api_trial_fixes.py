@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from heb import AODE, TAN
-from heb.cli import _size_hint, _target_hint, main
+from heb.cli import NoUsableData, _size_hint, _target_hint, main
 from heb.cli_scale import distinct_name
 from heb.data import DataError, load_builtin, load_dataset, make_model
 from heb.data.dataset import TooManyCells
@@ -86,9 +86,11 @@ def test_two_inputs_with_one_name_stay_two_datasets(tmp_path, capsys):
 
 
 def test_a_refused_target_or_size_names_the_option_that_helps(tmp_path):
-    assert "--target NAME" in _target_hint("The target 'ROLE' has 343 different values", None)
-    assert _target_hint("The target 'ROLE' has 343 different values", "ROLE") == ""
-    assert _target_hint("The file is empty.", None) == ""
+    gone = str(tmp_path / "gone.csv")  # a file no longer there: the option alone
+    refused = "The target 'ROLE' has 343 different values"
+    assert _target_hint(refused, None, gone).endswith("--target NAME names another")
+    assert _target_hint(refused, "ROLE", gone) == ""
+    assert _target_hint("The file is empty.", None, gone) == ""
     small = tmp_path / "small.csv"
     small.write_text("a,b\n1,2\n")
     assert "--engine duckdb" in _size_hint(str(small), TooManyCells("over the cell limit"))
@@ -228,3 +230,34 @@ def test_a_zip_column_read_as_numbers_warns_on_fit():
         Preprocessor(categorical=["zip"]).fit(frame)
         Preprocessor().fit(frame.assign(zip=zips % 50))
         Preprocessor().fit(frame.assign(zip=zips + 0.5))
+
+
+def test_in_memory_bench_names_the_columns_that_read_as_classes_as_the_engine_does(
+    tmp_path, capsys
+):
+    """A last column of IDs: the in-memory skip named only ``--target``, where the engine's
+    one sentence names the columns that read as classes; both now name the same ones."""
+    pytest.importorskip("duckdb")
+    rng = np.random.default_rng(0)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "region": rng.choice(["n", "s"], n),
+            "plan": rng.choice(["a", "b", "c"], n),
+            "flag": rng.integers(0, 2, n),
+            "amount": rng.random(n),
+            "customer_id": [f"C{i:05d}" for i in range(n)],
+        }
+    )
+    path = tmp_path / "customers.csv"
+    frame.to_csv(path, index=False)
+    named = (
+        "the target is the last column unless --target NAME names another, such as "
+        "'plan' (text, 3 values), 'region' (text, 2 values) or 'flag' (whole numbers, 2 values)"
+    )
+    argv = ["bench", str(path), "--folds", "2", "--no-figures", "--no-cache"]
+    with pytest.raises(NoUsableData):
+        main([*argv, "-o", str(tmp_path / "o")])
+    assert f"; {named})" in capsys.readouterr().err
+    assert main([*argv, "-o", str(tmp_path / "e"), "--engine", "duckdb"]) == 2
+    assert f"; {named}." in capsys.readouterr().err
