@@ -23,7 +23,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -99,7 +99,8 @@ _MAX_LISTED = 500
 _SCANS, _RESULTS, _CANCELLED = "_large_scans", "_large_results", "_large_cancelled"
 #: the last scan of each kind that ended without a result (why is said on later runs too)
 _ENDED = "_large_ended"
-#: session name: file -> (target, note) of a column taken as the target for its last one
+#: session name: file -> the :class:`TakenTarget` (its result left out) of a column taken as
+#: the target for its last one, until the user chooses a target
 _TAKEN = "_large_taken_targets"
 #: session name of the large-file comparisons run so far, by their key without what-ifs
 _COMPARED = "_large_compared"
@@ -577,13 +578,26 @@ def _cancel(kind: str) -> None:
         scan.cancel()
 
 
-def _scan_of(kind: str, key: str, work, large: LargeFile, auto: bool, steps=None):
-    """The result of ``work`` under ``key``: kept, else the session's scan of ``kind``
-    polled until it ends (progress bar and Cancel meanwhile); None while there is none.
+def _scan_of(kind: str, key_of, work, large: LargeFile, auto: bool, steps=None):
+    """The result of ``work`` under the key ``key_of(large)``: kept, else the session's scan
+    of ``kind`` polled until it ends (progress bar and Cancel meanwhile); None while there
+    is none.
 
     ``auto``: start the scan when there is none (else a button does, through
-    :func:`_start`); a cancelled key waits for a button (:func:`_again_button`).
+    :func:`_start`); a cancelled key waits for a button (:func:`_again_button`). A result
+    for another target than the last column, which could not be one (a
+    :class:`TakenTarget` of :func:`_for_target`), makes that column the target
+    (:func:`_take`) and runs the page again: every page that scans the file first takes
+    the same column.
     """
+    found = _scan_result(kind, key_of(large), work, large, auto, steps)
+    if isinstance(found, TakenTarget):
+        _take(large, found, key_of)
+    return found
+
+
+def _scan_result(kind: str, key: str, work, large: LargeFile, auto: bool, steps):
+    """:func:`_scan_of`'s result under ``key``, as the scan left it."""
     results = _results()
     if key in results:
         results.move_to_end(key)
@@ -732,57 +746,107 @@ def left_out_methods(methods) -> dict[str, str]:
 # --------------------------------------------------------------------------- the scans
 @dataclass(frozen=True)
 class TakenTarget:
-    """A describe scan's result for another target than the file's last column, which
-    could not be one: the summary, the column taken and the note saying why."""
+    """A scan's result for another target than the file's last column, which could not be
+    one: the result, the column taken, the last column and its error's text, and the
+    column's kind and distinct values (the note, :func:`taken_note`, says them)."""
 
-    summary: object
+    result: object
     target: str
-    note: str
+    last: str
+    error: str
+    kind: str
+    distinct: int
 
 
-def _describe(target: str, n_bins: int, missing: str, categorical=(), chosen: bool = True):
-    """The describe scan; when the target is the last column by default (not ``chosen``)
-    and cannot be one, the first of the engine's fallback targets that can, as a
-    :class:`TakenTarget` (the in-memory upload's rule, :func:`explorer.loading._another_target`)."""
+def _for_target(run, target: str, chosen: bool):
+    """The work ``run(engine, report, target)`` of a scan, under the rule for a target the
+    user did not choose (the Dataset, Concentrations and Compare pages' scans alike).
+
+    When ``target`` is the last column by default (not ``chosen``) and ``run`` fails on it
+    with a :class:`~heb.data.DataError` (an ID, one value, a measurement, an empty
+    column), ``run`` is tried on each of the engine's fallback targets in turn (the
+    in-memory upload's rule, :func:`explorer.loading._another_target`; at most
+    :data:`~heb.data.targets.TARGET_CANDIDATES`): the first that works is a
+    :class:`TakenTarget`. When none does, the last column's error is raised (the one
+    sentence about the column the page names; a candidate's error would name a column
+    the user never chose).
+    """
 
     def work(engine, report):
-        from heb.scale import summarise_source
-        from heb.scale.target_choice import fallback_targets
-
-        def summary(column: str):
-            return summarise_source(
-                engine,
-                column,
-                categorical=list(categorical) or None,
-                n_bins=n_bins,
-                missing=missing,
-            )
-
-        report(0.0, "Counting every value on DuckDB")
         try:
-            return summary(target)
+            return run(engine, report, target)
         except DataError as error:
             if chosen:
                 raise
+            from heb.scale.target_choice import fallback_targets
+
             report(0.0, "Looking for a column that reads as classes")
-            taken = next(iter(fallback_targets(engine)), None)
-            if taken is None:
-                raise
-            column, kind, distinct = taken
-            report(0.0, f"Counting every value on DuckDB, for the target {column}")
-            note = taken_target_note(error, column, target, kind, distinct, "above")
-            return TakenTarget(summary(column), column, note)
+            for column, kind, distinct in fallback_targets(engine):
+                report(0.0, f"Trying the column {column} as the target")
+                try:
+                    result = run(engine, report, column)
+                except DataError:  # its own scan fails (e.g. no feature where it has values)
+                    continue
+                return TakenTarget(result, column, target, str(error), kind, distinct)
+            raise
 
     return work
 
 
-def _concentrations(target: str, n_bins: int, missing: str, smoother: str, categorical=()):
-    def work(engine, report):
+def _take(large: LargeFile, taken: TakenTarget, key_of) -> None:
+    """Make ``taken``'s column the file's target as if chosen (it carries across pages and
+    in links), keep its result under the key the page's next run asks (``key_of`` of the
+    file with that target) and run the page again."""
+    st.session_state.setdefault(state.LARGE_TARGET, {})[large.name] = taken.target
+    st.session_state.setdefault(_TAKEN, {})[large.name] = replace(taken, result=None)
+    categorical = tuple(c for c in large.categorical if c != taken.target)  # as active()'s
+    retargeted = replace(large, target=taken.target, chosen=True, categorical=categorical)
+    _keep(key_of(retargeted), taken.result)
+    st.rerun()
+
+
+def taken_note(large: LargeFile, where: str) -> str | None:
+    """Why the target is a column taken for the file's last one (the Target column picker
+    being ``where``), or None when the target is not that column, or the user chose it
+    (:func:`_on_target`)."""
+    taken = st.session_state.get(_TAKEN, {}).get(large.name)
+    if taken is None or taken.target != large.target:
+        return None
+    return taken_target_note(
+        taken.error, taken.target, taken.last, taken.kind, taken.distinct, where
+    )
+
+
+def _describe(target: str, n_bins: int, missing: str, categorical=(), chosen: bool = True):
+    """The describe scan (:func:`_for_target`'s rule when the target was not ``chosen``)."""
+
+    def run(engine, report, column: str):
+        from heb.scale import summarise_source
+
+        report(0.0, "Counting every value on DuckDB")
+        return summarise_source(
+            engine,
+            column,
+            categorical=list(categorical) or None,
+            n_bins=n_bins,
+            missing=missing,
+        )
+
+    return _for_target(run, target, chosen)
+
+
+def _concentrations(
+    target: str, n_bins: int, missing: str, smoother: str, categorical=(), chosen: bool = True
+):
+    """HEB's concentrations of every row (:func:`_for_target`'s rule when the target was
+    not ``chosen``)."""
+
+    def run(engine, report, column: str):
         from heb.scale import fit_counts
 
         report(0.0, "Counting every row on DuckDB")
         fitted = fit_counts(
-            engine, target, n_bins=n_bins, missing=missing, categorical=list(categorical) or None
+            engine, column, n_bins=n_bins, missing=missing, categorical=list(categorical) or None
         )
         diag = NaiveBayes(smoother=smoother).fit_counts(fitted.table).concentrations_
         frame = pd.DataFrame(diag)
@@ -790,7 +854,7 @@ def _concentrations(target: str, n_bins: int, missing: str, smoother: str, categ
         frame.insert(1, "feature name", [fitted.features[f] for f in frame["feature"]])
         return frame, fitted.n_rows, [str(c) for c in fitted.classes], list(fitted.features)
 
-    return work
+    return _for_target(run, target, chosen)
 
 
 def run_compare(engine, target, methods, settings, progress):
@@ -800,25 +864,26 @@ def run_compare(engine, target, methods, settings, progress):
     return cross_validate(engine, target, methods, progress=progress, **settings)
 
 
-def _compare(target: str, methods: list[str], settings: dict, earlier=None):
+def _compare(target: str, methods: list[str], settings: dict, earlier=None, chosen: bool = True):
     """The work of a comparison; given ``earlier`` = (its result, the methods whose
-    settings changed since), only those are run and merged into it (a what-if)."""
+    settings changed since), only those are run and merged into it (a what-if).
+    :func:`_for_target`'s rule when the target was not ``chosen``."""
 
-    def work(engine, report):
+    def run(engine, report, column: str):
         from explorer.comparison import Comparison
 
         started = time.perf_counter()
         if earlier is None:
-            result = run_compare(engine, target, methods, settings, report)
+            result = run_compare(engine, column, methods, settings, report)
         else:
             base, changed = earlier
-            update = run_compare(engine, target, changed, settings, report)
+            update = run_compare(engine, column, changed, settings, report)
             result = base.with_methods_of(update, methods)
             kept = [note for note in result.notes if not note.startswith(_RESCORED)]
             result.notes = [*kept, rescored_note(changed)]  # this scan's, not an earlier one's
         return Comparison(result, time.perf_counter() - started)
 
-    return work
+    return _for_target(run, target, chosen)
 
 
 _RESCORED = "This scan re-scored "
@@ -841,6 +906,8 @@ def _earlier_compare(base_key: str, params: dict, methods: list[str]):
     for key in reversed(results):
         base, earlier_params = runs.get(key, (None, None))
         if base == base_key:
+            if isinstance(results[key], TakenTarget):  # run for another target: not this one
+                return None
             changed = [m for m in methods if params.get(m, {}) != earlier_params.get(m, {})]
             if 0 < len(changed) < len(methods):
                 return results[key].result, changed
@@ -850,7 +917,10 @@ def _earlier_compare(base_key: str, params: dict, methods: list[str]):
 
 # --------------------------------------------------------------------------- page parts
 def _on_target(name: str, widget: str) -> None:
+    """Callback of the Target column picker: the user's choice, so a column taken for the
+    last one is no longer "taken for you" (picked again, its note came back)."""
     st.session_state.setdefault(state.LARGE_TARGET, {})[name] = st.session_state[widget]
+    st.session_state.get(_TAKEN, {}).pop(name, None)
 
 
 def _choose(root: Path) -> None:
@@ -910,8 +980,8 @@ def show_large_file_source() -> LargeFile | None:
             on_change=_on_target,
             args=(large.name, widget),
         )
-        taken, note = st.session_state.get(_TAKEN, {}).get(large.name, ("", ""))
-        if taken == large.target:  # taken for the last column, which could not be the target
+        note = taken_note(large, "above")
+        if note:  # taken for the last column, which could not be the target
             show_info(note)
         if large.partition_keys and large.target not in large.partition_keys:
             st.caption(escape(partition_keys_note(large.partition_keys)))
@@ -1001,17 +1071,15 @@ def overview(large: LargeFile) -> None:
     """The Dataset page's header and feature table for the large file (one scan)."""
     settings = state.current_settings()
     n_bins, missing = settings["n_bins"], settings["missing"]
-    key = _describe_key(large, large.target, large.chosen, n_bins, missing)
+
+    def key_of(file: LargeFile) -> str:
+        return _describe_key(file, n_bins, missing)
+
     work = _describe(large.target, n_bins, missing, large.categorical, large.chosen)
-    summary = _scan_of("describe", key, work, large, auto=True)
+    summary = _scan_of("describe", key_of, work, large, auto=True)
     if summary is None:
-        _again_button("describe", "Count again", key, work, large)
+        _again_button("describe", "Count again", key_of(large), work, large)
         return
-    if isinstance(summary, TakenTarget):  # the last column could not be the target
-        st.session_state.setdefault(state.LARGE_TARGET, {})[large.name] = summary.target
-        st.session_state.setdefault(_TAKEN, {})[large.name] = (summary.target, summary.note)
-        _keep(_describe_key(large, summary.target, True, n_bins, missing), summary.summary)
-        st.rerun()
     frame = summary.features
     cols = st.columns(5)
     cols[0].metric("Rows with a target", f"{summary.n_rows:,}")
@@ -1046,7 +1114,7 @@ def overview(large: LargeFile) -> None:
     download_buttons(None, frame, "large-file-features", dataset=large.name)
 
 
-def _describe_key(large: LargeFile, target: str, chosen: bool, n_bins: int, missing: str) -> str:
+def _describe_key(large: LargeFile, n_bins: int, missing: str) -> str:
     """The describe scan's key: the file, its target (and whether it was chosen: the last
     column by default may be replaced) and the settings it counts under."""
     return repr(
@@ -1054,8 +1122,8 @@ def _describe_key(large: LargeFile, target: str, chosen: bool, n_bins: int, miss
             "describe",
             large.name,
             large.identity,
-            target,
-            chosen,
+            large.target,
+            large.chosen,
             large.categorical,
             n_bins,
             missing,
@@ -1084,16 +1152,25 @@ _FEATURE_COLUMNS = {
 def concentrations_view(large: LargeFile, smoother: str) -> None:
     """HEB's learned m per (class, feature) from the counts of every row (one scan)."""
     settings = state.current_settings()
-    key = repr(
-        ("conc", large.name, large.identity, large.target, settings["n_bins"],
-         settings["missing"], smoother, large.categorical)
-    )  # fmt: skip
+    _show_taken_note(large)
+
+    def key_of(file: LargeFile) -> str:  # chosen: the last column by default may be replaced
+        return repr(
+            ("conc", file.name, file.identity, file.target, file.chosen, settings["n_bins"],
+             settings["missing"], smoother, file.categorical)
+        )  # fmt: skip
+
     work = _concentrations(
-        large.target, settings["n_bins"], settings["missing"], smoother, large.categorical
+        large.target,
+        settings["n_bins"],
+        settings["missing"],
+        smoother,
+        large.categorical,
+        large.chosen,
     )
-    found = _scan_of("concentrations", key, work, large, auto=True)
+    found = _scan_of("concentrations", key_of, work, large, auto=True)
     if found is None:
-        _again_button("concentrations", "Count again", key, work, large)
+        _again_button("concentrations", "Count again", key_of(large), work, large)
         return
     frame, rows, classes, features = found
     from explorer import concentrations as conc
@@ -1131,12 +1208,29 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
 
 
 def _compare_key(large: LargeFile, methods: list[str], run: dict) -> str:
-    return repr(("compare", large.name, large.identity, large.target, methods, sorted(run.items())))
+    """A comparison's key: the file, its target (and whether it was chosen: the last
+    column by default may be replaced), the methods and the run's settings (its
+    ``categorical`` the file's)."""
+    if large.categorical:
+        run = {**run, "categorical": list(large.categorical)}
+    return repr(
+        ("compare", large.name, large.identity, large.target, large.chosen, methods,
+         sorted(run.items()))
+    )  # fmt: skip
+
+
+def _show_taken_note(large: LargeFile) -> None:
+    """On the Concentrations and Compare pages: why the target is a column taken for the
+    file's last one (the picker is on the Dataset page)."""
+    note = taken_note(large, "on the Dataset page")
+    if note:
+        show_info(note)
 
 
 def compare_view(large: LargeFile):
     """Cross-validate the sidebar's NB / AODE methods on every row of the large file; the
     finished :class:`~explorer.comparison.Comparison` (its views are the page's), or None."""
+    _show_taken_note(large)
     chosen = state.selected_methods()
     methods = engine_methods(chosen)
     left_out = left_out_methods(chosen)
@@ -1156,8 +1250,6 @@ def compare_view(large: LargeFile):
         "n_splits": int(st.session_state.get("folds", state.FOLD_CHOICES[0])),
         "seed": state.SEED,
     }
-    if large.categorical:  # part of the settings: in the key, passed to the engine
-        run["categorical"] = list(large.categorical)
     # a what-if change after a first comparison rescans at once, as the in-memory page
     # re-smooths at once; before it, nothing scans the file until the button is pressed
     compared = st.session_state.setdefault(_COMPARED, set())
@@ -1165,11 +1257,17 @@ def compare_view(large: LargeFile):
     params = {m: p for m, p in state.run_settings().params().items() if m in methods}
     if params:
         run["params"] = params
-    key = _compare_key(large, methods, run)
+
+    def key_of(file: LargeFile) -> str:
+        return _compare_key(file, methods, run)
+
+    key = key_of(large)
     # a what-if after a comparison re-scores the changed methods only (a pass per method)
     earlier = None if key in _results() else _earlier_compare(base_key, params, methods)
     st.session_state.setdefault(_COMPARE_RUNS, {})[key] = (base_key, params)
-    work = _compare(large.target, methods, run, earlier)
+    # the file's categorical columns: part of the settings, in the key (_compare_key)
+    engine_run = {**run, **({"categorical": list(large.categorical)} if large.categorical else {})}
+    work = _compare(large.target, methods, engine_run, earlier, large.chosen)
     has_aode = any(registry.method(m).family == "aode" for m in methods)
     steps = _COMPARE_STEPS[has_aode]
     if has_aode:  # before the button: the pair scan's memory is the server's
@@ -1181,7 +1279,7 @@ def compare_view(large: LargeFile):
         args=("compare", key, work, large, steps),
         type="primary",
     )
-    comparison = _scan_of("compare", key, work, large, auto=base_key in compared, steps=steps)
+    comparison = _scan_of("compare", key_of, work, large, auto=base_key in compared, steps=steps)
     if comparison is not None:
         compared.add(base_key)
         # the key's settings: the scan ran with them

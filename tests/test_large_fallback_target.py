@@ -202,3 +202,98 @@ def test_the_command_line_names_the_way_on_and_takes_no_target(rooted, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith("pick a column with fewer classes."), err
+
+
+def _infos(at: AppTest) -> str:
+    return " ".join(unescape(i.value) for i in at.info)
+
+
+def _errors(at: AppTest) -> list[str]:
+    return [unescape(e.value) for e in at.error]
+
+
+def test_a_link_to_concentrations_takes_the_fallback_target(rooted):
+    """A link straight to the Concentrations page (no ``large_target``) showed the last
+    column's error; the Dataset page took another column. The same rule applies on every
+    page that first scans the file, and the note says where to choose another."""
+    at = open_app("pages/concentrations.py", clean=False, large_file="customers.parquet")
+    assert_clean(at)
+    infos = _infos(at)
+    assert "The target 'customer' has 300 different values" in infos
+    assert "So the target is 'region' for now" in infos
+    assert "choose it under Target column on the Dataset page" in infos
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows counted"] == f"{_frame()['region'].notna().sum():,}"
+    assert at.query_params["large_target"] == "region"  # the link names the target now
+    at.switch_page(PAGE).run()  # the Dataset page shows the same target and note
+    assert_clean(at)
+    assert _target_box(at).value == "region"
+    assert "So the target is 'region' for now" in _infos(at)
+
+
+def test_a_link_to_compare_takes_the_fallback_target(rooted):
+    at = open_app("pages/compare.py", clean=False, large_file="customers.parquet", methods="HEB-M")
+    assert_clean(at)
+    at.button(key="large_go").click().run()
+    assert_clean(at)
+    assert "So the target is 'region' for now" in _infos(at)
+    grid = next(d for d in at.dataframe if "method" in d.value.columns)
+    assert list(grid.value["method"]) == ["HEB-M"]
+    captions = " ".join(c.value for c in at.caption)
+    assert f"{_frame()['region'].notna().sum():,} rows seen" in captions
+
+
+def test_choosing_the_taken_target_by_hand_drops_the_note(rooted):
+    """Once the user picks the column (another first, then it again), the choice is theirs:
+    the "taken for you" note came back with it."""
+    at = open_app(PAGE, clean=False, large_file="customers.parquet")
+    assert "So the target is 'region' for now" in _infos(at)
+    _target_box(at).set_value("plan").run()
+    assert "So the target is" not in _infos(at)
+    _target_box(at).set_value("region").run()
+    assert_clean(at)
+    assert _target_box(at).value == "region"
+    assert "So the target is" not in _infos(at)
+    assert {m.label: m.value for m in at.metric}["Target"] == "region"
+
+
+def _two_exports(root, with_flag: bool = True) -> None:
+    """Two exports in one file: 'grade' (the first text candidate) has values only in rows
+    where every feature is empty, so its own scan fails; 'flag' is filled where 'grade'
+    is not. The last column is empty."""
+    rows = np.arange(ROWS)
+    first = rows < ROWS // 2
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame(
+        {
+            "x": np.where(first, rng.random(ROWS), np.nan),
+            "flag": np.where(first, rng.integers(0, 2, ROWS), np.nan),
+            "grade": np.where(first, None, rng.choice(["A", "B"], ROWS)),
+            "customer": [None] * ROWS,
+        }
+    )
+    if not with_flag:
+        frame = frame.drop(columns="flag")
+    frame.to_parquet(root / ("two.parquet" if with_flag else "none.parquet"), index=False)
+
+
+def test_a_fallback_whose_scan_fails_gives_way_to_the_next(rooted):
+    """The first candidate's own scan failed and its error was shown (naming a column the
+    user never chose); the next candidate is tried."""
+    _two_exports(rooted)
+    at = open_app(PAGE, clean=False, large_file="two.parquet")
+    assert_clean(at)
+    assert _target_box(at).value == "flag"
+    infos = _infos(at)
+    assert "The target column 'customer' has no values. So the target is 'flag' for now" in infos
+    assert "(whole numbers, 2 values)" in infos
+    assert {m.label: m.value for m in at.metric}["Rows with a target"] == f"{ROWS // 2:,}"
+
+
+def test_when_no_fallback_scan_works_the_last_column_s_error_is_said(rooted):
+    _two_exports(rooted, with_flag=False)
+    at = open_app(PAGE, clean=False, large_file="none.parquet")
+    assert not at.exception
+    assert _target_box(at).value == "customer"
+    assert _errors(at) == ["The target column 'customer' has no values."]
+    assert "So the target is" not in _infos(at)
