@@ -756,6 +756,8 @@ class TakenTarget:
     error: str
     kind: str
     distinct: int
+    #: nearer candidates whose own scan failed
+    passed_over: tuple[str, ...] = ()
 
 
 def _for_target(run, target: str, chosen: bool):
@@ -781,13 +783,17 @@ def _for_target(run, target: str, chosen: bool):
             from heb.scale.target_choice import fallback_targets
 
             report(0.0, "Looking for a column that reads as classes")
+            passed_over = []
             for column, kind, distinct in fallback_targets(engine):
                 report(0.0, f"Trying the column {column} as the target")
                 try:
                     result = run(engine, report, column)
                 except DataError:  # its own scan fails (e.g. no feature where it has values)
+                    passed_over.append(column)
                     continue
-                return TakenTarget(result, column, target, str(error), kind, distinct)
+                return TakenTarget(
+                    result, column, target, str(error), kind, distinct, tuple(passed_over)
+                )
             raise
 
     return work
@@ -813,7 +819,13 @@ def taken_note(large: LargeFile, where: str) -> str | None:
     if taken is None or taken.target != large.target:
         return None
     return taken_target_note(
-        taken.error, taken.target, taken.last, taken.kind, taken.distinct, where
+        taken.error,
+        taken.target,
+        taken.last,
+        taken.kind,
+        taken.distinct,
+        where,
+        taken.passed_over,
     )
 
 

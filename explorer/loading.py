@@ -40,6 +40,7 @@ from heb.data import (
 from heb.data.dataset import join_names, quote
 from heb.data.targets import FEW_CLASSES, TARGET_CANDIDATES, fallback_targets
 from heb.evaluate.folds import evaluated_data
+from heb.text import and_list
 
 __all__ = [
     "WorkingData",
@@ -181,15 +182,26 @@ def _another_target(digest: str, payload: bytes, filename: str, error: DataError
 
 
 def taken_target_note(
-    error: Exception, column: str, last: str, kind: str, distinct: int, where: str = "below"
+    error: Exception | str,
+    column: str,
+    last: str,
+    kind: str,
+    distinct: int,
+    where: str = "below",
+    passed_over: tuple[str, ...] = (),
 ) -> str:
-    """Why ``column`` is the target for now: the last column's ``error``, and which of
-    :func:`fallback_targets` (the in-memory ones or the engine's) was taken; the Target
-    column picker is ``where`` the note is shown."""
+    """Why ``column`` is the target for now: the last column's ``error`` (or its text), and
+    which of :func:`fallback_targets` (the in-memory ones or the engine's) was taken; the
+    Target column picker is ``where`` the note is shown. ``passed_over``: nearer ones that
+    could not be the target (their own scan failed), named so "the nearest" stays true."""
+    nearer = ""
+    if passed_over:
+        names = and_list([quote(name) for name in passed_over])
+        nearer = f" and can be the target ({names}, nearer, cannot)"
     return (
         f"{error} So the target is {quote(column)} for now: the nearest column left of "
-        f"{quote(last)} that reads as classes ({kind}, {distinct} values). To predict "
-        f"another column, choose it under Target column {where}."
+        f"{quote(last)} that reads as classes ({kind}, {distinct} values){nearer}. To "
+        f"predict another column, choose it under Target column {where}."
     )
 
 

@@ -286,7 +286,8 @@ def test_a_fallback_whose_scan_fails_gives_way_to_the_next(rooted):
     assert _target_box(at).value == "flag"
     infos = _infos(at)
     assert "The target column 'customer' has no values. So the target is 'flag' for now" in infos
-    assert "(whole numbers, 2 values)" in infos
+    # 'grade' is nearer and reads as classes: "the nearest" names it
+    assert "(whole numbers, 2 values) and can be the target ('grade', nearer, cannot)." in infos
     assert {m.label: m.value for m in at.metric}["Rows with a target"] == f"{ROWS // 2:,}"
 
 
