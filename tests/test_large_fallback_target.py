@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import assert_clean, open_app, unescape
+from test_app import APP, TIMEOUT, assert_clean, open_app, unescape
 
 from explorer import loading
 from heb.data import DataError
@@ -204,6 +204,16 @@ def test_the_command_line_names_the_way_on_and_takes_no_target(rooted, capsys):
     assert err.endswith("pick a column with fewer classes."), err
 
 
+def open_direct(page: str, **query: str) -> AppTest:
+    """The app opened at ``page`` from a link (``/concentrations?large_file=...``): its
+    first run is that page's (:func:`test_app.open_app` runs the Dataset page first)."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.switch_page(page)
+    return at.run()
+
+
 def _infos(at: AppTest) -> str:
     return " ".join(unescape(i.value) for i in at.info)
 
@@ -216,7 +226,8 @@ def test_a_link_to_concentrations_takes_the_fallback_target(rooted):
     """A link straight to the Concentrations page (no ``large_target``) showed the last
     column's error; the Dataset page took another column. The same rule applies on every
     page that first scans the file, and the note says where to choose another."""
-    at = open_app("pages/concentrations.py", clean=False, large_file="customers.parquet")
+    at = open_direct("pages/concentrations.py", large_file="customers.parquet")
+    assert "describe" not in repr(list(at.session_state["_large_results"]))  # this page's scan
     assert_clean(at)
     infos = _infos(at)
     assert "The target 'customer' has 300 different values" in infos
@@ -232,7 +243,7 @@ def test_a_link_to_concentrations_takes_the_fallback_target(rooted):
 
 
 def test_a_link_to_compare_takes_the_fallback_target(rooted):
-    at = open_app("pages/compare.py", clean=False, large_file="customers.parquet", methods="HEB-M")
+    at = open_direct("pages/compare.py", large_file="customers.parquet", methods="HEB-M")
     assert_clean(at)
     at.button(key="large_go").click().run()
     assert_clean(at)
@@ -298,3 +309,18 @@ def test_when_no_fallback_scan_works_the_last_column_s_error_is_said(rooted):
     assert _target_box(at).value == "customer"
     assert _errors(at) == ["The target column 'customer' has no values."]
     assert "So the target is" not in _infos(at)
+
+
+def test_the_last_column_chosen_after_a_taken_one_is_refused_on_concentrations(rooted):
+    """The Concentrations scan kept for the last column by default (another column taken)
+    is not the one of the last column chosen by hand: that one's error is said, and no
+    column is taken for it again."""
+    at = open_direct("pages/concentrations.py", large_file="customers.parquet")
+    assert "So the target is 'region' for now" in _infos(at)
+    at.switch_page(PAGE).run()
+    _target_box(at).set_value("customer").run()
+    at.switch_page("pages/concentrations.py").run()
+    assert not at.exception
+    assert any("The target 'customer' has 300 different values" in e for e in _errors(at))
+    assert "So the target is" not in _infos(at)
+    assert at.query_params["large_target"] == "customer"
