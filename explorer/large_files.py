@@ -766,7 +766,10 @@ def _for_target(run, target: str, chosen: bool):
 
     When ``target`` is the last column by default (not ``chosen``) and ``run`` fails on it
     with a :class:`~heb.data.DataError` (an ID, one value, a measurement, an empty
-    column), ``run`` is tried on each of the engine's fallback targets in turn (the
+    column: :func:`~heb.scale.counting.check_target_values` refuses it; a last column
+    that is a fine target keeps its error, so a comparison failing for another reason is
+    not run again per candidate), ``run`` is tried on each of the engine's fallback
+    targets in turn (the
     in-memory upload's rule, :func:`explorer.loading._another_target`; at most
     :data:`~heb.data.targets.TARGET_CANDIDATES`): the first that works is a
     :class:`TakenTarget`. When none does, the last column's error is raised (the one
@@ -778,7 +781,7 @@ def _for_target(run, target: str, chosen: bool):
         try:
             return run(engine, report, target)
         except DataError as error:
-            if chosen:
+            if chosen or _can_be_target(engine, target):
                 raise
             from heb.scale.target_choice import fallback_targets
 
@@ -797,6 +800,17 @@ def _for_target(run, target: str, chosen: bool):
             raise
 
     return work
+
+
+def _can_be_target(engine, column: str) -> bool:
+    """Whether ``column``'s values pass the target check (a scan of that column alone)."""
+    from heb.scale.counting import check_target_values
+
+    try:
+        check_target_values(engine, column)
+    except DataError:
+        return False
+    return True
 
 
 def _take(large: LargeFile, taken: TakenTarget, key_of) -> None:

@@ -324,3 +324,32 @@ def test_the_last_column_chosen_after_a_taken_one_is_refused_on_concentrations(r
     assert any("The target 'customer' has 300 different values" in e for e in _errors(at))
     assert "So the target is" not in _infos(at)
     assert at.query_params["large_target"] == "customer"
+
+
+def test_a_last_column_that_is_a_fine_target_keeps_its_error(rooted, monkeypatch):
+    """Another column is taken only when the last column fails the target check itself:
+    one of two values whose rows have no feature keeps its error (the comparison of a
+    last column failing for another reason was run again for each candidate)."""
+    rows = np.arange(ROWS)
+    first = rows < ROWS // 2
+    rng = np.random.default_rng(3)
+    pd.DataFrame(
+        {
+            "x": np.where(first, rng.random(ROWS), np.nan),
+            "grade": np.where(first, rng.choice(["A", "B"], ROWS), None),  # a candidate
+            "y": np.where(first, None, rng.choice(["yes", "no"], ROWS)),
+        }
+    ).to_parquet(rooted / "apart.parquet", index=False)
+    tried = []
+    check = counting_module.check_target_values
+    monkeypatch.setattr(
+        counting_module,
+        "check_target_values",
+        lambda engine, column: tried.append(column) or check(engine, column),
+    )
+    at = open_app(PAGE, clean=False, large_file="apart.parquet")
+    assert not at.exception
+    assert _target_box(at).value == "y"
+    assert "So the target is" not in _infos(at)
+    assert len(_errors(at)) == 1 and "'grade'" not in _errors(at)[0]
+    assert "grade" not in tried
