@@ -26,7 +26,10 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     scores, ranks, result = tables["scores"], tables["avg_ranks"], tables["friedman"]
     footer = bench.benchmark_footer(frame, state.current_settings())
     data = ranks.rename_axis("method").reset_index()
-    show_figure(fig, data, f"cd-{metric}", key=f"cd_{metric}", footer=footer)
+    # its labels sit in margins of fixed pixels: its own width, scrolling on a phone
+    show_figure(
+        fig, data, f"cd-{metric}", key=f"cd_{metric}", footer=footer, min_width=fig.layout.width
+    )
     cols = st.columns(4)
     cols[0].metric("Friedman chi²", f"{result['chi2']:.2f}")
     cols[1].metric("p-value", format_p(result["p_value"]))

@@ -18,7 +18,7 @@ from heb import registry
 from heb.data import pipeline_io
 from heb.data.preprocess import MISSING_LABEL
 from heb.evaluate.hierarchy_specs import hierarchies_text
-from heb.figures.explain import contribution_figure, contribution_frame
+from heb.figures.explain import contribution_figure, contribution_frame, contribution_min_width
 from heb.figures.style import escape as figure_escape
 
 ensure_entry_point()
@@ -301,7 +301,13 @@ with guard("fitting the models"):
     )
     fig = contribution_figure(frame, smoothers, title, target_name=target_name)
     shown = frame.rename(columns={s: SMOOTHER_LABELS[s] for s in smoothers})
-    show_figure(fig, shown, f"explain-row-{shown_row}", key="explain_fig")
+    show_figure(
+        fig,
+        shown,
+        f"explain-row-{shown_row}",
+        key="explain_fig",
+        min_width=contribution_min_width(fig),  # its labels and bars, scrolling on a phone
+    )
     st.caption(
         f"The odds of **{escape(target_name)}** (A) against **{escape(reference_name)}** (B): "
         "a bar right of 0 favours A, left of 0 favours B. The prior row is "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -9,16 +11,33 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from heb.explain import Explanation, decisive_features
-from heb.figures.style import NEUTRAL_COLOR, escape, method_color, method_label, style
+from heb.figures.style import (
+    FONT_SIZE,
+    NEUTRAL_COLOR,
+    escape,
+    method_color,
+    method_label,
+    style,
+)
 from heb.text import short_labels, shorten
 
-__all__ = ["MAX_FEATURE_BARS", "PRIOR_ROW", "contribution_frame", "contribution_figure"]
+__all__ = [
+    "MAX_FEATURE_BARS",
+    "PRIOR_ROW",
+    "contribution_figure",
+    "contribution_frame",
+    "contribution_min_width",
+]
 
 #: features drawn at most (those with the largest contribution); the rest are summed
 MAX_FEATURE_BARS = 15
 PRIOR_ROW = "(prior: class frequencies)"
 #: pixels of the x axis title's second line
 AXIS_TITLE_LINE = 22
+#: a generous width of one character of a label, in em (as the CD diagram's margins)
+_CHAR_EM = 0.6
+#: pixels the bars keep at least, and the legend's swatch and padding beside its text
+_MIN_BARS_PX, _LEGEND_PAD_PX = 200, 60
 #: characters of a bar's label ("feature = value") at most, the full text in its hover: a
 #: 300-character category took the whole chart's width and squeezed the bars to a strip;
 #: the name and the value get half each, so a long name leaves its value in sight
@@ -109,3 +128,18 @@ def contribution_figure(
     fig.update_xaxes(title_text=f"log-odds contribution (nats)<br>+ favours {escape(favoured)}")
     style(fig, title, 160 + len(shown) * (14 + 9 * len(models)) + AXIS_TITLE_LINE)
     return fig.update_layout(margin={"b": fig.layout.margin.b + AXIS_TITLE_LINE})
+
+
+def contribution_min_width(fig: go.Figure) -> int:
+    """Pixels a :func:`contribution_figure` needs to show its bars: its longest bar label
+    (the y axis's margin grows to hold it), at least 200 px of bars and the legend.
+
+    Narrower (a phone's 356 px), the labels took the width and left the bars a strip of
+    60 px; a page draws the figure at least this wide and lets it scroll sideways.
+    """
+    labels = [html.unescape(str(label)) for trace in fig.data for label in trace.y]
+    legend = [html.unescape(str(trace.name)) for trace in fig.data]
+    chars = max(map(len, labels), default=0)
+    legend_chars = max(map(len, legend), default=0)
+    text_px = math.ceil(_CHAR_EM * FONT_SIZE * (chars + legend_chars))
+    return text_px + _MIN_BARS_PX + _LEGEND_PAD_PX

@@ -1,0 +1,90 @@
+"""An analyst's trial of the app on their own files (a phone among the screens): what it
+found, each as a test that failed before its fix."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import plotly.graph_objects as go
+from streamlit.testing.v1 import AppTest
+
+from heb.figures.explain import contribution_figure, contribution_frame, contribution_min_width
+from heb.figures.style import FONT_SIZE
+from tests.test_app import APP, TIMEOUT, assert_clean
+
+#: a phone's column (390 px screen less the page's padding)
+PHONE_COLUMN_PX = 356
+
+
+def _min_widths(at: AppTest) -> dict[str, int]:
+    """The chart keys a page's style keeps at least so many pixels wide."""
+    rule = re.compile(
+        r"\.st-key-(\w+) > \[data-testid=\"stFullScreenFrame\"\] \{ min-width: (\d+)px"
+    )
+    found = {}
+    for element in at.get("html"):
+        found.update({key: int(px) for key, px in rule.findall(element.proto.body)})
+    return found
+
+
+def test_the_cd_diagram_keeps_its_own_width_on_a_phone_and_scrolls():
+    """On a 390 px phone the diagram's method labels (fixed-pixel margins, ~330 px) left
+    the rank axis 26 px: the ranks 1 to 5 printed over each other. It now keeps the width
+    it is drawn for and scrolls sideways."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["methods"] = "Laplace,m-estimate,TE,HEB-U,HEB-M"
+    at.run()
+    at.switch_page("pages/benchmark.py")
+    at.run()
+    at.multiselect(key="w_bench_datasets").set_value(
+        ["builtin:iris", "builtin:wine", "builtin:known-truth"]
+    ).run()
+    at.button(key="bench_run").click().run()
+    assert_clean(at)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    layout = spec["layout"]
+    margins = layout["margin"]["l"] + layout["margin"]["r"]
+    assert margins > PHONE_COLUMN_PX - 40  # why a phone's column cannot hold it
+    widths = _min_widths(at)
+    assert widths.get("cd_accuracy") == layout["width"]
+    assert widths["cd_accuracy"] >= margins + 40 * 4  # 40 px a rank, as exported
+
+
+def _explain_figure(feature: str, value: str) -> go.Figure:
+    from heb import NaiveBayes
+    from heb.explain import explain
+
+    X = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
+    y = np.array([0, 0, 1, 1])
+    models = {name: NaiveBayes(smoother=name).fit(X, y) for name in ("laplace", "heb-m")}
+    explanations = {
+        name: explain(model, X[:1], target=1, reference=0) for name, model in models.items()
+    }
+    frame = contribution_frame(explanations, [feature, "b"], [value, "x"])
+    return contribution_figure(frame, list(models), "Row 0")
+
+
+def test_the_explain_figure_is_drawn_wide_enough_for_its_labels_and_bars():
+    """Its bar labels ("monthly_charges = [44.818, 53.278)") took a phone's column and left
+    the bars a 60 px strip; its minimum width holds the longest label and 200 px of bars."""
+    short = contribution_min_width(_explain_figure("a", "1"))
+    long_label = "monthly_charges = [44.818, 53.278)"
+    wide = contribution_min_width(_explain_figure("monthly_charges", "[44.818, 53.278)"))
+    assert wide - short >= 0.5 * FONT_SIZE * (len(long_label) - len("(prior: class frequencies)"))
+    assert wide > PHONE_COLUMN_PX + 200
+    # an escaped label (&lt;) counts as the character it shows
+    escaped = contribution_min_width(_explain_figure("a<b", "1"))
+    assert escaped == contribution_min_width(_explain_figure("a-b", "1"))
+
+
+def test_the_explain_page_keeps_its_figure_that_wide():
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["dataset"] = "builtin:iris"
+    at.run()
+    at.switch_page("pages/explain.py")
+    at.run()
+    assert_clean(at)
+    widths = _min_widths(at)
+    assert widths.get("explain_fig", 0) > PHONE_COLUMN_PX
