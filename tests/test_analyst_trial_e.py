@@ -88,3 +88,27 @@ def test_the_explain_page_keeps_its_figure_that_wide():
     assert_clean(at)
     widths = _min_widths(at)
     assert widths.get("explain_fig", 0) > PHONE_COLUMN_PX
+
+
+def test_the_cli_says_how_to_leave_a_date_column_out(tmp_path, capsys):
+    """``heb bench`` printed the Dataset page's advice, "leave it out (Columns to leave
+    out)", for a column of dates: a control the command line does not have. It now names
+    ``--drop`` beside the page's control."""
+    from heb.cli import main
+
+    rng = np.random.default_rng(0)
+    days = [f"2025-{m:02d}-{d:02d}" for m in (1, 2) for d in range(1, 29)]
+    rows = ["order_date,store,returned"] + [
+        f"{rng.choice(days)},{rng.choice(list('ABC'))},{rng.choice(['kept', 'back'])}"
+        for _ in range(300)
+    ]
+    path = tmp_path / "orders.csv"
+    path.write_text("\n".join(rows) + "\n")
+    code = main(
+        ["bench", str(path), "--methods", "laplace", "--folds", "2", "--no-figures"]
+        + ["--no-cache", "-o", str(tmp_path / "out")]
+    )
+    assert code == 0
+    said = capsys.readouterr()
+    (line,) = [x for x in (said.out + said.err).splitlines() if "holds dates" in x]
+    assert "--drop" in line

@@ -292,12 +292,15 @@ def date_note(column: str, example: str, days: int, more: int = 0) -> str:
     columns like it), read as categories, on the in-memory and the DuckDB CSV path: each
     day is a category of its own, seen in a few rows, which says little about a row of a
     day not in the training folds (the Explain page then named a student's signup date as
-    the feature the smoothers disagreed on most)."""
+    the feature the smoothers disagreed on most). The same note reaches the app and the
+    command line (``heb bench`` reads files the same way), so it names both ways to leave
+    the column out: it named the page's "Columns to leave out" alone, which ``heb bench``
+    users do not have."""
     return (
         f"Column {quote(column)}{_others(more)} holds dates such as {quote(example)}, read as "
         f"categories: each of its {days:,} dates is a category of its own, seen in few rows, "
-        "so it says little about a new row; leave it out (Columns to leave out) or add its "
-        "month or weekday to the file as a column."
+        "so it says little about a new row; leave it out (the Dataset page's Columns to leave "
+        "out, --drop on the command line) or add its month or weekday to the file as a column."
     )
 
 
