@@ -16,6 +16,8 @@ from tests.test_app import APP, TIMEOUT, assert_clean
 
 #: a phone's column (390 px screen less the page's padding)
 PHONE_COLUMN_PX = 356
+#: pixels of one character of a label at the figures' type (0.6 em)
+CHAR_PX = 0.6 * FONT_SIZE
 
 
 def _min_widths(at: AppTest) -> dict[str, int]:
@@ -112,3 +114,53 @@ def test_the_cli_says_how_to_leave_a_date_column_out(tmp_path, capsys):
     said = capsys.readouterr()
     (line,) = [x for x in (said.out + said.err).splitlines() if "holds dates" in x]
     assert "--drop" in line
+
+
+def _heatmap(names: list[str]) -> go.Figure:
+    from explorer.display import _apply_style
+    from heb import NaiveBayes, figures
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(200, len(names)))
+    y = rng.integers(0, 2, 200)
+    model = NaiveBayes(smoother="heb-m").fit(X, y)
+    fig = figures.concentration_heatmap(model.concentrations_, names, ["a", "b"])
+    _apply_style(fig)  # as the app draws and exports it
+    return fig
+
+
+def test_an_exported_footer_sits_under_long_turned_column_names():
+    """A heatmap of columns named like 'customer_lifetime_value_segment_2024' exported
+    with its footer: the names, turned 30 degrees, ran through the footer (placed from the
+    plot's height, which a legend and the labels had both shrunk)."""
+    from heb.figures.footer import _bottom_label_room, with_footer
+
+    names = ["customer_lifetime_value_segment_2024", "preferred_contact_channel", "region"]
+    fig = _heatmap(names)
+    room = _bottom_label_room(fig)
+    # the longest label (cut to 30 characters) at 30 degrees: half its length, at least
+    assert room >= 0.5 * CHAR_PX * 30 - FONT_SIZE
+    out = with_footer(fig, "dataset=upload:x · n_bins=10")
+    note = out.layout.annotations[-1]
+    # placed in pixels under the plot's bottom edge, past the labels: whatever the plot's
+    # height turns out to be (the legend grows the top margin when drawn)
+    assert (note.y, note.yref, note.yanchor) == (0, "paper", "top")
+    assert -note.yshift >= fig.layout.margin.b + room
+    assert out.layout.margin.b - fig.layout.margin.b >= room + 16
+    # short names at their usual angle get little room; a numeric axis none
+    assert _bottom_label_room(_heatmap(["a", "b", "c"])) < room / 4
+    assert _bottom_label_room(go.Figure(go.Scatter(x=[0, 1], y=[0, 1]))) == 0
+
+
+def test_an_exported_footer_keeps_the_legend_where_it_was():
+    """The legend sits in container units, a share of the height: the footer's taller
+    figure slid it 38 px down into the plot, which plotly pushed down under it."""
+    from heb.figures.footer import with_footer
+
+    fig = _heatmap(["a", "b", "c"])
+    assert fig.layout.legend.yref == "container"
+    out = with_footer(fig, "dataset=upload:x · n_bins=10 · " + " · ".join(["s=1"] * 30))
+    before = (1 - fig.layout.legend.y) * fig.layout.height
+    after = (1 - out.layout.legend.y) * out.layout.height
+    assert abs(after - before) < 1e-6
+    assert out.layout.height > fig.layout.height
