@@ -12,7 +12,7 @@ from explorer.errors import escape, guard
 from explorer.references import rank_sentences
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
-from heb import registry
+from heb import figures, registry
 from heb.evaluate.paper import format_p
 
 ensure_entry_point()
@@ -26,9 +26,15 @@ def metric_report(key: str, frame: pd.DataFrame, metric: str) -> None:
     scores, ranks, result = tables["scores"], tables["avg_ranks"], tables["friedman"]
     footer = bench.benchmark_footer(frame, state.current_settings())
     data = ranks.rename_axis("method").reset_index()
-    # its labels sit in margins of fixed pixels: its own width, scrolling on a phone
+    # its labels sit in margins of fixed pixels: a phone's column scrolls rather than
+    # squeezing its rank axis
     show_figure(
-        fig, data, f"cd-{metric}", key=f"cd_{metric}", footer=footer, min_width=fig.layout.width
+        fig,
+        data,
+        f"cd-{metric}",
+        key=f"cd_{metric}",
+        footer=footer,
+        min_width=figures.cd_min_width(fig),
     )
     cols = st.columns(4)
     cols[0].metric("Friedman chi²", f"{result['chi2']:.2f}")

@@ -11,7 +11,7 @@ paper's Figure 2), :mod:`~heb.figures.export` (PNG / SVG bytes) and
 the legend under the title, one fixed colour per method.
 """
 
-from heb.figures.cd import cd_diagram
+from heb.figures.cd import cd_diagram, cd_min_width
 from heb.figures.compare import fold_boxes, metric_bars
 from heb.figures.concentrations import (
     aode_concentration_heatmap,
@@ -50,6 +50,7 @@ __all__ = [
     "TITLE_PAD",
     "aode_concentration_heatmap",
     "cd_diagram",
+    "cd_min_width",
     "class_balance_figure",
     "concentration_heatmap",
     "concentration_scatters",

@@ -25,13 +25,16 @@ from heb.figures.style import (
     title_height,
 )
 
-__all__ = ["CD_CHAR_EM", "cd_diagram", "cd_label_font"]
+__all__ = ["CD_CHAR_EM", "cd_diagram", "cd_label_font", "cd_min_width"]
 
 #: a conservative width of one character of a label, in em (Verdana's average; Arial and
 #: Open Sans are narrower), for the margins that hold the labels
 CD_CHAR_EM = 0.6
 #: pixels of the plot per rank of the exported figure's axis, at least (its width follows)
 _PX_PER_RANK = 40
+#: pixels per rank a narrow screen keeps (:func:`cd_min_width`): the rank numbers stay
+#: apart, and the whole diagram fits a 1024 px window with the sidebar open (535 px)
+_MIN_PX_PER_RANK = 30
 #: the exported figure's width: plotly's default at least, and at most this
 _MIN_WIDTH, _MAX_WIDTH = 700, 1400
 #: heights above the axis (pixels): major and minor ticks, the CD bracket, the plot's top
@@ -270,3 +273,16 @@ def cd_diagram(
         plot_bgcolor="white",
     )
     return fig
+
+
+def cd_min_width(fig: go.Figure) -> int:
+    """The narrowest width (pixels) at which a :func:`cd_diagram` stays readable: its label
+    margins and 30 px per rank of its axis.
+
+    Its margins are fixed pixels sized for the labels; a phone's 356 px column squeezed the
+    rank axis to 26 px, the numbers 1 to 5 printed over each other. A page draws it at
+    least this wide and lets a narrower column scroll.
+    """
+    low, high = fig.layout.xaxis.range
+    margin = fig.layout.margin
+    return math.ceil(margin.l + margin.r + _MIN_PX_PER_RANK * (high - low))

@@ -36,8 +36,8 @@ PRIOR_ROW = "(prior: class frequencies)"
 AXIS_TITLE_LINE = 22
 #: a generous width of one character of a label, in em (as the CD diagram's margins)
 _CHAR_EM = 0.6
-#: pixels the bars keep at least, and the legend's swatch and padding beside its text
-_MIN_BARS_PX, _LEGEND_PAD_PX = 200, 60
+#: pixels the bars keep at least
+_MIN_BARS_PX = 200
 #: characters of a bar's label ("feature = value") at most, the full text in its hover: a
 #: 300-character category took the whole chart's width and squeezed the bars to a strip;
 #: the name and the value get half each, so a long name leaves its value in sight
@@ -132,14 +132,12 @@ def contribution_figure(
 
 def contribution_min_width(fig: go.Figure) -> int:
     """Pixels a :func:`contribution_figure` needs to show its bars: its longest bar label
-    (the y axis's margin grows to hold it), at least 200 px of bars and the legend.
+    (the y axis's margin grows to hold it) and at least 200 px of bars (the legend runs
+    above them, wrapping).
 
     Narrower (a phone's 356 px), the labels took the width and left the bars a strip of
     60 px; a page draws the figure at least this wide and lets it scroll sideways.
     """
     labels = [html.unescape(str(label)) for trace in fig.data for label in trace.y]
-    legend = [html.unescape(str(trace.name)) for trace in fig.data]
     chars = max(map(len, labels), default=0)
-    legend_chars = max(map(len, legend), default=0)
-    text_px = math.ceil(_CHAR_EM * FONT_SIZE * (chars + legend_chars))
-    return text_px + _MIN_BARS_PX + _LEGEND_PAD_PX
+    return math.ceil(_CHAR_EM * FONT_SIZE * chars) + _MIN_BARS_PX
