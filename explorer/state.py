@@ -149,9 +149,11 @@ def default_spec() -> str:
 def url_spec(value: str | None) -> str | None:
     """``value`` if a URL may name it as the dataset, else None.
 
-    Allowed: ``builtin:NAME`` of a built-in, ``shared:NAME`` of a shared copy or of the
-    paper's catalogue, ``openml:ID`` with a positive integer id. Never a path, a
-    ``file:`` address or anything longer than :data:`MAX_URL_VALUE`.
+    Allowed: ``builtin:NAME`` of a built-in, ``shared:NAME`` of a shared copy,
+    ``openml:ID`` with a positive integer id. A catalogue name without a local copy is its
+    OpenML id (``shared:credit-g``: ``openml:31``), as the sidebar offers it: the shared
+    copy's error named the server's folder. Never a path, a ``file:`` address or anything
+    longer than :data:`MAX_URL_VALUE`.
     """
     if not value or len(value) > MAX_URL_VALUE:
         return None
@@ -160,10 +162,13 @@ def url_spec(value: str | None) -> str | None:
         return None
     if kind == "builtin" and name in BUILTIN_DATASETS:
         return value
-    if kind == "shared" and (
-        name in {entry.name for entry in CATALOGUE} or name in shared_dataset_names()
-    ):
-        return value
+    if kind == "shared":
+        if name in shared_dataset_names():
+            return value
+        entry = next((entry for entry in CATALOGUE if entry.name == name), None)
+        if entry is not None and entry.openml_id is not None:
+            return f"openml:{int(entry.openml_id)}"
+        return None
     if kind == "openml" and _OPENML_ID.fullmatch(name):
         return value
     return None

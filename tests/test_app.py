@@ -738,7 +738,6 @@ def test_a_hostile_data_link_loads_the_default_calmly(value):
     [
         ("builtin:iris", True),
         ("openml:31", True),
-        ("shared:car", True),  # a catalogue name, whether or not a local copy exists
         ("openml:0", False),
         ("openml:1e3", False),
         ("shared:not-a-dataset", False),
@@ -749,6 +748,19 @@ def test_a_hostile_data_link_loads_the_default_calmly(value):
 )
 def test_url_spec_names_only_known_datasets(value, allowed):
     assert (state.url_spec(value) == value) is allowed
+
+
+def test_a_linked_catalogue_name_without_a_local_copy_is_its_openml_id(monkeypatch, tmp_path):
+    """``shared:credit-g`` opened where there is no shared folder showed the shared copy's
+    error, naming the server's folder; the sidebar offers the same entry as OpenML 31."""
+    monkeypatch.setenv("HEB_DATASETS_DIR", str(tmp_path))  # no copies here
+    assert state.url_spec("shared:credit-g") == "openml:31"
+    assert state.url_spec("shared:not-a-dataset") is None
+    at = open_app(clean=False, data="shared:credit-g")  # offline: OpenML's one sentence
+    assert not at.exception
+    shown = " ".join(str(e.value) for e in [*at.error, *at.info, *at.warning, *at.caption])
+    assert "OpenML dataset 31" in shown and str(tmp_path) not in shown
+    assert url(at, "dataset") == "openml:31"
 
 
 def test_user_text_in_notes_and_errors_is_escaped():
