@@ -59,14 +59,15 @@ def lesson_figure(which: str, setting: tuple):
     return figures.concentration_figure(out["concentrations"])
 
 
-def explanation() -> None:
-    """How HEB-H borrows from a code's parent, against HEB-M and Laplace (step 2)."""
+def explanation(unseen: list[str]) -> None:
+    """How HEB-H borrows from a code's parent, against HEB-M and Laplace (step 2);
+    ``unseen``: the prefix's codes with no row in any class (HEB-M's exact 0s)."""
     if not steps.show(2):
         return
     st.markdown(
         "HEB-H goes down the tree: node n's class-c share of its parent p has a Dirichlet "
-        "prior around w, n's pooled share of p shrunk to an even split, with m learned per "
-        "class and level ℓ by Type-II ML (HEB-M's solver):"
+        "prior around w, n's pooled share of p shrunk to an even split; m is learned per "
+        "class and level ℓ by Type-II ML:"
     )
     st.latex(
         r"\hat\theta_{c,n} = \hat\theta_{c,p}\,\frac{N_{c,n} + m_\ell\, w_n}{N_{c,p} + m_\ell}"
@@ -75,8 +76,8 @@ def explanation() -> None:
         # not "times its share w": the factor is m w / (N_c,p + m), far below w where m is
         # small against the prefix's rows (the flat scenario's code level)
         "A code with no row of class c still gets its prefix's class-c estimate times "
-        "m_ℓ w / (N_c,p + m_ℓ): nearly its share w of the prefix where m_ℓ is large against "
-        "the prefix's class-c rows N_c,p, much less where m_ℓ is small. HEB-M instead gives it"
+        "m_ℓ w / (N_c,p + m_ℓ): nearly w if m_ℓ is large against N_c,p, far less if "
+        "small. HEB-M gives it"
     )
     st.latex(r"\hat\theta_{c,v} = \frac{N_{c,v} + m\, \bar t_v}{N_c + m}")
     st.markdown(
@@ -84,6 +85,23 @@ def explanation() -> None:
         # (N_c,v + 1) / (N_c + K): 1 / (N_c + K) is the unseen code's alone
         "with t̄ the flat pooled marginal, and Laplace gives each such code 1 / (N_c + K). "
         "HEB-H averages the tree and HEB-M per class by their posterior weights."
+        # the presenter's figure drew HEB-M at exactly 0 with no word of why (outside the
+        # presenter mode the caption under the figure says it, unseen_note)
+        + (f" {zero_sentence(unseen)}" if unseen and steps.presenting else "")
+    )
+
+
+def zero_sentence(unseen: list[str]) -> str:
+    """Why HEB-M's line drops to exactly 0 (the presenter's step 2, beside the figure):
+    the codes with no row in any class (named up to three), whose t̄ is 0."""
+    if len(unseen) <= 3:
+        named = and_list([escape(code) for code in unseen])
+        where = f"code {named}" if len(unseen) == 1 else f"codes {named}"
+    else:
+        where = f"{len(unseen)} of these codes"
+    return (
+        f"HEB-M is 0 at {where}: no row in any class, so t̄ = 0 there (a classifier "
+        "skips such a code: no veto)."
     )
 
 
@@ -215,8 +233,9 @@ def lesson_view() -> None:
                 "Rows per class", ROW_CHOICES, **page_setting("hier_rows", 200, ROW_CHOICES)
             )
             seed = st.select_slider("Random draw", SEEDS, **page_setting("hier_seed", 0, SEEDS))
+        setting = (int(n_rows), str(scenario), int(seed))
         with notes:
-            explanation()
+            explanation(study(*setting)["unseen"])
         if not steps.presenting:  # the source: outside the presenter's screen
             truth = SYNTHETIC_SCENARIOS[scenario]
             known = (
@@ -232,7 +251,6 @@ def lesson_view() -> None:
             )
 
     with right:
-        setting = (int(n_rows), str(scenario), int(seed))
         out = study(*setting)
         label = out["labels"][out["leaf"]]
         l1 = out["l1"].set_index("smoother")["mean l1 error"]
