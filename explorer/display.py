@@ -163,13 +163,19 @@ def _apply_style(fig) -> None:
         font={"size": FIGURE_FONT_SIZE, "color": FIGURE_TEXT_COLOR},
         title={"font": {"size": FIGURE_FONT_SIZE + 4}},
     )
-    axis_fonts = {
-        "tickfont": {"size": FIGURE_FONT_SIZE - 1},
-        "title_font": {"size": FIGURE_FONT_SIZE + 1},
-    }
-    fig.update_xaxes(**axis_fonts)
-    fig.update_yaxes(**axis_fonts)
+    fig.for_each_xaxis(_axis_fonts)
+    fig.for_each_yaxis(_axis_fonts)
     _below_modebar(fig)
+
+
+def _axis_fonts(axis) -> None:
+    """An axis's tick labels and title at the app's sizes, or at the figure's own where it
+    asks for larger (the Corollary 1 figure's, for a projector): this styling once set
+    every axis to these sizes, so a figure could not make its axis text any larger."""
+    axis.update(
+        tickfont_size=max(FIGURE_FONT_SIZE - 1, axis.tickfont.size or 0),
+        title_font_size=max(FIGURE_FONT_SIZE + 1, axis.title.font.size or 0),
+    )
 
 
 def _below_modebar(fig) -> None:

@@ -5,17 +5,32 @@
   the presenter mode only. The step's text now says it: those codes have no row in any
   class, so HEB-M's prior mean t̄ (the pooled marginal) is 0 there, and a classifier skips
   them (absent evidence), so the 0 vetoes no class.
+- Known truth: the posterior scatter's dots (5 px at opacity 0.45, no outline) were a faint
+  haze on a projector, and the PMF error boxes' dots (5 px, the box's own colour over its
+  fill) hid inside the boxes. Larger, mostly opaque dots with a white outline now.
+- High cardinality, Corollary 1: its half-column plot's axis titles read small; the app's
+  figure styling (explorer.display) set every axis title to 17 px and every tick label to
+  15 px, whatever a figure asked for, so no figure could make them larger. The styling
+  now keeps a figure's larger sizes, and Corollary 1 asks for 18 px titles and 16 px y
+  ticks in the ink colour.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from explorer.display import FIGURE_FONT_SIZE, _apply_style
 from heb.counts import CountTable, category_offsets
+from heb.figures.lessons import high_cardinality as high_figures
+from heb.figures.lessons import known_truth as truth_figures
+from heb.figures.style import INK
 from heb.lessons import hierarchy
+from heb.lessons import high_cardinality as high_lesson
 from heb.smoothing import smooth
 from tests.test_presenter import open_lesson
+from tests.test_trial_v import BODY, contrast
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -68,3 +83,70 @@ def test_hierarchy_outside_the_presenter_keeps_one_zero_note_the_caption():
     at = open_lesson("lesson_hierarchy")
     assert not [t for t in _texts(at) if ZERO in t]
     assert [c.value for c in at.caption if c.value.startswith("HEB-M gives codes 1405 and 1407")]
+
+
+# ------------------------------------------------------------------ known truth
+#: the least a projector shows plainly: dots at least this size (px) and opacity
+LEGIBLE_DOT, LEGIBLE_OPACITY = 7, 0.75
+
+
+def _legible(marker) -> None:
+    assert marker.size >= LEGIBLE_DOT, marker
+    assert (marker.opacity if marker.opacity is not None else 1) >= LEGIBLE_OPACITY, marker
+    # an outline sets each dot off from its neighbours (and a box's dots from its fill)
+    assert marker.line.width and marker.line.width >= 0.5, marker
+    assert marker.line.color == "white", marker
+
+
+def test_known_truth_posterior_dots_are_legible_on_a_projector():
+    rng = np.random.default_rng(0)
+    truth = rng.dirichlet([1.0, 1.0], size=200)
+    posteriors = {"Laplace": truth[::-1], "HEB-M": np.full_like(truth, 0.5)}
+    fig, data = truth_figures.posterior_scatter_figure(truth, posteriors, ["Laplace", "HEB-M"])
+    dots = [trace for trace in fig.data if trace.mode == "markers"]
+    assert [trace.name for trace in dots] == ["Laplace", "HEB-M"]
+    for trace in dots:
+        _legible(trace.marker)
+    assert list(data.columns) == ["true", "Laplace", "HEB-M"]
+
+
+def test_known_truth_error_box_dots_stand_out_from_their_boxes():
+    errors = pd.DataFrame(
+        {"label": ["Laplace"] * 4 + ["HEB-M"] * 4, "l1": np.linspace(0.2, 0.6, 8)}
+    )
+    fig, _ = truth_figures.pmf_error_figure(errors)
+    assert [trace.boxpoints for trace in fig.data] == ["all", "all"]
+    for trace in fig.data:
+        _legible(trace.marker)
+
+
+# ------------------------------------------------------------------ high cardinality
+def _served_vertex_figure():
+    """The Corollary 1 figure as the page draws it: styled by explorer.display."""
+    vertex = high_lesson.vertex_errors([2, 5, 10, 20, 50, 100, 200, 500, 1000], 200)
+    fig, _ = high_figures.vertex_figure(vertex, 420)
+    _apply_style(fig)
+    return fig
+
+
+def test_corollary_1_axis_text_is_large_and_dark_as_served():
+    layout = _served_vertex_figure().layout
+    for axis in (layout.xaxis, layout.yaxis):
+        assert axis.title.font.size >= 18, axis.title
+        assert axis.title.font.color == INK and contrast(INK) >= BODY
+        assert axis.tickfont.color == INK
+    assert layout.yaxis.tickfont.size >= 16
+    # the K/N labels keep the app's size: larger, "0.01" met "0.1" at 1024 px
+    assert layout.xaxis.tickfont.size == FIGURE_FONT_SIZE - 1
+
+
+def test_served_figures_keep_the_app_sizes_unless_they_ask_for_larger():
+    import plotly.graph_objects as go
+
+    plain = go.Figure(go.Scatter(x=[1, 2], y=[1, 2]))
+    small = go.Figure(go.Scatter(x=[1, 2], y=[1, 2])).update_xaxes(tickfont_size=9)
+    for fig in (plain, small):
+        _apply_style(fig)
+        for axis in (fig.layout.xaxis, fig.layout.yaxis):
+            assert axis.tickfont.size == FIGURE_FONT_SIZE - 1
+            assert axis.title.font.size == FIGURE_FONT_SIZE + 1

@@ -8,10 +8,22 @@ import plotly.graph_objects as go
 
 from heb.figures.l1_study import l1_error_figure
 from heb.figures.lessons.parts import curve, lesson_style, readable
-from heb.figures.style import NEUTRAL_COLOR, TRUTH_COLOR, escape, method_color
+from heb.figures.style import FONT_SIZE, INK, NEUTRAL_COLOR, TRUTH_COLOR, escape, method_color
 from heb.lessons.high_cardinality import SEPARATION
 
-__all__ = ["SEPARATION", "theorem1_figure", "reduction_figure", "vertex_figure"]
+__all__ = [
+    "SEPARATION",
+    "VERTEX_AXIS_TITLE_SIZE",
+    "VERTEX_TICK_SIZE",
+    "theorem1_figure",
+    "reduction_figure",
+    "vertex_figure",
+]
+
+#: the Corollary 1 figure's axis titles and y tick labels (pixels): a step above the
+#: lesson template's (16 and 15), which read small on a projector in its half-column plot
+VERTEX_AXIS_TITLE_SIZE = FONT_SIZE + 2
+VERTEX_TICK_SIZE = FONT_SIZE
 
 
 def theorem1_figure(
@@ -95,10 +107,23 @@ def vertex_figure(vertex: pd.DataFrame, height: int = 400) -> tuple[go.Figure, p
         ("HEB-U: m = m_min", "heb_l1", "HEB-U"),
     ):
         x, y = vertex["K_over_N"], vertex[column]
-        fig.add_trace(curve(name, x, y, method_color(method), mode="lines+markers"))
-    fig.update_xaxes(type="log", title="K / N")
+        fig.add_trace(
+            curve(name, x, y, method_color(method), mode="lines+markers", marker={"size": 8})
+        )
+    # on a projector the half-column plot's axis titles and ticks read small: larger
+    # titles and y ticks in the ink colour; the K/N ticks keep the lesson size, since at
+    # 16 px "0.01" met "0.1" in the 241 px wide plot of a 1024 px presenter screen
+    title = {"title_font": {"size": VERTEX_AXIS_TITLE_SIZE, "color": INK}}
+    fig.update_xaxes(type="log", title="K / N", tickfont={"color": INK}, **title)
     # one label per decade: a tall presenter plot added 2 and 5 in every decade
-    fig.update_yaxes(type="log", title="l1 error at p* = e₁", exponentformat="power", dtick=1)
+    fig.update_yaxes(
+        type="log",
+        title="l1 error at p* = e₁",
+        exponentformat="power",
+        dtick=1,
+        tickfont={"size": VERTEX_TICK_SIZE, "color": INK},
+        **title,
+    )
     N = int(vertex["N"].iloc[0])
     # the legend above the plot, as on every lesson figure: inside it, it covered a tick label
     # short lines: the figure is half a column wide ("all 5000 draws" lost its last letter)

@@ -11,10 +11,23 @@ import plotly.graph_objects as go
 from heb.figures.lessons.parts import curve, hover_bar, lesson_style
 from heb.figures.style import TRUTH_COLOR, method_color
 
-__all__ = ["pmf_error_figure", "posterior_scatter_figure", "true_calibration_figure"]
+__all__ = [
+    "BOX_POINT_MARKER",
+    "SCATTER_MARKER",
+    "pmf_error_figure",
+    "posterior_scatter_figure",
+    "true_calibration_figure",
+]
 
 #: markers per smoother in the posterior scatter
 MAX_SCATTER_POINTS = 600
+#: the posterior scatter's markers: on a projector the old 5 px dots at opacity 0.45 were
+#: a faint haze; larger, mostly opaque dots with a thin white outline stay apart where
+#: they crowd (HEB-M's band over Laplace's cloud)
+SCATTER_MARKER = {"size": 7, "opacity": 0.8, "line": {"width": 0.5, "color": "white"}}
+#: each PMF's dot in the error boxes: outlined in white, so the dots inside a box (drawn
+#: in the box's own colour over its half-transparent fill) stand out from it
+BOX_POINT_MARKER = {"size": 7, "opacity": 1.0, "line": {"width": 1, "color": "white"}}
 
 
 def pmf_error_figure(errors: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
@@ -29,8 +42,8 @@ def pmf_error_figure(errors: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
                 boxpoints="all",
                 jitter=0.4,
                 pointpos=0,
-                marker={"color": method_color(label), "size": 5},
-                line={"color": method_color(label)},
+                marker={"color": method_color(label), **BOX_POINT_MARKER},
+                line={"color": method_color(label), "width": 2},
             )
         )
     # a short y title, "per (class, feature)" in the figure's title: on a scaled presenter
@@ -70,7 +83,7 @@ def posterior_scatter_figure(
                 x=x,
                 y=y,
                 mode="markers",
-                marker={"color": method_color(label), "size": 5, "opacity": 0.45},
+                marker={"color": method_color(label), **SCATTER_MARKER},
             )
         )
     fig.add_trace(curve("perfect", [0, 1], [0, 1], TRUTH_COLOR, width=None, dash="dash"))
