@@ -13,6 +13,8 @@
   15 px, whatever a figure asked for, so no figure could make them larger. The styling
   now keeps a figure's larger sizes, and Corollary 1 asks for 18 px titles and 16 px y
   ticks in the ink colour.
+- Calibration, step 1: a bare dashed line stood at the chosen k with no word of what it
+  was; it is labelled "your k = 4", on the side where the rising points leave room.
 """
 
 from __future__ import annotations
@@ -150,3 +152,27 @@ def test_served_figures_keep_the_app_sizes_unless_they_ask_for_larger():
         for axis in (fig.layout.xaxis, fig.layout.yaxis):
             assert axis.tickfont.size == FIGURE_FONT_SIZE - 1
             assert axis.title.font.size == FIGURE_FONT_SIZE + 1
+
+
+# ------------------------------------------------------------------ calibration, step 1
+@pytest.mark.parametrize(
+    ("chosen", "side"), [(1, "top"), (4, "top"), (8, "bottom"), (10, "bottom")]
+)
+def test_calibration_names_its_dashed_line_where_the_points_leave_room(chosen, side):
+    from heb.figures.lessons.calibration import double_counting_figure
+
+    copies = np.arange(1, 11)
+    sweep = {
+        "copies": copies,
+        "log_odds_scale": 1.3 * copies,
+        "ece": 0.02 * copies,
+        **{key: np.full(10, 0.5) for key in ("log_loss", "accuracy", "brier", "mean_confidence")},
+    }
+    fig, _ = double_counting_figure(sweep, chosen)
+    [line] = [shape for shape in fig.layout.shapes if shape.line.dash == "dash"]
+    assert line.x0 == line.x1 == chosen
+    [label] = [note for note in fig.layout.annotations if note.text == f"your k = {chosen}"]
+    assert label.x == chosen and label.yanchor == side
+    # the points rise with k: the label sits above on the right of a small k and below on
+    # the left of a large one, away from them
+    assert label.xanchor == ("left" if side == "top" else "right")

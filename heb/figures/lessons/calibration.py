@@ -57,7 +57,16 @@ def double_counting_figure(sweep: Mapping, chosen: int) -> tuple[go.Figure, pd.D
         yaxis="y2",
     )
     fig.add_trace(ece)
-    fig.add_vline(x=chosen, line_dash="dash", line_color=TRUTH_COLOR)
+    # named: a presenter's class asked what the bare dashed line was. The points rise with
+    # k, so the label goes where they are low: above on the right of a small k, below on
+    # the left of a large one
+    fig.add_vline(
+        x=chosen,
+        line_dash="dash",
+        line_color=TRUTH_COLOR,
+        annotation_text=f"your k = {chosen}",
+        annotation_position="top right" if chosen <= k.max() / 2 else "bottom left",
+    )
     fig.update_xaxes(title="copies k of the feature", dtick=1)
     fig.update_yaxes(
         # short titles and legend names: on a presenter's 1280 x 720 step a two-line title,
