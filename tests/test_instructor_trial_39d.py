@@ -176,3 +176,15 @@ def test_calibration_names_its_dashed_line_where_the_points_leave_room(chosen, s
     # the points rise with k: the label sits above on the right of a small k and below on
     # the left of a large one, away from them
     assert label.xanchor == ("left" if side == "top" else "right")
+
+
+def test_the_concentration_heatmap_is_served_at_the_sizes_it_had():
+    """Its few-label ticks asked for 16 px, which the old styling cut to 15: they ask for
+    the 15 px they were drawn at, so keeping a figure's larger sizes changed nothing there."""
+    from heb.figures.concentrations import concentration_heatmap
+    from tests.test_figures import diagnostics
+
+    fig = concentration_heatmap(diagnostics(), ["a", "b", "c"], ["x", "y"])
+    _apply_style(fig)
+    assert fig.layout.xaxis.tickfont.size == fig.layout.yaxis.tickfont.size == 15
+    assert FIGURE_FONT_SIZE - 1 == 15

@@ -211,7 +211,9 @@ def concentration_heatmap(
         showgrid=False,
         zeroline=False,
         **angle,
-        tickfont={"size": FONT_SIZE - 3 if many else FONT_SIZE},
+        # FONT_SIZE - 1: the app's tick size, which explorer.display's styling once imposed
+        # on every axis; it now keeps a figure's larger size, and these labels stay as drawn
+        tickfont={"size": FONT_SIZE - 3 if many else FONT_SIZE - 1},
     )
     fig.update_yaxes(
         tickmode="array",
@@ -222,7 +224,7 @@ def concentration_heatmap(
         autorange="reversed",
         showgrid=False,
         zeroline=False,
-        tickfont={"size": FONT_SIZE - 3 if n_classes > 20 else FONT_SIZE},
+        tickfont={"size": FONT_SIZE - 3 if n_classes > 20 else FONT_SIZE - 1},
     )
     title = {
         "m": "log10 of the learned concentration m",
