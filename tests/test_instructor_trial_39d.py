@@ -13,6 +13,9 @@
   15 px, whatever a figure asked for, so no figure could make them larger. The styling
   now keeps a figure's larger sizes, and Corollary 1 asks for 18 px titles and 16 px y
   ticks in the ink colour.
+- High cardinality: the metrics read "Laplace, K = 500, N = 200 0.867" and "HEB-U 0.728",
+  naming no measure, and at 1024 px the first label's two lines beside the second's one
+  set the values at two heights. Both now say "mean l1 error"; your (K, N) is in the help.
 - Calibration, step 1: a bare dashed line stood at the chosen k with no word of what it
   was; it is labelled "your k = 4", on the side where the rising points leave room.
 """
@@ -188,3 +191,13 @@ def test_the_concentration_heatmap_is_served_at_the_sizes_it_had():
     _apply_style(fig)
     assert fig.layout.xaxis.tickfont.size == fig.layout.yaxis.tickfont.size == 15
     assert FIGURE_FONT_SIZE - 1 == 15
+
+
+def test_high_cardinality_metrics_name_their_measure_and_keep_k_and_n_in_the_help():
+    at = open_lesson("lesson_high_cardinality", present="1", step="1")
+    labels = [metric.label for metric in at.metric]
+    assert labels == ["Laplace: mean l1 error", "HEB-U: mean l1 error", "HEB-U's reduction"]
+    helps = [metric.proto.help for metric in at.metric[:2]]
+    for name, text in zip(("Laplace", "HEB-U"), helps, strict=True):
+        assert text.startswith(f"{name}'s mean l1 error")
+        assert "at your K = 500, N = 200 (the stars in the figure), over 200 draws of p*" in text
