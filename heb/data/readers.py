@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -254,19 +255,22 @@ def csv_header(
     return options, names
 
 
-def _named_or_filled(frame: pd.DataFrame, names: list, notes: list[str]) -> list[int]:
-    """The positions of ``frame``'s columns to keep: all but those with neither a name in
+def named_or_filled(
+    names: Sequence, empty_of: Callable[[list[int]], Sequence[bool]], notes: list[str]
+) -> list[int]:
+    """The positions of a CSV's columns to keep: all but those with neither a name in
     the header ``names`` nor a value, the separators a spreadsheet writes at the end of
     every row (``a;b;class;;``) once cells past the table were touched. Kept, the last of
     them became the default target and the file was refused ("The target column
-    'column_5' has no values"). A column of values keeps its position's name
-    (:func:`unique_names`)."""
+    'column_5' has no values"). ``empty_of(positions)`` says which of the unnamed
+    columns at ``positions`` hold no value (every cell missing); a column of values
+    keeps its position's name (:func:`unique_names`). The large-file path
+    (:func:`heb.scale.csv_scan.csv_scan`) keeps the same columns, with the same note."""
     everything = list(range(len(names)))
     blank = [i for i, name in enumerate(names) if pd.isna(name) or not str(name).strip()]
     if not blank or len(blank) == len(names):
         return everything
-    empty = frame.iloc[:, blank].isna().all(axis=0).to_numpy()
-    dropped = {i for i, is_empty in zip(blank, empty, strict=True) if is_empty}
+    dropped = {i for i, is_empty in zip(blank, empty_of(blank), strict=True) if is_empty}
     if dropped:
         count = len(dropped)
         notes.append(
@@ -308,7 +312,9 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
     frame = exact_big_integers(frame, text, options)
     frame, codes = leading_zero_codes(frame, text, options)
     n_fields = len(names)  # the short-row count below reads the file's own fields
-    keep = _named_or_filled(frame, names, notes)
+    keep = named_or_filled(
+        names, lambda blank: frame.iloc[:, blank].isna().all(axis=0).to_numpy(), notes
+    )
     if len(keep) < n_fields:
         frame, names = frame.iloc[:, keep], [names[i] for i in keep]
         codes = [keep.index(i) for i in codes]  # an empty column holds no code

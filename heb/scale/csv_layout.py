@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from heb.data.dataset import NA_TOKENS, DataError, unique_names
 from heb.data.delimiters import separator_line
 from heb.data.readers import csv_header, is_archive, looks_binary
@@ -70,6 +72,9 @@ class CsvLayout:
     separator_note : str
         The readers' note of a first line ``sep=;`` naming the delimiter ("" without one);
         such a line is skipped before the header.
+    header : tuple of str
+        The header's names as written (``""`` where a column has none), from which
+        :func:`heb.scale.csv_scan.csv_scan` names the columns it keeps as the readers do.
     """
 
     delimiter: str
@@ -79,6 +84,7 @@ class CsvLayout:
     parallel: bool = True
     cells_as_rows: bool = True
     separator_note: str = ""
+    header: tuple[str, ...] = ()
 
 
 def _head(path: Path) -> tuple[bytes, bool]:
@@ -152,8 +158,14 @@ def csv_layout(path: Path, label: str | None = None, encoding: str | None = None
         raise DataError(f"The header of {label!r} could not be read: {exc}") from exc
     new_line = "\\r" if "\r" in text and "\n" not in text else None
     note = hint[2] if hint else ""
+    written = tuple("" if pd.isna(name) else str(name) for name in names)
     return CsvLayout(
-        options["sep"], encoding, unique_names(names, []), new_line, separator_note=note
+        options["sep"],
+        encoding,
+        unique_names(names, []),
+        new_line,
+        separator_note=note,
+        header=written,
     )
 
 

@@ -104,13 +104,23 @@ def _reading_notes(layout: CsvLayout, read_as: list[str]) -> list[str]:
     return notes + ([layout.separator_note] if layout.separator_note else [])
 
 
-def scan_notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: list) -> list[str]:
+def scan_notes(
+    con,
+    scan: str,
+    layout: CsvLayout,
+    read_as: list[str],
+    columns: list,
+    header_notes: Sequence[str] = (),
+) -> list[str]:
     """What the readers would say of the file, in their order: its encoding when it is not
-    UTF-8, the columns of codes kept as text, those of percentages and of thousands
-    separators read as numbers, of numbers with some text cells, of numbers written with a
-    comma, of many dates; from ``columns``, (name, kind set, whether read as codes, whether
-    read as text, ``"percent"`` / ``"grouped"`` when read as such numbers or None)."""
-    notes = _reading_notes(layout, read_as)
+    UTF-8, the ``header_notes`` (columns with neither a name nor a value left out, names
+    given or made unique), the columns of codes kept as text, those of percentages and of
+    thousands separators read as numbers, of numbers with some text cells, of numbers
+    written with a comma, of many dates; from ``columns``, (name, kind set, whether read
+    as codes, whether read as text, ``"percent"`` / ``"grouped"`` when read as such
+    numbers or None) by position, None for a column left out."""
+    notes = _reading_notes(layout, read_as) + list(header_notes)
+    columns = [(i, column) for i, column in enumerate(columns) if column is not None]
     decimal_comma, grouping = layout.delimiter == ";", groups_thousands(layout.delimiter)
 
     def example(i: int, kinds: Sequence[int]) -> str:
@@ -121,7 +131,7 @@ def scan_notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: l
                 return found
         return _example(con, scan, f"c{i}", kinds, decimal_comma, grouping)
 
-    codes = [(i, name) for i, (name, _, code, _, _) in enumerate(columns) if code]
+    codes = [(i, name) for i, (name, _, code, _, _) in columns if code]
     if codes:
         i, name = codes[0]
         notes.append(codes_note(name, example(i, [ZERO]), len(codes) - 1))
@@ -130,7 +140,7 @@ def scan_notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: l
         ("percent", list(PERCENT_KINDS)),
         ("grouped", [GROUPED, GROUPED_SURE]),
     ):
-        found = [(i, name) for i, (name, *_, done) in enumerate(columns) if done == how]
+        found = [(i, name) for i, (name, *_, done) in columns if done == how]
         converted[how] = [
             (name, example(i, kinds) if not j else "") for j, (i, name) in enumerate(found)
         ]
@@ -138,9 +148,7 @@ def scan_notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: l
     number = sum(1 << k for k in _NUMBER_KINDS)
     word = sum(1 << k for k in _WORD_KINDS)
     text = [
-        (i, name, kind)
-        for i, (name, kind, code, as_text, _) in enumerate(columns)
-        if as_text and not code
+        (i, name, kind) for i, (name, kind, code, as_text, _) in columns if as_text and not code
     ]
     mixed = [(i, name) for i, name, kind in text if kind & number and kind & word]
     if mixed:
@@ -165,5 +173,6 @@ def scan_notes(con, scan: str, layout: CsvLayout, read_as: list[str], columns: l
     many = [i for i in dates if days.get(i, 0) > DATE_NOTE_VALUES]
     if many:
         i = many[0]
-        notes.append(date_note(columns[i][0], example(i, [DAY]), days[i], len(many) - 1))
+        name = next(name for j, name, _ in text if j == i)
+        notes.append(date_note(name, example(i, [DAY]), days[i], len(many) - 1))
     return notes

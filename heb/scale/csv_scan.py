@@ -20,7 +20,11 @@ column is typed by the readers' rules:
   file) is the numbers before the sign, and in a comma-separated file a column of plain
   numbers and numbers grouped by thousands separators (``852`` beside ``"1,275"``) is
   numeric by the readers' rule (:func:`heb.data.text_columns._thousands_grouped`);
-- any other column is text, each cell stripped of surrounding whitespace.
+- any other column is text, each cell stripped of surrounding whitespace;
+- a column with neither a name in the header nor a value (a spreadsheet's trailing
+  separators, ``a;b;class;;``) is left out with the readers' note, and the others are
+  named as the readers name them (:func:`heb.data.readers.named_or_filled`,
+  :func:`heb.data.dataset.unique_names`).
 
 The view then reads a column DuckDB's parser reads as the readers do (plain numbers, text
 with no whitespace at its ends) typed, and the others as text typed in SQL. A file DuckDB
@@ -35,7 +39,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from heb.data.dataset import DataError
+from heb.data.dataset import DataError, unique_names
+from heb.data.readers import named_or_filled
 from heb.scale.csv_cells import (
     LONG,
     MISSING,
@@ -174,11 +179,16 @@ def csv_scan(
     grouped = grouped_checks(con, scan, kinds) if groups_thousands(layout.delimiter) else {}
     whole = whole_commas(con, scan, kinds) if decimal_comma else {}
     whole |= long_percentages(con, scan, kinds)
+    header_notes: list[str] = []
+    keep = named_or_filled(
+        layout.header,
+        lambda blank: [only_kinds(kinds[i], MISSING) for i in blank],
+        header_notes,
+    )
+    kept = unique_names([layout.header[i] for i in keep], header_notes)
+    names = dict(zip(keep, kept, strict=True))
     types, columns, seen, renamed, read = [], [], set(), {}, []
-    for i, name in enumerate(layout.names):
-        if name.casefold() in seen:
-            renamed[name] = f"{RESERVED_PREFIX}_c{i}"
-        seen.add(name.casefold())
+    for i in range(len(layout.names)):
         kind, expression = typed_column(
             i,
             kinds[i],
@@ -190,6 +200,13 @@ def csv_scan(
             whole.get(i),
         )
         types.append(kind)
+        if i not in names:  # neither a name nor a value: left out, as the readers do
+            read.append(None)
+            continue
+        name = names[i]
+        if name.casefold() in seen:
+            renamed[name] = f"{RESERVED_PREFIX}_c{i}"
+        seen.add(name.casefold())
         columns.append(f"{expression} AS {DUCKDB.quote(renamed.get(name, name))}")
         # what typed_column decided: codes kept as text, or text (read as written or tidied)
         as_text = tidy_text(f"c{i}")
@@ -197,7 +214,7 @@ def csv_scan(
         code = bool(zeros) and expression == as_text
         done = "grouped" if i in grouped else "percent" if percentages(kinds[i]) else None
         read.append((name, kinds[i], code, expression in (f"c{i}", as_text), done))
-    notes = scan_notes(con, scan, layout, read_as, read)
+    notes = scan_notes(con, scan, layout, read_as, read, header_notes)
     rows_scan = read_csv(files, layout, types)
     if blanks:
         rows_scan = f"(SELECT * FROM {rows_scan} WHERE NOT {blank_line(len(layout.names))})"
@@ -205,5 +222,5 @@ def csv_scan(
         f"SELECT {', '.join(columns)}, '' AS __heb_file, row_number() OVER () AS __heb_row "
         f"FROM {rows_scan}"
     )
-    amounts = [name for i, name in enumerate(layout.names) if i in grouped]
+    amounts = [name for i, name in names.items() if i in grouped]
     return scan, renamed, notes, amounts
