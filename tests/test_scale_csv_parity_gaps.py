@@ -4,6 +4,9 @@ readers (:func:`heb.data.readers.read_table`), each a file the two read differen
 - A spreadsheet's empty, unnamed trailing columns (``a;b;class;;``): the readers leave
   them out with a note; the engine kept them as features of no value, and the last one
   became the default target, so ``bench --engine duckdb`` refused a file ``bench`` ran.
+- Lines ending in more than one way (a ``sep=;`` line typed with CRLF into a file of LF
+  lines, or the other way): pandas reads them all; DuckDB's parser read such a file as no
+  rows ("a header row but no data rows") or refused it ("A line ... could not be read").
 """
 
 from __future__ import annotations
@@ -44,6 +47,20 @@ CASES = {
     "repeated_names": b"a,a,class\n1,2,yes\n3,4,no\n",
 }
 
+#: files whose lines end in more than one way
+MIXED_LINES = {
+    "separator_line_crlf_then_lf": b"sep=;\r\na;b;class\n1,5;x;yes\n2,5;y;no\n",
+    "separator_line_lf_then_crlf": b"sep=;\na;b;class\r\n1,5;x;yes\r\n2,5;y;no\r\n",
+    "separator_line_cr_then_lf": b"sep=;\ra;b;class\n1,5;x;yes\n2,5;y;no\n",
+    "separator_line_bom_crlf_then_lf": b"\xef\xbb\xbfsep=;\r\na;b;class\n1,5;x;yes\n2;y;no\n",
+    "header_crlf_then_lf": b"a;b;class\r\n1,5;x;yes\n2,5;y;no\n",
+    "rows_of_both": b"a,b,class\n1,x,yes\r\n2,y,no\n3,z,no\r\n",
+    # a quoted line break is the cell's, as written; the rows' ends are one LF each
+    "quoted_lf_in_crlf_rows": b'sep=,\na,b,class\r\n1,"x\ny",yes\r\n2,z,no\r\n',
+    "windows_1252_crlf_then_lf": "sep=;\r\nTaux;Pays\n12%;Fran\u00e7ais\n3%;x\n".encode("cp1252"),
+    "utf16_crlf_then_lf": "sep=;\r\na;b\n1,5;\u00e9\n2;x\n".encode("utf-16"),
+}
+
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_engine_reads_the_header_as_the_readers_do(tmp_path, case):
@@ -71,3 +88,58 @@ def test_bench_on_the_engine_runs_a_file_with_empty_unnamed_trailing_columns(tmp
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "column_5" not in err and LEFT_OUT in err
+
+
+@pytest.mark.parametrize("case", list(MIXED_LINES))
+def test_lines_ending_in_mixed_ways_are_read_as_the_readers_read_them(tmp_path, case):
+    (tmp_path / "t.csv").write_bytes(MIXED_LINES[case])
+    reference = read_table(MIXED_LINES[case], "t.csv")
+    assert reference.shape[0] >= 2  # rows, so the parity cannot pass by both reading none
+    assert_reads_as_the_readers(_engine(tmp_path, "t.csv"), reference)
+
+
+def test_a_separator_line_ending_otherwise_than_the_rows_gives_the_rows(tmp_path):
+    (tmp_path / "t.csv").write_bytes(MIXED_LINES["separator_line_crlf_then_lf"])
+    engine = _engine(tmp_path, "t.csv")
+    _, rows = _engine_rows(engine)
+    assert rows == {"a": [1.5, 2.5], "b": ["x", "y"], "class": ["yes", "no"]}
+    assert engine.notes == ["The first line, 'sep=;', names the separator: read with it, left out."]
+
+
+def test_lines_ending_otherwise_past_the_head_are_read_too(tmp_path):
+    """The head (1 MB) has LF lines only; DuckDB's parser meets the CRLF ones later, and
+    the file is read again from a copy."""
+    from heb.scale.csv_layout import HEAD_BYTES
+
+    lf = "".join(f"{i % 97};x{i % 5};{'yes' if i % 3 else 'no'}\n" for i in range(120_000))
+    crlf = "".join(f"{i % 7};y;{'yes' if i % 2 else 'no'}\r\n" for i in range(100))
+    data = ("a;b;class\n" + lf + crlf).encode()
+    assert len(data) > HEAD_BYTES
+    (tmp_path / "t.csv").write_bytes(data)
+    engine = _engine(tmp_path, "t.csv")
+    n, last = (
+        engine.table("SELECT count(*), max_by(b, __heb_row) FROM heb_rows").to_pylist()[0].values()
+    )
+    assert (n, last) == (120_100, "y")
+
+
+def test_a_file_of_one_line_end_is_read_in_place(tmp_path):
+    """No copy of a file whose lines all end alike (CRLF, quoted LF in a cell aside)."""
+    from heb.scale.csv_scan import copies_of
+
+    (tmp_path / "t.csv").write_bytes(b'a,b,class\r\n1,"x\ny",yes\r\n2,z,no\r\n')
+    engine = _engine(tmp_path, "t.csv")
+    assert copies_of(engine._con) == []
+    _, rows = _engine_rows(engine)
+    assert rows["b"] == ["x\ny", "z"]
+
+
+def test_line_ends_are_rewritten_outside_quotes_across_chunks():
+    from heb.scale.csv_layout import lf_lines
+
+    state = [0, False]
+    chunks = [b"a\r", b"\nb\r", b'c,"q\r', b'\n"\r\n', b"d\r", b"\n"]
+    assert b"".join(lf_lines(c, state) for c in chunks) == b'a\nb\nc,"q\r\n"\nd\n'
+    state = [0, False]  # a quote opened in a chunk of no line end holds in the next
+    chunks = [b'a,"b', b"x\r\n", b'"\r', b"\ny\r\n"]
+    assert b"".join(lf_lines(c, state) for c in chunks) == b'a,"bx\r\n"\ny\n'

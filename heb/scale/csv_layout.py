@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from heb.data.dataset import NA_TOKENS, DataError, unique_names
 from heb.data.delimiters import separator_line
-from heb.data.readers import csv_header, is_archive, looks_binary
+from heb.data.readers import ENCODING_NOTES, csv_header, is_archive, looks_binary
 from heb.scale.csv_cells import literal
 
 __all__ = [
@@ -75,6 +76,11 @@ class CsvLayout:
     header : tuple of str
         The header's names as written (``""`` where a column has none), from which
         :func:`heb.scale.csv_scan.csv_scan` names the columns it keeps as the readers do.
+    mixed_lines : bool
+        Whether the head's lines end in more than one way (CRLF, LF, CR; quoted line
+        breaks aside), as an editor leaves a ``sep=;`` line typed into a spreadsheet's
+        CSV: DuckDB's parser reads such a file as no rows or refuses it, pandas' as any
+        other, so it is read from a copy whose lines all end in LF (:func:`utf8_copy`).
     """
 
     delimiter: str
@@ -85,6 +91,7 @@ class CsvLayout:
     cells_as_rows: bool = True
     separator_note: str = ""
     header: tuple[str, ...] = ()
+    mixed_lines: bool = False
 
 
 def _head(path: Path) -> tuple[bytes, bool]:
@@ -166,7 +173,59 @@ def csv_layout(path: Path, label: str | None = None, encoding: str | None = None
         new_line,
         separator_note=note,
         header=written,
+        mixed_lines=_line_ends(text.encode("utf-8"), whole) > 1,
     )
+
+
+def _unquoted_line_ends(raw: np.ndarray, state: list) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the CRs and of the LFs outside quotes in the bytes ``raw``, from
+    ``state`` = [inside a quote, the previous byte a CR outside quotes] at their start,
+    which is updated to their end (a doubled quote opens and closes). Each line end is
+    placed among the quotes' sorted positions (a search per line end, not a running
+    count over every byte: 4 MB of text in 0.02 s, not 0.2)."""
+    quotes = np.flatnonzero(raw == 34)
+    cr, lf = np.flatnonzero(raw == 13), np.flatnonzero(raw == 10)
+    if quotes.size or state[0]:
+        cr = cr[(np.searchsorted(quotes, cr) + state[0]) % 2 == 0]
+        lf = lf[(np.searchsorted(quotes, lf) + state[0]) % 2 == 0]
+    state[0] = (state[0] + quotes.size) % 2
+    state[1] = bool(cr.size and cr[-1] == raw.size - 1)
+    return cr, lf
+
+
+def _line_ends(head: bytes, whole: bool) -> int:
+    """How many ways (CRLF, LF, CR) the lines of ``head`` end outside quotes; a CR that
+    ends a head cut short may be a CRLF's and is left out."""
+    raw = np.frombuffer(head, dtype=np.uint8)
+    if not whole and raw.size and raw[-1] == 13:
+        raw = raw[:-1]
+    cr, lf = _unquoted_line_ends(raw, [0, False])
+    crlf = int(np.isin(cr + 1, lf, assume_unique=True).sum())
+    return (crlf > 0) + (lf.size > crlf) + (cr.size > crlf)
+
+
+def lf_lines(chunk: bytes, state: list) -> bytes:
+    """``chunk`` with its line ends outside quotes (CRLF, CR) written LF; ``state`` as
+    :func:`_unquoted_line_ends` takes it, carried from one chunk of a file to the next
+    (a CRLF cut between two chunks is one line end). Quoted line breaks stay as written,
+    as pandas' parser keeps them in the cell."""
+    after_cr = state[1]
+    if not chunk or (b"\r" not in chunk and not after_cr):
+        if b'"' in chunk:  # no line end to rewrite, but the quotes count
+            state[0] = (state[0] + chunk.count(b'"')) % 2
+        return chunk
+    if b'"' not in chunk and not state[0]:  # no quote: every line end is outside one
+        state[1] = chunk.endswith(b"\r")
+        text = chunk[1:] if after_cr and chunk.startswith(b"\n") else chunk
+        return text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    raw = np.frombuffer(chunk, dtype=np.uint8)
+    cr, lf = _unquoted_line_ends(raw, state)
+    out = raw.copy()
+    out[cr] = 10
+    keep = np.ones(raw.size, dtype=bool)
+    # the LF of a CRLF, this chunk's or one whose CR ended the chunk before
+    keep[lf[np.isin(lf - 1, cr, assume_unique=True) | ((lf == 0) & after_cr)]] = False
+    return out[keep].tobytes()
 
 
 def read_csv(files: Sequence[Path], layout: CsvLayout, types: Sequence[str] | None = None) -> str:
@@ -222,14 +281,23 @@ def copies_of(con) -> list:
     return list(_COPIES.get(con, []))
 
 
-def utf8_copy(con, path: Path, read_as: list[str] | None = None, stop=None) -> Path:
-    """A UTF-8 copy of a file that is not UTF-8, decoded as the readers decode it
-    (Windows-1252, else Latin-1), streamed; it is deleted with the connection ``con``.
-    The encoding it was decoded as is appended to ``read_as``; once ``stop()`` is true
-    the copy ends with :class:`InterruptedError` (a Cancel in the app).
+def utf8_copy(
+    con,
+    path: Path,
+    read_as: list[str] | None = None,
+    stop=None,
+    encodings: Sequence[str] = ("cp1252", "latin-1"),
+) -> Path:
+    """A UTF-8 copy of a file, decoded as the readers decode it (the first of
+    ``encodings`` that decodes it all: by default Windows-1252, else Latin-1), its line
+    ends outside quotes all LF (:func:`lf_lines`), streamed; it is deleted with the
+    connection ``con``. The encoding it was decoded as is appended to ``read_as`` when
+    the readers name it in a note (Windows-1252, Latin-1); once ``stop()`` is true the
+    copy ends with :class:`InterruptedError` (a Cancel in the app).
 
     DuckDB reads Latin-1 but refuses its bytes 0x80-0x9F, which Windows-1252 uses for
-    ``€``, curly quotes and dashes, so the file is copied rather than read in place.
+    ``€``, curly quotes and dashes, so such a file is copied rather than read in place;
+    so is a file whose lines end in more than one way (:attr:`CsvLayout.mixed_lines`).
     """
     folder = Path(tempfile.gettempdir()) / "heb_csv_utf8"
     folder.mkdir(exist_ok=True)
@@ -238,18 +306,19 @@ def utf8_copy(con, path: Path, read_as: list[str] | None = None, stop=None) -> P
     copy = Path(name)
     _COPIES.setdefault(con, []).append(weakref.finalize(con, copy.unlink, missing_ok=True))
     opener = gzip.open if path.name.lower().endswith((".gz", ".gzip")) else open
-    for encoding in ("cp1252", "latin-1"):  # Latin-1 decodes every byte
+    for encoding in encodings:  # Latin-1 decodes every byte
         decoder = codecs.getincrementaldecoder(encoding)()
+        state = [0, False]
         try:
-            with opener(path, "rb") as source, copy.open("w", encoding="utf-8", newline="") as out:
+            with opener(path, "rb") as source, copy.open("wb") as out:
                 while chunk := source.read(_COPY_BYTES):
                     if stop is not None and stop():
                         raise InterruptedError(f"The copy of {path.name!r} was interrupted.")
-                    out.write(decoder.decode(chunk))
-                out.write(decoder.decode(b"", final=True))
+                    out.write(lf_lines(decoder.decode(chunk).encode("utf-8"), state))
+                out.write(lf_lines(decoder.decode(b"", final=True).encode("utf-8"), state))
             break
         except UnicodeDecodeError:
             continue
-    if read_as is not None:
+    if read_as is not None and encoding in ENCODING_NOTES:
         read_as.append(encoding)
     return copy

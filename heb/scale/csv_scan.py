@@ -29,7 +29,9 @@ column is typed by the readers' rules:
 The view then reads a column DuckDB's parser reads as the readers do (plain numbers, text
 with no whitespace at its ends) typed, and the others as text typed in SQL. A file DuckDB
 cannot read (a row longer than the header, a quote never closed) is refused in one sentence
-naming the line; a file that is neither UTF-8 nor UTF-16 is read from a UTF-8 copy.
+naming the line; a file that is neither UTF-8 nor UTF-16 is read from a UTF-8 copy, and
+so is a file whose lines end in more than one way (CRLF, LF, CR), as pandas' parser reads
+any of them and DuckDB's reads a mix as no rows or refuses it (the copy's lines end in LF).
 """
 
 from __future__ import annotations
@@ -98,25 +100,44 @@ def _refusal(message: str, label: str, n_columns: int) -> DataError:
     )
 
 
+def _decodings(layout: CsvLayout) -> tuple[str, ...]:
+    """The encodings a copy of a file of ``layout`` is decoded as, in turn: the one its
+    head was read as, then Windows-1252 and Latin-1 (as :func:`heb.data.readers.decode_text`
+    falls back from UTF-8)."""
+    first = {"utf-8": "utf-8-sig"}.get(layout.encoding, layout.encoding)
+    return tuple(dict.fromkeys((first, "cp1252", "latin-1")))
+
+
 def _typing_scan(con, files: list[Path], label: str, read_as: list[str], stop=None):
     """(files, layout, scan, rows, blanks, kinds, clean) of the scan typing the columns
     (:func:`column_kinds`): the files are UTF-8 copies when they are not UTF-8 (judged by the
     head, or by DuckDB reading them; the encodings they were decoded as are appended to
-    ``read_as``), read serially when a quoted line break needs it."""
+    ``read_as``) or their lines end in more than one way (in the head, or where DuckDB's
+    parser meets it), read serially when a quoted line break needs it."""
     import duckdb
 
     layout = csv_layout(files[0], label)
-    if layout.encoding in ("cp1252", "latin-1"):
-        files = [utf8_copy(con, f, read_as, stop) for f in files]
+    copied = layout.encoding in ("cp1252", "latin-1") or layout.mixed_lines
+    if copied:
+        files = [utf8_copy(con, f, read_as, stop, _decodings(layout)) for f in files]
         layout = csv_layout(files[0], label)
     layout = replace(layout, cells_as_rows=estimated_rows(files) < FEW_ROWS)
-    for _ in range(3):
+    for _ in range(4):
         scan = read_csv(files, layout)
         try:
             return (files, layout, scan, *column_kinds(con, scan, layout))
         except duckdb.Error as exc:
             message = str(exc)
-            if "unicode" in message.lower() and layout.encoding == "utf-8":
+            if "invalid state" in message and not copied:  # lines ending in mixed ways
+                copied = True  # past the head: read from a copy of LF line ends
+                files = [utf8_copy(con, f, read_as, stop, _decodings(layout)) for f in files]
+                layout = replace(
+                    csv_layout(files[0], label),
+                    parallel=layout.parallel,
+                    cells_as_rows=layout.cells_as_rows,
+                )
+            elif "unicode" in message.lower() and layout.encoding == "utf-8":
+                copied = True
                 files = [utf8_copy(con, f, read_as, stop) for f in files]
                 layout = replace(
                     csv_layout(files[0], label),
