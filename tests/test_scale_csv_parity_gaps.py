@@ -7,6 +7,9 @@ readers (:func:`heb.data.readers.read_table`), each a file the two read differen
 - Lines ending in more than one way (a ``sep=;`` line typed with CRLF into a file of LF
   lines, or the other way): pandas reads them all; DuckDB's parser read such a file as no
   rows ("a header row but no data rows") or refused it ("A line ... could not be read").
+- The thousands-separator note quoted a column's first grouped cell, ``'0,000'`` too,
+  which shows neither the scale nor what the commas group: both paths now quote the
+  first whose first digit is not 0, as the percentage note quotes one that is not zero.
 """
 
 from __future__ import annotations
@@ -60,6 +63,27 @@ MIXED_LINES = {
     "windows_1252_crlf_then_lf": "sep=;\r\nTaux;Pays\n12%;Fran\u00e7ais\n3%;x\n".encode("cp1252"),
     "utf16_crlf_then_lf": "sep=;\r\na;b\n1,5;\u00e9\n2;x\n".encode("utf-16"),
 }
+
+
+#: a column of thousands separators: (file, the example its note quotes)
+GROUPED_EXAMPLES = {
+    "zero_groups_first": (b'amount,y\n0,a\n"0,000",b\n"2,500",c\n5,d\n', "'2,500'"),
+    "signed_zero_first": (b'amount,y\n"-0,000",a\n"-1,275",b\n7,c\n', "'-1,275'"),
+    "leading_zero_group_first": (b'amount,y\n"0,500",a\n"12,345,678",b\n', "'12,345,678'"),
+    "only_zero_groups": (b'amount,y\n"0,000",a\n5,b\n"0,000",c\n', "'0,000'"),
+}
+
+
+@pytest.mark.parametrize("case", list(GROUPED_EXAMPLES))
+def test_the_thousands_note_quotes_a_telling_number_on_both_paths(tmp_path, case):
+    data, example = GROUPED_EXAMPLES[case]
+    reference = read_table(data, "t.csv")
+    assert reference.attrs["heb_notes"] == [
+        f"Column 'amount' holds numbers written with thousands separators such as {example}, "
+        "read as numbers."
+    ]
+    (tmp_path / "t.csv").write_bytes(data)
+    assert_reads_as_the_readers(_engine(tmp_path, "t.csv"), reference)
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -16,6 +16,7 @@ __all__ = [
     "COMMA_NUMBER",
     "DATE_PATTERN",
     "DECIMAL_COMMA",
+    "GROUPED_EXAMPLE",
     "PERCENT",
     "PERCENT_COMMA",
     "PLAIN_NUMBER",
@@ -237,6 +238,20 @@ def _percent_example(distinct: pd.Series, decimal_comma: bool) -> str:
     return str(nonzero.iloc[0] if nonzero.size else distinct.iloc[0])
 
 
+#: a number whose first digit is not 0: the thousands-separator note's example, if any
+GROUPED_EXAMPLE = r"[+-]?[1-9].*"
+
+
+def _grouped_example(distinct: pd.Series) -> str:
+    """The number with thousands separators a note quotes of a column's ``distinct``
+    values: the first grouped one whose first digit is not 0 (``1,275``, not ``0,000``,
+    which shows neither the scale nor what the commas group), else the first grouped one;
+    as the large-file path picks it (:mod:`heb.scale.csv_notes`)."""
+    grouped = distinct[distinct.str.contains(",", regex=False)]
+    telling = grouped[grouped.str.fullmatch(GROUPED_EXAMPLE)]
+    return str(telling.iloc[0] if telling.size else grouped.iloc[0])
+
+
 def _spreadsheet_number(
     text: pd.Series, distinct: pd.Series, decimal_comma: bool, kind: str
 ) -> tuple[pd.Series | None, str]:
@@ -252,8 +267,7 @@ def _spreadsheet_number(
             number = number.str.replace(",", ".", regex=False)
         return _as_numbers(number), _percent_example(distinct, decimal_comma)
     if kind == "comma-separated" and not decimal_comma and _thousands_grouped(distinct):
-        example = distinct[distinct.str.contains(",", regex=False)].iloc[0]
-        return _as_numbers(text.str.replace(",", "", regex=False)), str(example)
+        return _as_numbers(text.str.replace(",", "", regex=False)), _grouped_example(distinct)
     return None, ""
 
 

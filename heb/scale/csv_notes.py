@@ -15,6 +15,7 @@ from heb.data.delimiters import file_kind
 from heb.data.readers import ENCODING_NOTES
 from heb.data.text_columns import (
     DATE_NOTE_VALUES,
+    GROUPED_EXAMPLE,
     codes_note,
     comma_note,
     conversion_notes,
@@ -41,6 +42,7 @@ from heb.scale.csv_cells import (
     cell_kind,
     cell_rows,
     groups_thousands,
+    matches,
     only_kinds,
     stripped,
     tidy_missing,
@@ -80,6 +82,27 @@ def _nonzero_percent(raw: str, decimal_comma: bool) -> str:
     return f"TRY_CAST({number} AS DOUBLE) <> 0"
 
 
+def _telling_example(
+    con, scan: str, raw: str, kinds: Sequence[int], decimal_comma: bool, grouping: bool
+) -> str:
+    """The cell of column ``raw`` of one of the ``kinds`` a note quotes (:func:`_example`):
+    of percentages, one that is not zero if any; of numbers grouped by thousands
+    separators, one whose first digit is not 0 if any (``1,275``, not ``0,000``), as
+    the readers pick them (:func:`heb.data.text_columns._grouped_example`)."""
+    where = None
+    if list(kinds) == list(PERCENT_KINDS):
+        where = _nonzero_percent(raw, decimal_comma)
+    elif list(kinds) == _GROUPED_KINDS:
+        where = matches(stripped(raw), GROUPED_EXAMPLE)
+    if where is not None:
+        found = _example(con, scan, raw, kinds, decimal_comma, grouping, where)
+        if found is not None:
+            return found
+    return _example(con, scan, raw, kinds, decimal_comma, grouping)
+
+
+#: the kinds of a number grouped by thousands separators
+_GROUPED_KINDS = [GROUPED, GROUPED_SURE]
 #: the kinds of cell pandas' ``to_numeric`` reads as a number, and those it does not
 _NUMBER_KINDS = (SMALL, FLOAT, LONG, ZERO, FLOAT_COMMA, SPACED, SPACED_COMMA)
 _WORD_KINDS = (TEXT, BOOL, COMMA, *PERCENT_KINDS, GROUPED, GROUPED_SURE, DAY)
@@ -124,12 +147,7 @@ def scan_notes(
     decimal_comma, grouping = layout.delimiter == ";", groups_thousands(layout.delimiter)
 
     def example(i: int, kinds: Sequence[int]) -> str:
-        if kinds == list(PERCENT_KINDS):  # a percentage that is not zero, if any
-            where = _nonzero_percent(f"c{i}", decimal_comma)
-            found = _example(con, scan, f"c{i}", kinds, decimal_comma, grouping, where)
-            if found is not None:
-                return found
-        return _example(con, scan, f"c{i}", kinds, decimal_comma, grouping)
+        return _telling_example(con, scan, f"c{i}", kinds, decimal_comma, grouping)
 
     codes = [(i, name) for i, (name, _, code, _, _) in columns if code]
     if codes:
@@ -138,7 +156,7 @@ def scan_notes(
     converted = {}  # the first column's example, as the note quotes only that one
     for how, kinds in (
         ("percent", list(PERCENT_KINDS)),
-        ("grouped", [GROUPED, GROUPED_SURE]),
+        ("grouped", _GROUPED_KINDS),
     ):
         found = [(i, name) for i, (name, *_, done) in columns if done == how]
         converted[how] = [
