@@ -10,6 +10,9 @@ readers (:func:`heb.data.readers.read_table`), each a file the two read differen
 - The thousands-separator note quoted a column's first grouped cell, ``'0,000'`` too,
   which shows neither the scale nor what the commas group: both paths now quote the
   first whose first digit is not 0, as the percentage note quotes one that is not zero.
+- Integers of 23 digits written plainly: text on both paths, in any file (identifiers,
+  exact only as text; pandas' parser keeps a comma file's so); a semicolon file's such a
+  column with a no-break space in a cell was float64 on the engine, text to the readers.
 """
 
 from __future__ import annotations
@@ -63,6 +66,35 @@ MIXED_LINES = {
     "windows_1252_crlf_then_lf": "sep=;\r\nTaux;Pays\n12%;Fran\u00e7ais\n3%;x\n".encode("cp1252"),
     "utf16_crlf_then_lf": "sep=;\r\na;b\n1,5;\u00e9\n2;x\n".encode("utf-16"),
 }
+
+
+LONG = "12345678901234567890123"  # 23 digits, past uint64
+#: a column of integers past uint64: (file, the family both paths read it as)
+LONG_INTEGERS = {
+    "plain_semicolons": (f"x;y\n{LONG};a\n{LONG[:-1]}4;b\n5;c\n", "text"),
+    "plain_semicolons_missing": (f"x;y\n{LONG};a\nNA;b\n-5;c\n", "text"),
+    "plain_commas": (f"x,y\n{LONG},a\n{LONG[:-1]}4,b\n5,c\n", "text"),
+    "no_break_space_semicolons": (f"x;y\n\u00a0{LONG};a\n5;b\n", "text"),
+    "no_break_space_semicolons_missing": (f"x;y\n\u00a0{LONG};a\nNA;b\n5;c\n", "text"),
+    # written with the points of a decimal-comma file: numbers, as the readers read them
+    "grouped_by_points_semicolons": ("x;y\n12.345.678.901.234.567.890.123;a\n5;b\n", "float"),
+    "beside_a_decimal_comma": (f"x;y\n\u00a0{LONG};a\n12,5;b\n", "float"),
+}
+
+
+@pytest.mark.parametrize("case", list(LONG_INTEGERS))
+def test_integers_past_uint64_are_read_alike_on_both_paths(tmp_path, case):
+    """The rule (:func:`heb.data.text_columns._plain_past_uint64`,
+    :func:`heb.scale.csv_typing.whole_commas`): a column whose every value is an integer
+    written plainly (a sign, digits), some past uint64, is text in a file of any
+    delimiter; written with a semicolon file's points or beside a decimal comma, numbers."""
+    text, family = LONG_INTEGERS[case]
+    data = text.encode()
+    reference = read_table(data, "t.csv")
+    (tmp_path / "t.csv").write_bytes(data)
+    engine = _engine(tmp_path, "t.csv")
+    assert dict(engine.columns())["x"] == family
+    assert_reads_as_the_readers(engine, reference)
 
 
 #: a column of thousands separators: (file, the example its note quotes)

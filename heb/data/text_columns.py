@@ -220,7 +220,16 @@ def _plain_past_uint64(distinct: pd.Series) -> bool:
     """Whether a text column's ``distinct`` values are integers written plainly that pandas
     keeps as text (past uint64, or past int64 beside a negative one): such a column of a
     semicolon-separated file stays text, as in a comma-separated one, rather than pass
-    for decimal-comma numbers (:func:`_as_numbers` would read it as float64)."""
+    for decimal-comma numbers (:func:`_as_numbers` would read it as float64).
+
+    The rule, on both paths (the large-file path's
+    :func:`heb.scale.csv_typing.whole_commas` and ``_long_integers``): a column whose every
+    value is an integer written plainly (a sign, digits; spaces around them aside), some
+    past uint64, is text in a file of any delimiter. Such integers are identifiers (an
+    account, a card, a hash) more than amounts: as float64 those closer than its spacing
+    merge (at 23 digits, 2**21, about 2 * 10**6), where SPEC 1 codes each distinct value
+    as its category; pandas' parser keeps a comma file's as text. Written with a semicolon
+    file's points (``12.345.678.901``) or beside a decimal comma they are numbers."""
     return bool(
         distinct.str.fullmatch(r"[+-]?[0-9]+").all()
         and pd.to_numeric(distinct).dtype.kind not in "iu"

@@ -244,20 +244,33 @@ def whole_commas(con, scan: str, kinds: Sequence[int]) -> dict[int, str]:
     """The integer type of the columns of a semicolon file's decimal-comma numbers
     (:func:`typed_column`) with no missing cell whose every number is an integer once rewritten
     (``1.234.567``, ``\u00a0852``): ``to_numeric`` reads them into int64 (uint64 or
-    float64 past it, :func:`_integer_type`), as the readers type them. One scan of the
-    columns with a comma cell and no missing one."""
+    float64 past it, :func:`_integer_type`), as the readers type them; ``VARCHAR`` when
+    every present cell is a plain integer (no point, no comma) and some are past uint64,
+    missing cells or not: such a column stays text in any file
+    (:func:`heb.data.text_columns._plain_past_uint64`). One scan of the columns with a
+    comma cell."""
     commas = (1 << COMMA) | (1 << SPACED_COMMA)
     # a code written with a leading zero (0852) is an integer like any beside comma cells
-    allowed = (*_COMMA_KINDS[1:-1], ZERO)
-    columns = [i for i, k in enumerate(kinds) if k & commas and only_kinds(k, *allowed)]
+    columns = [i for i, k in enumerate(kinds) if k & commas and only_kinds(k, *_COMMA_KINDS, ZERO)]
     if not columns:
         return {}
-    number = _decimal_comma_number("raw")
+    number, present = _decimal_comma_number("raw"), f"NOT {tidy_missing('raw')}"
     found = con.execute(
-        f"SELECT heb_col, count(*) FILTER (WHERE NOT {matches(number, INT)}), "
-        f"{_past_integers(number, 'true')} FROM {cell_rows(scan, columns)} GROUP BY heb_col"
+        f"SELECT heb_col, count(*) FILTER (WHERE {present} AND NOT {matches(number, INT)}), "
+        f"count(*) FILTER (WHERE {present} AND NOT {matches(stripped('raw'), INT)}), "
+        f"{_past_integers(number, present)} FROM {cell_rows(scan, columns)} GROUP BY heb_col"
     ).fetchall()
-    return {int(i): _integer_type(*past) for i, fraction, *past in found if fraction == 0}
+    types = {}
+    missing = (1 << MISSING) | (1 << TIDY_NA)
+    for i, fraction, marked, *past in found:
+        kind = _integer_type(*past) if fraction == 0 else None
+        if kind == "DOUBLE" and not marked:
+            # plain integers past uint64 (``\u00a0`` + 23 digits beside 5): text, as in
+            # any file (:func:`heb.data.text_columns._plain_past_uint64`)
+            types[int(i)] = "VARCHAR"
+        elif kind is not None and not kinds[int(i)] & missing:  # else float64, as pandas
+            types[int(i)] = kind
+    return types
 
 
 def long_percentages(con, scan: str, kinds: Sequence[int]) -> dict[int, str]:
@@ -348,6 +361,8 @@ def typed_column(  # noqa: C901 -- one branch per way the readers type a column
     present = (1 << SMALL) | (1 << LONG) | (1 << FLOAT_COMMA) | (1 << COMMA)
     present |= 1 << SPACED_COMMA
     if decimal_comma and only_kinds(kinds, *_COMMA_KINDS) and kinds & present:
+        if whole == "VARCHAR":  # plain integers past uint64: text (:func:`whole_commas`)
+            return "VARCHAR", tidy_text(raw)
         plain, kind = _decimal_comma_number(raw), whole or "DOUBLE"
         return (
             "VARCHAR",
