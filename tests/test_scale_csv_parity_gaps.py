@@ -199,3 +199,36 @@ def test_line_ends_are_rewritten_outside_quotes_across_chunks():
     state = [0, False]  # a quote opened in a chunk of no line end holds in the next
     chunks = [b'a,"b', b"x\r\n", b'"\r', b"\ny\r\n"]
     assert b"".join(lf_lines(c, state) for c in chunks) == b'a,"bx\r\n"\ny\n'
+
+
+def test_local_spark_reads_these_files_as_duckdb_does(tmp_path):
+    """Spark on a local master reads DuckDB's typed copy of a CSV
+    (:func:`heb.scale.spark_engine._typed_parquet`): the same columns, notes and rows for
+    a file of each gap."""
+    from heb.scale import spark_engine
+    from heb.scale.source import open_source
+    from tests.peers import require_spark
+
+    require_spark()
+    files = {
+        "trailing.csv": CASES["trailing_unnamed_columns"],
+        "mixed.csv": MIXED_LINES["separator_line_crlf_then_lf"],
+        "grouped.csv": GROUPED_EXAMPLES["zero_groups_first"][0],
+        "long.csv": LONG_INTEGERS["no_break_space_semicolons_missing"][0].encode(),
+    }
+    spark = spark_engine.SparkEngine(master="local[1]")
+    try:
+        spark.spark.sparkContext.setLogLevel("OFF")
+        for name, data in files.items():
+            (tmp_path / name).write_bytes(data)
+            duck = _engine(tmp_path, name)
+            columns = spark.register(open_source(name, root=tmp_path))
+            assert columns == duck.columns(), name
+            assert spark.notes == duck.notes, name
+            assert bool(duck.notes) == (name != "long.csv"), name
+            query = "SELECT * EXCEPT (__heb_file, __heb_row) FROM heb_rows ORDER BY __heb_row"
+            rows = spark.table(query).to_pylist()
+            query = query.replace("EXCEPT", "EXCLUDE")
+            assert rows == duck.table(query).to_pylist(), name
+    finally:
+        spark.close()
