@@ -12,7 +12,9 @@ readers (:func:`heb.data.readers.read_table`), each a file the two read differen
   first whose first digit is not 0, as the percentage note quotes one that is not zero.
 - Integers of 23 digits written plainly: text on both paths, in any file (identifiers,
   exact only as text; pandas' parser keeps a comma file's so); a semicolon file's such a
-  column with a no-break space in a cell was float64 on the engine, text to the readers.
+  column with a no-break space in a cell was float64 on the engine, text to the readers;
+  one before a fraction (``...0123`` then ``1.5``) was text to the readers (float64 with
+  the fraction first), float64 on the engine.
 """
 
 from __future__ import annotations
@@ -79,6 +81,16 @@ LONG_INTEGERS = {
     # written with the points of a decimal-comma file: numbers, as the readers read them
     "grouped_by_points_semicolons": ("x;y\n12.345.678.901.234.567.890.123;a\n5;b\n", "float"),
     "beside_a_decimal_comma": (f"x;y\n\u00a0{LONG};a\n12,5;b\n", "float"),
+    # beside a fraction, an exponent or inf: numbers, whatever the order (pandas' parser
+    # kept the column as text when the long integer came first, float64 when it came last)
+    "before_a_fraction": (f"x,y\n{LONG},a\n1.5,b\n", "float"),
+    "after_a_fraction": (f"x,y\n1.5,a\n{LONG},b\n", "float"),
+    "before_an_exponent_and_missing": (f"x,y\n{LONG},a\nNA,b\n1e5,c\n,d\ninf,e\n", "float"),
+    "before_a_fraction_semicolons": (f"x;y\n{LONG};a\n1.5;b\n", "float"),
+    "spaced_before_a_fraction_semicolons": (f"x;y\n {LONG} ;a\n1.5;b\n", "float"),
+    # text to the parser in any order: a no-break space, an NA token with a space after it
+    "before_a_no_break_spaced_fraction": (f"x,y\n{LONG},a\n\u00a01.5,b\n", "text"),
+    "before_a_spaced_na_token": (f"x,y\n{LONG},a\nNA ,b\n1.5,c\n", "text"),
 }
 
 
@@ -87,7 +99,8 @@ def test_integers_past_uint64_are_read_alike_on_both_paths(tmp_path, case):
     """The rule (:func:`heb.data.text_columns._plain_past_uint64`,
     :func:`heb.scale.csv_typing.whole_commas`): a column whose every value is an integer
     written plainly (a sign, digits), some past uint64, is text in a file of any
-    delimiter; written with a semicolon file's points or beside a decimal comma, numbers."""
+    delimiter; written with a semicolon file's points, beside a decimal comma or beside a
+    fraction, numbers (:func:`heb.data.text_columns._long_before_a_fraction`)."""
     text, family = LONG_INTEGERS[case]
     data = text.encode()
     reference = read_table(data, "t.csv")

@@ -236,6 +236,59 @@ def _plain_past_uint64(distinct: pd.Series) -> bool:
     )
 
 
+#: the whitespace pandas' number parser skips around a number
+_ASCII_SPACE = " \t\n\x0b\x0c\r"
+
+
+def _long_before_a_fraction(values: pd.Series, text: pd.Series, distinct: pd.Series) -> bool:
+    """Whether a column pandas' parser left as text is numbers it would have read as
+    float64 but for their order: an integer past uint64 before the first fraction,
+    exponent or ``inf`` (``12345678901234567890123`` then ``1.5`` is text to it, ``1.5``
+    then ``12345678901234567890123`` float64). Every value, ``text`` (stripped, NA tokens
+    missing) of the parsed ``values``, is such a number with only ASCII whitespace around
+    it (``\u00a0852`` is text to the parser in any order), none missing but those the
+    parser takes as missing (an NA token after leading spaces), and not every one an
+    integer (plain integers past uint64 stay text, :func:`_plain_past_uint64`). Such a
+    column is float64, as the large-file path (:mod:`heb.scale.csv_scan`) reads it
+    whatever the order."""
+    if pd.isna(pd.to_numeric(distinct.iloc[0], errors="coerce")):  # most columns: words
+        return False
+    if distinct.str.fullmatch(r"[+-]?[0-9]+").all():
+        return False
+    if pd.to_numeric(distinct, errors="coerce").isna().any():
+        return False
+    # the parser, once it overflowed, left its NA tokens as written ('NA', ''): those are
+    # missing, a token only once stripped ('NA ') is not to the parser
+    raw = values.astype("str").where(values.notna())
+    missing = (values.isna() | raw.str.lstrip(" ").isin(NA_TOKENS)).to_numpy()
+    if not np.array_equal(text.isna().to_numpy(), missing):
+        return False
+    ascii_stripped = raw[~missing].str.strip(_ASCII_SPACE)
+    return bool((ascii_stripped == text[~missing]).all())
+
+
+def _written_numbers(
+    values: pd.Series, text: pd.Series, distinct: pd.Series, decimal_comma: bool
+) -> pd.Series | None:
+    """A text column read as the numbers it holds, or None: with ``decimal_comma`` (a
+    semicolon file's column that is not codes), every value a number written with a
+    decimal comma (``12,5``, ``1.234``; plain integers past uint64 aside,
+    :func:`_plain_past_uint64`), or numbers pandas' parser left as text for their order
+    alone (:func:`_long_before_a_fraction`)."""
+    if not distinct.size:
+        return None
+    if (
+        decimal_comma
+        and not _plain_past_uint64(distinct)
+        and distinct.str.fullmatch(DECIMAL_COMMA).all()
+    ):
+        plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+        return _as_numbers(plain)
+    if _long_before_a_fraction(values, text, distinct):
+        return text.astype("float64")
+    return None
+
+
 def _percent_example(distinct: pd.Series, decimal_comma: bool) -> str:
     """The percentage a note quotes of a column's ``distinct`` values: the first that is
     not zero (``0%`` shows neither the scale nor the decimals of a column of rates), else
@@ -380,11 +433,9 @@ def tidy_text_columns(
         text = text.mask(text.isin(NA_TOKENS))
         # the checks look at the distinct values only (a category column has few)
         distinct = pd.Series(pd.unique(text[text.notna()]), dtype=object)
-        comma_number = decimal_comma and column not in codes and distinct.size
-        comma_number = comma_number and not _plain_past_uint64(distinct)
-        if comma_number and distinct.str.fullmatch(DECIMAL_COMMA).all():
-            plain = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
-            frame[column] = _as_numbers(plain)
+        number = _written_numbers(values, text, distinct, decimal_comma and column not in codes)
+        if number is not None:
+            frame[column] = number
             continue
         number, example = _spreadsheet_number(text, distinct, decimal_comma, kind)
         if number is not None:
