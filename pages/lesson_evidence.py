@@ -23,6 +23,12 @@ MARGINAL = "pooled marginal (HEB-M)"
 UNIFORM = "uniform (HEB-U)"
 #: bars per PMF in the grouped chart (5 series each: wider bars read on a projector)
 MAX_BARS = 20
+#: under the summary when HEB-M's pooled marginal is the uniform 1/K
+SAME_AS_UNIFORM = (
+    "Here the pooled marginal is uniform: every value of this feature has as many rows over "
+    "all classes (an ID column has one each), so HEB-M's prior mean is HEB-U's and the two "
+    "give the same m."
+)
 DEFAULT_TEXT = ", ".join(str(int(v)) for v in lesson.EXAMPLE_COUNTS)
 SOURCES = [DATASET, TYPED]
 PRIORS = [MARGINAL, UNIFORM]
@@ -39,10 +45,11 @@ def _tuple(values) -> tuple | None:
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def numbers(counts: tuple, prior: tuple | None, m_whatif: float, pooled: tuple | None):
-    """Everything the page shows, cached on the (small) inputs."""
+def numbers(counts: tuple, prior: tuple | None, m_whatif: float, pooled: tuple | None, heb: str):
+    """Everything the page shows, cached on the (small) inputs; ``heb`` is the smoother
+    whose prior mean was chosen (HEB-M's pooled marginal may happen to be uniform)."""
     return lesson.evidence_lesson(
-        _array(counts), _array(prior), m_whatif, _array(pooled), max_bars=MAX_BARS
+        _array(counts), _array(prior), m_whatif, _array(pooled), max_bars=MAX_BARS, heb=heb
     )
 
 
@@ -274,6 +281,7 @@ def lesson_view() -> None:
                 counts, prior, pooled = lesson.pair_counts(
                     data.table, c, f, "marginal" if prior_kind == MARGINAL else "uniform"
                 )
+                heb = "HEB-M" if prior_kind == MARGINAL else "HEB-U"
                 labels = [str(v) for v in data.preprocessor.categories_[f]]
                 class_name, feature_name = (
                     escape(data.class_names[c]),
@@ -293,7 +301,7 @@ def lesson_view() -> None:
                     st.error(str(exc))
                     return
                 labels = [f"v{v + 1}" for v in range(counts.size)]
-                prior, pooled = None, None  # uniform
+                prior, pooled, heb = None, None, "HEB-U"  # uniform
                 what = "Your counts, uniform prior mean (HEB-U)"
             m_whatif = st.select_slider(
                 "What-if concentration m",
@@ -307,7 +315,7 @@ def lesson_view() -> None:
         sources_note()
 
     with right:
-        inputs = (_tuple(counts), _tuple(prior), float(m_whatif), _tuple(pooled))
+        inputs = (_tuple(counts), _tuple(prior), float(m_whatif), _tuple(pooled), heb)
         try:
             out = numbers(*inputs)
         except ValueError as exc:
@@ -315,6 +323,8 @@ def lesson_view() -> None:
             return
         curve = out["curve"]
         summary(out, what, pair_line)
+        if heb == "HEB-M" and out["uniform_prior"]:
+            st.caption(SAME_AS_UNIFORM)
         if steps.show(1):
             fig, data_frame = steps.fitted(lesson_figure("evidence", inputs))
             show_figure(fig, data_frame, "evidence-curve")

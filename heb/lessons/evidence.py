@@ -321,19 +321,23 @@ def heb_name(prior: np.ndarray) -> str:
 
 
 def pmf_comparison(
-    counts: np.ndarray, prior: np.ndarray, m_hat: float, m_whatif: float | None = None
+    counts: np.ndarray,
+    prior: np.ndarray,
+    m_hat: float,
+    m_whatif: float | None = None,
+    heb: str | None = None,
 ) -> dict[str, np.ndarray]:
     """The smoothed PMFs of one pair: unsmoothed, Laplace, HEB (m_hat), prior mean, what-if.
 
     Laplace is (n + 1) / (N + K) (uniform prior, m = K) whatever ``prior`` is; HEB (named
-    by :func:`heb_name`) and the what-if use the given prior mean t with concentration
-    ``m_hat`` / ``m_whatif``.
+    ``heb``, by default :func:`heb_name`) and the what-if use the given prior mean t with
+    concentration ``m_hat`` / ``m_whatif``.
     """
     counts, prior = _check_vector(counts, prior)
     out = {
         "unsmoothed": single_pmf_estimates(counts[None, :], "unsmoothed")[0],
         LAPLACE: single_pmf_estimates(counts[None, :], "laplace")[0],
-        heb_name(prior): dirichlet_posterior_mean(counts, prior, m_hat),
+        heb or heb_name(prior): dirichlet_posterior_mean(counts, prior, m_hat),
         "prior mean": prior.copy(),
     }
     if m_whatif is not None:
@@ -700,10 +704,14 @@ def evidence_lesson(
     pooled: np.ndarray | None = None,
     max_bars: int = 30,
     n0: float = N0,
+    heb: str | None = None,
 ) -> dict:
     """Everything lesson 3 shows for one count vector, in one call.
 
-    ``prior=None`` is the uniform prior mean 1/K (HEB-U).
+    ``prior=None`` is the uniform prior mean 1/K (HEB-U). ``heb`` names the smoother the
+    prior mean was chosen for; by default :func:`heb_name` tells it from the prior, which
+    calls a pooled marginal that happens to be uniform (an ID column: one row per value)
+    HEB-U where the user chose HEB-M's.
 
     Returns
     -------
@@ -726,7 +734,7 @@ def evidence_lesson(
         prior = np.full(counts.size, 1.0 / max(counts.size, 1))
     counts, prior = _check_vector(counts, prior)
     curve = evidence_curve(counts, prior, n0=n0)
-    heb = heb_name(prior)
+    heb = heb or heb_name(prior)
     uniform_prior = is_uniform(prior)
     rho = curve.m_hat / (curve.n_samples + curve.m_hat)
     heldout, heldout_uniform, marks, comparison, verdict = None, None, {}, None, None
@@ -755,7 +763,7 @@ def evidence_lesson(
         "heb": heb,
         "uniform_prior": uniform_prior,
         "rho": rho,
-        "pmfs": pmf_comparison(counts, prior, curve.m_hat, m_whatif),
+        "pmfs": pmf_comparison(counts, prior, curve.m_hat, m_whatif, heb),
         "shown": shown,
         "heldout": heldout,
         "heldout_uniform": heldout_uniform,
