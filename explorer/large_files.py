@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import state
+from explorer import large_drop, state
 from explorer.display import (
     MISSING_SHARE_COLUMN,
     download_buttons,
@@ -269,6 +269,8 @@ class LargeFile:
     #: whether the target was chosen (the picker, a link, a column taken for the last),
     #: else the last column by default, which the describe scan may replace
     chosen: bool = False
+    #: feature columns no scan counts (``?large_drop=``, :mod:`explorer.large_drop`), sorted
+    dropped: tuple[str, ...] = ()
 
     @property
     def numeric_features(self) -> list[str]:
@@ -278,6 +280,7 @@ class LargeFile:
             c
             for c, family in zip(self.columns, self.families, strict=False)
             if c != self.target
+            and c not in self.dropped
             and (family == "float" or (family == "integer" and not is_id_like_name(c)))
         ]
 
@@ -330,8 +333,9 @@ def active() -> LargeFile | None:
     if not chosen:  # none chosen, or a link's that the file does not have
         targets.pop(name, None)
         target = default_target(columns)
+    dropped = large_drop.checked(name, columns, target)
     declared = state.large_categorical(name)
-    kept = [c for c in declared if c in columns and c != target]
+    kept = [c for c in declared if c in columns and c != target and c not in dropped]
     if len(kept) < len(declared):  # a link's (or an earlier target's) columns the file lacks
         dropped = [c for c in declared if c not in kept]
         state.set_large_categorical(name, kept)
@@ -349,6 +353,7 @@ def active() -> LargeFile | None:
         tuple(families[c] for c in columns),
         source.partition_keys,
         chosen,
+        dropped,
     )
 
 
@@ -760,7 +765,7 @@ class TakenTarget:
     passed_over: tuple[str, ...] = ()
 
 
-def _for_target(run, target: str, chosen: bool):
+def _for_target(run, target: str, chosen: bool, dropped=()):
     """The work ``run(engine, report, target)`` of a scan, under the rule for a target the
     user did not choose (the Dataset, Concentrations and Compare pages' scans alike).
 
@@ -774,7 +779,7 @@ def _for_target(run, target: str, chosen: bool):
     :data:`~heb.data.targets.TARGET_CANDIDATES`): the first that works is a
     :class:`TakenTarget`. When none does, the last column's error is raised (the one
     sentence about the column the page names; a candidate's error would name a column
-    the user never chose).
+    the user never chose). A column left out (``dropped``) is never tried.
     """
 
     def work(engine, report):
@@ -788,6 +793,8 @@ def _for_target(run, target: str, chosen: bool):
             report(0.0, "Looking for a column that reads as classes")
             passed_over = []
             for column, kind, distinct in fallback_targets(engine):
+                if column in dropped:
+                    continue
                 report(0.0, f"Trying the column {column} as the target")
                 try:
                     result = run(engine, report, column)
@@ -843,8 +850,11 @@ def taken_note(large: LargeFile, where: str) -> str | None:
     )
 
 
-def _describe(target: str, n_bins: int, missing: str, categorical=(), chosen: bool = True):
-    """The describe scan (:func:`_for_target`'s rule when the target was not ``chosen``)."""
+def _describe(
+    target: str, n_bins: int, missing: str, categorical=(), chosen: bool = True, dropped=()
+):
+    """The describe scan (:func:`_for_target`'s rule when the target was not ``chosen``),
+    ``dropped`` left out."""
 
     def run(engine, report, column: str):
         from heb.scale import summarise_source
@@ -853,26 +863,38 @@ def _describe(target: str, n_bins: int, missing: str, categorical=(), chosen: bo
         return summarise_source(
             engine,
             column,
+            large_drop.feature_columns(engine, column, dropped),
             categorical=list(categorical) or None,
             n_bins=n_bins,
             missing=missing,
         )
 
-    return _for_target(run, target, chosen)
+    return _for_target(run, target, chosen, dropped)
 
 
 def _concentrations(
-    target: str, n_bins: int, missing: str, smoother: str, categorical=(), chosen: bool = True
+    target: str,
+    n_bins: int,
+    missing: str,
+    smoother: str,
+    categorical=(),
+    chosen: bool = True,
+    dropped=(),
 ):
     """HEB's concentrations of every row (:func:`_for_target`'s rule when the target was
-    not ``chosen``)."""
+    not ``chosen``), ``dropped`` left out."""
 
     def run(engine, report, column: str):
         from heb.scale import fit_counts
 
         report(0.0, "Counting every row on DuckDB")
         fitted = fit_counts(
-            engine, column, n_bins=n_bins, missing=missing, categorical=list(categorical) or None
+            engine,
+            column,
+            large_drop.feature_columns(engine, column, dropped),
+            n_bins=n_bins,
+            missing=missing,
+            categorical=list(categorical) or None,
         )
         diag = NaiveBayes(smoother=smoother).fit_counts(fitted.table).concentrations_
         frame = pd.DataFrame(diag)
@@ -880,7 +902,7 @@ def _concentrations(
         frame.insert(1, "feature name", [fitted.features[f] for f in frame["feature"]])
         return frame, fitted.n_rows, [str(c) for c in fitted.classes], list(fitted.features)
 
-    return _for_target(run, target, chosen)
+    return _for_target(run, target, chosen, dropped)
 
 
 def run_compare(engine, target, methods, settings, progress):
@@ -890,26 +912,30 @@ def run_compare(engine, target, methods, settings, progress):
     return cross_validate(engine, target, methods, progress=progress, **settings)
 
 
-def _compare(target: str, methods: list[str], settings: dict, earlier=None, chosen: bool = True):
+def _compare(
+    target: str, methods: list[str], settings: dict, earlier=None, chosen: bool = True, dropped=()
+):
     """The work of a comparison; given ``earlier`` = (its result, the methods whose
     settings changed since), only those are run and merged into it (a what-if).
-    :func:`_for_target`'s rule when the target was not ``chosen``."""
+    :func:`_for_target`'s rule when the target was not ``chosen``; ``dropped`` left out."""
 
     def run(engine, report, column: str):
         from explorer.comparison import Comparison
 
         started = time.perf_counter()
+        features = large_drop.feature_columns(engine, column, dropped)
+        settings_now = settings if features is None else {**settings, "features": features}
         if earlier is None:
-            result = run_compare(engine, column, methods, settings, report)
+            result = run_compare(engine, column, methods, settings_now, report)
         else:
             base, changed = earlier
-            update = run_compare(engine, column, changed, settings, report)
+            update = run_compare(engine, column, changed, settings_now, report)
             result = base.with_methods_of(update, methods)
             kept = [note for note in result.notes if not note.startswith(_RESCORED)]
             result.notes = [*kept, rescored_note(changed)]  # this scan's, not an earlier one's
         return Comparison(result, time.perf_counter() - started)
 
-    return _for_target(run, target, chosen)
+    return _for_target(run, target, chosen, dropped)
 
 
 _RESCORED = "This scan re-scored "
@@ -1001,7 +1027,7 @@ def show_large_file_source() -> LargeFile | None:
         st.session_state[widget] = large.target
         st.selectbox(
             "Target column",
-            large.columns,
+            [c for c in large.columns if c not in large.dropped],  # never a column left out
             key=widget,
             on_change=_on_target,
             args=(large.name, widget),
@@ -1011,6 +1037,7 @@ def show_large_file_source() -> LargeFile | None:
             show_info(note)
         if large.partition_keys and large.target not in large.partition_keys:
             st.caption(escape(partition_keys_note(large.partition_keys)))
+        large_drop.choose_left_out(large.name, large.columns, large.target, large.dropped)
         _choose_categorical(large)
     return large
 
@@ -1101,7 +1128,9 @@ def overview(large: LargeFile) -> None:
     def key_of(file: LargeFile) -> str:
         return _describe_key(file, n_bins, missing)
 
-    work = _describe(large.target, n_bins, missing, large.categorical, large.chosen)
+    if large_drop.no_feature(large):
+        return
+    work = _describe(large.target, n_bins, missing, large.categorical, large.chosen, large.dropped)
     summary = _scan_of("describe", key_of, work, large, auto=True)
     if summary is None:
         _again_button("describe", "Count again", key_of(large), work, large)
@@ -1151,6 +1180,7 @@ def _describe_key(large: LargeFile, n_bins: int, missing: str) -> str:
             large.target,
             large.chosen,
             large.categorical,
+            large.dropped,
             n_bins,
             missing,
         )
@@ -1183,8 +1213,11 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
     def key_of(file: LargeFile) -> str:  # chosen: the last column by default may be replaced
         return repr(
             ("conc", file.name, file.identity, file.target, file.chosen, settings["n_bins"],
-             settings["missing"], smoother, file.categorical)
+             settings["missing"], smoother, file.categorical, file.dropped)
         )  # fmt: skip
+
+    if large_drop.no_feature(large):
+        return
 
     work = _concentrations(
         large.target,
@@ -1193,6 +1226,7 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
         smoother,
         large.categorical,
         large.chosen,
+        large.dropped,
     )
     found = _scan_of("concentrations", key_of, work, large, auto=True)
     if found is None:
@@ -1236,9 +1270,11 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
 def _compare_key(large: LargeFile, methods: list[str], run: dict) -> str:
     """A comparison's key: the file, its target (and whether it was chosen: the last
     column by default may be replaced), the methods and the run's settings (its
-    ``categorical`` the file's)."""
+    ``categorical`` and ``drop`` the file's)."""
     if large.categorical:
         run = {**run, "categorical": list(large.categorical)}
+    if large.dropped:
+        run = {**run, "drop": list(large.dropped)}
     return repr(
         ("compare", large.name, large.identity, large.target, large.chosen, methods,
          sorted(run.items()))
@@ -1257,6 +1293,8 @@ def compare_view(large: LargeFile):
     """Cross-validate the sidebar's NB / AODE methods on every row of the large file; the
     finished :class:`~explorer.comparison.Comparison` (its views are the page's), or None."""
     _show_taken_note(large)
+    if large_drop.no_feature(large):
+        return None
     chosen = state.selected_methods()
     methods = engine_methods(chosen)
     left_out = left_out_methods(chosen)
@@ -1293,7 +1331,7 @@ def compare_view(large: LargeFile):
     st.session_state.setdefault(_COMPARE_RUNS, {})[key] = (base_key, params)
     # the file's categorical columns: part of the settings, in the key (_compare_key)
     engine_run = {**run, **({"categorical": list(large.categorical)} if large.categorical else {})}
-    work = _compare(large.target, methods, engine_run, earlier, large.chosen)
+    work = _compare(large.target, methods, engine_run, earlier, large.chosen, large.dropped)
     has_aode = any(registry.method(m).family == "aode" for m in methods)
     steps = _COMPARE_STEPS[has_aode]
     if has_aode:  # before the button: the pair scan's memory is the server's

@@ -15,9 +15,11 @@ session opened from such a link shows the default dataset, remembers the choices
 applies them when a file of that name is uploaded (:func:`take_link_upload`).
 
 A large file counted by DuckDB (:mod:`explorer.large_files`) is part of the view too:
-``?large_file=<name relative to the data root>``, kept across pages while it is chosen.
-The URL only ever carries that name; :func:`explorer.large_files.active` checks it inside
-the data root (an absolute path, ``~`` or a name leaving the root is refused).
+``?large_file=<name relative to the data root>``, kept across pages while it is chosen,
+with its target (``large_target``), its columns read as categories (``large_categorical``)
+and its columns left out (``large_drop``, JSON lists). The URL only ever carries names;
+:func:`explorer.large_files.active` checks the file inside the data root (an absolute
+path, ``~`` or a name leaving the root is refused) and the columns against the file's.
 """
 
 from __future__ import annotations
@@ -62,9 +64,12 @@ __all__ = [
     "LARGE_FILE",
     "LARGE_CATEGORICAL",
     "LARGE_TARGET",
+    "LARGE_DROP",
     "large_categorical",
+    "large_dropped",
     "large_file",
     "set_large_categorical",
+    "set_large_dropped",
     "set_large_file",
     "run_settings",
     "selected_methods",
@@ -137,6 +142,9 @@ LARGE_TARGET = "large_target"
 #: URL name of the large file's numeric columns read as categories (a JSON list, like
 #: :data:`UPLOAD_CATEGORICAL`); session name of the columns chosen per file
 LARGE_CATEGORICAL = "large_categorical"
+#: URL name of the large file's columns left out (a JSON list, like :data:`UPLOAD_DROP`);
+#: session name of the columns left out per file
+LARGE_DROP = "large_drop"
 #: the longest URL value repeated in a note
 _NOTE_VALUE_CHARS = 40
 
@@ -315,6 +323,8 @@ def init_state() -> None:
     state[LARGE_CATEGORICAL] = (
         {state[LARGE_FILE]: declared} if state[LARGE_FILE] and declared else {}
     )
+    left_out = _url_columns(query.get(LARGE_DROP))  # checked by large_files.active() too
+    state[LARGE_DROP] = {state[LARGE_FILE]: left_out} if state[LARGE_FILE] and left_out else {}
     state.setdefault("uploads", {})
     state[_INITIAL_QUERY] = {key: value for key, value in query.items() if key not in _RUN_KEYS}
     state[PRESENT] = query.get(PRESENT) == "1"
@@ -396,6 +406,19 @@ def large_categorical(name: str) -> tuple[str, ...]:
 def set_large_categorical(name: str, columns) -> None:
     """Read ``columns`` of the large file ``name`` as categories (none: as the engine reads)."""
     chosen = st.session_state.setdefault(LARGE_CATEGORICAL, {})
+    chosen[name] = list(dict.fromkeys(str(c) for c in columns))
+    if not chosen[name]:
+        del chosen[name]
+
+
+def large_dropped(name: str) -> tuple[str, ...]:
+    """The columns of the large file ``name`` left out (sorted: one key per set)."""
+    return tuple(sorted(st.session_state.get(LARGE_DROP, {}).get(name) or ()))
+
+
+def set_large_dropped(name: str, columns) -> None:
+    """Leave ``columns`` of the large file ``name`` out of every scan (none: every column)."""
+    chosen = st.session_state.setdefault(LARGE_DROP, {})
     chosen[name] = list(dict.fromkeys(str(c) for c in columns))
     if not chosen[name]:
         del chosen[name]
@@ -540,6 +563,9 @@ def _wanted_query() -> dict[str, str]:
         declared = large_categorical(state[LARGE_FILE])
         if declared:
             wanted[LARGE_CATEGORICAL] = json.dumps(list(declared), ensure_ascii=False)
+        left_out = large_dropped(state[LARGE_FILE])
+        if left_out:
+            wanted[LARGE_DROP] = json.dumps(list(left_out), ensure_ascii=False)
     wanted.update(state.get(_PAGE_VALUES, {}))
     if state.get(PRESENT):
         wanted[PRESENT] = "1"
@@ -642,6 +668,7 @@ _RUN_KEYS = frozenset(
         LARGE_FILE,
         LARGE_TARGET,
         LARGE_CATEGORICAL,
+        LARGE_DROP,
     }
 )
 

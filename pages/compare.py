@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import comparison as cmp
-from explorer import diagnostics, large_files, loading, state
+from explorer import diagnostics, large_drop, large_files, loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_info
 from explorer.references import compare_note
@@ -245,6 +245,7 @@ if large is not None:
     st.markdown(
         f"**Data:** the large file {escape(large.name, limit=80)}, every row counted by "
         "DuckDB (choose the data on the Dataset page)."
+        + (f" {escape(large_drop.left_out_text(large.dropped))}" if large.dropped else "")
     )
 data_knobs(large is not None)
 

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import concentrations as conc
-from explorer import hierarchies, large_files, loading, state
+from explorer import hierarchies, large_drop, large_files, loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard
 from explorer.figure_cache import cached_figure
@@ -341,6 +341,7 @@ if large is not None:
         "in memory (its hierarchies) and its HEB-AODE view one in-memory fit per feature "
         "pair: both are offered for the in-memory datasets (Compare cross-validates "
         "HEB-AODE on every row of this file)."
+        + (f" {escape(large_drop.left_out_text(large.dropped))}" if large.dropped else "")
     )
     with guard("learning the concentrations on every row"):
         large_files.concentrations_view(large, conc.SMOOTHER[choice])

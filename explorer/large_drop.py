@@ -1,0 +1,134 @@
+"""The large file's "Columns to leave out": feature columns no scan counts.
+
+As the upload's choice of that name (``pages/dataset.py``) and ``heb bench FILE --engine
+duckdb --drop NAME``: the columns chosen are not features of the describe scan, of the
+Concentrations page's counts nor of a Compare (the engine is given the other columns as
+its ``features``). The choice is kept per file in the session and in links as
+``?large_drop=["id", "day"]`` (:data:`explorer.state.LARGE_DROP`); the target is never
+left out, and a link's names that are not feature columns of the file are ignored with a
+note (:func:`checked`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from explorer import state
+from explorer.errors import show_warning
+from heb.text import and_list
+
+__all__ = [
+    "DROP_HELP",
+    "DROP_LINK_NOTE",
+    "checked",
+    "choose_left_out",
+    "feature_columns",
+    "left_out_text",
+    "no_feature",
+    "no_feature_text",
+]
+
+#: help of the large file's "Columns to leave out" choice
+DROP_HELP = (
+    "Columns listed here are not features: no scan counts them (a row number, an ID, a "
+    "date, a column of no use). The target is never left out. Applies to the Dataset, "
+    "Concentrations and Compare pages and is kept in the link."
+)
+#: said (as the other link notes) when a link leaves out columns the file's features lack
+DROP_LINK_NOTE = (
+    "The link leaves out {columns} of the large file {file}, but these are not its feature "
+    "columns: ignored."
+)
+
+
+def checked(name: str, columns: Sequence[str], target: str) -> tuple[str, ...]:
+    """The columns of the large file ``name`` left out, those a link named that are not
+    its feature columns (absent, or the target) dropped from the choice with a note.
+
+    Parameters
+    ----------
+    name : str
+        The file, relative to the data root.
+    columns : sequence of str
+        Its columns.
+    target : str
+        Its target column (never left out).
+
+    Returns
+    -------
+    tuple of str
+        The columns left out, sorted.
+    """
+    asked = state.large_dropped(name)
+    kept = [c for c in asked if c in columns and c != target]
+    if len(kept) < len(asked):
+        unknown = [c for c in asked if c not in kept]
+        state.set_large_dropped(name, kept)
+        notes = st.session_state.setdefault("_notes", [])
+        note = DROP_LINK_NOTE.format(columns=", ".join(map(repr, unknown)), file=name)
+        if note not in notes:
+            notes.append(note)
+    return tuple(sorted(kept))
+
+
+def feature_columns(engine, target: str, dropped: Sequence[str]) -> list[str] | None:
+    """The engine's ``features`` for ``target`` with ``dropped`` left out (None: every
+    column but the target, as the engine reads by default, when nothing is left out)."""
+    if not dropped:
+        return None
+    return [c for c, _ in engine.columns() if c != target and c not in dropped]
+
+
+def no_feature_text(target: str) -> str:
+    """The one sentence said instead of a scan when every feature column is left out."""
+    return (
+        f"Every column but the target {target!r} is left out, so there is no feature to "
+        "count: keep at least one in Columns to leave out on the Dataset page."
+    )
+
+
+def left_out_text(dropped: Sequence[str]) -> str:
+    """What the Concentrations and Compare pages say of the columns left out ("" none)."""
+    if not dropped:
+        return ""
+    names = and_list([repr(c) for c in dropped])
+    return f"Left out: {names} (Columns to leave out, on the Dataset page)."
+
+
+def no_feature(large) -> bool:
+    """Whether every feature column of ``large`` (a :class:`~explorer.large_files.LargeFile`)
+    is left out: then its one sentence is shown, and no scan runs."""
+    if len(large.dropped) < len(large.columns) - 1:
+        return False
+    show_warning(no_feature_text(large.target))
+    return True
+
+
+def _on_drop(name: str, widget: str) -> None:
+    state.set_large_dropped(name, st.session_state[widget])
+    # a column left out is no longer read as categories (its declaration would name a
+    # column the engine does not count)
+    declared = state.large_categorical(name)
+    state.set_large_categorical(name, [c for c in declared if c not in st.session_state[widget]])
+
+
+def choose_left_out(name: str, columns: Sequence[str], target: str, dropped: Sequence[str]):
+    """The multiselect of the file's feature columns to leave out (never the target)."""
+    options = [c for c in columns if c != target]
+    if not options:
+        return
+    widget = f"large_drop:{name}:{target}"
+    st.session_state[widget] = [c for c in options if c in dropped]  # the file's order
+    st.multiselect(
+        "Columns to leave out",
+        options,
+        key=widget,
+        on_change=_on_drop,
+        args=(name, widget),
+        placeholder="None: every other column is a feature",
+        help=DROP_HELP,
+    )
+    if len(dropped) >= len(options):
+        show_warning(no_feature_text(target))
