@@ -130,5 +130,3 @@ def choose_left_out(name: str, columns: Sequence[str], target: str, dropped: Seq
         placeholder="None: every other column is a feature",
         help=DROP_HELP,
     )
-    if len(dropped) >= len(options):
-        show_warning(no_feature_text(target))
