@@ -44,7 +44,7 @@ def separator_line(text: str) -> tuple[str, int, str] | None:
     found = _SEPARATOR_LINE.match(text)
     if found is None:
         return None
-    line = found.group(0).rstrip()
+    line = text[: found.end(1)]  # not rstrip(): that took the tab of "sep=\t" too
     note = f"The first line, {quote(line)}, names the separator: read with it, left out."
     return found.group(1), found.end(), note
 
