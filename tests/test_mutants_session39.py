@@ -139,6 +139,19 @@ def test_the_case_note_names_how_many_more_columns():
     assert "such as 'Mobile' and 'mobile'" in note
 
 
+def test_the_case_note_names_the_first_column_and_counts_the_others_on_both_paths(tmp_path):
+    data = b"a,b,class\nX,Yes,1\nx,yes,0\nz,no,1\nz,no,0\n"
+    note = "Column 'a' (and 1 more column) has values that differ only in letter case, "
+    note += "such as 'X' and 'x': each is a category of its own; correct the file if they are one."
+    assert note in read_table(data, "t.csv").attrs["heb_notes"]
+    pytest.importorskip("duckdb")
+    from heb.scale import summarise_source
+    from tests.test_scale_csv import _engine
+
+    (tmp_path / "t.csv").write_bytes(data)
+    assert note in summarise_source(_engine(tmp_path, "t.csv"), "class").notes
+
+
 # ------------------------------------------------------------------ sample_weight
 def test_a_later_chunk_whose_rows_all_weigh_zero_adds_nothing():
     """Only a fit, or the first partial_fit call, refuses weights that are all 0."""
