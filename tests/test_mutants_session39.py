@@ -19,7 +19,9 @@ from heb.concentration import (
     fractional_groups,
     log_evidence,
 )
+from heb.data.column_values import format_number, numeric_values
 from heb.data.delimiters import file_kind, separator_line, sniff_delimiter
+from heb.data.preprocess import Preprocessor
 from heb.data.readers import read_table
 from heb.data.text_columns import case_note, case_variants
 from heb.nb import NaiveBayes
@@ -252,3 +254,23 @@ def test_the_flat_decision_reads_each_pairs_own_class():
         best = log_evidence(row, prior, grid).max()
         assert log_evidence(row, prior, m[1, f]) >= best - 1e-7 * max(1.0, abs(best))
         assert m[1, f] != 1.0
+
+
+# ------------------------------------------------------------------ column values
+def test_a_whole_number_label_is_written_out_below_1e15_only():
+    assert format_number(123456789012345.0) == "123456789012345"
+    assert format_number(1e15) == "1e+15"
+    assert format_number(-2.5e20) == "-2.5e+20"
+
+
+def test_a_missing_date_is_nan_not_the_epoch():
+    dates = pd.Series(pd.to_datetime(["2020-01-02", None, "1970-01-01"]))
+    values = numeric_values(dates)
+    assert np.isnan(values[1]) and values[2] == 0.0
+    assert values[0] > 0  # a time stamp (its unit is pandas' resolution)
+
+
+def test_input_features_of_two_dimensions_are_refused_in_one_sentence():
+    pre = Preprocessor().fit(pd.DataFrame({"a": ["x", "y", "x"], "b": ["1", "2", "3"]}).to_numpy())
+    with pytest.raises(ValueError, match="^input_features must name the 2 columns"):
+        pre.get_feature_names_out(np.array([["x0", "x1"]]))
