@@ -49,6 +49,11 @@ def test_the_sniffer_ignores_delimiters_inside_quotes():
     assert sniff_delimiter(text, "t.csv") == ";"
 
 
+def test_a_header_of_one_name_is_read_as_comma_separated():
+    """No candidate in the header: ',' (a one-column file's value may hold a tab)."""
+    assert sniff_delimiter("value\na\tb\nc\td\n", "t.csv") == ","
+
+
 def test_a_tsv_name_takes_the_tab_even_when_commas_are_more_consistent():
     text = "a,b\tc\n1,2\t3\n4,5\t6\t7\n"
     assert sniff_delimiter(text, "t.tsv") == "\t"
