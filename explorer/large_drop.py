@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pandas as pd
 import streamlit as st
 
 from explorer import state
-from explorer.errors import show_warning
+from explorer.errors import escape, show_info, show_warning
+from heb.data.dataset import per_row_note
 from heb.text import and_list
 
 __all__ = [
@@ -28,6 +30,9 @@ __all__ = [
     "left_out_text",
     "no_feature",
     "no_feature_text",
+    "per_row_columns",
+    "per_row_notes",
+    "leave_out_button",
 ]
 
 #: help of the large file's "Columns to leave out" choice
@@ -130,3 +135,45 @@ def choose_left_out(name: str, columns: Sequence[str], target: str, dropped: Seq
         placeholder="None: every other column is a feature",
         help=DROP_HELP,
     )
+
+
+def per_row_columns(frame: pd.DataFrame) -> list[str]:
+    """The categorical features of a describe table (``feature``, ``kind``, ``K``, ``rows``,
+    ``missing_share``) with a different value in every row that has one, of at least 10
+    rows: row identifiers most likely, as :func:`heb.data.dataset.one_value_per_row`
+    finds them in memory."""
+    filled = (frame["rows"] * (1.0 - frame["missing_share"])).round()
+    per_row = (frame["kind"] == "categorical") & (frame["K"] == filled) & (filled >= 10)
+    return [str(name) for name in frame.loc[per_row, "feature"]]
+
+
+def _leave_out(name: str, column: str) -> None:
+    state.set_large_dropped(name, [*state.large_dropped(name), column])
+    declared = state.large_categorical(name)
+    state.set_large_categorical(name, [c for c in declared if c != column])
+
+
+def leave_out_button(name: str, column: str, key: str) -> None:
+    """A button leaving ``column`` of the large file ``name`` out (as the upload's "If it
+    only identifies rows" buttons)."""
+    st.button(
+        f"Leave {escape(column, limit=40)} out",
+        on_click=_leave_out,
+        args=(name, column),
+        key=key,
+        icon=":material/remove_circle_outline:",
+        help="If it only identifies rows: the Columns to leave out choice above, for every "
+        "page and in the link.",
+    )
+
+
+def per_row_notes(frame: pd.DataFrame, name: str) -> None:
+    """The upload's note on categorical columns of a value per row, with a button per
+    column that leaves it out."""
+    columns = per_row_columns(frame)
+    if not columns:
+        return
+    show_info(per_row_note(columns))
+    with st.container(horizontal=True, key="large_per_row"):
+        for number, column in enumerate(columns):
+            leave_out_button(name, column, f"large_leave_out_{number}")

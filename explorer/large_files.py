@@ -40,7 +40,7 @@ from explorer.display import (
 )
 from explorer.errors import escape, show_error, show_info
 from explorer.loading import taken_target_note
-from explorer.summaries import code_note, id_like_note, looks_like_code
+from explorer.summaries import code_note, every_row_its_own, id_like_note, looks_like_code
 from heb import figures, registry
 from heb.data import DataError, default_target
 from heb.data.dataset import is_id_like_name
@@ -1112,12 +1112,15 @@ def _code_notes(frame: pd.DataFrame, large: LargeFile, amounts: Sequence[str]) -
     settings = state.current_settings()
     for i, (name, (distinct, rows)) in enumerate(code_columns(frame, large, amounts).items()):
         show_info(code_note(name, distinct, rows, f"{settings['n_bins']} quantile bins"))
-        st.button(
-            f"Read {escape(name, limit=40)} as categories",
-            key=f"large_code_{i}",
-            on_click=_declare,
-            args=(large.name, name),
-        )
+        with st.container(horizontal=True, key=f"large_code_row_{i}"):
+            st.button(
+                f"Read {escape(name, limit=40)} as categories",
+                key=f"large_code_{i}",
+                on_click=_declare,
+                args=(large.name, name),
+            )
+            if every_row_its_own(distinct, rows):  # the note says to leave it out
+                large_drop.leave_out_button(large.name, name, f"large_code_drop_{i}")
 
 
 def overview(large: LargeFile) -> None:
@@ -1164,6 +1167,7 @@ def overview(large: LargeFile) -> None:
     notes = [id_like_note(name, pile) for name, pile in summary.id_like_imputed.items()]
     show_id_like_warnings(notes, "large_missing_as_category")
     _code_notes(frame, large, summary.amounts)
+    large_drop.per_row_notes(frame, large.name)
     st.subheader("Features")
     show_table(frame, grid_config=_FEATURE_COLUMNS, key="large_describe")
     download_buttons(None, frame, "large-file-features", dataset=large.name)

@@ -213,3 +213,37 @@ def test_a_column_the_engine_cannot_encode_can_be_left_out(rooted):
     box.set_value(["stamp"]).run()
     assert_clean(at)
     assert _described(at) == ["colour"]
+
+
+def test_a_number_per_row_can_be_left_out_from_its_note(rooted):
+    """The code note on 'row' (a number per row) says to leave it out; the large file
+    offered only "Read row as categories", not the upload's leave-out button."""
+    at = _app("pages/dataset.py")
+    assert "Here every row has a number of its own" in _texts(at.info)
+    button = at.button(key="large_code_drop_0")
+    assert button.label == "Leave row out"
+    button.click().run()
+    assert not at.exception and not at.error
+    assert _url(at, "large_drop") == '["row"]'
+    assert _box(at).value == ["row"] and _described(at) == ["day", "x", "colour"]
+    assert "Here every row has a number of its own" not in _texts(at.info)
+
+
+def test_a_text_id_gets_the_upload_s_note_and_a_leave_out_button(rooted):
+    """A text column of a value per row: the upload says "'ref' has one value per row";
+    the large file said nothing of it."""
+    frame = pd.read_parquet(rooted / FILE)
+    frame.insert(0, "ref", [f"r{i:05d}" for i in range(len(frame))])
+    frame.to_parquet(rooted / "refs.parquet", index=False)
+    from test_app import assert_clean, open_app
+
+    at = open_app("pages/dataset.py", clean=False, large_file="refs.parquet")
+    assert_clean(at)
+    said = "Column 'ref' has one value per row: kept as a high-cardinality feature."
+    assert said in _texts(at.info)
+    button = at.button(key="large_leave_out_0")
+    assert button.label == "Leave ref out"
+    button.click().run()
+    assert_clean(at)
+    assert _url(at, "large_drop") == '["ref"]'
+    assert said not in _texts(at.info)

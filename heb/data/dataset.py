@@ -416,14 +416,7 @@ def finalize(
     categorical += [c for c in id_like_columns(X) if c not in categorical]
     unique_per_row = one_value_per_row(X, categorical)
     if unique_per_row:
-        notes.append(
-            f"{columns_phrase(unique_per_row)} "
-            + (
-                "have one value per row: kept as high-cardinality features."
-                if len(unique_per_row) > 1
-                else "has one value per row: kept as a high-cardinality feature."
-            )
-        )
+        notes.append(per_row_note(unique_per_row))
     return Dataset(
         name=name,
         X=X,
@@ -436,6 +429,15 @@ def finalize(
         truth=truth,
         source_rows=source_rows,
         amounts=[str(c) for c in amounts if c in X.columns],
+    )
+
+
+def per_row_note(columns: Sequence[str]) -> str:
+    """The note on categorical ``columns`` of a value per row (in memory and large files)."""
+    return f"{columns_phrase(columns)} " + (
+        "have one value per row: kept as high-cardinality features."
+        if len(columns) > 1
+        else "has one value per row: kept as a high-cardinality feature."
     )
 
 
