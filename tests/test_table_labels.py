@@ -116,8 +116,21 @@ def test_zero_counts_powers_are_superscripts():
     fig, _ = figures.underflow_figure(curve, corpus.classes, int(curve["n_words"][9]))
     texts = [a.text for a in fig.layout.annotations] + [str(t.hovertemplate) for t in fig.data]
     assert not any("10^" in t for t in texts)
-    assert any("10<sup>−323.3</sup>" in t for t in texts)
+    # one notation in the text and the figure: "≈ 10^-323.3" stood beside "4.9 × 10⁻³²⁴"
+    assert any("smallest float64 ≈ 4.9 × 10<sup>−324</sup>" in t for t in texts)
+    assert not any("323.3" in t for t in texts)
     assert any("10<sup>%{y:.1f}</sup>" in t for t in texts)
+
+
+def test_zero_counts_text_and_figure_write_the_smallest_float_alike():
+    from pathlib import Path
+
+    from heb.figures.lessons.zero_counts import SMALLEST_FLOAT_HTML
+
+    page = (Path(__file__).parents[1] / "pages" / "lesson_zero_counts.py").read_text("utf-8")
+    superscript = str.maketrans("−0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    mantissa, power = SMALLEST_FLOAT_HTML.removesuffix("</sup>").split("<sup>")
+    assert f"(about {mantissa}{power.translate(superscript)})" in page
 
 
 def test_compare_table_shows_fit_time_next_to_the_method():

@@ -11,10 +11,15 @@ import plotly.graph_objects as go
 from heb.figures.lessons.parts import class_color, curve, hover_bar, lesson_style
 from heb.figures.style import FONT_SIZE, NEUTRAL_COLOR, TRUTH_COLOR
 
-__all__ = ["SMALLEST_FLOAT", "zero_counts_figure", "underflow_figure"]
+__all__ = ["SMALLEST_FLOAT", "SMALLEST_FLOAT_HTML", "zero_counts_figure", "underflow_figure"]
 
 #: the smallest positive float64 (a subnormal): products below it become exactly 0
 SMALLEST_FLOAT = 5e-324
+
+#: its value as the page's text writes it (4.9 × 10⁻³²⁴), the power a superscript: the
+#: figure said "≈ 10^-323.3" beside the text's "about 4.9 × 10⁻³²⁴" (an instructor's trial)
+_MANTISSA, _EXPONENT = f"{SMALLEST_FLOAT:.1e}".split("e")
+SMALLEST_FLOAT_HTML = f"{_MANTISSA} × 10<sup>−{abs(int(_EXPONENT))}</sup>"
 
 
 #: the mark of the message's words on the x axis
@@ -106,7 +111,7 @@ def underflow_figure(
         y=np.log10(SMALLEST_FLOAT),
         line_dash="dash",
         line_color=TRUTH_COLOR,
-        annotation_text="smallest float64 ≈ 10<sup>−323.3</sup>",
+        annotation_text=f"smallest float64 ≈ {SMALLEST_FLOAT_HTML}",
         annotation_position="top right",
     )
     if n_words is not None:
