@@ -116,7 +116,7 @@ def lesson_view() -> None:
         )
         c2.metric("l1 error of this estimate", lesson.format_l1(view["l1"]))
         best, edge, about = lesson.best_alpha_text(sweep, out["best"])
-        c3.metric("Best α (expected l1)", best, edge, "off", help=about, delta_arrow="off")
+        c3.metric(lesson.BEST_ALPHA_LABEL, best, edge, "off", help=about, delta_arrow="off")
         if steps.show(1):
             fig, data = steps.fitted(posterior_figure(*setting))
             show_figure(fig, data, "dirichlet-posterior-mean")

@@ -129,7 +129,7 @@ def test_dirichlet_lesson_with_no_observations_names_no_best_alpha():
     app = run_page("lesson_dirichlet")
     app.select_slider[1].set_value(0).run()  # N = 0: every alpha gives 1/K
     assert not app.exception
-    assert metrics(app)["Best α (expected l1)"] == "none"
+    assert metrics(app)["α minimising expected l1"] == "none"
     bars, sweep = figures(app)
     assert "unsmoothed n / N" not in names(bars)  # n / N is 0 / 0
     assert "every α gives the same estimate" in sweep["layout"]["title"]["text"]
