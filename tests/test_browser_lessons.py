@@ -253,6 +253,7 @@ def test_every_presenter_step_fits_the_screen_in_a_visible_frame(
         # the zero-count bars 45 px
         heights = tab.evaluate(PLOT_HEIGHTS)
         assert all(height >= MIN_PLOT_HEIGHT for height in heights), (where, heights)
+        assert tab.evaluate(WRAPPED_DOWNLOADS) == [], (where, "1024")
         # a 1280 x 800 projector shows about 1280 x 720 in a browser: the step is laid out
         # as on a 1600 x 900 screen and scaled to 0.8, whole and inside the screen's width
         _resized(tab, SHORT_VIEWPORT)
@@ -336,6 +337,17 @@ PLOT_HEIGHTS = (
 )
 #: the least plot height a presenter figure keeps at 1024 px
 MIN_PLOT_HEIGHT = 120
+#: JavaScript: the labels of every figure's download row whose buttons take more than one
+#: line (high cardinality's step 2 at 1024 px put "CSV" on a row of its own)
+WRAPPED_DOWNLOADS = """
+() => [...new Set([...document.querySelectorAll('[data-testid="stDownloadButton"]')]
+  .map((b) => b.parentElement.parentElement)
+  .filter((row) => row.matches('[data-testid="stHorizontalBlock"]')))].flatMap((row) => {
+  const buttons = [...row.querySelectorAll('[data-testid="stDownloadButton"]')];
+  const tops = new Set(buttons.map((b) => Math.round(b.getBoundingClientRect().top)));
+  return tops.size > 1 ? [buttons.map((b) => b.innerText.trim().split(/\\s+/).pop())] : [];
+})
+"""
 
 
 #: a projector's usual screen: 1280 x 720
