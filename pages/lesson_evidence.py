@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from explorer.display import show_figure
 from explorer.errors import escape
-from explorer.loading import current_codes
+from explorer.loading import current_codes, current_dataset
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import init_state, lesson_uses_dataset, page_setting
@@ -54,15 +55,18 @@ def numbers(counts: tuple, prior: tuple | None, m_whatif: float, pooled: tuple |
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def lesson_figure(which: str, inputs: tuple, labels: tuple[str, ...] = ()):
+def lesson_figure(
+    which: str, inputs: tuple, labels: tuple[str, ...] = (), ranks: tuple[int, ...] = ()
+):
     """One of the page's figures (figure, data), built once per ``inputs`` (the arguments
     of :func:`numbers`) and shared read-only by every session: ``"evidence"``, ``"pmfs"``
-    (bars labelled by ``labels``) or ``"held-out"``."""
+    (bars labelled by ``labels``, in the column's own order when ``ranks`` states one:
+    :func:`heb.lessons.evidence.category_ranks`) or ``"held-out"``."""
     out = numbers(*inputs)
     if which == "evidence":
         return figures.evidence_figure(out["curve"], out["heb"], out["uniform_prior"], inputs[2])
     if which == "pmfs":
-        shown = out["shown"]
+        shown = lesson.bar_order(out["shown"], ranks)
         pmfs = {name: values[shown] for name, values in out["pmfs"].items()}
         return figures.pmf_bars_figure(pmfs, [labels[i] for i in shown])
     return figures.heldout_figure(out["heldout"], out["marks"], out["heb"], out["heldout_uniform"])
@@ -75,6 +79,16 @@ def showcase(key: str, _table) -> tuple[int, int, float]:
     dataset's sha256 and settings)."""
     c, f = lesson.showcase_pair(_table)
     return c, f, float(lesson.pair_prominence(_table)[c, f])
+
+
+def stated_order(feature: str, labels: list[str]) -> tuple[int, ...]:
+    """The bars' order a dataset's column states (an ordered pandas Categorical, as the
+    built-in zip-codes' weekday), or ``()``: the encoder's sorted order stays."""
+    X = current_dataset().X
+    dtype = X[feature].dtype if feature in X.columns else None
+    if not isinstance(dtype, pd.CategoricalDtype):
+        return ()
+    return lesson.category_ranks(labels, dtype.categories, bool(dtype.ordered))
 
 
 def choose_pair(data) -> tuple[int, int]:
@@ -283,6 +297,7 @@ def lesson_view() -> None:
                 )
                 heb = "HEB-M" if prior_kind == MARGINAL else "HEB-U"
                 labels = [str(v) for v in data.preprocessor.categories_[f]]
+                ranks = stated_order(data.feature_names[f], labels)
                 class_name, feature_name = (
                     escape(data.class_names[c]),
                     escape(data.feature_names[f]),
@@ -300,7 +315,7 @@ def lesson_view() -> None:
                 except ValueError as exc:
                     st.error(str(exc))
                     return
-                labels = [f"v{v + 1}" for v in range(counts.size)]
+                labels, ranks = [f"v{v + 1}" for v in range(counts.size)], ()
                 prior, pooled, heb = None, None, "HEB-U"  # uniform
                 what = "Your counts, uniform prior mean (HEB-U)"
             m_whatif = st.select_slider(
@@ -335,7 +350,7 @@ def lesson_view() -> None:
                         "is the pooled marginal."
                     )
         if steps.show(2):
-            fig, data_frame = steps.fitted(lesson_figure("pmfs", inputs, tuple(labels)))
+            fig, data_frame = steps.fitted(lesson_figure("pmfs", inputs, tuple(labels), ranks))
             show_figure(fig, data_frame, "evidence-smoothed-pmfs")
             shown = out["shown"]
             if shown.size < curve.n_categories:

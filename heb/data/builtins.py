@@ -41,7 +41,9 @@ def _zip_codes_dataset(n_samples: int = 5000, seed: int = 0) -> Dataset:
             "store_id": 1 + column["store_id"],
             "product_id": 500_000 + 7 * column["product_id"],
             "ip_hash": pd.array(hash_labels[column["ip_hash"]], dtype="str"),
-            "weekday": pd.array(_WEEKDAYS[column["weekday"]], dtype="str"),
+            # ordered: the week's order, which the evidence lesson draws its bars in (the
+            # encoder's codes stay sorted: Fri, Mon, Sat, ...)
+            "weekday": pd.Categorical.from_codes(column["weekday"], _WEEKDAYS, ordered=True),
             "channel": pd.array(_CHANNELS[column["channel"]], dtype="str"),
             "device": pd.array(_DEVICES[column["device"]], dtype="str"),
             "bought": pd.array(np.array(["no", "yes"], dtype=object)[y], dtype="str"),

@@ -58,6 +58,8 @@ __all__ = [
     "heldout_verdict",
     "format_loss",
     "evidence_lesson",
+    "category_ranks",
+    "bar_order",
 ]
 
 #: a hand-made count vector: a few frequent categories and a long tail of zeros
@@ -771,3 +773,27 @@ def evidence_lesson(
         "comparison": comparison,
         "verdict": verdict,
     }
+
+
+def category_ranks(labels, categories, ordered: bool) -> tuple[int, ...]:
+    """Each label's place in a column's stated order, or ``()`` when it states none.
+
+    The encoder codes a column's values in sorted order, so a weekday's bars read Fri, Mon,
+    Sat, ... (an analyst's trial). An ordered pandas Categorical states its order
+    (``categories``, ``ordered``): the labels found in it take their place there, any other
+    (the "(missing)" category) after them. An unordered column states none: its bars keep
+    the sorted order, as the app does not guess an order from the labels' text.
+    """
+    if not ordered:
+        return ()
+    place = {str(value): i for i, value in enumerate(categories)}
+    return tuple(place.get(str(label), len(place)) for label in labels)
+
+
+def bar_order(shown: np.ndarray, ranks: tuple[int, ...] = ()) -> np.ndarray:
+    """The shown categories (indices, ascending) in the order of ``ranks``
+    (:func:`category_ranks`; ``()`` keeps them as they are)."""
+    shown = np.asarray(shown)
+    if not ranks:
+        return shown
+    return shown[np.argsort(np.asarray(ranks)[shown], kind="stable")]
