@@ -90,16 +90,21 @@ def show(comparison: cmp.Comparison, from_memory: bool):
     if from_memory:
         st.caption("Shown from memory: nothing was recomputed.")
     st.subheader("Metrics, mean ± standard deviation over folds")
+    # the grid's short names (the presenter's large-type table has room for the full ones)
+    grid = not state.presenting()
     show_table(
-        comparison.table,
+        cmp.grid_names(comparison.table) if grid else comparison.table,
         style=cmp.best_style(comparison.summary),
         key="metrics_table",
-        grid_config=cmp.table_column_config(),
+        grid_config=cmp.table_column_config(comparison.table["method"]),
     )
     # one method is best of nothing: the caption says what is blue only when a cell is
     best = cmp.best_note(comparison.summary)
+    short = cmp.grid_names_note(comparison.table) if grid else ""
     st.caption(
-        (f"{best} " if best else "") + "Fit time: the median fold's, counting included. "
+        (f"{best} " if best else "")
+        + (f"{short} " if short else "")
+        + "Fit time: the median fold's, counting included. "
         "Each metric is computed on each test fold, then averaged over the folds. ECE: the top-1 "
         "expected calibration error, |accuracy − confidence| per bin of 10 equal-width "
         "confidence bins, weighted by the bin's share of rows. Brier: the squared error "

@@ -732,3 +732,16 @@ def test_a_confusion_matrix_of_many_classes_takes_the_pages_width():
     charts = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in many.get("plotly_chart")]
     assert any("Confusion matrix" in title for title in charts), charts
     assert not _confusion_in_a_column(many)
+
+
+def test_the_compare_grid_shortens_histgradientboosting_and_names_it_in_full():
+    """At 140 px the grid cut "HistGradientBoosting" to "HistGradientBoostin" (1440 px); at
+    152 px the table overflowed a 1280 px window by 9 px (an analyst's trial)."""
+    at = open_page(
+        "pages/compare.py", data="builtin:iris", methods="Laplace,HistGradientBoosting", folds="3"
+    )
+    assert_clean(at)
+    grid = at.dataframe[0].value
+    assert list(grid["method"]) == ["Laplace", "HistGB"]
+    captions = " ".join(c.value for c in at.caption)
+    assert "HistGB: HistGradientBoosting. Fit time" in captions
