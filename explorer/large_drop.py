@@ -24,6 +24,7 @@ from heb.text import and_list
 __all__ = [
     "DROP_HELP",
     "DROP_LINK_NOTE",
+    "cannot_encode",
     "checked",
     "choose_left_out",
     "feature_columns",
@@ -33,6 +34,8 @@ __all__ = [
     "per_row_columns",
     "per_row_notes",
     "leave_out_button",
+    "unencodable",
+    "unencodable_text",
 ]
 
 #: help of the large file's "Columns to leave out" choice
@@ -111,6 +114,46 @@ def no_feature(large) -> bool:
     return True
 
 
+def unencodable(large) -> list[str]:
+    """The feature columns of ``large`` (a :class:`~explorer.large_files.LargeFile`) of a
+    type the engine cannot encode (a parquet date or timestamp, nested values), not left
+    out, in the file's order."""
+    return [
+        c
+        for c, family in zip(large.columns, large.families, strict=False)
+        if family == "other" and c != large.target and c not in large.dropped
+    ]
+
+
+def unencodable_text(columns: Sequence[str]) -> str:
+    """The one sentence said of ``columns`` (at least one), which no scan can encode."""
+    if len(columns) == 1:
+        return (
+            f"Column {columns[0]!r} has a type the large-data path cannot encode (only text, "
+            "booleans and numbers): leave it out (the button below) or convert it."
+        )
+    return (
+        f"Columns {and_list([repr(c) for c in columns])} have a type the large-data path "
+        "cannot encode (only text, booleans and numbers): leave them out (the buttons "
+        "below) or convert them."
+    )
+
+
+def cannot_encode(large) -> bool:
+    """Whether ``large`` has feature columns the engine cannot encode: then they are named
+    with a "Leave ... out" button each, and no scan runs (the scan's own error offered no
+    way on but Columns to leave out, and the note under it said to choose another target
+    or file)."""
+    columns = unencodable(large)
+    if not columns:
+        return False
+    st.error(escape(unencodable_text(columns)), icon=":material/error:")
+    with st.container(horizontal=True, key="large_unencodable"):
+        for number, column in enumerate(columns):
+            leave_out_button(large.name, column, f"large_unencodable_{number}", UNENCODABLE_HELP)
+    return True
+
+
 def _on_drop(name: str, widget: str) -> None:
     state.set_large_dropped(name, st.session_state[widget])
     # a column left out is no longer read as categories (its declaration would name a
@@ -153,16 +196,24 @@ def _leave_out(name: str, column: str) -> None:
     state.set_large_categorical(name, [c for c in declared if c != column])
 
 
-def leave_out_button(name: str, column: str, key: str) -> None:
+#: help of a "Leave ... out" button under a column no scan can encode
+UNENCODABLE_HELP = (
+    "Adds it to Columns to leave out (the Dataset page's large-file section), for every "
+    "page and in the link."
+)
+
+
+def leave_out_button(name: str, column: str, key: str, help: str | None = None) -> None:
     """A button leaving ``column`` of the large file ``name`` out (as the upload's "If it
-    only identifies rows" buttons)."""
+    only identifies rows" buttons; ``help`` replaces that help)."""
     st.button(
         f"Leave {escape(column, limit=40)} out",
         on_click=_leave_out,
         args=(name, column),
         key=key,
         icon=":material/remove_circle_outline:",
-        help="If it only identifies rows: the Columns to leave out choice above, for every "
+        help=help
+        or "If it only identifies rows: the Columns to leave out choice above, for every "
         "page and in the link.",
     )
 

@@ -1131,7 +1131,7 @@ def overview(large: LargeFile) -> None:
     def key_of(file: LargeFile) -> str:
         return _describe_key(file, n_bins, missing)
 
-    if large_drop.no_feature(large):
+    if large_drop.no_feature(large) or large_drop.cannot_encode(large):
         return
     work = _describe(large.target, n_bins, missing, large.categorical, large.chosen, large.dropped)
     summary = _scan_of("describe", key_of, work, large, auto=True)
@@ -1220,7 +1220,7 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
              settings["missing"], smoother, file.categorical, file.dropped)
         )  # fmt: skip
 
-    if large_drop.no_feature(large):
+    if large_drop.no_feature(large) or large_drop.cannot_encode(large):
         return
 
     work = _concentrations(
@@ -1297,7 +1297,7 @@ def compare_view(large: LargeFile):
     """Cross-validate the sidebar's NB / AODE methods on every row of the large file; the
     finished :class:`~explorer.comparison.Comparison` (its views are the page's), or None."""
     _show_taken_note(large)
-    if large_drop.no_feature(large):
+    if large_drop.no_feature(large) or large_drop.cannot_encode(large):
         return None
     chosen = state.selected_methods()
     methods = engine_methods(chosen)

@@ -247,3 +247,30 @@ def test_a_text_id_gets_the_upload_s_note_and_a_leave_out_button(rooted):
     assert_clean(at)
     assert _url(at, "large_drop") == '["ref"]'
     assert said not in _texts(at.info)
+
+
+@pytest.mark.parametrize("page", ["pages/dataset.py", "pages/concentrations.py"])
+def test_a_column_the_engine_cannot_encode_has_a_leave_out_button(rooted, page):
+    """A timestamp column is named before any scan, with a button leaving it out; the
+    scan's error offered only the multiselect, and the note under it said to choose another
+    target or file."""
+    from test_app import assert_clean, open_app
+
+    at = open_app(page, clean=False, large_file=STAMPED)
+    said = _texts(at.error)
+    assert "'stamp'" in said and "leave it out" in said
+    assert "choose another target" not in " ".join(c.value for c in at.caption)
+    button = at.button(key="large_unencodable_0")
+    assert button.label == "Leave stamp out"
+    button.click().run()
+    assert_clean(at)
+    assert _url(at, "large_drop") == '["stamp"]'
+    if page == "pages/dataset.py":
+        assert _described(at) == ["colour"]
+
+
+def test_the_unencodable_sentence_names_every_column():
+    from explorer.large_drop import unencodable_text
+
+    assert "Columns 'a' and 'b' have a type" in unencodable_text(["a", "b"])
+    assert unencodable_text(["a"]).startswith("Column 'a' has a type")
