@@ -279,3 +279,15 @@ def test_table2_without_any_paired_methods_says_why():
         frame[metric] = [0.5, 0.6, 0.4, 0.3]
     with pytest.raises(ValueError, match="no two of its paired methods ran on the same 2"):
         table2(frame)
+
+
+def test_a_score_at_the_curves_lowest_point_is_not_within_noise_of_itself():
+    """A user_id pair of zip-codes: every fold's m and the lowest point clamped at 10,000;
+    the text read '6.0614 (within noise of this curve's lowest inside the clamp, 6.0614 at
+    m = 10,000)', a gap to itself."""
+    from heb.lessons.evidence import heldout_verdict
+
+    same = _comparison(heb=6.0614, best=6.0614, best_m=10_000.0, best_diff=0.0, best_se=0.0)
+    text = heldout_verdict(same, "HEB-M", 10_000.0, False, 1_333, rho=0.93)
+    assert "(this curve's lowest inside the clamp, at m = 10,000)" in text
+    assert "within noise" not in text

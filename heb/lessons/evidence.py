@@ -623,7 +623,9 @@ def heldout_verdict(
     K = n_categories
     best = f"{format_loss(c['best'])} at m = {format_m(c['best_m'])}"
     near = difference_kind(c["best_diff"], c["best_se"])
-    if near in ("noise", "negligible"):
+    if abs(c["best_diff"]) <= 1e-12:  # every fold's m is the lowest point's (both clamped)
+        lowest = f"this curve's lowest inside the clamp, at m = {format_m(c['best_m'])}"
+    elif near in ("noise", "negligible"):
         lowest = f"within noise of this curve's lowest inside the clamp, {best}"
     else:
         lowest = (
