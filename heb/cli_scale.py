@@ -216,6 +216,31 @@ def _features(engine, target: str, drop: Sequence[str]) -> list[str] | None:
     return kept
 
 
+def _check_encodable(engine, target: str, features: Sequence[str] | None) -> None:
+    """Refuse feature columns of a type the engine cannot encode (a parquet date or
+    timestamp), naming the ``--drop`` that leaves them out (the engine's own sentence
+    said "leave it out" without the option)."""
+    from heb.data import DataError
+    from heb.text import and_list
+
+    kept = None if features is None else set(features)
+    odd = [
+        name
+        for name, family in engine.columns()
+        if family == "other" and name != target and (kept is None or name in kept)
+    ]
+    if not odd:
+        return
+    names = and_list([repr(name) for name in odd])
+    have = "has" if len(odd) == 1 else "have"
+    raise DataError(
+        f"{'Column' if len(odd) == 1 else 'Columns'} {names} {have} a type the large-data "
+        "path cannot encode (only text, booleans and numbers); leave "
+        f"{'it' if len(odd) == 1 else 'them'} out with --drop {','.join(odd)} or convert "
+        f"{'it' if len(odd) == 1 else 'them'}."
+    )
+
+
 #: seconds between two progress lines of one step (a new step is printed at once)
 PROGRESS_EVERY_S = 10.0
 #: seconds at the start of a run without progress lines
@@ -380,6 +405,7 @@ def collect_on_engine(
                 column = _target(engine, target)
                 declared = _declared(engine, column, categorical)
                 features = _features(engine, column, drop)
+                _check_encodable(engine, column, features)
                 name = distinct_name(data_stem(source.path), path, taken)
                 _say_reading_notes(engine, name, report)
                 for call in merged_runs(runs(name)):

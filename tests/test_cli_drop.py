@@ -146,3 +146,26 @@ def test_a_file_scheme_in_capitals_drops_and_names_as_in_lower_case(tmp_path, ca
     err = capsys.readouterr().err
     assert code == 0 and "--drop applies to file paths" not in err
     assert set(folds["dataset"]) == {"shop"} and folds["accuracy"].max() < 0.8
+
+
+def test_a_date_column_on_the_engine_names_the_drop_that_leaves_it_out(tmp_path, capsys):
+    """A parquet date column: the engine's sentence said "leave it out" without the
+    option; it names --drop, and that --drop runs."""
+    pytest.importorskip("duckdb")
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "order_date": pd.Timestamp("2026-01-01") + pd.to_timedelta(np.arange(ROWS), "D"),
+            "a": rng.choice(list("abc"), ROWS),
+            "y": rng.choice(["yes", "no"], ROWS),
+        }
+    )
+    path = tmp_path / "orders.parquet"
+    frame.to_parquet(path, index=False)
+    capsys.readouterr()
+    code, _ = _bench(tmp_path, str(path), "--engine", "duckdb")
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Column 'order_date' has a type" in err and "--drop order_date" in err
+    code, folds = _bench(tmp_path, str(path), "--engine", "duckdb", "--drop", "order_date")
+    assert code == 0 and folds is not None
