@@ -169,3 +169,28 @@ def test_a_date_column_on_the_engine_names_the_drop_that_leaves_it_out(tmp_path,
     assert "Column 'order_date' has a type" in err and "--drop order_date" in err
     code, folds = _bench(tmp_path, str(path), "--engine", "duckdb", "--drop", "order_date")
     assert code == 0 and folds is not None
+
+
+@pytest.mark.parametrize("engine", [[], ["--engine", "duckdb"]], ids=["memory", "duckdb"])
+def test_a_customer_id_as_last_column_is_refused_without_naming_an_app(tmp_path, capsys, engine):
+    """The command line said "more than the 100 classes this app handles" of a last
+    column of customer numbers; it names HEB Explorer (the app and the command alike)."""
+    pytest.importorskip("duckdb")
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(
+        {"a": rng.choice(list("abc"), ROWS), "returned": rng.choice(["yes", "no"], ROWS)}
+    )
+    frame["customer_id"] = np.arange(ROWS) + 10**6
+    path = tmp_path / "orders.parquet"
+    frame.to_parquet(path, index=False)
+    capsys.readouterr()
+    from heb.cli import NoUsableData
+
+    try:  # in memory the file is skipped with its reason, then no dataset is left
+        code, _ = _bench(tmp_path, str(path), *engine)
+    except NoUsableData:  # exit code 2, as on the engine
+        code = 2
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "more than the 100 classes HEB Explorer handles" in err and "this app" not in err
+    assert "--target NAME" in err and "'returned'" in err

@@ -365,7 +365,7 @@ def check_class_count(target: str, n_values: int, decimal: bool) -> None:
     if n_values > MAX_CLASSES:
         raise DataError(
             f"The target {quote(target)} has {n_values:,} different values, more than the "
-            f"{MAX_CLASSES} classes this app handles; pick a column with fewer classes."
+            f"{MAX_CLASSES} classes HEB Explorer handles; pick a column with fewer classes."
         )
 
 
