@@ -1356,7 +1356,7 @@ def compare_view(large: LargeFile):
         f"Folds: the Folds choice above ({run['n_splits']}, seed {state.SEED}), as on every "
         "page. On a large file a row's fold is a seeded hash of its file and row number (no "
         "sort of every row), not a stratified shuffle: a class's share per fold is off by "
-        "about √(p(1−p)k/n), under 1 % from 10⁵ rows per fold. Every row is used (the Rows "
+        "about √(p(1−p)k/n), under 1\u00a0% from 10⁵ rows per fold. Every row is used (the Rows "
         "choice applies to in-memory data); bins and missing values as on the Dataset page."
     )
     return comparison

@@ -274,3 +274,11 @@ def test_the_unencodable_sentence_names_every_column():
 
     assert "Columns 'a' and 'b' have a type" in unencodable_text(["a", "b"])
     assert unencodable_text(["a"]).startswith("Column 'a' has a type")
+
+
+def test_the_fold_caption_keeps_one_percent_on_one_line(rooted):
+    """At 1280 px the Compare page's fold caption broke 'under 1 %' after the 1 (an
+    ordinary space); a no-break space holds the number and its sign together."""
+    at = _app("pages/compare.py")
+    folds = [c.value for c in at.caption if "seeded hash" in c.value]
+    assert folds and "under 1\u00a0% from" in folds[0]
