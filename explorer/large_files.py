@@ -337,10 +337,10 @@ def active() -> LargeFile | None:
     declared = state.large_categorical(name)
     kept = [c for c in declared if c in columns and c != target and c not in dropped]
     if len(kept) < len(declared):  # a link's (or an earlier target's) columns the file lacks
-        dropped = [c for c in declared if c not in kept]
+        ignored = [c for c in declared if c not in kept]
         state.set_large_categorical(name, kept)
         notes = st.session_state.setdefault("_notes", [])
-        note = LARGE_CATEGORICAL_LINK_NOTE.format(columns=", ".join(map(repr, dropped)), file=name)
+        note = LARGE_CATEGORICAL_LINK_NOTE.format(columns=", ".join(map(repr, ignored)), file=name)
         if note not in notes:
             notes.append(note)
     return LargeFile(

@@ -282,3 +282,29 @@ def test_the_fold_caption_keeps_one_percent_on_one_line(rooted):
     at = _app("pages/compare.py")
     folds = [c.value for c in at.caption if "seeded hash" in c.value]
     assert folds and "under 1\u00a0% from" in folds[0]
+
+
+def test_a_link_s_unknown_categorical_keeps_the_columns_left_out(rooted):
+    """active() named two lists ``dropped``: a link declaring a column the file lacks as
+    categories made the names its note ignores that call's columns left out ('row' not
+    among them). Latent: the sidebar's call, which uses only the file's name, met it first
+    and tidied the session, so the pages' own call was right."""
+    import streamlit as st
+
+    from explorer import large_files, state
+
+    keys = (state.LARGE_FILE, state.LARGE_TARGET, state.LARGE_CATEGORICAL, state.LARGE_DROP)
+    saved = {key: st.session_state[key] for key in keys if key in st.session_state}
+    try:
+        st.session_state[state.LARGE_FILE] = FILE
+        st.session_state[state.LARGE_TARGET] = {}
+        st.session_state[state.LARGE_CATEGORICAL] = {FILE: ["nosuch", "colour"]}
+        st.session_state[state.LARGE_DROP] = {FILE: ["row"]}
+        large = large_files.active()
+        assert large.dropped == ("row",) and large.categorical == ("colour",)
+        assert state.large_categorical(FILE) == ("colour",)
+    finally:
+        for key in keys:
+            st.session_state.pop(key, None)
+        st.session_state.update(saved)
+        st.session_state.pop("_notes", None)
