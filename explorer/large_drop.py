@@ -183,8 +183,9 @@ def choose_left_out(name: str, columns: Sequence[str], target: str, dropped: Seq
 def per_row_columns(frame: pd.DataFrame) -> list[str]:
     """The categorical features of a describe table (``feature``, ``kind``, ``K``, ``rows``,
     ``missing_share``) with a different value in every row that has one, of at least 10
-    rows: row identifiers most likely, as :func:`heb.data.dataset.one_value_per_row`
-    finds them in memory."""
+    such rows: row identifiers most likely. In memory
+    :func:`heb.data.dataset.one_value_per_row` asks a value of every row; here a column
+    with some cells missing is named too (an ID exported with gaps)."""
     filled = (frame["rows"] * (1.0 - frame["missing_share"])).round()
     per_row = (frame["kind"] == "categorical") & (frame["K"] == filled) & (filled >= 10)
     return [str(name) for name in frame.loc[per_row, "feature"]]
