@@ -17,12 +17,13 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from explorer.errors import show_warning
+from explorer.errors import escape, show_warning
 from explorer.exports import cap_cells, csv_bytes
 from explorer.report import file_slug, view_footer
 from explorer.state import missing_as_category, presenting
 
 __all__ = [
+    "leave_out_button",
     "CHART_CONFIG",
     "FIGURE_FONT_SIZE",
     "FIGURE_TEXT_COLOR",
@@ -68,6 +69,18 @@ MODEBAR_BAND = 44
 DOWNLOAD_GAP = "xsmall"
 #: plotly's defaults for a figure that sets no height or top margin
 _PLOTLY_HEIGHT, _PLOTLY_MARGIN_TOP = 450, 100
+
+
+def leave_out_button(column: str, key: str, on_click: Callable, args: tuple, help: str) -> None:
+    """The "Leave ``column`` out" button of an upload's or a large file's note."""
+    st.button(
+        f"Leave {escape(column, limit=40)} out",
+        on_click=on_click,
+        args=args,
+        key=key,
+        icon=":material/remove_circle_outline:",
+        help=help,
+    )
 
 
 def _image_export_available() -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import state
+from explorer import display, state
 from explorer.errors import escape, show_info, show_warning
 from heb.data.dataset import per_row_note
 from heb.text import and_list
@@ -74,10 +74,7 @@ def checked(name: str, columns: Sequence[str], target: str) -> tuple[str, ...]:
     if len(kept) < len(asked):
         unknown = [c for c in asked if c not in kept]
         state.set_large_dropped(name, kept)
-        notes = st.session_state.setdefault("_notes", [])
-        note = DROP_LINK_NOTE.format(columns=", ".join(map(repr, unknown)), file=name)
-        if note not in notes:
-            notes.append(note)
+        state.note_ignored_columns(DROP_LINK_NOTE, unknown, name)
     return tuple(sorted(kept))
 
 
@@ -207,15 +204,14 @@ UNENCODABLE_HELP = (
 def leave_out_button(name: str, column: str, key: str, help: str | None = None) -> None:
     """A button leaving ``column`` of the large file ``name`` out (as the upload's "If it
     only identifies rows" buttons; ``help`` replaces that help)."""
-    st.button(
-        f"Leave {escape(column, limit=40)} out",
-        on_click=_leave_out,
-        args=(name, column),
-        key=key,
-        icon=":material/remove_circle_outline:",
-        help=help
-        or "If it only identifies rows: the Columns to leave out choice above, for every "
-        "page and in the link.",
+    display.leave_out_button(
+        column,
+        key,
+        _leave_out,
+        (name, column),
+        help
+        or "If it only identifies rows: the Columns to leave out choice above, for "
+        "every page and in the link.",
     )
 
 

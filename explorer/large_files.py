@@ -339,10 +339,7 @@ def active() -> LargeFile | None:
     if len(kept) < len(declared):  # a link's (or an earlier target's) columns the file lacks
         ignored = [c for c in declared if c not in kept]
         state.set_large_categorical(name, kept)
-        notes = st.session_state.setdefault("_notes", [])
-        note = LARGE_CATEGORICAL_LINK_NOTE.format(columns=", ".join(map(repr, ignored)), file=name)
-        if note not in notes:
-            notes.append(note)
+        state.note_ignored_columns(LARGE_CATEGORICAL_LINK_NOTE, ignored, name)
     return LargeFile(
         name,
         str(root),

@@ -70,6 +70,7 @@ __all__ = [
     "large_file",
     "set_large_categorical",
     "set_large_dropped",
+    "note_ignored_columns",
     "set_large_file",
     "run_settings",
     "selected_methods",
@@ -230,6 +231,15 @@ def _setting(query: dict[str, str], name: str, attribute: str, allowed, default,
     if notes is not None:
         notes.append(_link_note(VALUE_LINK_NOTE, name, text, default))
     return default
+
+
+def note_ignored_columns(template: str, columns, file: str) -> None:
+    """Say once, above the page, that a link's ``columns`` of the large file ``file`` were
+    ignored (``template`` takes ``{columns}`` and ``{file}``)."""
+    notes = st.session_state.setdefault("_notes", [])
+    note = template.format(columns=", ".join(map(repr, columns)), file=file)
+    if note not in notes:
+        notes.append(note)
 
 
 def _link_note(template: str, name: str, text: str, default) -> str:

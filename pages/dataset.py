@@ -9,6 +9,7 @@ from explorer import catalogue, hierarchies, large_files, loading, state, summar
 from explorer.display import (
     MISSING_SHARE_COLUMN,
     download_buttons,
+    leave_out_button,
     show_figure,
     show_table,
 )
@@ -119,13 +120,12 @@ def _leave_out(spec: str, column: str) -> None:
 
 def _leave_out_button(spec: str, column: str, key: str, when: str) -> None:
     """A button leaving ``column`` out of the upload, its help saying ``when`` to."""
-    st.button(
-        f"Leave {escape(column, limit=40)} out",
-        on_click=_leave_out,
-        args=(spec, column),
-        key=key,
-        icon=":material/remove_circle_outline:",
-        help=f"{when}: the Columns to leave out choice above, for every page and in the link.",
+    leave_out_button(
+        column,
+        key,
+        _leave_out,
+        (spec, column),
+        f"{when}: the Columns to leave out choice above, for every page and in the link.",
     )
 
 

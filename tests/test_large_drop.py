@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from test_app import assert_clean, open_app, unescape, url
 
 from heb.scale import DuckDBEngine, cross_validate, open_source
 
@@ -58,22 +59,12 @@ def rooted(drop_root, monkeypatch):
 
 
 def _app(page: str, **query):
-    from test_app import assert_clean, open_app
-
     at = open_app(page, clean=False, large_file=FILE, **query)
     assert_clean(at)
     return at
 
 
-def _url(at, key):
-    from test_app import url
-
-    return url(at, key)
-
-
 def _texts(elements) -> str:
-    from test_app import unescape
-
     return " ".join(unescape(e.value) for e in elements)
 
 
@@ -103,16 +94,16 @@ def test_the_control_leaves_a_column_out_of_the_describe_table(rooted):
     box = _box(at)
     assert box.options == FEATURES and box.value == []  # never the target
     assert "row" in _described(at)
-    assert _url(at, "large_drop") is None
+    assert url(at, "large_drop") is None
     box.set_value(["row"]).run()
     assert not at.exception and not at.error
-    assert _url(at, "large_drop") == '["row"]'
+    assert url(at, "large_drop") == '["row"]'
     assert _described(at) == ["day", "x", "colour"]
     assert at.metric[1].value == "3"  # Features
     # the target picker offers no column left out
     assert "row" not in at.selectbox(key=f"large_target:{FILE}").options
     _box(at).set_value([]).run()
-    assert _url(at, "large_drop") is None and "row" in _described(at)
+    assert url(at, "large_drop") is None and "row" in _described(at)
 
 
 def test_a_link_carries_it_to_concentrations_and_compare(rooted):
@@ -122,13 +113,13 @@ def test_a_link_carries_it_to_concentrations_and_compare(rooted):
     at.switch_page("pages/concentrations.py")
     at.run()
     assert not at.exception and not at.error
-    assert _url(at, "large_drop") == '["day", "row"]'
+    assert url(at, "large_drop") == '["day", "row"]'
     shown = next(d.value for d in at.dataframe if "feature name" in d.value.columns)
     assert set(shown["feature name"]) == {"x", "colour"}
     assert "Left out: 'day' and 'row'" in _texts(at.markdown)
     at.switch_page("pages/compare.py")
     at.run()
-    assert _url(at, "large_drop") == '["day", "row"]'
+    assert url(at, "large_drop") == '["day", "row"]'
     assert "Left out: 'day' and 'row'" in _texts(at.markdown)
     at.button(key="large_go").click().run()
     assert not at.exception and not at.error
@@ -167,13 +158,13 @@ def test_a_link_leaving_out_the_target_keeps_it(rooted):
     at = _app("pages/dataset.py", large_drop='["label", "row"]')
     said = _texts(at.info)
     assert "leaves out 'label' of the large file" in said and "ignored" in said
-    assert _url(at, "large_drop") == '["row"]'
+    assert url(at, "large_drop") == '["row"]'
     assert at.selectbox(key=f"large_target:{FILE}").value == "label"
     assert _described(at) == ["day", "x", "colour"]
     # a chosen target the link also leaves out: the target stays, the picker offers it
     at = _app("pages/dataset.py", large_target="colour", large_drop='["colour"]')
     assert at.selectbox(key=f"large_target:{FILE}").value == "colour"
-    assert _url(at, "large_drop") is None and "colour" not in _box(at, "colour").options
+    assert url(at, "large_drop") is None and "colour" not in _box(at, "colour").options
 
 
 def test_every_feature_left_out_is_one_sentence(rooted):
@@ -196,16 +187,15 @@ def test_a_hostile_link_value_is_refused(rooted):
     notes = [e.value for e in at.info if "leaves out" in e.value]
     assert len(notes) == 1 and re.search(r"(?<!\\)[<*]", notes[0]) is None  # escaped
     assert hostile in _texts(at.info)
-    assert _url(at, "large_drop") == '["row"]'
+    assert url(at, "large_drop") == '["row"]'
     assert _described(at) == ["day", "x", "colour"]
     for value in ('{"row": 1}', "not json", '"row"', json.dumps(["row"] * 2_000)):
         at = _app("pages/dataset.py", large_drop=value)
-        assert _url(at, "large_drop") is None and "row" in _described(at), value
+        assert url(at, "large_drop") is None and "row" in _described(at), value
 
 
 def test_a_column_the_engine_cannot_encode_can_be_left_out(rooted):
     """The engine's error says to leave a timestamp column out: now the page can."""
-    from test_app import assert_clean, open_app
 
     at = open_app("pages/dataset.py", clean=False, large_file=STAMPED)
     assert "leave it out" in _texts(at.error)
@@ -224,7 +214,7 @@ def test_a_number_per_row_can_be_left_out_from_its_note(rooted):
     assert button.label == "Leave row out"
     button.click().run()
     assert not at.exception and not at.error
-    assert _url(at, "large_drop") == '["row"]'
+    assert url(at, "large_drop") == '["row"]'
     assert _box(at).value == ["row"] and _described(at) == ["day", "x", "colour"]
     assert "Here every row has a number of its own" not in _texts(at.info)
 
@@ -235,7 +225,6 @@ def test_a_text_id_gets_the_upload_s_note_and_a_leave_out_button(rooted):
     frame = pd.read_parquet(rooted / FILE)
     frame.insert(0, "ref", [f"r{i:05d}" for i in range(len(frame))])
     frame.to_parquet(rooted / "refs.parquet", index=False)
-    from test_app import assert_clean, open_app
 
     at = open_app("pages/dataset.py", clean=False, large_file="refs.parquet")
     assert_clean(at)
@@ -245,7 +234,7 @@ def test_a_text_id_gets_the_upload_s_note_and_a_leave_out_button(rooted):
     assert button.label == "Leave ref out"
     button.click().run()
     assert_clean(at)
-    assert _url(at, "large_drop") == '["ref"]'
+    assert url(at, "large_drop") == '["ref"]'
     assert said not in _texts(at.info)
 
 
@@ -254,7 +243,6 @@ def test_a_column_the_engine_cannot_encode_has_a_leave_out_button(rooted, page):
     """A timestamp column is named before any scan, with a button leaving it out; the
     scan's error offered only the multiselect, and the note under it said to choose another
     target or file."""
-    from test_app import assert_clean, open_app
 
     at = open_app(page, clean=False, large_file=STAMPED)
     said = _texts(at.error)
@@ -264,7 +252,7 @@ def test_a_column_the_engine_cannot_encode_has_a_leave_out_button(rooted, page):
     assert button.label == "Leave stamp out"
     button.click().run()
     assert_clean(at)
-    assert _url(at, "large_drop") == '["stamp"]'
+    assert url(at, "large_drop") == '["stamp"]'
     if page == "pages/dataset.py":
         assert _described(at) == ["colour"]
 
