@@ -19,6 +19,7 @@ import streamlit as st
 from explorer import display, state
 from explorer.errors import escape, show_info, show_warning
 from heb.data.dataset import per_row_note
+from heb.scale import counting
 from heb.text import and_list
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "left_out_text",
     "no_feature",
     "no_feature_text",
+    "nothing_to_scan",
     "per_row_columns",
     "per_row_notes",
     "leave_out_button",
@@ -111,29 +113,23 @@ def no_feature(large) -> bool:
     return True
 
 
+def nothing_to_scan(large) -> bool:
+    """Whether no scan of ``large`` can run: every feature left out (:func:`no_feature`)
+    or columns it cannot encode (:func:`cannot_encode`); either is said on the page."""
+    return no_feature(large) or cannot_encode(large)
+
+
 def unencodable(large) -> list[str]:
     """The feature columns of ``large`` (a :class:`~explorer.large_files.LargeFile`) of a
-    type the engine cannot encode (a parquet date or timestamp, nested values), not left
-    out, in the file's order."""
-    return [
-        c
-        for c, family in zip(large.columns, large.families, strict=False)
-        if family == "other" and c != large.target and c not in large.dropped
-    ]
+    type the engine cannot encode, not left out, in the file's order."""
+    pairs = zip(large.columns, large.families, strict=False)
+    return counting.unencodable_columns(pairs, large.target, large.dropped)
 
 
 def unencodable_text(columns: Sequence[str]) -> str:
     """The one sentence said of ``columns`` (at least one), which no scan can encode."""
-    if len(columns) == 1:
-        return (
-            f"Column {columns[0]!r} has a type the large-data path cannot encode (only text, "
-            "booleans and numbers): leave it out (the button below) or convert it."
-        )
-    return (
-        f"Columns {and_list([repr(c) for c in columns])} have a type the large-data path "
-        "cannot encode (only text, booleans and numbers): leave them out (the buttons "
-        "below) or convert them."
-    )
+    button = " (the button below)" if len(columns) == 1 else " (the buttons below)"
+    return counting.unencodable_text(columns, button)
 
 
 def cannot_encode(large) -> bool:
@@ -151,12 +147,16 @@ def cannot_encode(large) -> bool:
     return True
 
 
-def _on_drop(name: str, widget: str) -> None:
-    state.set_large_dropped(name, st.session_state[widget])
-    # a column left out is no longer read as categories (its declaration would name a
-    # column the engine does not count)
+def _set_dropped(name: str, columns: Sequence[str]) -> None:
+    """Leave ``columns`` of the large file ``name`` out; a column left out is no longer
+    read as categories (its declaration would name a column the engine does not count)."""
+    state.set_large_dropped(name, columns)
     declared = state.large_categorical(name)
-    state.set_large_categorical(name, [c for c in declared if c not in st.session_state[widget]])
+    state.set_large_categorical(name, [c for c in declared if c not in columns])
+
+
+def _on_drop(name: str, widget: str) -> None:
+    _set_dropped(name, st.session_state[widget])
 
 
 def choose_left_out(name: str, columns: Sequence[str], target: str, dropped: Sequence[str]):
@@ -189,9 +189,7 @@ def per_row_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def _leave_out(name: str, column: str) -> None:
-    state.set_large_dropped(name, [*state.large_dropped(name), column])
-    declared = state.large_categorical(name)
-    state.set_large_categorical(name, [c for c in declared if c != column])
+    _set_dropped(name, [*state.large_dropped(name), column])
 
 
 #: help of a "Leave ... out" button under a column no scan can encode

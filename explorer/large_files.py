@@ -771,9 +771,9 @@ def _for_target(run, target: str, chosen: bool, dropped=()):
     column: :func:`~heb.scale.counting.check_target_values` refuses it; a last column
     that is a fine target keeps its error, so a comparison failing for another reason is
     not run again per candidate), ``run`` is tried on each of the engine's fallback
-    targets in turn (the
-    in-memory upload's rule, :func:`explorer.loading._another_target`; at most
-    :data:`~heb.data.targets.TARGET_CANDIDATES`): the first that works is a
+    targets in turn (:func:`heb.scale.target_choice.fallback_targets`, the in-memory
+    upload's rule; at most :data:`~heb.data.targets.TARGET_CANDIDATES`): the first that
+    works is a
     :class:`TakenTarget`. When none does, the last column's error is raised (the one
     sentence about the column the page names; a candidate's error would name a column
     the user never chose). A column left out (``dropped``) is never tried.
@@ -1128,7 +1128,7 @@ def overview(large: LargeFile) -> None:
     def key_of(file: LargeFile) -> str:
         return _describe_key(file, n_bins, missing)
 
-    if large_drop.no_feature(large) or large_drop.cannot_encode(large):
+    if large_drop.nothing_to_scan(large):
         return
     work = _describe(large.target, n_bins, missing, large.categorical, large.chosen, large.dropped)
     summary = _scan_of("describe", key_of, work, large, auto=True)
@@ -1217,7 +1217,7 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
              settings["missing"], smoother, file.categorical, file.dropped)
         )  # fmt: skip
 
-    if large_drop.no_feature(large) or large_drop.cannot_encode(large):
+    if large_drop.nothing_to_scan(large):
         return
 
     work = _concentrations(
@@ -1294,7 +1294,7 @@ def compare_view(large: LargeFile):
     """Cross-validate the sidebar's NB / AODE methods on every row of the large file; the
     finished :class:`~explorer.comparison.Comparison` (its views are the page's), or None."""
     _show_taken_note(large)
-    if large_drop.no_feature(large) or large_drop.cannot_encode(large):
+    if large_drop.nothing_to_scan(large):
         return None
     chosen = state.selected_methods()
     methods = engine_methods(chosen)

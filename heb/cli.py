@@ -258,17 +258,14 @@ def _target_hint(reason: str, target: str | None, spec: str) -> str:
     from heb.data import DataError, read_table
     from heb.data.budget import read_local_file
     from heb.data.dataset import DEFAULT_MAX_BYTES
-    from heb.data.targets import fallback_targets
-    from heb.text import and_list
+    from heb.data.targets import fallback_targets, target_option_hint
 
-    hint = "the target is the last column unless --target NAME names another"
     path = Path(_spec_path(spec))
     try:
         table = read_table(read_local_file(path, DEFAULT_MAX_BYTES), path.name, DEFAULT_MAX_BYTES)
     except (DataError, OSError):
-        return hint
-    found = [f"{name!r} ({kind}, {n} values)" for name, kind, n in fallback_targets(table)]
-    return f"{hint}, such as {and_list(found, 'or')}" if found else hint
+        return target_option_hint([])
+    return target_option_hint(fallback_targets(table))
 
 
 def _openml_hint(spec: str) -> str:

@@ -155,17 +155,14 @@ def _check_default_target(engine, column: str) -> None:
     ``--target`` names another, with the columns that read as classes (the app's
     large-file source takes the first of them; the command line takes none)."""
     from heb.data import DataError
+    from heb.data.targets import target_option_hint
     from heb.scale.counting import check_target_values
     from heb.scale.target_choice import fallback_targets
-    from heb.text import and_list
 
     try:
         check_target_values(engine, column)
     except DataError as exc:
-        hint = "the target is the last column unless --target NAME names another"
-        found = [f"{name!r} ({kind}, {n} values)" for name, kind, n in fallback_targets(engine)]
-        if found:
-            hint += f", such as {and_list(found, 'or')}"
+        hint = target_option_hint(fallback_targets(engine))
         raise DataError(f"{str(exc).rstrip('.')}; {hint}.") from None
 
 
@@ -216,29 +213,16 @@ def _features(engine, target: str, drop: Sequence[str]) -> list[str] | None:
     return kept
 
 
-def _check_encodable(engine, target: str, features: Sequence[str] | None) -> None:
+def _check_encodable(engine, target: str, drop: Sequence[str]) -> None:
     """Refuse feature columns of a type the engine cannot encode (a parquet date or
     timestamp), naming the ``--drop`` that leaves them out (the engine's own sentence
     said "leave it out" without the option)."""
     from heb.data import DataError
-    from heb.text import and_list
+    from heb.scale.counting import unencodable_columns, unencodable_text
 
-    kept = None if features is None else set(features)
-    odd = [
-        name
-        for name, family in engine.columns()
-        if family == "other" and name != target and (kept is None or name in kept)
-    ]
-    if not odd:
-        return
-    names = and_list([repr(name) for name in odd])
-    have = "has" if len(odd) == 1 else "have"
-    raise DataError(
-        f"{'Column' if len(odd) == 1 else 'Columns'} {names} {have} a type the large-data "
-        "path cannot encode (only text, booleans and numbers); leave "
-        f"{'it' if len(odd) == 1 else 'them'} out with --drop {','.join(odd)} or convert "
-        f"{'it' if len(odd) == 1 else 'them'}."
-    )
+    odd = unencodable_columns(engine.columns(), target, drop)
+    if odd:
+        raise DataError(unencodable_text(odd, f" with --drop {','.join(odd)}"))
 
 
 #: seconds between two progress lines of one step (a new step is printed at once)
@@ -405,7 +389,7 @@ def collect_on_engine(
                 column = _target(engine, target)
                 declared = _declared(engine, column, categorical)
                 features = _features(engine, column, drop)
-                _check_encodable(engine, column, features)
+                _check_encodable(engine, column, drop)
                 name = distinct_name(data_stem(source.path), path, taken)
                 _say_reading_notes(engine, name, report)
                 for call in merged_runs(runs(name)):

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pandas as pd
 
 from heb.data.dataset import is_integer_like, is_text_dtype
+from heb.text import and_list
 
-__all__ = ["FEW_CLASSES", "TARGET_CANDIDATES", "fallback_targets"]
+__all__ = ["FEW_CLASSES", "TARGET_CANDIDATES", "fallback_targets", "target_option_hint"]
 
 #: columns looked at, from the right, when a file's last column cannot be its target
 TARGET_CANDIDATES = 10
@@ -41,3 +42,14 @@ def fallback_targets(table: pd.DataFrame) -> list[tuple[str, str, int]]:
         if 2 <= distinct <= FEW_CLASSES:
             found[kind].append((str(table.columns[position]), kind, distinct))
     return found["text"] + found["whole numbers"]
+
+
+def target_option_hint(found: list[tuple[str, str, int]]) -> str:
+    """The command line's way on for a last column that cannot be the target, naming the
+    columns ``found`` (:func:`fallback_targets`, or the engine's) that read as classes;
+    ``heb bench`` takes none of them for the user."""
+    hint = "the target is the last column unless --target NAME names another"
+    if not found:
+        return hint
+    named = [f"{name!r} ({kind}, {n} values)" for name, kind, n in found]
+    return f"{hint}, such as {and_list(named, 'or')}"

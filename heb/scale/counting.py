@@ -24,8 +24,17 @@ from heb.data.parquet import nullable_integer_types
 from heb.scale.encoding import FeatureValues, FoldEncoding, fit_fold
 from heb.scale.memory import release_freed_memory
 from heb.scale.sql import VIEW, feature_alias, histogram_query, target_values_query
+from heb.text import and_list
 
-__all__ = ["Columns", "describe", "Histograms", "FittedFold", "count_histograms"]
+__all__ = [
+    "Columns",
+    "describe",
+    "Histograms",
+    "FittedFold",
+    "count_histograms",
+    "unencodable_columns",
+    "unencodable_text",
+]
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,33 @@ class Columns:
     kinds: tuple[str, ...]
     numeric_values: tuple[bool, ...]
     integers: tuple[bool, ...] = ()
+
+
+def unencodable_columns(columns, target: str, left_out: Sequence[str] = ()) -> list[str]:
+    """The feature columns of ``columns`` ((name, engine family) pairs, the engine's
+    :meth:`columns`) of a type no scan can encode (a parquet date or timestamp, nested
+    values), but the ``target`` and those ``left_out``, in order."""
+    return [
+        name
+        for name, family in columns
+        if family == "other" and name != target and name not in left_out
+    ]
+
+
+def unencodable_text(columns: Sequence[str], way_out: str = "") -> str:
+    """The one sentence on ``columns`` (at least one) of a type no scan can encode;
+    ``way_out`` follows "leave it out" (" with --drop day", " (the button below)")."""
+    one = len(columns) == 1
+    it = "it" if one else "them"
+    subject = (
+        f"Column {columns[0]!r} has"
+        if one
+        else f"Columns {and_list([repr(c) for c in columns])} have"
+    )
+    return (
+        f"{subject} a type the large-data path cannot encode (only text, booleans and "
+        f"numbers); leave {it} out{way_out} or convert {it}."
+    )
 
 
 def whole_numbers(engine, column: str) -> bool:
@@ -97,10 +133,7 @@ def describe(
         if family == "null":  # no value in any row: dropped by every fold, as in memory
             family = "text"
         if family == "other":
-            raise DataError(
-                f"Column {name!r} has a type the large-data path cannot encode (only text, "
-                "booleans and numbers); leave it out or convert it."
-            )
+            raise DataError(unencodable_text([name]))
         id_like = is_id_like_name(name) and (
             family == "integer" or (family == "float" and whole_numbers(engine, name))
         )

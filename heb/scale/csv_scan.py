@@ -128,17 +128,13 @@ def _typing_scan(con, files: list[Path], label: str, read_as: list[str], stop=No
             return (files, layout, scan, *column_kinds(con, scan, layout))
         except duckdb.Error as exc:
             message = str(exc)
-            if "invalid state" in message and not copied:  # lines ending in mixed ways
-                copied = True  # past the head: read from a copy of LF line ends
-                files = [utf8_copy(con, f, read_as, stop, _decodings(layout)) for f in files]
-                layout = replace(
-                    csv_layout(files[0], label),
-                    parallel=layout.parallel,
-                    cells_as_rows=layout.cells_as_rows,
-                )
-            elif "unicode" in message.lower() and layout.encoding == "utf-8":
+            # lines ending in mixed ways past the head: a copy of LF line ends, as read;
+            # bytes not UTF-8 past the head: a copy decoded as the readers fall back
+            mixed = "invalid state" in message and not copied
+            if mixed or ("unicode" in message.lower() and layout.encoding == "utf-8"):
                 copied = True
-                files = [utf8_copy(con, f, read_as, stop) for f in files]
+                encodings = _decodings(layout) if mixed else ("cp1252", "latin-1")
+                files = [utf8_copy(con, f, read_as, stop, encodings) for f in files]
                 layout = replace(
                     csv_layout(files[0], label),
                     parallel=layout.parallel,
