@@ -9,7 +9,7 @@ import numpy as np
 
 from heb.data.dataset import quote
 
-__all__ = ["file_kind", "separator_line", "sniff_delimiter"]
+__all__ = ["file_kind", "separator_line", "sniff_delimiter", "without_separator_line"]
 
 
 def sniff_delimiter(text: str, filename: str) -> str:
@@ -47,6 +47,16 @@ def separator_line(text: str) -> tuple[str, int, str] | None:
     line = text[: found.end(1)]  # not rstrip(): that took the tab of "sep=\t" too
     note = f"The first line, {quote(line)}, names the separator: read with it, left out."
     return found.group(1), found.end(), note
+
+
+def without_separator_line(text: str) -> tuple[str, str | None, str]:
+    """``text`` after a first line ``sep=;`` (:func:`separator_line`), the delimiter that
+    line names and its note; ``text`` itself, None and "" without one."""
+    found = separator_line(text)
+    if found is None:
+        return text, None, ""
+    delimiter, length, note = found
+    return text[length:], delimiter, note
 
 
 def file_kind(delimiter: str) -> str:

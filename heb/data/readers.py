@@ -30,7 +30,7 @@ from heb.data.dataset import (
     read_csv_strict,
     unique_names,
 )
-from heb.data.delimiters import file_kind, separator_line, sniff_delimiter
+from heb.data.delimiters import file_kind, sniff_delimiter, without_separator_line
 from heb.data.parquet import read_parquet
 from heb.data.text_columns import (
     DECIMAL_COMMA,
@@ -281,11 +281,10 @@ def named_or_filled(
 
 
 def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int):
-    hint = separator_line(text)
-    if hint is not None:
-        text = text[hint[1] :]
-        notes.append(hint[2])
-    options, names = csv_header(text, filename, max_columns, hint and hint[0])
+    text, named, separator_note = without_separator_line(text)
+    if separator_note:
+        notes.append(separator_note)
+    options, names = csv_header(text, filename, max_columns, named)
     delimiter = options["sep"]
     check_cells(_line_count(text), len(names))
     try:
@@ -299,14 +298,14 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         )
     except pd.errors.ParserWarning as exc:
         raise DataError(
-            f"Line {_first_data_line(text) + (hint is not None)} of the file has more values "
+            f"Line {_first_data_line(text) + bool(separator_note)} of the file has more values "
             "than the header's "
             f"{len(names)}; every row needs the same number of values."
         ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(len(names))))
     except (pd.errors.ParserError, ValueError) as exc:
-        raise _parser_error(exc, text, skipped=hint is not None) from exc
+        raise _parser_error(exc, text, skipped=bool(separator_note)) from exc
     if frame.shape[0] == 0:
         raise DataError("The file has a header row but no data rows.")
     frame = exact_big_integers(frame, text, options)
@@ -371,10 +370,9 @@ def _head_width(head: bytes, lower: str, max_columns: int):
         # the header alone, read (and refused when too wide or malformed) as the whole is
         declared, _ = read_arff(text[: marker.end()] + "\n", [], max_columns)
         return declared.shape[1], text.count("\n", 0, marker.end())
-    hint = separator_line(text)
+    text, named, _ = without_separator_line(text)
     try:
-        text = text[hint[1] :] if hint else text
-        _, names = csv_header(text, lower, max_columns, hint and hint[0])
+        _, names = csv_header(text, lower, max_columns, named)
     except _TooWide:
         raise
     except DataError:

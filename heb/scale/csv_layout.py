@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from heb.data.dataset import NA_TOKENS, DataError, unique_names
-from heb.data.delimiters import separator_line
+from heb.data.delimiters import without_separator_line
 from heb.data.readers import ENCODING_NOTES, csv_header, is_archive, looks_binary
 from heb.scale.csv_cells import literal
 
@@ -157,14 +157,13 @@ def csv_layout(path: Path, label: str | None = None, encoding: str | None = None
         encoding = "latin-1"
         text = _decode_head(head, whole, encoding)
     lower = path.name.lower().removesuffix(".gz").removesuffix(".gzip")
-    hint = separator_line(text)  # a spreadsheet's "sep=;": the delimiter, a line skipped
+    # a spreadsheet's "sep=;": the delimiter, a line skipped
+    header, named, note = without_separator_line(text)
     try:
-        header = text[hint[1] :] if hint else text
-        options, names = csv_header(header, lower, _MAX_COLUMNS, hint and hint[0])
+        options, names = csv_header(header, lower, _MAX_COLUMNS, named)
     except DataError as exc:
         raise DataError(f"The header of {label!r} could not be read: {exc}") from exc
     new_line = "\\r" if "\r" in text and "\n" not in text else None
-    note = hint[2] if hint else ""
     written = tuple("" if pd.isna(name) else str(name) for name in names)
     return CsvLayout(
         options["sep"],
