@@ -167,3 +167,19 @@ def test_an_exported_footer_keeps_the_legend_where_it_was():
     after = (1 - out.layout.legend.y) * out.layout.height
     assert abs(after - before) < 1e-6
     assert out.layout.height > fig.layout.height
+
+
+def test_an_exported_footer_stays_inside_a_figure_that_sets_no_bottom_margin():
+    """A figure leaving its bottom margin to plotly (80 px) got a margin of the footer's
+    height alone, so the footer, hung 80 px under the plot, fell off the figure."""
+    from heb.figures.footer import FOOTER_LINE_HEIGHT, with_footer
+
+    for margin in ({}, {"b": 40}):
+        fig = go.Figure(go.Bar(x=[1, 2], y=[3, 4]))
+        fig.update_layout(height=400, margin=margin)
+        out = with_footer(fig, "Made with HEB Explorer")
+        (note,) = out.layout.annotations
+        bottom = margin.get("b", 80)
+        assert out.layout.margin.b == bottom + (out.layout.height - 400)
+        # the footer's top, -yshift under the plot, leaves its line inside the margin
+        assert -note.yshift + FOOTER_LINE_HEIGHT <= out.layout.margin.b

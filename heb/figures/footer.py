@@ -115,9 +115,10 @@ def with_footer(fig: go.Figure, text: str) -> go.Figure:
     height = out.layout.height or 450
     margin = out.layout.margin
     left = margin.l if margin.l is not None else 80
-    labels = (margin.b if margin.b is not None else 80) + _bottom_label_room(out)
-    extra = labels - (margin.b if margin.b is not None else 80)
-    extra += FOOTER_LINE_HEIGHT * len(lines) + 10
+    bottom = margin.b if margin.b is not None else 80  # plotly's default where unset
+    room = _bottom_label_room(out)
+    labels = bottom + room  # the plot's bottom edge to its axis labels' reach
+    extra = room + FOOTER_LINE_HEIGHT * len(lines) + 10
     out.add_annotation(
         text="<br>".join(escape(line) for line in lines),
         x=0,
@@ -142,5 +143,5 @@ def with_footer(fig: go.Figure, text: str) -> go.Figure:
         part = out.layout[name]
         if part.yref == "container" and part.y is not None:
             kept[name] = {"y": 1.0 - (1.0 - part.y) * height / (height + extra)}
-    out.update_layout(height=height + extra, margin={"b": (margin.b or 0) + extra}, **kept)
+    out.update_layout(height=height + extra, margin={"b": bottom + extra}, **kept)
     return out
