@@ -96,7 +96,7 @@ def show(comparison: cmp.Comparison, from_memory: bool):
         cmp.grid_names(comparison.table) if grid else comparison.table,
         style=cmp.best_style(comparison.summary),
         key="metrics_table",
-        grid_config=cmp.table_column_config(comparison.table["method"]),
+        grid_config=cmp.table_column_config(comparison.table["method"] if grid else ()),
     )
     # one method is best of nothing: the caption says what is blue only when a cell is
     best = cmp.best_note(comparison.summary)
