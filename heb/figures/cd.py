@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from heb.figures.style import (
+    CHAR_EM,
     FONT_SIZE,
     INK,
     PLOT_GAP,
@@ -27,9 +28,8 @@ from heb.figures.style import (
 
 __all__ = ["CD_CHAR_EM", "cd_diagram", "cd_label_font", "cd_min_width"]
 
-#: a conservative width of one character of a label, in em (Verdana's average; Arial and
-#: Open Sans are narrower), for the margins that hold the labels
-CD_CHAR_EM = 0.6
+#: the width of one character of a label, in em, for the margins that hold the labels
+CD_CHAR_EM = CHAR_EM
 #: pixels of the plot per rank of the exported figure's axis, at least (its width follows)
 _PX_PER_RANK = 40
 #: pixels per rank a narrow screen keeps (:func:`cd_min_width`): the rank numbers stay

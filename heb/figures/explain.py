@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from heb.explain import Explanation, decisive_features
 from heb.figures.style import (
+    CHAR_EM,
     FONT_SIZE,
     NEUTRAL_COLOR,
     escape,
@@ -34,8 +35,6 @@ MAX_FEATURE_BARS = 15
 PRIOR_ROW = "(prior: class frequencies)"
 #: pixels of the x axis title's second line
 AXIS_TITLE_LINE = 22
-#: a generous width of one character of a label, in em (as the CD diagram's margins)
-_CHAR_EM = 0.6
 #: pixels the bars keep at least
 _MIN_BARS_PX = 200
 #: characters of a bar's label ("feature = value") at most, the full text in its hover: a
@@ -140,4 +139,4 @@ def contribution_min_width(fig: go.Figure) -> int:
     """
     labels = [html.unescape(str(label)) for trace in fig.data for label in trace.y]
     chars = max(map(len, labels), default=0)
-    return math.ceil(_CHAR_EM * FONT_SIZE * chars) + _MIN_BARS_PX
+    return math.ceil(CHAR_EM * FONT_SIZE * chars) + _MIN_BARS_PX

@@ -6,7 +6,7 @@ import math
 
 import plotly.graph_objects as go
 
-from heb.figures.style import NEUTRAL_TEXT_COLOR, escape
+from heb.figures.style import CHAR_EM, NEUTRAL_TEXT_COLOR, escape
 
 __all__ = ["FOOTER_LINE_HEIGHT", "FOOTER_LINE_CHARS", "footer_lines", "with_footer"]
 
@@ -14,8 +14,6 @@ __all__ = ["FOOTER_LINE_HEIGHT", "FOOTER_LINE_CHARS", "footer_lines", "with_foot
 FOOTER_LINE_HEIGHT = 16
 FOOTER_LINE_CHARS = 80
 _SEPARATOR = " · "
-#: a generous width of one character of a tick label, in em (as the CD diagram's margins)
-_CHAR_EM = 0.6
 #: plotly's sizes where a figure leaves them unset: width, left / right margin, font
 _PLOTLY_WIDTH, _PLOTLY_SIDE_MARGIN, _PLOTLY_FONT = 700, 80, 12
 
@@ -88,7 +86,7 @@ def _bottom_label_room(fig: go.Figure) -> int:
         if not labels:
             continue
         size = axis.tickfont.size or layout.font.size or _PLOTLY_FONT
-        longest = _CHAR_EM * size * max(map(len, labels))
+        longest = CHAR_EM * size * max(map(len, labels))
         if isinstance(axis.tickangle, int | float):
             angle = abs(float(axis.tickangle))
         else:  # plotly's autotickangles: 0, else 30, else 90 degrees

@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from heb import registry
 
 __all__ = [
+    "CHAR_EM",
     "FIXED_MARGIN_TEMPLATE",
     "label_fitted_axes",
     "title_and_legend_layout",
@@ -56,6 +57,9 @@ __all__ = [
 
 #: base font size in pixels (readable on a projector)
 FONT_SIZE = 16
+#: a conservative width of one character of a label, in em (Verdana's average; Arial and
+#: Open Sans are narrower), for margins and widths that must hold labels
+CHAR_EM = 0.6
 #: the colour of text, axes and reference lines
 INK = "#222222"
 #: marker symbols given to series in order, so that lines differ without colour too
