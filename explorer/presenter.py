@@ -85,6 +85,14 @@ _PRESENT_LESSON_STYLE = f"""
 }}
 [data-testid="stMain"] .katex-display {{ margin: 0.4em 0; }}
 [data-testid="stMain"] hr {{ margin: 0.3rem 0 !important; }}
+/* a phone (390 px): the bar kept one row, its text squeezed to a letter a line between the
+   buttons (a bar 700 px tall) and "Next" pushed past the screen's edge; there the step's
+   text takes its own row over the two buttons, Next at the right */
+@media (max-width: 640px) {{
+  .st-key-{STEP_BAR_KEY} {{ flex-wrap: wrap !important; row-gap: 0.3rem; }}
+  .st-key-{STEP_BAR_KEY} > div:has([data-testid="stMarkdown"]) {{ order: -1; flex: 1 1 100%; }}
+  .st-key-{STEP_BAR_KEY} > div:last-child {{ margin-left: auto; }}
+}}
 </style>
 """
 #: the screen height a presenter step is laid out for (every step fits 1440 x 900 whole)
@@ -373,7 +381,10 @@ class LessonSteps:
         fragment writes to its own elements only)."""
         if not self.presenting:
             return st.container(key=LESSON_COLUMNS_KEY).columns([1, 2], gap="large")
-        left, right = st.columns([2, 3], gap="large")
+        # in the same keyed container: a window under ~810 px (half a 1280 px laptop screen)
+        # stacks them too, where side by side three metrics broke their values ("0.02 / 5")
+        # and the figure's title was cut at its column's edge
+        left, right = st.container(key=LESSON_COLUMNS_KEY).columns([2, 3], gap="large")
         self._settings = left.popover("Settings", icon=":material/tune:")
         return [left, right]
 

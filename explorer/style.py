@@ -70,6 +70,10 @@ html { font-size: 22px; }
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"], header[data-testid="stHeader"] { display: none; }
 [data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2.5rem; }
+/* a phone: 2.5rem a side (55 px of its 390) left the page 280 px */
+@media (max-width: 640px) {
+  [data-testid="stMainBlockContainer"] { padding: 1rem 0.75rem; }
+}
 [data-testid="stMetricValue"] { font-size: 2.6rem; }
 h1 { font-size: 2.4rem !important; padding-top: 0 !important; }
 /* a table's cells keep to one line ("0.663 ± 0.044" broke after its ±, "m-estimate"

@@ -21,6 +21,7 @@ from tests.test_browser import (  # noqa: F401 - the fixtures are used by name
     SMALL_VIEWPORT,
     _open,
     _slider_steps,
+    _step_shown,
     app_url,
     browser,
     playwright,
@@ -694,4 +695,54 @@ def test_on_a_phone_no_figure_title_or_formula_is_cut(browser, app_url, screensh
         tab.screenshot(path=str(screenshot_dir / f"phone-{name}-{label}.png"), full_page=True)
         assert tab.evaluate(CUT_TITLES) == [], (name, label)
         assert tab.evaluate(CUT_FORMULAS) == [], (name, label)
+    context.close()
+
+
+#: JavaScript: the step bar's height, and its buttons' and text's boxes outside the window
+STEP_BAR_ON_SCREEN = f"""
+() => {{
+  const bar = document.querySelector('.st-key-{STEP_BAR_KEY}');
+  const parts = [...bar.querySelectorAll('button, [data-testid="stMarkdown"]')];
+  const outside = parts.filter((el) => {{
+    const box = el.getBoundingClientRect();
+    return box.left < 0 || box.right > window.innerWidth;
+  }}).map((el) => el.textContent.trim());
+  const text = bar.querySelector('[data-testid="stMarkdown"]').getBoundingClientRect();
+  return {{height: bar.getBoundingClientRect().height, textWidth: text.width, outside}};
+}}
+"""
+#: JavaScript: the top-left corners of a presenter step's text and figure columns
+LESSON_COLUMN_CORNERS = """
+() => [...document.querySelectorAll(
+  '.st-key-lesson-columns [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]')]
+  .slice(0, 2).map((el) => [el.getBoundingClientRect().left, el.getBoundingClientRect().top])
+"""
+
+
+@pytest.mark.parametrize("width", [390, 660])
+def test_a_presenter_step_on_a_phone_or_half_a_laptop_screen_keeps_its_bar_and_values_whole(
+    browser, app_url, screenshot_dir, width
+):
+    """On a 390 px phone the presenter's step bar kept one row: its text squeezed to one
+    letter a line between the buttons (a bar 700 px tall) and "Next" was pushed past the
+    screen's right edge. At 660 px (half a laptop's screen) the step's text and figure
+    columns stayed side by side: the three metrics broke their values ("0.02 / 5") and the
+    figure's title was cut. The bar now puts its text over its buttons on a phone, and a
+    step's columns stack where the page is narrow, as outside the presenter mode."""
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    url = f"{app_url}/lesson_known_truth?{BASE_QUERY}&present=1&step=2"
+    tab, _ = _open(context, url)
+    _step_shown(tab, "Step 2 of 3")
+    _settled(tab)
+    tab.screenshot(path=str(screenshot_dir / f"present-{width}.png"), full_page=True)
+    bar = tab.evaluate(STEP_BAR_ON_SCREEN)
+    assert bar["outside"] == [], bar
+    assert bar["height"] < 200 and bar["textWidth"] > 150, bar
+    (text_left, text_top), (figure_left, figure_top) = tab.evaluate(LESSON_COLUMN_CORNERS)
+    assert abs(figure_left - text_left) < 2 and figure_top > text_top  # stacked
+    values = tab.locator('[data-testid="stMetricValue"]')
+    assert values.count() == 3
+    for value in values.all():  # one line each: 2.6rem type is about 60 px tall a line
+        assert value.bounding_box()["height"] < 90, value.inner_text()
+    assert tab.evaluate(CUT_TITLES) == []
     context.close()
