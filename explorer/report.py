@@ -174,14 +174,19 @@ _LESSON_DATASET_KEYS = ("dataset", "n_bins", "missing", "max_rows")
 
 def view_footer() -> str:
     """The footer of an exported figure: the dataset and every setting of the view's URL;
-    for a lesson, the lesson and every one of its settings (defaults too), and the
+    for a lesson, the lesson and every one of its settings (defaults too, each index
+    followed by what it stands for: :func:`explorer.state.label_settings`), and the
     dataset only when the lesson draws from it."""
     page = state.current_page()
     if page.startswith("lesson_"):
         shown = _LESSON_DATASET_KEYS if state.lesson_dataset_used() else ()
         parts = [f"lesson={page.removeprefix('lesson_')}"]
         parts += [f"{key}={st.query_params.get(key)}" for key in shown if key in st.query_params]
-        parts += [f"{key}={value}" for key, value in state.page_settings_text().items()]
+        labels = state.setting_labels()
+        parts += [
+            f"{key}={value}" + (f" ({labels[key]})" if key in labels else "")
+            for key, value in state.page_settings_text().items()
+        ]
     else:
         parts = [
             f"{key}={st.query_params.get(key)}"

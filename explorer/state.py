@@ -81,9 +81,11 @@ __all__ = [
     "where_to_change",
     "widget_key",
     "current_page",
+    "label_settings",
     "lesson_dataset_used",
     "lesson_uses_dataset",
     "page_settings_text",
+    "setting_labels",
 ]
 
 #: methods selected on a fresh visit: the classic rule, two fixed rules and the HEB pair
@@ -663,6 +665,8 @@ _PAGE_DEFAULTS = "_page_defaults"
 _RESET_ALSO = "_reset_also"
 #: whether the current lesson draws from the app's dataset this run
 _LESSON_USES_DATASET = "_lesson_uses_dataset"
+#: what the current page's index-valued settings stand for this run (name -> label)
+_SETTING_LABELS = "_setting_labels"
 #: URL names of the shared state (never a page setting's name)
 _RUN_KEYS = frozenset(
     {
@@ -694,6 +698,7 @@ def enter_page(path: str) -> None:
         state[_PAGE_DEFAULTS] = {}
         state[_RESET_ALSO] = {}
         state[_LESSON_USES_DATASET] = False
+        state[_SETTING_LABELS] = {}
         state[STEP_REQUESTED] = st.query_params.get(STEP) or "1"
 
 
@@ -821,6 +826,19 @@ def lesson_uses_dataset(uses: bool) -> None:
     """Say whether the current lesson's figures come from the app's dataset (an exported
     figure's footer then names it and its preprocessing)."""
     st.session_state[_LESSON_USES_DATASET] = uses
+
+
+def label_settings(labels: dict[str, str]) -> None:
+    """Say what the current page's settings that hold an index stand for (the evidence
+    lesson's ``evidence_class=0`` is the class ``no``): an exported figure's footer writes
+    the label after the value, so a slide names the class, not its index. Each call
+    replaces the last one's labels."""
+    st.session_state[_SETTING_LABELS] = dict(labels)
+
+
+def setting_labels() -> dict[str, str]:
+    """The labels :func:`label_settings` gave the current page's settings."""
+    return st.session_state.get(_SETTING_LABELS, {})
 
 
 def lesson_dataset_used() -> bool:

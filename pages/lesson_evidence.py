@@ -11,7 +11,7 @@ from explorer.errors import escape
 from explorer.loading import current_codes, current_dataset
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
-from explorer.state import init_state, lesson_uses_dataset, page_setting
+from explorer.state import init_state, label_settings, lesson_uses_dataset, page_setting
 from heb.figures.lessons import evidence as figures
 from heb.lessons import evidence as lesson
 from heb.lessons.common import M_MAX, M_MIN, N0, format_decimals, format_m
@@ -303,6 +303,13 @@ def lesson_view() -> None:
                     escape(data.feature_names[f]),
                 )
                 what = f"Counts of class **{class_name}**, feature **{feature_name}**"
+                # a slide's figure names its pair ("evidence_class=0 (no)"), not indices
+                label_settings(
+                    {
+                        "evidence_class": data.class_names[c],
+                        "evidence_feature": data.feature_names[f],
+                    }
+                )
             else:
                 text = st.text_input(
                     "Counts n₁, …, n_K",
@@ -318,6 +325,7 @@ def lesson_view() -> None:
                 labels, ranks = [f"v{v + 1}" for v in range(counts.size)], ()
                 prior, pooled, heb = None, None, "HEB-U"  # uniform
                 what = "Your counts, uniform prior mean (HEB-U)"
+                label_settings({})
             m_whatif = st.select_slider(
                 "What-if concentration m",
                 lesson.M_WHATIF_CHOICES,
