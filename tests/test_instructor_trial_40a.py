@@ -50,3 +50,31 @@ def test_typed_counts_name_no_pair_and_other_lessons_keep_plain_values(monkeypat
     footers.clear()
     open_app("pages/lesson_dirichlet.py", dirichlet_K="20")
     assert "dirichlet_K=20 ·" in footers[-1] or footers[-1].endswith("dirichlet_K=20")
+
+
+# ------------------------------------------------------------------ underflow figure
+@pytest.mark.parametrize(
+    ("copies", "side", "y"), [(1, "right", 0.45), (60, "right", 1), (200, "left", 1)]
+)
+def test_the_underflow_figure_names_its_grey_line_the_e_mails_length(copies, side, y):
+    from heb.figures.lessons.zero_counts import underflow_figure
+    from heb.lessons import zero_counts as zero
+
+    corpus = zero.toy_spam()
+    message = ["meeting", "project", "report", "unsubscribe"]  # the page's default
+    curve = zero.underflow_curve(corpus, message, 0.0)
+    n_words = int(curve["n_words"][copies - 1])
+    assert n_words == 4 * copies
+    fig, _ = underflow_figure(curve, corpus.classes, n_words)
+    assert [s for s in fig.layout.shapes if s.x0 == s.x1 == n_words]  # the grey line
+    [label] = [a for a in fig.layout.annotations if a.x == n_words]
+    assert label.text == f"this e-mail: {n_words:,} words"
+    # beside the line, where the falling spam line leaves room: to its right at the top
+    # (lower down for a short e-mail, whose line starts at the top left), to its left
+    # near the axis's end
+    assert label.xanchor == ("left" if side == "right" else "right")
+    assert label.yref == "y domain" and label.y == y
+    assert fig.layout.annotations[-1].text.startswith("ham: a zero factor")  # still last
+    # the float64 line's label under its line, clear of a long e-mail's label at the top
+    [floor] = [a for a in fig.layout.annotations if "smallest float64" in a.text]
+    assert floor.yanchor == "top"

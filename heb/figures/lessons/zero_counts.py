@@ -69,6 +69,26 @@ def zero_counts_figure(
     return lesson_style(fig, f"P(word | class), {rule}"), data  # one line on a phone
 
 
+def _length_label(n_words: int, longest: float) -> dict:
+    """The label of the grey line at the e-mail's length (a downloaded PNG has no sentence
+    under it saying what the line is), where the falling log-likelihood lines leave room:
+    to the line's right at the top (where they have fallen), to its left near the axis's
+    end, and lower down for a short e-mail (the lines start at the top left)."""
+    right = n_words <= 0.6 * longest
+    low = n_words <= 0.15 * longest
+    return {
+        "text": f"this e-mail: {n_words:,} words",
+        "x": n_words,
+        "xref": "x",
+        "xanchor": "left" if right else "right",
+        "xshift": 4 if right else -4,
+        "y": 0.45 if low else 1,
+        "yref": "y domain",
+        "yanchor": "middle" if low else "top",
+        "showarrow": False,
+    }
+
+
 def underflow_figure(
     curve_data: Mapping, classes: Sequence[str], n_words: int | None = None
 ) -> tuple[go.Figure, pd.DataFrame]:
@@ -112,10 +132,13 @@ def underflow_figure(
         line_dash="dash",
         line_color=TRUTH_COLOR,
         annotation_text=f"smallest float64 ≈ {SMALLEST_FLOAT_HTML}",
-        annotation_position="top right",
+        # under the line: over it, at the top right, the e-mail's length label of a long
+        # e-mail ran into it in the presenter's shorter figure
+        annotation_position="bottom right",
     )
     if n_words is not None:
         fig.add_vline(x=n_words, line_color=NEUTRAL_COLOR, line_width=2)
+        fig.add_annotation(**_length_label(n_words, float(lengths[-1])))
     if vetoed:
         fig.add_annotation(
             x=0.02,
