@@ -8,7 +8,7 @@ from explorer.display import show_figure, show_table
 from explorer.errors import escape, show_error
 from explorer.presenter import lesson_header
 from explorer.routing import ensure_entry_point, page_footer
-from explorer.state import keep_setting, page_setting
+from explorer.state import keep_setting, label_settings, page_setting
 from heb.figures import MIN_BIN_ROWS, metric_title
 from heb.figures.lessons import calibration as figures
 from heb.lessons import calibration as lesson
@@ -217,6 +217,8 @@ def lesson_view() -> None:
                 help="Default: the feature with the largest mutual information with the class.",
                 **page_setting(f"calib_feature_{name}", int(data["best_feature"]), features),
             )
+            # a slide's figure names the feature ("calib_feature_synthetic=1 (x2)")
+            label_settings({f"calib_feature_{name}": data["feature_names"][feature]})
             copies = st.slider(
                 "Copies k of that feature", 1, 10, **page_setting("calib_copies", 4, range(1, 11))
             )

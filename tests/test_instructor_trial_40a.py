@@ -3,7 +3,10 @@
 - The evidence lesson's exported figures (PNG / SVG for a slide) named their pair only as
   ``evidence_class=0 · evidence_feature=5`` in the footer, and the figures' titles name no
   pair: a pasted figure said nothing of which class and feature it draws. The footer now
-  writes each index with what it stands for, ``evidence_class=0 (no)``.
+  writes each index with what it stands for, ``evidence_class=0 (no)``; so does the
+  calibration lesson's duplicated feature (``calib_feature_synthetic=1 (x2)``: the page's
+  select box reads "x2").
+- (The presenter on a phone and at 660 px: tests/test_browser_lessons.py.)
 - The zero-counts lesson's underflow figure drew a grey vertical line at the e-mail's
   length with no word of what it was (the sentence saying so is under the figure on the
   page, not in a downloaded PNG); it is labelled with the e-mail's length.
@@ -78,3 +81,12 @@ def test_the_underflow_figure_names_its_grey_line_the_e_mails_length(copies, sid
     # the float64 line's label under its line, clear of a long e-mail's label at the top
     [floor] = [a for a in fig.layout.annotations if "smallest float64" in a.text]
     assert floor.yanchor == "top"
+
+
+def test_the_calibration_figures_footer_names_the_duplicated_feature(monkeypatch):
+    footers = _footers(monkeypatch)
+    open_app("pages/lesson_calibration.py", calib_feature_synthetic="2")
+    lesson = [footer for footer in footers if "lesson=calibration" in footer]
+    assert lesson, footers
+    for footer in lesson:  # the page's selectbox reads "x3" for the index 2
+        assert "calib_feature_synthetic=2 (x3)" in footer, footer
