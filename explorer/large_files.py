@@ -873,13 +873,15 @@ def _concentrations(
     target: str,
     n_bins: int,
     missing: str,
-    smoother: str,
     categorical=(),
     chosen: bool = True,
     dropped=(),
 ):
     """HEB's concentrations of every row (:func:`_for_target`'s rule when the target was
-    not ``chosen``), ``dropped`` left out."""
+    not ``chosen``), ``dropped`` left out: one scan, re-smoothed by each of the page's
+    models (``{smoother: frame}``, :data:`explorer.concentrations.SMOOTHER`'s), so a change
+    of model reads no row again (a re-smoothing takes seconds, a scan of every row
+    minutes)."""
 
     def run(engine, report, column: str):
         from heb.scale import fit_counts
@@ -893,11 +895,17 @@ def _concentrations(
             missing=missing,
             categorical=list(categorical) or None,
         )
-        diag = NaiveBayes(smoother=smoother).fit_counts(fitted.table).concentrations_
-        frame = pd.DataFrame(diag)
-        frame.insert(0, "class name", [str(fitted.classes[c]) for c in frame["class"]])
-        frame.insert(1, "feature name", [fitted.features[f] for f in frame["feature"]])
-        return frame, fitted.n_rows, [str(c) for c in fitted.classes], list(fitted.features)
+        from explorer.concentrations import SMOOTHER
+
+        frames = {}
+        for smoother in SMOOTHER.values():
+            report(1.0, f"Learning {smoother.upper()}'s concentrations from the counts")
+            diag = NaiveBayes(smoother=smoother).fit_counts(fitted.table).concentrations_
+            frame = pd.DataFrame(diag)
+            frame.insert(0, "class name", [str(fitted.classes[c]) for c in frame["class"]])
+            frame.insert(1, "feature name", [fitted.features[f] for f in frame["feature"]])
+            frames[smoother] = frame
+        return frames, fitted.n_rows, [str(c) for c in fitted.classes], list(fitted.features)
 
     return _for_target(run, target, chosen, dropped)
 
@@ -1214,7 +1222,7 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
     def key_of(file: LargeFile) -> str:  # chosen: the last column by default may be replaced
         return repr(
             ("conc", file.name, file.identity, file.target, file.chosen, settings["n_bins"],
-             settings["missing"], smoother, file.categorical, file.dropped)
+             settings["missing"], file.categorical, file.dropped)
         )  # fmt: skip
 
     if large_drop.nothing_to_scan(large):
@@ -1224,7 +1232,6 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
         large.target,
         settings["n_bins"],
         settings["missing"],
-        smoother,
         large.categorical,
         large.chosen,
         large.dropped,
@@ -1233,7 +1240,8 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
     if found is None:
         _again_button("concentrations", "Count again", key_of(large), work, large)
         return
-    frame, rows, classes, features = found
+    frames, rows, classes, features = found
+    frame = frames[smoother]
     from explorer import concentrations as conc
 
     numbers = conc.summary_numbers(frame)  # the in-memory page's figures and formats
