@@ -857,7 +857,7 @@ def _describe(
         from heb.scale import summarise_source
 
         report(0.0, "Counting every value on DuckDB")
-        return summarise_source(
+        summary = summarise_source(
             engine,
             column,
             large_drop.feature_columns(engine, column, dropped),
@@ -865,6 +865,9 @@ def _describe(
             n_bins=n_bins,
             missing=missing,
         )
+        # the Concentrations page's result from the same counts (seconds, where a second
+        # scan of every row takes minutes); the counts themselves are not kept
+        return replace(summary, counts=None), _smoothed(summary.counts, report)
 
     return _for_target(run, target, chosen, dropped)
 
@@ -895,19 +898,27 @@ def _concentrations(
             missing=missing,
             categorical=list(categorical) or None,
         )
-        from explorer.concentrations import SMOOTHER
-
-        frames = {}
-        for smoother in SMOOTHER.values():
-            report(1.0, f"Learning {smoother.upper()}'s concentrations from the counts")
-            diag = NaiveBayes(smoother=smoother).fit_counts(fitted.table).concentrations_
-            frame = pd.DataFrame(diag)
-            frame.insert(0, "class name", [str(fitted.classes[c]) for c in frame["class"]])
-            frame.insert(1, "feature name", [fitted.features[f] for f in frame["feature"]])
-            frames[smoother] = frame
-        return frames, fitted.n_rows, [str(c) for c in fitted.classes], list(fitted.features)
+        return _smoothed(fitted, report)
 
     return _for_target(run, target, chosen, dropped)
+
+
+def _smoothed(fitted, report):
+    """The Concentrations page's result of a scan's counts (``fitted``, a
+    :class:`heb.scale.FittedCounts`): ``({smoother: frame}, rows, classes, features)``, a
+    frame of HEB's learned m per (class, feature) for each of the page's models
+    (:data:`explorer.concentrations.SMOOTHER`'s)."""
+    from explorer.concentrations import SMOOTHER
+
+    frames = {}
+    for smoother in SMOOTHER.values():
+        report(1.0, f"Learning {smoother.upper()}'s concentrations from the counts")
+        diag = NaiveBayes(smoother=smoother).fit_counts(fitted.table).concentrations_
+        frame = pd.DataFrame(diag)
+        frame.insert(0, "class name", [str(fitted.classes[c]) for c in frame["class"]])
+        frame.insert(1, "feature name", [fitted.features[f] for f in frame["feature"]])
+        frames[smoother] = frame
+    return frames, fitted.n_rows, [str(c) for c in fitted.classes], list(fitted.features)
 
 
 def run_compare(engine, target, methods, settings, progress):
@@ -1139,10 +1150,11 @@ def overview(large: LargeFile) -> None:
     if large_drop.nothing_to_scan(large):
         return
     work = _describe(large.target, n_bins, missing, large.categorical, large.chosen, large.dropped)
-    summary = _scan_of("describe", key_of, work, large, auto=True)
-    if summary is None:
+    found = _scan_of("describe", key_of, work, large, auto=True)
+    if found is None:
         _again_button("describe", "Count again", key_of(large), work, large)
         return
+    summary = found[0]
     frame = summary.features
     cols = st.columns(5)
     cols[0].metric("Rows with a target", f"{summary.n_rows:,}")
@@ -1236,6 +1248,10 @@ def concentrations_view(large: LargeFile, smoother: str) -> None:
         large.chosen,
         large.dropped,
     )
+    described = _results().get(_describe_key(large, settings["n_bins"], settings["missing"]))
+    if described is not None and key_of(large) not in _results():  # the Dataset page's
+        # scan counted the same rows: its smoothed counts, no second scan
+        _keep(key_of(large), described[1])
     found = _scan_of("concentrations", key_of, work, large, auto=True)
     if found is None:
         _again_button("concentrations", "Count again", key_of(large), work, large)

@@ -64,6 +64,11 @@ def fit_counts(
     """Encode and count every row of the registered source (SPEC section 1), in one scan."""
     columns, histograms = _whole(engine, target, features, categorical)
     fitted: FittedFold = histograms.fit_fold(None, n_bins=n_bins, missing=missing)
+    return _fitted_counts(engine, columns, histograms, fitted)
+
+
+def _fitted_counts(engine, columns: Columns, histograms, fitted: FittedFold) -> FittedCounts:
+    """:class:`FittedCounts` of one scan's fitted fold."""
     return FittedCounts(
         fitted.table,
         histograms.classes,
@@ -98,6 +103,9 @@ class SourceSummary:
     amounts : list of str
         A CSV's columns read from thousands separators (``Engine.amounts``), as the
         in-memory :attr:`heb.data.Dataset.amounts`.
+    counts : FittedCounts or None
+        The counts of the same scan, as :func:`fit_counts` returns them (so a caller that
+        also smooths them need not read every row again).
     """
 
     features: pd.DataFrame
@@ -107,6 +115,7 @@ class SourceSummary:
     id_like_imputed: dict
     notes: list[str] = field(default_factory=list)
     amounts: list[str] = field(default_factory=list)
+    counts: FittedCounts | None = None
 
 
 def summarise_source(
@@ -140,6 +149,7 @@ def summarise_source(
         piled,
         list(getattr(engine, "notes", [])) + _case_notes(columns, histograms),
         list(getattr(engine, "amounts", [])),
+        _fitted_counts(engine, columns, histograms, fitted),
     )
 
 
