@@ -160,6 +160,21 @@ def _no_root() -> str:
     return "the data root configured is not a folder that exists (see the Dataset page)."
 
 
+def too_many_cells_hint() -> str:
+    """Said under an upload refused for its size in cells (``TooManyCells``): the Large file
+    source counts every row of such a file, with what it needs (a data root) when none is
+    configured. As the command line names ``--engine`` for it."""
+    if configured_root() is not None:
+        return (
+            "The Large file source below counts every row of a file this size without "
+            "loading it: put the file in the data root's folder and choose it there."
+        )
+    return (
+        "The Large file source below counts every row of a file this size without loading "
+        f"it, from a folder the app is started with ({DATA_ROOT_ENV}, see there)."
+    )
+
+
 def root_help() -> str:
     """Why there is no data root, as one message: none is configured (:data:`CONFIGURE_HELP`)
     or the one configured is not a folder; the page said "No data root is configured" to

@@ -20,7 +20,7 @@ from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures
 from heb.data import default_target, parse_openml_id
-from heb.data.dataset import join_names
+from heb.data.dataset import TooManyCells, join_names
 from heb.data.preprocess import ID_LIKE_MIN_CATEGORIES, ID_LIKE_ROWS_PER_CATEGORY
 from heb.text import shorten
 
@@ -67,6 +67,7 @@ def read_pending_upload() -> None:
         st.caption(
             f"{escape(name, limit=80)} was not read: the dataset is still the one the "
             "sidebar names."
+            + (f" {large_files.too_many_cells_hint()}" if isinstance(exc, TooManyCells) else "")
         )
         return
     st.session_state["upload_read"] = name

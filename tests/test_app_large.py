@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import assert_clean, open_app, unescape
+from test_app import assert_clean, open_app, unescape, uploader
 
 from explorer.large_files import CONFIGURE_HELP, Cancelled, list_sources, progress_reporter
 from heb.scale import (
@@ -250,3 +250,47 @@ def test_concentrations_after_the_dataset_page_read_no_row_again(rooted, monkeyp
     expected = NaiveBayes(smoother="heb-m").fit_counts(table).concentrations_["m"]
     assert _frame_with(at, "rho")["m"].to_numpy() == pytest.approx(expected, rel=1e-9)
     assert "2,000" in " ".join(m.value for m in at.metric)  # rows counted, as scanned
+
+
+@pytest.mark.parametrize("with_root", [True, False])
+def test_an_upload_over_the_cell_limit_names_the_large_file_source(
+    with_root, data_root, monkeypatch
+):
+    """A 197 MB CSV of 6 million rows was refused with "...; use a sample of the rows."
+    alone, although the Large file source on the same page counts every row of such a
+    file (the command line names --engine for it)."""
+    from explorer import loading
+    from heb.data import DataError
+    from heb.data.dataset import TooManyCells
+
+    if with_root:
+        monkeypatch.setenv(DATA_ROOT_ENV, str(data_root))
+    else:
+        monkeypatch.delenv(DATA_ROOT_ENV, raising=False)
+
+    def too_many(payload, name):
+        raise TooManyCells(
+            "The table has at least 3,360,189 rows x 6 columns, more than the 20,000,000 "
+            "cells this app loads; use a sample of the rows."
+        )
+
+    monkeypatch.setattr(loading, "upload_dataset", too_many)
+    at = open_app(PAGE)
+    uploader(at).upload("big.csv", b"a,b\n1,2\n", "text/csv").run()
+    assert not at.exception and len(at.error) == 1
+    said = next(unescape(c.value) for c in at.caption if "was not read" in c.value)
+    assert "big.csv was not read" in said
+    assert "Large file" in said and "every row" in said, said
+    if with_root:
+        assert "data root" in said and DATA_ROOT_ENV not in said
+    else:
+        assert DATA_ROOT_ENV in said, said
+
+    # any other refusal says nothing of it: the large-file route is for size alone
+    def empty(payload, name):
+        raise DataError("The file is empty.")
+
+    monkeypatch.setattr(loading, "upload_dataset", empty)
+    uploader(at).upload("empty.csv", b"", "text/csv").run()
+    said = next(unescape(c.value) for c in at.caption if "was not read" in c.value)
+    assert "empty.csv was not read" in said and "Large file" not in said
