@@ -1173,7 +1173,8 @@ def overview(large: LargeFile) -> None:
     frame = summary.features
     cols = st.columns(5)
     cols[0].metric("Rows with a target", f"{summary.n_rows:,}")
-    cols[1].metric("Features", f"{len(frame)}")
+    # the features counted, as in memory and on Concentrations: an empty column is left out
+    cols[1].metric("Features", f"{int((frame['K'] > 0).sum())}")
     cols[2].metric("Classes", f"{summary.classes.size}")
     cols[3].metric("Target", escape(large.target, limit=60))
     cols[4].metric("Engine", ENGINE_LABEL)

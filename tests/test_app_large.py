@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -294,3 +295,42 @@ def test_an_upload_over_the_cell_limit_names_the_large_file_source(
     uploader(at).upload("empty.csv", b"", "text/csv").run()
     said = next(unescape(c.value) for c in at.caption if "was not read" in c.value)
     assert "empty.csv was not read" in said and "Large file" not in said
+
+
+def test_a_large_file_s_empty_and_single_valued_columns_are_said_as_in_memory(
+    tmp_path, monkeypatch
+):
+    """The same CSV read as an upload said "Columns 'notes', 'fax' are empty in every row
+    and will be left out." and counted 3 features; as a large file the Dataset page said
+    nothing of them and counted 5, while its Concentrations page learned 3 features' pairs.
+    A column of one value was named in memory only."""
+    from heb.data import load_upload
+
+    rng = np.random.default_rng(5)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "state": rng.choice(["NY", "MA", "CA"], n),
+            "notes": [""] * n,
+            "fax": [""] * n,
+            "country": ["US"] * n,
+            "age": rng.integers(18, 80, n),
+            "churned": rng.choice(["yes", "no"], n),
+        }
+    )
+    payload = frame.to_csv(index=False).encode()
+    (tmp_path / "crm.csv").write_bytes(payload)
+    monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path))
+    in_memory = load_upload(payload, "crm.csv")
+    assert int(in_memory.X.notna().any().sum()) == 3  # state, country, age: the page's count
+    at = open_app(PAGE, large_file="crm.csv")
+    said = [unescape(i.value) for i in at.info]
+    for note in in_memory.notes:
+        assert note in said, (note, said)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Features"] == "3", metrics
+    at.switch_page("pages/concentrations.py")
+    at.run()
+    assert_clean(at)
+    pairs = {m.label: m.value for m in at.metric}["Pairs"]
+    assert pairs == str(3 * 2)  # the same 3 features, 2 classes

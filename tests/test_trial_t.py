@@ -127,7 +127,10 @@ def test_the_engine_says_what_reading_a_csv_decided_as_the_in_memory_loader_does
     ]
     assert engine.notes == expected
     assert set(expected) <= set(in_memory)
-    assert summarise_source(engine, "R\xe9sultat").notes == expected
+    # and, from the counts, the column of one value, as the in-memory loader names it
+    single = "Column 'Pays' has a single value, so it cannot help the prediction (kept)."
+    assert single in in_memory
+    assert summarise_source(engine, "R\xe9sultat").notes == [*expected, single]
     utf8 = DuckDBEngine()  # a plain UTF-8 file of numbers: nothing to say
     (tmp_path / "plain.csv").write_text("a,b,y\n1,2.5,p\n3,4.5,q\n")
     utf8.register(open_source("plain.csv", root=tmp_path))

@@ -466,6 +466,29 @@ def _distinct_counts(X: pd.DataFrame, floats: list) -> pd.Series:
     return counts.reindex(X.columns)
 
 
+def few_values_notes(columns, n_distinct) -> list[str]:
+    """The notes on the features empty in every row (left out) and those of a single
+    value (kept), from each column's count of distinct non-missing values: one wording
+    for an upload in memory and a large file counted by an engine
+    (:func:`heb.scale.summarise_source`)."""
+    n_distinct = np.asarray(n_distinct)
+    names = np.array([str(c) for c in columns], dtype=object)
+    notes = []
+    empty = list(names[n_distinct == 0])
+    if empty:
+        notes.append(
+            f"{columns_phrase(empty)} {'are' if len(empty) > 1 else 'is'} empty in every row "
+            "and will be left out."
+        )
+    constant = list(names[n_distinct == 1])
+    if constant:
+        notes.append(
+            f"{columns_phrase(constant)} {'have' if len(constant) > 1 else 'has'} a single "
+            f"value, so {'they' if len(constant) > 1 else 'it'} cannot help the prediction (kept)."
+        )
+    return notes
+
+
 def _column_notes(X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Infinite numbers become missing; empty, constant and wide tables are reported."""
     notes = []
@@ -483,18 +506,7 @@ def _column_notes(X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
                 f"{'are' if infinite.sum() != 1 else 'is'} treated as missing."
             )
     n_distinct = _distinct_counts(X, numeric)
-    empty = list(n_distinct.index[n_distinct.to_numpy() == 0])
-    if empty:
-        notes.append(
-            f"{columns_phrase(empty)} {'are' if len(empty) > 1 else 'is'} empty in every row "
-            "and will be left out."
-        )
-    constant = list(n_distinct.index[n_distinct.to_numpy() == 1])
-    if constant:
-        notes.append(
-            f"{columns_phrase(constant)} {'have' if len(constant) > 1 else 'has'} a single "
-            f"value, so {'they' if len(constant) > 1 else 'it'} cannot help the prediction (kept)."
-        )
+    notes.extend(few_values_notes(n_distinct.index, n_distinct.to_numpy()))
     if X.shape[1] > 1000:
         notes.append(f"The table has {X.shape[1]:,} feature columns; fitting may take a while.")
     return X, notes

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from heb.counts import CountTable
+from heb.data.dataset import few_values_notes
 from heb.data.preprocess import is_id_like_counts
 from heb.scale.counting import Columns, FittedFold, Histograms, count_histograms, describe
 from heb.scale.encoding import FoldEncoding
@@ -147,7 +148,9 @@ def summarise_source(
         fitted.table.class_counts.astype(np.int64),
         histograms.n_rows,
         piled,
-        list(getattr(engine, "notes", [])) + _case_notes(columns, histograms),
+        list(getattr(engine, "notes", []))
+        + _case_notes(columns, histograms)
+        + few_values_notes(frame["feature"], frame["K"]),
         list(getattr(engine, "amounts", [])),
         _fitted_counts(engine, columns, histograms, fitted),
     )
