@@ -262,7 +262,8 @@ def test_a_semicolon_file_reads_decimal_commas():
 
 # ---------------------------------------------------------------------------- dataset checks
 def test_names_and_labels_by_hand():
-    from heb.data.dataset import format_size, is_id_like_name, labels_as_text, unique_names
+    from heb.data.dataset import is_id_like_name, labels_as_text, unique_names
+    from heb.data.names import format_size
 
     assert is_id_like_name("Impression_Count") and not is_id_like_name("price")
     assert unique_names(["a", "a (2)", "a (3)", "a"], []) == ["a", "a (2)", "a (3)", "a (4)"]

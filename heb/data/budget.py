@@ -21,9 +21,9 @@ from heb.data.dataset import (
     MAX_CELLS,
     DataError,
     TooManyCells,
-    format_size,
     quote,
 )
+from heb.data.names import format_size
 
 __all__ = [
     "HEAD_BYTES",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from heb.data.names import columns_phrase, join_names, quote
 from heb.text import case_variant_clause
 
 #: upload size limit (bytes), also applied to the unpacked size of a gzip file
@@ -151,36 +152,6 @@ def is_text_dtype(dtype) -> bool:
     )
 
 
-def format_size(n_bytes: int) -> str:
-    """``812 bytes``, ``3 KB``, ``1.1 MB``, ``200 MB``."""
-    if n_bytes < 1024:
-        return f"{n_bytes} bytes"
-    if n_bytes < 2**20:
-        return f"{n_bytes / 1024:.0f} KB"
-    mb = n_bytes / 2**20
-    return f"{mb:.1f} MB" if mb < 10 and not float(mb).is_integer() else f"{mb:.0f} MB"
-
-
-#: longest user text quoted in a message (a longer one is cut, with an ellipsis)
-QUOTE_LIMIT = 60
-
-
-def quote(name) -> str:
-    """``'name'`` for a message: plain text, at most :data:`QUOTE_LIMIT` characters.
-
-    The value is user text (a column name, a cell, a dataset name), so it is cut to a
-    bounded length (a huge name cannot flood a message) and ``repr`` escapes newlines and
-    control characters; the app escapes markup before display.
-    """
-    text = str(name)
-    return repr(text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 1] + "\u2026")
-
-
-def join_names(names: Sequence, limit: int = 8) -> str:
-    shown = ", ".join(quote(n) for n in list(names)[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
 def column_names(names) -> list[str]:
     """Column names given as a list (or any iterable) or as one name, as a list of text.
 
@@ -191,11 +162,6 @@ def column_names(names) -> list[str]:
     if isinstance(names, str) or not isinstance(names, Iterable):
         names = [names]
     return [str(name) for name in names]
-
-
-def columns_phrase(names: Sequence) -> str:
-    """``Column 'a'`` or ``Columns 'a', 'b'``."""
-    return ("Columns " if len(names) > 1 else "Column ") + join_names(names)
 
 
 def read_csv_strict(text: str, n_columns: int, **options) -> pd.DataFrame:

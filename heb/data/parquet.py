@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from heb.data.dataset import DEFAULT_MAX_BYTES, DataError, check_cells, format_size, quote
+from heb.data.dataset import DEFAULT_MAX_BYTES, DataError, check_cells, quote
+from heb.data.names import format_size
 
 __all__ = ["read_parquet", "nullable_integer_types"]
 

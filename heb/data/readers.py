@@ -26,11 +26,11 @@ from heb.data.dataset import (
     NA_TOKENS,
     DataError,
     check_cells,
-    format_size,
     read_csv_strict,
     unique_names,
 )
 from heb.data.delimiters import file_kind, sniff_delimiter, without_separator_line
+from heb.data.names import format_size
 from heb.data.parquet import read_parquet
 from heb.data.text_columns import (
     DECIMAL_COMMA,
