@@ -284,8 +284,14 @@ def _classes(data: dict) -> np.ndarray:
         classes = _numbers(values, "the class labels", integer=kind == "int")
     else:
         raise ValueError(f"The class labels' kind must be int, float, bool or str, got {kind!r}.")
-    if np.unique(classes).size != classes.size:
+    ordered = np.unique(classes)
+    if ordered.size != classes.size:
         raise ValueError("The class labels must be distinct.")
+    if not np.array_equal(ordered, classes):  # partial_fit finds a label by searchsorted
+        raise ValueError(
+            "The class labels must be listed in increasing order (classes_ order, which "
+            "the class counts, counts and tables follow)."
+        )
     return classes
 
 

@@ -232,3 +232,29 @@ def test_engine_modules_load_no_app_library():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == []
+
+
+def _classes_reversed(doc: dict) -> None:
+    """The same model written with its classes in decreasing order: labels, class counts,
+    counts and tables all reversed consistently (what another program might write)."""
+    last = len(doc["classes"]["values"]) - 1
+    doc["classes"]["values"] = doc["classes"]["values"][::-1]
+    doc["class_counts"] = doc["class_counts"][::-1]
+    doc["counts"]["class"] = [last - c for c in doc["counts"]["class"]]
+    doc["tables"]["class_log_prior"] = doc["tables"]["class_log_prior"][::-1]
+    doc["tables"]["feature_log_prob"] = doc["tables"]["feature_log_prob"][::-1]
+
+
+@pytest.mark.parametrize("kind", ["str", "int", "bool"])
+def test_class_labels_out_of_order_are_refused(kind):
+    """classes_ is sorted, as in scikit-learn, and partial_fit finds a label's row by
+    searchsorted: a file listing its classes in another order loaded before, and the
+    loaded model's partial_fit then raised numpy's broadcasting error (or counted rows
+    under the wrong class)."""
+    X, y = data()
+    y = {"str": y, "int": (y == "yes").astype(int) * 7, "bool": y == "yes"}[kind]
+    doc = json.loads(model_io.dumps(NaiveBayes("laplace").fit(X, y)))
+    model_io.loads(json.dumps(doc))  # in order: loads
+    _classes_reversed(doc)
+    with pytest.raises(ValueError, match=r"^The class labels must be listed in increasing order"):
+        model_io.loads(json.dumps(doc))
