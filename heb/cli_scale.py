@@ -332,6 +332,22 @@ def _say_reading_notes(engine, name: str, report) -> None:
         report(f"  {name}: {note}")
 
 
+def _binnable(engine, columns: tuple, runs: list, name: str, report) -> list:
+    """``runs`` less those that change the bin count (Table 7) when the registered source
+    has no numeric feature to bin, said in a line: they would repeat the main run's
+    numbers, a full pass over every row each (in memory ``heb.cli._with_bins`` leaves such
+    a dataset out of Table 7 so). ``columns`` is (target, features, declared categorical),
+    as :func:`heb.scale.counting.describe` takes them."""
+    from heb.scale.counting import describe
+
+    if not any("n_bins" in run[3] for run in runs):
+        return runs
+    if "numeric" in describe(engine, *columns).kinds:
+        return runs
+    report(f"  {name}: no numeric column to bin; left out of Table 7.")
+    return [run for run in runs if "n_bins" not in run[3]]
+
+
 def collect_on_engine(
     paths: Sequence[str],
     engine_name: str,
@@ -392,7 +408,8 @@ def collect_on_engine(
                 _check_encodable(engine, column, drop)
                 name = distinct_name(data_stem(source.path), path, taken)
                 _say_reading_notes(engine, name, report)
-                for call in merged_runs(runs(name)):
+                planned = _binnable(engine, (column, features, declared), runs(name), name, report)
+                for call in merged_runs(planned):
                     result = cross_validate(
                         engine,
                         column,

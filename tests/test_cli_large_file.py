@@ -95,15 +95,18 @@ def test_engine_default_tables_leave_out_what_it_cannot_fit(clicks, tmp_path, ca
     assert {"AODE", "HEB-AODE", "HEB-M+GR"} <= set(folds["method"])
     for name in ("table4_ece", "table5_smoothing_x_weighting", "table6_lidstone_sweep"):
         assert (out / f"{name}.csv").exists(), name
-    for name in ("table3_high_cardinality_logloss", "table7_bins", "table8_fit_times"):
+    for name in ("table3_high_cardinality_logloss", "table8_fit_times"):
         assert (out / f"{name}.csv").exists(), name
     assert not (out / "table9_references.csv").exists()
+    # the four features are IDs, categories all: nothing to bin, as in memory
+    assert "  clicks: no numeric column to bin; left out of Table 7." in err
+    assert not (out / "table7_bins.csv").exists()
     # one dataset: the significance tables are skipped with their reason
     assert "Table 1 skipped: Friedman / Nemenyi need 2+ datasets (got 1)." in err
     assert "Table 2 skipped:" in err and "needs 2+ datasets (got 1)" in err
     last = err.strip().splitlines()[-1]
     # Table 3 is not a test across datasets: the click log's IDs make it high-cardinality
-    assert last.startswith("Wrote folds.csv; summary_mean_sd") and "skipped Tables 1, 2 " in last
+    assert last.startswith("Wrote folds.csv; summary_mean_sd") and "skipped Tables 1, 2, 7 " in last
 
 
 def test_engine_explicit_tan_table_drops_tan_with_a_note(clicks, tmp_path, capsys):

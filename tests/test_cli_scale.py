@@ -126,3 +126,31 @@ def test_bench_on_spark_gives_the_same_table_shape(clicks, tmp_path):
     assert sorted(set(folds["method"])) == sorted(TABLE1_METHODS)
     assert folds.groupby("method")["fold"].nunique().eq(2).all()
     assert folds["accuracy"].between(0, 1).all() and (folds["log_loss"] > 0).all()
+
+
+def test_table7_leaves_out_a_file_with_no_numeric_column_on_the_engine(tmp_path, capsys):
+    """As in memory (``_with_bins``): a file whose features are all categories has nothing
+    to bin, so Table 7's other bin counts would give the main run's numbers again. The
+    engine path ran them anyway (a full count-and-score pass each, on every row) and wrote a
+    Table 7 of identical rows; a file with a numeric column still gets its passes."""
+    rng = np.random.default_rng(0)
+    n = 400
+    text = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n)})
+    text["y"] = rng.choice(["u", "v"], n)
+    text.to_parquet(tmp_path / "text.parquet")
+    mixed = text.assign(level=rng.normal(size=n))[["a", "b", "level", "y"]]
+    mixed.to_parquet(tmp_path / "mixed.parquet")
+    for name, has_numbers in (("text", False), ("mixed", True)):
+        out = tmp_path / f"out_{name}"
+        argv = [str(tmp_path / f"{name}.parquet"), "--engine", "duckdb", "--folds", "2"]
+        assert main(["bench", *argv, "--tables", "7", "-o", str(out), "--no-figures"]) == 0
+        err = capsys.readouterr().err
+        variants = set(pd.read_csv(out / "folds.csv")["variant"])
+        if has_numbers:
+            assert variants == {"main", "bins=5", "bins=20"}
+            assert (out / "table7_bins.csv").exists()
+        else:
+            assert variants == {"main"}
+            assert f"  {name}: no numeric column to bin; left out of Table 7." in err
+            assert "Table 7 skipped: No dataset has a numeric column to bin" in err
+            assert not (out / "table7_bins.csv").exists()
