@@ -676,10 +676,12 @@ def _keep_figure(cached: Path, data: bytes) -> bool:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(data)
         tmp.replace(cached)
-    except OSError as exc:
-        warnings.warn(f"Figure not cached ({exc}); it will be exported again.", stacklevel=2)
+    except BaseException as exc:  # Ctrl-C too: no temporary file is left in the cache
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if not isinstance(exc, OSError):
+            raise
+        warnings.warn(f"Figure not cached ({exc}); it will be exported again.", stacklevel=2)
         return False
     return True
 
@@ -1391,7 +1393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad options and input the user can fix (a file that cannot be read, data that cannot
     be used, in memory or on an engine) are one sentence on stderr and exit code 2
     (argparse's convention); exit code 1 is the system's (an output folder that cannot be
-    written, an unexpected error).
+    written, an unexpected error); Ctrl-C is one line and exit code 130.
     """
     args = build_parser().parse_args(argv)
     try:
@@ -1407,3 +1409,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # bad data: one sentence, not a traceback, exit code 2
         print(f"heb: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: a line, not the traceback of wherever it was
+        print("heb: Interrupted.", file=sys.stderr)
+        return 130  # the shell's 128 + SIGINT

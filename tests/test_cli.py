@@ -213,3 +213,41 @@ def test_the_closing_line_keeps_the_table_numbers_apart_from_the_figure_count():
     line = _written_line(Path("results"), tables, {3: "one dataset"}, figures, 28.04)
     assert "; Tables 1, 2, 9; 12 figure files to results in 28.0 s" in line, line
     assert line.endswith("; skipped Table 3 (reasons above).")
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path, isolated_cache, monkeypatch, capsys):
+    """Ctrl-C in a long bench printed a KeyboardInterrupt traceback from wherever the run
+    was (scipy's optimiser, a DuckDB query); now one line and the shell's 128 + SIGINT."""
+    import heb.cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(heb.cli, "_collect", interrupted)
+    try:
+        code = main(["bench", "builtin:iris", "--folds", "3", "--no-figures", "-o", str(tmp_path)])
+    except KeyboardInterrupt:  # not raised on: it would stop the whole test session
+        pytest.fail("Ctrl-C left main as a KeyboardInterrupt (a traceback)")
+    assert code == 130
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines()[-1] == "heb: Interrupted."
+    assert "Traceback" not in err
+
+
+def test_an_interrupted_figure_cache_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """The figure cache's temporary file was removed after an OSError only: Ctrl-C (or any
+    other exception) in the write left ``*.tmp`` files in the cache for good."""
+    from pathlib import Path
+
+    import heb.cli
+
+    def interrupted(self, data):
+        with open(self, "wb") as handle:  # part of the file, then Ctrl-C
+            handle.write(data[:1])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Path, "write_bytes", interrupted)
+    cached = tmp_path / "figures" / "abc.png"
+    with pytest.raises(KeyboardInterrupt):
+        heb.cli._keep_figure(cached, b"png bytes")
+    assert list((tmp_path / "figures").iterdir()) == []
