@@ -31,6 +31,17 @@ _MAX_BLOCK = 8192
 _SORT_CELLS_BELOW = 4
 
 
+def _integer_codes(arr: np.ndarray) -> np.ndarray:
+    """:func:`as_codes` of an integer array: int64, negative codes as -1 (no copy when
+    there are none), a uint64 code past :data:`MAX_TABLE_CELLS` as that bound."""
+    if arr.dtype == np.uint64 and arr.size and arr.max() > MAX_TABLE_CELLS:
+        arr = np.minimum(arr, MAX_TABLE_CELLS)  # past int64 it would wrap to missing
+    codes = arr.astype(np.int64, copy=False)
+    if not codes.size or codes.min() >= 0:  # nothing missing: no copy
+        return codes
+    return np.maximum(codes, -1)
+
+
 def as_codes(X, *, name: str = "X") -> np.ndarray:
     """Validate a 2-D array of integer category codes; negative or NaN means missing.
 
@@ -44,6 +55,9 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
     Returns
     -------
     numpy.ndarray of int64, missing values as -1.
+        A uint64 or float code above :data:`MAX_TABLE_CELLS` (no table can hold it: a
+        uint64 hash past int64) becomes that bound, not a wrapped negative (missing)
+        value: too large to fit, unseen when scored.
     """
     arr = np.asarray(X)
     if arr.dtype == object or arr.dtype.kind in "USb":
@@ -60,10 +74,7 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of category codes, got {arr.ndim}-D.")
     if arr.dtype.kind in "iu":
-        codes = arr.astype(np.int64, copy=False)
-        if not codes.size or codes.min() >= 0:  # nothing missing: no copy
-            return codes
-        return np.maximum(codes, -1)
+        return _integer_codes(arr)
     if arr.dtype.kind != "f":
         raise ValueError(f"{name} has unsupported dtype {arr.dtype}.")
     missing = ~np.isfinite(arr)
@@ -75,8 +86,7 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
             f"{name} must hold integer category codes, but it contains fractional values. "
             "Bin or encode numeric columns first (heb.data.Preprocessor)."
         )
-    codes = filled.astype(np.int64)
-    return np.where(codes < 0, -1, codes)
+    return np.clip(filled, -1, MAX_TABLE_CELLS).astype(np.int64)
 
 
 def column_max(codes: np.ndarray) -> np.ndarray:
@@ -182,14 +192,15 @@ class CountTable:
         n_rows, n_features = X.shape
         # K_f = max code + 1 (here or by the caller): no code is too large
         codes_fit = n_categories is None or codes_below_k
-        if n_categories is None:
-            n_categories = column_max(X) + 1 if n_rows else np.zeros(n_features, int)
+        if n_categories is None:  # a code past any table's size cannot wrap K_f around
+            top = np.minimum(column_max(X), MAX_TABLE_CELLS)
+            n_categories = top + 1 if n_rows else np.zeros(n_features, int)
         n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
         offsets = category_offsets(n_categories)
         width = int(offsets[-1])
         if n_classes * width > MAX_TABLE_CELLS:
             raise ValueError(
-                f"The category codes are too large: the count table would need "
+                f"The category codes are too large: the count table would need at least "
                 f"{n_classes * width:,} cells. Re-encode each feature's categories as "
                 "0..K-1 (heb.data.Preprocessor does this)."
             )

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from heb.counts import as_codes, column_max
+from heb.counts import MAX_TABLE_CELLS, as_codes, column_max
 
 __all__ = ["CategoricalClassifier", "check_clamp", "check_non_negative", "is_number"]
 
@@ -104,8 +104,10 @@ def check_clamp(m_min, m_max) -> None:
 
 
 def _categories_of(codes: np.ndarray) -> np.ndarray:
-    """K_f = max code + 1 per feature (at least 1) of a chunk of codes."""
-    return np.maximum(column_max(codes) + 1, 1)
+    """K_f = max code + 1 per feature (at least 1) of a chunk of codes; a code past any
+    table's size (int64's largest, whose + 1 would wrap K_f to 1) counts as that size,
+    which the count table then refuses as too large."""
+    return np.maximum(np.minimum(column_max(codes), MAX_TABLE_CELLS) + 1, 1)
 
 
 class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):

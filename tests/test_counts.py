@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -195,3 +197,46 @@ def test_kept_sums_count_the_first_cell_of_the_table():
         table.class_feature_totals(), np.add.reduceat(dense, table.offsets[:-1], axis=1)
     )
     np.testing.assert_array_equal(table.category_totals(), dense.sum(axis=0))
+
+
+#: codes no table can hold, in the forms a caller may pass them: int64's largest value (a
+#: "missing" sentinel), uint64 hashes past int64 (pandas' hash_pandas_object) and floats
+HUGE_CODES = {
+    "int64 max": np.array([[np.iinfo(np.int64).max, 0], [1, 1]], dtype=np.int64),
+    "uint64 past int64": np.array([[2**63 + 5, 0], [1, 1]], dtype=np.uint64),
+    "float past int64": np.array([[1e19, 0.0], [1.0, 1.0]]),
+}
+
+
+@pytest.mark.parametrize("name", list(HUGE_CODES))
+def test_codes_past_any_table_are_too_large_to_fit_and_unseen_to_score(name):
+    """Such a code was read as missing (uint64 and float wrapped negative, with numpy's
+    cast warning) and fitted silently without its rows; int64's maximum made K_f = max + 1
+    wrap to 1 and the count wrote outside its table ("double free or corruption", the
+    interpreter killed): run in a subprocess so that the old crash is a failure here."""
+    import subprocess
+    import sys
+
+    script = f"""
+import warnings
+import numpy as np
+from heb.nb import NaiveBayes
+from tests.test_counts import HUGE_CODES
+warnings.simplefilter("error")  # numpy's "invalid value encountered in cast" included
+X = HUGE_CODES[{name!r}]
+try:
+    NaiveBayes("laplace").fit(X, [0, 1])
+except ValueError as exc:
+    print("refused:", exc)
+model = NaiveBayes("laplace").fit(np.array([[0, 0], [1, 1]]), [0, 1])
+unseen = np.array([[2, 0], [1, 1]])  # 2 was never seen: absent evidence, as missing is not
+print("unseen:", np.array_equal(model.predict_proba(X), model.predict_proba(unseen)))
+"""
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("refused: The category codes are too large"), done.stdout
+    assert lines[1] == "unseen: True"
