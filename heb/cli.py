@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import re
 import shutil
+import signal
 import sys
 import time
 import uuid
@@ -1387,18 +1388,44 @@ def _note_printer() -> Callable[..., None]:
     return show
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a batch system's timeout) raised in the running code, so that
+    it ends the run as Ctrl-C does: ``finally`` blocks run (an engine run's temporary fold
+    files, gigabytes on a large file, are removed; the engine is closed)."""
+
+
+def _raise_terminated(signum, frame) -> NoReturn:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM raises :class:`Terminated` inside the block (main thread only, where Python
+    runs signal handlers); the previous handler is restored after it."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread: leave the default action alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m heb``.
 
     Bad options and input the user can fix (a file that cannot be read, data that cannot
     be used, in memory or on an engine) are one sentence on stderr and exit code 2
     (argparse's convention); exit code 1 is the system's (an output folder that cannot be
-    written, an unexpected error); Ctrl-C is one line and exit code 130.
+    written, an unexpected error); Ctrl-C and SIGTERM end the run through its ``finally``
+    blocks (temporary files removed) with one line and exit code 130 / 143.
     """
     args = build_parser().parse_args(argv)
     try:
-        with warnings.catch_warnings():  # a model's note as one line, not a source location
-            warnings.showwarning = _note_printer()
+        with warnings.catch_warnings(), _sigterm_as_interrupt():
+            warnings.showwarning = _note_printer()  # a model's note as one line
             return int(args.func(args))
     except UsageError as exc:  # a bad option value: printed here, exit code 2
         print(exc, file=sys.stderr)
@@ -1409,6 +1436,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # bad data: one sentence, not a traceback, exit code 2
         print(f"heb: {exc}", file=sys.stderr)
         return 2
+    except Terminated:  # SIGTERM: the run's finally blocks have run
+        print("heb: Terminated.", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:  # Ctrl-C: a line, not the traceback of wherever it was
         print("heb: Interrupted.", file=sys.stderr)
-        return 130  # the shell's 128 + SIGINT
+        return 128 + signal.SIGINT

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
@@ -154,3 +156,51 @@ def test_table7_leaves_out_a_file_with_no_numeric_column_on_the_engine(tmp_path,
             assert f"  {name}: no numeric column to bin; left out of Table 7." in err
             assert "Table 7 skipped: No dataset has a numeric column to bin" in err
             assert not (out / "table7_bins.csv").exists()
+
+
+_STOPPED_MID_SPILL = """
+import sys, time
+import heb.scale.fold_files as fold_files
+from heb.cli import main
+
+def stalled(self, batches, on_batch=None):  # the spill of every row, stopped half-way
+    (self.folder / "fold_0.i32").write_bytes(b"0" * 4096)
+    print(self.folder, flush=True)
+    time.sleep(120)
+
+fold_files.FoldFiles.write = stalled
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_mid_run_removes_the_fold_files_and_is_one_line(clicks, tmp_path):
+    """``kill PID`` (and a CI or batch system's timeout) sends SIGTERM, whose default
+    action ended Python without running ``finally``: the run's temporary fold files (4
+    bytes per row and column: gigabytes for the README's 50-million-row click log) stayed
+    in the temporary folder for good. Now SIGTERM ends the run as Ctrl-C does."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    argv = [str(clicks), "--engine", "duckdb", "--folds", "2", "--tables", "4", "--no-cache"]
+    argv += ["--no-figures", "-o", str(tmp_path / "out")]
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.Popen(
+        [sys.executable, "-c", _STOPPED_MID_SPILL, "bench", *argv],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    try:
+        folder = Path(run.stdout.readline().strip())
+        assert folder.name.startswith("heb_folds_") and (folder / "fold_0.i32").exists()
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 128 + signal.SIGTERM
+    assert not folder.exists()
+    assert err.strip().splitlines()[-1] == "heb: Terminated."
