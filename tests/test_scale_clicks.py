@@ -85,3 +85,39 @@ def test_type2_ml_recovers_the_true_concentrations():
         elif feature.m[1] > 2 * M_MAX:
             assert fitted == M_MAX, feature.name
     assert inside >= 3
+
+
+class _Stopped(BaseException):
+    """Ctrl-C and SIGTERM as the running code sees them (a KeyboardInterrupt, which a
+    pytest-xdist worker would take for its own)."""
+
+
+@pytest.mark.parametrize("stop", [_Stopped, MemoryError])
+def test_a_stopped_write_leaves_no_file_that_looks_whole(tmp_path, monkeypatch, stop):
+    """make-data stopped half-way (Ctrl-C, SIGTERM, out of memory) closed its parquet
+    writer in a ``finally``: a valid file of the chunks so far (2.6 million rows of the 20
+    million asked for) stood at the path asked for, read by ``bench`` as if whole. An
+    earlier file at that path is kept, as it was."""
+    import heb.scale.clicks as clicks
+
+    made = []
+    chunk = clicks._chunk_table
+
+    def stopping(*args, **kwargs):
+        if len(made) == 2:
+            raise stop
+        made.append(1)
+        return chunk(*args, **kwargs)
+
+    monkeypatch.setattr(clicks, "_chunk_table", stopping)
+    path = tmp_path / "clicks.parquet"
+    with pytest.raises(stop):
+        write_clicks(path, 500, seed=1, n_features=2, chunk_rows=100)
+    assert list(tmp_path.iterdir()) == []
+    made.clear()
+    earlier = write_clicks(tmp_path / "kept.parquet", 50, seed=2, n_features=2)  # one chunk
+    made.clear()
+    with pytest.raises(stop):
+        write_clicks(earlier, 500, seed=1, n_features=2, chunk_rows=100)
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.parquet"]
+    assert pq.ParquetFile(earlier).metadata.num_rows == 50

@@ -49,6 +49,9 @@ The truths of the numeric features refer to their raw values, before binning.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -325,16 +328,25 @@ def write_clicks(
         np.concatenate([np.cumsum(f.theta[0]), 1.0 + np.cumsum(f.theta[1])]) for f in truth.features
     ]
     rng = np.random.default_rng([seed, 1])
+    # written beside the path under a hidden name (a folder reader skips it) and renamed
+    # when whole: a write stopped half-way (Ctrl-C, SIGTERM, memory) leaves no valid file
+    # of the chunks so far that reads as the whole one, and an earlier file stays
+    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")
     writer = None
     try:
         for start in range(0, rows, chunk_rows):
             table = _chunk_table(truth, cdfs, min(chunk_rows, rows - start), rng, missing_share)
             if writer is None:
-                writer = pq.ParquetWriter(path, table.schema, compression="zstd")
+                writer = pq.ParquetWriter(partial, table.schema, compression="zstd")
             writer.write_table(table)
-    finally:
+        writer.close()
+        os.replace(partial, path)
+    except BaseException:
         if writer is not None:
-            writer.close()
+            with contextlib.suppress(Exception):
+                writer.close()
+        partial.unlink(missing_ok=True)
+        raise
     return path
 
 
