@@ -87,6 +87,15 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+class _StoreGiven(argparse.Action):
+    """``store``, and ``<dest>_given`` set: the option was typed, not left at its default
+    (``--max-rows`` with ``--engine`` is then said not to apply)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
+
+
 class UsageError(SystemExit):
     """A bad option value: ``str(exc)`` is one sentence, the exit code is 2 (argparse's).
 
@@ -1029,6 +1038,15 @@ def _check_drop(args: argparse.Namespace) -> None:
         )
 
 
+def _check_engine_options(args: argparse.Namespace) -> None:
+    """Refuse --spark-master without --engine spark; say that a typed --max-rows does not
+    apply on an engine (it counts every row)."""
+    if args.spark_master and args.engine != "spark":
+        raise UsageError("heb: --spark-master is the master of --engine spark; add that option.")
+    if args.engine and getattr(args, "max_rows_given", False):
+        _log("heb: note: --max-rows applies in memory; the engine counts every row.")
+
+
 def bench(args: argparse.Namespace) -> int:
     """The ``bench`` command."""
     started = time.perf_counter()
@@ -1041,8 +1059,7 @@ def bench(args: argparse.Namespace) -> int:
         _check_files(specs)
         _check_target(specs, args.target)
     _check_drop(args)
-    if args.spark_master and args.engine != "spark":
-        raise UsageError("heb: --spark-master is the master of --engine spark; add that option.")
+    _check_engine_options(args)
     run = _run_settings(args)  # checks every setting before any work
     settings = {
         "n_splits": run.n_splits,
@@ -1245,6 +1262,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--max-rows",
         type=int,
+        action=_StoreGiven,
         default=20_000,
         metavar="N",
         help="in memory: stratified subsample per dataset, 0 keeps every row "

@@ -389,3 +389,19 @@ def test_engine_progress_prints_each_phase_once_and_throttles_repeats():
     assert quick == []  # the first phase's first seconds print nothing: bad input, one line
     first(0.05, "Counting feature pairs for AODE")
     assert quick == ["Counting feature pairs for AODE (5%, 0 s)"]  # the long scan is said
+
+
+def test_max_rows_with_the_engine_is_said_to_apply_in_memory(clicks, tmp_path, capsys):
+    """--max-rows was taken and silently ignored on the engine (it counts every row): a
+    user who asked for a quick 1,000-row look at a 50-million-row file got a full scan
+    without a word. The default, not typed, says nothing."""
+    argv = ["bench", str(clicks), "--engine", "duckdb", "--folds", "2", "--methods", "laplace"]
+    argv += ["--no-figures", "--no-cache"]
+    note = "heb: note: --max-rows applies in memory; the engine counts every row."
+    assert main([*argv, "--max-rows", "100", "-o", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err
+    assert note in err.splitlines()
+    assert f"clicks: {ROWS:,} rows on DuckDB" in err
+    assert main([*argv, "-o", str(tmp_path / "b")]) == 0
+    assert "--max-rows" not in capsys.readouterr().err
+    assert build_parser().parse_args(["bench"]).max_rows == 20_000
