@@ -40,8 +40,14 @@ def _label_indices(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _mixed_types_error(labels: np.ndarray, name: str = "y") -> ValueError:
-    """The one sentence for class labels of types that cannot be ordered together."""
+    """The one sentence for class labels of types that cannot be ordered together, or
+    (one type) for labels that are bytes, which scikit-learn refuses with a TypeError."""
     kinds = sorted({type(value).__name__ for value in labels.ravel().tolist()})
+    if kinds == ["bytes"]:
+        return ValueError(
+            f"{name} holds class labels as bytes, which scikit-learn does not take; decode "
+            "them to text first (for example [label.decode() for label in y])."
+        )
     return ValueError(
         f"{name} mixes class labels of different types ({', '.join(kinds)}), such as '1' and 1, "
         "which cannot be ordered; give every label one type (for example y.astype(str))."
@@ -162,8 +168,8 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if not (y.ndim == 1 and y.dtype.kind in "iub"):  # integer labels always classify
             try:
                 check_classification_targets(y)
-            except TypeError:  # numpy's "'<' not supported between 'int' and 'str'"
-                raise _mixed_types_error(y) from None
+            except TypeError:  # numpy's "'<' not supported between 'int' and 'str'",
+                raise _mixed_types_error(y) from None  # or sklearn's refusal of bytes
         return as_codes(X), y
 
     def _fit_input(self, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

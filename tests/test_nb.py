@@ -486,3 +486,14 @@ def test_sparse_score_blocks_add_features_in_order(monkeypatch, weighted, n_rows
     monkeypatch.setattr(nb_module, "_CODES_PER_BLOCK", 21)
     np.testing.assert_array_equal(nb_module.sum_columns(log_theta, index, weights), expected)
     assert nb_module.sum_columns(log_theta, index[:, :0]).shape == (n_rows, 4)
+
+
+@pytest.mark.parametrize("dtype", ["S", object])
+def test_bytes_labels_are_named_as_bytes(dtype):
+    """Labels that are all bytes were said to mix types ("mixes class labels of different
+    types (bytes), such as '1' and 1"): scikit-learn refuses bytes labels themselves."""
+    y = np.array([b"no", b"yes"] * 3, dtype=dtype)
+    with pytest.raises(ValueError, match=r"^y holds class labels as bytes, which scikit-le"):
+        NaiveBayes().fit(np.zeros((6, 1), dtype=int), y)
+    decoded = [label.decode() for label in y]  # the advice works
+    assert NaiveBayes().fit(np.zeros((6, 1), dtype=int), decoded).classes_.tolist() == ["no", "yes"]
