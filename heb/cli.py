@@ -1413,6 +1413,7 @@ class Terminated(KeyboardInterrupt):
 
 
 def _raise_terminated(signum, frame) -> NoReturn:
+    """The SIGTERM handler of :func:`_sigterm_as_interrupt`."""
     raise Terminated
 
 
