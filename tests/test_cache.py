@@ -447,3 +447,23 @@ def test_revision_ignores_figures_lessons_and_docstrings_but_not_code(tmp_path):
     # every listed source exists, so the list cannot silently rot
     for pattern in NUMERIC_SOURCES:
         assert list(copy.glob(pattern)), pattern
+
+
+def test_a_killed_writers_temporary_file_goes_at_the_next_caches_first_write(tmp_path):
+    """A SIGKILL mid-write left ``.tmp-*.part`` files that nothing read and only
+    ``clear()`` removed; the next cache's first write removes those over an hour old and
+    leaves a younger one (a write that may still be running) alone."""
+    cache = ResultCache(tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    old = tmp_path / ".tmp-killed.part"
+    young = tmp_path / ".tmp-running.part"
+    other = tmp_path / "notes.txt"  # not the cache's: never touched
+    for path in (old, young, other):
+        path.write_bytes(b"partial")
+    hours_ago = time.time() - cache_module.STALE_TEMP_SECONDS - 60
+    os.utime(old, (hours_ago, hours_ago))
+    os.utime(other, (hours_ago, hours_ago))
+    assert cache.get_json("k") is None and old.exists()  # a read sweeps nothing
+    cache.put_json("k", {"a": 1})
+    assert not old.exists() and young.exists() and other.exists()
+    assert cache.get_json("k") == {"a": 1}

@@ -49,6 +49,7 @@ __all__ = [
     "engine_revision",
     "KINDS",
     "MAX_ENTRY_BYTES",
+    "STALE_TEMP_SECONDS",
 ]
 
 #: the payload kinds and the file suffix of each
@@ -58,6 +59,9 @@ _END = b"\nHEBCEND1"
 _LENGTH = struct.Struct("<Q")
 _KEY_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
 _TEMP_PREFIX = ".tmp-"
+#: a temporary file older than this (seconds) is a killed writer's, removed by the next
+#: cache that writes (a live write of the largest entry takes seconds)
+STALE_TEMP_SECONDS = 3600.0
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 #: the largest entry a cache reads or writes by default (bytes)
 MAX_ENTRY_BYTES = 1 << 30
@@ -197,6 +201,7 @@ class ResultCache:
     def __init__(self, root: Path | str | None = None, max_entry_bytes: int = MAX_ENTRY_BYTES):
         self.root = Path(root) if root is not None else paths.cache_dir() / "results"
         self.max_entry_bytes = int(max_entry_bytes)
+        self._swept = False
 
     def __repr__(self) -> str:
         return f"ResultCache(root={str(self.root)!r})"
@@ -235,6 +240,9 @@ class ResultCache:
                 f"A {size:,}-byte entry exceeds the cache's limit of {self.max_entry_bytes:,}",
             )
         self.root.mkdir(parents=True, exist_ok=True)
+        if not self._swept:
+            self._swept = True
+            self._remove_stale_temps()
         handle, temp_name = tempfile.mkstemp(dir=self.root, prefix=_TEMP_PREFIX, suffix=".part")
         try:
             with os.fdopen(handle, "wb") as out:
@@ -250,6 +258,16 @@ class ResultCache:
             with contextlib.suppress(OSError):
                 os.unlink(temp_name)
             raise
+
+    def _remove_stale_temps(self) -> None:
+        """Remove the temporary files of writers killed mid-write (SIGKILL, a power cut),
+        which nothing reads and which stayed until :meth:`clear`; once per cache, on its
+        first write, and only files older than :data:`STALE_TEMP_SECONDS`."""
+        cutoff = time.time() - STALE_TEMP_SECONDS
+        for item in self.root.glob(f"{_TEMP_PREFIX}*.part"):
+            with contextlib.suppress(OSError):
+                if item.is_file() and item.stat().st_mtime < cutoff:
+                    item.unlink()
 
     def _read(self, key: str, kind: str) -> tuple[bytes, dict] | None:
         target = self._path(key, kind)
