@@ -858,13 +858,18 @@ def _table_range() -> str:
 
 def _methods(args: argparse.Namespace) -> list[str]:
     """The methods ``--methods`` names, as the registry names them (none: the tables')."""
-    if not args.methods:
+    if args.methods is None:
         return []
-    if args.tables:
+    if args.tables is not None:
         raise UsageError(
             "heb: --methods and --tables each choose what to compare; give one of them."
         )
     names = [name.strip() for name in args.methods.split(",") if name.strip()]
+    if not names:  # an empty shell variable ran every table of the paper instead
+        raise UsageError(
+            "heb: --methods names no method; give names such as laplace,heb-m,aode, "
+            "or leave it out for the paper's tables."
+        )
     try:
         return list(dict.fromkeys(resolve_method_name(name) for name in names))
     except ValueError as exc:
@@ -873,8 +878,13 @@ def _methods(args: argparse.Namespace) -> list[str]:
 
 def _tables(args: argparse.Namespace) -> list[int]:
     """The tables ``--tables`` names (default: all), checked."""
-    if not args.tables:
+    if args.tables is None:
         return list(ALL_TABLES)
+    if not args.tables.strip(", "):
+        raise UsageError(
+            f"heb: --tables names no table; give numbers {_table_range()} separated by "
+            "commas, or leave it out for all of them."
+        )
     try:
         tables = sorted({int(t) for t in args.tables.split(",")})
     except ValueError:

@@ -64,6 +64,11 @@ def test_a_rerun_is_served_and_printed_and_other_methods_are_not(tmp_path, capsy
     [
         (["--methods", "laplace,bogus"], "heb: --methods: Unknown method 'bogus'; choose from"),
         (["--methods", "laplace", "--tables", "1"], "heb: --methods and --tables each choose"),
+        # an empty shell variable ran every table of the paper, minutes where one was meant
+        (["--methods", ""], "heb: --methods names no method; give names such as"),
+        (["--methods", " , "], "heb: --methods names no method"),
+        (["--tables", ""], "heb: --tables names no table; give numbers 1-9"),
+        (["--methods", "laplace", "--tables", ""], "heb: --methods and --tables each choose"),
     ],
 )
 def test_a_bad_choice_is_one_line_and_exit_code_2(tmp_path, capsys, extra, words):
