@@ -284,6 +284,10 @@ with guard("fitting the models"):
         help=f"ln P({escape(target_name)}) - ln P({escape(reference_name)}): above 0 the "
         f"row leans to {escape(target_name)}, below 0 to {escape(reference_name)}",
     )
+    formats["right"] = st.column_config.CheckboxColumn(
+        help=f"ticked where the smoother predicts the row's true class, "
+        f"{escape(names[int(work.y[row])])}"
+    )
     # the presenter draws it as an HTML table in its large type (a column_config kept the
     # grid's small type on a projector), the same decimals given as the Styler's formats
     decimals = {c: "{:.6f}" for c in decisions if c[:2] == "P("} | {ex.LOG_ODDS: "{:.3f}"}

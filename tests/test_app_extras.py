@@ -201,6 +201,12 @@ def test_explain_page_says_one_sign_convention_with_the_classes_names():
     grid = next(f for f in at.dataframe if ex.LOG_ODDS in f.value.columns)
     column = json.loads(grid.proto.columns)[ex.LOG_ODDS]
     assert "ln P(no) - ln P(yes)" in column["help"]
+    # the ticks column is said too (an instructor's trial: "right" had no explanation)
+    true_class = at.markdown[[m.value.startswith("Row ") for m in at.markdown].index(True)]
+    named = true_class.value.split("true class **")[1].split("**")[0]
+    right = json.loads(grid.proto.columns)["right"]
+    assert right["help"].startswith("ticked where the smoother predicts the row's true class")
+    assert right["help"].endswith(named), (right, named)
     table = grid.value.set_index("smoother")
     # A's side: the sign of the column is ln P(no) - ln P(yes)
     difference = np.log(table["P(no)"]) - np.log(table["P(yes)"])
