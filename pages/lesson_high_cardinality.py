@@ -10,7 +10,7 @@ from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import page_setting
 from heb.figures.lessons import high_cardinality as figures
 from heb.lessons import high_cardinality as lesson
-from heb.lessons.common import M_MIN, format_m
+from heb.lessons.common import M_MIN, SPARSITY_HELP, format_m
 
 ensure_entry_point()
 
@@ -95,6 +95,7 @@ def lesson_view() -> None:
             alpha_dir = st.select_slider(
                 "Sparsity of the truth α_dir",
                 ALPHA_DIR_CHOICES,
+                help=SPARSITY_HELP,
                 format_func="{:g}".format,  # α_dir = 2 as the caption writes it, not "2.0"
                 **page_setting("cardinality_alpha_dir", 0.3, ALPHA_DIR_CHOICES),
             )

@@ -10,6 +10,7 @@ from explorer.routing import ensure_entry_point, page_footer
 from explorer.state import keep_setting, page_setting
 from heb.figures.lessons import known_truth as figures
 from heb.lessons import known_truth as lesson
+from heb.lessons.common import SPARSITY_HELP
 
 ensure_entry_point()
 
@@ -190,6 +191,7 @@ def lesson_view() -> None:
             alpha_dir = second.select_slider(
                 "Sparsity α_dir of each θ_cf",
                 ALPHA_DIR_CHOICES,
+                help=SPARSITY_HELP,
                 disabled=bool(preset),
                 **page_setting("truth_alpha_dir", 2.0, ALPHA_DIR_CHOICES),
             )

@@ -183,3 +183,20 @@ def test_the_pseudo_count_sliders_write_their_values_as_the_text_does(lesson, la
     assert slider.format_func(slider.value) == shown
     texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
     assert any(said in t for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    ("lesson", "label"),
+    [
+        ("lesson_high_cardinality", "Sparsity of the truth α_dir"),
+        ("lesson_known_truth", "Sparsity α_dir of each θ_cf"),
+    ],
+)
+def test_the_sparsity_sliders_say_which_way_is_sparse(lesson, label):
+    """An instructor's trial: a "Sparsity" slider whose values grow less sparse to the
+    right, with no help to say so."""
+    at = open_lesson(lesson)
+    slider = next(s for s in at.select_slider if s.label == label)
+    assert "Small α_dir (left): sparse" in slider.help
+    assert "Large α_dir (right): nearer uniform" in slider.help
+    assert list(slider.options) == sorted(slider.options, key=float)  # small on the left

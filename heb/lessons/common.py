@@ -16,6 +16,7 @@ __all__ = [
     "M_MIN",
     "M_MAX",
     "N0",
+    "SPARSITY_HELP",
     "UNSMOOTHED",
     "smoother_label",
     "format_m",
@@ -26,6 +27,12 @@ __all__ = [
 
 #: the engine's low-count threshold: a pair with fewer rows uses m = K_f (Algorithm 1)
 N0: float = NaiveBayes().n0
+#: the help of a lesson's α_dir slider: its values rise as the truth grows less sparse
+SPARSITY_HELP = (
+    "The Dirichlet(α_dir) the true PMFs are drawn from. Small α_dir (left): sparse, a few "
+    "categories hold most of the mass, as ZIP codes or IDs do. Large α_dir (right): "
+    "nearer uniform; at 1 every PMF is equally likely."
+)
 #: the name of the estimate n / N without smoothing (not a registered smoother)
 UNSMOOTHED = "unsmoothed"
 
