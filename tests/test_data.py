@@ -215,9 +215,14 @@ def test_openml_failure_keeps_the_cached_files(openml_cache, no_network):
     """Dataset 30 has only its parquet file cached: the failed call must not wipe it."""
     folder = openml_cache / "org" / "openml" / "test" / "datasets" / "30"
     before = sorted(p.name for p in folder.iterdir())
-    with pytest.raises(DataError, match="cannot be reached"):
+    with pytest.raises(DataError, match="cannot be reached") as said:
         load_openml(30, cache_dir=openml_cache, server=TEST_SERVER)
     assert sorted(p.name for p in folder.iterdir()) == before == ["dataset_30.pq"]
+    # said as it is: partly cached (a trial read "not in the local cache" beside the file)
+    assert str(said.value).startswith(
+        "OpenML dataset 30 is only partly in the local cache ('dataset_30.pq', without its "
+        "description) and the OpenML server cannot be reached;"
+    )
     # and dataset 2 still loads afterwards
     assert load_openml("2", cache_dir=openml_cache, server=TEST_SERVER).name == "anneal"
 

@@ -26,6 +26,7 @@ from heb.data.dataset import (
     is_text_dtype,
     quote,
 )
+from heb.data.names import join_names
 from heb.data.parquet import read_parquet
 from heb.data.readers import decode_text, gunzip, read_local_file
 
@@ -120,6 +121,14 @@ def _openml_error(dataset_id: int, exc: Exception, root: Path) -> DataError:
     if isinstance(exc, oe.OpenMLHashException):
         return DataError(f"The download of OpenML dataset {dataset_id} was damaged; try again.")
     if isinstance(exc, requests.exceptions.RequestException | ConnectionError | TimeoutError):
+        partial = _partly_cached(root, dataset_id)
+        if partial:
+            return DataError(
+                f"OpenML dataset {dataset_id} is only partly in the local cache "
+                f"({join_names(partial)}, without its description) and the OpenML server "
+                "cannot be reached; connect to the internet once to complete it, or pick a "
+                "built-in dataset."
+            )
         return DataError(
             f"OpenML dataset {dataset_id} is not in the local cache and the OpenML server "
             "cannot be reached; connect to the internet once to download it, or pick a "
@@ -128,6 +137,17 @@ def _openml_error(dataset_id: int, exc: Exception, root: Path) -> DataError:
     if isinstance(exc, PermissionError):
         return DataError(f"The OpenML cache folder cannot be written to ({exc.filename}).")
     return DataError(f"OpenML dataset {dataset_id} could not be loaded ({type(exc).__name__}).")
+
+
+def _partly_cached(root: Path, dataset_id: int) -> list[str]:
+    """The files of the dataset's cache folders under ``root`` (any server) that lack the
+    description the client needs first (a cache holding ``dataset_30.pq`` alone): the
+    dataset is then partly, not "not", in the cache."""
+    found = set()
+    for folder in root.glob(f"org/openml/*/datasets/{dataset_id}"):
+        if folder.is_dir() and not (folder / "description.xml").is_file():
+            found.update(p.name for p in folder.iterdir() if p.is_file())
+    return sorted(found)
 
 
 def _other_server_hint(root: Path, dataset_id: int) -> str:
