@@ -348,6 +348,18 @@ def _binnable(engine, columns: tuple, runs: list, name: str, report) -> list:
     return [run for run in runs if "n_bins" not in run[3]]
 
 
+def _run_frames(call, result, name: str, on_result) -> list[pd.DataFrame]:
+    """``bench``'s frames of each run a merged engine call served (``on_result`` told of
+    each)."""
+    frames = []
+    for label, methods in call.runs:
+        if on_result is not None:
+            on_result(name, label, result)
+        folds = result.folds[result.folds["method"].isin(methods)]
+        frames.append(_run_frame(folds, name, label, result.k_max))
+    return frames
+
+
 def collect_on_engine(
     paths: Sequence[str],
     engine_name: str,
@@ -409,6 +421,7 @@ def collect_on_engine(
                 name = distinct_name(data_stem(source.path), path, taken)
                 _say_reading_notes(engine, name, report)
                 planned = _binnable(engine, (column, features, declared), runs(name), name, report)
+                said: list[str] = []  # the runs' notes (rare classes), once, as in memory
                 for call in merged_runs(planned):
                     result = cross_validate(
                         engine,
@@ -424,11 +437,8 @@ def collect_on_engine(
                     if note:  # after a first run: bad data (one class) is its error alone
                         report(note)
                         note = ""
-                    for label, methods in call.runs:
-                        if on_result is not None:
-                            on_result(name, label, result)
-                        folds = result.folds[result.folds["method"].isin(methods)]
-                        frames.append(_run_frame(folds, name, label, result.k_max))
+                    said += [n for n in result.notes if n not in said]
+                    frames += _run_frames(call, result, name, on_result)
             except (ValueError, EngineError) as exc:  # DataError is a ValueError
                 raise BadInput(str(exc)) from None
             shown = ENGINE_NAMES.get(result.engine, result.engine)
@@ -436,6 +446,8 @@ def collect_on_engine(
                 f"[{index + 1}/{len(paths)}] {name}: {result.n_rows:,} rows on "
                 f"{shown}, target {column!r}, {time.perf_counter() - started:.1f} s"
             )
+            for said_note in said:
+                report(f"  {name}: {said_note}")
     finally:
         engine.close()
     return pd.concat(frames, ignore_index=True)

@@ -23,6 +23,7 @@ __all__ = [
     "fold_position",
     "rows_by_class",
     "safe_n_splits",
+    "single_row_note",
     "stratified_folds",
     "stratified_subsample",
     "subsample_rows",
@@ -170,14 +171,21 @@ def safe_n_splits(y, n_splits: int = 10, *, rare: str = "reduce") -> tuple[int, 
             )
     singles = classes[~splittable]
     if singles.size:
-        shown = ", ".join(f"'{c}'" for c in singles[:5]) + (" ..." if singles.size > 5 else "")
-        plural = singles.size > 1
-        notices.append(
-            f"Class{'es' * plural} {shown} ha{'ve' if plural else 's'} a single row, so "
-            f"{'they are' if plural else 'it is'} only tested in a fold whose training rows "
-            f"lack {'them' if plural else 'it'}."
-        )
+        notices.append(single_row_note(singles))
     return folds, " ".join(notices) or None
+
+
+def single_row_note(labels) -> str:
+    """The note on classes of a single row (``labels``, at least one), in memory and on an
+    engine: each is tested once, in the fold whose training rows lack it."""
+    labels = list(labels)
+    shown = ", ".join(f"'{c}'" for c in labels[:5]) + (" ..." if len(labels) > 5 else "")
+    plural = len(labels) > 1
+    return (
+        f"Class{'es' * plural} {shown} ha{'ve' if plural else 's'} a single row, so "
+        f"{'they are' if plural else 'it is'} only tested in a fold whose training rows "
+        f"lack {'them' if plural else 'it'}."
+    )
 
 
 def rows_by_class(y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:

@@ -31,6 +31,7 @@ import pandas as pd
 from heb import registry
 from heb.aode import AODE
 from heb.data import DataError
+from heb.data.folds import single_row_note
 from heb.metrics import reliability_from_sums
 from heb.nb import NaiveBayes
 from heb.registry import METRICS as METRIC_NAMES  # metric names, in order
@@ -298,6 +299,26 @@ def _fold_bytes(fold: FittedFold, methods: list[str], joints: dict, params, vari
     return total
 
 
+def _class_notes(histograms) -> list[str]:
+    """The in-memory run's notes on rare classes (:func:`heb.data.folds.safe_n_splits`),
+    from the rows each fold holds: the smallest class with fewer rows than folds, in how
+    many folds it is tested, and the classes of a single row."""
+    per_fold = histograms.fold_class_counts
+    totals, tested = per_fold.sum(axis=0), (per_fold > 0).sum(axis=0)
+    notes = []
+    rare = np.flatnonzero((totals > 1) & (totals < per_fold.shape[0]))
+    if rare.size:
+        c = rare[np.argmin(totals[rare])]
+        notes.append(
+            f"The smallest class ('{histograms.classes[c]}') has only {totals[c]:.0f} rows, fewer "
+            f"than the {per_fold.shape[0]} folds, so it is tested in only {tested[c]} of them."
+        )
+    singles = histograms.classes[totals == 1]
+    if singles.size:
+        notes.append(single_row_note(singles))
+    return notes
+
+
 def cross_validate(
     engine,
     target: str,
@@ -394,6 +415,7 @@ def cross_validate(
         scores, n_scans = _score_by_scans(engine, sql, plan, batch_rows, model_budget)
         notes = [f"Scored in {n_scans} scans to keep the models in budget."] * (n_scans > 1)
     report(1.0, "Done")
+    notes = _class_notes(histograms) + notes
 
     empty = [k for k in range(n_splits) if (methods[0], k) not in scores]
     if empty:
