@@ -334,6 +334,13 @@ choice = st.radio(
     **state.page_setting("conc_model", options[0], options),
 )
 
+if work is not None and work.n_rows_total > work.codes.shape[0]:
+    # the counts are Compare's rows: said, as the large file's page says the rows it counted
+    st.caption(
+        f"Learned from a stratified subsample of {work.codes.shape[0]:,} of "
+        f"{work.n_rows_total:,} rows (seed 42), the rows Compare cross-validates; choose "
+        '"Use every row" under Rows on the Dataset page to learn from all of them.'
+    )
 if large is not None:
     st.markdown(
         f"**Data:** the large file {escape(large.name, limit=80)}, every row counted by "
