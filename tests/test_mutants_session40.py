@@ -1,0 +1,221 @@
+"""Tests from session 40's mutation pass over the engine modules earlier passes touched
+least (the log tables, pair smoothing, hierarchy nodes and sources, the synthetic
+studies, the expected MI, the TAN structure and the count tables): each pins behaviour a
+hand-written mutant changed unseen."""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+import pytest
+
+import heb.expected_mi
+from heb.concentration import M_MAX, M_MIN, fit_concentration_rows
+from heb.counts import CountTable, category_offsets
+from heb.log_tables import TableSums
+from heb.smoothing import smooth
+from heb.synthetic import single_pmf_estimates
+from heb.synthetic_hierarchy import zip_levels
+from heb.tan_structure import _sequential_sums, spanning_tree
+
+
+# ------------------------------------------------------------------ TAN structure
+def test_sequential_sums_add_left_to_right_as_java_does():
+    """1 + 1e-16 rounds back to 1 at each step of a left-to-right sum, so sixteen such
+    terms leave 1.0; numpy's pairwise ``sum`` adds the small terms together first (eight
+    accumulators) and ends at 1 + 2.2e-16. Weka's arc order rests on the former."""
+    terms = np.array([1.0] + [1e-16] * 15 + [2.0] + [1e-16] * 9)
+    segment = np.repeat([0, 1], [16, 10])
+    out = _sequential_sums(segment, terms, 3)
+    expected = [
+        functools.reduce(operator.add, terms[:16].tolist()),
+        functools.reduce(operator.add, terms[16:].tolist()),
+        0.0,
+    ]
+    assert out.tolist() == expected
+    assert out[0] == 1.0 and out[1] == 2.0
+
+
+# ------------------------------------------------------------------ log tables
+def _kept(X, y, k):
+    """A table counted from few rows (it keeps its sums: the seen-column paths)."""
+    table = CountTable.from_codes(np.array(X), np.array(y), 2, np.array(k))
+    assert getattr(table, "_sums", None) is not None
+    return table
+
+
+def _plain(counts, k):
+    """A table built from its counts (no kept sums: the dense-sum paths)."""
+    counts = np.asarray(counts, dtype=float)
+    return CountTable(counts.sum(axis=1) / len(k), counts, category_offsets(k))
+
+
+def _cells(shape, where):
+    out = np.zeros(shape)
+    for (c, v), n in where.items():
+        out[c, v] = n
+    return out
+
+
+#: tables that take the sparse log-table paths: a first column never seen, a small
+#: feature after a wide one, a never-observed feature between two others, one seen
+#: column in the last feature, equal K with a marginal prior that varies
+LOG_TABLE_CASES = {
+    "kept, uneven K, first column unseen": lambda: _kept(
+        [[3, 0, -1], [7, 1, -1], [3, 2, -1], [7, 0, -1]], [0, 1, 0, 1], [50, 40, 30]
+    ),
+    "kept, a small feature after a wide one": lambda: _kept([[3, 0], [7, 1]], [0, 1], [50, 2]),
+    "kept, not sparse, a feature never observed": lambda: _kept(
+        [[0, 1, -1], [1, 2, -1], [2, 0, -1], [0, 0, -1], [1, 1, -1]], [0, 1, 0, 1, 0], [3, 3, 3]
+    ),
+    "plain, equal K, varying marginal": lambda: _plain(
+        _cells((2, 120), {(0, 3): 2, (1, 7): 1, (0, 7): 1, (1, 45): 1, (0, 85): 1, (1, 85): 3}),
+        [40, 40, 40],
+    ),
+    "plain, middle feature never observed": lambda: _plain(
+        _cells((2, 120), {(0, 3): 2, (1, 7): 1, (0, 100): 2, (1, 100): 1}), [50, 30, 40]
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(LOG_TABLE_CASES))
+@pytest.mark.parametrize("smoother", ["heb-m", "heb-u", "m-estimate"])
+def test_sparse_log_tables_equal_the_dirichlet_formula_by_hand(case, smoother):
+    """log theta = log((N_cfv + m_cf t_v) / (N_cf + m_cf)) at every seen column (0 at the
+    unseen ones), t the uniform 1/K_f or the marginal N_fv / S_f (uniform for a feature
+    never observed), with the m_cf the smoother reports: the sparse paths (a zero count of
+    a seen column as one value per pair, a constant prior read at the feature's first
+    column, the seen columns' N_cf) agree with the formula written cell by cell."""
+    table = LOG_TABLE_CASES[case]()
+    kw = {"n0": 0} if smoother.startswith("heb") else {}
+    smoothed = smooth(table, smoother, **kw)
+    counts = np.array(table.counts)
+    k, col = table.n_categories, table.feature_of_column
+    n_cf = np.add.reduceat(counts, table.offsets[:-1], axis=1)
+    n_fv = counts.sum(axis=0)
+    s_f = np.add.reduceat(n_fv, table.offsets[:-1])
+    uniform = np.repeat(1.0 / k, k)
+    if smoother == "heb-u":
+        t = uniform
+    else:
+        t = np.where(np.repeat(s_f, k) > 0, n_fv / np.repeat(np.maximum(s_f, 1), k), uniform)
+    m = smoothed.concentration[:, col]
+    with np.errstate(divide="ignore"):  # log 0 at unseen columns, replaced by 0
+        expected = np.where(n_fv > 0, np.log((counts + m * t) / (n_cf[:, col] + m)), 0.0)
+    np.testing.assert_allclose(smoothed.log_theta, expected, rtol=0, atol=1e-12)
+
+
+def test_seen_column_sums_give_a_never_observed_middle_feature_no_rows():
+    """N_cf summed over the seen columns only: a feature with no seen column between two
+    others sums to 0, not to the next feature's first seen column, so HEB-M's fit sees
+    no document there (it learned m = 0.01 from the neighbour's rows)."""
+    table = LOG_TABLE_CASES["plain, middle feature never observed"]()
+    sums = TableSums(table)
+    np.testing.assert_array_equal(sums.n_cf, [[2.0, 0.0, 2.0], [1.0, 0.0, 1.0]])
+    np.testing.assert_array_equal(sums.n_cf, table.class_feature_totals())
+    fit = smooth(table, "heb-m", n0=0)
+    np.testing.assert_array_equal(fit.concentration[:, 1], [1.0, 1.0])
+
+
+# ------------------------------------------------------------------ synthetic studies
+def test_zip_levels_by_hand():
+    """Two regions of three prefixes of two codes: code -> prefix is code // 2 and
+    prefix -> region is prefix // 3 (prefixes 0-2 in region 0, 3-5 in region 1)."""
+    to_prefix, to_region = zip_levels(2, 3, 2)
+    assert to_prefix.tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+    assert to_region.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def test_single_pmf_estimates_by_hand():
+    """Counts (3, 0, 1), K = 3, N = 4: Laplace (n + 1) / (N + 3), Lidstone (n + a) /
+    (N + 3a), KT (n + 1/2) / (N + 3/2), the m-estimate (n + m/3) / (N + m); no rows
+    gives the uniform PMF unsmoothed."""
+    n = np.array([[3.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    cases = {
+        "laplace": ({}, [4 / 7, 1 / 7, 2 / 7]),
+        "lidstone": ({"alpha": 0.1}, [3.1 / 4.3, 0.1 / 4.3, 1.1 / 4.3]),
+        "kt": ({}, [3.5 / 5.5, 0.5 / 5.5, 1.5 / 5.5]),
+        "m-estimate": ({"m": 6.0}, [5 / 10, 2 / 10, 3 / 10]),
+        "unsmoothed": ({}, [3 / 4, 0.0, 1 / 4]),
+    }
+    for name, (kw, first) in cases.items():
+        est = single_pmf_estimates(n, name, **kw)
+        np.testing.assert_allclose(est[0], first, rtol=1e-12, err_msg=name)
+        np.testing.assert_allclose(est[1], [1 / 3] * 3, rtol=1e-12, err_msg=name)
+
+
+# ------------------------------------------------------------------ expected MI
+@pytest.mark.parametrize("chunk", [1, 5, 64])
+def test_expected_mi_summed_in_many_chunks_equals_sklearns_emi(monkeypatch, chunk):
+    """scikit-learn's EMI of the adjusted mutual information (Vinh et al. 2010), a peer,
+    with the sum split into chunks of a few cell counts (a table of more than CHUNK_TERMS
+    = 2^21 terms; the other tests fit in one chunk, where a chunk overwriting the sum of
+    the ones before cannot show): a skewed code, a binary column, a column with a missing
+    category, an unbalanced class."""
+    emi = pytest.importorskip("sklearn.metrics.cluster._expected_mutual_info_fast")
+    rng = np.random.default_rng(4)
+    rows = 120
+    X = np.column_stack(
+        [
+            np.minimum(rng.geometric(0.3, rows) - 1, 9),
+            rng.integers(0, 2, rows),
+            rng.choice([0, 2, 3], rows, p=[0.7, 0.2, 0.1]),
+        ]
+    )
+    y = rng.choice(3, rows, p=[0.6, 0.3, 0.1])
+    table = CountTable.from_codes(X, y, 3, n_categories=np.array([10, 2, 4]))
+    monkeypatch.setattr(heb.expected_mi, "CHUNK_TERMS", chunk)
+    got = heb.expected_mi.expected_mutual_information(table)
+    for f in range(3):
+        block = np.asarray(table.counts[:, table.offsets[f] : table.offsets[f + 1]])
+        block = block[:, block.sum(axis=0) > 0].astype(np.int64)
+        want = emi.expected_mutual_information(block[block.sum(axis=1) > 0], rows)
+        assert got[f] == pytest.approx(want, rel=1e-9, abs=1e-15), f
+
+
+def test_expected_mi_of_a_few_rows_by_hand():
+    """Five rows: a category of 4 rows (and one of 1), a class of 3 (and one of 2). A
+    shuffle puts n = 2 or 3 of the category's rows in the class (from a + b - N = 2 up),
+    with hypergeometric P(3) = C(4, 3) C(1, 0) / C(5, 3) = 2/5 and P(2) = 3/5; the plug-in
+    MI of each of the two tables, written out term by term, weighted by those."""
+    X = np.array([[0], [0], [0], [0], [1]])
+    y = np.array([0, 0, 0, 1, 1])
+    table = CountTable.from_codes(X, y, 2)
+    mi_3 = 0.6 * np.log(15 / 12) + 0.2 * np.log(5 / 8) + 0.2 * np.log(5 / 2)  # [[3, 1], [0, 1]]
+    mi_2 = 0.4 * np.log(10 / 12) + 0.4 * np.log(10 / 8) + 0.2 * np.log(5 / 3)  # [[2, 2], [1, 0]]
+    expected = heb.expected_mi.expected_mutual_information(table)
+    assert expected[0] == pytest.approx(0.4 * mi_3 + 0.6 * mi_2, rel=1e-12)
+
+
+def test_a_leaf_with_no_linkable_parent_has_none():
+    """Feature 3 may not be a parent and no pair with it is held (NaN weights): it gets
+    no feature parent (-1), not the first parent-capable feature; feature 2, also a
+    leaf, hangs below its strongest partner 1. The core 0 - 1 is rooted at 0, the a of
+    Weka's first link (the ordered pair (0, 1), the first maximum row-major), or at 1
+    when asked."""
+    nan = np.nan
+    weights = np.array(
+        [
+            [nan, 5.0, 1.0, nan],
+            [5.0, nan, 2.0, nan],
+            [1.0, 2.0, nan, nan],
+            [nan, nan, nan, nan],
+        ]
+    )
+    can_parent = np.array([True, True, False, False])
+    assert spanning_tree(weights, can_parent).tolist() == [-1, 0, 1, -1]
+    assert spanning_tree(weights, can_parent, root=1).tolist() == [1, -1, 1, -1]
+
+
+def test_heb_u_single_pmf_learns_m_from_exactly_n0_rows():
+    """HEB-U falls back to Laplace (m = K) under n0 rows only: a row of exactly n0 = 10
+    counts uses the learned m (here far from K = 4), a row of 9 is Laplace."""
+    counts = np.array([[10.0, 0.0, 0.0, 0.0], [9.0, 0.0, 0.0, 0.0]])
+    fit = fit_concentration_rows(counts[:1], np.full(4, 0.25), M_MIN, M_MAX)
+    assert abs(fit.m[0] - 4.0) > 1.0
+    est = single_pmf_estimates(counts, "heb-u", n0=10)
+    m = fit.m[0]
+    np.testing.assert_allclose(est[0], (counts[0] + m / 4) / (10 + m), rtol=1e-12)
+    np.testing.assert_allclose(est[1], (counts[1] + 1.0) / (9 + 4), rtol=1e-12)
