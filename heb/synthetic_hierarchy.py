@@ -24,6 +24,7 @@ import numpy as np
 from heb.counts import CountTable, category_offsets
 from heb.hierarchy import fit_nested
 from heb.smoothing import smooth
+from heb.synthetic import _whole_numbers
 
 __all__ = [
     "BUDGET_ESTIMATES",
@@ -228,6 +229,8 @@ def hierarchy_l1_study(
     ``scenario`` (:data:`SCENARIOS`), N rows per class. The repetitions are the features
     of one count table, so every smoother runs once per (shape, N) for all of them.
     ``smoothers`` may also name the :data:`BUDGET_ESTIMATES` ("hierarchy" scenario only).
+    Every N, ``reps`` and ``n_classes`` is a whole number of at least 1 (else a
+    one-sentence ValueError naming it).
 
     Returns
     -------
@@ -239,8 +242,10 @@ def hierarchy_l1_study(
     """
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario must be one of {tuple(SCENARIOS)}, got {scenario!r}.")
-    if reps < 1 or n_classes < 1:
-        raise ValueError("reps and n_classes must be at least 1.")
+    # whole numbers, as l1_error_study's: N = 0 has no K / N, 2.5 rows would be drawn as 2
+    (reps,) = _whole_numbers(reps, "reps", 1)
+    (n_classes,) = _whole_numbers(n_classes, "n_classes", 1)
+    N_values = _whole_numbers(N_values, "N_values", 1)
     rows = []
     for shape in K_values:
         levels = zip_levels(*shape)

@@ -151,7 +151,7 @@ def test_tree_pmfs_refuse_too_many_concentrations_in_one_sentence():
 
 
 def test_the_study_needs_one_repetition():
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(ValueError, match="reps must be a whole number >= 1"):
         hierarchy_l1_study(K_values=[(1, 1, 2)], N_values=[10], reps=0)
 
 

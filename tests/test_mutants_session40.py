@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import re
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from heb.counts import CountTable, category_offsets
 from heb.log_tables import TableSums
 from heb.smoothing import smooth
 from heb.synthetic import single_pmf_estimates
-from heb.synthetic_hierarchy import zip_levels
+from heb.synthetic_hierarchy import hierarchy_l1_study, zip_levels
 from heb.tan_structure import _sequential_sums, spanning_tree
 
 
@@ -219,3 +220,20 @@ def test_heb_u_single_pmf_learns_m_from_exactly_n0_rows():
     m = fit.m[0]
     np.testing.assert_allclose(est[0], (counts[0] + m / 4) / (10 + m), rtol=1e-12)
     np.testing.assert_allclose(est[1], (counts[1] + 1.0) / (9 + 4), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"N_values": [0]}, "N_values must hold whole numbers >= 1, got 0"),
+        ({"N_values": [2.5]}, "N_values must hold whole numbers >= 1, got 2.5"),
+        ({"reps": 1.5}, "reps must be a whole number >= 1, got 1.5"),
+        ({"n_classes": 2.5}, "n_classes must be a whole number >= 1, got 2.5"),
+    ],
+)
+def test_the_hierarchy_study_refuses_what_it_cannot_draw_in_one_sentence(kwargs, message):
+    """As l1_error_study: N = 0 ended in a ZeroDivisionError (K / N), N = 2.5 drew 2 rows
+    and reported N = 2, reps or n_classes of 1.5 a TypeError from numpy."""
+    args = {"K_values": [(1, 1, 2)], "N_values": [10], "reps": 1, "n_classes": 2, **kwargs}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        hierarchy_l1_study(smoothers=("laplace",), **args)
