@@ -43,7 +43,7 @@ def _integer_codes(arr: np.ndarray) -> np.ndarray:
 
 
 def as_codes(X, *, name: str = "X") -> np.ndarray:
-    """Validate a 2-D array of integer category codes; negative or NaN means missing.
+    """Validate a 2-D array of integer category codes; negative, NaN, None or NA is missing.
 
     Parameters
     ----------
@@ -64,13 +64,7 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
         if arr.dtype.kind == "b":
             arr = arr.astype(np.int64)
         else:
-            try:
-                arr = arr.astype(np.float64)
-            except ValueError as exc:
-                raise ValueError(
-                    f"{name} must hold integer category codes; found non-numeric values. "
-                    "Encode raw columns first (heb.data.Preprocessor)."
-                ) from exc
+            arr = _as_floats(arr, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of category codes, got {arr.ndim}-D.")
     if arr.dtype.kind in "iu":
@@ -87,6 +81,28 @@ def as_codes(X, *, name: str = "X") -> np.ndarray:
             "Bin or encode numeric columns first (heb.data.Preprocessor)."
         )
     return np.clip(filled, -1, MAX_TABLE_CELLS).astype(np.int64)
+
+
+def _as_floats(arr: np.ndarray, name: str) -> np.ndarray:
+    """An object or text array as float64; None and pandas' NA (the missing value of a
+    nullable integer column, which ``float`` refuses) become NaN (missing). Text that is
+    no number is a one-sentence ValueError; another object keeps ``float``'s TypeError
+    (scikit-learn's estimator checks expect it)."""
+    try:
+        try:
+            return arr.astype(np.float64)
+        except TypeError as exc:  # pandas' NA, or an object that is no number
+            import pandas as pd  # only here: the engine's codes are numpy arrays
+
+            missing = pd.isna(arr)
+            if not missing.any():
+                raise exc from None
+            return np.where(missing, np.nan, arr).astype(np.float64)
+    except ValueError as exc:
+        raise ValueError(
+            f"{name} must hold integer category codes; found non-numeric values. "
+            "Encode raw columns first (heb.data.Preprocessor)."
+        ) from exc
 
 
 def column_max(codes: np.ndarray) -> np.ndarray:

@@ -10,12 +10,14 @@ import operator
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import heb.expected_mi
 from heb.concentration import M_MAX, M_MIN, fit_concentration_rows
-from heb.counts import CountTable, category_offsets
+from heb.counts import CountTable, as_codes, category_offsets
 from heb.log_tables import TableSums
+from heb.nb import NaiveBayes
 from heb.smoothing import smooth
 from heb.synthetic import single_pmf_estimates
 from heb.synthetic_hierarchy import hierarchy_l1_study, zip_levels
@@ -237,3 +239,38 @@ def test_the_hierarchy_study_refuses_what_it_cannot_draw_in_one_sentence(kwargs,
     args = {"K_values": [(1, 1, 2)], "N_values": [10], "reps": 1, "n_classes": 2, **kwargs}
     with pytest.raises(ValueError, match=re.escape(message)):
         hierarchy_l1_study(smoothers=("laplace",), **args)
+
+
+# ------------------------------------------------------------------ count tables
+def test_pandas_na_in_an_object_array_is_a_missing_code():
+    """A nullable integer column's ``to_numpy()`` holds pandas' NA, which ``float``
+    refuses (a TypeError traceback): it is missing (-1), as None and NaN are, and a model
+    fitted on that array equals one fitted on the DataFrame; text that is no number beside
+    it still gets the one-sentence message."""
+    frame = pd.DataFrame({"a": pd.array([0, 1, None, 1], dtype="Int64"), "b": [0, 1, 1, 0]})
+    assert as_codes(frame.to_numpy()).tolist() == [[0, 0], [1, 1], [-1, 1], [1, 0]]
+    assert as_codes(np.array([[None, 2]], dtype=object)).tolist() == [[-1, 2]]
+    y = np.array([0, 1, 0, 1])
+    np.testing.assert_array_equal(
+        NaiveBayes().fit(frame.to_numpy(), y).predict_proba(frame.to_numpy()),
+        NaiveBayes().fit(frame, y).predict_proba(frame),
+    )
+    with pytest.raises(ValueError, match="found non-numeric values"):
+        as_codes(np.array([[pd.NA, "a"]], dtype=object))
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [
+        np.array([[1e300, 1.0]]),
+        np.array([[2**70, 1]], dtype=object),
+        np.array([[2**64 - 1, 1]], dtype=np.uint64),
+    ],
+)
+def test_a_code_beyond_int64_is_refused_not_read_as_missing(codes):
+    """The int64 cast turned such a code negative, so it was silently missing (its row
+    dropped from the feature's counts) where a code of 10^10 gets the table-size refusal."""
+    with pytest.raises(ValueError, match="too large for 64-bit integers"):
+        as_codes(codes)
+    largest = np.array([[2**63 - 1, 0]], dtype=np.uint64)
+    assert as_codes(largest)[0, 0] == 2**63 - 1
