@@ -274,3 +274,15 @@ def test_a_code_beyond_int64_is_refused_not_read_as_missing(codes):
         as_codes(codes)
     largest = np.array([[2**63 - 1, 0]], dtype=np.uint64)
     assert as_codes(largest)[0, 0] == 2**63 - 1
+
+
+def test_widen_keeps_every_column_a_table_has():
+    """``widen`` gives at least the given K per feature: fewer asked than a feature has
+    keeps its columns (an IndexError when the table was built at the asked K); more adds
+    zero columns at the end of that feature's block."""
+    table = CountTable.from_codes(np.array([[2, 0], [0, 1]]), np.array([0, 1]), 2)
+    assert table.widen([1, 1]) is table
+    wider = table.widen([1, 4])
+    assert wider.n_categories.tolist() == [3, 4]
+    np.testing.assert_array_equal(wider.counts, [[0, 0, 1, 1, 0, 0, 0], [1, 0, 0, 0, 1, 0, 0]])
+    np.testing.assert_array_equal(wider.class_counts, table.class_counts)
