@@ -19,7 +19,7 @@ from heb.counts import CountTable, as_codes, category_offsets
 from heb.log_tables import TableSums
 from heb.nb import NaiveBayes
 from heb.smoothing import smooth
-from heb.synthetic import single_pmf_estimates
+from heb.synthetic import high_cardinality_preset, single_pmf_estimates
 from heb.synthetic_hierarchy import hierarchy_l1_study, zip_levels
 from heb.tan_structure import _sequential_sums, spanning_tree
 
@@ -286,3 +286,33 @@ def test_widen_keeps_every_column_a_table_has():
     assert wider.n_categories.tolist() == [3, 4]
     np.testing.assert_array_equal(wider.counts, [[0, 0, 1, 1, 0, 0, 0], [1, 0, 0, 0, 1, 0, 0]])
     np.testing.assert_array_equal(wider.class_counts, table.class_counts)
+
+
+def test_a_single_preset_concentration_scales_with_each_features_k():
+    """One number c means m_f = c K_f per high-cardinality feature (K_f 4000, 5000, 1000,
+    3000, 2000); the low-cardinality features have none."""
+    _, _, truth = high_cardinality_preset(n_samples=50, concentration=2.0)
+    assert truth["concentration"] == [8000.0, 10000.0, 2000.0, 6000.0, 4000.0, None, None, None]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"zipf_exponent": 0.0}, {"low_alpha": -1.0}, {"concentration": -3.0}, {"concentration": 0.0}],
+)
+def test_the_preset_refuses_a_shape_that_is_not_positive(kwargs):
+    with pytest.raises(ValueError, match="must be positive"):
+        high_cardinality_preset(n_samples=50, **kwargs)
+
+
+def test_tables_of_different_features_or_classes_do_not_merge():
+    """``partial_fit`` adds tables: one feature against two would broadcast its K over
+    both and merge silently (or fail in numpy's words), so it is refused in one sentence,
+    as different classes are."""
+    one = CountTable.from_codes(np.array([[1], [0]]), np.array([0, 1]), 2)
+    two = CountTable.from_codes(np.array([[1, 0], [0, 1]]), np.array([0, 1]), 2)
+    three_classes = CountTable.from_codes(np.array([[1], [0]]), np.array([0, 2]), 3)
+    for a, b in ((one, two), (two, one), (one, three_classes)):
+        with pytest.raises(ValueError, match="cannot be merged"):
+            a + b
+    merged = one + one
+    np.testing.assert_array_equal(merged.counts, 2 * one.counts)
