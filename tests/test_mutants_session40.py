@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import heb.expected_mi
+import heb.synthetic
 from heb.concentration import M_MAX, M_MIN, fit_concentration_rows
 from heb.counts import CountTable, as_codes, category_offsets
 from heb.log_tables import TableSums
@@ -316,3 +317,24 @@ def test_tables_of_different_features_or_classes_do_not_merge():
             a + b
     merged = one + one
     np.testing.assert_array_equal(merged.counts, 2 * one.counts)
+
+
+def test_l1_study_rows_by_hand_with_the_sample_std(monkeypatch):
+    """Two repetitions of K = 2, N = 4 with drawn truths (1, 0) and (1/2, 1/2) and counts
+    (4, 0) and (2, 2): Laplace estimates (5/6, 1/6) and (1/2, 1/2), l1 errors 1/3 and 0,
+    mean 1/6 and sample standard deviation (1/3) / sqrt(2), as hierarchy_l1_study's."""
+
+    class Drawn:
+        def dirichlet(self, alpha, size):
+            assert alpha.tolist() == [0.3, 0.3] and size == 2
+            return np.array([[1.0, 0.0], [0.5, 0.5]])
+
+        def multinomial(self, n, truth):
+            assert n == 4
+            return np.array([[4, 0], [2, 2]])
+
+    monkeypatch.setattr(heb.synthetic.np.random, "default_rng", lambda seed: Drawn())
+    (row,) = heb.synthetic.l1_error_study([2], [4], reps=2, smoothers="laplace")
+    assert (row["K"], row["N"], row["smoother"]) == (2, 4, "laplace")
+    assert row["mean"] == pytest.approx(1 / 6, rel=1e-12)
+    assert row["std"] == pytest.approx(1 / 3 / np.sqrt(2), rel=1e-12)
