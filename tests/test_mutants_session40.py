@@ -21,7 +21,7 @@ from heb.log_tables import TableSums
 from heb.nb import NaiveBayes
 from heb.smoothing import smooth
 from heb.synthetic import high_cardinality_preset, single_pmf_estimates
-from heb.synthetic_hierarchy import hierarchy_l1_study, zip_levels
+from heb.synthetic_hierarchy import hierarchy_l1_study, tree_pmfs, zip_levels
 from heb.tan_structure import _sequential_sums, spanning_tree
 
 
@@ -338,3 +338,15 @@ def test_l1_study_rows_by_hand_with_the_sample_std(monkeypatch):
     assert (row["K"], row["N"], row["smoother"]) == (2, 4, "laplace")
     assert row["mean"] == pytest.approx(1 / 6, rel=1e-12)
     assert row["std"] == pytest.approx(1 / 3 / np.sqrt(2), rel=1e-12)
+
+
+def test_flat_tree_pmfs_are_drawn_around_the_base():
+    """theta ~ Dirichlet(c base): with c = 10^9 every draw is the base within 10^-3
+    (its l1 distance from the base has standard deviation about sqrt(K / c)), and the
+    base itself is not uniform (Dirichlet(1) splits); Dirichlet(c 1) draws would sit at
+    the uniform PMF instead."""
+    levels = zip_levels(2, 2, 3)
+    base, theta = tree_pmfs(levels, 4, concentration=1e9, rng=np.random.default_rng(2))
+    assert base.sum() == pytest.approx(1.0) and np.ptp(base) > 0.05
+    assert np.abs(theta - base).sum(axis=1).max() < 1e-3
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0, rtol=1e-12)
