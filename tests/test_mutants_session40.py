@@ -20,7 +20,7 @@ from heb.counts import CountTable, as_codes, category_offsets
 from heb.log_tables import TableSums
 from heb.nb import NaiveBayes
 from heb.smoothing import smooth
-from heb.synthetic import high_cardinality_preset, single_pmf_estimates
+from heb.synthetic import high_cardinality_preset, sample_naive_bayes, single_pmf_estimates
 from heb.synthetic_hierarchy import hierarchy_l1_study, tree_pmfs, zip_levels
 from heb.tan_structure import _sequential_sums, spanning_tree
 
@@ -350,3 +350,11 @@ def test_flat_tree_pmfs_are_drawn_around_the_base():
     assert base.sum() == pytest.approx(1.0) and np.ptp(base) > 0.05
     assert np.abs(theta - base).sum(axis=1).max() < 1e-3
     np.testing.assert_allclose(theta.sum(axis=1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("weights", [[-1.0, 2.0], [0.0, 0.0], [np.nan, 1.0], [1.0, 2.0, 3.0]])
+def test_sample_naive_bayes_refuses_bad_class_weights_in_one_sentence(weights):
+    """A negative weight (of positive sum: numpy's "probabilities are not non-negative"
+    otherwise), no weight at all, NaN, or one too many."""
+    with pytest.raises(ValueError, match="class_weights"):
+        sample_naive_bayes(20, [3], n_classes=2, class_weights=weights)
