@@ -15,6 +15,7 @@ import pytest
 
 import heb.expected_mi
 import heb.synthetic
+import heb.synthetic_hierarchy
 from heb.concentration import M_MAX, M_MIN, fit_concentration_rows
 from heb.counts import CountTable, as_codes, category_offsets
 from heb.log_tables import TableSums
@@ -358,3 +359,25 @@ def test_sample_naive_bayes_refuses_bad_class_weights_in_one_sentence(weights):
     otherwise), no weight at all, NaN, or one too many."""
     with pytest.raises(ValueError, match="class_weights"):
         sample_naive_bayes(20, [3], n_classes=2, class_weights=weights)
+
+
+def test_hierarchy_study_unseen_mass_is_of_codes_no_class_saw(monkeypatch):
+    """Three codes, two classes of truths (1/2, 1/4, 1/4) and (1/4, 1/2, 1/4), counts
+    (2, 0, 0) and (0, 2, 0): only code 2 has no row in any class, so the unseen mass is
+    1/4 per PMF (a per-class count would say 1/2: code 1 unseen in class 0, code 0 in
+    class 1). Laplace's estimates (3, 1, 1) / 5 and (1, 3, 1) / 5 are 0.2 off each."""
+    theta = np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25]])
+
+    class Drawn:
+        def multinomial(self, n, truth):
+            np.testing.assert_array_equal(truth, theta[:, None, :])
+            return np.array([[[2, 0, 0]], [[0, 2, 0]]])
+
+    def fake_tree_pmfs(levels, n_draws, rng=None, **_):
+        return np.full(3, 1 / 3), theta
+
+    monkeypatch.setattr(heb.synthetic_hierarchy, "tree_pmfs", fake_tree_pmfs)
+    monkeypatch.setattr(heb.synthetic_hierarchy.np.random, "default_rng", lambda seed: Drawn())
+    (row,) = hierarchy_l1_study([(1, 1, 3)], [2], n_classes=2, reps=1, smoothers=("laplace",))
+    assert row["unseen_mass"] == pytest.approx(0.25, rel=1e-12)
+    assert row["mean"] == pytest.approx(0.2, rel=1e-12)
