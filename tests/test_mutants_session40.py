@@ -23,7 +23,7 @@ from heb.nb import NaiveBayes
 from heb.smoothing import smooth
 from heb.synthetic import high_cardinality_preset, sample_naive_bayes, single_pmf_estimates
 from heb.synthetic_hierarchy import hierarchy_l1_study, tree_pmfs, zip_levels
-from heb.tan_structure import _sequential_sums, spanning_tree
+from heb.tan_structure import PairCounts, _sequential_sums, arc_gains, spanning_tree
 
 
 # ------------------------------------------------------------------ TAN structure
@@ -381,3 +381,22 @@ def test_hierarchy_study_unseen_mass_is_of_codes_no_class_saw(monkeypatch):
     (row,) = hierarchy_l1_study([(1, 1, 3)], [2], n_classes=2, reps=1, smoothers=("laplace",))
     assert row["unseen_mass"] == pytest.approx(0.25, rel=1e-12)
     assert row["mean"] == pytest.approx(0.2, rel=1e-12)
+
+
+def test_rows_per_category_by_hand():
+    """N_cf / K_f: class 0 has 3 rows over feature 0's K = 3 and 2 observed rows over
+    feature 1's K = 4; class 1 has 1 row and it is missing in feature 1."""
+    X = np.array([[0, 1], [2, -1], [1, 3], [0, 0]])
+    table = CountTable.from_codes(X, np.array([0, 0, 0, 1]), 2, n_categories=np.array([3, 4]))
+    np.testing.assert_allclose(table.rows_per_category(), [[1.0, 0.5], [1 / 3, 0.25]])
+
+
+def test_arc_gains_of_pairs_never_seen_together_are_zero_on_zero_rows():
+    """Every row misses one of the two features: the held pair has no joint count, so its
+    arcs gain 0 on 0 rows (NaN stays for the diagonal only)."""
+    X = np.array([[0, -1], [1, -1], [-1, 0], [-1, 1]])
+    pairs = PairCounts.from_codes(X, np.array([0, 1, 0, 1]), 2, np.array([2, 2]))
+    assert pairs.n_pairs == 1 and pairs.keys.size == 0
+    gain, rows = arc_gains(pairs)
+    np.testing.assert_array_equal(gain, [[np.nan, 0.0], [0.0, np.nan]])
+    np.testing.assert_array_equal(rows, [[np.nan, 0.0], [0.0, np.nan]])
