@@ -92,9 +92,7 @@ def _as_floats(arr: np.ndarray, name: str) -> np.ndarray:
         try:
             return arr.astype(np.float64)
         except TypeError as exc:  # pandas' NA, or an object that is no number
-            import pandas as pd  # only here: the engine's codes are numpy arrays
-
-            missing = pd.isna(arr)
+            missing = _is_missing_object(arr).astype(bool)
             if not missing.any():
                 raise exc from None
             return np.where(missing, np.nan, arr).astype(np.float64)
@@ -103,6 +101,12 @@ def _as_floats(arr: np.ndarray, name: str) -> np.ndarray:
             f"{name} must hold integer category codes; found non-numeric values. "
             "Encode raw columns first (heb.data.Preprocessor)."
         ) from exc
+
+
+#: elementwise: None, or pandas' NA (told by its type's name: the engine imports no pandas)
+_is_missing_object = np.frompyfunc(
+    lambda value: value is None or type(value).__name__ == "NAType", 1, 1
+)
 
 
 def column_max(codes: np.ndarray) -> np.ndarray:

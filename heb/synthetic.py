@@ -24,6 +24,7 @@ __all__ = [
     "high_cardinality_preset",
     "zipf_pmf",
     "HIGH_CARDINALITY_FEATURES",
+    "whole_numbers",
 ]
 
 #: smoothers that estimate a single PMF (uniform prior mean, no classes to pool over)
@@ -81,7 +82,7 @@ def single_pmf_estimates(
     return (counts + conc / K) / (N + conc)
 
 
-def _whole_numbers(values: Iterable, name: str, minimum: int) -> list[int]:
+def whole_numbers(values: Iterable, name: str, minimum: int) -> list[int]:
     """``values`` as Python ints, or a one-sentence ValueError naming the first bad one."""
     scalar = isinstance(values, str) or (np.ndim(values) == 0 and not isinstance(values, Iterable))
     values = [values] if scalar else values
@@ -140,9 +141,9 @@ def l1_error_study(
         (of ||theta_hat - p*||_1 over repetitions).
     """
     _check_alpha_dir(alpha_dir)
-    (reps,) = _whole_numbers(reps, "reps", 1)
-    K_values = _whole_numbers(K_values, "K_values", 1)
-    N_values = _whole_numbers(N_values, "N_values", 0)
+    (reps,) = whole_numbers(reps, "reps", 1)
+    K_values = whole_numbers(K_values, "K_values", 1)
+    N_values = whole_numbers(N_values, "N_values", 0)
     if isinstance(smoothers, str):  # one name, not its letters
         smoothers = (smoothers,)
     smoothers = [str(name).strip().lower().replace("_", "-") for name in smoothers]
@@ -238,9 +239,9 @@ def sample_naive_bayes(
     truth : dict
         ``class_prior`` (C,), ``theta`` (list of (C, K_f) arrays), ``n_categories`` (F,).
     """
-    (n_samples,) = _whole_numbers(n_samples, "n_samples", 1)
-    (n_classes,) = _whole_numbers(n_classes, "n_classes", 1)
-    n_cat = np.asarray(_whole_numbers(np.ravel(n_categories), "n_categories", 1), dtype=np.int64)
+    (n_samples,) = whole_numbers(n_samples, "n_samples", 1)
+    (n_classes,) = whole_numbers(n_classes, "n_classes", 1)
+    n_cat = np.asarray(whole_numbers(np.ravel(n_categories), "n_categories", 1), dtype=np.int64)
     if n_cat.size == 0:
         raise ValueError("n_categories needs at least one feature, each with K_f >= 1.")
     _check_alpha_dir(alpha_dir)
@@ -313,7 +314,7 @@ def high_cardinality_preset(
         the Zipf marginal of each high-cardinality feature, ``None`` for the others),
         ``concentration`` (list: the true m_f, ``None`` for the others), ``feature_names``.
     """
-    (n_samples,) = _whole_numbers(n_samples, "n_samples", 1)
+    (n_samples,) = whole_numbers(n_samples, "n_samples", 1)
     zipf_features = [k for _, k, kind in HIGH_CARDINALITY_FEATURES if kind == "zipf"]
     if np.ndim(concentration) == 0:
         true_m = [float(concentration) * k for k in zipf_features]

@@ -24,7 +24,7 @@ import numpy as np
 from heb.counts import CountTable, category_offsets
 from heb.hierarchy import fit_nested
 from heb.smoothing import smooth
-from heb.synthetic import _whole_numbers
+from heb.synthetic import whole_numbers
 
 __all__ = [
     "BUDGET_ESTIMATES",
@@ -243,9 +243,9 @@ def hierarchy_l1_study(
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario must be one of {tuple(SCENARIOS)}, got {scenario!r}.")
     # whole numbers, as l1_error_study's: N = 0 has no K / N, 2.5 rows would be drawn as 2
-    (reps,) = _whole_numbers(reps, "reps", 1)
-    (n_classes,) = _whole_numbers(n_classes, "n_classes", 1)
-    N_values = _whole_numbers(N_values, "N_values", 1)
+    (reps,) = whole_numbers(reps, "reps", 1)
+    (n_classes,) = whole_numbers(n_classes, "n_classes", 1)
+    N_values = whole_numbers(N_values, "N_values", 1)
     rows = []
     for shape in K_values:
         levels = zip_levels(*shape)

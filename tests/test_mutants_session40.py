@@ -17,7 +17,7 @@ import heb.expected_mi
 import heb.synthetic
 import heb.synthetic_hierarchy
 from heb.concentration import M_MAX, M_MIN, fit_concentration_rows
-from heb.counts import CountTable, as_codes, category_offsets
+from heb.counts import MAX_TABLE_CELLS, CountTable, as_codes, category_offsets
 from heb.log_tables import TableSums
 from heb.nb import NaiveBayes
 from heb.smoothing import smooth
@@ -269,13 +269,17 @@ def test_pandas_na_in_an_object_array_is_a_missing_code():
         np.array([[2**64 - 1, 1]], dtype=np.uint64),
     ],
 )
-def test_a_code_beyond_int64_is_refused_not_read_as_missing(codes):
+def test_a_code_beyond_int64_is_too_large_not_read_as_missing(codes):
     """The int64 cast turned such a code negative, so it was silently missing (its row
-    dropped from the feature's counts) where a code of 10^10 gets the table-size refusal."""
-    with pytest.raises(ValueError, match="too large for 64-bit integers"):
-        as_codes(codes)
+    dropped from the feature's counts) where a code of 10^10 gets the table-size refusal:
+    it now reads as the largest table's size, which a fit refuses and a prediction scores
+    as unseen."""
+    assert as_codes(codes)[0, 0] == MAX_TABLE_CELLS
+    X = np.vstack([codes, [[0, 0], [1, 1]]])
+    with pytest.raises(ValueError, match="The category codes are too large"):
+        NaiveBayes().fit(X, [0, 1, 0])
     largest = np.array([[2**63 - 1, 0]], dtype=np.uint64)
-    assert as_codes(largest)[0, 0] == 2**63 - 1
+    assert as_codes(largest)[0, 0] == MAX_TABLE_CELLS
 
 
 def test_widen_keeps_every_column_a_table_has():
