@@ -488,14 +488,24 @@ def test_user_text_renders_as_text(page, app_url, tmp_path):
     path = tmp_path / "links.csv"
     path.write_text("\n".join([f"{LINK},{LINK},class", *rows]) + "\n")
     upload_file(page, app_url, path)
-    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
-    assert any(LINK in text for text in alerts), alerts  # shown literally
+    # shown literally; waited for (a loaded machine read the note's box while still empty)
+    _alert_with(page, LINK)
     assert_not_rendered_as_markdown(page)
     timed(page, page.locator(MENU_LINK, has_text="Compare").click)
     page.wait_for_selector('[data-testid="stDataFrame"]', timeout=120_000)
-    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
-    assert any(IMAGE in text for text in alerts), alerts
+    _alert_with(page, IMAGE)
     assert_not_rendered_as_markdown(page)
+
+
+def _alert_with(page, text: str) -> None:
+    """Wait (up to a minute) for an alert box whose text holds ``text`` literally."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    alerts = page.locator('[data-testid="stAlert"]')
+    try:
+        alerts.filter(has_text=text).first.wait_for(timeout=60_000)
+    except PlaywrightTimeout:
+        raise AssertionError((text, alerts.all_inner_texts())) from None
 
 
 def test_whole_number_codes_are_named_and_declared_in_one_click(page, app_url, tmp_path):
