@@ -191,10 +191,9 @@ def test_a_data_error_of_a_scan_says_where_to_change_the_target(tmp_path, monkey
             at.run()
 
 
-def test_changing_the_concentrations_model_re_smooths_without_a_new_scan(rooted, monkeypatch):
-    """On a large file, switching the Concentrations page's model from HEB-M to HEB-U ran
-    the whole scan again (51 s on a 3-million-row CSV) although the smoother only
-    re-smooths the counts one scan made ("counts are the model")."""
+def _count_scans(monkeypatch) -> list:
+    """The targets of every whole-file scan (heb.scale.profile's one count of every row)
+    from here on, appended as each starts."""
     import heb.scale.profile
 
     calls = []
@@ -205,6 +204,14 @@ def test_changing_the_concentrations_model_re_smooths_without_a_new_scan(rooted,
         return real(*args, **kwargs)
 
     monkeypatch.setattr(heb.scale.profile, "_whole", counting)
+    return calls
+
+
+def test_changing_the_concentrations_model_re_smooths_without_a_new_scan(rooted, monkeypatch):
+    """On a large file, switching the Concentrations page's model from HEB-M to HEB-U ran
+    the whole scan again (51 s on a 3-million-row CSV) although the smoother only
+    re-smooths the counts one scan made ("counts are the model")."""
+    calls = _count_scans(monkeypatch)
     at = open_app("pages/concentrations.py", large_file="small.parquet")
     opened = len(calls)
     model = next(r for r in at.radio if r.label == "Model")
@@ -229,16 +236,7 @@ def test_concentrations_after_the_dataset_page_read_no_row_again(rooted, monkeyp
     """The Dataset page's scan of a large file counts every (class, feature, value), the
     very counts the Concentrations page smooths; opening Concentrations next scanned the
     whole file again (56 s on a 3-million-row CSV after the Dataset page's 60 s)."""
-    import heb.scale.profile
-
-    scans = []
-    real = heb.scale.profile._whole
-
-    def counting(*args, **kwargs):
-        scans.append(args[1])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(heb.scale.profile, "_whole", counting)
+    scans = _count_scans(monkeypatch)
     at = open_app(PAGE, large_file="small.parquet")
     assert len(scans) == 1
     at.switch_page("pages/concentrations.py")
