@@ -107,6 +107,8 @@ def levels_from_labels(labels: Sequence, keys: Sequence[Callable]) -> list[np.nd
     """
     if not keys:
         raise ValueError("levels_from_labels needs at least one key function.")
+    if not len(labels):
+        raise ValueError("levels_from_labels needs at least one category label.")
     keyed = [np.array([str(key(label)) for label in labels]) for key in keys]
     levels, below = [], np.arange(len(labels))
     for j, key_values in enumerate(keyed):

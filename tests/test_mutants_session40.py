@@ -404,3 +404,13 @@ def test_arc_gains_of_pairs_never_seen_together_are_zero_on_zero_rows():
     gain, rows = arc_gains(pairs)
     np.testing.assert_array_equal(gain, [[np.nan, 0.0], [0.0, np.nan]])
     np.testing.assert_array_equal(rows, [[np.nan, 0.0], [0.0, np.nan]])
+
+
+def test_levels_from_no_labels_is_one_sentence():
+    """The mutation pass: no labels gave numpy's "zero-size array" error."""
+    from heb.hierarchy_sources import levels_from_labels
+
+    with pytest.raises(ValueError, match="needs at least one category label"):
+        levels_from_labels([], [lambda z: z[:2], lambda z: z[:1]])
+    with pytest.raises(ValueError, match="needs at least one key function"):
+        levels_from_labels(["ab"], [])
