@@ -16,6 +16,7 @@ __all__ = [
     "CountTable",
     "as_codes",
     "block_starts",
+    "categories_of",
     "category_offsets",
     "column_max",
     "MAX_TABLE_CELLS",
@@ -107,6 +108,13 @@ def _as_floats(arr: np.ndarray, name: str) -> np.ndarray:
 _is_missing_object = np.frompyfunc(
     lambda value: value is None or type(value).__name__ == "NAType", 1, 1
 )
+
+
+def categories_of(codes: np.ndarray) -> np.ndarray:
+    """K_f = max code + 1 per feature (at least 1) of 2-D codes; a code past any table's
+    size (int64's largest, whose + 1 would wrap K_f to 1) counts as that size, which a
+    count table then refuses as too large."""
+    return np.maximum(np.minimum(column_max(codes), MAX_TABLE_CELLS) + 1, 1)
 
 
 def column_max(codes: np.ndarray) -> np.ndarray:
@@ -212,9 +220,8 @@ class CountTable:
         n_rows, n_features = X.shape
         # K_f = max code + 1 (here or by the caller): no code is too large
         codes_fit = n_categories is None or codes_below_k
-        if n_categories is None:  # a code past any table's size cannot wrap K_f around
-            top = np.minimum(column_max(X), MAX_TABLE_CELLS)
-            n_categories = top + 1 if n_rows else np.zeros(n_features, int)
+        if n_categories is None:
+            n_categories = categories_of(X)
         n_categories = np.maximum(np.asarray(n_categories, dtype=np.int64), 1)
         offsets = category_offsets(n_categories)
         width = int(offsets[-1])

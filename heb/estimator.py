@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from heb.counts import MAX_TABLE_CELLS, as_codes, column_max
+from heb.counts import as_codes, categories_of
 
 __all__ = ["CategoricalClassifier", "check_clamp", "check_non_negative", "is_number"]
 
@@ -107,13 +107,6 @@ def check_clamp(m_min, m_max) -> None:
         raise ValueError(f"m_min and m_max must be numbers, got m_min={m_min!r}, m_max={m_max!r}.")
     if not (np.isfinite(m_min) and np.isfinite(m_max) and 0 < m_min <= m_max):
         raise ValueError(f"Need finite 0 < m_min <= m_max, got m_min={m_min}, m_max={m_max}.")
-
-
-def _categories_of(codes: np.ndarray) -> np.ndarray:
-    """K_f = max code + 1 per feature (at least 1) of a chunk of codes; a code past any
-    table's size (int64's largest, whose + 1 would wrap K_f to 1) counts as that size,
-    which the count table then refuses as too large."""
-    return np.maximum(np.minimum(column_max(codes), MAX_TABLE_CELLS) + 1, 1)
 
 
 class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -287,9 +280,9 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         counts, as a class named to partial_fit before any of its rows came
         (BaggingClassifier's bootstrap weights leave a rare class out so)."""
         if sample_weight is None:
-            return _categories_of(codes), ()
+            return categories_of(codes), ()
         weights = self._check_sample_weight(sample_weight, codes.shape[0], first=first)
-        return _categories_of(codes if weights.all() else codes[weights > 0]), (weights,)
+        return categories_of(codes if weights.all() else codes[weights > 0]), (weights,)
 
     def _check_sample_weight(self, sample_weight, n_rows: int, first: bool) -> np.ndarray:
         """Validated per-row weights (float64), or a one-sentence ValueError.

@@ -21,6 +21,7 @@ __all__ = [
     "encode_target",
     "fold_numbers",
     "fold_position",
+    "few_rows_note",
     "rows_by_class",
     "safe_n_splits",
     "single_row_note",
@@ -165,14 +166,20 @@ def safe_n_splits(y, n_splits: int = 10, *, rare: str = "reduce") -> tuple[int, 
                 f"cross-validation is used instead of {n_splits}-fold."
             )
         elif smallest < folds:
-            notices.append(
-                f"The smallest class ('{label}') has only {smallest} rows, fewer than the "
-                f"{folds} folds, so it is tested in only {smallest} of them."
-            )
+            notices.append(few_rows_note(label, smallest, folds, smallest))
     singles = classes[~splittable]
     if singles.size:
         notices.append(single_row_note(singles))
     return folds, " ".join(notices) or None
+
+
+def few_rows_note(label, rows: int, n_folds: int, tested: int) -> str:
+    """The note on the smallest class, of ``rows`` rows, fewer than the ``n_folds`` folds,
+    tested in only ``tested`` of them (in memory and on an engine)."""
+    return (
+        f"The smallest class ('{label}') has only {rows} rows, fewer than the {n_folds} "
+        f"folds, so it is tested in only {tested} of them."
+    )
 
 
 def single_row_note(labels) -> str:

@@ -31,7 +31,7 @@ import pandas as pd
 from heb import registry
 from heb.aode import AODE
 from heb.data import DataError
-from heb.data.folds import single_row_note
+from heb.data.folds import few_rows_note, single_row_note
 from heb.metrics import reliability_from_sums
 from heb.nb import NaiveBayes
 from heb.registry import METRICS as METRIC_NAMES  # metric names, in order
@@ -310,8 +310,7 @@ def _class_notes(histograms) -> list[str]:
     if rare.size:
         c = rare[np.argmin(totals[rare])]
         notes.append(
-            f"The smallest class ('{histograms.classes[c]}') has only {totals[c]:.0f} rows, fewer "
-            f"than the {per_fold.shape[0]} folds, so it is tested in only {tested[c]} of them."
+            few_rows_note(histograms.classes[c], int(totals[c]), per_fold.shape[0], tested[c])
         )
     singles = histograms.classes[totals == 1]
     if singles.size:
