@@ -3,9 +3,9 @@
 A column is read as floats (numbers, dates and durations as time stamps; anything
 non-finite or unreadable is NaN), as exact Python ints (integer columns: IDs beyond 2**53
 stay distinct) or as text labels; :func:`column_kind` says whether a column is coded by
-its categories or binned as a number, and :func:`format_number` / :func:`bin_labels`
-write the labels of numbers and of quantile bins. Everything here reads a column and
-learns nothing: fitting lives in :mod:`heb.data.preprocess`.
+its categories or binned as a number, and :func:`format_number` / :func:`format_time` /
+:func:`bin_labels` write the labels of numbers, times and quantile bins. Everything here
+reads a column and learns nothing: fitting lives in :mod:`heb.data.preprocess`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ __all__ = [
     "category_values",
     "column_kind",
     "format_number",
+    "format_time",
     "integer_values",
     "number_kind",
     "numeric_values",
     "text_values",
+    "time_kind",
 ]
 
 
@@ -36,29 +38,61 @@ def format_number(value: float) -> str:
     return f"{value:.6g}"
 
 
-def bin_labels(cuts: np.ndarray) -> list[str]:
-    """The interval label of every bin the interior ``cuts`` make, like ``"[1.5, 3.2)"``."""
+def format_time(seconds: float, kind: str, of_day: bool | None = None) -> str:
+    """A time of :func:`numeric_values` as a label: a date (``2024-03-01``) or a date and
+    time of day (``of_day``; by default when it has one) for ``kind="datetime"``, a
+    duration (``1 days 02:00:00``, ``00:12:30``) for ``"timedelta"``, a number otherwise."""
+    if not kind or not np.isfinite(seconds):
+        return format_number(seconds)
+    if kind == "timedelta":
+        return str(pd.Timedelta(seconds=seconds).round("s")).removeprefix("0 days ")
+    stamp = pd.Timestamp(seconds, unit="s").round("s")
+    if of_day is None:
+        of_day = stamp != stamp.normalize()
+    return stamp.strftime("%Y-%m-%d %H:%M:%S" if of_day else "%Y-%m-%d")
+
+
+def bin_labels(cuts: np.ndarray, kind: str = "") -> list[str]:
+    """The interval label of every bin the interior ``cuts`` make, like ``"[1.5, 3.2)"``
+    (with ``kind`` from :func:`time_kind`, like ``"[2024-01-17, 2024-02-15)"``)."""
+    # one format for a column: dates alone only when every cut is a midnight, so no two
+    # bounds of different bins read as the same day
+    of_day = bool(np.any(np.asarray(cuts) % 86_400 != 0))
     edges = np.concatenate(([-np.inf], cuts, [np.inf]))
     labels = []
     for low, high in zip(edges[:-1], edges[1:], strict=True):
         opening = "(" if np.isinf(low) else "["
-        labels.append(f"{opening}{format_number(low)}, {format_number(high)})")
+        labels.append(
+            f"{opening}{format_time(low, kind, of_day)}, {format_time(high, kind, of_day)})"
+        )
     return labels
+
+
+def time_kind(column: pd.Series) -> str:
+    """``"datetime"`` (dates, time stamps, periods), ``"timedelta"`` (durations) or ``""``."""
+    if isinstance(column.dtype, pd.PeriodDtype) or pd.api.types.is_datetime64_any_dtype(
+        column.dtype
+    ):
+        return "datetime"
+    return "timedelta" if pd.api.types.is_timedelta64_dtype(column.dtype) else ""
 
 
 def numeric_values(column: pd.Series) -> np.ndarray:
     """Floats with every non-finite or non-numeric entry as NaN.
 
-    Dates, durations and periods become their integer time stamps, so they are binned
-    like any other number.
+    Dates, time stamps and periods become seconds since 1970-01-01 UTC and durations
+    seconds, whatever their unit (``datetime64[ms]`` from a parquet file, ``[ns]`` from
+    pandas), so they are binned like any other number and cut the same way at transform.
     """
-    if isinstance(column.dtype, pd.PeriodDtype):
-        column = column.dt.to_timestamp()
-    if pd.api.types.is_datetime64_any_dtype(column.dtype) or pd.api.types.is_timedelta64_dtype(
-        column.dtype
-    ):
-        stamps = column.to_numpy(dtype="int64", na_value=0).astype(np.float64)
-        return np.where(column.isna().to_numpy(), np.nan, stamps)
+    kind = time_kind(column)
+    if kind:
+        if isinstance(column.dtype, pd.PeriodDtype):
+            column = column.dt.to_timestamp()
+        if isinstance(column.dtype, pd.DatetimeTZDtype):
+            column = column.dt.tz_convert(None)  # the same instant in UTC
+        unit = "datetime64[us]" if kind == "datetime" else "timedelta64[us]"
+        micros = column.to_numpy(dtype=unit, na_value=np.datetime64("NaT")).astype(np.int64)
+        return np.where(column.isna().to_numpy(), np.nan, micros / 1e6)
     if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         column = pd.to_numeric(column.astype(object), errors="coerce")
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)

@@ -133,7 +133,9 @@ def read_parquet(
     handle = io.BytesIO(source) if isinstance(source, bytes) else str(source)
     try:
         table = pq.ParquetFile(handle, read_dictionary=text or None).read(use_pandas_metadata=True)
-        frame = table.to_pandas(types_mapper=nullable_integer_types().get)
+        # a date column as dates (binned as a time, like a time stamp), not as an object
+        # column of datetime.date, which would make each day a category of its own
+        frame = table.to_pandas(types_mapper=nullable_integer_types().get, date_as_object=False)
     except Exception as exc:
         raise _damaged() from exc
     return _decimals_as_floats(frame, schema)

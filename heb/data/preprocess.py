@@ -41,10 +41,12 @@ from heb.data.column_values import (  # noqa: F401 (importable from here, as bef
     category_values,
     column_kind,
     format_number,
+    format_time,
     integer_values,
     number_kind,
     numeric_values,
     text_values,
+    time_kind,
 )
 from heb.data.dataset import DataError, column_names
 
@@ -252,7 +254,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         cuts = quantile_cuts(observed, self.n_bins)
         if not cuts.size and observed.min() < observed.max():  # its quantiles all tie
             warnings.warn(one_bin_message(name, observed, self.n_bins), stacklevel=3)
-        labels = bin_labels(cuts)
+        labels = bin_labels(cuts, time_kind(column))
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
         if self.missing == "category" and missing.any():
             fill = len(labels)
@@ -262,7 +264,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         else:
             median = float(np.median(observed))
             fill = int(np.searchsorted(cuts, median, side="right"))
-            self.impute_values_[name] = format_number(median)
+            self.impute_values_[name] = format_time(median, time_kind(column))
         encoder = {
             "kind": "numeric",
             "cuts": cuts,

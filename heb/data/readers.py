@@ -38,6 +38,7 @@ from heb.data.text_columns import (
     exact_big_integers,
     leading_zero_codes,
     tidy_text_columns,
+    typed_date_notes,
 )
 
 #: gunzip and read_local_file are imported from here by the other loaders
@@ -389,6 +390,7 @@ def _parse(
     if data[:4] == b"PAR1" or lower.endswith((".parquet", ".pq")):
         frame = read_parquet(data, max_bytes, max_columns=max_columns)
         frame.columns = unique_names(list(frame.columns), notes)
+        notes.extend(typed_date_notes(frame))
     elif is_archive(data):
         raise DataError(
             "This is a zip archive or an Excel workbook; save the table as CSV and use that."

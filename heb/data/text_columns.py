@@ -28,6 +28,7 @@ __all__ = [
     "exact_big_integers",
     "leading_zero_codes",
     "tidy_text_columns",
+    "typed_date_notes",
 ]
 
 
@@ -378,6 +379,28 @@ def date_note(column: str, example: str, days: int, more: int = 0) -> str:
         "so it says little about a new row; leave it out (the Dataset page's Columns to leave "
         "out, --drop on the command line) or add its month or weekday to the file as a column."
     )
+
+
+def typed_date_notes(frame: pd.DataFrame) -> list[str]:
+    """The :func:`date_note` on a typed table's text columns (a parquet file's strings) of
+    dates of more than :data:`DATE_NOTE_VALUES` days, as a CSV of them gets (a parquet date
+    or time stamp is binned as a time and needs none)."""
+    dates = []
+    for column in frame.columns:
+        values = frame[column]
+        if not (
+            isinstance(values.dtype, pd.CategoricalDtype)
+            or pd.api.types.is_object_dtype(values.dtype)
+            or pd.api.types.is_string_dtype(values.dtype)
+        ):
+            continue
+        present = values.dropna()
+        if isinstance(values.dtype, pd.CategoricalDtype):  # its categories are its values
+            present = present.cat.remove_unused_categories().cat.categories.to_series()
+        distinct = pd.Series(pd.unique(present.astype(str).str.strip()), dtype=object)
+        if _many_dates(distinct):
+            dates.append((column, distinct.iloc[0], distinct.size))
+    return [date_note(*dates[0], len(dates) - 1)] if dates else []
 
 
 def comma_note(column: str, example: str, kind: str) -> str:

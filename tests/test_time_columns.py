@@ -1,0 +1,142 @@
+"""Dates, time stamps and durations: binned as times in one unit, labelled as times, and a
+parquet file's dates read as the CSV of the same dates is read."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.data.column_values import format_time, numeric_values, time_kind
+from heb.data.dataset import finalize
+from heb.data.preprocess import Preprocessor
+from heb.data.readers import read_table
+from heb.data.text_columns import typed_date_notes
+
+DAYS = pd.to_datetime(["2024-03-01", "2024-03-02", "2024-03-03", "2024-03-04"])
+
+
+def _frame(column: pd.Series) -> pd.DataFrame:
+    return pd.DataFrame({"when": column})
+
+
+def test_days_are_binned_one_per_day_and_labelled_as_dates():
+    pre = Preprocessor(n_bins=5).fit(_frame(pd.Series(DAYS.repeat(3))))
+    assert pre.categories_[0] == [
+        "(-inf, 2024-03-02)",
+        "[2024-03-02, 2024-03-03)",
+        "[2024-03-03, 2024-03-04)",
+        "[2024-03-04, inf)",
+    ]
+    assert pre.transform(_frame(pd.Series(DAYS))).ravel().tolist() == [0, 1, 2, 3]
+
+
+def test_a_cut_within_a_day_shows_every_bound_with_its_time_of_day():
+    stamps = pd.Series(pd.to_datetime(["2024-03-01 00:00", "2024-03-01 06:30", "2024-03-02 00:00"]))
+    pre = Preprocessor(n_bins=5).fit(_frame(stamps))
+    assert pre.categories_[0] == [
+        "(-inf, 2024-03-01 06:30:00)",
+        "[2024-03-01 06:30:00, 2024-03-02 00:00:00)",  # not "2024-03-02": one format
+        "[2024-03-02 00:00:00, inf)",
+    ]
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_every_unit_gives_seconds_since_1970(unit):
+    column = pd.Series(DAYS.astype(f"datetime64[{unit}]"))
+    assert numeric_values(column).tolist() == [1709251200.0 + 86400.0 * k for k in range(4)]
+
+
+def test_a_model_fitted_on_milliseconds_cuts_nanoseconds_the_same_way():
+    """Before, the stamps were the dtype's own integers, so a parquet file's [ms] column
+    and pandas' [ns] column of the same days were 10^6 apart at transform."""
+    rng = np.random.default_rng(3)
+    days = pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 300, 500), unit="D")
+    in_ms = _frame(pd.Series(days).astype("datetime64[ms]"))
+    pre = Preprocessor().fit(in_ms)
+    again = pre.transform(_frame(pd.Series(days).astype("datetime64[ns]")))
+    assert np.array_equal(pre.transform(in_ms), again)
+    assert len(np.unique(again)) == 10
+
+
+def test_a_time_zone_is_the_same_instant_in_utc_and_missing_stays_missing():
+    paris = pd.Series(pd.to_datetime(["2024-03-01 01:00", None]).tz_localize("Europe/Paris"))
+    seconds = numeric_values(paris)
+    assert seconds[0] == pd.Timestamp("2024-03-01 00:00", tz="UTC").timestamp()
+    assert np.isnan(seconds[1])
+    assert time_kind(paris) == "datetime"
+
+
+def test_durations_and_periods():
+    durations = pd.Series(pd.to_timedelta(["00:10:00", "01:00:00", "1 days 02:00:00"]))
+    assert numeric_values(durations).tolist() == [600.0, 3600.0, 93600.0]
+    pre = Preprocessor(n_bins=5).fit(_frame(durations))
+    assert pre.categories_[0] == [
+        "(-inf, 01:00:00)",
+        "[01:00:00, 1 days 02:00:00)",
+        "[1 days 02:00:00, inf)",
+    ]
+    months = pd.Series(pd.period_range("2024-01", periods=3, freq="M"))
+    assert time_kind(months) == "datetime"
+    labels = Preprocessor(n_bins=5).fit(_frame(months)).categories_[0]
+    assert labels == ["(-inf, 2024-02-01)", "[2024-02-01, 2024-03-01)", "[2024-03-01, inf)"]
+
+
+def test_the_imputed_median_of_a_date_column_is_a_date():
+    column = pd.Series(list(DAYS[:3]) + [pd.NaT])
+    pre = Preprocessor(missing="impute", n_bins=5).fit(_frame(column))
+    assert pre.impute_values_ == {"when": "2024-03-02"}
+
+
+def test_format_time_leaves_numbers_and_infinities_as_numbers():
+    assert format_time(1.5, "") == "1.5"
+    assert format_time(np.inf, "datetime") == "inf"
+    assert format_time(0.0, "datetime") == "1970-01-01"
+    assert format_time(90.0, "timedelta") == "00:01:30"
+
+
+# --------------------------------------------------------------------------- parquet
+def _parquet(frame: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def _days(n: int, seed: int = 0) -> list[dt.date]:
+    rng = np.random.default_rng(seed)
+    return [dt.date(2024, 1, 1) + dt.timedelta(int(d)) for d in rng.integers(0, 200, n)]
+
+
+def test_a_parquet_date_column_is_binned_as_a_time_not_a_category_per_day():
+    days = _days(300)
+    frame = pd.DataFrame({"signup": days, "y": ["a", "b"] * 150})
+    table = read_table(_parquet(frame), "days.parquet")
+    dataset = finalize(table, "y", name="days", source="upload")
+    assert dataset.categorical == []
+    pre = Preprocessor().fit(dataset.X)
+    assert pre.kinds_ == {"signup": "numeric"}
+    assert len(pre.categories_[0]) == 10
+    assert pre.categories_[0][0].startswith("(-inf, 2024-")
+
+
+def test_a_parquet_file_of_dates_written_as_text_gets_the_csv_s_date_note():
+    days = [d.isoformat() for d in _days(300)]
+    frame = pd.DataFrame(
+        {"signup": days, "colour": ["red", "blue", "green"] * 100, "y": ["a", "b"] * 150}
+    )
+    from_parquet = read_table(_parquet(frame), "days.parquet").attrs["heb_notes"]
+    from_csv = read_table(frame.to_csv(index=False).encode(), "days.csv").attrs["heb_notes"]
+    assert from_parquet == from_csv
+    assert len(from_parquet) == 1 and "Column 'signup' holds dates such as" in from_parquet[0]
+
+
+def test_few_dates_or_text_that_is_not_all_dates_gets_no_note():
+    few = pd.DataFrame({"d": pd.Categorical(["2024-01-0" + str(k % 9 + 1) for k in range(90)])})
+    assert typed_date_notes(few) == []  # 9 days: a category each is fine
+    mixed = pd.DataFrame({"d": [f"2024-01-{k % 28 + 1:02d}" for k in range(90)] + ["soon"]})
+    assert typed_date_notes(mixed) == []
+    many = pd.DataFrame({"d": [f"2024-01-{k % 28 + 1:02d}" for k in range(90)] + [None]})
+    assert "28 dates" in typed_date_notes(many)[0]
