@@ -9,8 +9,11 @@ Bad input is a :class:`BadInput`: one sentence, exit code 2.
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -26,6 +29,7 @@ __all__ = [
     "collect_on_engine",
     "data_stem",
     "engine_identity",
+    "ctrl_c_stops_the_query",
     "make_data",
     "open_engine",
 ]
@@ -101,6 +105,100 @@ def open_engine(name: str, master: str = "local[*]"):
         except EngineError as exc:
             raise BadInput(str(exc)) from None
     raise BadInput(f"--engine takes one of {', '.join(ENGINES)}, not {name!r}.")
+
+
+#: the signals that stop a Spark engine's query (Ctrl-C, ``kill PID``)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: seconds between two cancels of a stopped engine's jobs (a job submitted just after one)
+CANCEL_EVERY_S = 0.5
+
+
+class _SignalStop:
+    """The SIGINT / SIGTERM handling of :func:`ctrl_c_stops_the_query` for one engine,
+    made before the engine opens (a Spark session installs a SIGINT handler of its own)."""
+
+    def __init__(self) -> None:
+        self.before = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+        self.received: list[int] = []
+        self.ended = threading.Event()
+        self.engine = None
+
+    def install(self, engine) -> None:
+        self.engine = engine
+        for number in STOP_SIGNALS:
+            signal.signal(number, self._stop)
+
+    def restore(self) -> None:
+        self.ended.set()
+        for number, handler in self.before.items():
+            signal.signal(number, handler)
+
+    def act_as_before(self, number: int | None = None) -> None:
+        """What the handler before the block does with signal ``number`` (default the first
+        one received, if any): the command line's raise Terminated for SIGTERM;
+        KeyboardInterrupt otherwise."""
+        if number is None:
+            if not self.received:
+                return
+            number = self.received[0]
+        handler = self.before.get(number)
+        if callable(handler):
+            handler(number, None)
+        raise KeyboardInterrupt
+
+    def _stop(self, number, frame) -> None:
+        if self.received:  # a second signal: at once
+            self.act_as_before(number)
+        self.received.append(number)
+        self.engine.interrupted = True  # no py4j call here: the main thread may be in one
+        threading.Thread(target=self._keep_cancelling, daemon=True, name="heb-cancel").start()
+
+    def _keep_cancelling(self) -> None:
+        while True:
+            self.engine.interrupt()
+            if self.ended.wait(CANCEL_EVERY_S):
+                return
+
+
+@contextmanager
+def ctrl_c_stops_the_query(open_engine_: Callable[[], object]) -> Iterator[object]:
+    """The engine ``open_engine_()`` opens, closed at the end, with Ctrl-C and SIGTERM
+    stopping its query: the first signal stops the engine (the running query and every
+    later one raise KeyboardInterrupt), a second acts at once. Either then acts as its
+    handler before the block would have (the command line's: one line, exit code 130 or
+    143), also when it came after the block's last query.
+
+    For Spark, whose session installs a SIGINT handler of its own, raising inside py4j's
+    socket calls: Ctrl-C printed pages of py4j's logged tracebacks, or the cancelled job
+    read as "Spark could not run a query", exit 2; SIGTERM printed the JVM's stack traces
+    and "Broken pipe". The handler marks the engine stopped at once (the main thread's next
+    query raises before it starts) and a thread cancels its jobs every
+    :data:`CANCEL_EVERY_S` until the block ends (a job submitted just after a cancel).
+    DuckDB, and any thread but the main one (where no handler can be set), keep the
+    handlers as they are.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    stopper = _SignalStop() if main else None
+    engine = open_engine_()
+    try:
+        if stopper is not None and getattr(engine, "name", "") == "spark":
+            stopper.install(engine)
+        try:
+            yield engine
+        except KeyboardInterrupt:
+            if stopper is not None:  # stopped by a first signal: as its handler would
+                stopper.act_as_before()
+            raise
+        if stopper is not None:  # a signal after the last query: the run still stops
+            stopper.act_as_before()
+    finally:
+        if stopper is not None:
+            stopper.ended.set()  # no cancel while the engine closes
+        try:
+            engine.close()
+        finally:
+            if stopper is not None:
+                stopper.restore()
 
 
 def _local_source(path: str):
@@ -407,9 +505,8 @@ def collect_on_engine(
         sources = [_local_source(path) for path in paths]  # Spark takes 10 s to start
     except ValueError as exc:  # DataError is a ValueError
         raise BadInput(str(exc)) from None
-    engine = open_engine(engine_name, master)
     frames, taken = [], set()
-    try:
+    with ctrl_c_stops_the_query(lambda: open_engine(engine_name, master)) as engine:
         for index, (path, source) in enumerate(zip(paths, sources, strict=True)):
             started = time.perf_counter()
             try:
@@ -448,6 +545,4 @@ def collect_on_engine(
             )
             for said_note in said:
                 report(f"  {name}: {said_note}")
-    finally:
-        engine.close()
     return pd.concat(frames, ignore_index=True)

@@ -79,6 +79,13 @@ def test_a_session_started_here_gets_a_quarter_of_memory_for_its_driver(spark):
     assert 1024 <= megabytes <= 8192
 
 
+class JobTags:
+    """A stand-in session's SparkContext: the engine tags its queries' jobs."""
+
+    def addJobTag(self, tag):  # noqa: N802 - pyspark's name
+        pass
+
+
 def test_a_query_whose_java_process_died_is_one_sentence():
     """py4j reports a JVM that ran out of memory mid-query as a refused connection; the
     engine says what happened and what to do (the CLI and the app print it as it is)."""
@@ -86,6 +93,8 @@ def test_a_query_whose_java_process_died_is_one_sentence():
     from heb.scale.spark_engine import EngineError
 
     class DeadSession:
+        sparkContext = JobTags()
+
         def sql(self, _sql):
             raise protocol.Py4JNetworkError("An error occurred while trying to connect")
 
@@ -120,6 +129,8 @@ def test_a_java_error_of_a_running_session_is_told_by_its_first_line():
             return None
 
     class FailingSession:
+        sparkContext = JobTags()
+
         def sql(self, _sql):
             raise protocol.Py4JJavaError("An error occurred while calling o1.sql", JavaException())
 
@@ -207,3 +218,46 @@ def test_spark_takes_a_float_flag_as_duckdb_does(spark, tmp_path):
         assert fallback_targets(other) == [("grade", "whole numbers", 2)]
     finally:
         engine.register(engine.source)  # the module's view again
+
+
+def test_interrupt_stops_the_running_query_and_every_later_one_of_this_engine_alone(spark):
+    """Ctrl-C in ``heb bench --engine spark`` (heb.cli_scale.ctrl_c_stops_the_query):
+    the engine's jobs are cancelled by their tag, so another engine on the same session
+    (a cluster's, shared) runs on."""
+    import threading
+    import time
+
+    engine, _, _ = spark
+    mine, other = SparkEngine(session=engine.spark), SparkEngine(session=engine.spark)
+    endless = "SELECT sum(sqrt(id)) AS s FROM range(300000000000)"  # hours on two cores
+    outcome: dict = {}
+
+    def run(name, own):
+        started = time.monotonic()
+        try:
+            own.table(endless)
+            outcome[name] = "finished"
+        except KeyboardInterrupt:
+            outcome[name] = time.monotonic() - started
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion
+            outcome[name] = exc
+
+    threads = [threading.Thread(target=run, args=("mine", mine))]
+    threads.append(threading.Thread(target=run, args=("other", other), daemon=True))
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(3.0)
+        mine.interrupt()
+        threads[0].join(60.0)
+        assert isinstance(outcome.get("mine"), float), outcome  # KeyboardInterrupt, in s
+        assert "other" not in outcome  # the other engine's query still runs
+        with pytest.raises(KeyboardInterrupt):
+            mine.table("SELECT 1")  # no later query starts
+        other.interrupt()
+        threads[1].join(60.0)
+        assert isinstance(outcome.get("other"), float), outcome
+        assert engine.table("SELECT 1 AS one").to_pylist() == [{"one": 1}]  # the session lives
+    finally:  # never leave an endless query on the module's session
+        mine.interrupt()
+        other.interrupt()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -45,22 +46,37 @@ class EngineError(RuntimeError):
 
 
 @contextmanager
-def _query_failures() -> Iterator[None]:
+def _query_failures(engine: SparkEngine | None = None) -> Iterator[None]:
     """A failed query as an :class:`EngineError` sentence: a Java process that went away
     (out of memory, killed), which py4j otherwise reports as a refused connection deep in
     its own code, or a Java error pyspark does not convert (a file that stopped being
-    parquet: ``SparkException``), told by its first line."""
+    parquet: ``SparkException``), told by its first line.
+
+    Once ``engine`` is interrupted (:meth:`SparkEngine.interrupt`) a query, failed or yet
+    to start, raises KeyboardInterrupt instead: its jobs were cancelled, which Spark
+    reports as ``SPARK_JOB_CANCELLED``, and the command line said "Spark could not run a
+    query" with exit code 2 for a Ctrl-C.
+    """
     from py4j.protocol import Py4JJavaError, Py4JNetworkError
 
+    stopped = engine is not None and engine.interrupted
+    if stopped:
+        raise KeyboardInterrupt
     try:
+        if engine is not None:
+            engine.spark.sparkContext.addJobTag(engine.job_tag)  # this thread's jobs
         yield
-    except (Py4JNetworkError, ConnectionError) as exc:
-        raise EngineError(
-            "Spark stopped in the middle of a query (its Java process ended, most often out "
-            "of memory): give the session more with spark.driver.memory, or use DuckDB."
-        ) from exc
-    except Py4JJavaError as exc:
-        raise EngineError(f"Spark could not run a query: {_java_message(exc)}") from exc
+    except Exception as exc:
+        if engine is not None and engine.interrupted:
+            raise KeyboardInterrupt from None
+        if isinstance(exc, Py4JNetworkError | ConnectionError):
+            raise EngineError(
+                "Spark stopped in the middle of a query (its Java process ended, most often "
+                "out of memory): give the session more with spark.driver.memory, or use DuckDB."
+            ) from exc
+        if isinstance(exc, Py4JJavaError):
+            raise EngineError(f"Spark could not run a query: {_java_message(exc)}") from exc
+        raise
 
 
 def _java_message(exc, depth: int = 8) -> str:
@@ -135,7 +151,9 @@ def _quiet_pandas_warning() -> Iterator[None]:
 
 
 #: log4j2 settings of a session started here: errors only, on stderr (the gateway's logger
-#: too: Spark sets a Python session's level from it, printing a note when it differs)
+#: too: Spark sets a Python session's level from it, printing a note when it differs), and
+#: not the task listeners' errors of a cancelled job (a Ctrl-C printed two stack traces
+#: of "Block broadcast_15 does not exist" as its tasks were torn down)
 _LOG4J2 = """\
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = stderr
@@ -146,6 +164,8 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
 logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
+logger.cancelled.name = org.apache.spark.TaskContextImpl
+logger.cancelled.level = fatal
 """
 
 
@@ -375,6 +395,11 @@ class SparkEngine(Engine):
         self.notes: list[str] = []
         self.amounts: list[str] = []
         self._typed: weakref.finalize | None = None  # the remover of a CSV's parquet copy
+        #: whether :meth:`interrupt` was called: every query raises KeyboardInterrupt since
+        self.interrupted = False
+        #: the Spark job tag of this engine's queries (:meth:`interrupt` cancels them alone:
+        #: a session given to it may run other work)
+        self.job_tag = f"heb-{uuid.uuid4().hex}"
 
     def register(self, source: Source) -> list[tuple[str, str]]:
         """Expose ``source`` as the view ``heb_rows``; returns (column, type family) pairs.
@@ -492,7 +517,7 @@ class SparkEngine(Engine):
 
     def table(self, sql: str) -> pa.Table:
         """The whole (small) result of a query, collected as Arrow."""
-        with _quiet_pandas_warning(), _query_failures():
+        with _quiet_pandas_warning(), _query_failures(self):
             return self.spark.sql(sql).toArrow()
 
     def batches(self, sql: str, batch_rows: int = 262_144):
@@ -510,7 +535,7 @@ class SparkEngine(Engine):
         worker. The partitions run on the workers and come back, with their row counts,
         when the job is done.
         """
-        with _query_failures():
+        with _query_failures(self):
             self.spark.conf.set(
                 "spark.sql.execution.arrow.maxRecordsPerBatch", str(int(batch_rows))
             )
@@ -548,7 +573,7 @@ class SparkEngine(Engine):
             )
 
         schema = "part string, key string, value array<double>"
-        with _quiet_pandas_warning(), _query_failures():
+        with _quiet_pandas_warning(), _query_failures(self):
             collected = frame.mapInArrow(per_partition, schema=schema).collect()
         partitions: dict = {}
         for row in collected:
@@ -557,10 +582,27 @@ class SparkEngine(Engine):
             n_rows = next(int(value[0]) for key, value in rows if key == _ROWS)
             yield _deserialise([(k, v) for k, v in rows if k != _ROWS]), n_rows
 
+    def interrupt(self) -> None:
+        """Stop this engine's running query from another thread (a Ctrl-C handler's).
+
+        Spark cancels the jobs of :attr:`job_tag`; the query raises KeyboardInterrupt in
+        the thread that ran it, and so does every later query of this engine.
+        """
+        self.interrupted = True
+        try:
+            self.spark.sparkContext.cancelJobsWithTag(self.job_tag)
+        except Exception:  # noqa: BLE001 - a stopped session: nothing runs to cancel
+            pass
+
     def close(self) -> None:
         """Delete a CSV's parquet copy, and stop the session if this engine started it (a
         session given to it is the caller's, and keeps running)."""
         if self._typed is not None:
             self._typed()
         if self._owns_session:
-            self.spark.stop()
+            from py4j.protocol import Py4JError
+
+            try:
+                self.spark.stop()
+            except (Py4JError, ConnectionError):  # its Java process has ended already (a
+                pass  # signal to the process group, out of memory): nothing is left to stop

@@ -1,0 +1,189 @@
+"""Ctrl-C and SIGTERM in ``heb bench --engine spark``: one line and exit code 130 / 143.
+
+pyspark's session installs a SIGINT handler that raised KeyboardInterrupt inside py4j's
+socket calls: Ctrl-C printed pages of py4j's logged tracebacks, or the cancelled job read
+as "Spark could not run a query" with exit code 2; SIGTERM printed the JVM's stack traces
+and "Broken pipe". Now the signal cancels this engine's Spark jobs (its job tag) and the
+query raises KeyboardInterrupt in the thread that ran it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from heb.cli_scale import STOP_SIGNALS, ctrl_c_stops_the_query
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class Stopped(Exception):
+    """What the handler before the block raises (the command line's Terminated)."""
+
+
+class FakeSpark:
+    """An engine named spark whose query runs until :meth:`interrupt`, then raises as
+    SparkEngine's queries do."""
+
+    name = "spark"
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self.closed = False
+        self._stop = threading.Event()
+
+    def interrupt(self) -> None:
+        self.interrupted = True
+        self._stop.set()
+
+    def query(self) -> None:
+        if self.interrupted:  # as SparkEngine's queries: no job starts
+            raise KeyboardInterrupt
+        assert self._stop.wait(20.0), "the signal did not interrupt the engine"
+        raise KeyboardInterrupt
+
+    def running_query(self) -> None:
+        """A query whose job started before the signal: it ends when it is cancelled."""
+        assert self._stop.wait(20.0), "the signal did not cancel the running job"
+        raise KeyboardInterrupt
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def handlers():
+    """The SIGINT / SIGTERM handlers before the test (restored after it): Python's, and
+    one raising :class:`Stopped` for SIGTERM."""
+
+    def terminated(number, frame):
+        raise Stopped
+
+    before = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, terminated)
+    yield {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: terminated}
+    for number, handler in before.items():
+        signal.signal(number, handler)
+
+
+@pytest.mark.parametrize(
+    ("number", "raised"), [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Stopped)]
+)
+def test_a_signal_stops_the_query_then_acts_as_its_handler_before(handlers, number, raised):
+    engine = FakeSpark()
+    with pytest.raises(raised):
+        with ctrl_c_stops_the_query(lambda: engine) as opened:
+            assert opened is engine
+            signal.raise_signal(number)  # handled at once: not raised here
+            assert engine.interrupted  # marked at once: the next query raises
+            engine.running_query()
+    assert engine.interrupted and engine.closed
+    assert {n: signal.getsignal(n) for n in STOP_SIGNALS} == handlers
+
+
+def test_a_second_signal_acts_at_once(handlers):
+    engine = FakeSpark()
+    with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_stops_the_query(lambda: engine):
+            signal.raise_signal(signal.SIGINT)
+            try:
+                signal.raise_signal(signal.SIGINT)
+            except KeyboardInterrupt:
+                raise
+            pytest.fail("the second Ctrl-C did not raise")
+    assert engine.closed
+
+
+def test_another_engine_keeps_python_s_handlers(handlers):
+    engine = FakeSpark()
+    engine.name = "duckdb"
+    with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_stops_the_query(lambda: engine):
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+            signal.raise_signal(signal.SIGINT)  # raises here, as without the block
+    assert not engine.interrupted and engine.closed
+
+
+def test_a_signal_after_the_last_query_still_stops_the_run(handlers):
+    """The scoring job can end before the signal's cancel reaches it: the run wrote its
+    tables and exited 0 after a Ctrl-C."""
+    engine = FakeSpark()
+    with pytest.raises(Stopped):
+        with ctrl_c_stops_the_query(lambda: engine):
+            signal.raise_signal(signal.SIGTERM)  # no query follows
+    assert engine.interrupted and engine.closed
+
+
+def test_a_failing_open_leaves_the_handlers(handlers):
+    def refused():
+        raise ValueError("no engine")
+
+    with pytest.raises(ValueError, match="no engine"):
+        with ctrl_c_stops_the_query(refused):
+            pytest.fail("the block ran without an engine")
+    assert {n: signal.getsignal(n) for n in STOP_SIGNALS} == handlers
+
+
+# --------------------------------------------------------------------------- Spark itself
+@pytest.fixture(scope="module")
+def clicks(tmp_path_factory) -> Path:
+    from tests.peers import require_spark
+
+    require_spark()
+    from heb.scale import write_clicks
+
+    path = tmp_path_factory.mktemp("spark_signals") / "clicks.parquet"
+    write_clicks(path, 600_000, seed=4, n_features=6)
+    return path
+
+
+#: the child resets SIGINT to Python's handler: a background process of a shell starts
+#: with it ignored, as no terminal's Ctrl-C would find it
+CHILD = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv = ['heb', *sys.argv[1:]]; runpy.run_module('heb', run_name='__main__')"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("number", "code", "line"), [
+    (signal.SIGINT, 130, "heb: Interrupted."),
+    (signal.SIGTERM, 143, "heb: Terminated."),
+])  # fmt: skip
+def test_a_signal_mid_run_on_spark_is_one_line(clicks, tmp_path, number, code, line):
+    command = [sys.executable, "-c", CHILD, "bench", "--engine", "spark", str(clicks)]
+    command += ["--methods", "AODE,HEB-AODE", "--no-figures", "-o", str(tmp_path / "out")]
+    env = {**os.environ, "HEB_CACHE_DIR": str(tmp_path / "cache")}  # nothing served
+    child = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    lines: list[str] = []
+    try:
+        for text in child.stderr:  # the folds' scoring: one Spark job of some seconds
+            lines.append(text.rstrip("\n"))
+            if "Fitting and scoring" in text:
+                break
+        else:
+            pytest.fail(f"the run ended before it scored the folds: {lines}")
+        time.sleep(1.5)  # the job runs (a signal between two jobs was always one line)
+        child.send_signal(number)
+        sent = time.monotonic()
+        lines += child.stderr.read().splitlines()
+        assert child.wait(60) == code, lines
+        assert time.monotonic() - sent < 30
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    said = ("WARNING: Using incubator modules", "clicks · ", "heb: note: ")  # launcher, run
+    noise = [s.strip() for s in lines if s.strip() and not s.strip().startswith(said)]
+    assert noise == [line], "\n".join(lines)
+    assert not (tmp_path / "out" / "folds.csv").exists()
