@@ -140,3 +140,28 @@ def test_few_dates_or_text_that_is_not_all_dates_gets_no_note():
     assert typed_date_notes(mixed) == []
     many = pd.DataFrame({"d": [f"2024-01-{k % 28 + 1:02d}" for k in range(90)] + [None]})
     assert "28 dates" in typed_date_notes(many)[0]
+
+
+def test_the_dataset_page_names_text_dates_and_bins_a_date_column_of_a_parquet_upload():
+    from tests.test_app import assert_clean, open_app, unescape, uploader
+
+    days = _days(400, seed=5)
+    frame = pd.DataFrame(
+        {
+            "signup": [d.isoformat() for d in days],
+            "visit": days,
+            "colour": ["red", "blue", "green", "red"] * 100,
+            "label": ["yes", "no"] * 200,
+        }
+    )
+    at = uploader(open_app()).upload("visits.parquet", _parquet(frame), "application/octet-stream")
+    at = at.run(timeout=120)
+    assert_clean(at)
+    infos = [unescape(info.value) for info in at.info]
+    assert any(text.startswith("Column 'signup' holds dates such as '20") for text in infos), infos
+    features = next(
+        table.value for table in at.dataframe if "feature" in getattr(table.value, "columns", [])
+    )
+    kinds = dict(zip(features["feature"], features["type"], strict=True))
+    assert kinds == {"signup": "categorical", "visit": "numeric", "colour": "categorical"}
+    assert features.set_index("feature").loc["visit", "K_f"] == 10
