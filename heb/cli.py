@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import hashlib
 import re
-import shutil
 import signal
 import sys
 import time
@@ -70,6 +69,7 @@ from heb.paths import cache_dir
 from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS, resolve_method_name
 from heb.registry import method as registry_method
 from heb.text import first_sentence
+from heb.whole_files import copy_whole, whole_file
 
 #: the per-method mean ± sd table, written for any number of datasets
 SUMMARY = ("summary_mean_sd", "Mean ± sd over folds, per dataset and method")
@@ -670,13 +670,15 @@ def _with_units(table: pd.DataFrame) -> pd.DataFrame:
 
 def _write_table(out: Path, name: str, table: pd.DataFrame, title: str) -> None:
     """``name.csv`` and ``name.md`` (the summary's markdown shows ``mean ± sd`` cells)."""
-    (_with_units(table) if name == TIMES_TABLE else table).to_csv(out / f"{name}.csv", index=False)
+    with whole_file(out / f"{name}.csv") as temp:
+        (_with_units(table) if name == TIMES_TABLE else table).to_csv(temp, index=False)
     if name == SUMMARY[0]:
         text = summary_markdown(table)
     else:
         shown = table.rename(columns=MARKDOWN_HEADERS)  # a "%" header stays a percentage
         text = table_markdown(shown, name) if len(table) else "(no rows)"
-    (out / f"{name}.md").write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
+    with whole_file(out / f"{name}.md") as temp:
+        temp.write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
 
 
 def _keep_figure(cached: Path, data: bytes) -> bool:
@@ -714,12 +716,14 @@ def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> dict[
                 data = to_image_bytes(fig, fmt=fmt, keep_browser=True)
             except RuntimeError as exc:
                 report(f"  {target.name}: not exported ({exc}); writing HTML instead")
-                fig.write_html(path_stem.parent / f"{path_stem.name}.html", include_plotlyjs="cdn")
+                with whole_file(path_stem.parent / f"{path_stem.name}.html") as temp:
+                    fig.write_html(temp, include_plotlyjs="cdn")
                 return written
             if not _keep_figure(cached, data):  # no figure cache: write the file alone
-                target.write_bytes(data)
+                with whole_file(target) as temp:
+                    temp.write_bytes(data)
                 continue
-        shutil.copyfile(cached, target)
+        copy_whole(cached, target)
         written[target.name] = cached.name
     return written
 
@@ -776,11 +780,12 @@ def _serve_outputs(cache: ResultCache, key: str, out: Path) -> dict | None:
     figures = {t: cache_dir() / "figures" / c for t, c in manifest["figures"].items()}
     if not all(path.exists() for path in figures.values()):
         return None
-    frames.pop("folds").to_csv(out / "folds.csv", index=False)
+    with whole_file(out / "folds.csv") as temp:
+        frames.pop("folds").to_csv(temp, index=False)
     for name, frame in frames.items():
         _write_table(out, name, frame, manifest["tables"][name])
     for target, cached in figures.items():
-        shutil.copyfile(cached, out / target)
+        copy_whole(cached, out / target)
     return manifest
 
 
@@ -1106,7 +1111,8 @@ def bench(args: argparse.Namespace) -> int:
         return 0
     failed: list[str] = []  # datasets whose cross-validation failed: the run is not cached
     frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note, methods, failed)
-    frame.to_csv(out / "folds.csv", index=False)
+    with whole_file(out / "folds.csv") as temp:
+        frame.to_csv(temp, index=False)
     written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins)
     figures = (
         {}
