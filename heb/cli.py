@@ -1454,8 +1454,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad options and input the user can fix (a file that cannot be read, data that cannot
     be used, in memory or on an engine) are one sentence on stderr and exit code 2
     (argparse's convention); exit code 1 is the system's (an output folder that cannot be
-    written, an unexpected error); Ctrl-C and SIGTERM end the run through its ``finally``
-    blocks (temporary files removed) with one line and exit code 130 / 143.
+    written, a disk that fills up, said in one line; an unexpected error); Ctrl-C and
+    SIGTERM end the run through its ``finally`` blocks (temporary files removed) with one
+    line and exit code 130 / 143.
     """
     args = build_parser().parse_args(argv)
     try:
@@ -1477,3 +1478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: a line, not the traceback of wherever it was
         print("heb: Interrupted.", file=sys.stderr)
         return 128 + signal.SIGINT
+    except OSError as exc:  # the system's (a full disk while writing): one line, exit 1
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"heb: {exc.strerror or exc}{where}.", file=sys.stderr)
+        return 1

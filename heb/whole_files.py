@@ -21,7 +21,8 @@ __all__ = ["copy_whole", "whole_file"]
 @contextlib.contextmanager
 def whole_file(path: str | Path) -> Iterator[Path]:
     """A hidden temporary path beside ``path`` to write to, renamed to ``path`` when the
-    block ends without an exception and removed when it raises (Ctrl-C too).
+    block ends without an exception and removed when it raises (Ctrl-C too; an OSError of
+    the temporary file is raised as one of ``path``).
 
     Its name keeps no suffix of ``path`` (``.folds.csv.<hex>.part``), so pandas infers
     no compression from it.
@@ -31,9 +32,12 @@ def whole_file(path: str | Path) -> Iterator[Path]:
     try:
         yield temp
         os.replace(temp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             temp.unlink()
+        if isinstance(exc, OSError) and exc.filename in (str(temp), temp):
+            # the error names the file the user asked for, not its temporary name
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
 
 

@@ -58,3 +58,23 @@ def test_bench_stopped_while_writing_a_table_leaves_no_part_of_it(tmp_path, monk
     assert len(csvs) == 2 and "folds.csv" in csvs, names  # the third never appeared
     for name in csvs:
         pd.read_csv(out / name)  # whole
+
+
+def test_a_full_disk_while_writing_is_one_line_naming_the_file_and_exit_1(
+    tmp_path, monkeypatch, capsys
+):
+    import errno
+
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+
+    def full(self, path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    out = tmp_path / "out"
+    args = ["bench", "builtin:iris", "--folds", "3", "--no-figures", "--no-cache", "-o", str(out)]
+    assert main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == f"heb: No space left on device ({out / 'folds.csv'}).", err
+    assert "Traceback" not in "\n".join(err)
+    assert list(out.iterdir()) == []
