@@ -101,10 +101,35 @@ def open_engine(name: str, master: str = "local[*]"):
         return DuckDBEngine()
     if name == "spark":
         try:
-            return SparkEngine(master=master)
+            return _off_the_main_thread(lambda: SparkEngine(master=master))
         except EngineError as exc:
             raise BadInput(str(exc)) from None
     raise BadInput(f"--engine takes one of {', '.join(ENGINES)}, not {name!r}.")
+
+
+def _off_the_main_thread(start: Callable[[], object]) -> object:
+    """``start()`` run on a thread of its own, the main thread waiting for it.
+
+    A Spark session started on the main thread installs pyspark's SIGINT handler, which
+    raises inside py4j's socket calls: a Ctrl-C while the session was being made printed
+    py4j's logged tracebacks. Started elsewhere it installs none, and the waiting main
+    thread takes Ctrl-C as Python does (KeyboardInterrupt; the half-started Java process
+    ends with this one, as its stdin closes).
+    """
+    done: dict = {}
+
+    def run() -> None:
+        try:
+            done["value"] = start()
+        except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
+            done["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True, name="heb-engine-start")
+    thread.start()
+    thread.join()
+    if "error" in done:
+        raise done["error"]
+    return done["value"]
 
 
 #: the signals that stop a Spark engine's query (Ctrl-C, ``kill PID``)

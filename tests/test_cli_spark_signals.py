@@ -187,3 +187,39 @@ def test_a_signal_mid_run_on_spark_is_one_line(clicks, tmp_path, number, code, l
     noise = [s.strip() for s in lines if s.strip() and not s.strip().startswith(said)]
     assert noise == [line], "\n".join(lines)
     assert not (tmp_path / "out" / "folds.csv").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.5, 4.0])  # loading the libraries, starting Spark
+def test_ctrl_c_while_the_command_starts_is_one_line(clicks, tmp_path, delay):
+    """Ctrl-C while ``python -m heb`` imported scipy printed the import's traceback, and
+    while the Spark session was made (pyspark's handler, on the main thread) py4j's."""
+    command = [sys.executable, "-c", CHILD, "bench", "--engine", "spark", str(clicks)]
+    command += ["--methods", "AODE", "--no-figures", "-o", str(tmp_path / "out")]
+    env = {**os.environ, "HEB_CACHE_DIR": str(tmp_path / "cache")}
+    child = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(delay)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    lines = [s for s in err.splitlines() if s.strip()]
+    said = [s for s in lines if not s.startswith("WARNING: Using incubator modules")]
+    assert (child.returncode, said) == (130, ["heb: Interrupted."]), err
+
+
+def test_the_engine_starts_off_the_main_thread_and_its_errors_reach_the_caller():
+    from heb.cli_scale import _off_the_main_thread
+
+    assert _off_the_main_thread(lambda: threading.current_thread().name) == "heb-engine-start"
+
+    def refused():
+        raise ValueError("no Java")
+
+    with pytest.raises(ValueError, match="no Java"):
+        _off_the_main_thread(refused)
