@@ -27,9 +27,9 @@ __all__ = [
     "ENGINES",
     "BadInput",
     "collect_on_engine",
+    "ctrl_c_stops_the_query",
     "data_stem",
     "engine_identity",
-    "ctrl_c_stops_the_query",
     "make_data",
     "open_engine",
 ]
@@ -140,7 +140,8 @@ CANCEL_EVERY_S = 0.5
 
 class _SignalStop:
     """The SIGINT / SIGTERM handling of :func:`ctrl_c_stops_the_query` for one engine,
-    made before the engine opens (a Spark session installs a SIGINT handler of its own)."""
+    made before the engine opens: the handlers it keeps are the caller's, not those an
+    engine may install (a Spark session made on the main thread installs pyspark's)."""
 
     def __init__(self) -> None:
         self.before = {number: signal.getsignal(number) for number in STOP_SIGNALS}
@@ -193,14 +194,14 @@ def ctrl_c_stops_the_query(open_engine_: Callable[[], object]) -> Iterator[objec
     handler before the block would have (the command line's: one line, exit code 130 or
     143), also when it came after the block's last query.
 
-    For Spark, whose session installs a SIGINT handler of its own, raising inside py4j's
-    socket calls: Ctrl-C printed pages of py4j's logged tracebacks, or the cancelled job
-    read as "Spark could not run a query", exit 2; SIGTERM printed the JVM's stack traces
-    and "Broken pipe". The handler marks the engine stopped at once (the main thread's next
-    query raises before it starts) and a thread cancels its jobs every
-    :data:`CANCEL_EVERY_S` until the block ends (a job submitted just after a cancel).
-    DuckDB, and any thread but the main one (where no handler can be set), keep the
-    handlers as they are.
+    For Spark, where pyspark's own SIGINT handler raised inside py4j's socket calls (the
+    session is now made off the main thread, see :func:`open_engine`): Ctrl-C printed
+    pages of py4j's logged tracebacks, or the cancelled job read as "Spark could not run a
+    query", exit 2; SIGTERM printed the JVM's stack traces and "Broken pipe". The handler
+    marks the engine stopped at once (the main thread's next query raises before it
+    starts) and a thread cancels its jobs every :data:`CANCEL_EVERY_S` until the block
+    ends (a job submitted just after a cancel). DuckDB, and any thread but the main one
+    (where no handler can be set), keep the handlers as they are.
     """
     main = threading.current_thread() is threading.main_thread()
     stopper = _SignalStop() if main else None
