@@ -5,6 +5,7 @@ other tests let through."""
 
 from __future__ import annotations
 
+import io
 import signal
 import threading
 import time
@@ -15,8 +16,10 @@ import pytest
 
 import heb.cli_scale as cli_scale
 from heb.cli_scale import STOP_SIGNALS, ctrl_c_stops_the_query
-from heb.data.column_values import format_time
+from heb.data.column_values import bin_labels, format_time
 from heb.data.preprocess import Preprocessor
+from heb.data.readers import read_table
+from heb.data.text_columns import typed_date_notes
 
 
 class CountingSpark:
@@ -210,3 +213,43 @@ def test_durations_with_a_fraction_of_a_second_are_labelled_in_seconds():
     durations = pd.Series(pd.to_timedelta(np.array([10.25, 20.5, 30.75, 40.0]), unit="s"))
     labels = Preprocessor(n_bins=2).fit(pd.DataFrame({"took": durations})).categories_[0]
     assert labels == ["(-inf, 00:00:26)", "[00:00:26, inf)"]
+
+
+def test_a_cut_on_the_hour_shows_its_time_of_day():
+    """Only a midnight is a date alone: 06:00 is not."""
+    six = pd.Timestamp("2024-03-01 06:00").timestamp()
+    assert bin_labels(np.array([six]), "datetime") == [
+        "(-inf, 2024-03-01 06:00:00)",
+        "[2024-03-01 06:00:00, inf)",
+    ]
+    midnight = pd.Timestamp("2024-03-02").timestamp()
+    assert bin_labels(np.array([midnight]), "datetime") == [
+        "(-inf, 2024-03-02)",
+        "[2024-03-02, inf)",
+    ]
+
+
+def test_a_parquet_file_of_two_text_date_columns_gets_the_csv_s_one_note():
+    """The note names the first column and counts the others, as the CSV's does."""
+    rng = np.random.default_rng(1)
+    days = pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 200, 300), unit="D")
+    text = pd.Series(days).dt.strftime("%Y-%m-%d")
+    frame = pd.DataFrame({"signup": text, "renewal": text.iloc[::-1].to_numpy(), "y": ["a"] * 300})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    from_parquet = read_table(buffer.getvalue(), "days.parquet").attrs["heb_notes"]
+    from_csv = read_table(frame.to_csv(index=False).encode(), "days.csv").attrs["heb_notes"]
+    assert from_parquet == from_csv
+    assert len(from_parquet) == 1 and from_parquet[0].startswith("Column 'signup' (and 1 ")
+
+
+def test_text_dates_padded_with_spaces_get_the_note():
+    padded = pd.DataFrame({"d": [f" 2024-01-{k % 28 + 1:02d} " for k in range(90)]})
+    assert "28 dates" in typed_date_notes(padded)[0]
+
+
+def test_a_categorical_column_s_unused_dates_are_not_counted():
+    """A parquet dictionary can hold values no row has (a filtered table's)."""
+    days = [f"2024-01-{k:02d}" for k in range(1, 29)]
+    used = pd.Categorical([days[k % 5] for k in range(90)], categories=days)
+    assert typed_date_notes(pd.DataFrame({"d": used})) == []  # 5 days: a category each
