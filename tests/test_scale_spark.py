@@ -258,6 +258,7 @@ def test_interrupt_stops_the_running_query_and_every_later_one_of_this_engine_al
         threads[1].join(60.0)
         assert isinstance(outcome.get("other"), float), outcome
         assert engine.table("SELECT 1 AS one").to_pylist() == [{"one": 1}]  # the session lives
-    finally:  # never leave an endless query on the module's session
+    finally:  # never leave an endless query on the module's session (a broken tag too)
         mine.interrupt()
         other.interrupt()
+        engine.spark.sparkContext.cancelAllJobs()
