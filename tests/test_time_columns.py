@@ -165,3 +165,57 @@ def test_the_dataset_page_names_text_dates_and_bins_a_date_column_of_a_parquet_u
     kinds = dict(zip(features["feature"], features["type"], strict=True))
     assert kinds == {"signup": "categorical", "visit": "numeric", "colour": "categorical"}
     assert features.set_index("feature").loc["visit", "K_f"] == 10
+
+
+# --------------------------------------------------------------------------- fitted kinds
+def _fitted_on_stamps() -> tuple[Preprocessor, pd.DataFrame]:
+    rng = np.random.default_rng(8)
+    stamps = pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 200 * 86400, 300), "s")
+    X = pd.DataFrame(
+        {"seen": pd.Series(stamps).astype("datetime64[ms]"), "x": rng.normal(size=300)}
+    )
+    return Preprocessor().fit(X), X
+
+
+def test_text_stamps_are_scored_as_the_stamps_the_model_learned():
+    """A model fitted on a parquet file's stamps read a CSV's text stamps as missing."""
+    pre, X = _fitted_on_stamps()
+    text = X.assign(seen=X["seen"].dt.strftime("%Y-%m-%d %H:%M:%S"))
+    text.loc[3, "seen"] = "not a date"
+    codes, expected = pre.transform(text), pre.transform(X)
+    assert np.array_equal(np.delete(codes, 3, axis=0), np.delete(expected, 3, axis=0))
+    missing = pre.transform(X.assign(seen=X["seen"].where(X.index != 3)))
+    assert codes[3, 0] == missing[3, 0]  # unreadable: missing, as for numbers
+    durations = _frame(pd.Series(pd.to_timedelta(["00:10:00", "01:00:00", "02:00:00"])))
+    pre = Preprocessor(n_bins=5).fit(durations)
+    assert pre.transform(
+        _frame(pd.Series(["00:10:00", "01:00:00", "02:00:00"]))
+    ).ravel().tolist() == [0, 1, 2]
+
+
+def test_a_saved_model_keeps_its_time_columns_and_refuses_another_kind():
+    import json
+
+    from heb.data import preprocessor_io
+    from heb.data.dataset import DataError
+
+    pre, X = _fitted_on_stamps()
+    saved = json.loads(json.dumps(preprocessor_io.to_dict(pre)))
+    assert [f.get("time") for f in saved["features"]] == ["datetime", None]
+    again = preprocessor_io.from_dict(saved)
+    assert np.array_equal(again.transform(X), pre.transform(X))
+    with pytest.raises(
+        DataError,
+        match=r"^Column 'seen' holds numbers, where the model was trained on dates or times\.$",
+    ):
+        again.transform(X.assign(seen=np.arange(300.0)))
+    del saved["features"][0]["time"]  # a file of an earlier heb: its cuts in the dtype's unit
+    earlier = preprocessor_io.from_dict(saved)
+    with pytest.raises(
+        DataError,
+        match=r"trained on numbers \(if it was trained on times, .*refit and save it\)\.$",
+    ):
+        earlier.transform(X)
+    saved["features"][0]["time"] = "weekday"
+    with pytest.raises(ValueError, match="must be 'datetime' or 'timedelta'"):
+        preprocessor_io.from_dict(saved)

@@ -10,12 +10,15 @@ reads a column and learns nothing: fitting lives in :mod:`heb.data.preprocess`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
-from heb.data.dataset import is_id_like_name, is_integer_like, is_text_dtype
+from heb.data.dataset import DataError, is_id_like_name, is_integer_like, is_text_dtype
 
 __all__ = [
+    "as_fitted_time",
     "bin_labels",
     "category_values",
     "column_kind",
@@ -75,6 +78,46 @@ def time_kind(column: pd.Series) -> str:
     ):
         return "datetime"
     return "timedelta" if pd.api.types.is_timedelta64_dtype(column.dtype) else ""
+
+
+#: what a time kind holds, as a sentence says it
+_TIME_WORDS = {"datetime": "dates or times", "timedelta": "durations", "": "numbers"}
+
+
+def as_fitted_time(column: pd.Series, fitted: str) -> pd.Series:
+    """``column`` read as the time kind (:func:`time_kind`) a bin encoder was fitted on.
+
+    Text is parsed as dates or durations (a model fitted on a parquet file's time stamps
+    scoring a CSV of the same stamps: every row read as missing before); a column of
+    another kind is refused, as its values would be cut on another scale (seconds against
+    numbers).
+
+    Raises
+    ------
+    DataError
+        Times where the encoder learned numbers (also a model saved before times were
+        read in seconds), or numbers or durations where it learned dates.
+    """
+    given = time_kind(column)
+    if given == fitted:
+        return column
+    if fitted and not given and is_text_dtype(column.dtype):
+        text = column.astype(object).where(column.notna())
+        with warnings.catch_warnings():  # "could not infer format": each value on its own
+            warnings.simplefilter("ignore", UserWarning)
+            if fitted == "datetime":
+                return pd.to_datetime(text, errors="coerce", utc=True, format="mixed")
+            return pd.to_timedelta(text, errors="coerce")
+    more = (
+        " (if it was trained on times, it was saved by an earlier heb, which cut them in "
+        "another unit: refit and save it)"
+        if given and not fitted
+        else ""
+    )
+    raise DataError(
+        f"Column {column.name!r} holds {_TIME_WORDS[given]}, where the model was trained on "
+        f"{_TIME_WORDS[fitted]}{more}."
+    )
 
 
 def numeric_values(column: pd.Series) -> np.ndarray:

@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from heb.data.binning import MAX_BINS, check_n_bins, one_bin_message, quantile_cuts
 from heb.data.category_lookup import text_codes_of_numbers
 from heb.data.column_values import (  # noqa: F401 (importable from here, as before)
+    as_fitted_time,
     bin_labels,
     category_values,
     column_kind,
@@ -268,6 +269,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         encoder = {
             "kind": "numeric",
             "cuts": cuts,
+            "time": time_kind(column),  # "" (numbers), "datetime" or "timedelta"
             "fill": fill,
             "imputed": self.missing == "impute",
             "n": len(labels),
@@ -335,7 +337,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
     def _encode(column: pd.Series, encoder: dict, impute: bool) -> np.ndarray:
         fill = encoder["fill"] if impute or not encoder["imputed"] else -1
         if encoder["kind"] == "numeric":
-            values = numeric_values(column)
+            values = numeric_values(as_fitted_time(column, encoder["time"]))
             missing = np.isnan(values)
             codes = np.searchsorted(encoder["cuts"], values, side="right")
             return np.where(missing, fill, codes)

@@ -36,7 +36,7 @@ _TOP_KEYS = {"params", "columns", "feature_names_in", "n_features_in", "dropped"
 _OPTIONAL = {"feature_names_in"}
 _FEATURE_KEYS = {
     "categorical": {"name", "kind", "categories", "fill", "labels"},
-    "numeric": {"name", "kind", "cuts", "range", "fill", "labels"},
+    "numeric": {"name", "kind", "cuts", "range", "fill", "labels", "time"},
 }
 _PARAM_KEYS = {"n_bins", "missing", "categorical"}
 _ID_LIKE_KEYS = {"missing", "mode", "mode_rows", "categories", "observed"}
@@ -103,6 +103,8 @@ def to_dict(preprocessor: Preprocessor) -> dict[str, Any]:
             edges = preprocessor.bin_edges_[name]
             entry["cuts"] = encoder["cuts"].tolist()
             entry["range"] = [float(edges[0]), float(edges[-1])]
+            if encoder["time"]:  # seconds of dates or durations (absent: numbers)
+                entry["time"] = encoder["time"]
         entry["fill"] = int(encoder["fill"])
         entry["labels"] = [str(label) for label in labels]
         features.append(entry)
@@ -213,7 +215,7 @@ def _feature(data: Any, position: int, missing: str) -> tuple[dict, list[str], n
     kind = data.get("kind") if isinstance(data, dict) else None
     if kind not in _FEATURE_KEYS:
         raise ValueError(f"{where} must be an object of kind 'categorical' or 'numeric'.")
-    data = _object(data, where, _FEATURE_KEYS[kind])
+    data = _object(data, where, _FEATURE_KEYS[kind], optional={"time"})
     name = data["name"]
     if type(name) is not str:
         raise ValueError(f"The name of feature {position} of the preprocessor must be text.")
@@ -233,7 +235,10 @@ def _feature(data: Any, position: int, missing: str) -> tuple[dict, list[str], n
         edges = np.concatenate((low_high[:1], cuts, low_high[1:]))
         if low_high.size != 2 or np.any(np.diff(edges) < 0):
             raise ValueError(f"The range of {feature} must be [min, max] around its cut points.")
-        encoder = {"kind": kind, "cuts": cuts}
+        time = data.get("time", "")
+        if time not in ("datetime", "timedelta", ""):
+            raise ValueError(f"The time of {feature} must be 'datetime' or 'timedelta'.")
+        encoder = {"kind": kind, "cuts": cuts, "time": time}
         width = cuts.size + 1
     # impute: the fill is one of the categories; category: the code after them, labelled
     # "(missing)" when training rows were missing
