@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the handlers fixture imported from tests.test_cli_spark_signals
 """Tests from a mutation pass on the session's Ctrl-C / SIGTERM handling of a Spark engine
 (:func:`heb.cli_scale.ctrl_c_stops_the_query`) and on time labels
 (:func:`heb.data.column_values.format_time`): each kills a hand-made mutant that the
@@ -20,6 +21,7 @@ from heb.data.column_values import bin_labels, format_time
 from heb.data.preprocess import Preprocessor
 from heb.data.readers import read_table
 from heb.data.text_columns import typed_date_notes
+from tests.test_cli_spark_signals import handlers  # noqa: F401 - the fixture, used by name
 
 
 class CountingSpark:
@@ -46,22 +48,6 @@ class CountingSpark:
         self.closing = True
         time.sleep(self.close_s)
         self.closing = False
-
-
-@pytest.fixture
-def handlers():
-    """Python's SIGINT handler and one raising KeyboardInterrupt for SIGTERM (the command
-    line's Terminated is one), restored after the test."""
-
-    def terminated(number, frame):
-        raise KeyboardInterrupt
-
-    before = {number: signal.getsignal(number) for number in STOP_SIGNALS}
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, terminated)
-    yield {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: terminated}
-    for number, handler in before.items():
-        signal.signal(number, handler)
 
 
 def test_the_engine_is_marked_stopped_before_its_cancel_goes_through(handlers):
