@@ -251,3 +251,22 @@ def test_an_interrupted_figure_cache_write_leaves_no_temporary_file(tmp_path, mo
     with pytest.raises(KeyboardInterrupt):
         heb.cli._keep_figure(cached, b"png bytes")
     assert list((tmp_path / "figures").iterdir()) == []
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(monkeypatch, capsys):
+    """The installed ``heb`` and ``python -m heb`` import heb.cli (scipy, scikit-learn) in
+    ``heb.__main__.run``: a Ctrl-C there printed the traceback of whichever import."""
+    import builtins
+
+    from heb.__main__ import run
+
+    importing = builtins.__import__
+
+    def interrupted(name, *args, **kwargs):
+        if name == "heb.cli":
+            raise KeyboardInterrupt
+        return importing(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    assert run() == 130
+    assert capsys.readouterr().err == "heb: Interrupted.\n"

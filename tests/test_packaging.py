@@ -102,7 +102,7 @@ def test_the_wheel_names_the_heb_command(wheel: Path) -> None:
         (name,) = [n for n in archive.namelist() if n.endswith("entry_points.txt")]
         text = archive.read(name).decode()
     assert "[console_scripts]" in text
-    assert "heb = heb.cli:main" in text
+    assert "heb = heb.__main__:run" in text
 
 
 def _run_installed(site: Path, code: str, cwd: Path, **env: str) -> str:
