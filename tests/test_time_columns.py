@@ -219,3 +219,14 @@ def test_a_saved_model_keeps_its_time_columns_and_refuses_another_kind():
     saved["features"][0]["time"] = "weekday"
     with pytest.raises(ValueError, match="must be 'datetime' or 'timedelta'"):
         preprocessor_io.from_dict(saved)
+
+
+def test_a_zoned_column_s_bins_say_they_are_in_utc():
+    """Midnights in Paris were labelled 23:00 with no zone named."""
+    paris = pd.Series(pd.date_range("2024-03-01", periods=4, freq="D", tz="Europe/Paris"))
+    pre = Preprocessor(n_bins=5, missing="impute").fit(_frame(paris.repeat(2)))
+    assert pre.categories_[0][:2] == [
+        "(-inf, 2024-03-01 23:00:00) UTC",
+        "[2024-03-01 23:00:00, 2024-03-02 23:00:00) UTC",
+    ]
+    assert pre.impute_values_["when"].endswith(" UTC")

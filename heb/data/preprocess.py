@@ -256,6 +256,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if not cuts.size and observed.min() < observed.max():  # its quantiles all tie
             warnings.warn(one_bin_message(name, observed, self.n_bins), stacklevel=3)
         labels = bin_labels(cuts, time_kind(column))
+        zone = " UTC" if isinstance(column.dtype, pd.DatetimeTZDtype) else ""
+        labels = [f"{label}{zone}" for label in labels]  # zoned times are cut in UTC
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
         if self.missing == "category" and missing.any():
             fill = len(labels)
@@ -265,7 +267,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         else:
             median = float(np.median(observed))
             fill = int(np.searchsorted(cuts, median, side="right"))
-            self.impute_values_[name] = format_time(median, time_kind(column))
+            self.impute_values_[name] = format_time(median, time_kind(column)) + zone
         encoder = {
             "kind": "numeric",
             "cuts": cuts,
