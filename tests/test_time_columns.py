@@ -230,3 +230,20 @@ def test_a_zoned_column_s_bins_say_they_are_in_utc():
         "[2024-03-01 23:00:00, 2024-03-02 23:00:00) UTC",
     ]
     assert pre.impute_values_["when"].endswith(" UTC")
+
+
+def test_numbers_and_booleans_among_objects_are_missing_for_a_time_encoder():
+    """Parsed, 5 read as 5 ns after 1970, and True raised pandas' TypeError for durations."""
+    from heb.data.column_values import as_fitted_time
+
+    cells = ["2024-01-01", 5, True, None, pd.Timestamp("1990-01-01"), "x", "1 days"]
+    column = pd.Series(cells, dtype=object, name="seen")
+    dates = as_fitted_time(column, "datetime")
+    assert dates.iloc[0] == pd.Timestamp("2024-01-01", tz="UTC")
+    assert dates.iloc[4] == pd.Timestamp("1990-01-01", tz="UTC")
+    assert dates.isna().tolist() == [False, True, True, True, False, True, True]
+    durations = as_fitted_time(column, "timedelta")
+    assert durations.isna().tolist() == [True, True, True, True, True, True, False]
+    codes = pd.Categorical(["2024-01-01", "2024-02-01", None])  # a parquet file's text
+    parsed = as_fitted_time(pd.Series(codes, name="seen"), "datetime")
+    assert parsed.iloc[1] == pd.Timestamp("2024-02-01", tz="UTC") and pd.isna(parsed.iloc[2])

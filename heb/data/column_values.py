@@ -88,9 +88,10 @@ def as_fitted_time(column: pd.Series, fitted: str) -> pd.Series:
     """``column`` read as the time kind (:func:`time_kind`) a bin encoder was fitted on.
 
     Text is parsed as dates or durations (a model fitted on a parquet file's time stamps
-    scoring a CSV of the same stamps: every row read as missing before); a column of
-    another kind is refused, as its values would be cut on another scale (seconds against
-    numbers).
+    scoring a CSV of the same stamps: every row read as missing before); in an object
+    column, time objects are kept and numbers and booleans read as missing, as other
+    unreadable cells; a column of another kind is refused, as its values would be cut on
+    another scale (seconds against numbers).
 
     Raises
     ------
@@ -102,12 +103,16 @@ def as_fitted_time(column: pd.Series, fitted: str) -> pd.Series:
     if given == fitted:
         return column
     if fitted and not given and is_text_dtype(column.dtype):
-        text = column.astype(object).where(column.notna())
+        cells = column.astype(object).where(column.notna())
+        # a number or boolean among them is no time: unreadable, so missing (parsed, 5
+        # read as 5 ns after 1970, and True raised pandas' TypeError for durations)
+        cells = cells.where(pd.to_numeric(cells, errors="coerce").isna())
         with warnings.catch_warnings():  # "could not infer format": each value on its own
             warnings.simplefilter("ignore", UserWarning)
             if fitted == "datetime":
-                return pd.to_datetime(text, errors="coerce", utc=True, format="mixed")
-            return pd.to_timedelta(text, errors="coerce")
+                return pd.to_datetime(cells, errors="coerce", utc=True, format="mixed")
+            # as text: pandas raises on a time stamp object even with errors="coerce"
+            return pd.to_timedelta(cells.where(cells.isna(), cells.astype(str)), errors="coerce")
     more = (
         " (if it was trained on times, it was saved by an earlier heb, which cut them in "
         "another unit: refit and save it)"
