@@ -18,7 +18,6 @@ import re
 import signal
 import sys
 import time
-import uuid
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -683,16 +682,11 @@ def _write_table(out: Path, name: str, table: pd.DataFrame, title: str) -> None:
 
 def _keep_figure(cached: Path, data: bytes) -> bool:
     """Store an exported figure in the figure cache; False (and a warning) when unwritable."""
-    tmp = cached.with_suffix(f"{cached.suffix}.{uuid.uuid4().hex}.tmp")
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
-        tmp.replace(cached)
-    except BaseException as exc:  # Ctrl-C too: no temporary file is left in the cache
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if not isinstance(exc, OSError):
-            raise
+        with whole_file(cached) as temp:  # Ctrl-C too: no temporary file is left
+            temp.write_bytes(data)
+    except OSError as exc:
         warnings.warn(f"Figure not cached ({exc}); it will be exported again.", stacklevel=2)
         return False
     return True

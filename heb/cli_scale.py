@@ -155,7 +155,6 @@ class _SignalStop:
             signal.signal(number, self._stop)
 
     def restore(self) -> None:
-        self.ended.set()
         for number, handler in self.before.items():
             signal.signal(number, handler)
 

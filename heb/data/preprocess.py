@@ -255,7 +255,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         cuts = quantile_cuts(observed, self.n_bins)
         if not cuts.size and observed.min() < observed.max():  # its quantiles all tie
             warnings.warn(one_bin_message(name, observed, self.n_bins), stacklevel=3)
-        labels = bin_labels(cuts, time_kind(column))
+        kind = time_kind(column)  # "" (numbers), "datetime" or "timedelta"
+        labels = bin_labels(cuts, kind)
         zone = " UTC" if isinstance(column.dtype, pd.DatetimeTZDtype) else ""
         labels = [f"{label}{zone}" for label in labels]  # zoned times are cut in UTC
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
@@ -267,11 +268,11 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         else:
             median = float(np.median(observed))
             fill = int(np.searchsorted(cuts, median, side="right"))
-            self.impute_values_[name] = format_time(median, time_kind(column)) + zone
+            self.impute_values_[name] = format_time(median, kind) + zone
         encoder = {
             "kind": "numeric",
             "cuts": cuts,
-            "time": time_kind(column),  # "" (numbers), "datetime" or "timedelta"
+            "time": kind,
             "fill": fill,
             "imputed": self.missing == "impute",
             "n": len(labels),

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from heb.data.dataset import NA_TOKENS, is_integer_like, quote
+from heb.data.dataset import NA_TOKENS, is_integer_like, is_text_dtype, quote
 
 __all__ = [
     "COMMA_NUMBER",
@@ -388,11 +388,7 @@ def typed_date_notes(frame: pd.DataFrame) -> list[str]:
     dates = []
     for column in frame.columns:
         values = frame[column]
-        if not (
-            isinstance(values.dtype, pd.CategoricalDtype)
-            or pd.api.types.is_object_dtype(values.dtype)
-            or pd.api.types.is_string_dtype(values.dtype)
-        ):
+        if not is_text_dtype(values.dtype):
             continue
         present = values.dropna()
         if isinstance(values.dtype, pd.CategoricalDtype):  # its categories are its values

@@ -50,8 +50,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -61,6 +59,7 @@ import numpy as np
 from scipy import special
 
 from heb.concentration_score import polygamma_1_2
+from heb.whole_files import whole_file
 
 __all__ = [
     "ClicksTruth",
@@ -331,22 +330,21 @@ def write_clicks(
     # written beside the path under a hidden name (a folder reader skips it) and renamed
     # when whole: a write stopped half-way (Ctrl-C, SIGTERM, memory) leaves no valid file
     # of the chunks so far that reads as the whole one, and an earlier file stays
-    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")
-    writer = None
-    try:
-        for start in range(0, rows, chunk_rows):
-            table = _chunk_table(truth, cdfs, min(chunk_rows, rows - start), rng, missing_share)
-            if writer is None:
-                writer = pq.ParquetWriter(partial, table.schema, compression="zstd")
-            writer.write_table(table)
+    with whole_file(path) as partial:
+        writer = None
+        try:
+            for start in range(0, rows, chunk_rows):
+                chunk = min(chunk_rows, rows - start)
+                table = _chunk_table(truth, cdfs, chunk, rng, missing_share)
+                if writer is None:
+                    writer = pq.ParquetWriter(partial, table.schema, compression="zstd")
+                writer.write_table(table)
+        except BaseException:
+            if writer is not None:  # its handle, before the partial file is removed
+                with contextlib.suppress(Exception):
+                    writer.close()
+            raise
         writer.close()
-        os.replace(partial, path)
-    except BaseException:
-        if writer is not None:
-            with contextlib.suppress(Exception):
-                writer.close()
-        partial.unlink(missing_ok=True)
-        raise
     return path
 
 

@@ -34,6 +34,7 @@ from heb.scale.memory import physical_memory
 from heb.scale.source import Source
 from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW, partition_file_key
 from heb.scale.streaming_metrics import MetricSums
+from heb.whole_files import whole_file
 
 #: a CSV's encoding (:func:`heb.scale.csv_scan.csv_layout`) by Spark's name for it
 _SPARK_CHARSETS = {"cp1252": "windows-1252", "latin-1": "iso-8859-1"}
@@ -174,9 +175,8 @@ def _log_config() -> str:
     path = Path(tempfile.gettempdir()) / "heb_spark_log4j2.properties"
     try:
         if not path.is_file() or path.read_text() != _LOG4J2:
-            partial = path.with_name(f"{path.name}.{os.getpid()}")
-            partial.write_text(_LOG4J2)
-            os.replace(partial, path)  # atomic: a concurrent start reads a whole file
+            with whole_file(path) as partial:  # a concurrent start reads a whole file
+                partial.write_text(_LOG4J2)
     except OSError:
         return ""  # an unwritable temporary folder: Spark's own (noisier) defaults
     return path.as_uri()
