@@ -4,6 +4,7 @@
 while a run may still be stopped (Ctrl-C, SIGTERM, a full disk): a file written in place
 was left half-written, a CSV cut mid-row that read as a shorter table. ``os.replace`` is
 atomic within one filesystem, so a reader finds the earlier file or the new one, whole.
+The figure cache, ``make-data``'s parquet file and Spark's log settings are written so too.
 """
 
 from __future__ import annotations
