@@ -148,14 +148,14 @@ def test_a_file_scheme_in_capitals_drops_and_names_as_in_lower_case(tmp_path, ca
     assert set(folds["dataset"]) == {"shop"} and folds["accuracy"].max() < 0.8
 
 
-def test_a_date_column_on_the_engine_names_the_drop_that_leaves_it_out(tmp_path, capsys):
-    """A parquet date column: the engine's sentence said "leave it out" without the
+def test_a_column_of_lists_on_the_engine_names_the_drop_that_leaves_it_out(tmp_path, capsys):
+    """A parquet column of lists: the engine's sentence said "leave it out" without the
     option; it names --drop, and that --drop runs."""
     pytest.importorskip("duckdb")
     rng = np.random.default_rng(1)
     frame = pd.DataFrame(
         {
-            "order_date": pd.Timestamp("2026-01-01") + pd.to_timedelta(np.arange(ROWS), "D"),
+            "tags": [["new", "sale"][: i % 3] for i in range(ROWS)],
             "a": rng.choice(list("abc"), ROWS),
             "y": rng.choice(["yes", "no"], ROWS),
         }
@@ -166,9 +166,30 @@ def test_a_date_column_on_the_engine_names_the_drop_that_leaves_it_out(tmp_path,
     code, _ = _bench(tmp_path, str(path), "--engine", "duckdb")
     err = capsys.readouterr().err
     assert code == 2
-    assert "Column 'order_date' has a type" in err and "--drop order_date" in err
-    code, folds = _bench(tmp_path, str(path), "--engine", "duckdb", "--drop", "order_date")
+    assert "Column 'tags' has a type" in err and "--drop tags" in err
+    code, folds = _bench(tmp_path, str(path), "--engine", "duckdb", "--drop", "tags")
     assert code == 0 and folds is not None
+
+
+def test_a_date_column_on_the_engine_is_binned_as_in_memory(tmp_path, capsys):
+    """A parquet date column was refused on the engine ("leave it out with --drop"); it is
+    binned by its dates, as in memory."""
+    pytest.importorskip("duckdb")
+    rng = np.random.default_rng(1)
+    days = rng.integers(0, 120, ROWS)
+    frame = pd.DataFrame(
+        {
+            "order_date": pd.Timestamp("2026-01-01") + pd.to_timedelta(days, "D"),
+            "a": rng.choice(list("abc"), ROWS),
+            "y": np.where((days > 60) ^ (rng.random(ROWS) < 0.2), "yes", "no"),
+        }
+    )
+    path = tmp_path / "orders.parquet"
+    frame.to_parquet(path, index=False)
+    capsys.readouterr()
+    code, folds = _bench(tmp_path, str(path), "--engine", "duckdb")
+    assert code == 0 and "order_date" not in capsys.readouterr().err
+    assert folds["accuracy"].mean() > 0.7  # the dates carry the class
 
 
 @pytest.mark.parametrize("engine", [[], ["--engine", "duckdb"]], ids=["memory", "duckdb"])

@@ -15,8 +15,8 @@ from heb.scale import DuckDBEngine, cross_validate, open_source
 
 FILE = "rows.parquet"
 FEATURES = ["row", "day", "x", "colour"]
-#: a file with a timestamp column, which the engine cannot encode
-STAMPED = "stamped.parquet"
+#: a file with a column of lists, which the engine cannot encode
+TAGGED = "tagged.parquet"
 
 
 @pytest.fixture(scope="module")
@@ -39,14 +39,14 @@ def drop_root(tmp_path_factory):
             "label": label,
         }
     ).to_parquet(root / FILE, index=False)
-    stamped = pd.DataFrame(
+    tagged = pd.DataFrame(
         {
-            "stamp": pd.Timestamp("2024-01-01") + pd.to_timedelta(np.arange(n), "h"),
+            "tags": [["new", "sale"][: i % 3] for i in range(n)],
             "colour": colour,
             "label": label,
         }
     )
-    stamped.to_parquet(root / STAMPED, index=False)
+    tagged.to_parquet(root / TAGGED, index=False)
     return root
 
 
@@ -195,12 +195,12 @@ def test_a_hostile_link_value_is_refused(rooted):
 
 
 def test_a_column_the_engine_cannot_encode_can_be_left_out(rooted):
-    """The engine's error says to leave a timestamp column out: now the page can."""
+    """The engine's error says to leave a column of lists out: now the page can."""
 
-    at = open_app("pages/dataset.py", clean=False, large_file=STAMPED)
+    at = open_app("pages/dataset.py", clean=False, large_file=TAGGED)
     assert "leave it out" in _texts(at.error)
-    box = at.multiselect(key=f"large_drop:{STAMPED}:label")
-    box.set_value(["stamp"]).run()
+    box = at.multiselect(key=f"large_drop:{TAGGED}:label")
+    box.set_value(["tags"]).run()
     assert_clean(at)
     assert _described(at) == ["colour"]
 
@@ -240,19 +240,19 @@ def test_a_text_id_gets_the_upload_s_note_and_a_leave_out_button(rooted):
 
 @pytest.mark.parametrize("page", ["pages/dataset.py", "pages/concentrations.py"])
 def test_a_column_the_engine_cannot_encode_has_a_leave_out_button(rooted, page):
-    """A timestamp column is named before any scan, with a button leaving it out; the
+    """A column of lists is named before any scan, with a button leaving it out; the
     scan's error offered only the multiselect, and the note under it said to choose another
     target or file."""
 
-    at = open_app(page, clean=False, large_file=STAMPED)
+    at = open_app(page, clean=False, large_file=TAGGED)
     said = _texts(at.error)
-    assert "'stamp'" in said and "leave it out" in said
+    assert "'tags'" in said and "leave it out" in said
     assert "choose another target" not in " ".join(c.value for c in at.caption)
     button = at.button(key="large_unencodable_0")
-    assert button.label == "Leave stamp out"
+    assert button.label == "Leave tags out"
     button.click().run()
     assert_clean(at)
-    assert url(at, "large_drop") == '["stamp"]'
+    assert url(at, "large_drop") == '["tags"]'
     if page == "pages/dataset.py":
         assert _described(at) == ["colour"]
 

@@ -2,7 +2,9 @@
 
 :func:`describe` reads the column types and decides each feature's kind as SPEC section 1
 does in memory (text -> categorical, integer columns with an ID-like name -> categorical,
-other numbers -> numeric, binned by quantiles). :func:`count_histograms` runs the one
+other numbers, dates and time stamps -> numeric, binned by quantiles; the engines' views
+hold dates and time stamps as seconds since 1970, as the in-memory reader reads them).
+:func:`count_histograms` runs the one
 GROUPING SETS query of :mod:`heb.scale.sql`; :meth:`Histograms.fit_fold` then turns the
 training histogram of fold k (total minus fold k: counts add) into the encodings and the
 :class:`~heb.counts.CountTable` the in-memory path would build from the same rows.
@@ -62,8 +64,8 @@ class Columns:
 
 def unencodable_columns(columns, target: str, left_out: Sequence[str] = ()) -> list[str]:
     """The feature columns of ``columns`` ((name, engine family) pairs, the engine's
-    :meth:`columns`) of a type no scan can encode (a parquet date or timestamp, nested
-    values), but the ``target`` and those ``left_out``, in order."""
+    :meth:`columns`) of a type no scan can encode (nested values, a time of day), but
+    the ``target`` and those ``left_out``, in order."""
     return [
         name
         for name, family in columns
@@ -82,8 +84,8 @@ def unencodable_text(columns: Sequence[str], way_out: str = "") -> str:
         else f"Columns {and_list([repr(c) for c in columns])} have"
     )
     return (
-        f"{subject} a type the large-data path cannot encode (only text, booleans and "
-        f"numbers); leave {it} out{way_out} or convert {it}."
+        f"{subject} a type the large-data path cannot encode (only text, booleans, "
+        f"numbers, dates and time stamps); leave {it} out{way_out} or convert {it}."
     )
 
 
@@ -115,7 +117,7 @@ def describe(
     ------
     DataError
         The target or a feature is not a column, no feature is left, or a feature has a
-        type the engine path cannot bin (dates, nested values).
+        type the engine path cannot bin (nested values, a time of day).
     """
     families = dict(engine.columns())
     if target not in families:

@@ -26,10 +26,23 @@ def default_memory_limit() -> str:
     return f"{max(256, min(4096, physical_memory() // 4 // 2**20))}MB"
 
 
+#: DuckDB's types of dates and time stamps (read as seconds since 1970, as in memory)
+_TIME_TYPES = (
+    "DATE",
+    "TIMESTAMP",
+    "TIMESTAMP_S",
+    "TIMESTAMP_MS",
+    "TIMESTAMP_NS",
+    "TIMESTAMP WITH TIME ZONE",
+)
+
+
 def _family(type_name: str) -> str:
-    """``text``, ``integer``, ``float``, ``null`` (no value at all) or ``other`` for a DuckDB
-    type name."""
+    """``text``, ``integer``, ``float``, ``time`` (dates and time stamps), ``null`` (no
+    value at all) or ``other`` for a DuckDB type name."""
     name = type_name.upper()
+    if name in _TIME_TYPES:
+        return "time"
     if name in ("VARCHAR", "BOOLEAN") or name.startswith("ENUM"):
         return "text"
     if name.removeprefix("U") in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT"):
@@ -39,6 +52,13 @@ def _family(type_name: str) -> str:
     if name.strip('"') == "NULL":  # parquet's null type: a column with no value at all
         return "null"
     return "other"
+
+
+def _seconds(identifier: str) -> str:
+    """SQL of a date or time stamp column (quoted ``identifier``) as seconds since
+    1970-01-01 UTC: its whole microseconds (floored, as numpy casts nanoseconds) over 10^6
+    in doubles, the in-memory reader's ``micros / 1e6`` bit for bit."""
+    return f"CAST(epoch_us({identifier}) AS DOUBLE) / CAST(1000000 AS DOUBLE)"
 
 
 def connect(memory_limit: str | None = None, threads: int | None = None):
@@ -199,6 +219,14 @@ class DuckDBEngine(Engine):
         try:
             self._con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {scan}")
             described = self._con.execute(f"DESCRIBE {VIEW}").fetchall()
+            times = [row[0] for row in described if _family(row[1]) == "time"]
+            if times:  # dates and time stamps read as seconds, as the in-memory reader does
+                q = DUCKDB.identifier
+                replaced = ", ".join(f"{_seconds(q(t))} AS {q(t)}" for t in times)
+                self._con.execute(
+                    f"CREATE OR REPLACE VIEW {VIEW} AS SELECT * REPLACE ({replaced}) "
+                    f"FROM ({scan}) AS {RESERVED_PREFIX}_s"
+                )
         except Exception as exc:  # duckdb raises its own error classes per reader
             raise DataError(
                 f"DuckDB could not read {source.label!r}: {str(exc).splitlines()[0]}"

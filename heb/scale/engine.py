@@ -42,7 +42,9 @@ class Engine(ABC):
     def register(self, source: Source) -> list[tuple[str, str]]:
         """Expose ``source`` as the view ``heb_rows``; returns (column, type family) pairs.
 
-        The type family of a column is ``text``, ``integer``, ``float`` or ``other``.
+        The type family of a column is ``text``, ``integer``, ``float``, ``time`` (dates
+        and time stamps, which the view holds as seconds since 1970 UTC, as the in-memory
+        reader reads them: binned as numbers), ``null`` (no value at all) or ``other``.
         """
 
     @abstractmethod

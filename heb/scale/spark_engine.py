@@ -130,8 +130,56 @@ def java_problem() -> str | None:
     return None
 
 
+#: Spark SQL of a date or time stamp column's whole microseconds since 1970-01-01 UTC, by
+#: type: never through the session's time zone (a date or a time stamp without a zone is
+#: its wall-clock time in UTC, as the in-memory reader reads it)
+_MICROS = {
+    "date": "CAST(unix_date({}) AS BIGINT) * 86400000000",
+    "timestamp": "unix_micros({})",
+    "timestamp_ntz": "timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {})",
+}
+
+
+#: why Spark cannot read a parquet file of nanosecond time stamps (pandas writes them so)
+_NANOS_REFUSAL = (
+    "Spark could not read {!r}: it holds time stamps stored in nanoseconds, which Spark "
+    "reads from no parquet file; run it on DuckDB (--engine duckdb) or store them in "
+    "microseconds."
+)
+
+
+def _seconds(identifier: str, type_name: str) -> str:
+    """SQL of a date or time stamp column (quoted ``identifier``) as seconds since 1970:
+    its microseconds over 10^6 in doubles, the in-memory reader's ``micros / 1e6`` bit
+    for bit."""
+    micros = _MICROS[type_name].format(identifier)
+    return f"CAST({micros} AS DOUBLE) / CAST(1000000 AS DOUBLE)"
+
+
+def _as_seconds(frame):
+    """``frame`` with its dates and time stamps as seconds since 1970 (:func:`_seconds`),
+    as the in-memory reader reads them; other columns as they are."""
+    from pyspark.sql import functions as F
+
+    fields = frame.schema.fields
+    if not any(f.dataType.typeName() in _MICROS for f in fields):
+        return frame
+    return frame.select(
+        *[
+            F.expr(_seconds(SPARK.identifier(f.name), f.dataType.typeName())).alias(f.name)
+            if f.dataType.typeName() in _MICROS
+            else F.col(SPARK.identifier(f.name))
+            for f in fields
+        ]
+    )
+
+
 def _family(data_type) -> str:
+    """``text``, ``integer``, ``float``, ``time`` (dates and time stamps) or ``other`` for
+    a Spark data type."""
     name = data_type.typeName()
+    if name in _MICROS:
+        return "time"
     if name in ("string", "boolean", "char", "varchar"):
         return "text"
     if name in ("byte", "short", "integer", "long"):
@@ -417,7 +465,7 @@ class SparkEngine(Engine):
             typed, copy, renamed, notes, amounts = _typed_parquet(self, source)
         try:
             frame = self._frame(source, copy, renamed)
-            frame.createOrReplaceTempView(VIEW)
+            _as_seconds(frame).createOrReplaceTempView(VIEW)
         except BaseException:
             if typed is not None:
                 typed()
@@ -470,6 +518,8 @@ class SparkEngine(Engine):
             )
         except Exception as exc:
             first = str(exc).strip().splitlines()[0]
+            if "TIMESTAMP(NANOS" in first:  # pandas writes its time stamps so
+                raise DataError(_NANOS_REFUSAL.format(source.label)) from exc
             raise DataError(f"Spark could not read {source.label!r}: {first}") from exc
 
     def _read_csv(self, paths: list[str], layout):

@@ -1,0 +1,163 @@
+"""Dates and time stamps on the large-data path (``heb.scale``): binned as in memory.
+
+A parquet file's date and time stamp columns were refused on DuckDB and Spark ("a type
+the large-data path cannot encode"), where the in-memory reader bins them as seconds
+since 1970 UTC (``heb.data.column_values.numeric_values``). The engines' views now hold
+them as the same seconds, bit for bit, so every fold's counts and every metric match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from heb.data import DataError
+from heb.data.column_values import numeric_values
+from heb.data.parquet import read_parquet
+from heb.scale.counting import describe
+from heb.scale.profile import summarise_source
+from heb.scale.source import open_source
+from tests.engine_agreement import assert_same, quiet_spark_engine
+
+pytest.importorskip("duckdb")
+
+METHODS = ["Laplace", "HEB-M", "AODE", "HEB-AODE"]
+TIMES = ["day", "stamp", "fine", "zoned"]
+
+
+def _times(n: int = 400, seed: int = 0, nanoseconds: bool = True) -> pd.DataFrame:
+    """Dates (with days before 1970), millisecond and nanosecond time stamps (the
+    nanoseconds before 1970, where flooring and truncating differ), zoned stamps across
+    a daylight-saving change, with missing values, and a class that follows the day."""
+    rng = np.random.default_rng(seed)
+    days = rng.integers(-400, 400, n)
+    frame = pd.DataFrame(
+        {
+            "day": pd.Series((pd.Timestamp("1970-06-01") + pd.to_timedelta(days, "D")).date),
+            "stamp": (
+                pd.Timestamp("1965-01-01") + pd.to_timedelta(rng.integers(0, 10**12, n), "ms")
+            ).astype("datetime64[ms]"),
+            "fine": pd.Timestamp("1969-12-31") + pd.to_timedelta(rng.integers(0, 10**14, n), "ns"),
+            "zoned": pd.Timestamp("2024-03-30", tz="Europe/Paris")
+            + pd.to_timedelta(rng.integers(0, 10**6, n), "s"),
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "y": np.where((days > 0) ^ (rng.random(n) < 0.2), "late", "early"),
+        }
+    )
+    frame.loc[rng.random(n) < 0.1, "stamp"] = pd.NaT
+    frame.loc[rng.random(n) < 0.1, "day"] = None
+    return frame if nanoseconds else frame.drop(columns=["fine"])
+
+
+def _rows(path) -> pd.DataFrame:
+    return read_parquet(path, max_columns=100)
+
+
+@pytest.fixture(scope="module")
+def stamped(tmp_path_factory):
+    root = tmp_path_factory.mktemp("times")
+    _times().to_parquet(root / "times.parquet", index=False)
+    _times(nanoseconds=False).to_parquet(root / "times_us.parquet", index=False)
+    return root
+
+
+def _duckdb(root, name: str):
+    from heb.scale.duckdb_engine import DuckDBEngine
+
+    engine = DuckDBEngine(memory_limit="512MB", threads=1)
+    engine.register(open_source(name, root=root))
+    return engine
+
+
+def test_duckdb_reads_dates_and_time_stamps_as_the_in_memory_seconds(stamped):
+    engine = _duckdb(stamped, "times.parquet")
+    assert dict(engine.columns()) == dict.fromkeys(TIMES, "time") | {
+        "colour": "text",
+        "y": "text",
+    }
+    rows = _rows(stamped / "times.parquet")
+    view = engine.table(
+        "SELECT day, stamp, fine, zoned FROM heb_rows ORDER BY __heb_row"
+    ).to_pandas()
+    for name in TIMES:
+        expected = numeric_values(rows[name])
+        got = view[name].to_numpy(dtype=np.float64, na_value=np.nan)
+        np.testing.assert_array_equal(got, expected, err_msg=name)  # bit for bit, NaN too
+    assert np.isnan(view["stamp"]).any() and np.isnan(view["day"]).any()
+    assert view["fine"].min() < 0 and view["day"].min() < 0  # before 1970: floored
+
+
+@pytest.mark.parametrize("missing", ["impute", "category"])
+def test_duckdb_counts_and_metrics_of_time_columns_match_in_memory(stamped, missing):
+    engine = _duckdb(stamped, "times.parquet")
+    columns = describe(engine, "y")
+    assert dict(zip(columns.features, columns.kinds, strict=True)) == dict.fromkeys(
+        TIMES, "numeric"
+    ) | {"colour": "categorical"}
+    assert_same(engine, _rows(stamped / "times.parquet"), "y", methods=METHODS, missing=missing)
+
+
+def test_the_summary_bins_time_columns_and_an_id_like_name_does_not_make_them_ids(tmp_path):
+    """A column named like an ID (``event_id``) holding time stamps is binned, as in
+    memory: only whole numbers under such a name are read as IDs."""
+    frame = _times(nanoseconds=False).rename(columns={"stamp": "event_id"})
+    frame.to_parquet(tmp_path / "ids.parquet", index=False)
+    engine = _duckdb(tmp_path, "ids.parquet")
+    summary = summarise_source(engine, "y").features.set_index("feature")
+    assert summary.loc["event_id", "kind"] == "numeric"
+    assert (summary.loc[["day", "event_id", "zoned"], "K_f"] == 10).all()
+    assert summary.loc["event_id", "missing_share"] == pytest.approx(
+        frame["event_id"].isna().mean()
+    )
+    assert_same(engine, _rows(tmp_path / "ids.parquet"), "y", methods=["Laplace"])
+
+
+def test_a_column_of_lists_is_still_refused_in_one_sentence(tmp_path):
+    table = pa.table({"tags": [["a"], ["b", "c"], []] * 20, "y": ["p", "q", "r"] * 20})
+    pq.write_table(table, tmp_path / "lists.parquet")
+    engine = _duckdb(tmp_path, "lists.parquet")
+    with pytest.raises(DataError) as caught:
+        describe(engine, "y")
+    message = str(caught.value)
+    assert message.startswith("Column 'tags' has a type the large-data path cannot encode")
+    assert "dates and time stamps" in message and "\n" not in message
+
+
+# -------------------------------------------------------------------------------- Spark
+@pytest.fixture(scope="module")
+def spark():
+    engine = quiet_spark_engine()
+    yield engine
+    engine.close()
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_spark_counts_and_metrics_of_time_columns_match_in_memory(spark, stamped, zone):
+    """In any session time zone: a date and a time stamp without a zone are their
+    wall-clock times in UTC, as in memory (casting them to Spark's time stamp would read
+    them in the session's zone, hours off in New York)."""
+    before = spark.spark.conf.get("spark.sql.session.timeZone")
+    spark.spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        spark.register(open_source("times_us.parquet", root=stamped))
+        assert dict(spark.columns())["stamp"] == "time"
+        rows = _rows(stamped / "times_us.parquet")
+        view = spark.table("SELECT day, stamp, zoned FROM heb_rows ORDER BY __heb_row")
+        for name in ("day", "stamp", "zoned"):
+            got = view.column(name).to_pandas().to_numpy(dtype=np.float64, na_value=np.nan)
+            np.testing.assert_array_equal(got, numeric_values(rows[name]), err_msg=name)
+        assert_same(spark, rows, "y", methods=["Laplace", "HEB-M", "AODE"])
+    finally:
+        spark.spark.conf.set("spark.sql.session.timeZone", before)
+
+
+def test_spark_names_nanosecond_time_stamps_and_the_way_out(spark, stamped):
+    with pytest.raises(DataError) as caught:
+        spark.register(open_source("times.parquet", root=stamped))
+    message = str(caught.value)
+    assert message.startswith("Spark could not read 'times.parquet': it holds time stamps")
+    assert "nanoseconds" in message and "--engine duckdb" in message
+    assert "SQLSTATE" not in message and "\n" not in message
