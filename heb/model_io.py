@@ -358,7 +358,43 @@ def _joint(data: dict, model: AODE, table: CountTable) -> JointCounts:
         raise ValueError("The joint counts' keys must be increasing and inside the layout.")
     if np.any(counts <= 0):
         raise ValueError("The joint counts must be positive (only non-zero cells are stored).")
-    return JointCounts(C, k, *caps, parent, child, offsets, keys, counts)
+    joint_counts = JointCounts(C, k, *caps, parent, child, offsets, keys, counts)
+    _check_joint(joint_counts, table)
+    return joint_counts
+
+
+def _check_joint(joint: JointCounts, table: CountTable) -> None:
+    """The joint counts must be counts of the rows the feature counts count (a file edited
+    by hand is not): per pair, class and parent value they add up to at most the parent
+    value's count (rows missing the child are not in them), and a pair held both ways
+    holds the same counts both ways."""
+    rows = joint.parent_offsets
+    pair_of_row = np.repeat(np.arange(joint.n_pairs), np.diff(rows))
+    column = table.offsets[joint.parent[pair_of_row]] + np.arange(rows[-1]) - rows[pair_of_row]
+    marginal = table.counts[:, column].T  # (sum_p K_parent, C), as parent_totals
+    if np.any(joint.parent_totals() > marginal * (1 + 1e-9) + 1e-9):
+        raise ValueError(
+            "The AODE file's joint counts exceed its feature counts: they are not counts "
+            "of the same rows; refit and save."
+        )
+    pair, cls_idx, u, v = joint.decode()
+    n_features = joint.n_categories.size
+    index = np.full(n_features * n_features, -1, dtype=np.int64)
+    index[joint.parent * n_features + joint.child] = np.arange(joint.n_pairs)
+    reverse = index[joint.child[pair] * n_features + joint.parent[pair]]
+    both = reverse >= 0  # a pair whose child may not be a parent is held one way only
+    back = reverse[both]  # N_{c,u,v} of (i, j) is stored as N_{c,v,u} of (j, i)
+    cell = joint.offsets[back] + v[both] * joint.n_categories[joint.child[back]] + u[both]
+    mirrored = cell * joint.n_classes + cls_idx[both]
+    order = np.argsort(mirrored, kind="stable")
+    if not (
+        np.array_equal(mirrored[order], joint.keys[both])
+        and np.allclose(joint.counts[both][order], joint.counts[both], rtol=1e-12, atol=0)
+    ):
+        raise ValueError(
+            "The AODE file's joint counts of a pair differ from those of its reverse: they "
+            "are not counts of the same rows; refit and save."
+        )
 
 
 def _check_tables(data: dict, model: NaiveBayes) -> None:

@@ -96,6 +96,47 @@ def test_aode_file_of_another_layout_is_refused():
         model_io.loads(json.dumps(doc))
 
 
+def _aode_doc(**params) -> dict:
+    X, y = data(1, 300)
+    return json.loads(model_io.dumps(AODE(**params).fit(X, y)))
+
+
+def test_aode_joint_counts_above_their_feature_counts_are_refused():
+    """A hand-edited joint count (here doubled) loaded without a word before: its model
+    predicted from counts of rows that never were."""
+    doc = _aode_doc()
+    doc["joint"]["counts"][0] *= 2
+    with pytest.raises(ValueError, match="joint counts exceed its feature counts"):
+        model_io.loads(json.dumps(doc))
+
+
+def test_aode_joint_counts_that_differ_from_their_reverse_pair_are_refused():
+    """N_{c,u,v} of (i, j) is N_{c,v,u} of (j, i): a file that lowers one of them (which
+    no total can tell) is refused too."""
+    doc = _aode_doc()
+    counts = doc["joint"]["counts"]
+    index = next(i for i, n in enumerate(counts) if n >= 2)
+    counts[index] -= 1
+    with pytest.raises(ValueError, match="differ from those of its reverse"):
+        model_io.loads(json.dumps(doc))
+
+
+@pytest.mark.filterwarnings("ignore:AODE over:UserWarning")
+def test_aode_files_of_real_fits_pass_the_joint_checks():
+    """Missing values (the joint leaves out rows missing the child), a pair held one way
+    only (a child too wide to be a parent) and partial_fit's merged counts all load and
+    predict as before."""
+    X, y = data(2, 400)
+    X[:, 3] = np.random.default_rng(2).integers(0, 40, len(X))  # K = 40: never a parent
+    one_way = AODE(max_parent_cardinality=10).fit(X, y)
+    assert one_way.joint_counts_.n_pairs == 9  # 3 parents x 3 children, feature 3 a child only
+    merged = AODE().partial_fit(X[:200], y[:200], classes=["no", "yes"])
+    merged.partial_fit(X[200:], y[200:])
+    for model in (one_way, merged, AODE(smoother="heb").fit(X, y)):
+        loaded = model_io.loads(model_io.dumps(model))
+        assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
 def _doc():
     X, y = data()
     return json.loads(model_io.dumps(NaiveBayes("laplace").fit(X, y)))
