@@ -100,6 +100,34 @@ def test_duckdb_counts_and_metrics_of_time_columns_match_in_memory(stamped, miss
     assert_same(engine, _rows(stamped / "times.parquet"), "y", methods=METHODS, missing=missing)
 
 
+def test_duckdb_bins_zoned_nanosecond_stamps_in_any_connection_zone(tmp_path):
+    """pandas stores a zoned time stamp in nanoseconds (``pd.to_datetime(..., utc=True)``),
+    which DuckDB reads as ``TIMESTAMPTZ_NS``: it was refused as a type the large-data path
+    cannot encode, where memory bins it. Its nanoseconds are floored to microseconds as
+    numpy floors them (before 1970 too), whatever the connection's time zone."""
+    frame = pd.DataFrame(
+        {
+            "paid": pd.to_datetime(
+                ["2024-01-01 10:00:00.000000001", "1969-12-31 23:59:59.9999999", None] * 20,
+                utc=True,
+            ),
+            "y": ["a", "b", "a"] * 20,
+        }
+    )
+    frame.to_parquet(tmp_path / "paid.parquet", index=False)
+    from heb.scale.duckdb_engine import DuckDBEngine
+
+    engine = DuckDBEngine(memory_limit="512MB", threads=1)
+    engine._con.execute("SET TimeZone = 'America/New_York'")
+    engine.register(open_source("paid.parquet", root=tmp_path))
+    assert describe(engine, "y").kinds == ("numeric",)
+    view = engine.table("SELECT paid FROM heb_rows ORDER BY __heb_row").to_pandas()
+    got = view["paid"].to_numpy(dtype=np.float64, na_value=np.nan)
+    expected = numeric_values(_rows(tmp_path / "paid.parquet")["paid"])
+    np.testing.assert_array_equal(got, expected)
+    assert got[1] == -1e-6  # floored, not truncated to 0
+
+
 def test_the_summary_bins_time_columns_and_an_id_like_name_does_not_make_them_ids(tmp_path):
     """A column named like an ID (``event_id``) holding time stamps is binned, as in
     memory: only whole numbers under such a name are read as IDs."""

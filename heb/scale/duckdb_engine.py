@@ -34,6 +34,7 @@ _TIME_TYPES = (
     "TIMESTAMP_MS",
     "TIMESTAMP_NS",
     "TIMESTAMP WITH TIME ZONE",
+    "TIMESTAMPTZ_NS",
 )
 
 
@@ -54,11 +55,19 @@ def _family(type_name: str) -> str:
     return "other"
 
 
-def _seconds(identifier: str) -> str:
-    """SQL of a date or time stamp column (quoted ``identifier``) as seconds since
-    1970-01-01 UTC: its whole microseconds (floored, as numpy casts nanoseconds) over 10^6
-    in doubles, the in-memory reader's ``micros / 1e6`` bit for bit."""
-    return f"CAST(epoch_us({identifier}) AS DOUBLE) / CAST(1000000 AS DOUBLE)"
+def _seconds(identifier: str, type_name: str) -> str:
+    """SQL of a date or time stamp column (quoted ``identifier``, of DuckDB type
+    ``type_name``) as seconds since 1970-01-01 UTC: its whole microseconds (floored, as
+    numpy casts nanoseconds) over 10^6 in doubles, the in-memory reader's ``micros / 1e6``
+    bit for bit. ``epoch_us`` takes no zoned nanosecond stamp (pandas writes its zoned
+    stamps so), and a cast to one it takes goes through the session's zone or truncates:
+    such a stamp's nanoseconds are floored to microseconds in integers."""
+    if type_name.upper() == "TIMESTAMPTZ_NS":
+        ns = f"epoch_ns({identifier})"
+        micros = f"(({ns}) - (({ns}) % 1000 + 1000) % 1000) // 1000"
+    else:
+        micros = f"epoch_us({identifier})"
+    return f"CAST({micros} AS DOUBLE) / CAST(1000000 AS DOUBLE)"
 
 
 def connect(memory_limit: str | None = None, threads: int | None = None):
@@ -219,10 +228,10 @@ class DuckDBEngine(Engine):
         try:
             self._con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {scan}")
             described = self._con.execute(f"DESCRIBE {VIEW}").fetchall()
-            times = [row[0] for row in described if _family(row[1]) == "time"]
+            times = [row[:2] for row in described if _family(row[1]) == "time"]
             if times:  # dates and time stamps read as seconds, as the in-memory reader does
                 q = DUCKDB.identifier
-                replaced = ", ".join(f"{_seconds(q(t))} AS {q(t)}" for t in times)
+                replaced = ", ".join(f"{_seconds(q(t), kind)} AS {q(t)}" for t, kind in times)
                 self._con.execute(
                     f"CREATE OR REPLACE VIEW {VIEW} AS SELECT * REPLACE ({replaced}) "
                     f"FROM ({scan}) AS {RESERVED_PREFIX}_s"
