@@ -124,6 +124,35 @@ def test_the_figures_axis_names_the_favoured_class_escaped_and_cut():
     assert long.layout.xaxis.title.text.endswith("+ favours " + "y" * 19 + "…")
 
 
+def test_a_zoned_time_bin_keeps_its_zone_beside_a_short_feature_name():
+    """A parquet file's zoned time stamps are binned in UTC and labelled so
+    ("[2024-10-17 15:47:33, 2024-11-24 05:35:03) UTC"); beside "event_time" the bar label
+    gave each side 30 characters and cut the bin to "[2024-10-17 15:47:33, 2024-11...",
+    losing its end and the zone. A short name leaves its room to the value."""
+    import pandas as pd
+
+    from heb.data import Preprocessor
+    from heb.figures.explain import MAX_BAR_LABEL, contribution_figure, contribution_frame
+
+    start = pd.Timestamp("2024-01-01", tz="Europe/Berlin")
+    stamps = start + pd.to_timedelta(np.arange(200) * 157_000, "s")
+    prep = Preprocessor(n_bins=10).fit(pd.DataFrame({"event_time": stamps, "b": ["x"] * 200}))
+    label = prep.categories_[0][5]  # a middle bin: two time stamps
+    assert label.endswith(") UTC") and len(label) > MAX_BAR_LABEL // 2
+    X, y = toy()
+    models = {"laplace": NaiveBayes("laplace").fit(X, y)}
+    frame = contribution_frame(
+        explain_smoothers(models, [[0, 0]], 1, 0), ["event_time", "b"], [label, "x"]
+    )
+    labels = list(contribution_figure(frame, list(models), "Row 0").data[0].y)
+    assert f"event_time = {label}" in labels, labels
+    both = contribution_frame(
+        explain_smoothers(models, [[0, 0]], 1, 0), ["n" * 70, "b"], ["v" * 70, "x"]
+    )
+    cut = list(contribution_figure(both, list(models), "Row 0").data[0].y)
+    assert "n" * 29 + "… = " + "v" * 29 + "…" in cut  # both long: half each, as before
+
+
 def test_the_decision_table_keeps_the_classes_in_their_order():
     """P(no) | P(yes) on one row, P(yes) | P(no) on the next: the columns followed the
     automatic target; they now keep the classes' order, whichever is the target."""

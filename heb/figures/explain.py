@@ -99,9 +99,8 @@ def contribution_figure(
     """
     shown = _shown_rows(frame, models, limit)
     full = [f"{f} = {v}" if v else f for f, v in zip(shown["feature"], shown["value"], strict=True)]
-    half = MAX_BAR_LABEL // 2
     cut = [
-        f"{shorten(f, half)} = {shorten(v, half)}" if v else shorten(f, MAX_BAR_LABEL)
+        _bar_label(f, v) if v else shorten(f, MAX_BAR_LABEL)
         for f, v in zip(shown["feature"], shown["value"], strict=True)
     ]
     labels = [escape(label) for label in short_labels(cut, MAX_BAR_LABEL + 3)]
@@ -127,6 +126,16 @@ def contribution_figure(
     fig.update_xaxes(title_text=f"log-odds contribution (nats)<br>+ favours {escape(favoured)}")
     style(fig, title, 160 + len(shown) * (14 + 9 * len(models)) + AXIS_TITLE_LINE)
     return fig.update_layout(margin={"b": fig.layout.margin.b + AXIS_TITLE_LINE})
+
+
+def _bar_label(feature: str, value: str) -> str:
+    """The bar label "feature = value": at most :data:`MAX_BAR_LABEL` characters besides " = ": each
+    side gets half, and the room a short side leaves goes to the other. A zoned time
+    stamp's bin ("[2024-10-17 15:47:33, 2024-11-24 05:35:03) UTC", 46 characters) beside
+    "event_time" was cut at 30, losing its end and the zone its times are written in."""
+    half = MAX_BAR_LABEL // 2
+    name = shorten(feature, MAX_BAR_LABEL - min(len(value), half))
+    return f"{name} = {shorten(value, MAX_BAR_LABEL - len(name))}"
 
 
 def contribution_min_width(fig: go.Figure) -> int:
