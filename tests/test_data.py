@@ -346,6 +346,18 @@ def test_sparse_arff_goes_through_liac_arff():
     assert frame.attrs["heb_categorical"] == ["c"]
 
 
+def test_a_utf8_bom_before_cp1252_text_is_left_out_of_the_first_name():
+    """The BOM was decoded as Windows-1252 with the rest: the first column was
+    "\u00ef\u00bb\u00bfville"."""
+    import codecs
+
+    text = "ville;\u00e2ge;r\u00e9sultat\nMontr\u00e9al;12,5;oui\nQu\u00e9bec;8;non\n"
+    dataset = load_upload(codecs.BOM_UTF8 + text.encode("cp1252"), "villes.csv")
+    assert list(dataset.X.columns) == ["ville", "\u00e2ge"] and dataset.target == "r\u00e9sultat"
+    assert dataset.X["ville"].tolist() == ["Montr\u00e9al", "Qu\u00e9bec"]
+    assert any("Windows-1252" in note for note in dataset.notes)
+
+
 def test_read_cp1252_semicolons_and_decimal_commas():
     dataset = load_upload((FIXTURES / "villes_cp1252.csv").read_bytes(), "villes.csv")
     assert dataset.target == "Catégorie"

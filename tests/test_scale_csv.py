@@ -7,6 +7,7 @@ columns (names, text / number / boolean kind) and every cell.
 
 from __future__ import annotations
 
+import codecs
 import gc
 import gzip
 import math
@@ -152,6 +153,17 @@ def test_windows_1252_is_read_from_a_utf8_copy_deleted_with_the_engine(tmp_path)
     del engine
     gc.collect()
     assert not copy.exists()
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_a_utf8_bom_before_windows_1252_text_is_not_the_first_columns_name(tmp_path, encoding):
+    """A file saved as UTF-8 with a BOM, then edited by a Windows-1252 tool: its first
+    column was named "\u00ef\u00bb\u00bfville" in memory and on DuckDB, so `--drop ville` was
+    refused ("not a column of the file")."""
+    body = "ville,r\u00e9sultat\nMontr\u00e9al,oui\nQu\u00e9bec,non\n".encode("cp1252")
+    tail = b"b\x81c,non\n" if encoding == "latin-1" else b""  # 0x81: Latin-1 throughout
+    _assert_same(tmp_path, codecs.BOM_UTF8 + body + tail)
+    assert [name for name, _ in _engine(tmp_path, "t.csv").columns()] == ["ville", "r\u00e9sultat"]
 
 
 def test_a_byte_windows_1252_leaves_undefined_means_latin1(tmp_path):

@@ -107,6 +107,9 @@ def decode_text(data: bytes, notes: list[str]) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         pass
+    # a UTF-8 BOM before Windows-1252 text (a file saved as UTF-8, then edited by a
+    # Windows-1252 tool) is a mark, not the first column's name ("ï»¿ville")
+    data = data.removeprefix(codecs.BOM_UTF8)
     try:
         text = data.decode("cp1252")
         notes.append(ENCODING_NOTES["cp1252"])

@@ -110,7 +110,14 @@ def _head(path: Path) -> tuple[bytes, bool]:
 def _decode_head(head: bytes, whole: bool, encoding: str) -> str:
     """The head as text, a character cut at its end left out."""
     codec = {"utf-8": "utf-8-sig"}.get(encoding, encoding)
-    return codecs.getincrementaldecoder(codec)().decode(head, final=whole)
+    return codecs.getincrementaldecoder(codec)().decode(_without_bom(head, codec), final=whole)
+
+
+def _without_bom(head: bytes, codec: str) -> bytes:
+    """A file's first bytes without a UTF-8 BOM when they are decoded as Windows-1252 or
+    Latin-1, as :func:`heb.data.readers.decode_text` leaves it out (it named the first
+    column "ï»¿ville")."""
+    return head.removeprefix(codecs.BOM_UTF8) if codec in ("cp1252", "latin-1") else head
 
 
 def _encoding(head: bytes, whole: bool, label: str) -> str:
@@ -310,10 +317,12 @@ def utf8_copy(
         state = [0, False]
         try:
             with opener(path, "rb") as source, copy.open("wb") as out:
-                while chunk := source.read(_COPY_BYTES):
+                chunk = _without_bom(source.read(_COPY_BYTES), encoding)
+                while chunk:
                     if stop is not None and stop():
                         raise InterruptedError(f"The copy of {path.name!r} was interrupted.")
                     out.write(lf_lines(decoder.decode(chunk).encode("utf-8"), state))
+                    chunk = source.read(_COPY_BYTES)
                 out.write(lf_lines(decoder.decode(b"", final=True).encode("utf-8"), state))
             break
         except UnicodeDecodeError:
