@@ -182,6 +182,20 @@ def test_spark_counts_and_metrics_of_time_columns_match_in_memory(spark, stamped
         spark.spark.conf.set("spark.sql.session.timeZone", before)
 
 
+def test_spark_refuses_nanosecond_stamps_before_it_reads_the_file(spark, stamped, monkeypatch):
+    """The refusal came from Spark's failed read, after its executor had logged a Java
+    stack trace of 40 lines on stderr above the one sentence; the file's schema says it
+    first, and Spark never reads the file."""
+
+    def read(*args, **kwargs):
+        raise RuntimeError("Spark read the file")
+
+    monkeypatch.setattr(spark, "_read_parquet", read)
+    with pytest.raises(DataError) as caught:
+        spark.register(open_source("times.parquet", root=stamped))
+    assert str(caught.value).startswith("Spark could not read 'times.parquet': it holds time")
+
+
 def test_spark_names_nanosecond_time_stamps_and_the_way_out(spark, stamped):
     with pytest.raises(DataError) as caught:
         spark.register(open_source("times.parquet", root=stamped))

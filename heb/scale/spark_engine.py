@@ -140,6 +140,18 @@ _MICROS = {
 }
 
 
+def _has_nanoseconds(files: list[Path]) -> bool:
+    """Whether a parquet file holds nanosecond time stamps, which Spark refuses to read
+    (each of its executors logging a stack trace of 40 lines above the refusal)."""
+    import pyarrow.parquet as pq
+
+    return any(
+        pa.types.is_timestamp(field.type) and field.type.unit == "ns"
+        for file in files
+        for field in pq.read_schema(file)
+    )
+
+
 #: why Spark cannot read a parquet file of nanosecond time stamps (pandas writes them so)
 _NANOS_REFUSAL = (
     "Spark could not read {!r}: it holds time stamps stored in nanoseconds, which Spark "
@@ -494,6 +506,8 @@ class SparkEngine(Engine):
         layout = None  # a CSV's delimiter and encoding as an upload's reader sniffs them
         if source.format == "csv" and copy is None:  # (its sentence unwrapped, as before)
             layout = csv_layout(source.files[0], source.label)
+        if source.format == "parquet" and _has_nanoseconds(source.files):
+            raise DataError(_NANOS_REFUSAL.format(source.label))  # before Spark's trace
         try:
             if source.format == "parquet":
                 frame = self._read_parquet(source, paths).drop(*source.index_columns)
