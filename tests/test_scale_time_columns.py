@@ -203,3 +203,40 @@ def test_spark_names_nanosecond_time_stamps_and_the_way_out(spark, stamped):
     assert message.startswith("Spark could not read 'times.parquet': it holds time stamps")
     assert "nanoseconds" in message and "--engine duckdb" in message
     assert "SQLSTATE" not in message and "\n" not in message
+
+
+# ------------------------------------------------------------------ a target of dates
+def _month_target(root) -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    n = 600
+    months = pd.to_datetime(["2024-01-01", "2024-02-01", "2024-03-01"])[rng.integers(0, 3, n)]
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "stamp": pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 10**7, n), "s"),
+            "month": pd.Series(months).dt.date,
+        }
+    )
+    frame.to_parquet(root / "months.parquet", index=False)
+    return _rows(root / "months.parquet")
+
+
+def _assert_classes_are_the_dates(engine, rows) -> None:
+    summary = summarise_source(engine, "month")
+    assert [str(c) for c in summary.classes] == ["2024-01-01", "2024-02-01", "2024-03-01"]
+    assert summary.class_counts.tolist() == rows["month"].value_counts().sort_index().tolist()
+    assert_same(engine, rows, "month", methods=["Laplace", "AODE"])
+
+
+def test_a_target_of_dates_has_dates_for_classes_on_duckdb(tmp_path):
+    """The view holds a date column as seconds, so a target of dates had classes such as
+    1704067200.0 on the Dataset page ("Rows per class: 1704067200.0: 1,596"); its classes
+    are its dates, and its numbers the in-memory ones."""
+    rows = _month_target(tmp_path)
+    _assert_classes_are_the_dates(_duckdb(tmp_path, "months.parquet"), rows)
+
+
+def test_a_target_of_dates_has_dates_for_classes_on_spark(spark, tmp_path):
+    rows = _month_target(tmp_path)
+    spark.register(open_source("months.parquet", root=tmp_path))
+    _assert_classes_are_the_dates(spark, rows)

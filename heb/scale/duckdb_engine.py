@@ -16,7 +16,7 @@ from heb.data.parquet import nullable_integer_types
 from heb.scale.engine import Engine
 from heb.scale.memory import physical_memory
 from heb.scale.source import Source
-from heb.scale.sql import DUCKDB, RESERVED_PREFIX, VIEW, partition_file_key
+from heb.scale.sql import DUCKDB, RESERVED_PREFIX, VIEW, partition_file_key, raw_time_alias
 
 __all__ = ["DuckDBEngine", "connect", "default_memory_limit"]
 
@@ -232,8 +232,10 @@ class DuckDBEngine(Engine):
             if times:  # dates and time stamps read as seconds, as the in-memory reader does
                 q = DUCKDB.identifier
                 replaced = ", ".join(f"{_seconds(q(t), kind)} AS {q(t)}" for t, kind in times)
+                # and as themselves too, for a target of dates
+                raw = "".join(f", {q(t)} AS {raw_time_alias(i)}" for i, (t, _) in enumerate(times))
                 self._con.execute(
-                    f"CREATE OR REPLACE VIEW {VIEW} AS SELECT * REPLACE ({replaced}) "
+                    f"CREATE OR REPLACE VIEW {VIEW} AS SELECT * REPLACE ({replaced}){raw} "
                     f"FROM ({scan}) AS {RESERVED_PREFIX}_s"
                 )
         except Exception as exc:  # duckdb raises its own error classes per reader
@@ -251,7 +253,8 @@ class DuckDBEngine(Engine):
             for row in described
             if not row[0].startswith(RESERVED_PREFIX) or row[0] in view_names
         ]
-        self.dialect = DUCKDB.bound(self._columns, renamed)
+        raw = {view_names.get(t, t): raw_time_alias(i) for i, (t, _) in enumerate(times)}
+        self.dialect = DUCKDB.bound(self._columns, renamed, raw)
         return list(self._columns)
 
     def table(self, sql: str) -> pa.Table:

@@ -32,7 +32,7 @@ from heb.scale.csv_scan import csv_layout
 from heb.scale.engine import Engine
 from heb.scale.memory import physical_memory
 from heb.scale.source import Source
-from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW, partition_file_key
+from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW, partition_file_key, raw_time_alias
 from heb.scale.streaming_metrics import MetricSums
 from heb.whole_files import whole_file
 
@@ -168,22 +168,27 @@ def _seconds(identifier: str, type_name: str) -> str:
     return f"CAST({micros} AS DOUBLE) / CAST(1000000 AS DOUBLE)"
 
 
-def _as_seconds(frame):
+def _as_seconds(frame) -> tuple[object, dict[str, str]]:
     """``frame`` with its dates and time stamps as seconds since 1970 (:func:`_seconds`),
-    as the in-memory reader reads them; other columns as they are."""
+    as the in-memory reader reads them, and as themselves under :func:`raw_time_alias`
+    (a target of dates is read as dates); other columns as they are. Returns the frame
+    and (time column, its own values' column)."""
     from pyspark.sql import functions as F
 
     fields = frame.schema.fields
-    if not any(f.dataType.typeName() in _MICROS for f in fields):
-        return frame
+    times = [f for f in fields if f.dataType.typeName() in _MICROS]
+    if not times:
+        return frame, {}
+    raw = {f.name: raw_time_alias(i) for i, f in enumerate(times)}
     return frame.select(
         *[
             F.expr(_seconds(SPARK.identifier(f.name), f.dataType.typeName())).alias(f.name)
-            if f.dataType.typeName() in _MICROS
+            if f.name in raw
             else F.col(SPARK.identifier(f.name))
             for f in fields
-        ]
-    )
+        ],
+        *[F.col(SPARK.identifier(name)).alias(alias) for name, alias in raw.items()],
+    ), raw
 
 
 def _family(data_type) -> str:
@@ -477,7 +482,8 @@ class SparkEngine(Engine):
             typed, copy, renamed, notes, amounts = _typed_parquet(self, source)
         try:
             frame = self._frame(source, copy, renamed)
-            _as_seconds(frame).createOrReplaceTempView(VIEW)
+            in_seconds, raw = _as_seconds(frame)
+            in_seconds.createOrReplaceTempView(VIEW)
         except BaseException:
             if typed is not None:
                 typed()
@@ -493,7 +499,8 @@ class SparkEngine(Engine):
             for f in frame.schema.fields
             if not f.name.startswith(RESERVED_PREFIX)
         ]
-        self.dialect = SPARK.bound(self._columns)  # a float target's NaN is a missing target
+        # a float target's NaN is a missing target; a date target is read as dates
+        self.dialect = SPARK.bound(self._columns, raw=raw)
         return list(self._columns)
 
     def _frame(self, source: Source, copy: Path | None, renamed: dict[str, str]):

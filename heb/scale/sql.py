@@ -42,6 +42,7 @@ __all__ = [
     "fold_query",
     "target_values_query",
     "partition_file_key",
+    "raw_time_alias",
     "bin_expression",
     "feature_alias",
 ]
@@ -52,6 +53,13 @@ VIEW = "heb_rows"
 RESERVED_PREFIX = "__heb"
 #: result columns of :func:`rows_query` holding a row's fold and its target
 FOLD, TARGET = "__fold", "__y"
+
+
+def raw_time_alias(index: int) -> str:
+    """The view column holding time column ``index``'s own values (dates, time stamps),
+    beside the column itself, which the view holds as seconds since 1970: a target of
+    dates is read as dates."""
+    return f"{RESERVED_PREFIX}_raw{int(index)}"
 
 
 def feature_alias(index: int) -> str:
@@ -75,15 +83,28 @@ class Dialect:
     renamed: tuple[tuple[str, str], ...] = ()
     #: the float columns (a NaN in them is a missing value)
     floats: frozenset[str] = frozenset()
+    #: (column, view identifier of its own values) of the time columns, which the view
+    #: holds as seconds (:func:`raw_time_alias`)
+    raw: tuple[tuple[str, str], ...] = ()
 
-    def bound(self, columns: Iterable[tuple[str, str]], renamed: dict | None = None) -> Dialect:
+    def bound(
+        self,
+        columns: Iterable[tuple[str, str]],
+        renamed: dict | None = None,
+        raw: dict | None = None,
+    ) -> Dialect:
         """This dialect for a source of (column, type family) ``columns``.
 
         ``renamed`` maps a column to the identifier the view holds it under, where the
-        two differ.
+        two differ; ``raw`` a time column to the view column of its own values.
         """
         floats = frozenset(name for name, family in columns if family == "float")
-        return replace(self, renamed=tuple((renamed or {}).items()), floats=floats)
+        return replace(
+            self,
+            renamed=tuple((renamed or {}).items()),
+            floats=floats,
+            raw=tuple((raw or {}).items()),
+        )
 
     def identifier(self, name: str) -> str:
         """A quoted identifier or alias, as written (embedded quote characters doubled)."""
@@ -93,6 +114,12 @@ class Dialect:
     def quote(self, name: str) -> str:
         """The quoted view column holding the source column ``name``."""
         return self.identifier(dict(self.renamed).get(str(name), name))
+
+    def target(self, name: str) -> str:
+        """The quoted view column holding the values of ``name`` as the target's classes:
+        a time column's own values (dates, not seconds), any other column itself."""
+        raw = dict(self.raw)
+        return self.identifier(raw[name]) if name in raw else self.quote(name)
 
     def present(self, name: str) -> str:
         """SQL true where the source column ``name`` holds a value (not NULL, not NaN)."""
@@ -130,7 +157,7 @@ def _rows(
     if folds is not None and len(folds) < n_folds:
         where += f" AND {fold} IN ({', '.join(str(int(k)) for k in folds)})"
     return (
-        f"SELECT {fold} AS {ident(fold_alias)}, {dialect.quote(target)} AS {ident(target_alias)}"
+        f"SELECT {fold} AS {ident(fold_alias)}, {dialect.target(target)} AS {ident(target_alias)}"
         f"{cols} FROM {VIEW} WHERE {where}"
     )
 
@@ -252,9 +279,10 @@ def floor_query(dialect: Dialect, target: str, features: Sequence[str]) -> str:
     """The counting floor: bare ``count(*)`` per (class, raw value) of every feature."""
     q = dialect.quote
     names = [q(f) for f in features]
-    sets = ", ".join(f"({q(target)}, {name})" for name in names)
+    y = dialect.target(target)
+    sets = ", ".join(f"({y}, {name})" for name in names)
     return (
-        f"SELECT {q(target)}, {', '.join(names)}, count(*) AS __heb_n FROM {VIEW} "
+        f"SELECT {y}, {', '.join(names)}, count(*) AS __heb_n FROM {VIEW} "
         f"GROUP BY GROUPING SETS ({sets})"
     )
 
@@ -263,7 +291,7 @@ def target_values_query(dialect: Dialect, target: str) -> str:
     """The number of different values (``__heb_n``) of the target in rows with one, and the
     least of them (``__heb_min``, the value of a one-valued target): a scan of that column
     alone."""
-    q = dialect.quote(target)
+    q = dialect.target(target)
     return (
         f"SELECT count(DISTINCT {q}) AS __heb_n, min({q}) AS __heb_min FROM {VIEW} "
         f"WHERE {dialect.present(target)}"
