@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import large_drop, state
+from explorer import large_drop, state, style
 from explorer.display import (
     MISSING_SHARE_COLUMN,
     download_buttons,
@@ -1176,7 +1176,7 @@ def overview(large: LargeFile) -> None:
     # the features counted, as in memory and on Concentrations: an empty column is left out
     cols[1].metric("Features", f"{int((frame['K'] > 0).sum())}")
     cols[2].metric("Classes", f"{summary.classes.size}")
-    cols[3].metric("Target", escape(large.target, limit=60))
+    style.text_metric(cols[3], "Target", large.target, "metric_target")
     cols[4].metric("Engine", ENGINE_LABEL)
     st.caption(
         escape(

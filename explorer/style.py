@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-__all__ = ["apply_style", "page_header"]
+__all__ = ["apply_style", "page_header", "text_metric"]
 
 _STYLE = """
 <style>
@@ -101,3 +101,25 @@ def page_header(title: str, lead: str) -> None:
     """A page title and one sentence (the app's own text) saying what the page is for."""
     st.title(title)
     st.markdown(lead)
+
+
+#: a character's width in em of the metric value's type, on the wide side (for a word of
+#: text: Source Sans' letters average about 0.5 em)
+_METRIC_CHAR_EM = 0.52
+
+
+def text_metric(column, label: str, text: str, key: str) -> None:
+    """``column.metric(label, text)`` with the value's type shrunk to keep ``text`` (a
+    column's name, shown as written) on one line of its column, never above the metrics'
+    own size: a target named "purchased" broke into "purchase" / "d" at 1280 px."""
+    from explorer.errors import escape
+
+    shown = escape(text, limit=60)
+    chars = max(len(text[:60]), 1)
+    box = column.container(key=key)
+    box.html(
+        f"<style>.st-key-{key} {{ container-type: inline-size; }} "
+        f'.st-key-{key} [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] '
+        f"{{ font-size: min(1em, calc(100cqi / {_METRIC_CHAR_EM * chars:.2f})); }}</style>"
+    )
+    box.metric(label, shown)

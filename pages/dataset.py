@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import catalogue, hierarchies, large_files, loading, state, summaries
+from explorer import catalogue, hierarchies, large_files, loading, state, style, summaries
 from explorer.display import (
     MISSING_SHARE_COLUMN,
     download_buttons,
@@ -336,7 +336,7 @@ def overview(dataset, work: loading.WorkingData) -> None:
     cols[0].metric("Rows", f"{rows:,}", help=in_file)
     cols[1].metric("Features", f"{work.codes.shape[1]}")
     cols[2].metric("Classes", f"{work.n_classes}")
-    cols[3].metric("Target", escape(dataset.target, limit=60))
+    style.text_metric(cols[3], "Target", dataset.target, "metric_target")
     st.caption(escape(f"Source: {dataset.source}. {dataset.description}"))
     notes = summaries.dataset_notes(dataset, work)
     if len(notes) >= NOTES_IN_ONE_BOX:  # one box, a line each: a messy spreadsheet's seven

@@ -43,9 +43,54 @@ def app_url(tmp_path_factory):
     data = root / "data"
     data.mkdir()
     write_clicks(data / "clicks.parquet", ROWS, seed=1, n_features=6)
+    _long_target(data / "segments.parquet")
     env = {**os.environ, "HEB_CACHE_DIR": str(root / "cache"), "HEB_DATA_ROOT": str(data)}
     with streamlit_server(REPO / "app.py", root, env) as url:
         yield url
+
+
+def _long_target(path) -> None:
+    """A small file whose target has a long name (the last column)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 300
+    segments = rng.choice(["retail", "corporate", "public"], n)
+    frame = pd.DataFrame({"region": rng.choice(["north", "south"], n)})
+    frame["customer_segment"] = segments
+    frame.to_parquet(path, index=False)
+
+
+#: JavaScript: the Target metric's value: its lines (1, or 2 for more), its right edge, its
+#: column's, and its font size (px)
+TARGET_VALUE = """
+() => {
+  const box = document.querySelector('.st-key-metric_target');
+  const p = box.querySelector('[data-testid="stMetricValue"] p');
+  const style = getComputedStyle(p);
+  const size = parseFloat(style.fontSize);
+  return {lines: p.getBoundingClientRect().height < 1.9 * size ? 1 : 2,
+          right: p.getBoundingClientRect().right, limit: box.getBoundingClientRect().right,
+          size};
+}
+"""
+
+
+def test_a_long_target_name_keeps_to_one_line_of_its_metric(browser, app_url):
+    """At 1280 px with the menu open the five metrics get about 150 px each: a target
+    named "purchased" broke into "purchase" / "d"; its type now shrinks to fit."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.set_default_timeout(120_000)
+    tab.goto(f"{app_url}/dataset?large_file=segments.parquet")
+    tab.get_by_text("Rows with a target").first.wait_for()
+    wait_idle(tab)
+    assert_no_exception(tab, "the large file's Dataset page")
+    value = tab.evaluate(TARGET_VALUE)
+    assert value["lines"] == 1 and value["right"] <= value["limit"] + 1, value
+    assert 14 <= value["size"] <= 32, value  # never above the metrics' 2rem
+    context.close()
 
 
 def _metrics_caption(tab) -> str:
