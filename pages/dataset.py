@@ -572,6 +572,10 @@ def class_balance(work: loading.WorkingData) -> None:
 LENS_HEADER_CHARS = 16
 #: the most classes whose lens table fits beside the figure; with more it spans the page
 LENS_SIDE_CLASSES = 2
+#: the longest category label whose lens table fits beside the figure at 1280 px with the
+#: menu open: a label of 16 characters or more (a bin of dates, "[2024-02-04, 2024-03-12)";
+#: breast cancer's bins of area) left the last class column cut off there
+LENS_SIDE_LABEL_CHARS = 15
 
 
 @st.fragment
@@ -601,9 +605,11 @@ def feature_lens(work: loading.WorkingData) -> None:
             "every class, so here smoothing only pulls the estimates a little toward the "
             "prior."
         )
-        if work.n_classes <= LENS_SIDE_CLASSES:  # narrow enough for the side column
+        longest = int(frame["category"].astype(str).str.len().max()) if len(frame) else 0
+        beside = work.n_classes <= LENS_SIDE_CLASSES and longest <= LENS_SIDE_LABEL_CHARS
+        if beside:  # narrow enough for the side column
             lens_counts_table(frame)
-    if work.n_classes > LENS_SIDE_CLASSES:
+    if not beside:
         lens_counts_table(frame)
 
 

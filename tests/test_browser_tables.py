@@ -127,3 +127,23 @@ def test_the_presenters_compare_table_keeps_each_cell_on_one_line(browser, app_u
     assert tab.locator('[data-testid="stTable"] td').count() >= 5 * 8
     assert tab.evaluate(WRAPPED_CELLS) == []
     context.close()
+
+
+@pytest.mark.parametrize("feature", ["mean perimeter", "mean area"])
+def test_the_lens_table_shows_every_class_column_at_1280(browser, app_url, feature):
+    """Beside the lens figure (two classes) the table had about 306 px: with bin labels of
+    16 characters or more ("mean area", or a bin of dates) its last class column was cut
+    off. Such a table now spans the page under the figure; a shorter one stays beside it."""
+    query = (
+        "data=builtin%3Abreast-cancer&dataset_tab=One+feature+under+the+lens"
+        f"&lens_feature={feature.replace(' ', '+')}"
+    )
+    context = browser.new_context(viewport=LAPTOP)
+    tab, _ = _open(context, f"{app_url}/dataset?{query}")
+    tab.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller', timeout=300_000)
+    tab.wait_for_timeout(500)  # the grid sizes its columns after its first frame
+    ((scroll_w, client_w, _, _),) = tab.evaluate(GRID_EXTENTS)
+    assert scroll_w <= client_w + 1, f"{feature}: {scroll_w - client_w} px of columns hidden"
+    beside = client_w < 500  # the side column is about 306 px wide, the page 790
+    assert beside == (feature == "mean perimeter"), (feature, client_w)
+    context.close()
