@@ -247,3 +247,20 @@ def test_numbers_and_booleans_among_objects_are_missing_for_a_time_encoder():
     codes = pd.Categorical(["2024-01-01", "2024-02-01", None])  # a parquet file's text
     parsed = as_fitted_time(pd.Series(codes, name="seen"), "datetime")
     assert parsed.iloc[1] == pd.Timestamp("2024-02-01", tz="UTC") and pd.isna(parsed.iloc[2])
+
+
+def test_an_object_column_of_dates_is_binned_as_dates_like_the_readers_give_it():
+    """``pd.read_parquet`` (and ``series.dt.date``) give a date column as datetime.date
+    objects: the Preprocessor made each day a category (200 of them), while heb's readers
+    and the large-data engines bin the same column as dates, so their counts differed."""
+    days = _days(300) + [None]
+    as_objects = pd.DataFrame({"signup": pd.Series(days, dtype=object)})
+    as_times = pd.DataFrame({"signup": pd.to_datetime(pd.Series(days))})
+    pre = Preprocessor().fit(as_objects)
+    assert pre.kinds_ == {"signup": "numeric"}
+    assert pre.categories_ == Preprocessor().fit(as_times).categories_
+    np.testing.assert_array_equal(
+        pre.transform(as_objects), Preprocessor().fit(as_times).transform(as_times)
+    )
+    declared = Preprocessor(categorical=["signup"]).fit(as_objects)
+    assert declared.kinds_ == {"signup": "categorical"}

@@ -10,6 +10,7 @@ reads a column and learns nothing: fitting lives in :mod:`heb.data.preprocess`.
 
 from __future__ import annotations
 
+import datetime
 import warnings
 
 import numpy as np
@@ -69,6 +70,18 @@ def bin_labels(cuts: np.ndarray, kind: str = "") -> list[str]:
             f"{opening}{format_time(low, kind, of_day)}, {format_time(high, kind, of_day)})"
         )
     return labels
+
+
+def dates_as_times(column: pd.Series) -> pd.Series:
+    """An object column of ``datetime.date`` values (``pd.read_parquet`` of a date column,
+    ``series.dt.date``) as ``datetime64[s]``, so it is binned as dates, as heb's readers
+    give it, not read as a category per day; any other column as it is."""
+    if column.dtype != object:
+        return column
+    values = column.dropna()
+    if values.empty or not all(type(v) is datetime.date for v in values):
+        return column
+    return column.astype("datetime64[s]")
 
 
 def time_kind(column: pd.Series) -> str:

@@ -41,6 +41,7 @@ from heb.data.column_values import (  # noqa: F401 (importable from here, as bef
     bin_labels,
     category_values,
     column_kind,
+    dates_as_times,
     format_number,
     format_time,
     integer_values,
@@ -161,7 +162,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         self.feature_names_out_, self.categories_, self.dropped_ = [], [], []
         self._encoders = []
         for name in columns:
-            column = frame[name]
+            column = frame[name] if name in declared else dates_as_times(frame[name])
             kind = self._kind(name, column, declared)
             fit = self._fit_numeric if kind == "numeric" else self._fit_categorical
             fitted = None if column.isna().all() else fit(name, column)
