@@ -108,6 +108,23 @@ def test_an_unknown_target_or_feature_is_named(root):
         describe(engine, "y", features=["z"])
 
 
+def test_features_naming_the_target_or_a_column_twice_or_no_source_are_refused(root):
+    """``features=["y", "x"]`` counted the target as its own feature (a perfect leak: every
+    fold's accuracy 1.0) and ``["x", "x"]`` one column twice; an engine with no file said
+    the target was no column of it."""
+    engine = DuckDBEngine(threads=1)
+    with pytest.raises(DataError, match="No file is registered with the engine") as info:
+        describe(engine, "y")
+    _one_sentence(str(info.value).replace("; ", " "))
+    engine.register(open_source("ok.parquet"))
+    with pytest.raises(DataError, match="The target 'y' cannot also be a feature") as info:
+        describe(engine, "y", features=["y", "x"])
+    _one_sentence(str(info.value).replace("; ", " "))
+    with pytest.raises(DataError, match="The feature 'x' is named twice in features."):
+        describe(engine, "y", features=["x", "x"])
+    assert describe(engine, "y", features=["x"]).features == ("x",)
+
+
 def test_a_column_of_lists_is_refused_with_its_name(root):
     """(A date column was refused so too; it is binned now: tests/test_scale_time_columns.)"""
     frame = pd.DataFrame({"tags": [["a"], ["b", "c"], [], ["a"]], "y": list("abab")})

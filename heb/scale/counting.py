@@ -116,9 +116,14 @@ def describe(
     Raises
     ------
     DataError
-        The target or a feature is not a column, no feature is left, or a feature has a
+        No source is registered, the target or a feature is not a column, the target is
+        also a feature, a feature is named twice, no feature is left, or a feature has a
         type the engine path cannot bin (nested values, a time of day).
     """
+    if engine.source is None:  # else every column would be "no column" of an empty source
+        raise DataError(
+            "No file is registered with the engine; call engine.register(open_source(path)) first."
+        )
     families = dict(engine.columns())
     if target not in families:
         raise DataError(f"There is no column {target!r} to use as the target.")
@@ -128,6 +133,13 @@ def describe(
         raise DataError(f"There is no column {absent[0]!r} in {engine.source.label!r}.")
     if not names:
         raise DataError("There is no feature column besides the target.")
+    if target in names:  # it would be counted as its own feature: a perfect leak
+        raise DataError(
+            f"The target {target!r} cannot also be a feature; leave it out of features."
+        )
+    twice = next((c for i, c in enumerate(names) if c in names[:i]), None)
+    if twice is not None:
+        raise DataError(f"The feature {twice!r} is named twice in features.")
     declared = {str(c) for c in (categorical or [])}
     kinds, numeric, integers = [], [], []
     for name in names:
