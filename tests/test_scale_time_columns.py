@@ -8,6 +8,8 @@ them as the same seconds, bit for bit, so every fold's counts and every metric m
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -234,6 +236,20 @@ def test_a_target_of_dates_has_dates_for_classes_on_duckdb(tmp_path):
     are its dates, and its numbers the in-memory ones."""
     rows = _month_target(tmp_path)
     _assert_classes_are_the_dates(_duckdb(tmp_path, "months.parquet"), rows)
+
+
+def test_a_target_of_dates_is_scored_without_pandas_deprecation_warnings(tmp_path):
+    """The fold files matched the batch's datetime.date labels to the datetime64 classes
+    through pandas' deprecated inference: a Pandas4Warning reached the user, and pandas 4
+    would code every row's class -1."""
+    from heb.scale.cv import cross_validate
+
+    rows = _month_target(tmp_path)
+    engine = _duckdb(tmp_path, "months.parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = cross_validate(engine, "month", methods=["Laplace"], n_splits=2)
+    assert result.confusion("Laplace").sum() == len(rows)
 
 
 def test_a_target_of_dates_has_dates_for_classes_on_spark(spark, tmp_path):

@@ -297,6 +297,17 @@ def _refuse_one_class(target: str, classes) -> None:
     raise DataError(f"The target {target!r} has {shown}; a classifier needs at least two classes.")
 
 
+def class_codes(class_index: pd.Index, y) -> np.ndarray:
+    """Each label's position in ``class_index`` (-1 if absent). A date target's classes
+    are datetime64 (the histograms' Arrow dates) while a batch read through pandas holds
+    ``datetime.date`` objects, which pandas 3 matches to them only with a deprecation
+    warning and pandas 4 will not match at all (every row's class -1)."""
+    y = np.asarray(y)
+    if isinstance(class_index, pd.DatetimeIndex) and y.dtype == object:
+        y = pd.to_datetime(pd.Series(y, dtype=object)).to_numpy()
+    return class_index.get_indexer(y)
+
+
 def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42) -> Histograms:
     """Run the counting query once and split it into per-feature slot histograms.
 
@@ -319,7 +330,7 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
     fold_class = np.zeros((n_folds, classes.size))
     integers = columns.integers or (False,) * len(columns.features)
     for index, name, raw, fold, y_raw, n in itertools.chain([first], parts):
-        y = class_index.get_indexer(y_raw)
+        y = class_codes(class_index, y_raw)
         kind, numeric = columns.kinds[index], columns.numeric_values[index]
         values.append(
             FeatureValues.from_histogram(

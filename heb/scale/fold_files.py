@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from heb.scale.counting import class_codes
 from heb.scale.encoding import FeatureValues
 
 __all__ = ["FoldFiles"]
@@ -67,7 +68,7 @@ class FoldFiles:
                 for j, values in enumerate(self.values):
                     block[:, j] = values.slots_of_arrow(batch.column(values.name))
                 y = batch.column("__y").to_pandas().to_numpy()
-                block[:, -1] = self.class_index.get_indexer(y)
+                block[:, -1] = class_codes(self.class_index, y)
                 order = np.argsort(fold, kind="stable")
                 sizes = np.bincount(fold, minlength=self.n_folds)
                 ends = np.cumsum(sizes)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from heb.nb import NaiveBayes
-from heb.scale.counting import FittedFold, Histograms
+from heb.scale.counting import FittedFold, Histograms, class_codes
 from heb.scale.sql import FOLD, TARGET
 from heb.scale.streaming_metrics import MetricSums
 
@@ -135,7 +135,7 @@ class FoldScorer:
 
     def __call__(self, frame: pd.DataFrame) -> dict:
         """MetricSums per (method, fold) of one batch."""
-        y_all = self.class_index.get_indexer(frame[TARGET].to_numpy())
+        y_all = class_codes(self.class_index, frame[TARGET].to_numpy())
         fold_all = frame[FOLD].to_numpy()
         row_keys = {i: v.row_keys(frame[v.name]) for i, v in self.values.items()}
         out: dict = {}
