@@ -409,6 +409,14 @@ def test_make_model_fits_a_dataframe():
         make_model(estimator=DecisionTreeClassifier(), alpha=1.0)
 
 
+@pytest.mark.parametrize("name", ["aode", "HEB-AODE"])
+def test_make_model_of_aode_names_the_estimator_at_once(name):
+    """make_model("aode") built a pipeline that failed only at fit, with "Unknown
+    smoother 'aode'; choose one of laplace, ..." and no word of AODE."""
+    with pytest.raises(ValueError, match=r"is a model, not a Naive Bayes smoother: pass "):
+        make_model(name)
+
+
 def test_preprocessing_20000_by_50():
     rng = np.random.default_rng(1)
     frame = pd.DataFrame(rng.normal(size=(20_000, 40)), columns=[f"n{i}" for i in range(40)])

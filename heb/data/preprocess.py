@@ -460,6 +460,11 @@ def make_model(
     if estimator is None:
         from heb.nb import NaiveBayes
 
+        if "aode" in str(smoother).lower():  # a model, not a smoother: said at fit, unclearly
+            raise ValueError(
+                f"{smoother!r} is a model, not a Naive Bayes smoother: pass "
+                "estimator=heb.aode.AODE() (AODE(smoother='heb') for HEB-AODE)."
+            )
         estimator = NaiveBayes(smoother=smoother, **nb_params)
     elif nb_params:
         raise ValueError("Pass classifier settings to the estimator itself when giving one.")
