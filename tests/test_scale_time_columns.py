@@ -256,3 +256,48 @@ def test_a_target_of_dates_has_dates_for_classes_on_spark(spark, tmp_path):
     rows = _month_target(tmp_path)
     spark.register(open_source("months.parquet", root=tmp_path))
     _assert_classes_are_the_dates(spark, rows)
+
+
+def _zoned_target(root, unit: str = "ns") -> pd.DataFrame:
+    """A target of zoned time stamps (pandas' ``tz_localize``), one of them at midnight
+    Paris time (the day before in UTC)."""
+    rng = np.random.default_rng(2)
+    n = 300
+    stamps = pd.to_datetime(["2024-01-01 10:00", "2024-02-01 11:30", "2024-03-01 00:00"])
+    zoned = pd.Series(stamps[rng.integers(0, 3, n)]).dt.tz_localize("Europe/Paris")
+    zoned = zoned.astype(f"datetime64[{unit}, Europe/Paris]")
+    frame = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n), "when": zoned})
+    frame.to_parquet(root / "zoned.parquet", index=False)
+    return _rows(root / "zoned.parquet")
+
+
+ZONED_CLASSES = [
+    "2024-01-01 10:00:00+01:00",
+    "2024-02-01 11:30:00+01:00",
+    "2024-03-01 00:00:00+01:00",
+]
+
+
+@pytest.mark.parametrize("unit", ["ns", "us"])
+def test_a_target_of_zoned_time_stamps_has_the_in_memory_classes_on_duckdb(tmp_path, unit):
+    """The engines' results hold a zoned stamp in their session's zone, read without it,
+    so its classes were UTC wall-clock times ('2024-02-29T23:00:00.000000' for midnight
+    of 1 March in Paris) where the in-memory reader has them in the file's zone."""
+    rows = _zoned_target(tmp_path, unit)
+    engine = _duckdb(tmp_path, "zoned.parquet")
+    engine._con.execute("SET TimeZone = 'America/New_York'")
+    assert [str(c) for c in summarise_source(engine, "when").classes] == ZONED_CLASSES
+    assert_same(engine, rows, "when", methods=["Laplace"])
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_a_target_of_zoned_time_stamps_has_the_in_memory_classes_on_spark(spark, tmp_path, zone):
+    rows = _zoned_target(tmp_path, "us")  # Spark reads no nanoseconds
+    before = spark.spark.conf.get("spark.sql.session.timeZone")
+    spark.spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        spark.register(open_source("zoned.parquet", root=tmp_path))
+        assert [str(c) for c in summarise_source(spark, "when").classes] == ZONED_CLASSES
+        assert_same(spark, rows, "when", methods=["Laplace"])
+    finally:
+        spark.spark.conf.set("spark.sql.session.timeZone", before)

@@ -244,8 +244,35 @@ class Histograms:
         return out
 
 
-def _split_sets(batches, columns: Columns):
-    """Per feature: (raw values Series, fold, y, n) of its grouping set's rows.
+def _target_zone(engine, target: str) -> str | None:
+    """The time zone of a parquet target of zoned time stamps, as the files declare it
+    (the in-memory reader's classes are written in it; the engines' results hold the
+    stamps in their session's zone), else None."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    source = getattr(engine, "source", None)
+    if source is None or source.format != "parquet" or target in source.partition_keys:
+        return None
+    schema = pq.read_schema(source.files[0])
+    kind = schema.field(target).type if schema.get_field_index(target) >= 0 else None
+    return kind.tz if kind is not None and pa.types.is_timestamp(kind) else None
+
+
+def _classes_of(y_raw, zone: str | None) -> np.ndarray:
+    """The target values of a result column as the in-memory reader holds them: a zoned
+    time stamp as a pandas Timestamp in the file's ``zone`` (``'2024-03-01 00:00:00+01:00'``,
+    not the UTC ``'2024-02-29T23:00:00'``)."""
+    import pyarrow as pa
+
+    if zone is None or not pa.types.is_timestamp(y_raw.type):
+        return y_raw.to_numpy()
+    return y_raw.cast(pa.timestamp(y_raw.type.unit, tz=zone)).to_pandas().to_numpy()
+
+
+def _split_sets(batches, columns: Columns, zone: str | None = None):
+    """Per feature: (raw values Series, fold, y, n) of its grouping set's rows; the
+    target of zoned time stamps in its ``zone`` (:func:`_classes_of`).
 
     The result streams in record batches; each batch keeps only every set's own value
     column, so the wide, mostly-NULL result is never held whole.
@@ -269,7 +296,7 @@ def _split_sets(batches, columns: Columns):
         if not pieces:  # as in memory: "there are no rows" did not say which column
             raise DataError(f"The target column {quote(columns.target)} has no values.")
         raw = pa.chunked_array([p[0] for p in pieces]).to_pandas(types_mapper=exact)
-        y_raw = pa.chunked_array([p[2] for p in pieces]).to_numpy()
+        y_raw = _classes_of(pa.chunked_array([p[2] for p in pieces]), zone)
         fold = np.concatenate([p[1] for p in pieces])
         yield index, name, raw, fold, y_raw, np.concatenate([p[3] for p in pieces])
 
@@ -319,7 +346,7 @@ def count_histograms(engine, columns: Columns, n_folds: int = 10, seed: int = 42
     """
     check_target_values(engine, columns.target)
     sql = histogram_query(engine.dialect, columns.target, columns.features, n_folds, seed)
-    parts = _split_sets(engine.batches(sql), columns)
+    parts = _split_sets(engine.batches(sql), columns, _target_zone(engine, columns.target))
     first = next(parts)
     classes = np.unique(first[4])  # the first feature's set holds every row
     if classes.size < 2:
