@@ -112,8 +112,9 @@ def count_joints(
         pairs, table.column("__heb_s1").to_numpy(), table.column("__heb_s2").to_numpy()
     )
     fold_of_row = table.column("__heb_fold").to_numpy()
+    # through pandas, as the counting and scoring read it: a zoned stamp keeps its zone
     y_of_row = pd.Index(histograms.classes).get_indexer(
-        table.column("__heb_y").to_numpy(zero_copy_only=False)
+        table.column("__heb_y").to_pandas().to_numpy()
     )
     n_of_row = table.column("__heb_n").to_numpy().astype(np.float64)
     exact = nullable_integer_types().get  # integers with NULLs stay exact, not float64
