@@ -17,7 +17,7 @@ import pandas as pd
 
 from heb.data.parquet import nullable_integer_types
 from heb.joint_counts import JointCounts
-from heb.scale.counting import FittedFold, Histograms
+from heb.scale.counting import FittedFold, Histograms, class_codes
 from heb.scale.sql import bin_expression, pair_histogram_query
 
 __all__ = ["count_joints"]
@@ -113,8 +113,8 @@ def count_joints(
     )
     fold_of_row = table.column("__heb_fold").to_numpy()
     # through pandas, as the counting and scoring read it: a zoned stamp keeps its zone
-    y_of_row = pd.Index(histograms.classes).get_indexer(
-        table.column("__heb_y").to_pandas().to_numpy()
+    y_of_row = class_codes(
+        pd.Index(histograms.classes), table.column("__heb_y").to_pandas().to_numpy()
     )
     n_of_row = table.column("__heb_n").to_numpy().astype(np.float64)
     exact = nullable_integer_types().get  # integers with NULLs stay exact, not float64
