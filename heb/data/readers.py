@@ -90,7 +90,7 @@ ENCODING_NOTES = {
 
 def decode_text(data: bytes, notes: list[str]) -> str:
     """Text from bytes: UTF-8 (with or without BOM), UTF-32 / UTF-16 with a BOM, else
-    Windows-1252.
+    Windows-1252, else Latin-1 (a UTF-8 BOM before either left out), with a note.
 
     UTF-32's little-endian BOM begins with UTF-16's (``FF FE``), so it is tried first.
     """

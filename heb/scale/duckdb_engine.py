@@ -16,7 +16,14 @@ from heb.data.parquet import nullable_integer_types
 from heb.scale.engine import Engine
 from heb.scale.memory import physical_memory
 from heb.scale.source import Source
-from heb.scale.sql import DUCKDB, RESERVED_PREFIX, VIEW, partition_file_key, raw_time_alias
+from heb.scale.sql import (
+    DUCKDB,
+    RESERVED_PREFIX,
+    VIEW,
+    partition_file_key,
+    raw_time_alias,
+    seconds_of_micros,
+)
 
 __all__ = ["DuckDBEngine", "connect", "default_memory_limit"]
 
@@ -67,7 +74,7 @@ def _seconds(identifier: str, type_name: str) -> str:
         micros = f"(({ns}) - (({ns}) % 1000 + 1000) % 1000) // 1000"
     else:
         micros = f"epoch_us({identifier})"
-    return f"CAST({micros} AS DOUBLE) / CAST(1000000 AS DOUBLE)"
+    return seconds_of_micros(micros)
 
 
 def connect(memory_limit: str | None = None, threads: int | None = None):

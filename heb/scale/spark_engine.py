@@ -32,7 +32,14 @@ from heb.scale.csv_scan import csv_layout
 from heb.scale.engine import Engine
 from heb.scale.memory import physical_memory
 from heb.scale.source import Source
-from heb.scale.sql import RESERVED_PREFIX, SPARK, VIEW, partition_file_key, raw_time_alias
+from heb.scale.sql import (
+    RESERVED_PREFIX,
+    SPARK,
+    VIEW,
+    partition_file_key,
+    raw_time_alias,
+    seconds_of_micros,
+)
 from heb.scale.streaming_metrics import MetricSums
 from heb.whole_files import whole_file
 
@@ -141,14 +148,14 @@ _MICROS = {
 
 
 def _has_nanoseconds(files: list[Path]) -> bool:
-    """Whether a parquet file holds nanosecond time stamps, which Spark refuses to read
-    (each of its executors logging a stack trace of 40 lines above the refusal)."""
+    """Whether the parquet files hold nanosecond time stamps, which Spark refuses to read
+    (each of its executors logging a stack trace of 40 lines above the refusal): the first
+    file's schema says (``open_source`` refuses files whose column types differ)."""
     import pyarrow.parquet as pq
 
     return any(
         pa.types.is_timestamp(field.type) and field.type.unit == "ns"
-        for file in files
-        for field in pq.read_schema(file)
+        for field in pq.read_schema(files[0])
     )
 
 
@@ -165,7 +172,7 @@ def _seconds(identifier: str, type_name: str) -> str:
     its microseconds over 10^6 in doubles, the in-memory reader's ``micros / 1e6`` bit
     for bit."""
     micros = _MICROS[type_name].format(identifier)
-    return f"CAST({micros} AS DOUBLE) / CAST(1000000 AS DOUBLE)"
+    return seconds_of_micros(micros)
 
 
 def _as_seconds(frame) -> tuple[object, dict[str, str]]:

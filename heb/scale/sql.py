@@ -43,6 +43,7 @@ __all__ = [
     "target_values_query",
     "partition_file_key",
     "raw_time_alias",
+    "seconds_of_micros",
     "bin_expression",
     "feature_alias",
 ]
@@ -53,6 +54,13 @@ VIEW = "heb_rows"
 RESERVED_PREFIX = "__heb"
 #: result columns of :func:`rows_query` holding a row's fold and its target
 FOLD, TARGET = "__fold", "__y"
+
+
+def seconds_of_micros(micros: str) -> str:
+    """SQL of seconds from the SQL ``micros`` of whole microseconds since 1970: their
+    double over 10^6 in doubles, the in-memory reader's ``micros / 1e6`` bit for bit (a
+    decimal literal would make it decimal arithmetic)."""
+    return f"CAST({micros} AS DOUBLE) / CAST(1000000 AS DOUBLE)"
 
 
 def raw_time_alias(index: int) -> str:
