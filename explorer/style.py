@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.errors import escape
+
 __all__ = ["apply_style", "page_header", "text_metric"]
 
 _STYLE = """
@@ -112,8 +114,6 @@ def text_metric(column, label: str, text: str, key: str) -> None:
     """``column.metric(label, text)`` with the value's type shrunk to keep ``text`` (a
     column's name, shown as written) on one line of its column, never above the metrics'
     own size: a target named "purchased" broke into "purchase" / "d" at 1280 px."""
-    from explorer.errors import escape
-
     shown = escape(text, limit=60)
     chars = max(len(text[:60]), 1)
     box = column.container(key=key)

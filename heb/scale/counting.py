@@ -251,7 +251,7 @@ def _target_zone(engine, target: str) -> str | None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    source = getattr(engine, "source", None)
+    source = engine.source
     if source is None or source.format != "parquet" or target in source.partition_keys:
         return None
     schema = pq.read_schema(source.files[0])
