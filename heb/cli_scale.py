@@ -148,6 +148,7 @@ class _SignalStop:
         self.received: list[int] = []
         self.ended = threading.Event()
         self.engine = None
+        self.cancelling: threading.Thread | None = None
 
     def install(self, engine) -> None:
         self.engine = engine
@@ -176,7 +177,17 @@ class _SignalStop:
             self.act_as_before(number)
         self.received.append(number)
         self.engine.interrupted = True  # no py4j call here: the main thread may be in one
-        threading.Thread(target=self._keep_cancelling, daemon=True, name="heb-cancel").start()
+        self.cancelling = threading.Thread(
+            target=self._keep_cancelling, daemon=True, name="heb-cancel"
+        )
+        self.cancelling.start()
+
+    def stop_cancelling(self, timeout_s: float = 10.0) -> None:
+        """No further cancel, and none still in flight (a cancel that began just before
+        the block ended would otherwise reach the engine while it closes)."""
+        self.ended.set()
+        if self.cancelling is not None:
+            self.cancelling.join(timeout_s)
 
     def _keep_cancelling(self) -> None:
         while True:
@@ -218,7 +229,7 @@ def ctrl_c_stops_the_query(open_engine_: Callable[[], object]) -> Iterator[objec
             stopper.act_as_before()
     finally:
         if stopper is not None:
-            stopper.ended.set()  # no cancel while the engine closes
+            stopper.stop_cancelling()  # no cancel while the engine closes
         try:
             engine.close()
         finally:

@@ -239,3 +239,33 @@ def test_a_categorical_column_s_unused_dates_are_not_counted():
     days = [f"2024-01-{k:02d}" for k in range(1, 29)]
     used = pd.Categorical([days[k % 5] for k in range(90)], categories=days)
     assert typed_date_notes(pd.DataFrame({"d": used})) == []  # 5 days: a category each
+
+
+class SlowSecondCancel(CountingSpark):
+    """A Spark engine whose second cancel is in flight (py4j busy) when the block ends."""
+
+    def __init__(self) -> None:
+        super().__init__(close_s=0.3)
+        self.second_in_flight = threading.Event()
+
+    def interrupt(self) -> None:
+        if self.cancels == 1:
+            self.second_in_flight.set()
+            time.sleep(0.2)
+        super().interrupt()
+
+
+def test_a_cancel_in_flight_when_the_block_ends_finishes_before_the_engine_closes(
+    handlers, monkeypatch
+):
+    """The block waits for a cancel already under way before it closes the engine: a
+    full run once saw one reach the engine while it closed (the thread had passed its
+    wait just before the block ended)."""
+    monkeypatch.setattr(cli_scale, "CANCEL_EVERY_S", 0.01)
+    engine = SlowSecondCancel()
+    with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_stops_the_query(lambda: engine):
+            signal.raise_signal(signal.SIGINT)
+            assert engine.second_in_flight.wait(5.0)
+    assert engine.cancels == 2
+    assert engine.cancels_while_closing == 0
