@@ -34,7 +34,6 @@ __all__ = [
     "disagreeing_rows",
     "row_values",
     "model_json",
-    "saved_as_json",
     "accuracy_on",
     "raw_rows",
     "missing_columns",
@@ -123,12 +122,6 @@ def fitted_models(work: WorkingData, smoothers: list[str]) -> Fitted:
         fitted = _fit(work.key, name, text if nested else "", work, levels if nested else None)
         models[name], predicted[name] = fitted
     return Fitted(models, predicted)
-
-
-def saved_as_json(fitted: Fitted, smoother: str) -> bool:
-    """Whether :func:`model_json` can save the smoother's model: not HEB-H fitted with
-    hierarchies (docs/model_json.md holds scalar parameters only)."""
-    return not fitted.models[smoother].hierarchies
 
 
 def label(smoother: str) -> str:
@@ -263,9 +256,8 @@ def model_json(
     with the ``preprocessor`` that coded its rows, the make_model pipeline of the two, whose
     file scores raw rows."""
     source = fitted.models[smoother]
-    if not saved_as_json(fitted, smoother):
-        raise ValueError("HEB-H fitted with hierarchies cannot be saved as JSON.")
-    model = NaiveBayes(smoother).fit_counts(source.count_table_, np.asarray(classes))
+    model = NaiveBayes(smoother, hierarchies=source.hierarchies)  # HEB-H's declared levels
+    model.fit_counts(source.count_table_, np.asarray(classes))
     if preprocessor is not None:  # the pipeline's classifier reads codes, as make_model's
         return pipeline_io.dumps(make_pipeline(preprocessor, model)).encode("utf-8")
     model.feature_names_in_ = np.asarray(feature_names, dtype=object)

@@ -27,6 +27,7 @@ import numpy as np
 
 from heb.aode import AODE
 from heb.counts import MAX_TABLE_CELLS, CountTable, category_offsets
+from heb.hierarchy_io import hierarchies_from_json, hierarchies_to_json
 from heb.joint_counts import JointCounts
 from heb.nb import NaiveBayes
 
@@ -59,6 +60,8 @@ _TOP_KEYS = {"format", "schema_version", "model", "params", "classes", "n_catego
              "preprocessor"}  # fmt: skip
 #: the section a pipeline's file adds (:mod:`heb.data.pipeline_io`)
 PREPROCESSOR_KEY = "preprocessor"
+#: NaiveBayes' one parameter that is no scalar: HEB-H's levels (:mod:`heb.hierarchy_io`)
+_HIERARCHIES = "hierarchies"
 
 
 # --------------------------------------------------------------------------- writing
@@ -100,8 +103,10 @@ def _model_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
     if not hasattr(model, "count_table_"):
         raise ValueError(f"The {kind} is not fitted yet; fit it before saving it.")
     params = {key: _plain(value) for key, value in model.get_params().items()}
+    if params.get(_HIERARCHIES) is not None:  # HEB-H's levels: lists of codes
+        params[_HIERARCHIES] = hierarchies_to_json(params[_HIERARCHIES])
     for key, value in params.items():
-        if not _scalar(value):
+        if not _scalar(value) and key != _HIERARCHIES:
             raise ValueError(
                 f"The model's parameter {key!r} is not a number, text or null, so the model "
                 "cannot be saved as JSON (docs/model_json.md holds such parameters only)."
@@ -331,7 +336,9 @@ def _params(data: dict, kind: type) -> dict:
     if unknown:
         raise ValueError(f"Unknown parameters for {kind.__name__}: {', '.join(sorted(unknown))}.")
     for key, value in params.items():
-        if not _scalar(value):
+        if key == _HIERARCHIES and value is not None:
+            params = {**params, key: hierarchies_from_json(value)}
+        elif not _scalar(value):
             raise ValueError(f"The parameter {key!r} must be a number, text or null.")
     return params
 

@@ -164,24 +164,17 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
         choice = st.selectbox(
             "Model to save", list(fitted.models), format_func=ex.label, key="explain_save"
         )
-        if ex.saved_as_json(fitted, choice):
-            st.download_button(
-                "Download the fitted model (JSON)",
-                lambda: ex.model_json(
-                    fitted, choice, work.feature_names, work.class_names, work.preprocessor
-                ),
-                file_name=f"nb-{choice}.json",
-                mime="application/json",
-                on_click="ignore",
-                icon=":material/download:",
-                key="explain_save_json",
-            )
-        else:
-            show_info(
-                "HEB-H here uses the hierarchies declared on the Dataset page, which the JSON "
-                "format does not hold: save another smoother, or clear the hierarchies to "
-                "save HEB-H (it then runs as HEB-M)."
-            )
+        st.download_button(
+            "Download the fitted model (JSON)",
+            lambda: ex.model_json(
+                fitted, choice, work.feature_names, work.class_names, work.preprocessor
+            ),
+            file_name=f"nb-{choice}.json",
+            mime="application/json",
+            on_click="ignore",
+            icon=":material/download:",
+            key="explain_save_json",
+        )
         st.caption(
             "The counts, parameters and smoothed tables, with this page's preprocessing "
             "(column kinds, categories, bin cut points, missing-value handling), documented "

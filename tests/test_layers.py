@@ -29,6 +29,7 @@ ENGINE = (
     "hierarchy",
     "hierarchy_nodes",
     "hierarchy_sources",
+    "hierarchy_io",
     "hierarchical_nb",
     "synthetic_hierarchy",
     "joint_counts",

@@ -5,7 +5,7 @@ Each test kills a mutant the rest of the suite let live, in ``heb/cli.py`` (``--
 ``_size_hint``, ``_column_names``, ``_bench_specs``, the progress line's notes and the
 reliability-diagram sentence), ``heb/scale/cv.py`` (``_k_max``), ``heb/evaluate/report.py``
 (the order of a report's notes), ``explorer/report.py`` (``comparison_downloads``' notes,
-``explain_code``'s hierarchy lines), ``explorer/explain.py`` (``model_json``'s refusal) and
+``explain_code``'s hierarchy lines), ``explorer/explain.py`` (``model_json``'s hierarchies) and
 ``heb/figures/reliability.py`` (``CONFIDENCE_AXIS_FROM_ZERO``).
 """
 
@@ -255,18 +255,22 @@ def test_explain_code_resolves_hierarchies_only_for_heb_h():
     assert "resolve_levels" in with_h and "hierarchies=levels" in with_h
 
 
-def test_model_json_refuses_heb_h_fitted_with_hierarchies():
-    """``explorer.explain.model_json`` refuses HEB-H with hierarchies (it would save HEB-H
-    refitted without them, a model that predicts otherwise)."""
+def test_model_json_saves_heb_h_with_its_hierarchies():
+    """``explorer.explain.model_json`` saves HEB-H with its hierarchies (refitted without
+    them, the file would hold HEB-M, a model that predicts otherwise)."""
     from explorer import explain as ex
+    from heb import model_io
     from heb.nb import NaiveBayes
 
-    codes = np.random.default_rng(0).integers(0, 4, (60, 2))
-    y = np.arange(60) % 2
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 4, (60, 2))
+    y = (codes[:, 0] // 2 + (rng.random(60) < 0.3)) % 2
     model = NaiveBayes("heb-h", hierarchies={0: [np.arange(4) // 2]}).fit(codes, y)
     fitted = ex.Fitted({"heb-h": model}, {"heb-h": model.predict(codes)})
-    with pytest.raises(ValueError, match="cannot be saved as JSON"):
-        ex.model_json(fitted, "heb-h", ["f0", "f1"], [0, 1])
+    loaded = model_io.loads(ex.model_json(fitted, "heb-h", ["f0", "f1"], [0, 1]))
+    assert np.array_equal(loaded.predict_proba(codes), model.predict_proba(codes))
+    plain = NaiveBayes("heb-h").fit(codes, y)
+    assert not np.allclose(loaded.predict_proba(codes), plain.predict_proba(codes))
 
 
 # ----------------------------------------------------------------------------- figures
