@@ -5,10 +5,12 @@ parameters and the sufficient statistics; loading re-smooths those counts with t
 deterministic code, so a loaded model predicts exactly as the saved one. A
 :class:`~heb.nb.NaiveBayes` file also carries its smoothed tables (log priors, log
 theta, feature weights) so that another program can score rows without heb; on load they
-must agree with the re-smoothed tables. The format is described in ``docs/model_json.md``.
+must agree with the re-smoothed tables. An :class:`~heb.aode.AODE` file carries its joint
+counts, a :class:`~heb.tan.TAN` file its pair counts (its tree is learned again from them,
+as ``fit`` learns it). The format is described in ``docs/model_json.md``.
 
-A fitted :func:`heb.data.make_model` pipeline (a ``Preprocessor``, then a NaiveBayes or
-AODE) is saved by :mod:`heb.data.pipeline_io` (the data layer, above this one) as its
+A fitted :func:`heb.data.make_model` pipeline (a ``Preprocessor``, then a NaiveBayes,
+AODE or TAN) is saved by :mod:`heb.data.pipeline_io` (the data layer, above this one) as its
 classifier's file plus a ``preprocessor`` section; this module reads and writes the
 classifier part and points a pipeline or a pipeline's file there.
 
@@ -30,6 +32,8 @@ from heb.counts import MAX_TABLE_CELLS, CountTable, category_offsets
 from heb.hierarchy_io import hierarchies_from_json, hierarchies_to_json
 from heb.joint_counts import JointCounts
 from heb.nb import NaiveBayes
+from heb.tan import TAN
+from heb.tan_structure import PairCounts
 
 __all__ = [
     "FORMAT",
@@ -46,6 +50,8 @@ __all__ = [
     "load",
 ]
 
+#: a model a file holds
+Model = NaiveBayes | AODE | TAN
 #: the ``format`` field of every file
 FORMAT = "heb-model"
 #: bumped when the layout changes; a file of another version is refused with its number
@@ -54,7 +60,9 @@ SCHEMA_VERSION = 1
 MAX_BYTES = 64 * 1024 * 1024
 #: stored tables must equal the re-smoothed ones to this relative tolerance
 TABLE_RTOL = 1e-9
-_KINDS = {"NaiveBayes": NaiveBayes, "AODE": AODE}
+_KINDS = {"NaiveBayes": NaiveBayes, "AODE": AODE, "TAN": TAN}
+#: the pair counts of a model that holds them, and their class
+_JOINTS = {"AODE": ("joint_counts_", JointCounts), "TAN": ("pair_counts_", PairCounts)}
 _TOP_KEYS = {"format", "schema_version", "model", "params", "classes", "n_categories",
              "class_counts", "counts", "feature_names", "tables", "joint",
              "preprocessor"}  # fmt: skip
@@ -82,7 +90,7 @@ def _sparse(counts: np.ndarray) -> dict:
     }
 
 
-def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
+def to_dict(model: Model) -> dict[str, Any]:
     """The JSON-ready description of a fitted model (see ``docs/model_json.md``)."""
     if type(model).__name__ == "Pipeline":
         raise ValueError(
@@ -92,13 +100,13 @@ def to_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
     return _model_dict(model)
 
 
-def _model_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
-    """:func:`to_dict` of a NaiveBayes or AODE."""
+def _model_dict(model: Model) -> dict[str, Any]:
+    """:func:`to_dict` of a NaiveBayes, AODE or TAN."""
     kind = type(model).__name__
     if kind not in _KINDS:
         raise ValueError(
-            f"Only a fitted heb NaiveBayes or AODE can be saved, not a {kind}; a make_model "
-            "pipeline may hold either as its classifier."
+            f"Only a fitted heb NaiveBayes, AODE or TAN can be saved, not a {kind}; a "
+            "make_model pipeline may hold any of them as its classifier."
         )
     if not hasattr(model, "count_table_"):
         raise ValueError(f"The {kind} is not fitted yet; fit it before saving it.")
@@ -130,8 +138,8 @@ def _model_dict(model: NaiveBayes | AODE) -> dict[str, Any]:
             "feature_log_prob": model.feature_log_prob_.tolist(),
             "feature_weights": model.feature_weights_.tolist(),
         }
-    else:
-        joint = model.joint_counts_
+    else:  # AODE's joint counts, TAN's pair counts
+        joint = getattr(model, _JOINTS[kind][0])
         out["joint"] = {
             "parent": joint.parent.tolist(),
             "child": joint.child.tolist(),
@@ -151,7 +159,7 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def dumps(model: NaiveBayes | AODE) -> str:
+def dumps(model: Model) -> str:
     """The model as JSON text."""
     return json_text(to_dict(model))
 
@@ -161,7 +169,7 @@ def json_text(document: dict[str, Any]) -> str:
     return json.dumps(document, allow_nan=False, separators=(",", ":"))
 
 
-def save(model: NaiveBayes | AODE, path: str | Path) -> None:
+def save(model: Model, path: str | Path) -> None:
     """Write the model's JSON to ``path``."""
     Path(path).write_text(dumps(model), encoding="utf-8")
 
@@ -178,7 +186,7 @@ def _no_duplicates(pairs: list) -> dict:
     return out
 
 
-def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
+def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Model:
     """A fitted model from :func:`dumps`' JSON text (at most ``max_bytes``, in UTF-8)."""
     return from_dict(parse(text, max_bytes=max_bytes))
 
@@ -222,7 +230,7 @@ def _bounded_int(digits: str) -> int:
     return int(digits)
 
 
-def load(path: str | Path, *, max_bytes: int = MAX_BYTES) -> NaiveBayes | AODE:
+def load(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Model:
     """A fitted model from a JSON file written by :func:`save` (read up to ``max_bytes``)."""
     with open(path, "rb") as handle:
         text = handle.read(max_bytes + 1)
@@ -343,8 +351,9 @@ def _params(data: dict, kind: type) -> dict:
     return params
 
 
-def _joint(data: dict, model: AODE, table: CountTable) -> JointCounts:
-    """The joint counts of an AODE file, in this heb's layout for the file's caps.
+def _joint(data: dict, model: AODE | TAN, table: CountTable) -> JointCounts:
+    """The joint counts of an AODE file (a TAN file's pair counts), in this heb's layout
+    for the file's caps.
 
     The file names its pairs (``parent``, ``child``); a file whose pairs are not the
     layout this heb builds (another version's order) is refused rather than misread.
@@ -353,7 +362,8 @@ def _joint(data: dict, model: AODE, table: CountTable) -> JointCounts:
     C = table.n_classes
     k = table.n_categories
     caps = model._caps
-    parent, child, offsets = JointCounts.layout(k, C, *caps)
+    counts_class = _JOINTS[type(model).__name__][1]
+    parent, child, offsets = counts_class.layout(k, C, *caps)
     for name, expected in (("parent", parent), ("child", child)):
         stored = _field(joint, name, list, "joint")
         if not np.array_equal(_numbers(stored, f"joint.{name}", integer=True), expected):
@@ -365,7 +375,7 @@ def _joint(data: dict, model: AODE, table: CountTable) -> JointCounts:
         raise ValueError("The joint counts' keys must be increasing and inside the layout.")
     if np.any(counts <= 0):
         raise ValueError("The joint counts must be positive (only non-zero cells are stored).")
-    joint_counts = JointCounts(C, k, *caps, parent, child, offsets, keys, counts)
+    joint_counts = counts_class(C, k, *caps, parent, child, offsets, keys, counts)
     _check_joint(joint_counts, table)
     return joint_counts
 
@@ -450,7 +460,7 @@ def _feature_names(data: dict, n_features: int) -> np.ndarray:
     return np.array(names, dtype=object)
 
 
-def from_dict(data: Any) -> NaiveBayes | AODE:
+def from_dict(data: Any) -> Model:
     """A fitted model from :func:`to_dict`'s description, every field checked."""
     kind = _header(data)
     if PREPROCESSOR_KEY in data:

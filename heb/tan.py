@@ -186,6 +186,32 @@ class TAN(CategoricalClassifier):
     def _fitted_counts(self) -> tuple[CountTable, PairCounts]:
         return self.count_table_, self.pair_counts_
 
+    @property
+    def _caps(self) -> tuple[float, float, float]:
+        return (self.max_parent_cardinality, self.max_joint_cells, self.max_pairs)
+
+    def fit_counts(self, table: CountTable, pairs: PairCounts, classes=None):
+        """Learn the tree and smooth it from precomputed counts (no recounting; a model
+        file's counts, :mod:`heb.model_io`).
+
+        Parameters
+        ----------
+        table : CountTable
+        pairs : PairCounts
+            Built with this model's caps and ``table``'s categories.
+        classes : array-like (C,), optional
+            Labels of the classes; default ``0..C-1``.
+        """
+        self._validate_params_()
+        classes = np.arange(table.n_classes) if classes is None else np.asarray(classes)
+        if classes.shape != (table.n_classes,) or pairs.n_classes != table.n_classes:
+            raise ValueError("classes, table and pair counts must have the same classes.")
+        if not np.array_equal(pairs.n_categories, table.n_categories):
+            raise ValueError("The pair counts were built for other category counts.")
+        if pairs.caps != self._caps:
+            raise ValueError("The pair counts were built with other caps than this model's.")
+        return self._set_counts(table, pairs, classes)
+
     def _set_counts(self, table: CountTable, pairs: PairCounts, classes: np.ndarray):
         C, F = table.n_classes, table.n_features
         k = table.n_categories

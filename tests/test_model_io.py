@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.naive_bayes import CategoricalNB
 
 from heb import model_io, registry
 from heb.aode import AODE
 from heb.nb import NaiveBayes
+from heb.tan import TAN
 
 
 def data(seed: int = 0, n: int = 400):
@@ -235,12 +237,11 @@ def test_unfitted_model_is_refused():
         model_io.dumps(NaiveBayes())
 
 
-def test_a_tan_or_a_tan_pipeline_is_refused_naming_what_can_be_saved():
+def test_a_pipeline_saves_through_the_data_layer_and_its_last_step_here():
     """A make_model pipeline saves with its preprocessor through the data layer's
     heb.data.pipeline_io (tests/test_pipeline_io.py), to which the engine's model_io
     points both ways; its last step alone still saves here as a model of codes."""
     from heb.data.preprocess import make_model
-    from heb.tan import TAN
 
     X, y = data()
     frame = pd.DataFrame(X, columns=list("abcd")).astype(str)
@@ -252,10 +253,76 @@ def test_a_tan_or_a_tan_pipeline_is_refused_naming_what_can_be_saved():
     with pytest.raises(ValueError, match="load it with heb.data.pipeline_io.load"):
         model_io.loads(pipeline_io.dumps(pipe))
     assert model_io.loads(model_io.dumps(pipe[-1])).n_features_in_ == 4
-    with pytest.raises(ValueError, match="NaiveBayes or AODE can be saved, not a TAN"):
-        pipeline_io.dumps(make_model(estimator=TAN()).fit(frame, y))
-    with pytest.raises(ValueError, match="NaiveBayes or AODE can be saved, not a TAN"):
-        model_io.dumps(TAN().fit(X, y))
+    with pytest.raises(ValueError, match="NaiveBayes, AODE or TAN can be saved, not a Categ"):
+        model_io.dumps(CategoricalNB().fit(np.maximum(X, 0), y))
+
+
+@pytest.mark.parametrize("smoother", ["laplace", "heb"])
+@pytest.mark.parametrize("root", [None, 2])
+def test_a_tan_round_trip_learns_the_same_tree_and_predicts_identically(smoother, root):
+    """A TAN could not be saved ("Only a fitted heb NaiveBayes or AODE"): its file holds
+    its pair counts, from which loading learns the same tree."""
+    X, y = data(3, 400)
+    X[:, 1] = np.where(X[:, 0] >= 0, (X[:, 0] + (np.arange(400) % 7 == 0)) % 5, -1)
+    model = TAN(smoother=smoother, root=root).fit(X, y)
+    doc = json.loads(model_io.dumps(model))
+    assert doc["model"] == "TAN" and "tables" not in doc
+    loaded = model_io.from_dict(doc)
+    assert isinstance(loaded, TAN) and loaded.get_params() == model.get_params()
+    assert np.array_equal(loaded.parents_, model.parents_) and loaded.root_ == model.root_
+    rows = np.vstack([X, [[7, -1, 2, 9]]])  # an unseen and a missing code too
+    assert np.array_equal(loaded.predict_proba(rows), model.predict_proba(rows))
+    # the loaded counts go on adding: partial_fit of the rest is fit of all the rows
+    more_X, more_y = data(4, 200)
+    loaded.partial_fit(more_X, more_y)
+    whole = TAN(smoother=smoother, root=root).fit(np.vstack([X, more_X]), [*y, *more_y])
+    np.testing.assert_allclose(loaded.predict_proba(rows), whole.predict_proba(rows), atol=1e-12)
+
+
+def test_a_tan_pipeline_saves_and_scores_raw_rows():
+    from heb.data import pipeline_io
+    from heb.data.preprocess import make_model
+
+    X, y = data()
+    frame = pd.DataFrame(X, columns=list("abcd")).astype(str)
+    pipe = make_model(estimator=TAN("heb")).fit(frame, y)
+    loaded = pipeline_io.loads(pipeline_io.dumps(pipe))
+    assert isinstance(loaded[-1], TAN)
+    assert np.array_equal(loaded.predict_proba(frame), pipe.predict_proba(frame))
+
+
+@pytest.mark.filterwarnings("ignore:TAN over:UserWarning")
+def test_a_tan_file_of_no_pairs_is_naive_bayes_as_its_fit():
+    X, y = data(1, 300)
+    model = TAN(max_pairs=11).fit(X, y)  # 4 features: 12 ordered pairs, over the cap
+    loaded = model_io.loads(model_io.dumps(model))
+    assert loaded.notes_ == model.notes_ and (loaded.parents_ < 0).all()
+    assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def _tan_doc(**params) -> dict:
+    X, y = data(1, 300)
+    return json.loads(model_io.dumps(TAN(**params).fit(X, y)))
+
+
+@pytest.mark.parametrize(
+    "edit, said",
+    [
+        (lambda doc: doc["joint"]["counts"].__setitem__(0, doc["joint"]["counts"][0] * 9),
+         "joint counts exceed its feature counts"),
+        (lambda doc: doc["joint"].__setitem__("parent", doc["joint"]["parent"][::-1]),
+         "layout"),
+        (lambda doc: doc["params"].__setitem__("max_parent_cardinality", 2), "layout"),
+        (lambda doc: doc["params"].__setitem__("root", 9), "root must be a feature index"),
+        (lambda doc: doc["params"].__setitem__("smoother", "kt"), "Unknown TAN smoother"),
+        (lambda doc: doc.pop("joint"), "lacks the field 'joint'"),
+    ],
+)  # fmt: skip
+def test_a_hand_edited_tan_file_is_refused(edit, said):
+    doc = _tan_doc()
+    edit(doc)
+    with pytest.raises(ValueError, match=said):
+        model_io.loads(json.dumps(doc))
 
 
 def test_engine_modules_load_no_app_library():
