@@ -141,6 +141,24 @@ class HierarchicalNaiveBayes(NaiveBayes):
         self._refuse_fit_params(fit_params)
         return self._partial_fit(X, y, classes)
 
+    def fit_counts(self, table: CountTable, classes=None):
+        """Smooth a precomputed :class:`CountTable` along the given ``hierarchies`` and
+        ``parents`` (a model file's structure, :mod:`heb.model_io`).
+
+        Raises
+        ------
+        ValueError
+            Without ``hierarchies``: detection reads rows, which a count table has not.
+        """
+        if self.hierarchies is None:
+            raise ValueError(
+                "HierarchicalNaiveBayes detects its hierarchies in rows, which a count table "
+                "has not: give hierarchies (and parents) to fit it from counts."
+            )
+        self._validate_params_()
+        self._learn_structure(None)
+        return super().fit_counts(table, classes)
+
     def _validate_params_(self) -> None:
         super()._validate_params_()
         if not 0 <= self.fd_tolerance < 1:
@@ -161,6 +179,11 @@ class HierarchicalNaiveBayes(NaiveBayes):
             raise ValueError(f"parents names features {bad} without a hierarchy of their own.")
 
     def _smooth(self, table: CountTable):
+        outside = [b for b in self.parents_.values() if not 0 <= b < table.n_features]
+        if outside:  # given (a model file's): scoring would index a column that is not
+            raise ValueError(
+                f"parents names feature {outside[0]}, not an index in 0..{table.n_features - 1}."
+            )
         # categories first met in a later partial_fit chunk hang alone under new nodes
         self._levels = check_hierarchies(self.hierarchies_, table.n_categories)
         # other smoothers take no hierarchy; their children are still scored conditionally

@@ -1,4 +1,6 @@
-"""HEB-H's ``hierarchies`` parameter as JSON, for model files (:mod:`heb.model_io`).
+"""HEB-H's ``hierarchies`` parameter as JSON, for model files (:mod:`heb.model_io`), and
+:class:`~heb.hierarchical_nb.HierarchicalNaiveBayes`' ``parents`` (feature -> the feature
+its first level is made of), an object of feature indices ``{"0": 1}``.
 
 In JSON a hierarchy is an object from a feature index, written as decimal digits (JSON
 keys are text), to its list of levels, each a list of whole non-negative numbers: the
@@ -19,7 +21,7 @@ import numpy as np
 
 from heb.hierarchy import Hierarchies
 
-__all__ = ["hierarchies_to_json", "hierarchies_from_json"]
+__all__ = ["hierarchies_to_json", "hierarchies_from_json", "parents_to_json", "parents_from_json"]
 
 
 def hierarchies_to_json(hierarchies: Hierarchies) -> dict[str, list[list[int]]]:
@@ -73,4 +75,29 @@ def hierarchies_from_json(value: Any) -> dict[int, list[np.ndarray]]:
                 )
             arrays.append(np.array(level, dtype=np.int64))
         out[int(key)] = arrays
+    return out
+
+
+def parents_to_json(parents: dict) -> dict[str, int]:
+    """``parents`` (child feature -> parent feature) as a JSON-ready object."""
+    return {str(int(child)): int(parent) for child, parent in parents.items()}
+
+
+def parents_from_json(value: Any) -> dict[int, int]:
+    """The ``parents`` parameter from its JSON object (:func:`parents_to_json`).
+
+    Raises
+    ------
+    ValueError
+        A key that is not a feature index, or a parent that is not a whole number >= 0.
+    """
+    if not isinstance(value, dict):
+        raise ValueError("The parameter 'parents' must be an object or null.")
+    out: dict[int, int] = {}
+    for key, parent in value.items():
+        if not (key.isascii() and key.isdigit()) or (len(key) > 1 and key[0] == "0"):
+            raise ValueError(f"parents: the key {key[:20]!r} is not a feature index.")
+        if type(parent) is not int or not 0 <= parent < 2**62:
+            raise ValueError(f"parents: the parent of feature {key} must be a feature index.")
+        out[int(key)] = parent
     return out

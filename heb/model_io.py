@@ -5,12 +5,15 @@ parameters and the sufficient statistics; loading re-smooths those counts with t
 deterministic code, so a loaded model predicts exactly as the saved one. A
 :class:`~heb.nb.NaiveBayes` file also carries its smoothed tables (log priors, log
 theta, feature weights) so that another program can score rows without heb; on load they
-must agree with the re-smoothed tables. An :class:`~heb.aode.AODE` file carries its joint
-counts, a :class:`~heb.tan.TAN` file its pair counts (its tree is learned again from them,
-as ``fit`` learns it). The format is described in ``docs/model_json.md``.
+must agree with the re-smoothed tables. A
+:class:`~heb.hierarchical_nb.HierarchicalNaiveBayes` file holds the hierarchies and parent
+features it used (detected or given) as its parameters, so loading detects nothing; an
+:class:`~heb.aode.AODE` file carries its joint counts, a :class:`~heb.tan.TAN` file its
+pair counts (its tree is learned again from them, as ``fit`` learns it). The format is
+described in ``docs/model_json.md``.
 
-A fitted :func:`heb.data.make_model` pipeline (a ``Preprocessor``, then a NaiveBayes,
-AODE or TAN) is saved by :mod:`heb.data.pipeline_io` (the data layer, above this one) as its
+A fitted :func:`heb.data.make_model` pipeline (a ``Preprocessor``, then any of these) is
+saved by :mod:`heb.data.pipeline_io` (the data layer, above this one) as its
 classifier's file plus a ``preprocessor`` section; this module reads and writes the
 classifier part and points a pipeline or a pipeline's file there.
 
@@ -29,7 +32,13 @@ import numpy as np
 
 from heb.aode import AODE
 from heb.counts import MAX_TABLE_CELLS, CountTable, category_offsets
-from heb.hierarchy_io import hierarchies_from_json, hierarchies_to_json
+from heb.hierarchical_nb import HierarchicalNaiveBayes
+from heb.hierarchy_io import (
+    hierarchies_from_json,
+    hierarchies_to_json,
+    parents_from_json,
+    parents_to_json,
+)
 from heb.joint_counts import JointCounts
 from heb.nb import NaiveBayes
 from heb.tan import TAN
@@ -51,7 +60,7 @@ __all__ = [
 ]
 
 #: a model a file holds
-Model = NaiveBayes | AODE | TAN
+Model = NaiveBayes | HierarchicalNaiveBayes | AODE | TAN
 #: the ``format`` field of every file
 FORMAT = "heb-model"
 #: bumped when the layout changes; a file of another version is refused with its number
@@ -60,7 +69,12 @@ SCHEMA_VERSION = 1
 MAX_BYTES = 64 * 1024 * 1024
 #: stored tables must equal the re-smoothed ones to this relative tolerance
 TABLE_RTOL = 1e-9
-_KINDS = {"NaiveBayes": NaiveBayes, "AODE": AODE, "TAN": TAN}
+_KINDS = {
+    "NaiveBayes": NaiveBayes,
+    "HierarchicalNaiveBayes": HierarchicalNaiveBayes,
+    "AODE": AODE,
+    "TAN": TAN,
+}
 #: the pair counts of a model that holds them, and their class
 _JOINTS = {"AODE": ("joint_counts_", JointCounts), "TAN": ("pair_counts_", PairCounts)}
 _TOP_KEYS = {"format", "schema_version", "model", "params", "classes", "n_categories",
@@ -68,8 +82,12 @@ _TOP_KEYS = {"format", "schema_version", "model", "params", "classes", "n_catego
              "preprocessor"}  # fmt: skip
 #: the section a pipeline's file adds (:mod:`heb.data.pipeline_io`)
 PREPROCESSOR_KEY = "preprocessor"
-#: NaiveBayes' one parameter that is no scalar: HEB-H's levels (:mod:`heb.hierarchy_io`)
-_HIERARCHIES = "hierarchies"
+#: the parameters that are no scalar: HEB-H's levels and HierarchicalNaiveBayes' parent
+#: features, and how a file holds them (:mod:`heb.hierarchy_io`)
+_STRUCTURE = {
+    "hierarchies": (hierarchies_to_json, hierarchies_from_json),
+    "parents": (parents_to_json, parents_from_json),
+}
 
 
 # --------------------------------------------------------------------------- writing
@@ -101,20 +119,23 @@ def to_dict(model: Model) -> dict[str, Any]:
 
 
 def _model_dict(model: Model) -> dict[str, Any]:
-    """:func:`to_dict` of a NaiveBayes, AODE or TAN."""
+    """:func:`to_dict` of a NaiveBayes, HierarchicalNaiveBayes, AODE or TAN."""
     kind = type(model).__name__
     if kind not in _KINDS:
         raise ValueError(
-            f"Only a fitted heb NaiveBayes, AODE or TAN can be saved, not a {kind}; a "
-            "make_model pipeline may hold any of them as its classifier."
+            f"Only a fitted heb NaiveBayes, HierarchicalNaiveBayes, AODE or TAN can be saved, "
+            f"not a {kind}; a make_model pipeline may hold any of them as its classifier."
         )
     if not hasattr(model, "count_table_"):
         raise ValueError(f"The {kind} is not fitted yet; fit it before saving it.")
     params = {key: _plain(value) for key, value in model.get_params().items()}
-    if params.get(_HIERARCHIES) is not None:  # HEB-H's levels: lists of codes
-        params[_HIERARCHIES] = hierarchies_to_json(params[_HIERARCHIES])
+    if isinstance(model, HierarchicalNaiveBayes):  # the structure it used, detected or given
+        params["hierarchies"], params["parents"] = model.hierarchies_, model.parents_
+    for key, (to_json, _) in _STRUCTURE.items():
+        if params.get(key) is not None:
+            params[key] = to_json(params[key])
     for key, value in params.items():
-        if not _scalar(value) and key != _HIERARCHIES:
+        if not _scalar(value) and key not in _STRUCTURE:
             raise ValueError(
                 f"The model's parameter {key!r} is not a number, text or null, so the model "
                 "cannot be saved as JSON (docs/model_json.md holds such parameters only)."
@@ -132,7 +153,7 @@ def _model_dict(model: Model) -> dict[str, Any]:
     }
     if hasattr(model, "feature_names_in_"):
         out["feature_names"] = [str(name) for name in model.feature_names_in_]
-    if kind == "NaiveBayes":
+    if isinstance(model, NaiveBayes):
         out["tables"] = {
             "class_log_prior": model.class_log_prior_.tolist(),
             "feature_log_prob": model.feature_log_prob_.tolist(),
@@ -344,8 +365,8 @@ def _params(data: dict, kind: type) -> dict:
     if unknown:
         raise ValueError(f"Unknown parameters for {kind.__name__}: {', '.join(sorted(unknown))}.")
     for key, value in params.items():
-        if key == _HIERARCHIES and value is not None:
-            params = {**params, key: hierarchies_from_json(value)}
+        if key in _STRUCTURE and value is not None:
+            params = {**params, key: _STRUCTURE[key][1](value)}
         elif not _scalar(value):
             raise ValueError(f"The parameter {key!r} must be a number, text or null.")
     return params

@@ -12,6 +12,7 @@ from sklearn.naive_bayes import CategoricalNB
 
 from heb import model_io, registry
 from heb.aode import AODE
+from heb.hierarchical_nb import HierarchicalNaiveBayes
 from heb.nb import NaiveBayes
 from heb.tan import TAN
 
@@ -253,7 +254,9 @@ def test_a_pipeline_saves_through_the_data_layer_and_its_last_step_here():
     with pytest.raises(ValueError, match="load it with heb.data.pipeline_io.load"):
         model_io.loads(pipeline_io.dumps(pipe))
     assert model_io.loads(model_io.dumps(pipe[-1])).n_features_in_ == 4
-    with pytest.raises(ValueError, match="NaiveBayes, AODE or TAN can be saved, not a Categ"):
+    with pytest.raises(
+        ValueError, match="HierarchicalNaiveBayes, AODE or TAN can be saved, not a Categ"
+    ):
         model_io.dumps(CategoricalNB().fit(np.maximum(X, 0), y))
 
 
@@ -365,4 +368,72 @@ def test_class_labels_out_of_order_are_refused(kind):
     model_io.loads(json.dumps(doc))  # in order: loads
     _classes_reversed(doc)
     with pytest.raises(ValueError, match=r"^The class labels must be listed in increasing order"):
+        model_io.loads(json.dumps(doc))
+
+
+def _hierarchical_data(seed: int = 0, n: int = 500):
+    """Feature 0 determines feature 1 (its group of three), feature 2 is noise."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 12, n)
+    X = np.c_[a, a // 3, rng.integers(0, 3, n)]
+    y = np.where(X[:, 1] + X[:, 2] + rng.integers(0, 2, n) > 3, "yes", "no")
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"smoother": "laplace"}, {"condition_on_parent": False}, {"weighting": "sqrt-mi"}],
+)
+def test_a_hierarchical_nb_round_trip_keeps_its_detected_structure(params):
+    """A HierarchicalNaiveBayes could not be saved: its file holds the hierarchies and
+    parents it detected, so loading detects nothing and predicts identically."""
+    X, y = _hierarchical_data()
+    model = HierarchicalNaiveBayes(**params).fit(X, y)
+    assert model.parents_ == {0: 1}  # detected
+    doc = json.loads(model_io.dumps(model))
+    assert doc["model"] == "HierarchicalNaiveBayes"
+    assert doc["params"]["parents"] == {"0": 1}
+    assert doc["params"]["hierarchies"] == {"0": [(np.arange(12) // 3).tolist()]}
+    loaded = model_io.from_dict(doc)
+    assert loaded.parents_ == {0: 1}
+    rows = np.vstack([X, [[13, 1, 2], [4, 2, -1], [-1, 0, 0]]])  # unseen, off-group, missing
+    assert np.array_equal(loaded.predict_proba(rows), model.predict_proba(rows))
+    more_X, more_y = _hierarchical_data(1, 200)
+    loaded.partial_fit(more_X, more_y)
+    model.partial_fit(more_X, more_y)
+    np.testing.assert_allclose(loaded.predict_proba(rows), model.predict_proba(rows), atol=1e-12)
+
+
+def test_a_hierarchical_nb_is_fitted_from_counts_only_with_its_structure_given():
+    """``fit_counts`` (inherited) crashed on an AttributeError; it now says what it needs,
+    and a parent feature outside the table is one sentence, not an IndexError at predict."""
+    X, y = _hierarchical_data()
+    fitted = HierarchicalNaiveBayes().fit(X, y)
+    with pytest.raises(ValueError, match="detects its hierarchies in rows"):
+        HierarchicalNaiveBayes().fit_counts(fitted.count_table_)
+    given = HierarchicalNaiveBayes(hierarchies=fitted.hierarchies_, parents=fitted.parents_)
+    given.fit_counts(fitted.count_table_, fitted.classes_)
+    assert np.array_equal(given.predict_proba(X), fitted.predict_proba(X))
+    with pytest.raises(ValueError, match="parents names feature 7, not an index in 0..2"):
+        HierarchicalNaiveBayes(hierarchies=fitted.hierarchies_, parents={0: 7}).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "parents, said",
+    [
+        ([1], "'parents' must be an object or null"),
+        ({"a": 1}, "is not a feature index"),
+        ({"0": "1"}, "must be a feature index"),
+        ({"0": -1}, "must be a feature index"),
+        ({"0": True}, "must be a feature index"),
+        ({"0": 9}, "not an index in 0..2"),
+        ({"2": 1}, "without a hierarchy of their own"),
+        ({"0": 0}, "as their own parents"),
+    ],
+)
+def test_a_files_malformed_parents_are_one_sentence(parents, said):
+    X, y = _hierarchical_data()
+    doc = json.loads(model_io.dumps(HierarchicalNaiveBayes().fit(X, y)))
+    doc["params"]["parents"] = parents
+    with pytest.raises(ValueError, match=said):
         model_io.loads(json.dumps(doc))

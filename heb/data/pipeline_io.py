@@ -2,9 +2,9 @@
 
 The file is the classifier's :mod:`heb.model_io` file plus a ``preprocessor`` section
 (:mod:`heb.data.preprocessor_io`), described in ``docs/model_json.md``; loading it gives a
-pipeline that scores raw rows exactly as the saved one. The functions take a plain
-NaiveBayes, AODE or TAN too (written and read as :mod:`heb.model_io` does), so that one call
-reads any heb model file::
+pipeline that scores raw rows exactly as the saved one. The functions take a plain heb
+model too (written and read as :mod:`heb.model_io` does), so that one call reads any heb
+model file::
 
     from heb.data import make_model, pipeline_io
 
@@ -25,19 +25,16 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 
 from heb import model_io
-from heb.aode import AODE
 from heb.data import preprocessor_io
-from heb.nb import NaiveBayes
-from heb.tan import TAN
 
 __all__ = ["to_dict", "from_dict", "dumps", "loads", "save", "load"]
 
-Model = NaiveBayes | AODE | TAN | Pipeline
+Model = model_io.Model | Pipeline
 
 
 def to_dict(model: Model) -> dict[str, Any]:
     """The JSON-ready description of a fitted make_model pipeline (its classifier's
-    fields plus ``preprocessor``), or of a fitted NaiveBayes, AODE or TAN."""
+    fields plus ``preprocessor``), or of a fitted heb model (:data:`heb.model_io.Model`)."""
     if not isinstance(model, Pipeline):
         return model_io.to_dict(model)
     preprocessor, classifier = preprocessor_io.pipeline_steps(model)

@@ -54,7 +54,8 @@ def pipeline_steps(pipeline: Any) -> tuple[Preprocessor, Any]:
     if not isinstance(pipeline, Pipeline) or names != STEP_NAMES:
         raise ValueError(
             "Only a make_model pipeline (steps 'preprocess', a heb Preprocessor, and "
-            "'classifier', a NaiveBayes, AODE or TAN) can be saved with its preprocessing."
+            "'classifier', a heb NaiveBayes, HierarchicalNaiveBayes, AODE or TAN) can be "
+            "saved with its preprocessing."
         )
     preprocessor, classifier = (step for _, step in steps)
     if type(preprocessor) is not Preprocessor:
