@@ -231,9 +231,11 @@ def loaded_summary(model) -> str:
     """What a loaded file holds, as markdown (its values escaped)."""
     classifier = model[-1] if isinstance(model, Pipeline) else model
     smoother = escape(classifier.get_params().get("smoother"))
+    levels = classifier.get_params().get("hierarchies")
+    along = f", hierarchies over {len(levels)} of them" if levels else ""
     what = (
         f"**{escape(type(classifier).__name__)}** ({smoother}), "
-        f"{classifier.classes_.size} classes, {classifier.n_features_in_} features"
+        f"{classifier.classes_.size} classes, {classifier.n_features_in_} features{along}"
     )
     if not isinstance(model, Pipeline):
         return f"Loaded {what}."

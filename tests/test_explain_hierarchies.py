@@ -74,6 +74,8 @@ def test_heb_h_with_hierarchies_is_offered_as_json_and_loads_back_as_itself():
     assert np.array_equal(pipe.predict_proba(dataset.X), expected)
     plain = NaiveBayes("heb-m").fit_counts(work.table, np.arange(work.n_classes))
     assert not np.allclose(plain.predict_proba(work.codes), expected)
+    summary = ex.loaded_summary(pipe)
+    assert "(heb\\-h), 2 classes, 8 features, hierarchies over 1 of them." in summary, summary
 
 
 def test_the_engine_saves_a_model_with_hierarchies_and_loads_it_back():
