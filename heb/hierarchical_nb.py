@@ -19,12 +19,15 @@ met in a later chunk hangs alone under new nodes and is scored as in Naive Bayes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from heb import registry
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
+from heb.estimator import is_number
 from heb.hierarchy import check_hierarchies, fit_nested
 from heb.hierarchy_sources import dependency_chains, functional_dependencies, levels_from_chain
 from heb.nb import NaiveBayes
@@ -161,7 +164,10 @@ class HierarchicalNaiveBayes(NaiveBayes):
 
     def _validate_params_(self) -> None:
         super()._validate_params_()
-        if not 0 <= self.fd_tolerance < 1:
+        for name, value in (("hierarchies", "list of levels"), ("parents", "parent feature")):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), Mapping):
+                raise ValueError(f"{name} must map a feature index to its {value}.")
+        if not is_number(self.fd_tolerance) or not 0 <= self.fd_tolerance < 1:
             raise ValueError(f"fd_tolerance must lie in [0, 1), got {self.fd_tolerance!r}.")
 
     def _learn_structure(self, codes: np.ndarray) -> None:

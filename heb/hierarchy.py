@@ -133,6 +133,8 @@ def check_hierarchies(hierarchies: Hierarchies | None, n_categories) -> dict[int
         f = int(key)
         if isinstance(levels, np.ndarray) and levels.ndim == 1:
             levels = [levels]
+        if not isinstance(levels, Sequence | np.ndarray) or isinstance(levels, str | bytes):
+            raise ValueError(f"hierarchies: feature {f} must hold a list of levels.")
         arrays = [np.asarray(level) for level in levels]
         if not arrays:
             raise ValueError(f"hierarchies: feature {f} has an empty list of levels.")

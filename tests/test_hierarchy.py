@@ -56,6 +56,9 @@ def _sums(theta, table):
         ({0: [np.arange(12) // 2, np.zeros(3, int)]}, "names parent 5"),
         ({0: [np.zeros(12)]}, "1-D integers"),
         ({0: []}, "empty list"),
+        ({0: 1}, "must hold a list of levels"),  # a TypeError before
+        ({0: None}, "must hold a list of levels"),
+        ({0: "ab"}, "must hold a list of levels"),
     ],
 )
 def test_bad_hierarchies_are_refused_in_one_sentence(hierarchies, message):

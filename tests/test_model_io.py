@@ -437,3 +437,19 @@ def test_a_files_malformed_parents_are_one_sentence(parents, said):
     doc["params"]["parents"] = parents
     with pytest.raises(ValueError, match=said):
         model_io.loads(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    "params, said",
+    [
+        ({"hierarchies": [1]}, "hierarchies must map a feature index to its list of levels"),
+        ({"hierarchies": {0: [np.arange(12) // 3]}, "parents": [(0, 1)]}, "parents must map"),
+        ({"fd_tolerance": "x"}, "fd_tolerance must lie in"),
+        ({"fd_tolerance": None}, "fd_tolerance must lie in"),
+    ],
+)
+def test_a_hierarchical_nbs_malformed_parameters_are_one_sentence(params, said):
+    """Each was a TypeError ('int' object is not iterable, '<=' not supported)."""
+    X, y = _hierarchical_data()
+    with pytest.raises(ValueError, match=said):
+        HierarchicalNaiveBayes(**params).fit(X, y)
