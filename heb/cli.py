@@ -468,6 +468,32 @@ def _load(
     return dataclasses.replace(dataset, name=name)
 
 
+def load_one(
+    name: str,
+    target: str | None = None,
+    drop: Sequence[str] = (),
+    categorical: Sequence[str] = (),
+    report: Callable[[str], None] = _log,
+):
+    """The one dataset ``name`` names on the command line (a file, ``builtin:``,
+    ``shared:``, ``openml:``), read as ``bench`` reads it: a file's ``--target``,
+    ``--drop`` and ``--categorical`` (repeatable, comma-separated) applied.
+
+    Raises :class:`UsageError` for a file that is not there or a ``--target`` given for a
+    named dataset, and the loaders' ValueError for data that cannot be used.
+    """
+    (spec,) = _resolve_dataset_specs([name])
+    _check_files([spec])
+    _check_target([spec], target)
+    dataset = _load(spec, target, _column_names(drop), report=report)
+    return _declared(dataset, spec, _column_names(categorical), True, report)
+
+
+def check_file(path: str) -> None:
+    """Refuse a file path that is not there (or a folder), as ``bench`` does."""
+    _check_files([path])
+
+
 def _check_target(specs: Sequence[str], target: str | None) -> None:
     """Refuse ``--target`` for a named dataset (it has its own class column), before any work."""
     named = [spec for spec in specs if not _is_file_spec(spec)]
@@ -1399,6 +1425,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--no-figures", action="store_true", help="skip PNG/SVG export")
     s.set_defaults(func=synthetic)
+    from heb.cli_models import add_model_commands
+
+    add_model_commands(sub, _whole_number)
     return parser
 
 

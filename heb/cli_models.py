@@ -1,0 +1,229 @@
+"""``heb fit`` and ``heb score``: a model file (docs/model_json.md) from the command line.
+
+``heb fit DATA --method heb-m -o model.json`` fits one method on every row of a dataset
+(a file, ``builtin:``, ``shared:`` or ``openml:``) with the app's preprocessing and
+writes the make_model pipeline as JSON (:mod:`heb.data.pipeline_io`); ``heb score
+model.json ROWS.csv -o scored.csv`` reads raw rows of a table with the model's columns
+and writes each row's predicted class and class probabilities, with the metrics against
+``--target`` where the rows hold their true class. Files are written whole or not at all
+(a temporary file renamed into place).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["add_model_commands", "fit_command", "score_command", "scored_rows"]
+
+#: the method families a model file holds (a reference model is scikit-learn's own)
+SAVED_FAMILIES = ("nb", "aode", "tan")
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """``text`` written to ``path`` through a temporary file in its folder, renamed into
+    place: an interrupted write leaves the old file (or none), never half a file."""
+    folder = path.parent if str(path.parent) else Path(".")
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _program() -> str:
+    """The command as the user typed it: ``heb`` (``pip install .``) or ``python -m heb``."""
+    return "heb" if Path(sys.argv[0]).name == "heb" else "python -m heb"
+
+
+def _estimator(method: str):
+    """The unfitted estimator of a registry method a model file can hold."""
+    from heb import registry
+    from heb.cli import UsageError
+    from heb.evaluate.cv import FAMILY_ESTIMATORS, method_spec
+
+    try:
+        name = registry.resolve_method_name(method)
+        entry = registry.method(name)
+    except (KeyError, ValueError):
+        entry = None
+    if entry is None or entry.family not in SAVED_FAMILIES:
+        saved = [m.name for m in registry.METHODS.values() if m.family in SAVED_FAMILIES]
+        what = "a reference model, which a model file cannot hold" if entry else "no method"
+        raise UsageError(f"heb: --method {method!r} is {what}; choose one of {', '.join(saved)}.")
+    spec = method_spec(entry.name)
+    return entry.name, FAMILY_ESTIMATORS[spec["model"]].make(spec["params"])
+
+
+def fit_command(args: argparse.Namespace) -> int:
+    """``heb fit``: fit one method on every row and write its pipeline file."""
+    from heb.cli import load_one
+    from heb.data import make_model, pipeline_io
+
+    name, estimator = _estimator(args.method)
+    dataset = load_one(args.data, args.target, args.drop, args.categorical, _say)
+    pipe = make_model(
+        estimator=estimator,
+        n_bins=args.n_bins,
+        missing=args.missing,
+        categorical=dataset.categorical,
+    )
+    pipe.fit(dataset.X, dataset.y)
+    out = Path(args.output)
+    _write_whole(out, pipeline_io.dumps(pipe))
+    _say(
+        f"Fitted {name} on {len(dataset.X):,} rows of {dataset.name} ({dataset.X.shape[1]} "
+        f"columns, target {dataset.target!r}, {pipe.classes_.size} classes); wrote {out} "
+        f"({out.stat().st_size:,} bytes). Score rows with: {_program()} score {out} ROWS.csv"
+    )
+    return 0
+
+
+def _read_rows(path: Path) -> pd.DataFrame:
+    """The rows of a table file, read as ``heb bench`` and the app read a file."""
+    from heb.data import read_table
+    from heb.data.budget import read_local_file
+    from heb.data.dataset import DEFAULT_MAX_BYTES
+
+    return read_table(read_local_file(path, DEFAULT_MAX_BYTES), path.name, DEFAULT_MAX_BYTES)
+
+
+def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
+    """Each row's number (0 = the first data row), predicted class and probability of
+    every class (``p(<class>)``) under a loaded pipeline ``model``.
+
+    Raises
+    ------
+    ValueError
+        Naming the model's columns the rows lack.
+    """
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(model, Pipeline):
+        raise ValueError(
+            "The model file holds no preprocessing (a model of integer codes): score raw "
+            "rows with a file heb fit or the Explain page wrote."
+        )
+    columns = [str(c) for c in model[0].feature_names_in_]
+    have = {str(c) for c in rows.columns}
+    lacking = [c for c in columns if c not in have]
+    if lacking:
+        more = f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
+        shown = ", ".join(repr(c) for c in lacking[:5]) + more
+        raise ValueError(f"The rows lack {len(lacking)} of the model's columns: {shown}.")
+    X = rows.rename(columns=str)[columns]
+    proba = model.predict_proba(X)
+    classes = [str(c) for c in model.classes_]
+    out = pd.DataFrame(
+        {"row": np.arange(len(X)), "predicted": np.asarray(classes)[proba.argmax(1)]}
+    )
+    for j, label in enumerate(classes):
+        out[f"p({label})"] = proba[:, j]
+    return out
+
+
+def _metrics_line(model, rows: pd.DataFrame, target: str, proba: np.ndarray) -> str:
+    """The metrics of the predictions against the rows' ``target`` column, in one line."""
+    from heb.metrics import all_metrics
+
+    truth = rows.rename(columns=str)[target].astype(str).to_numpy()
+    classes = np.array([str(c) for c in model.classes_])
+    known = np.isin(truth, classes)
+    if not known.any():
+        return f"No row's {target!r} is one of the model's classes; no metric computed."
+    index = {label: j for j, label in enumerate(classes)}
+    y = pd.Series(truth[known]).map(index).to_numpy(dtype=np.int64)
+    scores = all_metrics(y, proba[known])
+    shown = ", ".join(f"{k} {v:.4f}" for k, v in scores.items() if np.isfinite(v))
+    other = int((~known).sum())
+    left = f" ({other:,} rows of another class left out)" if other else ""
+    return f"Against {target!r} on {int(known.sum()):,} rows{left}: {shown}."
+
+
+def score_command(args: argparse.Namespace) -> int:
+    """``heb score``: predicted classes and probabilities of a table's rows, as CSV."""
+    from heb.cli import UsageError, check_file
+    from heb.data import pipeline_io
+
+    check_file(args.rows)
+    if Path(args.rows).suffix.lower() == ".json":
+        raise UsageError(f"heb: {args.rows!r} is a JSON file, not a table of rows to score.")
+    model_path = Path(args.model).expanduser()
+    if not model_path.is_file():
+        raise UsageError(f"heb: No model file {str(model_path)!r}.")
+    model = pipeline_io.load(model_path)
+    rows = _read_rows(Path(args.rows).expanduser())
+    if args.target is not None and args.target not in {str(c) for c in rows.columns}:
+        raise ValueError(f"The rows have no column {args.target!r} to score against.")
+    scored = scored_rows(model, rows)
+    text = scored.to_csv(index=False, lineterminator="\n")
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        _write_whole(Path(args.output), text)
+        _say(f"Scored {len(scored):,} rows; wrote {args.output}.")
+    if args.target is not None:
+        proba = scored[[c for c in scored.columns if c.startswith("p(")]].to_numpy()
+        _say(_metrics_line(model, rows, args.target, proba))
+    return 0
+
+
+def add_model_commands(sub, whole_number) -> None:
+    """Add ``fit`` and ``score`` to the command line's subparsers ``sub``."""
+    f = sub.add_parser("fit", help="fit one method on every row; write its model file (JSON)")
+    f.add_argument("data", help="a data file, or builtin:NAME, shared:NAME, openml:ID")
+    f.add_argument(
+        "-o", "--output", default="model.json", help="the model file (default: %(default)s)"
+    )
+    f.add_argument(
+        "--method",
+        default="HEB-M",
+        metavar="M",
+        help="a method of heb.registry, any case (default: %(default)s; e.g. laplace, "
+        "heb-m-gr, heb-aode, heb-tan)",
+    )
+    f.add_argument("--target", default=None, metavar="COLUMN", help="a file's class column")
+    for option, what in (("--categorical", "read as categories"), ("--drop", "leave out")):
+        f.add_argument(
+            option,
+            action="append",
+            default=[],
+            metavar="COL[,COL...]",
+            help=f"a file's columns to {what} (repeatable)",
+        )
+    f.add_argument(
+        "--n-bins",
+        type=whole_number(2),
+        default=10,
+        metavar="B",
+        help="quantile bins of numeric columns (default: %(default)s)",
+    )
+    f.add_argument(
+        "--missing",
+        choices=("impute", "category"),
+        default="impute",
+        help="missing values: imputed, or a category of their own (default: %(default)s)",
+    )
+    f.set_defaults(func=fit_command)
+    s = sub.add_parser("score", help="predict a table's rows with a model file; write CSV")
+    s.add_argument("model", help="a model file heb fit or the Explain page wrote")
+    s.add_argument("rows", help="a table file with the model's columns")
+    s.add_argument("-o", "--output", default="-", help="CSV file (default: standard output)")
+    s.add_argument(
+        "--target", default=None, metavar="COLUMN", help="the rows' true class: print metrics"
+    )
+    s.set_defaults(func=score_command)

@@ -1,0 +1,182 @@
+"""``heb fit`` writes a model file of one method fitted on every row; ``heb score`` reads
+raw rows with it: its probabilities are the fitted pipeline's, its file whole or absent."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.pipeline import Pipeline
+
+from heb import model_io
+from heb.aode import AODE
+from heb.cli import main
+from heb.data import load_dataset, make_model, pipeline_io
+from heb.nb import NaiveBayes
+from heb.paths import REPO_ROOT
+from heb.tan import TAN
+
+
+@pytest.fixture(scope="module")
+def zip_rows(tmp_path_factory):
+    """The built-in zip-codes dataset, and its rows (target included) as a CSV file."""
+    dataset = load_dataset("builtin:zip-codes")
+    frame = dataset.X.copy()
+    frame[dataset.target] = dataset.y
+    path = tmp_path_factory.mktemp("rows") / "rows.csv"
+    frame.to_csv(path, index=False)
+    return dataset, path
+
+
+def _scored(path) -> pd.DataFrame:
+    return pd.read_csv(path, keep_default_na=False)
+
+
+def test_fit_then_score_gives_the_pipelines_probabilities(zip_rows, tmp_path, capsys):
+    dataset, rows = zip_rows
+    model_file = tmp_path / "model.json"
+    assert main(["fit", "builtin:zip-codes", "-o", str(model_file)]) == 0
+    said = capsys.readouterr().err
+    assert "Fitted HEB-M on 5,000 rows of zip-codes (8 columns, target 'bought', 2 classes)" in said
+    assert f"score {model_file} ROWS.csv" in said
+    pipe = pipeline_io.load(model_file)
+    assert isinstance(pipe, Pipeline) and pipe[-1].get_params()["smoother"] == "heb-m"
+    expected = make_model("heb-m", categorical=dataset.categorical).fit(dataset.X, dataset.y)
+    proba = expected.predict_proba(dataset.X)
+    assert np.array_equal(pipe.predict_proba(dataset.X), proba)
+
+    out = tmp_path / "scored.csv"
+    assert main(["score", str(model_file), str(rows), "-o", str(out), "--target", "bought"]) == 0
+    said = capsys.readouterr().err
+    assert "Scored 5,000 rows" in said
+    assert "Against 'bought' on 5,000 rows: accuracy " in said and "log_loss" in said
+    scored = _scored(out)
+    assert list(scored.columns) == ["row", "predicted", "p(no)", "p(yes)"]
+    assert scored["row"].tolist() == list(range(5000))
+    np.testing.assert_allclose(scored[["p(no)", "p(yes)"]].to_numpy(), proba, rtol=1e-15)
+    assert (scored["predicted"] == np.array(["no", "yes"])[proba.argmax(1)]).all()
+    accuracy = float(said.split("accuracy ")[1].split(",")[0])
+    assert accuracy == pytest.approx(
+        np.mean(scored["predicted"] == dataset.y.astype(str)), abs=1e-4
+    )
+
+
+def test_scores_go_to_standard_output_by_default(zip_rows, tmp_path):
+    _, rows = zip_rows
+    model_file = tmp_path / "m.json"
+    assert main(["fit", "builtin:zip-codes", "--method", "laplace", "-o", str(model_file)]) == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "heb", "score", str(model_file), str(rows)],
+        cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert done.stdout.startswith("row,predicted,p(no),p(yes)\n0,")
+    assert len(done.stdout.splitlines()) == 5001 and done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("method", "kind", "smoother"),
+    [("HEB-AODE", AODE, "heb"), ("tan", TAN, "laplace"), ("heb-m-gr", NaiveBayes, "heb-m")],
+)
+def test_fit_writes_any_saved_method_of_a_csv_file(tmp_path, method, kind, smoother):
+    """A file's --target, --drop and --categorical as bench reads them."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "id": np.arange(300),
+            "shop": rng.integers(0, 6, 300),
+            "colour": rng.choice(["red", "blue", "green"], 300),
+            "weight": rng.normal(size=300),
+            "label": rng.choice(["a", "b"], 300),
+            "bought": rng.choice(["y", "n"], 300),
+        }
+    )
+    data = tmp_path / "shop.csv"
+    frame.to_csv(data, index=False)
+    model_file = tmp_path / "out" / "model.json"
+    argv = ["fit", str(data), "--method", method, "--target", "label", "--drop", "id"]
+    assert main([*argv, "--categorical", "shop", "-o", str(model_file)]) == 0
+    pipe = pipeline_io.load(model_file)
+    assert isinstance(pipe[-1], kind) and pipe[-1].get_params()["smoother"] == smoother
+    assert pipe.classes_.tolist() == ["a", "b"]
+    assert [str(c) for c in pipe[0].feature_names_in_] == ["shop", "colour", "weight", "bought"]
+    assert pipe[0].kinds_["shop"] == "categorical"
+    out = tmp_path / "scored.csv"
+    assert main(["score", str(model_file), str(data), "-o", str(out)]) == 0
+    assert len(_scored(out)) == 300
+
+
+def test_refusals_are_one_sentence_and_write_nothing(zip_rows, tmp_path, capsys):
+    dataset, rows = zip_rows
+    model_file = tmp_path / "m.json"
+    model_file.write_text("kept")  # an earlier file a refused fit must leave as it was
+    for method, said in (
+        ("CategoricalNB", "is a reference model, which a model file cannot hold; choose one of"),
+        ("nosuch", "is no method; choose one of Laplace"),
+        ("heb-m --target bought", "is a named dataset with its own target"),
+    ):
+        method, *more = method.split()
+        with pytest.raises(SystemExit) as stopped:
+            main(["fit", "builtin:zip-codes", "--method", method, *more, "-o", str(model_file)])
+        assert stopped.value.code == 2
+        assert said in capsys.readouterr().err
+    assert model_file.read_text() == "kept"
+    assert main(["fit", "builtin:zip-codes", "-o", str(model_file)]) == 0
+    out = tmp_path / "scored.csv"
+    codes_only = tmp_path / "codes.json"
+    codes_only.write_text(model_io.dumps(NaiveBayes().fit(np.zeros((4, 1), int), [0, 1, 0, 1])))
+    few = tmp_path / "few.csv"
+    dataset.X[["zip_code"]].to_csv(few, index=False)
+    for argv, said in (
+        ([str(model_file), str(rows), "--target", "nosuch"], "no column 'nosuch' to score"),
+        (
+            [str(model_file), str(few)],
+            "lack 7 of the model's columns: 'user_id', 'store_id', 'product_id', 'ip_hash', "
+            "'weekday' and 2 more.",
+        ),
+        ([str(codes_only), str(rows)], "holds no preprocessing (a model of integer codes)"),
+    ):
+        assert main(["score", *argv, "-o", str(out)]) == 2
+        assert said in capsys.readouterr().err
+        assert not out.exists()
+    for argv, said in (
+        ([str(tmp_path / "nosuch.json"), str(rows)], "No model file"),
+        ([str(model_file), str(model_file)], "is a JSON file, not a table of rows to score"),
+        ([str(model_file), str(tmp_path / "nosuch.csv")], "No file"),
+    ):
+        with pytest.raises(SystemExit):
+            main(["score", *argv, "-o", str(out)])
+        assert said in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_write_that_fails_leaves_the_old_file_and_no_part(zip_rows, tmp_path, monkeypatch):
+    """The file is written to a temporary file and renamed into place: a failure (a full
+    disk, Ctrl-C) leaves the earlier file, and no temporary file beside it."""
+    model_file = tmp_path / "m.json"
+    model_file.write_text("kept")
+
+    def refused(source, destination):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refused)
+    assert main(["fit", "builtin:zip-codes", "-o", str(model_file)]) == 1
+    assert model_file.read_text() == "kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json"]
+
+
+def test_the_scores_of_a_tan_file_match_its_model(zip_rows, tmp_path):
+    dataset, rows = zip_rows
+    model_file = tmp_path / "tan.json"
+    assert main(["fit", "builtin:zip-codes", "--method", "heb-tan", "-o", str(model_file)]) == 0
+    doc = json.loads(model_file.read_text())
+    assert doc["model"] == "TAN" and "preprocessor" in doc
+    out = tmp_path / "scored.csv"
+    assert main(["score", str(model_file), str(rows), "-o", str(out)]) == 0
+    pipe = make_model(estimator=TAN("heb"), categorical=dataset.categorical)
+    proba = pipe.fit(dataset.X, dataset.y).predict_proba(dataset.X)
+    np.testing.assert_allclose(_scored(out)[["p(no)", "p(yes)"]].to_numpy(), proba, rtol=1e-15)
