@@ -177,7 +177,7 @@ def score_command(args: argparse.Namespace) -> int:
         _write_whole(Path(args.output), text)
         _say(f"Scored {len(scored):,} rows; wrote {args.output}.")
     if args.target is not None:
-        proba = scored[[c for c in scored.columns if c.startswith("p(")]].to_numpy()
+        proba = scored.iloc[:, 2:].to_numpy()  # after row and predicted: p(class) in order
         _say(_metrics_line(model, rows, args.target, proba))
     return 0
 
