@@ -25,6 +25,12 @@ __all__ = ["Interrupted", "escape", "guard", "show_error", "show_info", "show_wa
 _PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 #: the most characters of one user-supplied value shown in a message
 MAX_MESSAGE_CHARS = 500
+#: where GFM's autolink literals start (``http://``, ``https://``, ``www.``, ``name@host``):
+#: Streamlit's markdown finds them in the text *after* backslash escapes are resolved, so
+#: ``https\\://e.com`` still became a live link; an invisible word joiner breaks each one
+_AUTOLINK_START = re.compile(r"(?:(?<=https:)|(?<=http:)|(?<=www)(?=\.)|(?<=@))", re.IGNORECASE)
+#: U+2060 WORD JOINER: no width, no line break, not a letter, digit or URL character
+WORD_JOINER = "\u2060"
 
 
 def escape(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -32,11 +38,14 @@ def escape(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
 
     Every ASCII punctuation character gets a backslash, which CommonMark renders as the
     character itself: no link, image, emphasis, heading, HTML tag, ``:colour[...]``
-    directive, ``$`` maths or bare-URL autolink (``https\\://`` is not a URL) can form.
+    directive or ``$`` maths can form. A bare URL or e-mail address (``https://e.com``,
+    ``www.e.com``, ``a@e.com``) gets an invisible word joiner after its ``https:``,
+    ``www`` or ``@``: GFM links those in the text after escapes are resolved.
     Line breaks become spaces, so a value cannot start a block of its own.
     """
     value = shorten(str(text), limit)
     value = re.sub(r"[\r\n\t\v\f]+", " ", value)
+    value = _AUTOLINK_START.sub(WORD_JOINER, value)
     return _PUNCTUATION.sub(r"\\\1", value)
 
 
