@@ -221,7 +221,28 @@ def smoother(name: str) -> Smoother:
             if wanted == _key(entry.name):
                 return entry
         known = ", ".join(_SMOOTHERS)
-        raise ValueError(f"Unknown smoother {name!r}; choose one of {known}.") from None
+        hint = _not_a_smoother(name) if isinstance(name, str) else ""
+        raise ValueError(f"Unknown smoother {name!r}; choose one of {known}.{hint}") from None
+
+
+#: the estimator class of each method family that is not a Naive Bayes smoother
+_FAMILY_CLASS = {"aode": "heb.AODE", "tan": "heb.TAN"}
+
+
+def _not_a_smoother(name: str) -> str:
+    """What to write instead when ``name`` is a method of the app, not a smoother:
+    ``NaiveBayes(smoother="TAN")`` and ``NaiveBayes(smoother="HEB-M+GR")`` said only
+    "Unknown smoother", though both are in the app's own list of methods."""
+    try:
+        entry = _METHODS[resolve_method_name(name)]
+    except ValueError:
+        return ""
+    args = ", ".join(f"{key}={value!r}" for key, value in entry.params.items())
+    if entry.family == "nb":
+        return f" {entry.name} is NaiveBayes({args})."
+    if entry.family in _FAMILY_CLASS:
+        return f" {entry.name} is a model of its own: {_FAMILY_CLASS[entry.family]}({args})."
+    return f" {entry.name} is a reference model (scikit-learn), not a smoother."
 
 
 def resolve_method_name(name: str) -> str:

@@ -132,6 +132,23 @@ def test_unregistering_removes_the_toys(toys):
     assert "additive" in smoothing.RULES
 
 
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("TAN", "heb.TAN(smoother='laplace')"),
+        ("heb-aode", "heb.AODE(smoother='heb')"),
+        ("HEB-M+GR", "NaiveBayes(smoother='heb-m', weighting='sqrt-mi')"),
+        ("CategoricalNB", "reference model"),
+    ],
+)
+def test_a_method_given_as_a_smoother_says_what_to_write(name, says):
+    """NaiveBayes(smoother="TAN") / ("HEB-M+GR"), names from the app's method list, said
+    only "Unknown smoother ...; choose one of laplace, ...", nothing of TAN or weighting."""
+    with pytest.raises(ValueError, match="Unknown smoother") as caught:
+        NaiveBayes(smoother=name).fit(np.array([[0], [1]]), [0, 1])
+    assert says in str(caught.value)
+
+
 def test_registering_twice_is_refused():
     with pytest.raises(ValueError, match="registered already"):
         smoothing.register_rule("additive", toy_rule)

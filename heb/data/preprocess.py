@@ -465,6 +465,11 @@ def make_model(
                 f"{smoother!r} is a model, not a Naive Bayes smoother: pass "
                 "estimator=heb.aode.AODE() (AODE(smoother='heb') for HEB-AODE)."
             )
+        if _method_family(smoother) == "tan":  # "tan" too failed only at fit, in each CV fold
+            raise ValueError(
+                f"{smoother!r} is a model, not a Naive Bayes smoother: pass "
+                "estimator=heb.TAN() (TAN(smoother='heb') for HEB-TAN)."
+            )
         estimator = NaiveBayes(smoother=smoother, **nb_params)
     elif nb_params:
         raise ValueError("Pass classifier settings to the estimator itself when giving one.")
@@ -474,3 +479,13 @@ def make_model(
             ("classifier", estimator),
         ]
     )
+
+
+def _method_family(name) -> str | None:
+    """The family of the app's method called ``name`` ("nb", "aode", "tan", ...), if any."""
+    from heb import registry
+
+    try:
+        return registry.method(registry.resolve_method_name(str(name))).family
+    except ValueError:
+        return None
