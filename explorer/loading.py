@@ -205,6 +205,10 @@ def taken_target_note(
     )
 
 
+#: under a chosen target's error on a page without the target picker
+CHOSEN_TARGET_FAILS = "The target column is chosen on the Dataset page, under Target column."
+
+
 def needs_target_note(where: str) -> str:
     """:data:`NO_TARGET_TAKEN`, the target to be chosen ``where``."""
     return NO_TARGET_TAKEN.format(few=FEW_CLASSES, where=where)
@@ -325,6 +329,9 @@ def current_dataset(target_above: bool = False) -> Dataset:
         upload = st.session_state.get("uploads", {}).get(spec)
         if upload is not None and upload.get("needs_target") and upload.get("target") is None:
             st.caption(needs_target_note("above" if target_above else "on the Dataset page"))
+        elif upload is not None and upload.get("target") is not None and not target_above:
+            # "pick a column with fewer classes" on Compare, which has no column to pick
+            st.caption(CHOSEN_TARGET_FAILS)
         if spec != default_spec():
             st.button(
                 "Back to the built-in default",
