@@ -840,6 +840,7 @@ def _bench_frame(
     note: str = "",
     methods: Sequence[str] = (),
     failed: list[str] | None = None,
+    report: Callable[[str], None] = _log,
 ) -> tuple[pd.DataFrame, dict[str, dict[str, dict]] | None]:
     """The long per-fold frame: on the engine (every row) or in memory (as before, each
     dataset whose cross-validation failed appended to ``failed``); and on the engine, the
@@ -849,7 +850,7 @@ def _bench_frame(
     drop = _column_names(args.drop)
     if not args.engine:
         frame = _collect(
-            specs, tables, settings, _log, categorical, args.target, drop, methods, failed
+            specs, tables, settings, report, categorical, args.target, drop, methods, failed
         )
         return frame, None
     base = list(methods) or _base_methods(tables, leave_out)
@@ -865,7 +866,7 @@ def _bench_frame(
         args.engine,
         lambda name: _variants(tables, base, settings["n_bins"], 7 in tables),
         settings,
-        _log,
+        report,
         target=args.target,
         master=args.spark_master or "local[*]",
         note=note,
@@ -1047,14 +1048,40 @@ def _write_tables(
     return written_tables, skipped
 
 
+#: a dataset ``bench`` could not load: "[3/3] openml:31: skipped (...)"
+_SKIPPED_LINE = re.compile(r"\[\d+/\d+\] .*: skipped \(")
+#: a progress line of an engine's scan: "  small · main: Scoring fold 1 of 3 (67%, 1 s)"
+_PROGRESS_LINE = re.compile(r"\(\d+%, \d+ s\)$")
+
+
+def _said_of_the_data(lines: list[str]) -> Callable[[str], None]:
+    """A reporter that prints each line and keeps, in ``lines``, what a cached run must
+    say again: skipped datasets and the notes on the data (fewer folds than asked, ...).
+    A rerun said "Served 3 datasets" of three named, one of them skipped, and no note."""
+
+    def report(message: str) -> None:
+        _log(message)
+        if _SKIPPED_LINE.match(message) or (
+            not message.startswith("[") and not _PROGRESS_LINE.search(message)
+        ):
+            lines.append(message)
+
+    return report
+
+
 def _serve(cache: ResultCache, key: str, out: Path, n_specs: int, started: float, note) -> bool:
     """Serve a previous run from the cache, with its notes and skip reasons; False when absent."""
     served = _serve_outputs(cache, key, out)
     if served is None:
         return False
-    _log(f"Served {n_specs} dataset{'s' * (n_specs != 1)} from the cache.")
+    said = served.get("said", [])  # a run cached before the notes were kept has none
+    n_served = n_specs - sum(bool(_SKIPPED_LINE.match(line)) for line in said)
+    _log(f"Served {n_served} dataset{'s' * (n_served != 1)} from the cache.")
     if note:
         _log(note)
+    for line in said:
+        if line != note:  # an engine's plan note is said once, above
+            _log(line)
     for number, reason in served["skipped"].items():
         _log(f"Table {number} skipped: {reason}")
     seconds = time.perf_counter() - started
@@ -1130,7 +1157,10 @@ def bench(args: argparse.Namespace) -> int:
             _print_summary(out)
         return 0
     failed: list[str] = []  # datasets whose cross-validation failed: the run is not cached
-    frame, curves = _bench_frame(args, specs, tables, settings, leave_out, note, methods, failed)
+    said: list[str] = []
+    frame, curves = _bench_frame(
+        args, specs, tables, settings, leave_out, note, methods, failed, _said_of_the_data(said)
+    )
     with whole_file(out / "folds.csv") as temp:
         frame.to_csv(temp, index=False)
     written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins)
@@ -1140,7 +1170,7 @@ def bench(args: argparse.Namespace) -> int:
         else _bench_figures(args, frame, out, tables, specs, settings, curves, failed)
     )
     cache.store("frame", cache_key("bench-table", key, "folds"), frame)
-    manifest = {"tables": written_tables, "figures": figures, "skipped": skipped}
+    manifest = {"tables": written_tables, "figures": figures, "skipped": skipped, "said": said}
     if failed:  # a failure can pass (memory freed): the next run tries the dataset again
         _log("heb: note: this run is not cached, as a dataset's cross-validation failed.")
     else:
