@@ -154,6 +154,24 @@ def with_settings(folds: pd.DataFrame, overrides: dict[str, dict[str, float]]) -
 #: decimals of the Compare table's ``mean ± std`` cells: three keep all eight columns
 #: (method, fit time, six metrics) visible in a 1280 px window without sideways scrolling
 TABLE_DECIMALS = 3
+#: the most decimals a metric's cells get where its means are tiny (:func:`metric_decimals`)
+MAX_TABLE_DECIMALS = 6
+
+
+def metric_decimals(summary: pd.DataFrame, metric: str) -> int:
+    """Decimals of one metric's cells: :data:`TABLE_DECIMALS`, or, where its largest mean
+    is below 0.01, enough for two significant digits (at most :data:`MAX_TABLE_DECIMALS`).
+    Brier, averaged over the classes, is about 0.009 with 100 of them: at three decimals
+    every method read "0.009 ± 0.000" and all were bold as the best."""
+    largest = float(summary[f"{metric}_mean"].abs().max())
+    if not np.isfinite(largest) or largest == 0 or largest >= 10.0 ** (1 - TABLE_DECIMALS):
+        return TABLE_DECIMALS
+    return int(min(MAX_TABLE_DECIMALS, 1 - np.floor(np.log10(largest))))
+
+
+def table_decimals(summary: pd.DataFrame) -> dict[str, int]:
+    """:func:`metric_decimals` of every registered metric in ``summary``."""
+    return {m: metric_decimals(summary, m) for m in registry.METRICS if f"{m}_mean" in summary}
 
 
 def one_class_notes(result: CVResult) -> list[str]:
@@ -216,9 +234,9 @@ def metrics_table(result: CVResult) -> tuple[pd.DataFrame, pd.DataFrame]:
     shown["fit time (ms)"] = [f"{1000 * typical[m]:.1f}" for m in summary["method"]]
     for metric in registry.METRICS:
         mean, std = summary[f"{metric}_mean"], summary[f"{metric}_std"]
+        d = metric_decimals(summary, metric)
         shown[metric_column(metric)] = [
-            f"{m:.{TABLE_DECIMALS}f} ± {s:.{TABLE_DECIMALS}f}"
-            for m, s in zip(mean, std, strict=True)
+            f"{m:.{d}f} ± {s:.{d}f}" for m, s in zip(mean, std, strict=True)
         ]
     return shown, summary
 
@@ -280,15 +298,15 @@ def best_note(summary: pd.DataFrame) -> str:
 
 def best_style(summary: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
     """A Styler function colouring the best method of each metric (by its mean as shown,
-    to :data:`TABLE_DECIMALS` decimals: every method tied there is coloured); nothing with a
-    single method."""
+    to :func:`metric_decimals` decimals: every method tied there is coloured); nothing with
+    a single method."""
 
     def style(frame: pd.DataFrame) -> pd.DataFrame:
         out = pd.DataFrame("", index=frame.index, columns=frame.columns)
         if not has_best(summary):
             return out
         for name, entry in registry.METRICS.items():
-            means = summary[f"{name}_mean"].round(TABLE_DECIMALS)
+            means = summary[f"{name}_mean"].round(metric_decimals(summary, name))
             best = means.max() if entry.higher_is_better else means.min()
             out.loc[means.index[means == best], metric_column(name)] = BEST_STYLE
         return out

@@ -57,9 +57,10 @@ def reference_wins(scores: Mapping[str, float], lower_is_better: bool, what: str
     )
 
 
-def compare_note(summary: pd.DataFrame, decimals: int) -> str | None:
+def compare_note(summary: pd.DataFrame, decimals: int | Mapping[str, int]) -> str | None:
     """The Compare page's one note (markdown, names escaped) listing every metric whose
-    best mean, rounded to the table's ``decimals``, is a reference model's; None if none.
+    best mean, rounded to the table's ``decimals`` (one number, or one per metric), is a
+    reference model's; None if none.
 
     ``summary`` is a :meth:`CVResult.summary` frame. One line per metric in one box, each
     score as the table shows it (a box per metric, at 4 digits, repeated the table at
@@ -70,12 +71,13 @@ def compare_note(summary: pd.DataFrame, decimals: int) -> str | None:
         if column not in summary:
             continue
         scores = dict(zip(summary["method"], summary[column], strict=True))
-        pair = _best_pair(scores, not metric.higher_is_better, decimals)
+        places = decimals if isinstance(decimals, int) else decimals[name]
+        pair = _best_pair(scores, not metric.higher_is_better, places)
         if pair is not None:
             ref, ref_score, own, own_score = pair
             lines.append(
-                f"- {escape(metric.label)}: {escape(ref)} {ref_score:.{decimals}f}, "
-                f"best smoothing method {escape(own)} {own_score:.{decimals}f}"
+                f"- {escape(metric.label)}: {escape(ref)} {ref_score:.{places}f}, "
+                f"best smoothing method {escape(own)} {own_score:.{places}f}"
             )
     if not lines:
         return None

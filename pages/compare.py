@@ -118,7 +118,7 @@ def show(comparison: cmp.Comparison, from_memory: bool):
     )
     for sentence in cmp.one_class_notes(result):
         show_info(sentence)
-    note = compare_note(comparison.summary, cmp.TABLE_DECIMALS)
+    note = compare_note(comparison.summary, cmp.table_decimals(comparison.summary))
     if note:
         st.info(note, icon=":material/info:")
     return result_tabs(comparison, "compare_tab")

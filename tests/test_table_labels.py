@@ -198,3 +198,49 @@ def test_compare_fit_time_is_the_median_fold_so_a_warm_up_does_not_weigh():
         "Laplace": "21.0",
         "HEB-M": "12.0",
     }
+
+
+def test_a_metric_of_tiny_means_gets_the_decimals_that_tell_the_methods_apart():
+    """Brier over 100 classes is about 0.009: at three decimals every method read
+    "0.009 ± 0.000" and all were bold as the best (an analyst's trial). Such a column gets
+    two significant digits; the others keep three decimals."""
+    from explorer import comparison as cmp
+    from explorer.references import compare_note
+    from heb import registry
+    from heb.evaluate import CVResult
+
+    class Tiny(CVResult):
+        def summary(self):
+            return self._frame
+
+    frame = pd.DataFrame(
+        {
+            "method": ["Laplace", "HEB-M", "CategoricalNB"],
+            **{f"{m}_mean": [0.5, 0.6, 0.7] for m in registry.METRICS},
+            **{f"{m}_std": [0.01, 0.02, 0.03] for m in registry.METRICS},
+        }
+    )
+    frame["brier_mean"] = [0.008857, 0.008555, 0.0085]
+    frame["brier_std"] = [0.00021, 0.00019, 0.0002]
+    frame["log_loss_mean"] = [0.00061, 0.00049, 0.0007]  # two significant digits: 5 places
+    assert cmp.metric_decimals(frame, "brier") == 4
+    assert cmp.metric_decimals(frame, "log_loss") == 5
+    assert cmp.metric_decimals(frame, "accuracy") == 3
+    tiny = frame.assign(ece_mean=[1e-12, 2e-12, 3e-12])
+    assert cmp.metric_decimals(tiny, "ece") == cmp.MAX_TABLE_DECIMALS
+    assert cmp.metric_decimals(frame.assign(ece_mean=0.0), "ece") == 3
+    assert cmp.metric_decimals(frame.assign(ece_mean=0.01), "ece") == 3  # "0.010"
+
+    style = cmp.best_style(frame)(frame[["method"]].assign(**{
+        cmp.metric_column(m): "" for m in registry.METRICS
+    }))  # fmt: skip
+    bold = style[cmp.metric_column("brier")] != ""
+    assert bold.tolist() == [False, False, True]  # 0.0085 alone, not all three at 0.009
+    note = compare_note(frame, cmp.table_decimals(frame))
+    assert "Brier: CategoricalNB 0.0085, best smoothing method HEB\\-M 0.0086" in note, note
+    result = Tiny.__new__(Tiny)
+    result._frame = frame
+    result.folds = pd.DataFrame({"method": frame["method"], "fit_time": 0.001})
+    table, _ = cmp.metrics_table(result)
+    assert table[cmp.metric_column("brier")].tolist()[:2] == ["0.0089 ± 0.0002", "0.0086 ± 0.0002"]
+    assert table[cmp.metric_column("accuracy")].tolist()[0] == "0.500 ± 0.010"
