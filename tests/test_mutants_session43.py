@@ -84,3 +84,18 @@ def test_sqrt_mi_weight_of_an_independent_weighted_feature_is_zero_not_nan():
     assert np.all(np.isfinite(proba))
     # weight 0: the posterior is the class prior (N_c + 1) / (S + C), N_c = 6.3, 2.1, 2.1
     np.testing.assert_allclose(proba, np.tile([7.3, 3.1, 3.1], (2, 1)) / 13.5, rtol=1e-12)
+
+
+def test_metrics_refuse_probabilities_beyond_their_round_off_tolerances():
+    """Guards heb.metrics' input tolerances: a probability 5e-9 outside [0, 1] is refused
+    (round-off up to 1e-9 is clipped and taken), and a row summing to 1 + 5e-6 is refused
+    (1 + 5e-7 is taken); a 10x looser tolerance let each through into the metrics."""
+    from heb.metrics import log_loss
+
+    y = np.array([0, 1])
+    assert log_loss(y, np.array([[1.0 + 5e-10, -5e-10], [0.3, 0.7]])) > 0
+    with pytest.raises(ValueError, match=r"lie in \[0, 1\]"):
+        log_loss(y, np.array([[1.0 + 5e-9, -5e-9], [0.3, 0.7]]))
+    assert log_loss(y, np.array([[0.5, 0.5 + 5e-7], [0.3, 0.7]])) > 0
+    with pytest.raises(ValueError, match="sum to 1"):
+        log_loss(y, np.array([[0.5, 0.5 + 5e-6], [0.3, 0.7]]))
