@@ -99,3 +99,15 @@ def test_metrics_refuse_probabilities_beyond_their_round_off_tolerances():
     assert log_loss(y, np.array([[0.5, 0.5 + 5e-7], [0.3, 0.7]])) > 0
     with pytest.raises(ValueError, match="sum to 1"):
         log_loss(y, np.array([[0.5, 0.5 + 5e-6], [0.3, 0.7]]))
+
+
+def test_the_subsample_gives_the_leftover_rows_to_the_largest_remainders():
+    """Guards subsample_rows' largest-remainder allocation (the stratified subsample of
+    the paper protocol): classes of 50, 30 and 20 rows cut to 7 have quotas 3.5, 2.1 and
+    1.4, so the one row left after the floors goes to the first class (4, 2, 1), not to
+    the smallest remainder (3, 3, 1)."""
+    from heb.data.folds import subsample_rows
+
+    y = np.repeat([0, 1, 2], [50, 30, 20])
+    keep = subsample_rows(y, max_rows=7, seed=42)
+    assert np.bincount(y[keep]).tolist() == [4, 2, 1]
