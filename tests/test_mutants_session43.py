@@ -111,3 +111,15 @@ def test_the_subsample_gives_the_leftover_rows_to_the_largest_remainders():
     y = np.repeat([0, 1, 2], [50, 30, 20])
     keep = subsample_rows(y, max_rows=7, seed=42)
     assert np.bincount(y[keep]).tolist() == [4, 2, 1]
+
+
+def test_a_rare_class_s_one_row_comes_out_of_the_largest_class():
+    """Guards the give-back step of subsample_rows: classes of 98, 1 and 1 rows cut to 10
+    keep every class (a row each for the two rare ones) and still give exactly 10 rows,
+    the two rows taken from the largest class (8, 1, 1), not 12 rows (10, 1, 1)."""
+    from heb.data.folds import subsample_rows
+
+    y = np.repeat([0, 1, 2], [98, 1, 1])
+    keep = subsample_rows(y, max_rows=10, seed=42)
+    assert keep.size == 10
+    assert np.bincount(y[keep]).tolist() == [8, 1, 1]
