@@ -107,6 +107,11 @@ def sum_columns(
 class NaiveBayes(CategoricalClassifier):
     """Categorical Naive Bayes over integer codes with a named smoother.
 
+    Codes of feature f are 0..K_f-1 with K_f the largest training code + 1 (a count
+    table's own in :meth:`fit_counts`), as scikit-learn's CategoricalNB reads them: a code
+    no training row has still counts in K_f. SPEC's codes (the distinct values seen,
+    0..K_f-1) are what :class:`heb.data.Preprocessor` and :func:`heb.data.make_model` give.
+
     Parameters
     ----------
     smoother : str, default "heb-m"
