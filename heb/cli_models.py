@@ -138,20 +138,28 @@ def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
 
 def _metrics_line(model, rows: pd.DataFrame, target: str, proba: np.ndarray) -> str:
     """The metrics of the predictions against the rows' ``target`` column, in one line."""
+    from heb.data.dataset import labels_as_text
     from heb.metrics import all_metrics
 
-    truth = rows.rename(columns=str)[target].astype(str).to_numpy()
-    classes = np.array([str(c) for c in model.classes_])
-    known = np.isin(truth, classes)
+    column = rows.rename(columns=str)[target]
+    present = column.notna().to_numpy()
+    classes = np.array([str(c) for c in model.classes_], dtype=object)
+    truth = column.astype(str).to_numpy(dtype=object)
+    # a whole-number label read as a float (its column has an empty cell: 1.0) is the
+    # class 1, as the loader reads a target column
+    truth = np.where(np.isin(truth, classes), truth, labels_as_text(column.to_numpy()))
+    known = present & np.isin(truth, classes)
     if not known.any():
         return f"No row's {target!r} is one of the model's classes; no metric computed."
     index = {label: j for j, label in enumerate(classes)}
     y = pd.Series(truth[known]).map(index).to_numpy(dtype=np.int64)
     scores = all_metrics(y, proba[known])
     shown = ", ".join(f"{k} {v:.4f}" for k, v in scores.items() if np.isfinite(v))
-    other = int((~known).sum())
-    left = f" ({other:,} rows of another class left out)" if other else ""
-    return f"Against {target!r} on {int(known.sum()):,} rows{left}: {shown}."
+    other, empty = int((present & ~known).sum()), int((~present).sum())
+    left = [f"{other:,} rows of another class"] if other else []
+    left += [f"{empty:,} rows without a class"] if empty else []
+    out = f" ({' and '.join(left)} left out)" if left else ""
+    return f"Against {target!r} on {int(known.sum()):,} rows{out}: {shown}."
 
 
 def score_command(args: argparse.Namespace) -> int:

@@ -1,0 +1,67 @@
+"""Tests from a mutation pass on the session's model files of HEB-H's hierarchies, a
+HierarchicalNaiveBayes and a TAN (:mod:`heb.hierarchy_io`, :mod:`heb.model_io`) and on
+``heb fit`` / ``heb score`` (:mod:`heb.cli_models`): each kills a hand-made mutant that
+the other tests let through, or guards a bug the pass found."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.cli import main
+
+
+@pytest.fixture(scope="module")
+def integer_classes(tmp_path_factory):
+    """A model file fitted on a CSV whose class column holds whole numbers 0 and 1, and
+    the CSV."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "blue", "green"], 200),
+            "size": rng.normal(size=200),
+            "label": rng.integers(0, 2, 200),
+        }
+    )
+    folder = tmp_path_factory.mktemp("integer_classes")
+    frame.to_csv(folder / "rows.csv", index=False)
+    model = folder / "model.json"
+    assert main(["fit", str(folder / "rows.csv"), "--target", "label", "-o", str(model)]) == 0
+    return frame, folder, model
+
+
+def test_a_target_column_with_an_empty_cell_still_scores_its_whole_number_classes(
+    integer_classes, capsys
+):
+    """An empty cell makes the reader read the class column 0, 1 as floats 0.0, 1.0: the
+    metrics were "No row's 'label' is one of the model's classes" (the loader reads the
+    same column as the classes 0 and 1); the row without a class is left out, said so."""
+    frame, folder, model = integer_classes
+    rows = frame.astype({"label": float})
+    rows.loc[5, "label"] = np.nan
+    rows.to_csv(folder / "gap.csv", index=False)
+    capsys.readouterr()
+    assert main(["score", str(model), str(folder / "gap.csv"), "--target", "label",
+                 "-o", str(folder / "s.csv")]) == 0  # fmt: skip
+    said = capsys.readouterr().err
+    assert "Against 'label' on 199 rows (1 rows without a class left out): accuracy" in said
+    scored = pd.read_csv(folder / "s.csv")
+    truth = frame["label"].astype(str).drop(index=5)
+    accuracy = float(said.split("accuracy ")[1].split(",")[0])
+    predicted = scored["predicted"].astype(str).drop(index=5)
+    assert accuracy == pytest.approx(np.mean(predicted == truth), abs=1e-4)
+
+
+def test_rows_of_unknown_classes_and_without_a_class_are_told_apart(integer_classes, capsys):
+    """A class the model lacks and an empty class cell are each counted in the line."""
+    frame, folder, model = integer_classes
+    rows = frame.astype({"label": object})
+    rows.loc[:9, "label"] = "other"
+    rows.loc[10:12, "label"] = np.nan
+    rows.to_csv(folder / "mixed.csv", index=False)
+    capsys.readouterr()
+    argv = [str(model), str(folder / "mixed.csv"), "--target", "label", "-o", str(folder / "m.csv")]
+    assert main(["score", *argv]) == 0
+    said = capsys.readouterr().err
+    assert "on 187 rows (10 rows of another class and 3 rows without a class left out)" in said
