@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -35,9 +35,11 @@ def _write_whole(path: Path, text: str) -> None:
     place: an interrupted write leaves the old file (or none), never half a file."""
     folder = path.parent if str(path.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".part")
+    # opened "x" under a fresh name rather than mkstemp's, whose file is the owner's alone
+    # (0600): the file renamed into place has the permissions of any file written here
+    temporary = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.part"
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+        with open(temporary, "x", encoding="utf-8", newline="") as out:
             out.write(text)
         os.replace(temporary, path)
     except BaseException:

@@ -5,6 +5,9 @@ the other tests let through, or guards a bug the pass found."""
 
 from __future__ import annotations
 
+import os
+import stat
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -65,3 +68,20 @@ def test_rows_of_unknown_classes_and_without_a_class_are_told_apart(integer_clas
     assert main(["score", *argv]) == 0
     said = capsys.readouterr().err
     assert "on 187 rows (10 rows of another class and 3 rows without a class left out)" in said
+
+
+def test_the_files_written_have_the_permissions_of_any_new_file(integer_classes, tmp_path):
+    """The model file and the scores were the owner's alone (0600, the temporary file's
+    mode from tempfile.mkstemp, renamed into place): a model file meant for a colleague
+    or a service account could not be read by them. Under umask 022 both are 0644."""
+    _, folder, _ = integer_classes
+    before = os.umask(0o022)
+    try:
+        model = tmp_path / "shared" / "model.json"
+        assert main(["fit", str(folder / "rows.csv"), "--target", "label", "-o", str(model)]) == 0
+        scores = tmp_path / "scores.csv"
+        assert main(["score", str(model), str(folder / "rows.csv"), "-o", str(scores)]) == 0
+    finally:
+        os.umask(before)
+    assert [stat.S_IMODE(p.stat().st_mode) for p in (model, scores)] == [0o644, 0o644]
+    assert sorted(p.name for p in model.parent.iterdir()) == ["model.json"]
