@@ -78,6 +78,8 @@ def fit_command(args: argparse.Namespace) -> int:
 
     name, estimator = _estimator(args.method)
     dataset = load_one(args.data, args.target, args.drop, args.categorical, _say)
+    for note in dataset.notes:  # what reading changed (renames, rows dropped), as bench
+        _say(f"  {dataset.name}: {note}")
     pipe = make_model(
         estimator=estimator,
         n_bins=args.n_bins,

@@ -85,3 +85,18 @@ def test_the_files_written_have_the_permissions_of_any_new_file(integer_classes,
         os.umask(before)
     assert [stat.S_IMODE(p.stat().st_mode) for p in (model, scores)] == [0o644, 0o644]
     assert sorted(p.name for p in model.parent.iterdir()) == ["model.json"]
+
+
+def test_fit_says_what_reading_the_file_changed(integer_classes, tmp_path, capsys):
+    """``heb fit`` said nothing of the rows it dropped for an empty class cell: it says
+    the dataset's notes, as ``heb bench`` does."""
+    frame, folder, model = integer_classes
+    gap = frame.astype({"label": float})
+    gap.loc[[3, 4], "label"] = np.nan
+    gap.to_csv(tmp_path / "gap.csv", index=False)
+    capsys.readouterr()
+    argv = ["fit", str(tmp_path / "gap.csv"), "--target", "label", "-o", str(tmp_path / "m.json")]
+    assert main(argv) == 0
+    assert "  gap: Dropped 2 rows with a missing target.\nFitted HEB-M on 198 rows" in (
+        capsys.readouterr().err
+    )
