@@ -5,14 +5,19 @@ the other tests let through, or guards a bug the pass found."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from heb import cli_models, model_io
 from heb.cli import main
+from heb.hierarchical_nb import HierarchicalNaiveBayes
+from heb.hierarchy_io import hierarchies_to_json
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +105,52 @@ def test_fit_says_what_reading_the_file_changed(integer_classes, tmp_path, capsy
     assert "  gap: Dropped 2 rows with a missing target.\nFitted HEB-M on 198 rows" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    "hierarchies",
+    [{True: [np.array([0, 0, 1])]}, {0: [np.array([[0, 0], [1, 1]])]}, {0: [np.array([True])]}],
+)
+def test_hierarchies_that_json_would_misstate_are_refused_when_written(hierarchies):
+    """A bool key (written as feature 1), a 2-D level (nested lists no file reads back)
+    and a level of booleans (JSON true/false) are refused, not written."""
+    with pytest.raises(ValueError, match="hierarchies: "):
+        hierarchies_to_json(hierarchies)
+
+
+@pytest.mark.parametrize("where", ["hierarchies", "parents"])
+def test_a_key_of_other_digits_is_no_feature_index(where):
+    """'١' (Arabic-Indic one) is a digit to str.isdigit and 1 to int(): a file's key
+    must be ASCII digits, not read as feature 1."""
+    X = np.random.default_rng(0).integers(0, 4, (60, 2))
+    model = HierarchicalNaiveBayes(hierarchies={0: [[0, 0, 1, 1]]}, parents={0: 1})
+    doc = json.loads(model_io.dumps(model.fit(X, np.arange(60) % 2)))
+    doc["params"][where] = {"\u0661": doc["params"][where]["0"]}
+    with pytest.raises(ValueError, match=f"{where}: the key '\u0661' is not a feature index"):
+        model_io.loads(json.dumps(doc))
+
+
+def test_ctrl_c_while_a_file_is_written_leaves_no_part_file(tmp_path, monkeypatch):
+    """A KeyboardInterrupt (no Exception) between the write and the rename still removes
+    the temporary file and leaves the earlier file as it was."""
+    target = tmp_path / "model.json"
+    target.write_text("kept")
+
+    def interrupted(source, destination):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cli_models._write_whole(target, "new")
+    assert [p.name for p in tmp_path.iterdir()] == ["model.json"]
+    assert target.read_text() == "kept"
+
+
+@pytest.mark.parametrize(
+    ("argv0", "program"), [("/usr/bin/heb", "heb"), ("x/__main__.py", "python -m heb")]
+)
+def test_the_score_hint_names_the_command_as_typed(monkeypatch, argv0, program):
+    """``heb fit`` ends with the command to score rows: ``heb score`` when run as the
+    installed ``heb``, ``python -m heb score`` otherwise."""
+    monkeypatch.setattr(sys, "argv", [argv0])
+    assert cli_models._program() == program
