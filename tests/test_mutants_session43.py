@@ -16,8 +16,10 @@ import pytest
 
 from heb import cli_models, model_io
 from heb.cli import main
+from heb.data import make_model, pipeline_io
 from heb.hierarchical_nb import HierarchicalNaiveBayes
 from heb.hierarchy_io import hierarchies_to_json
+from heb.nb import NaiveBayes
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +156,39 @@ def test_the_score_hint_names_the_command_as_typed(monkeypatch, argv0, program):
     installed ``heb``, ``python -m heb score`` otherwise."""
     monkeypatch.setattr(sys, "argv", [argv0])
     assert cli_models._program() == program
+
+
+def test_a_hierarchy_that_is_no_list_is_one_sentence():
+    """A feature holding a number instead of its list of levels was a TypeError ('int'
+    object is not iterable) had the check only refused an empty list."""
+    X = np.random.default_rng(0).integers(0, 4, (60, 2))
+    model = NaiveBayes("heb-h", hierarchies={0: [[0, 0, 1, 1]]}).fit(X, np.arange(60) % 2)
+    doc = json.loads(model_io.dumps(model))
+    doc["params"]["hierarchies"] = {"0": 3}
+    with pytest.raises(ValueError, match="hierarchies: feature 0 must hold a list of levels"):
+        model_io.loads(json.dumps(doc))
+
+
+def test_fit_passes_its_bins_and_missing_value_options_to_the_preprocessing(
+    integer_classes, tmp_path
+):
+    """--n-bins and --missing reach make_model: the file's preprocessor holds them (the
+    defaults 10 and impute would otherwise pass unnoticed)."""
+    _, folder, _ = integer_classes
+    model = tmp_path / "m.json"
+    argv = ["fit", str(folder / "rows.csv"), "--target", "label", "-o", str(model)]
+    assert main([*argv, "--n-bins", "3", "--missing", "category"]) == 0
+    params = pipeline_io.load(model)[0].get_params()
+    assert (params["n_bins"], params["missing"]) == (3, "category")
+
+
+def test_exactly_five_lacking_columns_are_all_named_without_and_more(tmp_path):
+    """The list shows five columns and says "and N more" only past five."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"c{j}": rng.integers(0, 3, 40) for j in range(6)})
+    pipe = make_model("laplace").fit(frame, rng.integers(0, 2, 40))
+    with pytest.raises(ValueError) as refused:
+        cli_models.scored_rows(pipe, frame[["c5"]])
+    assert str(refused.value) == (
+        "The rows lack 5 of the model's columns: 'c0', 'c1', 'c2', 'c3', 'c4'."
+    )
