@@ -192,3 +192,28 @@ def test_exactly_five_lacking_columns_are_all_named_without_and_more(tmp_path):
     assert str(refused.value) == (
         "The rows lack 5 of the model's columns: 'c0', 'c1', 'c2', 'c3', 'c4'."
     )
+
+
+def test_rows_none_of_whose_classes_the_model_knows_score_without_metrics(integer_classes, capsys):
+    """Scores are still written, and the metrics line says none was computed (not a
+    crash of metrics on no rows)."""
+    frame, folder, model = integer_classes
+    frame.assign(label="other").to_csv(folder / "other.csv", index=False)
+    out = folder / "other_scored.csv"
+    capsys.readouterr()
+    assert main(["score", str(model), str(folder / "other.csv"), "--target", "label",
+                 "-o", str(out)]) == 0  # fmt: skip
+    said = capsys.readouterr().err
+    assert "No row's 'label' is one of the model's classes; no metric computed." in said
+    assert len(pd.read_csv(out)) == len(frame)
+
+
+def test_scored_rows_reads_a_frames_columns_by_their_text(integer_classes):
+    """A frame whose column labels are not text (a program's, 0 and 1) is scored by the
+    model's column names "0" and "1"."""
+    rng = np.random.default_rng(0)
+    named = pd.DataFrame({"0": rng.choice(["a", "b"], 50), "1": rng.normal(size=50)})
+    pipe = make_model("heb-m").fit(named, rng.choice(["p", "q"], 50))
+    numbered = named.set_axis([0, 1], axis=1)
+    scored = cli_models.scored_rows(pipe, numbered)
+    np.testing.assert_array_equal(scored[["p(p)", "p(q)"]], pipe.predict_proba(named))
