@@ -47,6 +47,18 @@ def _write_whole(path: Path, text: str) -> None:
         raise
 
 
+def _output_file(text: str) -> Path:
+    """The file ``-o`` names, refused (before any work) when it names a folder: empty,
+    ending in a separator (``out/``, which Path reads as the file ``out``) or a folder
+    that is there."""
+    from heb.cli import UsageError
+
+    path = Path(text).expanduser()
+    if not text or text.endswith(("/", os.sep)) or path.is_dir():
+        raise UsageError(f"heb: -o {text!r} names no file to write (a folder, or nothing).")
+    return path
+
+
 def _program() -> str:
     """The command as the user typed it: ``heb`` (``pip install .``) or ``python -m heb``."""
     return "heb" if Path(sys.argv[0]).name == "heb" else "python -m heb"
@@ -77,6 +89,7 @@ def fit_command(args: argparse.Namespace) -> int:
     from heb.data import make_model, pipeline_io
 
     name, estimator = _estimator(args.method)
+    out = _output_file(args.output)
     dataset = load_one(args.data, args.target, args.drop, args.categorical, _say)
     for note in dataset.notes:  # what reading changed (renames, rows dropped), as bench
         _say(f"  {dataset.name}: {note}")
@@ -87,7 +100,6 @@ def fit_command(args: argparse.Namespace) -> int:
         categorical=dataset.categorical,
     )
     pipe.fit(dataset.X, dataset.y)
-    out = Path(args.output)
     _write_whole(out, pipeline_io.dumps(pipe))
     _say(
         f"Fitted {name} on {len(dataset.X):,} rows of {dataset.name} ({dataset.X.shape[1]} "
@@ -172,6 +184,7 @@ def score_command(args: argparse.Namespace) -> int:
     from heb.data import pipeline_io
 
     check_file(args.rows)
+    out = None if args.output == "-" else _output_file(args.output)
     if Path(args.rows).suffix.lower() == ".json":
         raise UsageError(f"heb: {args.rows!r} is a JSON file, not a table of rows to score.")
     model_path = Path(args.model).expanduser()
@@ -183,10 +196,10 @@ def score_command(args: argparse.Namespace) -> int:
         raise ValueError(f"The rows have no column {args.target!r} to score against.")
     scored = scored_rows(model, rows)
     text = scored.to_csv(index=False, lineterminator="\n")
-    if args.output == "-":
+    if out is None:
         sys.stdout.write(text)
     else:
-        _write_whole(Path(args.output), text)
+        _write_whole(out, text)
         _say(f"Scored {len(scored):,} rows; wrote {args.output}.")
     if args.target is not None:
         proba = scored.iloc[:, 2:].to_numpy()  # after row and predicted: p(class) in order

@@ -217,3 +217,28 @@ def test_scored_rows_reads_a_frames_columns_by_their_text(integer_classes):
     numbered = named.set_axis([0, 1], axis=1)
     scored = cli_models.scored_rows(pipe, numbered)
     np.testing.assert_array_equal(scored[["p(p)", "p(q)"]], pipe.predict_proba(named))
+
+
+@pytest.mark.parametrize("output", ["", "out/", "folder"])
+@pytest.mark.parametrize("command", ["fit", "score"])
+def test_an_output_that_names_a_folder_is_refused_before_any_work(
+    integer_classes, tmp_path, monkeypatch, capsys, output, command
+):
+    """``-o out/`` wrote a file named ``out`` (Path drops the slash), ``-o folder`` of a
+    folder that is there failed after the fit with "Is a directory", ``-o ''`` with
+    "Device or resource busy" naming a temporary file: each is one sentence, exit 2,
+    nothing written."""
+    _, folder, model = integer_classes
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    rows = str(folder / "rows.csv")
+    argv = ["fit", rows, "--target", "label"] if command == "fit" else ["score", str(model), rows]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:
+        main([*argv, "-o", output])
+    assert refused.value.code == 2
+    assert f"heb: -o {output!r} names no file to write (a folder, or nothing)." in (
+        capsys.readouterr().err
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["folder"]
+    assert not any((tmp_path / "folder").iterdir())
