@@ -242,3 +242,53 @@ def test_an_output_that_names_a_folder_is_refused_before_any_work(
     )
     assert [p.name for p in tmp_path.iterdir()] == ["folder"]
     assert not any((tmp_path / "folder").iterdir())
+
+
+def test_fit_reads_a_file_as_bench_does(integer_classes, tmp_path, capsys):
+    """--drop takes comma-separated names, --categorical naming no column and a file that
+    is not there are refused in one sentence (exit 2), and the defaults are 10 bins and
+    imputed missing values."""
+    frame, folder, _ = integer_classes
+    rows, model = str(tmp_path / "rows.csv"), str(tmp_path / "m.json")
+    frame.assign(extra=1.5, other="x", more=2).to_csv(rows, index=False)
+    argv = ["fit", rows, "--target", "label", "-o", model]
+    assert main([*argv, "--drop", "extra,other", "--drop", "more"]) == 0
+    assert [str(c) for c in pipeline_io.load(model)[0].feature_names_in_] == ["colour", "size"]
+    assert main(argv) == 0
+    params = pipeline_io.load(model)[0].get_params()
+    assert (params["n_bins"], params["missing"]) == (10, "impute")
+    for more, said in (
+        (["--categorical", "nosuch"], "heb: --categorical names 'nosuch', not a column of"),
+        (["--n-bins", "1"], "--n-bins"),
+    ):
+        capsys.readouterr()
+        assert _exit_code([*argv, *more]) == 2 and said in capsys.readouterr().err
+    assert _exit_code(["fit", str(tmp_path / "nosuch.csv"), "--target", "label", "-o", model]) == 2
+    assert "heb: No file" in capsys.readouterr().err
+
+
+def test_score_refuses_a_json_rows_file_in_any_case_and_a_folder_as_model(
+    integer_classes, tmp_path, monkeypatch, capsys
+):
+    """ROWS.JSON is a JSON file too; a folder is no model file; ``~`` in the model's path
+    is the home folder."""
+    _, folder, model = integer_classes
+    (tmp_path / "ROWS.JSON").write_text("{}")
+    rows = str(folder / "rows.csv")
+    for argv, said in (
+        ([str(model), str(tmp_path / "ROWS.JSON")], "is a JSON file, not a table of rows"),
+        ([str(tmp_path), rows], "heb: No model file"),
+    ):
+        capsys.readouterr()
+        assert _exit_code(["score", *argv, "-o", str(tmp_path / "s.csv")]) == 2
+        assert said in capsys.readouterr().err
+    monkeypatch.setenv("HOME", str(folder))
+    assert main(["score", "~/model.json", rows, "-o", str(tmp_path / "s.csv")]) == 0
+
+
+def _exit_code(argv: list[str]) -> int:
+    """``main``'s exit code, whether it returns it or argparse exits."""
+    try:
+        return main(argv)
+    except SystemExit as stopped:
+        return stopped.code
