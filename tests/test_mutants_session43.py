@@ -292,3 +292,32 @@ def _exit_code(argv: list[str]) -> int:
         return main(argv)
     except SystemExit as stopped:
         return stopped.code
+
+
+def test_a_hierarchical_nb_files_tables_are_checked_against_its_counts():
+    """A HierarchicalNaiveBayes file's stored tables must be the re-smoothed ones, as a
+    NaiveBayes file's (a hand-edited prior was loaded as if it were the model's)."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 12, 300)
+    X = np.c_[a, a // 3, rng.integers(0, 3, 300)]
+    model = HierarchicalNaiveBayes().fit(X, rng.integers(0, 2, 300))
+    doc = json.loads(model_io.dumps(model))
+    doc["tables"]["class_log_prior"][0] += 0.1
+    with pytest.raises(ValueError, match="The stored class_log_prior does not match"):
+        model_io.loads(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ({"hierarchies": [1]}, "hierarchies must map a feature index"),
+        ({"hierarchies": {0: [[0, 0, 1, 1]]}, "parents": [1]}, "parents must map"),
+    ],
+)
+def test_a_hierarchical_nbs_parameters_are_checked_before_fitting_from_counts(params, said):
+    """fit_counts checks the parameters before it takes the structure: dict() of a list
+    was Python's TypeError (cannot convert dictionary update sequence element)."""
+    X = np.random.default_rng(0).integers(0, 4, (60, 2))
+    table = NaiveBayes().fit(X, np.arange(60) % 2).count_table_
+    with pytest.raises(ValueError, match=said):
+        HierarchicalNaiveBayes(**params).fit_counts(table)
