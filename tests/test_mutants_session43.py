@@ -321,3 +321,14 @@ def test_a_hierarchical_nbs_parameters_are_checked_before_fitting_from_counts(pa
     table = NaiveBayes().fit(X, np.arange(60) % 2).count_table_
     with pytest.raises(ValueError, match=said):
         HierarchicalNaiveBayes(**params).fit_counts(table)
+
+
+def test_a_negative_parent_feature_is_refused_not_read_as_the_last_column():
+    """parents {0: -1} given to a HierarchicalNaiveBayes would score feature 0 given the
+    last column (numpy's index -1): it is one sentence, as a parent past the last."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 12, 200)
+    X = np.c_[a, a // 3, rng.integers(0, 3, 200)]
+    model = HierarchicalNaiveBayes(hierarchies={0: [np.arange(12) // 3]}, parents={0: -1})
+    with pytest.raises(ValueError, match=r"parents names feature -1, not an index in 0\.\.2"):
+        model.fit(X, rng.integers(0, 2, 200))
