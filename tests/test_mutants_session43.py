@@ -20,6 +20,7 @@ from heb.data import make_model, pipeline_io
 from heb.hierarchical_nb import HierarchicalNaiveBayes
 from heb.hierarchy_io import hierarchies_to_json
 from heb.nb import NaiveBayes
+from heb.tan import TAN
 
 
 @pytest.fixture(scope="module")
@@ -332,3 +333,41 @@ def test_a_negative_parent_feature_is_refused_not_read_as_the_last_column():
     model = HierarchicalNaiveBayes(hierarchies={0: [np.arange(12) // 3]}, parents={0: -1})
     with pytest.raises(ValueError, match=r"parents names feature -1, not an index in 0\.\.2"):
         model.fit(X, rng.integers(0, 2, 200))
+
+
+def test_a_parent_feature_one_past_the_last_is_refused():
+    """parents naming feature 3 of a three-feature table is refused at fit (it was an
+    IndexError at predict), the bound exclusive."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 12, 200)
+    X = np.c_[a, a // 3, rng.integers(0, 3, 200)]
+    model = HierarchicalNaiveBayes(hierarchies={0: [np.arange(12) // 3]}, parents={0: 3})
+    with pytest.raises(ValueError, match=r"parents names feature 3, not an index in 0\.\.2"):
+        model.fit(X, rng.integers(0, 2, 200))
+
+
+def _tan_counts(n_classes: int = 2, n_values: int = 3, **params):
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, n_values, (120, 3))
+    model = TAN("laplace", **params).fit(X, np.arange(120) % n_classes)
+    return model.count_table_, model.pair_counts_
+
+
+@pytest.mark.parametrize(
+    ("pairs_of", "classes", "said"),
+    [
+        ({}, [0, 1, 2], "must have the same classes"),
+        ({"n_classes": 3}, None, "must have the same classes"),
+        ({"n_values": 4}, None, "built for other category counts"),
+        ({"max_pairs": 10}, None, "built with other caps than this model's"),
+    ],
+)
+def test_tan_fit_counts_refuses_counts_that_do_not_belong_together(pairs_of, classes, said):
+    """Class labels, pair counts of other classes, of other category counts or built
+    under other caps are refused in one sentence, not smoothed into a wrong tree."""
+    table, _ = _tan_counts()
+    caps = {k: v for k, v in pairs_of.items() if k == "max_pairs"}
+    _, pairs = _tan_counts(**pairs_of)
+    with pytest.raises(ValueError, match=said):
+        TAN("laplace").fit_counts(table, pairs, classes)
+    assert not caps or TAN("laplace", **caps).fit_counts(table, pairs).classes_.size == 2
