@@ -54,6 +54,8 @@ def _output_file(text: str) -> Path:
     from heb.cli import UsageError
 
     path = Path(text).expanduser()
+    if text == "-":  # score's standard output; fit wrote a file named '-'
+        raise UsageError("heb: fit writes its model to a file: -o - (standard output) is none.")
     if not text or text.endswith(("/", os.sep)) or path.is_dir():
         raise UsageError(f"heb: -o {text!r} names no file to write (a folder, or nothing).")
     return path
@@ -172,10 +174,15 @@ def _metrics_line(model, rows: pd.DataFrame, target: str, proba: np.ndarray) -> 
     scores = all_metrics(y, proba[known])
     shown = ", ".join(f"{k} {v:.4f}" for k, v in scores.items() if np.isfinite(v))
     other, empty = int((present & ~known).sum()), int((~present).sum())
-    left = [f"{other:,} rows of another class"] if other else []
-    left += [f"{empty:,} rows without a class"] if empty else []
+    left = [f"{_rows(other)} of another class"] if other else []
+    left += [f"{_rows(empty)} without a class"] if empty else []
     out = f" ({' and '.join(left)} left out)" if left else ""
-    return f"Against {target!r} on {int(known.sum()):,} rows{out}: {shown}."
+    return f"Against {target!r} on {_rows(int(known.sum()))}{out}: {shown}."
+
+
+def _rows(n: int) -> str:
+    """``1 row``, ``2,000 rows``."""
+    return f"{n:,} row{'s' * (n != 1)}"
 
 
 def score_command(args: argparse.Namespace) -> int:
@@ -200,7 +207,7 @@ def score_command(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         _write_whole(out, text)
-        _say(f"Scored {len(scored):,} rows; wrote {args.output}.")
+        _say(f"Scored {_rows(len(scored))}; wrote {args.output}.")
     if args.target is not None:
         proba = scored.iloc[:, 2:].to_numpy()  # after row and predicted: p(class) in order
         _say(_metrics_line(model, rows, args.target, proba))

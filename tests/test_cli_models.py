@@ -110,7 +110,7 @@ def test_fit_writes_any_saved_method_of_a_csv_file(tmp_path, method, kind, smoot
     assert len(_scored(out)) == 300
 
 
-def test_refusals_are_one_sentence_and_write_nothing(zip_rows, tmp_path, capsys):
+def test_refusals_are_one_sentence_and_write_nothing(zip_rows, tmp_path, capsys, monkeypatch):
     dataset, rows = zip_rows
     model_file = tmp_path / "m.json"
     model_file.write_text("kept")  # an earlier file a refused fit must leave as it was
@@ -125,6 +125,13 @@ def test_refusals_are_one_sentence_and_write_nothing(zip_rows, tmp_path, capsys)
         assert stopped.value.code == 2
         assert said in capsys.readouterr().err
     assert model_file.read_text() == "kept"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):  # it wrote a file named '-'
+        main(["fit", "builtin:zip-codes", "-o", "-"])
+    assert "fit writes its model to a file: -o - (standard output) is none." in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "-").exists()
     assert main(["fit", "builtin:zip-codes", "-o", str(model_file)]) == 0
     out = tmp_path / "scored.csv"
     codes_only = tmp_path / "codes.json"

@@ -56,7 +56,7 @@ def test_a_target_column_with_an_empty_cell_still_scores_its_whole_number_classe
     assert main(["score", str(model), str(folder / "gap.csv"), "--target", "label",
                  "-o", str(folder / "s.csv")]) == 0  # fmt: skip
     said = capsys.readouterr().err
-    assert "Against 'label' on 199 rows (1 rows without a class left out): accuracy" in said
+    assert "Against 'label' on 199 rows (1 row without a class left out): accuracy" in said
     scored = pd.read_csv(folder / "s.csv")
     truth = frame["label"].astype(str).drop(index=5)
     accuracy = float(said.split("accuracy ")[1].split(",")[0])
