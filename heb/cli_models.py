@@ -87,11 +87,13 @@ def _estimator(method: str):
 
 def fit_command(args: argparse.Namespace) -> int:
     """``heb fit``: fit one method on every row and write its pipeline file."""
-    from heb.cli import load_one
+    from heb.cli import UsageError, load_one
     from heb.data import make_model, pipeline_io
 
     name, estimator = _estimator(args.method)
     out = _output_file(args.output)
+    if Path(args.data).expanduser().is_dir():  # bench's message names --engine, fit has none
+        raise UsageError(f"heb: {args.data!r} is a folder: fit reads one table file.")
     dataset = load_one(args.data, args.target, args.drop, args.categorical, _say)
     for note in dataset.notes:  # what reading changed (renames, rows dropped), as bench
         _say(f"  {dataset.name}: {note}")

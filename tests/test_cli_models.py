@@ -132,6 +132,10 @@ def test_refusals_are_one_sentence_and_write_nothing(zip_rows, tmp_path, capsys,
         capsys.readouterr().err
     )
     assert not (tmp_path / "-").exists()
+    (tmp_path / "parts").mkdir()
+    with pytest.raises(SystemExit):  # bench's message named --engine, which fit has not
+        main(["fit", str(tmp_path / "parts"), "-o", str(model_file)])
+    assert "is a folder: fit reads one table file." in capsys.readouterr().err
     assert main(["fit", "builtin:zip-codes", "-o", str(model_file)]) == 0
     out = tmp_path / "scored.csv"
     codes_only = tmp_path / "codes.json"
