@@ -236,12 +236,7 @@ class AODE(CategoricalClassifier):
         """
         self._validate_params_()
         classes = np.arange(table.n_classes) if classes is None else np.asarray(classes)
-        if classes.shape != (table.n_classes,) or joint.n_classes != table.n_classes:
-            raise ValueError("classes, table and joint counts must have the same classes.")
-        if not np.array_equal(joint.n_categories, table.n_categories):
-            raise ValueError("The joint counts were built for other category counts.")
-        if joint.caps != self._caps:
-            raise ValueError("The joint counts were built with other caps than this model's.")
+        joint.check_fits(table, classes, self._caps, "joint counts")
         if prior not in ("marginal", "uniform"):
             raise ValueError(f"prior must be 'marginal' or 'uniform', got {prior!r}.")
         return self._set_counts(table, joint, classes, concentration, prior)

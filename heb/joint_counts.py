@@ -233,6 +233,17 @@ class JointCounts:
         """(max_parent_cardinality, max_joint_cells, max_pairs)."""
         return (self.max_parent_cardinality, self.max_joint_cells, self.max_pairs)
 
+    def check_fits(self, table, classes: np.ndarray, caps: tuple, what: str) -> None:
+        """Refuse, in one sentence naming these counts ``what``, counts of other classes,
+        categories or caps than a model fitted from ``table`` with ``classes`` and
+        ``caps`` (a model's ``fit_counts``)."""
+        if classes.shape != (table.n_classes,) or self.n_classes != table.n_classes:
+            raise ValueError(f"classes, table and {what} must have the same classes.")
+        if not np.array_equal(self.n_categories, table.n_categories):
+            raise ValueError(f"The {what} were built for other category counts.")
+        if self.caps != caps:
+            raise ValueError(f"The {what} were built with other caps than this model's.")
+
     @property
     def n_pairs(self) -> int:
         """P, the number of pairs held."""

@@ -204,12 +204,7 @@ class TAN(CategoricalClassifier):
         """
         self._validate_params_()
         classes = np.arange(table.n_classes) if classes is None else np.asarray(classes)
-        if classes.shape != (table.n_classes,) or pairs.n_classes != table.n_classes:
-            raise ValueError("classes, table and pair counts must have the same classes.")
-        if not np.array_equal(pairs.n_categories, table.n_categories):
-            raise ValueError("The pair counts were built for other category counts.")
-        if pairs.caps != self._caps:
-            raise ValueError("The pair counts were built with other caps than this model's.")
+        pairs.check_fits(table, classes, self._caps, "pair counts")
         return self._set_counts(table, pairs, classes)
 
     def _set_counts(self, table: CountTable, pairs: PairCounts, classes: np.ndarray):
