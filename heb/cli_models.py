@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 from pathlib import Path
 
@@ -31,20 +30,13 @@ def _say(message: str) -> None:
 
 
 def _write_whole(path: Path, text: str) -> None:
-    """``text`` written to ``path`` through a temporary file in its folder, renamed into
-    place: an interrupted write leaves the old file (or none), never half a file."""
-    folder = path.parent if str(path.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    # opened "x" under a fresh name rather than mkstemp's, whose file is the owner's alone
-    # (0600): the file renamed into place has the permissions of any file written here
-    temporary = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.part"
-    try:
-        with open(temporary, "x", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """``text`` written to ``path`` (its folder made) whole or not at all
+    (:func:`heb.whole_files.whole_file`), with the permissions of any new file."""
+    from heb.whole_files import whole_file
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with whole_file(path) as temporary:
+        temporary.write_text(text, encoding="utf-8", newline="")
 
 
 def _output_file(text: str) -> Path:

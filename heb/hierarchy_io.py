@@ -48,6 +48,14 @@ def hierarchies_to_json(hierarchies: Hierarchies) -> dict[str, list[list[int]]]:
     return out
 
 
+def _feature_index(key: str, what: str) -> int:
+    """A JSON key as a feature index: ASCII digits without a leading zero, or one
+    ValueError sentence naming ``what`` (the parameter)."""
+    if not (key.isascii() and key.isdigit()) or (len(key) > 1 and key[0] == "0"):
+        raise ValueError(f"{what}: the key {key[:20]!r} is not a feature index.")
+    return int(key)
+
+
 def hierarchies_from_json(value: Any) -> dict[int, list[np.ndarray]]:
     """The ``hierarchies`` parameter from its JSON object (:func:`hierarchies_to_json`).
 
@@ -61,8 +69,7 @@ def hierarchies_from_json(value: Any) -> dict[int, list[np.ndarray]]:
         raise ValueError("The parameter 'hierarchies' must be an object or null.")
     out: dict[int, list[np.ndarray]] = {}
     for key, levels in value.items():
-        if not (key.isascii() and key.isdigit()) or (len(key) > 1 and key[0] == "0"):
-            raise ValueError(f"hierarchies: the key {key[:20]!r} is not a feature index.")
+        feature = _feature_index(key, "hierarchies")
         if not isinstance(levels, list) or not levels:
             raise ValueError(f"hierarchies: feature {key} must hold a list of levels.")
         arrays = []
@@ -74,7 +81,7 @@ def hierarchies_from_json(value: Any) -> dict[int, list[np.ndarray]]:
                     f"hierarchies: each level of feature {key} must list whole numbers >= 0."
                 )
             arrays.append(np.array(level, dtype=np.int64))
-        out[int(key)] = arrays
+        out[feature] = arrays
     return out
 
 
@@ -95,9 +102,8 @@ def parents_from_json(value: Any) -> dict[int, int]:
         raise ValueError("The parameter 'parents' must be an object or null.")
     out: dict[int, int] = {}
     for key, parent in value.items():
-        if not (key.isascii() and key.isdigit()) or (len(key) > 1 and key[0] == "0"):
-            raise ValueError(f"parents: the key {key[:20]!r} is not a feature index.")
+        feature = _feature_index(key, "parents")
         if type(parent) is not int or not 0 <= parent < 2**62:
             raise ValueError(f"parents: the parent of feature {key} must be a feature index.")
-        out[int(key)] = parent
+        out[feature] = parent
     return out

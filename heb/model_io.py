@@ -364,12 +364,15 @@ def _params(data: dict, kind: type) -> dict:
     unknown = set(params) - known
     if unknown:
         raise ValueError(f"Unknown parameters for {kind.__name__}: {', '.join(sorted(unknown))}.")
+    out = {}
     for key, value in params.items():
         if key in _STRUCTURE and value is not None:
-            params = {**params, key: _STRUCTURE[key][1](value)}
-        elif not _scalar(value):
+            out[key] = _STRUCTURE[key][1](value)
+        elif _scalar(value):
+            out[key] = value
+        else:
             raise ValueError(f"The parameter {key!r} must be a number, text or null.")
-    return params
+    return out
 
 
 def _joint(data: dict, model: AODE | TAN, table: CountTable) -> JointCounts:
