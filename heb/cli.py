@@ -27,6 +27,12 @@ import numpy as np
 import pandas as pd
 
 from heb import __version__
+from heb.cli_hierarchies import (
+    add_hierarchy_option,
+    cannot_apply,
+    hierarchies_option,
+    hierarchy_levels,
+)
 from heb.cli_scale import (
     DATA_SUFFIXES,
     ENGINES,
@@ -619,6 +625,7 @@ def _collect(
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, report)
         dataset.name = distinct_name(dataset.name, spec, taken)
         _say_data_notes(dataset, spec, settings, report)
+        _check_hierarchies(dataset, settings, len(specs) == 1, report)
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
         with_bins = _with_bins(dataset, tables, table7_subset, report)
         runs = _variants(tables, base, settings["n_bins"], with_bins)
@@ -663,7 +670,7 @@ def _cross_validated(
     frames: list[pd.DataFrame] = []
     notes: list[str] = []
     for label, methods, params, override in runs:
-        result = cross_validate(dataset, methods, params=params, **{**settings, **override})
+        result = cross_validate(dataset, methods, settings=_run_of(settings, params, override))
         notes += [n for n in result.notes if n not in notes and not is_subsample_note(n)]
         frame = result.folds.assign(dataset=dataset.name, variant=label, k_max=k_max)
         if label.startswith("Lidstone"):
@@ -672,6 +679,12 @@ def _cross_validated(
             frame["method"] = frame["method"] + f" [{label}]"
         frames.append(frame)
     return frames, notes
+
+
+def _run_of(settings: dict, params: dict | None = None, override: dict | None = None):
+    """The :class:`RunSettings` of bench's ``settings`` with a variant's method ``params``
+    and setting ``override`` (Table 7's bin counts)."""
+    return RunSettings(**{**settings, **(override or {})}, overrides=params or {})
 
 
 # --------------------------------------------------------------------------- output
@@ -902,6 +915,44 @@ def _methods(args: argparse.Namespace) -> list[str]:
         raise UsageError(f"heb: --methods: {exc}") from None
 
 
+def _hierarchies(args: argparse.Namespace, methods: Sequence[str]) -> str:
+    """The run's ``--hierarchy`` declarations as their canonical text ("" for none),
+    checked before any work."""
+    if args.hierarchy and args.engine:
+        raise UsageError(
+            "heb: --hierarchy runs in memory: category hierarchies are not available on the "
+            "large-data path (--engine)."
+        )
+    if args.hierarchy and not methods:
+        raise UsageError(
+            "heb: --hierarchy is read by HEB-H, which no table of the paper runs; name it in "
+            "--methods (e.g. --methods heb-m,heb-h)."
+        )
+    try:
+        return hierarchies_option(args.hierarchy, methods)
+    except ValueError as exc:
+        raise UsageError(f"heb: {exc}") from None
+
+
+def _check_hierarchies(dataset, settings: dict, strict: bool, report) -> None:
+    """Say (or, for the one dataset of a run, refuse) a ``--hierarchy`` that cannot apply
+    to ``dataset``: HEB-H would run as HEB-M there without a word."""
+    if not settings.get("hierarchies"):
+        return
+    from heb.data import Preprocessor
+
+    with warnings.catch_warnings():  # the code-signal lines above already spoke of them
+        warnings.simplefilter("ignore", UserWarning)
+        encoder = Preprocessor(
+            n_bins=settings["n_bins"], missing=settings["missing"], categorical=dataset.categorical
+        ).fit(dataset.X)
+    for declared, why in hierarchy_levels(settings["hierarchies"], encoder, dataset.X)[1]:
+        if not strict:
+            report(f"  {dataset.name}: --hierarchy {declared!r} left out ({why}).")
+            continue
+        raise UsageError(cannot_apply(declared, why, dataset.name))
+
+
 def _tables(args: argparse.Namespace) -> list[int]:
     """The tables ``--tables`` names (default: all), checked."""
     if args.tables is None:
@@ -1130,6 +1181,9 @@ def bench(args: argparse.Namespace) -> int:
         "missing": run.missing,
         "max_rows": run.max_rows,
     }
+    hierarchies = _hierarchies(args, methods)
+    if hierarchies:  # only then: a run without one keeps its cache key
+        settings["hierarchies"] = hierarchies
     leave_out, note = [], ""
     if args.engine:  # methods and tables checked before the engine scans a row
         tables, leave_out, note = _engine_plan(tables, explicit=bool(args.tables))
@@ -1229,7 +1283,7 @@ def _collect_reliability(
         dataset = _declared(dataset, spec, categorical, len(specs) == 1, lambda _: None)
         if not is_high_cardinality(dataset.name, dataset_k_max(dataset, settings["n_bins"])):
             continue
-        result = cross_validate(dataset, TABLE_METHODS[4], **settings)
+        result = cross_validate(dataset, TABLE_METHODS[4], settings=_run_of(settings))
         curves[dataset.name] = {m: result.reliability(m) for m in TABLE_METHODS[4]}
     return curves
 
@@ -1368,6 +1422,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave these columns of the data files out (a row identifier, a column that "
         "leaks the target); for file paths and --engine inputs, never the target; repeatable",
     )
+    add_hierarchy_option(b)
     b.add_argument(
         "--spark-master",
         default=None,

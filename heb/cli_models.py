@@ -19,6 +19,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from heb.cli_hierarchies import (
+    add_hierarchy_option,
+    cannot_apply,
+    hierarchies_option,
+    hierarchy_levels,
+    takes_hierarchies,
+)
+
 __all__ = ["add_model_commands", "fit_command", "score_command", "scored_rows"]
 
 #: the method families a model file holds (a reference model is scikit-learn's own)
@@ -83,6 +91,10 @@ def fit_command(args: argparse.Namespace) -> int:
     from heb.data import make_model, pipeline_io
 
     name, estimator = _estimator(args.method)
+    try:
+        hierarchies = hierarchies_option(args.hierarchy, [name])
+    except ValueError as exc:
+        raise UsageError(f"heb: {exc}") from None
     out = _output_file(args.output)
     if Path(args.data).expanduser().is_dir():  # bench's message names --engine, fit has none
         raise UsageError(f"heb: {args.data!r} is a folder: fit reads one table file.")
@@ -95,14 +107,42 @@ def fit_command(args: argparse.Namespace) -> int:
         missing=args.missing,
         categorical=dataset.categorical,
     )
+    along = ""
+    if takes_hierarchies(name):
+        levels = _levels(hierarchies, pipe[0], dataset)
+        pipe.set_params(**{f"{pipe.steps[-1][0]}__hierarchies": levels or None})
+        if levels:
+            along = f", hierarchies over {len(levels)} column{'s' * (len(levels) != 1)}"
+        else:
+            _say(
+                f"  {name} was given no category hierarchy, so it is HEB-M (the same "
+                "numbers): pass --hierarchy 'COLUMN -> PARENT' or 'COLUMN -> prefix 3'."
+            )
     pipe.fit(dataset.X, dataset.y)
     _write_whole(out, pipeline_io.dumps(pipe))
     _say(
         f"Fitted {name} on {len(dataset.X):,} rows of {dataset.name} ({dataset.X.shape[1]} "
-        f"columns, target {dataset.target!r}, {pipe.classes_.size} classes); wrote {out} "
+        f"columns, target {dataset.target!r}, {pipe.classes_.size} classes{along}); wrote {out} "
         f"({out.stat().st_size:,} bytes). Score rows with: {_program()} score {out} ROWS.csv"
     )
     return 0
+
+
+def _levels(hierarchies: str, encoder, dataset) -> dict:
+    """The ``--hierarchy`` levels on the codes ``encoder`` (the pipeline's unfitted
+    preprocessing, fitted here on a copy) gives ``dataset``; one that cannot apply is
+    refused, as HEB-H would silently be HEB-M on that column."""
+    from sklearn.base import clone
+
+    from heb.cli import UsageError
+
+    if not hierarchies:
+        return {}
+    fitted = clone(encoder).fit(dataset.X)
+    levels, left_out = hierarchy_levels(hierarchies, fitted, dataset.X)
+    for declared, why in left_out:
+        raise UsageError(cannot_apply(declared, why, dataset.name))
+    return levels
 
 
 def _read_rows(path: Path) -> pd.DataFrame:
@@ -244,6 +284,7 @@ def add_model_commands(sub, whole_number) -> None:
         default="impute",
         help="missing values: imputed, or a category of their own (default: %(default)s)",
     )
+    add_hierarchy_option(f)
     f.set_defaults(func=fit_command)
     s = sub.add_parser("score", help="predict a table's rows with a model file; write CSV")
     s.add_argument("model", help="a model file heb fit or the Explain page wrote")

@@ -475,8 +475,8 @@ def test_the_engine_notes_a_heb_h_run_without_a_hierarchy():
     plain = cross_validate(data, ["heb-m", "heb-h"], n_splits=3, use_cache=False)
     assert plain.notes == [
         "HEB-H was given no category hierarchy, so it ran as HEB-M (the same numbers): "
-        "declare one (RunSettings(hierarchies=...) in Python, or on the app's Dataset "
-        "page) for it to borrow along."
+        "declare one (on the app's Dataset page, --hierarchy on the command line, "
+        "RunSettings(hierarchies=...) in Python) for it to borrow along."
     ]
     scores = plain.summary().set_index("method")["log_loss_mean"]
     assert scores["HEB-H"] == pytest.approx(scores["HEB-M"], rel=1e-9)  # names as registered

@@ -16,6 +16,7 @@ columns a fold lacks (or a prefix rule on a binned numeric column) is left out t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -43,6 +44,8 @@ HIERARCHY_PARAM = "hierarchy_declared"
 #: declarations one run may hold (a URL stays short)
 MAX_DECLARED = 16
 _MISSING_LABEL = "(missing)"
+#: a step of :meth:`Declared.describe` that is a prefix length
+_PREFIX_STEP = re.compile(r"prefix\s+(\d+)")
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,34 @@ class Declared:
         """``zip_code -> prefix 3 -> prefix 1`` or ``A -> B -> C``."""
         steps = self.parents or tuple(f"prefix {n}" for n in self.prefix)
         return " -> ".join((self.feature, *steps))
+
+    @classmethod
+    def from_text(cls, text: str) -> Declared:
+        """The declaration :meth:`describe` writes: ``A -> B -> C`` (parent columns,
+        finest first) or ``zip_code -> prefix 3 -> prefix 1`` (prefix lengths); ``>``
+        may stand for ``->``.
+
+        Raises
+        ------
+        ValueError
+            With one sentence saying what is malformed.
+        """
+        steps = [s.strip() for s in re.split(r"->|>", str(text))]
+        if len(steps) < 2 or not all(steps):
+            raise ValueError(
+                f"A hierarchy reads 'column -> parent -> ...' or 'column -> prefix 3 -> "
+                f"prefix 1', not {str(text)!r}."
+            )
+        feature, rest = steps[0], steps[1:]
+        lengths = [_PREFIX_STEP.fullmatch(s) for s in rest]
+        if all(lengths):
+            return cls(feature, prefix=tuple(int(m.group(1)) for m in lengths))
+        if any(lengths):
+            raise ValueError(
+                f"The hierarchy {str(text)!r} mixes parent columns and prefix lengths; "
+                "give one or the other."
+            )
+        return cls(feature, parents=tuple(rest))
 
 
 def parse_hierarchies(text: str | None) -> tuple[Declared, ...]:
@@ -228,8 +259,8 @@ def hierarchy_notes(specs: dict[str, dict]) -> list[str]:
         if HIERARCHY_PARAM not in spec["params"] and not spec["params"].get("hierarchies"):
             notes.append(
                 f"{name} was given no category hierarchy, so it ran as HEB-M (the same "
-                "numbers): declare one (RunSettings(hierarchies=...) in Python, or on the "
-                "app's Dataset page) for it to borrow along."
+                "numbers): declare one (on the app's Dataset page, --hierarchy on the "
+                "command line, RunSettings(hierarchies=...) in Python) for it to borrow along."
             )
     return notes
 

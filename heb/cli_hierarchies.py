@@ -1,0 +1,112 @@
+"""``--hierarchy`` of ``heb bench`` and ``heb fit``: HEB-H's category hierarchies typed on
+the command line, as the app's Dataset page declares them.
+
+A hierarchy is written as the app shows it (:meth:`Declared.describe`): a column and its
+parent columns, finest first (``--hierarchy "ROLE_ROLLUP_2 -> ROLE_ROLLUP_1"``), or a
+column and the prefix lengths of its labels (``--hierarchy "zip -> prefix 3 -> prefix 1"``);
+``>`` may stand for ``->``. Without one HEB-H is HEB-M, which the run says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from heb import registry
+from heb.evaluate.hierarchy_specs import (
+    Declared,
+    hierarchies_text,
+    parse_hierarchies,
+    resolve_levels,
+)
+from heb.hierarchy import NESTED_RULE
+
+__all__ = [
+    "add_hierarchy_option",
+    "cannot_apply",
+    "hierarchies_option",
+    "hierarchy_levels",
+    "takes_hierarchies",
+]
+
+_HELP = (
+    "a category hierarchy for HEB-H, as the app writes it: 'COLUMN -> PARENT [-> ...]' "
+    "(parent columns, finest first) or 'COLUMN -> prefix 3 -> prefix 1' (prefixes of its "
+    "labels); repeatable, one per column (without one HEB-H is HEB-M)"
+)
+
+
+def add_hierarchy_option(parser: argparse.ArgumentParser) -> None:
+    """Add the repeatable ``--hierarchy`` option to a subcommand's parser."""
+    parser.add_argument(
+        "--hierarchy", action="append", default=[], metavar="'COL -> PARENT'", help=_HELP
+    )
+
+
+def takes_hierarchies(method: str) -> bool:
+    """Whether the registry method ``method`` reads a category hierarchy (HEB-H)."""
+    entry = registry.method(method)
+    smoother = entry.params.get("smoother") if entry.family == "nb" else None
+    return smoother is not None and registry.smoother(smoother).rule == NESTED_RULE
+
+
+def hierarchies_option(values: Sequence[str], methods: Sequence[str]) -> str:
+    """The canonical text (:func:`hierarchies_text`) of the ``--hierarchy`` values, ``""``
+    for none.
+
+    Raises
+    ------
+    ValueError
+        A malformed value, or values given while none of ``methods`` takes a hierarchy
+        (they would change nothing).
+    """
+    if not values:
+        return ""
+    if not any(takes_hierarchies(m) for m in methods):
+        taking = [m.name for m in registry.METHODS.values() if takes_hierarchies(m.name)]
+        raise ValueError(
+            f"--hierarchy is read by {' and '.join(taking)} alone, not by "
+            f"{', '.join(registry.method(m).name for m in methods)}; choose it or leave "
+            "--hierarchy out."
+        )
+    return hierarchies_text(Declared.from_text(value) for value in values)
+
+
+def hierarchy_levels(
+    text: str, preprocessor, X
+) -> tuple[dict[int, list[np.ndarray]], list[tuple[str, str]]]:
+    """The levels of ``text``'s declarations on the codes of a fitted ``preprocessor``
+    (:class:`heb.data.Preprocessor`) for ``NaiveBayes(hierarchies=...)``, and for each
+    declaration that cannot apply its text and why (a column the data lacks or the
+    encoding left out, a prefix rule on a binned number)."""
+    names = list(preprocessor.feature_names_out_)
+    codes = preprocessor.transform(X)
+    levels, left_out = {}, []
+    for item in parse_hierarchies(text):
+        found, notes = resolve_levels([item], names, codes, _labels(preprocessor))
+        levels.update(found)
+        if notes:  # "<the declaration>: <why>, left out."
+            why = notes[0][len(item.describe()) + 2 :]
+            left_out.append((item.describe(), re.sub(r"[,;] left out\.$", "", why)))
+    return levels, left_out
+
+
+def cannot_apply(declared: str, why: str, dataset: str) -> str:
+    """The sentence refusing a declaration (:func:`hierarchy_levels`' ``left_out``) on
+    the one dataset of a run."""
+    hint = " (pass --categorical to read it as categories)" if "is binned" in why else ""
+    return f"heb: --hierarchy {declared!r} cannot apply to {dataset}: {why}{hint}."
+
+
+def _labels(preprocessor) -> Callable[[int], list | None]:
+    """``labels_of(f)``: the labels of output column f's codes, None for binned numbers."""
+
+    def labels_of(f: int) -> list | None:
+        name = preprocessor.feature_names_out_[f]
+        numeric = preprocessor.kinds_.get(name) == "numeric"
+        return None if numeric else list(preprocessor.categories_[f])
+
+    return labels_of
