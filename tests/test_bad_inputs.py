@@ -319,8 +319,11 @@ def test_case_target_some_missing():
 def test_case_blank_lines_are_said_to_be_blank_not_a_missing_target():
     """A spreadsheet's export ends in blank lines: they were reported as rows "with a
     missing target", which sent a user looking for missing classes."""
-    dataset = load_upload(csv("a,b,class\n1,2,x\n3,,\n5,6,y\n,,\n,,\n"), "t.csv")
-    assert "Dropped 2 rows with no value in any column (blank lines)." in dataset.notes
+    dataset = load_upload(csv("a,b,class\n1,2,x\n3,,\n5,6,y\n,,\nNA,NaN,NA\n"), "t.csv")
+    assert (
+        "Dropped 2 rows with no value in any column (empty cells or missing-value markers "
+        "only)." in dataset.notes
+    )
     assert "Dropped 1 row with a missing target." in dataset.notes
     assert dataset.y.tolist() == ["x", "y"]
 

@@ -295,13 +295,14 @@ def _checked_target(
         raise DataError(f"The target column {quote(target)} has no values.")
     if missing.any():
         kept = np.flatnonzero(~missing)
-        empty = frame.isna().all(axis=1).to_numpy()  # blank lines (a spreadsheet's export)
+        empty = frame.isna().all(axis=1).to_numpy()  # ',,' or 'NA,NA' (a spreadsheet's export)
         frame = frame.loc[~missing]
         for count, what in ((int(empty.sum()), "empty"), (int((missing & ~empty).sum()), "")):
             if count:
                 rows = f"{count} row{'s' * (count != 1)}"
                 notes.append(
-                    f"Dropped {rows} with no value in any column (blank lines)."
+                    f"Dropped {rows} with no value in any column (empty cells or "
+                    "missing-value markers only)."
                     if what
                     else f"Dropped {rows} with a missing target."
                 )
