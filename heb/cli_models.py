@@ -233,6 +233,8 @@ def score_command(args: argparse.Namespace) -> int:
         raise UsageError(f"heb: No model file {str(model_path)!r}.")
     model = pipeline_io.load(model_path)
     rows = _read_rows(Path(args.rows).expanduser())
+    for note in rows.attrs.get("heb_notes", []):  # a repeated column renamed, as fit says
+        _say(f"  {Path(args.rows).name}: {note}")
     if args.target is not None and args.target not in {str(c) for c in rows.columns}:
         raise ValueError(f"The rows have no column {args.target!r} to score against.")
     scored = scored_rows(model, rows)

@@ -191,3 +191,22 @@ def test_the_scores_of_a_tan_file_match_its_model(zip_rows, tmp_path):
     pipe = make_model(estimator=TAN("heb"), categorical=dataset.categorical)
     proba = pipe.fit(dataset.X, dataset.y).predict_proba(dataset.X)
     np.testing.assert_allclose(_scored(out)[["p(no)", "p(yes)"]].to_numpy(), proba, rtol=1e-15)
+
+
+def test_score_says_a_repeated_column_was_renamed(zip_rows, tmp_path, capsys):
+    """Rows with two columns of one name: the first is scored, the second renamed, and
+    the scoring said nothing of it (fit says its data's notes)."""
+    dataset, rows = zip_rows
+    model_file = tmp_path / "m.json"
+    assert main(["fit", "builtin:zip-codes", "--method", "laplace", "-o", str(model_file)]) == 0
+    frame = pd.read_csv(rows, dtype=str, keep_default_na=False)
+    frame.insert(0, "weekday", "Sun", allow_duplicates=True)  # a stale copy, first
+    doubled = tmp_path / "doubled.csv"
+    frame.to_csv(doubled, index=False)
+    capsys.readouterr()
+    assert main(["score", str(model_file), str(doubled), "-o", str(tmp_path / "s.csv")]) == 0
+    said = capsys.readouterr().err
+    assert (
+        "  doubled.csv: Column name 'weekday' appears more than once, so the repeats were "
+        "renamed ('weekday (2)')." in said
+    )
