@@ -60,6 +60,8 @@ def _settings_line(settings: RunSettings) -> str:
     }
     if settings.overrides:
         words["overrides"] = settings.params()
+    if settings.hierarchies:  # HEB-H's declarations: without them the code ran it as HEB-M
+        words["hierarchies"] = settings.hierarchies
     return "settings = RunSettings(" + ", ".join(f"{k}={v!r}" for k, v in words.items()) + ")"
 
 
