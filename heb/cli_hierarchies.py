@@ -72,7 +72,17 @@ def hierarchies_option(values: Sequence[str], methods: Sequence[str]) -> str:
             f"{', '.join(registry.method(m).name for m in methods)}; choose it or leave "
             "--hierarchy out."
         )
-    return hierarchies_text(Declared.from_text(value) for value in values)
+    declared = [Declared.from_text(value) for value in values]
+    for i, item in enumerate(declared):  # the canonical text keeps one: the last given
+        again = next(
+            (d for d in declared[i + 1 :] if d.feature == item.feature and d != item), None
+        )
+        if again is not None:
+            raise ValueError(
+                f"--hierarchy gives {item.feature!r} two hierarchies ({item.describe()!r} and "
+                f"{again.describe()!r}); give one per column."
+            )
+    return hierarchies_text(declared)
 
 
 def hierarchy_levels(
