@@ -946,7 +946,9 @@ def _check_hierarchies(dataset, settings: dict, strict: bool, report) -> None:
         encoder = Preprocessor(
             n_bins=settings["n_bins"], missing=settings["missing"], categorical=dataset.categorical
         ).fit(dataset.X)
-    for declared, why in hierarchy_levels(settings["hierarchies"], encoder, dataset.X)[1]:
+    for declared, why in hierarchy_levels(
+        settings["hierarchies"], encoder, dataset.X, dataset.target
+    )[1]:
         if not strict:
             report(f"  {dataset.name}: --hierarchy {declared!r} left out ({why}).")
             continue

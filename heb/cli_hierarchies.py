@@ -86,16 +86,20 @@ def hierarchies_option(values: Sequence[str], methods: Sequence[str]) -> str:
 
 
 def hierarchy_levels(
-    text: str, preprocessor, X
+    text: str, preprocessor, X, target: str | None = None
 ) -> tuple[dict[int, list[np.ndarray]], list[tuple[str, str]]]:
     """The levels of ``text``'s declarations on the codes of a fitted ``preprocessor``
     (:class:`heb.data.Preprocessor`) for ``NaiveBayes(hierarchies=...)``, and for each
-    declaration that cannot apply its text and why (a column the data lacks or the
-    encoding left out, a prefix rule on a binned number)."""
+    declaration that cannot apply its text and why (the ``target`` column, a column the
+    data lacks or the encoding left out, a prefix rule on a binned number)."""
     names = list(preprocessor.feature_names_out_)
     codes = preprocessor.transform(X)
     levels, left_out = {}, []
     for item in parse_hierarchies(text):
+        if target is not None and str(target) in (item.feature, *item.parents):
+            # not "no column here": the file has it, as the class to predict
+            left_out.append((item.describe(), f"{str(target)!r} is the target, not a feature"))
+            continue
         found, notes = resolve_levels([item], names, codes, _labels(preprocessor))
         levels.update(found)
         if notes:  # "<the declaration>: <why>, left out."

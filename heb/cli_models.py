@@ -139,7 +139,7 @@ def _levels(hierarchies: str, encoder, dataset) -> dict:
     if not hierarchies:
         return {}
     fitted = clone(encoder).fit(dataset.X)
-    levels, left_out = hierarchy_levels(hierarchies, fitted, dataset.X)
+    levels, left_out = hierarchy_levels(hierarchies, fitted, dataset.X, dataset.target)
     for declared, why in left_out:
         raise UsageError(cannot_apply(declared, why, dataset.name))
     return levels

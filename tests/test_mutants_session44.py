@@ -5,6 +5,7 @@ column called absent)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from heb.cli import main
@@ -73,3 +74,32 @@ def test_bench_refuses_two_hierarchies_for_one_column_before_any_work(zip_file, 
     assert stopped.value.code == 2
     assert "heb: --hierarchy gives 'zip_code' two hierarchies" in capsys.readouterr().err
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ the target
+def test_fit_says_a_hierarchy_on_the_target_names_the_target(zip_file, tmp_path, capsys):
+    """'no column 'bought' here' sent the user looking for a column the file has."""
+    with pytest.raises(SystemExit):
+        main(["fit", str(zip_file), "--method", "heb-h", "--hierarchy", "zip_code -> bought",
+              "-o", str(tmp_path / "m.json")])  # fmt: skip
+    assert (
+        "heb: --hierarchy 'zip_code -> bought' cannot apply to zip: 'bought' is the target, "
+        "not a feature." in capsys.readouterr().err
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_says_a_hierarchy_on_one_datasets_target_is_left_out(zip_file, tmp_path, capsys):
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"bought": list("abcab") * 20, "y": list("xy") * 50}).to_csv(other, index=False)
+    argv = ["bench", str(zip_file), str(other), "--methods", "heb-h", "--folds", "3"]
+    assert (
+        main([*argv, "--no-figures", "--hierarchy", "bought>prefix 1", "-o", str(tmp_path / "o")])
+        == 0
+    )
+    said = capsys.readouterr().err
+    assert (
+        "  zip: --hierarchy 'bought -> prefix 1' left out ('bought' is the target, not a feature)."
+        in said
+    )
+    assert "other: --hierarchy" not in said  # a feature there
