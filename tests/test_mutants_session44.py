@@ -200,3 +200,14 @@ def test_the_hierarchy_check_adds_no_warning_of_its_own(tmp_path, capsys):
     argv = ["bench", str(path), "--methods", "heb-h", "--folds", "2", "--no-figures"]
     assert main([*argv, "--hierarchy", "town > prefix 2", "-o", str(tmp_path / "o")]) == 0
     assert "categorical=[" not in capsys.readouterr().err
+
+
+def test_fit_without_a_hierarchy_writes_the_model_file_heb_h_has_by_default(tmp_path):
+    """No --hierarchy: the model file's HEB-H holds hierarchies null, as one from
+    make_model('heb-h') does, not an empty mapping."""
+    from heb.data import make_model, pipeline_io
+
+    out = tmp_path / "m.json"
+    assert main(["fit", "builtin:zip-codes", "--method", "heb-h", "-o", str(out)]) == 0
+    assert pipeline_io.load(out)[-1].hierarchies is None
+    assert make_model("heb-h")[-1].hierarchies is None
