@@ -952,7 +952,12 @@ def _check_hierarchies(dataset, settings: dict, strict: bool, report) -> None:
         if not strict:
             report(f"  {dataset.name}: --hierarchy {declared!r} left out ({why}).")
             continue
-        raise UsageError(cannot_apply(declared, why, dataset.name))
+        raise UsageError(cannot_apply(declared, why, dataset.name, _from_file(dataset)))
+
+
+def _from_file(dataset) -> bool:
+    """Whether ``dataset`` was read from a file (``--categorical`` applies to it)."""
+    return str(dataset.source).startswith("upload:")
 
 
 def _tables(args: argparse.Namespace) -> list[int]:

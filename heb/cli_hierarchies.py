@@ -108,10 +108,12 @@ def hierarchy_levels(
     return levels, left_out
 
 
-def cannot_apply(declared: str, why: str, dataset: str) -> str:
+def cannot_apply(declared: str, why: str, dataset: str, from_file: bool = True) -> str:
     """The sentence refusing a declaration (:func:`hierarchy_levels`' ``left_out``) on
-    the one dataset of a run."""
-    hint = " (pass --categorical to read it as categories)" if "is binned" in why else ""
+    the one dataset of a run; ``from_file``: --categorical applies to it (a named
+    dataset's columns are read as its source declares, so the hint would not help)."""
+    binned = "is binned" in why and from_file
+    hint = " (pass --categorical to read it as categories)" if binned else ""
     return f"heb: --hierarchy {declared!r} cannot apply to {dataset}: {why}{hint}."
 
 

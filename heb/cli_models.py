@@ -141,7 +141,8 @@ def _levels(hierarchies: str, encoder, dataset) -> dict:
     fitted = clone(encoder).fit(dataset.X)
     levels, left_out = hierarchy_levels(hierarchies, fitted, dataset.X, dataset.target)
     for declared, why in left_out:
-        raise UsageError(cannot_apply(declared, why, dataset.name))
+        from_file = str(dataset.source).startswith("upload:")  # --categorical applies
+        raise UsageError(cannot_apply(declared, why, dataset.name, from_file))
     return levels
 
 

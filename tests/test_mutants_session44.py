@@ -211,3 +211,20 @@ def test_fit_without_a_hierarchy_writes_the_model_file_heb_h_has_by_default(tmp_
     assert main(["fit", "builtin:zip-codes", "--method", "heb-h", "-o", str(out)]) == 0
     assert pipeline_io.load(out)[-1].hierarchies is None
     assert make_model("heb-h")[-1].hierarchies is None
+
+
+@pytest.mark.parametrize("command", ["fit", "bench"])
+def test_a_named_datasets_binned_column_gets_no_categorical_hint(command, tmp_path, capsys):
+    """--categorical applies to files alone (a named dataset is read as its source
+    declares): the refusal told a user of builtin:iris to pass it, which changes nothing."""
+    name = "petal length (cm)"
+    method = ["--method", "heb-h"] if command == "fit" else ["--methods", "heb-h"]
+    with pytest.raises(SystemExit):
+        main([command, "builtin:iris", *method, "--hierarchy", f"{name} -> prefix 1",
+              "--categorical", name, "-o", str(tmp_path / "out")])  # fmt: skip
+    said = capsys.readouterr().err
+    assert (
+        f"heb: --hierarchy '{name} -> prefix 1' cannot apply to iris: '{name}' is binned, "
+        "not labelled.\n" in said
+    )
+    assert "pass --categorical" not in said
