@@ -108,7 +108,7 @@ def hierarchy_levels(
     return levels, left_out
 
 
-def cannot_apply(declared: str, why: str, dataset: str, from_file: bool = True) -> str:
+def cannot_apply(declared: str, why: str, dataset: str, from_file: bool) -> str:
     """The sentence refusing a declaration (:func:`hierarchy_levels`' ``left_out``) on
     the one dataset of a run; ``from_file``: --categorical applies to it (a named
     dataset's columns are read as its source declares, so the hint would not help)."""
