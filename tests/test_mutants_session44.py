@@ -1,7 +1,7 @@
 """Tests a mutation pass over ``--hierarchy`` (heb/cli_hierarchies.py, Declared.from_text,
 the bench / fit wiring) found missing: each fails on a mutant the other tests let live, or
 on a fault the pass found (a repeated column's hierarchy silently dropped, the target
-column called absent)."""
+column called absent, --categorical offered for a named dataset)."""
 
 from __future__ import annotations
 
