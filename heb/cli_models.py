@@ -33,6 +33,11 @@ __all__ = ["add_model_commands", "fit_command", "score_command", "scored_rows"]
 SAVED_FAMILIES = ("nb", "aode", "tan")
 
 
+#: the reader's notes on column names (heb.data.dataset), which say which column score
+#: reads under a model's name: a repeated name's first copy, a blank one named by position
+_NAME_NOTES = ("Column name ", "Columns without a name")
+
+
 def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -234,8 +239,9 @@ def score_command(args: argparse.Namespace) -> int:
         raise UsageError(f"heb: No model file {str(model_path)!r}.")
     model = pipeline_io.load(model_path)
     rows = _read_rows(Path(args.rows).expanduser())
-    for note in rows.attrs.get("heb_notes", []):  # a repeated column renamed, as fit says
-        _say(f"  {Path(args.rows).name}: {note}")
+    for note in rows.attrs.get("heb_notes", []):
+        if note.startswith(_NAME_NOTES):  # the rows' other notes: the model's encoding decides
+            _say(f"  {Path(args.rows).name}: {note}")
     if args.target is not None and args.target not in {str(c) for c in rows.columns}:
         raise ValueError(f"The rows have no column {args.target!r} to score against.")
     scored = scored_rows(model, rows)

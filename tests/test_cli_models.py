@@ -75,10 +75,9 @@ def test_scores_go_to_standard_output_by_default(zip_rows, tmp_path):
         cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=120,
     )  # fmt: skip
     assert done.stdout.startswith("row,predicted,p(no),p(yes)\n0,")
-    assert len(done.stdout.splitlines()) == 5001
-    # nothing but how the rows were read (score says their notes, as fit does): no
-    # "Scored ...; wrote" line for standard output
-    assert all(line.startswith("  rows.csv: ") for line in done.stderr.splitlines())
+    # nothing else: no "Scored ...; wrote" line, and none of the reader's notes on the
+    # columns' types (ip_hash mixes numbers and text), which the model's encoding decides
+    assert len(done.stdout.splitlines()) == 5001 and done.stderr == ""
 
 
 @pytest.mark.parametrize(
