@@ -55,6 +55,13 @@ def test_a_hierarchy_is_read_as_the_app_writes_it(text, parents, prefix):
     assert Declared.from_text(declared.describe()) == declared
 
 
+def test_a_name_holding_a_greater_than_sign_is_declared_with_arrows():
+    """'>' split every step, so a column 'a>b' could not be declared ("no column 'a')."""
+    assert Declared.from_text("a>b -> région é") == Declared("a>b", parents=("région é",))
+    assert Declared.from_text("x -> a>b") == Declared("x", parents=("a>b",))
+    assert Declared.from_text("a>b>c") == Declared("a", parents=("b", "c"))
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [

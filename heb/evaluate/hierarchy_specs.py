@@ -96,18 +96,20 @@ class Declared:
     def from_text(cls, text: str) -> Declared:
         """The declaration :meth:`describe` writes: ``A -> B -> C`` (parent columns,
         finest first) or ``zip_code -> prefix 3 -> prefix 1`` (prefix lengths); ``>``
-        may stand for ``->``.
+        may stand for ``->`` in a text without ``->`` (so a name holding ``>`` is
+        declared with ``->``: ``a>b -> c``).
 
         Raises
         ------
         ValueError
             With one sentence saying what is malformed.
         """
-        steps = [s.strip() for s in re.split(r"->|>", str(text))]
+        text = str(text)
+        steps = [s.strip() for s in text.split("->" if "->" in text else ">")]
         if len(steps) < 2 or not all(steps):
             raise ValueError(
                 f"A hierarchy reads 'column -> parent -> ...' or 'column -> prefix 3 -> "
-                f"prefix 1', not {str(text)!r}."
+                f"prefix 1', not {text!r}."
             )
         feature, rest = steps[0], steps[1:]
         lengths = [_PREFIX_STEP.fullmatch(s) for s in rest]
@@ -115,7 +117,7 @@ class Declared:
             return cls(feature, prefix=tuple(int(m.group(1)) for m in lengths))
         if any(lengths):
             raise ValueError(
-                f"The hierarchy {str(text)!r} mixes parent columns and prefix lengths; "
+                f"The hierarchy {text!r} mixes parent columns and prefix lengths; "
                 "give one or the other."
             )
         return cls(feature, parents=tuple(rest))
