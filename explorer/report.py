@@ -9,6 +9,7 @@ spec, run settings, methods), with every user value written as a Python literal 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 
 import streamlit as st
@@ -19,6 +20,7 @@ from explorer.exports import csv_bytes
 from explorer.lazy_sections import lazy_expander
 from heb.data.readers import without_data_suffixes
 from heb.evaluate import CVResult, RunSettings
+from heb.evaluate.hierarchy_specs import parse_hierarchies
 from heb.evaluate.report import comparison_report, oof_frame
 from heb.text import shorten
 
@@ -60,9 +62,16 @@ def _settings_line(settings: RunSettings) -> str:
     }
     if settings.overrides:
         words["overrides"] = settings.params()
-    if settings.hierarchies:  # HEB-H's declarations: without them the code ran it as HEB-M
+    if settings.hierarchies:  # without them HEB-H runs as HEB-M: other numbers than the page's
         words["hierarchies"] = settings.hierarchies
     return "settings = RunSettings(" + ", ".join(f"{k}={v!r}" for k, v in words.items()) + ")"
+
+
+def _hierarchy_comment(settings: RunSettings) -> list[str]:
+    """A comment naming the declared hierarchies as ``heb bench --hierarchy`` takes them."""
+    items = parse_hierarchies(settings.hierarchies)
+    options = [f"#   --hierarchy {shlex.quote(item.describe())}" for item in items]
+    return ["# HEB-H's hierarchies; on the command line:", *options] if options else []
 
 
 def compare_code(data_line: str, methods: list[str], settings: RunSettings) -> str:
@@ -75,6 +84,7 @@ def compare_code(data_line: str, methods: list[str], settings: RunSettings) -> s
                 "from heb.evaluate import RunSettings, cross_validate",
                 "",
                 data_line,
+                *_hierarchy_comment(settings),
                 _settings_line(settings),
                 f"result = cross_validate(dataset, {list(methods)!r}, settings=settings)",
                 "print(result.summary().to_string())",

@@ -1,0 +1,51 @@
+"""Findings of the new-user trial of session 44 (HEB-H's hierarchies in the app and on the
+command line), each a test that failed before its fix."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from heb.data import load_dataset
+from heb.evaluate import RunSettings, cross_validate
+
+REPO = Path(__file__).resolve().parents[1]
+ZIP_PREFIX = '[{"feature":"zip_code","prefix":[2]}]'
+
+
+def _run_python(code: str, tmp_path: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HEB_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_compare_code_carries_the_declared_hierarchy_and_reproduces_heb_h(tmp_path):
+    """Compare's "Show code" wrote RunSettings without the Dataset page's hierarchies: the
+    pasted code ran HEB-H as HEB-M, with other numbers than the page's."""
+    from explorer import report
+
+    settings = RunSettings(n_splits=3, hierarchies=ZIP_PREFIX)
+    code = report.compare_code(report.dataset_line("builtin:zip-codes"), ["HEB-H"], settings)
+    assert "#   --hierarchy 'zip_code -> prefix 2'" in code
+    assert all(len(line) <= 80 for line in code.splitlines())
+    out = _run_python(
+        code + "\nprint('JSON' + result.summary().to_json(double_precision=15))", tmp_path
+    )
+    import io
+
+    shown = pd.read_json(io.StringIO(out.split("JSON", 1)[1]))
+    data = load_dataset("builtin:zip-codes")
+    expected = cross_validate(data, ["HEB-H"], settings=settings, use_cache=False).summary()
+    flat = cross_validate(
+        data, ["HEB-H"], settings=RunSettings(n_splits=3), use_cache=False
+    ).summary()
+    assert not np.allclose(expected["log_loss_mean"], flat["log_loss_mean"])  # it matters
+    np.testing.assert_allclose(shown["log_loss_mean"], expected["log_loss_mean"], rtol=1e-12)
