@@ -23,6 +23,7 @@ from explorer.loading import WorkingData
 from heb.evaluate.hierarchy_specs import (
     MAX_DECLARED,
     Declared,
+    command_line_options,
     hierarchies_text,
     parse_hierarchies,
     resolve_levels,
@@ -32,6 +33,7 @@ from heb.hierarchy_sources import dependency_chains, functional_dependencies
 from heb.nb import NaiveBayes
 
 __all__ = [
+    "COMMAND_LINE",
     "SELF_PARENT",
     "TOLERANCES",
     "concentration_hierarchies",
@@ -49,6 +51,11 @@ __all__ = [
     "work_hierarchies",
 ]
 
+#: says where the declarations in use go on the command line (the code box below it)
+COMMAND_LINE = (
+    "The same hierarchies on the command line, for `heb bench --methods heb-m,heb-h` and "
+    "`heb fit --method heb-h` (with the file's `--target` and `--categorical` as chosen here):"
+)
 #: the violating-row tolerances offered (Goodman-Kruskal lambda >= 1 - tolerance)
 TOLERANCES = (0.0, 0.01, 0.05, 0.1)
 #: the refusal of a column declared as its own parent (said before the engine's rule runs)
@@ -317,6 +324,8 @@ def _in_use_view(work: WorkingData) -> None:
     _, notes = work_hierarchies(work, items)
     for note in notes:
         st.caption(escape(note))
+    st.caption(COMMAND_LINE)
+    st.code(" ".join(command_line_options(items)), language="bash", wrap_lines=True)
     left, right = st.columns([3, 2])
     left.selectbox(
         "Declared", [d.feature for d in items], key="hier_remove_pick",

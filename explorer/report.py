@@ -9,7 +9,6 @@ spec, run settings, methods), with every user value written as a Python literal 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
 
 import streamlit as st
@@ -20,7 +19,7 @@ from explorer.exports import csv_bytes
 from explorer.lazy_sections import lazy_expander
 from heb.data.readers import without_data_suffixes
 from heb.evaluate import CVResult, RunSettings
-from heb.evaluate.hierarchy_specs import parse_hierarchies
+from heb.evaluate.hierarchy_specs import command_line_options, parse_hierarchies
 from heb.evaluate.report import comparison_report, oof_frame
 from heb.text import shorten
 
@@ -69,9 +68,12 @@ def _settings_line(settings: RunSettings) -> str:
 
 def _hierarchy_comment(settings: RunSettings) -> list[str]:
     """A comment naming the declared hierarchies as ``heb bench --hierarchy`` takes them."""
-    items = parse_hierarchies(settings.hierarchies)
-    options = [f"#   --hierarchy {shlex.quote(item.describe())}" for item in items]
-    return ["# HEB-H's hierarchies; on the command line:", *options] if options else []
+    options = command_line_options(parse_hierarchies(settings.hierarchies))
+    return (
+        ["# HEB-H's hierarchies; on the command line:", *(f"#   {o}" for o in options)]
+        if options
+        else []
+    )
 
 
 def compare_code(data_line: str, methods: list[str], settings: RunSettings) -> str:

@@ -49,3 +49,19 @@ def test_compare_code_carries_the_declared_hierarchy_and_reproduces_heb_h(tmp_pa
     ).summary()
     assert not np.allclose(expected["log_loss_mean"], flat["log_loss_mean"])  # it matters
     np.testing.assert_allclose(shown["log_loss_mean"], expected["log_loss_mean"], rtol=1e-12)
+
+
+def test_dataset_page_shows_the_command_line_form_of_the_hierarchies_in_use():
+    """The Dataset page named Compare and the link as the hierarchies' users, never the
+    command line's --hierarchy, so a hierarchy declared in the app had no way over."""
+    from test_app import open_app
+
+    from explorer.hierarchies import COMMAND_LINE
+
+    at = open_app(hierarchies=ZIP_PREFIX, dataset_tab="Hierarchies")
+    assert [c.value for c in at.code if "--hierarchy" in c.value] == [
+        "--hierarchy 'zip_code -> prefix 2'"
+    ]
+    assert any(COMMAND_LINE in c.value for c in at.caption)
+    none = open_app(dataset_tab="Hierarchies")
+    assert not [c.value for c in none.code if "--hierarchy" in c.value]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ __all__ = [
     "HIERARCHY_PARAM",
     "MAX_DECLARED",
     "attach_hierarchies",
+    "command_line_options",
     "fold_hierarchies",
     "hierarchies_text",
     "hierarchy_notes",
@@ -121,6 +123,12 @@ class Declared:
                 "give one or the other."
             )
         return cls(feature, parents=tuple(rest))
+
+
+def command_line_options(declared: Iterable[Declared]) -> list[str]:
+    """Each declaration as the ``--hierarchy`` option of ``heb bench`` / ``heb fit``, quoted
+    for a shell: ``--hierarchy 'zip_code -> prefix 2'``."""
+    return [f"--hierarchy {shlex.quote(item.describe())}" for item in declared]
 
 
 def parse_hierarchies(text: str | None) -> tuple[Declared, ...]:
