@@ -23,6 +23,7 @@ from explorer.loading import WorkingData
 from heb.evaluate.hierarchy_specs import (
     MAX_DECLARED,
     Declared,
+    binned_columns,
     command_line_options,
     hierarchies_text,
     parse_hierarchies,
@@ -33,9 +34,11 @@ from heb.hierarchy_sources import dependency_chains, functional_dependencies
 from heb.nb import NaiveBayes
 
 __all__ = [
+    "BINNED_CHAIN",
     "COMMAND_LINE",
     "SELF_PARENT",
     "TOLERANCES",
+    "binned_chain_notes",
     "concentration_hierarchies",
     "declare",
     "declared",
@@ -51,6 +54,11 @@ __all__ = [
     "work_hierarchies",
 ]
 
+#: said of a parent chain over binned numbers: its groups are bins, not values
+BINNED_CHAIN = (
+    "{declared}: {columns} binned as numbers, so this hierarchy groups bins, not "
+    "values; add {them} to Categorical columns above to group by value."
+)
 #: says where the declarations in use go on the command line (the code box below it)
 COMMAND_LINE = (
     "The same hierarchies on the command line, for `heb bench --methods heb-m,heb-h` and "
@@ -141,6 +149,23 @@ def levels_summary(work: WorkingData, items: tuple[Declared, ...]) -> pd.DataFra
             }
         )
     return pd.DataFrame(rows, columns=["hierarchy", "nodes per level (leaves first)", "used"])
+
+
+def binned_chain_notes(work: WorkingData, items: tuple[Declared, ...]) -> list[str]:
+    """A note per parent chain that groups binned numbers (:data:`BINNED_CHAIN`)."""
+    notes = []
+    for item in items:
+        binned = binned_columns(item, work.feature_names, lambda f: labels_of(work, f))
+        if binned:
+            notes.append(
+                BINNED_CHAIN.format(
+                    declared=item.describe(),
+                    columns=" and ".join(repr(c) for c in binned)
+                    + (" is" if len(binned) == 1 else " are"),
+                    them="it" if len(binned) == 1 else "them",
+                )
+            )
+    return notes
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
@@ -322,7 +347,7 @@ def _in_use_view(work: WorkingData) -> None:
     frame = levels_summary(work, items)
     show_table(frame, key="hier_in_use")
     _, notes = work_hierarchies(work, items)
-    for note in notes:
+    for note in [*notes, *binned_chain_notes(work, items)]:
         st.caption(escape(note))
     st.caption(COMMAND_LINE)
     st.code(" ".join(command_line_options(items)), language="bash", wrap_lines=True)

@@ -29,6 +29,7 @@ import pandas as pd
 from heb import __version__
 from heb.cli_hierarchies import (
     add_hierarchy_option,
+    binned_notes,
     cannot_apply,
     hierarchies_option,
     hierarchy_levels,
@@ -946,6 +947,8 @@ def _check_hierarchies(dataset, settings: dict, strict: bool, report) -> None:
         encoder = Preprocessor(
             n_bins=settings["n_bins"], missing=settings["missing"], categorical=dataset.categorical
         ).fit(dataset.X)
+    for line in binned_notes(settings["hierarchies"], encoder, dataset.name):
+        report(line)
     for declared, why in hierarchy_levels(
         settings["hierarchies"], encoder, dataset.X, dataset.target
     )[1]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy as np
 from heb import registry
 from heb.evaluate.hierarchy_specs import (
     Declared,
+    binned_columns,
     hierarchies_text,
     parse_hierarchies,
     resolve_levels,
@@ -26,6 +28,7 @@ from heb.hierarchy import NESTED_RULE
 
 __all__ = [
     "add_hierarchy_option",
+    "binned_notes",
     "cannot_apply",
     "hierarchies_option",
     "hierarchy_levels",
@@ -106,6 +109,24 @@ def hierarchy_levels(
             why = notes[0][len(item.describe()) + 2 :]
             left_out.append((item.describe(), re.sub(r"[,;] left out\.$", "", why)))
     return levels, left_out
+
+
+def binned_notes(text: str, preprocessor, dataset: str) -> list[str]:
+    """A line per ``--hierarchy`` parent chain over binned numbers (the amazon file's role
+    codes read as numbers): it runs, but groups quantile bins, not the values."""
+    names = list(preprocessor.feature_names_out_)
+    lines = []
+    for item in parse_hierarchies(text):
+        binned = binned_columns(item, names, _labels(preprocessor))
+        if binned:
+            option = shlex.quote(",".join(binned))
+            lines.append(
+                f"  {dataset}: --hierarchy {item.describe()!r} groups the bins of "
+                f"{' and '.join(repr(c) for c in binned)}, not their values (pass "
+                f"--categorical {option} to read {'it' if len(binned) == 1 else 'them'} "
+                "as categories)."
+            )
+    return lines
 
 
 def cannot_apply(declared: str, why: str, dataset: str, from_file: bool) -> str:

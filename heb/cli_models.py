@@ -21,6 +21,7 @@ import pandas as pd
 
 from heb.cli_hierarchies import (
     add_hierarchy_option,
+    binned_notes,
     cannot_apply,
     hierarchies_option,
     hierarchy_levels,
@@ -148,6 +149,8 @@ def _levels(hierarchies: str, encoder, dataset) -> dict:
     for declared, why in left_out:
         from_file = str(dataset.source).startswith("upload:")  # --categorical applies
         raise UsageError(cannot_apply(declared, why, dataset.name, from_file))
+    for line in binned_notes(hierarchies, fitted, dataset.name):
+        _say(line)
     return levels
 
 

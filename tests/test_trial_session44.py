@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from explorer.errors import escape
 from heb.data import load_dataset
 from heb.evaluate import RunSettings, cross_validate
 
@@ -65,3 +66,63 @@ def test_dataset_page_shows_the_command_line_form_of_the_hierarchies_in_use():
     assert any(COMMAND_LINE in c.value for c in at.caption)
     none = open_app(dataset_tab="Hierarchies")
     assert not [c.value for c in none.code if "--hierarchy" in c.value]
+
+
+def _role_frame() -> pd.DataFrame:
+    """Whole-number role codes as the amazon file writes them: a child of 60 codes under a
+    parent of 12, both read as numbers (binned) unless declared categorical."""
+    rng = np.random.default_rng(4)
+    child = rng.integers(0, 60, 600)
+    return pd.DataFrame(
+        {
+            "role2": 118000 + child * 7,
+            "role1": 117000 + (child // 5) * 13,
+            "label": rng.choice(["no", "yes"], 600),
+        }
+    )
+
+
+def test_cli_says_a_parent_chain_over_binned_numbers_groups_bins(tmp_path, capsys):
+    """``--hierarchy 'ROLE_ROLLUP_2 -> ROLE_ROLLUP_1'`` on role codes read as numbers ran
+    without a word, grouping quantile bins (the app showed '9 -> 3')."""
+    from heb.cli import main
+
+    path = tmp_path / "roles.csv"
+    _role_frame().to_csv(path, index=False)
+    chain = ["--hierarchy", "role2 -> role1"]
+    bench = ["bench", str(path), "--methods", "heb-m,heb-h", "--folds", "3", "--no-figures"]
+    assert main([*bench, *chain, "-o", str(tmp_path / "a")]) == 0
+    said = capsys.readouterr()
+    text = said.out + said.err
+    assert (
+        "--hierarchy 'role2 -> role1' groups the bins of 'role2' and 'role1', not their "
+        "values (pass --categorical role2,role1 to read them as categories)."
+    ) in text
+    assert main([*bench, *chain, "--categorical", "role2,role1", "-o", str(tmp_path / "b")]) == 0
+    said = capsys.readouterr()
+    assert "groups the bins" not in said.out + said.err
+    fit = ["fit", str(path), "--method", "heb-h", *chain, "--categorical", "role2"]
+    assert main([*fit, "-o", str(tmp_path / "m.json")]) == 0
+    said = capsys.readouterr()
+    assert "groups the bins of 'role1', not their values (pass --categorical role1 " in (
+        said.out + said.err
+    )
+
+
+def test_dataset_page_says_a_parent_chain_over_binned_numbers_groups_bins():
+    from test_app import assert_clean, open_app, uploader
+
+    from explorer.hierarchies import BINNED_CHAIN
+
+    at = open_app(dataset_tab="Hierarchies")
+    uploader(at).upload("roles.csv", _role_frame().to_csv(index=False).encode(), "")
+    at.run()
+    at.selectbox(key="hier_feature").set_value("role2")
+    at.radio(key="hier_kind").set_value("parent column")
+    at.selectbox(key="hier_parent").set_value("role1")
+    next(b for b in at.button if b.label == "Declare").click().run()
+    assert_clean(at)
+    said = BINNED_CHAIN.format(
+        declared="role2 -> role1", columns="'role2' and 'role1' are", them="them"
+    )
+    assert [c.value for c in at.caption if "binned as numbers" in c.value] == [escape(said)]

@@ -32,6 +32,7 @@ __all__ = [
     "HIERARCHY_PARAM",
     "MAX_DECLARED",
     "attach_hierarchies",
+    "binned_columns",
     "command_line_options",
     "fold_hierarchies",
     "hierarchies_text",
@@ -123,6 +124,17 @@ class Declared:
                 "give one or the other."
             )
         return cls(feature, parents=tuple(rest))
+
+
+def binned_columns(
+    item: Declared, names: Sequence[str], labels_of: Callable[[int], Sequence | None]
+) -> list[str]:
+    """The columns of a parent chain that are binned numbers on this encoding
+    (``labels_of`` gives None, as for :func:`resolve_levels`): the chain then groups
+    quantile bins, not the values (the amazon file's role codes, read as numbers)."""
+    position = {str(name): f for f, name in enumerate(names)}
+    columns = (item.feature, *item.parents) if item.parents else ()
+    return [c for c in columns if c in position and labels_of(position[c]) is None]
 
 
 def command_line_options(declared: Iterable[Declared]) -> list[str]:
