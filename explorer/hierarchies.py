@@ -25,6 +25,7 @@ from heb.evaluate.hierarchy_specs import (
     Declared,
     binned_columns,
     command_line_options,
+    flat_levels,
     hierarchies_text,
     parse_hierarchies,
     resolve_levels,
@@ -40,6 +41,7 @@ __all__ = [
     "TOLERANCES",
     "binned_chain_notes",
     "concentration_hierarchies",
+    "flat_notes",
     "declare",
     "declared",
     "dependency_frame",
@@ -165,6 +167,19 @@ def binned_chain_notes(work: WorkingData, items: tuple[Declared, ...]) -> list[s
                     them="it" if len(binned) == 1 else "them",
                 )
             )
+    return notes
+
+
+def flat_notes(work: WorkingData, items: tuple[Declared, ...]) -> list[str]:
+    """A note per declaration whose levels make no groups (:func:`flat_levels`): HEB-H is
+    HEB-M on that column, which the table's node counts alone left to be worked out."""
+    levels, _ = work_hierarchies(work, items)
+    notes = []
+    for item in items:
+        f = work.feature_names.index(item.feature) if item.feature in work.feature_names else -1
+        why = flat_levels(levels[f]) if f in levels else None
+        if why:
+            notes.append(f"{item.describe()}: no groups ({why}), so HEB-H is HEB-M on it.")
     return notes
 
 
@@ -347,7 +362,7 @@ def _in_use_view(work: WorkingData) -> None:
     frame = levels_summary(work, items)
     show_table(frame, key="hier_in_use")
     _, notes = work_hierarchies(work, items)
-    for note in [*notes, *binned_chain_notes(work, items)]:
+    for note in [*notes, *binned_chain_notes(work, items), *flat_notes(work, items)]:
         st.caption(escape(note))
     st.caption(COMMAND_LINE)
     st.code(" ".join(command_line_options(items)), language="bash", wrap_lines=True)

@@ -31,6 +31,7 @@ from heb.cli_hierarchies import (
     add_hierarchy_option,
     binned_notes,
     cannot_apply,
+    flat_notes,
     hierarchies_option,
     hierarchy_levels,
 )
@@ -949,9 +950,11 @@ def _check_hierarchies(dataset, settings: dict, strict: bool, report) -> None:
         ).fit(dataset.X)
     for line in binned_notes(settings["hierarchies"], encoder, dataset.name):
         report(line)
-    for declared, why in hierarchy_levels(
-        settings["hierarchies"], encoder, dataset.X, dataset.target
-    )[1]:
+    levels, left_out = hierarchy_levels(settings["hierarchies"], encoder, dataset.X, dataset.target)
+    names = encoder.feature_names_out_
+    for line in flat_notes(settings["hierarchies"], levels, names, dataset.name):
+        report(line)
+    for declared, why in left_out:
         if not strict:
             report(f"  {dataset.name}: --hierarchy {declared!r} left out ({why}).")
             continue

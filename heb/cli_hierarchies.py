@@ -20,6 +20,7 @@ from heb import registry
 from heb.evaluate.hierarchy_specs import (
     Declared,
     binned_columns,
+    flat_levels,
     hierarchies_text,
     parse_hierarchies,
     resolve_levels,
@@ -29,6 +30,7 @@ from heb.hierarchy import NESTED_RULE
 __all__ = [
     "add_hierarchy_option",
     "binned_notes",
+    "flat_notes",
     "cannot_apply",
     "hierarchies_option",
     "hierarchy_levels",
@@ -125,6 +127,22 @@ def binned_notes(text: str, preprocessor, dataset: str) -> list[str]:
                 f"{' and '.join(repr(c) for c in binned)}, not their values (pass "
                 f"--categorical {option} to read {'it' if len(binned) == 1 else 'them'} "
                 "as categories)."
+            )
+    return lines
+
+
+def flat_notes(text: str, levels: dict[int, list[np.ndarray]], names, dataset: str) -> list[str]:
+    """A line per ``--hierarchy`` whose levels make no groups (:func:`flat_levels`: a
+    prefix as long as the labels, or one every label shares): HEB-H is HEB-M on it."""
+    by_feature = {item.feature: item for item in parse_hierarchies(text)}
+    lines = []
+    for f, found in levels.items():
+        why = flat_levels(found)
+        item = by_feature.get(str(names[f]))
+        if why and item is not None:
+            lines.append(
+                f"  {dataset}: --hierarchy {item.describe()!r} makes no groups ({why}), so "
+                f"HEB-H is HEB-M on {item.feature!r}."
             )
     return lines
 

@@ -23,6 +23,7 @@ from heb.cli_hierarchies import (
     add_hierarchy_option,
     binned_notes,
     cannot_apply,
+    flat_notes,
     hierarchies_option,
     hierarchy_levels,
     takes_hierarchies,
@@ -150,6 +151,8 @@ def _levels(hierarchies: str, encoder, dataset) -> dict:
         from_file = str(dataset.source).startswith("upload:")  # --categorical applies
         raise UsageError(cannot_apply(declared, why, dataset.name, from_file))
     for line in binned_notes(hierarchies, fitted, dataset.name):
+        _say(line)
+    for line in flat_notes(hierarchies, levels, fitted.feature_names_out_, dataset.name):
         _say(line)
     return levels
 

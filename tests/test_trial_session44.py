@@ -126,3 +126,33 @@ def test_dataset_page_says_a_parent_chain_over_binned_numbers_groups_bins():
         declared="role2 -> role1", columns="'role2' and 'role1' are", them="them"
     )
     assert [c.value for c in at.caption if "binned as numbers" in c.value] == [escape(said)]
+
+
+def test_a_hierarchy_that_makes_no_groups_is_said(tmp_path, capsys):
+    """A prefix as long as the labels ('zip_code -> prefix 9' on 5-digit codes) or one
+    every label shares ran HEB-H as HEB-M, number for number, without a word."""
+    from test_app import assert_clean, open_app
+
+    from heb.cli import main
+
+    dataset = load_dataset("builtin:zip-codes")
+    path = tmp_path / "zip.csv"
+    dataset.X.assign(**{dataset.target: dataset.y}).to_csv(path, index=False)
+    bench = ["bench", str(path), "--methods", "heb-h", "--folds", "3", "--no-figures"]
+    assert main([*bench, "--hierarchy", "zip_code -> prefix 9", "-o", str(tmp_path / "a")]) == 0
+    said = capsys.readouterr()
+    assert (
+        "--hierarchy 'zip_code -> prefix 9' makes no groups (each value is a group of its "
+        "own), so HEB-H is HEB-M on 'zip_code'."
+    ) in said.out + said.err
+    fit = ["fit", str(path), "--method", "heb-h", "-o", str(tmp_path / "m.json")]
+    assert main([*fit, "--hierarchy", "zip_code -> prefix 2"]) == 0
+    assert "makes no groups" not in "".join(capsys.readouterr())
+    at = open_app(hierarchies='[{"feature":"zip_code","prefix":[9]}]', dataset_tab="Hierarchies")
+    assert_clean(at)
+    assert [c.value for c in at.caption if "no groups" in c.value] == [
+        escape(
+            "zip_code -> prefix 9: no groups (each value is a group of its own), so HEB-H "
+            "is HEB-M on it."
+        )
+    ]

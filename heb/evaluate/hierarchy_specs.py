@@ -34,6 +34,7 @@ __all__ = [
     "attach_hierarchies",
     "binned_columns",
     "command_line_options",
+    "flat_levels",
     "fold_hierarchies",
     "hierarchies_text",
     "hierarchy_notes",
@@ -135,6 +136,20 @@ def binned_columns(
     position = {str(name): f for f, name in enumerate(names)}
     columns = (item.feature, *item.parents) if item.parents else ()
     return [c for c in columns if c in position and labels_of(position[c]) is None]
+
+
+def flat_levels(levels: Sequence[np.ndarray]) -> str | None:
+    """Why a hierarchy's levels (:func:`resolve_levels`' for one feature) make no groups,
+    or None: at every level each node is a group of its own or all share one (a prefix as
+    long as the labels, a prefix every label shares), so HEB-H is HEB-M on it."""
+    sizes = [(len(level), int(np.unique(level).size)) for level in levels]
+    if not sizes or any(1 < out < n for n, out in sizes):
+        return None
+    if all(out == n for n, out in sizes):
+        return "each value is a group of its own"
+    if all(out == 1 for _, out in sizes):
+        return "every value falls in one group"
+    return "its groups are single values or all of them"
 
 
 def command_line_options(declared: Iterable[Declared]) -> list[str]:
