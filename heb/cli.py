@@ -12,9 +12,11 @@ that engine (:mod:`heb.cli_scale`); ``make-data clicks`` writes a generated parq
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import hashlib
 import re
+import shlex
 import signal
 import sys
 import time
@@ -1538,9 +1540,32 @@ def _note_printer() -> Callable[..., None]:
     def show(message, category, filename, lineno, file=None, line=None) -> None:
         if str(message) not in seen:
             seen.add(str(message))
-            print(f"heb: note: {message}", file=file or sys.stderr)
+            print(f"heb: note: {command_line_words(str(message))}", file=file or sys.stderr)
 
     return show
+
+
+#: the Python API's advice in a data warning, and what the command line says instead
+_API_CATEGORICAL = re.compile(r"categorical=(\[[^\]]*\])")
+_API_READ_AS_TEXT = (
+    ", or read it as text (pandas loses a leading 0: read_csv(..., dtype=str), or "
+    "heb.data.load_upload)"
+)
+
+
+def command_line_words(message: str) -> str:
+    """A data warning of the Python API in the command line's words: ``categorical=['c']``
+    is ``--categorical c``, and the advice to read a file with pandas is left out (the
+    command line reads it as the app does, a leading 0 kept)."""
+
+    def option(found: re.Match) -> str:
+        try:
+            names = ast.literal_eval(found.group(1))
+        except (ValueError, SyntaxError):
+            return found.group(0)
+        return "--categorical " + shlex.quote(",".join(map(str, names)))
+
+    return _API_CATEGORICAL.sub(option, message.replace(_API_READ_AS_TEXT, ""))
 
 
 class Terminated(KeyboardInterrupt):

@@ -156,3 +156,27 @@ def test_a_hierarchy_that_makes_no_groups_is_said(tmp_path, capsys):
             "is HEB-M on it."
         )
     ]
+
+
+def test_heb_fit_notes_speak_the_command_line_not_python(tmp_path, capsys):
+    """``heb fit`` on the amazon file printed the Python API's warning: 'pass
+    categorical=['ROLE_CODE'], or read it as text (... read_csv(..., dtype=str), or
+    heb.data.load_upload)', where the command line takes --categorical ROLE_CODE."""
+    from heb.cli import main
+
+    rng = np.random.default_rng(1)
+    gain = np.where(rng.random(400) < 0.95, 0, rng.integers(1, 9000, 400))
+    frame = pd.DataFrame(
+        {
+            "ROLE_CODE": 117000 + rng.integers(0, 150, 400),
+            "gain": gain,
+            "label": rng.choice(["no", "yes"], 400),
+        }
+    )
+    path = tmp_path / "roles.csv"
+    frame.to_csv(path, index=False)
+    assert main(["fit", str(path), "-o", str(tmp_path / "m.json")]) == 0
+    said = capsys.readouterr().err
+    assert "pass --categorical ROLE_CODE." in said
+    assert "pass --categorical gain to count its values one by one." in said
+    assert "categorical=[" not in said and "read_csv" not in said
