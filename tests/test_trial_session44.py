@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from explorer.errors import escape
 from heb.data import load_dataset
@@ -180,3 +181,22 @@ def test_heb_fit_notes_speak_the_command_line_not_python(tmp_path, capsys):
     assert "pass --categorical ROLE_CODE." in said
     assert "pass --categorical gain to count its values one by one." in said
     assert "categorical=[" not in said and "read_csv" not in said
+
+
+def test_the_target_named_in_a_hierarchy_is_called_the_target(tmp_path, capsys):
+    """'ROLE_ROLLUP_2 -> target' was refused as "no column 'target' here", of a column the
+    file plainly has (and a note on its binned feature was printed beside the refusal)."""
+    from heb.cli import main
+
+    path = tmp_path / "roles.csv"
+    _role_frame().to_csv(path, index=False)
+    bench = ["bench", str(path), "--methods", "heb-h", "--folds", "3", "--no-figures"]
+    with pytest.raises(SystemExit) as stopped:
+        main([*bench, "--hierarchy", "role2 -> label", "-o", str(tmp_path / "a")])
+    assert stopped.value.code == 2
+    said = capsys.readouterr()
+    assert said.err.splitlines()[-1] == (
+        "heb: --hierarchy 'role2 -> label' cannot apply to roles: 'label' is the target, not "
+        "a feature."
+    )
+    assert "groups the bins" not in said.out + said.err

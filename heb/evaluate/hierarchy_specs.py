@@ -135,7 +135,9 @@ def binned_columns(
     quantile bins, not the values (the amazon file's role codes, read as numbers)."""
     position = {str(name): f for f, name in enumerate(names)}
     columns = (item.feature, *item.parents) if item.parents else ()
-    return [c for c in columns if c in position and labels_of(position[c]) is None]
+    if any(c not in position for c in columns):  # left out here: resolve_levels says why
+        return []
+    return [c for c in columns if labels_of(position[c]) is None]
 
 
 def flat_levels(levels: Sequence[np.ndarray]) -> str | None:
