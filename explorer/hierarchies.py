@@ -37,6 +37,7 @@ from heb.nb import NaiveBayes
 __all__ = [
     "BINNED_CHAIN",
     "COMMAND_LINE",
+    "READ_AS_CATEGORIES",
     "SELF_PARENT",
     "TOLERANCES",
     "binned_chain_notes",
@@ -57,10 +58,9 @@ __all__ = [
 ]
 
 #: said of a parent chain over binned numbers: its groups are bins, not values
-BINNED_CHAIN = (
-    "{declared}: {columns} binned as numbers, so this hierarchy groups bins, not "
-    "values; add {them} to Categorical columns above to group by value."
-)
+BINNED_CHAIN = "{declared}: {columns} binned as numbers, so this hierarchy groups bins, not values."
+#: what an upload's reader adds to a note on binned numbers (its Categorical columns)
+READ_AS_CATEGORIES = " Add {them} to Categorical columns above to use {its} values."
 #: says where the declarations in use go on the command line (the code box below it)
 COMMAND_LINE = (
     "The same hierarchies on the command line, for `heb bench --methods heb-m,heb-h` and "
@@ -153,18 +153,26 @@ def levels_summary(work: WorkingData, items: tuple[Declared, ...]) -> pd.DataFra
     return pd.DataFrame(rows, columns=["hierarchy", "nodes per level (leaves first)", "used"])
 
 
-def binned_chain_notes(work: WorkingData, items: tuple[Declared, ...]) -> list[str]:
-    """A note per parent chain that groups binned numbers (:data:`BINNED_CHAIN`)."""
+def binned_chain_notes(
+    work: WorkingData, items: tuple[Declared, ...], upload: bool = False
+) -> list[str]:
+    """A note per parent chain that groups binned numbers (:data:`BINNED_CHAIN`), with
+    the upload's Categorical columns that read them as values (``upload``)."""
     notes = []
     for item in items:
         binned = binned_columns(item, work.feature_names, lambda f: labels_of(work, f))
         if binned:
+            one = len(binned) == 1
             notes.append(
                 BINNED_CHAIN.format(
                     declared=item.describe(),
-                    columns=" and ".join(repr(c) for c in binned)
-                    + (" is" if len(binned) == 1 else " are"),
-                    them="it" if len(binned) == 1 else "them",
+                    columns=" and ".join(repr(c) for c in binned) + (" is" if one else " are"),
+                )
+                + (READ_AS_CATEGORIES.format(them="it", its="its") if upload and one else "")
+                + (
+                    READ_AS_CATEGORIES.format(them="them", its="their")
+                    if upload and not one
+                    else ""
                 )
             )
     return notes
@@ -362,7 +370,11 @@ def _in_use_view(work: WorkingData) -> None:
     frame = levels_summary(work, items)
     show_table(frame, key="hier_in_use")
     _, notes = work_hierarchies(work, items)
-    for note in [*notes, *binned_chain_notes(work, items), *flat_notes(work, items)]:
+    upload = str(st.session_state.get("data_spec", "")).startswith("upload:")
+    if upload:  # a prefix refused on a binned number: the upload's reader can label it
+        hint = READ_AS_CATEGORIES.format(them="it", its="its")
+        notes = [note + hint if "is binned, not labelled" in note else note for note in notes]
+    for note in [*notes, *binned_chain_notes(work, items, upload), *flat_notes(work, items)]:
         st.caption(escape(note))
     st.caption(COMMAND_LINE)
     st.code(" ".join(command_line_options(items)), language="bash", wrap_lines=True)

@@ -113,7 +113,7 @@ def test_cli_says_a_parent_chain_over_binned_numbers_groups_bins(tmp_path, capsy
 def test_dataset_page_says_a_parent_chain_over_binned_numbers_groups_bins():
     from test_app import assert_clean, open_app, uploader
 
-    from explorer.hierarchies import BINNED_CHAIN
+    from explorer.hierarchies import BINNED_CHAIN, READ_AS_CATEGORIES
 
     at = open_app(dataset_tab="Hierarchies")
     uploader(at).upload("roles.csv", _role_frame().to_csv(index=False).encode(), "")
@@ -124,8 +124,8 @@ def test_dataset_page_says_a_parent_chain_over_binned_numbers_groups_bins():
     next(b for b in at.button if b.label == "Declare").click().run()
     assert_clean(at)
     said = BINNED_CHAIN.format(
-        declared="role2 -> role1", columns="'role2' and 'role1' are", them="them"
-    )
+        declared="role2 -> role1", columns="'role2' and 'role1' are"
+    ) + READ_AS_CATEGORIES.format(them="them", its="their")
     assert [c.value for c in at.caption if "binned as numbers" in c.value] == [escape(said)]
 
 
@@ -200,3 +200,25 @@ def test_the_target_named_in_a_hierarchy_is_called_the_target(tmp_path, capsys):
         "a feature."
     )
     assert "groups the bins" not in said.out + said.err
+
+
+def test_an_uploads_prefix_on_a_binned_number_says_how_to_label_it():
+    """'role2 -> prefix 3' on an upload said "'role2' is binned, not labelled; left out."
+    and no more, where the page's own Categorical columns labels it."""
+    from test_app import assert_clean, open_app, uploader
+
+    at = open_app(dataset_tab="Hierarchies")
+    uploader(at).upload("roles.csv", _role_frame().to_csv(index=False).encode(), "")
+    at.run()
+    at.selectbox(key="hier_feature").set_value("role2")
+    at.radio(key="hier_kind").set_value("prefix of the label")
+    at.text_input(key="hier_L").set_value("3")
+    next(b for b in at.button if b.label == "Declare").click().run()
+    assert_clean(at)
+    said = [c.value for c in at.caption if "is binned" in c.value]
+    assert said == [
+        escape(
+            "role2 -> prefix 3: 'role2' is binned, not labelled; left out. Add it to "
+            "Categorical columns above to use its values."
+        )
+    ]
