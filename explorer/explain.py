@@ -26,6 +26,8 @@ from heb.text import shorten
 
 __all__ = [
     "Fitted",
+    "SCORE_COMMAND",
+    "fitted_rows_note",
     "DEFAULT_SMOOTHERS",
     "LOG_ODDS",
     "default_smoothers",
@@ -264,3 +266,19 @@ def model_json(
         return pipeline_io.dumps(make_pipeline(preprocessor, model)).encode("utf-8")
     model.feature_names_in_ = np.asarray(feature_names, dtype=object)
     return model_io.dumps(model).encode("utf-8")
+
+
+#: the command that scores a table with a downloaded model file (its default file name)
+SCORE_COMMAND = "python -m heb score nb-{}.json ROWS.csv --target COLUMN"
+
+
+def fitted_rows_note(used: int, total: int) -> str:
+    """Said of a saved model fitted on ``used`` rows, a stratified subsample of ``total``
+    (the app's row cap): ``heb fit`` on the file fits every row, so its model differs."""
+    if used >= total:
+        return ""
+    return (
+        f" It is fitted on the {used:,} rows of the stratified subsample of {total:,} "
+        '(choose "Use every row" under Rows on the Dataset page for all of them); `heb fit` '
+        "fits every row of a file."
+    )

@@ -180,7 +180,9 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
             "(column kinds, categories, bin cut points, missing-value handling), documented "
             "in docs/model_json.md. `heb.data.pipeline_io.load(path)` gives back a scikit-learn "
             "pipeline that scores raw rows of a table like this one: "
-            "`pipe.predict_proba(frame)`."
+            "`pipe.predict_proba(frame)`; on the command line, "
+            f"`{ex.SCORE_COMMAND.format(choice)}`."
+            + ex.fitted_rows_note(work.codes.shape[0], work.n_rows_total)
         )
         file = st.file_uploader("Load a model file", type=["json"], key="explain_load")
         if file is not None:

@@ -222,3 +222,22 @@ def test_an_uploads_prefix_on_a_binned_number_says_how_to_label_it():
             "Categorical columns above to use its values."
         )
     ]
+
+
+def test_explains_model_file_names_heb_score_and_the_rows_it_was_fitted_on():
+    """The saved model's caption named only heb.data.pipeline_io, never `heb score`, and a
+    model of a 30,000-row upload, fitted on the 20,000-row subsample, scored otherwise than
+    `heb fit`'s of the same file without a word of why."""
+    from test_app import assert_clean, open_app
+
+    from explorer import explain as ex
+
+    at = open_app("pages/explain.py", methods="HEB-M,HEB-H")
+    at.session_state["model_files_open"] = True
+    at.run()
+    assert_clean(at)
+    command = "python -m heb score nb-heb-m.json ROWS.csv --target COLUMN"
+    assert any(command in c.value and "subsample" not in c.value for c in at.caption)
+    said = ex.fitted_rows_note(20_000, 30_000)
+    assert "fitted on the 20,000 rows of the stratified subsample of 30,000" in said
+    assert "`heb fit` fits every row of a file." in said and ex.fitted_rows_note(5, 5) == ""
