@@ -38,6 +38,8 @@ def test_compare_code_carries_the_declared_hierarchy_and_reproduces_heb_h(tmp_pa
     code = report.compare_code(report.dataset_line("builtin:zip-codes"), ["HEB-H"], settings)
     assert "#   --hierarchy 'zip_code -> prefix 2'" in code
     assert all(len(line) <= 80 for line in code.splitlines())
+    unread = report.compare_code("dataset = 1", ["HEB-M", "Laplace"], settings)
+    assert "hierarch" not in unread.lower()  # no method reads them: the same numbers without
     out = _run_python(
         code + "\nprint('JSON' + result.summary().to_json(double_precision=15))", tmp_path
     )
