@@ -243,3 +243,22 @@ def test_explains_model_file_names_heb_score_and_the_rows_it_was_fitted_on():
     said = ex.fitted_rows_note(20_000, 30_000)
     assert "fitted on the 20,000 rows of the stratified subsample of 30,000" in said
     assert "`heb fit` fits every row of a file." in said and ex.fitted_rows_note(5, 5) == ""
+
+
+def test_a_mistyped_prefix_length_is_said_as_one(tmp_path, capsys):
+    """'zip_code -> prefix two' was read as a parent column and refused as "no column
+    'prefix two' here", after the data was read; 'Prefix 2' was a column too."""
+    from heb.cli import main
+    from heb.evaluate.hierarchy_specs import Declared
+
+    assert Declared.from_text("zip_code -> Prefix 2") == Declared("zip_code", prefix=(2,))
+    path = tmp_path / "roles.csv"
+    _role_frame().to_csv(path, index=False)
+    bench = ["bench", str(path), "--methods", "heb-h", "-o", str(tmp_path / "a")]
+    with pytest.raises(SystemExit) as stopped:
+        main([*bench, "--hierarchy", "zip_code -> prefix two"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "heb: 'prefix two' in the hierarchy 'zip_code -> prefix two' is no prefix length; "
+        "write a whole number of characters, such as 'prefix 3'."
+    )

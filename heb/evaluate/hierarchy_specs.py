@@ -49,7 +49,9 @@ HIERARCHY_PARAM = "hierarchy_declared"
 MAX_DECLARED = 16
 _MISSING_LABEL = "(missing)"
 #: a step of :meth:`Declared.describe` that is a prefix length
-_PREFIX_STEP = re.compile(r"prefix\s+(\d+)")
+_PREFIX_STEP = re.compile(r"prefix\s+(\d+)", re.IGNORECASE)
+#: a step that starts as a prefix length does ("prefix two", "prefix 3.5", "Prefix-2")
+_PREFIX_WORD = re.compile(r"prefix[\s:=-]+\S", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,14 @@ class Declared:
                 f"prefix 1', not {text!r}."
             )
         feature, rest = steps[0], steps[1:]
+        typo = next(
+            (s for s in rest if _PREFIX_WORD.match(s) and not _PREFIX_STEP.fullmatch(s)), None
+        )
+        if typo is not None:  # read as a parent column, refused as "no column 'prefix two'"
+            raise ValueError(
+                f"{typo!r} in the hierarchy {str(text)!r} is no prefix length; write a whole "
+                "number of characters, such as 'prefix 3'."
+            )
         lengths = [_PREFIX_STEP.fullmatch(s) for s in rest]
         if all(lengths):
             return cls(feature, prefix=tuple(int(m.group(1)) for m in lengths))
