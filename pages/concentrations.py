@@ -214,7 +214,7 @@ def hierarchy_view(work: loading.WorkingData) -> bool:
             "the next). Compare's HEB-H runs as HEB-M until you confirm one on the Dataset page, "
             "tab Hierarchies."
         )
-    for note in notes:
+    for note in [*notes, *hierarchies.flat_notes(work, items)]:  # a flat one: HEB-M's m
         st.caption(escape(note))
     if frame.empty:
         st.info(

@@ -262,3 +262,23 @@ def test_a_mistyped_prefix_length_is_said_as_one(tmp_path, capsys):
         "heb: 'prefix two' in the hierarchy 'zip_code -> prefix two' is no prefix length; "
         "write a whole number of characters, such as 'prefix 3'."
     )
+
+
+def test_concentrations_say_a_hierarchy_that_makes_no_groups():
+    """HEB-H's view of 'zip_code -> prefix 9' drew a level 'zip_code given zip_code prefix
+    9' of one-member groups and said nothing of HEB-H being HEB-M there."""
+    from test_app import assert_clean, open_app
+
+    at = open_app(
+        "pages/concentrations.py",
+        hierarchies='[{"feature":"zip_code","prefix":[9]}]',
+        conc_model="HEB-H",
+    )
+    assert_clean(at)
+    assert any("Hierarchies declared on the Dataset page" in m.value for m in at.markdown)
+    assert [c.value for c in at.caption if "no groups" in c.value] == [
+        escape(
+            "zip_code -> prefix 9: no groups (each value is a group of its own), so HEB-H "
+            "is HEB-M on it."
+        )
+    ]
