@@ -36,6 +36,7 @@ from heb.cli_hierarchies import (
     flat_notes,
     hierarchies_option,
     hierarchy_levels,
+    is_file_data,
 )
 from heb.cli_scale import (
     DATA_SUFFIXES,
@@ -950,7 +951,7 @@ def _check_hierarchies(dataset, settings: dict, strict: bool, report) -> None:
         encoder = Preprocessor(
             n_bins=settings["n_bins"], missing=settings["missing"], categorical=dataset.categorical
         ).fit(dataset.X)
-    for line in binned_notes(settings["hierarchies"], encoder, dataset.name):
+    for line in binned_notes(settings["hierarchies"], encoder, dataset.name, is_file_data(dataset)):
         report(line)
     levels, left_out = hierarchy_levels(settings["hierarchies"], encoder, dataset.X, dataset.target)
     names = encoder.feature_names_out_
@@ -960,12 +961,7 @@ def _check_hierarchies(dataset, settings: dict, strict: bool, report) -> None:
         if not strict:
             report(f"  {dataset.name}: --hierarchy {declared!r} left out ({why}).")
             continue
-        raise UsageError(cannot_apply(declared, why, dataset.name, _from_file(dataset)))
-
-
-def _from_file(dataset) -> bool:
-    """Whether ``dataset`` was read from a file (``--categorical`` applies to it)."""
-    return str(dataset.source).startswith("upload:")
+        raise UsageError(cannot_apply(declared, why, dataset.name, is_file_data(dataset)))
 
 
 def _tables(args: argparse.Namespace) -> list[int]:

@@ -34,6 +34,7 @@ __all__ = [
     "cannot_apply",
     "hierarchies_option",
     "hierarchy_levels",
+    "is_file_data",
     "takes_hierarchies",
 ]
 
@@ -113,22 +114,29 @@ def hierarchy_levels(
     return levels, left_out
 
 
-def binned_notes(text: str, preprocessor, dataset: str) -> list[str]:
+def binned_notes(text: str, preprocessor, dataset: str, from_file: bool) -> list[str]:
     """A line per ``--hierarchy`` parent chain over binned numbers (the amazon file's role
-    codes read as numbers): it runs, but groups quantile bins, not the values."""
+    codes read as numbers): it runs, but groups quantile bins, not the values; for a file
+    (``from_file``), with the ``--categorical`` that reads them as categories."""
     names = list(preprocessor.feature_names_out_)
     lines = []
     for item in parse_hierarchies(text):
         binned = binned_columns(item, names, _labels(preprocessor))
         if binned:
-            option = shlex.quote(",".join(binned))
+            them = "it" if len(binned) == 1 else "them"
+            option = f"--categorical {shlex.quote(','.join(binned))}"
+            hint = f" (pass {option} to read {them} as categories)" if from_file else ""
             lines.append(
                 f"  {dataset}: --hierarchy {item.describe()!r} groups the bins of "
-                f"{' and '.join(repr(c) for c in binned)}, not their values (pass "
-                f"--categorical {option} to read {'it' if len(binned) == 1 else 'them'} "
-                "as categories)."
+                f"{' and '.join(repr(c) for c in binned)}, not their values{hint}."
             )
     return lines
+
+
+def is_file_data(dataset) -> bool:
+    """Whether ``dataset`` was read from a file, where ``--categorical`` applies (a named
+    dataset's columns are read as its source declares)."""
+    return str(dataset.source).startswith("upload:")
 
 
 def flat_notes(text: str, levels: dict[int, list[np.ndarray]], names, dataset: str) -> list[str]:

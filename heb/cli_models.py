@@ -26,6 +26,7 @@ from heb.cli_hierarchies import (
     flat_notes,
     hierarchies_option,
     hierarchy_levels,
+    is_file_data,
     takes_hierarchies,
 )
 
@@ -148,9 +149,8 @@ def _levels(hierarchies: str, encoder, dataset) -> dict:
     fitted = clone(encoder).fit(dataset.X)
     levels, left_out = hierarchy_levels(hierarchies, fitted, dataset.X, dataset.target)
     for declared, why in left_out:
-        from_file = str(dataset.source).startswith("upload:")  # --categorical applies
-        raise UsageError(cannot_apply(declared, why, dataset.name, from_file))
-    for line in binned_notes(hierarchies, fitted, dataset.name):
+        raise UsageError(cannot_apply(declared, why, dataset.name, is_file_data(dataset)))
+    for line in binned_notes(hierarchies, fitted, dataset.name, is_file_data(dataset)):
         _say(line)
     for line in flat_notes(hierarchies, levels, fitted.feature_names_out_, dataset.name):
         _say(line)

@@ -34,13 +34,18 @@ def zip_file(tmp_path_factory):
         ("zip -> prefix 12 -> prefix 3", (), (12, 3)),  # lengths of more than one digit
         ("zip -> prefix\t3", (), (3,)),  # any white space between the word and the number
         ("zip -> prefix3", ("prefix3",), ()),  # describe() writes 'prefix 3': a column name
-        ("zip -> prefix 3b", ("prefix 3b",), ()),  # the whole step, not its start
-        ("zip -> prefix 3 x", ("prefix 3 x",), ()),
     ],
 )
 def test_only_a_whole_prefix_step_is_a_prefix_length(text, parents, prefix):
     declared = Declared.from_text(text)
     assert (declared.parents, declared.prefix) == (parents, prefix)
+
+
+@pytest.mark.parametrize("text", ["zip -> prefix 3b", "zip -> prefix 3 x", "zip -> prefix two"])
+def test_a_prefix_step_with_more_than_a_number_is_a_typo(text):
+    """The whole step, not its start, is the length: 'prefix 3b' is neither 3 nor a column."""
+    with pytest.raises(ValueError, match="is no prefix length"):
+        Declared.from_text(text)
 
 
 def test_the_prefix_lengths_keep_their_typed_order():
@@ -93,7 +98,9 @@ def test_fit_says_a_hierarchy_on_the_target_names_the_target(zip_file, tmp_path,
 
 def test_bench_says_a_hierarchy_on_one_datasets_target_is_left_out(zip_file, tmp_path, capsys):
     other = tmp_path / "other.csv"
-    pd.DataFrame({"bought": list("abcab") * 20, "y": list("xy") * 50}).to_csv(other, index=False)
+    pd.DataFrame({"bought": ["a1", "a2", "b1", "b2", "a3"] * 20, "y": list("xy") * 50}).to_csv(
+        other, index=False
+    )
     argv = ["bench", str(zip_file), str(other), "--methods", "heb-h", "--folds", "3"]
     assert (
         main([*argv, "--no-figures", "--hierarchy", "bought>prefix 1", "-o", str(tmp_path / "o")])

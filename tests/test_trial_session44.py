@@ -282,3 +282,18 @@ def test_concentrations_say_a_hierarchy_that_makes_no_groups():
             "is HEB-M on it."
         )
     ]
+
+
+def test_a_named_datasets_binned_chain_is_said_without_the_categorical_hint(tmp_path, capsys):
+    """--categorical changes nothing for builtin:, shared: or openml: data (read as its
+    source declares), so the note on a chain over binned numbers does not offer it."""
+    from heb.cli import main
+
+    chain = "petal length (cm) -> petal width (cm)"
+    argv = ["fit", "builtin:iris", "--method", "heb-h", "--hierarchy", chain]
+    assert main([*argv, "-o", str(tmp_path / "m.json")]) == 0
+    said = capsys.readouterr().err
+    assert (
+        "  iris: --hierarchy 'petal length (cm) -> petal width (cm)' groups the bins of "
+        "'petal length (cm)' and 'petal width (cm)', not their values.\n"
+    ) in said
