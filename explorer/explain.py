@@ -274,11 +274,11 @@ SCORE_COMMAND = "python -m heb score nb-{}.json ROWS.csv --target COLUMN"
 
 def fitted_rows_note(used: int, total: int) -> str:
     """Said of a saved model fitted on ``used`` rows, a stratified subsample of ``total``
-    (the app's row cap): ``heb fit`` on the file fits every row, so its model differs."""
+    (the app's row cap): ``heb fit --max-rows`` fits the same rows, ``heb fit`` every row."""
     if used >= total:
         return ""
     return (
         f" It is fitted on the {used:,} rows of the stratified subsample of {total:,} "
-        '(choose "Use every row" under Rows on the Dataset page for all of them); `heb fit` '
-        "fits every row of a file."
+        '(choose "Use every row" under Rows on the Dataset page for all of them); '
+        f"`heb fit --max-rows {used}` fits the same rows of a file, `heb fit` alone every row."
     )

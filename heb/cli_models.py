@@ -94,7 +94,8 @@ def _estimator(method: str):
 
 
 def fit_command(args: argparse.Namespace) -> int:
-    """``heb fit``: fit one method on every row and write its pipeline file."""
+    """``heb fit``: fit one method on every row (or ``--max-rows``' subsample) and write
+    its pipeline file."""
     from heb.cli import UsageError, load_one
     from heb.data import make_model, pipeline_io
 
@@ -109,6 +110,19 @@ def fit_command(args: argparse.Namespace) -> int:
     dataset = load_one(args.data, args.target, args.drop, args.categorical, _say)
     for note in dataset.notes:  # what reading changed (renames, rows dropped), as bench
         _say(f"  {dataset.name}: {note}")
+    X, y = dataset.X, dataset.y
+    if args.max_rows and len(y) > args.max_rows:  # the app's rows: Explain's saved model
+        from heb.evaluate.folds import evaluated_data
+
+        try:
+            X, y = evaluated_data(dataset, args.max_rows)[:2]
+        except ValueError as exc:  # fewer rows than classes: said of the option
+            raise UsageError(f"heb: {exc}".replace("max_rows", "--max-rows")) from None
+    of = (
+        f" of {len(dataset.y):,} (a stratified subsample, --max-rows)"
+        if len(y) < len(dataset.y)
+        else ""
+    )
     pipe = make_model(
         estimator=estimator,
         n_bins=args.n_bins,
@@ -117,7 +131,7 @@ def fit_command(args: argparse.Namespace) -> int:
     )
     along = ""
     if takes_hierarchies(name):
-        levels = _levels(hierarchies, pipe[0], dataset)
+        levels = _levels(hierarchies, pipe[0], dataset, X)
         pipe.set_params(**{f"{pipe.steps[-1][0]}__hierarchies": levels or None})
         if levels:
             along = f", hierarchies over {len(levels)} column{'s' * (len(levels) != 1)}"
@@ -126,17 +140,17 @@ def fit_command(args: argparse.Namespace) -> int:
                 f"  {name} was given no category hierarchy, so it is HEB-M (the same "
                 "numbers): pass --hierarchy 'COLUMN -> PARENT' or 'COLUMN -> prefix 3'."
             )
-    pipe.fit(dataset.X, dataset.y)
+    pipe.fit(X, y)
     _write_whole(out, pipeline_io.dumps(pipe))
     _say(
-        f"Fitted {name} on {len(dataset.X):,} rows of {dataset.name} ({dataset.X.shape[1]} "
+        f"Fitted {name} on {len(X):,} rows{of} of {dataset.name} ({X.shape[1]} "
         f"columns, target {dataset.target!r}, {pipe.classes_.size} classes{along}); wrote {out} "
         f"({out.stat().st_size:,} bytes). Score rows with: {_program()} score {out} ROWS.csv"
     )
     return 0
 
 
-def _levels(hierarchies: str, encoder, dataset) -> dict:
+def _levels(hierarchies: str, encoder, dataset, X: pd.DataFrame) -> dict:
     """The ``--hierarchy`` levels on the codes ``encoder`` (the pipeline's unfitted
     preprocessing, fitted here on a copy) gives ``dataset``; one that cannot apply is
     refused, as HEB-H would silently be HEB-M on that column."""
@@ -146,8 +160,8 @@ def _levels(hierarchies: str, encoder, dataset) -> dict:
 
     if not hierarchies:
         return {}
-    fitted = clone(encoder).fit(dataset.X)
-    levels, left_out = hierarchy_levels(hierarchies, fitted, dataset.X, dataset.target)
+    fitted = clone(encoder).fit(X)
+    levels, left_out = hierarchy_levels(hierarchies, fitted, X, dataset.target)
     for declared, why in left_out:
         raise UsageError(cannot_apply(declared, why, dataset.name, is_file_data(dataset)))
     for line in binned_notes(hierarchies, fitted, dataset.name, is_file_data(dataset)):
@@ -298,6 +312,14 @@ def add_model_commands(sub, whole_number) -> None:
         choices=("impute", "category"),
         default="impute",
         help="missing values: imputed, or a category of their own (default: %(default)s)",
+    )
+    f.add_argument(
+        "--max-rows",
+        type=whole_number(0),
+        default=0,
+        metavar="N",
+        help="fit a stratified subsample of N rows, the rows the app's Explain page fits "
+        "under its row cap (default: 0, every row)",
     )
     add_hierarchy_option(f)
     f.set_defaults(func=fit_command)

@@ -212,3 +212,33 @@ def test_score_says_a_repeated_column_was_renamed(zip_rows, tmp_path, capsys):
         "  doubled.csv: Column name 'weekday' appears more than once, so the repeats were "
         "renamed ('weekday (2)')." in said
     )
+
+
+def test_fit_max_rows_fits_the_apps_stratified_subsample(zip_rows, tmp_path, capsys):
+    """Explain saves a model of the app's capped rows; heb fit fitted every row, so the two
+    files of one upload scored differently. --max-rows fits the same subsample."""
+    from heb.evaluate.folds import evaluated_data
+
+    dataset, rows = zip_rows
+    model_file = tmp_path / "m.json"
+    argv = ["fit", str(rows), "--method", "laplace", "--max-rows", "1200"]
+    assert main([*argv, "-o", str(model_file)]) == 0
+    said = capsys.readouterr().err
+    assert "Fitted Laplace on 1,200 rows of 5,000 (a stratified subsample, --max-rows) of" in said
+    loaded = pipeline_io.load(model_file)
+    file_data = load_dataset(str(rows))
+    X, y = evaluated_data(file_data, 1200)[:2]
+    expected = make_model("laplace", categorical=file_data.categorical).fit(X, y)
+    np.testing.assert_array_equal(
+        loaded.predict_proba(file_data.X), expected.predict_proba(file_data.X)
+    )
+    every = make_model("laplace", categorical=file_data.categorical)
+    every.fit(file_data.X, file_data.y)
+    assert not np.allclose(loaded.predict_proba(file_data.X), every.predict_proba(file_data.X))
+
+    assert main([*argv[:-1], "5000", "-o", str(tmp_path / "all.json")]) == 0  # no cap reached
+    assert "--max-rows" not in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*argv[:-1], "1", "-o", str(tmp_path / "one.json")])
+    assert "heb: --max-rows must be at least the number of classes (2)." in capsys.readouterr().err
+    assert not (tmp_path / "one.json").exists()

@@ -242,7 +242,11 @@ def test_explains_model_file_names_heb_score_and_the_rows_it_was_fitted_on():
     assert any(command in c.value and "subsample" not in c.value for c in at.caption)
     said = ex.fitted_rows_note(20_000, 30_000)
     assert "fitted on the 20,000 rows of the stratified subsample of 30,000" in said
-    assert "`heb fit` fits every row of a file." in said and ex.fitted_rows_note(5, 5) == ""
+    assert (
+        "`heb fit --max-rows 20000` fits the same rows of a file, `heb fit` alone every row."
+        in said
+    )
+    assert ex.fitted_rows_note(5, 5) == ""
 
 
 def test_a_mistyped_prefix_length_is_said_as_one(tmp_path, capsys):
