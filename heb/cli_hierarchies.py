@@ -24,8 +24,8 @@ from heb.evaluate.hierarchy_specs import (
     hierarchies_text,
     parse_hierarchies,
     resolve_levels,
+    takes_hierarchies,
 )
-from heb.hierarchy import NESTED_RULE
 
 __all__ = [
     "add_hierarchy_option",
@@ -50,13 +50,6 @@ def add_hierarchy_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hierarchy", action="append", default=[], metavar="'COL -> PARENT'", help=_HELP
     )
-
-
-def takes_hierarchies(method: str) -> bool:
-    """Whether the registry method ``method`` reads a category hierarchy (HEB-H)."""
-    entry = registry.method(method)
-    smoother = entry.params.get("smoother") if entry.family == "nb" else None
-    return smoother is not None and registry.smoother(smoother).rule == NESTED_RULE
 
 
 def hierarchies_option(values: Sequence[str], methods: Sequence[str]) -> str:

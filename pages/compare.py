@@ -5,13 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import comparison as cmp
-from explorer import diagnostics, large_drop, large_files, loading, state
+from explorer import diagnostics, hierarchies, large_drop, large_files, loading, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard, show_info
 from explorer.references import compare_note
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures, registry
+from heb.evaluate.hierarchy_specs import takes_hierarchies
 
 ensure_entry_point()
 
@@ -77,6 +78,16 @@ def smoother_knobs(methods: list[str], large: bool = False) -> None:
             )
 
 
+def flat_hierarchy_notes(methods) -> list[str]:
+    """The Dataset page's note on each declared hierarchy that makes no groups, where a
+    method reads it (HEB-H): it then scores as HEB-M, which the table alone leaves to be
+    worked out (the Dataset and Concentrations pages said it; Compare did not)."""
+    items = hierarchies.declared()
+    if not items or not any(takes_hierarchies(m) for m in methods):
+        return []
+    return hierarchies.flat_notes(loading.current_codes(), items)
+
+
 #: the views below the metrics table, one tab each
 RESULT_TABS = ("Reliability", "Spread over folds", "Per class")
 
@@ -86,6 +97,8 @@ def show(comparison: cmp.Comparison, from_memory: bool):
     (its section is drawn with the downloads, which need its choices), else None."""
     result = comparison.result
     for note in result.notes:
+        show_info(note)
+    for note in flat_hierarchy_notes(result.methods):
         show_info(note)
     if from_memory:
         st.caption("Shown from memory: nothing was recomputed.")

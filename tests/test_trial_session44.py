@@ -301,3 +301,21 @@ def test_a_named_datasets_binned_chain_is_said_without_the_categorical_hint(tmp_
         "  iris: --hierarchy 'petal length (cm) -> petal width (cm)' groups the bins of "
         "'petal length (cm)' and 'petal width (cm)', not their values.\n"
     ) in said
+
+
+def test_compare_says_a_declared_hierarchy_that_makes_no_groups():
+    """HEB-H scored as HEB-M on Compare with no word of why (a prefix as long as the ZIP
+    codes); the Dataset and Concentrations pages said it."""
+    from test_app import assert_clean, open_app
+
+    flat = '[{"feature":"zip_code","prefix":[5]}]'
+    said = "each value is a group of its own"  # the info's text is markdown-escaped
+    at = open_app("pages/compare.py", hierarchies=flat, methods="HEB-M,HEB-H", folds="3")
+    assert_clean(at)
+    assert sum(said in i.value for i in at.info) == 1
+    at = open_app("pages/compare.py", hierarchies=flat, methods="HEB-M,Laplace", folds="3")
+    assert_clean(at)
+    assert not any(said in i.value for i in at.info)  # no method reads it
+    grouped = '[{"feature":"zip_code","prefix":[2]}]'
+    at = open_app("pages/compare.py", hierarchies=grouped, methods="HEB-M,HEB-H", folds="3")
+    assert not any("no groups" in i.value for i in at.info)

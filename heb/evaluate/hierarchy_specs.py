@@ -40,6 +40,7 @@ __all__ = [
     "hierarchy_notes",
     "parse_hierarchies",
     "resolve_levels",
+    "takes_hierarchies",
     "with_fold_hierarchies",
 ]
 
@@ -271,6 +272,13 @@ def fold_hierarchies(text: str, fold) -> dict[int, list[np.ndarray]]:
     needs_codes = any(d.parents for d in declared)
     codes = fold.train_codes if needs_codes else np.zeros((0, len(names)), dtype=np.int64)
     return resolve_levels(declared, names, codes, lambda f: _fold_labels(fold, f))[0]
+
+
+def takes_hierarchies(method: str) -> bool:
+    """Whether the registry method ``method`` reads a category hierarchy (HEB-H)."""
+    entry = registry.method(method)
+    smoother = entry.params.get("smoother") if entry.family == "nb" else None
+    return smoother is not None and registry.smoother(smoother).rule == NESTED_RULE
 
 
 def attach_hierarchies(specs: dict[str, dict], text: str) -> dict[str, dict]:
