@@ -72,3 +72,17 @@ def resolved_paths(monkeypatch) -> list[Path]:
 
     monkeypatch.setattr(Path, "resolve", counting)
     return resolved
+
+
+@pytest.fixture(scope="session")
+def zip_file(tmp_path_factory) -> Path:
+    """The built-in zip-codes rows (target 'bought' included) as a CSV file ``zip.csv``
+    (its zip codes keep their leading zeros, so the loader reads them as text)."""
+    from heb.data import load_dataset
+
+    dataset = load_dataset("builtin:zip-codes")
+    frame = dataset.X.copy()
+    frame[dataset.target] = dataset.y
+    path = tmp_path_factory.mktemp("data") / "zip.csv"
+    frame.to_csv(path, index=False)
+    return path

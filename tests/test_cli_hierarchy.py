@@ -17,18 +17,6 @@ ZIP = "zip_code -> prefix 2"
 
 
 @pytest.fixture(scope="module")
-def zip_file(tmp_path_factory):
-    """The built-in zip-codes rows (target included) as a CSV file (zip codes as text,
-    as their leading zeros make the loader read them)."""
-    dataset = load_dataset("builtin:zip-codes")
-    frame = dataset.X.copy()
-    frame[dataset.target] = dataset.y
-    path = tmp_path_factory.mktemp("data") / "zip.csv"
-    frame.to_csv(path, index=False)
-    return path
-
-
-@pytest.fixture(scope="module")
 def number_file(tmp_path_factory):
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(

@@ -16,17 +16,6 @@ from heb.evaluate import RunSettings, cross_validate
 from heb.evaluate.hierarchy_specs import Declared
 
 
-@pytest.fixture(scope="module")
-def zip_file(tmp_path_factory):
-    """The built-in zip-codes rows (target 'bought' included) as a CSV file."""
-    dataset = load_dataset("builtin:zip-codes")
-    frame = dataset.X.copy()
-    frame[dataset.target] = dataset.y
-    path = tmp_path_factory.mktemp("data") / "zip.csv"
-    frame.to_csv(path, index=False)
-    return path
-
-
 # ------------------------------------------------------------------ the typed form
 @pytest.mark.parametrize(
     ("text", "parents", "prefix"),

@@ -170,22 +170,6 @@ def test_compare_code_runs_and_reproduces_the_numbers(tmp_path):
     np.testing.assert_allclose(shown["accuracy_mean"], expected["accuracy_mean"], rtol=1e-12)
 
 
-def test_compare_code_declares_the_hierarchies_heb_h_ran_with(tmp_path):
-    """The code left the Dataset page's hierarchies out: it ran HEB-H as HEB-M, other
-    numbers than the page's."""
-    settings = RunSettings(n_splits=3, hierarchies='[{"feature":"zip_code","prefix":[2]}]')
-    code = report.compare_code(report.dataset_line("builtin:zip-codes"), ["HEB-H"], settings)
-    out = run_python(
-        code + "\nprint('JSON' + result.summary().to_json(double_precision=15))", tmp_path
-    )
-    shown = pd.read_json(io.StringIO(out.split("JSON", 1)[1]))
-    dataset = load_dataset("builtin:zip-codes")
-    expected = cross_validate(dataset, ["HEB-H"], settings=settings, use_cache=False).summary()
-    plain = cross_validate(dataset, ["HEB-H"], n_splits=3, use_cache=False).summary()
-    np.testing.assert_allclose(shown["log_loss_mean"], expected["log_loss_mean"], rtol=1e-12)
-    assert abs(shown["log_loss_mean"][0] - plain["log_loss_mean"][0]) > 1e-4
-
-
 def test_dataset_line_quotes_any_file_name():
     upload = {"filename": "x'); import os; os.system('echo pwned') #.csv", "target": "a'b"}
     line = report.dataset_line("upload:abc", upload)

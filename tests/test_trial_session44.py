@@ -3,9 +3,6 @@ command line), each a test that failed before its fix."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,15 +17,6 @@ REPO = Path(__file__).resolve().parents[1]
 ZIP_PREFIX = '[{"feature":"zip_code","prefix":[2]}]'
 
 
-def _run_python(code: str, tmp_path: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HEB_CACHE_DIR": str(tmp_path / "cache")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
-
-
 def test_compare_code_carries_the_declared_hierarchy_and_reproduces_heb_h(tmp_path):
     """Compare's "Show code" wrote RunSettings without the Dataset page's hierarchies: the
     pasted code ran HEB-H as HEB-M, with other numbers than the page's."""
@@ -40,7 +28,9 @@ def test_compare_code_carries_the_declared_hierarchy_and_reproduces_heb_h(tmp_pa
     assert all(len(line) <= 80 for line in code.splitlines())
     unread = report.compare_code("dataset = 1", ["HEB-M", "Laplace"], settings)
     assert "hierarch" not in unread.lower()  # no method reads them: the same numbers without
-    out = _run_python(
+    from test_report import run_python
+
+    out = run_python(
         code + "\nprint('JSON' + result.summary().to_json(double_precision=15))", tmp_path
     )
     import io
