@@ -4,7 +4,8 @@ the command line, as the app's Dataset page declares them.
 A hierarchy is written as the app shows it (:meth:`Declared.describe`): a column and its
 parent columns, finest first (``--hierarchy "ROLE_ROLLUP_2 -> ROLE_ROLLUP_1"``), or a
 column and the prefix lengths of its labels (``--hierarchy "zip -> prefix 3 -> prefix 1"``);
-``>`` may stand for ``->``. Without one HEB-H is HEB-M, which the run says.
+``>`` may stand for ``->`` in a text without ``->``. Without one HEB-H is HEB-M, which the
+run says; one that cannot apply, groups bins of numbers or makes no groups is said too.
 """
 
 from __future__ import annotations
