@@ -80,16 +80,6 @@ def test_bench_on_a_named_dataset_gives_no_categorical_hint_for_a_binned_chain(t
     assert "pass --categorical" not in text
 
 
-@pytest.fixture(scope="module")
-def zip_file(tmp_path_factory):
-    dataset = load_dataset("builtin:zip-codes")
-    frame = dataset.X.copy()
-    frame[dataset.target] = dataset.y
-    path = tmp_path_factory.mktemp("data") / "zip.csv"
-    frame.to_csv(path, index=False)
-    return path
-
-
 def test_fit_says_a_hierarchy_that_makes_no_groups(zip_file, tmp_path, capsys):
     argv = ["fit", str(zip_file), "--method", "heb-h", "--hierarchy", "zip_code -> prefix 9"]
     assert main([*argv, "-o", str(tmp_path / "m.json")]) == 0
