@@ -29,6 +29,7 @@ from heb.evaluate.hierarchy_specs import (
     hierarchies_text,
     parse_hierarchies,
     resolve_levels,
+    untypable,
 )
 from heb.hierarchical_nb import level_concentrations
 from heb.hierarchy_sources import dependency_chains, functional_dependencies
@@ -65,6 +66,12 @@ READ_AS_CATEGORIES = " Add {them} to Categorical columns above to use {its} valu
 COMMAND_LINE = (
     "The same hierarchies on the command line, for `heb bench --methods heb-m,heb-h` and "
     "`heb fit --method heb-h` (with the file's `--target` and `--categorical` as chosen here):"
+)
+#: said of a declaration ``--hierarchy`` cannot type (a column name holding '->' or
+#: beginning 'prefix'): RunSettings(hierarchies=...) takes it
+UNTYPABLE = (
+    "{}: its column names cannot be typed for --hierarchy (a name holding '->' or beginning "
+    "'prefix'); in Python, RunSettings(hierarchies=...) takes it (Compare's code shows how)."
 )
 #: the violating-row tolerances offered (Goodman-Kruskal lambda >= 1 - tolerance)
 TOLERANCES = (0.0, 0.01, 0.05, 0.1)
@@ -376,8 +383,12 @@ def _in_use_view(work: WorkingData) -> None:
         notes = [note + hint if "is binned, not labelled" in note else note for note in notes]
     for note in [*notes, *binned_chain_notes(work, items, upload), *flat_notes(work, items)]:
         st.caption(escape(note))
-    st.caption(COMMAND_LINE)
-    st.code(" ".join(command_line_options(items)), language="bash", wrap_lines=True)
+    options = command_line_options(items)
+    if options:
+        st.caption(COMMAND_LINE)
+        st.code(" ".join(options), language="bash", wrap_lines=True)
+    for item in untypable(items):
+        st.caption(escape(UNTYPABLE.format(item.describe())))
     left, right = st.columns([3, 2])
     left.selectbox(
         "Declared", [d.feature for d in items], key="hier_remove_pick",

@@ -189,3 +189,34 @@ def test_fit_refuses_a_hierarchy_before_writing(zip_file, tmp_path, capsys, extr
         main(["fit", str(zip_file), "-o", str(out), *extra])
     assert said in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("declared", "typable"),
+    [
+        (Declared("zip", prefix=(3, 1)), True),
+        (Declared("a>b", parents=("c",)), True),
+        (Declared("x", parents=("prefix code",)), False),  # read as a mistyped length
+        (Declared("x", parents=("Prefix 2",)), False),  # read as a length
+        (Declared("a->b", parents=("c",)), False),  # read as a -> b -> c
+    ],
+)
+def test_a_declaration_the_command_line_cannot_type_is_not_offered_as_one(declared, typable):
+    """The Dataset page's code box offered --hierarchy 'x -> prefix code', which heb bench
+    refuses, and 'a->b -> c', which it reads as another hierarchy."""
+    from heb.evaluate.hierarchy_specs import command_line_options, untypable
+
+    assert (untypable([declared]) == []) is typable
+    assert len(command_line_options([declared])) == typable
+
+
+def test_the_dataset_page_says_which_hierarchy_the_command_line_cannot_type():
+    from test_app import assert_clean, open_app
+
+    text = '[{"feature":"zip_code","parents":["prefix code"]},{"feature":"user_id","prefix":[2]}]'
+    at = open_app(hierarchies=text, dataset_tab="Hierarchies")
+    assert_clean(at)
+    assert [c.value for c in at.code if "--hierarchy" in c.value] == [
+        "--hierarchy 'user_id -> prefix 2'"
+    ]
+    assert any("cannot be typed for \\-\\-hierarchy" in c.value for c in at.caption)

@@ -41,6 +41,7 @@ __all__ = [
     "parse_hierarchies",
     "resolve_levels",
     "takes_hierarchies",
+    "untypable",
     "with_fold_hierarchies",
 ]
 
@@ -167,8 +168,27 @@ def flat_levels(levels: Sequence[np.ndarray]) -> str | None:
 
 def command_line_options(declared: Iterable[Declared]) -> list[str]:
     """Each declaration as the ``--hierarchy`` option of ``heb bench`` / ``heb fit``, quoted
-    for a shell: ``--hierarchy 'zip_code -> prefix 2'``."""
-    return [f"--hierarchy {shlex.quote(item.describe())}" for item in declared]
+    for a shell: ``--hierarchy 'zip_code -> prefix 2'``; those :func:`untypable` left out."""
+    return [
+        f"--hierarchy {shlex.quote(item.describe())}"
+        for item in declared
+        if item not in untypable([item])
+    ]
+
+
+def untypable(declared: Iterable[Declared]) -> list[Declared]:
+    """The declarations whose text (:meth:`Declared.describe`) reads back as another or
+    none (:meth:`Declared.from_text`): a column name holding ``->`` or beginning
+    ``prefix``, which the app can declare and ``--hierarchy`` cannot type."""
+    out = []
+    for item in declared:
+        try:
+            same = Declared.from_text(item.describe()) == item
+        except ValueError:
+            same = False
+        if not same:
+            out.append(item)
+    return out
 
 
 def parse_hierarchies(text: str | None) -> tuple[Declared, ...]:
