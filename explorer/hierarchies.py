@@ -25,7 +25,7 @@ from heb.evaluate.hierarchy_specs import (
     Declared,
     binned_columns,
     command_line_options,
-    flat_levels,
+    flat_declarations,
     hierarchies_text,
     parse_hierarchies,
     resolve_levels,
@@ -139,9 +139,12 @@ def work_hierarchies(work: WorkingData, items: tuple[Declared, ...] | None = Non
     return resolve_levels(items, work.feature_names, work.codes, lambda f: labels_of(work, f))
 
 
-def levels_summary(work: WorkingData, items: tuple[Declared, ...]) -> pd.DataFrame:
-    """Per declaration: the number of nodes at each level, leaves first."""
-    levels, _ = work_hierarchies(work, items)
+def levels_summary(
+    work: WorkingData, items: tuple[Declared, ...], levels: dict | None = None
+) -> pd.DataFrame:
+    """Per declaration: the number of nodes at each level, leaves first (``levels``: the
+    declarations' :func:`work_hierarchies`, when the caller has them)."""
+    levels = work_hierarchies(work, items)[0] if levels is None else levels
     rows = []
     for item in items:
         if item.feature not in work.feature_names:
@@ -170,32 +173,26 @@ def binned_chain_notes(
         binned = binned_columns(item, work.feature_names, lambda f: labels_of(work, f))
         if binned:
             one = len(binned) == 1
+            them, its = ("it", "its") if one else ("them", "their")
+            columns = " and ".join(repr(c) for c in binned) + (" is" if one else " are")
             notes.append(
-                BINNED_CHAIN.format(
-                    declared=item.describe(),
-                    columns=" and ".join(repr(c) for c in binned) + (" is" if one else " are"),
-                )
-                + (READ_AS_CATEGORIES.format(them="it", its="its") if upload and one else "")
-                + (
-                    READ_AS_CATEGORIES.format(them="them", its="their")
-                    if upload and not one
-                    else ""
-                )
+                BINNED_CHAIN.format(declared=item.describe(), columns=columns)
+                + (READ_AS_CATEGORIES.format(them=them, its=its) if upload else "")
             )
     return notes
 
 
-def flat_notes(work: WorkingData, items: tuple[Declared, ...]) -> list[str]:
-    """A note per declaration whose levels make no groups (:func:`flat_levels`): HEB-H is
-    HEB-M on that column, which the table's node counts alone left to be worked out."""
-    levels, _ = work_hierarchies(work, items)
-    notes = []
-    for item in items:
-        f = work.feature_names.index(item.feature) if item.feature in work.feature_names else -1
-        why = flat_levels(levels[f]) if f in levels else None
-        if why:
-            notes.append(f"{item.describe()}: no groups ({why}), so HEB-H is HEB-M on it.")
-    return notes
+def flat_notes(
+    work: WorkingData, items: tuple[Declared, ...], levels: dict | None = None
+) -> list[str]:
+    """A note per declaration whose levels make no groups (:func:`flat_declarations`):
+    HEB-H is HEB-M on that column, which the table's node counts alone left to be worked
+    out (``levels``: the declarations' :func:`work_hierarchies`, when the caller has them)."""
+    levels = work_hierarchies(work, items)[0] if levels is None else levels
+    return [
+        f"{item.describe()}: no groups ({why}), so HEB-H is HEB-M on it."
+        for item, why in flat_declarations(items, levels, work.feature_names)
+    ]
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
@@ -374,14 +371,14 @@ def _in_use_view(work: WorkingData) -> None:
     if not items:
         st.markdown("No hierarchy declared: HEB-H runs as HEB-M on this dataset until one is.")
         return
-    frame = levels_summary(work, items)
-    show_table(frame, key="hier_in_use")
-    _, notes = work_hierarchies(work, items)
+    levels, notes = work_hierarchies(work, items)
+    show_table(levels_summary(work, items, levels), key="hier_in_use")
     upload = str(st.session_state.get("data_spec", "")).startswith("upload:")
     if upload:  # a prefix refused on a binned number: the upload's reader can label it
         hint = READ_AS_CATEGORIES.format(them="it", its="its")
         notes = [note + hint if "is binned, not labelled" in note else note for note in notes]
-    for note in [*notes, *binned_chain_notes(work, items, upload), *flat_notes(work, items)]:
+    binned = binned_chain_notes(work, items, upload)
+    for note in [*notes, *binned, *flat_notes(work, items, levels)]:
         st.caption(escape(note))
     options = command_line_options(items)
     if options:

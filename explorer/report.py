@@ -18,11 +18,11 @@ from explorer.code_lines import wrap_long_lines
 from explorer.exports import csv_bytes
 from explorer.lazy_sections import lazy_expander
 from heb.data.readers import without_data_suffixes
-from heb.evaluate import CVResult, RunSettings, method_spec
+from heb.evaluate import CVResult, RunSettings
 from heb.evaluate.hierarchy_specs import (
-    attach_hierarchies,
     command_line_options,
     parse_hierarchies,
+    takes_hierarchies,
 )
 from heb.evaluate.report import comparison_report, oof_frame
 from heb.text import shorten
@@ -84,8 +84,7 @@ def compare_code(data_line: str, methods: list[str], settings: RunSettings) -> s
     """Python that reruns the Compare page's cross-validation and prints its table (lines
     broken to fit the code box, :func:`~explorer.code_lines.wrap_long_lines`); the declared
     hierarchies only where a method reads them (HEB-H), as they change no other's numbers."""
-    specs = {name: method_spec(name) for name in methods}
-    if settings.hierarchies and attach_hierarchies(specs, settings.hierarchies) == specs:
+    if not any(takes_hierarchies(name) for name in methods):
         settings = settings.replace(hierarchies="")
     return wrap_long_lines(
         "\n".join(

@@ -31,11 +31,9 @@ import pandas as pd
 from heb import __version__
 from heb.cli_hierarchies import (
     add_hierarchy_option,
-    binned_notes,
     cannot_apply,
-    flat_notes,
+    checked_levels,
     hierarchies_option,
-    hierarchy_levels,
     is_file_data,
 )
 from heb.cli_scale import (
@@ -951,11 +949,8 @@ def _check_hierarchies(dataset, settings: dict, strict: bool, report) -> None:
         encoder = Preprocessor(
             n_bins=settings["n_bins"], missing=settings["missing"], categorical=dataset.categorical
         ).fit(dataset.X)
-    for line in binned_notes(settings["hierarchies"], encoder, dataset.name, is_file_data(dataset)):
-        report(line)
-    levels, left_out = hierarchy_levels(settings["hierarchies"], encoder, dataset.X, dataset.target)
-    names = encoder.feature_names_out_
-    for line in flat_notes(settings["hierarchies"], levels, names, dataset.name):
+    _, lines, left_out = checked_levels(settings["hierarchies"], encoder, dataset.X, dataset)
+    for line in lines:
         report(line)
     for declared, why in left_out:
         if not strict:

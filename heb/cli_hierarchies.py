@@ -21,7 +21,7 @@ from heb import registry
 from heb.evaluate.hierarchy_specs import (
     Declared,
     binned_columns,
-    flat_levels,
+    flat_declarations,
     hierarchies_text,
     parse_hierarchies,
     resolve_levels,
@@ -31,6 +31,7 @@ from heb.evaluate.hierarchy_specs import (
 __all__ = [
     "add_hierarchy_option",
     "binned_notes",
+    "checked_levels",
     "flat_notes",
     "cannot_apply",
     "hierarchies_option",
@@ -134,19 +135,25 @@ def is_file_data(dataset) -> bool:
 
 
 def flat_notes(text: str, levels: dict[int, list[np.ndarray]], names, dataset: str) -> list[str]:
-    """A line per ``--hierarchy`` whose levels make no groups (:func:`flat_levels`: a
+    """A line per ``--hierarchy`` whose levels make no groups (:func:`flat_declarations`: a
     prefix as long as the labels, or one every label shares): HEB-H is HEB-M on it."""
-    by_feature = {item.feature: item for item in parse_hierarchies(text)}
-    lines = []
-    for f, found in levels.items():
-        why = flat_levels(found)
-        item = by_feature.get(str(names[f]))
-        if why and item is not None:
-            lines.append(
-                f"  {dataset}: --hierarchy {item.describe()!r} makes no groups ({why}), so "
-                f"HEB-H is HEB-M on {item.feature!r}."
-            )
-    return lines
+    return [
+        f"  {dataset}: --hierarchy {item.describe()!r} makes no groups ({why}), so "
+        f"HEB-H is HEB-M on {item.feature!r}."
+        for item, why in flat_declarations(parse_hierarchies(text), levels, names)
+    ]
+
+
+def checked_levels(
+    text: str, preprocessor, X, dataset
+) -> tuple[dict[int, list[np.ndarray]], list[str], list[tuple[str, str]]]:
+    """``bench``'s and ``fit``'s look at ``--hierarchy`` on one dataset's encoding: the
+    levels (:func:`hierarchy_levels`), the lines to say (chains over binned numbers,
+    hierarchies that make no groups) and the declarations that cannot apply, with why."""
+    levels, left_out = hierarchy_levels(text, preprocessor, X, dataset.target)
+    lines = binned_notes(text, preprocessor, dataset.name, is_file_data(dataset))
+    lines += flat_notes(text, levels, preprocessor.feature_names_out_, dataset.name)
+    return levels, lines, left_out
 
 
 def cannot_apply(declared: str, why: str, dataset: str, from_file: bool) -> str:

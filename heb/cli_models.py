@@ -21,11 +21,9 @@ import pandas as pd
 
 from heb.cli_hierarchies import (
     add_hierarchy_option,
-    binned_notes,
     cannot_apply,
-    flat_notes,
+    checked_levels,
     hierarchies_option,
-    hierarchy_levels,
     is_file_data,
     takes_hierarchies,
 )
@@ -161,12 +159,10 @@ def _levels(hierarchies: str, encoder, dataset, X: pd.DataFrame) -> dict:
     if not hierarchies:
         return {}
     fitted = clone(encoder).fit(X)
-    levels, left_out = hierarchy_levels(hierarchies, fitted, X, dataset.target)
+    levels, lines, left_out = checked_levels(hierarchies, fitted, X, dataset)
     for declared, why in left_out:
         raise UsageError(cannot_apply(declared, why, dataset.name, is_file_data(dataset)))
-    for line in binned_notes(hierarchies, fitted, dataset.name, is_file_data(dataset)):
-        _say(line)
-    for line in flat_notes(hierarchies, levels, fitted.feature_names_out_, dataset.name):
+    for line in lines:
         _say(line)
     return levels
 

@@ -34,6 +34,7 @@ __all__ = [
     "attach_hierarchies",
     "binned_columns",
     "command_line_options",
+    "flat_declarations",
     "flat_levels",
     "fold_hierarchies",
     "hierarchies_text",
@@ -169,25 +170,37 @@ def flat_levels(levels: Sequence[np.ndarray]) -> str | None:
 def command_line_options(declared: Iterable[Declared]) -> list[str]:
     """Each declaration as the ``--hierarchy`` option of ``heb bench`` / ``heb fit``, quoted
     for a shell: ``--hierarchy 'zip_code -> prefix 2'``; those :func:`untypable` left out."""
-    return [
-        f"--hierarchy {shlex.quote(item.describe())}"
-        for item in declared
-        if item not in untypable([item])
-    ]
+    return [f"--hierarchy {shlex.quote(d.describe())}" for d in declared if _typable(d)]
 
 
 def untypable(declared: Iterable[Declared]) -> list[Declared]:
     """The declarations whose text (:meth:`Declared.describe`) reads back as another or
     none (:meth:`Declared.from_text`): a column name holding ``->`` or beginning
     ``prefix``, which the app can declare and ``--hierarchy`` cannot type."""
+    return [item for item in declared if not _typable(item)]
+
+
+def _typable(item: Declared) -> bool:
+    """Whether ``item``'s text reads back as ``item`` (:func:`untypable`)."""
+    try:
+        return Declared.from_text(item.describe()) == item
+    except ValueError:
+        return False
+
+
+def flat_declarations(
+    declared: Iterable[Declared], levels: dict[int, list[np.ndarray]], names: Sequence
+) -> list[tuple[Declared, str]]:
+    """Each declaration whose levels (:func:`resolve_levels`' on the encoding whose
+    columns are ``names``) make no groups, and why (:func:`flat_levels`): HEB-H is HEB-M
+    on its column."""
+    position = {str(name): f for f, name in enumerate(names)}
     out = []
     for item in declared:
-        try:
-            same = Declared.from_text(item.describe()) == item
-        except ValueError:
-            same = False
-        if not same:
-            out.append(item)
+        f = position.get(item.feature)
+        why = flat_levels(levels[f]) if f in levels else None
+        if why:
+            out.append((item, why))
     return out
 
 
@@ -297,7 +310,13 @@ def fold_hierarchies(text: str, fold) -> dict[int, list[np.ndarray]]:
 def takes_hierarchies(method: str) -> bool:
     """Whether the registry method ``method`` reads a category hierarchy (HEB-H)."""
     entry = registry.method(method)
-    smoother = entry.params.get("smoother") if entry.family == "nb" else None
+    return _reads_hierarchy(entry.family, entry.params)
+
+
+def _reads_hierarchy(family: str, params: dict) -> bool:
+    """Whether a method of ``family`` with ``params`` (a registry entry's, a spec's) has a
+    smoother that reads a category hierarchy."""
+    smoother = params.get("smoother") if family == "nb" else None
     return smoother is not None and registry.smoother(smoother).rule == NESTED_RULE
 
 
@@ -308,8 +327,7 @@ def attach_hierarchies(specs: dict[str, dict], text: str) -> dict[str, dict]:
         return specs
     out = {}
     for name, spec in specs.items():
-        smoother = spec["params"].get("smoother") if spec["model"] == "nb" else None
-        if smoother is not None and registry.smoother(smoother).rule == NESTED_RULE:
+        if _reads_hierarchy(spec["model"], spec["params"]):
             spec = {**spec, "params": {**spec["params"], HIERARCHY_PARAM: text}}
         out[name] = spec
     return out
@@ -330,8 +348,7 @@ def hierarchy_notes(specs: dict[str, dict]) -> list[str]:
     """
     notes = []
     for name, spec in specs.items():
-        smoother = spec["params"].get("smoother") if spec["model"] == "nb" else None
-        if smoother is None or registry.smoother(smoother).rule != NESTED_RULE:
+        if not _reads_hierarchy(spec["model"], spec["params"]):
             continue
         if HIERARCHY_PARAM not in spec["params"] and not spec["params"].get("hierarchies"):
             notes.append(
