@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import report, state
+from explorer import commands, report, state
 from explorer.comparison import TABLE_DECIMALS, Comparison
 from explorer.display import show_figure, show_table
 from explorer.errors import escape
@@ -269,4 +269,5 @@ def show_diagnostics(
     report.comparison_downloads(
         result, settings, dataset.name, contents, code, dataset.target, notes, upload
     )
-    report.show_code(code)
+    command = commands.bench_command(spec, upload, list(methods), settings)
+    report.show_code(code, command)

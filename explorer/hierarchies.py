@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import state
+from explorer.commands import UNTYPABLE, bench_command, draw_command
 from explorer.display import show_table
 from explorer.errors import escape, show_error
 from explorer.loading import WorkingData
@@ -62,16 +63,10 @@ __all__ = [
 BINNED_CHAIN = "{declared}: {columns} binned as numbers, so this hierarchy groups bins, not values."
 #: what an upload's reader adds to a note on binned numbers (its Categorical columns)
 READ_AS_CATEGORIES = " Add {them} to Categorical columns above to use {its} values."
-#: says where the declarations in use go on the command line (the code box below it)
+#: says what the command under it does (the code box below it)
 COMMAND_LINE = (
-    "The same hierarchies on the command line, for `heb bench --methods heb-m,heb-h` and "
-    "`heb fit --method heb-h` (with the file's `--target` and `--categorical` as chosen here):"
-)
-#: said of a declaration ``--hierarchy`` cannot type (a column name holding '->' or
-#: beginning 'prefix'): RunSettings(hierarchies=...) takes it
-UNTYPABLE = (
-    "{}: its column names cannot be typed for --hierarchy (a name holding '->' or beginning "
-    "'prefix'); in Python, RunSettings(hierarchies=...) takes it (Compare's code shows how)."
+    "HEB-M against HEB-H with these hierarchies on the command line, on this data and with "
+    "this page's settings (`heb fit --method heb-h` takes the same `--hierarchy` options):"
 )
 #: the violating-row tolerances offered (Goodman-Kruskal lambda >= 1 - tolerance)
 TOLERANCES = (0.0, 0.01, 0.05, 0.1)
@@ -380,12 +375,15 @@ def _in_use_view(work: WorkingData) -> None:
     binned = binned_chain_notes(work, items, upload)
     for note in [*notes, *binned, *flat_notes(work, items, levels)]:
         st.caption(escape(note))
-    options = command_line_options(items)
-    if options:
+    spec = st.session_state["data_spec"]
+    record = st.session_state.get("uploads", {}).get(spec)
+    command = bench_command(spec, record, ["HEB-M", "HEB-H"], state.run_settings())
+    if command_line_options(items):  # else the command would run HEB-H as HEB-M
         st.caption(COMMAND_LINE)
-        st.code(" ".join(options), language="bash", wrap_lines=True)
-    for item in untypable(items):
-        st.caption(escape(UNTYPABLE.format(item.describe())))
+        draw_command(command)
+    else:
+        for item in untypable(items):
+            st.caption(escape(UNTYPABLE.format(item.describe())))
     left, right = st.columns([3, 2])
     left.selectbox(
         "Declared", [d.feature for d in items], key="hier_remove_pick",

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import large_drop, state, style
+from explorer import commands, large_drop, state, style
 from explorer.display import (
     MISSING_SHARE_COLUMN,
     download_buttons,
@@ -1395,6 +1395,16 @@ def compare_view(large: LargeFile):
         "sort of every row), not a stratified shuffle: a class's share per fold is off by "
         "about √(p(1−p)k/n), under 1\u00a0% from 10⁵ rows per fold. Every row is used (the Rows "
         "choice applies to in-memory data); bins and missing values as on the Dataset page."
+    )
+    commands.show_large_command(
+        commands.large_bench_command(
+            large.name,
+            large.target,
+            methods,
+            state.run_settings(),
+            categorical=large.categorical,
+            dropped=large.dropped,
+        )
     )
     return comparison
 

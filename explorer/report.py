@@ -15,6 +15,7 @@ import streamlit as st
 
 from explorer import state
 from explorer.code_lines import wrap_long_lines
+from explorer.commands import BenchCommand, show_command
 from explorer.exports import csv_bytes
 from explorer.lazy_sections import lazy_expander
 from heb.data.readers import without_data_suffixes
@@ -171,9 +172,10 @@ def _hierarchy_lines(hierarchies: str) -> list[str]:
 CODE_OPEN = "show_code_open"
 
 
-def show_code(code: str) -> None:
+def show_code(code: str, command: BenchCommand | None = None) -> None:
     """A closed "Show code" box with the Python that reproduces the view (built only while
-    open: the code box's highlighter is a sizeable download for a first visit)."""
+    open: the code box's highlighter is a sizeable download for a first visit), and under
+    it the ``heb bench`` ``command`` that reruns it, where given."""
     section = lazy_expander(
         "Show code: reproduce this view with heb", CODE_OPEN, icon=":material/code:"
     )
@@ -187,6 +189,8 @@ def show_code(code: str) -> None:
             "requirements.txt`); saved elsewhere, first `pip install .` the clone (Python "
             "looks for `heb` beside the file, not in the folder you run it from)."
         )
+        if command is not None:
+            show_command(command)
 
 
 #: the run settings a lesson drawing from the app's dataset names in its footer

@@ -213,10 +213,21 @@ def test_a_declaration_the_command_line_cannot_type_is_not_offered_as_one(declar
 def test_the_dataset_page_says_which_hierarchy_the_command_line_cannot_type():
     from test_app import assert_clean, open_app
 
+    from explorer.commands import UNTYPABLE
+    from explorer.errors import escape
+
     text = '[{"feature":"zip_code","parents":["prefix code"]},{"feature":"user_id","prefix":[2]}]'
     at = open_app(hierarchies=text, dataset_tab="Hierarchies")
     assert_clean(at)
     assert [c.value for c in at.code if "--hierarchy" in c.value] == [
-        "--hierarchy 'user_id -> prefix 2'"
+        "python -m heb bench builtin:zip-codes --methods HEB-M,HEB-H --folds 10 \\\n"
+        "  --hierarchy 'user_id -> prefix 2'"
     ]
     assert any("cannot be typed for \\-\\-hierarchy" in c.value for c in at.caption)
+    alone = open_app(hierarchies='[{"feature":"zip_code","parents":["prefix code"]}]',
+                     dataset_tab="Hierarchies")  # fmt: skip
+    assert_clean(alone)  # no command that would run HEB-H as HEB-M, but the reason
+    assert not [c.value for c in alone.code if "heb bench" in c.value]
+    assert [c.value for c in alone.caption if "cannot be typed" in c.value] == [
+        escape(UNTYPABLE.format("zip_code -> prefix code"))
+    ]

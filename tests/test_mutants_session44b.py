@@ -231,13 +231,14 @@ def test_one_binned_column_of_a_chain_is_it_and_its_hint_is_for_an_upload(tmp_pa
 
 
 def test_the_code_box_puts_every_hierarchy_on_one_command_line():
-    """The options are pasted after `heb bench ...`: one line, not one per declaration."""
+    """Every declaration in one command (one line of options), not one per declaration."""
     from test_app import open_app
 
     two = '[{"feature":"user_id","parents":["zip_code"]},{"feature":"zip_code","prefix":[2]}]'
     at = open_app(hierarchies=two, dataset_tab="Hierarchies")
     assert [c.value for c in at.code if "--hierarchy" in c.value] == [
-        "--hierarchy 'user_id -> zip_code' --hierarchy 'zip_code -> prefix 2'"
+        "python -m heb bench builtin:zip-codes --methods HEB-M,HEB-H --folds 10 \\\n"
+        "  --hierarchy 'user_id -> zip_code' --hierarchy 'zip_code -> prefix 2'"
     ]
 
 

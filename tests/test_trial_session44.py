@@ -54,7 +54,8 @@ def test_dataset_page_shows_the_command_line_form_of_the_hierarchies_in_use():
 
     at = open_app(hierarchies=ZIP_PREFIX, dataset_tab="Hierarchies")
     assert [c.value for c in at.code if "--hierarchy" in c.value] == [
-        "--hierarchy 'zip_code -> prefix 2'"
+        "python -m heb bench builtin:zip-codes --methods HEB-M,HEB-H --folds 10 \\\n"
+        "  --hierarchy 'zip_code -> prefix 2'"
     ]
     assert any(COMMAND_LINE in c.value for c in at.caption)
     none = open_app(dataset_tab="Hierarchies")

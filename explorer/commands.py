@@ -1,0 +1,239 @@
+"""The ``heb bench`` command that reruns a comparison of the app on the command line.
+
+Compare's "Show code" box gives the Python that reruns the page; an analyst who wants the
+same table from a shell (a script, a cluster's scheduler, a larger machine) needs the
+command instead, with the dataset, methods and every setting of the page. Every user value
+(a file name, a column, a declared hierarchy) is quoted for a POSIX shell by
+:func:`shlex.quote`, so none can end its word or start another command. What the command
+line cannot say is said beside the command, never silently dropped: a what-if value (the
+command runs that method's default), a column whose name ``--categorical`` / ``--drop``
+would split (a comma, spaces at its ends), a hierarchy ``--hierarchy`` cannot type.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from explorer.errors import escape
+from explorer.lazy_sections import lazy_expander
+from heb.evaluate import RunSettings
+from heb.evaluate.hierarchy_specs import (
+    command_line_options,
+    parse_hierarchies,
+    takes_hierarchies,
+    untypable,
+)
+
+__all__ = [
+    "UNTYPABLE",
+    "BenchCommand",
+    "bench_command",
+    "draw_command",
+    "large_bench_command",
+    "show_command",
+    "show_large_command",
+]
+
+#: the widest line of a command box (as :data:`explorer.code_lines.CODE_WIDTH`)
+COMMAND_WIDTH = 80
+#: ``heb bench``'s defaults (heb.cli): an option equal to its default is left out
+_DEFAULTS = RunSettings()
+_CLI_MAX_ROWS = 20_000
+
+#: where the command runs, said under it
+WHERE_IT_RUNS = (
+    "Runs at the root of a HEB Explorer clone (or anywhere as `heb bench ...` after "
+    "`pip install .` of the clone); it prints the methods' mean ± sd table and writes it "
+    "to `./results` (`-o` for another folder)."
+)
+#: said of a declaration ``--hierarchy`` cannot type (a column name holding '->' or
+#: beginning 'prefix'): RunSettings(hierarchies=...) takes it
+UNTYPABLE = (
+    "{}: its column names cannot be typed for --hierarchy (a name holding '->' or beginning "
+    "'prefix'); in Python, RunSettings(hierarchies=...) takes it (Compare's code shows how)."
+)
+#: said of an upload: the command names the file as uploaded
+UPLOAD_PATH = "Write the file's path for {name} where it is not in the folder you run this from."
+#: said of a large file: its name is under the app's data root
+LARGE_PATH = "The file is named as under the app's data root: run it there, or write its path."
+
+
+@dataclass(frozen=True)
+class BenchCommand:
+    """A ``python -m heb bench`` command and what it cannot carry.
+
+    Attributes
+    ----------
+    words : tuple of str
+        The command's words, unquoted (``shlex.split`` of :attr:`text` gives them back).
+    notes : tuple of str
+        Plain sentences (not markdown): each a setting of the page the command leaves out.
+    """
+
+    words: tuple[str, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        """The command for a shell: every word quoted, lines broken with ``\\`` before an
+        option once a line would pass :data:`COMMAND_WIDTH`."""
+        return _broken([shlex.quote(word) for word in self.words])
+
+
+def _broken(quoted: Sequence[str]) -> str:
+    """Quoted words as lines of at most :data:`COMMAND_WIDTH` where possible, each break
+    before an option (``--name``), continued with a backslash and indented."""
+    groups: list[str] = []
+    for word in quoted:
+        if word.startswith("--") or not groups:
+            groups.append(word)
+        else:
+            groups[-1] += " " + word
+    lines = [groups[0]]
+    for group in groups[1:]:
+        if len(lines[-1]) + 1 + len(group) + 2 <= COMMAND_WIDTH:
+            lines[-1] += " " + group
+        else:
+            lines.append("  " + group)
+    return " \\\n".join(lines)
+
+
+def _typable_column(name: str) -> bool:
+    """Whether ``--categorical`` / ``--drop`` read ``name`` back as itself (they split at
+    commas and strip each name)."""
+    return bool(name) and "," not in name and name == name.strip()
+
+
+def _column_options(option: str, names: Sequence[str], notes: list[str]) -> list[str]:
+    """``[option, "a,b"]`` for the typable names (sorted); a note naming the others."""
+    typable = sorted(n for n in names if _typable_column(n))
+    others = sorted(n for n in names if not _typable_column(n))
+    if others:
+        listed = ", ".join(repr(n) for n in others)
+        notes.append(
+            f"{listed} cannot be typed for {option} (it splits names at commas and trims "
+            "their spaces); in Python, load_dataset names every column (Compare's code "
+            "shows how)."
+        )
+    return [option, ",".join(typable)] if typable else []
+
+
+def _what_if_note(settings: RunSettings, methods: Sequence[str]) -> list[str]:
+    """A note on the what-if values of the chosen methods, which no option carries."""
+    params = {m: p for m, p in settings.params().items() if m in methods}
+    if not params:
+        return []
+    listed = "; ".join(
+        f"{method} {', '.join(f'{k} = {v!r}' for k, v in sorted(p.items()))}"
+        for method, p in sorted(params.items())
+    )
+    return [
+        f"The command line has no option for a what-if value ({listed}): the command runs "
+        "those methods with their defaults, Compare's Python code with these values."
+    ]
+
+
+def _settings_options(settings: RunSettings, in_memory: bool) -> list[str]:
+    """Folds, seed, bins, missing values and (in memory) the row cap, where they differ
+    from ``heb bench``'s defaults."""
+    words = ["--folds", str(settings.n_splits)]
+    if settings.seed != _DEFAULTS.seed:
+        words += ["--seed", str(settings.seed)]
+    if settings.n_bins != _DEFAULTS.n_bins:
+        words += ["--n-bins", str(settings.n_bins)]
+    if settings.missing != _DEFAULTS.missing:
+        words += ["--missing", settings.missing]
+    if in_memory and (settings.max_rows or 0) != _CLI_MAX_ROWS:
+        words += ["--max-rows", str(settings.max_rows or 0)]
+    return words
+
+
+def bench_command(
+    spec: str, upload: dict | None, methods: Sequence[str], settings: RunSettings
+) -> BenchCommand:
+    """The command that reruns an in-memory comparison: Compare's table on the command line.
+
+    Parameters
+    ----------
+    spec : str
+        The dataset's spec (``builtin:zip-codes``, ``shared:car``, ``openml:31``), used
+        unless ``upload`` is given.
+    upload : dict or None
+        An upload's record (``filename``, ``target``, ``categorical``, ``drop``).
+    methods : sequence of str
+        The methods compared (registry names).
+    settings : RunSettings
+        The run's settings: folds, seed, bins, missing values, row cap, what-ifs and
+        declared hierarchies (given only where a method reads them).
+    """
+    notes: list[str] = []
+    if upload is not None:
+        words = [str(upload["filename"])]
+        if upload.get("target"):
+            words += ["--target", str(upload["target"])]
+        words += _column_options("--categorical", upload.get("categorical") or (), notes)
+        words += _column_options("--drop", upload.get("drop") or (), notes)
+        notes.append(UPLOAD_PATH.format(name=repr(str(upload["filename"]))))
+    else:
+        words = [spec]
+    words += ["--methods", ",".join(methods), *_settings_options(settings, True)]
+    if any(takes_hierarchies(m) for m in methods) and settings.hierarchies:
+        declared = parse_hierarchies(settings.hierarchies)
+        words += [w for option in command_line_options(declared) for w in shlex.split(option)]
+        notes += [UNTYPABLE.format(item.describe()) for item in untypable(declared)]
+    notes += _what_if_note(settings, methods)
+    return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
+
+
+def large_bench_command(
+    name: str,
+    target: str,
+    methods: Sequence[str],
+    settings: RunSettings,
+    categorical: Sequence[str] = (),
+    dropped: Sequence[str] = (),
+) -> BenchCommand:
+    """The command that reruns a large file's comparison on DuckDB: ``--engine duckdb``,
+    the file as named under the data root, its target, categorical and left-out columns.
+    """
+    notes: list[str] = []
+    words = [name, "--engine", "duckdb", "--target", target]
+    words += _column_options("--categorical", categorical, notes)
+    words += _column_options("--drop", dropped, notes)
+    words += ["--methods", ",".join(methods), *_settings_options(settings, False)]
+    notes += [LARGE_PATH, *_what_if_note(settings, methods)]
+    return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
+
+
+def draw_command(command: BenchCommand) -> None:
+    """The command in a code box, where it runs and what it leaves out."""
+    st.code(command.text, language="bash")
+    st.caption(WHERE_IT_RUNS)
+    for note in command.notes:
+        st.caption(escape(note))
+
+
+def show_command(command: BenchCommand) -> None:
+    """The command under the Python of a "Show code" box (call inside the box)."""
+    st.markdown("**On the command line**")
+    draw_command(command)
+
+
+#: session key of the large-file comparison's command box
+LARGE_COMMAND_OPEN = "large_command_open"
+
+
+def show_large_command(command: BenchCommand) -> None:
+    """A closed box with the command that reruns the large file's comparison."""
+    section = lazy_expander(
+        "Show command: rerun this comparison with heb bench",
+        LARGE_COMMAND_OPEN,
+        icon=":material/terminal:",
+    )
+    if section is not None:
+        with section:
+            draw_command(command)

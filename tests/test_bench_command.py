@@ -1,0 +1,256 @@
+"""The ``heb bench`` command Compare offers: quoted for a shell, and the page's numbers.
+
+Compare's "Show code" box gave Python only; an analyst who wanted the page's table from a
+shell (a script, a larger machine) had to rebuild the command from the help. The box now
+ends with the command, and a large file's comparison offers its ``--engine duckdb`` one.
+Each command here is run through :func:`heb.cli.main` and gives the numbers the page's
+own cross-validation gives.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_app import assert_clean, open_app, unescape
+
+from explorer.commands import (
+    LARGE_COMMAND_OPEN,
+    BenchCommand,
+    bench_command,
+    large_bench_command,
+)
+from explorer.report import CODE_OPEN
+from heb.data import load_dataset
+from heb.evaluate import RunSettings, cross_validate
+
+METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
+HOSTILE_NAME = "my data; rm -rf ~ $(touch x) 'q'.csv"
+
+
+def shell_words(text: str) -> list[str]:
+    """The words bash hands the program of the command ``text`` (line continuations and
+    quotes as a shell reads them; nothing of it runs: its first word becomes printf's
+    argument)."""
+    script = f"printf '%s\\0' {text}"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, check=True)
+    return done.stdout.decode().split("\0")[:-1]
+
+
+def _run(command: BenchCommand, out: Path, monkeypatch) -> pd.DataFrame:
+    """Run ``command`` (its words after ``python -m heb``) as the command line does; the
+    per-fold metrics it wrote."""
+    from heb.cli import main
+
+    words = shell_words(command.text)
+    assert words == list(command.words)
+    assert words[:3] == ["python", "-m", "heb"]
+    monkeypatch.setenv("HEB_CACHE_DIR", str(out / "cache"))
+    assert main([*words[3:], "-o", str(out / "results"), "--no-figures"]) == 0
+    return pd.read_csv(out / "results" / "folds.csv")
+
+
+def _same_folds(written: pd.DataFrame, expected: pd.DataFrame, methods) -> None:
+    for method in methods:
+        got = written[written["method"] == method].sort_values("fold")
+        want = expected[expected["method"] == method].sort_values("fold")
+        assert len(got) == len(want) > 1, method
+        np.testing.assert_allclose(
+            got[METRICS].to_numpy(float), want[METRICS].to_numpy(float), rtol=1e-12, atol=0
+        )
+
+
+# ------------------------------------------------------------------------ the text itself
+def test_defaults_are_left_out_and_the_rest_written():
+    plain = bench_command("builtin:iris", None, ["Laplace", "HEB-M"], RunSettings())
+    assert plain.text == "python -m heb bench builtin:iris --methods Laplace,HEB-M --folds 10"
+    assert plain.notes == ()
+    changed = RunSettings(n_bins=4, missing="category", max_rows=None, n_splits=3, seed=7)
+    words = bench_command("shared:car", None, ["KT"], changed).words
+    assert words[4:] == (
+        "shared:car", "--methods", "KT", "--folds", "3", "--seed", "7", "--n-bins", "4",
+        "--missing", "category", "--max-rows", "0",
+    )  # fmt: skip
+    capped = bench_command("openml:31", None, ["KT"], RunSettings(max_rows=5_000)).words
+    assert capped[-2:] == ("--max-rows", "5000")
+
+
+def test_a_hostile_upload_stays_one_word_each_and_what_cannot_be_typed_is_said():
+    upload = {
+        "filename": HOSTILE_NAME,
+        "target": "class label",
+        "categorical": ["zip code", "a,b", " pad", "ok"],
+        "drop": ["row id"],
+    }
+    hierarchies = (
+        '[{"feature":"zip code","prefix":[2]},{"feature":"x->y","parents":["ok"]},'
+        '{"feature":"ok","parents":["prefix code"]}]'
+    )
+    settings = RunSettings(hierarchies=hierarchies, overrides={"Lidstone": {"alpha": 0.5}})
+    command = bench_command("upload:abc", upload, ["Lidstone", "HEB-H"], settings)
+    words = shell_words(command.text)
+    assert words == list(command.words)
+    assert words[4] == HOSTILE_NAME and "upload:abc" not in words
+    assert words[words.index("--target") + 1] == "class label"
+    assert words[words.index("--categorical") + 1] == "ok,zip code"  # sorted, typable ones
+    assert words[words.index("--drop") + 1] == "row id"
+    assert [words[i + 1] for i, w in enumerate(words) if w == "--hierarchy"] == [
+        "zip code -> prefix 2"
+    ]
+    said = " ".join(command.notes)
+    assert "' pad', 'a,b' cannot be typed for --categorical" in said
+    assert "x->y -> ok: its column names cannot be typed for --hierarchy" in said
+    assert "ok -> prefix code: its column names" in said
+    assert "(Lidstone alpha = 0.5)" in said and "with their defaults" in said
+    assert f"Write the file's path for {HOSTILE_NAME!r}" in said
+    assert all(len(line) <= 80 for line in command.text.split("\n")[:-1])
+    assert all(line.endswith(" \\") for line in command.text.split("\n")[:-1])
+
+
+def test_hierarchies_and_what_ifs_of_methods_not_run_are_not_named():
+    settings = RunSettings(
+        hierarchies='[{"feature":"zip_code","prefix":[2]}]', overrides={"TE": {"k0": 5.0}}
+    )
+    command = bench_command("builtin:zip-codes", None, ["Laplace", "HEB-M"], settings)
+    assert "--hierarchy" not in command.words and command.notes == ()
+
+
+def test_a_long_command_breaks_before_an_option_only():
+    methods = ["Laplace", "Lidstone", "KT", "m-estimate", "TE", "HEB-U", "HEB-M", "HEB-M+GR"]
+    text = bench_command("builtin:zip-codes", None, methods, RunSettings(n_bins=5)).text
+    lines = text.split("\n")
+    assert len(lines) >= 2
+    assert all(line.startswith("  --") for line in lines[1:])
+    assert shell_words(text) == shlex.split(text.replace(" \\\n", " "))
+
+
+# ------------------------------------------------------------------ the numbers it gives
+def test_the_command_of_an_upload_gives_the_pages_numbers(tmp_path, monkeypatch):
+    rng = np.random.default_rng(5)
+    n = 360
+    zips = np.array([f"{a}{b}{c}" for a in "0123" for b in "05" for c in "19"])
+    frame = pd.DataFrame(
+        {
+            "row id": np.arange(n),
+            "zip code": rng.choice(zips, n),
+            "size, cm": rng.normal(10, 3, n).round(1),
+            "shop": rng.choice([1, 2, 3, 4], n),
+            "class label": rng.choice(["yes", "no", "maybe"], n, p=[0.5, 0.3, 0.2]),
+            "tail": rng.choice(["u", "v", None], n),
+        }
+    )
+    folder = tmp_path / "here"
+    folder.mkdir()
+    frame.to_csv(folder / HOSTILE_NAME, index=False)
+    upload = {
+        "filename": HOSTILE_NAME,
+        "target": "class label",
+        "categorical": ["shop"],
+        "drop": ["row id"],
+    }
+    methods = ["Laplace", "Lidstone", "HEB-M", "HEB-H"]
+    settings = RunSettings(
+        n_bins=4, missing="category", max_rows=None, n_splits=3,
+        hierarchies='[{"feature":"zip code","prefix":[2,1]}]',
+    )  # fmt: skip
+    command = bench_command("upload:x", upload, methods, settings)
+    monkeypatch.chdir(folder)  # the command names the file as uploaded
+    written = _run(command, tmp_path, monkeypatch)
+    dataset = load_dataset(
+        HOSTILE_NAME, target="class label", categorical=["shop"], drop=["row id"]
+    )
+    expected = cross_validate(dataset, methods, settings=settings, use_cache=False)
+    _same_folds(written, expected.folds, methods)
+    flat = cross_validate(
+        dataset, ["HEB-H"], settings=settings.replace(hierarchies=""), use_cache=False
+    )
+    assert not np.allclose(  # the hierarchy reached the command's HEB-H
+        written.loc[written["method"] == "HEB-H", "log_loss"], flat.folds["log_loss"]
+    )
+
+
+def test_the_command_of_a_built_in_dataset_gives_the_pages_numbers(tmp_path, monkeypatch):
+    methods = ["KT", "HEB-U", "HEB-M+GR"]
+    settings = RunSettings(n_bins=6, n_splits=4, seed=3)
+    command = bench_command("builtin:zip-codes", None, methods, settings)
+    written = _run(command, tmp_path, monkeypatch)
+    expected = cross_validate(
+        load_dataset("builtin:zip-codes"), methods, settings=settings, use_cache=False
+    )
+    _same_folds(written, expected.folds, methods)
+
+
+def test_the_command_of_a_large_file_gives_the_engines_numbers(tmp_path, monkeypatch):
+    from heb.scale import DuckDBEngine, open_source, write_clicks
+    from heb.scale import cross_validate as engine_cv
+
+    write_clicks(tmp_path / "clicks.parquet", 3_000, seed=8, n_features=4)
+    methods = ["Laplace", "HEB-M", "KT"]
+    settings = RunSettings(n_bins=5, missing="category", n_splits=3)
+    command = large_bench_command(
+        "clicks.parquet", "click", methods, settings, categorical=["ad_id"], dropped=["app_id"]
+    )
+    assert "--max-rows" not in command.words  # every row is counted
+    monkeypatch.chdir(tmp_path)
+    written = _run(command, tmp_path, monkeypatch)
+    engine = DuckDBEngine(threads=1)
+    try:
+        engine.register(open_source("clicks.parquet", tmp_path))
+        features = [c for c, _ in engine.columns() if c not in ("click", "app_id")]
+        expected = engine_cv(
+            engine, "click", methods, n_splits=3, seed=42, n_bins=5, missing="category",
+            categorical=["ad_id"], features=features,
+        )  # fmt: skip
+    finally:
+        engine.close()
+    _same_folds(written, expected.folds, methods)
+
+
+# ---------------------------------------------------------------------------- the pages
+def _codes(at) -> list[str]:
+    return [c.value for c in at.code]
+
+
+def test_compares_show_code_ends_with_the_command_and_its_notes():
+    at = open_app("pages/compare.py", dataset="builtin:iris", methods="Laplace,Lidstone", folds="5")
+    at.session_state[CODE_OPEN] = True
+    at.segmented_control(key="w_whatif_alpha").set_value(0.5).run()
+    assert_clean(at)
+    commands = [c for c in _codes(at) if c.startswith("python -m heb bench")]
+    assert commands == ["python -m heb bench builtin:iris --methods Laplace,Lidstone --folds 5"]
+    captions = [unescape(c.value) for c in at.caption]
+    assert any(c.startswith("Runs at the root of a HEB Explorer clone") for c in captions)
+    assert any("(Lidstone alpha = 0.5)" in c for c in captions), captions
+
+
+@pytest.fixture
+def large_root(tmp_path, monkeypatch):
+    from heb.scale import DATA_ROOT_ENV, write_clicks
+
+    write_clicks(tmp_path / "clicks.parquet", 1_500, seed=4, n_features=3)
+    monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path))
+    return tmp_path
+
+
+def test_a_large_files_compare_offers_its_engine_command(large_root):
+    at = open_app(
+        "pages/compare.py", clean=False, large_file="clicks.parquet",
+        methods="Laplace,HEB-M", folds="3",
+    )  # fmt: skip
+    assert_clean(at)
+    assert not [c for c in _codes(at) if "heb bench" in c]  # closed: not built
+    at.session_state[LARGE_COMMAND_OPEN] = True
+    at.run()
+    assert_clean(at)
+    commands = [c for c in _codes(at) if c.startswith("python -m heb bench")]
+    assert commands == [
+        "python -m heb bench clicks.parquet --engine duckdb --target click \\\n"
+        "  --methods Laplace,HEB-M --folds 3"
+    ]
+    captions = [unescape(c.value) for c in at.caption]
+    assert any("named as under the app's data root" in c for c in captions), captions
+    assert str(large_root) not in " ".join([*captions, *_codes(at)])  # no server path shown
