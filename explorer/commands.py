@@ -102,6 +102,20 @@ def _broken(quoted: Sequence[str]) -> str:
     return " \\\n".join(lines)
 
 
+def _file_word(name: str) -> str:
+    """A file name as ``heb bench`` reads it as that file: ``./`` before a name it would
+    read otherwise (an option's ``-``, a home folder's ``~``, a dataset spec's ``:``, a
+    dataset name such as ``car``, which has no suffix)."""
+    misread = name.startswith(("-", "~")) or ":" in name or "." not in name
+    return f"./{name}" if misread else name
+
+
+def _option(option: str, value: str) -> list[str]:
+    """``[option, value]``, or ``[option=value]`` for a value argparse would read as an
+    option of its own (a column named ``-x``)."""
+    return [f"{option}={value}"] if value.startswith("-") else [option, value]
+
+
 def _typable_column(name: str) -> bool:
     """Whether ``--categorical`` / ``--drop`` read ``name`` back as itself (they split at
     commas and strip each name)."""
@@ -119,7 +133,7 @@ def _column_options(option: str, names: Sequence[str], notes: list[str]) -> list
             "their spaces); in Python, load_dataset names every column (Compare's code "
             "shows how)."
         )
-    return [option, ",".join(typable)] if typable else []
+    return _option(option, ",".join(typable)) if typable else []
 
 
 def _what_if_note(settings: RunSettings, methods: Sequence[str]) -> list[str]:
@@ -172,9 +186,9 @@ def bench_command(
     """
     notes: list[str] = []
     if upload is not None:
-        words = [str(upload["filename"])]
+        words = [_file_word(str(upload["filename"]))]
         if upload.get("target"):
-            words += ["--target", str(upload["target"])]
+            words += _option("--target", str(upload["target"]))
         words += _column_options("--categorical", upload.get("categorical") or (), notes)
         words += _column_options("--drop", upload.get("drop") or (), notes)
         notes.append(UPLOAD_PATH.format(name=repr(str(upload["filename"]))))
@@ -183,7 +197,8 @@ def bench_command(
     words += ["--methods", ",".join(methods), *_settings_options(settings, True)]
     if any(takes_hierarchies(m) for m in methods) and settings.hierarchies:
         declared = parse_hierarchies(settings.hierarchies)
-        words += [w for option in command_line_options(declared) for w in shlex.split(option)]
+        for option in command_line_options(declared):
+            words += _option(*shlex.split(option))
         notes += [UNTYPABLE.format(item.describe()) for item in untypable(declared)]
     notes += _what_if_note(settings, methods)
     return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
@@ -201,7 +216,7 @@ def large_bench_command(
     the file as named under the data root, its target, categorical and left-out columns.
     """
     notes: list[str] = []
-    words = [name, "--engine", "duckdb", "--target", target]
+    words = [_file_word(name), "--engine", "duckdb", *_option("--target", target)]
     words += _column_options("--categorical", categorical, notes)
     words += _column_options("--drop", dropped, notes)
     words += ["--methods", ",".join(methods), *_settings_options(settings, False)]

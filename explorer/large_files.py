@@ -45,6 +45,7 @@ from heb import figures, registry
 from heb.data import DataError, default_target
 from heb.data.dataset import is_id_like_name
 from heb.nb import NaiveBayes
+from heb.paths import user_path
 from heb.scale.cv import ENGINE_FAMILIES
 from heb.scale.duckdb_engine import DuckDBEngine
 from heb.scale.source import (
@@ -148,7 +149,7 @@ def configured_root() -> Path | None:
     setting = _root_setting()
     if setting is None:
         return None
-    path = Path(setting[0]).expanduser().resolve()
+    path = user_path(setting[0]).resolve()
     return path if path.is_dir() else None
 
 
@@ -243,10 +244,12 @@ def check_name(name: str, root: Path) -> Source:
     Raises
     ------
     DataError
-        An absolute or home-relative path, a path leaving the root, a missing file, or a
-        file that is neither parquet nor delimited text (one sentence each).
+        An absolute or home-relative path (``~``, ``~/x``, ``~ann/x``; a file named
+        ``~x.parquet`` under the root is its own name), a path leaving the root, a missing
+        file, or a file that is neither parquet nor delimited text (one sentence each).
     """
-    if Path(name).is_absolute() or name.startswith(("~", "\\")) or ":" in name:
+    home = user_path(name) != Path(name)
+    if Path(name).is_absolute() or home or name.startswith("\\") or ":" in name:
         raise DataError(
             f"The name {name!r} is not a path relative to the data root; only files under "
             f"{DATA_ROOT_ENV} can be opened."

@@ -73,7 +73,7 @@ from heb.evaluate.paper import (
     table_markdown,
 )
 from heb.evaluate.settings import RunSettings
-from heb.paths import cache_dir
+from heb.paths import cache_dir, user_path
 from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS, resolve_method_name
 from heb.registry import method as registry_method
 from heb.text import first_sentence
@@ -223,7 +223,7 @@ def _check_files(specs: Sequence[str]) -> None:
         named = rest if sep and kind.lower() in ("file", "upload") else None
         if named is None and (sep or not _looks_like_path(spec)):
             continue  # a dataset name: its loader says what it lacks
-        path = Path(named if named is not None else spec).expanduser()
+        path = user_path(named if named is not None else spec)
         if not path.exists():
             where = "" if path.is_absolute() else f" (looked in {Path.cwd()})"
             raise UsageError(f"heb: No file {str(path)!r}{where}.")
@@ -258,7 +258,7 @@ def _size_hint(spec: str, error: Exception | None = None) -> str:
     forward)."""
     from heb.data.dataset import DEFAULT_MAX_BYTES, TooManyCells
 
-    path = Path(_spec_path(spec)).expanduser()
+    path = user_path(_spec_path(spec))
     if not path.is_file():
         return ""
     if isinstance(error, TooManyCells) or path.stat().st_size > DEFAULT_MAX_BYTES:

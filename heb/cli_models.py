@@ -27,6 +27,7 @@ from heb.cli_hierarchies import (
     is_file_data,
     takes_hierarchies,
 )
+from heb.paths import user_path
 
 __all__ = ["add_model_commands", "fit_command", "score_command", "scored_rows"]
 
@@ -59,7 +60,7 @@ def _output_file(text: str) -> Path:
     that is there."""
     from heb.cli import UsageError
 
-    path = Path(text).expanduser()
+    path = user_path(text)
     if text == "-":  # score's standard output; fit wrote a file named '-'
         raise UsageError("heb: fit writes its model to a file: -o - (standard output) is none.")
     if not text or text.endswith(("/", os.sep)) or path.is_dir():
@@ -103,7 +104,7 @@ def fit_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"heb: {exc}") from None
     out = _output_file(args.output)
-    if Path(args.data).expanduser().is_dir():  # bench's message names --engine, fit has none
+    if user_path(args.data).is_dir():  # bench's message names --engine, fit has none
         raise UsageError(f"heb: {args.data!r} is a folder: fit reads one table file.")
     dataset = load_one(args.data, args.target, args.drop, args.categorical, _say)
     for note in dataset.notes:  # what reading changed (renames, rows dropped), as bench
@@ -250,11 +251,11 @@ def score_command(args: argparse.Namespace) -> int:
     out = None if args.output == "-" else _output_file(args.output)
     if Path(args.rows).suffix.lower() == ".json":
         raise UsageError(f"heb: {args.rows!r} is a JSON file, not a table of rows to score.")
-    model_path = Path(args.model).expanduser()
+    model_path = user_path(args.model)
     if not model_path.is_file():
         raise UsageError(f"heb: No model file {str(model_path)!r}.")
     model = pipeline_io.load(model_path)
-    rows = _read_rows(Path(args.rows).expanduser())
+    rows = _read_rows(user_path(args.rows))
     for note in rows.attrs.get("heb_notes", []):
         if note.startswith(_NAME_NOTES):  # the rows' other notes: the model's encoding decides
             _say(f"  {Path(args.rows).name}: {note}")

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from heb.data.readers import DATA_SUFFIXES, without_data_suffixes
+from heb.paths import user_path
 from heb.registry import resolve_method_name
 
 __all__ = [
@@ -63,7 +64,7 @@ def make_data(
 
     if kind != "clicks":  # argparse's choices already refuse others; kept for direct calls
         raise BadInput(f"make-data knows 'clicks', not {kind!r}.")
-    given = Path(output).expanduser()
+    given = user_path(output)
     if given.is_dir():
         raise BadInput(
             f"-o {output!r} is a folder; give the parquet file to write, such as "
@@ -241,7 +242,7 @@ def _local_source(path: str):
     """A local file or folder checked by :func:`heb.scale.open_source` (root: its parent)."""
     from heb.scale import open_source
 
-    given = Path(path).expanduser()
+    given = user_path(path)
     if not given.exists():
         kind, sep, _ = path.partition(":")
         if sep and kind.lower() in ("builtin", "shared", "openml"):  # a dataset name
@@ -256,7 +257,7 @@ def _local_source(path: str):
 
 def engine_identity(path: str) -> str:
     """A cheap identity of a large input: names, sizes and modification times (no hashing)."""
-    given = Path(path).expanduser().resolve()
+    given = user_path(path).resolve()
     files = sorted(given.iterdir()) if given.is_dir() else [given]
     stats = [(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files if f.is_file()]
     return f"{given}:{stats}"

@@ -76,3 +76,20 @@ def openml_server() -> str | None:
     """The OpenML API address set by env ``HEB_OPENML_SERVER`` (e.g. the test server's
     ``https://test.openml.org/api/v1/xml``), or None for the default."""
     return os.environ.get("HEB_OPENML_SERVER") or None
+
+
+def user_path(text: str | os.PathLike) -> Path:
+    """A path as a user typed it, with ``~`` (``~/data``, ``~ann/data``) as a home folder.
+
+    Only text that begins with ``~`` is expanded, and a ``~name`` with no user ``name``
+    (a file ``~x.csv``, a spreadsheet's lock file ``~$book.csv``) stays that file's name:
+    pathlib raised RuntimeError ("Could not determine home directory") for it, and read
+    ``./~x.csv`` as ``~x.csv`` too.
+    """
+    path = Path(text)
+    if not str(text).startswith("~"):
+        return path
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        return path

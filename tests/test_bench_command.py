@@ -254,3 +254,34 @@ def test_a_large_files_compare_offers_its_engine_command(large_root):
     captions = [unescape(c.value) for c in at.caption]
     assert any("named as under the app's data root" in c for c in captions), captions
     assert str(large_root) not in " ".join([*captions, *_codes(at)])  # no server path shown
+
+
+@pytest.mark.parametrize("filename", ["-rf.csv", "a:b.csv", "car", "~x.csv", "shared"])
+def test_a_file_name_the_command_line_would_misread_is_given_as_a_path(
+    filename, tmp_path, monkeypatch
+):
+    """``-rf.csv`` read as options, ``a:b.csv`` as a dataset spec, ``car`` as the shared
+    dataset and ``shared`` as every one; a column ``-x`` as an option of its own."""
+    rng = np.random.default_rng(2)
+    n = 120
+    frame = pd.DataFrame(
+        {
+            "-y": rng.choice([1, 2, 3], n),
+            "k": rng.choice(list("abc"), n),
+            "-x": rng.choice(list("pq"), n),
+        }
+    )
+    folder = tmp_path / "here"
+    folder.mkdir()
+    frame.to_csv(folder / filename, index=False)
+    upload = {"filename": filename, "target": "-x", "categorical": ["-y"], "drop": []}
+    settings = RunSettings(n_splits=3)
+    command = bench_command("upload:x", upload, ["Laplace"], settings)
+    assert command.words[4] == f"./{filename}"
+    assert "--target=-x" in command.words and "--categorical=-y" in command.words
+    monkeypatch.chdir(folder)
+    written = _run(command, tmp_path, monkeypatch)
+    dataset = load_dataset(f"./{filename}", target="-x", categorical=["-y"])
+    expected = cross_validate(dataset, ["Laplace"], settings=settings, use_cache=False)
+    _same_folds(written, expected.folds, ["Laplace"])
+    assert written["dataset"].iloc[0] != "car" or filename == "car"

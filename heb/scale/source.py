@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from heb.data import DataError
+from heb.paths import user_path as expand_user_path
 
 __all__ = [
     "DATA_ROOT_ENV",
@@ -85,7 +86,7 @@ def data_root(root=None) -> Path:
         raise DataError(
             f"No data root is configured; set {DATA_ROOT_ENV} to the folder large files live in."
         )
-    path = Path(value).expanduser().resolve()
+    path = expand_user_path(value).resolve()
     if not path.is_dir():
         raise DataError(f"The data root {path.name!r} is not a folder that exists.")
     return path
@@ -102,7 +103,7 @@ def resolve_data_path(user_path, root=None) -> Path:
         The path lies outside the data root, or does not exist.
     """
     base = data_root(root)
-    given = Path(str(user_path)).expanduser()
+    given = expand_user_path(str(user_path))
     candidate = (given if given.is_absolute() else base / given).resolve()
     if not candidate.is_relative_to(base):
         raise DataError(
