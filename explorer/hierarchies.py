@@ -177,6 +177,48 @@ def binned_chain_notes(
     return notes
 
 
+def binned_declared_columns(work: WorkingData, items: tuple[Declared, ...]) -> list[str]:
+    """The columns the declarations read as labels that are binned numbers here (a
+    prefix's feature, a parent chain's binned columns), each once, in declaration order:
+    what the upload's Categorical columns would read as values."""
+    position = {str(name): f for f, name in enumerate(work.feature_names)}
+    out: list[str] = []
+    for item in items:
+        if item.prefix:
+            f = position.get(item.feature)
+            columns = [item.feature] if f is not None and labels_of(work, f) is None else []
+        else:
+            columns = binned_columns(item, work.feature_names, lambda f: labels_of(work, f))
+        out += [c for c in columns if c not in out]
+    return out
+
+
+def _read_as_categories(spec: str, columns: list[str]) -> None:
+    """Callback: add ``columns`` to the upload's Categorical columns (every page, the link)."""
+    upload = st.session_state["uploads"][spec]
+    kept = [c for c in upload.get("categorical", []) if c not in columns]
+    upload["categorical"] = [*kept, *columns]
+
+
+def _read_as_categories_button(work: WorkingData, items: tuple[Declared, ...]) -> None:
+    """On an upload: one button reading every binned column of the declarations as
+    categories, where the notes above said to add them to Categorical columns."""
+    spec = str(st.session_state.get("data_spec", ""))
+    columns = binned_declared_columns(work, items)
+    if not columns or spec not in st.session_state.get("uploads", {}):
+        return
+    listed = ", ".join(escape(c, limit=40) for c in columns)
+    st.button(
+        f"Read {listed} as categories",
+        key="hier_read_categories",
+        on_click=_read_as_categories,
+        args=(spec, columns),
+        icon=":material/label:",
+        help="Adds them to Categorical columns above (each value its own category, not "
+        "binned), for every page and in the link.",
+    )
+
+
 def flat_notes(
     work: WorkingData, items: tuple[Declared, ...], levels: dict | None = None
 ) -> list[str]:
@@ -375,6 +417,8 @@ def _in_use_view(work: WorkingData) -> None:
     binned = binned_chain_notes(work, items, upload)
     for note in [*notes, *binned, *flat_notes(work, items, levels)]:
         st.caption(escape(note))
+    if upload:
+        _read_as_categories_button(work, items)
     spec = st.session_state["data_spec"]
     record = st.session_state.get("uploads", {}).get(spec)
     command = bench_command(spec, record, ["HEB-M", "HEB-H"], state.run_settings())
