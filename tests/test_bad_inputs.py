@@ -1017,6 +1017,7 @@ def test_docs_table_lists_every_case():
             "test_trial_h.py",
             "test_large_partitions.py",
             "test_trial_q.py",
+            "test_tilde_names.py",
         )
         for name in re.findall(r"^def (test_case_\w+)", (HERE / module).read_text(), re.M)
     ]

@@ -30,7 +30,7 @@ def _frame(n: int = 150) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("name", ["~x.csv", "~$book.csv"])
-def test_bench_and_fit_read_a_file_named_with_a_tilde(name, tmp_path, monkeypatch):
+def test_case_file_name_with_a_leading_tilde(name, tmp_path, monkeypatch):
     from heb.cli import main
 
     _frame().to_csv(tmp_path / name, index=False)
