@@ -59,6 +59,7 @@ from heb.evaluate.paper import (
     TABLE_METHODS,
     dataset_k_max,
     is_high_cardinality,
+    ranks_table,
     summary_markdown,
     summary_table,
     table1,
@@ -81,6 +82,8 @@ from heb.whole_files import copy_whole, whole_file
 
 #: the per-method mean ± sd table, written for any number of datasets
 SUMMARY = ("summary_mean_sd", "Mean ± sd over folds, per dataset and method")
+#: ``--methods`` on 2+ datasets: Table 1's ranks of the chosen methods
+RANKS = ("methods_mean_ranks", "Mean Friedman ranks of the chosen methods over the datasets")
 #: ``--folds`` etc. name these RunSettings fields in its messages
 _SETTING_OPTIONS = {
     "n_splits": "--folds",
@@ -764,18 +767,24 @@ def _export_figure(fig, path_stem: Path, report: Callable[[str], None]) -> dict[
     return written
 
 
-def _figures(frame: pd.DataFrame, out: Path, tables: Sequence[int], report) -> dict[str, str]:
+def _figures(
+    frame: pd.DataFrame, out: Path, tables: Sequence[int], report, methods: Sequence[str] = ()
+) -> dict[str, str]:
+    """Table 1's CD diagrams, or with ``methods`` (``--methods``) theirs."""
     from heb.evaluate import benchmark_tables
     from heb.figures import cd_diagram
 
     written: dict[str, str] = {}
     main = frame[frame["variant"] == "main"]
-    if 1 in tables:
+    ranked = methods if methods else TABLE1_METHODS if 1 in tables else ()
+    if methods and (main["dataset"].nunique() < 2 or len(methods) < 2):
+        return written  # a comparison on one dataset (or of one method) has no ranks
+    if ranked:
         n_datasets = main["dataset"].nunique()
         if n_datasets < 2:
             raise ValueError(f"{NEEDS_DATASETS} (got {n_datasets}).")
         for metric in METRICS:
-            sub = main[main["method"].isin(TABLE1_METHODS)]
+            sub = main[main["method"].isin(ranked)]
             res = benchmark_tables(sub, metric)
             fig = cd_diagram(
                 res["avg_ranks"].to_dict(),
@@ -1039,12 +1048,13 @@ def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame],
 def _bench_figures(
     args, frame, out: Path, tables, specs, settings, curves=None, failed: Sequence[str] = ()
 ) -> dict[str, str]:
-    """CD diagrams (Table 1, 2+ datasets) and reliability diagrams: in memory those of the
-    high-cardinality datasets but the ``failed`` ones (whose cross-validation failed), on
-    the engine ``curves`` (every input, from its bins)."""
+    """CD diagrams (Table 1's, or ``--methods``' on 2+ datasets) and reliability diagrams:
+    in memory those of the high-cardinality datasets but the ``failed`` ones (whose
+    cross-validation failed), on the engine ``curves`` (every input, from its bins)."""
     figures: dict[str, str] = {}
+    methods = list(dict.fromkeys(frame["method"])) if args.methods else []
     try:
-        figures |= _figures(frame, out, tables, _log)
+        figures |= _figures(frame, out, tables, _log, methods)
     except ValueError as exc:
         _log(f"CD diagrams skipped: {exc}")
     if curves is None:
@@ -1067,6 +1077,8 @@ def _written_line(out: Path, tables: dict[str, str], skipped: dict, figures: dic
     numbers = [title.split(":", 1)[0].removeprefix("Table ") for title in tables.values()]
     numbers = [n for n in numbers if n.isdigit()]
     pieces = ["folds.csv", f"{SUMMARY[0]} (mean ± sd per method)"]
+    if RANKS[0] in tables:
+        pieces.append(f"{RANKS[0]} (mean ranks, Friedman p, CD per metric)")
     if numbers:
         pieces.append(f"Table{'s' * (len(numbers) > 1)} {', '.join(numbers)}")
     if figures:
@@ -1080,15 +1092,27 @@ def _written_line(out: Path, tables: dict[str, str], skipped: dict, figures: dic
 
 
 def _write_tables(
-    frame: pd.DataFrame, tables: Sequence[int], out: Path, cache: ResultCache, key: str, n_bins
+    frame: pd.DataFrame,
+    tables: Sequence[int],
+    out: Path,
+    cache: ResultCache,
+    key: str,
+    n_bins,
+    methods: Sequence[str] = (),
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """Write the summary and every table that can be built; (written name -> title,
-    skipped table number -> reason), each skip logged with its reason."""
+    """Write the summary, with ``methods`` (``--methods``, 2+ of them on 2+ datasets) their
+    mean ranks, and every table that can be built; (written name -> title, skipped table
+    number -> reason), each skip logged with its reason."""
     summary = summary_table(frame)
     _write_table(out, SUMMARY[0], summary, SUMMARY[1])
     cache.store("frame", cache_key("bench-table", key, SUMMARY[0]), summary)
     written_tables: dict[str, str] = {SUMMARY[0]: SUMMARY[1]}
     skipped: dict[str, str] = {}
+    if methods and frame["dataset"].nunique() >= 2 and len(methods) >= 2:
+        ranks = ranks_table(frame, methods)
+        _write_table(out, RANKS[0], ranks, RANKS[1])
+        cache.store("frame", cache_key("bench-table", key, RANKS[0]), ranks)
+        written_tables[RANKS[0]] = RANKS[1]
     builders = _builders(n_bins)
     for number in tables:
         name, title, build = builders[number]
@@ -1126,11 +1150,14 @@ def _said_of_the_data(lines: list[str]) -> Callable[[str], None]:
     return report
 
 
-def _serve(cache: ResultCache, key: str, out: Path, n_specs: int, started: float, note) -> bool:
-    """Serve a previous run from the cache, with its notes and skip reasons; False when absent."""
+def _serve(
+    cache: ResultCache, key: str, out: Path, n_specs: int, started: float, note
+) -> dict | None:
+    """Serve a previous run from the cache, with its notes and skip reasons; its manifest,
+    or None when absent."""
     served = _serve_outputs(cache, key, out)
     if served is None:
-        return False
+        return None
     said = served.get("said", [])  # a run cached before the notes were kept has none
     n_served = n_specs - sum(bool(_SKIPPED_LINE.match(line)) for line in said)
     _log(f"Served {n_served} dataset{'s' * (n_served != 1)} from the cache.")
@@ -1143,7 +1170,7 @@ def _serve(cache: ResultCache, key: str, out: Path, n_specs: int, started: float
         _log(f"Table {number} skipped: {reason}")
     seconds = time.perf_counter() - started
     _log(_written_line(out, served["tables"], served["skipped"], served["figures"], seconds))
-    return True
+    return served
 
 
 def _check_drop(args: argparse.Namespace) -> None:
@@ -1210,11 +1237,12 @@ def bench(args: argparse.Namespace) -> int:
         *([{"categorical": sorted(_column_names(args.categorical))}] if args.categorical else []),
         *([{"target": args.target}] if args.target is not None else []),
         *([{"drop": sorted(_column_names(args.drop))}] if args.drop else []),
-        *([{"methods": methods}] if methods else []),
+        *([{"methods": methods, "ranks": 1}] if methods else []),  # runs before: no ranks
     )
-    if not args.no_cache and _serve(cache, key, out, len(specs), started, note):
+    served = None if args.no_cache else _serve(cache, key, out, len(specs), started, note)
+    if served is not None:
         if methods:
-            _print_summary(out)
+            _print_summary(out, served["tables"])
         return 0
     failed: list[str] = []  # datasets whose cross-validation failed: the run is not cached
     said: list[str] = []
@@ -1223,7 +1251,8 @@ def bench(args: argparse.Namespace) -> int:
     )
     with whole_file(out / "folds.csv") as temp:
         frame.to_csv(temp, index=False)
-    written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins)
+    ranked = list(dict.fromkeys(frame["method"])) if methods else []
+    written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins, ranked)
     figures = (
         {}
         if args.no_figures
@@ -1238,7 +1267,7 @@ def bench(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     _log(_written_line(out, written_tables, skipped, figures, seconds))
     if methods:
-        _print_summary(out)
+        _print_summary(out, written_tables)
     return 0
 
 
@@ -1253,9 +1282,13 @@ def _check_engine_methods(methods: Sequence[str]) -> None:
         raise BadInput(str(exc)) from None
 
 
-def _print_summary(out: Path) -> None:
-    """``--methods``: the mean ± sd table on standard output, as written to ``out``."""
+def _print_summary(out: Path, tables: dict[str, str]) -> None:
+    """``--methods``: the mean ± sd table on standard output, as written to ``out``, and
+    the methods' mean ranks where the run wrote them (``tables``: its written tables)."""
     print((out / f"{SUMMARY[0]}.md").read_text().rstrip())
+    if RANKS[0] in tables:
+        print()
+        print((out / f"{RANKS[0]}.md").read_text().rstrip())
 
 
 def _collect_reliability(
@@ -1362,7 +1395,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="M,M,...",
         help="compare these methods instead of the paper's tables: a mean ± sd table, "
-        "printed and written (names as in heb.registry, any case, e.g. laplace,heb-m,aode)",
+        "printed and written, and on 2+ datasets their mean ranks (Friedman p, Nemenyi CD) "
+        "and CD diagrams (names as in heb.registry, any case, e.g. laplace,heb-m,aode)",
     )
     b.add_argument(
         "--folds",

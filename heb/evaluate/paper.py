@@ -33,6 +33,7 @@ __all__ = [
     "summary_table",
     "table_markdown",
     "summary_markdown",
+    "ranks_table",
     "table1",
     "table2",
     "table3",
@@ -293,11 +294,18 @@ def summary_markdown(summary: pd.DataFrame) -> str:
 
 def table1(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean Friedman ranks of the seven smoothers per metric, with the Friedman p-value."""
+    return ranks_table(frame, TABLE1_METHODS)
+
+
+def ranks_table(frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
+    """Table 1's form for any ``methods``: their mean Friedman ranks over the datasets per
+    metric, the Friedman p-value and Nemenyi's critical difference (``heb bench
+    --methods`` on 2+ datasets, as the app's Benchmark page ranks them)."""
     _need_datasets(frame, NEEDS_DATASETS)
     rows = []
     for metric in METRICS:
         main = frame[frame["variant"] == "main"]
-        out = benchmark_tables(main[main["method"].isin(TABLE1_METHODS)], metric)
+        out = benchmark_tables(main[main["method"].isin(methods)], metric)
         row = {"metric": METRIC_LABELS[metric], **out["avg_ranks"].round(3).to_dict()}
         row["friedman_p"] = out["friedman"]["p_value"]
         row["CD"] = round(out["cd"], 3)
