@@ -32,8 +32,10 @@ __all__ = [
     "UNTYPABLE",
     "BenchCommand",
     "bench_command",
+    "benchmark_command",
     "draw_command",
     "large_bench_command",
+    "show_benchmark_command",
     "show_command",
     "show_large_command",
 ]
@@ -85,14 +87,19 @@ class BenchCommand:
 
 
 def _broken(quoted: Sequence[str]) -> str:
-    """Quoted words as lines of at most :data:`COMMAND_WIDTH` where possible, each break
-    before an option (``--name``), continued with a backslash and indented."""
+    """Quoted words as lines of at most :data:`COMMAND_WIDTH` where possible, continued
+    with a backslash and indented: a break comes between words, never between an option
+    and its value (``--methods Laplace,KT``; ``-m heb``), so a long list of datasets
+    wraps too."""
     groups: list[str] = []
+    takes_value = False  # the last group is an option waiting for its value
     for word in quoted:
-        if word.startswith("--") or not groups:
-            groups.append(word)
-        else:
+        if takes_value:
             groups[-1] += " " + word
+            takes_value = False
+        else:
+            groups.append(word)
+            takes_value = word.startswith("-") and "=" not in word
     lines = [groups[0]]
     for group in groups[1:]:
         if len(lines[-1]) + 1 + len(group) + 2 <= COMMAND_WIDTH:
@@ -252,3 +259,71 @@ def show_large_command(command: BenchCommand) -> None:
     if section is not None:
         with section:
             draw_command(command)
+
+
+#: what the Benchmark's command prints besides the mean ± sd table
+RANKED = (
+    "On 2 or more datasets it also prints the methods' mean ranks with the Friedman p-value "
+    "and Nemenyi's CD per metric, and draws their CD diagrams (-o folder)."
+)
+#: said when the Benchmark's uploads cannot share one command's file options
+UPLOADS_DIFFER = (
+    "No one command runs this benchmark: heb bench gives every file the same --target, "
+    "--categorical and --drop, and the uploads {names} are read with different ones; "
+    "run it with the Python API, or once per upload."
+)
+
+
+def benchmark_command(
+    specs: Sequence[str], uploads: dict, methods: Sequence[str], settings: RunSettings
+) -> BenchCommand:
+    """The command that reruns the Benchmark page: every dataset, the chosen methods, the
+    page's folds and data settings; on 2+ datasets ``heb bench --methods`` prints their
+    mean ranks too. ``uploads``: spec -> upload record, for the specs that are uploads.
+
+    Its :attr:`~BenchCommand.words` are empty (and a note says why) when the uploads among
+    ``specs`` are read with different file options, which one command cannot give.
+    """
+    notes: list[str] = []
+    records = [uploads[spec] for spec in specs if spec in uploads]
+    options = {
+        (r.get("target") or None, tuple(sorted(r.get("categorical") or ())),
+         tuple(sorted(r.get("drop") or ())))
+        for r in records
+    }  # fmt: skip
+    if len(options) > 1:
+        names = ", ".join(repr(str(r["filename"])) for r in records)
+        return BenchCommand((), (UPLOADS_DIFFER.format(names=names),))
+    words = [_file_word(str(uploads[s]["filename"])) if s in uploads else s for s in specs]
+    if records:
+        target, categorical, dropped = options.pop()
+        if target:
+            words += _option("--target", target)
+        words += _column_options("--categorical", categorical, notes)
+        words += _column_options("--drop", dropped, notes)
+        notes.append("Write the uploads' paths where they are not in the folder you run this from.")
+    words += ["--methods", ",".join(methods), *_settings_options(settings, True)]
+    notes.append(RANKED)
+    return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
+
+
+#: session key of the Benchmark page's command box
+BENCHMARK_COMMAND_OPEN = "bench_command_open"
+
+
+def show_benchmark_command(command: BenchCommand) -> None:
+    """A closed box with the command that runs the Benchmark page's selection, or why no
+    one command can."""
+    section = lazy_expander(
+        "Show command: run this benchmark with heb bench",
+        BENCHMARK_COMMAND_OPEN,
+        icon=":material/terminal:",
+    )
+    if section is None:
+        return
+    with section:
+        if command.words:
+            draw_command(command)
+        else:
+            for note in command.notes:
+                st.caption(escape(note))

@@ -6,13 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from explorer import benchmarking as bench
-from explorer import state
+from explorer import commands, state
 from explorer.display import download_buttons, show_figure, show_table
 from explorer.errors import escape, guard
 from explorer.references import rank_sentences
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import figures, registry
+from heb.evaluate import RunSettings
 from heb.evaluate.paper import format_p
 
 ensure_entry_point()
@@ -196,5 +197,13 @@ if stored is not None:
         if tab.open:
             with tab, guard(f"summarising {metric}"):
                 metric_report(stored["key"], frame, metric)
+
+if ready:
+    known = st.session_state.get("uploads", {})
+    commands.show_benchmark_command(
+        commands.benchmark_command(
+            specs, {s: known[s] for s in specs if s in known}, methods, RunSettings(**settings)
+        )
+    )
 
 page_footer(__file__, settings=True)

@@ -119,13 +119,22 @@ def test_hierarchies_and_what_ifs_of_methods_not_run_are_not_named():
     assert "--hierarchy" not in command.words and command.notes == ()
 
 
-def test_a_long_command_breaks_before_an_option_only():
+def test_a_long_command_breaks_between_words_never_inside_an_option():
+    from explorer.commands import benchmark_command
+
     methods = ["Laplace", "Lidstone", "KT", "m-estimate", "TE", "HEB-U", "HEB-M", "HEB-M+GR"]
     text = bench_command("builtin:zip-codes", None, methods, RunSettings(n_bins=5)).text
     lines = text.split("\n")
     assert len(lines) >= 2
     assert all(line.startswith("  --") for line in lines[1:])
     assert shell_words(text) == shlex.split(text.replace(" \\\n", " "))
+    specs = [f"shared:data-set-{i}" for i in range(9)]
+    long = benchmark_command(specs, {}, methods, RunSettings()).text
+    lines = long.split("\n")
+    assert len(lines) >= 3 and all(len(line) <= 80 for line in lines)
+    assert lines[1].startswith("  shared:")  # the datasets wrap too
+    assert all(not line.rstrip(" \\").endswith(("--methods", "--folds", "-m")) for line in lines)
+    assert shell_words(long)[4:13] == specs
 
 
 # ------------------------------------------------------------------ the numbers it gives
@@ -285,3 +294,55 @@ def test_a_file_name_the_command_line_would_misread_is_given_as_a_path(
     expected = cross_validate(dataset, ["Laplace"], settings=settings, use_cache=False)
     _same_folds(written, expected.folds, ["Laplace"])
     assert written["dataset"].iloc[0] != "car" or filename == "car"
+
+
+# ------------------------------------------------------------------------- the Benchmark
+def test_the_benchmark_pages_command_gives_its_ranks(tmp_path, monkeypatch):
+    """The Benchmark page had no command; its command's ranks are the page's."""
+    from explorer.commands import BENCHMARK_COMMAND_OPEN
+    from heb.evaluate import benchmark_tables
+
+    at = open_app("pages/benchmark.py", methods="Laplace,HEB-M,KT")
+    at.multiselect(key="w_bench_datasets").set_value(
+        ["builtin:iris", "builtin:wine", "builtin:zip-codes"]
+    ).run()
+    at.session_state[BENCHMARK_COMMAND_OPEN] = True
+    at.button(key="bench_run").click().run()
+    assert_clean(at)
+    (text,) = [c for c in _codes(at) if c.startswith("python -m heb bench")]
+    assert text == (
+        "python -m heb bench builtin:iris builtin:wine builtin:zip-codes \\\n"
+        "  --methods Laplace,KT,HEB-M --folds 10"
+    )
+    command = BenchCommand(tuple(shell_words(text)))
+    written = _run(command, tmp_path, monkeypatch)
+    page = at.session_state["benchmark"]["frame"]
+    for metric in ("log_loss", "accuracy"):
+        np.testing.assert_allclose(
+            benchmark_tables(written, metric)["avg_ranks"].to_numpy(),
+            benchmark_tables(page, metric)["avg_ranks"].to_numpy(),
+        )
+    ranks = pd.read_csv(tmp_path / "results" / "methods_mean_ranks.csv")
+    page_ranks = benchmark_tables(page, "log_loss")["avg_ranks"].round(3)
+    row = ranks[ranks["metric"] == "Log-loss"].iloc[0]
+    chosen = ["Laplace", "KT", "HEB-M"]
+    np.testing.assert_allclose(row[chosen].to_numpy(float), page_ranks[chosen].to_numpy())
+
+
+def test_a_benchmark_of_uploads_read_alike_is_one_command_and_otherwise_says_why():
+    from explorer.commands import UPLOADS_DIFFER, benchmark_command
+
+    one = {"filename": "a.csv", "target": "y", "categorical": ["zip"], "drop": []}
+    two = {"filename": "b c.csv", "target": "y", "categorical": ["zip"], "drop": []}
+    uploads = {"upload:1": one, "upload:2": two}
+    specs = ["builtin:iris", "upload:1", "upload:2"]
+    command = benchmark_command(specs, uploads, ["Laplace", "KT"], RunSettings(n_bins=5))
+    assert shell_words(command.text)[4:] == [
+        "builtin:iris", "a.csv", "b c.csv", "--target", "y", "--categorical", "zip",
+        "--methods", "Laplace,KT", "--folds", "10", "--n-bins", "5",
+    ]  # fmt: skip
+    other = {**two, "target": "z"}
+    refused = benchmark_command(specs, {**uploads, "upload:2": other}, ["KT"], RunSettings())
+    assert refused.words == () and refused.notes == (
+        UPLOADS_DIFFER.format(names="'a.csv', 'b c.csv'"),
+    )
