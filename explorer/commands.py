@@ -27,6 +27,7 @@ from heb.evaluate.hierarchy_specs import (
     takes_hierarchies,
     untypable,
 )
+from heb.scale.source import DATA_ROOT_ENV
 
 __all__ = [
     "UNTYPABLE",
@@ -60,8 +61,22 @@ UNTYPABLE = (
 )
 #: said of an upload: the command names the file as uploaded
 UPLOAD_PATH = "Write the file's path for {name} where it is not in the folder you run this from."
-#: said of a large file: its name is under the app's data root
-LARGE_PATH = "The file is named as under the app's data root: run it there, or write its path."
+#: said of a large file: its name is under the app's data root, and the command runs at the
+#: clone's root (``python -m heb`` finds heb in the data root only once it is installed);
+#: the variable, right before the quoted name, makes one word of the file's path
+LARGE_PATH = (
+    "The file is named as under the app's data root: at the clone's root, write "
+    '"${variable}"/ right before its name (in a shell where {variable} is set as for the '
+    "app), or its path; in the data root itself, python -m heb runs only once pip install . "
+    "of the clone has installed heb."
+)
+#: what the command does with a column it cannot name, in memory and on a large file
+#: (which has no Python code on the page to fall back on)
+UNNAMED_IN_MEMORY = "in Python, load_dataset names every column (Compare's code shows how)"
+UNNAMED_LARGE = (
+    "the command {does}, so its numbers can differ from the page's; renamed in the file, "
+    "{they} can be named"
+)
 
 
 @dataclass(frozen=True)
@@ -129,22 +144,38 @@ def _typable_column(name: str) -> bool:
     return bool(name) and "," not in name and name == name.strip()
 
 
-def _column_options(option: str, names: Sequence[str], notes: list[str]) -> list[str]:
-    """``[option, "a,b"]`` for the typable names (sorted); a note naming the others."""
+#: what a large file's command does with a column ``option`` cannot name
+_UNNAMED_DOES = {
+    "--categorical": "bins {them} as numbers",
+    "--drop": "keeps {them} as {features}",
+}
+
+
+def _column_options(
+    option: str, names: Sequence[str], notes: list[str], large: bool = False
+) -> list[str]:
+    """``[option, "a,b"]`` for the typable names (sorted); a note naming the others and,
+    for a ``large`` file (no Python code on its page), what the command does with them."""
     typable = sorted(n for n in names if _typable_column(n))
     others = sorted(n for n in names if not _typable_column(n))
     if others:
         listed = ", ".join(repr(n) for n in others)
+        one = len(others) == 1
+        does = _UNNAMED_DOES[option].format(
+            them="it" if one else "them", features="a feature" if one else "features"
+        )
+        they = "it" if one else "they"
+        then = UNNAMED_LARGE.format(does=does, they=they) if large else UNNAMED_IN_MEMORY
         notes.append(
             f"{listed} cannot be typed for {option} (it splits names at commas and trims "
-            "their spaces); in Python, load_dataset names every column (Compare's code "
-            "shows how)."
+            f"their spaces); {then}."
         )
     return _option(option, ",".join(typable)) if typable else []
 
 
-def _what_if_note(settings: RunSettings, methods: Sequence[str]) -> list[str]:
-    """A note on the what-if values of the chosen methods, which no option carries."""
+def _what_if_note(settings: RunSettings, methods: Sequence[str], large: bool = False) -> list[str]:
+    """A note on the what-if values of the chosen methods, which no option carries (a
+    ``large`` file's page has no Python code that carries them)."""
     params = {m: p for m, p in settings.params().items() if m in methods}
     if not params:
         return []
@@ -152,9 +183,14 @@ def _what_if_note(settings: RunSettings, methods: Sequence[str]) -> list[str]:
         f"{method} {', '.join(f'{k} = {v!r}' for k, v in sorted(p.items()))}"
         for method, p in sorted(params.items())
     )
+    where = (
+        "so their rows differ from the page's"
+        if large
+        else "Compare's Python code with these values"
+    )
     return [
         f"The command line has no option for a what-if value ({listed}): the command runs "
-        "those methods with their defaults, Compare's Python code with these values."
+        f"those methods with their defaults, {where}."
     ]
 
 
@@ -224,10 +260,13 @@ def large_bench_command(
     """
     notes: list[str] = []
     words = [_file_word(name), "--engine", "duckdb", *_option("--target", target)]
-    words += _column_options("--categorical", categorical, notes)
-    words += _column_options("--drop", dropped, notes)
+    words += _column_options("--categorical", categorical, notes, large=True)
+    words += _column_options("--drop", dropped, notes, large=True)
     words += ["--methods", ",".join(methods), *_settings_options(settings, False)]
-    notes += [LARGE_PATH, *_what_if_note(settings, methods)]
+    notes += [
+        LARGE_PATH.format(variable=DATA_ROOT_ENV),
+        *_what_if_note(settings, methods, large=True),
+    ]
     return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
 
 

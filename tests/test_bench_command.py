@@ -346,3 +346,59 @@ def test_a_benchmark_of_uploads_read_alike_is_one_command_and_otherwise_says_why
     assert refused.words == () and refused.notes == (
         UPLOADS_DIFFER.format(names="'a.csv', 'b c.csv'"),
     )
+
+
+# ------------------------------------------------- a large file's notes (the s45 trial)
+def test_a_large_files_notes_point_to_nothing_its_page_lacks():
+    """A large file's Compare has no "Show code" box: its notes sent the analyst to
+    "Compare's code" for a column --categorical cannot name and to "Compare's Python code"
+    for a what-if value; they now say what the command does instead."""
+    settings = RunSettings(overrides={"Lidstone": {"alpha": 0.5}})
+    command = large_bench_command(
+        "clicks.parquet", "click", ["Lidstone", "HEB-M"], settings,
+        categorical=["app,id", "ok"], dropped=["hour "],
+    )  # fmt: skip
+    said = " ".join(command.notes)
+    assert "Compare's" not in said and "load_dataset" not in said, said
+    assert "'app,id' cannot be typed for --categorical" in said
+    assert "the command bins it as numbers, so its numbers can differ" in said
+    assert "the command keeps it as a feature" in said and "it can be named" in said
+    two = large_bench_command("f.parquet", "y", ["KT"], settings, categorical=["a,b", " c"])
+    assert "the command bins them as numbers" in two.notes[0] and "they can be" in two.notes[0]
+    assert "(Lidstone alpha = 0.5)" in said and "so their rows differ from the page's" in said
+    # in memory the Python code is there to fall back on, and is named
+    upload = {"filename": "f.csv", "target": "y", "categorical": ["app,id"], "drop": []}
+    memory = " ".join(bench_command("upload:x", upload, ["Lidstone"], settings).notes)
+    assert "load_dataset names every column" in memory and "Compare's Python code" in memory
+
+
+def test_a_large_files_command_runs_from_the_clones_root_as_its_note_says(tmp_path, monkeypatch):
+    """The note said "run it there" (in the data root), where ``python -m heb`` finds no
+    heb (No module named heb) unless installed; it now says to write the data root's
+    variable before the name, which runs from anywhere the variable is set."""
+    from heb.scale import DATA_ROOT_ENV, write_clicks
+
+    root = tmp_path / "data root"
+    root.mkdir()
+    name = "-my clicks 'v2'.parquet"
+    write_clicks(root / name, 1_200, seed=3, n_features=3)
+    command = large_bench_command(name, "click", ["Laplace"], RunSettings(n_splits=3))
+    note = next(n for n in command.notes if "named as under the app's data root" in n)
+    assert "run it there" not in note
+    assert f'write "${DATA_ROOT_ENV}"/ right before its name' in note
+    assert "python -m heb runs only once pip install ." in note
+    # the command as the note says to write it, run where the file is not
+    word = shlex.quote(f"./{name}")
+    text = command.text.replace(word, f'"${DATA_ROOT_ENV}"/{word}', 1)
+    assert text != command.text
+    monkeypatch.setenv(DATA_ROOT_ENV, str(root))
+    elsewhere = tmp_path / "clone"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    words = shell_words(text)
+    assert Path(words[4]).resolve() == (root / name).resolve()
+    from heb.cli import main
+
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    assert main([*words[3:], "-o", str(tmp_path / "results"), "--no-figures"]) == 0
+    assert len(pd.read_csv(tmp_path / "results" / "folds.csv")) == 3
