@@ -12,8 +12,9 @@ would split (a comma, spaces at its ends), a hierarchy ``--hierarchy`` cannot ty
 
 from __future__ import annotations
 
+import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -22,6 +23,7 @@ from explorer.errors import escape
 from explorer.lazy_sections import lazy_expander
 from heb.evaluate import RunSettings
 from heb.evaluate.hierarchy_specs import (
+    Declared,
     command_line_options,
     parse_hierarchies,
     takes_hierarchies,
@@ -59,6 +61,9 @@ UNTYPABLE = (
     "{}: its column names cannot be typed for --hierarchy (a name holding '->' or beginning "
     "'prefix'); in Python, RunSettings(hierarchies=...) takes it (Compare's code shows how)."
 )
+#: said of a declaration the page leaves out (a column left out or not there, the target, a
+#: prefix of binned numbers): heb bench refuses it, so the command leaves it out too
+LEFT_OUT = "{}: left out of the command as the page leaves it out ({}); heb bench refuses it."
 #: said of an upload: the command names the file as uploaded
 UPLOAD_PATH = "Write the file's path for {name} where it is not in the folder you run this from."
 #: said of a large file: its name is under the app's data root, and the command runs at the
@@ -210,7 +215,11 @@ def _settings_options(settings: RunSettings, in_memory: bool) -> list[str]:
 
 
 def bench_command(
-    spec: str, upload: dict | None, methods: Sequence[str], settings: RunSettings
+    spec: str,
+    upload: dict | None,
+    methods: Sequence[str],
+    settings: RunSettings,
+    left_out: Mapping[Declared, str] | None = None,
 ) -> BenchCommand:
     """The command that reruns an in-memory comparison: Compare's table on the command line.
 
@@ -226,6 +235,10 @@ def bench_command(
     settings : RunSettings
         The run's settings: folds, seed, bins, missing values, row cap, what-ifs and
         declared hierarchies (given only where a method reads them).
+    left_out : mapping of Declared to str, optional
+        The declarations the page leaves out on this data, each with the page's note on
+        it (:func:`explorer.hierarchies.left_out`): ``heb bench`` refuses them, so the
+        command leaves them out too and says so.
     """
     notes: list[str] = []
     if upload is not None:
@@ -239,12 +252,21 @@ def bench_command(
         words = [spec]
     words += ["--methods", ",".join(methods), *_settings_options(settings, True)]
     if any(takes_hierarchies(m) for m in methods) and settings.hierarchies:
-        declared = parse_hierarchies(settings.hierarchies)
+        gone = left_out or {}
+        declared = [d for d in parse_hierarchies(settings.hierarchies) if d not in gone]
+        notes += [LEFT_OUT.format(item.describe(), _why(note)) for item, note in gone.items()]
         for option in command_line_options(declared):
             words += _option(*shlex.split(option))
         notes += [UNTYPABLE.format(item.describe()) for item in untypable(declared)]
     notes += _what_if_note(settings, methods)
     return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
+
+
+def _why(note: str) -> str:
+    """The reason of a page's note on a declaration left out ("zip -> prefix 3: 'zip' is
+    binned, not labelled; left out."), without the declaration and the "left out"."""
+    _, sep, why = note.partition(": ")
+    return re.sub(r"[,;]? left out\.$", "", why if sep else note)
 
 
 def large_bench_command(

@@ -10,11 +10,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import commands, report, state
+from explorer import commands, hierarchies, loading, report, state
 from explorer.comparison import TABLE_DECIMALS, Comparison
 from explorer.display import show_figure, show_table
 from explorer.errors import escape
 from heb.data import Dataset
+from heb.evaluate.hierarchy_specs import parse_hierarchies, takes_hierarchies
 from heb.figures import diagnostics as dg
 
 __all__ = [
@@ -269,5 +270,11 @@ def show_diagnostics(
     report.comparison_downloads(
         result, settings, dataset.name, contents, code, dataset.target, notes, upload
     )
-    command = commands.bench_command(spec, upload, list(methods), settings)
+    gone = {}
+    if settings.hierarchies and any(takes_hierarchies(m) for m in methods):
+        # heb bench refuses a declaration the page leaves out: the command does too
+        gone = hierarchies.left_out(
+            loading.current_codes(dataset), parse_hierarchies(settings.hierarchies)
+        )
+    command = commands.bench_command(spec, upload, list(methods), settings, gone)
     report.show_code(code, command)

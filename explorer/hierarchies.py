@@ -134,6 +134,20 @@ def work_hierarchies(work: WorkingData, items: tuple[Declared, ...] | None = Non
     return resolve_levels(items, work.feature_names, work.codes, lambda f: labels_of(work, f))
 
 
+def left_out(work: WorkingData, items: tuple[Declared, ...]) -> dict[Declared, str]:
+    """The declarations that make no levels on the working codes (a column left out or
+    not there, the target, a prefix of binned numbers), each with its note: the command
+    line refuses them, so its command leaves them out (:func:`explorer.commands.bench_command`)."""
+    out = {}
+    for item in items:
+        notes = resolve_levels(
+            [item], work.feature_names, work.codes, lambda f: labels_of(work, f)
+        )[1]
+        if notes:
+            out[item] = notes[0]
+    return out
+
+
 def levels_summary(
     work: WorkingData, items: tuple[Declared, ...], levels: dict | None = None
 ) -> pd.DataFrame:
@@ -421,8 +435,10 @@ def _in_use_view(work: WorkingData) -> None:
         _read_as_categories_button(work, items)
     spec = st.session_state["data_spec"]
     record = st.session_state.get("uploads", {}).get(spec)
-    command = bench_command(spec, record, ["HEB-M", "HEB-H"], state.run_settings())
-    if command_line_options(items):  # else the command would run HEB-H as HEB-M
+    gone = left_out(work, items)
+    command = bench_command(spec, record, ["HEB-M", "HEB-H"], state.run_settings(), gone)
+    # else the command would run HEB-H as HEB-M
+    if command_line_options([item for item in items if item not in gone]):
         st.caption(COMMAND_LINE)
         draw_command(command)
     else:

@@ -27,6 +27,7 @@ from explorer.commands import (
 from explorer.report import CODE_OPEN
 from heb.data import load_dataset
 from heb.evaluate import RunSettings, cross_validate
+from heb.evaluate.hierarchy_specs import Declared
 
 METRICS = ["accuracy", "f1_macro", "log_loss", "brier", "auc", "ece"]
 HOSTILE_NAME = "my data; rm -rf ~ $(touch x) 'q'.csv"
@@ -402,3 +403,77 @@ def test_a_large_files_command_runs_from_the_clones_root_as_its_note_says(tmp_pa
     monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
     assert main([*words[3:], "-o", str(tmp_path / "results"), "--no-figures"]) == 0
     assert len(pd.read_csv(tmp_path / "results" / "folds.csv")) == 3
+
+
+# ------------------------------------ a declaration the page leaves out (the s45 trial)
+def test_a_declaration_the_page_leaves_out_is_left_out_of_the_command_too():
+    """heb bench refuses a --hierarchy that cannot apply; the page leaves it out with a
+    note. Both commands gave it, and failed ("cannot apply ... no column 'region' here")."""
+    settings = RunSettings(
+        n_splits=3,
+        hierarchies='[{"feature":"city","parents":["region"]},{"feature":"zip","prefix":[2]}]',
+    )
+    gone = {Declared("city", ("region",)): "city -> region: no column 'region' here, left out."}
+    command = bench_command("builtin:x", None, ["HEB-H"], settings, gone)
+    hierarchies = [w for w in command.words if w.startswith("zip") or w.startswith("city")]
+    assert hierarchies == ["zip -> prefix 2"]
+    assert command.notes == (
+        "city -> region: left out of the command as the page leaves it out (no column "
+        "'region' here); heb bench refuses it.",
+    )
+    binned = {
+        Declared("zip", prefix=(2,)): "zip -> prefix 2: 'zip' is binned, not labelled; left out."
+    }
+    said = bench_command("builtin:x", None, ["HEB-H"], settings, binned).notes
+    assert "('zip' is binned, not labelled)" in said[0]
+
+
+def _roles_csv(folder: Path) -> Path:
+    rng = np.random.default_rng(4)
+    child = rng.integers(0, 60, 600)
+    frame = pd.DataFrame(
+        {
+            "role2": 118000 + child * 7,
+            "role1": 117000 + (child // 5) * 13,
+            "amount": rng.normal(size=600).round(2),
+            "label": rng.choice(["no", "yes"], 600),
+        }
+    )
+    frame.to_csv(folder / "roles.csv", index=False)
+    return folder / "roles.csv"
+
+
+def test_both_pages_commands_run_when_a_declared_parent_is_left_out(tmp_path, monkeypatch):
+    from test_app import uploader
+    from test_hierarchy_read_as_categories import _declare
+
+    from pages.dataset import DROP_WIDGET
+
+    path = _roles_csv(tmp_path)
+    at = open_app(dataset_tab="Hierarchies", methods="HEB-M,HEB-H", folds="3")
+    uploader(at).upload("roles.csv", path.read_bytes(), "text/csv")
+    at.run()
+    _declare(at, "role2", "parent column", parent="role1")
+    at.multiselect(key=DROP_WIDGET).set_value(["role1"]).run()
+    assert_clean(at)
+    on_dataset = [c for c in _codes(at) if c.startswith("python -m heb bench")]
+    assert on_dataset == []  # no declaration is left for HEB-H: no command to compare
+    at.switch_page("pages/compare.py").run()
+    at.session_state[CODE_OPEN] = True
+    at.run()
+    assert_clean(at)
+    (command,) = [c for c in _codes(at) if c.startswith("python -m heb bench")]
+    assert "--hierarchy" not in command and "--drop role1" in command
+    said = " ".join(unescape(c.value) for c in at.caption)
+    assert "role2 -> role1: left out of the command as the page leaves it out" in said
+    monkeypatch.chdir(tmp_path)
+    words = shell_words(command)
+    from heb.cli import main
+
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    assert main([*words[3:], "-o", str(tmp_path / "results"), "--no-figures"]) == 0
+    written = pd.read_csv(tmp_path / "results" / "folds.csv")
+    dataset = load_dataset("roles.csv", target="label", drop=["role1"])
+    settings = RunSettings(n_splits=3, hierarchies='[{"feature":"role2","parents":["role1"]}]')
+    expected = cross_validate(dataset, ["HEB-M", "HEB-H"], settings=settings, use_cache=False)
+    _same_folds(written, expected.folds, ["HEB-M", "HEB-H"])
