@@ -32,6 +32,7 @@ from heb import __version__
 from heb.cli_hierarchies import (
     add_hierarchy_option,
     cannot_apply,
+    categorical_hint,
     checked_levels,
     hierarchies_option,
     is_file_data,
@@ -537,7 +538,6 @@ def _code_signal_notes(dataset, settings: dict) -> list[str]:
     option that reads them as categories; none when there are none. The bins are fitted on
     the rows the run evaluates (``--max-rows``), with its ``--n-bins`` and ``--missing``,
     as the app's Dataset page fits them."""
-    import shlex
 
     from heb.data import Preprocessor
     from heb.data.code_signal import binned_signal_columns
@@ -560,9 +560,7 @@ def _code_signal_notes(dataset, settings: dict) -> list[str]:
         for name, signal in found.items()
     ]
     if found:
-        them = "it" if len(found) == 1 else "them"
-        option = shlex.quote(",".join(found))
-        lines.append(f"pass --categorical {option} to read {them} as categories.")
+        lines.append(f"{categorical_hint(list(found))}.")
     return lines
 
 

@@ -118,14 +118,34 @@ def binned_notes(text: str, preprocessor, dataset: str, from_file: bool) -> list
     for item in parse_hierarchies(text):
         binned = binned_columns(item, names, _labels(preprocessor))
         if binned:
-            them = "it" if len(binned) == 1 else "them"
-            option = f"--categorical {shlex.quote(','.join(binned))}"
-            hint = f" (pass {option} to read {them} as categories)" if from_file else ""
+            hint = f" ({categorical_hint(binned)})" if from_file else ""
             lines.append(
                 f"  {dataset}: --hierarchy {item.describe()!r} groups the bins of "
                 f"{' and '.join(repr(c) for c in binned)}, not their values{hint}."
             )
     return lines
+
+
+def categorical_hint(names: Sequence[str]) -> str:
+    """ "pass --categorical a,b to read them as categories" for the names the option reads
+    back as themselves; a name it would split (a comma, spaces at its ends) is said apart,
+    with what reads it (``--categorical 'x,y'`` read columns x and y)."""
+    typable = [n for n in names if "," not in n and n == n.strip()]
+    others = [n for n in names if n not in typable]
+    parts = []
+    if typable:
+        them = "it" if len(typable) == 1 else "them"
+        option = shlex.quote(",".join(typable))
+        parts.append(f"pass --categorical {option} to read {them} as categories")
+    if others:
+        listed = ", ".join(repr(n) for n in others)
+        them = "it" if len(others) == 1 else "them"
+        parts.append(
+            f"{listed} cannot be named by --categorical, which splits names at commas and "
+            f"trims their spaces; in Python, load_dataset(..., categorical=[...]) reads {them} "
+            "as categories"
+        )
+    return "; ".join(parts)
 
 
 def is_file_data(dataset) -> bool:

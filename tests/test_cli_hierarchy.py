@@ -235,3 +235,23 @@ def test_the_dataset_page_says_which_hierarchy_the_command_line_cannot_type():
     assert [c.value for c in alone.caption if "cannot be typed" in c.value] == [
         escape(UNTYPABLE.format("zip_code -> prefix code"))
     ]
+
+
+def test_a_column_with_a_comma_is_not_offered_to_categorical(tmp_path, capsys, monkeypatch):
+    """bench said "pass --categorical 'x,y' to read it as categories" of a binned column
+    named x,y: the option splits it into columns x and y (the s45 trial). Both notes,
+    the binned codes' and the binned chain's, now name it as one the option cannot take."""
+    rng = np.random.default_rng(1)
+    n = 600
+    city = rng.integers(100, 160, n)
+    label = np.where(city % 7 < 3, "yes", "no")
+    frame = pd.DataFrame({"x,y": city, "region": city // 10, "code": city + 1000, "label": label})
+    frame.to_csv(tmp_path / "f.csv", index=False)
+    monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
+    words = ["bench", str(tmp_path / "f.csv"), "--methods", "HEB-M,HEB-H", "--folds", "3"]
+    words += ["--hierarchy", "x,y -> region", "-o", str(tmp_path / "out"), "--no-figures"]
+    assert main(words) == 0
+    said = capsys.readouterr().err
+    assert "--categorical 'x,y" not in said and "--categorical x,y" not in said, said
+    assert "'x,y' cannot be named by --categorical, which splits names at commas" in said
+    assert "pass --categorical code to read it as categories" in said  # a typable one still
