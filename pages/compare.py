@@ -79,13 +79,17 @@ def smoother_knobs(methods: list[str], large: bool = False) -> None:
 
 
 def flat_hierarchy_notes(methods) -> list[str]:
-    """The Dataset page's note on each declared hierarchy that makes no groups, where a
-    method reads it (HEB-H): it then scores as HEB-M, which the table alone leaves to be
-    worked out (the Dataset and Concentrations pages said it; Compare did not)."""
+    """The Dataset page's note on each declared hierarchy that makes no groups or is left
+    out, where a method reads it (HEB-H): it then scores as HEB-M, which the table alone
+    leaves to be worked out (the Dataset and Concentrations pages said it; Compare did not)."""
     items = hierarchies.declared()
     if not items or not any(takes_hierarchies(m) for m in methods):
         return []
-    return hierarchies.flat_notes(loading.current_codes(), items)
+    work = loading.current_codes()
+    # one the page leaves out (its parent column left out, say) reads nothing either
+    gone = hierarchies.left_out(work, items).values()
+    left_out = [f"{note.removesuffix('.')}, so HEB-H is HEB-M on it." for note in gone]
+    return [*left_out, *hierarchies.flat_notes(work, items)]
 
 
 #: the views below the metrics table, one tab each

@@ -443,7 +443,9 @@ def _roles_csv(folder: Path) -> Path:
     return folder / "roles.csv"
 
 
-def test_both_pages_commands_run_when_a_declared_parent_is_left_out(tmp_path, monkeypatch):
+def _roles_parent_left_out(tmp_path):
+    """The Dataset page on an upload whose declared ``role2 -> role1`` lost its parent
+    to Columns to leave out."""
     from test_app import uploader
     from test_hierarchy_read_as_categories import _declare
 
@@ -456,6 +458,21 @@ def test_both_pages_commands_run_when_a_declared_parent_is_left_out(tmp_path, mo
     _declare(at, "role2", "parent column", parent="role1")
     at.multiselect(key=DROP_WIDGET).set_value(["role1"]).run()
     assert_clean(at)
+    return at
+
+
+def test_compare_says_a_declaration_left_out_leaves_heb_h_as_heb_m(tmp_path):
+    """Compare was silent: HEB-H scored as HEB-M with no word of the declaration the
+    Dataset page leaves out (it said one that makes no groups)."""
+    at = _roles_parent_left_out(tmp_path)
+    at.switch_page("pages/compare.py").run()
+    assert_clean(at)
+    said = [unescape(i.value) for i in at.info]
+    assert "role2 -> role1: no column 'role1' here, left out, so HEB-H is HEB-M on it." in said
+
+
+def test_both_pages_commands_run_when_a_declared_parent_is_left_out(tmp_path, monkeypatch):
+    at = _roles_parent_left_out(tmp_path)
     on_dataset = [c for c in _codes(at) if c.startswith("python -m heb bench")]
     assert on_dataset == []  # no declaration is left for HEB-H: no command to compare
     at.switch_page("pages/compare.py").run()
