@@ -65,8 +65,9 @@ BINNED_CHAIN = "{declared}: {columns} binned as numbers, so this hierarchy group
 READ_AS_CATEGORIES = " Add {them} to Categorical columns above to use {its} values."
 #: says what the command under it does (the code box below it)
 COMMAND_LINE = (
-    "HEB-M against HEB-H with these hierarchies on the command line, on this data and with "
-    "this page's settings (`heb fit --method heb-h` takes the same `--hierarchy` options):"
+    "HEB-M against HEB-H with these hierarchies on the command line, on this data with the "
+    "bins, missing values and rows set here and Compare's folds (`heb fit --method heb-h` "
+    "takes the same `--hierarchy` options):"
 )
 #: the violating-row tolerances offered (Goodman-Kruskal lambda >= 1 - tolerance)
 TOLERANCES = (0.0, 0.01, 0.05, 0.1)

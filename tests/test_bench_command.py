@@ -494,3 +494,17 @@ def test_both_pages_commands_run_when_a_declared_parent_is_left_out(tmp_path, mo
     settings = RunSettings(n_splits=3, hierarchies='[{"feature":"role2","parents":["role1"]}]')
     expected = cross_validate(dataset, ["HEB-M", "HEB-H"], settings=settings, use_cache=False)
     _same_folds(written, expected.folds, ["HEB-M", "HEB-H"])
+
+
+def test_the_dataset_pages_command_says_its_folds_are_compares():
+    """The Dataset page has no Folds choice: its caption said the command ran "with this
+    page's settings" while its --folds was Compare's (5 here, from the link)."""
+    from explorer.hierarchies import COMMAND_LINE
+
+    at = open_app(
+        hierarchies='[{"feature":"zip_code","prefix":[2]}]', dataset_tab="Hierarchies", folds="5"
+    )
+    (command,) = [c for c in _codes(at) if c.startswith("python -m heb bench")]
+    assert "--folds 5" in command
+    assert "Compare's folds" in COMMAND_LINE and "this page's settings" not in COMMAND_LINE
+    assert any(COMMAND_LINE in c.value for c in at.caption)
