@@ -313,7 +313,7 @@ LARGE_COMMAND_OPEN = "large_command_open"
 def show_large_command(command: BenchCommand) -> None:
     """A closed box with the command that reruns the large file's comparison."""
     section = lazy_expander(
-        "Show command: rerun this comparison with heb bench",
+        "Show command: run this comparison with heb bench",
         LARGE_COMMAND_OPEN,
         icon=":material/terminal:",
     )

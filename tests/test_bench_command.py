@@ -508,3 +508,13 @@ def test_the_dataset_pages_command_says_its_folds_are_compares():
     assert "--folds 5" in command
     assert "Compare's folds" in COMMAND_LINE and "this page's settings" not in COMMAND_LINE
     assert any(COMMAND_LINE in c.value for c in at.caption)
+
+
+def test_a_large_files_command_box_does_not_speak_of_a_rerun_before_a_run(large_root):
+    """The box is there before the first comparison (and after a Folds change hides the
+    table): "rerun this comparison" spoke of a run the page did not show."""
+    at = open_app("pages/compare.py", clean=False, large_file="clicks.parquet", folds="3")
+    assert_clean(at)
+    labels = [e.label for e in at.expander]
+    assert any("Show command: run this comparison with heb bench" in x for x in labels), labels
+    assert not any("rerun" in x for x in labels)
