@@ -333,6 +333,23 @@ UPLOADS_DIFFER = (
     "--categorical and --drop, and the uploads {names} are read with different ones; "
     "run it with the Python API, or once per upload."
 )
+#: said when uploads read with a --target are benchmarked with named datasets
+TARGET_AND_NAMED = (
+    "No one command runs this benchmark: heb bench's --target names a data file's class "
+    "column and refuses named datasets ({named}), and the uploads {names} are read with "
+    "the target {target}; run it with the Python API, or the uploads and the named "
+    "datasets apart."
+)
+#: said of the uploads a benchmark skips (no target chosen yet): the command leaves them out
+NO_TARGET_LEFT_OUT = (
+    "{names} {verb} no target yet: the page's run skips {them}, and the command leaves {them} out."
+)
+
+
+def _has_target(upload: dict) -> bool:
+    """Whether an upload's record can load (as :mod:`explorer.benchmarking` reads it): a
+    target chosen, or its default one usable."""
+    return not (upload.get("needs_target") and upload.get("target") is None)
 
 
 def benchmark_command(
@@ -343,9 +360,21 @@ def benchmark_command(
     mean ranks too. ``uploads``: spec -> upload record, for the specs that are uploads.
 
     Its :attr:`~BenchCommand.words` are empty (and a note says why) when the uploads among
-    ``specs`` are read with different file options, which one command cannot give.
+    ``specs`` are read with different file options, or with a ``--target`` beside a named
+    dataset (which heb bench refuses), which one command cannot give. An upload still
+    waiting for its target is left out, as the page's run skips it, and a note says so.
     """
     notes: list[str] = []
+    waiting = [s for s in specs if s in uploads and not _has_target(uploads[s])]
+    if waiting:  # the page's run skips them; heb bench would read its own default target
+        names = ", ".join(repr(str(uploads[s]["filename"])) for s in waiting)
+        one = len(waiting) == 1
+        notes.append(
+            NO_TARGET_LEFT_OUT.format(
+                names=names, verb="has" if one else "have", them="it" if one else "them"
+            )
+        )
+        specs = [s for s in specs if s not in waiting]
     records = [uploads[spec] for spec in specs if spec in uploads]
     options = {
         (r.get("target") or None, tuple(sorted(r.get("categorical") or ())),
@@ -354,7 +383,15 @@ def benchmark_command(
     }  # fmt: skip
     if len(options) > 1:
         names = ", ".join(repr(str(r["filename"])) for r in records)
-        return BenchCommand((), (UPLOADS_DIFFER.format(names=names),))
+        return BenchCommand((), (*notes, UPLOADS_DIFFER.format(names=names)))
+    named = [s for s in specs if s not in uploads]
+    target = next(iter(options))[0] if options else None
+    if target and named:  # heb bench refuses --target with a named dataset
+        names = ", ".join(repr(str(r["filename"])) for r in records)
+        refused = TARGET_AND_NAMED.format(
+            named=", ".join(map(repr, named)), names=names, target=repr(target)
+        )
+        return BenchCommand((), (*notes, refused))
     words = [_file_word(str(uploads[s]["filename"])) if s in uploads else s for s in specs]
     if records:
         target, categorical, dropped = options.pop()
