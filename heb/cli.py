@@ -1171,6 +1171,21 @@ def _serve(
     return served
 
 
+def _drop_earlier_outputs(out: Path, tables: dict[str, str], figures: dict, n_bins) -> None:
+    """Remove the tables and figures an earlier run left in ``out`` that this run did not
+    write (``tables``, ``figures``: its written ones): a run ranking 2+ datasets, then one
+    on a single dataset to the same folder, left the first's methods_mean_ranks and CD
+    diagrams beside the second's files, as if they were its own."""
+    kept = {f"{name}.{ext}" for name in tables for ext in ("csv", "md")} | set(figures)
+    names = [SUMMARY[0], RANKS[0], *(built[0] for built in _builders(n_bins).values())]
+    outputs = [out / f"{name}.{ext}" for name in names for ext in ("csv", "md")]
+    for pattern in ("cd_*.png", "cd_*.svg", "reliability_*.png", "reliability_*.svg"):
+        outputs += out.glob(pattern)
+    for path in outputs:
+        if path.name not in kept and path.is_file():
+            path.unlink(missing_ok=True)
+
+
 def _check_drop(args: argparse.Namespace) -> None:
     """Refuse a column both left out (``--drop``) and read as categories (``--categorical``)."""
     both = set(_column_names(args.drop)) & set(_column_names(args.categorical))
@@ -1239,6 +1254,7 @@ def bench(args: argparse.Namespace) -> int:
     )
     served = None if args.no_cache else _serve(cache, key, out, len(specs), started, note)
     if served is not None:
+        _drop_earlier_outputs(out, served["tables"], served["figures"], args.n_bins)
         if methods:
             _print_summary(out, served["tables"])
         return 0
@@ -1262,6 +1278,7 @@ def bench(args: argparse.Namespace) -> int:
         _log("heb: note: this run is not cached, as a dataset's cross-validation failed.")
     else:
         cache.store("json", cache_key("bench-outputs", key), manifest)
+    _drop_earlier_outputs(out, written_tables, figures, args.n_bins)
     seconds = time.perf_counter() - started
     _log(_written_line(out, written_tables, skipped, figures, seconds))
     if methods:
