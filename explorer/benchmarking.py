@@ -30,6 +30,7 @@ from heb.stats import rank_scores, wilcoxon
 from heb.text import and_list, first_sentence
 
 __all__ = [
+    "has_target",
     "BENCHMARK_FOLDS",
     "QUICK_DATASETS",
     "SCORE_DECIMALS",
@@ -82,12 +83,12 @@ def dataset_choices() -> dict[str, str]:
     choices = {f"shared:{name}": name for name in shared_dataset_names()}
     choices.update({f"builtin:{name}": f"{name} (built-in)" for name in BUILTIN_DATASETS})
     for spec, upload in st.session_state.get("uploads", {}).items():
-        usable = _has_target(upload)
+        usable = has_target(upload)
         choices[spec] = f"{upload['filename']} (upload{'' if usable else ', no target yet'})"
     return choices
 
 
-def _has_target(upload: dict | None) -> bool:
+def has_target(upload: dict | None) -> bool:
     """Whether an upload's record can load: a target chosen, or its default one usable
     (``needs_target``: no column read as classes, the Dataset page asks for one)."""
     return upload is None or not (upload.get("needs_target") and upload.get("target") is None)
@@ -99,7 +100,7 @@ def needs_target_uploads(specs: list[str]) -> list[str]:
     return [
         uploads[spec]["filename"]
         for spec in specs
-        if spec in uploads and not _has_target(uploads[spec])
+        if spec in uploads and not has_target(uploads[spec])
     ]
 
 
@@ -122,7 +123,7 @@ def _current_upload(choices: dict[str, str], current: str | None) -> str | None:
     still waiting for its target is offered, not chosen: it would stop a run)."""
     if not (current and current.startswith(UPLOAD_PREFIX) and current in choices):
         return None
-    return current if _has_target(st.session_state.get("uploads", {}).get(current)) else None
+    return current if has_target(st.session_state.get("uploads", {}).get(current)) else None
 
 
 def take_in_upload(choices: dict[str, str], current: str | None, name: str) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from explorer.benchmarking import has_target
 from explorer.errors import escape
 from explorer.lazy_sections import lazy_expander
 from heb.evaluate import RunSettings
@@ -346,12 +347,6 @@ NO_TARGET_LEFT_OUT = (
 )
 
 
-def _has_target(upload: dict) -> bool:
-    """Whether an upload's record can load (as :mod:`explorer.benchmarking` reads it): a
-    target chosen, or its default one usable."""
-    return not (upload.get("needs_target") and upload.get("target") is None)
-
-
 def benchmark_command(
     specs: Sequence[str], uploads: dict, methods: Sequence[str], settings: RunSettings
 ) -> BenchCommand:
@@ -365,7 +360,7 @@ def benchmark_command(
     waiting for its target is left out, as the page's run skips it, and a note says so.
     """
     notes: list[str] = []
-    waiting = [s for s in specs if s in uploads and not _has_target(uploads[s])]
+    waiting = [s for s in specs if s in uploads and not has_target(uploads[s])]
     if waiting:  # the page's run skips them; heb bench would read its own default target
         names = ", ".join(repr(str(uploads[s]["filename"])) for s in waiting)
         one = len(waiting) == 1
