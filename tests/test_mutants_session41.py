@@ -267,5 +267,7 @@ def test_a_cancel_in_flight_when_the_block_ends_finishes_before_the_engine_close
         with ctrl_c_stops_the_query(lambda: engine):
             signal.raise_signal(signal.SIGINT)
             assert engine.second_in_flight.wait(5.0)
-    assert engine.cancels == 2
+    # two at least: on a loaded machine the main thread can reach the block's end after
+    # the cancelling thread's next polls (5 in one full run beside another)
+    assert engine.cancels >= 2
     assert engine.cancels_while_closing == 0
