@@ -62,7 +62,10 @@ __all__ = [
 #: said of a parent chain over binned numbers: its groups are bins, not values
 BINNED_CHAIN = "{declared}: {columns} binned as numbers, so this hierarchy groups bins, not values."
 #: what an upload's reader adds to a note on binned numbers (its Categorical columns)
-READ_AS_CATEGORIES = " Add {them} to Categorical columns above to use {its} values."
+READ_AS_CATEGORIES = (
+    " Read {them} as categories (the button below, or Categorical columns above) to use "
+    "{its} values."
+)
 #: says what the command under it does (the code box below it)
 COMMAND_LINE = (
     "HEB-M against HEB-H with these hierarchies on the command line, on this data with the "

@@ -211,8 +211,8 @@ def test_an_uploads_prefix_on_a_binned_number_says_how_to_label_it():
     said = [c.value for c in at.caption if "is binned" in c.value]
     assert said == [
         escape(
-            "role2 -> prefix 3: 'role2' is binned, not labelled; left out. Add it to "
-            "Categorical columns above to use its values."
+            "role2 -> prefix 3: 'role2' is binned, not labelled; left out. Read it as "
+            "categories (the button below, or Categorical columns above) to use its values."
         )
     ]
 
