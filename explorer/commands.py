@@ -22,6 +22,7 @@ import streamlit as st
 from explorer.benchmarking import has_target
 from explorer.errors import escape
 from explorer.lazy_sections import lazy_expander
+from heb.cli_hierarchies import reads_back_as_column
 from heb.evaluate import RunSettings
 from heb.evaluate.hierarchy_specs import (
     Declared,
@@ -48,7 +49,6 @@ __all__ = [
 COMMAND_WIDTH = 80
 #: ``heb bench``'s defaults (heb.cli): an option equal to its default is left out
 _DEFAULTS = RunSettings()
-_CLI_MAX_ROWS = 20_000
 
 #: where the command runs, said under it
 WHERE_IT_RUNS = (
@@ -145,9 +145,9 @@ def _option(option: str, value: str) -> list[str]:
 
 
 def _typable_column(name: str) -> bool:
-    """Whether ``--categorical`` / ``--drop`` read ``name`` back as itself (they split at
-    commas and strip each name)."""
-    return bool(name) and "," not in name and name == name.strip()
+    """Whether ``--categorical`` / ``--drop`` can name the column ``name`` (not empty, and
+    read back as itself: :func:`heb.cli_hierarchies.reads_back_as_column`)."""
+    return bool(name) and reads_back_as_column(name)
 
 
 #: what a large file's command does with a column ``option`` cannot name
@@ -177,6 +177,21 @@ def _column_options(
             f"their spaces); {then}."
         )
     return _option(option, ",".join(typable)) if typable else []
+
+
+def _file_options(
+    target: str | None,
+    categorical: Sequence[str],
+    dropped: Sequence[str],
+    notes: list[str],
+    large: bool = False,
+) -> list[str]:
+    """A data file's ``--target`` (where one is chosen), ``--categorical`` and ``--drop``;
+    what they cannot name goes to ``notes`` (:func:`_column_options`)."""
+    words = _option("--target", str(target)) if target else []
+    words += _column_options("--categorical", categorical, notes, large)
+    words += _column_options("--drop", dropped, notes, large)
+    return words
 
 
 def _what_if_note(settings: RunSettings, methods: Sequence[str], large: bool = False) -> list[str]:
@@ -210,7 +225,7 @@ def _settings_options(settings: RunSettings, in_memory: bool) -> list[str]:
         words += ["--n-bins", str(settings.n_bins)]
     if settings.missing != _DEFAULTS.missing:
         words += ["--missing", settings.missing]
-    if in_memory and (settings.max_rows or 0) != _CLI_MAX_ROWS:
+    if in_memory and (settings.max_rows or 0) != _DEFAULTS.max_rows:
         words += ["--max-rows", str(settings.max_rows or 0)]
     return words
 
@@ -244,10 +259,9 @@ def bench_command(
     notes: list[str] = []
     if upload is not None:
         words = [_file_word(str(upload["filename"]))]
-        if upload.get("target"):
-            words += _option("--target", str(upload["target"]))
-        words += _column_options("--categorical", upload.get("categorical") or (), notes)
-        words += _column_options("--drop", upload.get("drop") or (), notes)
+        words += _file_options(
+            upload.get("target"), upload.get("categorical") or (), upload.get("drop") or (), notes
+        )
         notes.append(UPLOAD_PATH.format(name=repr(str(upload["filename"]))))
     else:
         words = [spec]
@@ -282,9 +296,8 @@ def large_bench_command(
     the file as named under the data root, its target, categorical and left-out columns.
     """
     notes: list[str] = []
-    words = [_file_word(name), "--engine", "duckdb", *_option("--target", target)]
-    words += _column_options("--categorical", categorical, notes, large=True)
-    words += _column_options("--drop", dropped, notes, large=True)
+    words = [_file_word(name), "--engine", "duckdb"]
+    words += _file_options(target, categorical, dropped, notes, large=True)
     words += ["--methods", ",".join(methods), *_settings_options(settings, False)]
     notes += [
         LARGE_PATH.format(variable=DATA_ROOT_ENV),
@@ -389,11 +402,7 @@ def benchmark_command(
         return BenchCommand((), (*notes, refused))
     words = [_file_word(str(uploads[s]["filename"])) if s in uploads else s for s in specs]
     if records:
-        target, categorical, dropped = options.pop()
-        if target:
-            words += _option("--target", target)
-        words += _column_options("--categorical", categorical, notes)
-        words += _column_options("--drop", dropped, notes)
+        words += _file_options(*options.pop(), notes)
         notes.append("Write the uploads' paths where they are not in the folder you run this from.")
     words += ["--methods", ",".join(methods), *_settings_options(settings, True)]
     notes.append(RANKED)

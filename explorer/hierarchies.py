@@ -28,6 +28,7 @@ from heb.evaluate.hierarchy_specs import (
     command_line_options,
     flat_declarations,
     hierarchies_text,
+    left_out_notes,
     parse_hierarchies,
     resolve_levels,
     untypable,
@@ -142,14 +143,7 @@ def left_out(work: WorkingData, items: tuple[Declared, ...]) -> dict[Declared, s
     """The declarations that make no levels on the working codes (a column left out or
     not there, the target, a prefix of binned numbers), each with its note: the command
     line refuses them, so its command leaves them out (:func:`explorer.commands.bench_command`)."""
-    out = {}
-    for item in items:
-        notes = resolve_levels(
-            [item], work.feature_names, work.codes, lambda f: labels_of(work, f)
-        )[1]
-        if notes:
-            out[item] = notes[0]
-    return out
+    return left_out_notes(items, work.feature_names, lambda f: labels_of(work, f))
 
 
 def levels_summary(

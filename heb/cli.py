@@ -1044,13 +1044,21 @@ def _builders(n_bins: int) -> dict[int, tuple[str, str, Callable[[pd.DataFrame],
 
 
 def _bench_figures(
-    args, frame, out: Path, tables, specs, settings, curves=None, failed: Sequence[str] = ()
+    args,
+    frame,
+    out: Path,
+    tables,
+    specs,
+    settings,
+    curves=None,
+    failed: Sequence[str] = (),
+    methods: Sequence[str] = (),
 ) -> dict[str, str]:
-    """CD diagrams (Table 1's, or ``--methods``' on 2+ datasets) and reliability diagrams:
-    in memory those of the high-cardinality datasets but the ``failed`` ones (whose
-    cross-validation failed), on the engine ``curves`` (every input, from its bins)."""
+    """CD diagrams (Table 1's, or those of ``methods``, ``--methods``' on 2+ datasets) and
+    reliability diagrams: in memory those of the high-cardinality datasets but the
+    ``failed`` ones (whose cross-validation failed), on the engine ``curves`` (every
+    input, from its bins)."""
     figures: dict[str, str] = {}
-    methods = list(dict.fromkeys(frame["method"])) if args.methods else []
     try:
         figures |= _figures(frame, out, tables, _log, methods)
     except ValueError as exc:
@@ -1270,7 +1278,7 @@ def bench(args: argparse.Namespace) -> int:
     figures = (
         {}
         if args.no_figures
-        else _bench_figures(args, frame, out, tables, specs, settings, curves, failed)
+        else _bench_figures(args, frame, out, tables, specs, settings, curves, failed, ranked)
     )
     cache.store("frame", cache_key("bench-table", key, "folds"), frame)
     manifest = {"tables": written_tables, "figures": figures, "skipped": skipped, "said": said}

@@ -37,6 +37,7 @@ __all__ = [
     "hierarchies_option",
     "hierarchy_levels",
     "is_file_data",
+    "reads_back_as_column",
     "takes_hierarchies",
 ]
 
@@ -126,11 +127,17 @@ def binned_notes(text: str, preprocessor, dataset: str, from_file: bool) -> list
     return lines
 
 
+def reads_back_as_column(name: str) -> bool:
+    """Whether ``--categorical`` / ``--drop`` read ``name`` back as itself: they split
+    their value at commas and strip each name (``heb.cli``'s column lists)."""
+    return "," not in name and name == name.strip()
+
+
 def categorical_hint(names: Sequence[str]) -> str:
     """ "pass --categorical a,b to read them as categories" for the names the option reads
     back as themselves; a name it would split (a comma, spaces at its ends) is said apart,
     with what reads it (``--categorical 'x,y'`` read columns x and y)."""
-    typable = [n for n in names if "," not in n and n == n.strip()]
+    typable = [n for n in names if reads_back_as_column(n)]
     others = [n for n in names if n not in typable]
     parts = []
     if typable:

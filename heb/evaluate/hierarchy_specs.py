@@ -38,6 +38,7 @@ __all__ = [
     "flat_levels",
     "fold_hierarchies",
     "hierarchies_text",
+    "left_out_notes",
     "hierarchy_notes",
     "parse_hierarchies",
     "resolve_levels",
@@ -264,23 +265,33 @@ def resolve_levels(
         not labels (binned numbers: no prefix rule).
     """
     position = {str(name): f for f, name in enumerate(names)}
-    out, notes = {}, []
+    gone = left_out_notes(declared, names, labels_of)
+    out = {}
     for item in declared:
-        columns = (item.feature, *item.parents)
-        missing = [c for c in columns if c not in position]
-        if missing:
-            notes.append(f"{item.describe()}: no column {missing[0]!r} here, left out.")
+        if item in gone:
             continue
         f = position[item.feature]
         if item.parents:
             out[f] = levels_from_chain(codes, f, [position[p] for p in item.parents])
-            continue
-        labels = labels_of(f)
-        if labels is None:
-            notes.append(f"{item.describe()}: {item.feature!r} is binned, not labelled; left out.")
-            continue
-        out[f] = prefix_levels([str(label) for label in labels], item.prefix)
-    return out, notes
+        else:
+            out[f] = prefix_levels([str(label) for label in labels_of(f)], item.prefix)
+    return out, [gone[item] for item in declared if item in gone]
+
+
+def left_out_notes(
+    declared: Sequence[Declared], names: Sequence[str], labels_of: Callable[[int], Sequence | None]
+) -> dict[Declared, str]:
+    """The declarations :func:`resolve_levels` leaves out on an encoding, each with its
+    note (a column not there, a prefix of binned numbers), without building any levels."""
+    position = {str(name): f for f, name in enumerate(names)}
+    out = {}
+    for item in declared:
+        missing = [c for c in (item.feature, *item.parents) if c not in position]
+        if missing:
+            out[item] = f"{item.describe()}: no column {missing[0]!r} here, left out."
+        elif not item.parents and labels_of(position[item.feature]) is None:
+            out[item] = f"{item.describe()}: {item.feature!r} is binned, not labelled; left out."
+    return out
 
 
 def _fold_labels(fold, f: int) -> np.ndarray | None:
