@@ -212,6 +212,15 @@ def _read_as_categories(spec: str, columns: list[str]) -> None:
     upload["categorical"] = [*kept, *columns]
 
 
+def read_as_categories_label(columns: list[str]) -> str:
+    """The button's label naming ``columns`` (escaped); every name in quotes when one holds
+    a comma, so ``x,y`` does not read as two columns."""
+    names = [escape(c, limit=40) for c in columns]
+    if any("," in c for c in columns):
+        names = [f"“{name}”" for name in names]
+    return f"Read {', '.join(names)} as categories"
+
+
 def _read_as_categories_button(work: WorkingData, items: tuple[Declared, ...]) -> None:
     """On an upload: one button reading every binned column of the declarations as
     categories, where the notes above said to add them to Categorical columns."""
@@ -219,9 +228,8 @@ def _read_as_categories_button(work: WorkingData, items: tuple[Declared, ...]) -
     columns = binned_declared_columns(work, items)
     if not columns or spec not in st.session_state.get("uploads", {}):
         return
-    listed = ", ".join(escape(c, limit=40) for c in columns)
     st.button(
-        f"Read {listed} as categories",
+        read_as_categories_label(columns),
         key="hier_read_categories",
         on_click=_read_as_categories,
         args=(spec, columns),

@@ -80,3 +80,15 @@ def test_a_named_dataset_has_no_button_nor_does_a_labelled_hierarchy():
         dataset_tab="Hierarchies", hierarchies='[{"feature":"zip_code","prefix":[2]}]'
     )
     assert not _read_button(labelled)
+
+
+def test_a_name_with_a_comma_is_quoted_so_it_reads_as_one_column():
+    from explorer.hierarchies import read_as_categories_label
+
+    assert read_as_categories_label(["role2", "role1"]) == (
+        f"Read {escape('role2')}, {escape('role1')} as categories"
+    )
+    assert read_as_categories_label(["x,y", "z"]) == (
+        f"Read “{escape('x,y')}”, “{escape('z')}” as categories"
+    )
+    assert read_as_categories_label(["x,y"]) == f"Read “{escape('x,y')}” as categories"
