@@ -131,7 +131,8 @@ def upload_dataset(payload: bytes, filename: str) -> str:
 
     When the session was opened from a link naming an upload of this file name
     (:func:`explorer.state.take_link_upload`), the link's target and categorical columns
-    are applied, those the file has; the record's ``link_note`` says what was taken.
+    are applied, those the file has, and its declared hierarchies; the record's
+    ``link_note`` says what was taken.
     """
     digest = hashlib.sha256(payload).hexdigest()
     target, note, needs_target = None, "", False
@@ -148,6 +149,8 @@ def upload_dataset(payload: bytes, filename: str) -> str:
         upload["target_note"] = note
     if link_upload is not None:
         _apply_link_upload(upload, link_upload)
+        if link_upload.get("hierarchies"):
+            st.session_state.setdefault("hierarchies", {})[spec] = link_upload["hierarchies"]
     return spec
 
 
@@ -214,10 +217,11 @@ def needs_target_note(where: str) -> str:
     return NO_TARGET_TAKEN.format(few=FEW_CLASSES, where=where)
 
 
-def _apply_link_upload(upload: dict, link_upload: dict) -> None:
-    """Set an upload's target and declared columns from a link's, those its file has."""
-    columns = upload_columns(upload["digest"], upload["payload"], upload["filename"])
-    taken, left_out = [], []
+def _link_target(
+    upload: dict, link_upload: dict, columns: list[str], taken: list[str], left_out: list[str]
+) -> str | None:
+    """The link's target for ``upload`` if its file has it and it reads as classes, else
+    None; ``taken`` or ``left_out`` gets a phrase saying which."""
     target = link_upload["target"]
     if target is not None and target not in columns:
         left_out.append(f"the target {quote(target)} (not a column of this file)")
@@ -232,6 +236,14 @@ def _apply_link_upload(upload: dict, link_upload: dict) -> None:
         taken.append(f"the target {quote(target)}")
         upload.pop("target_note", None)  # said why the first target was not the last column
         upload["needs_target"] = False
+    return target
+
+
+def _apply_link_upload(upload: dict, link_upload: dict) -> None:
+    """Set an upload's target and declared columns from a link's, those its file has."""
+    columns = upload_columns(upload["digest"], upload["payload"], upload["filename"])
+    taken, left_out = [], []
+    target = _link_target(upload, link_upload, columns, taken, left_out)
     target = target or upload.get("target")  # else the fallback, if one was taken
     target_now = target or default_target(columns)
     features = [c for c in columns if c != target_now]
@@ -251,6 +263,8 @@ def _apply_link_upload(upload: dict, link_upload: dict) -> None:
         )
     if dropped:
         taken.append(f"leaving out {join_names(dropped, limit=5)}")
+    if link_upload.get("hierarchies"):
+        taken.append("the declared hierarchies")
     if missing:
         left_out.append(f"{join_names(missing, limit=5)} (not in this file)")
     upload["target"], upload["categorical"], upload["drop"] = target, declared, dropped

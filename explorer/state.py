@@ -300,6 +300,7 @@ def init_state() -> None:
         if link_upload is None:
             notes.append(UPLOAD_LINK_NOTE)
         else:
+            link_upload["hierarchies"] = _url_hierarchies(query.get("hierarchies"))
             state[LINK_UPLOAD] = link_upload
             notes.append(_upload_link_note(link_upload))
     elif requested and spec is None:
@@ -321,7 +322,9 @@ def init_state() -> None:
     state["folds"] = _setting(query, "folds", "n_splits", FOLD_CHOICES, FOLD_CHOICES[0], notes)
     notes += _seed_notes(query)
     state.update(_knob_values(query, notes))
-    state["hierarchies"] = {state["data_spec"]: _url_hierarchies(query.get("hierarchies"))}
+    # a link's upload takes its hierarchies when the file is uploaded; the default, none
+    hierarchies = "" if LINK_UPLOAD in state else _url_hierarchies(query.get("hierarchies"))
+    state["hierarchies"] = {state["data_spec"]: hierarchies}
     # the name only: explorer.large_files.active() checks it inside the data root
     state[LARGE_FILE] = _url_large_file(query.get(LARGE_FILE), notes)
     target = query.get(LARGE_TARGET)
@@ -477,6 +480,8 @@ def _upload_link_note(link_upload: dict) -> str:
         chosen.append(f"{label} {join_names(columns, limit=5)}")
     if drop:
         chosen.append(f"left-out {join_names(drop, limit=5)}")
+    if link_upload.get("hierarchies"):
+        chosen.append("declared hierarchies")
     then = f": its {' and '.join(chosen)} from the link will be used" if chosen else ""
     return UPLOAD_FILE_LINK_NOTE.format(file=quote(link_upload["filename"]), then=then)
 
