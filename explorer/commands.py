@@ -307,8 +307,9 @@ def large_bench_command(
 
 
 def draw_command(command: BenchCommand) -> None:
-    """The command in a code box, where it runs and what it leaves out."""
-    st.code(command.text, language="bash")
+    """The command in a code box, where it runs and what it leaves out; a word longer than
+    a line (16 methods' ``--methods``) wraps on screen, not in what the copy button copies."""
+    st.code(command.text, language="bash", wrap_lines=True)
     st.caption(WHERE_IT_RUNS)
     for note in command.notes:
         st.caption(escape(note))

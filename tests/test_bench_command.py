@@ -232,6 +232,8 @@ def test_compares_show_code_ends_with_the_command_and_its_notes():
     assert_clean(at)
     commands = [c for c in _codes(at) if c.startswith("python -m heb bench")]
     assert commands == ["python -m heb bench builtin:iris --methods Laplace,Lidstone --folds 5"]
+    box = next(c for c in at.code if c.value.startswith("python -m heb bench"))
+    assert box.proto.wrap_lines  # a word past the box's width wraps, not scrolls
     captions = [unescape(c.value) for c in at.caption]
     assert any(c.startswith("Runs at the root of a HEB Explorer clone") for c in captions)
     assert any("(Lidstone alpha = 0.5)" in c for c in captions), captions
