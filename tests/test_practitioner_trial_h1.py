@@ -1,0 +1,40 @@
+"""Findings of a practitioner's what-if trial on an orders table (dates, ZIP codes, an
+order id, a returned flag)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from heb.data import load_upload
+
+
+def _orders_csv() -> bytes:
+    rng = np.random.default_rng(0)
+    n = 200
+    days = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 200, n), unit="D")
+    frame = pd.DataFrame(
+        {
+            "order_id": np.arange(1000, 1000 + n),
+            "zip": [f"{z:05d}" for z in rng.integers(0, 3000, n)],
+            "order_date": days.strftime("%Y-%m-%d"),
+            "channel": rng.choice(["web", "app"], n),
+            "returned": rng.choice(["yes", "no"], n),
+        }
+    )
+    return frame.to_csv(index=False).encode()
+
+
+def test_a_left_out_columns_reading_note_is_not_kept():
+    """The date note said "leave it out (the Dataset page's Columns to leave out, --drop on
+    the command line)" of 'order_date' after it was left out that way."""
+    data = _orders_csv()
+    kept = load_upload(data, "orders.csv")
+    assert any(note.startswith("Column 'order_date' holds dates") for note in kept.notes)
+    dropped = load_upload(data, "orders.csv", drop=["order_date", "zip"])
+    assert not any("'order_date'" in n and "holds dates" in n for n in dropped.notes)
+    assert not any(note.startswith("Column 'zip' ") for note in dropped.notes)
+    assert any(note.startswith("Left out 'order_date', 'zip'") for note in dropped.notes)
+    # a column kept keeps its note
+    only_date = load_upload(data, "orders.csv", drop=["order_date"])
+    assert any(note.startswith("Column 'zip' holds codes") for note in only_date.notes)
