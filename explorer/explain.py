@@ -22,7 +22,7 @@ from heb.evaluate.folds import evaluated_data
 from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.explain import Explanation, explain_smoothers
 from heb.nb import NaiveBayes
-from heb.text import shorten
+from heb.text import and_list, shorten
 
 __all__ = [
     "Fitted",
@@ -74,6 +74,33 @@ def default_smoothers(methods: list[str]) -> list[str]:
             if smoother not in chosen:
                 chosen.append(smoother)
     return chosen or list(DEFAULT_SMOOTHERS)
+
+
+def compare_values_note(smoothers: list[str], overrides: dict[str, dict[str, float]]) -> str | None:
+    """The caption naming Compare's what-if values (method -> {name: value}, as
+    :func:`explorer.state.run_settings`) of the shown ``smoothers``, which this page does
+    not use: it fits each at its default, so m-estimate's bars at m = 2 sat under a link
+    whose Compare ran m = 20, without a word. None when no shown smoother has one."""
+    used, defaults = [], []
+    for method, values in overrides.items():
+        try:
+            entry = registry.method(method)
+        except ValueError:
+            continue
+        params = dict(entry.params)
+        if entry.family != "nb" or set(params) != {"smoother"} or entry.knob is None:
+            continue
+        if str(params["smoother"]) not in smoothers:
+            continue
+        for value in values.values():
+            used.append(f"{entry.knob.label} = {value:g}")
+            defaults.append(f"{entry.knob.label} = {entry.knob.default:g}")
+    if not used:
+        return None
+    return (
+        f"Not used here, from Compare: {and_list(used)}. This page fits every smoother at "
+        f"its default ({and_list(defaults)})."
+    )
 
 
 class Fitted:

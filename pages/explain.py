@@ -258,6 +258,9 @@ smoothers = st.multiselect(
 if not smoothers:
     show_info("Choose at least one smoother.")
     st.stop()
+unused = ex.compare_values_note(smoothers, state.run_settings().params())
+if unused:
+    st.caption(escape(unused))
 with guard("fitting the models"):
     fitted = ex.fitted_models(work, smoothers)
     shown_row, row = pick_row(work, fitted)

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from heb.data import load_upload
+from tests.test_app import open_app, unescape
 
 
 def _orders_csv() -> bytes:
@@ -38,3 +39,24 @@ def test_a_left_out_columns_reading_note_is_not_kept():
     # a column kept keeps its note
     only_date = load_upload(data, "orders.csv", drop=["order_date"])
     assert any(note.startswith("Column 'zip' holds codes") for note in only_date.notes)
+
+
+def test_explain_names_compare_what_if_values_it_does_not_use():
+    """Compare ran m-estimate at m = 20 (a what-if value in the link); Explain drew
+    m-estimate at its default m = 2 and said nothing."""
+    at = open_app(
+        "pages/explain.py",
+        methods="Laplace,m-estimate,HEB-M",
+        params="m-estimate:m=20.0",
+    )
+    captions = [unescape(c.value) for c in at.caption]
+    assert any(
+        "Not used here, from Compare: m-estimate's m = 20. This page fits every smoother "
+        "at its default (m-estimate's m = 2)." in c
+        for c in captions
+    ), captions
+
+
+def test_explain_is_silent_without_what_if_values_of_its_smoothers():
+    at = open_app("pages/explain.py", methods="Laplace,HEB-M", params="m-estimate:m=20.0")
+    assert not any("Not used here" in c.value for c in at.caption)
