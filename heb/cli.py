@@ -559,9 +559,29 @@ def _code_signal_notes(dataset, settings: dict) -> list[str]:
         f"{signal.in_bins:.3f} in its {signal.bins} bin{'s' * (signal.bins != 1)}."
         for name, signal in found.items()
     ]
-    if found:
-        lines.append(f"{categorical_hint(list(found))}.")
+    # the warning silenced above, said here: a sku of 1,049 numbers was binned in silence
+    named = _code_named_columns(X, encoder, [*found, *getattr(dataset, "amounts", ())])
+    lines += [
+        f"{quote(name)} ({distinct:,} different whole numbers) is named like a code but "
+        f"binned as a number, {settings['n_bins']} quantile bins."
+        for name, distinct in named.items()
+    ]
+    if found or named:
+        lines.append(f"{categorical_hint([*found, *named])}.")
     return lines
+
+
+def _code_named_columns(X, encoder, said) -> dict[str, int]:
+    """The binned whole-number columns the Preprocessor warns of (their name says code:
+    zip, postal, code, sku; more than CODE_MIN_VALUES values), less those ``said``: name ->
+    their number of values."""
+    from heb.data.code_signal import whole_number_bins
+    from heb.data.preprocess import CODE_MIN_VALUES, CODE_NAME
+
+    names = whole_number_bins(X, encoder.kinds_, encoder.feature_names_out_)
+    columns = {str(c): c for c in X.columns}
+    counts = {n: int(X[columns[n]].nunique()) for n in names if n not in set(said)}
+    return {n: k for n, k in counts.items() if CODE_NAME.search(n) and k > CODE_MIN_VALUES}
 
 
 def _say_data_notes(dataset, spec: str, settings: dict, report) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from heb.cli import main
 from heb.data import load_upload
 from tests.test_app import open_app, unescape
 
@@ -60,3 +61,29 @@ def test_explain_names_compare_what_if_values_it_does_not_use():
 def test_explain_is_silent_without_what_if_values_of_its_smoothers():
     at = open_app("pages/explain.py", methods="Laplace,HEB-M", params="m-estimate:m=20.0")
     assert not any("Not used here" in c.value for c in at.caption)
+
+
+def test_bench_names_a_code_named_column_it_bins(tmp_path, capsys):
+    """heb fit said a sku of 1,049 whole numbers was binned as a number ("pass
+    --categorical sku"); heb bench silenced that warning and said nothing unless the
+    column's values told the target more than its bins."""
+    rng = np.random.default_rng(1)
+    n = 1_500
+    frame = pd.DataFrame(
+        {
+            "sku": rng.integers(10_000, 12_000, n),
+            "channel": rng.choice(["web", "app"], n),
+            "returned": rng.choice(["yes", "no"], n),
+        }
+    )
+    path = tmp_path / "orders.csv"
+    frame.to_csv(path, index=False)
+    common = ["--methods", "Laplace", "--folds", "3", "-o", str(tmp_path / "out")]
+    assert main(["bench", str(path), *common]) == 0
+    said = capsys.readouterr()
+    lines = said.out + said.err
+    assert "'sku' (" in lines and "is named like a code but binned as a number" in lines
+    assert "pass --categorical sku to read it as categories" in lines
+    assert main(["bench", str(path), "--categorical", "sku", *common]) == 0
+    said = capsys.readouterr()
+    assert "named like a code" not in said.out + said.err
