@@ -460,11 +460,15 @@ def merged_runs(runs: Sequence[tuple[str, list[str], dict, dict]]) -> list[Engin
     ]
 
 
-def _say_reading_notes(engine, name: str, report) -> None:
+def _say_reading_notes(engine, name: str, report, drop: Sequence[str] = ()) -> None:
     """What reading the file decided (a CSV's encoding, codes kept as text, numbers mixed
-    with text), each line as the in-memory run says it."""
+    with text), each line as the in-memory run says it: but a column's own note, once it
+    is left out (``drop``), as in memory (the date note asked for the --drop just given)."""
+    from heb.data.dataset import note_about_one_of
+
     for note in engine.notes:
-        report(f"  {name}: {note}")
+        if not note_about_one_of(note, drop):
+            report(f"  {name}: {note}")
 
 
 def _binnable(engine, columns: tuple, runs: list, name: str, report) -> list:
@@ -553,7 +557,7 @@ def collect_on_engine(
                 features = _features(engine, column, drop)
                 _check_encodable(engine, column, drop)
                 name = distinct_name(data_stem(source.path), path, taken)
-                _say_reading_notes(engine, name, report)
+                _say_reading_notes(engine, name, report, drop)
                 planned = _binnable(engine, (column, features, declared), runs(name), name, report)
                 said: list[str] = []  # the runs' notes (rare classes), once, as in memory
                 for call in merged_runs(planned):

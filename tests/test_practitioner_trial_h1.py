@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from heb.cli import main
 from heb.data import load_upload
@@ -87,3 +88,19 @@ def test_bench_names_a_code_named_column_it_bins(tmp_path, capsys):
     assert main(["bench", str(path), "--categorical", "sku", *common]) == 0
     said = capsys.readouterr()
     assert "named like a code" not in said.out + said.err
+
+
+@pytest.mark.parametrize("engine", [[], ["--engine", "duckdb"]], ids=["memory", "duckdb"])
+def test_bench_says_no_date_note_of_a_dropped_date_column(tmp_path, capsys, engine):
+    """heb bench --drop order_date still said "leave it out (..., --drop on the command
+    line)" of order_date, in memory and on DuckDB."""
+    path = tmp_path / "orders.csv"
+    path.write_bytes(_orders_csv())
+    common = ["--methods", "Laplace", "--folds", "3", "--no-cache", "-o", str(tmp_path / "o")]
+    assert main(["bench", str(path), *engine, *common]) == 0
+    said = capsys.readouterr()
+    assert "holds dates" in said.out + said.err
+    assert main(["bench", str(path), "--drop", "order_date", *engine, *common]) == 0
+    said = capsys.readouterr()
+    assert "holds dates" not in said.out + said.err
+    assert "'zip' holds codes" in said.out + said.err

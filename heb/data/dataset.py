@@ -336,7 +336,7 @@ def check_class_count(target: str, n_values: int, decimal: bool) -> None:
         )
 
 
-def _about_one_of(note: str, columns: Iterable[str]) -> bool:
+def note_about_one_of(note: str, columns: Iterable[str]) -> bool:
     """Whether a reader's ``note`` is about one of ``columns`` alone ("Column 'd' holds
     dates ...; leave it out"): once left out, its advice is moot (the date note kept asking
     to leave out the column left out). A note on several columns stays."""
@@ -377,7 +377,7 @@ def finalize(
     drop = [c for c in drop if c in frame.columns and c != target]
     if drop:
         frame = frame.drop(columns=drop)
-        notes = [note for note in notes if not _about_one_of(note, drop)]
+        notes = [note for note in notes if not note_about_one_of(note, drop)]
         notes.append(f"Left out {join_names(drop)} (row identifiers or ignored columns).")
     if frame.shape[1] < 2:
         raise DataError(
