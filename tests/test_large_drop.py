@@ -296,3 +296,24 @@ def test_a_link_s_unknown_categorical_keeps_the_columns_left_out(rooted):
             st.session_state.pop(key, None)
         st.session_state.update(saved)
         st.session_state.pop("_notes", None)
+
+
+def test_a_left_out_date_column_loses_its_note(tmp_path, monkeypatch):
+    """The date note ("leave it out ...") stayed on the page after 'day' was left out
+    (the practitioner trial; the upload's and heb bench's notes drop it too)."""
+    from heb.scale import DATA_ROOT_ENV
+
+    rng = np.random.default_rng(4)
+    n = 400
+    days = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 90, n), "D")
+    frame = pd.DataFrame(
+        {"day": days.strftime("%Y-%m-%d"), "colour": rng.choice(["red", "blue"], n)}
+    )
+    frame["label"] = rng.choice(["yes", "no"], n)
+    frame.to_csv(tmp_path / "orders.csv", index=False)
+    monkeypatch.setenv(DATA_ROOT_ENV, str(tmp_path))
+    at = open_app("pages/dataset.py", large_file="orders.csv")
+    assert "Column 'day' holds dates" in _texts(at.info)
+    at.multiselect(key="large_drop:orders.csv:label").set_value(["day"]).run()
+    assert_clean(at)
+    assert "holds dates" not in _texts(at.info)
