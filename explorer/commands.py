@@ -34,6 +34,9 @@ from heb.evaluate.hierarchy_specs import (
 from heb.scale.source import DATA_ROOT_ENV
 
 __all__ = [
+    "FIT_RUNS",
+    "draw_fit_command",
+    "fit_command",
     "UNTYPABLE",
     "BenchCommand",
     "bench_command",
@@ -257,24 +260,71 @@ def bench_command(
         command leaves them out too and says so.
     """
     notes: list[str] = []
-    if upload is not None:
-        words = [_file_word(str(upload["filename"]))]
-        words += _file_options(
-            upload.get("target"), upload.get("categorical") or (), upload.get("drop") or (), notes
-        )
-        notes.append(UPLOAD_PATH.format(name=repr(str(upload["filename"]))))
-    else:
-        words = [spec]
+    words = _data_words(spec, upload, notes)
     words += ["--methods", ",".join(methods), *_settings_options(settings, True)]
-    if any(takes_hierarchies(m) for m in methods) and settings.hierarchies:
-        gone = left_out or {}
-        declared = [d for d in parse_hierarchies(settings.hierarchies) if d not in gone]
-        notes += [LEFT_OUT.format(item.describe(), _why(note)) for item, note in gone.items()]
-        for option in command_line_options(declared):
-            words += _option(*shlex.split(option))
-        notes += [UNTYPABLE.format(item.describe()) for item in untypable(declared)]
+    if any(takes_hierarchies(m) for m in methods):
+        words += _hierarchy_options(settings, left_out, notes)
     notes += _what_if_note(settings, methods)
     return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
+
+
+def _data_words(spec: str, upload: dict | None, notes: list[str]) -> list[str]:
+    """The data argument and, for an upload, its file options (``notes`` gets what they
+    cannot carry and where the file must be)."""
+    if upload is None:
+        return [spec]
+    words = [_file_word(str(upload["filename"]))]
+    words += _file_options(
+        upload.get("target"), upload.get("categorical") or (), upload.get("drop") or (), notes
+    )
+    notes.append(UPLOAD_PATH.format(name=repr(str(upload["filename"]))))
+    return words
+
+
+def _hierarchy_options(
+    settings: RunSettings, left_out: Mapping[Declared, str] | None, notes: list[str]
+) -> list[str]:
+    """The ``--hierarchy`` options of the declared hierarchies, but those the page leaves
+    out and those the option cannot type (``notes`` says which)."""
+    if not settings.hierarchies:
+        return []
+    gone = left_out or {}
+    declared = [d for d in parse_hierarchies(settings.hierarchies) if d not in gone]
+    notes += [LEFT_OUT.format(item.describe(), _why(note)) for item, note in gone.items()]
+    words: list[str] = []
+    for option in command_line_options(declared):
+        words += _option(*shlex.split(option))
+    notes += [UNTYPABLE.format(item.describe()) for item in untypable(declared)]
+    return words
+
+
+def fit_command(
+    spec: str,
+    upload: dict | None,
+    smoother: str,
+    settings: RunSettings,
+    rows: tuple[int, int],
+    left_out: Mapping[Declared, str] | None = None,
+) -> BenchCommand:
+    """The ``heb fit`` command that writes the model Explain saves: the same data, file
+    options, bins, missing values and (HEB-H) hierarchies, at the smoother's default.
+
+    ``rows`` is (rows fitted, rows of the data): a subsample under the row cap is the
+    ``--max-rows`` of the rows fitted, which ``heb fit`` draws alike.
+    """
+    notes: list[str] = []
+    words = [*_data_words(spec, upload, notes), "--method", smoother]
+    if settings.n_bins != _DEFAULTS.n_bins:
+        words += ["--n-bins", str(settings.n_bins)]
+    if settings.missing != _DEFAULTS.missing:
+        words += ["--missing", settings.missing]
+    used, total = rows
+    if used < total:
+        words += ["--max-rows", str(used)]
+    if takes_hierarchies(smoother):
+        words += _hierarchy_options(settings, left_out, notes)
+    words += ["-o", f"nb-{smoother}.json"]
+    return BenchCommand(("python", "-m", "heb", "fit", *words), tuple(notes))
 
 
 def _why(note: str) -> str:
@@ -311,6 +361,22 @@ def draw_command(command: BenchCommand) -> None:
     a line (16 methods' ``--methods``) wraps on screen, not in what the copy button copies."""
     st.code(command.text, language="bash", wrap_lines=True)
     st.caption(WHERE_IT_RUNS)
+    for note in command.notes:
+        st.caption(escape(note))
+
+
+#: said under the command that writes Explain's saved model
+FIT_RUNS = (
+    "Runs at the root of a HEB Explorer clone (or anywhere as `heb fit ...` after "
+    "`pip install .` of the clone); it writes the model file that `heb score` reads."
+)
+
+
+def draw_fit_command(command: BenchCommand) -> None:
+    """:func:`fit_command`'s command in a code box, where it runs and what it leaves out."""
+    st.markdown("**The same model on the command line**")
+    st.code(command.text, language="bash", wrap_lines=True)
+    st.caption(FIT_RUNS)
     for note in command.notes:
         st.caption(escape(note))
 

@@ -6,18 +6,18 @@ import numpy as np
 import streamlit as st
 from sklearn.pipeline import Pipeline
 
+from explorer import commands, loading, report, state
 from explorer import explain as ex
-from explorer import loading, report, state
 from explorer.display import show_figure, show_table
 from explorer.errors import escape, guard, show_error, show_info
-from explorer.hierarchies import declared
+from explorer.hierarchies import declared, left_out
 from explorer.lazy_sections import lazy_expander
 from explorer.routing import ensure_entry_point, page_footer, page_title
 from explorer.style import page_header
 from heb import registry
 from heb.data import pipeline_io
 from heb.data.preprocess import MISSING_LABEL
-from heb.evaluate.hierarchy_specs import hierarchies_text
+from heb.evaluate.hierarchy_specs import hierarchies_text, takes_hierarchies
 from heb.figures.explain import contribution_figure, contribution_frame, contribution_min_width
 from heb.figures.style import escape as figure_escape
 
@@ -152,6 +152,16 @@ def verdict(explanations: dict, frame, class_names: list[str]) -> str:
     return f"**Smoothing moved the decision**: {parts}.{where}"
 
 
+def fit_command(work: loading.WorkingData, smoother: str) -> None:
+    """The ``heb fit`` command writing the model the download saves (its default values)."""
+    spec = st.session_state["data_spec"]
+    upload = st.session_state.get("uploads", {}).get(spec)
+    settings = state.run_settings()
+    gone = left_out(work, declared()) if takes_hierarchies(smoother) else {}
+    rows = (work.codes.shape[0], work.n_rows_total)
+    commands.draw_fit_command(commands.fit_command(spec, upload, smoother, settings, rows, gone))
+
+
 def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
     """Save a fitted model with this page's preprocessing as JSON; load a file back and
     score the current rows with it (a pipeline file encodes their raw values itself)."""
@@ -184,6 +194,7 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
             f"`{ex.SCORE_COMMAND.format(choice)}`."
             + ex.fitted_rows_note(work.codes.shape[0], work.n_rows_total)
         )
+        fit_command(work, choice)
         file = st.file_uploader("Load a model file", type=["json"], key="explain_load")
         if file is not None:
             try:

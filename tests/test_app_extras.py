@@ -321,7 +321,9 @@ def test_closed_code_and_model_file_boxes_are_not_built():
     assert not any("fitted model" in b.proto.label for b in at.get("download_button"))
     at.session_state["model_files_open"] = True
     at.run()
-    assert len(at.get("file_uploader")) == 1 and not at.code
+    assert len(at.get("file_uploader")) == 1
+    # the model's heb fit command, not the closed Python box
+    assert [c.value.split(" --")[0] for c in at.code] == ["python -m heb fit builtin:zip-codes"]
     assert any("fitted model" in b.proto.label for b in at.get("download_button"))
     assert "from heb.explain import" in shown_code(at, "from heb.explain import")
 
