@@ -19,6 +19,8 @@ from heb.nb import NaiveBayes
 
 __all__ = [
     "CLAMP_HELP",
+    "CONVERGED_HELP",
+    "ITERATIONS_HELP",
     "FALLBACK_HELP",
     "SMOOTHER",
     "aode_concentrations",
@@ -34,6 +36,16 @@ __all__ = [
 SMOOTHER = {"HEB-M": "heb-m", "HEB-U": "heb-u"}
 _N0 = NaiveBayes().get_params()["n0"]
 CLAMP_HELP = f"m hit the clamp [{M_MIN:g}, {M_MAX:,.0f}]: the evidence kept rising past it."
+#: the iterations' and convergence's help: a clamped pair reads 0 iterations, converged
+#: (the trial: "clamped at 10,000 with 0 iterations and converged ticked" looked wrong)
+ITERATIONS_HELP = (
+    "Iterations of the pair's fit; 0 where m is clamped (the evidence's slope at the "
+    "clamp settles it, no iteration needed) or falls back."
+)
+CONVERGED_HELP = (
+    "Whether the fit reached the evidence's maximum in [m_min, m_max]: the iterations met "
+    "their tolerance, or the slope at a clamp showed the maximum is there (0 iterations)."
+)
 FALLBACK_HELP = f"Fewer than {_N0:g} observed rows: m is set to K_f (Laplace's strength)."
 
 
@@ -52,10 +64,8 @@ def pair_column_config() -> dict:
         "rho": st.column_config.NumberColumn(format="%.3f"),
         "N_c": st.column_config.NumberColumn(format="%,d"),
         "K_f": st.column_config.NumberColumn(format="%,d"),
-        "iterations": st.column_config.NumberColumn(
-            "iter.", help="Fixed-point iterations of the pair's fit."
-        ),
-        "converged": st.column_config.CheckboxColumn("conv.", help="Did the fit converge?"),
+        "iterations": st.column_config.NumberColumn("iter.", help=ITERATIONS_HELP),
+        "converged": st.column_config.CheckboxColumn("conv.", help=CONVERGED_HELP),
         "log_evidence": st.column_config.NumberColumn(
             "log ev.", help="The pair's log evidence at its m.", format="%,.2f"
         ),
