@@ -23,6 +23,7 @@ from explorer.benchmarking import has_target
 from explorer.errors import escape
 from explorer.lazy_sections import lazy_expander
 from heb.cli_hierarchies import reads_back_as_column
+from heb.cli_params import param_words
 from heb.evaluate import RunSettings
 from heb.evaluate.hierarchy_specs import (
     Declared,
@@ -197,25 +198,9 @@ def _file_options(
     return words
 
 
-def _what_if_note(settings: RunSettings, methods: Sequence[str], large: bool = False) -> list[str]:
-    """A note on the what-if values of the chosen methods, which no option carries (a
-    ``large`` file's page has no Python code that carries them)."""
-    params = {m: p for m, p in settings.params().items() if m in methods}
-    if not params:
-        return []
-    listed = "; ".join(
-        f"{method} {', '.join(f'{k} = {v!r}' for k, v in sorted(p.items()))}"
-        for method, p in sorted(params.items())
-    )
-    where = (
-        "so their rows differ from the page's"
-        if large
-        else "Compare's Python code with these values"
-    )
-    return [
-        f"The command line has no option for a what-if value ({listed}): the command runs "
-        f"those methods with their defaults, {where}."
-    ]
+def _param_options(settings: RunSettings, methods: Sequence[str]) -> list[str]:
+    """The ``--param`` options of the chosen methods' what-if values (none at defaults)."""
+    return param_words({m: p for m, p in settings.params().items() if m in methods})
 
 
 def _settings_options(settings: RunSettings, in_memory: bool) -> list[str]:
@@ -261,10 +246,10 @@ def bench_command(
     """
     notes: list[str] = []
     words = _data_words(spec, upload, notes)
-    words += ["--methods", ",".join(methods), *_settings_options(settings, True)]
+    words += ["--methods", ",".join(methods), *_param_options(settings, methods)]
+    words += _settings_options(settings, True)
     if any(takes_hierarchies(m) for m in methods):
         words += _hierarchy_options(settings, left_out, notes)
-    notes += _what_if_note(settings, methods)
     return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
 
 
@@ -348,11 +333,9 @@ def large_bench_command(
     notes: list[str] = []
     words = [_file_word(name), "--engine", "duckdb"]
     words += _file_options(target, categorical, dropped, notes, large=True)
-    words += ["--methods", ",".join(methods), *_settings_options(settings, False)]
-    notes += [
-        LARGE_PATH.format(variable=DATA_ROOT_ENV),
-        *_what_if_note(settings, methods, large=True),
-    ]
+    words += ["--methods", ",".join(methods), *_param_options(settings, methods)]
+    words += _settings_options(settings, False)
+    notes.append(LARGE_PATH.format(variable=DATA_ROOT_ENV))
     return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
 
 

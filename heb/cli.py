@@ -37,6 +37,7 @@ from heb.cli_hierarchies import (
     hierarchies_option,
     is_file_data,
 )
+from heb.cli_params import PARAM_EXAMPLE, add_param_option, param_notes, param_overrides
 from heb.cli_scale import (
     DATA_SUFFIXES,
     ENGINES,
@@ -334,14 +335,19 @@ def _spec_identity(spec: str) -> str:
 
 # --------------------------------------------------------------------------- running
 def _variants(
-    tables: Sequence[int], base: list[str], n_bins: int, with_bins: bool
+    tables: Sequence[int],
+    base: list[str],
+    n_bins: int,
+    with_bins: bool,
+    overrides: dict | None = None,
 ) -> list[tuple[str, list[str], dict, dict]]:
     """(label, methods, overrides, settings changes) of every run one dataset needs.
 
-    ``"main"`` runs the tables' methods; Table 6 adds a Lidstone run per alpha and
-    Table 7 (when ``with_bins``) the discretisation ablation at the other bin counts.
+    ``"main"`` runs the tables' methods (with ``--methods``, at the ``--param``
+    ``overrides``); Table 6 adds a Lidstone run per alpha and Table 7 (when
+    ``with_bins``) the discretisation ablation at the other bin counts.
     """
-    runs = [("main", base, {}, {})]
+    runs = [("main", base, dict(overrides or {}), {})]
     if 6 in tables:
         runs += [
             (f"Lidstone({a:g})", ["Lidstone"], {"Lidstone": {"alpha": a}}, {})
@@ -618,12 +624,14 @@ def _collect(
     drop: Sequence[str] = (),
     methods: Sequence[str] = (),
     failed: list[str] | None = None,
+    overrides: dict | None = None,
 ) -> pd.DataFrame:
     """Run every (dataset, method, setting) the chosen tables need; one long frame.
 
     ``categorical`` declares columns categorical in the datasets given as file paths;
     ``target`` is their class column (default: the last column); ``drop`` names their
-    columns to leave out; ``methods`` (``--methods``) replaces the tables' methods. A
+    columns to leave out; ``methods`` (``--methods``) replaces the tables' methods, at
+    the ``overrides`` of ``--param``. A
     dataset that loads but whose cross-validation fails (out of memory, say) is skipped
     with a line saying why, as the app's Benchmark does, and its spec appended to
     ``failed``.
@@ -652,7 +660,7 @@ def _collect(
         _check_hierarchies(dataset, settings, len(specs) == 1, report)
         k_max = dataset_k_max(dataset, settings["n_bins"])  # Table 3 outside the catalogue
         with_bins = _with_bins(dataset, tables, table7_subset, report)
-        runs = _variants(tables, base, settings["n_bins"], with_bins)
+        runs = _variants(tables, base, settings["n_bins"], with_bins, overrides)
         try:  # every variant of the dataset, or none of them
             dataset_frames, notes = _cross_validated(dataset, runs, settings, k_max)
         except Exception as exc:  # noqa: BLE001 - one dataset's failure must not stop the rest
@@ -884,6 +892,7 @@ def _bench_frame(
     methods: Sequence[str] = (),
     failed: list[str] | None = None,
     report: Callable[[str], None] = _log,
+    overrides: dict | None = None,
 ) -> tuple[pd.DataFrame, dict[str, dict[str, dict]] | None]:
     """The long per-fold frame: on the engine (every row) or in memory (as before, each
     dataset whose cross-validation failed appended to ``failed``); and on the engine, the
@@ -893,8 +902,9 @@ def _bench_frame(
     drop = _column_names(args.drop)
     if not args.engine:
         frame = _collect(
-            specs, tables, settings, report, categorical, args.target, drop, methods, failed
-        )
+            specs, tables, settings, report, categorical, args.target, drop, methods, failed,
+            overrides,
+        )  # fmt: skip
         return frame, None
     base = list(methods) or _base_methods(tables, leave_out)
     curves: dict[str, dict[str, dict]] = {}
@@ -907,7 +917,7 @@ def _bench_frame(
     frame = collect_on_engine(
         specs,
         args.engine,
-        lambda name: _variants(tables, base, settings["n_bins"], 7 in tables),
+        lambda name: _variants(tables, base, settings["n_bins"], 7 in tables, overrides),
         settings,
         report,
         target=args.target,
@@ -943,6 +953,22 @@ def _methods(args: argparse.Namespace) -> list[str]:
         return list(dict.fromkeys(resolve_method_name(name) for name in names))
     except ValueError as exc:
         raise UsageError(f"heb: --methods: {exc}") from None
+
+
+def _overrides(args: argparse.Namespace, methods: Sequence[str]) -> dict:
+    """The run's ``--param`` values as per-method overrides, checked before any work."""
+    if args.param and not methods:
+        raise UsageError(
+            "heb: --param sets a value of a method named in --methods (e.g. --methods "
+            f"laplace,m-estimate --param {PARAM_EXAMPLE})."
+        )
+    try:
+        overrides = param_overrides(args.param, methods)
+    except ValueError as exc:
+        raise UsageError(f"heb: {exc}") from None
+    for line in param_notes(overrides):
+        _log(f"heb: note: {line}")
+    return overrides
 
 
 def _hierarchies(args: argparse.Namespace, methods: Sequence[str]) -> str:
@@ -1258,6 +1284,7 @@ def bench(args: argparse.Namespace) -> int:
     hierarchies = _hierarchies(args, methods)
     if hierarchies:  # only then: a run without one keeps its cache key
         settings["hierarchies"] = hierarchies
+    overrides = _overrides(args, methods)
     leave_out, note = [], ""
     if args.engine:  # methods and tables checked before the engine scans a row
         tables, leave_out, note = _engine_plan(tables, explicit=bool(args.tables))
@@ -1279,6 +1306,7 @@ def bench(args: argparse.Namespace) -> int:
         *([{"target": args.target}] if args.target is not None else []),
         *([{"drop": sorted(_column_names(args.drop))}] if args.drop else []),
         *([{"methods": methods, "ranks": 1}] if methods else []),  # runs before: no ranks
+        *([{"params": overrides}] if overrides else []),
     )
     served = None if args.no_cache else _serve(cache, key, out, len(specs), started, note)
     if served is not None:
@@ -1289,8 +1317,9 @@ def bench(args: argparse.Namespace) -> int:
     failed: list[str] = []  # datasets whose cross-validation failed: the run is not cached
     said: list[str] = []
     frame, curves = _bench_frame(
-        args, specs, tables, settings, leave_out, note, methods, failed, _said_of_the_data(said)
-    )
+        args, specs, tables, settings, leave_out, note, methods, failed, _said_of_the_data(said),
+        overrides,
+    )  # fmt: skip
     with whole_file(out / "folds.csv") as temp:
         frame.to_csv(temp, index=False)
     ranked = list(dict.fromkeys(frame["method"])) if methods else []
@@ -1506,6 +1535,7 @@ def build_parser() -> argparse.ArgumentParser:
         "leaks the target); for file paths and --engine inputs, never the target; repeatable",
     )
     add_hierarchy_option(b)
+    add_param_option(b, "a method of --methods")
     b.add_argument(
         "--spark-master",
         default=None,

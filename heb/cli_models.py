@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from heb.cli_hierarchies import (
     is_file_data,
     takes_hierarchies,
 )
+from heb.cli_params import add_param_option, param_notes, param_overrides
 from heb.paths import user_path
 
 __all__ = ["add_model_commands", "fit_command", "score_command", "scored_rows"]
@@ -73,8 +75,9 @@ def _program() -> str:
     return "heb" if Path(sys.argv[0]).name == "heb" else "python -m heb"
 
 
-def _estimator(method: str):
-    """The unfitted estimator of a registry method a model file can hold."""
+def _estimator(method: str, param: Sequence[str] = ()):
+    """The unfitted estimator of a registry method a model file can hold, at its
+    ``--param`` values."""
     from heb import registry
     from heb.cli import UsageError
     from heb.evaluate.cv import FAMILY_ESTIMATORS, method_spec
@@ -88,7 +91,13 @@ def _estimator(method: str):
         saved = [m.name for m in registry.METHODS.values() if m.family in SAVED_FAMILIES]
         what = "a reference model, which a model file cannot hold" if entry else "no method"
         raise UsageError(f"heb: --method {method!r} is {what}; choose one of {', '.join(saved)}.")
-    spec = method_spec(entry.name)
+    try:
+        overrides = param_overrides(param, [entry.name])
+    except ValueError as exc:
+        raise UsageError(f"heb: {exc}") from None
+    for line in param_notes(overrides):
+        _say(f"heb: note: {line}")
+    spec = method_spec(entry.name, overrides.get(entry.name))
     return entry.name, FAMILY_ESTIMATORS[spec["model"]].make(spec["params"])
 
 
@@ -98,7 +107,7 @@ def fit_command(args: argparse.Namespace) -> int:
     from heb.cli import UsageError, load_one
     from heb.data import make_model, pipeline_io
 
-    name, estimator = _estimator(args.method)
+    name, estimator = _estimator(args.method, args.param)
     try:
         hierarchies = hierarchies_option(args.hierarchy, [name])
     except ValueError as exc:
@@ -319,6 +328,7 @@ def add_model_commands(sub, whole_number) -> None:
         "under its row cap (default: 0, every row)",
     )
     add_hierarchy_option(f)
+    add_param_option(f, "the --method")
     f.set_defaults(func=fit_command)
     s = sub.add_parser("score", help="predict a table's rows with a model file; write CSV")
     s.add_argument("model", help="a model file heb fit or the Explain page wrote")

@@ -106,7 +106,8 @@ def test_a_hostile_upload_stays_one_word_each_and_what_cannot_be_typed_is_said()
     assert "' pad', 'a,b' cannot be typed for --categorical" in said
     assert "x->y -> ok: its column names cannot be typed for --hierarchy" in said
     assert "ok -> prefix code: its column names" in said
-    assert "(Lidstone alpha = 0.5)" in said and "with their defaults" in said
+    assert words[words.index("--param") + 1] == "Lidstone:alpha=0.5"  # the what-if value
+    assert "what-if" not in said
     assert f"Write the file's path for {HOSTILE_NAME!r}" in said
     assert all(len(line) <= 80 for line in command.text.split("\n")[:-1])
     assert all(line.endswith(" \\") for line in command.text.split("\n")[:-1])
@@ -225,18 +226,34 @@ def _codes(at) -> list[str]:
     return [c.value for c in at.code]
 
 
-def test_compares_show_code_ends_with_the_command_and_its_notes():
+def test_compares_show_code_ends_with_the_command_and_its_notes(tmp_path, monkeypatch):
     at = open_app("pages/compare.py", dataset="builtin:iris", methods="Laplace,Lidstone", folds="5")
     at.session_state[CODE_OPEN] = True
     at.segmented_control(key="w_whatif_alpha").set_value(0.5).run()
     assert_clean(at)
     commands = [c for c in _codes(at) if c.startswith("python -m heb bench")]
-    assert commands == ["python -m heb bench builtin:iris --methods Laplace,Lidstone --folds 5"]
+    assert commands == [
+        "python -m heb bench builtin:iris --methods Laplace,Lidstone \\\n"
+        "  --param Lidstone:alpha=0.5 --folds 5"
+    ]
+    # the what-if value is run: the command's folds are the page's (alpha = 0.5)
+    settings = RunSettings(n_splits=5, overrides={"Lidstone": {"alpha": 0.5}})
+    command = bench_command("builtin:iris", None, ["Laplace", "Lidstone"], settings)
+    assert command.text == commands[0]
+    written = _run(command, tmp_path, monkeypatch)
+    page = cross_validate(load_dataset("builtin:iris"), ["Laplace", "Lidstone"], settings=settings)
+    _same_folds(written, page.folds, ["Laplace", "Lidstone"])
+    default = cross_validate(
+        load_dataset("builtin:iris"), ["Lidstone"], settings=RunSettings(n_splits=5)
+    )
+    assert not np.allclose(
+        written.loc[written["method"] == "Lidstone", "log_loss"], default.folds["log_loss"]
+    )
     box = next(c for c in at.code if c.value.startswith("python -m heb bench"))
     assert box.proto.wrap_lines  # a word past the box's width wraps, not scrolls
     captions = [unescape(c.value) for c in at.caption]
     assert any(c.startswith("Runs at the root of a HEB Explorer clone") for c in captions)
-    assert any("(Lidstone alpha = 0.5)" in c for c in captions), captions
+    assert not any("what-if" in c for c in captions), captions
 
 
 @pytest.fixture
@@ -368,11 +385,12 @@ def test_a_large_files_notes_point_to_nothing_its_page_lacks():
     assert "the command keeps it as a feature" in said and "it can be named" in said
     two = large_bench_command("f.parquet", "y", ["KT"], settings, categorical=["a,b", " c"])
     assert "the command bins them as numbers" in two.notes[0] and "they can be" in two.notes[0]
-    assert "(Lidstone alpha = 0.5)" in said and "so their rows differ from the page's" in said
+    assert "what-if" not in said  # carried: --param Lidstone:alpha=0.5
+    assert command.words[command.words.index("--param") + 1] == "Lidstone:alpha=0.5"
     # in memory the Python code is there to fall back on, and is named
     upload = {"filename": "f.csv", "target": "y", "categorical": ["app,id"], "drop": []}
     memory = " ".join(bench_command("upload:x", upload, ["Lidstone"], settings).notes)
-    assert "load_dataset names every column" in memory and "Compare's Python code" in memory
+    assert "load_dataset names every column" in memory and "Compare's code" in memory
 
 
 def test_a_large_files_command_runs_from_the_clones_root_as_its_note_says(tmp_path, monkeypatch):
