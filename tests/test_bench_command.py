@@ -200,8 +200,9 @@ def test_the_command_of_a_large_file_gives_the_engines_numbers(tmp_path, monkeyp
     from heb.scale import cross_validate as engine_cv
 
     write_clicks(tmp_path / "clicks.parquet", 3_000, seed=8, n_features=4)
-    methods = ["Laplace", "HEB-M", "KT"]
-    settings = RunSettings(n_bins=5, missing="category", n_splits=3)
+    methods = ["Laplace", "HEB-M", "KT", "Lidstone"]
+    what_if = {"Lidstone": {"alpha": 0.25}}  # carried by --param
+    settings = RunSettings(n_bins=5, missing="category", n_splits=3, overrides=what_if)
     command = large_bench_command(
         "clicks.parquet", "click", methods, settings, categorical=["ad_id"], dropped=["app_id"]
     )
@@ -214,10 +215,11 @@ def test_the_command_of_a_large_file_gives_the_engines_numbers(tmp_path, monkeyp
         features = [c for c, _ in engine.columns() if c not in ("click", "app_id")]
         expected = engine_cv(
             engine, "click", methods, n_splits=3, seed=42, n_bins=5, missing="category",
-            categorical=["ad_id"], features=features,
+            categorical=["ad_id"], features=features, params=what_if,
         )  # fmt: skip
     finally:
         engine.close()
+    assert "--param" in command.words
     _same_folds(written, expected.folds, methods)
 
 
