@@ -37,7 +37,13 @@ from heb.cli_hierarchies import (
     hierarchies_option,
     is_file_data,
 )
-from heb.cli_params import PARAM_EXAMPLE, add_param_option, param_notes, param_overrides
+from heb.cli_params import (
+    PARAM_EXAMPLE,
+    add_param_option,
+    param_labels,
+    param_notes,
+    param_overrides,
+)
 from heb.cli_scale import (
     DATA_SUFFIXES,
     ENGINES,
@@ -1320,6 +1326,7 @@ def bench(args: argparse.Namespace) -> int:
         args, specs, tables, settings, leave_out, note, methods, failed, _said_of_the_data(said),
         overrides,
     )  # fmt: skip
+    frame = frame.assign(method=frame["method"].replace(param_labels(overrides)))
     with whole_file(out / "folds.csv") as temp:
         frame.to_csv(temp, index=False)
     ranked = list(dict.fromkeys(frame["method"])) if methods else []

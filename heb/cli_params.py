@@ -15,6 +15,7 @@ from heb import registry
 __all__ = [
     "PARAM_EXAMPLE",
     "add_param_option",
+    "param_labels",
     "param_notes",
     "param_overrides",
     "param_words",
@@ -105,3 +106,13 @@ def param_notes(overrides: dict[str, dict[str, float]]) -> list[str]:
                 f"{knob.default:g}."
             )
     return lines
+
+
+def param_labels(overrides: dict[str, dict[str, float]]) -> dict[str, str]:
+    """Each method run at a ``--param`` value -> its name in the outputs, with the value
+    (``"m-estimate (m = 20)"``): every output names the value, where the tables said
+    "Lidstone (α=0.1, default)" of a run at alpha = 0.5. None given: none."""
+    return {
+        method: f"{method} ({', '.join(f'{k} = {_number(v)}' for k, v in sorted(values.items()))})"
+        for method, values in overrides.items()
+    }

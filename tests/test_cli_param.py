@@ -8,6 +8,8 @@ controls are, and a run at a value is another cached run than one at the default
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -24,6 +26,10 @@ def _bench(tmp_path, *extra: str) -> pd.DataFrame:
     out = tmp_path / "out"
     args = ["bench", "builtin:iris", "--methods", "laplace,m-estimate", "--folds", "3"]
     assert main([*args, *extra, "-o", str(out), "--no-figures"]) == 0
+    if extra:  # the summary names the value, not the default
+        summary = (out / "summary_mean_sd.md").read_text()
+        assert "| m-estimate (m = 20) " in summary
+        assert not re.search(r"\| m-estimate +\|", summary)  # no row named as the default
     return pd.read_csv(out / "folds.csv")
 
 
@@ -31,6 +37,8 @@ def test_bench_runs_the_value_and_caches_it_apart_from_the_default(tmp_path, mon
     monkeypatch.setenv("HEB_CACHE_DIR", str(tmp_path / "cache"))
     at_20 = _bench(tmp_path, "--param", "m-estimate:m=20")
     assert "m-estimate runs at m = 20 (--param), not its default 2." in capsys.readouterr().err
+    assert list(dict.fromkeys(at_20["method"])) == ["Laplace", "m-estimate (m = 20)"]
+    at_20["method"] = at_20["method"].replace({"m-estimate (m = 20)": "m-estimate"})
     settings = RunSettings(n_splits=3, overrides={"m-estimate": {"m": 20}})
     expected = cross_validate(
         load_dataset("builtin:iris"), ["Laplace", "m-estimate"], settings=settings
