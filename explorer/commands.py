@@ -67,8 +67,9 @@ UNTYPABLE = (
     "'prefix'); in Python, RunSettings(hierarchies=...) takes it (Compare's code shows how)."
 )
 #: said of a declaration the page leaves out (a column left out or not there, the target, a
-#: prefix of binned numbers): heb bench refuses it, so the command leaves it out too
-LEFT_OUT = "{}: left out of the command as the page leaves it out ({}); heb bench refuses it."
+#: prefix of binned numbers): heb bench and heb fit refuse it, so the command leaves it out
+#: too (the last field: the command's name, bench or fit)
+LEFT_OUT = "{}: left out of the command as the page leaves it out ({}); heb {} refuses it."
 #: said of an upload: the command names the file as uploaded
 UPLOAD_PATH = "Write the file's path for {name} where it is not in the folder you run this from."
 #: said of a large file: its name is under the app's data root, and the command runs at the
@@ -249,7 +250,7 @@ def bench_command(
     words += ["--methods", ",".join(methods), *_param_options(settings, methods)]
     words += _settings_options(settings, True)
     if any(takes_hierarchies(m) for m in methods):
-        words += _hierarchy_options(settings, left_out, notes)
+        words += _hierarchy_options(settings, left_out, notes, "bench")
     return BenchCommand(("python", "-m", "heb", "bench", *words), tuple(notes))
 
 
@@ -267,15 +268,19 @@ def _data_words(spec: str, upload: dict | None, notes: list[str]) -> list[str]:
 
 
 def _hierarchy_options(
-    settings: RunSettings, left_out: Mapping[Declared, str] | None, notes: list[str]
+    settings: RunSettings,
+    left_out: Mapping[Declared, str] | None,
+    notes: list[str],
+    command: str,
 ) -> list[str]:
     """The ``--hierarchy`` options of the declared hierarchies, but those the page leaves
-    out and those the option cannot type (``notes`` says which)."""
+    out and those the option cannot type (``notes`` says which, and that ``heb command``
+    refuses the first)."""
     if not settings.hierarchies:
         return []
     gone = left_out or {}
     declared = [d for d in parse_hierarchies(settings.hierarchies) if d not in gone]
-    notes += [LEFT_OUT.format(item.describe(), _why(note)) for item, note in gone.items()]
+    notes += [LEFT_OUT.format(item.describe(), _why(note), command) for item, note in gone.items()]
     words: list[str] = []
     for option in command_line_options(declared):
         words += _option(*shlex.split(option))
@@ -307,7 +312,7 @@ def fit_command(
     if used < total:
         words += ["--max-rows", str(used)]
     if takes_hierarchies(smoother):
-        words += _hierarchy_options(settings, left_out, notes)
+        words += _hierarchy_options(settings, left_out, notes, "fit")
     words += ["-o", f"nb-{smoother}.json"]
     return BenchCommand(("python", "-m", "heb", "fit", *words), tuple(notes))
 
