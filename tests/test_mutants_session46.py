@@ -108,3 +108,113 @@ def test_compare_values_note_names_only_shown_smoothers_own_values():
     finally:
         registry.unregister("method", "Lidstone+GR")
     assert said is None
+
+
+def test_a_comma_past_the_labels_cut_still_quotes_every_name():
+    """The comma is looked for in the names, not in their cut labels: a long name's comma
+    past the cut still quotes each name."""
+    from explorer.hierarchies import read_as_categories_label
+
+    long = "x" * 45 + ",y"
+    assert read_as_categories_label([long, "z"]) == (
+        f"Read “{escape(long, limit=40)}”, “{escape('z')}” as categories"
+    )
+
+
+def test_bench_names_only_a_binned_code_named_column_of_more_than_100_numbers(tmp_path, capsys):
+    """heb bench's line on a code-named column: the column's own count of values and the
+    run's --n-bins; not a column of exactly 100 values or fewer, not one whose name does
+    not say code, not a text column, not an amount written with thousands separators."""
+    from heb.cli import main
+
+    rng = np.random.default_rng(1)
+    n = 1_500
+    frame = pd.DataFrame(
+        {
+            "sku": rng.choice(np.arange(10_000, 10_150), n),  # 150 values: said
+            "zip_code": np.resize(np.arange(20_000, 20_100), n),  # exactly 100: not said
+            "item_code": rng.integers(300, 330, n),  # 30 values
+            "price": rng.integers(1_000, 3_000, n),  # not named like a code
+            "promo_code": [f"P{v}" for v in rng.integers(0, 150, n)],  # text: categories
+            "part_code": [f"{v:,}" for v in rng.integers(1_000_000, 1_000_300, n)],  # amounts
+            "returned": rng.choice(["yes", "no"], n),
+        }
+    )
+    path = tmp_path / "orders.csv"
+    frame.to_csv(path, index=False)
+    words = ["--methods", "Laplace", "--folds", "3", "--n-bins", "5", "--no-cache"]
+    assert main(["bench", str(path), *words, "-o", str(tmp_path / "out")]) == 0
+    said = capsys.readouterr()
+    lines = [line.strip() for line in (said.out + said.err).splitlines()]
+    premise = "orders: Column 'part_code' holds numbers written with thousands separators"
+    assert any(line.startswith(premise) for line in lines)  # an amount, binned as a number
+    coded = [line for line in lines if "named like a code" in line]
+    assert coded == [
+        "orders: 'sku' (150 different whole numbers) is named like a code but binned as a "
+        "number, 5 quantile bins."
+    ]
+    assert "orders: pass --categorical sku to read it as categories." in lines
+
+
+def test_a_link_without_hierarchies_says_none_were_taken():
+    """The upload's note names the declared hierarchies only when the link had some."""
+    from test_app import unescape
+    from test_upload_columns import csv, customers, link_of, upload_customers
+
+    first = upload_customers()
+    first.selectbox(key="upload_target").set_value("colour").run()
+    link = link_of(first)
+    assert "hierarchies" not in link
+    second = open_app(**link)
+    uploader(second).upload("customers.csv", csv(customers()), "text/csv").run()
+    assert_clean(second)
+    taken = [unescape(c.value) for c in second.caption if "From the link" in c.value]
+    assert taken == ["From the link: the target 'colour'."], taken
+
+
+def test_a_note_on_several_columns_stays_when_one_of_them_is_left_out():
+    """Two date columns share one note ("Column 'ordered' (and 1 more column) holds
+    dates"): leaving out 'ordered' leaves 'shipped', which the note is still about."""
+    from heb.data import load_upload
+
+    rng = np.random.default_rng(0)
+    days = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 200, 200), unit="D")
+    frame = pd.DataFrame(
+        {
+            "ordered": days.strftime("%Y-%m-%d"),
+            "shipped": (days + pd.Timedelta("2D")).strftime("%Y-%m-%d"),
+            "channel": rng.choice(["web", "app"], 200),
+            "returned": rng.choice(["yes", "no"], 200),
+        }
+    )
+    data = frame.to_csv(index=False).encode()
+    shared = "Column 'ordered' (and 1 more column) holds dates"
+    assert any(note.startswith(shared) for note in load_upload(data, "o.csv").notes)
+    dropped = load_upload(data, "o.csv", drop=["ordered"]).notes
+    assert any(note.startswith(shared) for note in dropped), dropped
+
+
+def test_bench_says_a_code_named_column_whose_values_tell_the_target_once(tmp_path, capsys):
+    """A zip code whose values tell the target more than its bins has its line on that
+    signal, not also the code-named line."""
+    from heb.cli import main
+
+    rng = np.random.default_rng(2)
+    n = 1_500
+    zips = rng.choice(np.arange(20_000, 20_600), n)
+    frame = pd.DataFrame(
+        {
+            "zip_code": zips,
+            "channel": rng.choice(["web", "app"], n),
+            "returned": np.where(zips % 2 == 0, "yes", "no"),
+        }
+    )
+    path = tmp_path / "orders.csv"
+    frame.to_csv(path, index=False)
+    words = ["--methods", "Laplace", "--folds", "3", "--no-cache"]
+    assert main(["bench", str(path), *words, "-o", str(tmp_path / "out")]) == 0
+    said = capsys.readouterr()
+    lines = [line.strip() for line in (said.out + said.err).splitlines()]
+    about = [line for line in lines if line.startswith("orders: 'zip_code' (")]
+    assert len(about) == 1 and "tells the target" in about[0], about
+    assert "orders: pass --categorical zip_code to read it as categories." in lines
