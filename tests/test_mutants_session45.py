@@ -295,5 +295,10 @@ def test_compares_command_on_an_upload_names_the_file():
 
 def test_the_what_if_values_of_two_methods_are_told_apart():
     settings = RunSettings(overrides={"TE": {"k0": 5.0}, "Lidstone": {"alpha": 0.5}})
-    (note,) = bench_command("builtin:iris", None, ["TE", "Lidstone"], settings).notes
-    assert "(Lidstone alpha = 0.5; TE k0 = 5.0)" in note
+    command = bench_command("builtin:iris", None, ["TE", "Lidstone"], settings)
+    assert not command.notes  # carried by --param, one option per method
+    words = list(command.words)
+    assert [words[i + 1] for i, w in enumerate(words) if w == "--param"] == [
+        "Lidstone:alpha=0.5",
+        "TE:k0=5",
+    ]
