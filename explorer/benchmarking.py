@@ -31,6 +31,7 @@ from heb.text import and_list, first_sentence
 
 __all__ = [
     "has_target",
+    "what_if_phrases",
     "BENCHMARK_FOLDS",
     "QUICK_DATASETS",
     "SCORE_DECIMALS",
@@ -178,6 +179,19 @@ def benchmark_footer(frame: pd.DataFrame, settings: dict) -> str:
     )
 
 
+def what_if_phrases(overrides: dict[str, dict[str, float]]) -> tuple[list[str], list[str]]:
+    """Compare's what-if values (method -> {name: value}) as phrases ("m-estimate's m =
+    20"), and each knob's default beside them ("m-estimate's m = 2"), for the notes naming
+    the values a page does not use."""
+    used, defaults = [], []
+    for method, values in overrides.items():
+        knob = registry.method(method).knob
+        for value in values.values():
+            used.append(f"{knob.label} = {value:g}")
+            defaults.append(f"{knob.label} = {knob.default:g}")
+    return used, defaults
+
+
 def compare_settings_note(folds: int, overrides: dict[str, dict[str, float]]) -> str | None:
     """What a benchmark leaves of Compare's settings, said where they differ from the
     defaults (the session and the link keep them, so "Lidstone" looked like Compare's
@@ -190,12 +204,8 @@ def compare_settings_note(folds: int, overrides: dict[str, dict[str, float]]) ->
     used = []
     if folds != BENCHMARK_FOLDS:
         used.append(f"{folds} folds")
-    defaults = []
-    for method, values in overrides.items():
-        knob = registry.method(method).knob
-        for value in values.values():
-            used.append(f"{knob.label} = {value:g}")
-            defaults.append(f"{knob.label} = {knob.default:g}")
+    turned, defaults = what_if_phrases(overrides)
+    used += turned
     if not used:
         return None
     return (

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 from sklearn.pipeline import Pipeline
 
+from explorer.benchmarking import what_if_phrases
 from explorer.errors import escape
 from explorer.loading import WorkingData
 from explorer.state import current_settings
@@ -81,7 +82,7 @@ def compare_values_note(smoothers: list[str], overrides: dict[str, dict[str, flo
     :func:`explorer.state.run_settings`) of the shown ``smoothers``, which this page does
     not use: it fits each at its default, so m-estimate's bars at m = 2 sat under a link
     whose Compare ran m = 20, without a word. None when no shown smoother has one."""
-    used, defaults = [], []
+    shown = {}
     for method, values in overrides.items():
         try:
             entry = registry.method(method)
@@ -90,11 +91,9 @@ def compare_values_note(smoothers: list[str], overrides: dict[str, dict[str, flo
         params = dict(entry.params)
         if entry.family != "nb" or set(params) != {"smoother"} or entry.knob is None:
             continue
-        if str(params["smoother"]) not in smoothers:
-            continue
-        for value in values.values():
-            used.append(f"{entry.knob.label} = {value:g}")
-            defaults.append(f"{entry.knob.label} = {entry.knob.default:g}")
+        if str(params["smoother"]) in smoothers:
+            shown[method] = values
+    used, defaults = what_if_phrases(shown)
     if not used:
         return None
     return (
