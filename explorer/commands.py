@@ -39,6 +39,7 @@ __all__ = [
     "draw_fit_command",
     "fit_command",
     "UNTYPABLE",
+    "UNTYPABLE_FIT",
     "BenchCommand",
     "bench_command",
     "benchmark_command",
@@ -65,6 +66,11 @@ WHERE_IT_RUNS = (
 UNTYPABLE = (
     "{}: its column names cannot be typed for --hierarchy (a name holding '->' or beginning "
     "'prefix'); in Python, RunSettings(hierarchies=...) takes it (Compare's code shows how)."
+)
+#: the same, under Explain's ``heb fit`` command: its own code fits the model with it
+UNTYPABLE_FIT = (
+    "{}: its column names cannot be typed for --hierarchy (a name holding '->' or beginning "
+    "'prefix'); in Python, this page's code fits HEB-H with it (Show code, below)."
 )
 #: said of a declaration the page leaves out (a column left out or not there, the target, a
 #: prefix of binned numbers): heb bench and heb fit refuse it, so the command leaves it out
@@ -284,7 +290,8 @@ def _hierarchy_options(
     words: list[str] = []
     for option in command_line_options(declared):
         words += _option(*shlex.split(option))
-    notes += [UNTYPABLE.format(item.describe()) for item in untypable(declared)]
+    said = UNTYPABLE_FIT if command == "fit" else UNTYPABLE
+    notes += [said.format(item.describe()) for item in untypable(declared)]
     return words
 
 

@@ -80,3 +80,18 @@ def test_an_upload_and_a_subsample_carry_their_file_options_and_row_count():
     assert any("my orders.csv" in note for note in command.notes)  # where the file must be
     every_row = fit_command("upload:ab", upload, "heb-m", RunSettings(), (500, 500))
     assert "--max-rows" not in every_row.words
+
+
+def test_a_hierarchy_the_option_cannot_type_points_to_the_pages_own_code():
+    """Under the fit command the note sent the user to RunSettings and Compare's code,
+    which cross-validate; Explain's own code fits the model (the mutation pass)."""
+    from explorer.commands import UNTYPABLE, UNTYPABLE_FIT
+
+    settings = RunSettings(hierarchies='[{"feature":"a->b","prefix":[2]}]')
+    fit = fit_command("builtin:zip-codes", None, "heb-h", settings, (10, 10))
+    assert fit.notes == (UNTYPABLE_FIT.format("a->b -> prefix 2"),)
+    assert "--hierarchy" not in fit.words
+    from explorer.commands import bench_command
+
+    bench = bench_command("builtin:zip-codes", None, ["HEB-H"], settings)
+    assert bench.notes == (UNTYPABLE.format("a->b -> prefix 2"),)
