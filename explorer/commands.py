@@ -210,16 +210,23 @@ def _param_options(settings: RunSettings, methods: Sequence[str]) -> list[str]:
     return param_words({m: p for m, p in settings.params().items() if m in methods})
 
 
+def _reading_options(settings: RunSettings) -> list[str]:
+    """Bins and missing values, where they differ from the command line's defaults."""
+    words = []
+    if settings.n_bins != _DEFAULTS.n_bins:
+        words += ["--n-bins", str(settings.n_bins)]
+    if settings.missing != _DEFAULTS.missing:
+        words += ["--missing", settings.missing]
+    return words
+
+
 def _settings_options(settings: RunSettings, in_memory: bool) -> list[str]:
     """Folds, seed, bins, missing values and (in memory) the row cap, where they differ
     from ``heb bench``'s defaults."""
     words = ["--folds", str(settings.n_splits)]
     if settings.seed != _DEFAULTS.seed:
         words += ["--seed", str(settings.seed)]
-    if settings.n_bins != _DEFAULTS.n_bins:
-        words += ["--n-bins", str(settings.n_bins)]
-    if settings.missing != _DEFAULTS.missing:
-        words += ["--missing", settings.missing]
+    words += _reading_options(settings)
     if in_memory and (settings.max_rows or 0) != _DEFAULTS.max_rows:
         words += ["--max-rows", str(settings.max_rows or 0)]
     return words
@@ -310,11 +317,7 @@ def fit_command(
     ``--max-rows`` of the rows fitted, which ``heb fit`` draws alike.
     """
     notes: list[str] = []
-    words = [*_data_words(spec, upload, notes), "--method", smoother]
-    if settings.n_bins != _DEFAULTS.n_bins:
-        words += ["--n-bins", str(settings.n_bins)]
-    if settings.missing != _DEFAULTS.missing:
-        words += ["--missing", settings.missing]
+    words = [*_data_words(spec, upload, notes), "--method", smoother, *_reading_options(settings)]
     used, total = rows
     if used < total:
         words += ["--max-rows", str(used)]
