@@ -194,7 +194,7 @@ def test_explain_page_says_one_sign_convention_with_the_classes_names():
     at = open_page("pages/explain.py", explain_target="no", explain_reference="yes")
     fig = titled(at, "log-odds of")
     assert fig["layout"]["title"]["text"].endswith("log-odds of no against yes")
-    assert fig["layout"]["xaxis"]["title"]["text"].endswith("+ favours no")
+    assert fig["layout"]["xaxis"]["title"]["text"].endswith("+ favours 'no'")
     caption = " ".join(c.value for c in at.caption)
     assert "**no** (A) against **yes** (B)" in caption
     assert f'"{ex.LOG_ODDS}"' in caption.replace("\\", "")

@@ -119,9 +119,24 @@ def test_the_figures_axis_names_the_favoured_class_escaped_and_cut():
     models = {"laplace": NaiveBayes("laplace").fit(X, y)}
     frame = contribution_frame(explain_smoothers(models, [[0, 0]], 1, 0), ["f0", "f1"], ["0", "0"])
     axis = contribution_figure(frame, list(models), "Row 0", target_name="<b>yes</b>")
-    assert axis.layout.xaxis.title.text.endswith("+ favours &lt;b&gt;yes&lt;/b&gt;")
+    assert axis.layout.xaxis.title.text.endswith("+ favours '&lt;b&gt;yes&lt;/b&gt;'")
     long = contribution_figure(frame, list(models), "Row 0", target_name="y" * 40)
-    assert long.layout.xaxis.title.text.endswith("+ favours " + "y" * 19 + "…")
+    line = long.layout.xaxis.title.text.split("<br>")[1]
+    assert line == "+ favours '" + "y" * 17 + "…'" and len(line) <= 30
+
+
+def test_the_figures_axis_quotes_a_class_named_other():
+    """A class named "other" read "+ favours other", as if the bars right of 0 favoured
+    the other class (B), not the class named "other" (A): the name is quoted."""
+    from heb.figures.explain import contribution_figure, contribution_frame
+
+    X, y = toy()
+    models = {"laplace": NaiveBayes("laplace").fit(X, y)}
+    frame = contribution_frame(explain_smoothers(models, [[0, 0]], 1, 0), ["f0", "f1"], ["0", "0"])
+    axis = contribution_figure(frame, list(models), "Row 0", target_name="other")
+    assert axis.layout.xaxis.title.text.endswith("+ favours 'other'")
+    plain = contribution_figure(frame, list(models), "Row 0")
+    assert plain.layout.xaxis.title.text.endswith("+ favours the target class")
 
 
 def test_a_zoned_time_bin_keeps_its_zone_beside_a_short_feature_name():

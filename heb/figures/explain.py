@@ -35,6 +35,8 @@ MAX_FEATURE_BARS = 15
 PRIOR_ROW = "(prior: class frequencies)"
 #: pixels of the x axis title's second line
 AXIS_TITLE_LINE = 22
+#: characters of the favoured class's name on the x axis title at most (quoted: 20 in all)
+MAX_FAVOURED = 18
 #: pixels the bars keep at least
 _MIN_BARS_PX = 200
 #: characters of a bar's label ("feature = value") at most, the full text in its hover: a
@@ -90,12 +92,13 @@ def contribution_figure(
     models: Sequence[str],
     title: str,
     limit: int = MAX_FEATURE_BARS,
-    target_name: str = "the target class",
+    target_name: str | None = None,
 ) -> go.Figure:
     """Grouped horizontal bars: per feature, its contribution under each model.
 
-    Positive bars favour the target class (named ``target_name`` on the x axis, cut to
-    a short line), negative ones the reference class.
+    Positive bars favour the target class (named ``target_name`` on the x axis, quoted
+    and cut to a short line; "the target class" without it), negative ones the
+    reference class.
     """
     shown = _shown_rows(frame, models, limit)
     full = [f"{f} = {v}" if v else f for f, v in zip(shown["feature"], shown["value"], strict=True)]
@@ -122,10 +125,23 @@ def contribution_figure(
     fig.update_layout(barmode="group", bargap=0.25)
     fig.update_yaxes(autorange="reversed", automargin=True)
     # two lines: on one the title ran past a 535 px chart (1024 px with the sidebar open)
-    favoured = target_name if len(target_name) <= 20 else target_name[:19] + "…"
-    fig.update_xaxes(title_text=f"log-odds contribution (nats)<br>+ favours {escape(favoured)}")
+    fig.update_xaxes(
+        title_text=f"log-odds contribution (nats)<br>+ favours {_favoured(target_name)}"
+    )
     style(fig, title, 160 + len(shown) * (14 + 9 * len(models)) + AXIS_TITLE_LINE)
     return fig.update_layout(margin={"b": fig.layout.margin.b + AXIS_TITLE_LINE})
+
+
+def _favoured(target_name: str | None) -> str:
+    """The class a positive bar favours, for the axis: its name quoted, so that a class
+    named "other" or "the rest" reads as a name ("+ favours other" read as "favours the
+    other class", B), and cut to keep the line within 30 characters."""
+    if target_name is None:
+        return "the target class"
+    name = (
+        target_name if len(target_name) <= MAX_FAVOURED else target_name[: MAX_FAVOURED - 1] + "…"
+    )
+    return f"'{escape(name)}'"
 
 
 def _bar_label(feature: str, value: str) -> str:
