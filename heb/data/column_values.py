@@ -4,7 +4,8 @@ A column is read as floats (numbers, dates and durations as time stamps; anythin
 non-finite or unreadable is NaN), as exact Python ints (integer columns: IDs beyond 2**53
 stay distinct) or as text labels; :func:`column_kind` says whether a column is coded by
 its categories or binned as a number, and :func:`format_number` / :func:`format_time` /
-:func:`bin_labels` write the labels of numbers, times and quantile bins. Everything here
+:func:`bin_labels` write the labels of numbers, times and quantile bins (:func:`flag_labels`
+those of a flag's two bins). Everything here
 reads a column and learns nothing: fitting lives in :mod:`heb.data.preprocess`.
 """
 
@@ -23,6 +24,7 @@ __all__ = [
     "bin_labels",
     "category_values",
     "column_kind",
+    "flag_labels",
     "format_number",
     "format_time",
     "integer_values",
@@ -70,6 +72,23 @@ def bin_labels(cuts: np.ndarray, kind: str = "") -> list[str]:
             f"{opening}{format_time(low, kind, of_day)}, {format_time(high, kind, of_day)})"
         )
     return labels
+
+
+def flag_labels(observed: np.ndarray, kind: str = "") -> list[str] | None:
+    """The labels of a numeric column's bins when its observed floats are two whole numbers
+    (a 0/1 flag such as ``is_member``, a 1/2 code): the values, ``["0", "1"]``, as a
+    category column's, not the bins ``"(-inf, 1)"`` and ``"[1, inf)"``; None for any other
+    column (a constant stays ``"(-inf, inf)"``, the one bin of every value) and for times.
+    Such a column gets one bin per value (:func:`heb.data.binning.value_cuts`), so its
+    codes are those of its values on every path; only the labels change."""
+    if kind or not observed.size:
+        return None
+    low, high = float(observed.min()), float(observed.max())
+    if low == high or not (low.is_integer() and high.is_integer()):
+        return None
+    if not np.all((observed == low) | (observed == high)):
+        return None
+    return [format_number(low), format_number(high)]
 
 
 def dates_as_times(column: pd.Series) -> pd.Series:

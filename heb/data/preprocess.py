@@ -10,7 +10,8 @@
 - bin edges are the unique training quantiles; a bin that holds no training row is merged
   into its right-hand neighbour, and values beyond the training range land in the end bins;
   a column with at most ``n_bins`` distinct training values gets one bin per value
-  (:mod:`heb.data.binning`: quantiles cannot split a 0/1 flag with 16 % ones);
+  (:mod:`heb.data.binning`: quantiles cannot split a 0/1 flag with 16 % ones), and the
+  bins of two whole numbers are labelled by them ("0", "1": a flag's values);
 - missing values are imputed (mode / median of the training fold) or, with
   ``missing="category"``, get a category of their own; columns empty in every training row
   are dropped. Imputing an ID-like column's mode makes that ID look frequent: such columns
@@ -42,6 +43,7 @@ from heb.data.column_values import (  # noqa: F401 (importable from here, as bef
     category_values,
     column_kind,
     dates_as_times,
+    flag_labels,
     format_number,
     format_time,
     integer_values,
@@ -257,7 +259,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if not cuts.size and observed.min() < observed.max():  # its quantiles all tie
             warnings.warn(one_bin_message(name, observed, self.n_bins), stacklevel=3)
         kind = time_kind(column)  # "" (numbers), "datetime" or "timedelta"
-        labels = bin_labels(cuts, kind)
+        flag = flag_labels(observed, kind)  # a 0/1 column: its bins "0" and "1"
+        labels = flag or bin_labels(cuts, kind)
         zone = " UTC" if isinstance(column.dtype, pd.DatetimeTZDtype) else ""
         labels = [f"{label}{zone}" for label in labels]  # zoned times are cut in UTC
         self.bin_edges_[name] = np.concatenate(([observed.min()], cuts, [observed.max()]))
@@ -269,7 +272,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         else:
             median = float(np.median(observed))
             fill = int(np.searchsorted(cuts, median, side="right"))
-            self.impute_values_[name] = format_time(median, kind) + zone
+            self.impute_values_[name] = labels[fill] if flag else format_time(median, kind) + zone
         encoder = {
             "kind": "numeric",
             "cuts": cuts,
