@@ -6,8 +6,9 @@ command instead, with the dataset, methods and every setting of the page. Every 
 (a file name, a column, a declared hierarchy) is quoted for a POSIX shell by
 :func:`shlex.quote`, so none can end its word or start another command. What the command
 line cannot say is said beside the command, never silently dropped: a what-if value (the
-command runs that method's default), a column whose name ``--categorical`` / ``--drop``
-would split (a comma, spaces at its ends), a hierarchy ``--hierarchy`` cannot type.
+command runs that method's default), a column without a name, which ``--categorical`` /
+``--drop`` cannot give (a name holding a comma is quoted: :mod:`heb.cli_columns`), a
+hierarchy ``--hierarchy`` cannot type.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import streamlit as st
 from explorer.benchmarking import has_target
 from explorer.errors import escape
 from explorer.lazy_sections import lazy_expander
+from heb.cli_columns import column_list
 from heb.cli_hierarchies import reads_back_as_column
 from heb.cli_params import param_words
 from heb.evaluate import RunSettings
@@ -87,12 +89,12 @@ LARGE_PATH = (
     "app), or its path; in the data root itself, python -m heb runs only once pip install . "
     "of the clone has installed heb."
 )
-#: what the command does with a column it cannot name, in memory and on a large file
+#: what the command does with the column without a name, in memory and on a large file
 #: (which has no Python code on the page to fall back on)
 UNNAMED_IN_MEMORY = "in Python, load_dataset names every column (Compare's code shows how)"
 UNNAMED_LARGE = (
     "the command {does}, so its numbers can differ from the page's; renamed in the file, "
-    "{they} can be named"
+    "it can be named"
 )
 
 
@@ -156,38 +158,27 @@ def _option(option: str, value: str) -> list[str]:
 
 
 def _typable_column(name: str) -> bool:
-    """Whether ``--categorical`` / ``--drop`` can name the column ``name`` (not empty, and
-    read back as itself: :func:`heb.cli_hierarchies.reads_back_as_column`)."""
-    return bool(name) and reads_back_as_column(name)
+    """Whether ``--categorical`` / ``--drop`` can name the column ``name``: every name but
+    an empty one (:func:`heb.cli_hierarchies.reads_back_as_column`)."""
+    return reads_back_as_column(name)
 
 
-#: what a large file's command does with a column ``option`` cannot name
-_UNNAMED_DOES = {
-    "--categorical": "bins {them} as numbers",
-    "--drop": "keeps {them} as {features}",
-}
+#: what a large file's command does with the column without a name ``option`` cannot give
+_UNNAMED_DOES = {"--categorical": "bins it as numbers", "--drop": "keeps it as a feature"}
 
 
 def _column_options(
     option: str, names: Sequence[str], notes: list[str], large: bool = False
 ) -> list[str]:
-    """``[option, "a,b"]`` for the typable names (sorted); a note naming the others and,
-    for a ``large`` file (no Python code on its page), what the command does with them."""
+    """``[option, '"a,b",c']`` naming the columns, sorted, as the option reads them back
+    (:func:`heb.cli_columns.column_list` quotes a name holding a comma); a note on a
+    column without a name, which no option can give, and, for a ``large`` file (no Python
+    code on its page), what the command does with it."""
     typable = sorted(n for n in names if _typable_column(n))
-    others = sorted(n for n in names if not _typable_column(n))
-    if others:
-        listed = ", ".join(repr(n) for n in others)
-        one = len(others) == 1
-        does = _UNNAMED_DOES[option].format(
-            them="it" if one else "them", features="a feature" if one else "features"
-        )
-        they = "it" if one else "they"
-        then = UNNAMED_LARGE.format(does=does, they=they) if large else UNNAMED_IN_MEMORY
-        notes.append(
-            f"{listed} cannot be typed for {option} (it splits names at commas and trims "
-            f"their spaces); {then}."
-        )
-    return _option(option, ",".join(typable)) if typable else []
+    if len(typable) < len(names):
+        then = UNNAMED_LARGE.format(does=_UNNAMED_DOES[option]) if large else UNNAMED_IN_MEMORY
+        notes.append(f"'' cannot be typed for {option} (a column without a name); {then}.")
+    return _option(option, column_list(typable)) if typable else []
 
 
 def _file_options(

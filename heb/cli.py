@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from heb import __version__
+from heb.cli_columns import split_columns
 from heb.cli_hierarchies import (
     add_hierarchy_option,
     cannot_apply,
@@ -411,11 +412,14 @@ def _engine_plan(tables: Sequence[int], explicit: bool) -> tuple[list[int], list
     return kept, left_out, line
 
 
-def _column_names(values: Sequence[str]) -> list[str]:
-    """``--categorical`` or ``--drop`` values (repeatable, comma-separated) as column names,
-    each once."""
-    names = (name.strip() for value in values for name in str(value).split(","))
-    return list(dict.fromkeys(name for name in names if name))
+def _column_names(values: Sequence[str], option: str = "--categorical") -> list[str]:
+    """``--categorical`` or ``--drop`` values (repeatable, comma-separated, a name holding
+    a comma in double quotes: :mod:`heb.cli_columns`) as column names, each once."""
+    try:
+        names = [name for value in values for name in split_columns(str(value))]
+    except ValueError as exc:
+        raise UsageError(f"heb: {option}: {exc}") from None
+    return list(dict.fromkeys(names))
 
 
 def declare_categorical(dataset, categorical: Sequence[str], strict: bool = True):
@@ -510,7 +514,7 @@ def load_one(
     (spec,) = _resolve_dataset_specs([name])
     _check_files([spec])
     _check_target([spec], target)
-    dataset = _load(spec, target, _column_names(drop), report=report)
+    dataset = _load(spec, target, _column_names(drop, "--drop"), report=report)
     return _declared(dataset, spec, _column_names(categorical), True, report)
 
 
@@ -905,7 +909,7 @@ def _bench_frame(
     reliability data of Table 4's methods per input (in memory it is collected with the
     figures, :func:`_collect_reliability`)."""
     categorical = _column_names(args.categorical)
-    drop = _column_names(args.drop)
+    drop = _column_names(args.drop, "--drop")
     if not args.engine:
         frame = _collect(
             specs, tables, settings, report, categorical, args.target, drop, methods, failed,
@@ -1117,7 +1121,7 @@ def _bench_figures(
         _log(f"CD diagrams skipped: {exc}")
     if curves is None:
         categorical = _column_names(args.categorical)
-        drop = _column_names(args.drop)
+        drop = _column_names(args.drop, "--drop")
         curves = _collect_reliability(
             specs, settings, tables, categorical, args.target, drop, skip=failed
         )
@@ -1248,7 +1252,7 @@ def _drop_earlier_outputs(out: Path, tables: dict[str, str], figures: dict, n_bi
 
 def _check_drop(args: argparse.Namespace) -> None:
     """Refuse a column both left out (``--drop``) and read as categories (``--categorical``)."""
-    both = set(_column_names(args.drop)) & set(_column_names(args.categorical))
+    both = set(_column_names(args.drop, "--drop")) & set(_column_names(args.categorical))
     if both:
         names = ", ".join(repr(name) for name in sorted(both))
         raise UsageError(
@@ -1310,7 +1314,7 @@ def bench(args: argparse.Namespace) -> int:
         *([args.engine] if args.engine else []),
         *([{"categorical": sorted(_column_names(args.categorical))}] if args.categorical else []),
         *([{"target": args.target}] if args.target is not None else []),
-        *([{"drop": sorted(_column_names(args.drop))}] if args.drop else []),
+        *([{"drop": sorted(_column_names(args.drop, "--drop"))}] if args.drop else []),
         *([{"methods": methods, "ranks": 1}] if methods else []),  # runs before: no ranks
         *([{"params": overrides}] if overrides else []),
     )
@@ -1531,7 +1535,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COL[,COL...]",
         help="read these numeric columns as categories, each value its own category, not "
         "binned (codes such as ZIP codes); for file paths and --engine inputs; repeatable "
-        "(text and ID-like columns are categorical already)",
+        "(text and ID-like columns are categorical already); a name holding a comma in "
+        "double quotes: '\"role,2\",zip'",
     )
     b.add_argument(
         "--drop",
@@ -1539,7 +1544,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="COL[,COL...]",
         help="leave these columns of the data files out (a row identifier, a column that "
-        "leaks the target); for file paths and --engine inputs, never the target; repeatable",
+        "leaks the target); for file paths and --engine inputs, never the target; repeatable; "
+        "a name holding a comma in double quotes, as for --categorical",
     )
     add_hierarchy_option(b)
     add_param_option(b, "a method of --methods")

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from heb import registry
+from heb.cli_columns import column_list
 from heb.evaluate.hierarchy_specs import (
     Declared,
     binned_columns,
@@ -128,29 +129,27 @@ def binned_notes(text: str, preprocessor, dataset: str, from_file: bool) -> list
 
 
 def reads_back_as_column(name: str) -> bool:
-    """Whether ``--categorical`` / ``--drop`` read ``name`` back as itself: they split
-    their value at commas and strip each name (``heb.cli``'s column lists)."""
-    return "," not in name and name == name.strip()
+    """Whether ``--categorical`` / ``--drop`` read ``name`` back as itself, as
+    :func:`heb.cli_columns.column_list` writes it (a name holding a comma or spaces at its
+    ends in double quotes): every name but an empty one, which they leave out."""
+    return bool(name)
 
 
 def categorical_hint(names: Sequence[str]) -> str:
     """ "pass --categorical a,b to read them as categories" for the names the option reads
-    back as themselves; a name it would split (a comma, spaces at its ends) is said apart,
-    with what reads it (``--categorical 'x,y'`` read columns x and y)."""
+    back as themselves, a name holding a comma quoted (``--categorical '"x,y"'``: unquoted,
+    it read columns x and y); an empty name is said apart, with what reads it."""
     typable = [n for n in names if reads_back_as_column(n)]
     others = [n for n in names if n not in typable]
     parts = []
     if typable:
         them = "it" if len(typable) == 1 else "them"
-        option = shlex.quote(",".join(typable))
+        option = shlex.quote(column_list(typable))
         parts.append(f"pass --categorical {option} to read {them} as categories")
     if others:
-        listed = ", ".join(repr(n) for n in others)
-        them = "it" if len(others) == 1 else "them"
         parts.append(
-            f"{listed} cannot be named by --categorical, which splits names at commas and "
-            f"trims their spaces; in Python, load_dataset(..., categorical=[...]) reads {them} "
-            "as categories"
+            "'' cannot be named by --categorical (a column without a name); in Python, "
+            "load_dataset(..., categorical=[...]) reads it as categories"
         )
     return "; ".join(parts)
 

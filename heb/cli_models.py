@@ -304,7 +304,8 @@ def add_model_commands(sub, whole_number) -> None:
             action="append",
             default=[],
             metavar="COL[,COL...]",
-            help=f"a file's columns to {what} (repeatable)",
+            help=f"a file's columns to {what} (repeatable; a name holding a comma in double "
+            "quotes: '\"role,2\",zip')",
         )
     f.add_argument(
         "--n-bins",

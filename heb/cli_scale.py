@@ -9,6 +9,7 @@ Bad input is a :class:`BadInput`: one sentence, exit code 2.
 
 from __future__ import annotations
 
+import shlex
 import signal
 import threading
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from heb.cli_columns import column_list
 from heb.data.readers import DATA_SUFFIXES, without_data_suffixes
 from heb.paths import user_path
 from heb.registry import resolve_method_name
@@ -357,7 +359,7 @@ def _check_encodable(engine, target: str, drop: Sequence[str]) -> None:
 
     odd = unencodable_columns(engine.columns(), target, drop)
     if odd:
-        raise DataError(unencodable_text(odd, f" with --drop {','.join(odd)}"))
+        raise DataError(unencodable_text(odd, f" with --drop {shlex.quote(column_list(odd))}"))
 
 
 #: seconds between two progress lines of one step (a new step is printed at once)

@@ -3,6 +3,9 @@ command line (without one HEB-H is HEB-M, and the command line had no way to giv
 
 from __future__ import annotations
 
+import re
+import shlex
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -237,10 +240,11 @@ def test_the_dataset_page_says_which_hierarchy_the_command_line_cannot_type():
     ]
 
 
-def test_a_column_with_a_comma_is_not_offered_to_categorical(tmp_path, capsys, monkeypatch):
+def test_a_column_with_a_comma_is_offered_to_categorical_quoted(tmp_path, capsys, monkeypatch):
     """bench said "pass --categorical 'x,y' to read it as categories" of a binned column
-    named x,y: the option splits it into columns x and y (the s45 trial). Both notes,
-    the binned codes' and the binned chain's, now name it as one the option cannot take."""
+    named x,y: the option splits it into columns x and y (the s45 trial). Both notes, the
+    binned codes' and the binned chain's, now quote it ('"x,y",code'), and the option so
+    given reads it as categories."""
     rng = np.random.default_rng(1)
     n = 600
     city = rng.integers(100, 160, n)
@@ -253,5 +257,12 @@ def test_a_column_with_a_comma_is_not_offered_to_categorical(tmp_path, capsys, m
     assert main(words) == 0
     said = capsys.readouterr().err
     assert "--categorical 'x,y" not in said and "--categorical x,y" not in said, said
-    assert "'x,y' cannot be named by --categorical, which splits names at commas" in said
-    assert "pass --categorical code to read it as categories" in said  # a typable one still
+    assert """pass --categorical '"x,y",code' to read them as categories""" in said
+    assert """(pass --categorical '"x,y",region' to read them as categories)""" in said
+    given = []  # the two hints' values, as a shell passes them (the option repeated)
+    for value in re.findall(r"pass --categorical ('[^']*') to read them", said):
+        given += ["--categorical", *shlex.split(value)]
+    assert given[1::2] == ['"x,y",code', '"x,y",region']
+    assert main([*words[:-3], "-o", str(tmp_path / "again"), "--no-figures", *given]) == 0
+    said = capsys.readouterr().err
+    assert "--categorical" not in said and "groups the bins" not in said, said
