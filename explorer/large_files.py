@@ -43,7 +43,8 @@ from explorer.loading import taken_target_note
 from explorer.summaries import code_note, every_row_its_own, id_like_note, looks_like_code
 from heb import figures, registry
 from heb.data import DataError, default_target
-from heb.data.dataset import is_id_like_name, note_about_one_of
+from heb.data.column_notes import kept_notes
+from heb.data.dataset import is_id_like_name
 from heb.nb import NaiveBayes
 from heb.paths import user_path
 from heb.scale.cv import ENGINE_FAMILIES
@@ -1198,9 +1199,9 @@ def overview(large: LargeFile) -> None:
         "rows in memory; the Concentrations and Compare pages count this file on DuckDB. "
         "Explain a prediction, Benchmark and the lessons use the sidebar's dataset."
     )
-    for note in summary.notes:  # the encoding, codes, mixed columns: as the in-memory page
-        if not note_about_one_of(note, large.dropped):  # a column left out: its note is moot
-            show_info(note)
+    # the encoding, codes, mixed columns: as the in-memory page, for the columns kept
+    for note in kept_notes(summary.notes, large.dropped):
+        show_info(note)
     notes = [id_like_note(name, pile) for name, pile in summary.id_like_imputed.items()]
     show_id_like_warnings(notes, "large_missing_as_category")
     _code_notes(frame, large, summary.amounts)

@@ -465,12 +465,12 @@ def merged_runs(runs: Sequence[tuple[str, list[str], dict, dict]]) -> list[Engin
 def _say_reading_notes(engine, name: str, report, drop: Sequence[str] = ()) -> None:
     """What reading the file decided (a CSV's encoding, codes kept as text, numbers mixed
     with text), each line as the in-memory run says it: but a column's own note, once it
-    is left out (``drop``), as in memory (the date note asked for the --drop just given)."""
-    from heb.data.dataset import note_about_one_of
+    is left out (``drop``), and a note on several said for those kept, as in memory (the
+    date note asked for the --drop just given)."""
+    from heb.data.column_notes import kept_notes
 
-    for note in engine.notes:
-        if not note_about_one_of(note, drop):
-            report(f"  {name}: {note}")
+    for note in kept_notes(engine.notes, drop):
+        report(f"  {name}: {note}")
 
 
 def _binnable(engine, columns: tuple, runs: list, name: str, report) -> list:

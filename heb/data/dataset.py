@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from heb.data.column_notes import kept_notes, note_about_one_of  # noqa: F401 (as before)
 from heb.data.names import columns_phrase, join_names, quote
 from heb.text import case_variant_clause
 
@@ -336,16 +337,6 @@ def check_class_count(target: str, n_values: int, decimal: bool) -> None:
         )
 
 
-def note_about_one_of(note: str, columns: Iterable[str]) -> bool:
-    """Whether a reader's ``note`` is about one of ``columns`` alone ("Column 'd' holds
-    dates ...; leave it out"): once left out, its advice is moot (the date note kept asking
-    to leave out the column left out). A note on several columns stays."""
-    return any(
-        note.startswith(f"Column {quote(c)} ") and not note.startswith(f"Column {quote(c)} (and")
-        for c in columns
-    )
-
-
 def finalize(
     frame: pd.DataFrame,
     target: str | None,
@@ -377,7 +368,7 @@ def finalize(
     drop = [c for c in drop if c in frame.columns and c != target]
     if drop:
         frame = frame.drop(columns=drop)
-        notes = [note for note in notes if not note_about_one_of(note, drop)]
+        notes = kept_notes(notes, drop)  # said again for the columns kept
         notes.append(f"Left out {join_names(drop)} (row identifiers or ignored columns).")
     if frame.shape[1] < 2:
         raise DataError(

@@ -20,6 +20,7 @@ from heb.data.budget import (
     in_steps,
     read_local_file,
 )
+from heb.data.column_notes import ColumnsNote
 from heb.data.dataset import (
     DEFAULT_MAX_BYTES,
     MAX_COLUMNS,
@@ -322,10 +323,10 @@ def _read_delimited(text: str, filename: str, notes: list[str], max_columns: int
         frame, names = frame.iloc[:, keep], [names[i] for i in keep]
         codes = [keep.index(i) for i in codes]  # an empty column holds no code
     frame.columns = unique_names(names, notes)
-    if codes:
-        column, example = frame.columns[codes[0]], frame.iloc[:, codes[0]]
-        example = example[example.str.fullmatch("0[0-9]+", na=False)].iloc[0]  # not a lone 0
-        notes.append(codes_note(column, example, len(codes) - 1))
+    if codes:  # each column's example: left out, the next one's is quoted (kept_notes)
+        found = [frame.iloc[:, i] for i in codes]
+        zeros = [cells[cells.str.fullmatch("0[0-9]+", na=False)].iloc[0] for cells in found]
+        notes.append(ColumnsNote(codes_note, list(zip(frame.columns[codes], zeros, strict=True))))
     # a short row leaves its last cells missing: with none missing in the last column
     # there is no short row, and the text need not be scanned for them
     short = _short_rows(text, delimiter, n_fields) if frame.iloc[:, -1].isna().any() else 0

@@ -10,7 +10,16 @@ import re
 import numpy as np
 import pandas as pd
 
-from heb.data.dataset import NA_TOKENS, is_integer_like, is_text_dtype, quote
+from heb.data.column_notes import (  # noqa: F401 (importable from here, as before)
+    ColumnsNote,
+    case_note,
+    codes_note,
+    comma_note,
+    conversion_notes,
+    date_note,
+    mixed_note,
+)
+from heb.data.dataset import NA_TOKENS, is_integer_like, is_text_dtype
 
 __all__ = [
     "COMMA_NUMBER",
@@ -140,31 +149,6 @@ def leading_zero_codes(
     return frame, codes
 
 
-def _others(more: int) -> str:
-    return f" (and {more} more column{'s' * (more > 1)})" if more else ""
-
-
-def mixed_note(column: str, example: str, more: int = 0) -> str:
-    """The note on a column of numbers with some text cells such as ``example``, read as
-    categories (and ``more`` columns like it), on the in-memory and the DuckDB CSV path."""
-    return (
-        f"Column {quote(column)}{_others(more)} mixes numbers and text such as "
-        f"{quote(example)}, so it is treated as categorical."
-    )
-
-
-def case_note(column: str, examples: tuple[str, str], more: int = 0) -> str:
-    """The note on a text column whose values include two, ``examples``, that differ only
-    in letter case (``Mobile`` and ``mobile``: a typo that splits one category's counts in
-    two), and on ``more`` columns like it."""
-    first, second = examples
-    return (
-        f"Column {quote(column)}{_others(more)} has values that differ only in letter case, "
-        f"such as {quote(first)} and {quote(second)}: each is a category of its own; "
-        "correct the file if they are one."
-    )
-
-
 def case_variants(distinct: pd.Series) -> tuple[str, str] | None:
     """Two of the ``distinct`` text values that differ only in letter case, or None."""
     folded = distinct.str.casefold()
@@ -174,16 +158,6 @@ def case_variants(distinct: pd.Series) -> tuple[str, str] | None:
     first = folded[repeated].iloc[0]
     pair = distinct[repeated & (folded == first).to_numpy()]
     return str(pair.iloc[0]), str(pair.iloc[1])
-
-
-def codes_note(column: str, example: str, more: int = 0) -> str:
-    """The note on a column of digit strings written with a leading zero such as
-    ``example`` (and ``more`` columns like it), kept as text."""
-    return (
-        f"Column {quote(column)}{_others(more)} holds codes written with a leading "
-        f"zero such as {quote(example)}, so it is read as text, as written: each value is a "
-        "category of its own."
-    )
 
 
 def _thousands_grouped(distinct: pd.Series) -> bool:
@@ -334,26 +308,6 @@ def _spreadsheet_number(
     return None, ""
 
 
-def conversion_notes(percent: list[tuple], grouped: list[tuple]) -> list[str]:
-    """The notes on the (column, value as written) read as percentages and as numbers with
-    thousands separators (:func:`_spreadsheet_number`), one a kind; the in-memory and the
-    DuckDB CSV path (:mod:`heb.scale.csv_scan`) say them alike."""
-    notes = []
-    if percent:
-        (column, example), more = percent[0], len(percent) - 1
-        notes.append(
-            f"Column {quote(column)}{_others(more)} holds percentages such as "
-            f"{quote(example)}, read as the numbers before the % sign."
-        )
-    if grouped:
-        (column, example), more = grouped[0], len(grouped) - 1
-        notes.append(
-            f"Column {quote(column)}{_others(more)} holds numbers written with thousands "
-            f"separators such as {quote(example)}, read as numbers."
-        )
-    return notes
-
-
 def _many_dates(distinct: pd.Series) -> bool:
     """Whether a text column's ``distinct`` values are all dates, more than
     :data:`DATE_NOTE_VALUES` of them (the first value tried alone first: most are not)."""
@@ -361,23 +315,6 @@ def _many_dates(distinct: pd.Series) -> bool:
         distinct.size > DATE_NOTE_VALUES
         and re.fullmatch(DATE_PATTERN, distinct.iloc[0])
         and distinct.str.fullmatch(DATE_PATTERN).all()
-    )
-
-
-def date_note(column: str, example: str, days: int, more: int = 0) -> str:
-    """The note on a column of ``days`` different dates such as ``example`` (and ``more``
-    columns like it), read as categories, on the in-memory and the DuckDB CSV path: each
-    day is a category of its own, seen in a few rows, which says little about a row of a
-    day not in the training folds (the Explain page then named a student's signup date as
-    the feature the smoothers disagreed on most). The same note reaches the app and the
-    command line (``heb bench`` reads files the same way), so it names both ways to leave
-    the column out: it named the page's "Columns to leave out" alone, which ``heb bench``
-    users do not have."""
-    return (
-        f"Column {quote(column)}{_others(more)} holds dates such as {quote(example)}, read as "
-        f"categories: each of its {days:,} dates is a category of its own, seen in few rows, "
-        "so it says little about a new row; leave it out (the Dataset page's Columns to leave "
-        "out, --drop on the command line) or add its month or weekday to the file as a column."
     )
 
 
@@ -396,18 +333,7 @@ def typed_date_notes(frame: pd.DataFrame) -> list[str]:
         distinct = pd.Series(pd.unique(present.astype(str).str.strip()), dtype=object)
         if _many_dates(distinct):
             dates.append((column, distinct.iloc[0], distinct.size))
-    return [date_note(*dates[0], len(dates) - 1)] if dates else []
-
-
-def comma_note(column: str, example: str, kind: str) -> str:
-    """The note on a column of numbers written with a comma such as ``example`` in a file
-    of ``kind`` (``"tab-separated"``), kept as categories, on the in-memory and the DuckDB
-    CSV path."""
-    return (
-        f"Column {quote(column)} holds numbers written with a comma such as {quote(example)}, "
-        f"which in a {kind} file may be a decimal or a thousands separator, so it "
-        "is treated as categorical; save the file with decimal points to read them as numbers."
-    )
+    return [ColumnsNote(date_note, dates)] if dates else []
 
 
 def tidy_text_columns(
@@ -476,7 +402,7 @@ def tidy_text_columns(
     notes.extend(conversion_notes(percent_columns, grouped_columns))
     notes.extend(_kept_as_text_notes(mixed, comma_columns, dates, kind))
     if cases:
-        notes.append(case_note(*cases[0], len(cases) - 1))
+        notes.append(ColumnsNote(case_note, cases))
     frame.attrs["heb_amounts"] = [str(column) for column, _ in grouped_columns]
     return frame
 
@@ -487,9 +413,9 @@ def _kept_as_text_notes(mixed: list, commas: list, dates: list, kind: str) -> li
     ``kind``, dates of many days."""
     notes = []
     if mixed:
-        notes.append(mixed_note(*mixed[0], len(mixed) - 1))
+        notes.append(ColumnsNote(mixed_note, mixed))
     if commas:
         notes.append(comma_note(*commas[0], kind))
     if dates:
-        notes.append(date_note(*dates[0], len(dates) - 1))
+        notes.append(ColumnsNote(date_note, dates))
     return notes

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from heb.data.column_notes import ColumnsNote
 from heb.data.delimiters import file_kind
 from heb.data.readers import ENCODING_NOTES
 from heb.data.text_columns import (
@@ -49,7 +50,13 @@ from heb.scale.csv_cells import (
 )
 from heb.scale.csv_layout import CsvLayout
 
-__all__ = ["scan_notes"]
+__all__ = ["NAMED_EXAMPLES", "scan_notes"]
+
+#: the columns of one note (dates, codes, numbers mixed with text, ...) whose example is
+#: read, a query each: the note quotes the first column's, and the next one's once the
+#: first is left out (``--drop``, the page's Columns to leave out:
+#: :func:`heb.data.column_notes.kept_notes`); the others are counted, not named
+NAMED_EXAMPLES = 8
 
 
 def _example(
@@ -149,19 +156,24 @@ def scan_notes(
     def example(i: int, kinds: Sequence[int]) -> str:
         return _telling_example(con, scan, f"c{i}", kinds, decimal_comma, grouping)
 
+    def entries(found: Sequence[tuple[int, str]], kinds: Sequence[int]) -> list[tuple]:
+        """(name, example) of each column of one note, the example read for the first
+        :data:`NAMED_EXAMPLES` alone (None: counted, not named)."""
+        return [
+            (name, example(i, kinds) if j < NAMED_EXAMPLES else None)
+            for j, (i, name) in enumerate(found)
+        ]
+
     codes = [(i, name) for i, (name, _, code, _, _) in columns if code]
     if codes:
-        i, name = codes[0]
-        notes.append(codes_note(name, example(i, [ZERO]), len(codes) - 1))
-    converted = {}  # the first column's example, as the note quotes only that one
+        notes.append(ColumnsNote(codes_note, entries(codes, [ZERO])))
+    converted = {}
     for how, kinds in (
         ("percent", list(PERCENT_KINDS)),
         ("grouped", _GROUPED_KINDS),
     ):
         found = [(i, name) for i, (name, *_, done) in columns if done == how]
-        converted[how] = [
-            (name, example(i, kinds) if not j else "") for j, (i, name) in enumerate(found)
-        ]
+        converted[how] = entries(found, kinds)
     notes.extend(conversion_notes(converted["percent"], converted["grouped"]))
     number = sum(1 << k for k in _NUMBER_KINDS)
     word = sum(1 << k for k in _WORD_KINDS)
@@ -170,8 +182,7 @@ def scan_notes(
     ]
     mixed = [(i, name) for i, name, kind in text if kind & number and kind & word]
     if mixed:
-        i, name = mixed[0]
-        notes.append(mixed_note(name, example(i, _WORD_KINDS), len(mixed) - 1))
+        notes.append(ColumnsNote(mixed_note, entries(mixed, _WORD_KINDS)))
     commas = (1 << COMMA) | (1 << GROUPED)
     if not decimal_comma:
         written = [
@@ -190,7 +201,8 @@ def scan_notes(
     days = _days(con, scan, dates)
     many = [i for i in dates if days.get(i, 0) > DATE_NOTE_VALUES]
     if many:
-        i = many[0]
-        name = next(name for j, name, _ in text if j == i)
-        notes.append(date_note(name, example(i, [DAY]), days[i], len(many) - 1))
+        names = {j: name for j, name, _ in text}
+        found = entries([(i, names[i]) for i in many], [DAY])
+        dated = [(*entry, days[i]) for entry, i in zip(found, many, strict=True)]
+        notes.append(ColumnsNote(date_note, dated))
     return notes
