@@ -246,6 +246,16 @@ class CVResult:
         return class_reliability(self.y, self.proba(method))
 
 
+def _check_dataset(dataset, caller: str) -> None:
+    """Refuse anything but a :class:`Dataset` in one sentence (a DataFrame, an ``(X, y)``
+    pair or a name would fail deep inside, on its missing ``fingerprint``)."""
+    if not isinstance(dataset, Dataset):
+        raise ValueError(
+            f"{caller} takes a Dataset (heb.data.load_dataset gives one), got a "
+            f"{type(dataset).__name__}."
+        )
+
+
 def _cached_results(
     cache: ResultCache, keys: dict[str, str]
 ) -> tuple[dict[str, pd.DataFrame], dict[str, np.ndarray]]:
@@ -303,6 +313,7 @@ def cross_validate(
         Every setting at once (the app's URL state); when given it replaces ``params``,
         ``n_splits``, ``seed``, ``n_bins``, ``missing`` and ``max_rows``.
     """
+    _check_dataset(dataset, "cross_validate")
     methods = registry.method_names(methods)  # aliases and case resolved, each once
     if not methods:
         raise ValueError("Choose at least one method.")
@@ -382,6 +393,7 @@ def cached_cross_validation(
     to a worker process (zip-codes, five methods: 0.06-0.09 s here; 0.13 s through a
     worker holding the dataset, 2.3 s through one that must start and receive it).
     """
+    _check_dataset(dataset, "cached_cross_validation")
     methods = registry.method_names(methods)  # aliases and case resolved, each once
     if not methods:
         raise ValueError("Choose at least one method.")

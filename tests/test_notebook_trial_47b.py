@@ -1,0 +1,48 @@
+"""An instructor's trial of the Python API in a Jupyter notebook (session 47b).
+
+Each test is a call a student made from the README and what went wrong:
+
+- ``cross_validate(frame, ...)`` (a DataFrame, an ``(X, y)`` pair or a dataset's name in
+  place of a ``Dataset``) failed deep inside with ``AttributeError: 'DataFrame' object has
+  no attribute 'fingerprint'``; it is one sentence now, as ``run_benchmark``'s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from heb.data import Dataset
+
+
+def _tiny() -> Dataset:
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 60), "b": rng.choice(list("pq"), 60)})
+    y = pd.Series(np.where(X["a"] == "x", "yes", "no"), name="y")
+    return Dataset(name="tiny", X=X, y=y, categorical=["a", "b"], source="t", target="y")
+
+
+@pytest.mark.parametrize("given", ["frame", "pair", "name"])
+def test_cross_validate_refuses_what_is_not_a_dataset_in_one_sentence(given):
+    from heb.evaluate import cross_validate
+
+    data = _tiny()
+    value = {"frame": data.X, "pair": (data.X, data.y), "name": "builtin:iris"}[given]
+    kind = {"frame": "DataFrame", "pair": "tuple", "name": "str"}[given]
+    with pytest.raises(ValueError, match=rf"^cross_validate takes a Dataset .*got a {kind}\.$"):
+        cross_validate(value, ["Laplace"], n_splits=3, use_cache=False)
+
+
+def test_cached_cross_validation_refuses_what_is_not_a_dataset():
+    from heb.evaluate import RunSettings, cached_cross_validation
+
+    with pytest.raises(ValueError, match=r"^cached_cross_validation takes a Dataset"):
+        cached_cross_validation(_tiny().X, ["Laplace"], settings=RunSettings())
+
+
+def _curve() -> dict:
+    from heb.metrics import reliability
+
+    proba = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]])
+    return reliability(np.array([0, 1, 1, 1]), proba, n_bins=5)
