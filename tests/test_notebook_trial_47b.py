@@ -5,6 +5,9 @@ Each test is a call a student made from the README and what went wrong:
 - ``cross_validate(frame, ...)`` (a DataFrame, an ``(X, y)`` pair or a dataset's name in
   place of a ``Dataset``) failed deep inside with ``AttributeError: 'DataFrame' object has
   no attribute 'fingerprint'``; it is one sentence now, as ``run_benchmark``'s.
+- ``cd_diagram(tables["avg_ranks"], tables["cd"])``, ``benchmark_tables``' own Series,
+  raised ``KeyError: 2.333...`` from pandas (a Series iterates its values); it is drawn.
+  The whole ``benchmark_tables`` dict passed as the ranks is one sentence naming its parts.
 """
 
 from __future__ import annotations
@@ -39,6 +42,27 @@ def test_cached_cross_validation_refuses_what_is_not_a_dataset():
 
     with pytest.raises(ValueError, match=r"^cached_cross_validation takes a Dataset"):
         cached_cross_validation(_tiny().X, ["Laplace"], settings=RunSettings())
+
+
+def test_cd_diagram_draws_benchmark_tables_own_series_of_ranks():
+    from heb.figures import cd_diagram
+
+    ranks = pd.Series([2.5, 1.5, 2.0], index=["Laplace", "HEB-M", "KT"], name="avg_rank")
+    fig = cd_diagram(ranks, 1.0)
+    as_dict = cd_diagram(ranks.to_dict(), 1.0)
+    texts = [note.text for note in fig.layout.annotations]
+    assert texts == [note.text for note in as_dict.layout.annotations]
+    assert any(text.startswith("HEB-M (1.50)") for text in texts), texts
+
+
+def test_cd_diagram_names_the_parts_of_a_whole_benchmark_tables_dict():
+    from heb.figures import cd_diagram
+
+    tables = {"avg_ranks": pd.Series([1.0, 2.0], index=["a", "b"]), "cd": 1.0, "groups": []}
+    with pytest.raises(ValueError, match=r"tables\['avg_ranks'\], tables\['cd'\]"):
+        cd_diagram(tables, 1.0)
+    with pytest.raises(ValueError, match=r"must map each method to its average rank"):
+        cd_diagram([1.0, 2.0], 1.0)
 
 
 def _curve() -> dict:

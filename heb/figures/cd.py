@@ -73,8 +73,20 @@ def _group_levels(spans: Sequence[tuple[float, float]], gap: float) -> list[int]
 def _checked_ranks(
     avg_ranks: Mapping[str, float], cd: float
 ) -> tuple[list[str], np.ndarray, float]:
-    names = [str(name) for name in avg_ranks]
-    ranks = np.asarray([float(avg_ranks[name]) for name in avg_ranks], dtype=np.float64)
+    if not hasattr(avg_ranks, "items"):
+        raise ValueError(
+            "avg_ranks must map each method to its average rank (a dict, or the Series "
+            f"benchmark_tables(...)['avg_ranks']), got a {type(avg_ranks).__name__}."
+        )
+    if "avg_ranks" in avg_ranks and "cd" in avg_ranks:
+        raise ValueError(
+            "avg_ranks is the whole dict of benchmark_tables; pass its parts: "
+            "cd_diagram(tables['avg_ranks'], tables['cd'], tables['groups'])."
+        )
+    # items(), not iteration: a pandas Series iterates its values, not its method names
+    pairs = list(avg_ranks.items())
+    names = [str(name) for name, _ in pairs]
+    ranks = np.asarray([float(rank) for _, rank in pairs], dtype=np.float64)
     k = len(names)
     if k < 2:
         raise ValueError("A critical-difference diagram needs at least two methods.")
@@ -134,8 +146,8 @@ def cd_diagram(
 
     Parameters
     ----------
-    avg_ranks : dict of str to float
-        Average rank of each method (1 = best).
+    avg_ranks : dict of str to float, or pandas Series
+        Average rank of each method (1 = best), such as ``benchmark_tables(...)["avg_ranks"]``.
     cd : float
         Nemenyi critical difference, drawn as a bracket above the axis.
     groups : list of tuple of str, optional
