@@ -8,6 +8,10 @@ Each test is a call a student made from the README and what went wrong:
 - ``cd_diagram(tables["avg_ranks"], tables["cd"])``, ``benchmark_tables``' own Series,
   raised ``KeyError: 2.333...`` from pandas (a Series iterates its values); it is drawn.
   The whole ``benchmark_tables`` dict passed as the ranks is one sentence naming its parts.
+- ``reliability_diagram(result)`` (a CVResult), ``reliability_diagram(curve)`` (one curve)
+  and ``reliability_diagram({"x": proba})`` failed with an AttributeError, a sentence
+  naming the curve's own keys as missing curves, and ``unhashable type``; each is one
+  sentence saying what to pass.
 """
 
 from __future__ import annotations
@@ -70,3 +74,18 @@ def _curve() -> dict:
 
     proba = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]])
     return reliability(np.array([0, 1, 1, 1]), proba, n_bins=5)
+
+
+def test_reliability_diagram_says_what_to_pass_for_a_result_or_one_curve():
+    from heb.evaluate import CVResult
+    from heb.figures import reliability_diagram, reliability_frame
+
+    result = CVResult(folds=pd.DataFrame(), oof_proba={}, y=np.zeros(1), classes=np.zeros(1))
+    for build in (reliability_diagram, reliability_frame):
+        with pytest.raises(ValueError, match=r"^curves must be a dict, got a CVResult: give"):
+            build(result)
+        with pytest.raises(ValueError, match=r"^curves is one reliability curve, not a dict"):
+            build(_curve())
+    with pytest.raises(ValueError, match=r"^Reliability curve 'x' is a ndarray, not the dict"):
+        reliability_diagram({"x": np.full((4, 2), 0.5)})
+    assert len(reliability_diagram({"HEB-M": _curve()}).data) > 1  # still drawn

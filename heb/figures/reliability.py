@@ -43,7 +43,25 @@ _MARKER_PX = (6.0, 22.0)
 _CURVE_KEYS = ("edges", "count", "confidence", "accuracy", "ece")
 
 
+def _check_curves(curves) -> None:
+    """Refuse anything but a mapping of curve names to curves, in one sentence: a
+    ``CVResult``, one curve alone or an array of probabilities failed deep inside."""
+    how = (
+        "give a dict of method name to curve, such as {'HEB-M': result.reliability('HEB-M')} "
+        "or {'HEB-M': heb.metrics.reliability(y, proba)}"
+    )
+    if not isinstance(curves, Mapping):
+        raise ValueError(f"curves must be a dict, got a {type(curves).__name__}: {how}.")
+    if set(_CURVE_KEYS) <= set(curves):
+        raise ValueError(f"curves is one reliability curve, not a dict of them: {how}.")
+
+
 def _check_curve(name: str, curve: Mapping) -> dict[str, np.ndarray]:
+    if not isinstance(curve, Mapping):
+        raise ValueError(
+            f"Reliability curve {name!r} is a {type(curve).__name__}, not the dict that "
+            "heb.metrics.reliability(y, proba) gives."
+        )
     missing = set(_CURVE_KEYS) - set(curve)
     if missing:
         raise ValueError(f"Reliability curve {name!r} lacks {', '.join(sorted(missing))}.")
@@ -104,6 +122,7 @@ def reliability_frame(curves: Mapping[str, Mapping]) -> pd.DataFrame:
 
     Columns: method, bin_low, bin_high, rows, confidence, accuracy, ece.
     """
+    _check_curves(curves)
     parts = []
     for name, curve in curves.items():
         checked = _check_curve(name, curve)
@@ -148,6 +167,7 @@ def reliability_points(
 
 def _checked(curves: Mapping[str, Mapping]) -> dict[str, dict[str, np.ndarray]]:
     """Every curve checked (:func:`_check_curve`); at least one is needed."""
+    _check_curves(curves)
     if not curves:
         raise ValueError("Give at least one method's reliability curve.")
     return {name: _check_curve(name, curve) for name, curve in curves.items()}
