@@ -12,6 +12,8 @@ Each test is a call a student made from the README and what went wrong:
   and ``reliability_diagram({"x": proba})`` failed with an AttributeError, a sentence
   naming the curve's own keys as missing curves, and ``unhashable type``; each is one
   sentence saying what to pass.
+- ``wilcoxon_table(scores, "heb-m")`` refused the lower-case name every other call takes,
+  and ``wilcoxon_table(run_benchmark(...), "HEB-M")`` said HEB-M was not benchmarked.
 """
 
 from __future__ import annotations
@@ -89,3 +91,18 @@ def test_reliability_diagram_says_what_to_pass_for_a_result_or_one_curve():
     with pytest.raises(ValueError, match=r"^Reliability curve 'x' is a ndarray, not the dict"):
         reliability_diagram({"x": np.full((4, 2), 0.5)})
     assert len(reliability_diagram({"HEB-M": _curve()}).data) > 1  # still drawn
+
+
+def test_wilcoxon_table_takes_an_alias_and_names_the_frame_it_needs():
+    from heb.evaluate import wilcoxon_table
+
+    scores = pd.DataFrame(
+        {"HEB-M": [0.3, 0.4, 0.5, 0.2], "Laplace": [0.35, 0.45, 0.52, 0.3]},
+        index=pd.Index(["a", "b", "c", "d"], name="dataset"),
+    )
+    assert wilcoxon_table(scores, "heb-m").equals(wilcoxon_table(scores, "HEB-M"))
+    long = pd.DataFrame({"dataset": ["a"], "method": ["HEB-M"], "fold": [0], "log_loss": [0.3]})
+    with pytest.raises(ValueError, match=r"benchmark_tables\(frame, metric\)\['scores'\]"):
+        wilcoxon_table(long, "HEB-M")
+    with pytest.raises(ValueError, match=r"^'AODE' is not among the benchmarked methods\.$"):
+        wilcoxon_table(scores, "AODE")

@@ -66,13 +66,24 @@ def wilcoxon_table(scores: pd.DataFrame, reference: str) -> pd.DataFrame:
     scores : DataFrame
         Dataset x method mean scores (``benchmark_tables(...)["scores"]``).
     reference : str
-        The method compared with each other column.
+        The method compared with each other column (an alias or another case is resolved
+        as in :func:`heb.registry.resolve_method_name`).
 
     Returns
     -------
     DataFrame with columns ``against``, ``statistic``, ``p_value``, ``n_nonzero``,
     ``median_diff`` (reference minus other) and ``holm_p``.
     """
+    if "method" in scores.columns and "fold" in scores.columns:
+        raise ValueError(
+            "wilcoxon_table takes the dataset x method scores, not run_benchmark's rows: "
+            "pass benchmark_tables(frame, metric)['scores']."
+        )
+    if reference not in scores.columns:
+        try:  # an alias or another case, as method names are taken elsewhere ("heb-m")
+            reference = registry.resolve_method_name(reference)
+        except ValueError:
+            pass
     if reference not in scores.columns:
         raise ValueError(f"{reference!r} is not among the benchmarked methods.")
     others = [method for method in scores.columns if method != reference]
