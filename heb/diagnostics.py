@@ -58,7 +58,11 @@ def name_pairs(
 
 
 def _model_and_names(model, feature_names: Sequence[str] | None):
-    """The smoothing model of ``model`` (a Pipeline's last step) and its feature names."""
+    """The smoothing model of ``model`` (a Pipeline's last step, a search's best
+    estimator) and its feature names."""
+    best = getattr(model, "best_estimator_", None)  # GridSearchCV / RandomizedSearchCV
+    if best is not None:
+        model = best
     if isinstance(model, Pipeline):
         steps = model[:-1]
         final = model[-1]
@@ -97,7 +101,8 @@ def concentration_table(model, feature_names: Sequence[str] | None = None) -> pd
     ----------
     model : NaiveBayes, AODE, TAN or Pipeline
         Fitted; a Pipeline's last step is the model and the step before it names the
-        features (``feature_names_out_`` or ``get_feature_names_out()``).
+        features (``feature_names_out_`` or ``get_feature_names_out()``). A fitted
+        ``GridSearchCV`` (or another search with ``best_estimator_``) gives its best model's.
     feature_names : sequence of str, optional
         The name of each input column; default the pipeline's, the model's
         ``feature_names_in_``, else ``x0, x1, ...``.

@@ -14,6 +14,8 @@ Each test is a call a student made from the README and what went wrong:
   sentence saying what to pass.
 - ``wilcoxon_table(scores, "heb-m")`` refused the lower-case name every other call takes,
   and ``wilcoxon_table(run_benchmark(...), "HEB-M")`` said HEB-M was not benchmarked.
+- ``concentration_table(GridSearchCV(...).fit(...))`` said a GridSearchCV has no learned
+  concentrations; it gives its best estimator's.
 """
 
 from __future__ import annotations
@@ -106,3 +108,18 @@ def test_wilcoxon_table_takes_an_alias_and_names_the_frame_it_needs():
         wilcoxon_table(long, "HEB-M")
     with pytest.raises(ValueError, match=r"^'AODE' is not among the benchmarked methods\.$"):
         wilcoxon_table(scores, "AODE")
+
+
+def test_concentration_table_of_a_grid_search_is_its_best_models():
+    from sklearn.model_selection import GridSearchCV
+
+    from heb import NaiveBayes
+    from heb.diagnostics import concentration_table
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, size=(120, 2))
+    y = (X[:, 0] + rng.integers(0, 2, 120) > 2).astype(int)
+    search = GridSearchCV(NaiveBayes("heb-m"), {"n0": [1, 50]}, cv=3).fit(X, y)
+    pd.testing.assert_frame_equal(
+        concentration_table(search), concentration_table(search.best_estimator_)
+    )
