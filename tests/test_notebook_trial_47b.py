@@ -16,6 +16,8 @@ Each test is a call a student made from the README and what went wrong:
   and ``wilcoxon_table(run_benchmark(...), "HEB-M")`` said HEB-M was not benchmarked.
 - ``concentration_table(GridSearchCV(...).fit(...))`` said a GridSearchCV has no learned
   concentrations; it gives its best estimator's.
+- Typing ``data`` in a notebook cell printed the whole table and target (pages of text)
+  in ``Dataset``'s repr.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from heb.data import Dataset
+from heb.data import Dataset, load_dataset
 
 
 def _tiny() -> Dataset:
@@ -123,3 +125,11 @@ def test_concentration_table_of_a_grid_search_is_its_best_models():
     pd.testing.assert_frame_equal(
         concentration_table(search), concentration_table(search.best_estimator_)
     )
+
+
+def test_a_datasets_repr_leaves_its_table_out():
+    text = repr(load_dataset("builtin:iris"))
+    assert text.startswith("Dataset(name='iris', categorical=")
+    assert "sepal" not in text and len(text) < 400, text
+    data = _tiny()
+    assert "X=" not in repr(data) and "y=" not in repr(data)

@@ -75,8 +75,8 @@ class Dataset:
     """
 
     name: str
-    X: pd.DataFrame
-    y: pd.Series
+    X: pd.DataFrame = field(repr=False)  # a notebook's repr of the whole table was pages long
+    y: pd.Series = field(repr=False)
     categorical: list[str]
     source: str
     notes: list[str] = field(default_factory=list)
