@@ -18,6 +18,8 @@ Each test is a call a student made from the README and what went wrong:
   concentrations; it gives its best estimator's.
 - Typing ``data`` in a notebook cell printed the whole table and target (pages of text)
   in ``Dataset``'s repr.
+- Typing ``result`` (a ``CVResult``) printed every out-of-fold probability: 842 lines for
+  400 rows. Its repr is one line naming the methods, folds, rows and ``.summary()``.
 """
 
 from __future__ import annotations
@@ -133,3 +135,16 @@ def test_a_datasets_repr_leaves_its_table_out():
     assert "sepal" not in text and len(text) < 400, text
     data = _tiny()
     assert "X=" not in repr(data) and "y=" not in repr(data)
+
+
+def test_a_cross_validation_results_repr_is_one_line_not_every_probability():
+    from heb.evaluate import cross_validate
+
+    data = load_dataset("builtin:iris")
+    result = cross_validate(data, ["Laplace", "heb-m"], n_splits=3, use_cache=False)
+    text = repr(result)
+    assert text == (
+        "CVResult(methods=['Laplace', 'HEB-M'], n_splits=3, rows=150, "
+        "classes=['setosa', 'versicolor', 'virginica'], notes=[], cached=[]; "
+        "the table: .summary())"
+    )

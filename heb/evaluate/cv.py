@@ -207,6 +207,15 @@ class CVResult:
     rows: np.ndarray | None = None
     test_fold: np.ndarray | None = None
 
+    def __repr__(self) -> str:
+        # the dataclass's own repr printed every out-of-fold probability (hundreds of
+        # lines in a notebook); the numbers are in summary() and the attributes
+        return (
+            f"CVResult(methods={self.methods}, n_splits={self.n_splits}, "
+            f"rows={np.asarray(self.y).size}, classes={np.asarray(self.classes).tolist()}, "
+            f"notes={self.notes}, cached={self.cached}; the table: .summary())"
+        )
+
     @property
     def methods(self) -> list[str]:
         """Methods in the order they were asked for."""
