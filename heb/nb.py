@@ -9,20 +9,22 @@ code never seen in training is unseen: both are absent evidence (SPEC section 1)
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
+from scipy import sparse, special
 from sklearn.utils.validation import check_is_fitted
 
+from heb import registry
 from heb.concentration import M_MAX, M_MIN
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier, check_clamp, check_non_negative
 from heb.smoothing import (
     SeenColumnLog,
     mutual_information,
+    prior_mean,
     resolve_params,
     smooth,
 )
 
-__all__ = ["NaiveBayes", "WEIGHTINGS", "score_codes"]
+__all__ = ["NaiveBayes", "WEIGHTINGS", "pair_log_evidence", "score_codes"]
 
 WEIGHTINGS = (None, "sqrt-mi")
 _CLAMP_NAMES = np.array(["low", "none", "high"])
@@ -104,6 +106,21 @@ def sum_columns(
     return out
 
 
+def pair_log_evidence(table: CountTable, prior: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The Dirichlet-multinomial log evidence (paper eq. 5) of every (class, feature)
+    pair's counts at its concentration ``m`` (C * F, row-major) and ``prior`` (V,), as
+    :func:`heb.concentration.log_evidence` gives for one pair; shape (C * F,)."""
+    C, F = table.n_classes, table.n_features
+    m = np.asarray(m, dtype=np.float64).reshape(C, F)
+    counts = table.counts
+    x = m[:, table.feature_of_column] * prior[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):  # x = 0 where a prior mean is 0
+        terms = np.where(counts > 0, special.gammaln(x + counts) - special.gammaln(x), 0.0)
+    per_pair = np.add.reduceat(terms, table.offsets[:-1], axis=1) if F else np.zeros((C, 0))
+    n_cf = table.class_feature_totals()
+    return (special.gammaln(m) - special.gammaln(n_cf + m) + per_pair).ravel()
+
+
 class NaiveBayes(CategoricalClassifier):
     """Categorical Naive Bayes over integer codes with a named smoother.
 
@@ -154,6 +171,9 @@ class NaiveBayes(CategoricalClassifier):
         One entry per (class, feature) pair (columns: class, feature, N_c, K_f, m, rho,
         iterations, converged, clamped, log_evidence, fallback); ``None`` for TE. Built on
         first access: the evidence is diagnostics only and fitting does not need it.
+        ``log_evidence`` is the Dirichlet-multinomial log evidence of the pair's counts at
+        its m and the smoother's prior mean (paper eq. 5), whether m was learned or set
+        (a fixed smoother, a fallback pair): Laplace's is HEB-U's evidence at m = K_f.
     """
 
     def __init__(
@@ -303,8 +323,31 @@ class NaiveBayes(CategoricalClassifier):
         """Per (class, feature) pair diagnostics, built on first access (see class doc)."""
         check_is_fitted(self, "count_table_")
         if self._diagnostics_cache is None:
-            self._diagnostics_cache = self._diagnostics(*self._diagnostics_source)
+            table, smoothed = self._diagnostics_source
+            diagnostics = self._diagnostics(table, smoothed)
+            if diagnostics is not None:
+                self._fill_unfitted_evidence(diagnostics, table)
+            self._diagnostics_cache = diagnostics
         return self._diagnostics_cache
+
+    def _fill_unfitted_evidence(self, diagnostics: dict, table: CountTable) -> None:
+        """The log evidence of the pairs whose m was set, not fitted: every pair of a fixed
+        smoother (Laplace, Lidstone, KT, m-estimate) and HEB-U's / HEB-M's fallback pairs.
+
+        The solver reports 0 for them, which reads as an evidence of probability 1, the
+        highest of all; the Dirichlet-multinomial evidence (paper eq. 5) at their m and
+        the smoother's prior mean is what the fitted pairs report at theirs.
+        """
+        entry = registry.smoother(self.smoother)
+        if entry.rule == "type-ii-ml":
+            unfitted = np.asarray(diagnostics["fallback"], dtype=bool)
+        elif entry.rule in ("additive", "fixed-m"):
+            unfitted = np.ones(diagnostics["m"].size, dtype=bool)
+        else:  # HEB-H's levels (and a registered rule) report their own
+            return
+        if unfitted.any():
+            evidence = pair_log_evidence(table, prior_mean(table, entry.prior), diagnostics["m"])
+            diagnostics["log_evidence"] = np.where(unfitted, evidence, diagnostics["log_evidence"])
 
     @staticmethod
     def _diagnostics(table: CountTable, smoothed) -> dict[str, np.ndarray] | None:

@@ -20,6 +20,10 @@ Each test is a call a student made from the README and what went wrong:
   in ``Dataset``'s repr.
 - Typing ``result`` (a ``CVResult``) printed every out-of-fold probability: 842 lines for
   400 rows. Its repr is one line naming the methods, folds, rows and ``.summary()``.
+- ``concentration_table(NaiveBayes("laplace").fit(...))`` gave every pair a
+  ``log_evidence`` of 0.0 (probability 1, above every learned pair's), and so did HEB's
+  fallback pairs: a student ranking smoothers by evidence put Laplace first. Each is now
+  the pair's Dirichlet-multinomial evidence at its m.
 """
 
 from __future__ import annotations
@@ -148,3 +152,62 @@ def test_a_cross_validation_results_repr_is_one_line_not_every_probability():
         "classes=['setosa', 'versicolor', 'virginica'], notes=[], cached=[]; "
         "the table: .summary())"
     )
+
+
+def _codes_and_labels():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 5, size=(300, 3))
+    X[:40, 2] = 7  # feature 2's codes 5 and 6 are never seen; K_f = 8 counts them
+    y = (X[:, 0] + rng.integers(0, 3, 300) > 4).astype(int)
+    return X, y
+
+
+def test_a_fixed_smoothers_log_evidence_is_its_pairs_evidence_not_zero():
+    from heb import NaiveBayes
+    from heb.concentration import log_evidence
+
+    X, y = _codes_and_labels()
+    for smoother, params in (("laplace", {}), ("lidstone", {"alpha": 0.3}), ("kt", {})):
+        model = NaiveBayes(smoother, **params).fit(X, y)
+        diag = model.concentrations_
+        table = model.count_table_
+        for pair in range(diag["m"].size):
+            c, f = diag["class"][pair], diag["feature"][pair]
+            counts = table.counts[c, table.offsets[f] : table.offsets[f + 1]]
+            uniform = np.full(counts.size, 1.0 / counts.size)
+            expected = log_evidence(counts, uniform, diag["m"][pair])
+            assert diag["log_evidence"][pair] == pytest.approx(expected, rel=1e-12), smoother
+    # the m-estimate's prior mean is the pooled marginal
+    model = NaiveBayes("m-estimate", m=3).fit(X, y)
+    table = model.count_table_
+    marginal = table.counts[:, : table.offsets[1]].sum(axis=0) / table.counts[:, :5].sum()
+    first = log_evidence(table.counts[0, : table.offsets[1]], marginal, 3.0)
+    assert model.concentrations_["log_evidence"][0] == pytest.approx(first, rel=1e-12)
+
+
+def test_heb_u_learns_at_least_laplaces_evidence_and_its_fallback_pairs_report_theirs():
+    from heb import NaiveBayes
+
+    X, y = _codes_and_labels()
+    laplace = NaiveBayes("laplace").fit(X, y).concentrations_["log_evidence"]
+    learned = NaiveBayes("heb-u").fit(X, y).concentrations_
+    assert not learned["fallback"].any()
+    assert np.all(learned["log_evidence"] >= laplace - 1e-9)  # m = K_f is one candidate
+    assert np.any(learned["log_evidence"] > laplace + 1e-6)
+    every_pair_falls_back = NaiveBayes("heb-u", n0=10_000).fit(X, y).concentrations_
+    assert every_pair_falls_back["fallback"].all()
+    np.testing.assert_allclose(every_pair_falls_back["log_evidence"], laplace, rtol=1e-12)
+
+
+def test_pair_log_evidence_equals_the_solvers_evidence_of_the_fitted_pairs():
+    from heb import NaiveBayes
+    from heb.nb import pair_log_evidence
+    from heb.smoothing import prior_mean
+
+    X, y = _codes_and_labels()
+    model = NaiveBayes("heb-m").fit(X, y)
+    diag = model.concentrations_
+    ours = pair_log_evidence(
+        model.count_table_, prior_mean(model.count_table_, "marginal"), diag["m"]
+    )
+    np.testing.assert_allclose(ours, diag["log_evidence"], rtol=1e-10)
