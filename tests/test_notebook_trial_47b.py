@@ -24,6 +24,9 @@ Each test is a call a student made from the README and what went wrong:
   ``log_evidence`` of 0.0 (probability 1, above every learned pair's), and so did HEB's
   fallback pairs: a student ranking smoothers by evidence put Laplace first. Each is now
   the pair's Dirichlet-multinomial evidence at its m.
+- ``concentration_heatmap(concentration_table(pipe))`` was a TypeError (feature and class
+  names required) though the frame names both; the heatmap and the Figure 5 scatters take
+  a concentration table's own names.
 """
 
 from __future__ import annotations
@@ -211,3 +214,23 @@ def test_pair_log_evidence_equals_the_solvers_evidence_of_the_fitted_pairs():
         model.count_table_, prior_mean(model.count_table_, "marginal"), diag["m"]
     )
     np.testing.assert_allclose(ours, diag["log_evidence"], rtol=1e-10)
+
+
+def test_the_concentration_figures_take_names_from_a_concentration_table():
+    from heb.data import make_model
+    from heb.diagnostics import concentration_table
+    from heb.figures import concentration_heatmap, concentration_scatters
+
+    data = _tiny()
+    pipe = make_model("heb-m").fit(data.X, data.y)
+    table = concentration_table(pipe)
+    named = concentration_heatmap(table, value="rho")
+    given = concentration_heatmap(pipe[-1].concentrations_, ["a", "b"], ["no", "yes"], "rho")
+    assert named.to_json() == given.to_json()
+    assert list(named.layout.xaxis.ticktext) == ["a", "b"]
+    m_figure, _ = concentration_scatters(table)
+    points = [trace.customdata for trace in m_figure.data if trace.customdata is not None]
+    hovered = {tuple(point[:2]) for data in points for point in data}
+    assert hovered <= {(c, f) for c in ("no", "yes") for f in ("a", "b")} and hovered
+    with pytest.raises(ValueError, match=r"^Give feature_names and class_names, or pass"):
+        concentration_heatmap(pipe[-1].concentrations_)

@@ -84,6 +84,18 @@ def _diag_arrays(diag) -> dict[str, np.ndarray]:
     return columns
 
 
+def _table_names(diag, names: Sequence | None, what: str) -> Sequence | None:
+    """``names``, else those a :func:`heb.diagnostics.concentration_table` frame holds in
+    its ``<what> name`` column, by index (None when it has none)."""
+    column = f"{what} name"
+    if names is not None or not isinstance(diag, pd.DataFrame) or column not in diag:
+        return names
+    index = diag[what].to_numpy(dtype=np.int64)
+    found = np.full(int(index.max(initial=-1)) + 1, "", dtype=object)
+    found[index] = diag[column].astype(str).to_numpy()
+    return list(found)
+
+
 def _names_for(indices: np.ndarray, names: Sequence | None, what: str) -> np.ndarray:
     """Display names (escaped) for index codes (vectorised lookup)."""
     if names is None:
@@ -99,8 +111,8 @@ def _names_for(indices: np.ndarray, names: Sequence | None, what: str) -> np.nda
 
 def concentration_heatmap(
     diag,
-    feature_names: Sequence[str],
-    class_names: Sequence[str],
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
     value: str = "m",
     class_title: str = "class",
 ) -> go.Figure:
@@ -111,7 +123,9 @@ def concentration_heatmap(
     diag : dict of ndarray or DataFrame
         ``NaiveBayes.concentrations_``: one row per (class, feature) pair with class,
         feature, N_c, K_f, m, rho, clamped (and iterations, fallback).
-    feature_names, class_names : sequence of str
+    feature_names, class_names : sequence of str, optional
+        Needed with ``concentrations_``; default the ``feature name`` and ``class name``
+        columns of a :func:`heb.diagnostics.concentration_table` frame.
     value : {"m", "rho", "iterations"}
         Colour by log10 m, by the shrinkage rho = m / (N_c + m), or by iterations.
     class_title : str
@@ -128,6 +142,13 @@ def concentration_heatmap(
     if value not in choices:
         raise ValueError(f"value must be one of {', '.join(choices)}, got {value!r}.")
     columns = _diag_arrays(diag)
+    feature_names = _table_names(diag, feature_names, "feature")
+    class_names = _table_names(diag, class_names, "class")
+    if feature_names is None or class_names is None:
+        raise ValueError(
+            "Give feature_names and class_names, or pass concentration_table(model), "
+            "whose frame names them."
+        )
     if value == "iterations" and "iterations" not in columns:
         raise ValueError("The concentration table has no iterations column.")
     cls, feat = columns["class"], columns["feature"]
@@ -318,7 +339,7 @@ def _strip_axis(values: np.ndarray, drawn: np.ndarray) -> dict:
 
 
 def concentration_scatters(
-    diag, feature_names: Sequence[str], class_names: Sequence[str] | None = None
+    diag, feature_names: Sequence[str] | None = None, class_names: Sequence[str] | None = None
 ) -> tuple[go.Figure, go.Figure]:
     """The paper's Figure 5: how the learned m and rho scale with the data.
 
@@ -326,9 +347,9 @@ def concentration_scatters(
     ----------
     diag : dict of ndarray or DataFrame
         ``NaiveBayes.concentrations_`` (see :func:`concentration_heatmap`).
-    feature_names : sequence of str
-    class_names : sequence of str, optional
-        Names used in the hover (default ``class 0``, ``class 1``, ...).
+    feature_names, class_names : sequence of str, optional
+        Names used in the hover: default a :func:`heb.diagnostics.concentration_table`
+        frame's own, else ``feature 0``, ``class 0``, ...
 
     Returns
     -------
@@ -339,6 +360,8 @@ def concentration_scatters(
         log axis (N_c = 0, or K_f = 1 in the first plot) are left out and counted.
     """
     columns = _diag_arrays(diag)
+    class_names = _table_names(diag, class_names, "class")
+    feature_names = _table_names(diag, feature_names, "feature")
     class_labels = _names_for(columns["class"], class_names, "class")
     feature_labels = _names_for(columns["feature"], feature_names, "feature")
     n_c, k_f = columns["N_c"], columns["K_f"]
