@@ -27,6 +27,9 @@ Each test is a call a student made from the README and what went wrong:
 - ``concentration_heatmap(concentration_table(pipe))`` was a TypeError (feature and class
   names required) though the frame names both; the heatmap and the Figure 5 scatters take
   a concentration table's own names.
+- ``load_upload("marks.csv", ...)`` (a path), a file's text, an open file or a DataFrame
+  were all "The upload must be the bytes of a file."; each now names the call that takes
+  it (``load_dataset(path)``, ``'rb'``, ``f.read()``, ``dataset_from_table``).
 """
 
 from __future__ import annotations
@@ -234,3 +237,29 @@ def test_the_concentration_figures_take_names_from_a_concentration_table():
     assert hovered <= {(c, f) for c in ("no", "yes") for f in ("a", "b")} and hovered
     with pytest.raises(ValueError, match=r"^Give feature_names and class_names, or pass"):
         concentration_heatmap(pipe[-1].concentrations_)
+
+
+@pytest.mark.parametrize(
+    ("given", "hint"),
+    [
+        ("path", r"got a str: to read a file by its path, call load_dataset\(path\)\.$"),
+        ("text", r"got a str: open the file with 'rb', or pass text\.encode\(\)\.$"),
+        ("file", r"got a BufferedReader: pass the open file's content, f\.read\(\)"),
+        ("frame", r"got a DataFrame: a DataFrame becomes a Dataset with dataset_from_table"),
+    ],
+)
+def test_load_upload_names_the_call_for_a_path_text_an_open_file_or_a_frame(tmp_path, given, hint):
+    from heb.data import DataError, load_upload
+
+    path = tmp_path / "marks.csv"
+    path.write_text("a,b,y\nx,p,yes\nz,q,no\nx,q,yes\n", encoding="utf-8")
+    with open(path, "rb") as handle:
+        value = {
+            "path": str(path),
+            "text": path.read_text(encoding="utf-8"),
+            "file": handle,
+            "frame": pd.read_csv(path),
+        }[given]
+        with pytest.raises(DataError, match=r"^load_upload takes the bytes of a file, " + hint):
+            load_upload(value, "marks.csv")
+    assert load_upload(path.read_bytes(), "marks.csv").target == "y"

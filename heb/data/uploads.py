@@ -88,5 +88,24 @@ def load_upload(
     drop : sequence of str
         Columns to leave out (a row identifier, a column of no use); never the target.
     """
+    _check_bytes(data)
     table = read_table(data, filename, max_bytes)
     return dataset_from_table(table, filename, target, categorical, drop)
+
+
+def _check_bytes(data) -> None:
+    """Refuse a path, a DataFrame or an open file in one sentence naming the call that
+    takes it (read_table's "must be the bytes of a file" did not say what to do)."""
+    if isinstance(data, bytes | bytearray | memoryview):
+        return
+    if isinstance(data, str) and "\n" in data:  # a file read in text mode
+        how = "open the file with 'rb', or pass text.encode()"
+    elif isinstance(data, str | Path):
+        how = "to read a file by its path, call load_dataset(path)"
+    elif isinstance(data, pd.DataFrame):
+        how = "a DataFrame becomes a Dataset with dataset_from_table(frame, name, target=...)"
+    elif hasattr(data, "read"):
+        how = "pass the open file's content, f.read(), from a file opened with 'rb'"
+    else:
+        how = "pass the content of a file opened with 'rb'"
+    raise DataError(f"load_upload takes the bytes of a file, got a {type(data).__name__}: {how}.")
