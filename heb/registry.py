@@ -233,6 +233,11 @@ def _not_a_smoother(name: str) -> str:
     """What to write instead when ``name`` is a method of the app, not a smoother:
     ``NaiveBayes(smoother="TAN")`` and ``NaiveBayes(smoother="HEB-M+GR")`` said only
     "Unknown smoother", though both are in the app's own list of methods."""
+    if _key(name) == _key("heb"):  # AODE's and TAN's name of their HEB smoothing
+        return (
+            " 'heb' is AODE's and TAN's name of HEB smoothing; a NaiveBayes smoother "
+            "says its prior mean: 'heb-m' (pooled marginal) or 'heb-u' (uniform)."
+        )
     try:
         entry = _METHODS[resolve_method_name(name)]
     except ValueError:

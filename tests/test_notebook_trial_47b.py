@@ -30,6 +30,8 @@ Each test is a call a student made from the README and what went wrong:
 - ``load_upload("marks.csv", ...)`` (a path), a file's text, an open file or a DataFrame
   were all "The upload must be the bytes of a file."; each now names the call that takes
   it (``load_dataset(path)``, ``'rb'``, ``f.read()``, ``dataset_from_table``).
+- ``NaiveBayes("heb")`` (AODE's and TAN's spelling) was "Unknown smoother 'heb'" with the
+  list; it now says NaiveBayes names the prior mean, 'heb-m' or 'heb-u'.
 """
 
 from __future__ import annotations
@@ -263,3 +265,12 @@ def test_load_upload_names_the_call_for_a_path_text_an_open_file_or_a_frame(tmp_
         with pytest.raises(DataError, match=r"^load_upload takes the bytes of a file, " + hint):
             load_upload(value, "marks.csv")
     assert load_upload(path.read_bytes(), "marks.csv").target == "y"
+
+
+def test_naive_bayes_smoother_heb_says_which_heb_to_write():
+    from heb import NaiveBayes
+
+    with pytest.raises(ValueError, match=r"'heb' is AODE's and TAN's name of HEB smoothing; a "):
+        NaiveBayes("HEB").fit([[0], [1]], [0, 1])
+    with pytest.raises(ValueError, match=r"choose one of laplace, .*, heb-h\.$"):
+        NaiveBayes("hbe").fit([[0], [1]], [0, 1])  # no hint for a name that is nothing
