@@ -102,7 +102,10 @@ def _class_indices(y: np.ndarray, n_classes: int) -> np.ndarray:
             raise ValueError("y must hold whole-number class indices 0..C-1.")
         y_int = y.astype(np.int64)
     else:
-        raise ValueError(f"y must hold integer class indices, got dtype {y.dtype}.")
+        raise ValueError(
+            f"y must hold integer class indices, got dtype {y.dtype}. For labels, pass "
+            "np.searchsorted(model.classes_, y): each label's column in predict_proba."
+        )
     if y_int.size and (y_int.min() < 0 or y_int.max() >= n_classes):
         raise ValueError(
             f"y must hold class indices in 0..{n_classes - 1} (0..C-1, the columns of proba); "

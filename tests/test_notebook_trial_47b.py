@@ -274,3 +274,18 @@ def test_naive_bayes_smoother_heb_says_which_heb_to_write():
         NaiveBayes("HEB").fit([[0], [1]], [0, 1])
     with pytest.raises(ValueError, match=r"choose one of laplace, .*, heb-h\.$"):
         NaiveBayes("hbe").fit([[0], [1]], [0, 1])  # no hint for a name that is nothing
+
+
+def test_a_metric_given_labels_says_how_to_turn_them_into_indices():
+    """``log_loss(y_test, proba)`` with string labels said the dtype alone; the student
+    then needs the index of each label among the model's ``classes_``."""
+    from heb import NaiveBayes
+    from heb.metrics import log_loss
+
+    model = NaiveBayes("laplace").fit([[0], [1], [0], [1]], ["no", "yes", "no", "no"])
+    y = np.array(["yes", "no"])
+    proba = model.predict_proba([[1], [0]])
+    with pytest.raises(ValueError, match=r"np\.searchsorted\(model\.classes_, y\)"):
+        log_loss(y, proba)
+    indices = np.searchsorted(model.classes_, y)  # the hint, followed
+    assert log_loss(indices, proba) == pytest.approx(-np.mean(np.log(proba[[0, 1], [1, 0]])))
