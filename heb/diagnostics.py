@@ -63,6 +63,11 @@ def _model_and_names(model, feature_names: Sequence[str] | None):
     best = getattr(model, "best_estimator_", None)  # GridSearchCV / RandomizedSearchCV
     if best is not None:
         model = best
+    elif hasattr(model, "param_grid") or hasattr(model, "param_distributions"):
+        raise TypeError(
+            f"This {type(model).__name__} has no best estimator: fit it first (with "
+            "refit=True, its default), then its best model's concentrations are given."
+        )
     if isinstance(model, Pipeline):
         steps = model[:-1]
         final = model[-1]

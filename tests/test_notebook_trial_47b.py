@@ -289,3 +289,21 @@ def test_a_metric_given_labels_says_how_to_turn_them_into_indices():
         log_loss(y, proba)
     indices = np.searchsorted(model.classes_, y)  # the hint, followed
     assert log_loss(indices, proba) == pytest.approx(-np.mean(np.log(proba[[0, 1], [1, 0]])))
+
+
+def test_an_unfitted_or_unrefitted_search_says_to_fit_it():
+    """An unfitted GridSearchCV was "a GridSearchCV has no learned concentrations", as if
+    no search could give any (a fitted one gives its best estimator's)."""
+    from sklearn.model_selection import GridSearchCV
+
+    from heb import NaiveBayes
+    from heb.diagnostics import concentration_table
+
+    search = GridSearchCV(NaiveBayes("lidstone"), {"alpha": [0.5, 1.0]}, cv=2)
+    with pytest.raises(TypeError, match=r"^This GridSearchCV has no best estimator: fit it"):
+        concentration_table(search)
+    X, y = [[0], [1], [0], [1], [0], [1]], [0, 1, 0, 1, 0, 0]
+    search.set_params(refit=False).fit(X, y)
+    with pytest.raises(TypeError, match=r"refit=True, its default"):
+        concentration_table(search)
+    assert len(concentration_table(search.set_params(refit=True).fit(X, y))) == 2
