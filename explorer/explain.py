@@ -19,6 +19,7 @@ from explorer.state import current_settings
 from heb import model_io, registry
 from heb.data import Dataset, pipeline_io
 from heb.data.preprocessor_io import make_pipeline
+from heb.data.unreadable import unreadable_number_notes
 from heb.evaluate.folds import evaluated_data
 from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.explain import Explanation, explain_smoothers
@@ -227,6 +228,15 @@ def accuracy_on(model, work: WorkingData, rows: pd.DataFrame | None = None) -> f
     names = getattr(model, "feature_names_in_", None)
     rows = work.codes if names is None else pd.DataFrame(work.codes, columns=list(names))
     return float(np.mean(model.predict(rows).astype(str) == truth))
+
+
+def unreadable_notes(model: Pipeline, rows: pd.DataFrame) -> list[str]:
+    """A loaded pipeline's notes on the ``rows``' cells its numeric features cannot read
+    as numbers (scored as missing values; :mod:`heb.data.unreadable`), as ``heb score``
+    says them."""
+    preprocessor = model[0]
+    named = rows.rename(columns=str)[[str(c) for c in preprocessor.feature_names_in_]]
+    return unreadable_number_notes(preprocessor, named)
 
 
 def model_mismatch(model, work: WorkingData) -> str:

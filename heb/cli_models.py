@@ -255,6 +255,7 @@ def score_command(args: argparse.Namespace) -> int:
     """``heb score``: predicted classes and probabilities of a table's rows, as CSV."""
     from heb.cli import UsageError, check_file
     from heb.data import pipeline_io
+    from heb.data.unreadable import unreadable_number_notes
 
     check_file(args.rows)
     out = None if args.output == "-" else _output_file(args.output)
@@ -271,6 +272,10 @@ def score_command(args: argparse.Namespace) -> int:
     if args.target is not None and args.target not in {str(c) for c in rows.columns}:
         raise ValueError(f"The rows have no column {args.target!r} to score against.")
     scored = scored_rows(model, rows)
+    preprocessor = model[0]  # scored_rows took a pipeline
+    named = rows.rename(columns=str)[[str(c) for c in preprocessor.feature_names_in_]]
+    for note in unreadable_number_notes(preprocessor, named):
+        _say(f"  {Path(args.rows).name}: {note}")
     text = scored.to_csv(index=False, lineterminator="\n")
     if out is None:
         sys.stdout.write(text)
