@@ -222,13 +222,13 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
                 accuracy = ex.accuracy_on(model, work, rows)
             if accuracy is not None:
                 st.metric("Accuracy on the current dataset's rows", f"{accuracy:.3f}")
-                for note in ex.unreadable_notes(model, rows) if rows is not None else []:
-                    show_info(note)
                 st.caption(
                     "On rows the model may have been fitted on (a model saved here was fitted "
                     "on every row): a training accuracy, above what Compare's "
                     "cross-validation measures on held-out rows."
                 )
+                for note in ex.unreadable_notes(model, rows) if rows is not None else []:
+                    show_info(note)
 
 
 def missing_sentence(missing: str) -> str:
