@@ -91,7 +91,8 @@ class ConcentrationFit:
         -1 at ``m_min``, +1 at ``m_max``, 0 inside.
     log_evidence : ndarray (G,)
         l(m) at the returned m. The solver never needs it, so a fit computes it on first
-        access (it is diagnostics only); an array may also be passed in directly.
+        access (it is diagnostics only); an array, or a function computing it on first
+        access, may also be passed in.
     flat : ndarray (G,) of bool
         Evidence constant in m (every document has N <= 1, or K = 1): m is the Minka
         starting value 1 (clamped).
@@ -108,8 +109,8 @@ class ConcentrationFit:
     @property
     def log_evidence(self) -> np.ndarray:
         """l(m) per group, computed on first access."""
-        if isinstance(self._log_evidence, _DeferredEvidence):
-            self._log_evidence = self._log_evidence.compute()
+        if callable(self._log_evidence):  # deferred: _DeferredEvidence, or a caller's
+            self._log_evidence = self._log_evidence()
         return self._log_evidence
 
     def replace(self, **changes) -> ConcentrationFit:
@@ -138,7 +139,7 @@ class _DeferredEvidence:
     def __init__(self, items: WeightedItems, m: np.ndarray):
         self.items, self.m = items, m.copy()
 
-    def compute(self) -> np.ndarray:
+    def __call__(self) -> np.ndarray:
         return self.items.score().evidence(self.m)
 
 
