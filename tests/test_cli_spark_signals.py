@@ -152,6 +152,14 @@ CHILD = (
     "sys.argv = ['heb', *sys.argv[1:]]; runpy.run_module('heb', run_name='__main__')"
 )
 
+#: :data:`CHILD`, which then touches the file ``HEB_TEST_READY`` names: a Ctrl-C from then
+#: on reaches Python's handler
+READY_CHILD = CHILD.replace(
+    "signal.default_int_handler); ",
+    "signal.default_int_handler); "
+    "import os, pathlib; pathlib.Path(os.environ['HEB_TEST_READY']).touch(); ",
+)
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("number", "code", "line"), [
@@ -194,13 +202,20 @@ def test_a_signal_mid_run_on_spark_is_one_line(clicks, tmp_path, number, code, l
 def test_ctrl_c_while_the_command_starts_is_one_line(clicks, tmp_path, delay):
     """Ctrl-C while ``python -m heb`` imported scipy printed the import's traceback, and
     while the Spark session was made (pyspark's handler, on the main thread) py4j's."""
-    command = [sys.executable, "-c", CHILD, "bench", "--engine", "spark", str(clicks)]
+    ready = tmp_path / "ready"
+    command = [sys.executable, "-c", READY_CHILD, "bench", "--engine", "spark", str(clicks)]
     command += ["--methods", "AODE", "--no-figures", "-o", str(tmp_path / "out")]
-    env = {**os.environ, "HEB_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, "HEB_CACHE_DIR": str(tmp_path / "cache"), "HEB_TEST_READY": str(ready)}
     child = subprocess.Popen(
         command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
+        # the delay counts from the handler's reset: a loaded machine took more than 0.5 s
+        # to start Python, and a Ctrl-C before the reset was ignored (a README run)
+        deadline = time.monotonic() + 60
+        while not ready.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ready.exists(), "the child did not start"
         time.sleep(delay)
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=60)
