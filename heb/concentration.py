@@ -57,6 +57,7 @@ __all__ = [
     "fit_concentration_rows",
     "fit_concentration_segments",
     "fit_segments",
+    "grouped_log_evidence",
     "log_evidence",
     "M_MIN",
     "M_MAX",
@@ -608,3 +609,32 @@ def log_evidence(counts: np.ndarray, prior_mean: np.ndarray, m) -> np.ndarray:
         - special.gammaln(total + m)
         + (special.gammaln(x + counts[nz]) - special.gammaln(x)).sum(axis=-1)
     )
+
+
+def grouped_log_evidence(counts, prior, doc_key, doc_totals, group_col, m_col, n_groups):
+    """The log evidence l(m) (paper eq. 5) of many groups of documents at once, at the m
+    each document used; shape (C * n_groups,), row-major (class, group).
+
+    ``counts`` (C, J) holds every document's count vectors side by side: column j is a
+    category of the document ``doc_key[j]`` of group ``group_col[j]``, whose class-wise
+    total is ``doc_totals[:, j]``, prior mean ``prior`` (broadcast to ``counts``) and
+    concentration ``m_col[:, j]`` (one value per document). A group's evidence is the sum
+    over its documents; m = inf is its limit, sum n log t. One document per (class,
+    feature) gives :func:`log_evidence` of every pair (:func:`heb.nb.pair_log_evidence`);
+    one per parent node, a hierarchy level's (:mod:`heb.hierarchy`).
+    """
+    C = counts.shape[0]
+    prior = np.broadcast_to(prior, counts.shape)
+    x = m_col * prior
+    with np.errstate(divide="ignore", invalid="ignore"):  # x = 0 where a prior mean is 0
+        finite = special.gammaln(x + counts) - special.gammaln(x)
+        item = np.where(np.isinf(m_col), counts * np.log(prior), finite)
+    item = np.where(counts > 0, item, 0.0)
+    first = np.unique(doc_key, return_index=True)[1]
+    m_doc, n_doc = m_col[:, first], doc_totals[:, first]
+    with np.errstate(invalid="ignore"):
+        doc = special.gammaln(m_doc) - special.gammaln(n_doc + m_doc)
+    doc = np.where((n_doc > 0) & np.isfinite(m_doc), doc, 0.0)
+    rows = np.arange(C)[:, None] * n_groups
+    out = np.bincount((rows + group_col).ravel(), item.ravel(), C * n_groups)
+    return out + np.bincount((rows + group_col[first]).ravel(), doc.ravel(), C * n_groups)

@@ -74,6 +74,7 @@ from heb.concentration import (
     M_MIN,
     ConcentrationFit,
     fit_concentration_segments,
+    grouped_log_evidence,
 )
 from heb.counts import CountTable
 from heb.hierarchy_nodes import HierarchyNodes, base_shares, without_root_levels
@@ -339,35 +340,14 @@ def _fit_pass(table, nodes, share, form, settings, fixed):
 
 def _evidence_where(fit: ConcentrationFit, changed: np.ndarray, used: tuple):
     """The deferred evidence of a level's fit, at the m each pair used where ``changed``
-    (a fallback pair's children per parent, a fixed value; :func:`_level_evidence`):
-    the solver's is at the m it learned, which such a pair does not use."""
+    (a fallback pair's children per parent, a fixed value), one document per parent
+    (:func:`heb.concentration.grouped_log_evidence`): the solver's is at the m it
+    learned, which such a pair does not use."""
 
     def compute() -> np.ndarray:
-        return np.where(changed.ravel(), _level_evidence(*used), fit.log_evidence)
+        return np.where(changed.ravel(), grouped_log_evidence(*used), fit.log_evidence)
 
     return compute
-
-
-def _level_evidence(block, prior, doc_key, totals, f_col, m_col, F) -> np.ndarray:
-    """Dirichlet-multinomial log evidence (paper eq. 5) per (class, feature) pair, (C F,),
-    of a level's counts ``block`` (C, nodes) given their parents' ``totals``, at the
-    concentration ``m_col`` each node's parent used and the prior mean ``prior``: the sum
-    over parents (one document each, ``doc_key``). m = inf is its limit, sum n log t."""
-    C = block.shape[0]
-    prior = np.broadcast_to(prior, block.shape)
-    x = m_col * prior
-    with np.errstate(divide="ignore", invalid="ignore"):
-        finite = special.gammaln(x + block) - special.gammaln(x)
-        item = np.where(np.isinf(m_col), block * np.log(prior), finite)
-    item = np.where(block > 0, item, 0.0)
-    first = np.unique(doc_key, return_index=True)[1]
-    m_doc, n_doc = m_col[:, first], totals[:, first]
-    with np.errstate(invalid="ignore"):
-        doc = special.gammaln(m_doc) - special.gammaln(n_doc + m_doc)
-    doc = np.where((n_doc > 0) & np.isfinite(m_doc), doc, 0.0)
-    rows = np.arange(C)[:, None] * F
-    out = np.bincount((rows + f_col).ravel(), item.ravel(), C * F)
-    return out + np.bincount((rows + f_col[first]).ravel(), doc.ravel(), C * F)
 
 
 def _flat_evidence(table: CountTable, leaf_base: np.ndarray, m_min, m_max) -> np.ndarray:

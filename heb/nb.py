@@ -9,11 +9,11 @@ code never seen in training is unseen: both are absent evidence (SPEC section 1)
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse, special
+from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
 
 from heb import registry
-from heb.concentration import M_MAX, M_MIN
+from heb.concentration import M_MAX, M_MIN, grouped_log_evidence
 from heb.counts import CountTable
 from heb.estimator import CategoricalClassifier, check_clamp, check_non_negative
 from heb.smoothing import (
@@ -112,13 +112,9 @@ def pair_log_evidence(table: CountTable, prior: np.ndarray, m: np.ndarray) -> np
     :func:`heb.concentration.log_evidence` gives for one pair; shape (C * F,)."""
     C, F = table.n_classes, table.n_features
     m = np.asarray(m, dtype=np.float64).reshape(C, F)
-    counts = table.counts
-    x = m[:, table.feature_of_column] * prior[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):  # x = 0 where a prior mean is 0
-        terms = np.where(counts > 0, special.gammaln(x + counts) - special.gammaln(x), 0.0)
-    per_pair = np.add.reduceat(terms, table.offsets[:-1], axis=1) if F else np.zeros((C, 0))
+    f = table.feature_of_column  # one document per (class, feature): the pair's counts
     n_cf = table.class_feature_totals()
-    return (special.gammaln(m) - special.gammaln(n_cf + m) + per_pair).ravel()
+    return grouped_log_evidence(table.counts, prior, f, n_cf[:, f], f, m[:, f], F)
 
 
 class NaiveBayes(CategoricalClassifier):

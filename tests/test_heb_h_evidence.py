@@ -11,6 +11,7 @@ from scipy import special
 
 import heb.hierarchy as hierarchy
 from heb import NaiveBayes
+from heb.concentration import grouped_log_evidence
 from heb.counts import CountTable
 
 RNG = np.random.default_rng(3)
@@ -39,7 +40,7 @@ def test_a_flat_features_fallback_pairs_report_heb_ms_evidence_at_k():
 
 
 def test_the_level_evidence_equals_the_solvers_at_the_learned_m(monkeypatch):
-    """:func:`heb.hierarchy._level_evidence` at each level's learned m is the solver's
+    """:func:`heb.concentration.grouped_log_evidence` at each level's learned m is the solver's
     own evidence, in both forms: the formula the fallback pairs get is the solver's."""
     calls = []
     solve = hierarchy._fit_level
@@ -57,7 +58,7 @@ def test_the_level_evidence_equals_the_solvers_at_the_learned_m(monkeypatch):
     for block, prior, doc_key, totals, f_col, F, fit in calls:
         C = block.shape[0]
         m_col = fit.m.reshape(C, F)[:, f_col]
-        used = hierarchy._level_evidence(block, prior, doc_key, totals, f_col, m_col, F)
+        used = grouped_log_evidence(block, prior, doc_key, totals, f_col, m_col, F)
         pairs = np.unique((np.arange(C)[:, None] * F + f_col).ravel())
         np.testing.assert_allclose(used[pairs], fit.log_evidence[pairs], rtol=1e-10)
 
