@@ -234,9 +234,7 @@ def unreadable_notes(model: Pipeline, rows: pd.DataFrame) -> list[str]:
     """A loaded pipeline's notes on the ``rows``' cells its numeric features cannot read
     as numbers (scored as missing values; :mod:`heb.data.unreadable`), as ``heb score``
     says them."""
-    preprocessor = model[0]
-    named = rows.rename(columns=str)[[str(c) for c in preprocessor.feature_names_in_]]
-    return unreadable_number_notes(preprocessor, named)
+    return unreadable_number_notes(model[0], rows)
 
 
 def model_mismatch(model, work: WorkingData) -> str:

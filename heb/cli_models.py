@@ -188,7 +188,8 @@ def _read_rows(path: Path) -> pd.DataFrame:
 
 def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
     """Each row's number (0 = the first data row), predicted class and probability of
-    every class (``p(<class>)``) under a loaded pipeline ``model``.
+    every class (``p(<class>)``) under a loaded pipeline ``model``; its ``attrs``'
+    ``heb_notes`` name the cells it could not read as numbers (:mod:`heb.data.unreadable`).
 
     Raises
     ------
@@ -196,6 +197,8 @@ def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
         Naming the model's columns the rows lack.
     """
     from sklearn.pipeline import Pipeline
+
+    from heb.data.unreadable import preprocessor_columns, unreadable_number_notes
 
     if not isinstance(model, Pipeline):
         raise ValueError(
@@ -209,14 +212,16 @@ def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
         more = f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
         shown = ", ".join(repr(c) for c in lacking[:5]) + more
         raise ValueError(f"The rows lack {len(lacking)} of the model's columns: {shown}.")
-    X = rows.rename(columns=str)[columns]
-    proba = model.predict_proba(X)
+    X = preprocessor_columns(model[0], rows)
+    codes = model[0].transform(X)  # once, for the probabilities and the notes
+    proba = model[1:].predict_proba(codes)
     classes = [str(c) for c in model.classes_]
     out = pd.DataFrame(
         {"row": np.arange(len(X)), "predicted": np.asarray(classes)[proba.argmax(1)]}
     )
     for j, label in enumerate(classes):
         out[f"p({label})"] = proba[:, j]
+    out.attrs["heb_notes"] = unreadable_number_notes(model[0], X, codes)
     return out
 
 
@@ -255,7 +260,6 @@ def score_command(args: argparse.Namespace) -> int:
     """``heb score``: predicted classes and probabilities of a table's rows, as CSV."""
     from heb.cli import UsageError, check_file
     from heb.data import pipeline_io
-    from heb.data.unreadable import unreadable_number_notes
 
     check_file(args.rows)
     out = None if args.output == "-" else _output_file(args.output)
@@ -272,9 +276,7 @@ def score_command(args: argparse.Namespace) -> int:
     if args.target is not None and args.target not in {str(c) for c in rows.columns}:
         raise ValueError(f"The rows have no column {args.target!r} to score against.")
     scored = scored_rows(model, rows)
-    preprocessor = model[0]  # scored_rows took a pipeline
-    named = rows.rename(columns=str)[[str(c) for c in preprocessor.feature_names_in_]]
-    for note in unreadable_number_notes(preprocessor, named):
+    for note in scored.attrs["heb_notes"]:  # cells not read as numbers
         _say(f"  {Path(args.rows).name}: {note}")
     text = scored.to_csv(index=False, lineterminator="\n")
     if out is None:

@@ -15,20 +15,28 @@ import pandas as pd
 
 from heb.data.names import quote
 
-__all__ = ["unreadable_number_notes"]
+__all__ = ["preprocessor_columns", "unreadable_number_notes"]
 
 #: characters of a cell quoted in a note at most
 MAX_EXAMPLE = 40
+
+
+def preprocessor_columns(preprocessor, rows: pd.DataFrame) -> pd.DataFrame:
+    """The columns of ``rows`` a fitted ``preprocessor`` reads, in its order, named as
+    text as it names them (a table's other columns, a target, left out)."""
+    named = rows.rename(columns=str)
+    return named[[str(c) for c in getattr(preprocessor, "feature_names_in_", named.columns)]]
 
 
 def unreadable_number_notes(
     preprocessor, rows: pd.DataFrame, codes: np.ndarray | None = None
 ) -> list[str]:
     """One note per numeric feature of ``preprocessor`` (fitted) whose cells in ``rows``
-    (its input columns) are present but fall in none of its bins.
+    (a table holding its input columns, by name) are present but fall in none of its bins.
 
-    ``codes`` is ``preprocessor.transform(rows)`` when the caller has it already.
+    ``codes`` is ``preprocessor.transform`` of those columns when the caller has it.
     """
+    rows = preprocessor_columns(preprocessor, rows)
     if codes is None:
         codes = preprocessor.transform(rows)
     notes = []
