@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from heb.data.column_notes import kept_notes, note_about_one_of  # noqa: F401 (as before)
+from heb.data.column_notes import kept_notes
 from heb.data.names import columns_phrase, join_names, quote
 from heb.text import case_variant_clause
 
