@@ -11,6 +11,13 @@ import pytest
 
 from heb import paths
 
+#: the Spark tests' driver JVMs (pyspark reads SPARK_SUBMIT_OPTS when it launches one, in
+#: this process and in the CLI's subprocesses) compile with the C1 JIT only and collect
+#: with the serial GC: each test runs short queries on tiny tables, and C2's compile
+#: threads and G1's workers took about 40 % of the JVM's CPU on two cores (Java's CPU on
+#: four Spark test files: 80 core-s before, 45 after); the numbers are the same
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _session_cache_dir(tmp_path_factory) -> Path:
