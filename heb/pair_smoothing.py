@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from heb.concentration import CLAMP_NONE, ConcentrationFit, ConcentrationProblem
 from heb.counts import category_offsets
@@ -47,6 +48,8 @@ class PairConcentrations:
         Groups whose best-populated parent value has fewer than ``n0`` rows.
     doc_group, doc_total : ndarray (D,)
         Every document (parent value u with N_{c,u} > 0): its group and its total.
+    prior, column_offsets : ndarray
+        The prior mean t of every category and where each child's categories start in it.
     """
 
     m: np.ndarray
@@ -54,11 +57,17 @@ class PairConcentrations:
     fallback: np.ndarray
     doc_group: np.ndarray
     doc_total: np.ndarray
+    prior: np.ndarray
+    column_offsets: np.ndarray
 
     def diagnostics(self, joint: JointCounts) -> dict[str, np.ndarray]:
         """One entry per (pair, class) group: class, parent, child, K_child, N, n_values, m,
         rho (m / (N_{c,u} + m) averaged over the parent values seen), iterations, converged,
-        clamped, log_evidence (0 for fallback groups, not fitted) and fallback."""
+        clamped, log_evidence and fallback.
+
+        A fallback group's log evidence is its documents' at the m = K_child and the
+        prior mean it uses (:meth:`fallback_log_evidence`); the solver, which never saw
+        its counts, reports 0 for it, which would read as an evidence of probability 1."""
         C, P = joint.n_classes, joint.n_pairs
         m_flat = self.m.ravel()
         group = self.doc_group
@@ -81,9 +90,39 @@ class PairConcentrations:
             "iterations": np.where(fb, 0, fit.iterations),
             "converged": np.where(fb, True, fit.converged),
             "clamped": _CLAMP_NAMES[np.where(fb, CLAMP_NONE, fit.clamped) + 1],
-            "log_evidence": fit.log_evidence,
+            "log_evidence": np.where(fb, self.fallback_log_evidence(joint), fit.log_evidence),
             "fallback": fb,
         }
+
+    def fallback_log_evidence(self, joint: JointCounts) -> np.ndarray:
+        """The log evidence l(m) (paper eq. 5) of every fallback group at its m, summed over
+        its documents u (each its counts N_{c,u,v} over the child's values); 0 for the
+        groups the solver fitted. Shape (P * C,), (pair, class) order.
+
+        Per document: log Gamma(m) - log Gamma(N_{c,u} + m) + sum over v with a count of
+        log Gamma(N_{c,u,v} + m t_v) - log Gamma(m t_v), as
+        :func:`heb.concentration.log_evidence` gives for one count vector. The counts come a
+        part at a time, as the fit took them.
+        """
+        C = joint.n_classes
+        fb = self.fallback.ravel()
+        m = self.m.ravel()
+        out = np.zeros(fb.size)
+        if not fb.any():
+            return out
+        for part in joint.parts():
+            pair, cls_idx, _, v = joint.decode(part)
+            group = pair * C + cls_idx
+            count = joint.counts[part]
+            keep = fb[group] & (count > 0)
+            group, count = group[keep], count[keep]
+            x = m[group] * self.prior[self.column_offsets[joint.child[pair[keep]]] + v[keep]]
+            item = special.gammaln(x + count) - special.gammaln(x)
+            out += np.bincount(group, weights=item, minlength=fb.size)
+        docs = fb[self.doc_group]
+        group, total = self.doc_group[docs], self.doc_total[docs]
+        doc = special.gammaln(m[group]) - special.gammaln(total + m[group])
+        return out + np.bincount(group, weights=doc, minlength=fb.size)
 
 
 def fit_pair_concentrations(
@@ -134,7 +173,9 @@ def fit_pair_concentrations(
     fit = problem.fit(m_min, m_max)
     k_child = joint.n_categories[joint.child].astype(np.float64)
     m = np.where(fallback, k_child[:, None], fit.m.reshape(P, C))
-    return PairConcentrations(m, fit, fallback, doc_group, doc_total)
+    return PairConcentrations(
+        m, fit, fallback, doc_group, doc_total, np.asarray(prior), np.asarray(column_offsets)
+    )
 
 
 def _add_part_items(
