@@ -19,7 +19,7 @@ from explorer.state import current_settings
 from heb import model_io, registry
 from heb.data import Dataset, pipeline_io
 from heb.data.preprocessor_io import make_pipeline
-from heb.data.unreadable import unreadable_number_notes
+from heb.data.unreadable import scoring_notes as data_scoring_notes
 from heb.evaluate.folds import evaluated_data
 from heb.evaluate.hierarchy_specs import hierarchies_text
 from heb.explain import Explanation, explain_smoothers
@@ -230,11 +230,11 @@ def accuracy_on(model, work: WorkingData, rows: pd.DataFrame | None = None) -> f
     return float(np.mean(model.predict(rows).astype(str) == truth))
 
 
-def unreadable_notes(model: Pipeline, rows: pd.DataFrame) -> list[str]:
-    """A loaded pipeline's notes on the ``rows``' cells its numeric features cannot read
-    as numbers (scored as missing values; :mod:`heb.data.unreadable`), as ``heb score``
-    says them."""
-    return unreadable_number_notes(model[0], rows)
+def scoring_notes(model: Pipeline, rows: pd.DataFrame) -> list[str]:
+    """A loaded pipeline's notes on the ``rows``' cells that add no evidence: numbers its
+    numeric features cannot read (scored as missing values), categories it never saw
+    (:mod:`heb.data.unreadable`), as ``heb score`` says them."""
+    return data_scoring_notes(model[0], rows)
 
 
 def model_mismatch(model, work: WorkingData) -> str:

@@ -189,7 +189,8 @@ def _read_rows(path: Path) -> pd.DataFrame:
 def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
     """Each row's number (0 = the first data row), predicted class and probability of
     every class (``p(<class>)``) under a loaded pipeline ``model``; its ``attrs``'
-    ``heb_notes`` name the cells it could not read as numbers (:mod:`heb.data.unreadable`).
+    ``heb_notes`` name the cells it could not read as numbers and the categories it never
+    saw (:mod:`heb.data.unreadable`).
 
     Raises
     ------
@@ -198,7 +199,7 @@ def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
     """
     from sklearn.pipeline import Pipeline
 
-    from heb.data.unreadable import preprocessor_columns, unreadable_number_notes
+    from heb.data.unreadable import preprocessor_columns, scoring_notes
 
     if not isinstance(model, Pipeline):
         raise ValueError(
@@ -221,7 +222,7 @@ def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
     )
     for j, label in enumerate(classes):
         out[f"p({label})"] = proba[:, j]
-    out.attrs["heb_notes"] = unreadable_number_notes(model[0], X, codes)
+    out.attrs["heb_notes"] = scoring_notes(model[0], X, codes)
     return out
 
 
@@ -276,7 +277,7 @@ def score_command(args: argparse.Namespace) -> int:
     if args.target is not None and args.target not in {str(c) for c in rows.columns}:
         raise ValueError(f"The rows have no column {args.target!r} to score against.")
     scored = scored_rows(model, rows)
-    for note in scored.attrs["heb_notes"]:  # cells not read as numbers
+    for note in scored.attrs["heb_notes"]:  # numbers not read, categories never seen
         _say(f"  {Path(args.rows).name}: {note}")
     text = scored.to_csv(index=False, lineterminator="\n")
     if out is None:

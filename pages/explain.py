@@ -227,7 +227,7 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
                     "on every row): a training accuracy, above what Compare's "
                     "cross-validation measures on held-out rows."
                 )
-                for note in ex.unreadable_notes(model, rows) if rows is not None else []:
+                for note in ex.scoring_notes(model, rows) if rows is not None else []:
                     show_info(note)
 
 

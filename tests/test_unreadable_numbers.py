@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.explain import unreadable_notes
+from explorer.explain import scoring_notes
 from heb.cli import main
 from heb.data import make_model, pipeline_io
 from heb.data.preprocess import Preprocessor
@@ -75,7 +75,7 @@ def test_heb_score_says_it_and_the_explain_page_has_the_same_note(tmp_path, caps
     note = "Column 'age' holds 1 cell the model cannot read as a number, such as 'old'"
     assert f"  new.csv: {note}" in said
     rows = pd.read_csv(new)
-    assert unreadable_notes(pipeline_io.load(model_file), rows)[0].startswith(note)
+    assert scoring_notes(pipeline_io.load(model_file), rows)[0].startswith(note)
     clean = tmp_path / "clean.csv"
     _rows().to_csv(clean, index=False)
     assert main(["score", str(model_file), str(clean), "-o", str(tmp_path / "c.csv")]) == 0
@@ -85,5 +85,5 @@ def test_heb_score_says_it_and_the_explain_page_has_the_same_note(tmp_path, caps
 def test_the_page_helper_takes_a_fitted_pipeline_with_other_column_order():
     pipe = make_model("laplace").fit(TRAIN, Y)
     rows = _rows(age=["n.a.", 30, 40])[["joined", "shop", "age"]]
-    assert len(unreadable_notes(pipe, rows)) == 1
+    assert len(scoring_notes(pipe, rows)) == 1
     assert np.isfinite(pipe.predict_proba(rows)).all()

@@ -1,11 +1,16 @@
-"""Cells a fitted :class:`~heb.data.preprocess.Preprocessor` cannot read as numbers in rows
-it scores.
+"""Cells of rows a fitted :class:`~heb.data.preprocess.Preprocessor` scores that add no
+evidence: numbers it cannot read, categories no training row had.
 
 A numeric feature's cell that is present but not a number (``old`` in an ``age`` column,
 ``n/a`` spelt another way) falls in no bin: the preprocessor scores it as a missing value,
 which is right (nothing is known of it) but was silent, so a typo in a file of new rows
 looked like a row with the feature left blank. :func:`unreadable_number_notes` says it,
 one sentence a column, for ``heb score`` and the Explain page's loaded model.
+
+A categorical feature's value no training row had (a typo of a known category, a new
+shop, a zoned time stamp where training had none) gets the feature's "unseen" code: absent
+evidence, so the row is scored on its other columns. That is right too, and was as silent;
+:func:`unseen_category_notes` says it, and :func:`scoring_notes` gives both kinds.
 """
 
 from __future__ import annotations
@@ -15,7 +20,12 @@ import pandas as pd
 
 from heb.data.names import quote
 
-__all__ = ["preprocessor_columns", "unreadable_number_notes"]
+__all__ = [
+    "preprocessor_columns",
+    "scoring_notes",
+    "unreadable_number_notes",
+    "unseen_category_notes",
+]
 
 #: characters of a cell quoted in a note at most
 MAX_EXAMPLE = 40
@@ -50,9 +60,7 @@ def unreadable_number_notes(
         if not unread.any():
             continue
         count = int(unread.sum())
-        example = str(column[unread].iloc[0]).strip()
-        if len(example) > MAX_EXAMPLE:
-            example = example[: MAX_EXAMPLE - 1] + "…"
+        example = _example(column[unread])
         cells = f"{count:,} cell{'s' * (count != 1)}"
         notes.append(
             f"Column {quote(name)} holds {cells} the model cannot read as a number, such as "
@@ -60,3 +68,52 @@ def unreadable_number_notes(
             f"{'they are typos' if count > 1 else 'it is a typo'}."
         )
     return notes
+
+
+def unseen_category_notes(
+    preprocessor, rows: pd.DataFrame, codes: np.ndarray | None = None
+) -> list[str]:
+    """One note per categorical feature of ``preprocessor`` (fitted) whose present cells in
+    ``rows`` hold values no training row had (their code is K_f or above: absent evidence).
+
+    ``codes`` is ``preprocessor.transform`` of those columns when the caller has it.
+    """
+    rows = preprocessor_columns(preprocessor, rows)
+    if codes is None:
+        codes = preprocessor.transform(rows)
+    notes = []
+    for j, name in enumerate(preprocessor.feature_names_out_):
+        if preprocessor.kinds_.get(name) == "numeric":
+            continue
+        column = rows[name]
+        unseen = column.notna().to_numpy() & (codes[:, j] >= preprocessor.n_categories_[j])
+        if not unseen.any():
+            continue
+        values = column[unseen]
+        n_values = values.astype(str).nunique()
+        n_rows = int(unseen.sum())
+        what = f"{n_values:,} value{'s' * (n_values != 1)}"
+        adds = "they add" if n_values != 1 else "it adds"
+        notes.append(
+            f"Column {quote(name)} holds {what} the model never saw in training, such as "
+            f"{quote(_example(values))}, in {n_rows:,} of {len(rows):,} rows: {adds} no "
+            "evidence, so those rows are scored on their other columns."
+        )
+    return notes
+
+
+def scoring_notes(preprocessor, rows: pd.DataFrame, codes: np.ndarray | None = None) -> list[str]:
+    """:func:`unreadable_number_notes`, then :func:`unseen_category_notes`, of ``rows``
+    (transformed once when ``codes`` is not given)."""
+    rows = preprocessor_columns(preprocessor, rows)
+    if codes is None:
+        codes = preprocessor.transform(rows)
+    return unreadable_number_notes(preprocessor, rows, codes) + unseen_category_notes(
+        preprocessor, rows, codes
+    )
+
+
+def _example(values: pd.Series) -> str:
+    """The first of ``values`` as a note quotes it: stripped, cut to :data:`MAX_EXAMPLE`."""
+    example = str(values.iloc[0]).strip()
+    return example if len(example) <= MAX_EXAMPLE else example[: MAX_EXAMPLE - 1] + "…"
