@@ -964,7 +964,12 @@ def _compare(
             result = run_compare(engine, column, methods, settings_now, report)
         else:
             base, changed = earlier
-            update = run_compare(engine, column, changed, settings_now, report)
+            # the changed methods' what-ifs alone: heb.scale refuses values for a method
+            # a run leaves out (the unchanged ones keep the earlier scan's numbers)
+            params = {m: p for m, p in settings_now.get("params", {}).items() if m in changed}
+            update = run_compare(
+                engine, column, changed, {**settings_now, "params": params}, report
+            )
             result = base.with_methods_of(update, methods)
             kept = [note for note in result.notes if not note.startswith(_RESCORED)]
             result.notes = [*kept, rescored_note(changed)]  # this scan's, not an earlier one's

@@ -44,6 +44,7 @@ __all__ = [
     "resolve_method_name",
     "method_names",
     "method_overrides",
+    "overrides_of_run",
     "compute_metrics",
     "smoother_param_names",
     "HIGHER_IS_BETTER",
@@ -286,6 +287,37 @@ def method_overrides(
     for name, values in (params or {}).items():
         key = name if name in labels else resolve_method_name(name)
         out[key] = {**out.get(key, {}), **dict(values or {})}
+    return out
+
+
+def overrides_of_run(
+    params: Mapping[str, Mapping[str, Any]] | None,
+    methods: Iterable[str],
+    keep: Iterable[str] = (),
+) -> dict[str, dict[str, Any]]:
+    """:func:`method_overrides` of ``params`` for a run of ``methods`` (registered names
+    or labels in ``keep``), refusing values for a method the run leaves out.
+
+    ``cross_validate(data, ["Laplace"], params={"Lidstone": {"alpha": 0.5}})`` ran
+    Laplace alone and dropped the alpha without a word, so the value seemed used. A key
+    with no values sets nothing and passes, and so does any key of a run of no method
+    (the caller's "choose a method" says what is wrong).
+
+    Raises
+    ------
+    ValueError
+        One sentence naming the methods given values but not run, and those run.
+    """
+    run = list(methods)
+    out = method_overrides(params, keep)
+    extra = [name for name, values in out.items() if values and name not in run]
+    if extra and run:
+        one = len(extra) == 1
+        raise ValueError(
+            f"params set {', '.join(extra)}, which {'is' if one else 'are'} not among the "
+            f"methods run ({', '.join(run)}): add {'it' if one else 'them'} to methods or "
+            f"leave {'its' if one else 'their'} values out of params."
+        )
     return out
 
 

@@ -370,6 +370,29 @@ def test_a_what_if_change_after_a_first_comparison_scans_again_with_it(rooted, m
     pd.testing.assert_frame_equal(shown.drop(columns=timed), wanted.drop(columns=timed))
 
 
+def test_a_what_if_rescans_one_method_while_another_keeps_its_own_value(rooted):
+    """Lidstone at alpha 2, then m-estimate's m changed: the rescan of m-estimate alone
+    handed heb.scale Lidstone's value too, which it now refuses for a method not run."""
+    methods = "Laplace,Lidstone,m-estimate"
+    at = open_app("pages/compare.py", clean=False, large_file=FILE, methods=methods, folds="3")
+    at.segmented_control(key="w_whatif_alpha").set_value(2.0).run()
+    at.button(key="large_go").click().run()
+    at.segmented_control(key="w_whatif_m").set_value(20.0).run()
+    assert_clean(at)
+    assert "This scan re-scored m-estimate only, for the what-if" in _texts(at.info)
+    expected = cross_validate(
+        _engine(rooted),
+        "click",
+        ["Laplace", "Lidstone", "m-estimate"],
+        n_splits=3,
+        params={"Lidstone": {"alpha": 2.0}, "m-estimate": {"m": 20.0}},
+    )
+    shown = next(d for d in at.dataframe if "method" in d.value.columns).value
+    wanted = cmp.metrics_table(expected)[0]
+    timed = [c for c in wanted.columns if "time" in c]
+    pd.testing.assert_frame_equal(shown.drop(columns=timed), wanted.drop(columns=timed))
+
+
 def test_a_what_if_of_the_only_method_is_a_whole_new_scan(rooted):
     """Nothing of the earlier scan is kept when every method changed: no merge, no note."""
     at = open_app("pages/compare.py", clean=False, large_file=FILE, methods="Lidstone", folds="3")

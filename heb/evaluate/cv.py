@@ -303,7 +303,10 @@ def cross_validate(
     methods : sequence of str
         Names (or aliases) from :data:`heb.registry.METHODS`.
     params : dict, optional
-        Per-method parameter overrides, e.g. ``{"Lidstone": {"alpha": 0.5}}``.
+        Per-method parameter overrides, e.g. ``{"Lidstone": {"alpha": 0.5}}``; a method
+        named here must be one of ``methods`` (else a ValueError: the value would go
+        unused). A :class:`RunSettings`' overrides describe the whole run and may name
+        other methods (those are not run).
     n_splits, seed : int
         Stratified, shuffled folds (fewer when a class has fewer rows; see ``notes``).
     n_bins, missing : int, str
@@ -333,7 +336,7 @@ def cross_validate(
             max_rows=max_rows,
             n_splits=n_splits,
             seed=seed,
-            overrides=params or {},
+            overrides=registry.overrides_of_run(params, methods),  # none for a method not run
         )
     elif params is not None:
         raise ValueError("Give the overrides in settings or in params, not both.")
@@ -510,8 +513,10 @@ def run_benchmark(
             f"run_benchmark takes Dataset objects (heb.data.load_dataset gives one), got a "
             f"{bad[0]}."
         )
-    if settings is None:
-        settings = RunSettings(overrides=params or {}, **words)
+    if settings is None:  # values for a method not run are refused, as cross_validate does
+        settings = RunSettings(
+            overrides=registry.overrides_of_run(params, registry.method_names(methods)), **words
+        )
     elif params is not None or words:
         raise ValueError("Give the settings as a RunSettings or as words, not both.")
     report = progress or (lambda fraction, message: None)

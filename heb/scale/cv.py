@@ -346,7 +346,8 @@ def cross_validate(
     methods : sequence of str
         Registry method names (NB smoothers, HEB-M+GR, AODE, HEB-AODE).
     params : dict, optional
-        Per-method parameter overrides, e.g. ``{"Lidstone": {"alpha": 0.5}}``.
+        Per-method parameter overrides, e.g. ``{"Lidstone": {"alpha": 0.5}}``, each of a
+        method (or variant label) among ``methods``.
     n_splits, seed : int
         Folds: a seeded hash of each row's key (file, row number) modulo ``n_splits``.
     n_bins, missing, features, categorical
@@ -370,9 +371,10 @@ def cross_validate(
     methods = list(
         dict.fromkeys(m if m in variants else registry.resolve_method_name(m) for m in methods)
     )
-    params = registry.method_overrides(params, keep=variants)  # {"lidstone": ...} too
     if not methods:
         raise ValueError("Choose at least one method.")
+    # {"lidstone": ...} too; values for a method not run are refused, not dropped unsaid
+    params = registry.overrides_of_run(params, methods, keep=variants)
     if int(n_splits) < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}.")
     if int(n_splits) > MAX_FOLDS:  # folds travel as int16 through the histograms
