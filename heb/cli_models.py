@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,6 +31,7 @@ from heb.cli_hierarchies import (
     takes_hierarchies,
 )
 from heb.cli_params import add_param_option, param_notes, param_overrides
+from heb.nb import FLAT_HEB_H
 from heb.paths import user_path
 
 __all__ = ["add_model_commands", "fit_command", "score_command", "scored_rows"]
@@ -148,7 +151,9 @@ def fit_command(args: argparse.Namespace) -> int:
                 f"  {name} was given no category hierarchy, so it is HEB-M (the same "
                 "numbers): pass --hierarchy 'COLUMN -> PARENT' or 'COLUMN -> prefix 3'."
             )
-    pipe.fit(X, y)
+    with warnings.catch_warnings():  # the line above said it in the command's words
+        warnings.filterwarnings("ignore", message=re.escape(FLAT_HEB_H), category=UserWarning)
+        pipe.fit(X, y)
     _write_whole(out, pipeline_io.dumps(pipe))
     _say(
         f"Fitted {name} on {len(X):,} rows{of} of {dataset.name} ({X.shape[1]} "

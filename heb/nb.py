@@ -8,6 +8,8 @@ code never seen in training is unseen: both are absent evidence (SPEC section 1)
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
@@ -24,9 +26,11 @@ from heb.smoothing import (
     smooth,
 )
 
-__all__ = ["NaiveBayes", "WEIGHTINGS", "pair_log_evidence", "score_codes"]
+__all__ = ["FLAT_HEB_H", "NaiveBayes", "WEIGHTINGS", "pair_log_evidence", "score_codes"]
 
 WEIGHTINGS = (None, "sqrt-mi")
+#: how the warning of a fit of HEB-H without hierarchies begins (a filter's message)
+FLAT_HEB_H = "NaiveBayes('heb-h') was given no hierarchies, so it fits HEB-M"
 _CLAMP_NAMES = np.array(["low", "none", "high"])
 #: codes per sparse block of :func:`sum_columns` (about 50 MB of index and weights)
 _CODES_PER_BLOCK = 1 << 22
@@ -147,7 +151,9 @@ class NaiveBayes(CategoricalClassifier):
     hierarchies : dict, optional
         HEB-H only: feature index -> list of levels, each the parent code of every code of
         the level below (:mod:`heb.hierarchy`; helpers in :mod:`heb.hierarchy_sources`).
-        ``None``: HEB-H is HEB-M.
+        ``None``: HEB-H is HEB-M, which :meth:`fit` and a first :meth:`partial_fit` say
+        in a UserWarning (:meth:`fit_counts`, the counts path of cross-validation and the
+        app, does not: their results say it in their notes).
 
     Attributes
     ----------
@@ -224,15 +230,39 @@ class NaiveBayes(CategoricalClassifier):
             The HEB smoothers take fractional weights too: their evidence over
             fractional counts can have several peaks, and the solver searches them all
             (:func:`heb.concentration.fractional_groups`), at every level of HEB-H.
+
+        Warns
+        -----
+        UserWarning
+            Smoother ``"heb-h"`` without ``hierarchies``: the fit is HEB-M's.
         """
-        return self._fit(X, y, sample_weight)
+        self._fit(X, y, sample_weight)
+        self._say_if_flat()
+        return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of rows (weighted, if given: see :meth:`fit`) and re-smooth.
 
         ``classes`` (all labels that will ever be seen) is required on the first call.
+        The first call warns as :meth:`fit` does of HEB-H without hierarchies.
         """
-        return self._partial_fit(X, y, classes, sample_weight)
+        first = not hasattr(self, "count_table_")
+        self._partial_fit(X, y, classes, sample_weight)
+        if first:
+            self._say_if_flat()
+        return self
+
+    def _say_if_flat(self) -> None:
+        """Warn (once per fit) when HEB-H has no hierarchy: a student comparing it with
+        HEB-M got the same numbers and no word why."""
+        if not self.hierarchies and registry.smoother(self.smoother).name == "heb-h":
+            warnings.warn(
+                f"{FLAT_HEB_H} (the same numbers): pass hierarchies={{feature index: levels}} "
+                "(heb.hierarchy_sources builds levels from a parent column or label prefixes) "
+                "to borrow along them, or use 'heb-m'.",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def _count(self, codes, y_idx, n_classes, n_categories, weights=None) -> tuple[CountTable]:
         if weights is None:  # CategoricalClassifier passes K_f >= these codes' maximum + 1

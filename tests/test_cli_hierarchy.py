@@ -177,6 +177,7 @@ def test_fit_says_heb_h_without_a_hierarchy_is_heb_m(zip_file, tmp_path, capsys)
     said = capsys.readouterr().err
     assert "HEB-H was given no category hierarchy, so it is HEB-M" in said
     assert "hierarchies over" not in said
+    assert "NaiveBayes('heb-h')" not in said  # the Python API's warning, said once above
 
 
 @pytest.mark.parametrize(

@@ -476,6 +476,7 @@ def test_zip_codes_is_the_default_and_high_cardinality():
     assert dataset.truth["n_categories"].max() == 5000
 
 
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_zip_codes_cross_validation_favours_heb_m():
     """The app opens on this dataset: in a 10-fold CV of the 7 smoothers HEB-M wins."""
     dataset = load_builtin("zip-codes")

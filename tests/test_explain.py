@@ -37,6 +37,7 @@ def test_laplace_contributions_by_hand():
 
 @pytest.mark.parametrize("smoother", SMOOTHERS)
 @pytest.mark.parametrize("weighting", [None, "sqrt-mi"])
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_contributions_sum_to_log_posterior_odds(smoother, weighting):
     rng = np.random.default_rng(3)
     X = rng.integers(0, 6, size=(300, 5))
@@ -59,6 +60,7 @@ def test_contributions_sum_to_log_posterior_odds(smoother, weighting):
     n_classes=st.integers(2, 4),
     smoother=st.sampled_from(SMOOTHERS),
 )
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_additivity_property(seed, n_classes, smoother):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 4, size=(40, 3))

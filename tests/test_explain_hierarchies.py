@@ -78,6 +78,7 @@ def test_heb_h_with_hierarchies_is_offered_as_json_and_loads_back_as_itself():
     assert "(heb\\-h), 2 classes, 8 features, hierarchies over 1 of them." in summary, summary
 
 
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_the_engine_saves_a_model_with_hierarchies_and_loads_it_back():
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 4, (60, 2))

@@ -23,6 +23,7 @@ Y_TREE = (LEAF // 4 + RNG.integers(0, 2, 600) > 1).astype(int)
 TREE = {0: [np.arange(12) // 4]}
 
 
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_a_flat_features_fallback_pairs_report_heb_ms_evidence_at_k():
     heb_m = NaiveBayes("heb-m", n0=1000).fit(X_FLAT, Y_FLAT).concentrations_
     heb_h = NaiveBayes("heb-h", n0=1000).fit(X_FLAT, Y_FLAT).concentrations_

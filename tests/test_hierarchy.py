@@ -273,6 +273,7 @@ def test_estimates_are_distributions_and_unseen_columns_are_absent(form):
 
 
 # ---------------------------------------------------------------------------- NaiveBayes
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_naive_bayes_heb_h_without_hierarchies_is_heb_m():
     rng = np.random.default_rng(2)
     X, y = rng.integers(0, 9, size=(300, 4)), rng.integers(0, 2, size=300)
@@ -281,6 +282,7 @@ def test_naive_bayes_heb_h_without_hierarchies_is_heb_m():
     np.testing.assert_allclose(a, b, atol=1e-9)
 
 
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_naive_bayes_heb_h_scores_missing_and_unseen_as_absent_evidence():
     rng = np.random.default_rng(4)
     X, y = rng.integers(0, 6, size=(200, 2)), rng.integers(0, 2, size=200)
@@ -313,6 +315,7 @@ def test_naive_bayes_refuses_hierarchies_it_cannot_use():
 @pytest.mark.parametrize(
     "estimator", [NaiveBayes("heb-h"), HierarchicalNaiveBayes()], ids=["heb-h", "fd-aware"]
 )
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_check_estimator(estimator):
     # NaiveBayes takes sample_weight, so two more checks feed it fractional codes;
     # HierarchicalNaiveBayes refuses sample_weight by name, as sklearn's checks ask

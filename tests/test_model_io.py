@@ -32,6 +32,7 @@ def test_no_pickle_anywhere():
 
 @pytest.mark.parametrize("smoother", list(registry.SMOOTHERS))
 @pytest.mark.parametrize("weighting", [None, "sqrt-mi"])
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_naive_bayes_round_trip_predicts_identically(tmp_path, smoother, weighting):
     X, y = data()
     model = NaiveBayes(smoother, weighting=weighting).fit(X, y)

@@ -94,6 +94,7 @@ def test_class_prior_is_add_one():
 
 
 @pytest.mark.parametrize("smoother", SMOOTHERS)
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_a_class_absent_from_the_chunk_gets_the_prior(smoother):
     model = NaiveBayes(smoother=smoother).partial_fit(X_SMALL, Y_SMALL, classes=["a", "b", "c"])
     prior = np.exp(model.class_log_prior_)
@@ -106,6 +107,7 @@ def test_a_class_absent_from_the_chunk_gets_the_prior(smoother):
 
 
 @pytest.mark.parametrize("smoother", SMOOTHERS)
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_dense_log_prob_is_the_feature_table_and_is_not_kept(smoother):
     model = NaiveBayes(smoother=smoother).fit(X_SMALL, Y_SMALL)
     dense = model.dense_log_prob()
@@ -295,6 +297,7 @@ COMBOS = [(s, w) for s in SMOOTHERS for w in WEIGHTINGS]
 @pytest.mark.parametrize("smoother, weighting", COMBOS)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=problems())
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_invariants(smoother, weighting, problem):
     X, y, X_test, rng = problem
     model = NaiveBayes(smoother=smoother, weighting=weighting).fit(X, y)

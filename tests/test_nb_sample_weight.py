@@ -53,6 +53,7 @@ def _repeated(X, y, weights):
 
 @pytest.mark.parametrize("weighting", [None, "sqrt-mi"])
 @pytest.mark.parametrize("smoother", list(SMOOTHERS))
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_whole_number_weights_are_repeated_rows(smoother, weighting):
     X, y, weights = _data()
     weighted = NaiveBayes(smoother, weighting=weighting).fit(X, y, sample_weight=weights)
@@ -82,6 +83,7 @@ def test_whole_number_weights_on_a_shared_dataset(datasets_dir, smoother):
 
 
 @pytest.mark.parametrize("smoother", list(SMOOTHERS))
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_weights_of_one_are_no_weights(smoother):
     X, y, _ = _data(2)
     plain = NaiveBayes(smoother).fit(X, y)

@@ -255,6 +255,7 @@ def test_explain_code_resolves_hierarchies_only_for_heb_h():
     assert "resolve_levels" in with_h and "hierarchies=levels" in with_h
 
 
+@pytest.mark.filterwarnings(r"ignore:NaiveBayes\('heb-h'\) was given no hierarchies")  # on purpose
 def test_model_json_saves_heb_h_with_its_hierarchies():
     """``explorer.explain.model_json`` saves HEB-H with its hierarchies (refitted without
     them, the file would hold HEB-M, a model that predicts otherwise)."""
