@@ -13,7 +13,7 @@ import pytest
 
 from heb.cli import main
 from heb.data import load_upload
-from heb.data.column_notes import ColumnsNote, date_note, kept_notes, mixed_note
+from heb.data.column_notes import ColumnsNote, comma_note, date_note, kept_notes, mixed_note
 
 ROWS = 200
 
@@ -118,3 +118,55 @@ def test_the_engine_reads_the_examples_of_the_first_columns_of_a_note(tmp_path):
     assert kept_notes([note], ["m0"])[0].startswith(
         f"Column 'm1' (and {width - 2} more columns) mixes numbers and text such as 't1'"
     )
+
+
+# ------------------------------------------------ numbers written with a comma, several
+#: two columns of numbers with a decimal comma in a tab-separated file, a shop and a label
+COMMAS = b"price\tweight\tshop\tlabel\n" + b"55,03\t1,5\ta\tyes\n12,5\t2,25\tb\tno\n" * 10
+COMMA_END = (
+    "which in a tab-separated file may be a decimal or a thousands separator, so it is "
+    "treated as categorical; save the file with decimal points to read them as numbers."
+)
+
+
+def _comma_notes(notes) -> list[str]:
+    return [note for note in notes if "written with a comma" in note]
+
+
+def test_the_comma_note_names_every_such_column_and_those_kept():
+    """It named the first column alone; and once that one was left out, none at all (the
+    note about 'price' alone was dropped), though 'weight' was read the same way."""
+    (note,) = _comma_notes(load_upload(COMMAS, "t.tsv").notes)
+    assert note == (
+        f"Column 'price' (and 1 more column) holds numbers written with a comma such as "
+        f"'55,03', {COMMA_END}"
+    )
+    assert isinstance(note, ColumnsNote) and note.columns == ["price", "weight"]
+    kept = _comma_notes(load_upload(COMMAS, "t.tsv", drop=["price"]).notes)
+    assert kept == [
+        f"Column 'weight' holds numbers written with a comma such as '1,5', {COMMA_END}"
+    ]
+    assert _comma_notes(load_upload(COMMAS, "t.tsv", drop=["price", "weight"]).notes) == []
+    (one,) = _comma_notes(load_upload(COMMAS, "t.tsv", drop=["weight"]).notes)
+    assert one == comma_note("price", "55,03", "tab-separated")
+
+
+def test_the_engine_names_every_comma_column_as_the_upload_does(tmp_path, capsys):
+    pytest.importorskip("duckdb")
+    from heb.scale.duckdb_engine import DuckDBEngine
+    from heb.scale.source import open_source
+
+    (tmp_path / "t.tsv").write_bytes(COMMAS)
+    engine = DuckDBEngine(memory_limit="512MB", threads=1)
+    engine.register(open_source("t.tsv", root=tmp_path))
+    (note,) = _comma_notes(engine.notes)
+    assert note == _comma_notes(load_upload(COMMAS, "t.tsv").notes)[0]
+    assert kept_notes([note], ["price"]) == _comma_notes(
+        load_upload(COMMAS, "t.tsv", drop=["price"]).notes
+    )
+    common = ["--methods", "HEB-M", "--folds", "2", "--no-figures", "--no-cache"]
+    common += ["--target", "label", "-o", str(tmp_path / "out"), "--engine", "duckdb"]
+    capsys.readouterr()
+    assert main(["bench", str(tmp_path / "t.tsv"), *common, "--drop", "price"]) == 0
+    err = capsys.readouterr().err
+    assert "Column 'weight' holds numbers written with a comma such as '1,5'" in err, err

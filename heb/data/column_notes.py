@@ -167,12 +167,13 @@ def date_note(column: str, example: str, days: int, more: int = 0) -> str:
     )
 
 
-def comma_note(column: str, example: str, kind: str) -> str:
+def comma_note(column: str, example: str, kind: str, more: int = 0) -> str:
     """The note on a column of numbers written with a comma such as ``example`` in a file
-    of ``kind`` (``"tab-separated"``), kept as categories, on the in-memory and the DuckDB
-    CSV path."""
+    of ``kind`` (``"tab-separated"``), kept as categories (and on ``more`` columns like
+    it: it named the first alone), on the in-memory and the DuckDB CSV path."""
     return (
-        f"Column {quote(column)} holds numbers written with a comma such as {quote(example)}, "
+        f"Column {quote(column)}{_others(more)} holds numbers written with a comma such as "
+        f"{quote(example)}, "
         f"which in a {kind} file may be a decimal or a thousands separator, so it "
         "is treated as categorical; save the file with decimal points to read them as numbers."
     )

@@ -389,7 +389,7 @@ def tidy_text_columns(
             found.append((column, example))
             continue
         if not decimal_comma and distinct.size and distinct.str.fullmatch(COMMA_NUMBER).all():
-            comma_columns.append((column, distinct.iloc[0]))
+            comma_columns.append((column, distinct.iloc[0], kind))
         numbers = pd.to_numeric(distinct, errors="coerce")
         if 0 < int(numbers.notna().sum()) < distinct.size:
             mixed.append((column, distinct[numbers.isna()].iloc[0]))
@@ -400,22 +400,22 @@ def tidy_text_columns(
             cases.append((column, variants))
         frame[column] = text
     notes.extend(conversion_notes(percent_columns, grouped_columns))
-    notes.extend(_kept_as_text_notes(mixed, comma_columns, dates, kind))
+    notes.extend(_kept_as_text_notes(mixed, comma_columns, dates))
     if cases:
         notes.append(ColumnsNote(case_note, cases))
     frame.attrs["heb_amounts"] = [str(column) for column, _ in grouped_columns]
     return frame
 
 
-def _kept_as_text_notes(mixed: list, commas: list, dates: list, kind: str) -> list[str]:
-    """The notes on the columns :func:`tidy_text_columns` left as text, each of the first
-    of its kind: numbers mixed with text, numbers written with a comma in a file of
-    ``kind``, dates of many days."""
+def _kept_as_text_notes(mixed: list, commas: list, dates: list) -> list[str]:
+    """The notes on the columns :func:`tidy_text_columns` left as text, one a kind, each
+    naming the first column and counting the others: numbers mixed with text, numbers
+    written with a comma (in a file of the kind each entry names), dates of many days."""
     notes = []
     if mixed:
         notes.append(ColumnsNote(mixed_note, mixed))
     if commas:
-        notes.append(comma_note(*commas[0], kind))
+        notes.append(ColumnsNote(comma_note, commas))
     if dates:
         notes.append(ColumnsNote(date_note, dates))
     return notes

@@ -190,11 +190,10 @@ def scan_notes(
             for i, name, kind in text
             if kind & commas and only_kinds(kind, MISSING, TIDY_NA, COMMA, GROUPED)
         ]
-        if written:
-            i, name = written[0]
-            notes.append(
-                comma_note(name, example(i, [COMMA, GROUPED]), file_kind(layout.delimiter))
-            )
+        if written:  # every such column, as the in-memory note names them
+            kind = file_kind(layout.delimiter)
+            found = [(*entry, kind) for entry in entries(written, [COMMA, GROUPED])]
+            notes.append(ColumnsNote(comma_note, found))
     dates = [
         i for i, _, kind in text if kind & (1 << DAY) and only_kinds(kind, MISSING, TIDY_NA, DAY)
     ]
