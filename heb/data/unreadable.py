@@ -46,16 +46,10 @@ def unreadable_number_notes(
 
     ``codes`` is ``preprocessor.transform`` of those columns when the caller has it.
     """
-    rows = preprocessor_columns(preprocessor, rows)
-    if codes is None:
-        codes = preprocessor.transform(rows)
     notes = []
-    for j, name in enumerate(preprocessor.feature_names_out_):
-        if preprocessor.kinds_.get(name) != "numeric":
-            continue
+    for name, column, code in _features(preprocessor, rows, codes, numeric=True):
         n_bins = len(preprocessor.bin_edges_[name]) - 1
-        column = rows[name]
-        outside = (codes[:, j] < 0) | (codes[:, j] >= n_bins)  # -1, or the missing code
+        outside = (code < 0) | (code >= n_bins)  # -1, or the missing code
         unread = column.notna().to_numpy() & outside
         if not unread.any():
             continue
@@ -78,15 +72,10 @@ def unseen_category_notes(
 
     ``codes`` is ``preprocessor.transform`` of those columns when the caller has it.
     """
-    rows = preprocessor_columns(preprocessor, rows)
-    if codes is None:
-        codes = preprocessor.transform(rows)
     notes = []
-    for j, name in enumerate(preprocessor.feature_names_out_):
-        if preprocessor.kinds_.get(name) == "numeric":
-            continue
-        column = rows[name]
-        unseen = column.notna().to_numpy() & (codes[:, j] >= preprocessor.n_categories_[j])
+    k = dict(zip(preprocessor.feature_names_out_, preprocessor.n_categories_, strict=True))
+    for name, column, code in _features(preprocessor, rows, codes, numeric=False):
+        unseen = column.notna().to_numpy() & (code >= k[name])
         if not unseen.any():
             continue
         values = column[unseen]
@@ -96,7 +85,7 @@ def unseen_category_notes(
         adds = "they add" if n_values != 1 else "it adds"
         notes.append(
             f"Column {quote(name)} holds {what} the model never saw in training, such as "
-            f"{quote(_example(values))}, in {n_rows:,} of {len(rows):,} rows: {adds} no "
+            f"{quote(_example(values))}, in {n_rows:,} of {len(column):,} rows: {adds} no "
             "evidence, so those rows are scored on their other columns."
         )
     return notes
@@ -111,6 +100,17 @@ def scoring_notes(preprocessor, rows: pd.DataFrame, codes: np.ndarray | None = N
     return unreadable_number_notes(preprocessor, rows, codes) + unseen_category_notes(
         preprocessor, rows, codes
     )
+
+
+def _features(preprocessor, rows: pd.DataFrame, codes: np.ndarray | None, numeric: bool):
+    """(name, column, codes) of each numeric (or each categorical) feature of ``rows``,
+    transformed here when ``codes`` is not given."""
+    rows = preprocessor_columns(preprocessor, rows)
+    if codes is None:
+        codes = preprocessor.transform(rows)
+    for j, name in enumerate(preprocessor.feature_names_out_):
+        if (preprocessor.kinds_.get(name) == "numeric") == numeric:
+            yield name, rows[name], codes[:, j]
 
 
 def _example(values: pd.Series) -> str:
