@@ -7,6 +7,8 @@ text).
   its grey as a colour instead.
 - A code block's highlighting: Streamlit's token colours are 2.3 to 3.8:1 on the block's
   background; the app's CSS sets each token class Streamlit colours to a darker one.
+- A confusion matrix's counts: plotly picked white or dark grey by the cell's brightness,
+  2.9:1 on a middle blue; the figure now picks black or white by contrast.
 
 tests/test_browser_accessibility.py runs axe-core on the pages themselves.
 """
@@ -15,9 +17,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
+from plotly.colors import sample_colorscale
 
 from explorer.style import _STYLE
+from heb.figures import diagnostics as dg
 from tests.test_trial_v import BODY, contrast
 
 #: a code block's background in the app's light theme (measured in the browser)
@@ -72,6 +77,43 @@ def test_a_caption_is_grey_by_colour_not_by_opacity():
     assert re.search(r"opacity:\s*1\b", body), body
     colour = _colour(body)
     assert colour is not None and contrast(colour) >= BODY, body
+
+
+def test_a_confusion_matrix_count_stands_out_from_its_cell():
+    """Shares from 0 to 1 in steps of 1/40 (a middle blue among them): every count has
+    4.5:1 against its cell's colour on the heatmap's own scale."""
+    rows = 40
+    matrix = np.array([[k, rows - k] for k in range(rows + 1)])
+    names = [f"c{i}" for i in range(2)]
+    low = []
+    for pair in matrix:
+        fig = dg.confusion_figure(np.array([pair, pair[::-1]]), names, "C")
+        counts = [trace for trace in fig.data if getattr(trace, "mode", None) == "text"]
+        assert len(counts) == 1, "the counts are no text trace over the heatmap"
+        heat = fig.data[0]
+        fills = sample_colorscale(
+            [list(step) for step in heat.colorscale],
+            np.asarray(heat.z, dtype=float).ravel().tolist(),
+        )
+        inks = counts[0].textfont.color
+        for fill, ink, text in zip(fills, inks, counts[0].text, strict=True):
+            if contrast(ink, fill) < BODY:
+                low.append((text, fill, ink, round(contrast(ink, fill), 2)))
+    assert not low, low
+
+
+def test_confusion_counts_keep_their_thousands_separator_and_leave_the_hover_alone():
+    matrix = np.array([[4261, 12], [7, 1503]])
+    fig = dg.confusion_figure(matrix, ["no", "yes"], "Confusion")
+    heat, counts = fig.data
+    assert list(counts.text) == ["4,261", "12", "7", "1,503"]
+    assert counts.hoverinfo == "skip" and counts.showlegend is False
+    assert "rows %{customdata:,d}" in heat.hovertemplate
+
+
+def test_a_large_confusion_matrix_draws_no_counts():
+    fig = dg.confusion_figure(np.ones((13, 13), dtype=int), [f"c{i}" for i in range(13)], "C")
+    assert len(fig.data) == 1
 
 
 @pytest.mark.parametrize("colour", ["#707070", "#000000"])

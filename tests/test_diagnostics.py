@@ -97,10 +97,10 @@ def test_confusion_counts_read_with_thousands_separators():
     """4,261 rows in a cell read as the tables write them, on the cell and in its hover."""
     matrix = np.array([[4261, 12], [7, 1503]])
     fig = dg.confusion_figure(matrix, ["no", "yes"], "Confusion")
-    heat = fig.data[0]
-    assert heat.texttemplate == "%{text:,d}"
+    heat, counts = fig.data  # the counts: a text trace, black or white by the cell's blue
+    assert list(counts.text) == ["4,261", "12", "7", "1,503"]
     assert "rows %{customdata:,d}" in heat.hovertemplate
-    np.testing.assert_array_equal(np.asarray(heat.text), matrix)
+    np.testing.assert_array_equal(np.asarray(heat.customdata), matrix)
 
 
 def test_the_confusion_matrix_keeps_its_width_for_the_cells():
