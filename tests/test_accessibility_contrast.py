@@ -9,6 +9,7 @@ text).
   background; the app's CSS sets each token class Streamlit colours to a darker one.
 - A confusion matrix's counts: plotly picked white or dark grey by the cell's brightness,
   2.9:1 on a middle blue; the figure now picks black or white by contrast.
+- The hierarchy lesson's tree: plotly's white labels on the path's purple were 4.4:1.
 
 tests/test_browser_accessibility.py runs axe-core on the pages themselves.
 """
@@ -114,6 +115,33 @@ def test_confusion_counts_keep_their_thousands_separator_and_leave_the_hover_alo
 def test_a_large_confusion_matrix_draws_no_counts():
     fig = dg.confusion_figure(np.ones((13, 13), dtype=int), [f"c{i}" for i in range(13)], "C")
     assert len(fig.data) == 1
+
+
+def _over_white(colour: str, opacity: float) -> str:
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)]
+    return "#" + "".join(f"{round(c * opacity + 255 * (1 - opacity)):02x}" for c in channels)
+
+
+def test_the_hierarchy_trees_labels_stand_out_from_their_wedges():
+    from heb.figures.lessons.hierarchy import tree_figure
+    from heb.lessons.hierarchy import hierarchy_lesson
+
+    fig, _ = tree_figure(hierarchy_lesson(n_per_class=200, scenario="hierarchy", seed=0))
+    tree = fig.data[0]
+    fills, inks = tree.marker.colors, tree.insidetextfont.color
+    assert inks is not None and len(inks) == len(fills), "the labels take plotly's own colour"
+    # a leaf (a wedge with no child: a code) is drawn at the leaf opacity over white paper
+    opacity = tree.leaf.opacity if tree.leaf.opacity is not None else 0.7
+    parents = set(tree.parents)
+    drawn = [
+        fill if name in parents else _over_white(fill, opacity)
+        for name, fill in zip(tree.ids, fills, strict=True)
+    ]
+    low = {
+        (fill, ink, round(contrast(ink, fill), 2)) for fill, ink in zip(drawn, inks, strict=True)
+    }
+    low = {item for item in low if item[2] < BODY}
+    assert not low, low
 
 
 @pytest.mark.parametrize("colour", ["#707070", "#000000"])

@@ -16,6 +16,7 @@ from heb.figures.lessons.parts import (
 )
 from heb.figures.style import (
     FONT_SIZE,
+    INK,
     TRUTH_COLOR,
     escape,
     frame_title_and_legend,
@@ -27,7 +28,13 @@ from heb.figures.style import (
 __all__ = ["concentration_figure", "leaf_figure", "prefix_figure", "tree_figure"]
 
 _OTHER = "#d9d9d9"
-_PATH = "#6b6ecf"
+#: HEB-H's purple a shade darker: plotly's white labels on its #6b6ecf were 4.4:1 (4.6:1)
+_PATH = "#676ace"
+#: the labels on the path's inner wedges and on the others (both over 4.5:1, WCAG's body
+#: text); plotly draws a leaf at 0.7 opacity, so the path's code has the dark label (5.6:1)
+_PATH_TEXT, _OTHER_TEXT = "#ffffff", INK
+#: plotly's default opacity of a sunburst's leaves
+_LEAF_OPACITY = 0.7
 #: a probability on hover: three significant figures, plain decimals down to 1e-6
 #: (``.4f`` read HEB-M's 0.00003 as 0.0000)
 _PROBABILITY = ".3~g"
@@ -65,6 +72,7 @@ def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
         prefix_names[to_prefix[leaf]],
         region_names[to_region[to_prefix[leaf]]],
     }
+    leaves = set(labels)
     code = escape(labels[leaf])
     title = f"The tree, sized by class 0's true PMF;<br>code {code}'s path in colour"
     fig = go.Figure(
@@ -78,8 +86,15 @@ def tree_figure(out: dict) -> tuple[go.Figure, pd.DataFrame]:
                 "colors": [_PATH if name in on_path else _OTHER for name in ids],
                 "line": {"color": "white", "width": 0.5},
             },
+            insidetextfont={
+                "color": [
+                    _PATH_TEXT if name in on_path and name not in leaves else _OTHER_TEXT
+                    for name in ids
+                ]
+            },
             hovertemplate=f"%{{label}}: true P = %{{value:{_PROBABILITY}}}<extra></extra>",
             maxdepth=3,
+            leaf={"opacity": _LEAF_OPACITY},
         )
     )
     # on one line the title ran past a lesson column's right edge ("...code 1409's pat");
