@@ -451,8 +451,8 @@ def _in_use_view(work: WorkingData) -> None:
         for item in untypable(items):
             st.caption(escape(UNTYPABLE.format(item.describe())))
     left, right = st.columns([3, 2])
-    left.selectbox(
-        "Declared", [d.feature for d in items], key="hier_remove_pick",
+    left.selectbox(  # its label is hidden: a screen reader's name for what Remove removes
+        "Declared hierarchy to remove", [d.feature for d in items], key="hier_remove_pick",
         label_visibility="collapsed",
     )  # fmt: skip
     right.button(

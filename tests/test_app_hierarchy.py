@@ -160,6 +160,18 @@ def test_declared_prefix_on_zip_codes():
     assert url(at, "hierarchies") is None
 
 
+def test_the_hidden_labels_of_the_hierarchy_pickers_name_what_their_button_acts_on():
+    """Their labels are collapsed, so a screen reader says them beside "Remove" and "Use it
+    for HEB-H": the remove picker read "Declared", which said nothing of removing."""
+    at = open_app(dataset_tab="Hierarchies")
+    at.selectbox(key="hier_feature").set_value("zip_code")
+    at.radio(key="hier_kind").set_value("prefix of the label")
+    at.text_input(key="hier_L").set_value("2")
+    next(b for b in at.button if b.label == "Declare").click().run()
+    assert_clean(at)
+    assert at.selectbox(key="hier_remove_pick").label == "Declared hierarchy to remove"
+
+
 def test_the_parent_picker_starts_on_another_column_and_a_self_parent_is_refused():
     """Issue 12: the parent column defaulted to the child itself (zip_code -> zip_code)."""
     at = open_app(dataset_tab="Hierarchies")
