@@ -678,6 +678,9 @@ def in_memory_view() -> None:
             # the grid writes "None" in an empty text cell: a missing value is left blank
             text = preview.select_dtypes(exclude="number").columns
             preview[text] = preview[text].astype(object).where(preview[text].notna(), "")
+            # the row numbers' column is named: its header was empty, to a screen reader a
+            # column with no name (axe-core's empty-table-header)
+            preview = preview.rename_axis("row")
             show_table(preview, hide_index=False, key="preview", height=320)
             st.caption("A blank cell, or None in a column of numbers, is a missing value.")
 

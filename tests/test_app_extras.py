@@ -607,6 +607,7 @@ def test_the_rows_preview_shows_every_column_of_the_first_100_rows():
     shown = [f.value for f in at.run().dataframe if len(f.value) == 100]
     iris = load_dataset("builtin:iris")
     assert len(shown) == 1 and shown[0].notna().all().all()
+    assert shown[0].index.name == "row"  # the row numbers' header is not empty
     assert shown[0].iloc[:, -1].astype(str).tolist() == iris.y.head(100).astype(str).tolist()
     np.testing.assert_allclose(shown[0].iloc[:, :-1].to_numpy(float), iris.X.head(100))
 
