@@ -9,13 +9,14 @@ code; Explain a highlighted Python block (keywords, strings, numbers, comments).
 colours. tests/test_accessibility_contrast.py checks the same colours without a browser.
 
 axe-core comes with the axe-playwright-python package (requirements-dev.txt); without it
-these tests skip.
+these tests skip (fail under CI=true, as every missing peer does: tests/peers.py).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from tests.peers import require_module
 from tests.test_browser import (  # noqa: F401 - the fixtures are used by name
     SMALL_VIEWPORT,
     _open,
@@ -30,9 +31,8 @@ pytestmark = pytest.mark.browser
 
 
 def _contrast_violations(tab) -> list[str]:
-    axe = pytest.importorskip(
-        "axe_playwright_python.sync_playwright",
-        reason="axe-playwright-python (axe-core for Playwright) is not installed",
+    axe = require_module(
+        "axe_playwright_python.sync_playwright", "axe-core's contrast rule runs through it"
     )
     result = axe.Axe().run(
         tab,
@@ -48,7 +48,7 @@ def _contrast_violations(tab) -> list[str]:
 
 @pytest.mark.parametrize("path", ["benchmark", "explain"])
 def test_the_pages_code_and_captions_meet_wcag_contrast(browser, app_url, path):
-    pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+    require_module("axe_playwright_python", "axe-core's contrast rule runs through it")
     context = browser.new_context(viewport=SMALL_VIEWPORT)
     try:
         tab, _ = _open(context, f"{app_url}/{path}")
