@@ -114,6 +114,10 @@ def _features(preprocessor, rows: pd.DataFrame, codes: np.ndarray | None, numeri
 
 
 def _example(values: pd.Series) -> str:
-    """The first of ``values`` as a note quotes it: stripped, cut to :data:`MAX_EXAMPLE`."""
-    example = str(values.iloc[0]).strip()
+    """The first of ``values`` as a note quotes it: stripped, cut to :data:`MAX_EXAMPLE`; a
+    whole number in floats as the file wrote it (``99``, not ``99.0``: a blank cell makes
+    pandas read a column of IDs as floats)."""
+    value = values.iloc[0]
+    whole = isinstance(value, float) and value.is_integer()
+    example = str(int(value) if whole else value).strip()
     return example if len(example) <= MAX_EXAMPLE else example[: MAX_EXAMPLE - 1] + "…"
