@@ -6,6 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from heb.cli import main
+from heb.data.preprocess import Preprocessor
+from heb.data.unreadable import scoring_notes
 
 TRAIN = pd.DataFrame(
     {
@@ -32,3 +34,14 @@ def test_an_unseen_id_in_a_file_with_a_blank_id_is_quoted_as_the_file_wrote_it(t
     said = capsys.readouterr().err
     assert "Column 'store_id' holds 1 value the model never saw in training, such as '99', " in said
     assert "99.0" not in said
+
+
+def test_an_unseen_padded_category_is_quoted_with_its_spaces_and_a_number_stripped():
+    """'a ' is a value no training row had where 'a' is one: quoted stripped, the note named
+    a category the model knows. A cell that is not a number is still quoted stripped."""
+    pre = Preprocessor().fit(TRAIN)
+    rows = pd.DataFrame({"age": [" old ", 30], "shop": ["a ", "b"], "store_id": [11, 12]})
+    notes = scoring_notes(pre, rows)
+    assert len(notes) == 2
+    assert "such as 'old': scored as a missing value" in notes[0]
+    assert "never saw in training, such as 'a ', in 1 of 2 rows" in notes[1]

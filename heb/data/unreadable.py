@@ -79,13 +79,14 @@ def unseen_category_notes(
         if not unseen.any():
             continue
         values = column[unseen]
+        example = _example(values, strip=False)  # 'a ' is unseen where 'a' is known
         n_values = values.astype(str).nunique()
         n_rows = int(unseen.sum())
         what = f"{n_values:,} value{'s' * (n_values != 1)}"
         adds = "they add" if n_values != 1 else "it adds"
         notes.append(
             f"Column {quote(name)} holds {what} the model never saw in training, such as "
-            f"{quote(_example(values))}, in {n_rows:,} of {len(column):,} rows: {adds} no "
+            f"{quote(example)}, in {n_rows:,} of {len(column):,} rows: {adds} no "
             "evidence, so those rows are scored on their other columns."
         )
     return notes
@@ -113,11 +114,12 @@ def _features(preprocessor, rows: pd.DataFrame, codes: np.ndarray | None, numeri
             yield name, rows[name], codes[:, j]
 
 
-def _example(values: pd.Series) -> str:
-    """The first of ``values`` as a note quotes it: stripped, cut to :data:`MAX_EXAMPLE`; a
-    whole number in floats as the file wrote it (``99``, not ``99.0``: a blank cell makes
-    pandas read a column of IDs as floats)."""
+def _example(values: pd.Series, strip: bool = True) -> str:
+    """The first of ``values`` as a note quotes it: stripped (unless not ``strip``), cut to
+    :data:`MAX_EXAMPLE`; a whole number in floats as the file wrote it (``99``, not
+    ``99.0``: a blank cell makes pandas read a column of IDs as floats)."""
     value = values.iloc[0]
     whole = isinstance(value, float) and value.is_integer()
-    example = str(int(value) if whole else value).strip()
+    example = str(int(value) if whole else value)
+    example = example.strip() if strip else example
     return example if len(example) <= MAX_EXAMPLE else example[: MAX_EXAMPLE - 1] + "…"
