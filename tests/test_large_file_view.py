@@ -304,7 +304,7 @@ def test_compare_page_runs_on_the_large_file_with_the_in_memory_table(rooted):
     at.selectbox(key="w_diag_method").select("HEB-M").run()
     assert_clean(at)
     heat = titled(figures(at), "Confusion matrix: HEB-M")["data"][0]
-    np.testing.assert_array_equal(decode(heat["text"]), expected.confusion("HEB-M"))
+    np.testing.assert_array_equal(decode(heat["customdata"]), expected.confusion("HEB-M"))
     assert titled(figures(at), "One-vs-rest reliability: HEB-M")
     scores = next(d for d in at.dataframe if "recall" in d.value.columns).value
     matrix = expected.confusion("HEB-M")

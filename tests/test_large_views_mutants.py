@@ -219,7 +219,7 @@ def test_per_class_tab_shows_the_chosen_method_s_in_memory_views(rooted):
     matrix = confusion_counts(y, pooled["HEB-M"])
     assert not np.array_equal(matrix, matrix.T)  # a transposed matrix reads otherwise
     heat = titled(figures(at), "Confusion matrix: HEB-M")["data"][0]
-    np.testing.assert_array_equal(decode(heat["text"]), matrix)
+    np.testing.assert_array_equal(decode(heat["customdata"]), matrix)
     scores = next(d for d in at.dataframe if "recall" in d.value.columns).value
     names = ["blue", "green", "red"]  # encode_target's order
     want = confusion_scores(matrix, names)

@@ -344,8 +344,8 @@ def test_heb_aode_diagnostics_are_the_shrinkage_of_each_parent_value():
 def test_heb_aode_groups_without_a_fit_and_unseen_child_values():
     """Kills three mutants of ``heb/pair_smoothing.py`` the AODE tests let live:
 
-    - the fallback groups' documents added to the solve (``doc_keep`` dropped): a group
-      under n0 is not fitted, so its log evidence is 0, the evidence of no data;
+    - the fallback groups: a group under n0 is not fitted, and its log evidence is its
+      documents' at m = K_child (below 0 where it has rows, 0 for a class with none);
     - rho of a class never seen set to 0: with no document, theta is the prior mean, a
       shrinkage rho = m / (0 + m) = 1;
     - an unseen child value's cells not zeroed: it is absent evidence (SPEC 1), log 1 = 0,
@@ -360,7 +360,9 @@ def test_heb_aode_groups_without_a_fit_and_unseen_child_values():
     diagnostics = model.concentrations_
     cls, fallback = diagnostics["class"], diagnostics["fallback"]
     assert fallback[cls >= 2].all() and not fallback[cls < 2].any()
-    assert np.all(diagnostics["log_evidence"][fallback] == 0.0)
+    assert np.all(diagnostics["log_evidence"][cls == 2] < 0.0)  # six rows, m = K_child
+    assert np.all(diagnostics["log_evidence"][cls == 3] == 0.0)  # no row: log 1
+    assert np.all(diagnostics["m"][fallback] == model.n_categories_[diagnostics["child"]][fallback])
     assert np.all(diagnostics["log_evidence"][~fallback] < 0.0)
     assert np.all(diagnostics["rho"][cls == 3] == 1.0) and np.all(
         diagnostics["n_values"][cls == 3] == 0
