@@ -492,23 +492,33 @@ class ConcentrationProblem:
         merged = merge_duplicates(group, ids, values, n_groups, n_ids, weight)
         return (group, ids, values, weight) if merged is None else merged
 
-    def fit(self, m_min: float = M_MIN, m_max: float = M_MAX) -> ConcentrationFit:
-        """The clamped maximiser of every group's evidence (as fit_concentration_segments)."""
-        _check_clamp(m_min, m_max)
+    def _weighted_items(self) -> WeightedItems:
+        """Every part added, merged into one :class:`WeightedItems` (weights always set)."""
         if any(part is None for part in self._items + self._docs):
             raise ValueError("Too many groups, categories and counts for one problem.")
         group, category, count, weight = self._merged(
             self._items, self.n_groups, self.prior.size, self._premerged
         )
         doc_group, _, doc_total, doc_weight = self._merged(self._docs, self.n_groups, 1)
-        prior = self.prior[category]
-        items = WeightedItems(
-            group, count, prior, doc_group, doc_total, self.n_groups, weight, doc_weight
-        )
-        informative = items.doc_sums((doc_total >= 2).astype(np.float64))
-        degenerate = np.where((prior >= 1.0 - 1e-15) & (count >= 2), weight, 0.0)
-        flat = informative <= np.bincount(group, degenerate, self.n_groups)
+        return WeightedItems(
+            group, count, self.prior[category], doc_group, doc_total, self.n_groups, weight,
+            doc_weight,
+        )  # fmt: skip
+
+    def fit(self, m_min: float = M_MIN, m_max: float = M_MAX) -> ConcentrationFit:
+        """The clamped maximiser of every group's evidence (as fit_concentration_segments)."""
+        _check_clamp(m_min, m_max)
+        items = self._weighted_items()
+        informative = items.doc_sums((items.doc_total >= 2).astype(np.float64))
+        prior, count = items.item_prior, items.item_count
+        degenerate = np.where((prior >= 1.0 - 1e-15) & (count >= 2), items.item_weight, 0.0)
+        flat = informative <= np.bincount(items.item_group, degenerate, self.n_groups)
         return solve_weighted(items, m_min, m_max, flat)
+
+    def evidence(self, m) -> np.ndarray:
+        """l(m) of every group at ``m`` (scalar or per group), shape (G,): for groups whose
+        m is set, not fitted, with the solver's own evidence."""
+        return self._weighted_items().score().evidence(m)
 
 
 def _rows_to_items(counts: np.ndarray, prior: np.ndarray):

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from heb.concentration import CLAMP_NONE, ConcentrationFit, ConcentrationProblem
 from heb.counts import category_offsets
@@ -99,30 +98,18 @@ class PairConcentrations:
         its documents u (each its counts N_{c,u,v} over the child's values); 0 for the
         groups the solver fitted. Shape (P * C,), (pair, class) order.
 
-        Per document: log Gamma(m) - log Gamma(N_{c,u} + m) + sum over v with a count of
-        log Gamma(N_{c,u,v} + m t_v) - log Gamma(m t_v), as
-        :func:`heb.concentration.log_evidence` gives for one count vector. The counts come a
-        part at a time, as the fit took them.
+        The fallback groups' counts and documents go to a problem of their own, a part of
+        the counts at a time as the fit's did, whose evidence at the set m is the solver's.
         """
-        C = joint.n_classes
         fb = self.fallback.ravel()
-        m = self.m.ravel()
-        out = np.zeros(fb.size)
         if not fb.any():
-            return out
+            return np.zeros(fb.size)
+        problem = ConcentrationProblem(fb.size, self.prior)
         for part in joint.parts():
-            pair, cls_idx, _, v = joint.decode(part)
-            group = pair * C + cls_idx
-            count = joint.counts[part]
-            keep = fb[group] & (count > 0)
-            group, count = group[keep], count[keep]
-            x = m[group] * self.prior[self.column_offsets[joint.child[pair[keep]]] + v[keep]]
-            item = special.gammaln(x + count) - special.gammaln(x)
-            out += np.bincount(group, weights=item, minlength=fb.size)
+            _add_part_items(problem, joint, part, fb, self.column_offsets)
         docs = fb[self.doc_group]
-        group, total = self.doc_group[docs], self.doc_total[docs]
-        doc = special.gammaln(m[group]) - special.gammaln(total + m[group])
-        return out + np.bincount(group, weights=doc, minlength=fb.size)
+        problem.add_documents(self.doc_group[docs], self.doc_total[docs])
+        return np.where(fb, problem.evidence(self.m.ravel()), 0.0)
 
 
 def fit_pair_concentrations(
