@@ -33,9 +33,12 @@ MAX_EXAMPLE = 40
 
 def preprocessor_columns(preprocessor, rows: pd.DataFrame) -> pd.DataFrame:
     """The columns of ``rows`` a fitted ``preprocessor`` reads, in its order, named as
-    text as it names them (a table's other columns, a target, left out)."""
-    named = rows.rename(columns=str)
-    return named[[str(c) for c in getattr(preprocessor, "feature_names_in_", named.columns)]]
+    text as it names them (a table's other columns, a target, left out); ``rows`` itself
+    when it is that already (the notes select what their caller selected: no copies)."""
+    wanted = [str(c) for c in getattr(preprocessor, "feature_names_in_", rows.columns)]
+    if list(rows.columns) == wanted:
+        return rows
+    return rows.rename(columns=str)[wanted]
 
 
 def unreadable_number_notes(
