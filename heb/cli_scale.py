@@ -99,25 +99,32 @@ def _os_sentence(exc: OSError) -> str:
 def open_engine(name: str, master: str = "local[*]"):
     """A started engine: ``DuckDBEngine()`` or ``SparkEngine(master=master)``."""
     from heb.scale import DuckDBEngine, EngineError, SparkEngine
+    from heb.scale.spark_engine import silence_a_starting_session
 
     if name == "duckdb":
         return DuckDBEngine()
     if name == "spark":
         try:
-            return _off_the_main_thread(lambda: SparkEngine(master=master))
+            return _off_the_main_thread(
+                lambda: SparkEngine(master=master), on_interrupt=silence_a_starting_session
+            )
         except EngineError as exc:
             raise BadInput(str(exc)) from None
     raise BadInput(f"--engine takes one of {', '.join(ENGINES)}, not {name!r}.")
 
 
-def _off_the_main_thread(start: Callable[[], object]) -> object:
+def _off_the_main_thread(
+    start: Callable[[], object], on_interrupt: Callable[[], None] | None = None
+) -> object:
     """``start()`` run on a thread of its own, the main thread waiting for it.
 
     A Spark session started on the main thread installs pyspark's SIGINT handler, which
     raises inside py4j's socket calls: a Ctrl-C while the session was being made printed
     py4j's logged tracebacks. Started elsewhere it installs none, and the waiting main
     thread takes Ctrl-C as Python does (KeyboardInterrupt; the half-started Java process
-    ends with this one, as its stdin closes).
+    ends with this one, as its stdin closes). ``on_interrupt`` runs then, before the
+    KeyboardInterrupt (or SIGTERM's exception) goes on: Spark's mutes that Java process,
+    which on a loaded machine logged its failed start after the command line's one line.
     """
     done: dict = {}
 
@@ -128,8 +135,14 @@ def _off_the_main_thread(start: Callable[[], object]) -> object:
             done["error"] = exc
 
     thread = threading.Thread(target=run, daemon=True, name="heb-engine-start")
-    thread.start()
-    thread.join()
+    try:
+        thread.start()
+        while thread.is_alive():  # a signal that came just before a blocking join waited
+            thread.join(0.1)  # in it until the start ended: now a tenth of a second
+    except BaseException:
+        if on_interrupt is not None:
+            on_interrupt()
+        raise
     if "error" in done:
         raise done["error"]
     return done["value"]

@@ -238,3 +238,86 @@ def test_the_engine_starts_off_the_main_thread_and_its_errors_reach_the_caller()
 
     with pytest.raises(ValueError, match="no Java"):
         _off_the_main_thread(refused)
+
+
+def test_a_ctrl_c_while_the_engine_starts_runs_the_hook_then_goes_on():
+    """The hook (Spark's: mute the half-started JVM) runs before the KeyboardInterrupt
+    reaches the command line, which then prints its one line and exits."""
+    from heb.cli_scale import _off_the_main_thread
+
+    started, hooked = threading.Event(), []
+
+    def slow_start():
+        started.set()
+        time.sleep(20)
+
+    def interrupt():
+        started.wait(10)
+        # a signal to the main thread, as Ctrl-C (interrupt_main sets a flag a blocked join
+        # does not see)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    before = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        _off_the_main_thread(slow_start, on_interrupt=lambda: hooked.append(True))
+    assert hooked == [True]
+    assert time.monotonic() - before < 10  # the main thread did not wait for the start
+    assert _off_the_main_thread(lambda: 1, on_interrupt=lambda: hooked.append(False)) == 1
+    assert hooked == [True]  # a start that ends is no interrupt
+
+
+def test_muting_without_a_session_started_does_nothing():
+    from heb.scale.spark_engine import silence_a_starting_session
+
+    silence_a_starting_session()  # no pyspark gateway in this process: no error, no call
+
+
+#: a child that starts Spark, mutes it, then has its JVM log an error and write to stderr
+MUTED_CHILD = """
+import sys
+from heb.scale import SparkEngine
+from heb.scale.spark_engine import silence_a_starting_session
+engine = SparkEngine()
+from pyspark import SparkContext
+jvm = SparkContext._gateway.jvm
+log = jvm.org.apache.logging.log4j.LogManager.getLogger("org.apache.spark.SparkContext")
+log.error("heard before")
+silence_a_starting_session()
+log.error("heard after")
+jvm.java.lang.System.err.println("written after")
+jvm.java.lang.System.err.flush()
+print("done", file=sys.stderr)
+"""
+
+
+@pytest.mark.slow
+def test_a_muted_jvm_logs_and_writes_nothing(tmp_path):
+    """What the JVM of a start cut short said on its way out (SparkContext's failed start,
+    after "heb: Interrupted." on a loaded CI machine) goes nowhere once muted."""
+    from tests.peers import require_spark
+
+    require_spark()
+    child = subprocess.run(
+        [sys.executable, "-c", MUTED_CHILD], cwd=REPO, capture_output=True, text=True,
+        timeout=180, env={**os.environ, "HEB_CACHE_DIR": str(tmp_path)},
+    )  # fmt: skip
+    said = [s for s in child.stderr.splitlines() if s.strip() and "incubator" not in s]
+    assert child.returncode == 0, child.stderr
+    assert said[-1] == "done" and any("heard before" in s for s in said), child.stderr
+    assert not any("after" in s for s in said), child.stderr
+
+
+def test_the_spark_start_of_the_command_line_mutes_the_jvm_on_a_ctrl_c(monkeypatch):
+    import heb.cli_scale as cli_scale
+    from heb.scale.spark_engine import silence_a_starting_session
+
+    seen = {}
+
+    def started(start, on_interrupt=None):
+        seen["hook"] = on_interrupt
+        return "engine"
+
+    monkeypatch.setattr(cli_scale, "_off_the_main_thread", started)
+    assert cli_scale.open_engine("spark") == "engine"
+    assert seen["hook"] is silence_a_starting_session

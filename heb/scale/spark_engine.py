@@ -14,8 +14,10 @@ Quantile edges need no ``percentile_approx``: bins come from the exact value his
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
+import sys
 import tempfile
 import uuid
 import warnings
@@ -46,7 +48,14 @@ from heb.whole_files import whole_file
 #: a CSV's encoding (:func:`heb.scale.csv_scan.csv_layout`) by Spark's name for it
 _SPARK_CHARSETS = {"cp1252": "windows-1252", "latin-1": "iso-8859-1"}
 
-__all__ = ["SparkEngine", "EngineError", "driver_memory", "java_available", "java_problem"]
+__all__ = [
+    "SparkEngine",
+    "EngineError",
+    "driver_memory",
+    "java_available",
+    "java_problem",
+    "silence_a_starting_session",
+]
 
 
 class EngineError(RuntimeError):
@@ -296,6 +305,37 @@ def _start_session(master: str):
         raise EngineError(f"Spark could not start: {first}") from exc
     session.sparkContext.setLogLevel("ERROR")  # also when getOrCreate found a running one
     return session
+
+
+def silence_a_starting_session() -> None:
+    """Mute the driver JVM of a session whose start a Ctrl-C left behind.
+
+    The command line then exits; the JVM ends as its stdin closes, and on a loaded machine
+    it logged SparkContext's failed start (a page of stack trace) after "heb: Interrupted.".
+    Its log levels go to OFF and its ``System.err`` to nothing. Before the JVM's gateway is
+    up (or after it ended) there is nothing to mute, and nothing is done.
+    """
+    if "pyspark" not in sys.modules:
+        return
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is None:
+        return
+    py4j_log = logging.getLogger("py4j")
+    level = py4j_log.level
+    py4j_log.setLevel(logging.CRITICAL + 1)  # a JVM that has ended: no logged traceback
+    try:
+        jvm = gateway.jvm
+        log4j = jvm.org.apache.logging.log4j
+        log4j.core.config.Configurator.setAllLevels("", log4j.Level.OFF)
+        jvm.java.lang.System.setErr(
+            jvm.java.io.PrintStream(jvm.java.io.OutputStream.nullOutputStream())
+        )
+    except Exception:  # noqa: BLE001 - the JVM has ended or never listened: it says nothing
+        pass
+    finally:
+        py4j_log.setLevel(level)
 
 
 #: the key of a partition's row count among its serialised sums
