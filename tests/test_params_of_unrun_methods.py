@@ -123,3 +123,21 @@ def test_the_engine_path_refuses_a_value_for_a_method_not_run(tmp_path):
         n_splits=2,
     )
     assert variant.methods == ["Lidstone(5)"]
+
+
+def test_the_in_memory_reference_path_refuses_unrun_values_and_takes_aliases():
+    """``cross_validate_in_memory`` (the engines' in-memory peer) dropped a value for a
+    method not run, and one keyed by an alias ("lidstone"), without a word."""
+    from heb.scale.inmemory import cross_validate_in_memory, example_frame
+
+    frame = example_frame(400).dropna(subset=["label"]).reset_index(drop=True)
+    folds = np.arange(len(frame)) % 3
+    with pytest.raises(ValueError, match=r"params set Lidstone, which is not among"):
+        cross_validate_in_memory(
+            frame, "label", folds, ["Laplace"], params={"Lidstone": {"alpha": 0.5}}
+        )
+    default = cross_validate_in_memory(frame, "label", folds, ["Lidstone"])
+    small = cross_validate_in_memory(
+        frame, "label", folds, ["Lidstone"], params={"lidstone": {"alpha": 0.01}}
+    )
+    assert not np.allclose(default["log_loss"], small["log_loss"])  # the alias reached it

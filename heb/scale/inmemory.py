@@ -43,7 +43,7 @@ def _fold_models(methods, table, train_codes, y_train, n_classes, params):
     """
     for name in methods:
         entry = registry.method(name)
-        kwargs = {**entry.params, **((params or {}).get(name) or {})}
+        kwargs = {**entry.params, **params.get(entry.name, {})}
         if entry.family == "nb":
             yield name, NaiveBayes(**kwargs).fit_counts(table, np.arange(n_classes))
         else:
@@ -75,12 +75,18 @@ def cross_validate_in_memory(
         Features and target (rows with a missing target already dropped).
     folds : ndarray (n,)
         Fold of each row (0..k-1).
+    params : dict, optional
+        Per-method settings keyed by method name or alias, as
+        :func:`heb.evaluate.cross_validate` takes them; a method not in ``methods`` is a
+        ValueError.
 
     Returns
     -------
     DataFrame (method, fold, metrics...), and with ``return_proba`` also a dict
     (method, fold) -> test probabilities and a list of per-fold CountTables.
     """
+    # aliases reach their method; values for a method not run are refused, not dropped
+    params = registry.overrides_of_run(params, registry.method_names(methods))
     y, classes = encode_target(frame[target])
     X = frame.drop(columns=[target])
     rows, probas, tables = [], {}, []
