@@ -511,10 +511,18 @@ def load_one(
     Raises :class:`UsageError` for a file that is not there or a ``--target`` given for a
     named dataset, and the loaders' ValueError for data that cannot be used.
     """
+    from heb.data import DataError
+
     (spec,) = _resolve_dataset_specs([name])
     _check_files([spec])
     _check_target([spec], target)
-    dataset = _load(spec, target, _column_names(drop, "--drop"), report=report)
+    try:
+        dataset = _load(spec, target, _column_names(drop, "--drop"), report=report)
+    except DataError as exc:  # a file's unusable last column: the --target way out, as bench
+        hint = _target_hint(str(exc), target, spec) if _is_file_spec(spec) else ""
+        if not hint:
+            raise
+        raise DataError(f"{str(exc).rstrip('.')}; {hint}.") from None
     return _declared(dataset, spec, _column_names(categorical), True, report)
 
 

@@ -167,6 +167,23 @@ def test_refusals_are_one_sentence_and_write_nothing(zip_rows, tmp_path, capsys,
     assert not out.exists()
 
 
+def test_fit_names_the_target_option_when_the_last_column_cannot_be_one(tmp_path, capsys):
+    """A file whose last column has one class: fit said only that, where bench names
+    ``--target`` and the columns that read as classes; fit now says both, and writes
+    nothing."""
+    data = tmp_path / "churn.csv"
+    pd.DataFrame(
+        {"plan": ["basic", "pro", "basic", "pro"] * 5, "tenure": range(20), "churn": ["no"] * 20}
+    ).to_csv(data, index=False)
+    model_file = tmp_path / "m.json"
+    assert main(["fit", str(data), "-o", str(model_file)]) == 2
+    err = capsys.readouterr().err
+    assert "only one class ('no')" in err
+    assert "unless --target NAME names another, such as 'plan' (text, 2 values)" in err
+    assert err.count("\n") == 1 and not model_file.exists()
+    assert main(["fit", str(data), "--target", "plan", "-o", str(model_file)]) == 0
+
+
 def test_a_write_that_fails_leaves_the_old_file_and_no_part(zip_rows, tmp_path, monkeypatch):
     """The file is written to a temporary file and renamed into place: a failure (a full
     disk, Ctrl-C) leaves the earlier file, and no temporary file beside it."""
