@@ -155,9 +155,11 @@ def fit_command(args: argparse.Namespace) -> int:
         warnings.filterwarnings("ignore", message=re.escape(FLAT_HEB_H), category=UserWarning)
         pipe.fit(X, y)
     _write_whole(out, pipeline_io.dumps(pipe))
+    used = len(pipe[0].feature_names_out_)  # a column empty in training is left out
     _say(
-        f"Fitted {name} on {len(X):,} rows{of} of {dataset.name} ({X.shape[1]} "
-        f"columns, target {dataset.target!r}, {pipe.classes_.size} classes{along}); wrote {out} "
+        f"Fitted {name} on {len(X):,} rows{of} of {dataset.name} ({used} "
+        f"column{'s' * (used != 1)}, target {dataset.target!r}, {pipe.classes_.size} "
+        f"classes{along}); wrote {out} "
         f"({out.stat().st_size:,} bytes). Score rows with: {_program()} score {out} ROWS.csv"
     )
     return 0
@@ -213,7 +215,8 @@ def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
         )
     columns = [str(c) for c in model[0].feature_names_in_]
     have = {str(c) for c in rows.columns}
-    lacking = [c for c in columns if c not in have]
+    empty = {str(c) for c in getattr(model[0], "dropped_", ())}  # left out in training
+    lacking = [c for c in columns if c not in have and c not in empty]
     if lacking:
         more = f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
         shown = ", ".join(repr(c) for c in lacking[:5]) + more

@@ -184,6 +184,32 @@ def test_fit_names_the_target_option_when_the_last_column_cannot_be_one(tmp_path
     assert main(["fit", str(data), "--target", "plan", "-o", str(model_file)]) == 0
 
 
+def test_a_column_empty_in_training_is_left_out_of_the_fit_and_not_needed_to_score(
+    tmp_path, capsys
+):
+    """A column empty in every training row is left out (a note says so): fit counted it
+    among the model's columns, and score refused rows without it."""
+    rng = np.random.default_rng(3)
+    plan = rng.choice(["basic", "pro", "max"], 60)
+    frame = pd.DataFrame(
+        {"plan": plan, "notes": np.nan, "churn": np.where(plan == "pro", "y", "n")}
+    )
+    data, model_file = tmp_path / "train.csv", tmp_path / "m.json"
+    frame.to_csv(data, index=False)
+    assert main(["fit", str(data), "-o", str(model_file)]) == 0
+    said = capsys.readouterr().err
+    assert "'notes' is empty in every row and will be left out" in said
+    assert "(1 column, target 'churn', 2 classes)" in said
+    rows, out = tmp_path / "rows.csv", tmp_path / "scored.csv"
+    frame[["plan"]].head(5).to_csv(rows, index=False)
+    assert main(["score", str(model_file), str(rows), "-o", str(out)]) == 0
+    scored = pd.read_csv(out)
+    assert scored["predicted"].tolist() == frame["churn"].head(5).tolist()
+    frame[["churn"]].to_csv(rows, index=False)  # a column the model reads is still needed
+    assert main(["score", str(model_file), str(rows), "-o", str(out)]) == 2
+    assert "lack 1 of the model's columns: 'plan'." in capsys.readouterr().err
+
+
 def test_a_write_that_fails_leaves_the_old_file_and_no_part(zip_rows, tmp_path, monkeypatch):
     """The file is written to a temporary file and renamed into place: a failure (a full
     disk, Ctrl-C) leaves the earlier file, and no temporary file beside it."""

@@ -34,8 +34,14 @@ MAX_EXAMPLE = 40
 def preprocessor_columns(preprocessor, rows: pd.DataFrame) -> pd.DataFrame:
     """The columns of ``rows`` a fitted ``preprocessor`` reads, in its order, named as
     text as it names them (a table's other columns, a target, left out); ``rows`` itself
-    when it is that already (the notes select what their caller selected: no copies)."""
+    when it is that already (the notes select what their caller selected: no copies). A
+    column it dropped as empty in training is read where ``rows`` has it and needed nowhere
+    (``heb score`` refused rows without it)."""
     wanted = [str(c) for c in getattr(preprocessor, "feature_names_in_", rows.columns)]
+    dropped = {str(c) for c in getattr(preprocessor, "dropped_", ())}
+    if dropped:
+        present = {str(c) for c in rows.columns}
+        wanted = [c for c in wanted if c in present or c not in dropped]
     if list(rows.columns) == wanted:
         return rows
     return rows.rename(columns=str)[wanted]
