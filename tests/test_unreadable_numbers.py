@@ -87,3 +87,17 @@ def test_the_page_helper_takes_a_fitted_pipeline_with_other_column_order():
     rows = _rows(age=["n.a.", 30, 40])[["joined", "shop", "age"]]
     assert len(scoring_notes(pipe, rows)) == 1
     assert np.isfinite(pipe.predict_proba(rows)).all()
+
+
+def test_the_explain_page_notes_rows_without_a_column_left_out_as_empty():
+    """A model whose training table had a column empty in every row (left out) scores
+    rows without that column; the Explain page's notes on them raised a KeyError (shown as
+    "Something went wrong while fitting the models") after the accuracy was drawn."""
+    train = TRAIN.assign(notes=np.nan)
+    pipe = pipeline_io.loads(pipeline_io.dumps(make_model().fit(train, Y)))
+    assert list(pipe[0].dropped_) == ["notes"]
+    rows = _rows(shop=["a", "zzz", "b"])
+    assert scoring_notes(pipe, rows) == [
+        "Column 'shop' holds 1 value the model never saw in training, such as 'zzz', in 1 of "
+        "3 rows: it adds no evidence, so those rows are scored on their other columns."
+    ]
