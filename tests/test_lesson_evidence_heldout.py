@@ -160,7 +160,7 @@ def test_laplace_sits_on_its_own_uniform_curve_not_on_heb_ms(zip_codes, feature,
     out = _pair(zip_codes, "yes", feature, prior)
     traces, data = _figure(out)
     laplace = next(t for name, t in traces.items() if name.startswith("Laplace, m = K"))
-    heb = next(t for name, t in traces.items() if name.startswith("HEB-M's m:"))
+    heb = next(t for name, t in traces.items() if name.startswith("HEB-M's m: loss "))
     main = traces["held-out, HEB-M's t"]
     uniform = next(t for name, t in traces.items() if name.startswith("held-out, uniform t"))
     m, y = laplace.x[0], laplace.y[0]

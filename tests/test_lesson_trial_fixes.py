@@ -61,8 +61,8 @@ def test_both_heldout_curves_are_named_in_the_legend(weekday_pair):
 
 def test_the_legends_heb_score_is_in_the_text_with_why_it_differs(weekday_pair):
     traces = _heldout_traces(weekday_pair)
-    legend = next(name for name in traces if name.startswith("HEB-M's m: "))
-    shown = legend.removeprefix("HEB-M's m: ")
+    legend = next(name for name in traces if name.startswith("HEB-M's m: loss "))
+    shown = legend.removeprefix("HEB-M's m: loss ")
     verdict = weekday_pair["verdict"]
     scored = evidence.format_loss(weekday_pair["comparison"]["heb"])
     assert f"scores {scored} nats" in verdict
@@ -81,7 +81,7 @@ def test_the_cited_lowest_point_is_inside_the_clamp():
     # the legend rounds the same number the same way
     names = list(_heldout_traces(out))
     heb_loss = out["marks"]["HEB-U's m"][1]
-    assert f"HEB-U's m: {evidence.format_loss(heb_loss)}" in names
+    assert f"HEB-U's m: loss {evidence.format_loss(heb_loss)}" in names
     assert not [name for name in names if name.endswith(": 0.0000")]
 
 

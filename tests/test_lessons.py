@@ -152,7 +152,7 @@ def _check_evidence_figures(app: AppTest, heb: str) -> None:
     assert colours[heb] == METHODS[heb].colour
     assert len(pmfs["data"][0]["x"]) <= 20  # five bars per category: few categories
     assert names(heldout)[0] == f"held-out, {heb}'s t"
-    assert any(n.startswith("Laplace, m = K: ") for n in names(heldout))
+    assert any(n.startswith("Laplace, m = K: loss ") for n in names(heldout))
     assert any(n.startswith("uniform guess: log K = ") for n in names(heldout))
     for figure in (evidence, pmfs, heldout):
         assert_title_then_legend(figure)

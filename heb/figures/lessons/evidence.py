@@ -177,7 +177,8 @@ def heldout_figure(
         shown = f"{LAPLACE}, m = K" if name == LAPLACE else name
         # no legend group for Laplace's point and dashed curve: a group stacks its entries
         # in one column, a legend row more on a presenter's short plot
-        fig.add_trace(point(f"{shown}: {format_loss(loss)}", m, loss, color, symbol))
+        # "loss" said: "HEB-M's m: 1.7957" read as a value of m
+        fig.add_trace(point(f"{shown}: loss {format_loss(loss)}", m, loss, color, symbol))
     # the clamp greyed as on the evidence curve: the text's lowest point is inside it
     drawn = [losses, [guess], [loss for _, loss in marks.values()]]
     if uniform_curve is not None:
