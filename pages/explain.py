@@ -227,8 +227,9 @@ def model_files(fitted: ex.Fitted, work: loading.WorkingData, dataset) -> None:
                     "on every row): a training accuracy, above what Compare's "
                     "cross-validation measures on held-out rows."
                 )
-                for note in ex.scoring_notes(model, rows) if rows is not None else []:
-                    show_info(note)
+                with guard("scoring the rows with the loaded model"):  # not "fitting"
+                    for note in ex.scoring_notes(model, rows) if rows is not None else []:
+                        show_info(note)
 
 
 def missing_sentence(missing: str) -> str:
@@ -274,7 +275,7 @@ if not smoothers:
 unused = ex.compare_values_note(smoothers, state.run_settings().params())
 if unused:
     st.caption(escape(unused))
-with guard("fitting the models"):
+with guard("fitting the models and explaining the row"):
     fitted = ex.fitted_models(work, smoothers)
     shown_row, row = pick_row(work, fitted)
     target, reference = pick_classes(work, fitted, row)

@@ -165,3 +165,23 @@ def test_case_model_file_for_other_features():
     # the page's own features: it scores
     same = NaiveBayes("laplace").fit(pd.DataFrame(work.codes, columns=work.feature_names), work.y)
     assert ex.model_mismatch(same, work) == ""
+
+
+def test_a_failure_of_the_loaded_models_notes_names_the_scoring_not_the_fitting(monkeypatch):
+    """The notes on the rows a loaded model scores ran outside the page's guards: their
+    KeyError (a column left out as empty) read "while fitting the models" further down."""
+    dataset, work = page_work()
+    fitted = fitted_on(work, "laplace")
+    text = ex.model_json(fitted, "laplace", work.feature_names, work.class_names, work.preprocessor)
+
+    def broken(model, rows):
+        raise KeyError("gone")
+
+    monkeypatch.setattr(ex, "scoring_notes", broken)
+    at = explain_with_files()
+    at.file_uploader(key="explain_load").upload("model.json", text, "application/json").run()
+    assert not at.exception
+    said = [e.value for e in at.error]
+    assert any("while scoring the rows with the loaded model" in s for s in said), said
+    assert not any("fitting" in s for s in said), said
+    assert accuracy(at) > 0  # the accuracy above the notes stays
