@@ -185,7 +185,7 @@ def test_a_data_error_of_a_scan_says_where_to_change_the_target(tmp_path, monkey
         # which showed a bare "Count again" button with no word of why
         for run in range(2):
             errors = " ".join(unescape(e.value) for e in at.error)
-            assert "has the single value 'p'" in errors, (page, run)
+            assert "has only one class ('p')" in errors, (page, run)
             assert DATA_ERROR_NOTE in [unescape(c.value) for c in at.caption], (page, run)
             assert [b.label for b in at.button].count("Count again") == 1
             at.run()

@@ -238,7 +238,7 @@ def test_engine_one_value_target_shows_the_plain_value(tmp_path, capsys):
     argv = ["bench", str(path), "--engine", "duckdb", "--tables", "8", "-o", str(tmp_path / "o")]
     assert main(argv) == 2
     err = _one_line(capsys.readouterr().err)
-    assert "single value '1'" in err and "np.int64" not in err
+    assert "only one class ('1')" in err and "np.int64" not in err
 
 
 def test_engine_unknown_target_lists_the_columns_it_can_be(tmp_path, capsys):

@@ -82,7 +82,7 @@ def test_bad_inputs_are_one_sentence_and_exit_2(clicks, tmp_path, capsys):
     err = _one_sentence_error(
         capsys, ["bench", str(one), "--engine", "duckdb", "--tables", "8", "-o", out]
     )
-    assert "single value 'a'" in err
+    assert "only one class ('a')" in err
     missing = str(tmp_path / "absent.parquet")
     err = _one_sentence_error(capsys, ["bench", missing, "--engine", "duckdb", "-o", out])
     assert "There is no file or folder" in err

@@ -345,7 +345,7 @@ def test_engine_bad_target_is_its_one_line_without_the_left_out_notice(tmp_path,
     argv = ["bench", str(path), "--engine", "duckdb", "--folds", "3", "-o", str(tmp_path / "o")]
     assert main(argv) == 2
     err = _one_line(capsys.readouterr().err)
-    said = "heb: The target 'y' has the single value 'one'; a classifier needs at least two"
+    said = "heb: The target 'y' has only one class ('one'); a classifier needs at least two"
     # and the way on, as in memory, with the column that reads as classes
     assert err == said + (
         " classes; the target is the last column unless --target NAME names another, such as "

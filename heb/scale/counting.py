@@ -320,8 +320,10 @@ def _refuse_one_class(target: str, classes) -> None:
     memory for no value."""
     if len(classes) == 0:
         raise DataError(f"The target column {quote(target)} has no values.")
-    shown = f"the single value {quote(classes[0])}"
-    raise DataError(f"The target {target!r} has {shown}; a classifier needs at least two classes.")
+    raise DataError(  # the in-memory sentence (heb.data.dataset), word for word
+        f"The target {quote(target)} has only one class ({quote(classes[0])}); a classifier "
+        "needs at least two classes."
+    )
 
 
 def class_codes(class_index: pd.Index, y) -> np.ndarray:
