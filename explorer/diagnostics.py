@@ -168,7 +168,7 @@ def _per_class_section(
 ):
     """Confusion, per-class reliability, precision / recall and ROC of the chosen method:
     (method, its figures, the ROC figure)."""
-    st.subheader("Per class: confusion, precision / recall, reliability, ROC")
+    st.header("Per class: confusion, precision / recall, reliability, ROC")
     st.caption(
         "All from the pooled out-of-fold predictions: every row scored by the model that "
         "did not see it. So the AUC in the ROC legend is that of the pooled rows, which "
@@ -192,7 +192,7 @@ def show_large_per_class(comparison: Comparison) -> None:
     score)."""
     result = comparison.result
     names = [str(c) for c in result.classes]
-    st.subheader("Per class: confusion, precision / recall, reliability")
+    st.header("Per class: confusion, precision / recall, reliability")
     st.caption(
         "All from the pooled out-of-fold predictions: every row scored by the model that "
         "did not see it, counted as the scan went. No ROC curves here: they need every "

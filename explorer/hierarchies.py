@@ -463,7 +463,7 @@ def _in_use_view(work: WorkingData) -> None:
 
 def show_hierarchies(work: WorkingData) -> None:
     """The Dataset page's section: detected hierarchies, declaring one, those in use."""
-    st.subheader("Category hierarchies (for HEB-H)")
+    st.header("Category hierarchies (for HEB-H)")
     st.markdown(
         "HEB-H borrows a category's prior mean from its **parent group** instead of the "
         "flat pooled marginal: a ZIP code from its prefix, a role from its role family. "

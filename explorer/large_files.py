@@ -1211,7 +1211,7 @@ def overview(large: LargeFile) -> None:
     show_id_like_warnings(notes, "large_missing_as_category")
     _code_notes(frame, large, summary.amounts)
     large_drop.per_row_notes(frame, large.name)
-    st.subheader("Features")
+    st.header("Features")
     show_table(frame, grid_config=_FEATURE_COLUMNS, key="large_describe")
     download_buttons(None, frame, "large-file-features", dataset=large.name)
 
@@ -1473,7 +1473,7 @@ def _compare_table(comparison, params: dict[str, dict[str, float]], name: str) -
     from explorer import comparison as cmp
 
     result = comparison.result
-    st.subheader("Metrics, mean ± standard deviation over folds")
+    st.header("Metrics, mean ± standard deviation over folds")
     show_table(
         comparison.table,
         style=cmp.best_style(comparison.summary),

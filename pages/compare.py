@@ -106,7 +106,7 @@ def show(comparison: cmp.Comparison, from_memory: bool):
         show_info(note)
     if from_memory:
         st.caption("Shown from memory: nothing was recomputed.")
-    st.subheader("Metrics, mean ± standard deviation over folds")
+    st.header("Metrics, mean ± standard deviation over folds")
     # the grid's short names (the presenter's large-type table has room for the full ones)
     grid = not state.presenting()
     show_table(
@@ -196,7 +196,7 @@ def _reliability_setting(result) -> tuple:
 def reliability_view(comparison: cmp.Comparison) -> None:
     """The pooled reliability diagram (a fragment: picking methods redraws it alone)."""
     result = comparison.result
-    st.subheader("Reliability (pooled out-of-fold)")
+    st.header("Reliability (pooled out-of-fold)")
     drawn = st.multiselect(
         "Draw",
         result.methods,

@@ -121,7 +121,7 @@ def table(
 
 def open_evidence(work: loading.WorkingData) -> None:
     """Pick a (class, feature) pair and open its evidence curve in the lesson."""
-    st.subheader("One pair's evidence curve")
+    st.header("One pair's evidence curve")
     # the button under the pickers: in a third column it read "Open its eviden…" at 1024 px
     left, right = st.columns(2)
     class_name = left.selectbox("Class", work.class_names, key="pair_class")

@@ -558,7 +558,7 @@ def show_features(frame: pd.DataFrame, class_entropy: float, dataset_name: str) 
 
 
 def class_balance(work: loading.WorkingData) -> None:
-    st.subheader("Classes")
+    st.header("Classes")
     frame = summaries.class_counts(work)
     fig = cached_figure(
         f"class-balance|{work.key}",
@@ -637,7 +637,7 @@ def lens_counts_table(frame: pd.DataFrame) -> None:
 
 def smoothing_pressure(work: loading.WorkingData) -> None:
     """Average rows per category N_c / K_f for every (class, feature) pair."""
-    st.subheader("Where smoothing will matter most")
+    st.header("Where smoothing will matter most")
     per_cell, sparse = summaries.rows_per_category(work)
     frame = pd.DataFrame(per_cell, index=work.class_names, columns=work.feature_names)
     fig = cached_figure(

@@ -206,9 +206,9 @@ CITATION_TABLE = "\n".join(
     ]
 )
 st.markdown(
-    "### The works\n\n"
+    "## The works\n\n"
     + WORK_LIST
-    + "\n\n### Every citation of the paper and the textbook, and where it is used\n\n"
+    + "\n\n## Every citation of the paper and the textbook, and where it is used\n\n"
     + CITATION_TABLE
 )
 page_footer(__file__)

@@ -64,7 +64,7 @@ def iris_result():
 def test_compare_shows_confusion_reliability_and_roc(compare_page, iris_result):
     at = compare_page
     assert "Per class: confusion, precision / recall, reliability, ROC" in [
-        s.value for s in at.subheader
+        s.value for s in at.header
     ]
     proba = iris_result.oof_proba["Laplace"]
     matrix = titled(at, "Confusion matrix: Laplace")["data"][0]
