@@ -56,7 +56,7 @@ def test_an_unseen_padded_category_is_quoted_with_its_spaces_and_a_number_stripp
     notes = scoring_notes(pre, rows)
     assert len(notes) == 2
     assert "such as 'old': scored as a missing value" in notes[0]
-    assert "never saw in training, such as 'a ', in 1 of 2 rows" in notes[1]
+    assert "never saw in training, such as 'a ' (closest known value: 'a'), in 1 of 2" in notes[1]
 
 
 # ---------------------------------------------------------------- fallback evidence

@@ -74,3 +74,44 @@ def test_heb_score_and_the_explain_page_say_it(tmp_path, capsys):
     TRAIN.to_csv(known, index=False)
     assert main(["score", str(model_file), str(known), "-o", str(tmp_path / "k.csv")]) == 0
     assert "never saw" not in capsys.readouterr().err
+
+
+def test_a_typo_of_a_known_category_names_the_category_it_is_closest_to():
+    """'Premuim' scored as a blank, and the note quoted it alone: which category did the
+    user mean? Now the closest known one is named, case and spaces aside."""
+    plans = ["Basic", "Premium", "Family", "Student"] * 3
+    train = pd.DataFrame({"plan": plans, "zip": [f"0{2100 + i}" for i in range(12)]})
+    pre = Preprocessor().fit(train)
+    rows = pd.DataFrame({"plan": ["Premuim", "Basic", "gold"], "zip": ["02101", "02199", "x"]})
+    notes = unseen_category_notes(pre, rows)
+    assert notes[0] == (
+        "Column 'plan' holds 2 values the model never saw in training, such as 'Premuim' "
+        "(closest known value: 'Premium'), in 2 of 3 rows: they add no evidence, so those "
+        "rows are scored on their other columns."
+    )
+    assert "closest" not in notes[1]  # '02199' is an unseen ZIP code, not a typo of '02109'
+
+
+@pytest.mark.parametrize(
+    ("value", "closest"),
+    [
+        ("premium", "Premium"),  # case alone
+        ("  Premium ", "Premium"),  # spaces alone
+        ("Premum", "Premium"),  # one letter dropped
+        ("Platinum", None),  # a new plan, not a typo
+        ("02109", None),  # a number: a near ID is no meaning
+        ("", None),
+    ],
+)
+def test_closest_known(value, closest):
+    from heb.data.unreadable import closest_known
+
+    assert closest_known(value, ["Basic", "Premium", "(missing)", "Family"]) == closest
+
+
+def test_no_suggestion_among_an_id_columns_thousands_of_values():
+    from heb.data.unreadable import MAX_SUGGESTED_FROM, closest_known
+
+    many = [f"user-{i}" for i in range(MAX_SUGGESTED_FROM + 1)]
+    assert closest_known("user-1x", many) is None
+    assert closest_known("user-1x", many[:100]) == "user-1"

@@ -10,18 +10,24 @@ one sentence a column, for ``heb score`` and the Explain page's loaded model.
 A categorical feature's value no training row had (a typo of a known category, a new
 shop, a zoned time stamp where training had none) gets the feature's "unseen" code: absent
 evidence, so the row is scored on its other columns. That is right too, and was as silent;
-:func:`unseen_category_notes` says it, and :func:`scoring_notes` gives both kinds.
+:func:`unseen_category_notes` says it, with the known category a text value is closest to
+(a typo's likely meaning), and :func:`scoring_notes` gives both kinds.
 """
 
 from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from heb.data.names import quote
+from heb.data.preprocess import MISSING_LABEL
 
 __all__ = [
     "preprocessor_columns",
+    "closest_known",
     "scoring_notes",
     "unreadable_number_notes",
     "unseen_category_notes",
@@ -29,6 +35,11 @@ __all__ = [
 
 #: characters of a cell quoted in a note at most
 MAX_EXAMPLE = 40
+#: categories of a feature searched for the one an unseen value is closest to, at most
+#: (beyond, an ID-like column: a near ID is no likely meaning)
+MAX_SUGGESTED_FROM = 5_000
+#: how alike (difflib's ratio, case ignored) a known category must be to be named
+SUGGEST_CUTOFF = 0.8
 
 
 def preprocessor_columns(preprocessor, rows: pd.DataFrame) -> pd.DataFrame:
@@ -89,16 +100,47 @@ def unseen_category_notes(
             continue
         values = column[unseen]
         example = _example(values, strip=False)  # 'a ' is unseen where 'a' is known
+        known = preprocessor.categories_[preprocessor.feature_names_out_.index(name)]
+        closest = closest_known(str(values.iloc[0]), known)
+        near = f" (closest known value: {quote(closest)})" if closest is not None else ""
         n_values = values.astype(str).nunique()
         n_rows = int(unseen.sum())
         what = f"{n_values:,} value{'s' * (n_values != 1)}"
         adds = "they add" if n_values != 1 else "it adds"
         notes.append(
             f"Column {quote(name)} holds {what} the model never saw in training, such as "
-            f"{quote(example)}, in {n_rows:,} of {len(column):,} rows: {adds} no "
+            f"{quote(example)}{near}, in {n_rows:,} of {len(column):,} rows: {adds} no "
             "evidence, so those rows are scored on their other columns."
         )
     return notes
+
+
+def closest_known(value: str, known: Sequence[str]) -> str | None:
+    """The category of ``known`` a typo ``value`` most likely meant, or None.
+
+    Case and surrounding spaces are ignored ('premuim ' is close to 'Premium'); a value
+    that reads as a number (an ID, a ZIP code) and a feature of more than
+    :data:`MAX_SUGGESTED_FROM` categories get none: a near number is no likely meaning.
+    """
+    wanted = value.strip().casefold()
+    if not wanted or len(known) > MAX_SUGGESTED_FROM or _reads_as_number(wanted):
+        return None
+    folded: dict[str, str] = {}
+    for label in known:
+        if label != MISSING_LABEL:
+            folded.setdefault(str(label).strip().casefold(), str(label))
+    if wanted in folded:
+        return folded[wanted]
+    match = difflib.get_close_matches(wanted, list(folded), n=1, cutoff=SUGGEST_CUTOFF)
+    return folded[match[0]] if match else None
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def scoring_notes(preprocessor, rows: pd.DataFrame, codes: np.ndarray | None = None) -> list[str]:
