@@ -480,10 +480,12 @@ def _say_reading_notes(engine, name: str, report, drop: Sequence[str] = ()) -> N
     with text), each line as the in-memory run says it: but a column's own note, once it
     is left out (``drop``), and a note on several said for those kept, as in memory (the
     date note asked for the --drop just given)."""
-    from heb.data.column_notes import kept_notes
+    from heb.data.column_notes import kept_notes, left_out_note
 
     for note in kept_notes(engine.notes, drop):
         report(f"  {name}: {note}")
+    if drop:  # as in memory (the engine path said nothing of them)
+        report(f"  {name}: {left_out_note(drop)}")
 
 
 def _binnable(engine, columns: tuple, runs: list, name: str, report) -> list:

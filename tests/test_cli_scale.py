@@ -204,3 +204,25 @@ def test_sigterm_mid_run_removes_the_fold_files_and_is_one_line(clicks, tmp_path
     assert run.returncode == 128 + signal.SIGTERM
     assert not folder.exists()
     assert err.strip().splitlines()[-1] == "heb: Terminated."
+
+
+def test_a_dropped_column_is_said_on_the_engine_path_as_in_memory(tmp_path, capsys):
+    """``bench --drop customer_id`` said "Left out 'customer_id' ..." in memory and
+    nothing with ``--engine duckdb`` (a new-user trial)."""
+    rng = np.random.default_rng(0)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "customer_id": np.arange(n),
+            "plan": rng.choice(["Basic", "Premium"], n),
+            "churn": rng.choice(["yes", "no"], n),
+        }
+    )
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    said = "  t: Left out 'customer_id' (row identifiers or ignored columns)."
+    for engine in ([], ["--engine", "duckdb"]):
+        argv = ["bench", str(path), "--methods", "laplace", "--drop", "customer_id"]
+        argv += ["--no-figures", "--folds", "3", "-o", str(tmp_path / "o"), *engine]
+        assert main(argv) == 0
+        assert said in capsys.readouterr().err.splitlines(), engine

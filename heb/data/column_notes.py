@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from heb.data.names import quote
+from heb.data.names import join_names, quote
 
 __all__ = [
     "ColumnsNote",
@@ -66,6 +66,12 @@ class ColumnsNote(str):
         if all(None in entry for entry in kept):
             return None
         return ColumnsNote(self.make, kept)
+
+
+def left_out_note(columns: Sequence[str]) -> str:
+    """The note on columns a ``--drop`` (or the app's "leave out") leaves out, one sentence
+    on every path (in memory and on the engines)."""
+    return f"Left out {join_names(list(columns))} (row identifiers or ignored columns)."
 
 
 def kept_notes(notes: Iterable[str], columns: Iterable[str]) -> list[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from heb.data.column_notes import kept_notes
+from heb.data.column_notes import kept_notes, left_out_note
 from heb.data.names import columns_phrase, join_names, quote
 from heb.text import case_variant_clause
 
@@ -369,7 +369,7 @@ def finalize(
     if drop:
         frame = frame.drop(columns=drop)
         notes = kept_notes(notes, drop)  # said again for the columns kept
-        notes.append(f"Left out {join_names(drop)} (row identifiers or ignored columns).")
+        notes.append(left_out_note(drop))
     if frame.shape[1] < 2:
         raise DataError(
             f"The table has no feature columns besides the target {quote(target)}; a "
