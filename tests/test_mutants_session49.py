@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 from test_app import open_app
@@ -109,3 +110,53 @@ def test_a_failure_explaining_the_row_is_not_called_fitting_alone(monkeypatch):
     assert not at.exception
     said = [e.value for e in at.error]
     assert any("while fitting the models and explaining the row" in s for s in said), said
+
+
+def test_the_in_memory_path_gives_a_method_named_by_alias_its_values():
+    """A method run under an alias ("lidstone") gets the values set for it under its own
+    name: the checked values are keyed by the method's name, not by the alias."""
+
+    from heb.scale.inmemory import cross_validate_in_memory, example_frame
+
+    frame = example_frame(400).dropna(subset=["label"]).reset_index(drop=True)
+    folds = np.arange(len(frame)) % 3
+    default = cross_validate_in_memory(frame, "label", folds, ["lidstone"])
+    small = cross_validate_in_memory(
+        frame, "label", folds, ["lidstone"], params={"Lidstone": {"alpha": 0.01}}
+    )
+    assert not np.allclose(default["log_loss"], small["log_loss"])
+
+
+def _one_class_file(tmp_path):
+    data = tmp_path / "churn.csv"
+    pd.DataFrame(
+        {"plan": ["basic", "pro", "basic", "pro"] * 5, "tenure": range(20), "churn": ["no"] * 20}
+    ).to_csv(data, index=False)
+    return data
+
+
+def test_the_target_hint_joins_the_loaders_sentence_as_one_sentence(tmp_path):
+    """The loader's sentence loses its full stop before the hint: not "classes.; the"."""
+    from heb.cli import load_one
+
+    with pytest.raises(DataError) as caught:
+        load_one(str(_one_class_file(tmp_path)))
+    said = str(caught.value)
+    assert said.startswith("The target 'churn' has only one class ('no'); a classifier needs")
+    assert "classes; the target is the last column unless --target NAME names another" in said
+    assert said.endswith(".") and ".;" not in said and ".." not in said
+
+
+def test_a_named_datasets_target_error_offers_no_target_option(monkeypatch):
+    """--target is refused for a named dataset: its target error is said as it is."""
+    import heb.cli as cli
+
+    reason = "The target 'label' has only one class ('a'); a classifier needs at least two."
+
+    def one_class(*args, **kwargs):
+        raise DataError(reason)
+
+    monkeypatch.setattr(cli, "_load", one_class)
+    with pytest.raises(DataError) as caught:
+        cli.load_one("builtin:zip-codes")
+    assert str(caught.value) == reason
