@@ -160,3 +160,20 @@ def test_a_named_datasets_target_error_offers_no_target_option(monkeypatch):
     with pytest.raises(DataError) as caught:
         cli.load_one("builtin:zip-codes")
     assert str(caught.value) == reason
+
+
+@pytest.mark.parametrize("tab", ["Reliability", "Per class"])
+def test_the_compare_pages_sections_are_h2_not_h3(tab):
+    """Compare's sections (the table, then each tab's) are h2, as the browser test checks
+    in one view: an h3 after the table's h2 keeps the heading order, so the outline check
+    alone let a section drawn with st.subheader through."""
+    from tests.test_heading_levels import _outline
+
+    at = open_app(dataset="builtin:iris", methods="Laplace,HEB-M", folds="5")
+    at.switch_page("pages/compare.py").run()
+    at.session_state["compare_tab"] = tab
+    at.run()
+    assert not at.exception
+    outline = _outline(at.main)
+    assert len([level for level, _ in outline if level == 2]) >= 2, outline
+    assert [h for h in outline if h[0] > 2] == [], outline
