@@ -19,6 +19,16 @@ from explorer import explain as ex
 from heb.data import DataError
 
 
+@pytest.fixture
+def py4j_level():
+    """The py4j logger, its level put back with setLevel (which clears the loggers'
+    caches) after the test."""
+    py4j = logging.getLogger("py4j")
+    before = py4j.level
+    yield py4j
+    py4j.setLevel(before)
+
+
 class _Recorder:
     """A py4j JVM view stand-in: records each call by its dotted name, with the py4j
     logger's level at the time of the call."""
@@ -36,7 +46,9 @@ class _Recorder:
         return self._name
 
 
-def test_muting_sets_every_log_level_off_and_stderr_to_nothing_with_py4j_quiet(monkeypatch):
+def test_muting_sets_every_log_level_off_and_stderr_to_nothing_with_py4j_quiet(
+    monkeypatch, py4j_level
+):
     """Without a JVM (the slow test's child needs Java): the hook turns the JVM's log4j
     levels OFF and its System.err to a null stream while py4j's own logger says nothing,
     then gives py4j's logger its level back."""
@@ -45,8 +57,7 @@ def test_muting_sets_every_log_level_off_and_stderr_to_nothing_with_py4j_quiet(m
 
     calls: list = []
     monkeypatch.setattr(pyspark.SparkContext, "_gateway", SimpleNamespace(jvm=_Recorder(calls)))
-    py4j = logging.getLogger("py4j")
-    monkeypatch.setattr(py4j, "level", logging.INFO)
+    py4j_level.setLevel(logging.INFO)
     silence_a_starting_session()
     named = {name: (args, level) for name, args, level in calls}
     levels = "jvm.org.apache.logging.log4j.core.config.Configurator.setAllLevels"
@@ -55,10 +66,10 @@ def test_muting_sets_every_log_level_off_and_stderr_to_nothing_with_py4j_quiet(m
     assert named[stream][0] == ("jvm.java.io.OutputStream.nullOutputStream",)
     assert named["jvm.java.lang.System.setErr"][0] == (stream,)
     assert {level for _, level in named.values()} == {logging.CRITICAL + 1}
-    assert py4j.level == logging.INFO  # restored
+    assert py4j_level.level == logging.INFO  # restored
 
 
-def test_muting_a_jvm_that_has_ended_is_silent_and_restores_py4j(monkeypatch):
+def test_muting_a_jvm_that_has_ended_is_silent_and_restores_py4j(monkeypatch, py4j_level):
     pyspark = pytest.importorskip("pyspark")
     from heb.scale.spark_engine import silence_a_starting_session
 
@@ -68,10 +79,9 @@ def test_muting_a_jvm_that_has_ended_is_silent_and_restores_py4j(monkeypatch):
             raise ConnectionError("the JVM has ended")
 
     monkeypatch.setattr(pyspark.SparkContext, "_gateway", Ended())
-    py4j = logging.getLogger("py4j")
-    monkeypatch.setattr(py4j, "level", logging.WARNING)
+    py4j_level.setLevel(logging.WARNING)
     silence_a_starting_session()
-    assert py4j.level == logging.WARNING
+    assert py4j_level.level == logging.WARNING
 
 
 def _in_memory_sentence(target: str, value: str) -> str:
