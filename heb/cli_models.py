@@ -213,10 +213,10 @@ def scored_rows(model, rows: pd.DataFrame) -> pd.DataFrame:
             "The model file holds no preprocessing (a model of integer codes): score raw "
             "rows with a file heb fit or the Explain page wrote."
         )
-    columns = [str(c) for c in model[0].feature_names_in_]
+    # the columns it reads (a column empty in training was left out: not needed)
+    columns = [str(c) for c in model[0].feature_names_out_]
     have = {str(c) for c in rows.columns}
-    empty = {str(c) for c in getattr(model[0], "dropped_", ())}  # left out in training
-    lacking = [c for c in columns if c not in have and c not in empty]
+    lacking = [c for c in columns if c not in have]
     if lacking:
         more = f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
         shown = ", ".join(repr(c) for c in lacking[:5]) + more

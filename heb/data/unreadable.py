@@ -93,15 +93,14 @@ def unseen_category_notes(
     ``codes`` is ``preprocessor.transform`` of those columns when the caller has it.
     """
     notes = []
-    k = dict(zip(preprocessor.feature_names_out_, preprocessor.n_categories_, strict=True))
+    known = dict(zip(preprocessor.feature_names_out_, preprocessor.categories_, strict=True))
     for name, column, code in _features(preprocessor, rows, codes, numeric=False):
-        unseen = column.notna().to_numpy() & (code >= k[name])
+        unseen = column.notna().to_numpy() & (code >= len(known[name]))  # K_f and above
         if not unseen.any():
             continue
         values = column[unseen]
         example = _example(values, strip=False)  # 'a ' is unseen where 'a' is known
-        known = preprocessor.categories_[preprocessor.feature_names_out_.index(name)]
-        closest = closest_known(str(values.iloc[0]), known)
+        closest = closest_known(str(values.iloc[0]), known[name])
         near = f" (closest known value: {quote(closest)})" if closest is not None else ""
         n_values = values.astype(str).nunique()
         n_rows = int(unseen.sum())
