@@ -101,7 +101,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
     categorical : list of str or str, optional
         Columns declared categorical (e.g. ``Dataset.categorical``; one name alone is one
         column); text, category and bool columns and integer columns with an ID-like name
-        are categorical anyway.
+        are categorical anyway. An array's columns are named ``x0, x1, ...``; an object
+        array's (``frame.to_numpy()`` of mixed columns, an imputer's output) are typed
+        as a DataFrame's would be: a column of numbers is binned, not read as categories.
 
     Attributes
     ----------
@@ -306,7 +308,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             names = [f"x{i}" for i in range(array.shape[1])]
         else:
             names = self._columns_in  # an array in the fitted column order
-        return pd.DataFrame(array, columns=names)
+        frame = pd.DataFrame(array, columns=names)  # an object array's numbers stay numbers
+        return frame.infer_objects() if array.dtype == object else frame
 
     # ------------------------------------------------------------------ transform
     def fit_transform(self, X, y=None, **fit_params) -> np.ndarray:

@@ -1,0 +1,63 @@
+"""A data scientist's trial of the engine as a Python library (session 50a).
+
+Each test is a call made from the README and the docstrings, and what went wrong:
+
+- ``make_model().fit(frame.to_numpy(), y)`` (or a Preprocessor after an imputer, whose
+  output over mixed columns is an object array) read every numeric column as categories,
+  one per distinct value (a continuous ``age``: 200 categories), where the same frame
+  gave ten quantile bins; an object array's columns are now typed as the DataFrame's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import make_pipeline
+
+from heb.data import Preprocessor, make_model
+
+
+def _mixed_frame(n: int = 200) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "age": rng.normal(40, 10, n),
+            "city": rng.choice(["a", "b", "c"], n),
+            "flag": rng.random(n) < 0.5,
+            "visits": rng.integers(0, 50, n),
+        }
+    )
+    frame.loc[0, "age"] = np.nan
+    return frame
+
+
+def test_an_object_array_is_typed_as_the_frame_it_came_from():
+    frame = _mixed_frame()
+    from_frame = Preprocessor().fit(frame)
+    from_array = Preprocessor().fit(frame.to_numpy())  # dtype object: mixed columns
+    assert list(from_array.kinds_.values()) == list(from_frame.kinds_.values())
+    assert from_array.n_categories_.tolist() == [10, 3, 2, 10]
+    np.testing.assert_array_equal(
+        from_array.fit_transform(frame.to_numpy()), from_frame.fit_transform(frame)
+    )
+    np.testing.assert_array_equal(
+        from_array.transform(frame.to_numpy()[:1]), from_frame.transform(frame.iloc[:1])
+    )
+
+
+def test_a_pipeline_after_an_imputer_bins_the_numbers():
+    frame = _mixed_frame()
+    y = np.where(frame["flag"], "yes", "no")
+    pipe = make_pipeline(SimpleImputer(strategy="most_frequent"), Preprocessor()).fit(frame, y)
+    assert pipe[-1].kinds_ == {
+        "x0": "numeric",
+        "x1": "categorical",
+        "x2": "categorical",
+        "x3": "numeric",
+    }
+    same = make_model("laplace").fit(frame.to_numpy(), y)
+    by_frame = make_model("laplace").fit(frame, y)
+    np.testing.assert_allclose(
+        same.predict_proba(frame.to_numpy()), by_frame.predict_proba(frame), atol=1e-12
+    )
