@@ -54,6 +54,20 @@ def _mixed_types_error(labels: np.ndarray, name: str = "y") -> ValueError:
     )
 
 
+def _object_labels_error(labels: np.ndarray) -> ValueError:
+    """The one sentence for object labels scikit-learn calls of an "unknown" type (the
+    first is not text): labels of mixed types (1 beside '1'), or numbers held as objects
+    (a pandas column of dtype object), which it does not take either."""
+    kinds = sorted({type(value).__name__ for value in labels.ravel().tolist()})
+    if len(kinds) > 1:
+        return _mixed_types_error(labels)
+    return ValueError(
+        f"Unknown label type: y holds its class labels ({kinds[0]}) in an array of dtype "
+        "object, which scikit-learn does not take; give them their own type (for example "
+        "y.astype(int) or y.astype(str))."
+    )
+
+
 def _missing_label(value) -> bool:
     """Whether one object label is missing: None, a NaN, or pandas' NA / NaT (known by their
     type's name: the engine does not import pandas)."""
@@ -163,6 +177,10 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 check_classification_targets(y)
             except TypeError:  # numpy's "'<' not supported between 'int' and 'str'",
                 raise _mixed_types_error(y) from None  # or sklearn's refusal of bytes
+            except ValueError:  # sklearn reads object labels whose first is no text as
+                if y.dtype.kind != "O":  # "unknown", whatever the others are
+                    raise
+                raise _object_labels_error(y) from None
         return as_codes(X), y
 
     def _fit_input(self, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

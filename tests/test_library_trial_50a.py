@@ -6,15 +6,22 @@ Each test is a call made from the README and the docstrings, and what went wrong
   output over mixed columns is an object array) read every numeric column as categories,
   one per distinct value (a continuous ``age``: 200 categories), where the same frame
   gave ten quantile bins; an object array's columns are now typed as the DataFrame's.
+- ``NaiveBayes().fit(X, y)`` with ``y = np.array([1, "1", ...], dtype=object)`` (two
+  files concatenated) said scikit-learn's "Unknown label type: unknown. Maybe you are
+  trying to fit a classifier, which expects discrete classes on a regression target",
+  where the same labels beginning with "1" got the sentence about mixed types; labels
+  of one type held as objects (a pandas column of dtype object) name the fix too.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 
+from heb import AODE, TAN, NaiveBayes
 from heb.data import Preprocessor, make_model
 
 
@@ -61,3 +68,16 @@ def test_a_pipeline_after_an_imputer_bins_the_numbers():
     np.testing.assert_allclose(
         same.predict_proba(frame.to_numpy()), by_frame.predict_proba(frame), atol=1e-12
     )
+
+
+@pytest.mark.parametrize("model", [NaiveBayes(), AODE(), TAN()], ids=repr)
+def test_object_labels_whose_first_is_a_number_are_one_sentence(model):
+    X = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
+    mixed = np.array([1, "1", 1, "1"], dtype=object)
+    with pytest.raises(ValueError, match=r"^y mixes class labels of different types \(int, str\)"):
+        model.fit(X, mixed)
+    numbers = pd.Series([1, 0, 1, 0], dtype=object)
+    with pytest.raises(ValueError, match=r"\(int\) in an array of dtype object") as caught:
+        model.fit(X, numbers)
+    assert "y.astype(int)" in str(caught.value) and "\n" not in str(caught.value)
+    assert model.fit(X, numbers.astype(int)).classes_.tolist() == [0, 1]  # the advice works
