@@ -11,6 +11,10 @@ Each test is a call made from the README and the docstrings, and what went wrong
   trying to fit a classifier, which expects discrete classes on a regression target",
   where the same labels beginning with "1" got the sentence about mixed types; labels
   of one type held as objects (a pandas column of dtype object) name the fix too.
+- ``cross_validate(data, ["Lidstone"], params={"Lidstone": {"alfa": 0.5}})`` (a typo)
+  failed in the first fold with "TypeError: NaiveBayes.__init__() got an unexpected
+  keyword argument 'alfa'"; it is one sentence naming the method's parameters, before
+  any fold is prepared.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 
 from heb import AODE, TAN, NaiveBayes
-from heb.data import Preprocessor, make_model
+from heb.data import Preprocessor, dataset_from_table, make_model
+from heb.evaluate import cross_validate
 
 
 def _mixed_frame(n: int = 200) -> pd.DataFrame:
@@ -81,3 +86,24 @@ def test_object_labels_whose_first_is_a_number_are_one_sentence(model):
         model.fit(X, numbers)
     assert "y.astype(int)" in str(caught.value) and "\n" not in str(caught.value)
     assert model.fit(X, numbers.astype(int)).classes_.tolist() == [0, 1]  # the advice works
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "message"),
+    [
+        ("Lidstone", {"alfa": 0.5}, "Lidstone has no parameter 'alfa'; its parameters are alpha."),
+        (
+            "HEB-M",
+            {"m_mx": 50},
+            "HEB-M has no parameter 'm_mx'; its parameters are m_max, m_min, n0.",
+        ),
+        ("AODE", {"m": 2}, "AODE has no parameter 'm'; its parameters are frequency_limit, "),
+        ("CategoricalNB", {"alpha": 1}, "CategoricalNB has no parameter 'alpha'; it takes none."),
+    ],
+)
+def test_an_override_naming_no_parameter_is_one_sentence(method, params, message):
+    frame = _mixed_frame(60).assign(label=np.tile(["a", "b", "c"], 20))
+    data = dataset_from_table(frame, "mine", target="label")
+    with pytest.raises(ValueError) as caught:
+        cross_validate(data, [method], params={method: params}, n_splits=3, use_cache=False)
+    assert str(caught.value).startswith(message)

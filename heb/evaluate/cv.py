@@ -109,6 +109,7 @@ def method_spec(name: str, overrides: dict | None = None) -> dict:
     same model compare equal (and share a cache entry).
     """
     entry = registry.method(name)
+    _check_override_names(entry, overrides or {})
     params = {**entry.params, **(overrides or {})}
     if entry.family == "nb":
         names = smoother_param_names()
@@ -116,6 +117,26 @@ def method_spec(name: str, overrides: dict | None = None) -> dict:
         params = {k: v for k, v in params.items() if k not in names}
         params |= resolve_params(params["smoother"], **hyper)
     return {"model": entry.family, "params": params}
+
+
+def _check_override_names(entry, overrides: dict) -> None:
+    """Refuse an override that names no parameter of the method's estimator in one
+    sentence listing those it takes (``params={"Lidstone": {"alfa": 0.5}}`` failed in
+    every fold with "NaiveBayes.__init__() got an unexpected keyword argument")."""
+    if not overrides:
+        return
+    family = _family({"model": entry.family})
+    taken = set(family.make(dict(entry.params)).get_params(deep=False))
+    unknown = sorted(str(key) for key in overrides if key not in taken)
+    if unknown:
+        shown = sorted(taken - set(entry.params) - {"hierarchies", "weighting"})
+        if entry.family == "nb":  # another smoother's parameter is refused anyway, and
+            smoother = registry.smoother(entry.params["smoother"])  # a fixed one learns no m
+            own = [p.name for p in smoother.params]
+            learned = [p for p in shown if p not in smoother_param_names()]
+            shown = sorted(own + learned) if smoother.name.startswith("heb") else own
+        takes = f"its parameters are {', '.join(shown)}" if shown else "it takes none"
+        raise ValueError(f"{entry.name} has no parameter {unknown[0]!r}; {takes}.")
 
 
 def _family(spec: dict) -> Family:
