@@ -15,6 +15,9 @@ Each test is a call made from the README and the docstrings, and what went wrong
   failed in the first fold with "TypeError: NaiveBayes.__init__() got an unexpected
   keyword argument 'alfa'"; it is one sentence naming the method's parameters, before
   any fold is prepared.
+- ``cross_validate(frame, ...)`` said it takes a Dataset that ``heb.data.load_dataset``
+  gives, which takes a name or a path, not the DataFrame in the notebook; the sentence
+  names ``heb.data.dataset_from_table`` (as does the README).
 """
 
 from __future__ import annotations
@@ -107,3 +110,15 @@ def test_an_override_naming_no_parameter_is_one_sentence(method, params, message
     with pytest.raises(ValueError) as caught:
         cross_validate(data, [method], params={method: params}, n_splits=3, use_cache=False)
     assert str(caught.value).startswith(message)
+
+
+def test_a_frame_given_for_a_dataset_is_told_how_to_make_one():
+    from heb.evaluate import run_benchmark
+
+    frame = _mixed_frame(60).assign(label=np.tile(["a", "b", "c"], 20))
+    for call in (cross_validate, run_benchmark):
+        with pytest.raises(ValueError, match="got a DataFrame") as caught:
+            call(frame, ["Laplace"], n_splits=3, use_cache=False)
+        assert "heb.data.dataset_from_table(frame, 'name', target='column')" in str(caught.value)
+    data = dataset_from_table(frame, "name", target="label")  # the advice works
+    assert len(cross_validate(data, ["Laplace"], n_splits=3, use_cache=False).y) == 60

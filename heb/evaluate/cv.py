@@ -276,13 +276,20 @@ class CVResult:
         return class_reliability(self.y, self.proba(method))
 
 
+#: where a Dataset comes from, in the sentence refusing anything else (a notebook's
+#: DataFrame had no named way in)
+_DATASET_SOURCES = (
+    "heb.data.load_dataset gives one by name, heb.data.dataset_from_table(frame, "
+    "'name', target='column') from a DataFrame"
+)
+
+
 def _check_dataset(dataset, caller: str) -> None:
     """Refuse anything but a :class:`Dataset` in one sentence (a DataFrame, an ``(X, y)``
     pair or a name would fail deep inside, on its missing ``fingerprint``)."""
     if not isinstance(dataset, Dataset):
         raise ValueError(
-            f"{caller} takes a Dataset (heb.data.load_dataset gives one), got a "
-            f"{type(dataset).__name__}."
+            f"{caller} takes a Dataset ({_DATASET_SOURCES}), got a {type(dataset).__name__}."
         )
 
 
@@ -527,12 +534,13 @@ def run_benchmark(
     """
     if isinstance(datasets, Dataset):
         datasets = [datasets]
-    datasets = list(datasets)
+    # a frame or a name is one thing, not its column names or letters ("got a str")
+    one = isinstance(datasets, str | pd.DataFrame | pd.Series)
+    datasets = [datasets] if one else list(datasets)
     bad = [type(d).__name__ for d in datasets if not isinstance(d, Dataset)]
     if bad:
         raise ValueError(
-            f"run_benchmark takes Dataset objects (heb.data.load_dataset gives one), got a "
-            f"{bad[0]}."
+            f"run_benchmark takes Dataset objects ({_DATASET_SOURCES}), got a {bad[0]}."
         )
     if settings is None:  # values for a method not run are refused, as cross_validate does
         settings = RunSettings(
