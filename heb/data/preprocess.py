@@ -452,8 +452,10 @@ def make_model(
     n_bins, missing, categorical
         :class:`Preprocessor` settings.
     estimator : sklearn classifier, optional
-        Any classifier of integer codes (e.g. AODE); default ``NaiveBayes(smoother,
-        **nb_params)``.
+        A classifier of the Preprocessor's codes (unseen = K_f, missing at predict = -1,
+        as heb's classifiers read them; default ``NaiveBayes(smoother, **nb_params)``).
+        scikit-learn's ``CategoricalNB`` reads neither (IndexError on the first unseen
+        category); ``NaiveBayes("laplace")`` equals it on categories seen in training.
     **nb_params
         Further :class:`~heb.nb.NaiveBayes` arguments (``alpha``, ``weighting``,
         ``hierarchies``, ...); refused beside ``estimator``.
