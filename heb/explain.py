@@ -81,7 +81,8 @@ def explain(model: NaiveBayes, X, target: int, reference: int) -> Explanation:
     Parameters
     ----------
     model : NaiveBayes
-        A fitted model.
+        A fitted model (a :class:`~heb.hierarchical_nb.HierarchicalNaiveBayes` too: a
+        child scored given its parent feature has the within-group term).
     X : array-like (n, F)
         Integer codes of the rows to explain (negative = missing).
     target, reference : int
@@ -116,6 +117,9 @@ def explain(model: NaiveBayes, X, target: int, reference: int) -> Explanation:
     # one extra zero column: absent evidence gathers exactly 0
     difference = np.append(log_table[target] - log_table[reference], 0.0)
     contributions = difference[np.where(absent, width, columns)] * model.feature_weights_
+    # HierarchicalNaiveBayes scores a child given its parent: theta(a) / phi(g(a))
+    for a, rows, terms in getattr(model, "conditional_terms", lambda _: ())(codes):
+        contributions[rows, a] -= terms[:, target] - terms[:, reference]
     prior = float(model.class_log_prior_[target] - model.class_log_prior_[reference])
     return Explanation(
         target=target,

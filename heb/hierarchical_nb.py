@@ -216,11 +216,23 @@ class HierarchicalNaiveBayes(NaiveBayes):
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log pi_c + sum_f w_f log theta_{c,f,x_f}, children given their parent feature."""
         scores = super().predict_joint_log_proba(X)  # the plain NB sum, class prior included
-        codes = self._codes_for_predict(X)
+        for _, rows, terms in self.conditional_terms(self._codes_for_predict(X)):
+            scores[rows] -= terms
+        return scores
+
+    def conditional_terms(self, codes: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """What scoring a child given its parent takes off the plain Naive Bayes sum.
+
+        For each conditionally scored child feature ``a``: ``(a, rows, terms)``, the rows
+        (of validated ``codes``) whose parent value is the group of their ``a`` value, and
+        ``w_a log phi_c(g)`` of each (shape (len(rows), C)): the row's factor of ``a`` is
+        ``theta_c(a) / phi_c(g)``. :func:`heb.explain.explain` takes them off ``a``'s term.
+        """
         weights = None if self.weighting is None else self.feature_weights_
         table = self.count_table_
         seen = table.category_totals() > 0
         k = table.n_categories
+        out = []
         for a, log_phi in self.group_log_prob_.items():
             b = self.parents_[a]
             xa, xb = codes[:, a], codes[:, b]
@@ -232,5 +244,5 @@ class HierarchicalNaiveBayes(NaiveBayes):
             ok[ok] &= seen[table.offsets[b] + xb[ok]]
             rows = np.flatnonzero(ok)
             w = 1.0 if weights is None else weights[a]
-            scores[rows] -= w * log_phi[:, group[rows]].T
-        return scores
+            out.append((a, rows, w * log_phi[:, group[rows]].T))
+        return out
