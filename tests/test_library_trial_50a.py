@@ -22,6 +22,9 @@ Each test is a call made from the README and the docstrings, and what went wrong
   Naive Bayes sum, not the model's: a child scored given its parent feature (its factor
   theta(a) / phi(g(a))) kept theta(a), so prior + contributions missed the log-odds the
   model gives by up to 0.32 nats, where the docstring promises equality.
+- The README names ``HierarchicalNaiveBayes`` beside ``AODE`` and ``TAN`` but neither
+  where it lives nor what it is; ``from heb import HierarchicalNaiveBayes`` was an
+  AttributeError. It is importable from ``heb`` as they are, and the README says what it does.
 """
 
 from __future__ import annotations
@@ -148,3 +151,18 @@ def test_explain_sums_to_a_hierarchical_models_log_odds(weighting):
         log_proba[:, 1] - log_proba[:, 0],
         atol=1e-12,
     )
+
+
+def test_hierarchical_naive_bayes_is_imported_from_heb_as_the_others_are():
+    import subprocess
+    import sys
+
+    import heb
+    from heb.hierarchical_nb import HierarchicalNaiveBayes
+
+    assert heb.HierarchicalNaiveBayes is HierarchicalNaiveBayes
+    assert "HierarchicalNaiveBayes" in heb.__all__
+    # still lazy: importing heb loads no scikit-learn
+    code = "import sys, heb; print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
