@@ -25,6 +25,10 @@ Each test is a call made from the README and the docstrings, and what went wrong
 - The README names ``HierarchicalNaiveBayes`` beside ``AODE`` and ``TAN`` but neither
   where it lives nor what it is; ``from heb import HierarchicalNaiveBayes`` was an
   AttributeError. It is importable from ``heb`` as they are, and the README says what it does.
+- ``aode_concentration_heatmap(concentration_table(aode_pipe), "no")``, as
+  ``concentration_heatmap`` takes a NaiveBayes table, failed in plotly with "could not
+  convert string to float: 'high'" (it wanted the app's pivoted grid); it takes the
+  table and draws the named class's grid, and an unknown class is one sentence.
 """
 
 from __future__ import annotations
@@ -166,3 +170,19 @@ def test_hierarchical_naive_bayes_is_imported_from_heb_as_the_others_are():
     code = "import sys, heb; print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_aode_heatmap_takes_a_concentration_table():
+    from heb.diagnostics import concentration_table
+    from heb.figures import aode_concentration_heatmap
+
+    frame = _mixed_frame(120)
+    y = np.where(frame["flag"] ^ (frame["city"] == "a"), "yes", "no")
+    table = concentration_table(make_model(estimator=AODE(smoother="heb")).fit(frame, y))
+    fig = aode_concentration_heatmap(table, "yes")
+    one = table[table["class name"] == "yes"]
+    grid = one.pivot_table(index="parent name", columns="child name", values="m", aggfunc="first")
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z, dtype=float), grid.to_numpy())
+    assert list(fig.data[0].y) == list(grid.index) and list(fig.data[0].x) == list(grid.columns)
+    with pytest.raises(ValueError, match=r"^The table has no class 'maybe'; its classes are"):
+        aode_concentration_heatmap(table, "maybe")

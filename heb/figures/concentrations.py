@@ -453,9 +453,13 @@ def aode_concentration_heatmap(grid: pd.DataFrame, class_name: str) -> go.Figure
     Parameters
     ----------
     grid : DataFrame
-        m values, super-parent feature names as the index and child names as columns.
+        m values, super-parent feature names as the index and child names as columns;
+        or a HEB-AODE model's :func:`heb.diagnostics.concentration_table`, whose rows of
+        class ``class_name`` give that grid.
     class_name : str
     """
+    if {"class name", "parent name", "child name", "m"} <= set(grid.columns):
+        grid = _class_grid(grid, class_name)
     fig = go.Figure(
         go.Heatmap(
             z=grid.to_numpy(dtype=np.float64),
@@ -470,3 +474,16 @@ def aode_concentration_heatmap(grid: pd.DataFrame, class_name: str) -> go.Figure
     fig.update_yaxes(title_text="super-parent feature", type="category")
     title = f"HEB-AODE: m per (parent, child), class {escape_all([class_name])[0]}"
     return style(fig, title, max(380, 28 * len(grid) + 160))
+
+
+def _class_grid(table: pd.DataFrame, class_name) -> pd.DataFrame:
+    """One class's m of a HEB-AODE concentration table as (super-parent x child): the
+    table itself failed in plotly with "could not convert string to float: 'high'"."""
+    names = table["class name"].astype(str)
+    chosen = table[names == str(class_name)]
+    if chosen.empty:
+        classes = ", ".join(repr(c) for c in dict.fromkeys(names))
+        raise ValueError(f"The table has no class {str(class_name)!r}; its classes are {classes}.")
+    return chosen.pivot_table(
+        index="parent name", columns="child name", values="m", aggfunc="first"
+    )
