@@ -28,7 +28,9 @@ Each test is a call made from the README and the docstrings, and what went wrong
 - ``aode_concentration_heatmap(concentration_table(aode_pipe), "no")``, as
   ``concentration_heatmap`` takes a NaiveBayes table, failed in plotly with "could not
   convert string to float: 'high'" (it wanted the app's pivoted grid); it takes the
-  table and draws the named class's grid, and an unknown class is one sentence.
+  table and draws the named class's grid, and an unknown class is one sentence; given to
+  ``concentration_heatmap``, such a table said it "lacks column(s) feature, N_c, K_f" and
+  now names ``aode_concentration_heatmap``.
 """
 
 from __future__ import annotations
@@ -186,3 +188,7 @@ def test_the_aode_heatmap_takes_a_concentration_table():
     assert list(fig.data[0].y) == list(grid.index) and list(fig.data[0].x) == list(grid.columns)
     with pytest.raises(ValueError, match=r"^The table has no class 'maybe'; its classes are"):
         aode_concentration_heatmap(table, "maybe")
+    from heb.figures import concentration_heatmap
+
+    with pytest.raises(ValueError, match=r"aode_concentration_heatmap\(table, class_name\)"):
+        concentration_heatmap(table)

@@ -50,6 +50,19 @@ PAPER_SLOPE = (1.0, 1.0)
 _DIAG_REQUIRED = ("class", "feature", "N_c", "K_f", "m", "rho", "clamped")
 
 
+def _check_required(columns: Mapping) -> None:
+    """Refuse a table without a NaiveBayes table's columns in one sentence (an AODE's or
+    TAN's, per (parent, child) pair, is drawn by :func:`aode_concentration_heatmap`)."""
+    missing = [name for name in _DIAG_REQUIRED if name not in columns]
+    if missing and {"parent", "child"} <= set(columns):
+        raise ValueError(
+            "This concentration table is per (parent, child) pair, an AODE's or TAN's: "
+            "draw one class of it with aode_concentration_heatmap(table, class_name)."
+        )
+    if missing:
+        raise ValueError(f"The concentration table lacks column(s) {', '.join(missing)}.")
+
+
 def _diag_arrays(diag) -> dict[str, np.ndarray]:
     """The columns of a concentration table as equal-length arrays, clamp state as text."""
     if diag is None:
@@ -60,9 +73,7 @@ def _diag_arrays(diag) -> dict[str, np.ndarray]:
         columns = {name: np.asarray(value) for name, value in diag.items()}
     else:
         raise TypeError("The concentration table must be a dict of arrays or a DataFrame.")
-    missing = [name for name in _DIAG_REQUIRED if name not in columns]
-    if missing:
-        raise ValueError(f"The concentration table lacks column(s) {', '.join(missing)}.")
+    _check_required(columns)
     lengths = {np.shape(columns[name]) for name in columns}
     if len(lengths) != 1 or len(next(iter(lengths))) != 1:
         raise ValueError("The concentration table's columns must be 1-D and equally long.")
