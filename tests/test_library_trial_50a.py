@@ -31,6 +31,9 @@ Each test is a call made from the README and the docstrings, and what went wrong
   table and draws the named class's grid, and an unknown class is one sentence; given to
   ``concentration_heatmap``, such a table said it "lacks column(s) feature, N_c, K_f" and
   now names ``aode_concentration_heatmap``.
+- ``benchmark_tables`` given a frame of one's own results with its datasets under another
+  name raised ``KeyError: 'dataset'``, and given the dataset x method ``scores`` table
+  said it has no column 'log_loss'; both name the rows it takes.
 """
 
 from __future__ import annotations
@@ -192,3 +195,17 @@ def test_the_aode_heatmap_takes_a_concentration_table():
 
     with pytest.raises(ValueError, match=r"aode_concentration_heatmap\(table, class_name\)"):
         concentration_heatmap(table)
+
+
+def test_benchmark_tables_names_the_rows_it_takes():
+    from heb.evaluate import benchmark_tables
+
+    own = pd.DataFrame(
+        {"data": ["a", "a", "b", "b"], "method": ["X", "Y"] * 2, "log_loss": [0.3, 0.5, 0.2, 0.4]}
+    )
+    wide = own.pivot(index="data", columns="method", values="log_loss")
+    for frame in (own, wide):
+        with pytest.raises(ValueError, match=r"^The benchmark frame has no column 'dataset': "):
+            benchmark_tables(frame, "log_loss")
+    ranks = benchmark_tables(own.rename(columns={"data": "dataset"}), "log_loss")["avg_ranks"]
+    assert ranks.to_dict() == {"X": 1.0, "Y": 2.0}

@@ -32,6 +32,13 @@ def benchmark_tables(frame: pd.DataFrame, metric: str, alpha: float = 0.05) -> d
     """
     if metric != "fit_time":
         registry.metric(metric)  # an unknown name is one sentence naming the metrics
+    lacking = [c for c in ("dataset", "method") if c not in frame.columns]
+    if lacking:  # a dataset x method table, or a frame of one's own, failed on a KeyError
+        raise ValueError(
+            f"The benchmark frame has no column {lacking[0]!r}: benchmark_tables takes "
+            f"one row per dataset, method (and fold), with a column {metric!r}, as "
+            "run_benchmark returns."
+        )
     if metric not in frame.columns:
         raise ValueError(f"The benchmark frame has no column {metric!r}.")
     higher = registry.metric(metric).higher_is_better if metric in registry.METRICS else False
