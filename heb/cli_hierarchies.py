@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from heb import registry
 from heb.cli_columns import column_list
+from heb.evaluate.hierarchy_model import code_labels
 from heb.evaluate.hierarchy_specs import (
     Declared,
     binned_columns,
@@ -103,7 +104,7 @@ def hierarchy_levels(
             # not "no column here": the file has it, as the class to predict
             left_out.append((item.describe(), f"{str(target)!r} is the target, not a feature"))
             continue
-        found, notes = resolve_levels([item], names, codes, _labels(preprocessor))
+        found, notes = resolve_levels([item], names, codes, code_labels(preprocessor))
         levels.update(found)
         if notes:  # "<the declaration>: <why>, left out."
             why = notes[0][len(item.describe()) + 2 :]
@@ -118,7 +119,7 @@ def binned_notes(text: str, preprocessor, dataset: str, from_file: bool) -> list
     names = list(preprocessor.feature_names_out_)
     lines = []
     for item in parse_hierarchies(text):
-        binned = binned_columns(item, names, _labels(preprocessor))
+        binned = binned_columns(item, names, code_labels(preprocessor))
         if binned:
             hint = f" ({categorical_hint(binned)})" if from_file else ""
             lines.append(
@@ -189,14 +190,3 @@ def cannot_apply(declared: str, why: str, dataset: str, from_file: bool) -> str:
     binned = "is binned" in why and from_file
     hint = " (pass --categorical to read it as categories)" if binned else ""
     return f"heb: --hierarchy {declared!r} cannot apply to {dataset}: {why}{hint}."
-
-
-def _labels(preprocessor) -> Callable[[int], list | None]:
-    """``labels_of(f)``: the labels of output column f's codes, None for binned numbers."""
-
-    def labels_of(f: int) -> list | None:
-        name = preprocessor.feature_names_out_[f]
-        numeric = preprocessor.kinds_.get(name) == "numeric"
-        return None if numeric else list(preprocessor.categories_[f])
-
-    return labels_of

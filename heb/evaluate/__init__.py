@@ -7,7 +7,9 @@ Above the engine (it reads datasets through :mod:`heb.data` and returns pandas f
 - :mod:`heb.evaluate.folds`: prepared folds and their bounded, thread-safe store;
 - :mod:`heb.evaluate.cv`: :func:`cross_validate`, :func:`run_benchmark`, the model families;
 - :mod:`heb.evaluate.tables`: Friedman / Nemenyi / Wilcoxon tables;
-- :mod:`heb.evaluate.cache`: the checksummed on-disk :class:`ResultCache`.
+- :mod:`heb.evaluate.cache`: the checksummed on-disk :class:`ResultCache`;
+- :mod:`heb.evaluate.hierarchy_model`: :func:`make_hierarchy_model`, a raw-DataFrame
+  pipeline whose HEB-H hierarchies are declared by column (levels built on each fit).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from heb.evaluate.cv import (
     run_benchmark,
 )
 from heb.evaluate.folds import FOLD_STORE, FoldStore, PreparedFolds, prepare_folds
+from heb.evaluate.hierarchy_model import HierarchyPipeline, make_hierarchy_model
 from heb.evaluate.keys import cache_key, engine_revision
 from heb.evaluate.settings import RunSettings
 from heb.evaluate.tables import benchmark_tables, wilcoxon_table
@@ -36,6 +39,7 @@ __all__ = [
     "Family",
     "FoldStore",
     "HIGHER_IS_BETTER",
+    "HierarchyPipeline",
     "KINDS",
     "METHODS",
     "METRICS",
@@ -51,6 +55,7 @@ __all__ = [
     "cross_validate",
     "engine_revision",
     "fold_columns",
+    "make_hierarchy_model",
     "method_spec",
     "prepare_folds",
     "run_benchmark",

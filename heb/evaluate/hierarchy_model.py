@@ -1,0 +1,190 @@
+"""A raw-DataFrame pipeline whose HEB-H hierarchies are declared by column, not by code.
+
+``NaiveBayes(smoother="heb-h", hierarchies=...)`` reads levels in one encoding's codes.
+In a :func:`heb.data.make_model` pipeline those codes belong to the Preprocessor fitted
+when the levels were built, and scikit-learn's ``cross_val_score`` / ``GridSearchCV``
+refit it on every fold: a fold short of some categories shifts every later code, and
+the levels then name the wrong parents without an error. :class:`HierarchyPipeline`
+holds the declarations instead (``"zip -> prefix 3 -> prefix 1"``, ``"ROLE_2 ->
+ROLE_1"``: the app's and ``--hierarchy``'s form) and builds their levels on the codes of
+each fit, as :func:`heb.evaluate.cross_validate` does on each fold::
+
+    from heb.evaluate.hierarchy_model import make_hierarchy_model
+
+    model = make_hierarchy_model(["zip -> prefix 3 -> prefix 1"])
+    cross_val_score(model, frame, y, scoring="neg_log_loss")   # levels per fold
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+
+from heb import registry
+from heb.data.preprocess import Preprocessor, make_model
+from heb.evaluate.hierarchy_specs import (
+    Declared,
+    left_out_notes,
+    parse_hierarchies,
+    resolve_levels,
+)
+from heb.hierarchy import NESTED_RULE
+
+__all__ = ["HierarchyPipeline", "code_labels", "declarations", "make_hierarchy_model"]
+
+
+def declarations(hierarchies) -> tuple[Declared, ...]:
+    """The declarations ``hierarchies`` gives, one per feature.
+
+    Parameters
+    ----------
+    hierarchies : str, Declared or iterable of them
+        ``"zip -> prefix 3 -> prefix 1"`` / ``"ROLE_2 -> ROLE_1"`` (:meth:`Declared.from_text`),
+        a :func:`~heb.evaluate.hierarchy_specs.hierarchies_text` JSON list, a
+        :class:`Declared`, or several of these; None or empty: none.
+
+    Raises
+    ------
+    ValueError
+        A malformed declaration, or two for one feature.
+    """
+    if hierarchies is None:
+        return ()
+    if isinstance(hierarchies, str | Declared):
+        hierarchies = [hierarchies]
+    out: list[Declared] = []
+    for item in hierarchies:
+        if isinstance(item, Declared):
+            out.append(item)
+        elif isinstance(item, str) and item.lstrip().startswith("["):
+            out.extend(parse_hierarchies(item))
+        elif isinstance(item, str):
+            out.append(Declared.from_text(item))
+        else:
+            raise ValueError(
+                "A hierarchy is declared as text ('zip -> prefix 3 -> prefix 1', 'A -> B') or "
+                f"a Declared, not a {type(item).__name__}."
+            )
+    features = [item.feature for item in out]
+    twice = next((f for f in features if features.count(f) > 1), None)
+    if twice is not None:
+        raise ValueError(f"{twice!r} is given two hierarchies; declare one per column.")
+    return tuple(out)
+
+
+class HierarchyPipeline(Pipeline):
+    """A :func:`~heb.data.make_model` pipeline that builds its classifier's HEB-H levels
+    from ``hierarchies`` (declared by column) on the codes of every fit.
+
+    Parameters
+    ----------
+    steps : list of (str, estimator)
+        As :class:`sklearn.pipeline.Pipeline`'s; the step before the classifier is a
+        :class:`heb.data.Preprocessor`, the classifier takes ``hierarchies`` (``NaiveBayes``,
+        ``HierarchicalNaiveBayes``).
+    hierarchies : str, Declared or iterable of them
+        The declarations (:func:`declarations`). A classifier whose smoother reads no
+        hierarchy (HEB-M in a grid over smoothers) is fitted without them.
+    transform_input, memory, verbose
+        As :class:`sklearn.pipeline.Pipeline`'s.
+
+    Notes
+    -----
+    ``fit`` fits the preprocessing once on its own to read the codes the levels are built
+    on (a parent column by its most frequent value per child, a prefix from the labels),
+    then the whole pipeline; the two encodings are the same (a Preprocessor's fit is
+    deterministic). A fitted one saves with :mod:`heb.data.pipeline_io` as any
+    ``make_model`` pipeline, its levels in the classifier.
+    """
+
+    def __init__(
+        self, steps, *, hierarchies=(), transform_input=None, memory=None, verbose=False
+    ) -> None:
+        super().__init__(steps, transform_input=transform_input, memory=memory, verbose=verbose)
+        self.hierarchies = hierarchies
+
+    def fit(self, X, y=None, **params) -> HierarchyPipeline:
+        """Build the declarations' levels on this fit's codes, then fit the pipeline."""
+        declared = declarations(self.hierarchies)
+        classifier = self._final_estimator
+        if "hierarchies" not in classifier.get_params(deep=False):
+            kind = type(classifier).__name__
+            raise ValueError(f"The classifier {kind} takes no category hierarchies.")
+        levels = self._levels(declared, X, y) if declared and _reads(classifier) else None
+        classifier.set_params(hierarchies=levels or None)
+        return super().fit(X, y, **params)
+
+    def _levels(self, declared: tuple[Declared, ...], X, y) -> dict[int, list[np.ndarray]]:
+        """The levels of ``declared`` on the codes a fit of the preprocessing gives X."""
+        before = self.steps[-2][1] if len(self) > 1 else None
+        if not isinstance(before, Preprocessor):
+            raise ValueError(
+                "The step before the classifier must be a heb Preprocessor, not "
+                f"{type(before).__name__ if before is not None else 'none'}: its labels give "
+                "the hierarchies' levels."
+            )
+        head = clone(self[:-1])
+        codes = head.fit_transform(X, y)
+        preprocessor = head[-1]
+        names = list(preprocessor.feature_names_out_)
+        labels_of = code_labels(preprocessor)
+        gone = left_out_notes(declared, names, labels_of)
+        if gone:  # "<declaration>: no column 'x' here, left out." / "...: 'x' is binned, ..."
+            item, note = next(iter(gone.items()))
+            why = re.sub(r"[,;] left out\.$", "", note[len(item.describe()) + 2 :])
+            hint = f" (categorical=[{item.feature!r}] reads it as categories)" * ("binned" in why)
+            raise ValueError(f"The hierarchy {item.describe()!r} cannot apply: {why}{hint}.")
+        return resolve_levels(declared, names, codes, labels_of)[0]
+
+
+def make_hierarchy_model(
+    hierarchies,
+    smoother: str = "heb-h",
+    n_bins: int = 10,
+    missing: str = "impute",
+    categorical=None,
+    **nb_params,
+) -> HierarchyPipeline:
+    """:func:`heb.data.make_model`'s pipeline with hierarchies declared by column.
+
+    Parameters
+    ----------
+    hierarchies : str, Declared or iterable of them
+        ``"zip -> prefix 3 -> prefix 1"``, ``"ROLE_2 -> ROLE_1"``, ... (:func:`declarations`).
+    smoother, n_bins, missing, categorical, **nb_params
+        As :func:`heb.data.make_model` (``smoother`` "heb-h" by default).
+
+    Returns
+    -------
+    HierarchyPipeline
+        Steps ``"preprocess"`` and ``"classifier"``; unfitted.
+    """
+    declarations(hierarchies)  # a malformed declaration is refused here, not in a fold
+    pipe = make_model(
+        smoother, n_bins=n_bins, missing=missing, categorical=categorical, **nb_params
+    )
+    return HierarchyPipeline(pipe.steps, hierarchies=hierarchies)
+
+
+def _reads(classifier) -> bool:
+    """Whether ``classifier``'s smoother reads a hierarchy (HEB-H; a classifier without a
+    smoother, HierarchicalNaiveBayes, always does)."""
+    smoother = classifier.get_params(deep=False).get("smoother")
+    return smoother is None or registry.smoother(smoother).rule == NESTED_RULE
+
+
+def code_labels(preprocessor: Preprocessor) -> Callable[[int], list | None]:
+    """``labels_of(f)`` of a fitted ``preprocessor``: the labels of its output column f's
+    codes, None for binned numbers (the ``labels_of`` of
+    :func:`~heb.evaluate.hierarchy_specs.resolve_levels`)."""
+
+    def labels_of(f: int) -> list | None:
+        name = preprocessor.feature_names_out_[f]
+        numeric = preprocessor.kinds_.get(name) == "numeric"
+        return None if numeric else list(preprocessor.categories_[f])
+
+    return labels_of
