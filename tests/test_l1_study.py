@@ -38,6 +38,31 @@ def test_heb_u_beats_laplace_at_large_k_over_n_on_skewed_pmfs():
     assert max(reduction.values()) > 0.18
 
 
+def test_reductions_by_k_over_n_are_the_papers_section_5_2():
+    """alpha_dir = 0.3, the default grid (200 reps): HEB-U's l1 reduction over Laplace per
+    K/N, against the paper's 6 % (0.05), 12 % (0.1), 16 % (0.25), 18-20 % (0.5 to 2.5).
+
+    Measured: 7.2-7.7 %, 11.1-11.6 %, 16.0 %, 19.3-20.0 % at 0.5 and 1, 16.1 % at 2.5. The
+    gaps at 0.05 and 2.5 are not the solver's: the posterior mean at the truth's own
+    concentration m = 0.3 K gives the same figures (7.8 % and 16.9 % with 2000 reps), so
+    the bands below allow 2.5 points around the paper's numbers.
+    """
+    means = _means(0.3)
+    reduction = {(k, n): 1 - m["heb-u"] / m["laplace"] for (k, n), m in means.items()}
+    bands = {0.05: (0.035, 0.085), 0.1: (0.095, 0.145), 0.25: (0.135, 0.185)}
+    bands.update({r: (0.155, 0.225) for r in (0.5, 1.0, 2.5)})
+    for ratio, (low, high) in bands.items():
+        cells = [v for (k, n), v in reduction.items() if k / n == ratio]
+        assert cells, ratio
+        assert all(low <= v <= high for v in cells), (ratio, cells)
+    # the separation grows with K/N up to 0.5 (Theorem 1's Laplace bias K / (N + K))
+    by_ratio = sorted((k / n, v) for (k, n), v in reduction.items() if k / n <= 0.5)
+    ratios = sorted({r for r, _ in by_ratio})
+    lows = [min(v for r, v in by_ratio if r == q) for q in ratios]
+    highs = [max(v for r, v in by_ratio if r == q) for q in ratios]
+    assert all(h < lo for h, lo in zip(highs[:-1], lows[1:], strict=True)), by_ratio
+
+
 def test_heb_u_matches_laplace_on_uniform_dirichlet_pmfs():
     """alpha_dir = 1 (Laplace's own prior): HEB-U stays within 5 % of Laplace everywhere."""
     for (k, n), m in _means(1.0).items():
