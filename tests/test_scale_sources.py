@@ -49,6 +49,24 @@ def test_a_symbolic_link_out_of_the_root_is_refused(root, tmp_path):
         open_source("link.parquet")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_under_the_root_is_refused_before_any_engine_reads_it(root):
+    """A FIFO named like a CSV (a link's ?large_file=pipe.csv): opened by the CSV scan, it
+    blocked the page's thread forever; it is refused as the in-memory loader refuses one."""
+    os.mkfifo(root / "pipe.csv")
+    with pytest.raises(DataError, match="'pipe.csv' is not a regular file") as info:
+        open_source("pipe.csv")
+    _one_sentence(str(info.value))
+
+
+def test_a_name_holding_a_nul_is_refused_in_one_sentence(root):
+    """A link's ?large_file=ok.parquet%00x raised Python's ValueError (embedded null byte),
+    which the app showed as an error page."""
+    with pytest.raises(DataError, match="NUL character") as info:
+        open_source("ok.parquet\x00x")
+    _one_sentence(str(info.value))
+
+
 def test_no_configured_root_is_explained(monkeypatch):
     monkeypatch.delenv(DATA_ROOT_ENV, raising=False)
     with pytest.raises(DataError, match=DATA_ROOT_ENV) as info:

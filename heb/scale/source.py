@@ -103,6 +103,8 @@ def resolve_data_path(user_path, root=None) -> Path:
         The path lies outside the data root, or does not exist.
     """
     base = data_root(root)
+    if "\0" in str(user_path):  # a link's %00: no path holds one (resolve() raised ValueError)
+        raise DataError(f"The path {str(user_path)!r} holds a NUL character; no file is named so.")
     given = expand_user_path(str(user_path))
     candidate = (given if given.is_absolute() else base / given).resolve()
     if not candidate.is_relative_to(base):
@@ -310,7 +312,8 @@ def open_source(path, root=None) -> Source:
     Raises
     ------
     DataError
-        Outside the root, missing, ARFF, neither parquet nor delimited text, a folder
+        Outside the root, missing, not a regular file (a FIFO, a device), ARFF, neither
+        parquet nor delimited text, a folder
         holding CSV files or no parquet file, parquet files of a folder whose columns
         differ (in name or type), or a partitioned table whose partitions are keyed
         differently or whose files hold a column named like a key.
@@ -344,6 +347,8 @@ def open_source(path, root=None) -> Source:
             )
         index = _check_folder_schemas(files)
         return Source(resolved, "parquet", tuple(files), (), index)
+    if not resolved.is_file():  # a FIFO blocks the reader forever, a device never ends
+        raise DataError(f"{resolved.name!r} is not a regular file, so it is not read.")
     kind = _format_of(resolved)
     if kind is None and resolved.name.lower().endswith((".arff", ".arff.gz")):
         raise DataError(
