@@ -7,36 +7,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from heb.spreadsheet import FORMULA_PREFIXES, neutralise_formulas
+
 __all__ = ["FORMULA_PREFIXES", "MAX_CELL_CHARS", "cap_cells", "csv_bytes", "neutralise_formulas"]
 
-#: first characters a spreadsheet reads as the start of a formula (OWASP, CSV injection)
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 #: the most characters of one table cell (or column name) sent to the browser
 MAX_CELL_CHARS = 200
 ELLIPSIS = "…"
-
-
-def _neutralise(value: object) -> object:
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
-
-
-def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` whose text cells and column names cannot start a formula.
-
-    Text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a
-    leading single quote, as OWASP recommends against CSV injection. Numeric columns are
-    left as numbers (a spreadsheet reads ``-1.5`` as a number, not a formula).
-    """
-    out = frame.copy()
-    for column in out.columns:
-        if not (
-            pd.api.types.is_numeric_dtype(out[column]) or pd.api.types.is_bool_dtype(out[column])
-        ):
-            out[column] = out[column].map(_neutralise)
-    out.columns = [_neutralise(str(name)) for name in out.columns]
-    return out
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:

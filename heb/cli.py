@@ -86,6 +86,7 @@ from heb.evaluate.settings import RunSettings
 from heb.paths import cache_dir, user_path
 from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS, resolve_method_name
 from heb.registry import method as registry_method
+from heb.spreadsheet import neutralise_formulas
 from heb.text import first_sentence
 from heb.whole_files import copy_whole, whole_file
 
@@ -756,10 +757,18 @@ def _with_units(table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(unit=unit)[["dataset", "unit", *table.columns[1:]]]
 
 
+def _spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` whose dataset names (a file's name: the user's text) cannot start a
+    spreadsheet formula (:mod:`heb.spreadsheet`); the numbers and method names as they are."""
+    return neutralise_formulas(table, [c for c in ("dataset",) if c in table.columns])
+
+
 def _write_table(out: Path, name: str, table: pd.DataFrame, title: str) -> None:
     """``name.csv`` and ``name.md`` (the summary's markdown shows ``mean ± sd`` cells)."""
     with whole_file(out / f"{name}.csv") as temp:
-        (_with_units(table) if name == TIMES_TABLE else table).to_csv(temp, index=False)
+        _spreadsheet_safe(_with_units(table) if name == TIMES_TABLE else table).to_csv(
+            temp, index=False
+        )
     if name == SUMMARY[0]:
         text = summary_markdown(table)
     else:
@@ -870,7 +879,7 @@ def _serve_outputs(cache: ResultCache, key: str, out: Path) -> dict | None:
     if not all(path.exists() for path in figures.values()):
         return None
     with whole_file(out / "folds.csv") as temp:
-        frames.pop("folds").to_csv(temp, index=False)
+        _spreadsheet_safe(frames.pop("folds")).to_csv(temp, index=False)
     for name, frame in frames.items():
         _write_table(out, name, frame, manifest["tables"][name])
     for target, cached in figures.items():
@@ -1340,7 +1349,7 @@ def bench(args: argparse.Namespace) -> int:
     )  # fmt: skip
     frame = frame.assign(method=frame["method"].replace(param_labels(overrides)))
     with whole_file(out / "folds.csv") as temp:
-        frame.to_csv(temp, index=False)
+        _spreadsheet_safe(frame).to_csv(temp, index=False)
     ranked = list(dict.fromkeys(frame["method"])) if methods else []
     written_tables, skipped = _write_tables(frame, tables, out, cache, key, args.n_bins, ranked)
     figures = (

@@ -33,6 +33,7 @@ from heb.cli_hierarchies import (
 from heb.cli_params import add_param_option, param_notes, param_overrides
 from heb.nb import FLAT_HEB_H
 from heb.paths import user_path
+from heb.spreadsheet import neutralise_formulas
 
 __all__ = ["add_model_commands", "fit_command", "score_command", "scored_rows"]
 
@@ -287,7 +288,9 @@ def score_command(args: argparse.Namespace) -> int:
     scored = scored_rows(model, rows)
     for note in scored.attrs["heb_notes"]:  # numbers not read, categories never seen
         _say(f"  {Path(args.rows).name}: {note}")
-    text = scored.to_csv(index=False, lineterminator="\n")
+    # the class names are the data's text: one that starts a formula is quoted, as in the
+    # app's out-of-fold CSV (heb.spreadsheet)
+    text = neutralise_formulas(scored, ["predicted"]).to_csv(index=False, lineterminator="\n")
     if out is None:
         sys.stdout.write(text)
     else:

@@ -270,3 +270,24 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(monkeypatc
     monkeypatch.setattr(builtins, "__import__", interrupted)
     assert run() == 130
     assert capsys.readouterr().err == "heb: Interrupted.\n"
+
+
+def test_a_file_named_like_a_formula_is_quoted_in_the_bench_csvs(tmp_path, isolated_cache):
+    """The dataset column is the file's name, the user's text: heb bench wrote
+    '=2+3 evil' into folds.csv and the summary CSV, which a spreadsheet runs; fresh and
+    served from the cache alike it starts with a quote (numbers and methods unchanged)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 90), "b": rng.choice(["u", "v"], 90)})
+    frame["label"] = np.where(frame["a"] == "x", "p", "q")
+    data = tmp_path / "=2+3 evil.csv"
+    frame.to_csv(data, index=False)
+    for run in ("fresh", "served"):
+        out = tmp_path / run
+        args = ["bench", str(data), "--methods", "laplace,heb-m", "--folds", "3"]
+        assert main([*args, "--no-figures", "-o", str(out)]) == 0
+        for name in ("folds.csv", "summary_mean_sd.csv"):
+            written = pd.read_csv(out / name)
+            assert set(written["dataset"]) == {"'=2+3 evil"}, (run, name)
+            assert set(written["method"]) == {"Laplace", "HEB-M"}

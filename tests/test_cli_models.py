@@ -285,3 +285,23 @@ def test_fit_max_rows_fits_the_apps_stratified_subsample(zip_rows, tmp_path, cap
         main([*argv[:-1], "1", "-o", str(tmp_path / "one.json")])
     assert "heb: --max-rows must be at least the number of classes (2)." in capsys.readouterr().err
     assert not (tmp_path / "one.json").exists()
+
+
+def test_scored_class_names_cannot_start_a_spreadsheet_formula(tmp_path, capsys):
+    """Class names are the data's text: heb score wrote '=HYPERLINK(...)' as a predicted
+    class (and in its p(...) header), which a spreadsheet runs; it is quoted, as in the app's
+    out-of-fold CSV, and a numeric class stays a number."""
+    rng = np.random.default_rng(0)
+    evil = '=HYPERLINK("http://evil.example")'
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 120), "b": rng.choice(["u", "v"], 120)})
+    frame["label"] = np.where(frame["a"] == "x", evil, "@SUM(1)")
+    data = tmp_path / "rows.csv"
+    frame.to_csv(data, index=False)
+    model_file, out = tmp_path / "m.json", tmp_path / "s.csv"
+    assert main(["fit", str(data), "-o", str(model_file)]) == 0
+    assert main(["score", str(model_file), str(data), "-o", str(out)]) == 0
+    capsys.readouterr()
+    scored = pd.read_csv(out)
+    assert set(scored["predicted"]) <= {"'" + evil, "'@SUM(1)"}
+    assert not any(str(c).startswith(("=", "@")) for c in scored.columns)
+    assert all(not str(v).startswith(("=", "+", "-", "@")) for v in scored["predicted"])
