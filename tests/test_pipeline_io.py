@@ -464,6 +464,12 @@ MALFORMED = {
     "feature lacks fill": (lambda d: _named(d, "city").pop("fill"), "lacks the field 'fill'"),
     "feature name number": (_edit_feature("city", "name", 3), "must be text"),
     "category kind bool": (_categories("city", [True], "bool"), "must be 'int', 'float' or"),
+    # a list or object as a kind raised TypeError (unhashable), past the Explain page's
+    # ValueError guard: an error page for a hostile model file
+    "category kind list": (_categories("city", ["a"], ["str"]), "must be 'int', 'float' or"),
+    "category kind object": (_categories("city", ["a"], {}), "must be 'int', 'float' or"),
+    "feature kind list": (_edit_feature("city", "kind", []), "of kind 'categorical' or"),
+    "feature kind object": (_edit_feature("city", "kind", {"a": 1}), "of kind 'categorical' or"),
     "int holds text": (_categories("customer_id", lambda v: [str(v[0]), *v[1:]]), "int values"),
     "int holds true": (_categories("customer_id", lambda v: [True, *v[1:]]), "int values"),
     "text holds int": (_categories("city", lambda v: [1, *v[1:]]), "str values"),

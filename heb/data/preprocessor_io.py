@@ -194,7 +194,7 @@ def _index(data: Any, what: str) -> tuple[pd.Index, str]:
     """A categorical feature's categories as the encoder's Index, and its ``numeric``."""
     data = _object(data, what, {"kind", "values"})
     kind, values = data["kind"], data["values"]
-    if kind not in _NUMERIC_OF:
+    if not isinstance(kind, str) or kind not in _NUMERIC_OF:  # a list or dict: unhashable
         raise ValueError(f"The kind of {what.lower()} must be 'int', 'float' or 'str'.")
     if not isinstance(values, list) or not values:
         raise ValueError(f"{what} must be a non-empty list.")
@@ -214,7 +214,7 @@ def _feature(data: Any, position: int, missing: str) -> tuple[dict, list[str], n
     """One feature's encoder, labels and (numeric) bin edges."""
     where = f"Feature {position} of the preprocessor"
     kind = data.get("kind") if isinstance(data, dict) else None
-    if kind not in _FEATURE_KEYS:
+    if not isinstance(kind, str) or kind not in _FEATURE_KEYS:  # a list or dict: unhashable
         raise ValueError(f"{where} must be an object of kind 'categorical' or 'numeric'.")
     data = _object(data, where, _FEATURE_KEYS[kind], optional={"time"})
     name = data["name"]
