@@ -372,7 +372,9 @@ def _take_better_peaks(items, groups, m_min, m_max, fit) -> None:
     of the cell).
     """
     m, clamped, iterations, converged = fit
-    n_cells = max(1, int(np.ceil(PEAKS_PER_DECADE * np.log10(m_max / m_min))))
+    ratio = m_max / m_min  # a clamp as wide as 1e-3 .. 1e308 overflows: its decades from logs
+    decades = np.log10(ratio) if np.isfinite(ratio) else np.log10(m_max) - np.log10(m_min)
+    n_cells = max(1, int(np.ceil(PEAKS_PER_DECADE * decades)))
     grid = np.linspace(np.log(m_min), np.log(m_max), n_cells + 1)
     sub = items.take_groups(groups)
     per_call = max(1, GRID_CELLS // max(sub.item_count.size, 1))  # bounds the memory

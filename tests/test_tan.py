@@ -420,3 +420,16 @@ def test_registered_methods_build_tan_models():
         entry = registry.method(name)
         assert entry.family == "tan" and entry.family in registry.FAMILIES
         assert TAN(**entry.params).smoother == smoother
+
+
+@pytest.mark.parametrize("clamp", [{"m_max": 1e308}, {"m_min": 5e-324}])
+def test_a_clamp_whose_width_overflows_fits(clamp):
+    """m_max / m_min beyond a float (a model file's m_max of 1e308, a denormal m_min): the
+    peak search's grid took int(inf) decades and raised OverflowError, in TAN and AODE."""
+    from heb.aode import AODE
+
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 3, (60, 3)), rng.integers(0, 2, 60)
+    with np.errstate(all="ignore"):
+        for model in (TAN(smoother="heb", **clamp), AODE(**clamp)):
+            assert np.isfinite(model.fit(X, y).predict_proba(X)).all()
