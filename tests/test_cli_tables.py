@@ -3,6 +3,8 @@ outside the catalogue (K_max from the data), markdown tables without exponents."
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -46,3 +48,22 @@ def test_summary_markdown_writes_times_in_ms_without_exponents(tmp_path):
     text = (out / "summary_mean_sd.md").read_text(encoding="utf-8")
     assert "fit time per fold (ms)" in text
     assert "e-0" not in text
+
+
+def test_a_dataset_named_with_markdown_stays_one_literal_cell():
+    """A file's name is the user's text: in the bench's markdown a '|' split the dataset
+    cell (every later column shifted) and '<img ...>' or '[x](http://...)' rendered as an
+    image or a link; they are backslash-escaped, in the summary and the paper tables."""
+    from heb.evaluate.paper import summary_markdown, table_markdown
+
+    name = "a|b <img src=x> [L](http://evil) **x**"
+    summary = pd.DataFrame(
+        {"dataset": [name], "method": ["laplace"], "accuracy_mean": [0.5],
+         "accuracy_sd": [0.1], "folds": [3]}
+    )  # fmt: skip
+    table = pd.DataFrame({"dataset": [name], "Laplace": [0.5], "HEB-M": [0.6]})
+    for text in (summary_markdown(summary), table_markdown(table, "table2")):
+        row = text.splitlines()[-1]
+        cells = [c for c in re.split(r"(?<!\\)\|", row)][1:-1]  # borders not escaped
+        assert len(cells) == len(text.splitlines()[0].split("|")) - 2, text
+        assert r"a\|b \<img src=x\> \[L\](http://evil) \*\*x\*\*" in cells[0]

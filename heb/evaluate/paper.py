@@ -8,6 +8,7 @@ and directions come from :mod:`heb.registry`; each table lists the methods it co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -216,6 +217,18 @@ def _shown_name(table: str | None, column: str) -> str:
     return str(column)
 
 
+#: characters of a dataset's name (a file's name: the user's text) that markdown would read
+#: as a table's cell border, HTML, a link, emphasis or code
+_MARKDOWN_SPECIAL = re.compile(r"([\\|<>\[\]*_`])")
+
+
+def _markdown_text(name: object) -> str:
+    """``name`` as literal text in a markdown table cell: its markdown characters
+    backslash-escaped (a '|' split the cell, ``<img ...>`` drew an image) and its line
+    breaks and tabs as spaces (a cell is one line)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", re.sub(r"[\r\n\t]", " ", str(name)))
+
+
 def table_markdown(table: pd.DataFrame, name: str | None = None) -> str:
     """A paper table as markdown with fixed decimals per kind of column.
 
@@ -246,7 +259,11 @@ def table_markdown(table: pd.DataFrame, name: str | None = None) -> str:
         header = method_label(_shown_name(key, column))
         if not pd.api.types.is_float_dtype(values):
             text = values.astype(str)
-            shown[header] = text.map(method_label) if column in ("method", "against") else text
+            if column in ("method", "against"):
+                text = text.map(method_label)
+            elif column == "dataset":
+                text = text.map(_markdown_text)
+            shown[header] = text
             continue
         kind = _column_kind(key, column)
         if kind == "p":
@@ -276,6 +293,7 @@ def summary_markdown(summary: pd.DataFrame) -> str:
     """
     metrics = [c[: -len("_mean")] for c in summary.columns if c.endswith("_mean")]
     shown = summary[["dataset", "method"]].copy()
+    shown["dataset"] = shown["dataset"].map(_markdown_text)
     shown["method"] = shown["method"].map(method_label)
     for metric in metrics:
         mean, sd = summary[f"{metric}_mean"], summary[f"{metric}_sd"].fillna(0.0)
