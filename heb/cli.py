@@ -87,6 +87,7 @@ from heb.paths import cache_dir, user_path
 from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS, resolve_method_name
 from heb.registry import method as registry_method
 from heb.spreadsheet import neutralise_formulas
+from heb.terminal import terminal_safe_streams
 from heb.text import first_sentence
 from heb.whole_files import copy_whole, whole_file
 
@@ -1732,7 +1733,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     SIGTERM end the run through its ``finally`` blocks (temporary files removed) with one
     line and exit code 130 / 143.
     """
-    args = build_parser().parse_args(argv)
+    with terminal_safe_streams():  # an ESC in a file's name stays text on a terminal
+        return _run(build_parser().parse_args(argv))
+
+
+def _run(args: argparse.Namespace) -> int:
+    """:func:`main` for parsed ``args``: its exit code, each refusal one line on stderr."""
     try:
         with warnings.catch_warnings(), _sigterm_as_interrupt():
             warnings.showwarning = _note_printer()  # a model's note as one line

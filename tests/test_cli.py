@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -291,3 +292,33 @@ def test_a_file_named_like_a_formula_is_quoted_in_the_bench_csvs(tmp_path, isola
             written = pd.read_csv(out / name)
             assert set(written["dataset"]) == {"'=2+3 evil"}, (run, name)
             assert set(written["method"]) == {"Laplace", "HEB-M"}
+
+
+class _Terminal(io.StringIO):
+    """A captured stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_an_escape_in_a_files_name_is_shown_not_run_on_a_terminal(
+    tmp_path, isolated_cache, monkeypatch
+):
+    """A file named 'e<ESC>[31mRED.csv' turned the terminal red (an ESC ... could also
+    clear it or set its title): on a terminal the name's control characters print as
+    escapes; a pipe or a file still gets the text as it is."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 90), "b": rng.choice(["u", "v"], 90)})
+    frame["label"] = np.where(frame["a"] == "x", "p", "q")
+    data = tmp_path / "e\x1b[31mRED.csv"
+    frame.to_csv(data, index=False)
+    err, out = _Terminal(), _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", out)
+    args = ["bench", str(data), "--methods", "laplace,heb-m", "--folds", "3", "--no-figures"]
+    assert main([*args, "-o", str(tmp_path / "out")]) == 0
+    said = err.getvalue() + out.getvalue()
+    assert "e\\x1b[31mRED" in said and "\x1b" not in said
+    assert sys.stderr is err and sys.stdout is out  # put back after the run
