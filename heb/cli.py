@@ -18,6 +18,7 @@ import hashlib
 import re
 import shlex
 import signal
+import stat
 import sys
 import time
 import warnings
@@ -334,9 +335,16 @@ def _spec_identity(spec: str) -> str:
         path, manifest = Path(spec), None
     else:
         return spec
-    if not path.exists():
+    try:
+        info = path.stat()
+    except (OSError, ValueError):  # absent, unreadable, a NUL in the name
         return spec
-    digest = hashlib.sha256(path.read_bytes())
+    # only a regular file with bytes: read_bytes() of a FIFO blocked forever, of /dev/zero
+    # never ended (the loader refuses them, and a system file whose size says 0, later)
+    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+        return spec
+    with path.open("rb") as handle:  # in pieces: hashing never holds a large file whole
+        digest = hashlib.file_digest(handle, "sha256")
     if manifest is not None and manifest.exists():
         digest.update(manifest.read_bytes())
     return f"{spec}:{digest.hexdigest()}"

@@ -322,3 +322,23 @@ def test_an_escape_in_a_files_name_is_shown_not_run_on_a_terminal(
     said = err.getvalue() + out.getvalue()
     assert "e\\x1b[31mRED" in said and "\x1b" not in said
     assert sys.stderr is err and sys.stdout is out  # put back after the run
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_bench_refuses_a_fifo_without_blocking(tmp_path):
+    """heb bench hashed each file for its cache key with read_bytes() before the loader
+    looked at it: on a FIFO it blocked forever (on /dev/zero it would fill the memory);
+    now the loader's one sentence comes at once."""
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "heb", "bench", str(fifo), "--no-figures", "-o",
+             str(tmp_path / "out")],
+            cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+            env={**os.environ, "HEB_CACHE_DIR": str(tmp_path / "cache")},
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("heb bench blocked on a FIFO")
+    assert "'pipe.csv' is not a regular file" in done.stderr
+    assert "Traceback" not in done.stderr and done.returncode == 2
