@@ -1711,9 +1711,23 @@ class Terminated(KeyboardInterrupt):
     files, gigabytes on a large file, are removed; the engine is closed)."""
 
 
+#: the signals the running command received, in order: DuckDB turns the exception a handler
+#: raises inside its query into RuntimeError('Query interrupted'), which says neither
+_SIGNALS_SEEN: list[int] = []
+#: DuckDB's message for a query a signal (Ctrl-C, SIGTERM) stopped
+_QUERY_INTERRUPTED = "Query interrupted"
+
+
 def _raise_terminated(signum, frame) -> NoReturn:
     """The SIGTERM handler of :func:`_sigterm_as_interrupt`."""
+    _SIGNALS_SEEN.append(signal.SIGTERM)
     raise Terminated
+
+
+def _raise_interrupted(signum, frame) -> NoReturn:
+    """The SIGINT handler of :func:`_sigterm_as_interrupt`: Python's own, remembered."""
+    _SIGNALS_SEEN.append(signal.SIGINT)
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
@@ -1725,10 +1739,14 @@ def _sigterm_as_interrupt():
     except ValueError:  # not the main thread: leave the default action alone
         yield
         return
+    ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    interrupt = signal.signal(signal.SIGINT, _raise_interrupted) if ours else None
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if ours:
+            signal.signal(signal.SIGINT, interrupt)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1747,10 +1765,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """:func:`main` for parsed ``args``: its exit code, each refusal one line on stderr."""
+    _SIGNALS_SEEN.clear()
     try:
         with warnings.catch_warnings(), _sigterm_as_interrupt():
             warnings.showwarning = _note_printer()  # a model's note as one line
-            return int(args.func(args))
+            try:
+                return int(args.func(args))
+            except RuntimeError as exc:  # a DuckDB query a signal stopped: that signal's line
+                if str(exc) != _QUERY_INTERRUPTED or not _SIGNALS_SEEN:
+                    raise
+                raise (
+                    Terminated if _SIGNALS_SEEN[-1] == signal.SIGTERM else KeyboardInterrupt
+                )() from None
     except UsageError as exc:  # a bad option value: printed here, exit code 2
         print(exc, file=sys.stderr)
         raise

@@ -342,3 +342,30 @@ def test_bench_refuses_a_fifo_without_blocking(tmp_path):
         pytest.fail("heb bench blocked on a FIFO")
     assert "'pipe.csv' is not a regular file" in done.stderr
     assert "Traceback" not in done.stderr and done.returncode == 2
+
+
+@pytest.mark.parametrize(
+    "signum, line, code",
+    [("SIGTERM", "heb: Terminated.", 143), ("SIGINT", "heb: Interrupted.", 130)],
+)
+def test_a_signal_during_a_duckdb_query_ends_with_its_line(monkeypatch, capsys, signum, line, code):
+    """Ctrl-C or SIGTERM while DuckDB ran a query (heb bench --engine duckdb typing a large
+    CSV) ended in a traceback, RuntimeError: Query interrupted, exit code 1: DuckDB swaps
+    the handler's exception for its own. It ends as a signal anywhere else does."""
+    import signal
+    import threading
+
+    import duckdb
+
+    import heb.cli
+
+    def long_query(args):
+        threading.Timer(1.0, os.kill, (os.getpid(), getattr(signal, signum))).start()
+        duckdb.connect().execute(
+            "SELECT count(*) FROM range(20000000000) t(x) WHERE x * x % 7 = 3"
+        ).fetchone()
+        return 0
+
+    monkeypatch.setattr(heb.cli, "bench", long_query)
+    assert main(["bench", "builtin:iris"]) == code
+    assert capsys.readouterr().err.strip().splitlines()[-1] == line
