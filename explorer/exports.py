@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from heb.spreadsheet import FORMULA_PREFIXES, neutralise_formulas
+from heb.data.spreadsheet import FORMULA_PREFIXES, neutralise_formulas
 
 __all__ = ["FORMULA_PREFIXES", "MAX_CELL_CHARS", "cap_cells", "csv_bytes", "neutralise_formulas"]
 

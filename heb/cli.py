@@ -57,6 +57,8 @@ from heb.cli_scale import (
     engine_identity,
     make_data,
 )
+from heb.cli_terminal import terminal_safe_streams
+from heb.data.spreadsheet import neutralise_formulas
 from heb.evaluate.cache import ResultCache, cache_key
 from heb.evaluate.folds import is_subsample_note
 from heb.evaluate.paper import (
@@ -87,8 +89,6 @@ from heb.evaluate.settings import RunSettings
 from heb.paths import cache_dir, user_path
 from heb.registry import METRIC_LABELS, METRICS, TABLE1_METHODS, resolve_method_name
 from heb.registry import method as registry_method
-from heb.spreadsheet import neutralise_formulas
-from heb.terminal import terminal_safe_streams
 from heb.text import first_sentence
 from heb.whole_files import copy_whole, whole_file
 
@@ -768,7 +768,7 @@ def _with_units(table: pd.DataFrame) -> pd.DataFrame:
 
 def _spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` whose dataset names (a file's name: the user's text) cannot start a
-    spreadsheet formula (:mod:`heb.spreadsheet`); the numbers and method names as they are."""
+    spreadsheet formula (:mod:`heb.data.spreadsheet`); the numbers and method names as they are."""
     return neutralise_formulas(table, [c for c in ("dataset",) if c in table.columns])
 
 

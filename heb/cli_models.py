@@ -31,9 +31,9 @@ from heb.cli_hierarchies import (
     takes_hierarchies,
 )
 from heb.cli_params import add_param_option, param_notes, param_overrides
+from heb.data.spreadsheet import neutralise_formulas
 from heb.nb import FLAT_HEB_H
 from heb.paths import user_path
-from heb.spreadsheet import neutralise_formulas
 
 __all__ = ["add_model_commands", "fit_command", "score_command", "scored_rows"]
 
@@ -289,7 +289,7 @@ def score_command(args: argparse.Namespace) -> int:
     for note in scored.attrs["heb_notes"]:  # numbers not read, categories never seen
         _say(f"  {Path(args.rows).name}: {note}")
     # the class names are the data's text: one that starts a formula is quoted, as in the
-    # app's out-of-fold CSV (heb.spreadsheet)
+    # app's out-of-fold CSV (heb.data.spreadsheet)
     text = neutralise_formulas(scored, ["predicted"]).to_csv(index=False, lineterminator="\n")
     if out is None:
         sys.stdout.write(text)

@@ -1,5 +1,6 @@
 """CSV cells a spreadsheet cannot run: the rule every CSV the app and the command line write
-follows (OWASP, CSV injection). Plain pandas, so the app and ``heb`` share one rule."""
+follows (OWASP, CSV injection). Plain pandas, in the data layer below both, so the app and
+``heb``'s commands share one rule."""
 
 from __future__ import annotations
 
