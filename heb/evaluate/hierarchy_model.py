@@ -171,8 +171,8 @@ def make_hierarchy_model(
 
 
 def _reads(classifier) -> bool:
-    """Whether ``classifier``'s smoother reads a hierarchy (HEB-H; a classifier without a
-    smoother, HierarchicalNaiveBayes, always does)."""
+    """Whether ``classifier``'s smoother reads a hierarchy (HEB-H; HierarchicalNaiveBayes's
+    default "heb-h" does); a classifier of hierarchies without a ``smoother`` always does."""
     smoother = classifier.get_params(deep=False).get("smoother")
     return smoother is None or registry.smoother(smoother).rule == NESTED_RULE
 
