@@ -8,6 +8,7 @@ codes), without an error.
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -157,3 +158,21 @@ def test_a_fitted_one_saves_and_loads_as_a_make_model_pipeline(zips, tmp_path):
     pipeline_io.save(model, tmp_path / "model.json")
     back = pipeline_io.load(tmp_path / "model.json")
     assert np.array_equal(back.predict_proba(zips.X), model.predict_proba(zips.X))
+
+
+def test_a_chain_of_binned_numbers_fits_with_a_warning_naming_the_categorical_that_reads_it():
+    """Role codes read as numbers are cut into bins: a parent chain then groups bins (the
+    command line says so in a line; here a warning)."""
+    rng = np.random.default_rng(0)
+    role = rng.integers(100, 400, 300)
+    frame = pd.DataFrame({"role": role, "dept": role // 50, "c": rng.choice(list("ab"), 300)})
+    y = rng.integers(0, 2, 300)
+    said = (
+        "The hierarchy 'role -> dept' groups the bins of 'role' and 'dept', not their values "
+        "(categorical=['role', 'dept'] reads them as categories)."
+    )
+    with pytest.warns(UserWarning, match=f"^{re.escape(said)}$"):
+        make_hierarchy_model("role -> dept").fit(frame, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_hierarchy_model("role -> dept", categorical=["role", "dept"]).fit(frame, y)

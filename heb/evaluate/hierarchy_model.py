@@ -18,6 +18,7 @@ each fit, as :func:`heb.evaluate.cross_validate` does on each fold::
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -28,6 +29,7 @@ from heb import registry
 from heb.data.preprocess import Preprocessor, make_model
 from heb.evaluate.hierarchy_specs import (
     Declared,
+    binned_columns,
     left_out_notes,
     parse_hierarchies,
     resolve_levels,
@@ -138,6 +140,16 @@ class HierarchyPipeline(Pipeline):
             why = re.sub(r"[,;] left out\.$", "", note[len(item.describe()) + 2 :])
             hint = f" (categorical=[{item.feature!r}] reads it as categories)" * ("binned" in why)
             raise ValueError(f"The hierarchy {item.describe()!r} cannot apply: {why}{hint}.")
+        for item in declared:  # a chain of binned numbers runs, but groups bins, not values
+            binned = binned_columns(item, names, labels_of)
+            if binned:
+                them = " and ".join(repr(c) for c in binned)
+                warnings.warn(
+                    f"The hierarchy {item.describe()!r} groups the bins of {them}, not their "
+                    f"values (categorical={binned!r} reads them as categories).",
+                    UserWarning,
+                    stacklevel=3,
+                )
         return resolve_levels(declared, names, codes, labels_of)[0]
 
 
