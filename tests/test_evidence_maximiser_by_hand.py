@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import optimize, special
+from scipy import special
 
 from heb.concentration import fit_concentration
+from tests.hand_maximiser import clamped_maximiser
 
 
 def _evidence(n, t, m):
@@ -29,14 +30,7 @@ def _slope(n, t, m):
 
 
 def _maximiser(n, t, lo, hi):
-    grid = np.geomspace(lo, hi, 301)
-    slope = [_slope(n, t, m) for m in grid]
-    candidates = [lo, hi]
-    for a, b, sa, sb in zip(grid[:-1], grid[1:], slope[:-1], slope[1:], strict=True):
-        if sa > 0 >= sb:
-            f = lambda m: _slope(n, t, m)  # noqa: E731
-            candidates.append(optimize.brentq(f, a, b, xtol=1e-14, rtol=1e-14))
-    return max(candidates, key=lambda m: _evidence(n, t, m))
+    return clamped_maximiser(lambda m: _slope(n, t, m), lambda m: _evidence(n, t, m), lo, hi)
 
 
 @pytest.mark.parametrize("clamp", [(1e-2, 1e4), (0.3, 40.0), (2.0, 500.0)])

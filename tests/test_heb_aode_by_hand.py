@@ -13,9 +13,10 @@ values left out.
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from heb import AODE, NaiveBayes
+from tests.hand_maximiser import clamped_maximiser
 
 
 def _pooled_slope(docs, prior, m):
@@ -35,14 +36,14 @@ def _pooled_evidence(docs, prior, m):
 
 def _best_m(docs, prior, lo=1e-2, hi=1e4):
     """The clamped maximiser of the pooled evidence: every peak on a grid, then the best."""
-    grid = np.geomspace(lo, hi, 241)
-    slope = [_pooled_slope(docs, prior, m) for m in grid]
-    candidates = [lo, hi]
-    for a, b, sa, sb in zip(grid[:-1], grid[1:], slope[:-1], slope[1:], strict=True):
-        if sa > 0 >= sb:
-            f = lambda m: _pooled_slope(docs, prior, m)  # noqa: E731
-            candidates.append(optimize.brentq(f, a, b, xtol=1e-13, rtol=1e-13))
-    return max(candidates, key=lambda m: _pooled_evidence(docs, prior, m))
+    return clamped_maximiser(
+        lambda m: _pooled_slope(docs, prior, m),
+        lambda m: _pooled_evidence(docs, prior, m),
+        lo,
+        hi,
+        points=241,
+        tol=1e-13,
+    )
 
 
 def _hand_conditionals(X, y, C, K, joint_cap, n0=10):
