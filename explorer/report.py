@@ -157,14 +157,11 @@ def explain_code(
 def _hierarchy_lines(hierarchies: str) -> list[str]:
     """Lines that turn the declared hierarchies (text) into HEB-H's levels on ``codes``."""
     return [
+        "from heb.evaluate.hierarchy_model import code_labels",
         "from heb.evaluate.hierarchy_specs import parse_hierarchies, resolve_levels",
         "",
-        "def labels(f):  # a text column's labels (prefix rules read them); None for bins",
-        "    numeric = pre.kinds_.get(pre.feature_names_out_[f]) == 'numeric'",
-        "    return None if numeric else list(pre.categories_[f])",
-        "",
         f"declared = parse_hierarchies({hierarchies!r})",
-        "levels, _ = resolve_levels(declared, pre.feature_names_out_, codes, labels)",
+        "levels, _ = resolve_levels(declared, pre.feature_names_out_, codes, code_labels(pre))",
     ]
 
 

@@ -189,6 +189,34 @@ def test_explain_code_reads_as_a_person_would_write_it():
     assert "stratified_subsample(X" not in uncapped
 
 
+def test_explain_code_with_hierarchies_runs_and_gives_heb_hs_explanation(tmp_path):
+    """The Explain page's code for HEB-H builds the declared levels on its codes (no test
+    ran it): its log-odds are those of make_hierarchy_model's fit of the same rows."""
+    from heb.evaluate import make_hierarchy_model
+    from heb.explain import explain
+
+    text = '[{"feature":"zip_code","prefix":[3,1]}]'
+    code = report.explain_code(
+        report.dataset_line("builtin:zip-codes"),
+        {"n_bins": 10, "missing": "impute", "max_rows": None},
+        ["heb-m", "heb-h"],
+        row=11,
+        target=1,
+        reference=0,
+        hierarchies=text,
+    )
+    out = run_python(code + "\nprint('JSON' + json.dumps({n: e.log_odds.tolist() "
+                     "for n, e in out.items()}))".replace("json.dumps", "__import__('json').dumps"),
+                     tmp_path)  # fmt: skip
+    values = json.loads(out.split("JSON", 1)[1])
+    data = load_dataset("builtin:zip-codes")
+    model = make_hierarchy_model("zip_code -> prefix 3 -> prefix 1").fit(data.X, data.y)
+    codes = model[0].transform(data.X.iloc[[11]])
+    expected = explain(model[-1], codes, target=1, reference=0).log_odds[0]
+    assert values["heb-h"][0] == pytest.approx(expected, abs=1e-9)
+    assert abs(values["heb-h"][0] - values["heb-m"][0]) > 1e-6
+
+
 def test_explain_code_runs(tmp_path):
     code = report.explain_code(
         report.dataset_line("builtin:iris"),
