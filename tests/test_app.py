@@ -868,6 +868,16 @@ def test_csv_downloads_neutralise_formulas():
     ]
     assert [float(row[1]) for row in rows] == [-1.5, 2, 3, 4, 5, 6, 7, 8]  # numbers stay numbers
     assert neutralise_formulas(frame).shape == frame.shape
+    # a plain number written as text (a class -1) is no formula: left as it is
+    numbers = pd.DataFrame({"class": ["-1", "+2.5", "-3e-4", "-1e", "-2+3", "-1\n=2"]})
+    assert neutralise_formulas(numbers)["class"].tolist() == [
+        "-1",
+        "+2.5",
+        "-3e-4",
+        "'-1e",
+        "'-2+3",
+        "'-1\n=2",
+    ]
 
 
 def test_csv_downloads_neutralise_formulas_in_string_and_category_columns():

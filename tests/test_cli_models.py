@@ -305,3 +305,20 @@ def test_scored_class_names_cannot_start_a_spreadsheet_formula(tmp_path, capsys)
     assert set(scored["predicted"]) <= {"'" + evil, "'@SUM(1)"}
     assert not any(str(c).startswith(("=", "@")) for c in scored.columns)
     assert all(not str(v).startswith(("=", "+", "-", "@")) for v in scored["predicted"])
+
+
+def test_a_negative_numeric_class_is_written_as_the_number(tmp_path, capsys):
+    """The formula rule quoted a class -1 as '-1 (it starts with '-'), so the predicted
+    column no longer matched the true labels; a plain number is no formula."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 120), "b": rng.choice(["u", "v"], 120)})
+    frame["label"] = np.where(frame["a"] == "x", -1, 1)
+    data = tmp_path / "rows.csv"
+    frame.to_csv(data, index=False)
+    model_file, out = tmp_path / "m.json", tmp_path / "s.csv"
+    assert main(["fit", str(data), "-o", str(model_file)]) == 0
+    assert main(["score", str(model_file), str(data), "-o", str(out)]) == 0
+    capsys.readouterr()
+    scored = pd.read_csv(out)
+    assert set(scored["predicted"]) == {-1, 1}
+    assert (scored["predicted"] == frame["label"]).mean() > 0.9

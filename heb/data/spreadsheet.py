@@ -4,6 +4,8 @@ follows (OWASP, CSV injection). Plain pandas, in the data layer below both, so t
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 __all__ = ["FORMULA_PREFIXES", "neutralise", "neutralise_formulas"]
@@ -12,9 +14,18 @@ __all__ = ["FORMULA_PREFIXES", "neutralise", "neutralise_formulas"]
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
+#: text a spreadsheet reads as a plain number (``-1``, ``+2.5``, ``-3e-4``): no formula
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
 def neutralise(value: object) -> object:
-    """``value`` with a leading single quote when it is text a spreadsheet would run."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+    """``value`` with a leading single quote when it is text a spreadsheet would run (a
+    plain number written as text, a class ``-1``, stays as it is)."""
+    if (
+        isinstance(value, str)
+        and value.startswith(FORMULA_PREFIXES)
+        and not _PLAIN_NUMBER.fullmatch(value)
+    ):
         return "'" + value
     return value
 
@@ -24,7 +35,8 @@ def neutralise_formulas(frame: pd.DataFrame, columns=None) -> pd.DataFrame:
     column names cannot start a formula.
 
     Text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a
-    leading single quote, as OWASP recommends against CSV injection. Numeric columns are
+    leading single quote, as OWASP recommends against CSV injection, unless it is a plain
+    number (``-1``, a class label of a numeric target, written as text). Numeric columns are
     left as numbers (a spreadsheet reads ``-1.5`` as a number, not a formula).
     """
     out = frame.copy()
