@@ -287,6 +287,18 @@ def test_fit_max_rows_fits_the_apps_stratified_subsample(zip_rows, tmp_path, cap
     assert not (tmp_path / "one.json").exists()
 
 
+def _fit_and_score(frame: pd.DataFrame, tmp_path, capsys) -> pd.DataFrame:
+    """``heb fit`` on ``frame`` (last column the target), then ``heb score`` of its rows:
+    the scored CSV as read back."""
+    data = tmp_path / "rows.csv"
+    frame.to_csv(data, index=False)
+    model_file, out = tmp_path / "m.json", tmp_path / "s.csv"
+    assert main(["fit", str(data), "-o", str(model_file)]) == 0
+    assert main(["score", str(model_file), str(data), "-o", str(out)]) == 0
+    capsys.readouterr()
+    return pd.read_csv(out)
+
+
 def test_scored_class_names_cannot_start_a_spreadsheet_formula(tmp_path, capsys):
     """Class names are the data's text: heb score wrote '=HYPERLINK(...)' as a predicted
     class (and in its p(...) header), which a spreadsheet runs; it is quoted, as in the app's
@@ -295,13 +307,7 @@ def test_scored_class_names_cannot_start_a_spreadsheet_formula(tmp_path, capsys)
     evil = '=HYPERLINK("http://evil.example")'
     frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 120), "b": rng.choice(["u", "v"], 120)})
     frame["label"] = np.where(frame["a"] == "x", evil, "@SUM(1)")
-    data = tmp_path / "rows.csv"
-    frame.to_csv(data, index=False)
-    model_file, out = tmp_path / "m.json", tmp_path / "s.csv"
-    assert main(["fit", str(data), "-o", str(model_file)]) == 0
-    assert main(["score", str(model_file), str(data), "-o", str(out)]) == 0
-    capsys.readouterr()
-    scored = pd.read_csv(out)
+    scored = _fit_and_score(frame, tmp_path, capsys)
     assert set(scored["predicted"]) <= {"'" + evil, "'@SUM(1)"}
     assert not any(str(c).startswith(("=", "@")) for c in scored.columns)
     assert all(not str(v).startswith(("=", "+", "-", "@")) for v in scored["predicted"])
@@ -313,12 +319,6 @@ def test_a_negative_numeric_class_is_written_as_the_number(tmp_path, capsys):
     rng = np.random.default_rng(1)
     frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 120), "b": rng.choice(["u", "v"], 120)})
     frame["label"] = np.where(frame["a"] == "x", -1, 1)
-    data = tmp_path / "rows.csv"
-    frame.to_csv(data, index=False)
-    model_file, out = tmp_path / "m.json", tmp_path / "s.csv"
-    assert main(["fit", str(data), "-o", str(model_file)]) == 0
-    assert main(["score", str(model_file), str(data), "-o", str(out)]) == 0
-    capsys.readouterr()
-    scored = pd.read_csv(out)
+    scored = _fit_and_score(frame, tmp_path, capsys)
     assert set(scored["predicted"]) == {-1, 1}
     assert (scored["predicted"] == frame["label"]).mean() > 0.9
