@@ -22,7 +22,6 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
 from heb import registry
@@ -96,11 +95,12 @@ class HierarchyPipeline(Pipeline):
 
     Notes
     -----
-    ``fit`` fits the preprocessing once on its own to read the codes the levels are built
-    on (a parent column by its most frequent value per child, a prefix from the labels),
-    then the whole pipeline; the two encodings are the same (a Preprocessor's fit is
-    deterministic). A fitted one saves with :mod:`heb.data.pipeline_io` as any
-    ``make_model`` pipeline, its levels in the classifier.
+    With declarations its classifier reads, ``fit`` fits the preprocessing, builds the
+    levels on its codes (a parent column by its most frequent value per child, a prefix
+    from the labels) and fits the classifier on those codes, taking fit parameters for the
+    classifier alone (``classifier__sample_weight``); otherwise it is ``Pipeline.fit``. A
+    fitted one saves with :mod:`heb.data.pipeline_io` as any ``make_model`` pipeline, its
+    levels in the classifier.
     """
 
     def __init__(
@@ -110,18 +110,15 @@ class HierarchyPipeline(Pipeline):
         self.hierarchies = hierarchies
 
     def fit(self, X, y=None, **params) -> HierarchyPipeline:
-        """Build the declarations' levels on this fit's codes, then fit the pipeline."""
+        """Build the declarations' levels on this fit's codes, then fit the classifier."""
         declared = declarations(self.hierarchies)
         classifier = self._final_estimator
         if "hierarchies" not in classifier.get_params(deep=False):
             kind = type(classifier).__name__
             raise ValueError(f"The classifier {kind} takes no category hierarchies.")
-        levels = self._levels(declared, X, y) if declared and _reads(classifier) else None
-        classifier.set_params(hierarchies=levels or None)
-        return super().fit(X, y, **params)
-
-    def _levels(self, declared: tuple[Declared, ...], X, y) -> dict[int, list[np.ndarray]]:
-        """The levels of ``declared`` on the codes a fit of the preprocessing gives X."""
+        if not (declared and _reads(classifier)):
+            classifier.set_params(hierarchies=None)
+            return super().fit(X, y, **params)
         before = self.steps[-2][1] if len(self) > 1 else None
         if not isinstance(before, Preprocessor):
             raise ValueError(
@@ -129,9 +126,23 @@ class HierarchyPipeline(Pipeline):
                 f"{type(before).__name__ if before is not None else 'none'}: its labels give "
                 "the hierarchies' levels."
             )
-        head = clone(self[:-1])
-        codes = head.fit_transform(X, y)
-        preprocessor = head[-1]
+        prefix = f"{self.steps[-1][0]}__"
+        own = {k.removeprefix(prefix): v for k, v in params.items() if k.startswith(prefix)}
+        others = sorted(k for k in params if not k.startswith(prefix))
+        if others:
+            raise ValueError(
+                "HierarchyPipeline.fit takes parameters of its classifier alone "
+                f"('{prefix}sample_weight'), not {others}."
+            )
+        codes = self[:-1].fit_transform(X, y)  # the steps themselves, as Pipeline.fit
+        classifier.set_params(hierarchies=self._levels(declared, before, codes) or None)
+        classifier.fit(codes, y, **own)
+        return self
+
+    def _levels(
+        self, declared: tuple[Declared, ...], preprocessor: Preprocessor, codes: np.ndarray
+    ) -> dict[int, list[np.ndarray]]:
+        """The levels of ``declared`` on a fitted ``preprocessor``'s ``codes``."""
         names = list(preprocessor.feature_names_out_)
         labels_of = code_labels(preprocessor)
         gone = left_out_notes(declared, names, labels_of)
